@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import { bucketStart, chooseBucketMs, DAY_MS, efficiencyRatio, HOUR_MS, MINUTE_MS, toEfficiencySeries } from './efficiency';
+
+const GiB = 1024 ** 3;
+
+describe('efficiencyRatio', () => {
+  describe.each([
+    // A 4-vCPU / 16 GiB node whose pods request 2 vCPU and 4 GiB: 50 % cpu, 25 % memory.
+    { what: 'cpu of a half-packed node', requested: 2000, allocatable: 4000, expected: 0.5 },
+    { what: 'memory of a quarter-packed node', requested: 4 * GiB, allocatable: 16 * GiB, expected: 0.25 },
+    // Two nodes summed: (1500 + 3500) / (4000 + 4000) = 5000 / 8000.
+    { what: 'two nodes summed', requested: 1500 + 3500, allocatable: 4000 + 4000, expected: 0.625 },
+    { what: 'nodes with nothing requested', requested: 0, allocatable: 4000, expected: 0 },
+    { what: 'no allocatable (empty NodePool)', requested: 0, allocatable: 0, expected: null },
+    { what: 'requests but zero allocatable', requested: 500, allocatable: 0, expected: null },
+    { what: 'negative allocatable', requested: 500, allocatable: -1, expected: null },
+    { what: 'NaN requested', requested: Number.NaN, allocatable: 4000, expected: null },
+  ])('$what', ({ requested, allocatable, expected }) => {
+    it(`${requested} / ${allocatable} -> ${expected}`, () => {
+      expect(efficiencyRatio(requested, allocatable)).toBe(expected);
+    });
+  });
+});
+
+describe('chooseBucketMs (<= 1000 points, counting a partial bucket at each end)', () => {
+  describe.each([
+    // 60 one-minute buckets + 1 = 61 points.
+    { what: '1 hour', rangeMs: HOUR_MS, expected: MINUTE_MS },
+    // 999 min -> 999 + 1 = 1000 points: still fits; 1000 min -> 1001: next size up (2 min -> 501).
+    { what: '999 minutes', rangeMs: 999 * MINUTE_MS, expected: MINUTE_MS },
+    { what: '1000 minutes', rangeMs: 1000 * MINUTE_MS, expected: 2 * MINUTE_MS },
+    // 1440 min: 1 min -> 1441, 2 min -> 721.
+    { what: '1 day', rangeMs: DAY_MS, expected: 2 * MINUTE_MS },
+    // 10080 min: 10 min -> 1009 (too many), 15 min -> 673.
+    { what: '7 days', rangeMs: 7 * DAY_MS, expected: 15 * MINUTE_MS },
+    // 20160 min: 15 min -> 1345, 30 min -> 673.
+    { what: '14 days', rangeMs: 14 * DAY_MS, expected: 30 * MINUTE_MS },
+    // 720 h: 1 h -> 721.
+    { what: '30 days', rangeMs: 30 * DAY_MS, expected: HOUR_MS },
+    // 2160 h: 2 h -> 1081, 3 h -> 721.
+    { what: '90 days', rangeMs: 90 * DAY_MS, expected: 3 * HOUR_MS },
+    // 3650 days: 2 d -> 1826, 7 d -> 523.
+    { what: '10 years', rangeMs: 3650 * DAY_MS, expected: 7 * DAY_MS },
+    // 10950 days: past 7 d (1566) -> ceil(10950 / 999) = 11 days -> 996 + 1 = 997.
+    { what: '30 years', rangeMs: 10950 * DAY_MS, expected: 11 * DAY_MS },
+    { what: 'empty range', rangeMs: 0, expected: MINUTE_MS },
+  ])('$what', ({ rangeMs, expected }) => {
+    it(`-> ${expected / MINUTE_MS} min`, () => {
+      const bucketMs = chooseBucketMs(rangeMs);
+      expect(bucketMs).toBe(expected);
+      expect(Math.ceil(rangeMs / bucketMs) + 1).toBeLessThanOrEqual(1000);
+    });
+  });
+
+  it('honours a smaller cap: 1 day in <= 100 points -> 15 min (96 + 1)', () => {
+    expect(chooseBucketMs(DAY_MS, 100)).toBe(15 * MINUTE_MS);
+  });
+});
+
+describe('bucketStart', () => {
+  it('aligns on UTC: 2026-11-01T10:17:30Z in 15 min buckets starts at 10:15', () => {
+    expect(new Date(bucketStart(Date.parse('2026-11-01T10:17:30Z'), 15 * MINUTE_MS)).toISOString()).toBe('2026-11-01T10:15:00.000Z');
+  });
+});
+
+describe('toEfficiencySeries', () => {
+  const t0 = Date.parse('2026-11-01T00:00:00Z');
+  const series = toEfficiencySeries([
+    // 'spot' was present in 1 of the 2 snapshots of the bucket: 1 node at $0.10/h -> 0.5 nodes, $0.05/h on average.
+    { bucketStartMs: t0, nodePool: 'spot', requestedCpuMillicores: 1000, allocatableCpuMillicores: 2000,
+      requestedMemoryBytes: 1 * GiB, allocatableMemoryBytes: 8 * GiB, nodeSnapshots: 1, usdPerHourSum: 0.1, snapshotsInBucket: 2 },
+    // 'general': 2 snapshots of 1 node (4 vCPU, 16 GiB, $0.192/h); requests 2000 m then 3000 m, 4 GiB both times.
+    // cpu = (2000 + 3000) / (4000 + 4000) = 0.625; memory = 8 / 32 = 0.25; nodes 2 / 2 = 1; usd (0.192 + 0.192) / 2.
+    { bucketStartMs: t0 + 5 * MINUTE_MS, nodePool: 'general', requestedCpuMillicores: 5000, allocatableCpuMillicores: 8000,
+      requestedMemoryBytes: 8 * GiB, allocatableMemoryBytes: 32 * GiB, nodeSnapshots: 2, usdPerHourSum: 0.384, snapshotsInBucket: 2 },
+    { bucketStartMs: t0, nodePool: 'general', requestedCpuMillicores: 0, allocatableCpuMillicores: 0,
+      requestedMemoryBytes: 0, allocatableMemoryBytes: 0, nodeSnapshots: 0, usdPerHourSum: 0, snapshotsInBucket: 0 },
+  ]);
+
+  it('groups by NodePool sorted by name, points sorted by time', () => {
+    expect(series.map((s) => s.nodePool)).toEqual(['general', 'spot']);
+    expect(series[0].points.map((p) => p.bucketStartMs)).toEqual([t0, t0 + 5 * MINUTE_MS]);
+  });
+
+  it('computes ratios from sums and averages over every snapshot of the bucket', () => {
+    expect(series[0].points[1]).toEqual({ bucketStartMs: t0 + 5 * MINUTE_MS, cpu: 0.625, memory: 0.25, nodesAvg: 1, usdPerHourAvg: 0.192 });
+    expect(series[1].points[0]).toEqual({ bucketStartMs: t0, cpu: 0.5, memory: 0.125, nodesAvg: 0.5, usdPerHourAvg: 0.05 });
+  });
+
+  it('gives null ratios (not 0 %) where nothing was allocatable', () => {
+    expect(series[0].points[0]).toMatchObject({ cpu: null, memory: null, nodesAvg: 0 });
+  });
+});

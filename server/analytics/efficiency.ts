@@ -1,0 +1,99 @@
+/** Pure helpers for bin-packing efficiency (Σ requests ÷ Σ allocatable) and time bucketing. No I/O. */
+
+export const MINUTE_MS = 60_000;
+export const HOUR_MS = 60 * MINUTE_MS;
+export const DAY_MS = 24 * HOUR_MS;
+
+/** Default ceiling on points per series: Recharts slows down past a few thousand points per chart. */
+export const MAX_POINTS_PER_SERIES = 1000;
+
+/**
+ * Bucket sizes that divide a UTC day (or are whole days), so buckets aligned on the epoch start at
+ * round UTC times and daily buckets start at UTC midnight.
+ */
+export const BUCKET_SIZES_MS: readonly number[] = [
+  MINUTE_MS, 2 * MINUTE_MS, 5 * MINUTE_MS, 10 * MINUTE_MS, 15 * MINUTE_MS, 30 * MINUTE_MS,
+  HOUR_MS, 2 * HOUR_MS, 3 * HOUR_MS, 6 * HOUR_MS, 12 * HOUR_MS,
+  DAY_MS, 2 * DAY_MS, 7 * DAY_MS,
+];
+
+/**
+ * Requested ÷ allocatable as a fraction (0.5 = 50 %). Null when nothing was allocatable: an empty
+ * NodePool has no efficiency, which is not the same as 0 % (nodes running with nothing on them).
+ */
+export function efficiencyRatio(requested: number, allocatable: number): number | null {
+  if (!Number.isFinite(requested) || !Number.isFinite(allocatable) || allocatable <= 0) return null;
+  return requested / allocatable;
+}
+
+/**
+ * The smallest bucket from BUCKET_SIZES_MS such that a range of `rangeMs` yields at most `maxPoints`
+ * buckets, counting the partial buckets at both ends when buckets are aligned on the epoch
+ * (ceil(range / bucket) + 1). Past the largest listed size, whole days.
+ */
+export function chooseBucketMs(rangeMs: number, maxPoints = MAX_POINTS_PER_SERIES): number {
+  if (!Number.isFinite(rangeMs) || rangeMs <= 0) return BUCKET_SIZES_MS[0];
+  if (!Number.isInteger(maxPoints) || maxPoints < 2) throw new RangeError(`maxPoints must be an integer >= 2, got ${maxPoints}`);
+  const fits = (bucketMs: number): boolean => Math.ceil(rangeMs / bucketMs) + 1 <= maxPoints;
+  for (const size of BUCKET_SIZES_MS) if (fits(size)) return size;
+  return Math.ceil(rangeMs / (maxPoints - 1) / DAY_MS) * DAY_MS;
+}
+
+/** Start of the bucket holding `atMs`, buckets aligned on the epoch (UTC). */
+export function bucketStart(atMs: number, bucketMs: number): number {
+  return Math.floor(atMs / bucketMs) * bucketMs;
+}
+
+/** Per bucket per NodePool sums, as the reports repository returns them. */
+export interface EfficiencyBucketSums {
+  bucketStartMs: number;
+  nodePool: string;
+  requestedCpuMillicores: number;
+  allocatableCpuMillicores: number;
+  requestedMemoryBytes: number;
+  allocatableMemoryBytes: number;
+  /** Σ nodes over the snapshots of the bucket where the NodePool had nodes. */
+  nodeSnapshots: number;
+  /** Σ USD per hour over the same rows. */
+  usdPerHourSum: number;
+  /** Snapshots taken in the bucket, whether or not the NodePool had nodes then. */
+  snapshotsInBucket: number;
+}
+
+export interface EfficiencyPoint {
+  bucketStartMs: number;
+  cpu: number | null;
+  memory: number | null;
+  nodesAvg: number;
+  usdPerHourAvg: number;
+}
+
+export interface EfficiencySeries {
+  nodePool: string;
+  points: EfficiencyPoint[];
+}
+
+/**
+ * Turns bucket sums into one series per NodePool (sorted by name, points by time). Summing requests
+ * and allocatable over the equally spaced snapshots of a bucket before dividing gives the
+ * time-weighted ratio. Averages divide by every snapshot of the bucket, so a NodePool scaled to zero
+ * in some of them averages lower rather than being skipped.
+ */
+export function toEfficiencySeries(rows: readonly EfficiencyBucketSums[]): EfficiencySeries[] {
+  const byPool = new Map<string, EfficiencyPoint[]>();
+  for (const r of rows) {
+    const points = byPool.get(r.nodePool) ?? [];
+    const snapshots = Math.max(r.snapshotsInBucket, 1);
+    points.push({
+      bucketStartMs: r.bucketStartMs,
+      cpu: efficiencyRatio(r.requestedCpuMillicores, r.allocatableCpuMillicores),
+      memory: efficiencyRatio(r.requestedMemoryBytes, r.allocatableMemoryBytes),
+      nodesAvg: r.nodeSnapshots / snapshots,
+      usdPerHourAvg: r.usdPerHourSum / snapshots,
+    });
+    byPool.set(r.nodePool, points);
+  }
+  return [...byPool.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([nodePool, points]) => ({ nodePool, points: points.sort((a, b) => a.bucketStartMs - b.bucketStartMs) }));
+}
