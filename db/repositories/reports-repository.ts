@@ -1,0 +1,271 @@
+import type { Db } from '../open-db';
+
+/**
+ * All read SQL behind the dashboard's overview: daily cost per NodePool (Cost Explorer bill and our
+ * snapshot estimate), efficiency per NodePool over time, the NodePool list and the data range.
+ * Times are epoch ms UTC; money is USD; cpu in millicores; memory in bytes.
+ */
+
+const DAY_MS = 86_400_000;
+/** An interval between snapshots longer than this counts only this long: a collector gap is not cost. */
+export const ESTIMATE_INTERVAL_CAP_MS = 15 * 60_000;
+
+export interface TimeRange {
+  /** Inclusive start, epoch ms UTC. */
+  fromMs: number;
+  /** Exclusive end, epoch ms UTC. */
+  toMs: number;
+  /** Only this NodePool; undefined = all (including '' = untagged / not launched by Karpenter). */
+  nodePool?: string;
+}
+
+/** Cost Explorer lines (group_by PURCHASE_TYPE) summed per UTC day, NodePool tag value and purchase type. */
+export interface BillDayRow {
+  /** UTC day start, epoch ms. */
+  dayMs: number;
+  /** Tag value of karpenter.sh/nodepool; '' = untagged. */
+  nodePool: string;
+  /** Cost Explorer PURCHASE_TYPE value as given, e.g. "On Demand Instances", "Spot Instances". */
+  purchaseType: string;
+  /** Σ UnblendedCost, USD. */
+  unblendedUsd: number;
+  /** Σ AmortizedCost, USD; null when no line carried it. */
+  amortizedUsd: number | null;
+  /** True when any line of the day is still marked Estimated by Cost Explorer (not final). */
+  estimated: boolean;
+}
+
+/** Our estimate: Σ usd_per_hour × hours until the next snapshot (capped), per UTC day, NodePool and capacity type. */
+export interface EstimateDayRow {
+  dayMs: number;
+  /** '' = nodes without a NodePool. */
+  nodePool: string;
+  capacityType: string;
+  usd: number;
+}
+
+/** Sums per time bucket per NodePool over capacity types and over the snapshots of the bucket. */
+export interface EfficiencyBucketRow {
+  bucketStartMs: number;
+  nodePool: string;
+  requestedCpuMillicores: number;
+  allocatableCpuMillicores: number;
+  requestedMemoryBytes: number;
+  allocatableMemoryBytes: number;
+  /** Σ nodes over the bucket's snapshots where the NodePool had nodes. */
+  nodeSnapshots: number;
+  /** Σ USD per hour over the same rows. */
+  usdPerHourSum: number;
+  /** Every snapshot taken in the bucket (with or without this NodePool). */
+  snapshotsInBucket: number;
+}
+
+export interface NodePoolRow {
+  name: string;
+  weight: number | null;
+  consolidationPolicy: string | null;
+  consolidateAfter: string | null;
+  capacityTypes: string[];
+  nodeClass: string | null;
+  updatedAtMs: number;
+}
+
+export type DataSource = 'sandbox' | 'aws' | 'unknown';
+
+export interface CollectionRunRow {
+  id: number;
+  kind: string;
+  source: DataSource;
+  status: string;
+  startedAtMs: number;
+  finishedAtMs: number | null;
+  rowsWritten: number;
+  message: string | null;
+}
+
+export interface DataRangeRow {
+  snapshotCount: number;
+  firstSnapshotMs: number | null;
+  lastSnapshotMs: number | null;
+  costLineCount: number;
+  /** First and last Cost Explorer day (UTC day start, epoch ms). */
+  firstCostDayMs: number | null;
+  lastCostDayMs: number | null;
+  nodePoolCount: number;
+}
+
+interface RawBill { day_ms: number; nodepool: string; purchase_type: string; unblended: number; amortized: number | null; estimated: number }
+interface RawEstimate { day_ms: number; nodepool: string; capacity_type: string; usd: number }
+interface RawEfficiency {
+  bucket_ms: number; nodepool: string; req_cpu: number; alloc_cpu: number; req_mem: number; alloc_mem: number;
+  nodes: number; usd: number; snapshots: number;
+}
+interface RawNodePool {
+  name: string; weight: number | null; consolidation_policy: string | null; consolidate_after: string | null;
+  capacity_types_json: string; nodeclass: string | null; updated_at: number;
+}
+interface RawRun {
+  id: number; kind: string; source: string; status: string; started_at: number; finished_at: number | null;
+  rows_written: number; message: string | null;
+}
+interface RawRange {
+  snapshots: number; first_snapshot: number | null; last_snapshot: number | null;
+  cost_lines: number; first_cost: number | null; last_cost: number | null; nodepools: number;
+}
+
+const toSource = (s: string): DataSource => (s === 'sandbox' || s === 'aws' ? s : 'unknown');
+
+const parseStringArray = (json: string): string[] => {
+  try {
+    const v: unknown = JSON.parse(json);
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
+};
+
+const mapRun = (r: RawRun): CollectionRunRow => ({
+  id: r.id, kind: r.kind, source: toSource(r.source), status: r.status, startedAtMs: r.started_at,
+  finishedAtMs: r.finished_at, rowsWritten: r.rows_written, message: r.message,
+});
+
+export function createReportsRepository(db: Db) {
+  // Prefer DAILY lines; a day with none falls back to the sum of its HOURLY lines (never both: no double count).
+  const billDaily = db.prepare(`
+    WITH lines AS (
+      SELECT granularity, (period_start_ms / ${DAY_MS}) * ${DAY_MS} AS day_ms, nodepool, dimension_value,
+             unblended_usd, amortized_usd, estimated
+      FROM cost_lines
+      WHERE source = 'cost-explorer' AND group_by = 'PURCHASE_TYPE'
+        AND period_start_ms >= @fromMs AND period_start_ms < @toMs
+        AND (@nodePool IS NULL OR nodepool = @nodePool)
+    ),
+    daily_days AS (SELECT DISTINCT day_ms FROM lines WHERE granularity = 'DAILY')
+    SELECT day_ms, nodepool, dimension_value AS purchase_type, TOTAL(unblended_usd) AS unblended,
+           SUM(amortized_usd) AS amortized, MAX(estimated) AS estimated
+    FROM lines
+    WHERE granularity = 'DAILY' OR (granularity = 'HOURLY' AND day_ms NOT IN daily_days)
+    GROUP BY day_ms, nodepool, dimension_value
+    ORDER BY day_ms, nodepool, dimension_value`);
+
+  // Each snapshot stands for the time until the next one (capped), clipped to the range and split at
+  // UTC midnight; the snapshots just outside the range are read so LEAD sees the next one.
+  const estimateDaily = db.prepare(`
+    WITH s AS (
+      SELECT id, taken_at, LEAD(taken_at) OVER (ORDER BY taken_at) AS next_at
+      FROM snapshots
+      WHERE taken_at >= @fromMs - @capMs AND taken_at < @toMs + @capMs
+    ),
+    iv AS (
+      SELECT id, MAX(taken_at, @fromMs) AS start_ms,
+             MIN(taken_at + MIN(COALESCE(next_at, taken_at) - taken_at, @capMs), @toMs) AS end_ms
+      FROM s
+    ),
+    parts (id, part_start, part_end) AS (
+      SELECT id, start_ms, MIN(end_ms, (start_ms / ${DAY_MS} + 1) * ${DAY_MS})
+      FROM iv WHERE end_ms > start_ms
+      UNION ALL
+      SELECT id, (start_ms / ${DAY_MS} + 1) * ${DAY_MS}, end_ms
+      FROM iv WHERE end_ms > (start_ms / ${DAY_MS} + 1) * ${DAY_MS}
+    )
+    SELECT (p.part_start / ${DAY_MS}) * ${DAY_MS} AS day_ms, n.nodepool, n.capacity_type,
+           TOTAL(n.usd_per_hour * (p.part_end - p.part_start)) / 3600000.0 AS usd
+    FROM parts p JOIN snapshot_nodepools n ON n.snapshot_id = p.id
+    WHERE (@nodePool IS NULL OR n.nodepool = @nodePool)
+    GROUP BY day_ms, n.nodepool, n.capacity_type
+    ORDER BY day_ms, n.nodepool, n.capacity_type`);
+
+  const efficiency = db.prepare(`
+    WITH b AS (
+      SELECT (taken_at / @bucketMs) * @bucketMs AS bucket_ms, COUNT(*) AS snapshots
+      FROM snapshots WHERE taken_at >= @fromMs AND taken_at < @toMs
+      GROUP BY bucket_ms
+    )
+    SELECT b.bucket_ms, n.nodepool,
+           TOTAL(n.req_cpu_m) AS req_cpu, TOTAL(n.alloc_cpu_m) AS alloc_cpu,
+           TOTAL(n.req_memory_b) AS req_mem, TOTAL(n.alloc_memory_b) AS alloc_mem,
+           TOTAL(n.nodes) AS nodes, TOTAL(n.usd_per_hour) AS usd, b.snapshots
+    FROM snapshot_nodepools n JOIN b ON b.bucket_ms = (n.taken_at / @bucketMs) * @bucketMs
+    WHERE n.taken_at >= @fromMs AND n.taken_at < @toMs AND (@nodePool IS NULL OR n.nodepool = @nodePool)
+    GROUP BY b.bucket_ms, n.nodepool
+    ORDER BY n.nodepool, b.bucket_ms`);
+
+  const nodePools = db.prepare(`
+    SELECT name, weight, consolidation_policy, consolidate_after, capacity_types_json, nodeclass, updated_at
+    FROM nodepools ORDER BY name`);
+
+  const dataRange = db.prepare(`
+    SELECT s.snapshots, s.first_snapshot, s.last_snapshot, c.cost_lines, c.first_cost, c.last_cost,
+           (SELECT COUNT(*) FROM nodepools) AS nodepools
+    FROM (SELECT COUNT(*) AS snapshots, MIN(taken_at) AS first_snapshot, MAX(taken_at) AS last_snapshot FROM snapshots) s,
+         (SELECT COUNT(*) AS cost_lines, (MIN(period_start_ms) / ${DAY_MS}) * ${DAY_MS} AS first_cost,
+                 (MAX(period_start_ms) / ${DAY_MS}) * ${DAY_MS} AS last_cost
+          FROM cost_lines WHERE source = 'cost-explorer') c`);
+
+  const lastRun = db.prepare(`
+    SELECT id, kind, source, status, started_at, finished_at, rows_written, message
+    FROM collection_runs ORDER BY started_at DESC, id DESC LIMIT 1`);
+
+  const lastRunPerKind = db.prepare(`
+    SELECT id, kind, source, status, started_at, finished_at, rows_written, message FROM (
+      SELECT *, ROW_NUMBER() OVER (PARTITION BY kind ORDER BY started_at DESC, id DESC) AS rn FROM collection_runs
+    ) WHERE rn = 1 ORDER BY kind`);
+
+  const rangeParams = (r: TimeRange) => ({ fromMs: r.fromMs, toMs: r.toMs, nodePool: r.nodePool ?? null });
+
+  return {
+    /** Cost Explorer bill per UTC day whose start lies in [fromMs, toMs). */
+    billByDay(range: TimeRange): BillDayRow[] {
+      return (billDaily.all(rangeParams(range)) as RawBill[]).map((r) => ({
+        dayMs: r.day_ms, nodePool: r.nodepool, purchaseType: r.purchase_type, unblendedUsd: r.unblended,
+        amortizedUsd: r.amortized, estimated: r.estimated === 1,
+      }));
+    },
+
+    /** Snapshot-based estimate of the time in [fromMs, toMs), per UTC day. */
+    estimateByDay(range: TimeRange): EstimateDayRow[] {
+      return (estimateDaily.all({ ...rangeParams(range), capMs: ESTIMATE_INTERVAL_CAP_MS }) as RawEstimate[]).map((r) => ({
+        dayMs: r.day_ms, nodePool: r.nodepool, capacityType: r.capacity_type, usd: r.usd,
+      }));
+    },
+
+    /** Efficiency sums per bucket (aligned on the epoch, UTC) per NodePool, ordered by NodePool then time. */
+    efficiencyBuckets(range: TimeRange & { bucketMs: number }): EfficiencyBucketRow[] {
+      if (!Number.isInteger(range.bucketMs) || range.bucketMs <= 0) throw new RangeError(`bucketMs must be a positive integer, got ${range.bucketMs}`);
+      return (efficiency.all({ ...rangeParams(range), bucketMs: range.bucketMs }) as RawEfficiency[]).map((r) => ({
+        bucketStartMs: r.bucket_ms, nodePool: r.nodepool,
+        requestedCpuMillicores: r.req_cpu, allocatableCpuMillicores: r.alloc_cpu,
+        requestedMemoryBytes: r.req_mem, allocatableMemoryBytes: r.alloc_mem,
+        nodeSnapshots: r.nodes, usdPerHourSum: r.usd, snapshotsInBucket: r.snapshots,
+      }));
+    },
+
+    nodePools(): NodePoolRow[] {
+      return (nodePools.all() as RawNodePool[]).map((r) => ({
+        name: r.name, weight: r.weight, consolidationPolicy: r.consolidation_policy, consolidateAfter: r.consolidate_after,
+        capacityTypes: parseStringArray(r.capacity_types_json), nodeClass: r.nodeclass, updatedAtMs: r.updated_at,
+      }));
+    },
+
+    dataRange(): DataRangeRow {
+      const r = dataRange.get() as RawRange;
+      return {
+        snapshotCount: r.snapshots, firstSnapshotMs: r.first_snapshot, lastSnapshotMs: r.last_snapshot,
+        costLineCount: r.cost_lines, firstCostDayMs: r.first_cost, lastCostDayMs: r.last_cost, nodePoolCount: r.nodepools,
+      };
+    },
+
+    /** The most recently started collection run of any kind, or null before the first. */
+    lastRun(): CollectionRunRow | null {
+      const r = lastRun.get() as RawRun | undefined;
+      return r === undefined ? null : mapRun(r);
+    },
+
+    /** The most recently started run of each kind (kubernetes, cost-explorer, ...), by kind. */
+    lastRunPerKind(): CollectionRunRow[] {
+      return (lastRunPerKind.all() as RawRun[]).map(mapRun);
+    },
+  };
+}
+
+export type ReportsRepository = ReturnType<typeof createReportsRepository>;

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { dailyCostTotals, mergeDailyCost, purchaseTypeToCapacityType } from './daily-cost';
+
+const day1 = Date.parse('2026-11-01T00:00:00Z');
+const day2 = Date.parse('2026-11-02T00:00:00Z');
+
+describe('purchaseTypeToCapacityType', () => {
+  describe.each([
+    { purchaseType: 'On Demand Instances', expected: 'on-demand' },
+    { purchaseType: 'On-Demand Instances', expected: 'on-demand' },
+    { purchaseType: 'Spot Instances', expected: 'spot' },
+    { purchaseType: 'Savings Plans', expected: null },
+    { purchaseType: 'Standard Reserved Instances', expected: null },
+  ])('$purchaseType', ({ purchaseType, expected }) => {
+    it(`-> ${expected}`, () => expect(purchaseTypeToCapacityType(purchaseType)).toBe(expected));
+  });
+});
+
+describe('mergeDailyCost', () => {
+  const rows = mergeDailyCost(
+    [
+      { dayMs: day1, nodePool: 'general', purchaseType: 'On Demand Instances', unblendedUsd: 23.04, amortizedUsd: 20, estimated: false },
+      { dayMs: day1, nodePool: 'general', purchaseType: 'Savings Plans', unblendedUsd: 1.5, amortizedUsd: null, estimated: false },
+      { dayMs: day1, nodePool: '', purchaseType: 'On Demand Instances', unblendedUsd: 0.4, amortizedUsd: null, estimated: true },
+      { dayMs: day2, nodePool: 'batch', purchaseType: 'Spot Instances', unblendedUsd: 3, amortizedUsd: null, estimated: true },
+    ],
+    [
+      // $0.96/h for 24 h = $23.04 estimated against a $23.04 bill.
+      { dayMs: day1, nodePool: 'general', capacityType: 'on-demand', usd: 23.04 },
+      { dayMs: day1, nodePool: 'general', capacityType: 'spot', usd: 2.5 },
+      { dayMs: day2, nodePool: 'batch', capacityType: 'spot', usd: 2.75 },
+    ],
+  );
+
+  it('joins "On Demand Instances" with on-demand and "Spot Instances" with spot; keeps other purchase types apart', () => {
+    expect(rows).toEqual([
+      { day: '2026-11-01', nodePool: '', purchaseType: 'On Demand Instances', capacityType: 'on-demand', billUsd: 0.4, billAmortizedUsd: null, billEstimated: true, estimateUsd: null },
+      { day: '2026-11-01', nodePool: 'general', purchaseType: 'On Demand Instances', capacityType: 'on-demand', billUsd: 23.04, billAmortizedUsd: 20, billEstimated: false, estimateUsd: 23.04 },
+      { day: '2026-11-01', nodePool: 'general', purchaseType: null, capacityType: 'spot', billUsd: null, billAmortizedUsd: null, billEstimated: false, estimateUsd: 2.5 },
+      { day: '2026-11-01', nodePool: 'general', purchaseType: 'Savings Plans', capacityType: null, billUsd: 1.5, billAmortizedUsd: null, billEstimated: false, estimateUsd: null },
+      { day: '2026-11-02', nodePool: 'batch', purchaseType: 'Spot Instances', capacityType: 'spot', billUsd: 3, billAmortizedUsd: null, billEstimated: true, estimateUsd: 2.75 },
+    ]);
+  });
+
+  it('totals: bill 23.04 + 1.5 + 0.4 + 3 = 27.94; estimate 23.04 + 2.5 + 2.75 = 28.29', () => {
+    const t = dailyCostTotals(rows);
+    expect(t.billUsd).toBeCloseTo(27.94, 10);
+    expect(t.estimateUsd).toBeCloseTo(28.29, 10);
+  });
+});
