@@ -1,0 +1,205 @@
+import { createHash } from 'node:crypto';
+import { clusterOwnedTag, TAG_CLUSTER_NAME, TAG_NODECLAIM, TAG_NODECLASS, TAG_NODEPOOL } from '../../core/labels';
+import { formatCeAmount } from '../scenario/bill';
+import type { EpochMs } from '../scenario/types';
+import { AwsJsonError, serveAwsJson } from './aws-json';
+import {
+  evaluate, formatPeriodBound, mentionsDimension, type PeriodResult, requiresComputeService, startOfUtcDay, usageRecords,
+} from './ce-query';
+import { type CeQuery, invalid, type MetricRequest, parseCeQuery } from './ce-request';
+import type { SandboxContext, SandboxHandler } from './context';
+
+/**
+ * AWS Cost Explorer (awsJson1_1, target prefix AWSInsightsIndexService) over the simulated bill:
+ * GetCostAndUsage, GetCostAndUsageWithResources, ListCostAllocationTags.
+ */
+
+export interface CostExplorerOptions {
+  /**
+   * Page size in result slots: each (period, group) is one slot, an empty or ungrouped period one slot. Small
+   * (the real service pages too), so a 14-day DAILY query by NodePool x instance type spans several pages.
+   */
+  pageSize?: number;
+  /** Cost allocation tags not activated: they do not show in results and ListCostAllocationTags says Inactive. */
+  inactiveTags?: string[];
+  /** HOURLY granularity is an opt-in account setting. */
+  hourlyEnabled?: boolean;
+}
+
+const DAY_MS = 86_400_000;
+/** Hourly and resource-level data cover the last 14 days. */
+const RECENT_DAYS = 14;
+
+type MetricValue = { Amount: string; Unit: string };
+
+function metricValues(metrics: MetricRequest[], costUsd: number, usageHours: number): Record<string, MetricValue> {
+  const out: Record<string, MetricValue> = {};
+  for (const m of metrics) {
+    out[m.name] = m.measure === 'cost' ? { Amount: formatCeAmount(costUsd), Unit: 'USD' } : { Amount: formatCeAmount(usageHours), Unit: 'Hrs' };
+  }
+  return out;
+}
+
+interface PageToken {
+  offset: number;
+  fingerprint: string;
+}
+
+/** Fingerprint of the request minus its page token: a token only continues the query that issued it. */
+const fingerprintOf = (input: Record<string, unknown>): string => {
+  const { NextPageToken: _ignored, ...rest } = input;
+  return createHash('sha256').update(JSON.stringify(rest)).digest('hex').slice(0, 16);
+};
+
+const encodeToken = (t: PageToken): string => Buffer.from(JSON.stringify({ o: t.offset, f: t.fingerprint })).toString('base64url');
+
+function decodeToken(token: string): PageToken {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+    if (typeof value === 'object' && value !== null && 'o' in value && 'f' in value && typeof value.o === 'number' && typeof value.f === 'string') {
+      return { offset: value.o, fingerprint: value.f };
+    }
+  } catch {
+    // reported below
+  }
+  throw new AwsJsonError('InvalidNextTokenException', 'The pagination token is invalid.');
+}
+
+/** One slot per (period, group), or per period when it has no groups; pages cut this list. */
+function slotsOf(results: PeriodResult[], grouped: boolean): { period: number; group: number | null }[] {
+  const slots: { period: number; group: number | null }[] = [];
+  results.forEach((r, period) => {
+    if (!grouped || r.groups.length === 0) slots.push({ period, group: null });
+    else r.groups.forEach((_, group) => slots.push({ period, group }));
+  });
+  return slots;
+}
+
+function answer(query: CeQuery, input: Record<string, unknown>, results: PeriodResult[], pageSize: number): Record<string, unknown> {
+  const grouped = query.groupBy.length > 0;
+  const fingerprint = fingerprintOf(input);
+  let offset = 0;
+  if (query.nextPageToken !== null) {
+    const token = decodeToken(query.nextPageToken);
+    if (token.fingerprint !== fingerprint) throw new AwsJsonError('RequestChangedException', 'Your request parameters changed between pages. Submit your request again.');
+    offset = token.offset;
+  }
+  const slots = slotsOf(results, grouped);
+  const page = slots.slice(offset, offset + pageSize);
+  const byTime: Record<string, unknown>[] = [];
+  let current: { index: number; groups: Record<string, unknown>[] } | null = null;
+  const flush = (): void => {
+    if (!current) return;
+    const r = results[current.index];
+    byTime.push({
+      TimePeriod: { Start: formatPeriodBound(r.period.start, query.granularity), End: formatPeriodBound(r.period.end, query.granularity) },
+      // Grouped results carry their amounts in the groups; Total is then an empty map.
+      Total: grouped ? {} : metricValues(query.metrics, r.total.costUsd, r.total.usageHours),
+      Groups: current.groups,
+      Estimated: r.estimated,
+    });
+  };
+  for (const slot of page) {
+    if (!current || current.index !== slot.period) {
+      flush();
+      current = { index: slot.period, groups: [] };
+    }
+    if (slot.group !== null) {
+      const g = results[slot.period].groups[slot.group];
+      current.groups.push({ Keys: g.keys, Metrics: metricValues(query.metrics, g.costUsd, g.usageHours) });
+    }
+  }
+  flush();
+  const out: Record<string, unknown> = { ResultsByTime: byTime, DimensionValueAttributes: [] };
+  if (grouped) out.GroupDefinitions = query.groupBy.map((g) => ({ Type: g.type, Key: g.key }));
+  if (offset + pageSize < slots.length) out.NextPageToken = encodeToken({ offset: offset + pageSize, fingerprint });
+  return out;
+}
+
+function checkRecentWindow(query: CeQuery, now: EpochMs, what: string): void {
+  if (query.start < startOfUtcDay(now) - RECENT_DAYS * DAY_MS) {
+    throw invalid(`${what} is only available for the last ${RECENT_DAYS} days`);
+  }
+}
+
+function checkCommon(query: CeQuery, now: EpochMs, options: CostExplorerOptions): void {
+  if (query.start > now) throw invalid('Start date must be equal to or no later than the current date');
+  if (query.granularity === 'HOURLY') {
+    if (options.hourlyEnabled === false) throw invalid('Hourly granularity is not enabled for this account');
+    checkRecentWindow(query, now, 'HOURLY granularity');
+  }
+}
+
+function getCostAndUsage(options: CostExplorerOptions, withResources: boolean) {
+  return (input: Record<string, unknown>, ctx: SandboxContext): Record<string, unknown> => {
+    const now = ctx.clock.now();
+    const query = parseCeQuery(input, { withResources });
+    checkCommon(query, now, options);
+    if (withResources) {
+      if (!requiresComputeService(query.filter)) {
+        throw invalid('GetCostAndUsageWithResources requires the filter SERVICE = Amazon Elastic Compute Cloud - Compute');
+      }
+      const byResource = query.groupBy.some((g) => g.type === 'DIMENSION' && g.key === 'RESOURCE_ID') || mentionsDimension(query.filter, 'RESOURCE_ID');
+      if (!byResource) throw invalid('GetCostAndUsageWithResources requires a group by or a filter on RESOURCE_ID');
+      checkRecentWindow(query, now, 'Resource-level data');
+    }
+    const records = usageRecords(ctx.scenario, now, new Set(options.inactiveTags ?? []));
+    return answer(query, input, evaluate(query, records, now), options.pageSize ?? 50);
+  };
+}
+
+interface AllocationTag {
+  TagKey: string;
+  Type: 'UserDefined' | 'AWSGenerated';
+  Status: 'Active' | 'Inactive';
+  LastUpdatedDate: string;
+  LastUsedDate: string;
+}
+
+function listCostAllocationTags(options: CostExplorerOptions) {
+  return (input: Record<string, unknown>, ctx: SandboxContext): Record<string, unknown> => {
+    const { scenario } = ctx;
+    const inactive = new Set(options.inactiveTags ?? []);
+    // Activated a month before the scenario; last used in the current month (the API reports months).
+    const activated = `${new Date(scenario.start - 30 * DAY_MS).toISOString().slice(0, 19)}Z`;
+    const now = new Date(ctx.clock.now());
+    const lastUsed = `${new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString().slice(0, 19)}Z`;
+    // Karpenter and EKS apply these as ordinary resource tags, so billing lists them as user-defined; only aws:* keys are AWS-generated.
+    const userKeys = [TAG_NODEPOOL, TAG_NODECLAIM, TAG_NODECLASS, TAG_CLUSTER_NAME, clusterOwnedTag(scenario.clusterName)];
+    const all: AllocationTag[] = [
+      ...userKeys.map((TagKey): AllocationTag => ({
+        TagKey, Type: 'UserDefined', Status: inactive.has(TagKey) ? 'Inactive' : 'Active', LastUpdatedDate: activated, LastUsedDate: lastUsed,
+      })),
+      { TagKey: 'aws:createdBy', Type: 'AWSGenerated', Status: 'Inactive', LastUpdatedDate: activated, LastUsedDate: lastUsed },
+    ];
+    const { Status, TagKeys, Type, MaxResults, NextToken } = input;
+    if (Status !== undefined && Status !== 'Active' && Status !== 'Inactive') throw invalid(`Status ${String(Status)} is not valid`);
+    if (Type !== undefined && Type !== 'UserDefined' && Type !== 'AWSGenerated') throw invalid(`Type ${String(Type)} is not valid`);
+    if (TagKeys !== undefined && !(Array.isArray(TagKeys) && TagKeys.every((k) => typeof k === 'string'))) throw invalid('TagKeys must be a list of strings');
+    const max = MaxResults === undefined ? 100 : MaxResults;
+    if (typeof max !== 'number' || !Number.isInteger(max) || max < 1 || max > 1000) throw invalid('MaxResults must be between 1 and 1000');
+    const wanted = all.filter((t) => (Status === undefined || t.Status === Status)
+      && (Type === undefined || t.Type === Type)
+      && (TagKeys === undefined || (TagKeys as string[]).includes(t.TagKey)));
+    let offset = 0;
+    if (NextToken !== undefined) {
+      offset = typeof NextToken === 'string' ? Number.parseInt(Buffer.from(NextToken, 'base64url').toString('utf8'), 10) : Number.NaN;
+      if (!Number.isInteger(offset) || offset < 0) throw new AwsJsonError('InvalidNextTokenException', 'The pagination token is invalid.');
+    }
+    const out: Record<string, unknown> = { CostAllocationTags: wanted.slice(offset, offset + max) };
+    if (offset + max < wanted.length) out.NextToken = Buffer.from(String(offset + max)).toString('base64url');
+    return out;
+  };
+}
+
+export function createCostExplorerHandler(options: CostExplorerOptions = {}): SandboxHandler {
+  const operations = {
+    GetCostAndUsage: getCostAndUsage(options, false),
+    GetCostAndUsageWithResources: getCostAndUsage(options, true),
+    ListCostAllocationTags: listCostAllocationTags(options),
+  };
+  return (req, ctx) => serveAwsJson(req, ctx, 'AWSInsightsIndexService', 'ce', operations);
+}
+
+/** The default adapter (page size 50) for the sandbox server. */
+export const costExplorerHandler: SandboxHandler = createCostExplorerHandler();
