@@ -1,0 +1,58 @@
+/** One page of a Kubernetes list: its items and the continue token, if more remain. */
+export interface Page<T> {
+  items: T[];
+  continueToken: string | undefined;
+}
+
+export interface ListStats {
+  requests: number;
+  restarts: number;
+}
+
+const statusCode = (err: unknown): number | undefined => {
+  const e = err as { code?: unknown; statusCode?: unknown; response?: { status?: unknown } };
+  for (const v of [e?.code, e?.statusCode, e?.response?.status]) if (typeof v === 'number') return v;
+  return undefined;
+};
+
+export class KubeListError extends Error {
+  constructor(message: string, readonly status: number | undefined) {
+    super(message);
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Lists every item, `limit` at a time. A 410 Gone (expired continue token) restarts the list from the first
+ * page, as the API asks; 429 and 5xx are retried with backoff. Gives up after a bounded number of tries.
+ */
+export async function listAll<T>(what: string, fetchPage: (cont: string | undefined) => Promise<Page<T>>, stats: ListStats = { requests: 0, restarts: 0 }, maxRestarts = 3, maxRetries = 5): Promise<T[]> {
+  let items: T[] = [];
+  let cont: string | undefined;
+  let retries = 0;
+  for (;;) {
+    let page: Page<T>;
+    try {
+      stats.requests += 1;
+      page = await fetchPage(cont);
+    } catch (err) {
+      const code = statusCode(err);
+      if (code === 410 && stats.restarts < maxRestarts) {
+        stats.restarts += 1;
+        items = [];
+        cont = undefined;
+        continue;
+      }
+      if ((code === 429 || (code !== undefined && code >= 500)) && retries < maxRetries) {
+        retries += 1;
+        await sleep(Math.min(2000, 50 * 2 ** retries));
+        continue;
+      }
+      throw new KubeListError(`listing ${what} failed${code ? ` with HTTP ${code}` : ''}: ${(err as Error).message}`, code);
+    }
+    items.push(...page.items);
+    if (!page.continueToken) return items;
+    cont = page.continueToken;
+  }
+}

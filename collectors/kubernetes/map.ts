@@ -1,0 +1,147 @@
+import type { CoreV1Event, V1Namespace, V1Node, V1Pod } from '@kubernetes/client-node';
+import { ANNOTATION_DO_NOT_DISRUPT, LABEL_CAPACITY_TYPE, LABEL_INSTANCE_TYPE, LABEL_NODEPOOL, LABEL_ZONE } from '../../core/labels';
+import type { CapacityType } from '../../core/labels';
+import type { EventRecord, NamespaceRecord, NodeClaimRecord, NodePoolRecord, NodeRecord, PodRecord, ResourceAmounts } from '../../core/model';
+import { effectiveRequests } from '../../core/pod-requests';
+import { parseBaseUnits, parseCpuMillicores } from '../../core/quantity';
+
+/** Pure mappings from Kubernetes API objects to the ledger's records. */
+
+const ms = (d: Date | string | undefined): number => (d === undefined ? 0 : new Date(d).getTime());
+
+/** `aws:///us-east-1a/i-0abc` -> `i-0abc` (three slashes: the host part is empty). */
+export function instanceIdFromProviderId(providerId: string | undefined): string | null {
+  const m = /^aws:\/\/\/[^/]*\/(i-[0-9a-f]+)$/.exec(providerId ?? '');
+  return m ? m[1] : null;
+}
+
+export function parseResources(r: Record<string, string> | undefined): ResourceAmounts {
+  return {
+    cpuMillicores: r?.cpu ? parseCpuMillicores(r.cpu) : 0,
+    memoryBytes: r?.memory ? parseBaseUnits(r.memory) : 0,
+    pods: r?.pods ? parseBaseUnits(r.pods) : 0,
+    gpu: r?.['nvidia.com/gpu'] ? parseBaseUnits(r['nvidia.com/gpu']) : 0,
+  };
+}
+
+function capacityTypeOf(labels: Record<string, string>): CapacityType {
+  const karpenter = labels[LABEL_CAPACITY_TYPE];
+  if (karpenter === 'spot' || karpenter === 'on-demand' || karpenter === 'reserved') return karpenter;
+  return labels['eks.amazonaws.com/capacityType'] === 'SPOT' ? 'spot' : 'on-demand';
+}
+
+export function mapNode(n: V1Node): NodeRecord {
+  const labels = n.metadata?.labels ?? {};
+  const owner = n.metadata?.ownerReferences?.find((o) => o.kind === 'NodeClaim');
+  return {
+    name: n.metadata?.name ?? '',
+    nodeClaim: owner?.name ?? null,
+    nodePool: labels[LABEL_NODEPOOL] ?? null,
+    instanceType: labels[LABEL_INSTANCE_TYPE] ?? labels['beta.kubernetes.io/instance-type'] ?? 'unknown',
+    capacityType: capacityTypeOf(labels),
+    zone: labels[LABEL_ZONE] ?? labels['failure-domain.beta.kubernetes.io/zone'] ?? 'unknown',
+    instanceId: instanceIdFromProviderId(n.spec?.providerID),
+    createdAt: ms(n.metadata?.creationTimestamp),
+    allocatable: parseResources(n.status?.allocatable),
+    labels,
+  };
+}
+
+export function mapPod(p: V1Pod, namespaceTeam: Map<string, string | null>, teamLabel: string): PodRecord {
+  const labels = p.metadata?.labels ?? {};
+  const owner = p.metadata?.ownerReferences?.find((o) => o.controller) ?? p.metadata?.ownerReferences?.[0];
+  const namespace = p.metadata?.namespace ?? '';
+  return {
+    uid: p.metadata?.uid ?? `${namespace}/${p.metadata?.name}`,
+    namespace,
+    name: p.metadata?.name ?? '',
+    nodeName: p.spec?.nodeName ?? null,
+    phase: p.status?.phase ?? 'Unknown',
+    ownerKind: owner?.kind ?? null,
+    ownerName: owner?.name ?? null,
+    team: labels[teamLabel] ?? namespaceTeam.get(namespace) ?? null,
+    requests: effectiveRequests(
+      (p.spec?.containers ?? []).map((c) => ({ resources: { requests: c.resources?.requests as Record<string, string> | undefined } })),
+      (p.spec?.initContainers ?? []).map((c) => ({ resources: { requests: c.resources?.requests as Record<string, string> | undefined }, restartPolicy: c.restartPolicy })),
+      (p.spec?.overhead ?? {}) as Record<string, string>,
+    ),
+    doNotDisrupt: p.metadata?.annotations?.[ANNOTATION_DO_NOT_DISRUPT] === 'true',
+    createdAt: ms(p.metadata?.creationTimestamp),
+    labels,
+  };
+}
+
+export function mapNamespace(ns: V1Namespace, teamLabel: string): NamespaceRecord {
+  const labels = ns.metadata?.labels ?? {};
+  return { name: ns.metadata?.name ?? '', team: labels[teamLabel] ?? null, labels };
+}
+
+export function mapEvent(e: CoreV1Event): EventRecord {
+  return {
+    uid: e.metadata?.uid ?? `${e.metadata?.namespace}/${e.metadata?.name}`,
+    at: ms(e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? e.metadata?.creationTimestamp),
+    type: e.type ?? 'Normal',
+    reason: e.reason ?? '',
+    message: e.message ?? '',
+    kind: e.involvedObject?.kind ?? '',
+    name: e.involvedObject?.name ?? '',
+    namespace: e.involvedObject?.namespace ?? null,
+  };
+}
+
+/** Karpenter's CRDs come back as plain JSON from the custom objects API: read them defensively. */
+type Json = Record<string, unknown>;
+const obj = (v: unknown): Json => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+const strMap = (v: unknown): Record<string, string> => Object.fromEntries(Object.entries(obj(v)).filter(([, x]) => typeof x === 'string')) as Record<string, string>;
+
+export function mapNodePool(raw: unknown): NodePoolRecord {
+  const o = obj(raw);
+  const spec = obj(o.spec);
+  const tmpl = obj(obj(spec.template).spec);
+  const requirements = arr(tmpl.requirements).map((r) => {
+    const x = obj(r);
+    return { key: str(x.key) ?? '', operator: str(x.operator) ?? '', values: arr(x.values).filter((v): v is string => typeof v === 'string') };
+  });
+  const disruption = obj(spec.disruption);
+  const ct = requirements.find((r) => r.key === LABEL_CAPACITY_TYPE && r.operator === 'In');
+  return {
+    name: str(obj(o.metadata).name) ?? '',
+    weight: typeof spec.weight === 'number' ? spec.weight : null,
+    consolidationPolicy: str(disruption.consolidationPolicy),
+    consolidateAfter: str(disruption.consolidateAfter),
+    capacityTypes: ct?.values ?? ['on-demand'],
+    requirements,
+    limits: strMap(spec.limits),
+    budgets: arr(disruption.budgets).map((b) => {
+      const x = obj(b);
+      return { nodes: str(x.nodes) ?? '10%', ...(x.reasons ? { reasons: arr(x.reasons).filter((v): v is string => typeof v === 'string') } : {}), ...(str(x.schedule) ? { schedule: str(x.schedule) ?? '' } : {}), ...(str(x.duration) ? { duration: str(x.duration) ?? '' } : {}) };
+    }),
+    nodeClass: str(obj(tmpl.nodeClassRef).name),
+  };
+}
+
+export function mapNodeClaim(raw: unknown): NodeClaimRecord {
+  const o = obj(raw);
+  const md = obj(o.metadata);
+  const labels = strMap(md.labels);
+  const status = obj(o.status);
+  const conditions = arr(status.conditions).map((c) => {
+    const x = obj(c);
+    return { type: str(x.type) ?? '', status: str(x.status) ?? '', reason: str(x.reason) ?? undefined, message: str(x.message) ?? undefined, lastTransitionTime: str(x.lastTransitionTime) ?? undefined };
+  });
+  const disruption = conditions.find((c) => c.type === 'DisruptionReason' && c.status === 'True');
+  return {
+    name: str(md.name) ?? '',
+    nodePool: labels[LABEL_NODEPOOL] ?? null,
+    nodeName: str(status.nodeName),
+    instanceType: labels[LABEL_INSTANCE_TYPE] ?? null,
+    capacityType: labels[LABEL_CAPACITY_TYPE] ?? null,
+    zone: labels[LABEL_ZONE] ?? null,
+    instanceId: instanceIdFromProviderId(str(status.providerID) ?? undefined),
+    createdAt: ms(str(md.creationTimestamp) ?? undefined),
+    disruptionReason: disruption?.reason ?? (conditions.some((c) => c.type === 'Drifted' && c.status === 'True') ? 'Drifted' : null),
+    conditions,
+  };
+}

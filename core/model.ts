@@ -1,0 +1,136 @@
+import type { CapacityType } from './labels';
+
+/** Domain records as the collectors produce them and the store keeps them. Times: epoch ms UTC. */
+
+export interface ResourceAmounts {
+  cpuMillicores: number;
+  memoryBytes: number;
+  pods: number;
+  gpu: number;
+}
+
+export interface NodePoolRecord {
+  name: string;
+  weight: number | null;
+  consolidationPolicy: string | null;
+  consolidateAfter: string | null;
+  capacityTypes: string[];
+  requirements: { key: string; operator: string; values?: string[] }[];
+  limits: Record<string, string>;
+  budgets: { nodes: string; reasons?: string[]; schedule?: string; duration?: string }[];
+  nodeClass: string | null;
+}
+
+export interface NamespaceRecord {
+  name: string;
+  team: string | null;
+  labels: Record<string, string>;
+}
+
+export interface NodeRecord {
+  name: string;
+  nodeClaim: string | null;
+  nodePool: string | null;
+  instanceType: string;
+  capacityType: CapacityType;
+  zone: string;
+  instanceId: string | null;
+  createdAt: number;
+  allocatable: ResourceAmounts;
+  labels: Record<string, string>;
+}
+
+export interface NodeClaimRecord {
+  name: string;
+  nodePool: string | null;
+  nodeName: string | null;
+  instanceType: string | null;
+  capacityType: string | null;
+  zone: string | null;
+  instanceId: string | null;
+  createdAt: number;
+  disruptionReason: string | null;
+  conditions: { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string }[];
+}
+
+export interface PodRecord {
+  uid: string;
+  namespace: string;
+  name: string;
+  nodeName: string | null;
+  /** Pending | Running | Succeeded | Failed | Unknown */
+  phase: string;
+  ownerKind: string | null;
+  ownerName: string | null;
+  team: string | null;
+  requests: ResourceAmounts;
+  doNotDisrupt: boolean;
+  createdAt: number;
+  labels: Record<string, string>;
+}
+
+export interface EventRecord {
+  uid: string;
+  at: number;
+  type: string;
+  reason: string;
+  message: string;
+  kind: string;
+  name: string;
+  namespace: string | null;
+}
+
+export interface PriceQuote {
+  usdPerHour: number;
+  source: 'pricing-api' | 'spot-history' | 'static-table' | 'unknown';
+}
+
+/** One node at one snapshot: what it offers, what its pods request, what it costs then. */
+export interface SnapshotNode {
+  nodeName: string;
+  nodePool: string | null;
+  capacityType: CapacityType;
+  instanceType: string;
+  allocatable: ResourceAmounts;
+  requested: ResourceAmounts;
+  usdPerHour: number | null;
+  priceSource: PriceQuote['source'] | null;
+}
+
+export interface NodePoolRollup {
+  nodePool: string; // '' = nodes without a NodePool
+  capacityType: CapacityType;
+  nodes: number;
+  allocatable: ResourceAmounts;
+  requested: ResourceAmounts;
+  usdPerHour: number;
+}
+
+export interface NamespaceRollup {
+  namespace: string;
+  nodePool: string;
+  team: string | null;
+  pods: number;
+  cpuMillicores: number;
+  memoryBytes: number;
+  /** Request share of node cost (cpu and memory weighted 50/50 against allocatable). */
+  usdPerHour: number;
+}
+
+export interface KubeSnapshot {
+  takenAt: number;
+  nodePools: NodePoolRecord[];
+  namespaces: NamespaceRecord[];
+  nodes: NodeRecord[];
+  nodeClaims: NodeClaimRecord[];
+  pods: PodRecord[];
+  events: EventRecord[];
+}
+
+export const zeroResources = (): ResourceAmounts => ({ cpuMillicores: 0, memoryBytes: 0, pods: 0, gpu: 0 });
+export const addResources = (a: ResourceAmounts, b: ResourceAmounts): ResourceAmounts => ({
+  cpuMillicores: a.cpuMillicores + b.cpuMillicores,
+  memoryBytes: a.memoryBytes + b.memoryBytes,
+  pods: a.pods + b.pods,
+  gpu: a.gpu + b.gpu,
+});

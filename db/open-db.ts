@@ -1,0 +1,56 @@
+import Database from 'better-sqlite3';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export type Db = Database.Database;
+
+const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/** Migrations on disk, `NNNN-name.sql`, in version order. */
+export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
+  return readdirSync(dir)
+    .map((file) => /^(\d{4})-(.+)\.sql$/.exec(file))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .map((m) => ({ version: Number(m[1]), name: m[2], sql: readFileSync(join(dir, m[0]), 'utf8') }))
+    .sort((a, b) => a.version - b.version);
+}
+
+/** Applies every migration newer than the file's `user_version`, each in its own transaction. Returns versions applied. */
+export function migrate(db: Db, migrations = loadMigrations()): number[] {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  const applied: number[] = [];
+  for (const m of migrations) {
+    if (m.version <= current) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      db.pragma(`user_version = ${m.version}`);
+    })();
+    applied.push(m.version);
+  }
+  return applied;
+}
+
+export interface OpenDbOptions {
+  path: string;
+  readonly?: boolean;
+}
+
+/** Opens (creating if needed) the ledger database with WAL, foreign keys and a busy timeout, and migrates it. */
+export function openDb({ path, readonly = false }: OpenDbOptions): Db {
+  const db = new Database(path, { readonly, fileMustExist: readonly });
+  db.pragma('busy_timeout = 5000');
+  if (!readonly) {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+  }
+  db.pragma('foreign_keys = ON');
+  if (!readonly) migrate(db);
+  return db;
+}

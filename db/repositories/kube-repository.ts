@@ -1,0 +1,128 @@
+import type { Db } from '../open-db';
+import type { KubeSnapshot, NamespaceRollup, NodePoolRecord, NodePoolRollup, SnapshotNode } from '../../core/model';
+
+export interface SnapshotWrite {
+  snapshot: KubeSnapshot;
+  nodes: SnapshotNode[];
+  nodePoolRollups: NodePoolRollup[];
+  namespaceRollups: NamespaceRollup[];
+  runId: number | null;
+}
+
+const json = (v: unknown): string => JSON.stringify(v);
+
+/** All SQL for the Kubernetes side: objects seen, snapshots and their rollups. */
+export function createKubeRepository(db: Db) {
+  const upsertNodePool = db.prepare(`
+    INSERT INTO nodepools (name, weight, consolidation_policy, consolidate_after, capacity_types_json, requirements_json, limits_json, budgets_json, nodeclass, updated_at)
+    VALUES (@name, @weight, @consolidationPolicy, @consolidateAfter, @capacityTypes, @requirements, @limits, @budgets, @nodeClass, @at)
+    ON CONFLICT(name) DO UPDATE SET weight=excluded.weight, consolidation_policy=excluded.consolidation_policy,
+      consolidate_after=excluded.consolidate_after, capacity_types_json=excluded.capacity_types_json,
+      requirements_json=excluded.requirements_json, limits_json=excluded.limits_json, budgets_json=excluded.budgets_json,
+      nodeclass=excluded.nodeclass, updated_at=excluded.updated_at`);
+  const upsertNamespace = db.prepare(`
+    INSERT INTO namespaces (name, team, labels_json) VALUES (?, ?, ?)
+    ON CONFLICT(name) DO UPDATE SET team=excluded.team, labels_json=excluded.labels_json`);
+  const upsertNode = db.prepare(`
+    INSERT INTO nodes (name, nodeclaim, nodepool, instance_type, capacity_type, zone, instance_id, created_at, first_seen, last_seen,
+      alloc_cpu_m, alloc_memory_b, alloc_pods, alloc_gpu, labels_json)
+    VALUES (@name, @nodeClaim, @nodePool, @instanceType, @capacityType, @zone, @instanceId, @createdAt, @at, @at,
+      @cpu, @mem, @pods, @gpu, @labels)
+    ON CONFLICT(name) DO UPDATE SET last_seen=excluded.last_seen, nodeclaim=excluded.nodeclaim, deleted_at=NULL`);
+  const markNodesGone = db.prepare('UPDATE nodes SET deleted_at = ? WHERE deleted_at IS NULL AND last_seen < ?');
+  const upsertNodeClaim = db.prepare(`
+    INSERT INTO nodeclaims (name, nodepool, node_name, instance_type, capacity_type, zone, instance_id, created_at, first_seen, last_seen, disruption_reason, conditions_json)
+    VALUES (@name, @nodePool, @nodeName, @instanceType, @capacityType, @zone, @instanceId, @createdAt, @at, @at, @disruptionReason, @conditions)
+    ON CONFLICT(name) DO UPDATE SET last_seen=excluded.last_seen, node_name=excluded.node_name, instance_id=excluded.instance_id,
+      disruption_reason=COALESCE(excluded.disruption_reason, nodeclaims.disruption_reason), conditions_json=excluded.conditions_json, deleted_at=NULL`);
+  const markNodeClaimsGone = db.prepare('UPDATE nodeclaims SET deleted_at = ? WHERE deleted_at IS NULL AND last_seen < ?');
+  const upsertPod = db.prepare(`
+    INSERT INTO pods (uid, namespace, name, node_name, owner_kind, owner_name, team, req_cpu_m, req_memory_b, req_gpu, do_not_disrupt, created_at, first_seen, last_seen, labels_json)
+    VALUES (@uid, @namespace, @name, @nodeName, @ownerKind, @ownerName, @team, @cpu, @mem, @gpu, @dnd, @createdAt, @at, @at, @labels)
+    ON CONFLICT(uid) DO UPDATE SET last_seen=excluded.last_seen, node_name=excluded.node_name`);
+  const upsertEvent = db.prepare(`
+    INSERT INTO events (uid, at, type, reason, message, kind, name, namespace) VALUES (@uid, @at, @type, @reason, @message, @kind, @name, @namespace)
+    ON CONFLICT(uid) DO UPDATE SET at=excluded.at, message=excluded.message`);
+  const insertSnapshot = db.prepare('INSERT INTO snapshots (taken_at, run_id, node_count, pod_count) VALUES (?, ?, ?, ?)');
+  const insertSnapshotNode = db.prepare(`
+    INSERT INTO snapshot_nodes (snapshot_id, node_name, nodepool, capacity_type, instance_type, alloc_cpu_m, alloc_memory_b, alloc_pods, alloc_gpu,
+      req_cpu_m, req_memory_b, req_pods, req_gpu, usd_per_hour, price_source)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const insertNodePoolRollup = db.prepare(`
+    INSERT INTO snapshot_nodepools (snapshot_id, taken_at, nodepool, capacity_type, nodes, alloc_cpu_m, alloc_memory_b, alloc_pods, alloc_gpu,
+      req_cpu_m, req_memory_b, req_pods, req_gpu, usd_per_hour)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const insertNamespaceRollup = db.prepare(`
+    INSERT INTO snapshot_namespaces (snapshot_id, taken_at, namespace, nodepool, team, pods, req_cpu_m, req_memory_b, usd_per_hour)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const snapshotExists = db.prepare('SELECT id FROM snapshots WHERE taken_at = ?').pluck();
+
+  /** One snapshot is one transaction: a failure leaves no partial snapshot behind. Returns the snapshot id. */
+  const writeSnapshot = db.transaction((w: SnapshotWrite): number => {
+    const { snapshot: s } = w;
+    const at = s.takenAt;
+    if (snapshotExists.get(at) !== undefined) throw new Error(`a snapshot at ${new Date(at).toISOString()} is already stored`);
+    for (const np of s.nodePools) upsertNodePool.run(nodePoolParams(np, at));
+    for (const ns of s.namespaces) upsertNamespace.run(ns.name, ns.team, json(ns.labels));
+    for (const n of s.nodes) {
+      upsertNode.run({
+        name: n.name, nodeClaim: n.nodeClaim, nodePool: n.nodePool, instanceType: n.instanceType, capacityType: n.capacityType,
+        zone: n.zone, instanceId: n.instanceId, createdAt: n.createdAt, at,
+        cpu: n.allocatable.cpuMillicores, mem: n.allocatable.memoryBytes, pods: n.allocatable.pods, gpu: n.allocatable.gpu,
+        labels: json(n.labels),
+      });
+    }
+    markNodesGone.run(at, at);
+    for (const c of s.nodeClaims) {
+      upsertNodeClaim.run({
+        name: c.name, nodePool: c.nodePool, nodeName: c.nodeName, instanceType: c.instanceType, capacityType: c.capacityType,
+        zone: c.zone, instanceId: c.instanceId, createdAt: c.createdAt, at, disruptionReason: c.disruptionReason,
+        conditions: json(c.conditions),
+      });
+    }
+    markNodeClaimsGone.run(at, at);
+    for (const p of s.pods) {
+      upsertPod.run({
+        uid: p.uid, namespace: p.namespace, name: p.name, nodeName: p.nodeName, ownerKind: p.ownerKind, ownerName: p.ownerName,
+        team: p.team, cpu: p.requests.cpuMillicores, mem: p.requests.memoryBytes, gpu: p.requests.gpu, dnd: p.doNotDisrupt ? 1 : 0,
+        createdAt: p.createdAt, at, labels: json(p.labels),
+      });
+    }
+    for (const e of s.events) upsertEvent.run(e);
+    const id = Number(insertSnapshot.run(at, w.runId, s.nodes.length, s.pods.length).lastInsertRowid);
+    for (const n of w.nodes) {
+      insertSnapshotNode.run(id, n.nodeName, n.nodePool, n.capacityType, n.instanceType,
+        n.allocatable.cpuMillicores, n.allocatable.memoryBytes, n.allocatable.pods, n.allocatable.gpu,
+        n.requested.cpuMillicores, n.requested.memoryBytes, n.requested.pods, n.requested.gpu, n.usdPerHour, n.priceSource);
+    }
+    for (const r of w.nodePoolRollups) {
+      insertNodePoolRollup.run(id, at, r.nodePool, r.capacityType, r.nodes,
+        r.allocatable.cpuMillicores, r.allocatable.memoryBytes, r.allocatable.pods, r.allocatable.gpu,
+        r.requested.cpuMillicores, r.requested.memoryBytes, r.requested.pods, r.requested.gpu, r.usdPerHour);
+    }
+    for (const r of w.namespaceRollups) {
+      insertNamespaceRollup.run(id, at, r.namespace, r.nodePool, r.team, r.pods, r.cpuMillicores, r.memoryBytes, r.usdPerHour);
+    }
+    return id;
+  });
+
+  return {
+    writeSnapshot,
+    upsertEvents: db.transaction((events: KubeSnapshot['events']) => { for (const e of events) upsertEvent.run(e); }),
+    latestSnapshotAt: (): number | null => (db.prepare('SELECT MAX(taken_at) FROM snapshots').pluck().get() as number | null) ?? null,
+    snapshotCount: (): number => db.prepare('SELECT COUNT(*) FROM snapshots').pluck().get() as number,
+    /** Distinct instance types ever seen, with their zones: what spot history to fetch. */
+    instanceMarkets: (): { instanceType: string; zone: string }[] =>
+      db.prepare("SELECT DISTINCT instance_type AS instanceType, zone FROM nodes WHERE capacity_type = 'spot'").all() as { instanceType: string; zone: string }[],
+  };
+}
+
+export type KubeRepository = ReturnType<typeof createKubeRepository>;
+
+function nodePoolParams(np: NodePoolRecord, at: number) {
+  return {
+    name: np.name, weight: np.weight, consolidationPolicy: np.consolidationPolicy, consolidateAfter: np.consolidateAfter,
+    capacityTypes: json(np.capacityTypes), requirements: json(np.requirements), limits: json(np.limits), budgets: json(np.budgets),
+    nodeClass: np.nodeClass, at,
+  };
+}

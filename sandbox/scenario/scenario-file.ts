@@ -1,0 +1,79 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CapacityType } from '../../core/labels';
+import type { NodeSelectorRequirement, SimNodePool } from './types';
+
+/** The scenario file: what the simulated cluster runs. The seed makes the rest (names, noise, spot prices). */
+export interface ScenarioFile {
+  name: string;
+  description: string;
+  clusterName: string;
+  region: string;
+  zones: string[];
+  accountId: string;
+  start: string;
+  days: number;
+  stepMinutes: number;
+  nodePools: (Omit<SimNodePool, 'instanceTypes'> & { requirements: NodeSelectorRequirement[] })[];
+  managedNodes: { name: string; instanceType: string; count: number }[];
+  namespaces: { name: string; labels: Record<string, string> }[];
+  daemonSets: { namespace: string; name: string; requests: RequestSpec }[];
+  workloads: WorkloadSpec[];
+  incidents: IncidentSpec[];
+  spotPrices: {
+    initialFractionOfOnDemand: [number, number];
+    changesPerDay: number;
+    stepFraction: number;
+    boundsFractionOfOnDemand: [number, number];
+  };
+}
+
+export interface RequestSpec {
+  cpu?: string;
+  memory?: string;
+}
+
+export interface WorkloadSpec {
+  kind: 'Deployment' | 'StatefulSet' | 'Job';
+  namespace: string;
+  name: string;
+  /** A NodePool name, or "managed" for the managed node group that runs Karpenter itself. */
+  target: string;
+  capacityType?: CapacityType;
+  doNotDisrupt?: boolean;
+  replicas?: { fixed: number } | { daily: { min: number; max: number; peakHourUtc: number; weekendFactor: number } };
+  requests: RequestSpec;
+  initRequests?: RequestSpec;
+  bursts?: { day: number; hourUtc: number; parallelism: number; hours: number }[];
+  /** Extra pod labels (also used by hostile-name scenarios). */
+  labels?: Record<string, string>;
+}
+
+export type IncidentSpec =
+  | { kind: 'spot-interruption'; at: string; nodePool: string }
+  | { kind: 'drift'; at: string; nodePool: string; change: string };
+
+const SCENARIO_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'scenarios');
+
+export class ScenarioFileError extends Error {}
+
+/** Loads `sandbox/scenarios/<name>.json` (or a path ending in .json) and checks the fields the simulation relies on. */
+export function loadScenarioFile(nameOrPath: string): ScenarioFile {
+  const path = nameOrPath.endsWith('.json') ? nameOrPath : join(SCENARIO_DIR, `${nameOrPath}.json`);
+  let parsed: ScenarioFile;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8')) as ScenarioFile;
+  } catch (err) {
+    throw new ScenarioFileError(`cannot read scenario ${path}: ${(err as Error).message}`);
+  }
+  if (Number.isNaN(Date.parse(parsed.start))) throw new ScenarioFileError(`scenario ${path}: "start" is not a date`);
+  if (!(parsed.days > 0 && parsed.stepMinutes > 0)) throw new ScenarioFileError(`scenario ${path}: "days" and "stepMinutes" must be positive`);
+  const pools = new Set(parsed.nodePools.map((p) => p.name));
+  for (const w of parsed.workloads) {
+    if (w.target !== 'managed' && !pools.has(w.target)) {
+      throw new ScenarioFileError(`scenario ${path}: workload ${w.namespace}/${w.name} targets unknown NodePool "${w.target}"`);
+    }
+  }
+  return parsed;
+}

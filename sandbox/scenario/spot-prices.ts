@@ -1,0 +1,69 @@
+import type { Rng } from './rng';
+import type { EpochMs, SpotPricePoint } from './types';
+import type { ScenarioFile } from './scenario-file';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/**
+ * Simulated spot prices: per (type, zone) a bounded random walk below on-demand, a few changes a day at
+ * random minutes. Not real AWS prices: every consumer labels them as simulated.
+ */
+export function simulateSpotPrices(
+  rng: Rng,
+  cfg: ScenarioFile['spotPrices'],
+  types: { name: string; onDemandUsdPerHour: number }[],
+  zones: string[],
+  start: EpochMs,
+  end: EpochMs,
+): SpotPricePoint[] {
+  const out: SpotPricePoint[] = [];
+  const [lo, hi] = cfg.boundsFractionOfOnDemand;
+  for (const t of types) {
+    for (const zone of zones) {
+      let fraction = rng.uniform(cfg.initialFractionOfOnDemand[0], cfg.initialFractionOfOnDemand[1]);
+      out.push({ at: start - DAY, instanceType: t.name, zone, usdPerHour: round4(t.onDemandUsdPerHour * fraction) });
+      const changes = Math.round(((end - start) / DAY) * cfg.changesPerDay);
+      const times = Array.from({ length: changes }, () => start + Math.floor(rng.next() * ((end - start) / 60_000)) * 60_000).sort((a, b) => a - b);
+      for (const at of times) {
+        fraction = Math.min(hi, Math.max(lo, fraction * (1 + rng.uniform(-cfg.stepFraction, cfg.stepFraction))));
+        out.push({ at, instanceType: t.name, zone, usdPerHour: round4(t.onDemandUsdPerHour * fraction) });
+      }
+    }
+  }
+  return out;
+}
+
+const round4 = (x: number): number => Math.round(x * 10_000) / 10_000;
+
+/** Fast "price in effect at t" over the points of one scenario. */
+export class SpotPriceIndex {
+  private readonly byMarket = new Map<string, SpotPricePoint[]>();
+  constructor(points: SpotPricePoint[]) {
+    for (const p of points) {
+      const key = `${p.instanceType}|${p.zone}`;
+      const list = this.byMarket.get(key) ?? [];
+      list.push(p);
+      this.byMarket.set(key, list);
+    }
+    for (const list of this.byMarket.values()) list.sort((a, b) => a.at - b.at);
+  }
+  /** Points of one market, by time. */
+  market(instanceType: string, zone: string): SpotPricePoint[] {
+    return this.byMarket.get(`${instanceType}|${zone}`) ?? [];
+  }
+  priceAt(instanceType: string, zone: string, t: EpochMs): number | null {
+    const list = this.market(instanceType, zone);
+    let lo = 0;
+    let hi = list.length - 1;
+    let found: SpotPricePoint | null = null;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (list[mid].at <= t) {
+        found = list[mid];
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return found ? found.usdPerHour : null;
+  }
+}

@@ -1,0 +1,280 @@
+import { LABEL_CAPACITY_TYPE, LABEL_NODECLASS, LABEL_NODEPOOL, LABEL_ZONE } from '../../core/labels';
+import { formatCpu, formatMemory } from '../../core/quantity';
+import { loadCatalog } from '../scenario/catalog';
+import type { EpochMs, Scenario, SimEvent, SimNode, SimNodePool, SimPod } from '../scenario/types';
+
+/** Builds Kubernetes API objects (the JSON the real API server returns) from the simulated history. */
+
+const iso = (t: EpochMs): string => new Date(t).toISOString().replace('.000Z', 'Z');
+/** Deterministic uid from a name: the same scenario gives the same objects, byte for byte. */
+export function uidFor(kind: string, name: string): string {
+  let h1 = 0x811c9dc5;
+  let h2 = 0x01000193;
+  const s = `${kind}/${name}`;
+  for (let i = 0; i < s.length; i++) {
+    h1 = Math.imul(h1 ^ s.charCodeAt(i), 16777619) >>> 0;
+    h2 = Math.imul(h2 ^ s.charCodeAt(i), 2246822519) >>> 0;
+  }
+  const hex = (h1.toString(16).padStart(8, '0') + h2.toString(16).padStart(8, '0')).repeat(2);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+const JOB_POD_LINGER_MS = 10 * 60_000;
+
+/** Pods visible at t: running ones, and Job pods for ten minutes after they Succeeded (they no longer count). */
+export function podPhaseAt(p: SimPod, t: EpochMs): 'Running' | 'Succeeded' | null {
+  if (p.createdAt > t) return null;
+  if (p.deletedAt === null || p.deletedAt > t) return 'Running';
+  if (p.endPhase === 'Succeeded' && t < p.deletedAt + JOB_POD_LINGER_MS) return 'Succeeded';
+  return null;
+}
+
+export const nodeAliveAt = (n: SimNode, t: EpochMs): boolean => n.createdAt <= t && (n.deletedAt === null || n.deletedAt > t);
+
+export function nodeLabels(scenario: Scenario, n: SimNode): Record<string, string> {
+  const type = loadCatalog().get(n.instanceType);
+  const pool = scenario.nodePools.find((p) => p.name === n.nodePool);
+  const labels: Record<string, string> = {
+    ...(type?.labels ?? {}),
+    'beta.kubernetes.io/arch': type?.labels['kubernetes.io/arch'] ?? 'amd64',
+    'beta.kubernetes.io/os': 'linux',
+    'kubernetes.io/hostname': n.name,
+    [LABEL_ZONE]: n.zone,
+    'topology.kubernetes.io/region': scenario.region,
+    'topology.k8s.aws/zone-id': `use1-az${scenario.zones.indexOf(n.zone) + 1}`,
+  };
+  if (n.nodePool) {
+    labels[LABEL_NODEPOOL] = n.nodePool;
+    labels[LABEL_CAPACITY_TYPE] = n.capacityType;
+    labels[LABEL_NODECLASS] = pool?.nodeClassName ?? 'default';
+    labels['karpenter.sh/initialized'] = 'true';
+    labels['karpenter.sh/registered'] = 'true';
+  } else {
+    labels['eks.amazonaws.com/nodegroup'] = 'karpenter-mng';
+    labels['eks.amazonaws.com/capacityType'] = 'ON_DEMAND';
+  }
+  return Object.fromEntries(Object.entries(labels).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+function capacityOf(n: SimNode): Record<string, string> {
+  const type = loadCatalog().get(n.instanceType);
+  return {
+    cpu: String(type?.vcpu ?? 0),
+    'ephemeral-storage': '20959212Ki',
+    memory: `${(type?.memoryMiB ?? 0) * 1024}Ki`,
+    pods: type?.allocatable.pods ?? '0',
+  };
+}
+
+export function nodeObject(scenario: Scenario, n: SimNode, pool: SimNodePool | undefined, driftedHash: string | null) {
+  const type = loadCatalog().get(n.instanceType);
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name: n.name,
+      uid: uidFor('Node', n.name),
+      resourceVersion: String(Math.floor(n.createdAt / 1000)),
+      creationTimestamp: iso(n.createdAt),
+      labels: nodeLabels(scenario, n),
+      annotations: {
+        'alpha.kubernetes.io/provided-node-ip': n.privateIp,
+        ...(n.nodePool ? { 'karpenter.k8s.aws/ec2nodeclass-hash': n.nodeClassHash, 'karpenter.sh/nodepool-hash': driftedHash ?? n.nodeClassHash } : {}),
+        'node.alpha.kubernetes.io/ttl': '0',
+      },
+      ...(n.nodeClaimName
+        ? { ownerReferences: [{ apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', name: n.nodeClaimName, uid: uidFor('NodeClaim', n.nodeClaimName), blockOwnerDeletion: true }], finalizers: ['karpenter.sh/termination'] }
+        : {}),
+    },
+    spec: {
+      providerID: `aws:///${n.zone}/${n.instanceId}`,
+      ...(pool?.taints?.length ? { taints: pool.taints } : {}),
+    },
+    status: {
+      capacity: capacityOf(n),
+      allocatable: { ...(type?.allocatable ?? {}) },
+      addresses: [
+        { type: 'InternalIP', address: n.privateIp },
+        { type: 'InternalDNS', address: n.name },
+        { type: 'Hostname', address: n.name },
+      ],
+      conditions: [
+        { type: 'MemoryPressure', status: 'False', reason: 'KubeletHasSufficientMemory', message: 'kubelet has sufficient memory available', lastHeartbeatTime: iso(n.createdAt), lastTransitionTime: iso(n.createdAt) },
+        { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: iso(n.createdAt), lastTransitionTime: iso(n.createdAt + 40_000) },
+      ],
+      nodeInfo: {
+        architecture: type?.labels['kubernetes.io/arch'] ?? 'amd64',
+        containerRuntimeVersion: 'containerd://1.7.27',
+        kernelVersion: '6.1.141-155.222.amzn2023.x86_64',
+        kubeProxyVersion: 'v1.31.7-eks-473151a',
+        kubeletVersion: 'v1.31.7-eks-473151a',
+        operatingSystem: 'linux',
+        osImage: 'Amazon Linux 2023.7.20251105',
+        machineID: n.instanceId.replace('i-', 'ec2'),
+        systemUUID: uidFor('system', n.instanceId),
+        bootID: uidFor('boot', n.instanceId),
+      },
+    },
+  };
+}
+
+export function nodeClaimObject(scenario: Scenario, n: SimNode, pool: SimNodePool, podsByName: Map<string, SimPod>, currentHash: string) {
+  const name = n.nodeClaimName ?? '';
+  const type = loadCatalog().get(n.instanceType);
+  // The requests of the pods it was launched for: what made Karpenter pick this size.
+  let cpu = 0;
+  let mem = 0;
+  let pods = 0;
+  if (n.launchReason.kind === 'pending-pods') {
+    for (const podName of n.launchReason.podNames) {
+      const p = podsByName.get(podName);
+      if (!p) continue;
+      cpu += p.requests.cpuMillicores;
+      mem += p.requests.memoryBytes;
+      pods += 1;
+    }
+  }
+  const drifted = n.nodeClassHash !== currentHash;
+  const conditions = [
+    { type: 'Launched', status: 'True', reason: 'Launched', message: '', lastTransitionTime: iso(n.createdAt + 3_000) },
+    { type: 'Registered', status: 'True', reason: 'Registered', message: '', lastTransitionTime: iso(n.createdAt + 35_000) },
+    { type: 'Initialized', status: 'True', reason: 'Initialized', message: '', lastTransitionTime: iso(n.createdAt + 45_000) },
+    { type: 'Ready', status: 'True', reason: 'Ready', message: '', lastTransitionTime: iso(n.createdAt + 45_000) },
+    ...(drifted ? [{ type: 'Drifted', status: 'True', reason: 'NodeClassDrift', message: '', lastTransitionTime: iso(n.createdAt) }] : []),
+  ];
+  return {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodeClaim',
+    metadata: {
+      name,
+      uid: uidFor('NodeClaim', name),
+      resourceVersion: String(Math.floor(n.createdAt / 1000)),
+      creationTimestamp: iso(n.createdAt),
+      generateName: `${pool.name}-`,
+      labels: { ...nodeLabels(scenario, n), 'kubernetes.io/hostname': undefined },
+      annotations: {
+        'karpenter.k8s.aws/ec2nodeclass-hash': n.nodeClassHash,
+        'karpenter.k8s.aws/ec2nodeclass-hash-version': 'v4',
+        'karpenter.sh/nodepool-hash-version': 'v3',
+        ...(n.launchReason.kind === 'replacement' ? { 'ledger.sandbox/replaces': n.launchReason.replaces.join(',') } : {}),
+      },
+      ownerReferences: [{ apiVersion: 'karpenter.sh/v1', kind: 'NodePool', name: pool.name, uid: uidFor('NodePool', pool.name), blockOwnerDeletion: true }],
+      finalizers: ['karpenter.sh/termination'],
+    },
+    spec: {
+      nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: pool.nodeClassName },
+      requirements: [
+        ...pool.requirements,
+        { key: 'node.kubernetes.io/instance-type', operator: 'In', values: [n.instanceType] },
+        { key: LABEL_NODEPOOL, operator: 'In', values: [pool.name] },
+      ],
+      resources: { requests: { cpu: formatCpu(cpu), memory: formatMemory(mem), pods: String(pods) } },
+      expireAfter: pool.expireAfter,
+      ...(pool.taints?.length ? { taints: pool.taints } : {}),
+    },
+    status: {
+      providerID: `aws:///${n.zone}/${n.instanceId}`,
+      nodeName: n.name,
+      imageID: 'ami-0a1b2c3d4e5f60718',
+      capacity: capacityOf(n),
+      allocatable: { ...(type?.allocatable ?? {}) },
+      conditions,
+    },
+  };
+}
+
+export function nodePoolObject(p: SimNodePool, start: EpochMs) {
+  return {
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodePool',
+    metadata: {
+      name: p.name,
+      uid: uidFor('NodePool', p.name),
+      resourceVersion: '1',
+      generation: 1,
+      creationTimestamp: iso(start - 30 * 86_400_000),
+      annotations: { 'karpenter.sh/nodepool-hash': uidFor('hash', p.name).slice(0, 16), 'karpenter.sh/nodepool-hash-version': 'v3' },
+    },
+    spec: {
+      weight: p.weight,
+      template: {
+        metadata: { labels: { 'ledger.sandbox/pool': p.name } },
+        spec: {
+          nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: p.nodeClassName },
+          requirements: p.requirements,
+          expireAfter: p.expireAfter,
+          ...(p.taints?.length ? { taints: p.taints } : {}),
+        },
+      },
+      disruption: { consolidationPolicy: p.consolidationPolicy, consolidateAfter: p.consolidateAfter, budgets: p.budgets },
+      limits: p.limits,
+    },
+    status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Ready', message: '', lastTransitionTime: iso(start - 30 * 86_400_000) }] },
+  };
+}
+
+export function podObject(p: SimPod, phase: 'Running' | 'Succeeded', hostIp: string) {
+  const ownerApi = p.ownerKind === 'Job' ? 'batch/v1' : 'apps/v1';
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: p.name,
+      namespace: p.namespace,
+      uid: p.uid,
+      resourceVersion: String(Math.floor(p.createdAt / 1000)),
+      creationTimestamp: iso(p.createdAt),
+      labels: p.labels,
+      ...(Object.keys(p.annotations).length ? { annotations: p.annotations } : {}),
+      ownerReferences: [{ apiVersion: ownerApi, kind: p.ownerKind, name: p.ownerName, uid: uidFor(p.ownerKind, `${p.namespace}/${p.ownerName}`), controller: true, blockOwnerDeletion: true }],
+    },
+    spec: {
+      nodeName: p.nodeName,
+      containers: p.containers.map((c) => ({ name: c.name, image: c.image, resources: { requests: c.resources.requests }, imagePullPolicy: 'IfNotPresent' })),
+      ...(p.initContainers.length ? { initContainers: p.initContainers.map((c) => ({ name: c.name, image: c.image, resources: { requests: c.resources.requests } })) } : {}),
+      ...(Object.keys(p.nodeSelector).length ? { nodeSelector: p.nodeSelector } : {}),
+      tolerations: p.tolerations,
+      restartPolicy: p.ownerKind === 'Job' ? 'Never' : 'Always',
+      schedulerName: 'default-scheduler',
+      serviceAccountName: 'default',
+      priority: 0,
+    },
+    status: {
+      phase,
+      hostIP: hostIp,
+      podIP: hostIp,
+      qosClass: 'Burstable',
+      startTime: iso(p.createdAt),
+      conditions: [{ type: 'Ready', status: phase === 'Running' ? 'True' : 'False', lastTransitionTime: iso(p.createdAt + 5_000) }],
+    },
+  };
+}
+
+export function namespaceObject(ns: Scenario['namespaces'][number], start: EpochMs) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: ns.name, uid: uidFor('Namespace', ns.name), resourceVersion: '1', creationTimestamp: iso(start - 30 * 86_400_000), labels: { 'kubernetes.io/metadata.name': ns.name, ...ns.labels } },
+    spec: { finalizers: ['kubernetes'] },
+    status: { phase: 'Active' },
+  };
+}
+
+export function eventObject(e: SimEvent) {
+  const apiVersion = e.involvedObject.kind === 'NodeClaim' || e.involvedObject.kind === 'NodePool' ? 'karpenter.sh/v1' : 'v1';
+  return {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name: `${e.involvedObject.name}.${e.uid.replaceAll('-', '').slice(0, 16)}`, namespace: e.involvedObject.namespace ?? 'default', uid: e.uid, resourceVersion: String(Math.floor(e.at / 1000)), creationTimestamp: iso(e.at) },
+    involvedObject: { apiVersion, kind: e.involvedObject.kind, name: e.involvedObject.name, uid: uidFor(e.involvedObject.kind, e.involvedObject.name), ...(e.involvedObject.namespace ? { namespace: e.involvedObject.namespace } : {}) },
+    reason: e.reason,
+    message: e.message,
+    type: e.type,
+    source: { component: 'karpenter' },
+    reportingComponent: 'karpenter',
+    reportingInstance: '',
+    firstTimestamp: iso(e.at),
+    lastTimestamp: iso(e.at),
+    count: 1,
+  };
+}

@@ -1,0 +1,64 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { SandboxContext, SandboxHandler, SandboxRequest, SandboxResponse } from './context';
+import { json } from './context';
+
+const MAX_BODY_BYTES = 1 << 20;
+
+/** Serves the sandbox handlers on 127.0.0.1, one port for every protocol, plus the clock control endpoint. */
+export async function startSandboxServer(ctx: SandboxContext, handlers: SandboxHandler[], port = 0, host = '127.0.0.1'): Promise<{ server: Server; url: string; close: () => Promise<void> }> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(c);
+    });
+    req.on('end', () => {
+      let out: SandboxResponse;
+      try {
+        const request: SandboxRequest = { method: req.method ?? 'GET', url: new URL(req.url ?? '/', 'http://sandbox'), headers: req.headers, body: Buffer.concat(chunks) };
+        out = size > MAX_BODY_BYTES ? json(413, { message: 'request body too large' }) : (control(request, ctx) ?? firstAnswer(handlers, request, ctx) ?? json(404, { message: `nothing in the sandbox answers ${request.method} ${request.url.pathname}` }));
+      } catch (err) {
+        out = json(500, { message: `sandbox error: ${(err as Error).message}` });
+      }
+      res.writeHead(out.status, { ...out.headers, 'content-length': Buffer.byteLength(out.body) });
+      res.end(out.body);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  return {
+    server,
+    url: `http://${host}:${address.port}`,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+function firstAnswer(handlers: SandboxHandler[], req: SandboxRequest, ctx: SandboxContext): SandboxResponse | null {
+  for (const h of handlers) {
+    const out = h(req, ctx);
+    if (out) return out;
+  }
+  return null;
+}
+
+/** `GET/POST /_sandbox/clock`: read or move the simulated now (the seeding driver does this). */
+function control(req: SandboxRequest, ctx: SandboxContext): SandboxResponse | null {
+  if (req.url.pathname !== '/_sandbox/clock') return null;
+  if (req.method === 'POST') {
+    const body = JSON.parse(req.body.toString('utf8') || '{}') as { time?: string };
+    const t = Date.parse(body.time ?? '');
+    if (Number.isNaN(t)) return json(400, { message: 'body must be {"time": "<ISO 8601>"}' });
+    const { start, end } = ctx.scenario;
+    if (t < start || t > end) return json(400, { message: `time must be within the scenario, ${new Date(start).toISOString()} .. ${new Date(end).toISOString()}` });
+    ctx.clock.set(t);
+  }
+  return json(200, { time: new Date(ctx.clock.now()).toISOString(), start: new Date(ctx.scenario.start).toISOString(), end: new Date(ctx.scenario.end).toISOString(), scenario: ctx.scenario.name, seed: ctx.scenario.seed });
+}
