@@ -130,6 +130,8 @@ const mapRun = (r: RawRun): CollectionRunRow => ({
 });
 
 export function createReportsRepository(db: Db) {
+  // better-sqlite3 binds JS numbers as REAL, and REAL / INTEGER does not floor: every time parameter
+  // is CAST to INTEGER in the SQL so day and bucket arithmetic stays integral.
   // Prefer DAILY lines; a day with none falls back to the sum of its HOURLY lines (never both: no double count).
   const billDaily = db.prepare(`
     WITH lines AS (
@@ -137,7 +139,7 @@ export function createReportsRepository(db: Db) {
              unblended_usd, amortized_usd, estimated
       FROM cost_lines
       WHERE source = 'cost-explorer' AND group_by = 'PURCHASE_TYPE'
-        AND period_start_ms >= @fromMs AND period_start_ms < @toMs
+        AND period_start_ms >= CAST(@fromMs AS INTEGER) AND period_start_ms < CAST(@toMs AS INTEGER)
         AND (@nodePool IS NULL OR nodepool = @nodePool)
     ),
     daily_days AS (SELECT DISTINCT day_ms FROM lines WHERE granularity = 'DAILY')
@@ -154,11 +156,11 @@ export function createReportsRepository(db: Db) {
     WITH s AS (
       SELECT id, taken_at, LEAD(taken_at) OVER (ORDER BY taken_at) AS next_at
       FROM snapshots
-      WHERE taken_at >= @fromMs - @capMs AND taken_at < @toMs + @capMs
+      WHERE taken_at >= CAST(@fromMs AS INTEGER) - CAST(@capMs AS INTEGER) AND taken_at < CAST(@toMs AS INTEGER) + CAST(@capMs AS INTEGER)
     ),
     iv AS (
-      SELECT id, MAX(taken_at, @fromMs) AS start_ms,
-             MIN(taken_at + MIN(COALESCE(next_at, taken_at) - taken_at, @capMs), @toMs) AS end_ms
+      SELECT id, MAX(taken_at, CAST(@fromMs AS INTEGER)) AS start_ms,
+             MIN(taken_at + MIN(COALESCE(next_at, taken_at) - taken_at, CAST(@capMs AS INTEGER)), CAST(@toMs AS INTEGER)) AS end_ms
       FROM s
     ),
     parts (id, part_start, part_end) AS (
@@ -177,16 +179,16 @@ export function createReportsRepository(db: Db) {
 
   const efficiency = db.prepare(`
     WITH b AS (
-      SELECT (taken_at / @bucketMs) * @bucketMs AS bucket_ms, COUNT(*) AS snapshots
-      FROM snapshots WHERE taken_at >= @fromMs AND taken_at < @toMs
+      SELECT (taken_at / CAST(@bucketMs AS INTEGER)) * CAST(@bucketMs AS INTEGER) AS bucket_ms, COUNT(*) AS snapshots
+      FROM snapshots WHERE taken_at >= CAST(@fromMs AS INTEGER) AND taken_at < CAST(@toMs AS INTEGER)
       GROUP BY bucket_ms
     )
     SELECT b.bucket_ms, n.nodepool,
            TOTAL(n.req_cpu_m) AS req_cpu, TOTAL(n.alloc_cpu_m) AS alloc_cpu,
            TOTAL(n.req_memory_b) AS req_mem, TOTAL(n.alloc_memory_b) AS alloc_mem,
            TOTAL(n.nodes) AS nodes, TOTAL(n.usd_per_hour) AS usd, b.snapshots
-    FROM snapshot_nodepools n JOIN b ON b.bucket_ms = (n.taken_at / @bucketMs) * @bucketMs
-    WHERE n.taken_at >= @fromMs AND n.taken_at < @toMs AND (@nodePool IS NULL OR n.nodepool = @nodePool)
+    FROM snapshot_nodepools n JOIN b ON b.bucket_ms = (n.taken_at / CAST(@bucketMs AS INTEGER)) * CAST(@bucketMs AS INTEGER)
+    WHERE n.taken_at >= CAST(@fromMs AS INTEGER) AND n.taken_at < CAST(@toMs AS INTEGER) AND (@nodePool IS NULL OR n.nodepool = @nodePool)
     GROUP BY b.bucket_ms, n.nodepool
     ORDER BY n.nodepool, b.bucket_ms`);
 

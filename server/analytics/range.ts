@@ -4,8 +4,8 @@ import { DAY_MS } from './efficiency';
 
 /** A query parameter that passed the schema but means nothing usable (e.g. 2026-02-30, to before from). */
 export class QueryParamError extends Error {
-  constructor(readonly param: string, message: string) {
-    super(`${param}: ${message}`);
+  constructor(readonly param: string, readonly detail: string) {
+    super(`${param}: ${detail}`);
     this.name = 'QueryParamError';
   }
 }

@@ -1,0 +1,123 @@
+import fastifyStatic from '@fastify/static';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { existsSync } from 'node:fs';
+import { STATUS_CODES } from 'node:http';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Db } from '../db/open-db';
+import { createReportsRepository } from '../db/repositories/reports-repository';
+import { QueryParamError } from './analytics/range';
+import { reportsRoutes } from './routes/reports';
+import { QUERY_PARAM_HINTS, type ErrorResponse } from './schemas/reports';
+import { createReportsService } from './services/reports-service';
+
+export interface BuildAppOptions {
+  db: Db;
+  /** Folder of the built dashboard (index.html + assets/). Default: dist/web at the repository root. */
+  webRoot?: string;
+  /** Fastify's request logger. Default: false. */
+  logger?: boolean;
+  /** Clock for default ranges; tests pin it. Default: Date.now. */
+  now?: () => number;
+}
+
+export const DEFAULT_WEB_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'web');
+
+/** Same-origin only; Recharts and React set styles through the CSSOM, which style-src does not restrict. */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "font-src 'self'",
+  "connect-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
+].join('; ');
+
+const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'x-content-type-options': 'nosniff',
+  'content-security-policy': CONTENT_SECURITY_POLICY,
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
+const errorBody = (statusCode: number, error: string, message: string): ErrorResponse => ({ statusCode, error, message });
+
+/** "from" from a validation error: the property path, or the property a keyword names. */
+function paramOf(err: FastifyError): string | null {
+  const v = err.validation?.[0];
+  if (v === undefined) return null;
+  const fromPath = v.instancePath.replace(/^\//, '').split('/')[0];
+  if (fromPath !== '') return fromPath;
+  const p = v.params as Record<string, unknown>;
+  const named = p.missingProperty ?? p.additionalProperty;
+  return typeof named === 'string' ? named : null;
+}
+
+function queryValue(req: FastifyRequest, param: string): unknown {
+  const q = req.query;
+  return typeof q === 'object' && q !== null ? (q as Record<string, unknown>)[param] : undefined;
+}
+
+function handleError(err: FastifyError, req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (err instanceof QueryParamError) {
+    return reply.code(400).send(errorBody(400, 'Bad Request', `Invalid query parameter "${err.param}": ${err.detail}`));
+  }
+  if (err.validation !== undefined) {
+    const param = paramOf(err);
+    const where = err.validationContext ?? 'request';
+    if (param === null) return reply.code(400).send(errorBody(400, 'Bad Request', `Invalid ${where}: ${err.message}`));
+    const got = queryValue(req, param);
+    const hint = QUERY_PARAM_HINTS[param];
+    const expected = hint === undefined ? (err.validation[0]?.message ?? 'is invalid') : `must be ${hint}`;
+    const gotText = typeof got === 'string' ? ` (got "${got.slice(0, 60)}")` : '';
+    return reply.code(400).send(errorBody(400, 'Bad Request', `Invalid ${where} parameter "${param}": ${expected}${gotText}`));
+  }
+  const status = err.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    return reply.code(status).send(errorBody(status, STATUS_CODES[status] ?? 'Client Error', err.message));
+  }
+  // 5xx: the detail goes to the log, never to the client.
+  req.log.error({ err, url: req.url }, 'request failed');
+  return reply.code(500).send(errorBody(500, 'Internal Server Error', 'The server could not answer this request; the cause is in its log.'));
+}
+
+/** The API and the built dashboard. Does not listen: the caller listens (on 127.0.0.1). */
+export function buildApp(options: BuildAppOptions): FastifyInstance {
+  const app = Fastify({ logger: options.logger ?? false });
+  const reports = createReportsService(createReportsRepository(options.db), options.now ?? Date.now);
+  const webRoot = resolve(options.webRoot ?? DEFAULT_WEB_ROOT);
+  const indexHtml = join(webRoot, 'index.html');
+
+  app.addHook('onSend', async (_req, reply, payload) => {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) reply.header(name, value);
+    return payload;
+  });
+  app.setErrorHandler(handleError);
+
+  app.register(reportsRoutes, { reports });
+
+  const webBuilt = existsSync(indexHtml);
+  if (webBuilt) {
+    app.register(fastifyStatic, {
+      root: webRoot,
+      index: 'index.html',
+      setHeaders: (reply, path) => {
+        // Vite names files under assets/ by content hash: cache them for good; everything else revalidates.
+        reply.header('cache-control', path.includes(`${join(webRoot, 'assets')}`) ? 'public, max-age=31536000, immutable' : 'no-cache');
+      },
+    });
+  }
+
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0];
+    if (path === '/api' || path.startsWith('/api/') || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      return reply.code(404).send(errorBody(404, 'Not Found', `No route ${req.method} ${path}`));
+    }
+    if (!webBuilt) {
+      return reply.code(404).type('text/plain; charset=utf-8')
+        .send(`The dashboard is not built at ${webRoot}: run "npx vite build", then reload.`);
+    }
+    // SPA fallback: client-side routes get index.html.
+    return reply.header('cache-control', 'no-cache').sendFile('index.html', webRoot);
+  });
+
+  return app;
+}

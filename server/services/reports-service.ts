@@ -1,0 +1,71 @@
+import type { CollectionRunRow, ReportsRepository } from '../../db/repositories/reports-repository';
+import { dailyCostTotals, mergeDailyCost } from '../analytics/daily-cost';
+import { chooseBucketMs, DAY_MS, toEfficiencySeries } from '../analytics/efficiency';
+import { dayCeil, dayFloor, defaultEndMs, DEFAULT_RANGE_DAYS, isoInstant, resolveRange, utcDay } from '../analytics/range';
+import type {
+  CollectionRun, DailyCostResponse, EfficiencyResponse, NodePoolsResponse, RangeQuery, StatusResponse,
+} from '../schemas/reports';
+
+const toRun = (r: CollectionRunRow): CollectionRun => ({
+  kind: r.kind, source: r.source, status: r.status, startedAt: isoInstant(r.startedAtMs),
+  finishedAt: r.finishedAtMs === null ? null : isoInstant(r.finishedAtMs), rowsWritten: r.rowsWritten, message: r.message,
+});
+
+/** The overview's reports: repository rows through the pure analytics into API responses. */
+export function createReportsService(repo: ReportsRepository, now: () => number = Date.now) {
+  const extent = () => {
+    const r = repo.dataRange();
+    return { range: r, extent: { lastSnapshotMs: r.lastSnapshotMs, lastCostDayMs: r.lastCostDayMs } };
+  };
+  const range = (query: RangeQuery) => {
+    const { fromMs, toMs } = resolveRange(query, extent().extent, now());
+    return { fromMs, toMs, nodePool: query.nodepool };
+  };
+
+  return {
+    status(): StatusResponse {
+      const { range: r, extent: e } = extent();
+      const endMs = defaultEndMs(e, now());
+      const lastRun = repo.lastRun();
+      return {
+        dataSource: lastRun?.source ?? 'unknown',
+        range: {
+          firstSnapshotAt: r.firstSnapshotMs === null ? null : isoInstant(r.firstSnapshotMs),
+          lastSnapshotAt: r.lastSnapshotMs === null ? null : isoInstant(r.lastSnapshotMs),
+          firstCostDay: r.firstCostDayMs === null ? null : utcDay(r.firstCostDayMs),
+          lastCostDay: r.lastCostDayMs === null ? null : utcDay(r.lastCostDayMs),
+        },
+        defaultRange: { from: isoInstant(endMs - DEFAULT_RANGE_DAYS * DAY_MS), to: isoInstant(endMs) },
+        lastRun: lastRun === null ? null : toRun(lastRun),
+        lastRunByKind: repo.lastRunPerKind().map(toRun),
+        counts: { snapshots: r.snapshotCount, nodePools: r.nodePoolCount, costLines: r.costLineCount },
+      };
+    },
+
+    nodePools(): NodePoolsResponse {
+      return {
+        items: repo.nodePools().map((n) => ({
+          name: n.name, weight: n.weight, consolidationPolicy: n.consolidationPolicy, consolidateAfter: n.consolidateAfter,
+          capacityTypes: n.capacityTypes, nodeClass: n.nodeClass, updatedAt: isoInstant(n.updatedAtMs),
+        })),
+      };
+    },
+
+    /** Whole UTC days: from rounded down, to rounded up to midnight. */
+    dailyCost(query: RangeQuery): DailyCostResponse {
+      const r = range(query);
+      const days = { fromMs: dayFloor(r.fromMs), toMs: dayCeil(r.toMs), nodePool: r.nodePool };
+      const rows = mergeDailyCost(repo.billByDay(days), repo.estimateByDay(days));
+      return { from: utcDay(days.fromMs), to: utcDay(days.toMs), currency: 'USD', rows, totals: dailyCostTotals(rows) };
+    },
+
+    efficiency(query: RangeQuery): EfficiencyResponse {
+      const r = range(query);
+      const bucketMs = chooseBucketMs(r.toMs - r.fromMs);
+      const series = toEfficiencySeries(repo.efficiencyBuckets({ ...r, bucketMs }));
+      return { from: isoInstant(r.fromMs), to: isoInstant(r.toMs), bucketMs, series };
+    },
+  };
+}
+
+export type ReportsService = ReturnType<typeof createReportsService>;
