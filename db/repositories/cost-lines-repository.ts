@@ -1,0 +1,186 @@
+import type { Db } from '../open-db';
+
+/**
+ * All SQL for cost_lines: Cost Explorer (or CSV) lines, money in USD.
+ *
+ * Besides the lines, each fetched period leaves one coverage row (source `<source>:coverage`, nodepool '',
+ * dimension_value '', unblended_usd = the period's total): it records that the period was fetched and whether
+ * Cost Explorer called it final, even when the period had no cost at all, so an incremental sync never asks
+ * again for a final day. Its own source keeps it out of every query on real lines.
+ */
+
+export type CostGranularity = 'DAILY' | 'HOURLY' | 'MONTHLY';
+/** The second grouping of the query that produced the line (the first is always the NodePool tag). */
+export type CostGroupBy = 'PURCHASE_TYPE' | 'INSTANCE_TYPE' | 'RESOURCE_ID';
+
+export interface CostLine {
+  source: string;
+  granularity: CostGranularity;
+  /** As Cost Explorer gives it: 2026-11-01 or 2026-11-01T00:00:00Z. */
+  periodStart: string;
+  periodStartMs: number;
+  groupBy: CostGroupBy;
+  /** '' = untagged (kept, never dropped). */
+  nodePool: string;
+  /** The purchase type, instance type or instance id. */
+  dimensionValue: string;
+  unblendedUsd: number;
+  amortizedUsd: number | null;
+  usageQuantity: number | null;
+  usageUnit: string | null;
+  estimated: boolean;
+  fetchedAt: number;
+}
+
+/** One fetched period of one query. */
+export interface CostPeriodFetched {
+  periodStart: string;
+  periodStartMs: number;
+  estimated: boolean;
+  totalUnblendedUsd: number;
+}
+
+export interface CostPeriodBatch {
+  source: string;
+  granularity: CostGranularity;
+  groupBy: CostGroupBy;
+  fetchedAt: number;
+  periods: CostPeriodFetched[];
+  /** Lines of exactly these periods (same source, granularity, groupBy). */
+  lines: CostLine[];
+}
+
+/** Cost of one NodePool for one UTC day and purchase type (USD, from PURCHASE_TYPE lines). */
+export interface NodePoolDayCost {
+  dayMs: number;
+  day: string;
+  nodePool: string;
+  purchaseType: string;
+  unblendedUsd: number;
+  amortizedUsd: number | null;
+  usageQuantity: number | null;
+  /** True when any line of the day is still an estimate. */
+  estimated: boolean;
+}
+
+const DAY_MS = 86_400_000;
+export const coverageSource = (source: string): string => `${source}:coverage`;
+
+interface RawLine {
+  source: string; granularity: CostGranularity; period_start: string; period_start_ms: number; group_by: CostGroupBy;
+  nodepool: string; dimension_value: string; unblended_usd: number; amortized_usd: number | null;
+  usage_quantity: number | null; usage_unit: string | null; estimated: number; fetched_at: number;
+}
+interface RawDay {
+  day_ms: number; nodepool: string; purchase_type: string; unblended: number; amortized: number | null;
+  usage: number | null; estimated: number;
+}
+
+const toParams = (l: CostLine) => ({
+  source: l.source, granularity: l.granularity, periodStart: l.periodStart, periodStartMs: l.periodStartMs, groupBy: l.groupBy,
+  nodePool: l.nodePool, dimensionValue: l.dimensionValue, unblendedUsd: l.unblendedUsd, amortizedUsd: l.amortizedUsd,
+  usageQuantity: l.usageQuantity, usageUnit: l.usageUnit, estimated: l.estimated ? 1 : 0, fetchedAt: l.fetchedAt,
+});
+
+const fromRaw = (r: RawLine): CostLine => ({
+  source: r.source, granularity: r.granularity, periodStart: r.period_start, periodStartMs: r.period_start_ms, groupBy: r.group_by,
+  nodePool: r.nodepool, dimensionValue: r.dimension_value, unblendedUsd: r.unblended_usd, amortizedUsd: r.amortized_usd,
+  usageQuantity: r.usage_quantity, usageUnit: r.usage_unit, estimated: r.estimated === 1, fetchedAt: r.fetched_at,
+});
+
+export function createCostLinesRepository(db: Db) {
+  // A refreshed estimate replaces the earlier one in place (same UNIQUE key).
+  const upsert = db.prepare(`
+    INSERT INTO cost_lines (source, granularity, period_start, period_start_ms, group_by, nodepool, dimension_value,
+      unblended_usd, amortized_usd, usage_quantity, usage_unit, estimated, fetched_at)
+    VALUES (@source, @granularity, @periodStart, @periodStartMs, @groupBy, @nodePool, @dimensionValue,
+      @unblendedUsd, @amortizedUsd, @usageQuantity, @usageUnit, @estimated, @fetchedAt)
+    ON CONFLICT (source, granularity, group_by, period_start, nodepool, dimension_value) DO UPDATE SET
+      period_start_ms = excluded.period_start_ms, unblended_usd = excluded.unblended_usd, amortized_usd = excluded.amortized_usd,
+      usage_quantity = excluded.usage_quantity, usage_unit = excluded.usage_unit, estimated = excluded.estimated,
+      fetched_at = excluded.fetched_at`);
+  const deletePeriod = db.prepare(`
+    DELETE FROM cost_lines WHERE source IN (@source, @coverage) AND granularity = @granularity AND group_by = @groupBy
+      AND period_start = @periodStart`);
+  const finalPeriods = db.prepare(`
+    SELECT period_start FROM cost_lines
+    WHERE source = @coverage AND granularity = @granularity AND group_by = @groupBy AND estimated = 0
+      AND period_start_ms >= @fromMs AND period_start_ms < @toMs`).pluck();
+  const latestFinal = db.prepare(`
+    SELECT period_start FROM cost_lines
+    WHERE source = @coverage AND granularity = @granularity AND group_by = @groupBy AND estimated = 0
+    ORDER BY period_start_ms DESC LIMIT 1`).pluck();
+  const linesIn = db.prepare(`
+    SELECT * FROM cost_lines
+    WHERE source = @source AND granularity = @granularity AND group_by = @groupBy
+      AND period_start_ms >= @fromMs AND period_start_ms < @toMs
+    ORDER BY period_start_ms, nodepool, dimension_value`);
+  const perNodePoolDay = db.prepare(`
+    SELECT (period_start_ms / ${DAY_MS}) * ${DAY_MS} AS day_ms, nodepool, dimension_value AS purchase_type,
+      TOTAL(unblended_usd) AS unblended, SUM(amortized_usd) AS amortized, SUM(usage_quantity) AS usage, MAX(estimated) AS estimated
+    FROM cost_lines
+    WHERE source = @source AND granularity = @granularity AND group_by = 'PURCHASE_TYPE'
+      AND period_start_ms >= @fromMs AND period_start_ms < @toMs
+    GROUP BY day_ms, nodepool, dimension_value
+    ORDER BY day_ms, nodepool, dimension_value`);
+
+  const upsertAll = db.transaction((lines: readonly CostLine[]): number => {
+    for (const l of lines) upsert.run(toParams(l));
+    return lines.length;
+  });
+
+  const replacePeriodsTx = db.transaction((batch: CostPeriodBatch): number => {
+    const coverage = coverageSource(batch.source);
+    for (const p of batch.periods) {
+      deletePeriod.run({ source: batch.source, coverage, granularity: batch.granularity, groupBy: batch.groupBy, periodStart: p.periodStart });
+    }
+    for (const l of batch.lines) upsert.run(toParams(l));
+    for (const p of batch.periods) {
+      upsert.run(toParams({
+        source: coverage, granularity: batch.granularity, periodStart: p.periodStart, periodStartMs: p.periodStartMs, groupBy: batch.groupBy,
+        nodePool: '', dimensionValue: '', unblendedUsd: p.totalUnblendedUsd, amortizedUsd: null, usageQuantity: null, usageUnit: null,
+        estimated: p.estimated, fetchedAt: batch.fetchedAt,
+      }));
+    }
+    return batch.lines.length;
+  });
+
+  return {
+    /** Inserts or updates lines by their UNIQUE key, in one transaction. Returns the count written. */
+    upsertCostLines: (lines: readonly CostLine[]): number => upsertAll(lines),
+
+    /**
+     * Replaces whole periods in one transaction: earlier lines of those periods go (a group that vanished from a
+     * refreshed estimate must not linger), the new lines and the coverage rows are written.
+     */
+    replaceCostPeriods: (batch: CostPeriodBatch): number => replacePeriodsTx(batch),
+
+    /** Period starts in [fromMs, toMs) fetched as final by the query grouped by `groupBy`. */
+    finalPeriodStarts(q: { source: string; granularity: CostGranularity; groupBy: CostGroupBy; fromMs: number; toMs: number }): Set<string> {
+      return new Set(finalPeriods.all({ ...q, coverage: coverageSource(q.source) }) as string[]);
+    },
+
+    /** The latest period stored as final (for incremental sync), or null. */
+    latestFinalPeriod(q: { source: string; granularity: CostGranularity; groupBy: CostGroupBy }): string | null {
+      const v = latestFinal.get({ ...q, coverage: coverageSource(q.source) }) as string | undefined;
+      return v ?? null;
+    },
+
+    listCostLines(q: { source: string; granularity: CostGranularity; groupBy: CostGroupBy; fromMs: number; toMs: number }): CostLine[] {
+      return (linesIn.all(q) as RawLine[]).map(fromRaw);
+    },
+
+    /** Cost per NodePool per UTC day per purchase type, summed from PURCHASE_TYPE lines (HOURLY lines sum to days). */
+    costPerNodePoolPerDay(q: { fromMs: number; toMs: number; source?: string; granularity?: CostGranularity }): NodePoolDayCost[] {
+      const rows = perNodePoolDay.all({
+        fromMs: q.fromMs, toMs: q.toMs, source: q.source ?? 'cost-explorer', granularity: q.granularity ?? 'DAILY',
+      }) as RawDay[];
+      return rows.map((r) => ({
+        dayMs: r.day_ms, day: new Date(r.day_ms).toISOString().slice(0, 10), nodePool: r.nodepool, purchaseType: r.purchase_type,
+        unblendedUsd: r.unblended, amortizedUsd: r.amortized, usageQuantity: r.usage, estimated: r.estimated === 1,
+      }));
+    },
+  };
+}
+
+export type CostLinesRepository = ReturnType<typeof createCostLinesRepository>;
