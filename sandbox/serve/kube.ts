@@ -11,8 +11,8 @@ const EVENT_TTL_MS = 60 * 60_000;
 interface ListKind {
   kind: string;
   apiVersion: string;
-  /** Objects at time t, sorted by their storage key (namespace/name), with that key. */
-  items: (t: number, namespace: string | null) => { key: string; object: unknown }[];
+  /** Objects at time t, sorted by their storage key (namespace/name), with that key and their JSON text. */
+  items: (t: number, namespace: string | null) => { key: string; json: string }[];
 }
 
 export const status = (code: number, reason: string, message: string): SandboxResponse =>
@@ -47,54 +47,69 @@ class KubeIndex {
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
+/** Serialises each object once per state: most objects do not change between snapshots. */
+function memo<K>(build: (k: K) => unknown): (cacheKey: string, k: K) => string {
+  const cache = new Map<string, string>();
+  return (cacheKey, k) => {
+    let text = cache.get(cacheKey);
+    if (text === undefined) {
+      text = JSON.stringify(build(k));
+      cache.set(cacheKey, text);
+    }
+    return text;
+  };
+}
+
 function listKinds(ix: KubeIndex): Record<string, ListKind> {
   const sc = ix.scenario;
   const poolByName = new Map(sc.nodePools.map((p) => [p.name, p]));
+  const nodeJson = memo((n: SimNode) => nodeObject(sc, n, n.nodePool ? poolByName.get(n.nodePool) : undefined, null));
+  const podJson = memo((x: { p: SimPod; phase: 'Running' | 'Succeeded' }) => podObject(x.p, x.phase, ix.nodeIp.get(x.p.nodeName) ?? ''));
+  const claimJson = memo((x: { n: SimNode; hash: string }) => {
+    const pool = poolByName.get(x.n.nodePool ?? '');
+    return pool ? nodeClaimObject(sc, x.n, pool, ix.podsByName, x.hash) : null;
+  });
   return {
     nodes: {
       kind: 'NodeList', apiVersion: 'v1',
-      items: (t) => ix.nodesByName.filter((n) => nodeAliveAt(n, t)).map((n) => {
-        const pool = n.nodePool ? poolByName.get(n.nodePool) : undefined;
-        return { key: n.name, object: nodeObject(sc, n, pool, null) };
-      }),
+      items: (t) => ix.nodesByName.filter((n) => nodeAliveAt(n, t)).map((n) => ({ key: n.name, json: nodeJson(n.name, n) })),
     },
     pods: {
       kind: 'PodList', apiVersion: 'v1',
       items: (t, ns) => {
-        const out: { key: string; object: unknown }[] = [];
+        const out: { key: string; json: string }[] = [];
         for (const p of ix.podsByKey) {
           if (ns !== null && p.namespace !== ns) continue;
           const phase = podPhaseAt(p, t);
-          if (phase) out.push({ key: `${p.namespace}/${p.name}`, object: podObject(p, phase, ix.nodeIp.get(p.nodeName) ?? '') });
+          if (phase) out.push({ key: `${p.namespace}/${p.name}`, json: podJson(`${p.uid}|${phase}`, { p, phase }) });
         }
         return out;
       },
     },
     namespaces: {
       kind: 'NamespaceList', apiVersion: 'v1',
-      items: () => [...sc.namespaces].sort((a, b) => cmp(a.name, b.name)).map((ns) => ({ key: ns.name, object: namespaceObject(ns, sc.start) })),
+      items: () => [...sc.namespaces].sort((a, b) => cmp(a.name, b.name)).map((ns) => ({ key: ns.name, json: JSON.stringify(namespaceObject(ns, sc.start)) })),
     },
     events: {
       kind: 'EventList', apiVersion: 'v1',
       items: (t, ns) => sc.events
         .filter((e) => e.at <= t && e.at > t - EVENT_TTL_MS && (ns === null || (e.involvedObject.namespace ?? 'default') === ns))
         .map((e) => eventObject(e))
-        .map((o) => ({ key: `${o.metadata.namespace}/${o.metadata.name}`, object: o }))
+        .map((o) => ({ key: `${o.metadata.namespace}/${o.metadata.name}`, json: JSON.stringify(o) }))
         .sort((a, b) => cmp(a.key, b.key)),
     },
     nodepools: {
       kind: 'NodePoolList', apiVersion: 'karpenter.sh/v1',
-      items: () => [...sc.nodePools].sort((a, b) => cmp(a.name, b.name)).map((p) => ({ key: p.name, object: nodePoolObject(p, sc.start) })),
+      items: () => [...sc.nodePools].sort((a, b) => cmp(a.name, b.name)).map((p) => ({ key: p.name, json: JSON.stringify(nodePoolObject(p, sc.start)) })),
     },
     nodeclaims: {
       kind: 'NodeClaimList', apiVersion: 'karpenter.sh/v1',
       items: (t) => ix.nodesByName
         .filter((n) => n.nodeClaimName && nodeAliveAt(n, t))
         .sort((a, b) => cmp(a.nodeClaimName ?? '', b.nodeClaimName ?? ''))
-        .flatMap((n) => {
-          const pool = poolByName.get(n.nodePool ?? '');
-          if (!pool) return [];
-          return [{ key: n.nodeClaimName ?? '', object: nodeClaimObject(sc, n, pool, ix.podsByName, ix.nodeClassHashAt(pool.nodeClassName, t)) }];
+        .map((n) => {
+          const hash = ix.nodeClassHashAt(poolByName.get(n.nodePool ?? '')?.nodeClassName ?? '', t);
+          return { key: n.nodeClaimName ?? '', json: claimJson(`${n.nodeClaimName}|${hash}`, { n, hash }) };
         }),
     },
   };
@@ -181,5 +196,6 @@ function list(kind: ListKind, namespace: string | null, q: URLSearchParams, ctx:
     metadata.continue = encodeToken({ t: asOf, after: page[page.length - 1].key });
     metadata.remainingItemCount = rest.length - page.length;
   }
-  return json(200, { kind: kind.kind, apiVersion: kind.apiVersion, metadata, items: page.map((i) => i.object) });
+  const body = `{"kind":${JSON.stringify(kind.kind)},"apiVersion":${JSON.stringify(kind.apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[${page.map((i) => i.json).join(',')}]}`;
+  return { status: 200, headers: { 'content-type': 'application/json' }, body };
 }
