@@ -2,10 +2,12 @@ import {
   CostExplorerClient, type Expression, GetCostAndUsageCommand, type GetCostAndUsageCommandOutput,
   GetCostAndUsageWithResourcesCommand, ListCostAllocationTagsCommand,
 } from '@aws-sdk/client-cost-explorer';
+import { DescribeServicesCommand, type Filter, GetProductsCommand, PricingClient } from '@aws-sdk/client-pricing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newContext, serveHandlers, type ServedHandlers, useDummyAwsCredentials } from '../../test/fixtures/serve-handlers';
 import { T, TINY_END, tinyScenario } from '../../test/fixtures/tiny-scenario';
 import { createCostExplorerHandler } from './cost-explorer';
+import { pricingHandler } from './pricing';
 
 useDummyAwsCredentials();
 
@@ -156,5 +158,86 @@ describe('Cost Explorer adapter through the real SDK', () => {
       'ce:GetCostAndUsage', 'ce:ListCostAllocationTags', 'ce:GetCostAndUsage', 'ce:GetCostAndUsage',
     ]);
     expect(served.ctx.requestLog.at(-1)?.at).toBe(T('2026-11-15T00:00:00Z'));
+  });
+});
+
+const KARPENTER_FILTERS: Filter[] = [
+  ['regionCode', 'us-east-1'], ['serviceCode', 'AmazonEC2'], ['preInstalledSw', 'NA'], ['operatingSystem', 'Linux'],
+  ['capacitystatus', 'Used'], ['marketoption', 'OnDemand'], ['tenancy', 'Shared'], ['productFamily', 'Compute Instance'],
+].map(([Field, Value]) => ({ Type: 'TERM_MATCH', Field, Value }));
+
+interface PriceDimension { unit: string; pricePerUnit: { USD: string } }
+interface ProductDoc {
+  product: { sku: string; productFamily: string; attributes: Record<string, string> };
+  terms: { OnDemand: Record<string, { offerTermCode: string; priceDimensions: Record<string, PriceDimension> }>; Reserved?: Record<string, unknown> };
+}
+
+/** The SDK types PriceList as a list of JSON strings (boxed at run time). */
+const priceList = (list: unknown): unknown[] => (Array.isArray(list) ? (list as unknown[]) : []);
+
+describe('Pricing adapter through the real SDK', () => {
+  let served: ServedHandlers;
+  let pricing: PricingClient;
+
+  beforeAll(async () => {
+    served = await serveHandlers([createCostExplorerHandler(), pricingHandler], newContext(tinyScenario(), TINY_END));
+    pricing = new PricingClient({ region: 'us-east-1', endpoint: served.url, maxAttempts: 1 });
+  });
+  afterAll(async () => {
+    pricing.destroy();
+    await served.close();
+  });
+
+  const products = async (filters: Filter[], maxResults?: number) => {
+    const out = await pricing.send(new GetProductsCommand({ ServiceCode: 'AmazonEC2', Filters: filters, MaxResults: maxResults }));
+    return { docs: priceList(out.PriceList).map((p) => JSON.parse(String(p)) as ProductDoc), next: out.NextToken };
+  };
+
+  it('answers PriceList as JSON strings shaped like the real documents', async () => {
+    const { docs } = await products([...KARPENTER_FILTERS, { Type: 'TERM_MATCH', Field: 'instanceType', Value: 'm5.large' }]);
+    expect(docs).toHaveLength(1);
+    const [doc] = docs;
+    expect(doc.product.attributes).toMatchObject({
+      instanceType: 'm5.large', vcpu: '2', memory: '8 GiB', regionCode: 'us-east-1', location: 'US East (N. Virginia)',
+      operatingSystem: 'Linux', tenancy: 'Shared', preInstalledSw: 'NA', capacitystatus: 'Used', marketoption: 'OnDemand',
+    });
+    const sku = doc.product.sku;
+    expect(sku).toMatch(/^[A-Z0-9]{16}$/);
+    expect(doc.terms.OnDemand[`${sku}.JRTCKXETXF`].priceDimensions[`${sku}.JRTCKXETXF.6YS6EN2CT7`]).toMatchObject({ unit: 'Hrs', pricePerUnit: { USD: '0.0960000000' } });
+  });
+
+  it('lists Reserved terms beside OnDemand for some products, with a different hourly price', async () => {
+    const { docs } = await products(KARPENTER_FILTERS, 100);
+    const withReserved = docs.filter((d) => d.terms.Reserved !== undefined);
+    expect(withReserved.length).toBeGreaterThan(0);
+    expect(withReserved.length).toBeLessThan(docs.length);
+    expect(JSON.stringify(withReserved[0].terms.Reserved)).toContain('"PurchaseOption":"No Upfront"');
+  });
+
+  it('matches filter fields and TERM_MATCH values whatever their case; a loose filter catches the neighbours', async () => {
+    const loose = await products([{ Type: 'TERM_MATCH', Field: 'InstanceType', Value: 'm5.large' }, { Type: 'TERM_MATCH', Field: 'location', Value: 'US East (N. Virginia)' }]);
+    expect(loose.docs.map((d) => `${d.product.attributes.operatingSystem}/${d.product.attributes.tenancy}/${d.product.attributes.capacitystatus}/${d.product.attributes.preInstalledSw}`).sort()).toEqual([
+      'Linux/Dedicated/Used/NA', 'Linux/Shared/AllocatedCapacityReservation/NA', 'Linux/Shared/UnusedCapacityReservation/NA',
+      'Linux/Shared/Used/NA', 'Linux/Shared/Used/SQL Web', 'Windows/Shared/Used/NA',
+    ]);
+    const metal = await products([{ Type: 'TERM_MATCH', Field: 'instanceType', Value: 'm5.metal' }, { Type: 'TERM_MATCH', Field: 'tenancy', Value: 'shared' }, { Type: 'TERM_MATCH', Field: 'CapacityStatus', Value: 'used' }, { Type: 'TERM_MATCH', Field: 'operatingSystem', Value: 'Linux' }, { Type: 'TERM_MATCH', Field: 'preInstalledSw', Value: 'NA' }]);
+    expect(metal.docs.map((d) => d.product.productFamily)).toEqual(['Compute Instance (bare metal)']);
+  });
+
+  it('pages with MaxResults and NextToken, and refuses a token from another query', async () => {
+    const first = await products(KARPENTER_FILTERS, 7);
+    expect(first.docs).toHaveLength(7);
+    expect(first.next).toBeDefined();
+    const second = await pricing.send(new GetProductsCommand({ ServiceCode: 'AmazonEC2', Filters: KARPENTER_FILTERS, MaxResults: 7, NextToken: first.next }));
+    const types = (xs: unknown[]) => xs.map((p) => (JSON.parse(String(p)) as ProductDoc).product.attributes.instanceType);
+    expect(types(priceList(second.PriceList))).not.toEqual(first.docs.map((d) => d.product.attributes.instanceType));
+    await expect(pricing.send(new GetProductsCommand({ ServiceCode: 'AmazonEC2', Filters: [], NextToken: first.next }))).rejects.toMatchObject({ name: 'InvalidNextTokenException' });
+    await expect(pricing.send(new GetProductsCommand({ ServiceCode: 'AmazonEC2', MaxResults: 101 }))).rejects.toMatchObject({ name: 'InvalidParameterException' });
+  });
+
+  it('describes the AmazonEC2 service, and leaves Cost Explorer requests to the Cost Explorer adapter', async () => {
+    const out = await pricing.send(new DescribeServicesCommand({ ServiceCode: 'AmazonEC2' }));
+    expect(out.Services?.[0].AttributeNames).toContain('capacitystatus');
+    expect(served.ctx.requestLog.map((r) => r.operation).every((o) => o.startsWith('pricing:'))).toBe(true);
   });
 });

@@ -1,0 +1,71 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { PricingClient } from '@aws-sdk/client-pricing';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadStaticOnDemandPrices } from '../../core/static-prices';
+import { type Db, openDb } from '../../db/open-db';
+import { createApiRequestsRepository } from '../../db/repositories/api-requests-repository';
+import { PriceBook } from '../../db/repositories/price-book';
+import { createPricesRepository } from '../../db/repositories/prices-repository';
+import { pricingHandler } from '../../sandbox/serve/pricing';
+import { newContext, serveHandlers, type ServedHandlers, useDummyAwsCredentials } from '../../test/fixtures/serve-handlers';
+import { TINY_END, tinyScenario } from '../../test/fixtures/tiny-scenario';
+import { createPricingClient, pricingEndpointRegion } from './client';
+import { collectOnDemandPrices } from './collect';
+
+useDummyAwsCredentials();
+
+describe('collectOnDemandPrices against the sandbox (real SDK, real SQLite file)', () => {
+  let dir: string;
+  let db: Db;
+  let served: ServedHandlers;
+  let pricing: PricingClient;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ledger-pricing-'));
+    db = openDb({ path: join(dir, 'ledger.db') });
+    served = await serveHandlers([pricingHandler], newContext(tinyScenario(), TINY_END));
+    pricing = createPricingClient({ endpoint: served.url });
+  });
+  afterEach(async () => {
+    pricing.destroy();
+    await served.close();
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('pages through every us-east-1 type, one Linux/Shared/Used price each, and counts the requests', async () => {
+    const result = await collectOnDemandPrices({ db, pricing, region: 'us-east-1', now: TINY_END });
+    const table = loadStaticOnDemandPrices('us-east-1');
+    // Every type of the static table, bare metal included (its own product family, its own query).
+    expect(result.prices).toBe(table.size);
+    expect(result.products).toBe(table.size);
+    expect(result.requests).toBeGreaterThan(2);
+    expect(result.requests).toBe(served.ctx.requestLog.filter((r) => r.operation === 'pricing:GetProducts').length);
+    expect(createApiRequestsRepository(db).countApiRequests({ service: 'pricing' })).toBe(result.requests);
+
+    const prices = createPricesRepository(db);
+    expect(prices.onDemandPrice('us-east-1', 'm5.large')).toEqual({
+      kind: 'on-demand', region: 'us-east-1', instanceType: 'm5.large', zone: '', effectiveAt: TINY_END, usdPerHour: 0.096, source: 'pricing-api',
+    });
+    expect(prices.onDemandPrice('us-east-1', 'm5.metal')?.usdPerHour).toBe(4.608);
+    // Not the Windows, dedicated or capacity-reservation neighbours, nor the Reserved terms.
+    for (const [type, usd] of table) expect(prices.onDemandPrice('us-east-1', type)?.usdPerHour).toBeCloseTo(usd, 10);
+  });
+
+  it('writes nothing new when prices did not change, and keeps the last good prices when a call fails', async () => {
+    await collectOnDemandPrices({ db, pricing, region: 'us-east-1', now: TINY_END - 1000 });
+    const again = await collectOnDemandPrices({ db, pricing, region: 'us-east-1', now: TINY_END });
+    expect(again.written).toBe(0);
+    const once = createPricingClient({ endpoint: served.url, maxAttempts: 1 });
+    served.ctx.faults.push({ match: 'GetProducts', status: 400, remaining: 1 });
+    await expect(collectOnDemandPrices({ db, pricing: once, region: 'us-east-1', now: TINY_END + 1 })).rejects.toMatchObject({ name: 'ThrottlingException' });
+    once.destroy();
+    expect(PriceBook.fromDb(db, 'us-east-1').onDemand('c5.xlarge')).toEqual({ usdPerHour: 0.17, source: 'pricing-api' });
+  });
+
+  it.each([
+    ['us-east-1', 'us-east-1'], ['us-west-2', 'us-east-1'], ['eu-west-1', 'eu-central-1'], ['ap-northeast-1', 'ap-south-1'],
+  ])('asks the Pricing endpoint of %s in %s', (cluster, endpoint) => expect(pricingEndpointRegion(cluster)).toBe(endpoint));
+});

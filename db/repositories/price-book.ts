@@ -1,0 +1,85 @@
+import type { Db } from '../open-db';
+import { createPricesRepository, type PriceRow, type PriceSource } from './prices-repository';
+
+/**
+ * Price lookups at snapshot time without a query per node: every price row of a region loaded once into sorted
+ * arrays, "in effect at t" by binary search. Fallbacks, in order: on-demand from the Pricing API rows, then the
+ * static table; spot from the zone's history (its earliest point if t predates it, since history can start
+ * after a node did), then on-demand. The source always says where the number came from.
+ */
+
+export interface PriceQuote {
+  usdPerHour: number;
+  source: PriceSource;
+}
+
+interface Point {
+  at: number;
+  usdPerHour: number;
+  source: PriceSource;
+}
+
+const key = (instanceType: string, zone: string): string => `${instanceType}|${zone}`;
+
+/** Index of the last point with at <= t, or -1. */
+function lastAtOrBefore(points: readonly Point[], t: number): number {
+  let lo = 0;
+  let hi = points.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (points[mid].at <= t) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  return found;
+}
+
+export class PriceBook {
+  private readonly onDemandByType = new Map<string, Point[]>();
+  private readonly spotByMarket = new Map<string, Point[]>();
+
+  constructor(rows: readonly PriceRow[], private readonly staticOnDemand: ReadonlyMap<string, number> = new Map()) {
+    for (const r of rows) {
+      const map = r.kind === 'spot' ? this.spotByMarket : this.onDemandByType;
+      const k = r.kind === 'spot' ? key(r.instanceType, r.zone) : r.instanceType;
+      const list = map.get(k);
+      const point = { at: r.effectiveAt, usdPerHour: r.usdPerHour, source: r.source };
+      if (list) list.push(point);
+      else map.set(k, [point]);
+    }
+    for (const list of [...this.onDemandByType.values(), ...this.spotByMarket.values()]) list.sort((a, b) => a.at - b.at);
+  }
+
+  /** Built once from the prices table (one query), with the static table as the last resort. */
+  static fromDb(db: Db, region: string, staticOnDemand: ReadonlyMap<string, number> = new Map()): PriceBook {
+    return new PriceBook(createPricesRepository(db).allPrices(region), staticOnDemand);
+  }
+
+  /** On-demand USD/hour in effect at `at` (default: the latest known). */
+  onDemand(instanceType: string, at = Number.MAX_SAFE_INTEGER): PriceQuote | null {
+    const points = this.onDemandByType.get(instanceType);
+    if (points && points.length > 0) {
+      const p = points[Math.max(0, lastAtOrBefore(points, at))];
+      return { usdPerHour: p.usdPerHour, source: p.source };
+    }
+    const fallback = this.staticOnDemand.get(instanceType);
+    return fallback === undefined ? null : { usdPerHour: fallback, source: 'static-table' };
+  }
+
+  /** Spot USD/hour of a type in a zone at `at`, falling back to on-demand when the market is unknown. */
+  spot(instanceType: string, zone: string, at: number): PriceQuote | null {
+    const points = this.spotByMarket.get(key(instanceType, zone));
+    if (points && points.length > 0) {
+      const p = points[Math.max(0, lastAtOrBefore(points, at))];
+      return { usdPerHour: p.usdPerHour, source: p.source };
+    }
+    return this.onDemand(instanceType, at);
+  }
+
+  /** The price of a node: spot from its market, on-demand and capacity reservations at the on-demand rate. */
+  price(node: { capacityType: string; instanceType: string; zone: string }, at: number): PriceQuote | null {
+    return node.capacityType === 'spot' ? this.spot(node.instanceType, node.zone, at) : this.onDemand(node.instanceType, at);
+  }
+}
