@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseBaseUnits, parseCpuMillicores } from '../../core/quantity';
+import { loadStaticOnDemandPrices } from '../../core/static-prices';
 import type { InstanceTypeInfo, NodeSelectorRequirement } from './types';
 
 const DATA_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'data');
@@ -10,16 +11,8 @@ interface RawCatalog {
   instanceTypes: Record<string, { labels: Record<string, string>; allocatable: Record<string, string> }>;
 }
 
-/** On-demand USD/hour per instance type in `region`, from Karpenter's static table (data/on-demand-prices.csv). */
-export function loadOnDemandPrices(region: string): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const line of readFileSync(join(DATA_DIR, 'on-demand-prices.csv'), 'utf8').split('\n')) {
-    if (line.startsWith('#') || line.startsWith('region,') || line.trim() === '') continue;
-    const [r, type, price, currency] = line.split(',');
-    if (r === region && currency.trim() === 'USD') out[type] = Number(price);
-  }
-  return out;
-}
+/** On-demand USD/hour per instance type in `region`, from Karpenter's static table, as a plain record. */
+export const loadOnDemandPrices = (region: string): Record<string, number> => Object.fromEntries(loadStaticOnDemandPrices(region));
 
 let cached: Map<string, InstanceTypeInfo> | null = null;
 
@@ -27,11 +20,11 @@ let cached: Map<string, InstanceTypeInfo> | null = null;
 export function loadCatalog(): Map<string, InstanceTypeInfo> {
   if (cached) return cached;
   const raw = JSON.parse(readFileSync(join(DATA_DIR, 'instance-types.json'), 'utf8')) as RawCatalog;
-  const prices = loadOnDemandPrices('us-east-1');
+  const prices = loadStaticOnDemandPrices('us-east-1');
   const out = new Map<string, InstanceTypeInfo>();
   for (const name of Object.keys(raw.instanceTypes).sort()) {
     const { labels, allocatable } = raw.instanceTypes[name];
-    const price = prices[name];
+    const price = prices.get(name);
     if (price === undefined || !allocatable.cpu || !allocatable.memory || !allocatable.pods) continue;
     out.set(name, {
       name,

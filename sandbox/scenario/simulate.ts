@@ -78,6 +78,9 @@ class Simulation {
   private readonly workloads: Workload[];
   private readonly nodeClassHash = new Map<string, string>();
   private readonly lastDisruption = new Map<string, EpochMs>();
+  /** Bumped whenever a pool's nodes or pods change: a pool where nothing changed need not be re-evaluated. */
+  private readonly poolVersion = new Map<string, number>();
+  private readonly evaluatedAt = new Map<string, { version: number; at: EpochMs }>();
   private readonly onDemand: Record<string, number> = {};
   private ipCounter = 10;
 
@@ -233,7 +236,12 @@ class Simulation {
     return { name, workload: w, requests: w.requests, node: null, record: null, ordinal };
   }
 
+  private touch(pool: SimNodePool | null): void {
+    if (pool) this.poolVersion.set(pool.name, (this.poolVersion.get(pool.name) ?? 0) + 1);
+  }
+
   private bind(pod: LivePod, live: LiveNode, t: EpochMs): void {
+    this.touch(live.pool);
     pod.node = live;
     live.pods.push(pod);
     live.free = sub(live.free, pod.requests);
@@ -275,6 +283,7 @@ class Simulation {
   private unbind(pod: LivePod, t: EpochMs, phase: SimPod['endPhase'] = 'Deleted'): void {
     const live = pod.node;
     if (!live) return;
+    this.touch(live.pool);
     live.pods.splice(live.pods.indexOf(pod), 1);
     live.free = add(live.free, pod.requests);
     live.lastPodChangeAt = t;
@@ -374,11 +383,15 @@ class Simulation {
     return best;
   }
 
+  private daemonSetOverhead: Resources | null = null;
+
   /** Free capacity of an empty node of `type` once its DaemonSet pods run. */
   private emptyCapacity(type: InstanceTypeInfo): Resources {
-    let free = { ...type.allocatableParsed };
-    for (const ds of this.file.daemonSets) free = sub(free, effectiveRequests([{ resources: { requests: { ...ds.requests } as Record<string, string> } }]));
-    return free;
+    if (!this.daemonSetOverhead) {
+      this.daemonSetOverhead = { cpuMillicores: 0, memoryBytes: 0, pods: 0, gpu: 0 };
+      for (const ds of this.file.daemonSets) this.daemonSetOverhead = add(this.daemonSetOverhead, effectiveRequests([{ resources: { requests: { ...ds.requests } as Record<string, string> } }]));
+    }
+    return sub(type.allocatableParsed, this.daemonSetOverhead);
   }
 
   /** How many of `pods` (sorted big first) one empty node of `type` holds, first-fit. */
@@ -396,11 +409,12 @@ class Simulation {
 
   private chooseType(pool: SimNodePool, capacityType: CapacityType, pods: LivePod[], t: EpochMs, cheaperThan = Infinity) {
     const limitCpu = Number(pool.limits.cpu) * 1000;
+    const inUse = this.poolCpuInUse(pool);
     let best: { type: InstanceTypeInfo; usd: number; zone: string; taken: LivePod[] } | null = null;
     for (const name of pool.instanceTypes) {
       const type = this.catalog.get(name);
       if (!type) continue;
-      if (this.poolCpuInUse(pool) + type.vcpu * 1000 > limitCpu) continue;
+      if (inUse + type.vcpu * 1000 > limitCpu) continue;
       const { usd, zone } = this.offer(name, capacityType, t);
       if (!(usd < cheaperThan)) continue;
       const taken = this.packInto(type, pods);
@@ -467,7 +481,17 @@ class Simulation {
 
   private disrupt(pool: SimNodePool, t: EpochMs): void {
     if (t - (this.lastDisruption.get(pool.name) ?? -Infinity) < DISRUPTION_COOLDOWN) return;
+    // Nothing changed since a fruitless look (spot prices aside, which an hourly look catches): skip the work.
+    const version = this.poolVersion.get(pool.name) ?? 0;
+    const seen = this.evaluatedAt.get(pool.name);
+    if (seen && seen.version === version && t - seen.at < HOUR && !this.driftPending(pool)) return;
     if (this.drift(pool, t) || this.consolidate(pool, t)) this.lastDisruption.set(pool.name, t);
+    else this.evaluatedAt.set(pool.name, { version: this.poolVersion.get(pool.name) ?? 0, at: t });
+  }
+
+  private driftPending(pool: SimNodePool): boolean {
+    const hash = this.nodeClassHash.get(pool.nodeClassName);
+    return this.live.some((n) => n.pool === pool && n.node.nodeClassHash !== hash && !this.blocker(n));
   }
 
   private drift(pool: SimNodePool, t: EpochMs): boolean {

@@ -38,19 +38,20 @@ const round4 = (x: number): number => Math.round(x * 10_000) / 10_000;
 
 /** Fast "price in effect at t" over the points of one scenario. */
 export class SpotPriceIndex {
-  private readonly byMarket = new Map<string, SpotPricePoint[]>();
+  private readonly byMarket = new Map<string, Map<string, SpotPricePoint[]>>();
   constructor(points: SpotPricePoint[]) {
     for (const p of points) {
-      const key = `${p.instanceType}|${p.zone}`;
-      const list = this.byMarket.get(key) ?? [];
+      let zones = this.byMarket.get(p.instanceType);
+      if (!zones) this.byMarket.set(p.instanceType, (zones = new Map()));
+      const list = zones.get(p.zone) ?? [];
       list.push(p);
-      this.byMarket.set(key, list);
+      zones.set(p.zone, list);
     }
-    for (const list of this.byMarket.values()) list.sort((a, b) => a.at - b.at);
+    for (const zones of this.byMarket.values()) for (const list of zones.values()) list.sort((a, b) => a.at - b.at);
   }
   /** Points of one market, by time. */
   market(instanceType: string, zone: string): SpotPricePoint[] {
-    return this.byMarket.get(`${instanceType}|${zone}`) ?? [];
+    return this.byMarket.get(instanceType)?.get(zone) ?? [];
   }
   priceAt(instanceType: string, zone: string, t: EpochMs): number | null {
     const list = this.market(instanceType, zone);

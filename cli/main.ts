@@ -1,0 +1,167 @@
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { openDb } from '../db/open-db';
+import { createRunsRepository } from '../db/repositories/runs-repository';
+import { DEFAULT_SCENARIO, DEFAULT_SEED, startSandbox } from '../sandbox/index';
+import { buildApp } from '../server/app';
+import { seedFromSandbox } from './seed-sandbox';
+
+const HELP: Record<string, string> = {
+  main: `nodepool-ledger — what a Karpenter cluster costs, NodePool by NodePool, and how well its nodes are packed.
+
+Usage: nodepool-ledger <command> [options]
+
+Commands:
+  demo      start the built-in sandbox (simulated cluster + AWS account), collect its 14 days, serve the dashboard
+  serve     serve the dashboard over an existing database
+  sandbox   only run the sandbox's Kubernetes and AWS endpoints (prints the kubeconfig and AWS_ENDPOINT_URL_* to use)
+
+Run 'nodepool-ledger <command> --help' for a command's options.`,
+  demo: `Usage: nodepool-ledger demo [--port 5173] [--db .ledger/demo.db] [--scenario week4] [--seed 42] [--fresh]
+
+Starts the sandbox on 127.0.0.1, walks its clock through the scenario collecting a snapshot every 5 simulated
+minutes through the real Kubernetes and AWS SDK clients, pulls the Cost Explorer bill, then serves the dashboard.
+A database already seeded with the same scenario and seed is reused; --fresh rebuilds it.`,
+  serve: `Usage: nodepool-ledger serve --db PATH [--port 5173] [--host 127.0.0.1]
+
+Serves the dashboard and API over a database filled by 'collect' or 'demo'.`,
+  sandbox: `Usage: nodepool-ledger sandbox [--port 0] [--scenario week4] [--seed 42] [--dir DIR]
+
+Serves the simulated cluster's Kubernetes API and the AWS endpoints (Cost Explorer, Pricing, EC2) on 127.0.0.1
+with the clock at the end of the scenario, and prints how to point kubectl and the AWS SDK at it.`,
+};
+
+const OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  db: { type: 'string' },
+  scenario: { type: 'string' },
+  seed: { type: 'string' },
+  fresh: { type: 'boolean' },
+  dir: { type: 'string' },
+} as const;
+
+class UsageError extends Error {}
+
+function intOption(value: string | undefined, name: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a non-negative integer, got "${value}"`);
+  return n;
+}
+
+/** Listens on the port asked for, or the next free ones, and says where. */
+async function listen(app: ReturnType<typeof buildApp>, host: string, port: number): Promise<string> {
+  for (let p = port; p < port + 20; p++) {
+    try {
+      return await app.listen({ host, port: p });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE' || port === 0) throw err;
+    }
+  }
+  throw new Error(`ports ${port}..${port + 19} on ${host} are all in use: pass --port`);
+}
+
+function checkHost(host: string): void {
+  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') {
+    throw new UsageError(`binding to ${host} would expose cost data beyond this machine; only loopback is supported for now`);
+  }
+}
+
+async function demo(v: Record<string, string | boolean | undefined>): Promise<void> {
+  const scenarioName = (v.scenario as string | undefined) ?? DEFAULT_SCENARIO;
+  const seed = intOption(v.seed as string | undefined, 'seed', DEFAULT_SEED);
+  const dbPath = resolve((v.db as string | undefined) ?? join('.ledger', 'demo.db'));
+  mkdirSync(resolve(dbPath, '..'), { recursive: true });
+  const stamp = `${scenarioName}|${seed}|v1`;
+  if (v.fresh && existsSync(dbPath)) for (const f of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`]) rmSync(f, { force: true });
+  let db = openDb({ path: dbPath });
+  const seeded = createRunsRepository(db).getSetting('demo.seeded');
+  if (seeded !== null && seeded !== stamp) {
+    console.error(`${dbPath} holds another scenario (${seeded}); rebuilding it for ${stamp}`);
+    db.close();
+    for (const f of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`]) rmSync(f, { force: true });
+    db = openDb({ path: dbPath });
+  }
+  console.error(`simulating scenario "${scenarioName}" with seed ${seed}…`);
+  const sandbox = await startSandbox({ scenario: scenarioName, seed, dir: resolve(dbPath, '..') });
+  const sc = sandbox.scenario;
+  Object.assign(process.env, sandbox.awsEnv, { KUBECONFIG: sandbox.kubeconfigPath });
+  console.error(`sandbox: ${sandbox.url} (Kubernetes API and AWS endpoints; kubeconfig ${sandbox.kubeconfigPath})`);
+  if (createRunsRepository(db).getSetting('demo.seeded') === stamp) {
+    console.error(`reusing ${dbPath} (already seeded; --fresh to rebuild)`);
+  } else {
+    const s = await seedFromSandbox({
+      db, sandboxUrl: sandbox.url, kubeconfigPath: sandbox.kubeconfigPath, clusterName: sc.clusterName, region: sc.region,
+      startMs: sc.start, endMs: sc.end, stepMs: sc.stepMs,
+    });
+    createRunsRepository(db).setSetting('demo.seeded', stamp);
+    console.error(`collected ${s.snapshots} snapshots (${s.kubeRequests} Kubernetes requests), ${s.costLines} Cost Explorer lines in ${s.costExplorerRequests} requests (USD ${(s.costExplorerRequests * 0.01).toFixed(2)} on a real account), ${s.priceRows} price rows in ${s.seconds.toFixed(1)} s`);
+  }
+  const app = buildApp({ db, now: () => sc.end });
+  const address = await listen(app, '127.0.0.1', intOption(v.port as string | undefined, 'port', 5173));
+  console.log(`NodePool Ledger dashboard: ${address}  (sandbox data, ${new Date(sc.start).toISOString().slice(0, 10)} .. ${new Date(sc.end).toISOString().slice(0, 10)})`);
+  const stop = async () => {
+    await app.close();
+    await sandbox.close();
+    db.close();
+    process.exit(0);
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+async function serve(v: Record<string, string | boolean | undefined>): Promise<void> {
+  const dbPath = v.db as string | undefined;
+  if (!dbPath) throw new UsageError('serve needs --db PATH (a database filled by collect or demo)');
+  if (!existsSync(dbPath)) throw new UsageError(`no database at ${dbPath}: run 'nodepool-ledger demo' or 'collect' first`);
+  const host = (v.host as string | undefined) ?? '127.0.0.1';
+  checkHost(host);
+  const db = openDb({ path: dbPath });
+  const app = buildApp({ db });
+  console.log(`NodePool Ledger dashboard: ${await listen(app, host, intOption(v.port as string | undefined, 'port', 5173))}`);
+}
+
+async function sandboxOnly(v: Record<string, string | boolean | undefined>): Promise<void> {
+  const sb = await startSandbox({
+    scenario: v.scenario as string | undefined,
+    seed: intOption(v.seed as string | undefined, 'seed', DEFAULT_SEED),
+    port: intOption(v.port as string | undefined, 'port', 0),
+    dir: v.dir as string | undefined,
+  });
+  console.log(`sandbox ${sb.scenario.name} (seed ${sb.scenario.seed}) on ${sb.url}, clock at ${new Date(sb.ctx.clock.now()).toISOString()}`);
+  console.log(`export KUBECONFIG=${sb.kubeconfigPath}`);
+  for (const [k, val] of Object.entries(sb.awsEnv)) if (k.startsWith('AWS_ENDPOINT_URL') || k === 'AWS_REGION') console.log(`export ${k}=${val}`);
+  console.log('export AWS_ACCESS_KEY_ID=… AWS_SECRET_ACCESS_KEY=… (any dummy values: the sandbox does not check them)');
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    console.log(HELP.main);
+    return command ? 0 : 1;
+  }
+  const handlers: Record<string, (v: Record<string, string | boolean | undefined>) => Promise<void>> = { demo, serve, sandbox: sandboxOnly };
+  const handler = handlers[command];
+  if (!handler) {
+    console.error(`unknown command "${command}"\n\n${HELP.main}`);
+    return 2;
+  }
+  try {
+    const { values } = parseArgs({ args: rest, options: OPTIONS, strict: true, allowPositionals: false });
+    if (values.help) {
+      console.log(HELP[command]);
+      return 0;
+    }
+    await handler(values);
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      console.error(`${(err as Error).message}\n\n${HELP[command]}`);
+      return 2;
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,60 @@
+import { createPricingClient, pricingEndpointRegion } from '../collectors/pricing/client';
+import { collectOnDemandPrices } from '../collectors/pricing/collect';
+import { createEc2Client } from '../collectors/spot/client';
+import { collectSpotPrices } from '../collectors/spot/collect';
+import type { NodeRecord, PriceQuote } from '../core/model';
+import { loadStaticOnDemandPrices } from '../core/static-prices';
+import type { Db } from '../db/open-db';
+import { PriceBook } from '../db/repositories/price-book';
+
+const HOUR = 3_600_000;
+
+/**
+ * Keeps the prices a snapshot needs: on-demand once from the Pricing API, spot history for every market
+ * (type x zone) the cluster uses — fetched the first time a market appears and refreshed hourly — and a
+ * PriceBook over them rebuilt only when something new arrived.
+ */
+export class PriceCollector {
+  private readonly pricing;
+  private readonly ec2;
+  private readonly staticTable: Map<string, number>;
+  private readonly knownTypes = new Set<string>();
+  private lastRefresh = -Infinity;
+  private book: PriceBook;
+  rowsWritten = 0;
+
+  constructor(private readonly db: Db, private readonly region: string, private readonly runId: number | null) {
+    this.pricing = createPricingClient({ region: pricingEndpointRegion(region) });
+    this.ec2 = createEc2Client({ region });
+    this.staticTable = loadStaticOnDemandPrices(region);
+    this.book = PriceBook.fromDb(db, region, this.staticTable);
+  }
+
+  async loadOnDemand(now = Date.now()): Promise<void> {
+    const r = await collectOnDemandPrices({ db: this.db, pricing: this.pricing, region: this.region, now, runId: this.runId });
+    this.rowsWritten += r.written;
+    this.book = PriceBook.fromDb(this.db, this.region, this.staticTable);
+  }
+
+  /** Fetches spot history for spot types not seen before (from a day back), and refreshes all hourly. */
+  async ensureSpotMarkets(nodes: NodeRecord[], now: number): Promise<void> {
+    const fresh = [...new Set(nodes.filter((n) => n.capacityType === 'spot' && !this.knownTypes.has(n.instanceType)).map((n) => n.instanceType))].sort();
+    let changed = false;
+    if (fresh.length > 0) {
+      this.rowsWritten += (await collectSpotPrices({ db: this.db, ec2: this.ec2, region: this.region, now, runId: this.runId }, { instanceTypes: fresh, startMs: now - 24 * HOUR, endMs: now })).written;
+      fresh.forEach((t) => this.knownTypes.add(t));
+      changed = true;
+    }
+    if (now - this.lastRefresh >= HOUR && this.knownTypes.size > 0) {
+      const since = Number.isFinite(this.lastRefresh) ? this.lastRefresh : now - HOUR;
+      this.rowsWritten += (await collectSpotPrices({ db: this.db, ec2: this.ec2, region: this.region, now, runId: this.runId }, { instanceTypes: [...this.knownTypes].sort(), startMs: since, endMs: now })).written;
+      this.lastRefresh = now;
+      changed = true;
+    }
+    if (changed) this.book = PriceBook.fromDb(this.db, this.region, this.staticTable);
+  }
+
+  quote(n: NodeRecord, at: number): PriceQuote {
+    return this.book.price(n, at) ?? { usdPerHour: 0, source: 'unknown' };
+  }
+}

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { loadScenario } from '../index';
+import { simulate } from './simulate';
+import { loadScenarioFile } from './scenario-file';
+
+const HOUR = 3_600_000;
+const sc = loadScenario('week4', 42);
+
+describe('week4 scenario', () => {
+  it('is byte-identical for the same seed and differs for another', () => {
+    const again = simulate(loadScenarioFile('week4'), 42);
+    expect(JSON.stringify(again)).toBe(JSON.stringify(sc));
+    const other = simulate(loadScenarioFile('week4'), 7);
+    expect(JSON.stringify(other)).not.toBe(JSON.stringify(sc));
+  });
+
+  it('has the three NodePools the syllabus prescribes', () => {
+    const pools = Object.fromEntries(sc.nodePools.map((p) => [p.name, p]));
+    expect(Object.keys(pools).sort()).toEqual(['general', 'spot-batch', 'system']);
+    expect(pools.system.capacityTypes).toEqual(['on-demand']);
+    expect(pools.general.capacityTypes).toEqual(['on-demand', 'spot']);
+    expect(pools['spot-batch'].capacityTypes).toEqual(['spot']);
+    for (const p of sc.nodePools) expect(p.consolidationPolicy).toBe('WhenEmptyOrUnderutilized');
+    // spot-batch spans diverse families
+    const families = new Set(pools['spot-batch'].instanceTypes.map((t) => t.split('.')[0]));
+    expect(families.size).toBeGreaterThanOrEqual(8);
+  });
+
+  it('launches nodes only from types the NodePool admits, in the capacity type it allows', () => {
+    for (const n of sc.nodes) {
+      if (!n.nodePool) continue;
+      const pool = sc.nodePools.find((p) => p.name === n.nodePool);
+      expect(pool?.instanceTypes).toContain(n.instanceType);
+      expect(pool?.capacityTypes).toContain(n.capacityType);
+    }
+  });
+
+  it('never overcommits a node', () => {
+    // At every hour, the requests of pods on each node fit its allocatable.
+    for (let t = sc.start; t < sc.end; t += 6 * HOUR) {
+      const used = new Map<string, { cpu: number; mem: number; pods: number }>();
+      for (const p of sc.pods) {
+        if (p.createdAt > t || (p.deletedAt !== null && p.deletedAt <= t)) continue;
+        const u = used.get(p.nodeName) ?? { cpu: 0, mem: 0, pods: 0 };
+        u.cpu += p.requests.cpuMillicores;
+        u.mem += p.requests.memoryBytes;
+        u.pods += 1;
+        used.set(p.nodeName, u);
+      }
+      for (const n of sc.nodes) {
+        const u = used.get(n.name);
+        if (!u) continue;
+        expect(n.createdAt <= t && (n.deletedAt === null || n.deletedAt > t), `pod on dead node ${n.name}`).toBe(true);
+        expect(u.cpu).toBeLessThanOrEqual(n.allocatable.cpuMillicores);
+        expect(u.mem).toBeLessThanOrEqual(n.allocatable.memoryBytes);
+        expect(u.pods).toBeLessThanOrEqual(n.allocatable.pods);
+      }
+    }
+  });
+
+  it('has the disruptions the exercises need: consolidation deletes and replaces, a spot interruption, a drift', () => {
+    const reasons = sc.nodes.map((n) => n.deletionReason);
+    expect(reasons.filter((r) => r === 'Underutilized').length).toBeGreaterThan(0);
+    expect(reasons.filter((r) => r === 'Empty').length).toBeGreaterThan(0);
+    expect(reasons.filter((r) => r === 'Interrupted')).toHaveLength(1);
+    expect(reasons.filter((r) => r === 'Drifted').length).toBeGreaterThan(0);
+    const replacements = sc.nodes.filter((n) => n.launchReason.kind === 'replacement');
+    expect(replacements.some((n) => n.launchReason.kind === 'replacement' && n.launchReason.reason === 'Underutilized')).toBe(true);
+    expect(sc.events.some((e) => e.reason === 'DisruptionTerminating' && e.message === 'Disrupting Node: Underutilized/Replace')).toBe(true);
+    expect(sc.events.some((e) => e.reason === 'DisruptionBlocked' && e.message.includes('karpenter.sh/do-not-disrupt'))).toBe(true);
+  });
+
+  it('has at least three teams, a daily cycle and a batch burst', () => {
+    expect(new Set(sc.namespaces.map((n) => n.labels.team)).size).toBeGreaterThanOrEqual(3);
+    const alive = (t: number) => sc.nodes.filter((n) => n.createdAt <= t && (n.deletedAt === null || n.deletedAt > t));
+    const day = sc.start + 3 * 24 * HOUR; // a Wednesday
+    expect(alive(day + 17 * HOUR).length).toBeGreaterThan(alive(day + 5 * HOUR).length);
+    const burst = sc.start + 2 * 24 * HOUR + 2 * HOUR;
+    expect(alive(burst).filter((n) => n.nodePool === 'spot-batch').length).toBeGreaterThan(0);
+    expect(sc.pods.some((p) => p.annotations['karpenter.sh/do-not-disrupt'] === 'true')).toBe(true);
+  });
+
+  it('keeps spot prices below on-demand and labels the walk as bounded', () => {
+    for (const p of sc.spotPrices) {
+      expect(p.usdPerHour).toBeGreaterThan(0);
+      expect(p.usdPerHour).toBeLessThan(sc.onDemandUsdPerHour[p.instanceType]);
+    }
+  });
+});
