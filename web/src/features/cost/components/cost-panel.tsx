@@ -1,0 +1,76 @@
+import { lazy, Suspense, useMemo, useState } from 'react';
+import type { RangeQuery } from '../../../../../server/schemas/reports';
+import { Panel } from '../../../components/ui/panel';
+import { Segmented } from '../../../components/ui/segmented';
+import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
+import type { NodePoolColors } from '../../../lib/colors';
+import { formatUsd } from '../../../lib/format';
+import { useDailyCost } from '../api/use-daily-cost';
+import { toDailyStacks } from '../utils/daily-stacks';
+import type { CostMetric } from './cost-chart';
+
+// Recharts is loaded with the chart, not with the page.
+const CostChart = lazy(() => import('./cost-chart'));
+
+const METRICS: readonly { value: CostMetric; label: string }[] = [
+  { value: 'bill', label: 'Bill' },
+  { value: 'estimate', label: 'Our estimate' },
+  { value: 'both', label: 'Both' },
+];
+
+function Summary({ billUsd, estimateUsd, estimateVsBill, notFinalDays }: { billUsd: number; estimateUsd: number; estimateVsBill: number | null; notFinalDays: number }) {
+  return (
+    <dl className="summary">
+      <div><dt>Bill</dt><dd>{formatUsd(billUsd)}</dd></div>
+      <div><dt>Our estimate</dt><dd>{formatUsd(estimateUsd)}</dd></div>
+      <div>
+        <dt>Estimate vs bill</dt>
+        <dd>{estimateVsBill === null ? '—' : `${estimateVsBill >= 0 ? '+' : ''}${(estimateVsBill * 100).toFixed(1)} %`}</dd>
+      </div>
+      {notFinalDays > 0 ? <div className="summary-note">{notFinalDays} day{notFinalDays === 1 ? ' is' : 's are'} not final in Cost Explorer yet.</div> : null}
+    </dl>
+  );
+}
+
+/** Cost per UTC day by NodePool: the Cost Explorer bill (UnblendedCost) and our estimate from snapshots. */
+export function CostPanel({ query, colors }: { query: RangeQuery | undefined; colors: NodePoolColors }) {
+  const [metric, setMetric] = useState<CostMetric>('bill');
+  const cost = useDailyCost(query ?? {});
+  const stacks = useMemo(() => (cost.data === undefined ? undefined : toDailyStacks(cost.data.rows, cost.data.from, cost.data.to)), [cost.data]);
+
+  const body = (() => {
+    if (query === undefined || cost.isPending) return <LoadingState label="Loading daily cost…" />;
+    if (cost.isError) return <ErrorState title="Could not load the daily cost." error={cost.error} onRetry={() => void cost.refetch()} />;
+    if (stacks === undefined || stacks.nodePools.length === 0) {
+      return (
+        <EmptyState title="No cost in this range.">
+          The bill appears after the Cost Explorer collector runs, and only for tags activated as cost allocation tags
+          (activation takes up to 24 h and is not retroactive). The estimate needs Kubernetes snapshots. Try a longer range.
+        </EmptyState>
+      );
+    }
+    return (
+      <>
+        <Summary
+          billUsd={stacks.billTotalUsd}
+          estimateUsd={stacks.estimateTotalUsd}
+          estimateVsBill={stacks.estimateVsBill}
+          notFinalDays={stacks.days.filter((d) => d.billNotFinal).length}
+        />
+        <Suspense fallback={<LoadingState label="Loading chart…" />}>
+          <CostChart stacks={stacks} metric={metric} colors={colors} />
+        </Suspense>
+      </>
+    );
+  })();
+
+  return (
+    <Panel
+      title="Cost per day by NodePool"
+      subtitle="USD per UTC day. Bill: Cost Explorer UnblendedCost by karpenter.sh/nodepool tag. Estimate: node prices × time seen in snapshots."
+      actions={<Segmented label="Cost figure" value={metric} options={METRICS} onChange={setMetric} />}
+    >
+      <div className={cost.isFetching && !cost.isPending ? 'panel-body is-refreshing' : 'panel-body'}>{body}</div>
+    </Panel>
+  );
+}

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import type { DailyCostRow } from '../../../../../server/schemas/reports';
+import { daysBetween, toDailyStacks } from './daily-stacks';
+
+const row = (p: Partial<DailyCostRow> & Pick<DailyCostRow, 'day' | 'nodePool'>): DailyCostRow => ({
+  purchaseType: null, capacityType: 'on-demand', billUsd: null, billAmortizedUsd: null, billEstimated: false, estimateUsd: null, ...p,
+});
+
+describe('daysBetween', () => {
+  describe.each([
+    { from: '2026-11-01', to: '2026-11-04', expected: ['2026-11-01', '2026-11-02', '2026-11-03'] },
+    { from: '2026-10-31', to: '2026-11-01', expected: ['2026-10-31'] },
+    { from: '2026-11-01', to: '2026-11-01', expected: [] },
+  ])('$from .. $to', ({ from, to, expected }) => {
+    it('lists each UTC day, end exclusive', () => expect(daysBetween(from, to)).toEqual(expected));
+  });
+});
+
+describe('toDailyStacks', () => {
+  const stacks = toDailyStacks([
+    row({ day: '2026-11-01', nodePool: 'general', billUsd: 20, estimateUsd: 18 }),
+    row({ day: '2026-11-01', nodePool: 'general', capacityType: 'spot', billUsd: 4, estimateUsd: 5 }),
+    row({ day: '2026-11-01', nodePool: '', billUsd: 1 }),
+    row({ day: '2026-11-03', nodePool: 'batch', billUsd: 5, estimateUsd: 4, billEstimated: true }),
+    row({ day: '2026-12-01', nodePool: 'outside', billUsd: 99 }),
+  ], '2026-11-01', '2026-11-04');
+
+  it('sums purchase kinds per NodePool per day', () => {
+    expect(stacks.days[0]).toEqual({
+      day: '2026-11-01', bill: { general: 24, '': 1 }, estimate: { general: 23 }, billTotalUsd: 25, estimateTotalUsd: 23, billNotFinal: false,
+    });
+  });
+  it('keeps empty days of the range and drops rows outside it', () => {
+    expect(stacks.days.map((d) => d.day)).toEqual(['2026-11-01', '2026-11-02', '2026-11-03']);
+    expect(stacks.days[1]).toMatchObject({ bill: {}, estimate: {}, billTotalUsd: 0 });
+    expect(stacks.nodePools).toEqual(['batch', 'general', '']);
+  });
+  it('flags days Cost Explorer has not finalised', () => {
+    expect(stacks.days.map((d) => d.billNotFinal)).toEqual([false, false, true]);
+  });
+  it('totals: bill 25 + 5 = 30, estimate 23 + 4 = 27, estimate 10 % under the bill', () => {
+    expect(stacks.billTotalUsd).toBe(30);
+    expect(stacks.estimateTotalUsd).toBe(27);
+    expect(stacks.estimateVsBill).toBeCloseTo(-0.1, 10);
+  });
+  it('has no comparison without a bill', () => {
+    expect(toDailyStacks([row({ day: '2026-11-01', nodePool: 'a', estimateUsd: 3 })], '2026-11-01', '2026-11-02').estimateVsBill).toBeNull();
+  });
+});

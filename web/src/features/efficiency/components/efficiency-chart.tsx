@@ -1,0 +1,55 @@
+import { useMemo } from 'react';
+import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
+import type { EfficiencyResponse } from '../../../../../server/schemas/reports';
+import { colorOf, type NodePoolColors } from '../../../lib/colors';
+import { formatPercent, formatUtcDateTime, formatUtcDay, formatUtcTime, nodePoolLabel } from '../../../lib/format';
+import { showsHourTicks, timeTicks, toEfficiencyRows, type EfficiencyRow } from '../utils/efficiency-lines';
+
+export type ResourceChoice = 'cpu' | 'memory' | 'both';
+
+interface EfficiencyChartProps {
+  data: EfficiencyResponse;
+  resource: ResourceChoice;
+  colors: NodePoolColors;
+}
+
+const RESOURCE_LABEL = { cpu: 'CPU', memory: 'memory' } as const;
+const tooltipPercent = (value: unknown): string => (typeof value === 'number' ? formatPercent(value) : '—');
+
+/** One line per NodePool and resource, percent of allocatable requested; gaps where no snapshot fell. */
+export default function EfficiencyChart({ data, resource, colors }: EfficiencyChartProps) {
+  const { rows, nodePools } = useMemo(() => toEfficiencyRows(data.series, data.bucketMs), [data.series, data.bucketMs]);
+  const fromMs = Date.parse(data.from);
+  const toMs = Date.parse(data.to);
+  const resources = resource === 'both' ? (['cpu', 'memory'] as const) : ([resource] as const);
+  const tick = showsHourTicks(fromMs, toMs) ? formatUtcTime : formatUtcDay;
+
+  return (
+    <div className="chart" data-testid="efficiency-chart">
+      <LineChart responsive style={{ width: '100%', height: 340 }} data={rows} margin={{ top: 8, right: 16, bottom: 0, left: 8 }}>
+        <CartesianGrid vertical={false} />
+        <XAxis dataKey="t" type="number" scale="time" domain={[fromMs, toMs]} ticks={timeTicks(fromMs, toMs)} tickFormatter={tick} />
+        <YAxis domain={[0, 100]} ticks={[0, 25, 50, 75, 100]} tickFormatter={(v: number) => `${v} %`} width={56} />
+        <Tooltip formatter={tooltipPercent} labelFormatter={(t) => `${formatUtcDateTime(Number(t))} UTC`} />
+        <Legend />
+        {nodePools.flatMap((np) =>
+          resources.map((r) => (
+            <Line
+              key={`${np}:${r}`}
+              type="linear"
+              dataKey={(row: EfficiencyRow) => row[r][np] ?? null}
+              name={`${nodePoolLabel(np)} ${RESOURCE_LABEL[r]}`}
+              stroke={colorOf(np, colors)}
+              strokeWidth={2}
+              strokeDasharray={r === 'memory' ? '6 4' : undefined}
+              legendType="plainline"
+              dot={false}
+              connectNulls={false}
+              isAnimationActive={false}
+            />
+          )),
+        )}
+      </LineChart>
+    </div>
+  );
+}

@@ -1,0 +1,42 @@
+import type { StatusResponse } from '../../../../../server/schemas/reports';
+import { ErrorState } from '../../../components/ui/state-message';
+import { formatAgo, formatDayShort, formatIsoUtc, formatUtcDateTime } from '../../../lib/format';
+import { useStatus } from '../api/use-status';
+
+const SOURCE_TEXT: Record<StatusResponse['dataSource'], { badge: string; text: string }> = {
+  sandbox: { badge: 'Sandbox', text: 'A simulated cluster and bill, not a real AWS account.' },
+  aws: { badge: 'AWS account', text: 'Collected from your cluster and your AWS account.' },
+  unknown: { badge: 'No data yet', text: 'No collection has run yet: start the collectors, then reload.' },
+};
+
+function rangeText(s: StatusResponse): string {
+  const parts: string[] = [];
+  const { firstSnapshotAt, lastSnapshotAt, firstCostDay, lastCostDay } = s.range;
+  if (firstSnapshotAt !== null && lastSnapshotAt !== null) {
+    parts.push(`Snapshots ${formatUtcDateTime(Date.parse(firstSnapshotAt))} – ${formatUtcDateTime(Date.parse(lastSnapshotAt))} UTC`);
+  }
+  if (firstCostDay !== null && lastCostDay !== null) parts.push(`Bill ${formatDayShort(firstCostDay)} – ${formatDayShort(lastCostDay)}`);
+  return parts.length === 0 ? 'No snapshots or bill lines stored.' : parts.join(' · ');
+}
+
+/** Where the figures come from (sandbox or a real account), what time they cover, and when they were last collected. */
+export function DataSourceBanner() {
+  const status = useStatus();
+  if (status.isPending) return <div className="banner banner-pending">Reading the data source…</div>;
+  if (status.isError) return <ErrorState title="Could not read the data source." error={status.error} onRetry={() => void status.refetch()} />;
+  const s = status.data;
+  const source = SOURCE_TEXT[s.dataSource];
+  const run = s.lastRun;
+  return (
+    <div className={`banner banner-${s.dataSource}`} data-testid="data-source-banner">
+      <span className="badge">{source.badge}</span>
+      <span className="banner-text">{source.text}</span>
+      <span className="banner-range">{rangeText(s)}</span>
+      {run === null ? null : (
+        <span className={run.status === 'failed' ? 'banner-run is-failed' : 'banner-run'} title={run.message ?? undefined}>
+          Last collection: {run.kind} {run.status}, {formatIsoUtc(run.finishedAt ?? run.startedAt)} ({formatAgo(run.finishedAt ?? run.startedAt, Date.now())})
+        </span>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,51 @@
+/** Display formats. Everything is shown in UTC, the unit of Cost Explorer days. */
+
+const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
+const usdCompact = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', notation: 'compact', maximumFractionDigits: 1 });
+
+export const formatUsd = (v: number): string => usd.format(v);
+export const formatUsdAxis = (v: number): string => (Math.abs(v) >= 1000 ? usdCompact.format(v) : usd.format(v).replace(/\.00$/, ''));
+/** A fraction (0.5) as a percent ("50.0 %"). */
+export const formatFraction = (v: number): string => `${(v * 100).toFixed(1)} %`;
+export const formatPercent = (v: number): string => `${v.toFixed(1)} %`;
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const pad = (n: number): string => String(n).padStart(2, '0');
+
+/** "2026-11-01" -> "Nov 1". */
+export function formatDayShort(day: string): string {
+  const [, m, d] = day.split('-').map(Number);
+  return `${MONTHS[(m ?? 1) - 1]} ${d}`;
+}
+/** Epoch ms -> "Nov 1 10:15" (UTC). */
+export function formatUtcDateTime(ms: number): string {
+  const t = new Date(ms);
+  return `${MONTHS[t.getUTCMonth()]} ${t.getUTCDate()} ${pad(t.getUTCHours())}:${pad(t.getUTCMinutes())}`;
+}
+/** Epoch ms -> "10:15" (UTC). */
+export const formatUtcTime = (ms: number): string => {
+  const t = new Date(ms);
+  return `${pad(t.getUTCHours())}:${pad(t.getUTCMinutes())}`;
+};
+/** Epoch ms -> "Nov 1" (UTC). */
+export const formatUtcDay = (ms: number): string => {
+  const t = new Date(ms);
+  return `${MONTHS[t.getUTCMonth()]} ${t.getUTCDate()}`;
+};
+/** ISO instant -> "2026-11-01 10:15 UTC". */
+export function formatIsoUtc(iso: string): string {
+  const t = new Date(iso);
+  return `${t.getUTCFullYear()}-${pad(t.getUTCMonth() + 1)}-${pad(t.getUTCDate())} ${pad(t.getUTCHours())}:${pad(t.getUTCMinutes())} UTC`;
+}
+/** "3 min ago", "2 h ago", "5 days ago". */
+export function formatAgo(iso: string, nowMs: number): string {
+  const minutes = Math.round((nowMs - Date.parse(iso)) / 60_000);
+  if (minutes < 1) return 'just now';
+  if (minutes < 90) return `${minutes} min ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 48) return `${hours} h ago`;
+  return `${Math.round(hours / 24)} days ago`;
+}
+
+/** '' is the bill's untagged lines, and nodes Karpenter did not launch. */
+export const nodePoolLabel = (name: string): string => (name === '' ? '(untagged)' : name);

@@ -1,0 +1,27 @@
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { ApiError } from './lib/api-client';
+import { OverviewPage } from './routes/overview';
+import './styles.css';
+
+const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: {
+      staleTime: 30_000,
+      // A 4xx will fail the same way again; retry only an unreachable or failing server.
+      retry: (failures, err) => failures < 2 && (!(err instanceof ApiError) || err.status === 0 || err.status >= 500),
+    },
+  },
+});
+
+const root = document.getElementById('root');
+if (root === null) throw new Error('index.html has no #root element');
+
+createRoot(root).render(
+  <StrictMode>
+    <QueryClientProvider client={queryClient}>
+      <OverviewPage />
+    </QueryClientProvider>
+  </StrictMode>,
+);
