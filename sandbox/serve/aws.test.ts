@@ -2,11 +2,13 @@ import {
   CostExplorerClient, type Expression, GetCostAndUsageCommand, type GetCostAndUsageCommandOutput,
   GetCostAndUsageWithResourcesCommand, ListCostAllocationTagsCommand,
 } from '@aws-sdk/client-cost-explorer';
+import { DescribeSpotPriceHistoryCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { DescribeServicesCommand, type Filter, GetProductsCommand, PricingClient } from '@aws-sdk/client-pricing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newContext, serveHandlers, type ServedHandlers, useDummyAwsCredentials } from '../../test/fixtures/serve-handlers';
 import { T, TINY_END, tinyScenario } from '../../test/fixtures/tiny-scenario';
 import { createCostExplorerHandler } from './cost-explorer';
+import { ec2Handler } from './ec2';
 import { pricingHandler } from './pricing';
 
 useDummyAwsCredentials();
@@ -211,7 +213,13 @@ describe('Pricing adapter through the real SDK', () => {
     const withReserved = docs.filter((d) => d.terms.Reserved !== undefined);
     expect(withReserved.length).toBeGreaterThan(0);
     expect(withReserved.length).toBeLessThan(docs.length);
-    expect(JSON.stringify(withReserved[0].terms.Reserved)).toContain('"PurchaseOption":"No Upfront"');
+    const doc = withReserved[0];
+    const sku = doc.product.sku;
+    const reserved = doc.terms.Reserved?.[`${sku}.4NA7Y494T4`] as { termAttributes: Record<string, string>; priceDimensions: Record<string, PriceDimension> };
+    expect(reserved.termAttributes.PurchaseOption).toBe('No Upfront');
+    const reservedUsd = reserved.priceDimensions[`${sku}.4NA7Y494T4.6YS6EN2CT7`].pricePerUnit.USD;
+    const onDemandUsd = doc.terms.OnDemand[`${sku}.JRTCKXETXF`].priceDimensions[`${sku}.JRTCKXETXF.6YS6EN2CT7`].pricePerUnit.USD;
+    expect(Number(reservedUsd)).toBeLessThan(Number(onDemandUsd));
   });
 
   it('matches filter fields and TERM_MATCH values whatever their case; a loose filter catches the neighbours', async () => {
@@ -239,5 +247,66 @@ describe('Pricing adapter through the real SDK', () => {
     const out = await pricing.send(new DescribeServicesCommand({ ServiceCode: 'AmazonEC2' }));
     expect(out.Services?.[0].AttributeNames).toContain('capacitystatus');
     expect(served.ctx.requestLog.map((r) => r.operation).every((o) => o.startsWith('pricing:'))).toBe(true);
+  });
+});
+
+describe('EC2 spot price history through the real SDK', () => {
+  let served: ServedHandlers;
+  let ec2: EC2Client;
+
+  beforeAll(async () => {
+    served = await serveHandlers([createCostExplorerHandler(), pricingHandler, ec2Handler], newContext(tinyScenario(), TINY_END));
+    ec2 = new EC2Client({ region: 'us-east-1', endpoint: served.url, maxAttempts: 1 });
+  });
+  afterAll(async () => {
+    ec2.destroy();
+    await served.close();
+  });
+
+  const window = { InstanceTypes: ['c5.xlarge' as const], ProductDescriptions: ['Linux/UNIX'], StartTime: new Date('2026-11-03T00:00:00Z'), EndTime: new Date('2026-11-03T12:00:00Z') };
+  const row = (p: { Timestamp?: Date; AvailabilityZone?: string; SpotPrice?: string }) => [p.Timestamp?.toISOString(), p.AvailabilityZone, p.SpotPrice];
+
+  it('gives, per zone, the price in effect at StartTime and the changes in the window, newest first, in pages', async () => {
+    const pages: (string | undefined)[][][] = [];
+    let token: string | undefined;
+    do {
+      const out = await ec2.send(new DescribeSpotPriceHistoryCommand({ ...window, MaxResults: 2, NextToken: token }));
+      pages.push((out.SpotPriceHistory ?? []).map(row));
+      token = out.NextToken;
+    } while (token);
+    expect(pages).toEqual([
+      [['2026-11-03T09:00:00.000Z', 'us-east-1b', '0.065000'], ['2026-11-03T04:30:00.000Z', 'us-east-1b', '0.080000']],
+      [['2026-11-01T00:00:00.000Z', 'us-east-1a', '0.071000'], ['2026-11-01T00:00:00.000Z', 'us-east-1b', '0.070000']],
+      [['2026-11-01T00:00:00.000Z', 'us-east-1c', '0.069000']],
+    ]);
+  });
+
+  it('shows nothing after now, filters by zone, and answers the XML shape EC2 uses', async () => {
+    served.ctx.clock.set(Date.parse('2026-11-03T06:00:00Z'));
+    const out = await ec2.send(new DescribeSpotPriceHistoryCommand({ ...window, AvailabilityZone: 'us-east-1b' }));
+    expect((out.SpotPriceHistory ?? []).map(row)).toEqual([
+      ['2026-11-03T04:30:00.000Z', 'us-east-1b', '0.080000'], ['2026-11-01T00:00:00.000Z', 'us-east-1b', '0.070000'],
+    ]);
+    expect(out.SpotPriceHistory?.[0]).toMatchObject({ InstanceType: 'c5.xlarge', ProductDescription: 'Linux/UNIX' });
+    const raw = await fetch(served.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded; charset=utf-8' },
+      body: 'Action=DescribeSpotPriceHistory&Version=2016-11-15&InstanceType.1=c5.xlarge&ProductDescription.1=Linux%2FUNIX&AvailabilityZone=us-east-1a&StartTime=2026-11-03T00%3A00%3A00Z',
+    });
+    const text = await raw.text();
+    expect(text).toMatch(/<DescribeSpotPriceHistoryResponse xmlns="http:\/\/ec2\.amazonaws\.com\/doc\/2016-11-15\/"><requestId>[0-9a-f-]{36}<\/requestId><spotPriceHistorySet><item><instanceType>c5\.xlarge<\/instanceType><productDescription>Linux\/UNIX<\/productDescription><spotPrice>0\.071000<\/spotPrice><timestamp>2026-11-01T00:00:00\.000Z<\/timestamp><availabilityZone>us-east-1a<\/availabilityZone><\/item><\/spotPriceHistorySet><\/DescribeSpotPriceHistoryResponse>$/);
+    served.ctx.clock.set(TINY_END);
+  });
+
+  it('throttles in the EC2 XML error shape', async () => {
+    served.ctx.faults.push({ match: 'DescribeSpotPriceHistory', status: 503, remaining: 1 });
+    await expect(ec2.send(new DescribeSpotPriceHistoryCommand(window))).rejects.toMatchObject({ name: 'RequestLimitExceeded', $metadata: { httpStatusCode: 503 } });
+    const bad = await fetch(served.url, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'Action=DescribeSpotPriceHistory&Version=2016-11-15&StartTime=2026-11-05T00:00:00Z&EndTime=2026-11-04T00:00:00Z',
+    });
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toMatch(/<Response><Errors><Error><Code>InvalidParameterValue<\/Code><Message>.+<\/Message><\/Error><\/Errors><RequestID>[0-9a-f-]{36}<\/RequestID><\/Response>$/);
+    expect(served.ctx.requestLog.filter((r) => r.operation === 'ec2:DescribeSpotPriceHistory').length).toBe(7);
   });
 });
