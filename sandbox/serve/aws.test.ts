@@ -163,6 +163,23 @@ describe('Cost Explorer adapter through the real SDK', () => {
   });
 });
 
+describe('Cost Explorer with the NodePool tag not activated', () => {
+  it('puts every cost under the untagged key', async () => {
+    const served = await serveHandlers([createCostExplorerHandler({ inactiveTags: ['karpenter.sh/nodepool'] })], newContext(tinyScenario(), TINY_END));
+    const ce = new CostExplorerClient({ region: 'us-east-1', endpoint: served.url });
+    const out = await ce.send(new GetCostAndUsageCommand({
+      TimePeriod: { Start: '2026-11-02', End: '2026-11-04' }, Granularity: 'DAILY', Metrics: ['UnblendedCost'],
+      Filter: CLUSTER_AND_COMPUTE, GroupBy: [{ Type: 'TAG', Key: 'karpenter.sh/nodepool' }],
+    }));
+    expect(out.ResultsByTime?.map((r) => r.Groups?.map((g) => [g.Keys?.[0], g.Metrics?.UnblendedCost?.Amount]))).toEqual([
+      [['karpenter.sh/nodepool$', '5.568']],
+      [['karpenter.sh/nodepool$', '5.478']],
+    ]);
+    ce.destroy();
+    await served.close();
+  });
+});
+
 const KARPENTER_FILTERS: Filter[] = [
   ['regionCode', 'us-east-1'], ['serviceCode', 'AmazonEC2'], ['preInstalledSw', 'NA'], ['operatingSystem', 'Linux'],
   ['capacitystatus', 'Used'], ['marketoption', 'OnDemand'], ['tenancy', 'Shared'], ['productFamily', 'Compute Instance'],
