@@ -41,13 +41,13 @@ export class PriceCollector {
     const fresh = [...new Set(nodes.filter((n) => n.capacityType === 'spot' && !this.knownTypes.has(n.instanceType)).map((n) => n.instanceType))].sort();
     let changed = false;
     if (fresh.length > 0) {
-      this.rowsWritten += (await collectSpotPrices({ db: this.db, ec2: this.ec2, region: this.region, now, runId: this.runId }, { instanceTypes: fresh, startMs: now - 24 * HOUR, endMs: now })).written;
+      this.rowsWritten += (await collectSpotPrices({ db: this.db, ec2: this.ec2, region: this.region, now, runId: this.runId }, { instanceTypes: fresh, since: now - 24 * HOUR, until: now })).prices;
       fresh.forEach((t) => this.knownTypes.add(t));
       changed = true;
     }
     if (now - this.lastRefresh >= HOUR && this.knownTypes.size > 0) {
       const since = Number.isFinite(this.lastRefresh) ? this.lastRefresh : now - HOUR;
-      this.rowsWritten += (await collectSpotPrices({ db: this.db, ec2: this.ec2, region: this.region, now, runId: this.runId }, { instanceTypes: [...this.knownTypes].sort(), startMs: since, endMs: now })).written;
+      this.rowsWritten += (await collectSpotPrices({ db: this.db, ec2: this.ec2, region: this.region, now, runId: this.runId }, { instanceTypes: [...this.knownTypes].sort(), since, until: now })).prices;
       this.lastRefresh = now;
       changed = true;
     }

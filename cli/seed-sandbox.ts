@@ -1,18 +1,14 @@
 import { createCostExplorerClient } from '../collectors/cost-explorer/client';
 import { collectCostExplorer } from '../collectors/cost-explorer/collect';
 import { createKubeClients } from '../collectors/kubernetes/client';
-import { collectKubeSnapshot } from '../collectors/kubernetes/collect';
+import { KubeWatchCache } from '../collectors/kubernetes/watch-cache';
 import { buildSnapshotRows } from '../core/rollup';
-import type { NamespaceRecord, NodePoolRecord } from '../core/model';
 import type { Db } from '../db/open-db';
 import { createKubeRepository } from '../db/repositories/kube-repository';
 import { createRunsRepository } from '../db/repositories/runs-repository';
 import { PriceCollector } from './price-collector';
 import { ProgressBar } from './progress';
 
-const HOUR = 3_600_000;
-/** Events live an hour in the API server: listing them every half hour misses none. */
-const EVENTS_EVERY = 30 * 60_000;
 
 export interface SeedOptions {
   db: Db;
@@ -37,15 +33,18 @@ export interface SeedSummary {
   seconds: number;
 }
 
-async function setClock(sandboxUrl: string, t: number): Promise<void> {
+/** Moves the sandbox clock; returns the resourceVersion the Kubernetes API is at then. */
+async function setClock(sandboxUrl: string, t: number): Promise<string> {
   const res = await fetch(`${sandboxUrl}/_sandbox/clock`, { method: 'POST', body: JSON.stringify({ time: new Date(t).toISOString() }) });
   if (!res.ok) throw new Error(`the sandbox refused to move its clock to ${new Date(t).toISOString()}: HTTP ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { resourceVersion: string }).resourceVersion;
 }
 
 /**
- * The seeding driver: walks the sandbox clock through the scenario and, at each step, runs the same collectors a
- * real account gets (Kubernetes lists, spot prices for the markets in use), writing one snapshot per step; then
- * pulls the Cost Explorer bill. Resumes after the last stored snapshot if a previous run stopped part way.
+ * The seeding driver: walks the sandbox clock through the scenario and, at each step, reads the cluster the way
+ * `collect --watch` does (a cache kept by Kubernetes watches, caught up to the clock's resourceVersion), prices the
+ * markets in use, and writes one snapshot; then pulls the Cost Explorer bill. Resumes after the last stored
+ * snapshot if a previous run stopped part way.
  */
 export async function seedFromSandbox(o: SeedOptions): Promise<SeedSummary> {
   const startedAt = Date.now();
@@ -53,24 +52,20 @@ export async function seedFromSandbox(o: SeedOptions): Promise<SeedSummary> {
   const runs = createRunsRepository(o.db);
   const runId = runs.startRun('demo', 'sandbox');
   const k = createKubeClients({ kubeconfig: o.kubeconfigPath });
-  const stats = { requests: 0, restarts: 0 };
   const prices = new PriceCollector(o.db, o.region, runId);
   const last = kubeRepo.latestSnapshotAt();
   const first = last === null ? o.startMs : last + o.stepMs;
   const total = Math.max(0, Math.ceil((o.endMs - first) / o.stepMs));
   const bar = o.quiet ? null : new ProgressBar('snapshots', total);
   let written = 0;
+  const cache = new KubeWatchCache(k);
   try {
     await setClock(o.sandboxUrl, first);
-    await prices.loadOnDemand();
-    let reuse: { nodePools: NodePoolRecord[]; namespaces: NamespaceRecord[] } | undefined;
-    let lastEvents = -Infinity;
+    await prices.loadOnDemand(first);
+    await cache.start();
     for (let t = first, i = 0; t < o.endMs; t += o.stepMs, i++) {
-      await setClock(o.sandboxUrl, t);
-      const withEvents = t - lastEvents >= EVENTS_EVERY;
-      const snapshot = await collectKubeSnapshot(k, t, { withEvents, reuse: t % HOUR === 0 ? undefined : reuse }, stats);
-      if (withEvents) lastEvents = t;
-      reuse = { nodePools: snapshot.nodePools, namespaces: snapshot.namespaces };
+      await cache.waitFor(await setClock(o.sandboxUrl, t));
+      const snapshot = cache.snapshot(t);
       await prices.ensureSpotMarkets(snapshot.nodes, t);
       const rows = buildSnapshotRows(snapshot, (n, at) => prices.quote(n, at));
       kubeRepo.writeSnapshot({ snapshot, ...rows, runId });
@@ -85,7 +80,7 @@ export async function seedFromSandbox(o: SeedOptions): Promise<SeedSummary> {
     runs.finishRun(runId, 'ok', written + ce.linesWritten + prices.rowsWritten);
     return {
       snapshots: written,
-      kubeRequests: stats.requests,
+      kubeRequests: cache.stats.requests + cache.watchesStarted,
       costExplorerRequests: ce.requests,
       costLines: ce.linesWritten,
       priceRows: prices.rowsWritten,
@@ -94,5 +89,7 @@ export async function seedFromSandbox(o: SeedOptions): Promise<SeedSummary> {
   } catch (err) {
     runs.finishRun(runId, 'failed', written, (err as Error).message);
     throw err;
+  } finally {
+    cache.stop();
   }
 }

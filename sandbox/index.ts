@@ -8,7 +8,9 @@ import { loadScenarioFile } from './scenario/scenario-file';
 import type { Scenario } from './scenario/types';
 import { SandboxClock, type SandboxContext, type SandboxHandler } from './serve/context';
 import { createCostExplorerHandler } from './serve/cost-explorer';
+import { ec2Handler } from './serve/ec2';
 import { createKubeHandler } from './serve/kube';
+import { pricingHandler } from './serve/pricing';
 import { startSandboxServer } from './serve/server';
 
 export const DEFAULT_SCENARIO = 'week4';
@@ -49,7 +51,7 @@ export function loadScenario(name = DEFAULT_SCENARIO, seed = DEFAULT_SEED): Scen
 
 /** Extra protocol adapters (AWS) registered by their modules; the Kubernetes API is always there. */
 export function awsHandlers(): SandboxHandler[] {
-  return [createCostExplorerHandler()];
+  return [createCostExplorerHandler(), pricingHandler, ec2Handler];
 }
 
 /** Starts the simulated cluster and AWS account on 127.0.0.1. */

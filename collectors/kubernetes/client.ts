@@ -7,6 +7,7 @@ export interface KubeClientConfig {
 }
 
 export interface KubeClients {
+  config: KubeConfig;
   core: CoreV1Api;
   custom: CustomObjectsApi;
   /** Which kubeconfig/context/server was used, for error messages (never the credentials). */
@@ -21,6 +22,7 @@ export function createKubeClients(cfg: KubeClientConfig = {}): KubeClients {
   if (cfg.context) kc.setCurrentContext(cfg.context);
   const cluster = kc.getCurrentCluster();
   return {
+    config: kc,
     core: kc.makeApiClient(CoreV1Api),
     custom: kc.makeApiClient(CustomObjectsApi),
     describe: `kubeconfig ${cfg.kubeconfig ?? process.env.KUBECONFIG ?? '~/.kube/config (or in-cluster)'}, context ${kc.getCurrentContext() || '(none)'}, server ${cluster?.server ?? '(none)'}`,

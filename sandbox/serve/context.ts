@@ -3,14 +3,31 @@ import type { EpochMs, Scenario } from '../scenario/types';
 
 /** The simulated "now": the seeding driver advances it; every API answers as of this time. */
 export class SandboxClock {
+  private readonly listeners = new Set<(from: EpochMs, to: EpochMs) => void>();
   constructor(private t: EpochMs) {}
   now(): EpochMs {
     return this.t;
   }
+  /** Moves the clock; watchers hear of it at once (they stream what changed in between). */
   set(t: EpochMs): void {
+    const from = this.t;
     this.t = t;
+    if (from !== t) for (const l of [...this.listeners]) l(from, t);
+  }
+  onChange(listener: (from: EpochMs, to: EpochMs) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 }
+
+/** A long-lived streamed answer (a Kubernetes watch): `open` starts writing and returns how to stop. */
+export interface SandboxStream {
+  status: number;
+  headers: Record<string, string>;
+  open(write: (chunk: string) => void, end: () => void): () => void;
+}
+
+export const isStream = (r: SandboxResponse | SandboxStream): r is SandboxStream => 'open' in r;
 
 export interface SandboxRequest {
   method: string;
@@ -42,7 +59,7 @@ export interface SandboxContext {
 }
 
 /** A protocol adapter: answers the request, or returns null when it is not its protocol. */
-export type SandboxHandler = (req: SandboxRequest, ctx: SandboxContext) => SandboxResponse | null;
+export type SandboxHandler = (req: SandboxRequest, ctx: SandboxContext) => SandboxResponse | SandboxStream | null;
 
 export const json = (status: number, value: unknown, contentType = 'application/json'): SandboxResponse => ({
   status,

@@ -118,7 +118,7 @@ export function nodeObject(scenario: Scenario, n: SimNode, pool: SimNodePool | u
   };
 }
 
-export function nodeClaimObject(scenario: Scenario, n: SimNode, pool: SimNodePool, podsByName: Map<string, SimPod>, currentHash: string) {
+export function nodeClaimObject(scenario: Scenario, n: SimNode, pool: SimNodePool, podsByName: Map<string, SimPod>, currentHash: string, changedAt: EpochMs = n.createdAt) {
   const name = n.nodeClaimName ?? '';
   const type = loadCatalog().get(n.instanceType);
   // The requests of the pods it was launched for: what made Karpenter pick this size.
@@ -140,7 +140,7 @@ export function nodeClaimObject(scenario: Scenario, n: SimNode, pool: SimNodePoo
     { type: 'Registered', status: 'True', reason: 'Registered', message: '', lastTransitionTime: iso(n.createdAt + 35_000) },
     { type: 'Initialized', status: 'True', reason: 'Initialized', message: '', lastTransitionTime: iso(n.createdAt + 45_000) },
     { type: 'Ready', status: 'True', reason: 'Ready', message: '', lastTransitionTime: iso(n.createdAt + 45_000) },
-    ...(drifted ? [{ type: 'Drifted', status: 'True', reason: 'NodeClassDrift', message: '', lastTransitionTime: iso(n.createdAt) }] : []),
+    ...(drifted ? [{ type: 'Drifted', status: 'True', reason: 'NodeClassDrift', message: '', lastTransitionTime: iso(Math.max(n.createdAt, changedAt)) }] : []),
   ];
   return {
     apiVersion: 'karpenter.sh/v1',
@@ -148,7 +148,7 @@ export function nodeClaimObject(scenario: Scenario, n: SimNode, pool: SimNodePoo
     metadata: {
       name,
       uid: uidFor('NodeClaim', name),
-      resourceVersion: String(Math.floor(n.createdAt / 1000)),
+      resourceVersion: String(Math.floor(Math.max(n.createdAt, changedAt) / 1000)),
       creationTimestamp: iso(n.createdAt),
       generateName: `${pool.name}-`,
       labels: { ...nodeLabels(scenario, n), 'kubernetes.io/hostname': undefined },
@@ -222,7 +222,7 @@ export function podObject(p: SimPod, phase: 'Running' | 'Succeeded', hostIp: str
       name: p.name,
       namespace: p.namespace,
       uid: p.uid,
-      resourceVersion: String(Math.floor(p.createdAt / 1000)),
+      resourceVersion: String(Math.floor((phase === 'Succeeded' && p.deletedAt !== null ? p.deletedAt : p.createdAt) / 1000)),
       creationTimestamp: iso(p.createdAt),
       labels: p.labels,
       ...(Object.keys(p.annotations).length ? { annotations: p.annotations } : {}),

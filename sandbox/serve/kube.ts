@@ -1,5 +1,5 @@
-import type { Scenario, SimNode, SimPod } from '../scenario/types';
-import type { SandboxContext, SandboxHandler, SandboxRequest, SandboxResponse } from './context';
+import type { EpochMs, Scenario, SimNode, SimPod } from '../scenario/types';
+import type { SandboxContext, SandboxHandler, SandboxRequest, SandboxResponse, SandboxStream } from './context';
 import { json } from './context';
 import { eventObject, namespaceObject, nodeAliveAt, nodeClaimObject, nodeObject, nodePoolObject, podObject, podPhaseAt } from './kube-objects';
 
@@ -7,42 +7,36 @@ import { eventObject, namespaceObject, nodeAliveAt, nodeClaimObject, nodeObject,
 const CONTINUE_TTL_MS = 5 * 60_000;
 /** Events live an hour in the API server (the default --event-ttl). */
 const EVENT_TTL_MS = 60 * 60_000;
-
-interface ListKind {
-  kind: string;
-  apiVersion: string;
-  /** Objects at time t, sorted by their storage key (namespace/name), with that key and their JSON text. */
-  items: (t: number, namespace: string | null) => { key: string; json: string }[];
-}
+const JOB_POD_LINGER_MS = 10 * 60_000;
 
 export const status = (code: number, reason: string, message: string): SandboxResponse =>
   json(code, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
 
-/** Indexes over one scenario, built once, so each list is a scan of small sorted arrays. */
-class KubeIndex {
-  readonly nodesByName: SimNode[];
-  readonly podsByKey: SimPod[];
-  readonly podsByName = new Map<string, SimPod>();
-  readonly nodeIp = new Map<string, string>();
-  readonly nodeClassHashAt: (nodeClass: string, t: number) => string;
+const EXPIRED = 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.';
 
-  constructor(readonly scenario: Scenario) {
-    this.nodesByName = [...scenario.nodes].sort((a, b) => cmp(a.name, b.name));
-    this.podsByKey = [...scenario.pods].sort((a, b) => cmp(`${a.namespace}/${a.name}`, `${b.namespace}/${b.name}`) || a.createdAt - b.createdAt);
-    for (const p of scenario.pods) this.podsByName.set(p.name, p);
-    for (const n of scenario.nodes) this.nodeIp.set(n.name, n.privateIp);
-    // The NodeClass hash in force at t is the one of the newest node of that class launched at or before t.
-    const launches = [...scenario.nodes].filter((n) => n.nodePool).sort((a, b) => a.createdAt - b.createdAt);
-    const poolClass = new Map(scenario.nodePools.map((p) => [p.name, p.nodeClassName]));
-    this.nodeClassHashAt = (nodeClass, t) => {
-      let hash = '';
-      for (const n of launches) {
-        if (n.createdAt > t) break;
-        if (poolClass.get(n.nodePool ?? '') === nodeClass) hash = n.nodeClassHash;
-      }
-      return hash;
-    };
-  }
+/** resourceVersion of a clock time: whole seconds, so it grows with the clock and a watch can resume from it. */
+export const rvOf = (t: EpochMs): string => String(Math.floor(t / 1000));
+
+interface Item {
+  key: string;
+  namespace: string | null;
+  json: string;
+}
+
+interface Change {
+  at: EpochMs;
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  namespace: string | null;
+  json: () => string;
+}
+
+/** One kind of object: its list at a time, and what changed between two times (for watches). */
+interface Kind {
+  kind: string;
+  apiVersion: string;
+  list: (t: EpochMs) => Item[];
+  /** Sorted by time. */
+  timeline: Change[];
 }
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
@@ -60,70 +54,141 @@ function memo<K>(build: (k: K) => unknown): (cacheKey: string, k: K) => string {
   };
 }
 
-function listKinds(ix: KubeIndex): Record<string, ListKind> {
-  const sc = ix.scenario;
+/** The object as last seen, with the resourceVersion of its deletion (what a DELETED watch event carries). */
+function deletedCopy(text: string, at: EpochMs): string {
+  const o = JSON.parse(text) as { metadata: { resourceVersion?: string } };
+  o.metadata.resourceVersion = rvOf(at);
+  return JSON.stringify(o);
+}
+
+function kinds(sc: Scenario): Record<string, Kind> {
   const poolByName = new Map(sc.nodePools.map((p) => [p.name, p]));
+  const nodesByName = [...sc.nodes].sort((a, b) => cmp(a.name, b.name));
+  const podsByKey = [...sc.pods].sort((a, b) => cmp(`${a.namespace}/${a.name}`, `${b.namespace}/${b.name}`) || a.createdAt - b.createdAt);
+  const podsByName = new Map(sc.pods.map((p) => [p.name, p]));
+  const nodeIp = new Map(sc.nodes.map((n) => [n.name, n.privateIp]));
+
+  // The NodeClass hash in force changes when a node launches with a new one (a drift): its times, per class.
+  const hashChanges = new Map<string, { at: EpochMs; hash: string }[]>();
+  for (const n of [...sc.nodes].filter((x) => x.nodePool).sort((a, b) => a.createdAt - b.createdAt)) {
+    const cls = poolByName.get(n.nodePool ?? '')?.nodeClassName ?? '';
+    const list = hashChanges.get(cls) ?? [];
+    if (list.length === 0 || list[list.length - 1].hash !== n.nodeClassHash) list.push({ at: n.createdAt, hash: n.nodeClassHash });
+    hashChanges.set(cls, list);
+  }
+  const hashAt = (cls: string, t: EpochMs): { at: EpochMs; hash: string } => {
+    let cur = { at: 0, hash: '' };
+    for (const c of hashChanges.get(cls) ?? []) if (c.at <= t) cur = c;
+    return cur;
+  };
+
   const nodeJson = memo((n: SimNode) => nodeObject(sc, n, n.nodePool ? poolByName.get(n.nodePool) : undefined, null));
-  const podJson = memo((x: { p: SimPod; phase: 'Running' | 'Succeeded' }) => podObject(x.p, x.phase, ix.nodeIp.get(x.p.nodeName) ?? ''));
-  const claimJson = memo((x: { n: SimNode; hash: string }) => {
+  const podJson = memo((x: { p: SimPod; phase: 'Running' | 'Succeeded' }) => podObject(x.p, x.phase, nodeIp.get(x.p.nodeName) ?? ''));
+  const claimJson = memo((x: { n: SimNode; hash: { at: EpochMs; hash: string } }) => {
     const pool = poolByName.get(x.n.nodePool ?? '');
-    return pool ? nodeClaimObject(sc, x.n, pool, ix.podsByName, x.hash) : null;
+    return pool ? nodeClaimObject(sc, x.n, pool, podsByName, x.hash.hash, x.n.nodeClassHash === x.hash.hash ? x.n.createdAt : x.hash.at) : null;
   });
+  const claimAt = (n: SimNode, t: EpochMs) => {
+    const h = hashAt(poolByName.get(n.nodePool ?? '')?.nodeClassName ?? '', t);
+    return claimJson(`${n.nodeClaimName}|${h.hash}`, { n, hash: h });
+  };
+  const events = sc.events.map((e) => ({ e, json: JSON.stringify(eventObject(e)), key: '' }));
+  for (const x of events) {
+    const o = JSON.parse(x.json) as { metadata: { namespace: string; name: string } };
+    x.key = `${o.metadata.namespace}/${o.metadata.name}`;
+  }
+
+  const sortByTime = (c: Change[]) => c.sort((a, b) => a.at - b.at);
+  const podTimeline: Change[] = [];
+  for (const p of sc.pods) {
+    const running = () => podJson(`${p.uid}|Running`, { p, phase: 'Running' });
+    podTimeline.push({ at: p.createdAt, type: 'ADDED', namespace: p.namespace, json: running });
+    if (p.deletedAt === null) continue;
+    const end = p.deletedAt;
+    if (p.endPhase === 'Succeeded') {
+      const done = () => podJson(`${p.uid}|Succeeded`, { p, phase: 'Succeeded' });
+      podTimeline.push({ at: end, type: 'MODIFIED', namespace: p.namespace, json: done });
+      podTimeline.push({ at: end + JOB_POD_LINGER_MS, type: 'DELETED', namespace: p.namespace, json: () => deletedCopy(done(), end + JOB_POD_LINGER_MS) });
+    } else {
+      podTimeline.push({ at: end, type: 'DELETED', namespace: p.namespace, json: () => deletedCopy(running(), end) });
+    }
+  }
+  const nodeTimeline: Change[] = [];
+  const claimTimeline: Change[] = [];
+  for (const n of sc.nodes) {
+    nodeTimeline.push({ at: n.createdAt, type: 'ADDED', namespace: null, json: () => nodeJson(n.name, n) });
+    if (n.deletedAt !== null) {
+      const end = n.deletedAt;
+      nodeTimeline.push({ at: end, type: 'DELETED', namespace: null, json: () => deletedCopy(nodeJson(n.name, n), end) });
+    }
+    if (!n.nodeClaimName) continue;
+    claimTimeline.push({ at: n.createdAt, type: 'ADDED', namespace: null, json: () => claimAt(n, n.createdAt) });
+    const cls = poolByName.get(n.nodePool ?? '')?.nodeClassName ?? '';
+    for (const c of hashChanges.get(cls) ?? []) {
+      if (c.at > n.createdAt && (n.deletedAt === null || c.at < n.deletedAt)) {
+        claimTimeline.push({ at: c.at, type: 'MODIFIED', namespace: null, json: () => claimAt(n, c.at) });
+      }
+    }
+    if (n.deletedAt !== null) {
+      const end = n.deletedAt;
+      claimTimeline.push({ at: end, type: 'DELETED', namespace: null, json: () => deletedCopy(claimAt(n, end - 1), end) });
+    }
+  }
+  const eventTimeline: Change[] = events.flatMap(({ e, json: text }) => [
+    { at: e.at, type: 'ADDED' as const, namespace: e.involvedObject.namespace ?? 'default', json: () => text },
+    { at: e.at + EVENT_TTL_MS, type: 'DELETED' as const, namespace: e.involvedObject.namespace ?? 'default', json: () => deletedCopy(text, e.at + EVENT_TTL_MS) },
+  ]);
+
   return {
     nodes: {
-      kind: 'NodeList', apiVersion: 'v1',
-      items: (t) => ix.nodesByName.filter((n) => nodeAliveAt(n, t)).map((n) => ({ key: n.name, json: nodeJson(n.name, n) })),
+      kind: 'NodeList', apiVersion: 'v1', timeline: sortByTime(nodeTimeline),
+      list: (t) => nodesByName.filter((n) => nodeAliveAt(n, t)).map((n) => ({ key: n.name, namespace: null, json: nodeJson(n.name, n) })),
     },
     pods: {
-      kind: 'PodList', apiVersion: 'v1',
-      items: (t, ns) => {
-        const out: { key: string; json: string }[] = [];
-        for (const p of ix.podsByKey) {
-          if (ns !== null && p.namespace !== ns) continue;
+      kind: 'PodList', apiVersion: 'v1', timeline: sortByTime(podTimeline),
+      list: (t) => {
+        const out: Item[] = [];
+        for (const p of podsByKey) {
           const phase = podPhaseAt(p, t);
-          if (phase) out.push({ key: `${p.namespace}/${p.name}`, json: podJson(`${p.uid}|${phase}`, { p, phase }) });
+          if (phase) out.push({ key: `${p.namespace}/${p.name}`, namespace: p.namespace, json: podJson(`${p.uid}|${phase}`, { p, phase }) });
         }
         return out;
       },
     },
     namespaces: {
-      kind: 'NamespaceList', apiVersion: 'v1',
-      items: () => [...sc.namespaces].sort((a, b) => cmp(a.name, b.name)).map((ns) => ({ key: ns.name, json: JSON.stringify(namespaceObject(ns, sc.start)) })),
+      kind: 'NamespaceList', apiVersion: 'v1', timeline: [],
+      list: () => [...sc.namespaces].sort((a, b) => cmp(a.name, b.name)).map((ns) => ({ key: ns.name, namespace: null, json: JSON.stringify(namespaceObject(ns, sc.start)) })),
     },
     events: {
-      kind: 'EventList', apiVersion: 'v1',
-      items: (t, ns) => sc.events
-        .filter((e) => e.at <= t && e.at > t - EVENT_TTL_MS && (ns === null || (e.involvedObject.namespace ?? 'default') === ns))
-        .map((e) => eventObject(e))
-        .map((o) => ({ key: `${o.metadata.namespace}/${o.metadata.name}`, json: JSON.stringify(o) }))
+      kind: 'EventList', apiVersion: 'v1', timeline: sortByTime(eventTimeline),
+      list: (t) => events
+        .filter(({ e }) => e.at <= t && e.at > t - EVENT_TTL_MS)
+        .map(({ e, json: text, key }) => ({ key, namespace: e.involvedObject.namespace ?? 'default', json: text }))
         .sort((a, b) => cmp(a.key, b.key)),
     },
     nodepools: {
-      kind: 'NodePoolList', apiVersion: 'karpenter.sh/v1',
-      items: () => [...sc.nodePools].sort((a, b) => cmp(a.name, b.name)).map((p) => ({ key: p.name, json: JSON.stringify(nodePoolObject(p, sc.start)) })),
+      kind: 'NodePoolList', apiVersion: 'karpenter.sh/v1', timeline: [],
+      list: () => [...sc.nodePools].sort((a, b) => cmp(a.name, b.name)).map((p) => ({ key: p.name, namespace: null, json: JSON.stringify(nodePoolObject(p, sc.start)) })),
     },
     nodeclaims: {
-      kind: 'NodeClaimList', apiVersion: 'karpenter.sh/v1',
-      items: (t) => ix.nodesByName
+      kind: 'NodeClaimList', apiVersion: 'karpenter.sh/v1', timeline: sortByTime(claimTimeline),
+      list: (t) => nodesByName
         .filter((n) => n.nodeClaimName && nodeAliveAt(n, t))
         .sort((a, b) => cmp(a.nodeClaimName ?? '', b.nodeClaimName ?? ''))
-        .map((n) => {
-          const hash = ix.nodeClassHashAt(poolByName.get(n.nodePool ?? '')?.nodeClassName ?? '', t);
-          return { key: n.nodeClaimName ?? '', json: claimJson(`${n.nodeClaimName}|${hash}`, { n, hash }) };
-        }),
+        .map((n) => ({ key: n.nodeClaimName ?? '', namespace: null, json: claimAt(n, t) })),
     },
   };
 }
 
-const ROUTES: { re: RegExp; list: string }[] = [
-  { re: /^\/api\/v1\/nodes$/, list: 'nodes' },
-  { re: /^\/api\/v1\/pods$/, list: 'pods' },
-  { re: /^\/api\/v1\/namespaces\/([^/]+)\/pods$/, list: 'pods' },
-  { re: /^\/api\/v1\/namespaces$/, list: 'namespaces' },
-  { re: /^\/api\/v1\/events$/, list: 'events' },
-  { re: /^\/api\/v1\/namespaces\/([^/]+)\/events$/, list: 'events' },
-  { re: /^\/apis\/karpenter\.sh\/v1\/nodepools$/, list: 'nodepools' },
-  { re: /^\/apis\/karpenter\.sh\/v1\/nodeclaims$/, list: 'nodeclaims' },
+const ROUTES: { re: RegExp; kind: string }[] = [
+  { re: /^\/api\/v1\/nodes$/, kind: 'nodes' },
+  { re: /^\/api\/v1\/pods$/, kind: 'pods' },
+  { re: /^\/api\/v1\/namespaces\/([^/]+)\/pods$/, kind: 'pods' },
+  { re: /^\/api\/v1\/namespaces$/, kind: 'namespaces' },
+  { re: /^\/api\/v1\/events$/, kind: 'events' },
+  { re: /^\/api\/v1\/namespaces\/([^/]+)\/events$/, kind: 'events' },
+  { re: /^\/apis\/karpenter\.sh\/v1\/nodepools$/, kind: 'nodepools' },
+  { re: /^\/apis\/karpenter\.sh\/v1\/nodeclaims$/, kind: 'nodeclaims' },
 ];
 
 interface ContinueToken {
@@ -141,20 +206,20 @@ function decodeToken(s: string): ContinueToken | null {
   }
 }
 
-/** The Kubernetes API: lists as of the sandbox clock, with limit/continue paging and bearer-token auth. */
+/** The Kubernetes API: lists and watches as of the sandbox clock, limit/continue paging, bearer-token auth. */
 export function createKubeHandler(scenario: Scenario, token: string | null): SandboxHandler {
-  const ix = new KubeIndex(scenario);
-  const kinds = listKinds(ix);
-  return (req: SandboxRequest, ctx: SandboxContext): SandboxResponse | null => {
+  const all = kinds(scenario);
+  return (req: SandboxRequest, ctx: SandboxContext): SandboxResponse | SandboxStream | null => {
     const path = req.url.pathname;
     if (!(path === '/version' || path === '/api' || path === '/apis' || path.startsWith('/api/') || path.startsWith('/apis/'))) return null;
-    ctx.requestLog.push({ at: ctx.clock.now(), operation: `kube:${req.method} ${path}` });
+    const watching = req.url.searchParams.get('watch') === 'true' || req.url.searchParams.get('watch') === '1';
+    ctx.requestLog.push({ at: ctx.clock.now(), operation: `kube:${watching ? 'WATCH' : req.method} ${path}` });
     if (token !== null && req.headers.authorization !== `Bearer ${token}`) return status(401, 'Unauthorized', 'Unauthorized');
     const fault = ctx.faults.find((f) => f.remaining > 0 && path.startsWith(f.match));
     if (fault) {
       fault.remaining -= 1;
       return fault.status === 410
-        ? status(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.')
+        ? status(410, 'Expired', EXPIRED)
         : status(fault.status, fault.status === 429 ? 'TooManyRequests' : 'InternalError', `injected fault ${fault.status}`);
     }
     if (req.method !== 'GET') return status(405, 'MethodNotAllowed', `the sandbox API is read-only: ${req.method} ${path}`);
@@ -163,13 +228,14 @@ export function createKubeHandler(scenario: Scenario, token: string | null): San
     for (const route of ROUTES) {
       const m = route.re.exec(path);
       if (!m) continue;
-      return list(kinds[route.list], m[1] ? decodeURIComponent(m[1]) : null, req.url.searchParams, ctx);
+      const namespace = m[1] ? decodeURIComponent(m[1]) : null;
+      return watching ? watch(all[route.kind], namespace, req.url.searchParams, ctx) : list(all[route.kind], namespace, req.url.searchParams, ctx);
     }
     return status(404, 'NotFound', `the server could not find the requested resource (${path})`);
   };
 }
 
-function list(kind: ListKind, namespace: string | null, q: URLSearchParams, ctx: SandboxContext): SandboxResponse {
+function list(kind: Kind, namespace: string | null, q: URLSearchParams, ctx: SandboxContext): SandboxResponse {
   const now = ctx.clock.now();
   const limitText = q.get('limit');
   const limit = limitText === null ? 0 : Number(limitText);
@@ -180,22 +246,81 @@ function list(kind: ListKind, namespace: string | null, q: URLSearchParams, ctx:
   if (cont) {
     const token = decodeToken(cont);
     if (!token) return status(400, 'BadRequest', 'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
-    if (now - token.t > CONTINUE_TTL_MS) {
-      return status(410, 'Expired', 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.');
-    }
+    if (now - token.t > CONTINUE_TTL_MS || token.t > now) return status(410, 'Expired', EXPIRED);
     asOf = token.t;
     after = token.after;
   }
-  const all = kind.items(asOf, namespace);
-  const start = after === null ? 0 : all.findIndex((i) => i.key > after);
-  const rest = start < 0 ? [] : all.slice(start);
+  const items = kind.list(asOf).filter((i) => namespace === null || i.namespace === namespace);
+  const start = after === null ? 0 : items.findIndex((i) => i.key > after);
+  const rest = start < 0 ? [] : items.slice(start);
   const page = limit > 0 ? rest.slice(0, limit) : rest;
-  const more = limit > 0 && rest.length > limit;
-  const metadata: Record<string, unknown> = { resourceVersion: String(Math.floor(asOf / 1000)) };
-  if (more) {
+  const metadata: Record<string, unknown> = { resourceVersion: rvOf(asOf) };
+  if (limit > 0 && rest.length > limit) {
     metadata.continue = encodeToken({ t: asOf, after: page[page.length - 1].key });
     metadata.remainingItemCount = rest.length - page.length;
   }
   const body = `{"kind":${JSON.stringify(kind.kind)},"apiVersion":${JSON.stringify(kind.apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[${page.map((i) => i.json).join(',')}]}`;
   return { status: 200, headers: { 'content-type': 'application/json' }, body };
+}
+
+/** First index in a time-sorted timeline with at > t. */
+function firstAfter(timeline: Change[], t: EpochMs): number {
+  let lo = 0;
+  let hi = timeline.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (timeline[mid].at <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * A watch: from `resourceVersion` (or from the current list when absent/"0"), streams every change as the clock
+ * moves, each as one JSON line, followed by a BOOKMARK at the clock's resourceVersion when the client allows
+ * bookmarks. A clock moved backwards, or a resourceVersion older than the event window, ends in 410 Expired.
+ */
+function watch(kind: Kind, namespace: string | null, q: URLSearchParams, ctx: SandboxContext): SandboxResponse | SandboxStream {
+  const rvText = q.get('resourceVersion');
+  const bookmarks = q.get('allowWatchBookmarks') === 'true';
+  const fromList = rvText === null || rvText === '' || rvText === '0';
+  const from = fromList ? ctx.clock.now() : Number(rvText) * 1000;
+  if (!Number.isFinite(from)) return status(400, 'BadRequest', `invalid resourceVersion: ${rvText}`);
+  const inNs = (c: { namespace: string | null }) => namespace === null || c.namespace === namespace;
+  return {
+    status: 200,
+    headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+    open(write, end) {
+      let seen = from;
+      const line = (type: string, text: string) => `{"type":"${type}","object":${text}}\n`;
+      const gone = () => {
+        write(line('ERROR', JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'too old resource version', reason: 'Expired', code: 410 })));
+        end();
+      };
+      const bookmark = (t: EpochMs) => line('BOOKMARK', JSON.stringify({ kind: kind.kind.replace(/List$/, ''), apiVersion: kind.apiVersion, metadata: { resourceVersion: rvOf(t) } }));
+      const catchUp = (to: EpochMs): void => {
+        if (to < seen) return gone();
+        let out = '';
+        for (let i = firstAfter(kind.timeline, seen); i < kind.timeline.length && kind.timeline[i].at <= to; i++) {
+          const c = kind.timeline[i];
+          if (inNs(c)) out += line(c.type, c.json());
+        }
+        seen = to;
+        if (bookmarks) out += bookmark(to);
+        if (out) write(out);
+      };
+      if (fromList) {
+        let out = '';
+        for (const item of kind.list(from)) if (inNs(item)) out += line('ADDED', item.json);
+        if (bookmarks) out += bookmark(from);
+        if (out) write(out);
+      } else if (ctx.clock.now() - from > 60 * 60_000 || from > ctx.clock.now()) {
+        gone();
+        return () => undefined;
+      } else {
+        catchUp(ctx.clock.now());
+      }
+      return ctx.clock.onChange((_prev, to) => catchUp(to));
+    },
+  };
 }

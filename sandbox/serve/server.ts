@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { SandboxContext, SandboxHandler, SandboxRequest, SandboxResponse } from './context';
-import { json } from './context';
+import type { SandboxContext, SandboxHandler, SandboxRequest, SandboxResponse, SandboxStream } from './context';
+import { isStream, json } from './context';
 
 const MAX_BODY_BYTES = 1 << 20;
 
@@ -15,16 +15,33 @@ export async function startSandboxServer(ctx: SandboxContext, handlers: SandboxH
       if (size <= MAX_BODY_BYTES) chunks.push(c);
     });
     req.on('end', () => {
-      let out: SandboxResponse;
+      let out: SandboxResponse | SandboxStream;
       try {
         const request: SandboxRequest = { method: req.method ?? 'GET', url: new URL(req.url ?? '/', 'http://sandbox'), headers: req.headers, body: Buffer.concat(chunks) };
         out = size > MAX_BODY_BYTES ? json(413, { message: 'request body too large' }) : (control(request, ctx) ?? firstAnswer(handlers, request, ctx) ?? json(404, { message: `nothing in the sandbox answers ${request.method} ${request.url.pathname}` }));
       } catch (err) {
         out = json(500, { message: `sandbox error: ${(err as Error).message}` });
       }
+      req.socket.setNoDelay(true);
+      if (isStream(out)) {
+        res.writeHead(out.status, out.headers);
+        let ended = false;
+        const stop = out.open((chunk) => {
+          if (!ended) res.write(chunk);
+        }, () => {
+          if (!ended) {
+            ended = true;
+            res.end();
+          }
+        });
+        res.on('close', () => {
+          ended = true;
+          stop();
+        });
+        return;
+      }
       // A Buffer with its length and no Nagle delay: lists of a few hundred KB go out in one burst.
       const body = Buffer.from(out.body);
-      req.socket.setNoDelay(true);
       res.writeHead(out.status, { ...out.headers, 'content-length': body.length });
       res.end(body);
     });
@@ -44,7 +61,7 @@ export async function startSandboxServer(ctx: SandboxContext, handlers: SandboxH
   };
 }
 
-function firstAnswer(handlers: SandboxHandler[], req: SandboxRequest, ctx: SandboxContext): SandboxResponse | null {
+function firstAnswer(handlers: SandboxHandler[], req: SandboxRequest, ctx: SandboxContext): SandboxResponse | SandboxStream | null {
   for (const h of handlers) {
     const out = h(req, ctx);
     if (out) return out;
@@ -63,5 +80,5 @@ function control(req: SandboxRequest, ctx: SandboxContext): SandboxResponse | nu
     if (t < start || t > end) return json(400, { message: `time must be within the scenario, ${new Date(start).toISOString()} .. ${new Date(end).toISOString()}` });
     ctx.clock.set(t);
   }
-  return json(200, { time: new Date(ctx.clock.now()).toISOString(), start: new Date(ctx.scenario.start).toISOString(), end: new Date(ctx.scenario.end).toISOString(), scenario: ctx.scenario.name, seed: ctx.scenario.seed });
+  return json(200, { time: new Date(ctx.clock.now()).toISOString(), resourceVersion: String(Math.floor(ctx.clock.now() / 1000)), start: new Date(ctx.scenario.start).toISOString(), end: new Date(ctx.scenario.end).toISOString(), scenario: ctx.scenario.name, seed: ctx.scenario.seed });
 }
