@@ -137,13 +137,15 @@ export function computeBill(scenario: Scenario, asOf: EpochMs): BillLine[] {
 
 /**
  * The same money worked out another way, for tests: per node, hours alive x price, walking the raw spot price
- * list without hour slices or the market index. Keyed by NodePool, '' for nodes without one.
+ * list without hour slices or the market index. Keyed by NodePool, '' for nodes without one. `from` clips the
+ * start (a bill for a window starting after some nodes were launched).
  */
-export function nodePoolCostByHand(scenario: Scenario, asOf: EpochMs): Map<string, number> {
+export function nodePoolCostByHand(scenario: Scenario, asOf: EpochMs, from: EpochMs = Number.NEGATIVE_INFINITY): Map<string, number> {
   const totals = new Map<string, number>();
   for (const node of scenario.nodes) {
-    const span = billedSpan(node, asOf);
-    if (!span) continue;
+    const billed = billedSpan(node, asOf);
+    if (!billed || billed.end <= from) continue;
+    const span = { start: Math.max(billed.start, from), end: billed.end };
     let usd = 0;
     const points = node.capacityType === 'spot'
       ? scenario.spotPrices.filter((p) => p.instanceType === node.instanceType && p.zone === node.zone).sort((a, b) => a.at - b.at)
