@@ -70,7 +70,7 @@ describe('overview page', () => {
     const { page, errors } = await openPage();
     await page.goto(baseUrl);
     await page.waitForSelector(COST_BARS);
-    await page.waitForSelector(EFFICIENCY_LINES);
+    await page.waitForSelector(EFFICIENCY_LINES, { state: 'attached' }); // a flat line has no height: not "visible"
 
     await expect(page.getByTestId('data-source-banner').innerText()).resolves.toMatch(/sandbox[\s\S]*Snapshots Nov 1 00:00 – Nov 7 23:45 UTC/i);
     // 7 days x 4 stacked segments (batch, general, system, untagged) where each has cost.
@@ -109,7 +109,7 @@ describe('overview page', () => {
     const alert = page.getByRole('alert').filter({ hasText: 'Could not load the daily cost.' });
     await alert.waitFor({ timeout: 20_000 });
     await expect(alert.innerText()).resolves.toContain('Retry');
-    await page.waitForSelector(EFFICIENCY_LINES); // the other panel still works
+    await page.waitForSelector(EFFICIENCY_LINES, { state: 'attached' }); // the other panel still works
     await page.context().close();
   });
 });

@@ -47,5 +47,16 @@ export function formatAgo(iso: string, nowMs: number): string {
   return `${Math.round(hours / 24)} days ago`;
 }
 
-/** '' is the bill's untagged lines, and nodes Karpenter did not launch. */
-export const nodePoolLabel = (name: string): string => (name === '' ? '(untagged)' : name);
+/**
+ * '' stands for the bill's lines without a karpenter.sh/nodepool tag, and for nodes Karpenter did not
+ * launch (a managed node group, say): named for what they are in each place.
+ */
+export const nodePoolLabel = (name: string, of: 'bill' | 'nodes' = 'bill'): string =>
+  name !== '' ? name : of === 'bill' ? '(untagged)' : '(no NodePool)';
+
+/** A signed percent of a fraction: -0.043 -> "-4.3 %", and never "-0.0 %". */
+export function formatSignedFraction(v: number): string {
+  const text = (v * 100).toFixed(1);
+  if (Number(text) === 0) return '0.0 %';
+  return `${v > 0 ? '+' : ''}${text} %`;
+}

@@ -30,7 +30,7 @@ export default function CostChart({ stacks, metric, colors }: CostChartProps) {
               <Bar
                 key={`bill:${np}`}
                 stackId="bill"
-                dataKey={(d: DayStack) => d.bill[np] ?? 0}
+                dataKey={(d: DayStack) => d.bill[np] ?? null}
                 name={nodePoolLabel(np)}
                 fill={colorOf(np, colors)}
                 isAnimationActive={false}
@@ -42,7 +42,7 @@ export default function CostChart({ stacks, metric, colors }: CostChartProps) {
               <Bar
                 key={`estimate:${np}`}
                 stackId="estimate"
-                dataKey={(d: DayStack) => d.estimate[np] ?? 0}
+                dataKey={(d: DayStack) => d.estimate[np] ?? null}
                 name={metric === 'both' ? `${nodePoolLabel(np)} (estimate)` : nodePoolLabel(np)}
                 fill={colorOf(np, colors)}
                 fillOpacity={metric === 'both' ? 0.45 : 1}

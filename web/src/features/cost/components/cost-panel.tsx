@@ -4,7 +4,7 @@ import { Panel } from '../../../components/ui/panel';
 import { Segmented } from '../../../components/ui/segmented';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
 import type { NodePoolColors } from '../../../lib/colors';
-import { formatUsd } from '../../../lib/format';
+import { formatSignedFraction, formatUsd } from '../../../lib/format';
 import { useDailyCost } from '../api/use-daily-cost';
 import { toDailyStacks } from '../utils/daily-stacks';
 import type { CostMetric } from './cost-chart';
@@ -25,7 +25,7 @@ function Summary({ billUsd, estimateUsd, estimateVsBill, notFinalDays }: { billU
       <div><dt>Our estimate</dt><dd>{formatUsd(estimateUsd)}</dd></div>
       <div>
         <dt>Estimate vs bill</dt>
-        <dd>{estimateVsBill === null ? '—' : `${estimateVsBill >= 0 ? '+' : ''}${(estimateVsBill * 100).toFixed(1)} %`}</dd>
+        <dd>{estimateVsBill === null ? '—' : formatSignedFraction(estimateVsBill)}</dd>
       </div>
       {notFinalDays > 0 ? <div className="summary-note">{notFinalDays} day{notFinalDays === 1 ? ' is' : 's are'} not final in Cost Explorer yet.</div> : null}
     </dl>

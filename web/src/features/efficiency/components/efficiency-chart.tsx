@@ -38,7 +38,7 @@ export default function EfficiencyChart({ data, resource, colors }: EfficiencyCh
               key={`${np}:${r}`}
               type="linear"
               dataKey={(row: EfficiencyRow) => row[r][np] ?? null}
-              name={`${nodePoolLabel(np)} ${RESOURCE_LABEL[r]}`}
+              name={`${nodePoolLabel(np, 'nodes')} ${RESOURCE_LABEL[r]}`}
               stroke={colorOf(np, colors)}
               strokeWidth={2}
               strokeDasharray={r === 'memory' ? '6 4' : undefined}

@@ -32,7 +32,7 @@ function AveragesTable({ series, colors }: { series: readonly EfficiencySeries[]
       <tbody>
         {series.map((s) => (
           <tr key={s.nodePool}>
-            <th scope="row"><span className="swatch" style={{ background: colorOf(s.nodePool, colors) }} />{nodePoolLabel(s.nodePool)}</th>
+            <th scope="row"><span className="swatch" style={{ background: colorOf(s.nodePool, colors) }} />{nodePoolLabel(s.nodePool, 'nodes')}</th>
             <td>{pct(meanPercent(s, 'cpu'))}</td>
             <td>{pct(meanPercent(s, 'memory'))}</td>
             <td>{meanOf(s, 'nodesAvg').toFixed(1)}</td>
