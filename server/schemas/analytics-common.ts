@@ -1,0 +1,86 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { ISO_DATE_OR_DATE_TIME_PATTERN, NODEPOOL_NAME_PATTERN } from './reports';
+
+/**
+ * Pieces shared by the analytics API (efficiency, consolidation, NodePool comparison, reconciliation,
+ * teams, nodes). Units: money in USD; cpu in vCPU; memory in GiB (2^30 bytes); fractions are 0..1
+ * (0.5 = 50 %), null where the denominator is zero (nothing allocatable, no cost). Instants are ISO 8601
+ * UTC strings; chart points carry epoch milliseconds (`...Ms`).
+ *
+ * Every table route also answers CSV: `?format=csv` or `Accept: text/csv` (nested fields become dotted
+ * columns, lists are joined with ";", text cells starting with = + - @ are prefixed with ' against
+ * formula injection).
+ */
+
+export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+
+/** A fraction 0..1 (can exceed 1 when requests exceed allocatable); null when nothing was allocatable. */
+export const Fraction = (description: string) => Nullable(Type.Number({ description }));
+
+export const TEAM_PATTERN = '^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$';
+/** A Kubernetes label key: optional DNS-subdomain prefix and "/", then a name. */
+export const LABEL_KEY_PATTERN = '^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$';
+/** Minutes or hours: 30m, 1h, 90m. Bounds (5m..24h) are checked after the pattern. */
+export const DURATION_PATTERN = '^[1-9][0-9]{0,4}(m|h)$';
+/** cpu,memory weights: two decimals 0..1 that add up to 1, e.g. 0.5,0.5 or 0.7,0.3. */
+export const WEIGHTS_PATTERN = '^(0(\\.[0-9]{1,6})?|1(\\.0{1,6})?),(0(\\.[0-9]{1,6})?|1(\\.0{1,6})?)$';
+/** `<epoch ms>-<node or nodeclaim name>`, as /api/consolidation/events gives it. */
+export const EVENT_ID_PATTERN = '^[0-9]{1,16}-[a-z0-9]([-a-z0-9.]*[a-z0-9])?$';
+
+/** What each analytics query parameter expects, in words: the 400 messages use it. */
+export const ANALYTICS_QUERY_PARAM_HINTS: Readonly<Record<string, string>> = {
+  at: 'an ISO 8601 date like 2026-11-01 (UTC midnight) or a date-time with a zone like 2026-11-01T10:00:00Z',
+  window: 'a duration in minutes or hours from 5m to 24h, like 30m or 1h',
+  format: '"json" or "csv"',
+  team: 'a team label value (letters, digits, "-", "_" and ".")',
+  label: 'a Kubernetes label key like team or example.com/team',
+  weights: 'two numbers for cpu and memory that add up to 1, like 0.5,0.5 or 0.7,0.3',
+  idle: '"line" (idle cost as its own line per NodePool) or "spread" (idle cost spread over the teams by share)',
+  method: '"request-share" (weighted cpu/memory request share) or "aws-split" (AWS split cost allocation, from requests)',
+  groupBy: '"team" or "namespace"',
+  event: 'an event id from /api/consolidation/events, like 1793523600000-general-5xzjd',
+  kind: '"disruption", "blocked" or "all"',
+  reason: 'a disruption reason: Underutilized, Empty, Drifted, Expired or Interrupted',
+  capacityType: '"on-demand", "spot" or "reserved"',
+  sort: 'a column name of the node table (name, nodePool, instanceType, capacityType, zone, ageHours, usdPerHour, cpu, memory)',
+  order: '"asc" or "desc"',
+  limit: 'an integer from 1 to 5000',
+  offset: 'an integer from 0',
+};
+
+export const FormatSchema = Type.Union([Type.Literal('json'), Type.Literal('csv')], {
+  description: 'Response format; csv downloads the table (same as Accept: text/csv). Default json.',
+});
+export type Format = Static<typeof FormatSchema>;
+
+export const CapacityTypeQuerySchema = Type.Union([Type.Literal('on-demand'), Type.Literal('spot'), Type.Literal('reserved')]);
+
+export const IsoInstantQuery = (description: string) =>
+  Type.String({ pattern: ISO_DATE_OR_DATE_TIME_PATTERN, maxLength: 40, description });
+
+/** from / to / nodepool / format, shared by the range routes. */
+export const rangeQueryProperties = {
+  from: Type.Optional(IsoInstantQuery('Inclusive start (UTC). Default: 14 days before `to`.')),
+  to: Type.Optional(IsoInstantQuery('Exclusive end (UTC). Default: the UTC midnight after the newest data.')),
+  nodepool: Type.Optional(Type.String({ pattern: NODEPOOL_NAME_PATTERN, maxLength: 253, description: 'Only this NodePool. Default: all.' })),
+  format: Type.Optional(FormatSchema),
+};
+
+export const AnalyticsRangeQuerySchema = Type.Object(rangeQueryProperties, { additionalProperties: false });
+/** from / to / nodepool / format. */
+export type AnalyticsRangeQuery = Static<typeof AnalyticsRangeQuerySchema>;
+
+/** Efficiency of a set of nodes, per resource: time-weighted Σ requests ÷ Σ allocatable. */
+export const packingProperties = {
+  /** Σ cpu requests ÷ Σ cpu allocatable. */
+  cpu: Fraction('Σ cpu requests ÷ Σ cpu allocatable, time-weighted'),
+  memory: Fraction('Σ memory requests ÷ Σ memory allocatable, time-weighted'),
+  pods: Fraction('Σ pods ÷ Σ pod capacity, time-weighted'),
+  /** Null unless some node offers nvidia.com/gpu. */
+  gpu: Fraction('Σ GPU requests ÷ Σ GPU allocatable; null without GPU nodes'),
+  /** Σ(node price × node cpu efficiency) ÷ Σ node price: the share of the money that bought requested cpu. */
+  costWeightedCpu: Fraction('Σ(node price × node cpu efficiency) ÷ Σ node price'),
+  costWeightedMemory: Fraction('Σ(node price × node memory efficiency) ÷ Σ node price'),
+  costWeightedPods: Fraction('Σ(node price × node pods efficiency) ÷ Σ node price'),
+  costWeightedGpu: Fraction('Σ(GPU node price × node GPU efficiency) ÷ Σ GPU node price'),
+};

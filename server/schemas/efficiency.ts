@@ -1,0 +1,139 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { NODEPOOL_NAME_PATTERN } from './reports';
+import {
+  CapacityTypeQuerySchema, DURATION_PATTERN, FormatSchema, IsoInstantQuery, Nullable, packingProperties, rangeQueryProperties,
+} from './analytics-common';
+
+/**
+ * Bin-packing efficiency: GET /api/efficiency/summary (per NodePool and the cluster over a range),
+ * GET /api/efficiency/nodes (per node at a snapshot, or averaged over a window before it) and
+ * GET /api/nodes (the node table, sortable and paged, for a Nodes page at 500+ nodes).
+ *
+ * Time weighting: each snapshot stands for the time until the next one (at most 15 minutes, a collector
+ * gap is not cost), clipped to the range. Idle capacity is allocatable minus requests; idle money is the
+ * part of the node price its requests do not cover, cpu and memory weighted 50/50 (the default team split).
+ */
+
+export const EfficiencySummaryQuerySchema = Type.Object(rangeQueryProperties, { additionalProperties: false });
+export type EfficiencySummaryQuery = Static<typeof EfficiencySummaryQuerySchema>;
+
+export const EfficiencySummaryRowSchema = Type.Object({
+  scope: Type.Union([Type.Literal('cluster'), Type.Literal('nodepool')]),
+  /** null on the cluster row; '' = nodes not launched by Karpenter (no NodePool). */
+  nodePool: Nullable(Type.String()),
+  /** Time-averaged node count over the hours covered. */
+  nodesAvg: Type.Number(),
+  /** Σ nodes × hours. */
+  nodeHours: Type.Number(),
+  /** Σ price × hours, USD (our estimate). */
+  costUsd: Type.Number(),
+  /** costUsd ÷ hours covered. */
+  usdPerHourAvg: Type.Number(),
+  ...packingProperties,
+  /** Time-averaged allocatable minus requested cpu, vCPU. */
+  idleVcpuAvg: Type.Number(),
+  /** Time-averaged allocatable minus requested memory, GiB. */
+  idleMemoryGiBAvg: Type.Number(),
+  /** Time-averaged price × (1 − (0.5 × cpu efficiency + 0.5 × memory efficiency)), USD per hour. */
+  idleUsdPerHourAvg: Type.Number(),
+});
+export type EfficiencySummaryRow = Static<typeof EfficiencySummaryRowSchema>;
+
+export const EfficiencySummaryResponseSchema = Type.Object({
+  /** ISO 8601 UTC, inclusive. */
+  from: Type.String(),
+  /** ISO 8601 UTC, exclusive. */
+  to: Type.String(),
+  /** Hours of the range covered by snapshots (the denominator of the averages). */
+  hours: Type.Number(),
+  snapshots: Type.Integer(),
+  /** The cluster row first, then one row per NodePool by name. */
+  rows: Type.Array(EfficiencySummaryRowSchema),
+});
+export type EfficiencySummaryResponse = Static<typeof EfficiencySummaryResponseSchema>;
+
+export const NodeSortSchema = Type.Union([
+  Type.Literal('name'), Type.Literal('nodePool'), Type.Literal('instanceType'), Type.Literal('capacityType'), Type.Literal('zone'),
+  Type.Literal('ageHours'), Type.Literal('usdPerHour'), Type.Literal('cpu'), Type.Literal('memory'), Type.Literal('idleUsdPerHour'),
+]);
+export type NodeSort = Static<typeof NodeSortSchema>;
+
+const nodeFilterProperties = {
+  at: Type.Optional(IsoInstantQuery('The snapshot at or before this instant. Default: the newest snapshot.')),
+  nodepool: Type.Optional(Type.String({ pattern: NODEPOOL_NAME_PATTERN, maxLength: 253, description: 'Only this NodePool.' })),
+  capacityType: Type.Optional(CapacityTypeQuerySchema),
+  format: Type.Optional(FormatSchema),
+};
+
+export const EfficiencyNodesQuerySchema = Type.Object(
+  {
+    ...nodeFilterProperties,
+    window: Type.Optional(Type.String({
+      pattern: DURATION_PATTERN, maxLength: 6,
+      description: 'Average each node over this window ending at `at` (5m..24h). Default: the one snapshot.',
+    })),
+  },
+  { additionalProperties: false },
+);
+export type EfficiencyNodesQuery = Static<typeof EfficiencyNodesQuerySchema>;
+
+export const NodesQuerySchema = Type.Object(
+  {
+    ...nodeFilterProperties,
+    sort: Type.Optional(NodeSortSchema),
+    order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, description: 'Rows per page. Default 500.' })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Rows to skip. Default 0.' })),
+  },
+  { additionalProperties: false },
+);
+export type NodesQuery = Static<typeof NodesQuerySchema>;
+
+export const NodeRowSchema = Type.Object({
+  name: Type.String(),
+  nodeClaim: Nullable(Type.String()),
+  /** '' = not launched by Karpenter. */
+  nodePool: Type.String(),
+  instanceType: Type.String(),
+  capacityType: Type.String(),
+  zone: Type.String(),
+  /** Node creation, ISO 8601 UTC. */
+  createdAt: Type.String(),
+  /** Hours from creation to the snapshot. */
+  ageHours: Type.Number(),
+  /** USD per hour (averaged over the window); null when no price was known. */
+  usdPerHour: Nullable(Type.Number()),
+  /** pricing-api | spot-history | static-table | unknown */
+  priceSource: Nullable(Type.String()),
+  allocatableVcpu: Type.Number(),
+  allocatableMemoryGiB: Type.Number(),
+  allocatablePods: Type.Number(),
+  allocatableGpu: Type.Number(),
+  requestedVcpu: Type.Number(),
+  requestedMemoryGiB: Type.Number(),
+  requestedPods: Type.Number(),
+  requestedGpu: Type.Number(),
+  cpu: Nullable(Type.Number()),
+  memory: Nullable(Type.Number()),
+  pods: Nullable(Type.Number()),
+  gpu: Nullable(Type.Number()),
+  idleVcpu: Type.Number(),
+  idleMemoryGiB: Type.Number(),
+  /** price × (1 − (0.5 × cpu efficiency + 0.5 × memory efficiency)), USD per hour; 0 without a price. */
+  idleUsdPerHour: Type.Number(),
+  /** Snapshots this row averages (1 without a window). */
+  snapshots: Type.Integer(),
+});
+export type NodeRow = Static<typeof NodeRowSchema>;
+
+export const NodesResponseSchema = Type.Object({
+  /** The snapshot used, ISO 8601 UTC; null when there is no snapshot at or before `at`. */
+  snapshotAt: Nullable(Type.String()),
+  /** Start of the averaging window (inclusive), ISO 8601 UTC; equals snapshotAt without a window. */
+  windowFrom: Nullable(Type.String()),
+  /** Rows matching the filters, before paging. */
+  total: Type.Integer(),
+  offset: Type.Integer(),
+  rows: Type.Array(NodeRowSchema),
+});
+export type NodesResponse = Static<typeof NodesResponseSchema>;

@@ -1,0 +1,74 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { LABEL_KEY_PATTERN, Nullable, rangeQueryProperties, TEAM_PATTERN, WEIGHTS_PATTERN } from './analytics-common';
+
+/**
+ * Team attribution (GET /api/teams/cost): each node's cost over the range split over its pods.
+ *
+ * method=request-share (default): a pod's share of a node-hour is w_cpu × pod cpu ÷ node allocatable cpu
+ * + w_memory × pod memory ÷ node allocatable memory (weights default 0.5,0.5); what no pod requested is idle.
+ *
+ * method=aws-split: AWS split cost allocation data for EKS, fed with requests only (usage is not collected):
+ * the node price is divided between cpu and memory by 9:1 per vCPU:GiB, each part split over the node's
+ * pods by their request share, which hands the node's unused capacity to its pods proportionally; only
+ * nodes without requesting pods leave idle cost.
+ *
+ * Rows are in cents that add up exactly: Σ team rows + Σ idle rows = node cost (largest-remainder rounding).
+ */
+
+export const TeamCostQuerySchema = Type.Object(
+  {
+    ...rangeQueryProperties,
+    team: Type.Optional(Type.String({ pattern: TEAM_PATTERN, maxLength: 63, description: 'Only this team (or namespace with groupBy=namespace).' })),
+    method: Type.Optional(Type.Union([Type.Literal('request-share'), Type.Literal('aws-split')])),
+    weights: Type.Optional(Type.String({ pattern: WEIGHTS_PATTERN, maxLength: 20, description: 'cpu,memory weights (request-share). Default 0.5,0.5.' })),
+    idle: Type.Optional(Type.Union([Type.Literal('line'), Type.Literal('spread')], {
+      description: 'line (default): idle cost per NodePool as its own row; spread: spread over the teams in the NodePool by their cost.',
+    })),
+    label: Type.Optional(Type.String({
+      pattern: LABEL_KEY_PATTERN, maxLength: 317,
+      description: 'Label naming the team. Default team: the pod label, else the namespace label, as collected. Another key reads the namespace label.',
+    })),
+    groupBy: Type.Optional(Type.Union([Type.Literal('team'), Type.Literal('namespace')])),
+  },
+  { additionalProperties: false },
+);
+export type TeamCostQuery = Static<typeof TeamCostQuerySchema>;
+
+export const TeamCostRowSchema = Type.Object({
+  kind: Type.Union([Type.Literal('team'), Type.Literal('idle')]),
+  /** Team (or namespace); null on idle rows and for pods without the label. */
+  team: Nullable(Type.String()),
+  /** '' = nodes not launched by Karpenter. */
+  nodePool: Type.String(),
+  /** USD, rounded to cents so that all rows add up to the rounded node cost. */
+  costUsd: Type.Number(),
+  /** costUsd ÷ the node cost of the range. */
+  share: Nullable(Type.Number()),
+  /** Idle spread into this row (idle=spread), USD, included in costUsd. */
+  idleSpreadUsd: Type.Number(),
+});
+export type TeamCostRow = Static<typeof TeamCostRowSchema>;
+
+export const TeamCostResponseSchema = Type.Object({
+  from: Type.String(),
+  to: Type.String(),
+  method: Type.Union([Type.Literal('request-share'), Type.Literal('aws-split')]),
+  /** null for aws-split. */
+  weights: Nullable(Type.Object({ cpu: Type.Number(), memory: Type.Number() })),
+  idle: Type.Union([Type.Literal('line'), Type.Literal('spread')]),
+  label: Type.String(),
+  groupBy: Type.Union([Type.Literal('team'), Type.Literal('namespace')]),
+  /** Team rows by NodePool and cost (largest first), then idle rows. */
+  rows: Type.Array(TeamCostRowSchema),
+  /** Per team over all NodePools, largest first (idle as team null, kind idle). */
+  teams: Type.Array(Type.Object({ kind: Type.Union([Type.Literal('team'), Type.Literal('idle')]), team: Nullable(Type.String()), costUsd: Type.Number() })),
+  totals: Type.Object({
+    /** Σ node price × hours over the range, USD, rounded to cents. */
+    nodeCostUsd: Type.Number(),
+    teamsUsd: Type.Number(),
+    idleUsd: Type.Number(),
+  }),
+  /** Caveats, e.g. snapshots stored before per-resource shares were recorded. */
+  notes: Type.Array(Type.String()),
+});
+export type TeamCostResponse = Static<typeof TeamCostResponseSchema>;
