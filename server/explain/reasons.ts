@@ -1,0 +1,204 @@
+import type { LifecycleEvent, NodeClaimReasons, ResourceTotals } from '../schemas/bill';
+import type { EventFact, ExplainContext, InstanceTypeFact, LaunchFact, NodeFact, NodePoolFact, ResourceFact } from './facts';
+import { gib, iso, plural, vcpu } from './format';
+import { admitsInstanceType, checkRequirements, describeRequirement } from './requirements';
+
+/**
+ * Pure: why a NodeClaim exists the way it does — the NodePool requirements that admitted its instance type, the
+ * pods whose requests sized it, why spot or on-demand, and the consolidation or interruption that created or
+ * removed it. Every statement is derived from stored facts; what the data cannot tell is said, not guessed.
+ */
+
+/** Karpenter writes a replacement's launch and its predecessor's termination at the same moment; allow for clocks. */
+export const EVENT_MATCH_WINDOW_MS = 5 * 60_000;
+
+const DISRUPTION_KIND: Record<string, NodeClaimReasons['removed']['kind']> = {
+  Underutilized: 'consolidation', Empty: 'consolidation', Drifted: 'drift', Expired: 'expiry', Interrupted: 'interruption',
+};
+
+const toTotals = (r: ResourceFact): ResourceTotals => ({ cpuMillicores: r.cpuMillicores, memoryBytes: r.memoryBytes, pods: r.pods });
+const toEvent = (e: EventFact): LifecycleEvent => ({ at: iso(e.atMs), reason: e.reason, message: e.message });
+
+/** The NodeClaim an event is about (events on Nodes are mapped to their NodeClaim). */
+function claimOf(e: EventFact, ctx: ExplainContext): string | null {
+  if (e.kind === 'NodeClaim') return e.name;
+  return ctx.claimOfNode.get(e.name) ?? null;
+}
+
+/** Events about this node or its NodeClaim. */
+export function ownEvents(node: NodeFact, ctx: ExplainContext): EventFact[] {
+  return ctx.events.filter((e) => (e.kind === 'Node' && e.name === node.name) || (e.kind === 'NodeClaim' && node.nodeClaim !== null && e.name === node.nodeClaim));
+}
+
+/** "Disrupting Node: Underutilized/Replace" -> { reason: 'Underutilized', action: 'Replace' } */
+export function parseDisruptionMessage(message: string): { reason: string; action: string | null } | null {
+  const m = /(?:Disrupting|Launching) (?:Node|NodeClaim):\s*([A-Za-z]+)(?:\/([A-Za-z]+))?/.exec(message);
+  return m ? { reason: m[1], action: m[2] ?? null } : null;
+}
+
+function uniqueSorted(values: Iterable<string>): string[] {
+  return [...new Set(values)].sort();
+}
+
+export function instanceTypeReason(node: NodeFact, pool: NodePoolFact | undefined): NodeClaimReasons['instanceType'] {
+  if (node.nodePool === null) {
+    return { nodePoolFound: false, requirements: [], summary: `${node.instanceType} was chosen outside Karpenter (a managed node group or another launcher): no NodePool requirements apply.` };
+  }
+  if (!pool) {
+    return { nodePoolFound: false, requirements: [], summary: `NodePool ${node.nodePool} is not in the stored data (deleted before the first snapshot?): its requirements are unknown.` };
+  }
+  const requirements = checkRequirements(node.labels, pool.requirements);
+  const failed = requirements.filter((r) => !r.satisfied);
+  const shown = requirements.map((r) => `${describeRequirement(r)} (${r.nodeValue ?? 'absent'})`).join('; ');
+  const summary = failed.length === 0
+    ? `NodePool ${pool.name} admits ${node.instanceType}: it meets all ${requirements.length} requirements — ${shown}.`
+    : `${node.instanceType} does not meet ${plural(failed.length, 'requirement')} of NodePool ${pool.name} as stored now (${failed.map(describeRequirement).join('; ')}): the NodePool changed after the launch.`;
+  return { nodePoolFound: true, requirements, summary };
+}
+
+const fits = (req: ResourceFact, alloc: ResourceFact): boolean =>
+  req.cpuMillicores <= alloc.cpuMillicores && req.memoryBytes <= alloc.memoryBytes && req.pods <= alloc.pods;
+
+/** What ran out first on a type too small for `req`. */
+function shortOf(req: ResourceFact, alloc: ResourceFact): string {
+  const parts: string[] = [];
+  if (req.cpuMillicores > alloc.cpuMillicores) parts.push('cpu');
+  if (req.memoryBytes > alloc.memoryBytes) parts.push('memory');
+  if (req.pods > alloc.pods) parts.push('pods');
+  return parts.join(' and ');
+}
+
+/**
+ * The next smaller instance type the NodePool admits: in the node's own family if there is one there, else any
+ * admitted type; "smaller" by allocatable cpu, then memory.
+ */
+export function nextSmallerType(node: NodeFact, pool: NodePoolFact | undefined, catalog: ReadonlyMap<string, InstanceTypeFact>): InstanceTypeFact | null {
+  if (!pool) return null;
+  const smaller = (t: InstanceTypeFact): boolean => t.allocatable.cpuMillicores < node.allocatable.cpuMillicores
+    || (t.allocatable.cpuMillicores === node.allocatable.cpuMillicores && t.allocatable.memoryBytes < node.allocatable.memoryBytes);
+  const admitted = [...catalog.values()].filter((t) => t.name !== node.instanceType && smaller(t) && admitsInstanceType(t.labels, pool.requirements));
+  const family = node.labels['karpenter.k8s.aws/instance-family'];
+  const sameFamily = admitted.filter((t) => family !== undefined && t.labels['karpenter.k8s.aws/instance-family'] === family);
+  const pool_ = sameFamily.length > 0 ? sameFamily : admitted;
+  return pool_.sort((a, b) => b.allocatable.cpuMillicores - a.allocatable.cpuMillicores || b.allocatable.memoryBytes - a.allocatable.memoryBytes || a.name.localeCompare(b.name))[0] ?? null;
+}
+
+export function sizeReason(node: NodeFact, pool: NodePoolFact | undefined, launch: LaunchFact | undefined, catalog: ReadonlyMap<string, InstanceTypeFact>): NodeClaimReasons['size'] {
+  const allocatable = toTotals(node.allocatable);
+  const offer = `${node.instanceType} offers ${vcpu(allocatable.cpuMillicores)}, ${gib(allocatable.memoryBytes)} and ${allocatable.pods} pods allocatable`;
+  if (!launch) {
+    const why = node.nodePool === null ? 'it was not launched by Karpenter, so no pods sized it' : 'no snapshot saw it at launch, so the pods it was launched for are unknown';
+    return { launchPods: [], observedAt: null, requested: { cpuMillicores: 0, memoryBytes: 0, pods: 0 }, allocatable, smallerType: null, summary: `${offer}; ${why}.` };
+  }
+  const requested = toTotals(launch.requested);
+  const smaller = node.nodePool === null ? null : nextSmallerType(node, pool, catalog);
+  const smallerType = smaller ? { instanceType: smaller.name, allocatable: toTotals(smaller.allocatable), fits: fits(launch.requested, smaller.allocatable) } : null;
+  const workloadPods = launch.pods.filter((p) => p.ownerKind !== 'DaemonSet');
+  const named = workloadPods.slice(0, 5).map((p) => `${p.namespace}/${p.name}`).join(', ');
+  const more = workloadPods.length > 5 ? ` and ${workloadPods.length - 5} more` : '';
+  let summary = `At its first snapshot (${iso(launch.observedAtMs)}) it ran ${plural(launch.pods.length, 'pod')}`
+    + (workloadPods.length > 0 ? ` (${named}${more}, plus ${plural(launch.pods.length - workloadPods.length, 'DaemonSet pod')})` : '')
+    + ` requesting ${vcpu(requested.cpuMillicores)} and ${gib(requested.memoryBytes)}; ${offer}.`;
+  if (smallerType && smaller) {
+    summary += smallerType.fits
+      ? ` They would also have fit the next smaller admitted type, ${smaller.name} (${vcpu(smaller.allocatable.cpuMillicores)}, ${gib(smaller.allocatable.memoryBytes)}): the size came from price (spot offers differ by type and zone), from pods that left before the first snapshot, or from room kept for a replacement's pods.`
+      : ` The next smaller admitted type, ${smaller.name} (${vcpu(smaller.allocatable.cpuMillicores)}, ${gib(smaller.allocatable.memoryBytes)}), was short of ${shortOf(launch.requested, smaller.allocatable)}.`;
+  } else if (node.nodePool !== null && pool) {
+    summary += ' No smaller instance type is admitted by the NodePool.';
+  }
+  return { launchPods: launch.pods, observedAt: iso(launch.observedAtMs), requested, allocatable, smallerType, summary };
+}
+
+export function capacityReason(node: NodeFact, pool: NodePoolFact | undefined): NodeClaimReasons['capacityType'] {
+  const chosen = node.capacityType;
+  if (node.nodePool === null) {
+    return { allowed: [], chosen, summary: `${chosen} capacity chosen by the node group that launched it, not by Karpenter.` };
+  }
+  const allowed = pool ? [...pool.capacityTypes].sort() : [];
+  let summary: string;
+  if (!pool) summary = `The NodePool is not stored: which capacity types it allowed is unknown.`;
+  else if (allowed.length === 1) summary = `NodePool ${pool.name} allows only ${allowed[0]}.`;
+  else if (chosen === 'spot') summary = `NodePool ${pool.name} allows ${allowed.join(' and ')}; Karpenter launches spot whenever the pods allow it, as it is the cheaper offer.`;
+  else if (allowed.includes('spot')) {
+    summary = `NodePool ${pool.name} allows spot too, so ${chosen} means the pods it was launched for required it (a karpenter.sh/capacity-type node selector or affinity; pod selectors are not stored here) or no spot offer was available.`;
+  } else summary = `NodePool ${pool.name} allows ${allowed.join(' and ')}.`;
+  return { allowed, chosen, summary };
+}
+
+export function createdReason(node: NodeFact, ctx: ExplainContext, launch: LaunchFact | undefined): NodeClaimReasons['created'] {
+  if (node.nodeClaim === null) {
+    return { kind: 'not-karpenter', reason: null, replaces: [], events: [], summary: 'Not launched by Karpenter (no NodeClaim): a managed node group or another launcher started it.' };
+  }
+  const launching = ownEvents(node, ctx).filter((e) => e.reason === 'DisruptionLaunching');
+  if (launching.length > 0) {
+    const first = launching[0];
+    const reason = parseDisruptionMessage(first.message)?.reason ?? null;
+    const terminating = ctx.events.filter((e) => e.reason === 'DisruptionTerminating' && Math.abs(e.atMs - first.atMs) <= EVENT_MATCH_WINDOW_MS
+      && parseDisruptionMessage(e.message)?.action === 'Replace');
+    const replaces = uniqueSorted(terminating.map((e) => claimOf(e, ctx) ?? e.name)
+      .filter((c) => c !== node.nodeClaim && (ctx.nodePoolOfClaim.get(c) ?? node.nodePool) === node.nodePool));
+    const events = [...launching, ...terminating].sort((a, b) => a.atMs - b.atMs).map(toEvent);
+    const what = replaces.length > 0 ? `replacing ${replaces.join(', ')}` : 'as a replacement';
+    return { kind: 'replacement', reason, replaces, events, summary: `Launched ${what} (${reason ?? 'disruption'}): Karpenter moved the pods of a disrupted NodeClaim onto this one.` };
+  }
+  const first = ctx.coverage.firstSnapshotMs;
+  if (launch && first !== null && node.launchedAtMs >= first - ctx.coverage.snapshotIntervalMs) {
+    const workload = launch.pods.filter((p) => p.ownerKind !== 'DaemonSet').length;
+    return { kind: 'provisioning', reason: null, replaces: [], events: [], summary: `Launched by Karpenter for pending pods (${plural(workload, 'workload pod')} on it at its first snapshot).` };
+  }
+  return { kind: 'unknown', reason: null, replaces: [], events: [], summary: `Launched ${iso(node.launchedAtMs)}, before the first snapshot: why is not in the data.` };
+}
+
+export function removedReason(node: NodeFact, ctx: ExplainContext): NodeClaimReasons['removed'] {
+  if (node.deletedAtMs === null) {
+    const last = ctx.coverage.lastSnapshotMs;
+    return { kind: 'still-running', reason: null, at: null, replacedBy: [], events: [], summary: `Still running at the last snapshot${last === null ? '' : ` (${iso(last)})`}.` };
+  }
+  const own = ownEvents(node, ctx).filter((e) => e.reason === 'SpotInterrupted' || e.reason === 'DisruptionTerminating');
+  const terminating = own.find((e) => e.reason === 'DisruptionTerminating');
+  const parsed = terminating ? parseDisruptionMessage(terminating.message) : null;
+  const interrupted = own.some((e) => e.reason === 'SpotInterrupted');
+  const reason = interrupted ? 'Interrupted' : (parsed?.reason ?? node.disruptionReason);
+  const kind: NodeClaimReasons['removed']['kind'] = interrupted ? 'interruption' : (reason !== null ? (DISRUPTION_KIND[reason] ?? 'deleted') : 'deleted');
+  const atMs = terminating?.atMs ?? node.deletedAtMs;
+  let replacedBy: string[] = [];
+  if (parsed?.action === 'Replace' && terminating) {
+    replacedBy = uniqueSorted(ctx.events
+      .filter((e) => e.reason === 'DisruptionLaunching' && e.kind === 'NodeClaim' && Math.abs(e.atMs - terminating.atMs) <= EVENT_MATCH_WINDOW_MS
+        && e.name !== node.nodeClaim && (ctx.nodePoolOfClaim.get(e.name) ?? node.nodePool) === node.nodePool)
+      .map((e) => e.name));
+  }
+  const events = own.map(toEvent);
+  let summary: string;
+  switch (kind) {
+    case 'interruption':
+      summary = `Spot interruption at ${iso(atMs)}: EC2 reclaimed the capacity and Karpenter drained the node; its pods went to other or new nodes.`;
+      break;
+    case 'consolidation':
+      summary = reason === 'Empty'
+        ? `Consolidated at ${iso(atMs)}: it was empty (only DaemonSet pods) and deleted.`
+        : `Consolidated at ${iso(atMs)} (Underutilized): its pods fit ${replacedBy.length > 0 ? `a cheaper replacement, ${replacedBy.join(', ')}` : 'on the NodePool\'s other nodes'}, so it was ${replacedBy.length > 0 ? 'replaced' : 'deleted'}.`;
+      break;
+    case 'drift':
+      summary = `Replaced at ${iso(atMs)} because it drifted from its NodePool or EC2NodeClass${replacedBy.length > 0 ? ` (by ${replacedBy.join(', ')})` : ''}.`;
+      break;
+    case 'expiry':
+      summary = `Expired at ${iso(atMs)} (the NodePool's expireAfter) and was replaced${replacedBy.length > 0 ? ` by ${replacedBy.join(', ')}` : ''}.`;
+      break;
+    default:
+      summary = `Gone by ${iso(node.deletedAtMs)} with no disruption event: deleted by hand, by its node group, or its events expired before collection.`;
+  }
+  return { kind, reason, at: iso(atMs), replacedBy, events, summary };
+}
+
+export function reasonsFor(node: NodeFact, ctx: ExplainContext): NodeClaimReasons {
+  const pool = node.nodePool === null ? undefined : ctx.nodePools.get(node.nodePool);
+  const launch = ctx.launches.get(node.name);
+  return {
+    instanceType: instanceTypeReason(node, pool),
+    size: sizeReason(node, pool, launch, ctx.catalog),
+    capacityType: capacityReason(node, pool),
+    created: createdReason(node, ctx, launch),
+    removed: removedReason(node, ctx),
+  };
+}
