@@ -104,6 +104,22 @@ export interface NodePoolRollup {
   allocatable: ResourceAmounts;
   requested: ResourceAmounts;
   usdPerHour: number;
+  /**
+   * Σ node price × node efficiency (requested ÷ allocatable) per resource, USD/h: the numerators of the
+   * cost-weighted efficiency Σ(price × efficiency) ÷ Σ price. GPU sums run over nodes offering GPUs only,
+   * gpuNodesUsdPerHour being their Σ price. Absent in rows written before these were recorded.
+   */
+  costWeighted?: CostWeightedSums;
+  /** Σ on-demand price of the same instances, USD/h (spot savings); null when unknown for a spot node. */
+  onDemandUsdPerHour?: number | null;
+}
+
+export interface CostWeightedSums {
+  cpuUsdPerHour: number;
+  memoryUsdPerHour: number;
+  podsUsdPerHour: number;
+  gpuUsdPerHour: number;
+  gpuNodesUsdPerHour: number;
 }
 
 export interface NamespaceRollup {
@@ -115,6 +131,14 @@ export interface NamespaceRollup {
   memoryBytes: number;
   /** Request share of node cost (cpu and memory weighted 50/50 against allocatable). */
   usdPerHour: number;
+  /**
+   * Σ pod cpu request ÷ node cpu allocatable × node price, USD/h, and the same for memory: any cpu/memory
+   * weights apply from these (w_cpu × cpu + w_memory × memory). Absent in rows written before they were recorded.
+   */
+  cpuShareUsdPerHour?: number;
+  memoryShareUsdPerHour?: number;
+  /** AWS split cost allocation computed from requests (see core/rollup.ts awsSplitCosts), USD/h. */
+  awsSplitUsdPerHour?: number;
 }
 
 export interface KubeSnapshot {

@@ -50,11 +50,13 @@ export function createKubeRepository(db: Db) {
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const insertNodePoolRollup = db.prepare(`
     INSERT INTO snapshot_nodepools (snapshot_id, taken_at, nodepool, capacity_type, nodes, alloc_cpu_m, alloc_memory_b, alloc_pods, alloc_gpu,
-      req_cpu_m, req_memory_b, req_pods, req_gpu, usd_per_hour)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      req_cpu_m, req_memory_b, req_pods, req_gpu, usd_per_hour,
+      cpu_eff_usd_per_hour, memory_eff_usd_per_hour, pods_eff_usd_per_hour, gpu_eff_usd_per_hour, gpu_nodes_usd_per_hour, on_demand_usd_per_hour)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const insertNamespaceRollup = db.prepare(`
-    INSERT INTO snapshot_namespaces (snapshot_id, taken_at, namespace, nodepool, team, pods, req_cpu_m, req_memory_b, usd_per_hour)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    INSERT INTO snapshot_namespaces (snapshot_id, taken_at, namespace, nodepool, team, pods, req_cpu_m, req_memory_b, usd_per_hour,
+      cpu_share_usd_per_hour, memory_share_usd_per_hour, aws_split_usd_per_hour)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const snapshotExists = db.prepare('SELECT id FROM snapshots WHERE taken_at = ?').pluck();
 
   /** One snapshot is one transaction: a failure leaves no partial snapshot behind. Returns the snapshot id. */
@@ -98,10 +100,13 @@ export function createKubeRepository(db: Db) {
     for (const r of w.nodePoolRollups) {
       insertNodePoolRollup.run(id, at, r.nodePool, r.capacityType, r.nodes,
         r.allocatable.cpuMillicores, r.allocatable.memoryBytes, r.allocatable.pods, r.allocatable.gpu,
-        r.requested.cpuMillicores, r.requested.memoryBytes, r.requested.pods, r.requested.gpu, r.usdPerHour);
+        r.requested.cpuMillicores, r.requested.memoryBytes, r.requested.pods, r.requested.gpu, r.usdPerHour,
+        r.costWeighted?.cpuUsdPerHour ?? null, r.costWeighted?.memoryUsdPerHour ?? null, r.costWeighted?.podsUsdPerHour ?? null,
+        r.costWeighted?.gpuUsdPerHour ?? null, r.costWeighted?.gpuNodesUsdPerHour ?? null, r.onDemandUsdPerHour ?? null);
     }
     for (const r of w.namespaceRollups) {
-      insertNamespaceRollup.run(id, at, r.namespace, r.nodePool, r.team, r.pods, r.cpuMillicores, r.memoryBytes, r.usdPerHour);
+      insertNamespaceRollup.run(id, at, r.namespace, r.nodePool, r.team, r.pods, r.cpuMillicores, r.memoryBytes, r.usdPerHour,
+        r.cpuShareUsdPerHour ?? null, r.memoryShareUsdPerHour ?? null, r.awsSplitUsdPerHour ?? null);
     }
     return id;
   });
