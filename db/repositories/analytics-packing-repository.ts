@@ -1,0 +1,205 @@
+import type { Db } from '../open-db';
+import { INTERVAL_CAP_MS, POOL_SUM_COLUMNS, WEIGHTED_SNAPSHOTS_CTE } from './analytics-intervals';
+
+/**
+ * Read SQL behind bin-packing efficiency, consolidation windows, the timeline and the NodePool
+ * comparison: hours-weighted sums over the snapshot_nodepools rollup (never snapshot_nodes for ranges),
+ * and per-node rows over at most a day of snapshot_nodes for the node table.
+ * Times are epoch ms UTC; cpu in millicores; memory in bytes; money in USD.
+ */
+
+export interface AnalyticsRange {
+  /** Inclusive start, epoch ms UTC. */
+  fromMs: number;
+  /** Exclusive end, epoch ms UTC. */
+  toMs: number;
+  /** Only this NodePool ('' = nodes without one); undefined = all. */
+  nodePool?: string;
+}
+
+/** Σ quantity × hours over the rollup rows of one NodePool x capacity type (see server/analytics/packing.ts). */
+export interface PoolSumsRow {
+  nodePool: string;
+  capacityType: string;
+  nodeHours: number;
+  costUsd: number;
+  allocCpuMillicoreHours: number;
+  reqCpuMillicoreHours: number;
+  allocMemoryByteHours: number;
+  reqMemoryByteHours: number;
+  allocPodHours: number;
+  reqPodHours: number;
+  allocGpuHours: number;
+  reqGpuHours: number;
+  costWeightedCpuUsd: number;
+  costWeightedMemoryUsd: number;
+  costWeightedPodsUsd: number;
+  costWeightedGpuUsd: number;
+  gpuNodesUsd: number;
+  onDemandUsd: number;
+  onDemandUnknownUsd: number;
+}
+
+export interface BucketPoolSumsRow extends PoolSumsRow {
+  bucketStartMs: number;
+}
+
+export interface Coverage {
+  /** Hours of the range the snapshots stand for. */
+  hours: number;
+  snapshots: number;
+}
+
+export interface NodeWindowRow {
+  name: string;
+  nodeClaim: string | null;
+  nodePool: string;
+  instanceType: string;
+  capacityType: string;
+  zone: string;
+  createdAtMs: number;
+  snapshots: number;
+  /** Hours the averaged snapshots stand for. */
+  hours: number;
+  /** Hours-weighted means over the window. */
+  allocCpuMillicores: number;
+  reqCpuMillicores: number;
+  allocMemoryBytes: number;
+  reqMemoryBytes: number;
+  allocPods: number;
+  reqPods: number;
+  allocGpu: number;
+  reqGpu: number;
+  /** Mean over the snapshots that had a price; null when none had. */
+  usdPerHour: number | null;
+  /** The price source at the newest snapshot of the window where the node was present. */
+  priceSource: string | null;
+}
+
+interface RawSums {
+  nodepool: string; capacity_type: string; node_hours: number; cost_usd: number;
+  alloc_cpu_m_hours: number; req_cpu_m_hours: number; alloc_memory_b_hours: number; req_memory_b_hours: number;
+  alloc_pods_hours: number; req_pods_hours: number; alloc_gpu_hours: number; req_gpu_hours: number;
+  cw_cpu_usd: number; cw_memory_usd: number; cw_pods_usd: number; cw_gpu_usd: number; gpu_nodes_usd: number;
+  on_demand_usd: number; on_demand_unknown_usd: number;
+}
+interface RawNode {
+  name: string; nodeclaim: string | null; nodepool: string; instance_type: string; capacity_type: string; zone: string;
+  created_at: number; snapshots: number; hours: number; alloc_cpu: number; req_cpu: number; alloc_mem: number; req_mem: number;
+  alloc_pods: number; req_pods: number; alloc_gpu: number; req_gpu: number; usd_hours: number; priced_hours: number;
+  price_source: string | null;
+}
+
+const mapSums = (r: RawSums): PoolSumsRow => ({
+  nodePool: r.nodepool, capacityType: r.capacity_type, nodeHours: r.node_hours, costUsd: r.cost_usd,
+  allocCpuMillicoreHours: r.alloc_cpu_m_hours, reqCpuMillicoreHours: r.req_cpu_m_hours,
+  allocMemoryByteHours: r.alloc_memory_b_hours, reqMemoryByteHours: r.req_memory_b_hours,
+  allocPodHours: r.alloc_pods_hours, reqPodHours: r.req_pods_hours, allocGpuHours: r.alloc_gpu_hours, reqGpuHours: r.req_gpu_hours,
+  costWeightedCpuUsd: r.cw_cpu_usd, costWeightedMemoryUsd: r.cw_memory_usd, costWeightedPodsUsd: r.cw_pods_usd,
+  costWeightedGpuUsd: r.cw_gpu_usd, gpuNodesUsd: r.gpu_nodes_usd, onDemandUsd: r.on_demand_usd, onDemandUnknownUsd: r.on_demand_unknown_usd,
+});
+
+export function createAnalyticsPackingRepository(db: Db) {
+  const poolSums = db.prepare(`
+    WITH ${WEIGHTED_SNAPSHOTS_CTE}
+    SELECT p.nodepool, p.capacity_type, ${POOL_SUM_COLUMNS}
+    FROM w JOIN snapshot_nodepools p ON p.snapshot_id = w.id
+    WHERE (@nodePool IS NULL OR p.nodepool = @nodePool)
+    GROUP BY p.nodepool, p.capacity_type
+    ORDER BY p.nodepool, p.capacity_type`);
+
+  const coverage = db.prepare(`WITH ${WEIGHTED_SNAPSHOTS_CTE} SELECT TOTAL(hours) AS hours, COUNT(*) AS snapshots FROM w`);
+
+  // A snapshot falls in the bucket holding the start of the time it stands for.
+  const bucketSums = db.prepare(`
+    WITH ${WEIGHTED_SNAPSHOTS_CTE}
+    SELECT (w.start_ms / CAST(@bucketMs AS INTEGER)) * CAST(@bucketMs AS INTEGER) AS bucket_ms, p.nodepool, p.capacity_type, ${POOL_SUM_COLUMNS}
+    FROM w JOIN snapshot_nodepools p ON p.snapshot_id = w.id
+    WHERE (@nodePool IS NULL OR p.nodepool = @nodePool)
+    GROUP BY bucket_ms, p.nodepool, p.capacity_type
+    ORDER BY bucket_ms, p.nodepool, p.capacity_type`);
+
+  const bucketCoverage = db.prepare(`
+    WITH ${WEIGHTED_SNAPSHOTS_CTE}
+    SELECT (start_ms / CAST(@bucketMs AS INTEGER)) * CAST(@bucketMs AS INTEGER) AS bucket_ms, TOTAL(hours) AS hours, COUNT(*) AS snapshots
+    FROM w GROUP BY bucket_ms ORDER BY bucket_ms`);
+
+  const atOrBefore = db.prepare('SELECT taken_at FROM snapshots WHERE taken_at <= CAST(? AS INTEGER) ORDER BY taken_at DESC LIMIT 1').pluck();
+
+  // Snapshots in (fromMs, toMs], each weighted by the time to the next (the newest by the time since the one
+  // before), capped like the range sums. Reads one day of snapshot_nodes at most (the service bounds the window).
+  const nodeWindow = db.prepare(`
+    WITH s AS (
+      SELECT id, taken_at, LEAD(taken_at) OVER (ORDER BY taken_at) AS next_at, LAG(taken_at) OVER (ORDER BY taken_at) AS prev_at
+      FROM snapshots WHERE taken_at > CAST(@fromMs AS INTEGER) AND taken_at <= CAST(@toMs AS INTEGER) + ${INTERVAL_CAP_MS}
+    ),
+    w AS (
+      SELECT id, taken_at, MIN(COALESCE(next_at - taken_at, taken_at - prev_at, ${INTERVAL_CAP_MS}), ${INTERVAL_CAP_MS}) / 3600000.0 AS hours
+      FROM s WHERE taken_at <= CAST(@toMs AS INTEGER)
+    ),
+    latest AS (
+      SELECT sn.node_name, sn.price_source, ROW_NUMBER() OVER (PARTITION BY sn.node_name ORDER BY w.taken_at DESC) AS rn
+      FROM w JOIN snapshot_nodes sn ON sn.snapshot_id = w.id
+    )
+    SELECT sn.node_name AS name, n.nodeclaim, COALESCE(sn.nodepool, '') AS nodepool, sn.instance_type, sn.capacity_type,
+           COALESCE(n.zone, '') AS zone, COALESCE(n.created_at, 0) AS created_at, COUNT(*) AS snapshots, TOTAL(w.hours) AS hours,
+           TOTAL(w.hours * sn.alloc_cpu_m) AS alloc_cpu, TOTAL(w.hours * sn.req_cpu_m) AS req_cpu,
+           TOTAL(w.hours * sn.alloc_memory_b) AS alloc_mem, TOTAL(w.hours * sn.req_memory_b) AS req_mem,
+           TOTAL(w.hours * sn.alloc_pods) AS alloc_pods, TOTAL(w.hours * sn.req_pods) AS req_pods,
+           TOTAL(w.hours * sn.alloc_gpu) AS alloc_gpu, TOTAL(w.hours * sn.req_gpu) AS req_gpu,
+           TOTAL(w.hours * sn.usd_per_hour) AS usd_hours, TOTAL(CASE WHEN sn.usd_per_hour IS NOT NULL THEN w.hours ELSE 0 END) AS priced_hours,
+           (SELECT l.price_source FROM latest l WHERE l.node_name = sn.node_name AND l.rn = 1) AS price_source
+    FROM w JOIN snapshot_nodes sn ON sn.snapshot_id = w.id LEFT JOIN nodes n ON n.name = sn.node_name
+    WHERE (@nodePool IS NULL OR COALESCE(sn.nodepool, '') = @nodePool) AND (@capacityType IS NULL OR sn.capacity_type = @capacityType)
+    GROUP BY sn.node_name
+    ORDER BY sn.node_name`);
+
+  const params = (r: AnalyticsRange) => ({ fromMs: r.fromMs, toMs: r.toMs, nodePool: r.nodePool ?? null });
+
+  return {
+    /** Hours-weighted sums per NodePool x capacity type over [fromMs, toMs). */
+    poolSums(range: AnalyticsRange): PoolSumsRow[] {
+      return (poolSums.all(params(range)) as RawSums[]).map(mapSums);
+    },
+
+    /** Hours of [fromMs, toMs) the snapshots stand for, and how many snapshots that is. */
+    coverage(range: AnalyticsRange): Coverage {
+      return coverage.get(params(range)) as Coverage;
+    },
+
+    /** Sums per bucket (aligned on the epoch, UTC) per NodePool x capacity type. */
+    bucketSums(range: AnalyticsRange & { bucketMs: number }): BucketPoolSumsRow[] {
+      if (!Number.isInteger(range.bucketMs) || range.bucketMs <= 0) throw new RangeError(`bucketMs must be a positive integer, got ${range.bucketMs}`);
+      return (bucketSums.all({ ...params(range), bucketMs: range.bucketMs }) as (RawSums & { bucket_ms: number })[])
+        .map((r) => ({ ...mapSums(r), bucketStartMs: r.bucket_ms }));
+    },
+
+    /** Hours covered per bucket. */
+    bucketCoverage(range: AnalyticsRange & { bucketMs: number }): (Coverage & { bucketStartMs: number })[] {
+      return (bucketCoverage.all({ ...params(range), bucketMs: range.bucketMs }) as { bucket_ms: number; hours: number; snapshots: number }[])
+        .map((r) => ({ bucketStartMs: r.bucket_ms, hours: r.hours, snapshots: r.snapshots }));
+    },
+
+    /** Time of the newest snapshot at or before `atMs` (default: the newest), or null. */
+    snapshotAtOrBefore(atMs: number = Number.MAX_SAFE_INTEGER): number | null {
+      return (atOrBefore.get(atMs) as number | undefined) ?? null;
+    },
+
+    /** Each node present in a snapshot taken in (fromMs, toMs], averaged over those snapshots (hours-weighted). */
+    nodeWindow(q: { fromMs: number; toMs: number; nodePool?: string; capacityType?: string }): NodeWindowRow[] {
+      const rows = nodeWindow.all({ fromMs: q.fromMs, toMs: q.toMs, nodePool: q.nodePool ?? null, capacityType: q.capacityType ?? null }) as RawNode[];
+      return rows.map((r) => {
+        const mean = (x: number): number => (r.hours > 0 ? x / r.hours : 0);
+        return {
+          name: r.name, nodeClaim: r.nodeclaim, nodePool: r.nodepool, instanceType: r.instance_type, capacityType: r.capacity_type,
+          zone: r.zone, createdAtMs: r.created_at, snapshots: r.snapshots, hours: r.hours,
+          allocCpuMillicores: mean(r.alloc_cpu), reqCpuMillicores: mean(r.req_cpu), allocMemoryBytes: mean(r.alloc_mem), reqMemoryBytes: mean(r.req_mem),
+          allocPods: mean(r.alloc_pods), reqPods: mean(r.req_pods), allocGpu: mean(r.alloc_gpu), reqGpu: mean(r.req_gpu),
+          usdPerHour: r.priced_hours > 0 ? r.usd_hours / r.priced_hours : null, priceSource: r.price_source,
+        };
+      });
+    },
+  };
+}
+
+export type AnalyticsPackingRepository = ReturnType<typeof createAnalyticsPackingRepository>;

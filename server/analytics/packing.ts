@@ -1,0 +1,158 @@
+/**
+ * Bin-packing efficiency from hours-weighted sums (pure, no I/O).
+ *
+ * Each sum is Σ over snapshots of (quantity × hours the snapshot stands for), so a ratio of two sums is
+ * the time-weighted ratio Σ requests ÷ Σ allocatable. The cost-weighted form divides Σ(node price × node
+ * efficiency) by Σ node price: the share of the money that bought requested capacity, where an expensive
+ * idle node counts for more than a cheap one.
+ */
+
+import { efficiencyRatio } from './efficiency';
+
+const MILLICORES_PER_VCPU = 1000;
+export const BYTES_PER_GIB = 1024 ** 3;
+
+/** Hours-weighted sums over a set of nodes and a time range (as the analytics repository returns them). */
+export interface PackingSums {
+  /** Σ nodes × hours. */
+  nodeHours: number;
+  /** Σ price × hours, USD. */
+  costUsd: number;
+  allocCpuMillicoreHours: number;
+  reqCpuMillicoreHours: number;
+  allocMemoryByteHours: number;
+  reqMemoryByteHours: number;
+  allocPodHours: number;
+  reqPodHours: number;
+  allocGpuHours: number;
+  reqGpuHours: number;
+  /** Σ price × cpu efficiency × hours, USD (likewise memory, pods, gpu). */
+  costWeightedCpuUsd: number;
+  costWeightedMemoryUsd: number;
+  costWeightedPodsUsd: number;
+  /** Over GPU nodes only; gpuNodesUsd is their Σ price × hours. */
+  costWeightedGpuUsd: number;
+  gpuNodesUsd: number;
+  /** Σ on-demand price of the same instances × hours, USD, over rows where it is known. */
+  onDemandUsd: number;
+  /** Σ price × hours of rows whose on-demand price is unknown, USD (0 = the on-demand figure is complete). */
+  onDemandUnknownUsd: number;
+}
+
+export const zeroSums = (): PackingSums => ({
+  nodeHours: 0, costUsd: 0, allocCpuMillicoreHours: 0, reqCpuMillicoreHours: 0, allocMemoryByteHours: 0, reqMemoryByteHours: 0,
+  allocPodHours: 0, reqPodHours: 0, allocGpuHours: 0, reqGpuHours: 0, costWeightedCpuUsd: 0, costWeightedMemoryUsd: 0,
+  costWeightedPodsUsd: 0, costWeightedGpuUsd: 0, gpuNodesUsd: 0, onDemandUsd: 0, onDemandUnknownUsd: 0,
+});
+
+export function addSums(a: PackingSums, b: PackingSums): PackingSums {
+  const out = zeroSums();
+  for (const k of Object.keys(out) as (keyof PackingSums)[]) out[k] = a[k] + b[k];
+  return out;
+}
+
+/** cpu and memory weights of a request-share split; they add up to 1. */
+export interface ShareWeights {
+  cpu: number;
+  memory: number;
+}
+
+export const DEFAULT_SHARE_WEIGHTS: ShareWeights = { cpu: 0.5, memory: 0.5 };
+
+export interface PackingStats {
+  nodesAvg: number;
+  nodeHours: number;
+  costUsd: number;
+  usdPerHourAvg: number;
+  cpu: number | null;
+  memory: number | null;
+  pods: number | null;
+  gpu: number | null;
+  costWeightedCpu: number | null;
+  costWeightedMemory: number | null;
+  costWeightedPods: number | null;
+  costWeightedGpu: number | null;
+  idleVcpuAvg: number;
+  idleMemoryGiBAvg: number;
+  idleUsdPerHourAvg: number;
+}
+
+/**
+ * The money no request covers, USD: Σ price × (1 − (w_cpu × cpu efficiency + w_memory × memory efficiency))
+ * × hours, from the cost-weighted sums. The same figure the team split shows as its idle line.
+ */
+export const idleUsd = (s: PackingSums, w: ShareWeights = DEFAULT_SHARE_WEIGHTS): number =>
+  s.costUsd - (w.cpu * s.costWeightedCpuUsd + w.memory * s.costWeightedMemoryUsd);
+
+/**
+ * Efficiency and idle capacity of sums covering `coveredHours` of time. Averages divide by the hours the
+ * snapshots cover (not the hours a NodePool had nodes), so a NodePool scaled to zero averages lower.
+ */
+export function packingStats(s: PackingSums, coveredHours: number): PackingStats {
+  const per = (x: number): number => (coveredHours > 0 ? x / coveredHours : 0);
+  return {
+    nodesAvg: per(s.nodeHours),
+    nodeHours: s.nodeHours,
+    costUsd: s.costUsd,
+    usdPerHourAvg: per(s.costUsd),
+    cpu: efficiencyRatio(s.reqCpuMillicoreHours, s.allocCpuMillicoreHours),
+    memory: efficiencyRatio(s.reqMemoryByteHours, s.allocMemoryByteHours),
+    pods: efficiencyRatio(s.reqPodHours, s.allocPodHours),
+    gpu: efficiencyRatio(s.reqGpuHours, s.allocGpuHours),
+    costWeightedCpu: efficiencyRatio(s.costWeightedCpuUsd, s.costUsd),
+    costWeightedMemory: efficiencyRatio(s.costWeightedMemoryUsd, s.costUsd),
+    costWeightedPods: efficiencyRatio(s.costWeightedPodsUsd, s.costUsd),
+    costWeightedGpu: efficiencyRatio(s.costWeightedGpuUsd, s.gpuNodesUsd),
+    idleVcpuAvg: per(s.allocCpuMillicoreHours - s.reqCpuMillicoreHours) / MILLICORES_PER_VCPU,
+    idleMemoryGiBAvg: per(s.allocMemoryByteHours - s.reqMemoryByteHours) / BYTES_PER_GIB,
+    idleUsdPerHourAvg: per(idleUsd(s)),
+  };
+}
+
+/** Sums keyed by NodePool, folded over capacity types; '' = nodes without a NodePool. */
+export function sumByNodePool(rows: readonly (PackingSums & { nodePool: string })[]): Map<string, PackingSums> {
+  const out = new Map<string, PackingSums>();
+  for (const r of rows) out.set(r.nodePool, addSums(out.get(r.nodePool) ?? zeroSums(), r));
+  return out;
+}
+
+/** Everything in the rows: the cluster. */
+export const sumAll = (rows: readonly PackingSums[]): PackingSums => rows.reduce((t, r) => addSums(t, r), zeroSums());
+
+/** One node at one snapshot (or averaged over snapshots): allocatable, requested and price. */
+export interface NodeAmounts {
+  allocCpuMillicores: number;
+  reqCpuMillicores: number;
+  allocMemoryBytes: number;
+  reqMemoryBytes: number;
+  allocPods: number;
+  reqPods: number;
+  allocGpu: number;
+  reqGpu: number;
+  usdPerHour: number | null;
+}
+
+export interface NodePacking {
+  cpu: number | null;
+  memory: number | null;
+  pods: number | null;
+  gpu: number | null;
+  idleVcpu: number;
+  idleMemoryGiB: number;
+  /** price × (1 − (w_cpu × cpu + w_memory × memory)), USD/h; 0 without a price. */
+  idleUsdPerHour: number;
+}
+
+export function nodePacking(n: NodeAmounts, w: ShareWeights = DEFAULT_SHARE_WEIGHTS): NodePacking {
+  const cpu = efficiencyRatio(n.reqCpuMillicores, n.allocCpuMillicores);
+  const memory = efficiencyRatio(n.reqMemoryBytes, n.allocMemoryBytes);
+  return {
+    cpu,
+    memory,
+    pods: efficiencyRatio(n.reqPods, n.allocPods),
+    gpu: efficiencyRatio(n.reqGpu, n.allocGpu),
+    idleVcpu: (n.allocCpuMillicores - n.reqCpuMillicores) / MILLICORES_PER_VCPU,
+    idleMemoryGiB: (n.allocMemoryBytes - n.reqMemoryBytes) / BYTES_PER_GIB,
+    idleUsdPerHour: (n.usdPerHour ?? 0) * (1 - (w.cpu * (cpu ?? 0) + w.memory * (memory ?? 0))),
+  };
+}
