@@ -1,0 +1,123 @@
+/**
+ * Pure: bytes -> text -> rows of cells for comma-separated files (RFC 4180: quoted cells, "" inside quotes,
+ * CRLF or LF line ends). Errors carry the HTTP status the API answers with and say where the problem is.
+ */
+
+export type ImportStatus = 400 | 413 | 415 | 422;
+
+export class BillImportError extends Error {
+  constructor(readonly statusCode: ImportStatus, message: string) {
+    super(message);
+    this.name = 'BillImportError';
+  }
+}
+
+/** Position of the first byte that is not valid UTF-8, or -1. */
+export function firstInvalidUtf8(bytes: Uint8Array): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i];
+    let extra: number;
+    let min: number;
+    if (b < 0x80) { i += 1; continue; }
+    if (b >= 0xc2 && b <= 0xdf) { extra = 1; min = 0x80; }
+    else if (b >= 0xe0 && b <= 0xef) { extra = 2; min = 0x800; }
+    else if (b >= 0xf0 && b <= 0xf4) { extra = 3; min = 0x10000; }
+    else return i;
+    if (i + extra >= bytes.length) return i; // a sequence cut off by the end of the file
+    let cp = b & (0x3f >> extra);
+    for (let k = 1; k <= extra; k += 1) {
+      const c = bytes[i + k];
+      if ((c & 0xc0) !== 0x80) return i;
+      cp = (cp << 6) | (c & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+    i += extra + 1;
+  }
+  return -1;
+}
+
+const lineOfOffset = (bytes: Uint8Array, offset: number): number => {
+  let line = 1;
+  for (let i = 0; i < offset; i += 1) if (bytes[i] === 0x0a) line += 1;
+  return line;
+};
+
+/**
+ * UTF-8 only (a byte-order mark is dropped). UTF-16 and legacy encodings (Latin-1, Windows-1252) are refused
+ * with the fix: the Cost Explorer console writes UTF-8, so such bytes mean the file was re-saved by another tool.
+ */
+export function decodeUtf8Csv(bytes: Uint8Array): string {
+  if (bytes.length === 0) throw new BillImportError(400, 'The file is empty: upload the CSV that Cost Explorer\'s "Download CSV" saved.');
+  if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
+    throw new BillImportError(415, 'The file is UTF-16 (it starts with a UTF-16 byte-order mark); only UTF-8 is accepted. Save it as "CSV UTF-8" or upload the file Cost Explorer downloaded, unchanged.');
+  }
+  const probe = bytes.subarray(0, 4096);
+  if (probe.includes(0)) {
+    throw new BillImportError(415, 'The file holds NUL bytes: it is UTF-16 without a byte-order mark, or not text. Only UTF-8 CSV is accepted.');
+  }
+  const body = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
+  const bad = firstInvalidUtf8(body);
+  if (bad >= 0) {
+    const b = body[bad].toString(16).padStart(2, '0');
+    throw new BillImportError(415, `The file is not valid UTF-8: byte 0x${b} at offset ${bad} (line ${lineOfOffset(body, bad)}) looks like Latin-1 or Windows-1252. Only UTF-8 is accepted: save the file as "CSV UTF-8".`);
+  }
+  return new TextDecoder('utf-8').decode(body);
+}
+
+/** Rows of cells. Blank lines are dropped; a quote left open or text after a closing quote is an error. */
+export function parseCsvRows(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  let afterQuote = false;
+  let line = 1;
+  let quoteStartLine = 0;
+  const endRow = (): void => {
+    row.push(cell);
+    if (!(row.length === 1 && row[0] === '')) rows.push(row);
+    row = [];
+    cell = '';
+    afterQuote = false;
+  };
+  for (let i = 0; i < text.length; i += 1) {
+    const ch = text[i];
+    if (quoted) {
+      if (ch === '"') {
+        if (text[i + 1] === '"') { cell += '"'; i += 1; }
+        else { quoted = false; afterQuote = true; }
+      } else {
+        if (ch === '\n') line += 1;
+        cell += ch;
+      }
+      continue;
+    }
+    if (ch === ',') { row.push(cell); cell = ''; afterQuote = false; continue; }
+    if (ch === '\r' && text[i + 1] === '\n') continue;
+    if (ch === '\n' || ch === '\r') { endRow(); line += 1; continue; }
+    if (afterQuote) throw new BillImportError(400, `CSV syntax error on line ${line}: text after a closing quote.`);
+    if (ch === '"') {
+      if (cell !== '') throw new BillImportError(400, `CSV syntax error on line ${line}: a quote inside an unquoted cell.`);
+      quoted = true;
+      quoteStartLine = line;
+      continue;
+    }
+    cell += ch;
+  }
+  if (quoted) throw new BillImportError(400, `CSV syntax error: the quote opened on line ${quoteStartLine} is never closed (the file may be cut short).`);
+  if (cell !== '' || row.length > 0) endRow();
+  return rows;
+}
+
+/** A1-style cell name for messages: column 0, row 0 -> "A1". */
+export function cellName(column: number, row: number): string {
+  let name = '';
+  let c = column + 1;
+  while (c > 0) {
+    const r = (c - 1) % 26;
+    name = String.fromCharCode(65 + r) + name;
+    c = Math.floor((c - 1) / 26);
+  }
+  return `${name}${row + 1}`;
+}
