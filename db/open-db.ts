@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { explainDbError } from './db-errors';
 
 export type Db = Database.Database;
 
@@ -24,15 +25,19 @@ export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
 
 /** Applies every migration newer than the file's `user_version`, each in its own transaction. Returns versions applied. */
 export function migrate(db: Db, migrations = loadMigrations()): number[] {
-  const current = db.pragma('user_version', { simple: true }) as number;
+  const version = (): number => db.pragma('user_version', { simple: true }) as number;
   const applied: number[] = [];
+  if (migrations.every((m) => m.version <= version())) return applied;
   for (const m of migrations) {
-    if (m.version <= current) continue;
-    db.transaction(() => {
+    // IMMEDIATE, and the version read again inside: two processes opening a new file at once must not both run
+    // a migration (the second would fail on "table already exists"); the second waits, then skips it.
+    const ran = db.transaction(() => {
+      if (m.version <= version()) return false;
       db.exec(m.sql);
       db.pragma(`user_version = ${m.version}`);
-    })();
-    applied.push(m.version);
+      return true;
+    }).immediate();
+    if (ran) applied.push(m.version);
   }
   return applied;
 }
@@ -44,13 +49,20 @@ export interface OpenDbOptions {
 
 /** Opens (creating if needed) the ledger database with WAL, foreign keys and a busy timeout, and migrates it. */
 export function openDb({ path, readonly = false }: OpenDbOptions): Db {
-  const db = new Database(path, { readonly, fileMustExist: readonly });
-  db.pragma('busy_timeout = 5000');
-  if (!readonly) {
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
+  let db: Db | undefined;
+  try {
+    db = new Database(path, { readonly, fileMustExist: readonly });
+    db.pragma('busy_timeout = 5000');
+    if (!readonly) {
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+    }
+    db.pragma('foreign_keys = ON');
+    if (!readonly) migrate(db);
+    return db;
+  } catch (err) {
+    // A file SQLite could only open read-only (permissions) fails here, on the first write: say which and why.
+    db?.close();
+    throw explainDbError(err, path);
   }
-  db.pragma('foreign_keys = ON');
-  if (!readonly) migrate(db);
-  return db;
 }
