@@ -67,6 +67,11 @@ export const TeamCostResponseSchema = Type.Object({
     nodeCostUsd: Type.Number(),
     teamsUsd: Type.Number(),
     idleUsd: Type.Number(),
+    /**
+     * Node cost − team lines − idle as computed independently from the NodePool rollup (Σ price × (1 − weighted
+     * efficiency)), before rounding, USD: ~0 when the rollups agree. The idle lines absorb it so the rows add up.
+     */
+    residualUsd: Type.Number(),
   }),
   /** Caveats, e.g. snapshots stored before per-resource shares were recorded. */
   notes: Type.Array(Type.String()),

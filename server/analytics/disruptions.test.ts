@@ -1,0 +1,87 @@
+import { describe, expect, it } from 'vitest';
+import { buildDisruptions, countByReason, parseDisruptionMessage, type DisruptionEventRow } from './disruptions';
+
+const T = Date.parse('2026-11-01T10:00:00Z');
+let uid = 0;
+
+/** The Node and the NodeClaim copy of one Karpenter event, as the repository joins them. */
+function pair(atMs: number, reason: string, message: string, node: string, claim: string, nodePool = 'general'): DisruptionEventRow[] {
+  const base = { atMs, reason, nodeName: node, nodeClaim: claim, nodePool, instanceType: 'm6i.large', capacityType: 'on-demand', nodeDeletedAtMs: atMs };
+  return [
+    { ...base, uid: `u${uid++}`, message, kind: 'Node', name: node },
+    { ...base, uid: `u${uid++}`, message: message.replace('Node:', 'NodeClaim:'), kind: 'NodeClaim', name: claim },
+  ];
+}
+
+function launch(atMs: number, message: string, claim: string, nodePool = 'general'): DisruptionEventRow {
+  return {
+    uid: `u${uid++}`, atMs, reason: 'DisruptionLaunching', message, kind: 'NodeClaim', name: claim, nodeName: null, nodeClaim: claim, nodePool,
+    instanceType: null, capacityType: null, nodeDeletedAtMs: null,
+  };
+}
+
+describe('parseDisruptionMessage', () => {
+  it.each([
+    ['Disrupting Node: Underutilized/Delete', 'Underutilized', 'Delete'],
+    ['Disrupting NodeClaim: Drifted/Replace', 'Drifted', 'Replace'],
+    ['Launching NodeClaim: Underutilized/Replace', 'Underutilized', 'Replace'],
+    ['Disrupting Node: empty/delete', 'Empty', 'Delete'],
+    ['Disrupting Node: Expired', 'Expired', null],
+  ])('%s', (message, reason, action) => {
+    expect(parseDisruptionMessage(message)).toEqual({ reason, action });
+  });
+  it('is null for other messages', () => {
+    expect(parseDisruptionMessage('Cannot disrupt Node: pod "a/b" has "karpenter.sh/do-not-disrupt" annotation')).toBeNull();
+  });
+});
+
+describe('buildDisruptions', () => {
+  const events: DisruptionEventRow[] = [
+    // 10:00 general-a deleted (Underutilized); 10:30 general-b replaced by general-r (and a launch in another pool at the same time).
+    ...pair(T, 'DisruptionTerminating', 'Disrupting Node: Underutilized/Delete', 'node-a', 'general-a'),
+    ...pair(T + 30 * 60_000, 'DisruptionTerminating', 'Disrupting Node: Underutilized/Replace', 'node-b', 'general-b'),
+    launch(T + 30 * 60_000, 'Launching NodeClaim: Underutilized/Replace', 'general-r'),
+    launch(T + 30 * 60_000, 'Launching NodeClaim: Underutilized/Replace', 'batch-x', 'batch'),
+    // 11:00 spot interruption of batch-s (warning and termination).
+    ...pair(T + 60 * 60_000, 'SpotInterrupted', 'Spot interruption warning was triggered', 'node-s', 'batch-s', 'batch'),
+    ...pair(T + 60 * 60_000, 'DisruptionTerminating', 'Disrupting Node: Interrupted/Delete', 'node-s', 'batch-s', 'batch'),
+    // 11:30 a blocked attempt.
+    ...pair(T + 90 * 60_000, 'DisruptionBlocked', 'Cannot disrupt Node: pod "payments/ledger-db-0" has "karpenter.sh/do-not-disrupt" annotation', 'node-d', 'general-d'),
+  ];
+  const gone = [
+    // Events expired: known only from the NodeClaim's lifetime. general-a is also here and must not count twice.
+    { nodeClaim: 'general-e', nodeName: 'node-e', nodePool: 'general', instanceType: 'm6i.large', capacityType: 'on-demand', deletedAtMs: T + 120 * 60_000, disruptionReason: 'Drifted' },
+    { nodeClaim: 'general-a', nodeName: 'node-a', nodePool: 'general', instanceType: 'm6i.large', capacityType: 'on-demand', deletedAtMs: T, disruptionReason: 'Underutilized' },
+  ];
+  const ds = buildDisruptions(events, gone);
+
+  it('merges the Node and NodeClaim copies into one disruption each', () => {
+    expect(ds.map((d) => [d.atMs - T, d.nodeClaim, d.reason, d.action, d.source])).toEqual([
+      [0, 'general-a', 'Underutilized', 'Delete', 'event'],
+      [30 * 60_000, 'general-b', 'Underutilized', 'Replace', 'event'],
+      [60 * 60_000, 'batch-s', 'Interrupted', 'Delete', 'event'],
+      [90 * 60_000, 'general-d', '', 'Blocked', 'event'],
+      [120 * 60_000, 'general-e', 'Drifted', null, 'nodeclaim'],
+    ]);
+  });
+  it('gives a Replace its replacements from the same NodePool only', () => {
+    expect(ds[1].replacements).toEqual(['general-r']);
+    expect(ds[0].replacements).toEqual([]);
+  });
+  it('marks spot interruptions and keeps the Node message', () => {
+    expect(ds[2]).toMatchObject({ spotInterrupted: true, nodeName: 'node-s', nodePool: 'batch', message: 'Disrupting Node: Interrupted/Delete' });
+    expect(ds[0].id).toBe(`${T}-general-a`);
+  });
+  it('counts per reason', () => {
+    expect(countByReason(ds)).toEqual([
+      { reason: 'Underutilized', count: 2 }, { reason: 'Blocked', count: 1 }, { reason: 'Drifted', count: 1 }, { reason: 'Interrupted', count: 1 },
+    ]);
+  });
+  it('keeps two disruptions of the same name far apart in time apart', () => {
+    const twice = buildDisruptions([
+      ...pair(T, 'DisruptionTerminating', 'Disrupting Node: Empty/Delete', 'node-x', 'general-x'),
+      ...pair(T + 10 * 60_000, 'DisruptionTerminating', 'Disrupting Node: Empty/Delete', 'node-x', 'general-x'),
+    ]);
+    expect(twice).toHaveLength(2);
+  });
+});

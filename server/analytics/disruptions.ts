@@ -1,0 +1,198 @@
+/**
+ * Disruption events from stored Kubernetes events and NodeClaim lifetimes (pure, no I/O).
+ *
+ * Karpenter records a disruption as events on both the Node and its NodeClaim: DisruptionTerminating
+ * "Disrupting Node: <Reason>/<Delete|Replace>", DisruptionLaunching "Launching NodeClaim: <Reason>/Replace"
+ * on each replacement, SpotInterrupted on an interrupted node, DisruptionBlocked when a pod (do-not-disrupt)
+ * or a budget stops it. Kubernetes keeps events for about an hour, so a NodeClaim gone with a disruption
+ * reason but no stored event still counts, from its lifetime.
+ */
+
+import { DISRUPTION_REASONS } from '../../core/labels';
+
+/** An event row joined with the Node / NodeClaim it names. */
+export interface DisruptionEventRow {
+  uid: string;
+  atMs: number;
+  /** Kubernetes event reason: DisruptionTerminating | DisruptionLaunching | SpotInterrupted | DisruptionBlocked. */
+  reason: string;
+  message: string;
+  /** Kind of the involved object: Node | NodeClaim. */
+  kind: string;
+  name: string;
+  nodeName: string | null;
+  nodeClaim: string | null;
+  nodePool: string | null;
+  instanceType: string | null;
+  capacityType: string | null;
+  nodeDeletedAtMs: number | null;
+}
+
+/** A NodeClaim gone with a disruption reason (conditions), for disruptions whose events expired. */
+export interface GoneNodeClaimRow {
+  nodeClaim: string;
+  nodeName: string | null;
+  nodePool: string | null;
+  instanceType: string | null;
+  capacityType: string | null;
+  deletedAtMs: number;
+  disruptionReason: string;
+}
+
+export interface Disruption {
+  id: string;
+  atMs: number;
+  nodeName: string | null;
+  nodeClaim: string | null;
+  nodePool: string;
+  reason: string;
+  action: string | null;
+  source: 'event' | 'nodeclaim';
+  spotInterrupted: boolean;
+  instanceType: string | null;
+  capacityType: string | null;
+  nodeDeletedAtMs: number | null;
+  replacements: string[];
+  message: string;
+  blocked: boolean;
+}
+
+/** Node and NodeClaim events of one disruption land within this of each other. */
+export const SAME_DISRUPTION_MS = 60_000;
+/** A replacement's DisruptionLaunching and the disrupted node's DisruptionTerminating land within this. */
+export const REPLACEMENT_MATCH_MS = 2 * 60_000;
+/** A SpotInterrupted warning comes up to two minutes before the node goes. */
+const INTERRUPTION_MATCH_MS = 5 * 60_000;
+
+const CANONICAL_REASON = new Map(DISRUPTION_REASONS.map((r) => [r.toLowerCase(), r]));
+
+/** "Disrupting Node: Underutilized/Delete" -> { reason: 'Underutilized', action: 'Delete' }; null when not of that form. */
+export function parseDisruptionMessage(message: string): { reason: string; action: string | null } | null {
+  const m = /^(?:Disrupting|Launching)\s+(?:Node|NodeClaim)\s*:\s*([A-Za-z]+)(?:\s*\/\s*([A-Za-z]+))?/.exec(message.trim());
+  if (m === null) return null;
+  const reason = CANONICAL_REASON.get(m[1].toLowerCase()) ?? m[1];
+  const action = m[2] === undefined ? null : m[2][0].toUpperCase() + m[2].slice(1).toLowerCase();
+  return { reason, action };
+}
+
+/** The name a disruption is known by: its NodeClaim, else its Node, else what the event names. */
+const keyOf = (e: { nodeClaim: string | null; nodeName: string | null; name?: string }): string => e.nodeClaim ?? e.nodeName ?? e.name ?? '';
+
+export const disruptionId = (atMs: number, key: string): string => `${atMs}-${key}`;
+
+/** Groups events of the same object within SAME_DISRUPTION_MS (Node + NodeClaim copies), earliest first. */
+function groupSameDisruption(rows: readonly DisruptionEventRow[]): DisruptionEventRow[][] {
+  const byKey = new Map<string, DisruptionEventRow[]>();
+  for (const r of [...rows].sort((a, b) => a.atMs - b.atMs || a.kind.localeCompare(b.kind))) {
+    const k = keyOf(r);
+    byKey.set(k, [...(byKey.get(k) ?? []), r]);
+  }
+  const groups: DisruptionEventRow[][] = [];
+  for (const list of byKey.values()) {
+    let current: DisruptionEventRow[] = [];
+    for (const r of list) {
+      if (current.length > 0 && r.atMs - current[0].atMs > SAME_DISRUPTION_MS) {
+        groups.push(current);
+        current = [];
+      }
+      current.push(r);
+    }
+    if (current.length > 0) groups.push(current);
+  }
+  return groups;
+}
+
+/** Fields of a group, preferring the row that knows them (the Node row knows the node, the NodeClaim row the claim). */
+function merged(group: readonly DisruptionEventRow[]) {
+  const pick = <K extends keyof DisruptionEventRow>(k: K): DisruptionEventRow[K] | null => group.find((g) => g[k] !== null)?.[k] ?? null;
+  const first = group[0];
+  return {
+    atMs: first.atMs,
+    nodeName: pick('nodeName') ?? (group.find((g) => g.kind === 'Node')?.name ?? null),
+    nodeClaim: pick('nodeClaim') ?? (group.find((g) => g.kind === 'NodeClaim')?.name ?? null),
+    nodePool: pick('nodePool') ?? '',
+    instanceType: pick('instanceType'),
+    capacityType: pick('capacityType'),
+    nodeDeletedAtMs: pick('nodeDeletedAtMs'),
+    message: (group.find((g) => g.kind === 'Node') ?? first).message,
+  };
+}
+
+/**
+ * Disruptions (and blocked attempts) from event rows and gone NodeClaims, sorted by time, NodePool, node.
+ * Replacements: NodeClaims with DisruptionLaunching in the same NodePool, for the same reason, within
+ * REPLACEMENT_MATCH_MS of a Replace, each given to the nearest such disruption.
+ */
+export function buildDisruptions(events: readonly DisruptionEventRow[], gone: readonly GoneNodeClaimRow[] = []): Disruption[] {
+  const out: Disruption[] = [];
+  const terminating = events.filter((e) => e.reason === 'DisruptionTerminating');
+  const interrupted = events.filter((e) => e.reason === 'SpotInterrupted');
+  const usedInterruptions = new Set<DisruptionEventRow[]>();
+  const interruptionGroups = groupSameDisruption(interrupted);
+
+  for (const group of groupSameDisruption(terminating)) {
+    const m = merged(group);
+    const parsed = parseDisruptionMessage(m.message) ?? { reason: 'Unknown', action: null };
+    const key = keyOf(m);
+    const warning = interruptionGroups.find((g) => keyOf(merged(g)) === key && Math.abs(g[0].atMs - m.atMs) <= INTERRUPTION_MATCH_MS);
+    if (warning) usedInterruptions.add(warning);
+    out.push({
+      id: disruptionId(m.atMs, key), ...m, reason: parsed.reason, action: parsed.action, source: 'event',
+      spotInterrupted: warning !== undefined, replacements: [], blocked: false,
+    });
+  }
+  // An interruption warning without a DisruptionTerminating still removed a node.
+  for (const group of interruptionGroups) {
+    if (usedInterruptions.has(group)) continue;
+    const m = merged(group);
+    out.push({
+      id: disruptionId(m.atMs, keyOf(m)), ...m, reason: 'Interrupted', action: null, source: 'event', spotInterrupted: true,
+      replacements: [], blocked: false,
+    });
+  }
+
+  // Replacements, each to the nearest Replace of the same NodePool and reason.
+  for (const group of groupSameDisruption(events.filter((e) => e.reason === 'DisruptionLaunching'))) {
+    const m = merged(group);
+    const parsed = parseDisruptionMessage(m.message);
+    const claim = m.nodeClaim ?? group[0].name;
+    const candidates = out.filter((d) => d.action === 'Replace' && d.nodePool === m.nodePool && Math.abs(d.atMs - m.atMs) <= REPLACEMENT_MATCH_MS
+      && (parsed === null || d.reason === parsed.reason));
+    const nearest = candidates.sort((a, b) => Math.abs(a.atMs - m.atMs) - Math.abs(b.atMs - m.atMs))[0];
+    if (nearest !== undefined && !nearest.replacements.includes(claim)) nearest.replacements.push(claim);
+  }
+
+  // NodeClaims gone with a reason and no event: their events expired before the collector saw them.
+  const seen = new Set(out.map((d) => d.nodeClaim).filter((c): c is string => c !== null));
+  for (const g of gone) {
+    if (seen.has(g.nodeClaim)) continue;
+    out.push({
+      id: disruptionId(g.deletedAtMs, g.nodeClaim), atMs: g.deletedAtMs, nodeName: g.nodeName, nodeClaim: g.nodeClaim, nodePool: g.nodePool ?? '',
+      reason: CANONICAL_REASON.get(g.disruptionReason.toLowerCase()) ?? g.disruptionReason, action: null, source: 'nodeclaim',
+      spotInterrupted: false, instanceType: g.instanceType, capacityType: g.capacityType, nodeDeletedAtMs: g.deletedAtMs, replacements: [],
+      message: `NodeClaim gone with disruption reason ${g.disruptionReason} (no event stored)`, blocked: false,
+    });
+  }
+
+  for (const group of groupSameDisruption(events.filter((e) => e.reason === 'DisruptionBlocked'))) {
+    const m = merged(group);
+    out.push({
+      id: disruptionId(m.atMs, keyOf(m)), ...m, reason: '', action: 'Blocked', source: 'event', spotInterrupted: false,
+      replacements: [], blocked: true,
+    });
+  }
+
+  for (const d of out) d.replacements.sort();
+  return out.sort((a, b) => a.atMs - b.atMs || a.nodePool.localeCompare(b.nodePool) || (a.nodeName ?? '').localeCompare(b.nodeName ?? '')
+    || Number(a.blocked) - Number(b.blocked));
+}
+
+/** Disruptions per reason (blocked attempts as "Blocked"), by count then name. */
+export function countByReason(ds: readonly Disruption[]): { reason: string; count: number }[] {
+  const counts = new Map<string, number>();
+  for (const d of ds) {
+    const k = d.blocked ? 'Blocked' : d.reason;
+    counts.set(k, (counts.get(k) ?? 0) + 1);
+  }
+  return [...counts.entries()].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
+}

@@ -1,0 +1,151 @@
+/**
+ * Team attribution of node cost (pure, no I/O): each node-hour's cost split over its pods, summed per team
+ * and NodePool from the per-namespace rollup; what no request covers is idle, per NodePool.
+ *
+ * request-share: a pod's share of a node is w_cpu × pod cpu ÷ node cpu + w_memory × pod memory ÷ node memory,
+ * so a team's cost is w_cpu × Σ(cpu share × price) + w_memory × Σ(memory share × price), both sums stored per
+ * namespace per snapshot. With the default 0.5/0.5 the stored request-share cost is used as is.
+ * aws-split: the stored AWS split cost allocation (requests only; see core/rollup.ts awsSplitPodCost).
+ */
+
+import { allocateCents, toCents } from './cents';
+import { DEFAULT_SHARE_WEIGHTS, type ShareWeights } from './packing';
+
+/** Hours-weighted sums of one namespace x NodePool over the range, USD. */
+export interface NamespaceCostSums {
+  namespace: string;
+  nodePool: string;
+  /** Team as collected (pod label, else namespace label); null when unlabelled. */
+  team: string | null;
+  /** Σ stored request-share cost (cpu/memory 50/50) × hours. */
+  requestShareUsd: number;
+  /** Σ cpu share × price × hours, over rows that recorded it. */
+  cpuShareUsd: number;
+  memoryShareUsd: number;
+  awsSplitUsd: number;
+  /** Σ stored 50/50 cost × hours of rows written before the per-resource shares were recorded. */
+  legacyRequestShareUsd: number;
+}
+
+export interface PoolCostSums {
+  nodePool: string;
+  costUsd: number;
+  costWeightedCpuUsd: number;
+  costWeightedMemoryUsd: number;
+}
+
+export type TeamMethod = 'request-share' | 'aws-split';
+export type IdleMode = 'line' | 'spread';
+
+export interface TeamCostOptions {
+  method: TeamMethod;
+  weights: ShareWeights;
+  idle: IdleMode;
+  /** The team (or namespace) a namespace row belongs to. */
+  teamOf: (row: NamespaceCostSums) => string | null;
+}
+
+export interface TeamCostLine {
+  kind: 'team' | 'idle';
+  team: string | null;
+  nodePool: string;
+  /** Rounded to cents; all lines add up to nodeCostUsd. */
+  costUsd: number;
+  share: number | null;
+  idleSpreadUsd: number;
+}
+
+export interface TeamCostResult {
+  rows: TeamCostLine[];
+  teams: { kind: 'team' | 'idle'; team: string | null; costUsd: number }[];
+  totals: { nodeCostUsd: number; teamsUsd: number; idleUsd: number; residualUsd: number };
+  notes: string[];
+}
+
+const isDefaultWeights = (w: ShareWeights): boolean => w.cpu === DEFAULT_SHARE_WEIGHTS.cpu && w.memory === DEFAULT_SHARE_WEIGHTS.memory;
+
+/** One namespace row's cost under the method, USD (legacy rows keep their stored 50/50 cost). */
+function namespaceCost(r: NamespaceCostSums, o: TeamCostOptions): number {
+  if (o.method === 'aws-split') return r.awsSplitUsd + r.legacyRequestShareUsd;
+  if (isDefaultWeights(o.weights)) return r.requestShareUsd;
+  return o.weights.cpu * r.cpuShareUsd + o.weights.memory * r.memoryShareUsd + r.legacyRequestShareUsd;
+}
+
+/**
+ * Team lines per NodePool plus one idle line per NodePool (idle=line), or idle spread over the NodePool's
+ * teams in proportion to their cost there (idle=spread; a NodePool without team cost keeps its idle line).
+ *
+ * Idle is the NodePool's cost minus its team lines, so the lines always add up to the node cost; residualUsd
+ * says how far the independent figure — Σ price × (1 − weighted efficiency) from the NodePool rollup — is
+ * from that (0 up to float noise when the rollups agree; aws-split has no independent figure: 0).
+ */
+export function attributeTeamCost(namespaces: readonly NamespaceCostSums[], pools: readonly PoolCostSums[], o: TeamCostOptions): TeamCostResult {
+  const notes: string[] = [];
+  const legacy = namespaces.reduce((t, r) => t + r.legacyRequestShareUsd, 0);
+  if (legacy > 0 && (o.method === 'aws-split' || !isDefaultWeights(o.weights))) {
+    notes.push(`$${legacy.toFixed(2)} of team cost comes from snapshots stored before per-resource shares were recorded: split 50/50 there.`);
+  }
+
+  const teamUsd = new Map<string, Map<string | null, number>>(); // nodePool -> team -> USD
+  for (const r of namespaces) {
+    const byTeam = teamUsd.get(r.nodePool) ?? new Map<string | null, number>();
+    const team = o.teamOf(r);
+    byTeam.set(team, (byTeam.get(team) ?? 0) + namespaceCost(r, o));
+    teamUsd.set(r.nodePool, byTeam);
+  }
+
+  const raw: Omit<TeamCostLine, 'costUsd' | 'share'>[] = [];
+  const rawUsd: number[] = [];
+  let nodeCostUsd = 0;
+  let residualUsd = 0;
+  const poolNames = [...new Set([...pools.map((p) => p.nodePool), ...teamUsd.keys()])].sort((a, b) => a.localeCompare(b));
+  const poolOf = new Map(pools.map((p) => [p.nodePool, p]));
+  for (const name of poolNames) {
+    const p = poolOf.get(name) ?? { nodePool: name, costUsd: 0, costWeightedCpuUsd: 0, costWeightedMemoryUsd: 0 };
+    nodeCostUsd += p.costUsd;
+    const teams = [...(teamUsd.get(name) ?? new Map<string | null, number>()).entries()]
+      .sort(([ta, a], [tb, b]) => b - a || (ta ?? '').localeCompare(tb ?? ''));
+    const teamsTotal = teams.reduce((t, [, usd]) => t + usd, 0);
+    const idle = p.costUsd - teamsTotal;
+    if (o.method === 'request-share') {
+      const independentIdle = p.costUsd - (o.weights.cpu * p.costWeightedCpuUsd + o.weights.memory * p.costWeightedMemoryUsd);
+      residualUsd += idle - independentIdle;
+    }
+    const spread = o.idle === 'spread' && teamsTotal > 0;
+    for (const [team, usd] of teams) {
+      const idleSpreadUsd = spread ? (idle * usd) / teamsTotal : 0;
+      raw.push({ kind: 'team', team, nodePool: name, idleSpreadUsd });
+      rawUsd.push(usd + idleSpreadUsd);
+    }
+    if (!spread) {
+      raw.push({ kind: 'idle', team: null, nodePool: name, idleSpreadUsd: 0 });
+      rawUsd.push(idle);
+    }
+  }
+
+  const totalCents = toCents(nodeCostUsd);
+  const cents = allocateCents(rawUsd, totalCents);
+  const total = totalCents / 100;
+  const lines: TeamCostLine[] = raw.map((r, i) => ({
+    ...r, costUsd: cents[i] / 100, share: total === 0 ? null : cents[i] / totalCents, idleSpreadUsd: toCents(r.idleSpreadUsd) / 100,
+  }));
+  const rows = [...lines.filter((l) => l.kind === 'team'), ...lines.filter((l) => l.kind === 'idle')];
+
+  const teamCents = new Map<string, { kind: 'team' | 'idle'; team: string | null; cents: number }>();
+  rows.forEach((l) => {
+    const k = `${l.kind}\u0000${l.team ?? '\u0001'}`;
+    const t = teamCents.get(k) ?? { kind: l.kind, team: l.team, cents: 0 };
+    t.cents += Math.round(l.costUsd * 100);
+    teamCents.set(k, t);
+  });
+  const teams = [...teamCents.values()]
+    .sort((a, b) => Number(a.kind === 'idle') - Number(b.kind === 'idle') || b.cents - a.cents || (a.team ?? '').localeCompare(b.team ?? ''))
+    .map((t) => ({ kind: t.kind, team: t.team, costUsd: t.cents / 100 }));
+  const sumCents = (kind: 'team' | 'idle') => rows.filter((l) => l.kind === kind).reduce((t, l) => t + Math.round(l.costUsd * 100), 0);
+  return {
+    rows,
+    teams,
+    totals: { nodeCostUsd: total, teamsUsd: sumCents('team') / 100, idleUsd: sumCents('idle') / 100, residualUsd },
+    notes,
+  };
+}
