@@ -1,31 +1,46 @@
 import {
-  type CostExplorerClient, type Expression, GetCostAndUsageCommand, type GetCostAndUsageCommandOutput, type ResultByTime,
+  type CostExplorerClient, type Expression, GetCostAndUsageCommand, GetCostAndUsageWithResourcesCommand, type ResultByTime,
 } from '@aws-sdk/client-cost-explorer';
 import { TAG_CLUSTER_NAME, TAG_NODEPOOL } from '../../core/labels';
 import { createApiRequestsRepository } from '../../db/repositories/api-requests-repository';
-import { type CostGroupBy, createCostLinesRepository } from '../../db/repositories/cost-lines-repository';
+import { type CostGranularity, type CostGroupBy, createCostLinesRepository } from '../../db/repositories/cost-lines-repository';
 import type { Db } from '../../db/open-db';
+import type { ClusterTag } from './allocation-tags';
 import { mapCostPeriods, mergePages } from './map';
 
 /**
- * Daily Cost Explorer lines for the cluster's EC2 compute, per NodePool tag x purchase type and per NodePool tag x
- * instance type. Every request costs USD 0.01, so days Cost Explorer already called final are never asked for
- * again: each query starts at the first day of the window not stored as final (estimated days are refreshed).
+ * Cost Explorer lines for the cluster's EC2 compute, each query grouped by the NodePool tag and one dimension:
+ * DAILY x purchase type and DAILY x instance type over the window; optionally HOURLY x purchase type and
+ * per-instance DAILY lines (GetCostAndUsageWithResources, RESOURCE_ID) over the last 14 days, where the account
+ * has them. Every request costs USD 0.01, so periods Cost Explorer already called final are never asked for
+ * again: only the runs of periods not stored as final are requested (estimated ones are refreshed).
  */
 
 export const COST_EXPLORER_SOURCE = 'cost-explorer';
 export const EC2_COMPUTE_SERVICE = 'Amazon Elastic Compute Cloud - Compute';
 const METRICS = ['UnblendedCost', 'AmortizedCost', 'UsageQuantity'];
-const QUERIES: readonly CostGroupBy[] = ['PURCHASE_TYPE', 'INSTANCE_TYPE'];
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+/** Hourly and resource-level data cover 14 days: today and the 13 before it. */
+const RECENT_DAYS = 14;
+
+export type CostApi = 'GetCostAndUsage' | 'GetCostAndUsageWithResources';
 
 export interface CostExplorerDeps {
   db: Db;
   ce: CostExplorerClient;
   clusterName: string;
-  /** The collection time (epoch ms): days after it are not asked for. */
+  /** The collection time (epoch ms): periods after it are not asked for. */
   now: number;
   runId?: number | null;
+  /** The tag that marks the cluster's instances (see chooseClusterTag); default eks:eks-cluster-name = clusterName. */
+  clusterTag?: ClusterTag;
+  /** Also HOURLY x purchase type for the last 14 days (an account opt-in: refused with a ValidationException otherwise). */
+  hourly?: boolean;
+  /** Also per-instance DAILY lines for the last 14 days (GetCostAndUsageWithResources, an account opt-in). */
+  resources?: boolean;
+  /** Called after each request (progress bars). */
+  onRequest?: (r: { query: string; page: number }) => void;
 }
 
 /** [startMs, endMs) in epoch ms; widened to whole UTC days. */
@@ -35,11 +50,19 @@ export interface CostWindow {
 }
 
 export interface CostQueryResult {
+  api: CostApi;
+  granularity: CostGranularity;
   groupBy: CostGroupBy;
-  /** The days requested, or null when every day of the window was already final. */
+  /** From the first requested period to the end of the last, or null when every period was already final. */
   requested: { start: string; end: string } | null;
+  /** The runs of not-final periods actually requested (one paged request sequence each). */
+  ranges: { start: string; end: string }[];
   requests: number;
   lines: number;
+  /** Periods of the window already stored as final, so not asked for. */
+  finalSkipped: number;
+  /** Set when the account refused this optional query (not enabled, not allowed): why. Nothing was stored. */
+  unavailable?: string;
 }
 
 export interface CostCollectResult {
@@ -48,71 +71,138 @@ export interface CostCollectResult {
   queries: CostQueryResult[];
 }
 
-const day = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+interface QuerySpec {
+  api: CostApi;
+  granularity: CostGranularity;
+  groupBy: CostGroupBy;
+  startMs: number;
+  endMs: number;
+  /** Optional queries give way to an account that has not enabled them. */
+  optional: boolean;
+}
 
-/** The cluster's EC2 compute: what Karpenter and managed node groups launch, tagged with the cluster name. */
-export const clusterComputeFilter = (clusterName: string): Expression => ({
+const day = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+/** Cost Explorer's period bounds: dates for DAILY, `2026-11-01T05:00:00Z` for HOURLY. */
+const bound = (ms: number, granularity: CostGranularity): string =>
+  (granularity === 'HOURLY' ? `${new Date(ms).toISOString().slice(0, 19)}Z` : day(ms));
+const label = (q: { granularity: CostGranularity; groupBy: CostGroupBy }): string => `${q.granularity} x ${q.groupBy}`;
+
+/** The default cluster tag: what EKS puts on every instance of the cluster. */
+export const defaultClusterTag = (clusterName: string): ClusterTag => ({ key: TAG_CLUSTER_NAME, value: clusterName });
+
+/** The cluster's EC2 compute: what Karpenter and managed node groups launch, tagged with the cluster. */
+export const clusterComputeFilter = (clusterName: string, tag: ClusterTag = defaultClusterTag(clusterName)): Expression => ({
   And: [
-    { Tags: { Key: TAG_CLUSTER_NAME, Values: [clusterName] } },
+    { Tags: { Key: tag.key, Values: [tag.value] } },
     { Dimensions: { Key: 'SERVICE', Values: [EC2_COMPUTE_SERVICE] } },
   ],
 });
 
+/** Errors with which an account says an opt-in query is not available to it (rather than a failed run). */
+const REFUSALS = new Set(['ValidationException', 'DataUnavailableException', 'AccessDeniedException']);
+
+/** Consecutive runs of the periods in `starts` (sorted) that are `unitMs` apart, as [start, end) pairs. */
+export function contiguousRuns(starts: readonly number[], unitMs: number): [number, number][] {
+  const runs: [number, number][] = [];
+  for (const s of starts) {
+    const last = runs[runs.length - 1];
+    if (last && last[1] === s) last[1] = s + unitMs;
+    else runs.push([s, s + unitMs]);
+  }
+  return runs;
+}
+
 export async function collectCostExplorer(deps: CostExplorerDeps, window: CostWindow): Promise<CostCollectResult> {
+  const startMs = Math.floor(window.startMs / DAY_MS) * DAY_MS;
+  const todayMs = Math.floor(deps.now / DAY_MS) * DAY_MS;
+  // Nothing after today exists yet; today itself is a partial, estimated day.
+  const endMs = Math.min(Math.ceil(window.endMs / DAY_MS) * DAY_MS, todayMs + DAY_MS);
+  const recentStartMs = Math.max(startMs, todayMs - (RECENT_DAYS - 1) * DAY_MS);
+  const hourEndMs = Math.min(Math.ceil(window.endMs / HOUR_MS) * HOUR_MS, Math.floor(deps.now / HOUR_MS) * HOUR_MS + HOUR_MS);
+
+  const specs: QuerySpec[] = [
+    { api: 'GetCostAndUsage', granularity: 'DAILY', groupBy: 'PURCHASE_TYPE', startMs, endMs, optional: false },
+    { api: 'GetCostAndUsage', granularity: 'DAILY', groupBy: 'INSTANCE_TYPE', startMs, endMs, optional: false },
+  ];
+  if (deps.hourly) specs.push({ api: 'GetCostAndUsage', granularity: 'HOURLY', groupBy: 'PURCHASE_TYPE', startMs: recentStartMs, endMs: hourEndMs, optional: true });
+  if (deps.resources) specs.push({ api: 'GetCostAndUsageWithResources', granularity: 'DAILY', groupBy: 'RESOURCE_ID', startMs: recentStartMs, endMs, optional: true });
+
+  const result: CostCollectResult = { requests: 0, linesWritten: 0, queries: [] };
+  for (const spec of specs) {
+    const query = await runQuery(deps, spec, result);
+    result.queries.push(query);
+  }
+  return result;
+}
+
+async function runQuery(deps: CostExplorerDeps, spec: QuerySpec, total: CostCollectResult): Promise<CostQueryResult> {
   const lines = createCostLinesRepository(deps.db);
   const requests = createApiRequestsRepository(deps.db);
-  const startMs = Math.floor(window.startMs / DAY_MS) * DAY_MS;
-  // Nothing after today exists yet; today itself is a partial, estimated day.
-  const endMs = Math.min(Math.ceil(window.endMs / DAY_MS) * DAY_MS, Math.floor(deps.now / DAY_MS) * DAY_MS + DAY_MS);
-  const result: CostCollectResult = { requests: 0, linesWritten: 0, queries: [] };
+  const unitMs = spec.granularity === 'HOURLY' ? HOUR_MS : DAY_MS;
+  const query: CostQueryResult = {
+    api: spec.api, granularity: spec.granularity, groupBy: spec.groupBy, requested: null, ranges: [], requests: 0, lines: 0, finalSkipped: 0,
+  };
+  const key = { source: COST_EXPLORER_SOURCE, granularity: spec.granularity, groupBy: spec.groupBy };
+  const final = lines.finalPeriodStartsMs({ ...key, fromMs: spec.startMs, toMs: spec.endMs });
+  const wanted: number[] = [];
+  for (let t = spec.startMs; t < spec.endMs; t += unitMs) {
+    if (final.has(t)) query.finalSkipped += 1;
+    else wanted.push(t);
+  }
+  const runs = contiguousRuns(wanted, unitMs);
+  if (runs.length === 0) return query;
+  query.ranges = runs.map(([s, e]) => ({ start: bound(s, spec.granularity), end: bound(e, spec.granularity) }));
+  query.requested = { start: query.ranges[0].start, end: query.ranges[query.ranges.length - 1].end };
 
-  for (const groupBy of QUERIES) {
-    const query: CostQueryResult = { groupBy, requested: null, requests: 0, lines: 0 };
-    result.queries.push(query);
-    const final = lines.finalPeriodStarts({ source: COST_EXPLORER_SOURCE, granularity: 'DAILY', groupBy, fromMs: startMs, toMs: endMs });
-    let firstMs = startMs;
-    while (firstMs < endMs && final.has(day(firstMs))) firstMs += DAY_MS;
-    if (firstMs >= endMs) continue;
-
-    query.requested = { start: day(firstMs), end: day(endMs) };
-    const pages: ResultByTime[][] = [];
+  const pages: ResultByTime[][] = [];
+  for (const range of query.ranges) {
     let token: string | undefined;
+    let page = 0;
     do {
-      const detail = { groupBy, ...query.requested, page: pages.length + 1 };
+      page += 1;
+      const detail = { granularity: spec.granularity, groupBy: spec.groupBy, ...range, page };
       const record = (error?: string): void => {
         requests.recordApiRequest({
-          runId: deps.runId ?? null, at: deps.now, service: 'ce', operation: 'GetCostAndUsage',
+          runId: deps.runId ?? null, at: deps.now, service: 'ce', operation: spec.api,
           detail: JSON.stringify(error === undefined ? detail : { ...detail, error }),
         });
         query.requests += 1;
-        result.requests += 1;
+        total.requests += 1;
+        deps.onRequest?.({ query: label(spec), page });
       };
-      let out: GetCostAndUsageCommandOutput;
+      const input = {
+        TimePeriod: { Start: range.start, End: range.end },
+        Granularity: spec.granularity,
+        Metrics: METRICS,
+        Filter: clusterComputeFilter(deps.clusterName, deps.clusterTag),
+        GroupBy: [{ Type: 'TAG' as const, Key: TAG_NODEPOOL }, { Type: 'DIMENSION' as const, Key: spec.groupBy }],
+        NextPageToken: token,
+      };
+      let out: { ResultsByTime?: ResultByTime[]; NextPageToken?: string };
       try {
-        out = await deps.ce.send(new GetCostAndUsageCommand({
-          TimePeriod: { Start: query.requested.start, End: query.requested.end },
-          Granularity: 'DAILY',
-          Metrics: METRICS,
-          Filter: clusterComputeFilter(deps.clusterName),
-          GroupBy: [{ Type: 'TAG', Key: TAG_NODEPOOL }, { Type: 'DIMENSION', Key: groupBy }],
-          NextPageToken: token,
-        }));
+        out = spec.api === 'GetCostAndUsage'
+          ? await deps.ce.send(new GetCostAndUsageCommand(input))
+          : await deps.ce.send(new GetCostAndUsageWithResourcesCommand(input));
       } catch (err) {
-        // A failed call is counted too (with its error), then the run fails: nothing half-fetched is stored.
-        record(err instanceof Error ? err.name : String(err));
+        // A failed call is counted too (with its error). Nothing half-fetched is stored: an optional query the
+        // account refuses is reported as unavailable; any other failure fails the run.
+        const name = err instanceof Error ? err.name : String(err);
+        record(name);
+        if (spec.optional && REFUSALS.has(name)) {
+          query.unavailable = `${name}: ${(err as Error).message}`;
+          return query;
+        }
         throw err;
       }
       record();
       pages.push(out.ResultsByTime ?? []);
       token = out.NextPageToken;
     } while (token);
-
-    // All pages first: a period's groups can span pages, and a period is replaced whole.
-    const mapped = mapCostPeriods(mergePages(pages), { source: COST_EXPLORER_SOURCE, granularity: 'DAILY', groupBy, fetchedAt: deps.now });
-    query.lines = lines.replaceCostPeriods({
-      source: COST_EXPLORER_SOURCE, granularity: 'DAILY', groupBy, fetchedAt: deps.now, periods: mapped.periods, lines: mapped.lines,
-    });
-    result.linesWritten += query.lines;
   }
-  return result;
+
+  // All pages first: a period's groups can span pages, and a period is replaced whole, in one transaction.
+  const mapped = mapCostPeriods(mergePages(pages), { ...key, fetchedAt: deps.now });
+  query.lines = lines.replaceCostPeriods({ ...key, fetchedAt: deps.now, periods: mapped.periods, lines: mapped.lines });
+  total.linesWritten += query.lines;
+  return query;
 }

@@ -63,6 +63,31 @@ export interface NodePoolDayCost {
   estimated: boolean;
 }
 
+/**
+ * One instance's Cost Explorer cost over a range (per-instance lines, GetCostAndUsageWithResources), joined to
+ * the NodeClaim (and Node) that ran as that instance. Instances no NodeClaim is known for (a managed node group's,
+ * or gone before the first snapshot) keep their own line, never dropped.
+ */
+export interface NodeClaimCost {
+  instanceId: string;
+  /** The NodeClaim launched as this instance; null when none is known. */
+  nodeClaim: string | null;
+  nodeName: string | null;
+  /** From the NodeClaim or Node, else the bill's karpenter.sh/nodepool tag; '' = none (untagged). */
+  nodePool: string;
+  instanceType: string | null;
+  capacityType: string | null;
+  unblendedUsd: number;
+  amortizedUsd: number | null;
+  /** Σ UsageQuantity (hours for EC2 instances); null when the lines did not carry it. */
+  usageHours: number | null;
+  /** True when any day is still an estimate. */
+  estimated: boolean;
+  /** UTC day starts (epoch ms) of the first and last day with cost in the range. */
+  firstDayMs: number;
+  lastDayMs: number;
+}
+
 const DAY_MS = 86_400_000;
 export const coverageSource = (source: string): string => `${source}:coverage`;
 
@@ -70,6 +95,11 @@ interface RawLine {
   source: string; granularity: CostGranularity; period_start: string; period_start_ms: number; group_by: CostGroupBy;
   nodepool: string; dimension_value: string; unblended_usd: number; amortized_usd: number | null;
   usage_quantity: number | null; usage_unit: string | null; estimated: number; fetched_at: number;
+}
+interface RawNodeClaimCost {
+  instance_id: string; nodeclaim: string | null; node_name: string | null; nodepool: string; instance_type: string | null;
+  capacity_type: string | null; unblended: number; amortized: number | null; usage: number | null; estimated: number;
+  first_ms: number; last_ms: number;
 }
 interface RawDay {
   day_ms: number; nodepool: string; purchase_type: string; unblended: number; amortized: number | null;
@@ -106,6 +136,10 @@ export function createCostLinesRepository(db: Db) {
     SELECT period_start FROM cost_lines
     WHERE source = @coverage AND granularity = @granularity AND group_by = @groupBy AND estimated = 0
       AND period_start_ms >= @fromMs AND period_start_ms < @toMs`).pluck();
+  const finalPeriodsMs = db.prepare(`
+    SELECT period_start_ms FROM cost_lines
+    WHERE source = @coverage AND granularity = @granularity AND group_by = @groupBy AND estimated = 0
+      AND period_start_ms >= @fromMs AND period_start_ms < @toMs`).pluck();
   const latestFinal = db.prepare(`
     SELECT period_start FROM cost_lines
     WHERE source = @coverage AND granularity = @granularity AND group_by = @groupBy AND estimated = 0
@@ -123,6 +157,25 @@ export function createCostLinesRepository(db: Db) {
       AND period_start_ms >= @fromMs AND period_start_ms < @toMs
     GROUP BY day_ms, nodepool, dimension_value
     ORDER BY day_ms, nodepool, dimension_value`);
+
+  // The latest NodeClaim / Node seen with the instance id (an id is never reused, but rows could repeat it).
+  const perNodeClaim = db.prepare(`
+    WITH per_instance AS (
+      SELECT dimension_value AS instance_id, MAX(nodepool) AS tag_nodepool, TOTAL(unblended_usd) AS unblended,
+        SUM(amortized_usd) AS amortized, SUM(usage_quantity) AS usage, MAX(estimated) AS estimated,
+        (MIN(period_start_ms) / ${DAY_MS}) * ${DAY_MS} AS first_ms, (MAX(period_start_ms) / ${DAY_MS}) * ${DAY_MS} AS last_ms
+      FROM cost_lines
+      WHERE source = @source AND granularity = 'DAILY' AND group_by = 'RESOURCE_ID'
+        AND period_start_ms >= CAST(@fromMs AS INTEGER) AND period_start_ms < CAST(@toMs AS INTEGER)
+      GROUP BY dimension_value
+    )
+    SELECT p.instance_id, COALESCE(nc.name, n.nodeclaim) AS nodeclaim, COALESCE(nc.node_name, n.name) AS node_name,
+      COALESCE(nc.nodepool, n.nodepool, p.tag_nodepool) AS nodepool, COALESCE(nc.instance_type, n.instance_type) AS instance_type,
+      COALESCE(nc.capacity_type, n.capacity_type) AS capacity_type, p.unblended, p.amortized, p.usage, p.estimated, p.first_ms, p.last_ms
+    FROM per_instance p
+    LEFT JOIN nodeclaims nc ON nc.name = (SELECT name FROM nodeclaims WHERE instance_id = p.instance_id ORDER BY last_seen DESC LIMIT 1)
+    LEFT JOIN nodes n ON n.name = (SELECT name FROM nodes WHERE instance_id = p.instance_id ORDER BY last_seen DESC LIMIT 1)
+    ORDER BY p.unblended DESC, p.instance_id`);
 
   const upsertAll = db.transaction((lines: readonly CostLine[]): number => {
     for (const l of lines) upsert.run(toParams(l));
@@ -160,6 +213,11 @@ export function createCostLinesRepository(db: Db) {
       return new Set(finalPeriods.all({ ...q, coverage: coverageSource(q.source) }) as string[]);
     },
 
+    /** Like finalPeriodStarts, as epoch ms (independent of how Cost Explorer spelled the period start). */
+    finalPeriodStartsMs(q: { source: string; granularity: CostGranularity; groupBy: CostGroupBy; fromMs: number; toMs: number }): Set<number> {
+      return new Set(finalPeriodsMs.all({ ...q, coverage: coverageSource(q.source) }) as number[]);
+    },
+
     /** The latest period stored as final (for incremental sync), or null. */
     latestFinalPeriod(q: { source: string; granularity: CostGranularity; groupBy: CostGroupBy }): string | null {
       const v = latestFinal.get({ ...q, coverage: coverageSource(q.source) }) as string | undefined;
@@ -168,6 +226,15 @@ export function createCostLinesRepository(db: Db) {
 
     listCostLines(q: { source: string; granularity: CostGranularity; groupBy: CostGroupBy; fromMs: number; toMs: number }): CostLine[] {
       return (linesIn.all(q) as RawLine[]).map(fromRaw);
+    },
+
+    /** Cost per NodeClaim (per instance) over the days whose start lies in [fromMs, toMs), most expensive first. */
+    costPerNodeClaim(q: { fromMs: number; toMs: number; source?: string }): NodeClaimCost[] {
+      return (perNodeClaim.all({ fromMs: q.fromMs, toMs: q.toMs, source: q.source ?? 'cost-explorer' }) as RawNodeClaimCost[]).map((r) => ({
+        instanceId: r.instance_id, nodeClaim: r.nodeclaim, nodeName: r.node_name, nodePool: r.nodepool, instanceType: r.instance_type,
+        capacityType: r.capacity_type, unblendedUsd: r.unblended, amortizedUsd: r.amortized, usageHours: r.usage, estimated: r.estimated === 1,
+        firstDayMs: r.first_ms, lastDayMs: r.last_ms,
+      }));
     },
 
     /** Cost per NodePool per UTC day per purchase type, summed from PURCHASE_TYPE lines (HOURLY lines sum to days). */
