@@ -1,11 +1,12 @@
 import fastifyStatic from '@fastify/static';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { existsSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Db } from '../db/open-db';
 import { createReportsRepository } from '../db/repositories/reports-repository';
+import { redactToken, requireAccessToken } from './access-token';
 import { QueryParamError } from './analytics/range';
 import { reportsRoutes } from './routes/reports';
 import { QUERY_PARAM_HINTS, type ErrorResponse } from './schemas/reports';
@@ -19,6 +20,11 @@ export interface BuildAppOptions {
   logger?: boolean;
   /** Clock for default ranges; tests pin it. Default: Date.now. */
   now?: () => number;
+  /**
+   * When set, every /api route requires it (Bearer header, or the session cookie a `/?token=` link sets): the CLI
+   * demands one whenever the server binds beyond loopback. See server/access-token.ts.
+   */
+  accessToken?: string;
 }
 
 export const DEFAULT_WEB_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'web');
@@ -75,13 +81,17 @@ function handleError(err: FastifyError, req: FastifyRequest, reply: FastifyReply
     return reply.code(status).send(errorBody(status, STATUS_CODES[status] ?? 'Client Error', err.message));
   }
   // 5xx: the detail goes to the log, never to the client.
-  req.log.error({ err, url: req.url }, 'request failed');
+  req.log.error({ err, url: redactToken(req.url) }, 'request failed');
   return reply.code(500).send(errorBody(500, 'Internal Server Error', 'The server could not answer this request; the cause is in its log.'));
 }
 
 /** The API and the built dashboard. Does not listen: the caller listens (on 127.0.0.1). */
 export function buildApp(options: BuildAppOptions): FastifyInstance {
-  const app = Fastify({ logger: options.logger ?? false });
+  // The request log never shows a `?token=` link's token (the default serializer logs the raw url).
+  const logger: FastifyServerOptions['logger'] = options.logger === true
+    ? { serializers: { req: (req: FastifyRequest) => ({ method: req.method, url: redactToken(req.url), host: req.host }) } }
+    : false;
+  const app = Fastify({ logger });
   const reports = createReportsService(createReportsRepository(options.db), options.now ?? Date.now);
   const webRoot = resolve(options.webRoot ?? DEFAULT_WEB_ROOT);
   const indexHtml = join(webRoot, 'index.html');
@@ -91,6 +101,7 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
     return payload;
   });
   app.setErrorHandler(handleError);
+  if (options.accessToken !== undefined) requireAccessToken(app, options.accessToken);
 
   app.register(reportsRoutes, { reports });
 
