@@ -1,3 +1,5 @@
+import type { EC2Client } from '@aws-sdk/client-ec2';
+import type { PricingClient } from '@aws-sdk/client-pricing';
 import { createPricingClient, pricingEndpointRegion } from '../collectors/pricing/client';
 import { collectOnDemandPrices } from '../collectors/pricing/collect';
 import { createEc2Client } from '../collectors/spot/client';
@@ -23,9 +25,10 @@ export class PriceCollector {
   private book: PriceBook;
   rowsWritten = 0;
 
-  constructor(private readonly db: Db, private readonly region: string, private readonly runId: number | null) {
-    this.pricing = createPricingClient({ region: pricingEndpointRegion(region) });
-    this.ec2 = createEc2Client({ region });
+  /** `clients` lets a caller pass its own SDK clients (e.g. with request counting attached). */
+  constructor(private readonly db: Db, private readonly region: string, private readonly runId: number | null, clients: { pricing?: PricingClient; ec2?: EC2Client } = {}) {
+    this.pricing = clients.pricing ?? createPricingClient({ region: pricingEndpointRegion(region) });
+    this.ec2 = clients.ec2 ?? createEc2Client({ region });
     this.staticTable = loadStaticOnDemandPrices(region);
     this.book = PriceBook.fromDb(db, region, this.staticTable);
   }
