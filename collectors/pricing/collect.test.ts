@@ -65,6 +65,26 @@ describe('collectOnDemandPrices against the sandbox (real SDK, real SQLite file)
     expect(PriceBook.fromDb(db, 'us-east-1').onDemand('c5.xlarge')).toEqual({ usdPerHour: 0.17, source: 'pricing-api' });
   });
 
+  it('rides out throttling and a 503 mid-list (the SDK retries) and still stores every price', async () => {
+    const logged = (): number => served.ctx.requestLog.filter((r) => r.operation === 'pricing:GetProducts').length;
+    // The first page answers normally; the next two attempts are throttled, then one 503.
+    const p2 = createPricingClient({ endpoint: served.url });
+    let pages = 0;
+    p2.middlewareStack.add((next) => async (args) => {
+      pages += 1;
+      if (pages === 2) served.ctx.faults.push({ match: 'GetProducts', status: 400, remaining: 2 }, { match: 'GetProducts', status: 503, remaining: 1 });
+      return next(args);
+    }, { step: 'initialize', name: 'injectFaultsAfterFirstPage' });
+    const result = await collectOnDemandPrices({ db, pricing: p2, region: 'us-east-1', now: TINY_END });
+    p2.destroy();
+    const table = loadStaticOnDemandPrices('us-east-1');
+    expect(result).toMatchObject({ prices: table.size, written: table.size });
+    expect(result.requests).toBeGreaterThan(2);
+    // Every page once, plus the three refused attempts.
+    expect(logged()).toBe(result.requests + 3);
+    expect(PriceBook.fromDb(db, 'us-east-1').onDemand('m5.large')).toEqual({ usdPerHour: 0.096, source: 'pricing-api' });
+  });
+
   it.each([
     ['us-east-1', 'us-east-1'], ['us-west-2', 'us-east-1'], ['eu-west-1', 'eu-central-1'], ['ap-northeast-1', 'ap-south-1'],
   ])('asks the Pricing endpoint of %s in %s', (cluster, endpoint) => expect(pricingEndpointRegion(cluster)).toBe(endpoint));
