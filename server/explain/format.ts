@@ -14,7 +14,8 @@ export const gib = (memoryBytes: number): string => `${Number((memoryBytes / GIB
 export function usd(amount: number): string {
   const sign = amount < 0 ? '-' : '';
   const abs = Math.abs(amount);
-  if (abs !== 0 && abs < 0.01) return `${sign}$${abs.toFixed(4)}`;
+  if (abs < 0.00005) return '$0.00';
+  if (abs < 0.01) return `${sign}$${abs.toFixed(4)}`;
   return `${sign}$${abs.toFixed(2)}`;
 }
 

@@ -69,18 +69,18 @@ function shortOf(req: ResourceFact, alloc: ResourceFact): string {
 }
 
 /**
- * The next smaller instance type the NodePool admits: in the node's own family if there is one there, else any
- * admitted type; "smaller" by allocatable cpu, then memory.
+ * The next smaller instance type the NodePool admits: the next size down in the node's own family (less cpu, or
+ * as much cpu and less memory), else the biggest admitted type of any family with less cpu.
  */
 export function nextSmallerType(node: NodeFact, pool: NodePoolFact | undefined, catalog: ReadonlyMap<string, InstanceTypeFact>): InstanceTypeFact | null {
   if (!pool) return null;
-  const smaller = (t: InstanceTypeFact): boolean => t.allocatable.cpuMillicores < node.allocatable.cpuMillicores
-    || (t.allocatable.cpuMillicores === node.allocatable.cpuMillicores && t.allocatable.memoryBytes < node.allocatable.memoryBytes);
-  const admitted = [...catalog.values()].filter((t) => t.name !== node.instanceType && smaller(t) && admitsInstanceType(t.labels, pool.requirements));
+  const cpu = node.allocatable.cpuMillicores;
+  const admitted = [...catalog.values()].filter((t) => t.name !== node.instanceType && admitsInstanceType(t.labels, pool.requirements));
   const family = node.labels['karpenter.k8s.aws/instance-family'];
-  const sameFamily = admitted.filter((t) => family !== undefined && t.labels['karpenter.k8s.aws/instance-family'] === family);
-  const pool_ = sameFamily.length > 0 ? sameFamily : admitted;
-  return pool_.sort((a, b) => b.allocatable.cpuMillicores - a.allocatable.cpuMillicores || b.allocatable.memoryBytes - a.allocatable.memoryBytes || a.name.localeCompare(b.name))[0] ?? null;
+  const sameFamily = admitted.filter((t) => family !== undefined && t.labels['karpenter.k8s.aws/instance-family'] === family
+    && (t.allocatable.cpuMillicores < cpu || (t.allocatable.cpuMillicores === cpu && t.allocatable.memoryBytes < node.allocatable.memoryBytes)));
+  const candidates = sameFamily.length > 0 ? sameFamily : admitted.filter((t) => t.allocatable.cpuMillicores < cpu);
+  return candidates.sort((a, b) => b.allocatable.cpuMillicores - a.allocatable.cpuMillicores || b.allocatable.memoryBytes - a.allocatable.memoryBytes || a.name.localeCompare(b.name))[0] ?? null;
 }
 
 export function sizeReason(node: NodeFact, pool: NodePoolFact | undefined, launch: LaunchFact | undefined, catalog: ReadonlyMap<string, InstanceTypeFact>): NodeClaimReasons['size'] {
@@ -101,7 +101,7 @@ export function sizeReason(node: NodeFact, pool: NodePoolFact | undefined, launc
     + ` requesting ${vcpu(requested.cpuMillicores)} and ${gib(requested.memoryBytes)}; ${offer}.`;
   if (smallerType && smaller) {
     summary += smallerType.fits
-      ? ` They would also have fit the next smaller admitted type, ${smaller.name} (${vcpu(smaller.allocatable.cpuMillicores)}, ${gib(smaller.allocatable.memoryBytes)}): the size came from price (spot offers differ by type and zone), from pods that left before the first snapshot, or from room kept for a replacement's pods.`
+      ? ` They would also have fit the next smaller admitted type, ${smaller.name} (${vcpu(smaller.allocatable.cpuMillicores)}, ${gib(smaller.allocatable.memoryBytes)}): the size came from price (spot offers differ by type and zone) or from pods that left before the first snapshot.`
       : ` The next smaller admitted type, ${smaller.name} (${vcpu(smaller.allocatable.cpuMillicores)}, ${gib(smaller.allocatable.memoryBytes)}), was short of ${shortOf(launch.requested, smaller.allocatable)}.`;
   } else if (node.nodePool !== null && pool) {
     summary += ' No smaller instance type is admitted by the NodePool.';

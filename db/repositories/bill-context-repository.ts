@@ -1,0 +1,130 @@
+import type { Db } from '../open-db';
+
+/**
+ * All SQL for what explains a bill line: the nodes (joined with their NodeClaims) alive in a window, the NodePools'
+ * requirements, each node's first snapshot (the pods it was launched for), the disruption events around them,
+ * and how far the snapshots reach. Rows only: the bill service turns them into explainer facts.
+ */
+
+export interface BillNodeRow {
+  name: string;
+  nodeClaim: string | null;
+  nodePool: string | null;
+  instanceType: string;
+  capacityType: string;
+  zone: string;
+  instanceId: string | null;
+  nodeCreatedAt: number;
+  claimCreatedAt: number | null;
+  firstSeen: number;
+  lastSeen: number;
+  deletedAt: number | null;
+  disruptionReason: string | null;
+  allocCpuM: number;
+  allocMemoryB: number;
+  allocPods: number;
+  labelsJson: string;
+}
+
+export interface BillNodePoolRow {
+  name: string;
+  capacityTypesJson: string;
+  requirementsJson: string;
+}
+
+export interface BillLaunchRow {
+  nodeName: string;
+  takenAt: number;
+  reqCpuM: number;
+  reqMemoryB: number;
+  reqPods: number;
+}
+
+export interface BillLaunchPodRow {
+  nodeName: string;
+  namespace: string;
+  name: string;
+  ownerKind: string | null;
+  reqCpuM: number;
+  reqMemoryB: number;
+}
+
+export interface BillEventRow {
+  at: number;
+  reason: string;
+  message: string;
+  kind: string;
+  name: string;
+}
+
+export interface SnapshotCoverage {
+  firstMs: number | null;
+  lastMs: number | null;
+  count: number;
+}
+
+/** The events that say why NodeClaims came and went. */
+export const LIFECYCLE_EVENT_REASONS = ['DisruptionTerminating', 'DisruptionLaunching', 'SpotInterrupted'] as const;
+
+export function createBillContextRepository(db: Db) {
+  const nodesIn = db.prepare(`
+    SELECT n.name, n.nodeclaim AS nodeClaim, n.nodepool AS nodePool, n.instance_type AS instanceType, n.capacity_type AS capacityType,
+      n.zone, COALESCE(n.instance_id, c.instance_id) AS instanceId, n.created_at AS nodeCreatedAt, c.created_at AS claimCreatedAt,
+      n.first_seen AS firstSeen, n.last_seen AS lastSeen, n.deleted_at AS deletedAt, c.disruption_reason AS disruptionReason,
+      n.alloc_cpu_m AS allocCpuM, n.alloc_memory_b AS allocMemoryB, n.alloc_pods AS allocPods, n.labels_json AS labelsJson
+    FROM nodes n LEFT JOIN nodeclaims c ON c.name = n.nodeclaim
+    WHERE MIN(n.created_at, COALESCE(c.created_at, n.created_at)) < @toMs AND (n.deleted_at IS NULL OR n.deleted_at > @fromMs)
+    ORDER BY n.name`);
+  const nodePools = db.prepare(`SELECT name, capacity_types_json AS capacityTypesJson, requirements_json AS requirementsJson FROM nodepools ORDER BY name`);
+  // The first snapshot of a node is the one taken at its first_seen.
+  const launch = db.prepare(`
+    SELECT sn.node_name AS nodeName, s.taken_at AS takenAt, sn.req_cpu_m AS reqCpuM, sn.req_memory_b AS reqMemoryB, sn.req_pods AS reqPods
+    FROM nodes n JOIN snapshots s ON s.taken_at = n.first_seen JOIN snapshot_nodes sn ON sn.snapshot_id = s.id AND sn.node_name = n.name
+    WHERE n.name = ?`);
+  // A pod is bound to one node for its life; those seen on it at its first snapshot are the ones it was launched for.
+  const launchPods = db.prepare(`
+    SELECT p.node_name AS nodeName, p.namespace, p.name, p.owner_kind AS ownerKind, p.req_cpu_m AS reqCpuM, p.req_memory_b AS reqMemoryB
+    FROM pods p JOIN nodes n ON n.name = p.node_name
+    WHERE p.node_name = ? AND p.first_seen <= n.first_seen AND p.last_seen >= n.first_seen
+    ORDER BY p.req_cpu_m DESC, p.namespace, p.name`);
+  const events = db.prepare(`
+    SELECT at, reason, message, kind, name FROM events
+    WHERE at >= @fromMs AND at <= @toMs AND reason IN (${LIFECYCLE_EVENT_REASONS.map((r) => `'${r}'`).join(', ')})
+    ORDER BY at, kind, name`);
+  const claimPool = db.prepare(`SELECT nodepool FROM nodeclaims WHERE name = ?`).pluck();
+  const nodeClaimOf = db.prepare(`SELECT nodeclaim FROM nodes WHERE name = ?`).pluck();
+  const coverage = db.prepare(`SELECT MIN(taken_at) AS firstMs, MAX(taken_at) AS lastMs, COUNT(*) AS count FROM snapshots`);
+
+  return {
+    /** Nodes whose billed life (from the NodeClaim's creation) overlaps [fromMs, toMs). */
+    nodesOverlapping: (fromMs: number, toMs: number): BillNodeRow[] => nodesIn.all({ fromMs, toMs }) as BillNodeRow[],
+    nodePools: (): BillNodePoolRow[] => nodePools.all() as BillNodePoolRow[],
+    /** Per node: its first snapshot's requests and the pods on it then. Nodes never snapshotted are absent. */
+    launches(nodeNames: readonly string[]): { launches: BillLaunchRow[]; pods: BillLaunchPodRow[] } {
+      const out: { launches: BillLaunchRow[]; pods: BillLaunchPodRow[] } = { launches: [], pods: [] };
+      for (const name of nodeNames) {
+        const l = launch.get(name) as BillLaunchRow | undefined;
+        if (!l) continue;
+        out.launches.push(l);
+        out.pods.push(...(launchPods.all(name) as BillLaunchPodRow[]));
+      }
+      return out;
+    },
+    lifecycleEvents: (fromMs: number, toMs: number): BillEventRow[] => events.all({ fromMs, toMs }) as BillEventRow[],
+    /** NodeClaim -> NodePool for the names given (unknown names map to null). */
+    nodePoolsOfClaims(names: Iterable<string>): Map<string, string | null> {
+      const out = new Map<string, string | null>();
+      for (const n of names) out.set(n, (claimPool.get(n) as string | null | undefined) ?? null);
+      return out;
+    },
+    /** Node -> NodeClaim for the names given. */
+    claimsOfNodes(names: Iterable<string>): Map<string, string | null> {
+      const out = new Map<string, string | null>();
+      for (const n of names) out.set(n, (nodeClaimOf.get(n) as string | null | undefined) ?? null);
+      return out;
+    },
+    snapshotCoverage: (): SnapshotCoverage => coverage.get() as SnapshotCoverage,
+  };
+}
+
+export type BillContextRepository = ReturnType<typeof createBillContextRepository>;

@@ -1,0 +1,146 @@
+import type { Db } from '../open-db';
+
+/**
+ * All SQL for the bill explainer's lines: cost_lines of any source read with their ids (synced Cost Explorer
+ * lines and imported CSV lines alike), the sources present, and whole-import writes. Coverage rows (source
+ * `<source>:coverage`, see cost-lines-repository) are never returned as lines.
+ */
+
+export type BillLineGroupBy = 'PURCHASE_TYPE' | 'INSTANCE_TYPE' | 'RESOURCE_ID' | 'NONE';
+export type BillLineGranularity = 'DAILY' | 'HOURLY' | 'MONTHLY';
+
+export interface BillLineRow {
+  id: number;
+  source: string;
+  granularity: BillLineGranularity;
+  periodStart: string;
+  periodStartMs: number;
+  groupBy: BillLineGroupBy;
+  nodePool: string;
+  dimensionValue: string;
+  unblendedUsd: number;
+  amortizedUsd: number | null;
+  usageQuantity: number | null;
+  usageUnit: string | null;
+  estimated: boolean;
+  fetchedAt: number;
+}
+
+export interface BillSourceRow {
+  source: string;
+  lines: number;
+  groupBys: BillLineGroupBy[];
+  firstPeriodMs: number;
+  lastPeriodMs: number;
+  importedAt: number | null;
+  fileName: string | null;
+}
+
+export interface BillImportMeta {
+  source: string;
+  fileName: string | null;
+  layout: string;
+  granularity: BillLineGranularity;
+  sha256: string;
+  bytes: number;
+  periods: number;
+  totalUsd: number;
+  fileTotalUsd: number | null;
+  importedAt: number;
+}
+
+export interface ImportedLineWrite {
+  periodStart: string;
+  periodStartMs: number;
+  nodePool: string;
+  unblendedUsd: number;
+}
+
+interface RawLine {
+  id: number; source: string; granularity: BillLineGranularity; period_start: string; period_start_ms: number; group_by: BillLineGroupBy;
+  nodepool: string; dimension_value: string; unblended_usd: number; amortized_usd: number | null; usage_quantity: number | null;
+  usage_unit: string | null; estimated: number; fetched_at: number;
+}
+
+const fromRaw = (r: RawLine): BillLineRow => ({
+  id: r.id, source: r.source, granularity: r.granularity, periodStart: r.period_start, periodStartMs: r.period_start_ms, groupBy: r.group_by,
+  nodePool: r.nodepool, dimensionValue: r.dimension_value, unblendedUsd: r.unblended_usd, amortizedUsd: r.amortized_usd,
+  usageQuantity: r.usage_quantity, usageUnit: r.usage_unit, estimated: r.estimated === 1, fetchedAt: r.fetched_at,
+});
+
+export function createBillLinesRepository(db: Db) {
+  const inRange = db.prepare(`
+    SELECT * FROM cost_lines
+    WHERE source = @source AND group_by = @groupBy AND period_start_ms >= @fromMs AND period_start_ms < @toMs
+      AND (@nodePool IS NULL OR nodepool = @nodePool)
+    ORDER BY period_start_ms, nodepool, dimension_value`);
+  const byId = db.prepare(`SELECT * FROM cost_lines WHERE id = ? AND source NOT LIKE '%:coverage'`);
+  const byKey = db.prepare(`
+    SELECT * FROM cost_lines
+    WHERE source = @source AND period_start_ms = @periodStartMs AND nodepool = @nodePool AND group_by = @groupBy AND dimension_value = @dimensionValue
+    ORDER BY granularity LIMIT 1`);
+  const samePeriod = db.prepare(`
+    SELECT * FROM cost_lines
+    WHERE source = @source AND granularity = @granularity AND group_by = @groupBy AND period_start = @periodStart
+    ORDER BY nodepool, dimension_value`);
+  const sources = db.prepare(`
+    SELECT c.source, COUNT(*) AS lines, GROUP_CONCAT(DISTINCT c.group_by) AS group_bys, MIN(c.period_start_ms) AS first_ms,
+      MAX(c.period_start_ms) AS last_ms, i.imported_at, i.file_name
+    FROM cost_lines c LEFT JOIN bill_imports i ON i.source = c.source
+    WHERE c.source NOT LIKE '%:coverage'
+    GROUP BY c.source ORDER BY c.source`);
+  const groupBysOf = db.prepare(`SELECT DISTINCT group_by FROM cost_lines WHERE source = ? ORDER BY group_by`).pluck();
+  const lastPeriodOf = db.prepare(`SELECT MAX(period_start_ms) FROM cost_lines WHERE source = ?`).pluck();
+  const importExists = db.prepare(`SELECT 1 FROM bill_imports WHERE source = ?`).pluck();
+  const deleteLines = db.prepare(`DELETE FROM cost_lines WHERE source = ?`);
+  const deleteImport = db.prepare(`DELETE FROM bill_imports WHERE source = ?`);
+  const insertImport = db.prepare(`
+    INSERT INTO bill_imports (source, file_name, layout, granularity, sha256, bytes, lines, periods, total_usd, file_total_usd, imported_at)
+    VALUES (@source, @fileName, @layout, @granularity, @sha256, @bytes, @lines, @periods, @totalUsd, @fileTotalUsd, @importedAt)`);
+  const insertLine = db.prepare(`
+    INSERT INTO cost_lines (source, granularity, period_start, period_start_ms, group_by, nodepool, dimension_value,
+      unblended_usd, amortized_usd, usage_quantity, usage_unit, estimated, fetched_at)
+    VALUES (@source, @granularity, @periodStart, @periodStartMs, 'NONE', @nodePool, '', @unblendedUsd, NULL, NULL, NULL, 0, @fetchedAt)`);
+
+  /** One transaction: the earlier import of that name goes, the new one lands whole, or nothing changes. */
+  const replaceImportTx = db.transaction((meta: BillImportMeta, lines: readonly ImportedLineWrite[]): boolean => {
+    const replaced = importExists.get(meta.source) !== undefined || (lastPeriodOf.get(meta.source) ?? null) !== null;
+    deleteLines.run(meta.source);
+    deleteImport.run(meta.source);
+    insertImport.run({ ...meta, lines: lines.length });
+    for (const l of lines) insertLine.run({ source: meta.source, granularity: meta.granularity, ...l, fetchedAt: meta.importedAt });
+    return replaced;
+  });
+
+  return {
+    /** Lines of one source and grouping with period start in [fromMs, toMs); nodePool '' = untagged, undefined = all. */
+    listLines(q: { source: string; groupBy: BillLineGroupBy; fromMs: number; toMs: number; nodePool?: string }): BillLineRow[] {
+      return (inRange.all({ ...q, nodePool: q.nodePool ?? null }) as RawLine[]).map(fromRaw);
+    },
+    lineById(id: number): BillLineRow | null {
+      const r = byId.get(id) as RawLine | undefined;
+      return r ? fromRaw(r) : null;
+    },
+    lineByKey(q: { source: string; periodStartMs: number; nodePool: string; groupBy: BillLineGroupBy; dimensionValue: string }): BillLineRow | null {
+      const r = byKey.get(q) as RawLine | undefined;
+      return r ? fromRaw(r) : null;
+    },
+    /** Every line of the same source, granularity, grouping and period as `line` (itself included). */
+    linesOfSamePeriod(line: Pick<BillLineRow, 'source' | 'granularity' | 'groupBy' | 'periodStart'>): BillLineRow[] {
+      return (samePeriod.all(line) as RawLine[]).map(fromRaw);
+    },
+    sources(): BillSourceRow[] {
+      return (sources.all() as { source: string; lines: number; group_bys: string; first_ms: number; last_ms: number; imported_at: number | null; file_name: string | null }[])
+        .map((r) => ({
+          source: r.source, lines: r.lines, groupBys: r.group_bys.split(',').sort() as BillLineGroupBy[], firstPeriodMs: r.first_ms,
+          lastPeriodMs: r.last_ms, importedAt: r.imported_at, fileName: r.file_name,
+        }));
+    },
+    groupBysOf: (source: string): BillLineGroupBy[] => groupBysOf.all(source) as BillLineGroupBy[],
+    lastPeriodMs: (source: string): number | null => (lastPeriodOf.get(source) as number | null | undefined) ?? null,
+    /** Replaces the import stored under meta.source in one transaction. Returns whether one was replaced. */
+    replaceImport: (meta: BillImportMeta, lines: readonly ImportedLineWrite[]): boolean => replaceImportTx(meta, lines),
+  };
+}
+
+export type BillLinesRepository = ReturnType<typeof createBillLinesRepository>;

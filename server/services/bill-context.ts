@@ -1,0 +1,143 @@
+import { TAG_NODEPOOL } from '../../core/labels';
+import { loadStaticOnDemandPrices } from '../../core/static-prices';
+import type { Db } from '../../db/open-db';
+import { createBillContextRepository, type BillNodeRow } from '../../db/repositories/bill-context-repository';
+import { createPricesRepository } from '../../db/repositories/prices-repository';
+import { createRunsRepository } from '../../db/repositories/runs-repository';
+import type { ExplainContext, LaunchFact, NodeFact, NodePoolFact, TagStatus } from '../explain/facts';
+import type { PricePoint } from '../explain/price-timeline';
+import type { Requirement } from '../explain/requirements';
+import { EVENT_MATCH_WINDOW_MS } from '../explain/reasons';
+import { loadInstanceCatalog } from './bill-catalog';
+
+/**
+ * Loads what the explainer needs for a window, from the repositories, into plain facts: the nodes alive in it,
+ * NodePools, first snapshots, lifecycle events around those nodes, prices, snapshot coverage and whether the
+ * NodePool tag is an active cost allocation tag.
+ */
+
+const DEFAULT_SNAPSHOT_INTERVAL_MS = 5 * 60_000;
+/** Where a collector stores the last ListCostAllocationTags answer ({ active, inactive, unknown } tag keys). */
+export const ALLOCATION_TAGS_SETTING = 'cost-explorer.allocation-tags';
+
+function parseJson<T>(text: string, fallback: T): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+}
+
+/** 'us-east-1a' -> 'us-east-1' (AZ names are the region plus one letter; local zones are not priced here). */
+export const regionOfZone = (zone: string): string => zone.replace(/[a-z]$/, '');
+
+function toNodeFact(r: BillNodeRow): NodeFact {
+  return {
+    name: r.name,
+    nodeClaim: r.nodeClaim,
+    nodePool: r.nodePool,
+    instanceType: r.instanceType,
+    capacityType: r.capacityType,
+    zone: r.zone,
+    instanceId: r.instanceId,
+    launchedAtMs: r.claimCreatedAt === null ? r.nodeCreatedAt : Math.min(r.claimCreatedAt, r.nodeCreatedAt),
+    firstSeenMs: r.firstSeen,
+    lastSeenMs: r.lastSeen,
+    deletedAtMs: r.deletedAt,
+    disruptionReason: r.disruptionReason,
+    allocatable: { cpuMillicores: r.allocCpuM, memoryBytes: r.allocMemoryB, pods: r.allocPods },
+    labels: parseJson<Record<string, string>>(r.labelsJson, {}),
+  };
+}
+
+/** Price histories per market from the prices table, on-demand falling back to Karpenter's static table. */
+function priceLookup(db: Db, regions: readonly string[]): ExplainContext['prices'] {
+  const onDemand = new Map<string, PricePoint[]>();
+  const spot = new Map<string, PricePoint[]>();
+  const statics = new Map<string, Map<string, number>>();
+  for (const region of regions) {
+    statics.set(region, loadStaticOnDemandPrices(region));
+    for (const row of createPricesRepository(db).allPrices(region)) {
+      const map = row.kind === 'spot' ? spot : onDemand;
+      const key = row.kind === 'spot' ? `${row.instanceType} ${row.zone}` : `${region} ${row.instanceType}`;
+      map.set(key, [...(map.get(key) ?? []), { atMs: row.effectiveAt, usdPerHour: row.usdPerHour, source: row.source }]);
+    }
+  }
+  for (const list of [...onDemand.values(), ...spot.values()]) list.sort((a, b) => a.atMs - b.atMs);
+  const onDemandOf = (instanceType: string, zone: string): PricePoint[] => {
+    const region = regionOfZone(zone);
+    const stored = onDemand.get(`${region} ${instanceType}`);
+    if (stored && stored.length > 0) return stored;
+    const fallback = statics.get(region)?.get(instanceType);
+    return fallback === undefined ? [] : [{ atMs: 0, usdPerHour: fallback, source: 'static-table' }];
+  };
+  return (node) => {
+    if (node.capacityType === 'spot') {
+      const history = spot.get(`${node.instanceType} ${node.zone}`);
+      if (history && history.length > 0) return history;
+    }
+    return onDemandOf(node.instanceType, node.zone);
+  };
+}
+
+function tagStatus(db: Db): TagStatus {
+  const stored = createRunsRepository(db).getSetting(ALLOCATION_TAGS_SETTING);
+  if (stored === null) return 'unknown';
+  const status = parseJson<{ active?: string[]; inactive?: string[] }>(stored, {});
+  if (status.inactive?.includes(TAG_NODEPOOL)) return 'inactive';
+  if (status.active?.includes(TAG_NODEPOOL)) return 'active';
+  return 'unknown';
+}
+
+/** Everything about [fromMs, toMs) the explainer may read. */
+export function loadExplainContext(db: Db, fromMs: number, toMs: number): ExplainContext {
+  const repo = createBillContextRepository(db);
+  const nodes = repo.nodesOverlapping(fromMs, toMs).map(toNodeFact);
+  const nodePools = new Map<string, NodePoolFact>(repo.nodePools().map((p) => [p.name, {
+    name: p.name,
+    capacityTypes: parseJson<string[]>(p.capacityTypesJson, []),
+    requirements: parseJson<Requirement[]>(p.requirementsJson, []),
+  }]));
+
+  const { launches: launchRows, pods } = repo.launches(nodes.map((n) => n.name));
+  const launches = new Map<string, LaunchFact>(launchRows.map((l) => [l.nodeName, {
+    observedAtMs: l.takenAt,
+    requested: { cpuMillicores: l.reqCpuM, memoryBytes: l.reqMemoryB, pods: l.reqPods },
+    pods: pods.filter((p) => p.nodeName === l.nodeName).map((p) => ({ namespace: p.namespace, name: p.name, ownerKind: p.ownerKind, cpuMillicores: p.reqCpuM, memoryBytes: p.reqMemoryB })),
+  }]));
+
+  // Karpenter's events around these NodeClaims' launches and removals (managed nodes have none worth a 30-day scan).
+  const karpenter = nodes.filter((n) => n.nodeClaim !== null);
+  const eventsFrom = Math.min(fromMs, ...karpenter.map((n) => n.launchedAtMs)) - EVENT_MATCH_WINDOW_MS;
+  const eventsTo = Math.max(toMs, ...karpenter.map((n) => n.deletedAtMs ?? n.lastSeenMs)) + EVENT_MATCH_WINDOW_MS;
+  const events = repo.lifecycleEvents(eventsFrom, eventsTo).map((e) => ({ atMs: e.at, reason: e.reason, message: e.message, kind: e.kind, name: e.name }));
+
+  const claimOfNode = new Map(nodes.map((n) => [n.name, n.nodeClaim]));
+  const nodePoolOfClaim = new Map(karpenter.map((n) => [n.nodeClaim ?? '', n.nodePool]));
+  const missingNodes = new Set(events.filter((e) => e.kind === 'Node' && !claimOfNode.has(e.name)).map((e) => e.name));
+  for (const [node, claim] of repo.claimsOfNodes(missingNodes)) claimOfNode.set(node, claim);
+  const missingClaims = new Set([
+    ...events.filter((e) => e.kind === 'NodeClaim').map((e) => e.name),
+    ...[...claimOfNode.values()].filter((c): c is string => c !== null),
+  ].filter((c) => !nodePoolOfClaim.has(c)));
+  for (const [claim, pool] of repo.nodePoolsOfClaims(missingClaims)) nodePoolOfClaim.set(claim, pool);
+
+  const cov = repo.snapshotCoverage();
+  const snapshotIntervalMs = cov.count >= 2 && cov.firstMs !== null && cov.lastMs !== null
+    ? Math.round((cov.lastMs - cov.firstMs) / (cov.count - 1))
+    : DEFAULT_SNAPSHOT_INTERVAL_MS;
+  const regions = [...new Set(nodes.map((n) => regionOfZone(n.zone)))].sort();
+
+  return {
+    nodes,
+    nodePools,
+    launches,
+    events,
+    nodePoolOfClaim,
+    claimOfNode,
+    prices: priceLookup(db, regions),
+    catalog: loadInstanceCatalog(),
+    coverage: { firstSnapshotMs: cov.firstMs, lastSnapshotMs: cov.lastMs, snapshotIntervalMs },
+    nodePoolTag: tagStatus(db),
+  };
+}

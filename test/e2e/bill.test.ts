@@ -1,0 +1,237 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedFromSandbox } from '../../cli/seed-sandbox';
+import { type Db, openDb } from '../../db/open-db';
+import { createRunsRepository } from '../../db/repositories/runs-repository';
+import { startSandbox, type RunningSandbox } from '../../sandbox/index';
+import { hypotheticalBill } from '../../sandbox/scenario/hypothetical-bill';
+import type { SimNode } from '../../sandbox/scenario/types';
+import { buildApp } from '../../server/app';
+import type { BillGroupBy, BillLinesResponse, Explanation, ImportResponse, PracticeAnswers, PracticeQuestion } from '../../server/schemas/bill';
+
+/**
+ * Explain this bill, end to end: the sandbox's week4 scenario collected through the real clients into SQLite for
+ * its first DAYS days (through the spot interruption of 11-06), then every synced Cost Explorer line explained
+ * over the API. The sandbox bills exactly node lifetimes x published prices, so every line must be matched by its
+ * NodeClaims to under a cent, and every reason must agree with what the simulation actually did.
+ */
+const DAYS = 6;
+const DAY_MS = 86_400_000;
+let sb: RunningSandbox;
+let db: Db;
+let app: FastifyInstance;
+let base: string;
+const saved = { ...process.env };
+
+beforeAll(async () => {
+  sb = await startSandbox({});
+  Object.assign(process.env, sb.awsEnv);
+  db = openDb({ path: join(mkdtempSync(join(tmpdir(), 'ledger-bill-')), 'ledger.db') });
+  const sc = sb.scenario;
+  await seedFromSandbox({
+    db, sandboxUrl: sb.url, kubeconfigPath: sb.kubeconfigPath, clusterName: sc.clusterName, region: sc.region,
+    startMs: sc.start, endMs: sc.start + DAYS * DAY_MS, stepMs: sc.stepMs, quiet: true,
+  });
+  // What `demo` records, so practice bills know the scenario behind the database.
+  createRunsRepository(db).setSetting('demo.seeded', `${sc.name}|${sc.seed}|v1`);
+  app = buildApp({ db, now: () => sc.start + DAYS * DAY_MS });
+  base = await app.listen({ host: '127.0.0.1', port: 0 });
+}, 180_000);
+
+afterAll(async () => {
+  await app?.close();
+  db?.close();
+  await sb?.close();
+  process.env = saved;
+});
+
+const getJson = async <T>(path: string): Promise<T> => {
+  const res = await fetch(`${base}${path}`);
+  if (!res.ok) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+};
+
+async function explainAll(source: string, groupBy: BillGroupBy): Promise<Explanation[]> {
+  const lines = await getJson<BillLinesResponse>(`/api/bill/lines?source=${source}&groupBy=${groupBy}&from=2026-11-01&to=2026-11-15`);
+  return Promise.all(lines.lines.map((l) => getJson<Explanation>(`/api/bill/explain?lineId=${l.id}`)));
+}
+
+const simNode = (name: string): SimNode | undefined => sb.scenario.nodes.find((n) => n.name === name);
+const KIND_OF: Record<string, string> = { Underutilized: 'consolidation', Empty: 'consolidation', Drifted: 'drift', Interrupted: 'interruption' };
+
+describe('every synced week4 bill line is explained', () => {
+  let byPurchase: Explanation[];
+  beforeAll(async () => {
+    byPurchase = await explainAll('cost-explorer', 'PURCHASE_TYPE');
+  }, 60_000);
+
+  it('NodeClaims add up to each line to under a cent, with no unexplained remainder', async () => {
+    const byType = await explainAll('cost-explorer', 'INSTANCE_TYPE');
+    expect(byPurchase.length).toBeGreaterThanOrEqual(DAYS * 3);
+    expect(byType.length).toBeGreaterThan(byPurchase.length);
+    for (const e of [...byPurchase, ...byType]) {
+      expect(e.status, e.summary).toBe('explained');
+      expect(Math.abs(e.remainderUsd), e.summary).toBeLessThan(0.01);
+      expect(e.nodeClaims.length).toBeGreaterThan(0);
+      expect(e.remainderCauses.every((c) => c.code === 'rounding')).toBe(true);
+    }
+    // Both groupings hold the same money.
+    const sum = (es: Explanation[]) => es.reduce((s, e) => s + e.lineUsd, 0);
+    expect(sum(byType)).toBeCloseTo(sum(byPurchase), 6);
+  });
+
+  it('the untagged line is the managed node group: two m5.large not launched by Karpenter, 24 h a day', () => {
+    const untagged = byPurchase.filter((e) => e.line.nodePool === '');
+    expect(untagged).toHaveLength(DAYS);
+    for (const e of untagged) {
+      expect(e.nodeClaims.map((n) => [n.nodeClaim, n.nodePool, n.instanceType, n.hours, n.reasons.created.kind])).toEqual([
+        [null, null, 'm5.large', 24, 'not-karpenter'], [null, null, 'm5.large', 24, 'not-karpenter'],
+      ]);
+      // 2 x 24 h x 0.096 USD/h.
+      expect(e.lineUsd).toBeCloseTo(4.608, 6);
+    }
+  });
+
+  it('gives the reasons the simulation actually had: launches, replacements, consolidations and the interruption', () => {
+    const claims = new Map(byPurchase.flatMap((e) => e.nodeClaims).filter((n) => n.nodeClaim !== null).map((n) => [n.nodeName, n]));
+    let replacements = 0;
+    let interruptions = 0;
+    for (const n of claims.values()) {
+      const truth = simNode(n.nodeName);
+      if (!truth) throw new Error(`${n.nodeName} is not in the scenario`);
+      expect(n.reasons.instanceType.requirements.every((r) => r.satisfied), n.reasons.instanceType.summary).toBe(true);
+      if (truth.launchReason.kind === 'replacement') {
+        replacements += 1;
+        expect(n.reasons.created).toMatchObject({ kind: 'replacement', reason: truth.launchReason.reason, replaces: truth.launchReason.replaces });
+      } else if (truth.createdAt >= sb.scenario.start && truth.launchReason.kind === 'pending-pods') {
+        expect(n.reasons.created.kind).toBe('provisioning');
+        // The pods it was launched for are on it at its first snapshot.
+        const atLaunch = new Set(n.reasons.size.launchPods.map((p) => p.name));
+        for (const pod of truth.launchReason.podNames) expect(atLaunch.has(pod), `${pod} on ${n.nodeName}`).toBe(true);
+        expect(n.reasons.size.requested.cpuMillicores).toBeLessThanOrEqual(n.reasons.size.allocatable.cpuMillicores);
+      }
+      const endedInData = truth.deletedAt !== null && truth.deletedAt <= sb.scenario.start + DAYS * DAY_MS;
+      if (endedInData && truth.deletionReason !== null) {
+        expect(n.reasons.removed.kind, n.reasons.removed.summary).toBe(KIND_OF[truth.deletionReason]);
+        if (truth.deletionReason === 'Interrupted') interruptions += 1;
+      } else if (!endedInData) {
+        expect(n.reasons.removed.kind).toBe('still-running');
+      }
+      expect(n.capacityType === 'spot' ? n.priceSource : 'pricing-api').toMatch(/spot-history|pricing-api/);
+    }
+    expect(replacements).toBeGreaterThan(0);
+    expect(interruptions).toBe(1);
+  });
+
+  it('downloads the explained table as CSV, one row per NodeClaim plus the line and its remainder', async () => {
+    const e = byPurchase.find((x) => x.line.nodePool === 'general') ?? byPurchase[0];
+    const res = await fetch(`${base}/api/bill/explain.csv?lineId=${e.line.id}`);
+    expect(res.headers.get('content-type')).toContain('text/csv');
+    const rows = (await res.text()).trimEnd().split('\r\n');
+    expect(rows[0]).toMatch(/^"line_id","period_start","line_nodepool"/);
+    expect(rows).toHaveLength(1 + e.nodeClaims.length + 2);
+  });
+});
+
+describe('an imported Cost Explorer console CSV', () => {
+  const from = Date.parse('2026-11-01T00:00:00Z');
+  const to = from + DAYS * DAY_MS;
+
+  it('round-trips to the same explanations as the synced lines', async () => {
+    const csv = hypotheticalBill(sb.scenario, { fromMs: from, toMs: to, perturbation: 'none', seed: 1 }).csv;
+    const form = new FormData();
+    form.append('file', new Blob([csv], { type: 'text/csv' }), 'costs.csv');
+    const res = await fetch(`${base}/api/bill/import`, { method: 'POST', body: form });
+    expect(res.status).toBe(201);
+    const imported = (await res.json()) as ImportResponse;
+    expect(imported).toMatchObject({ source: 'csv:costs', fileName: 'costs.csv', granularity: 'DAILY', periods: DAYS, replaced: false });
+    expect(imported.nodePools).toEqual(['', 'general', 'spot-batch', 'system']);
+
+    const fromCsv = await explainAll('csv:costs', 'NONE');
+    const synced = await explainAll('cost-explorer', 'PURCHASE_TYPE');
+    expect(fromCsv).toHaveLength(imported.lines);
+    for (const e of fromCsv) {
+      const same = synced.filter((s) => s.line.periodStart === e.line.periodStart && s.line.nodePool === e.line.nodePool);
+      expect(same.length).toBeGreaterThan(0);
+      expect(e.status).toBe('explained');
+      expect(e.lineUsd).toBeCloseTo(same.reduce((s, x) => s + x.lineUsd, 0), 8);
+      expect(e.computedUsd).toBeCloseTo(same.reduce((s, x) => s + x.computedUsd, 0), 8);
+      const names = (es: Explanation[]) => es.flatMap((x) => x.nodeClaims.map((n) => n.nodeName)).sort();
+      expect(names([e])).toEqual(names(same));
+    }
+  });
+
+  it('refuses malformed files with a clear 4xx and imports nothing from them', async () => {
+    const good = '"karpenter.sh/nodepool","general($)","Total costs($)"\n"2026-11-02","1.5","1.5"\n';
+    const first = await fetch(`${base}/api/bill/import?name=kept`, { method: 'POST', headers: { 'content-type': 'text/csv' }, body: good });
+    expect(first.status).toBe(201);
+    const count = () => db.prepare(`SELECT COUNT(*) FROM cost_lines`).pluck().get() as number;
+    const before = count();
+    const enc = new TextEncoder();
+    const cases: { what: string; body: Uint8Array<ArrayBuffer>; type?: string; status: number; says: string }[] = [
+      { what: 'empty', body: new Uint8Array(0), status: 400, says: 'empty' },
+      { what: 'over the limit', body: new Uint8Array(6 * 1024 * 1024).fill(0x31), status: 413, says: '5 MB' },
+      { what: 'wrong columns', body: enc.encode('"Service","EC2-Instances($)","Total costs($)"\n"2026-11-02","1","1"\n'), status: 422, says: 'Tag karpenter.sh/nodepool' },
+      { what: 'UTF-16', body: Uint8Array.from([0xff, 0xfe, ...[...good].flatMap((c) => [c.charCodeAt(0), 0])]), status: 415, says: 'UTF-16' },
+      { what: 'Latin-1', body: Uint8Array.from([...enc.encode(good.replace('general', 'gen')), ...enc.encode('"2026-11-03","'), 0xa3, ...enc.encode('1","1"\n')]), status: 415, says: 'not valid UTF-8' },
+      { what: 'a formula', body: enc.encode('"karpenter.sh/nodepool","general($)","Total costs($)"\n"2026-11-02","=1+2","3"\n'), status: 422, says: 'formulas are refused' },
+      { what: 'a JSON body', body: enc.encode('{"lines":[]}'), type: 'application/json', status: 415, says: 'text/csv or multipart' },
+    ];
+    for (const c of cases) {
+      const res = await fetch(`${base}/api/bill/import?name=kept`, { method: 'POST', headers: { 'content-type': c.type ?? 'text/csv' }, body: c.body });
+      const body = (await res.json()) as { message: string };
+      expect([c.what, res.status]).toEqual([c.what, c.status]);
+      expect(body.message, c.what).toContain(c.says);
+    }
+    // Nothing half-imported, and the earlier import of that name is untouched.
+    expect(count()).toBe(before);
+    const kept = await getJson<BillLinesResponse>('/api/bill/lines?source=csv:kept&from=2026-11-01&to=2026-11-08');
+    expect(kept.lines.map((l) => [l.nodePool, l.unblendedUsd])).toEqual([['general', 1.5]]);
+  });
+});
+
+describe('practice bills made by the sandbox', () => {
+  const practice = async (q: string) => ({
+    question: await getJson<PracticeQuestion>(`/api/bill/practice?${q}`),
+    answers: await getJson<PracticeAnswers>(`/api/bill/practice/answers?${q}`),
+  });
+
+  it('a NodeClaim billed without its tag: the short line and the untagged surplus are matched, naming it', async () => {
+    const { question, answers } = await practice('seed=3&day=2026-11-03&perturbation=untagged-node');
+    expect(question.csv.split('\n')[0]).toMatch(/^"karpenter.sh\/nodepool",/);
+    expect(JSON.stringify(question)).not.toContain('untagged-node');
+    const focus = answers.explanations[question.focusLine];
+    expect(focus.status).toBe('partly-explained');
+    expect(focus.remainderUsd).toBeLessThan(-0.01);
+    const untagged = answers.explanations.find((e) => e.line.nodePool === '');
+    expect(untagged?.remainderUsd).toBeCloseTo(-focus.remainderUsd, 6);
+    const touched = /NodeClaim ([a-z0-9-]+)/.exec(answers.whatChanged)?.[1] ?? 'none';
+    expect(untagged?.remainderCauses.find((c) => c.code === 'untagged-hours')?.message).toContain(touched);
+  });
+
+  it('spot billed at hour-start prices stays explained, inside the spot-within-the-hour tolerance', async () => {
+    const { answers } = await practice('seed=4&day=2026-11-06&perturbation=spot-hourly-price');
+    expect(answers.explanations.every((e) => e.status === 'explained')).toBe(true);
+    const spot = answers.explanations.find((e) => e.line.nodePool === 'spot-batch');
+    expect(Math.abs(spot?.remainderUsd ?? 0)).toBeGreaterThan(0);
+    expect(Math.abs(spot?.remainderUsd ?? 1)).toBeLessThanOrEqual(spot?.toleranceUsd ?? 0);
+    // That day's spot interruption is in the answer.
+    expect(spot?.nodeClaims.some((n) => n.reasons.removed.kind === 'interruption')).toBe(true);
+  });
+
+  it('tags not active: one untagged line that cannot be split, said plainly', async () => {
+    const { question, answers } = await practice('seed=5&day=2026-11-04&perturbation=tags-inactive');
+    expect(question.lines.map((l) => l.nodePool)).toEqual(['']);
+    expect(answers.explanations[0]).toMatchObject({ status: 'cannot-explain', remainderCauses: [{ code: 'tags-not-active' }] });
+    expect(Math.abs(answers.explanations[0].remainderUsd)).toBeLessThan(0.01);
+  });
+
+  it('refuses a day outside the scenario with 400 naming the parameter', async () => {
+    const res = await fetch(`${base}/api/bill/practice?day=2027-01-01`);
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { message: string }).message).toContain('"day"');
+  });
+});
