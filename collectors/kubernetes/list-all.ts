@@ -15,6 +15,14 @@ const statusCode = (err: unknown): number | undefined => {
   return undefined;
 };
 
+/** Connection-level failures (the API server restarting, a load balancer dropping the connection): worth a retry. */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET']);
+const networkCode = (err: unknown): string | undefined => {
+  const e = err as { code?: unknown; cause?: { code?: unknown } };
+  for (const v of [e?.code, e?.cause?.code]) if (typeof v === 'string' && NETWORK_CODES.has(v)) return v;
+  return undefined;
+};
+
 export class KubeListError extends Error {
   constructor(message: string, readonly status: number | undefined) {
     super(message);
@@ -25,7 +33,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * Lists every item, `limit` at a time. A 410 Gone (expired continue token) restarts the list from the first
- * page, as the API asks; 429 and 5xx are retried with backoff. Gives up after a bounded number of tries.
+ * page, as the API asks; 429, 5xx and dropped or refused connections are retried with backoff (the page asked
+ * for again, its continue token still good). Gives up after a bounded number of tries.
  */
 export async function listAll<T>(what: string, fetchPage: (cont: string | undefined) => Promise<Page<T>>, stats: ListStats = { requests: 0, restarts: 0 }, maxRestarts = 3, maxRetries = 5): Promise<T[]> {
   let items: T[] = [];
@@ -44,7 +53,7 @@ export async function listAll<T>(what: string, fetchPage: (cont: string | undefi
         cont = undefined;
         continue;
       }
-      if ((code === 429 || (code !== undefined && code >= 500)) && retries < maxRetries) {
+      if ((code === 429 || (code !== undefined && code >= 500) || networkCode(err) !== undefined) && retries < maxRetries) {
         retries += 1;
         await sleep(Math.min(2000, 50 * 2 ** retries));
         continue;
