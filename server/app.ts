@@ -5,15 +5,28 @@ import { STATUS_CODES } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Db } from '../db/open-db';
+import { createAnalyticsEventsRepository } from '../db/repositories/analytics-events-repository';
+import { createAnalyticsPackingRepository } from '../db/repositories/analytics-packing-repository';
+import { createAnalyticsTeamsRepository } from '../db/repositories/analytics-teams-repository';
 import { createReportsRepository } from '../db/repositories/reports-repository';
 import { redactToken, requireAccessToken } from './access-token';
 import { QueryParamError } from './analytics/range';
 import { billRoutes } from './routes/bill';
+import { consolidationRoutes } from './routes/consolidation';
+import { registerOpenApi } from './routes/docs';
+import { efficiencyRoutes } from './routes/efficiency';
+import { nodePoolCostRoutes } from './routes/nodepool-cost';
 import { reportsRoutes } from './routes/reports';
+import { teamsRoutes } from './routes/teams';
+import { ANALYTICS_QUERY_PARAM_HINTS } from './schemas/analytics-common';
 import { QUERY_PARAM_HINTS, type ErrorResponse } from './schemas/reports';
 import { createBillPractice } from './services/bill-practice';
 import { createBillService } from './services/bill-service';
+import { createConsolidationService } from './services/consolidation-service';
+import { createEfficiencyService } from './services/efficiency-service';
+import { createNodePoolCostService } from './services/nodepool-cost-service';
 import { createReportsService } from './services/reports-service';
+import { createTeamsService } from './services/teams-service';
 
 export interface BuildAppOptions {
   db: Db;
@@ -74,7 +87,7 @@ function handleError(err: FastifyError, req: FastifyRequest, reply: FastifyReply
     const where = err.validationContext ?? 'request';
     if (param === null) return reply.code(400).send(errorBody(400, 'Bad Request', `Invalid ${where}: ${err.message}`));
     const got = queryValue(req, param);
-    const hint = QUERY_PARAM_HINTS[param];
+    const hint = QUERY_PARAM_HINTS[param] ?? ANALYTICS_QUERY_PARAM_HINTS[param];
     const expected = hint === undefined ? (err.validation[0]?.message ?? 'is invalid') : `must be ${hint}`;
     const gotText = typeof got === 'string' ? ` (got "${got.slice(0, 60)}")` : '';
     return reply.code(400).send(errorBody(400, 'Bad Request', `Invalid ${where} parameter "${param}": ${expected}${gotText}`));
@@ -86,6 +99,17 @@ function handleError(err: FastifyError, req: FastifyRequest, reply: FastifyReply
   // 5xx: the detail goes to the log, never to the client.
   req.log.error({ err, url: redactToken(req.url) }, 'request failed');
   return reply.code(500).send(errorBody(500, 'Internal Server Error', 'The server could not answer this request; the cause is in its log.'));
+}
+
+/** Efficiency, consolidation, NodePool cost, reconciliation, teams and nodes: repositories -> services -> routes. */
+function registerAnalyticsRoutes(app: FastifyInstance, db: Db, now: () => number): void {
+  const reportsRepo = createReportsRepository(db);
+  const packing = createAnalyticsPackingRepository(db);
+  const ctx = { extent: () => reportsRepo.dataRange(), now };
+  app.register(efficiencyRoutes, { efficiency: createEfficiencyService(packing, ctx) });
+  app.register(consolidationRoutes, { consolidation: createConsolidationService(createAnalyticsEventsRepository(db), packing, ctx) });
+  app.register(nodePoolCostRoutes, { nodePoolCost: createNodePoolCostService(packing, reportsRepo, ctx) });
+  app.register(teamsRoutes, { teams: createTeamsService(createAnalyticsTeamsRepository(db), packing, ctx) });
 }
 
 /** The API and the built dashboard. Does not listen: the caller listens (on 127.0.0.1). */
@@ -106,7 +130,10 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
   app.setErrorHandler(handleError);
   if (options.accessToken !== undefined) requireAccessToken(app, options.accessToken);
 
+  // OpenAPI (/docs) first: it documents the routes registered after it.
+  registerOpenApi(app);
   app.register(reportsRoutes, { reports });
+  registerAnalyticsRoutes(app, options.db, options.now ?? Date.now);
   const bill = createBillService(options.db, options.now ?? Date.now);
   app.register(billRoutes, { bill, practice: createBillPractice(options.db, bill) });
 

@@ -104,7 +104,8 @@ export function attributeTeamCost(namespaces: readonly NamespaceCostSums[], pool
     const p = poolOf.get(name) ?? { nodePool: name, costUsd: 0, costWeightedCpuUsd: 0, costWeightedMemoryUsd: 0 };
     nodeCostUsd += p.costUsd;
     const teams = [...(teamUsd.get(name) ?? new Map<string | null, number>()).entries()]
-      .sort(([ta, a], [tb, b]) => b - a || (ta ?? '').localeCompare(tb ?? ''));
+      // Largest first; equal to a nano-dollar counts as equal (float noise), then by name.
+      .sort(([ta, a], [tb, b]) => Math.round((b - a) * 1e9) || (ta ?? '').localeCompare(tb ?? ''));
     const teamsTotal = teams.reduce((t, [, usd]) => t + usd, 0);
     const idle = p.costUsd - teamsTotal;
     if (o.method === 'request-share') {
@@ -127,7 +128,8 @@ export function attributeTeamCost(namespaces: readonly NamespaceCostSums[], pool
   const cents = allocateCents(rawUsd, totalCents);
   const total = totalCents / 100;
   const lines: TeamCostLine[] = raw.map((r, i) => ({
-    ...r, costUsd: cents[i] / 100, share: total === 0 ? null : cents[i] / totalCents, idleSpreadUsd: toCents(r.idleSpreadUsd) / 100,
+    kind: r.kind, team: r.team, nodePool: r.nodePool, costUsd: cents[i] / 100, share: total === 0 ? null : cents[i] / totalCents,
+    idleSpreadUsd: toCents(r.idleSpreadUsd) / 100,
   }));
   const rows = [...lines.filter((l) => l.kind === 'team'), ...lines.filter((l) => l.kind === 'idle')];
 

@@ -151,6 +151,8 @@ export const TimelineMarkerSchema = Type.Object({
   nodePool: Type.String(),
   reason: Type.String(),
   action: Nullable(Type.String()),
+  /** Disruptions this marker stands for: 1, or more when markers were thinned to one per bucket, NodePool and reason. */
+  count: Type.Integer(),
 });
 
 export const ConsolidationTimelineResponseSchema = Type.Object({
@@ -160,7 +162,7 @@ export const ConsolidationTimelineResponseSchema = Type.Object({
   bucketMs: Type.Integer(),
   /** Cluster series first, then NodePools by name. */
   series: Type.Array(TimelineSeriesSchema),
-  /** Disruptions in the range (not blocked events), by time. */
+  /** Disruptions in the range (not blocked events), by time; at most ~1,000 (thinned per bucket beyond that). */
   events: Type.Array(TimelineMarkerSchema),
 });
 export type ConsolidationTimelineResponse = Static<typeof ConsolidationTimelineResponseSchema>;

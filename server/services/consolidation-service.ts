@@ -1,0 +1,95 @@
+import type { AnalyticsEventsRepository } from '../../db/repositories/analytics-events-repository';
+import type { AnalyticsPackingRepository } from '../../db/repositories/analytics-packing-repository';
+import { compareWindows, timelineSeries } from '../analytics/before-after';
+import { buildDisruptions, countByReason, REPLACEMENT_MATCH_MS, SAME_DISRUPTION_MS, type Disruption } from '../analytics/disruptions';
+import { bucketStart, chooseBucketMs, HOUR_MS, MAX_POINTS_PER_SERIES } from '../analytics/efficiency';
+import { eventIdTime, parseWindow } from '../analytics/query-params';
+import { isoInstant, parseInstant, QueryParamError } from '../analytics/range';
+import type {
+  ConsolidationCompareQuery, ConsolidationCompareResponse, ConsolidationEventsQuery, ConsolidationEventsResponse,
+  ConsolidationTimelineResponse, DisruptionEvent,
+} from '../schemas/consolidation';
+import { NotFoundError, rangeOf, type RangeContext } from './analytics-range';
+
+const DEFAULT_WINDOW_MS = HOUR_MS;
+/** Events are read a little beyond the range so a Node/NodeClaim pair or a replacement at its edge is whole. */
+const EDGE_MS = Math.max(SAME_DISRUPTION_MS, REPLACEMENT_MATCH_MS);
+
+const toEvent = (d: Disruption): DisruptionEvent => ({
+  id: d.id, at: isoInstant(d.atMs), atMs: d.atMs, nodeName: d.nodeName, nodeClaim: d.nodeClaim, nodePool: d.nodePool, reason: d.reason,
+  action: d.action, source: d.source, spotInterrupted: d.spotInterrupted, instanceType: d.instanceType, capacityType: d.capacityType,
+  nodeDeletedAt: d.nodeDeletedAtMs === null ? null : isoInstant(d.nodeDeletedAtMs), replacements: d.replacements, message: d.message,
+});
+
+/** Markers for the timeline: every disruption, or one per bucket x NodePool x reason (with a count) when there are too many. */
+function markers(ds: readonly Disruption[], bucketMs: number): ConsolidationTimelineResponse['events'] {
+  const all = ds.map((d) => ({ id: d.id, atMs: d.atMs, nodePool: d.nodePool, reason: d.reason, action: d.action, count: 1 }));
+  if (all.length <= MAX_POINTS_PER_SERIES) return all;
+  const thinned = new Map<string, (typeof all)[number]>();
+  for (const m of all) {
+    const key = `${bucketStart(m.atMs, bucketMs)}|${m.nodePool}|${m.reason}`;
+    const kept = thinned.get(key);
+    if (kept === undefined) thinned.set(key, { ...m });
+    else kept.count += 1;
+  }
+  return [...thinned.values()];
+}
+
+/** Disruption events, before/after comparison and the timeline. */
+export function createConsolidationService(events: AnalyticsEventsRepository, packing: AnalyticsPackingRepository, ctx: RangeContext) {
+  const disruptionsIn = (fromMs: number, toMs: number): Disruption[] => {
+    const read = { fromMs: fromMs - EDGE_MS, toMs: toMs + EDGE_MS };
+    return buildDisruptions(events.disruptionEvents(read), events.goneNodeClaims(read)).filter((d) => d.atMs >= fromMs && d.atMs < toMs);
+  };
+
+  return {
+    events(q: ConsolidationEventsQuery): ConsolidationEventsResponse {
+      const range = rangeOf(ctx, q);
+      const kind = q.kind ?? 'disruption';
+      const rows = disruptionsIn(range.fromMs, range.toMs).filter((d) =>
+        (kind === 'all' || d.blocked === (kind === 'blocked'))
+        && (range.nodePool === undefined || d.nodePool === range.nodePool)
+        && (q.reason === undefined || d.reason === q.reason));
+      return { from: isoInstant(range.fromMs), to: isoInstant(range.toMs), rows: rows.map(toEvent), counts: countByReason(rows) };
+    },
+
+    /** Equal windows [at − window, at) and [at, at + window) around an event or a chosen instant. */
+    compare(q: ConsolidationCompareQuery): ConsolidationCompareResponse {
+      if (q.event === undefined && q.at === undefined) throw new QueryParamError('event', 'give event=<id from /api/consolidation/events> or at=<instant>');
+      if (q.event !== undefined && q.at !== undefined) throw new QueryParamError('at', 'give either event or at, not both');
+      const windowMs = q.window === undefined ? DEFAULT_WINDOW_MS : parseWindow('window', q.window);
+      let event: Disruption | null = null;
+      if (q.event !== undefined) {
+        const t = eventIdTime('event', q.event);
+        event = disruptionsIn(t, t + 1).find((d) => d.id === q.event) ?? null;
+        if (event === null) throw new NotFoundError(`No disruption event "${q.event}": list them with /api/consolidation/events`);
+      }
+      const atMs = event?.atMs ?? parseInstant('at', q.at ?? '');
+      const before = { fromMs: atMs - windowMs, toMs: atMs, nodePool: q.nodepool };
+      const after = { fromMs: atMs, toMs: atMs + windowMs, nodePool: q.nodepool };
+      const rows = compareWindows(
+        { rows: packing.poolSums(before), hours: packing.coverage(before).hours },
+        { rows: packing.poolSums(after), hours: packing.coverage(after).hours },
+        event?.nodePool ?? null,
+      );
+      return {
+        at: isoInstant(atMs), windowMs,
+        before: { from: isoInstant(before.fromMs), to: isoInstant(before.toMs) },
+        after: { from: isoInstant(after.fromMs), to: isoInstant(after.toMs) },
+        event: event === null ? null : toEvent(event),
+        rows,
+      };
+    },
+
+    /** Efficiency and cost per hour per bucket (≤ 1,000 points per series), with the disruptions marked. */
+    timeline(q: { from?: string; to?: string; nodepool?: string }): ConsolidationTimelineResponse {
+      const range = rangeOf(ctx, q);
+      const bucketMs = chooseBucketMs(range.toMs - range.fromMs);
+      const series = timelineSeries(packing.bucketSums({ ...range, bucketMs }), packing.bucketCoverage({ ...range, bucketMs }));
+      const ds = disruptionsIn(range.fromMs, range.toMs).filter((d) => !d.blocked && (range.nodePool === undefined || d.nodePool === range.nodePool));
+      return { from: isoInstant(range.fromMs), to: isoInstant(range.toMs), bucketMs, series, events: markers(ds, bucketMs) };
+    },
+  };
+}
+
+export type ConsolidationService = ReturnType<typeof createConsolidationService>;

@@ -1,0 +1,93 @@
+import type { AnalyticsPackingRepository, NodeWindowRow } from '../../db/repositories/analytics-packing-repository';
+import { nodePacking, packingStats, sumAll, sumByNodePool, BYTES_PER_GIB, type PackingStats } from '../analytics/packing';
+import { parseWindow } from '../analytics/query-params';
+import { isoInstant } from '../analytics/range';
+import type {
+  EfficiencyNodesQuery, EfficiencySummaryResponse, EfficiencySummaryRow, NodeRow, NodeSort, NodesQuery, NodesResponse,
+} from '../schemas/efficiency';
+import { optionalInstant, rangeOf, type RangeContext } from './analytics-range';
+
+const HOUR_MS = 3_600_000;
+const DEFAULT_NODE_PAGE = 500;
+
+const summaryRow = (scope: EfficiencySummaryRow['scope'], nodePool: string | null, p: PackingStats): EfficiencySummaryRow => ({
+  scope, nodePool, nodesAvg: p.nodesAvg, nodeHours: p.nodeHours, costUsd: p.costUsd, usdPerHourAvg: p.usdPerHourAvg,
+  cpu: p.cpu, memory: p.memory, pods: p.pods, gpu: p.gpu, costWeightedCpu: p.costWeightedCpu, costWeightedMemory: p.costWeightedMemory,
+  costWeightedPods: p.costWeightedPods, costWeightedGpu: p.costWeightedGpu, idleVcpuAvg: p.idleVcpuAvg, idleMemoryGiBAvg: p.idleMemoryGiBAvg,
+  idleUsdPerHourAvg: p.idleUsdPerHourAvg,
+});
+
+function nodeRow(r: NodeWindowRow, snapshotAtMs: number): NodeRow {
+  const p = nodePacking({
+    allocCpuMillicores: r.allocCpuMillicores, reqCpuMillicores: r.reqCpuMillicores, allocMemoryBytes: r.allocMemoryBytes, reqMemoryBytes: r.reqMemoryBytes,
+    allocPods: r.allocPods, reqPods: r.reqPods, allocGpu: r.allocGpu, reqGpu: r.reqGpu, usdPerHour: r.usdPerHour,
+  });
+  return {
+    name: r.name, nodeClaim: r.nodeClaim, nodePool: r.nodePool, instanceType: r.instanceType, capacityType: r.capacityType, zone: r.zone,
+    createdAt: isoInstant(r.createdAtMs), ageHours: Math.max(0, (snapshotAtMs - r.createdAtMs) / HOUR_MS),
+    usdPerHour: r.usdPerHour, priceSource: r.priceSource,
+    allocatableVcpu: r.allocCpuMillicores / 1000, allocatableMemoryGiB: r.allocMemoryBytes / BYTES_PER_GIB, allocatablePods: r.allocPods,
+    allocatableGpu: r.allocGpu, requestedVcpu: r.reqCpuMillicores / 1000, requestedMemoryGiB: r.reqMemoryBytes / BYTES_PER_GIB,
+    requestedPods: r.reqPods, requestedGpu: r.reqGpu, cpu: p.cpu, memory: p.memory, pods: p.pods, gpu: p.gpu,
+    idleVcpu: p.idleVcpu, idleMemoryGiB: p.idleMemoryGiB, idleUsdPerHour: p.idleUsdPerHour, snapshots: r.snapshots,
+  };
+}
+
+/** Nulls sort last whichever the order; ties by name. */
+function sortNodes(rows: NodeRow[], sort: NodeSort, order: 'asc' | 'desc'): NodeRow[] {
+  const dir = order === 'asc' ? 1 : -1;
+  return rows.sort((a, b) => {
+    const x = a[sort];
+    const y = b[sort];
+    if (x === null || y === null) return x === y ? a.name.localeCompare(b.name) : x === null ? 1 : -1;
+    const c = typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
+    return c !== 0 ? c * dir : a.name.localeCompare(b.name);
+  });
+}
+
+/** Bin-packing efficiency per NodePool and cluster over a range, and per node at (or up to) a snapshot. */
+export function createEfficiencyService(repo: AnalyticsPackingRepository, ctx: RangeContext) {
+  const nodesAt = (q: { at?: string; window?: string; nodepool?: string; capacityType?: string }) => {
+    const snapshotAtMs = repo.snapshotAtOrBefore(optionalInstant('at', q.at));
+    const windowMs = q.window === undefined ? null : parseWindow('window', q.window);
+    if (snapshotAtMs === null) return { snapshotAtMs: null, windowFromMs: null, rows: [] as NodeRow[] };
+    // (snapshot − window, snapshot]; without a window, just the snapshot.
+    const fromMs = windowMs === null ? snapshotAtMs - 1 : snapshotAtMs - windowMs;
+    const rows = repo.nodeWindow({ fromMs, toMs: snapshotAtMs, nodePool: q.nodepool, capacityType: q.capacityType }).map((r) => nodeRow(r, snapshotAtMs));
+    return { snapshotAtMs, windowFromMs: windowMs === null ? snapshotAtMs : fromMs, rows };
+  };
+  const nodesResponse = (n: ReturnType<typeof nodesAt>, rows: NodeRow[], offset: number): NodesResponse => ({
+    snapshotAt: n.snapshotAtMs === null ? null : isoInstant(n.snapshotAtMs),
+    windowFrom: n.windowFromMs === null ? null : isoInstant(n.windowFromMs),
+    total: n.rows.length, offset, rows,
+  });
+
+  return {
+    summary(q: { from?: string; to?: string; nodepool?: string }): EfficiencySummaryResponse {
+      const range = rangeOf(ctx, q);
+      const rows = repo.poolSums(range);
+      const { hours, snapshots } = repo.coverage(range);
+      const pools = [...sumByNodePool(rows).entries()].sort(([a], [b]) => a.localeCompare(b));
+      return {
+        from: isoInstant(range.fromMs), to: isoInstant(range.toMs), hours, snapshots,
+        rows: [summaryRow('cluster', null, packingStats(sumAll(rows), hours)), ...pools.map(([p, s]) => summaryRow('nodepool', p, packingStats(s, hours)))],
+      };
+    },
+
+    /** Each node's packing at the snapshot at or before `at`, averaged over `window` if given. */
+    nodeEfficiency(q: EfficiencyNodesQuery): NodesResponse {
+      const n = nodesAt(q);
+      return nodesResponse(n, sortNodes(n.rows, 'name', 'asc'), 0);
+    },
+
+    /** The node table at one snapshot, sorted (default: by name) and paged (default: 500 rows). */
+    nodes(q: NodesQuery): NodesResponse {
+      const n = nodesAt(q);
+      const offset = q.offset ?? 0;
+      const sorted = sortNodes(n.rows, q.sort ?? 'name', q.order ?? 'asc');
+      return nodesResponse(n, sorted.slice(offset, offset + (q.limit ?? DEFAULT_NODE_PAGE)), offset);
+    },
+  };
+}
+
+export type EfficiencyService = ReturnType<typeof createEfficiencyService>;

@@ -1,0 +1,312 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CapacityType } from '../../core/labels';
+import type { EventRecord, KubeSnapshot, NodeClaimRecord, NodeRecord, PodRecord } from '../../core/model';
+import { buildSnapshotRows } from '../../core/rollup';
+import { openDb, type Db } from '../../db/open-db';
+import { createKubeRepository } from '../../db/repositories/kube-repository';
+import { buildApp } from '../../server/app';
+import type { ConsolidationCompareResponse, ConsolidationEventsResponse, ConsolidationTimelineResponse } from '../../server/schemas/consolidation';
+import type { EfficiencySummaryResponse, NodesResponse } from '../../server/schemas/efficiency';
+import type { NodePoolCompareResponse } from '../../server/schemas/nodepool-cost';
+import type { ErrorResponse } from '../../server/schemas/reports';
+import type { TeamCostResponse } from '../../server/schemas/teams';
+
+/*
+ * A small cluster through the real path (buildSnapshotRows -> writeSnapshot -> SQLite -> routes), every 15 minutes
+ * from 09:00 to 11:00 UTC (the 11:00 snapshot is the newest: it weighs nothing).
+ *   general (on-demand): node-a and node-b, 4 vCPU / 16 GiB at $0.20/h. web-1 (team web) 1.5 vCPU + 2 GiB on node-a;
+ *     jobs-1 (team data) 1.5 vCPU + 2 GiB on node-b. At 10:00 Karpenter deletes node-b (Underutilized) and jobs-1 moves
+ *     to node-a.
+ *   batch (spot): node-s, 2 vCPU / 4 GiB at $0.06/h (on-demand $0.17/h); batch-1 (team data) 1 vCPU + 1 GiB.
+ * Hand-worked, [09:00, 11:00):
+ *   general cost 0.40 × 1 h + 0.20 × 1 h = $0.60; batch 0.06 × 2 = $0.12; node cost $0.72.
+ *   Before 10:00 general cpu 3 / 8 = 0.375, memory 4 / 32 = 0.125; after 3 / 4 = 0.75, 4 / 16 = 0.25.
+ *   Request share 50/50: web 0.5 × (1.5/4 + 2/16) × 0.20 = $0.05/h × 2 h = $0.10; data on general the same $0.10;
+ *   data on batch 0.5 × (1/2 + 1/4) × 0.06 = $0.0225/h × 2 h = $0.045; idle general 0.60 − 0.20 = $0.40, batch $0.075.
+ */
+
+const GiB = 1024 ** 3;
+const MIN = 60_000;
+const at = (hhmm: string): number => Date.parse(`2026-11-01T${hhmm}:00Z`);
+const T_DELETE = at('10:00');
+const PRICES: Record<string, { usd: number; onDemand: number }> = { 'node-a': { usd: 0.2, onDemand: 0.2 }, 'node-b': { usd: 0.2, onDemand: 0.2 }, 'node-s': { usd: 0.06, onDemand: 0.17 } };
+
+function node(name: string, nodePool: string, capacityType: CapacityType, cpu: number, memGiB: number): NodeRecord {
+  return {
+    name, nodeClaim: `${nodePool}-${name.slice(-1)}`, nodePool, instanceType: capacityType === 'spot' ? 'c5.large' : 'm5.xlarge', capacityType,
+    zone: 'us-east-1a', instanceId: `i-${name}`, createdAt: at('08:00'), allocatable: { cpuMillicores: cpu, memoryBytes: memGiB * GiB, pods: 58, gpu: 0 }, labels: {},
+  };
+}
+const claim = (n: NodeRecord): NodeClaimRecord => ({
+  name: n.nodeClaim ?? '', nodePool: n.nodePool, nodeName: n.name, instanceType: n.instanceType, capacityType: n.capacityType, zone: n.zone,
+  instanceId: n.instanceId, createdAt: n.createdAt, disruptionReason: null, conditions: [],
+});
+function pod(name: string, namespace: string, team: string, nodeName: string, cpu: number, memGiB: number): PodRecord {
+  return {
+    uid: `uid-${name}`, namespace, name, nodeName, phase: 'Running', ownerKind: 'ReplicaSet', ownerName: name, team,
+    requests: { cpuMillicores: cpu, memoryBytes: memGiB * GiB, pods: 1, gpu: 0 }, doNotDisrupt: false, createdAt: at('08:00'), labels: {},
+  };
+}
+function disruption(uid: string, kind: 'Node' | 'NodeClaim', name: string): EventRecord {
+  return { uid, at: T_DELETE, type: 'Normal', reason: 'DisruptionTerminating', message: `Disrupting ${kind}: Underutilized/Delete`, kind, name, namespace: null };
+}
+
+function snapshotAt(t: number): KubeSnapshot {
+  const a = node('node-a', 'general', 'on-demand', 4000, 16);
+  const b = node('node-b', 'general', 'on-demand', 4000, 16);
+  const s = node('node-s', 'batch', 'spot', 2000, 4);
+  const beforeDelete = t < T_DELETE;
+  const nodes = beforeDelete ? [a, b, s] : [a, s];
+  return {
+    takenAt: t,
+    nodePools: [],
+    namespaces: [
+      { name: 'web', team: 'web', labels: { team: 'web', 'example.com/owner': 'shop' } },
+      { name: 'jobs', team: 'data', labels: { team: 'data', 'example.com/owner': 'analytics' } },
+      { name: 'batch', team: 'data', labels: { team: 'data', 'example.com/owner': 'analytics' } },
+    ],
+    nodes,
+    nodeClaims: nodes.map(claim),
+    pods: [pod('web-1', 'web', 'web', 'node-a', 1500, 2), pod('jobs-1', 'jobs', 'data', beforeDelete ? 'node-b' : 'node-a', 1500, 2), pod('batch-1', 'batch', 'data', 'node-s', 1000, 1)],
+    events: t === T_DELETE ? [disruption('e1', 'Node', 'node-b'), disruption('e2', 'NodeClaim', 'general-b')] : [],
+  };
+}
+
+let dir: string;
+let db: Db;
+let app: FastifyInstance;
+const get = async <T>(url: string, headers: Record<string, string> = {}) => {
+  const res = await app.inject({ url, headers });
+  return { status: res.statusCode, body: res.json<T>(), res };
+};
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ledger-analytics-api-'));
+  db = openDb({ path: join(dir, 'ledger.db') });
+  const kube = createKubeRepository(db);
+  for (let t = at('09:00'); t <= at('11:00'); t += 15 * MIN) {
+    const s = snapshotAt(t);
+    const rows = buildSnapshotRows(s, (n) => ({ usdPerHour: PRICES[n.name].usd, source: 'pricing-api' }), (n) => PRICES[n.name].onDemand);
+    kube.writeSnapshot({ snapshot: s, ...rows, runId: null });
+  }
+  app = buildApp({ db, webRoot: join(dir, 'no-web'), now: () => at('12:00') });
+  await app.ready();
+});
+
+afterAll(async () => {
+  await app.close();
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const RANGE = 'from=2026-11-01T09:00:00Z&to=2026-11-01T11:00:00Z';
+
+describe('GET /api/efficiency/summary', () => {
+  it('time-weighted and cost-weighted efficiency per NodePool and for the cluster', async () => {
+    const { status, body } = await get<EfficiencySummaryResponse>(`/api/efficiency/summary?${RANGE}`);
+    expect(status).toBe(200);
+    expect(body.hours).toBe(2);
+    const general = body.rows.find((r) => r.nodePool === 'general');
+    // cpu (3000 × 1 h + 3000 × 1 h) / (8000 × 1 h + 4000 × 1 h) = 0.5; memory 8 / 48; nodes 1.5 on average
+    expect(general?.cpu).toBeCloseTo(0.5, 12);
+    expect(general?.memory).toBeCloseTo(1 / 6, 12);
+    expect(general?.costWeightedCpu).toBeCloseTo(0.5, 12);
+    expect(general?.nodesAvg).toBeCloseTo(1.5, 12);
+    expect(general?.costUsd).toBeCloseTo(0.6, 12);
+    // idle: (8000 − 3000 + 4000 − 3000) / 2 h avg = 3 vCPU; money 0.40 / 2 h = $0.20/h
+    expect(general?.idleVcpuAvg).toBeCloseTo(3, 12);
+    expect(general?.idleUsdPerHourAvg).toBeCloseTo(0.2, 12);
+    expect(body.rows[0]).toMatchObject({ scope: 'cluster', nodePool: null });
+    expect(body.rows[0].costUsd).toBeCloseTo(0.72, 12);
+  });
+});
+
+describe('GET /api/consolidation/*', () => {
+  it('finds the disruption from its Node and NodeClaim events, once', async () => {
+    const { body } = await get<ConsolidationEventsResponse>(`/api/consolidation/events?${RANGE}`);
+    expect(body.rows).toHaveLength(1);
+    expect(body.rows[0]).toMatchObject({
+      id: `${T_DELETE}-general-b`, nodeName: 'node-b', nodeClaim: 'general-b', nodePool: 'general', reason: 'Underutilized', action: 'Delete',
+      nodeDeletedAt: '2026-11-01T10:00:00.000Z',
+    });
+  });
+
+  it('a before/after with one node removed: equal 1 h windows around the event', async () => {
+    const { status, body } = await get<ConsolidationCompareResponse>(`/api/consolidation/compare?event=${T_DELETE}-general-b`);
+    expect(status).toBe(200);
+    expect(body.before).toEqual({ from: '2026-11-01T09:00:00.000Z', to: '2026-11-01T10:00:00.000Z' });
+    const g = body.rows.find((r) => r.nodePool === 'general');
+    expect(g?.consolidated).toBe(true);
+    expect(g?.before).toMatchObject({ hours: 1, nodesAvg: 2, cpu: 0.375, memory: 0.125 });
+    expect(g?.after).toMatchObject({ hours: 1, nodesAvg: 1, cpu: 0.75, memory: 0.25 });
+    expect(g?.before.usdPerHourAvg).toBeCloseTo(0.4, 12);
+    expect(g?.after.usdPerHourAvg).toBeCloseTo(0.2, 12);
+    expect(body.rows.find((r) => r.nodePool === 'batch')?.change.nodesAvg).toBe(0);
+  });
+
+  it('compares around a chosen instant too, with another window', async () => {
+    // [09:30, 10:00) vs [10:00, 10:30): same answer for general.
+    const { body } = await get<ConsolidationCompareResponse>('/api/consolidation/compare?at=2026-11-01T10:00:00Z&window=30m&nodepool=general');
+    expect(body.event).toBeNull();
+    expect(body.rows.map((r) => r.nodePool)).toEqual([null, 'general']);
+    expect(body.rows[1].change.cpu).toBeCloseTo(0.375, 12);
+  });
+
+  it('timeline series per NodePool with the event marked', async () => {
+    const { body } = await get<ConsolidationTimelineResponse>(`/api/consolidation/timeline?${RANGE}`);
+    const general = body.series.find((s) => s.nodePool === 'general');
+    expect(body.bucketMs).toBe(MIN); // the finest bucket that keeps 2 h within 1,000 points
+    expect(general?.points.map((p) => p.nodesAvg)).toEqual([2, 2, 2, 2, 1, 1, 1, 1]);
+    expect(body.events).toEqual([{ id: `${T_DELETE}-general-b`, atMs: T_DELETE, nodePool: 'general', reason: 'Underutilized', action: 'Delete', count: 1 }]);
+  });
+});
+
+describe('GET /api/nodepools/compare', () => {
+  it('cost per vCPU-hour of allocatable and of requested capacity, and spot savings', async () => {
+    const { body } = await get<NodePoolCompareResponse>(`/api/nodepools/compare?${RANGE}`);
+    const general = body.rows.find((r) => r.nodePool === 'general');
+    // $0.60 over 12 allocatable vCPU-hours and 6 requested
+    expect(general?.nodeHours).toBeCloseTo(3, 12);
+    expect(general?.usdPerVcpuHourAllocatable).toBeCloseTo(0.05, 12);
+    expect(general?.usdPerVcpuHourRequested).toBeCloseTo(0.1, 12);
+    const batch = body.rows.find((r) => r.nodePool === 'batch');
+    // on demand 0.17 × 2 = $0.34; savings 0.34 − 0.12 = $0.22
+    expect(batch?.onDemandEquivalentUsd).toBeCloseTo(0.34, 12);
+    expect(batch?.savingsUsd).toBeCloseTo(0.22, 12);
+  });
+});
+
+describe('GET /api/teams/cost', () => {
+  it('splits node cost by request share with idle per NodePool, in cents that add up', async () => {
+    const { body } = await get<TeamCostResponse>(`/api/teams/cost?${RANGE}`);
+    // batch data 4.5 and batch idle 7.5 cents tie for the missing cent: the first line (data) gets it.
+    expect(body.rows.map((r) => [r.kind, r.team, r.nodePool, r.costUsd])).toEqual([
+      ['team', 'data', 'batch', 0.05], ['team', 'data', 'general', 0.1], ['team', 'web', 'general', 0.1],
+      ['idle', null, 'batch', 0.07], ['idle', null, 'general', 0.4],
+    ]);
+    expect(body.teams).toEqual([
+      { kind: 'team', team: 'data', costUsd: 0.15 }, { kind: 'team', team: 'web', costUsd: 0.1 }, { kind: 'idle', team: null, costUsd: 0.47 },
+    ]);
+    expect(body.totals).toMatchObject({ nodeCostUsd: 0.72, teamsUsd: 0.25, idleUsd: 0.47 });
+    expect(Math.abs(body.totals.residualUsd)).toBeLessThan(1e-9);
+  });
+
+  it('with cpu-only weights, AWS split, idle spread and another label', async () => {
+    // cpu only: web 0.075/h × 2 h = 0.15; data general 0.15, batch 0.03 × 2 = 0.06; idle general 0.30, batch 0.06
+    const cpu = (await get<TeamCostResponse>(`/api/teams/cost?${RANGE}&weights=1,0`)).body;
+    expect(cpu.teams).toEqual([{ kind: 'team', team: 'data', costUsd: 0.21 }, { kind: 'team', team: 'web', costUsd: 0.15 }, { kind: 'idle', team: null, costUsd: 0.36 }]);
+    // AWS split: each node's price goes to its pods: web 0.20 + 0.10, data 0.20 + 0.10 + 0.12, no idle
+    const aws = (await get<TeamCostResponse>(`/api/teams/cost?${RANGE}&method=aws-split`)).body;
+    expect(aws.teams).toEqual([{ kind: 'team', team: 'data', costUsd: 0.42 }, { kind: 'team', team: 'web', costUsd: 0.3 }, { kind: 'idle', team: null, costUsd: 0 }]);
+    // idle spread: general 0.40 split 0.10 : 0.10; batch 0.075 to data
+    const spread = (await get<TeamCostResponse>(`/api/teams/cost?${RANGE}&idle=spread`)).body;
+    expect(spread.teams).toEqual([{ kind: 'team', team: 'data', costUsd: 0.42 }, { kind: 'team', team: 'web', costUsd: 0.3 }]);
+    const owner = (await get<TeamCostResponse>(`/api/teams/cost?${RANGE}&label=example.com/owner&team=analytics`)).body;
+    expect(owner.teams).toEqual([{ kind: 'team', team: 'analytics', costUsd: 0.15 }]);
+    expect(owner.notes[0]).toMatch(/namespace label "example.com\/owner"/);
+  });
+});
+
+describe('GET /api/nodes and /api/efficiency/nodes', () => {
+  it('the node table at a snapshot, sorted and paged', async () => {
+    const { body } = await get<NodesResponse>('/api/nodes?at=2026-11-01T09:50:00Z&sort=cpu&order=desc&limit=2');
+    expect(body.snapshotAt).toBe('2026-11-01T09:45:00.000Z');
+    expect(body.total).toBe(3);
+    // node-s 1000/2000 = 0.5 first, then node-a and node-b at 1500/4000 = 0.375 (ties by name)
+    expect(body.rows.map((r) => [r.name, r.cpu])).toEqual([['node-s', 0.5], ['node-a', 0.375]]);
+    expect(body.rows[1]).toMatchObject({ nodePool: 'general', capacityType: 'on-demand', usdPerHour: 0.2, ageHours: 1.75, idleVcpu: 2.5 });
+  });
+
+  it('a node averaged over a window', async () => {
+    // (09:30, 10:30]: node-a at 1500 m for 09:45 and 3000 m for 10:00, 10:15, 10:30, each 15 min: 2625 m on average
+    const { body } = await get<NodesResponse>('/api/efficiency/nodes?at=2026-11-01T10:30:00Z&window=1h&nodepool=general');
+    const a = body.rows.find((r) => r.name === 'node-a');
+    expect(body.windowFrom).toBe('2026-11-01T09:30:00.000Z');
+    expect(a?.snapshots).toBe(4);
+    expect(a?.requestedVcpu).toBeCloseTo(2.625, 12);
+    expect(body.rows.find((r) => r.name === 'node-b')?.snapshots).toBe(1);
+  });
+});
+
+describe('CSV downloads', () => {
+  it('every table route answers CSV with format=csv or Accept: text/csv', async () => {
+    const urls = ['/api/efficiency/summary', '/api/efficiency/nodes', '/api/nodes', '/api/consolidation/events', '/api/consolidation/timeline',
+      '/api/nodepools/compare', '/api/reconciliation/daily', '/api/teams/cost'].map((u) => (u.includes('nodes') ? `${u}?at=2026-11-01T10:00:00Z` : `${u}?${RANGE}`));
+    for (const url of [...urls, `/api/consolidation/compare?event=${T_DELETE}-general-b`]) {
+      const viaParam = await app.inject({ url: `${url}&format=csv` });
+      expect(viaParam.statusCode, url).toBe(200);
+      expect(viaParam.headers['content-type'], url).toBe('text/csv; charset=utf-8');
+      expect(viaParam.headers['content-disposition']).toMatch(/^attachment; filename="[a-z-]+\.csv"$/);
+      expect(viaParam.body.split('\r\n').length, url).toBeGreaterThan(2); // header, rows, final line end
+      const viaAccept = await app.inject({ url, headers: { accept: 'text/csv' } });
+      expect(viaAccept.headers['content-type'], url).toBe('text/csv; charset=utf-8');
+      expect(viaAccept.body).toBe(viaParam.body);
+      const json = await app.inject({ url, headers: { accept: 'application/json' } });
+      expect(json.headers['content-type'], url).toMatch(/^application\/json/);
+    }
+  });
+
+  it('the team table as CSV: the same cents, one row per line', async () => {
+    const res = await app.inject({ url: `/api/teams/cost?${RANGE}&format=csv` });
+    const lines = res.body.trim().split('\r\n');
+    expect(lines[0]).toBe('kind,team,nodePool,costUsd,share,idleSpreadUsd');
+    expect(lines.slice(1).map((l) => l.split(',').slice(1, 4).join(' '))).toEqual(['data batch 0.05', 'data general 0.1', 'web general 0.1', ' batch 0.07', ' general 0.4']);
+  });
+});
+
+describe('bad query parameters: 400 naming the parameter', () => {
+  it.each([
+    ['/api/efficiency/summary?from=yesterday', 'from'],
+    ['/api/efficiency/summary?nodepool=Bad_Pool', 'nodepool'],
+    ['/api/efficiency/summary?format=xml', 'format'],
+    ['/api/efficiency/nodes?window=3d', 'window'],
+    ['/api/efficiency/nodes?window=2m', 'window'],
+    ['/api/nodes?at=2026-02-30', 'at'],
+    ['/api/nodes?sort=price', 'sort'],
+    ['/api/nodes?limit=9999', 'limit'],
+    ['/api/nodes?capacityType=preemptible', 'capacityType'],
+    ['/api/consolidation/events?reason=Bored', 'reason'],
+    ['/api/consolidation/events?kind=some', 'kind'],
+    ['/api/consolidation/compare', 'event'],
+    ['/api/consolidation/compare?event=nope', 'event'],
+    ['/api/consolidation/compare?at=2026-11-01T10:00:00Z&event=1-general-b', 'at'],
+    ['/api/consolidation/compare?at=2026-11-01T10:00:00Z&window=25h', 'window'],
+    ['/api/teams/cost?weights=0.6,0.6', 'weights'],
+    ['/api/teams/cost?weights=half', 'weights'],
+    ['/api/teams/cost?method=aws-split&weights=0.5,0.5', 'weights'],
+    ['/api/teams/cost?idle=hide', 'idle'],
+    ['/api/teams/cost?label=Not%20A%20Label', 'label'],
+    ['/api/teams/cost?groupBy=pod', 'groupBy'],
+    ['/api/reconciliation/daily?from=2026-11-05&to=2026-11-01', 'to'],
+    ['/api/nodepools/compare?to=2026-13-01', 'to'],
+  ])('%s -> "%s"', async (url, param) => {
+    const { status, body } = await get<ErrorResponse>(url);
+    expect(status).toBe(400);
+    expect(body.message).toMatch(new RegExp(`parameter "${param}"`));
+  });
+
+  it('an unknown event id is a 404 that says where to find ids', async () => {
+    const { status, body } = await get<ErrorResponse>(`/api/consolidation/compare?event=${T_DELETE}-general-zz`);
+    expect(status).toBe(404);
+    expect(body.message).toMatch(/\/api\/consolidation\/events/);
+  });
+});
+
+describe('OpenAPI', () => {
+  it('serves the document at /docs/json and a page at /docs listing the analytics routes', async () => {
+    const json = await get<{ openapi: string; paths: Record<string, unknown> }>('/docs/json');
+    expect(json.body.openapi).toMatch(/^3\./);
+    for (const p of ['/api/efficiency/summary', '/api/efficiency/nodes', '/api/nodes', '/api/consolidation/events', '/api/consolidation/compare',
+      '/api/consolidation/timeline', '/api/nodepools/compare', '/api/reconciliation/daily', '/api/teams/cost']) {
+      expect(Object.keys(json.body.paths)).toContain(p);
+    }
+    const page = await app.inject({ url: '/docs' });
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.body).toContain('GET /api/teams/cost');
+    expect(page.body).not.toMatch(/<script|style=/);
+  });
+});
