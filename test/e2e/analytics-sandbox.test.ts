@@ -1,0 +1,147 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedFromSandbox } from '../../cli/seed-sandbox';
+import { openDb, type Db } from '../../db/open-db';
+import { startSandbox, type RunningSandbox } from '../../sandbox/index';
+import { buildApp } from '../../server/app';
+import type { ConsolidationCompareResponse, ConsolidationEventsResponse } from '../../server/schemas/consolidation';
+import type { EfficiencySummaryResponse } from '../../server/schemas/efficiency';
+import type { NodePoolCompareResponse, ReconciliationResponse } from '../../server/schemas/nodepool-cost';
+import type { DailyCostResponse } from '../../server/schemas/reports';
+import type { TeamCostResponse } from '../../server/schemas/teams';
+
+/*
+ * The week4 sandbox scenario, its first simulated day, through the real collectors into SQLite (seedFromSandbox),
+ * then the analytics API over real HTTP on 127.0.0.1. The day holds an Underutilized replacement at 02:30 and an
+ * evening of Underutilized and Empty deletions as the web cycle winds down.
+ */
+
+const DAY_MS = 86_400_000;
+let dir: string;
+let db: Db;
+let sandbox: RunningSandbox;
+let app: FastifyInstance;
+let base: string;
+let range: string;
+const savedEnv = { ...process.env };
+
+async function get<T>(path: string): Promise<T> {
+  const res = await fetch(`${base}${path}`);
+  if (res.status !== 200) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ledger-analytics-e2e-'));
+  sandbox = await startSandbox({ dir });
+  Object.assign(process.env, sandbox.awsEnv);
+  db = openDb({ path: join(dir, 'ledger.db') });
+  const sc = sandbox.scenario;
+  const endMs = sc.start + DAY_MS;
+  await seedFromSandbox({
+    db, sandboxUrl: sandbox.url, kubeconfigPath: sandbox.kubeconfigPath, clusterName: sc.clusterName, region: sc.region,
+    startMs: sc.start, endMs, stepMs: sc.stepMs, quiet: true,
+  });
+  app = buildApp({ db, webRoot: join(dir, 'no-web'), now: () => endMs });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  range = `from=${new Date(sc.start).toISOString()}&to=${new Date(endMs).toISOString()}`;
+});
+
+afterAll(async () => {
+  await app?.close();
+  db?.close();
+  await sandbox?.close();
+  process.env = savedEnv;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('consolidation on the week4 sandbox', () => {
+  it('finds every disruption the simulation made, with its reason and replacements', async () => {
+    const sc = sandbox.scenario;
+    const endMs = sc.start + DAY_MS;
+    const { rows } = await get<ConsolidationEventsResponse>(`/api/consolidation/events?${range}`);
+    const simulated = sc.nodes.filter((n) => n.deletionReason !== null && n.deletedAt !== null && n.deletedAt < endMs);
+    expect(simulated.length).toBeGreaterThan(10);
+    for (const n of simulated) {
+      const found = rows.find((r) => r.nodeClaim === n.nodeClaimName);
+      expect(found, n.nodeClaimName ?? n.name).toMatchObject({ nodeName: n.name, nodePool: n.nodePool, reason: n.deletionReason, atMs: n.deletedAt });
+      const replacements = sc.nodes.filter((r) => r.launchReason.kind === 'replacement' && r.launchReason.replaces.includes(n.nodeClaimName ?? ''));
+      expect(found?.replacements, n.nodeClaimName ?? n.name).toEqual(replacements.map((r) => r.nodeClaimName).sort());
+    }
+    expect(rows).toHaveLength(simulated.length);
+  });
+
+  it('after its consolidation the NodePool packs better and costs less per hour', async () => {
+    const { rows } = await get<ConsolidationEventsResponse>(`/api/consolidation/events?${range}&reason=Underutilized`);
+    const replace = rows.find((r) => r.action === 'Replace');
+    expect(replace?.replacements.length).toBeGreaterThan(0);
+    const cmp = await get<ConsolidationCompareResponse>(`/api/consolidation/compare?event=${replace?.id ?? ''}`);
+    const pool = cmp.rows.find((r) => r.consolidated);
+    expect(pool?.nodePool).toBe(replace?.nodePool);
+    expect(pool?.before.hours).toBeCloseTo(1, 9);
+    expect(pool?.after.cpu).toBeGreaterThan(pool?.before.cpu ?? Infinity);
+    expect(pool?.after.memory).toBeGreaterThan(pool?.before.memory ?? Infinity);
+    expect(pool?.after.costWeightedCpu).toBeGreaterThan(pool?.before.costWeightedCpu ?? Infinity);
+    expect(pool?.after.usdPerHourAvg).toBeLessThan(pool?.before.usdPerHourAvg ?? -Infinity);
+  });
+});
+
+describe('team attribution on the week4 sandbox', () => {
+  it.each([
+    ['request share 50/50', ''],
+    ['request share 70/30', '&weights=0.7,0.3'],
+    ['AWS split', '&method=aws-split'],
+    ['idle spread', '&idle=spread'],
+    ['by namespace', '&groupBy=namespace'],
+  ])('%s: team costs + idle = node costs to the cent', async (_name, extra) => {
+    const t = await get<TeamCostResponse>(`/api/teams/cost?${range}${extra}`);
+    const cents = (usd: number) => Math.round(usd * 100);
+    // The lines are in cents and add up exactly; the independent idle figure agrees to under half a cent.
+    expect(t.rows.reduce((s, r) => s + cents(r.costUsd), 0)).toBe(cents(t.totals.nodeCostUsd));
+    expect(cents(t.totals.teamsUsd) + cents(t.totals.idleUsd)).toBe(cents(t.totals.nodeCostUsd));
+    expect(Math.abs(t.totals.residualUsd)).toBeLessThan(0.005);
+    expect(t.rows.filter((r) => r.kind === 'team').length).toBeGreaterThan(3);
+
+    // The node cost is the snapshot estimate the daily cost route computes on its own.
+    const daily = await get<DailyCostResponse>(`/api/cost/nodepools/daily?${range}`);
+    expect(cents(t.totals.nodeCostUsd)).toBe(cents(daily.totals.estimateUsd));
+  });
+});
+
+describe('efficiency, NodePool cost and reconciliation on the week4 sandbox', () => {
+  it('the cluster row sums the NodePools; cost-weighted efficiency is a fraction', async () => {
+    const s = await get<EfficiencySummaryResponse>(`/api/efficiency/summary?${range}`);
+    const [cluster, ...pools] = s.rows;
+    expect(cluster.costUsd).toBeCloseTo(pools.reduce((t, p) => t + p.costUsd, 0), 9);
+    expect(pools.map((p) => p.nodePool)).toEqual(['', 'general', 'system']);
+    for (const r of s.rows) {
+      expect(r.costWeightedCpu).toBeGreaterThan(0);
+      expect(r.costWeightedCpu).toBeLessThan(1);
+      expect(r.idleUsdPerHourAvg).toBeGreaterThan(0);
+    }
+  });
+
+  it('spot capacity saves against the on-demand price of the same instances', async () => {
+    const c = await get<NodePoolCompareResponse>(`/api/nodepools/compare?${range}`);
+    const spot = c.rows.filter((r) => r.capacityType === 'spot');
+    expect(spot.length).toBeGreaterThan(0);
+    // The sandbox keeps spot between 20 % and 70 % of on-demand: savings between 30 % and 80 %.
+    for (const r of spot) {
+      expect(r.savingsFraction).toBeGreaterThan(0.3);
+      expect(r.savingsFraction).toBeLessThan(0.8);
+    }
+    for (const r of c.rows.filter((x) => x.capacityType === 'on-demand')) expect(r.savingsUsd).toBeCloseTo(0, 9);
+  });
+
+  it('reconciles the sandbox bill with the estimate, with no unexplained difference', async () => {
+    const r = await get<ReconciliationResponse>(`/api/reconciliation/daily?${range}`);
+    expect(r.rows.length).toBeGreaterThan(3);
+    expect(r.rows.filter((x) => x.cause === 'unexplained' || x.cause === 'no-bill' || x.cause === 'no-estimate')).toEqual([]);
+    expect(Math.abs(r.totals.differenceUsd)).toBeLessThan(0.01 * r.totals.billUsd);
+  });
+});
