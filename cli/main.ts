@@ -5,7 +5,10 @@ import { openDb } from '../db/open-db';
 import { createRunsRepository } from '../db/repositories/runs-repository';
 import { DEFAULT_SCENARIO, DEFAULT_SEED, startSandbox } from '../sandbox/index';
 import { buildApp } from '../server/app';
+import { COLLECT_HELP, COLLECT_OPTIONS, collectOptionsFrom, runCollect } from './collect';
+import { DOCTOR_HELP, DOCTOR_OPTIONS, doctorOptionsFrom, runDoctor } from './doctor';
 import { seedFromSandbox } from './seed-sandbox';
+import { UsageError } from './usage-error';
 
 const HELP: Record<string, string> = {
   main: `nodepool-ledger — what a Karpenter cluster costs, NodePool by NodePool, and how well its nodes are packed.
@@ -16,6 +19,8 @@ Commands:
   demo      start the built-in sandbox (simulated cluster + AWS account), collect its 14 days, serve the dashboard
   serve     serve the dashboard over an existing database
   sandbox   only run the sandbox's Kubernetes and AWS endpoints (prints the kubeconfig and AWS_ENDPOINT_URL_* to use)
+  collect   read a real cluster and AWS account (Cost Explorer, Pricing, spot prices, Kubernetes) into the database
+  doctor    check cost allocation tags, IAM permissions and cluster access before collecting
 
 Run 'nodepool-ledger <command> --help' for a command's options.`,
   demo: `Usage: nodepool-ledger demo [--port 5173] [--db .ledger/demo.db] [--scenario week4] [--seed 42] [--fresh]
@@ -30,6 +35,8 @@ Serves the dashboard and API over a database filled by 'collect' or 'demo'.`,
 
 Serves the simulated cluster's Kubernetes API and the AWS endpoints (Cost Explorer, Pricing, EC2) on 127.0.0.1
 with the clock at the end of the scenario, and prints how to point kubectl and the AWS SDK at it.`,
+  collect: COLLECT_HELP,
+  doctor: DOCTOR_HELP,
 };
 
 const OPTIONS = {
@@ -42,8 +49,6 @@ const OPTIONS = {
   fresh: { type: 'boolean' },
   dir: { type: 'string' },
 } as const;
-
-class UsageError extends Error {}
 
 function intOption(value: string | undefined, name: string, fallback: number): number {
   if (value === undefined) return fallback;
@@ -137,26 +142,53 @@ async function sandboxOnly(v: Record<string, string | boolean | undefined>): Pro
   console.log('export AWS_ACCESS_KEY_ID=… AWS_SECRET_ACCESS_KEY=… (any dummy values: the sandbox does not check them)');
 }
 
+/** `collect`: one pass, or --watch until SIGINT/SIGTERM (the snapshot being written is finished first). */
+async function collect(v: Record<string, string | boolean | undefined>): Promise<number> {
+  const options = collectOptionsFrom(v);
+  const stop = new AbortController();
+  const onSignal = (): void => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const summary = await runCollect(options, { signal: stop.signal });
+    return summary.ok ? 0 : 1;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+async function doctor(v: Record<string, string | boolean | undefined>): Promise<number> {
+  const report = await runDoctor(doctorOptionsFrom(v));
+  return report.problems === 0 ? 0 : 1;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   if (!command || command === '--help' || command === '-h' || command === 'help') {
     console.log(HELP.main);
     return command ? 0 : 1;
   }
-  const handlers: Record<string, (v: Record<string, string | boolean | undefined>) => Promise<void>> = { demo, serve, sandbox: sandboxOnly };
+  const handlers: Record<string, (v: Record<string, string | boolean | undefined>) => Promise<void | number>> = {
+    demo, serve, sandbox: sandboxOnly, collect, doctor,
+  };
   const handler = handlers[command];
   if (!handler) {
     console.error(`unknown command "${command}"\n\n${HELP.main}`);
     return 2;
   }
   try {
-    const { values } = parseArgs({ args: rest, options: OPTIONS, strict: true, allowPositionals: false });
+    // Each command parses only its own flags (a flag of another command is an error, not silently ignored).
+    const values: Record<string, string | boolean | undefined> = command === 'collect'
+      ? parseArgs({ args: rest, options: COLLECT_OPTIONS, strict: true, allowPositionals: false }).values
+      : command === 'doctor'
+        ? parseArgs({ args: rest, options: DOCTOR_OPTIONS, strict: true, allowPositionals: false }).values
+        : parseArgs({ args: rest, options: OPTIONS, strict: true, allowPositionals: false }).values;
     if (values.help) {
       console.log(HELP[command]);
       return 0;
     }
-    await handler(values);
-    return 0;
+    return (await handler(values)) ?? 0;
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       console.error(`${(err as Error).message}\n\n${HELP[command]}`);

@@ -1,0 +1,421 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { CostExplorerClient } from '@aws-sdk/client-cost-explorer';
+import { AwsRequestCounter } from '../collectors/aws-request-counter';
+import { checkCostAllocationTags, chooseClusterTag } from '../collectors/cost-explorer/allocation-tags';
+import { createCostExplorerClient } from '../collectors/cost-explorer/client';
+import { collectCostExplorer, type CostCollectResult } from '../collectors/cost-explorer/collect';
+import { kubeErrorText } from '../collectors/kubernetes/api-error';
+import { createKubeClients, type KubeClients } from '../collectors/kubernetes/client';
+import { collectKubeSnapshot } from '../collectors/kubernetes/collect';
+import type { ListStats } from '../collectors/kubernetes/list-all';
+import { KubeWatchCache } from '../collectors/kubernetes/watch-cache';
+import { createPricingClient, pricingEndpointRegion } from '../collectors/pricing/client';
+import { createEc2Client } from '../collectors/spot/client';
+import { TAG_NODEPOOL } from '../core/labels';
+import type { KubeSnapshot } from '../core/model';
+import { buildSnapshotRows } from '../core/rollup';
+import { type Db, openDb } from '../db/open-db';
+import { createApiRequestsRepository } from '../db/repositories/api-requests-repository';
+import { createKubeRepository } from '../db/repositories/kube-repository';
+import { createRunsRepository, type RunSource } from '../db/repositories/runs-repository';
+import { parseDuration } from './duration';
+import { PriceCollector } from './price-collector';
+import { ProgressBar } from './progress';
+import { UsageError } from './usage-error';
+
+export const COLLECT_HELP = `Usage: nodepool-ledger collect --cluster NAME [--region R] [--since 90d] [--watch] [--interval 5m]
+                                [--kubeconfig PATH] [--context NAME] [--db .ledger/ledger.db] [--quiet]
+
+Reads a real cluster and AWS account into the database: a snapshot of the cluster's Nodes, Pods, NodeClaims,
+NodePools and Events; on-demand (Pricing API) and spot (EC2 spot price history) prices of the instances in use;
+and the Cost Explorer bill of the last --since, DAILY per NodePool x purchase type and x instance type, plus
+HOURLY and per-instance lines for the last 14 days where the account has them enabled. Cost Explorer days
+already final are never requested again (each request costs USD 0.01); a summary ends the run.
+
+  --cluster NAME    the EKS cluster name (its cost is found by the eks:eks-cluster-name or kubernetes.io/cluster/NAME tag)
+  --region R        the cluster's region; default $AWS_REGION, else the nodes' topology.kubernetes.io/region label
+  --since 90d       how much of the bill to read (s, m, h, d, w)
+  --watch           keep a watch cache of the cluster and write a snapshot every --interval until Ctrl-C / SIGTERM
+                    (the bill is refreshed every 8 h, on-demand prices every 12 h, spot prices hourly)
+  --interval 5m     time between snapshots with --watch
+  --kubeconfig P    kubeconfig file; default $KUBECONFIG, else the pod's service account in a cluster, else ~/.kube/config
+  --context C       kubeconfig context
+  --db PATH         the database (created if missing)
+
+AWS credentials come from the standard chain (AWS_PROFILE, environment, SSO, web identity, instance or pod role).
+Run 'nodepool-ledger doctor --cluster NAME' first: it checks the cost allocation tags, IAM permissions and cluster access.`;
+
+export const COLLECT_OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  cluster: { type: 'string' },
+  region: { type: 'string' },
+  since: { type: 'string' },
+  watch: { type: 'boolean' },
+  interval: { type: 'string' },
+  kubeconfig: { type: 'string' },
+  context: { type: 'string' },
+  db: { type: 'string' },
+  quiet: { type: 'boolean' },
+} as const;
+
+export const DEFAULT_DB_PATH = '.ledger/ledger.db';
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+/** Cost Explorer refreshes the bill a few times a day: asking more often only costs requests. */
+const CE_REFRESH_MS = 8 * HOUR_MS;
+/** Karpenter refreshes on-demand prices every 12 h. */
+const ON_DEMAND_REFRESH_MS = 12 * HOUR_MS;
+/** An account that refused HOURLY or per-instance data is asked again after this long (it may have opted in). */
+const OPT_IN_RETRY_MS = DAY_MS;
+export const USD_PER_COST_EXPLORER_REQUEST = 0.01;
+
+export interface CollectOptions {
+  cluster: string;
+  region?: string;
+  sinceMs: number;
+  watch: boolean;
+  intervalMs: number;
+  kubeconfig?: string;
+  context?: string;
+  dbPath: string;
+  quiet: boolean;
+}
+
+export interface CollectIo {
+  /** The collection time; default the wall clock (tests pass the sandbox's clock). */
+  now?: () => number;
+  /** Summary lines (stdout). */
+  out?: (line: string) => void;
+  /** Warnings and watch-mode notes (stderr). */
+  err?: (line: string) => void;
+  /** Ends --watch (SIGINT/SIGTERM in the CLI). */
+  signal?: AbortSignal;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface CollectSummary {
+  /** True when every stage of every cycle succeeded. */
+  ok: boolean;
+  /** `stage: message` for each failure. */
+  failures: string[];
+  snapshots: number;
+  snapshotNodeRows: number;
+  costLines: number;
+  priceRows: number;
+  kubeRequests: number;
+  /** `service:Operation` -> HTTP requests sent (retries included). */
+  awsRequests: Record<string, number>;
+  costExplorerRequests: number;
+  costExplorerUsd: number;
+  /** Cost Explorer periods in the window already final, so not requested again. */
+  finalPeriodsSkipped: number;
+  costRuns: CostCollectResult[];
+  seconds: number;
+}
+
+type Values = Record<string, string | boolean | undefined>;
+
+/** CollectOptions from parsed flags; a missing or malformed flag is a UsageError. */
+export function collectOptionsFrom(v: Values): CollectOptions {
+  const str = (k: string): string | undefined => (typeof v[k] === 'string' ? (v[k] as string) : undefined);
+  const cluster = str('cluster');
+  if (!cluster) throw new UsageError('collect needs --cluster NAME (the EKS cluster name)');
+  const duration = (k: string, fallback: string): number => {
+    const text = str(k) ?? fallback;
+    const ms = parseDuration(text);
+    if (ms === null) throw new UsageError(`--${k} must be a duration like 90d, 12h, 5m or 30s, got "${text}"`);
+    return ms;
+  };
+  return {
+    cluster,
+    region: str('region'),
+    sinceMs: duration('since', '90d'),
+    watch: v.watch === true,
+    intervalMs: duration('interval', '5m'),
+    kubeconfig: str('kubeconfig'),
+    context: str('context'),
+    dbPath: resolve(str('db') ?? DEFAULT_DB_PATH),
+    quiet: v.quiet === true,
+  };
+}
+
+/** 'sandbox' when the AWS endpoints were pointed at this machine (the sandbox or a test endpoint), else 'aws'. */
+export function dataSourceOf(env: NodeJS.ProcessEnv): RunSource {
+  const local = Object.entries(env).some(([k, val]) => k.startsWith('AWS_ENDPOINT_URL') && /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:|\/|$)/.test(val ?? ''));
+  return local ? 'sandbox' : 'aws';
+}
+
+const errorText = (err: unknown): string => (err instanceof Error ? `${err.name === 'Error' ? '' : `${err.name}: `}${err.message}` : String(err));
+
+const sleep = (ms: number, signal?: AbortSignal): Promise<void> => new Promise((done) => {
+  if (signal?.aborted) return done();
+  const finish = (): void => {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', finish);
+    done();
+  };
+  const timer = setTimeout(finish, ms);
+  signal?.addEventListener('abort', finish, { once: true });
+});
+
+/** Everything one `collect` invocation shares across its stages. */
+class Collection {
+  readonly summary: CollectSummary = {
+    ok: true, failures: [], snapshots: 0, snapshotNodeRows: 0, costLines: 0, priceRows: 0, kubeRequests: 0, awsRequests: {},
+    costExplorerRequests: 0, costExplorerUsd: 0, finalPeriodsSkipped: 0, costRuns: [], seconds: 0,
+  };
+  readonly counter = new AwsRequestCounter();
+  readonly ce: CostExplorerClient;
+  readonly source: RunSource;
+  readonly now: () => number;
+  readonly out: (line: string) => void;
+  readonly err: (line: string) => void;
+  private prices: PriceCollector | null = null;
+  private readonly awsClients: { destroy(): void }[] = [];
+  private pricingRun: { id: number; failure: string | null } | null = null;
+  private region: string | undefined;
+  private lastOnDemandAt = -Infinity;
+
+  constructor(readonly o: CollectOptions, readonly db: Db, readonly io: CollectIo) {
+    this.now = io.now ?? Date.now;
+    this.out = io.out ?? ((l) => console.log(l));
+    this.err = io.err ?? ((l) => console.error(l));
+    const env = io.env ?? process.env;
+    this.source = dataSourceOf(env);
+    this.region = o.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
+    this.ce = this.counter.attach(createCostExplorerClient(), 'ce');
+  }
+
+  /** Records a failed stage; Kubernetes failures name the kubeconfig, context and server that were tried. */
+  fail(stage: string, err: unknown, k?: KubeClients): void {
+    const message = k ? `${stage}: ${kubeErrorText(err)} (${k.describe})` : `${stage}: ${errorText(err)}`;
+    this.summary.ok = false;
+    this.summary.failures.push(message);
+    this.err(`✗ ${message}`);
+  }
+
+  /** The price source, created once the region is known (from the flag, the environment or the nodes). */
+  private priceCollector(nodes: KubeSnapshot['nodes']): PriceCollector {
+    if (this.prices) return this.prices;
+    const region = this.region ?? nodes.map((n) => n.labels['topology.kubernetes.io/region']).find((r) => r !== undefined);
+    if (!region) throw new UsageError('cannot tell the cluster\'s region (no --region, no $AWS_REGION, no topology.kubernetes.io/region label on the nodes): pass --region');
+    this.region = region;
+    const runs = createRunsRepository(this.db);
+    const runId = runs.startRun('pricing', this.source);
+    this.pricingRun = { id: runId, failure: null };
+    // The Pricing API allows about 5 requests a second: adaptive retries also slow the client down after throttling.
+    const pricing = this.counter.attach(createPricingClient({ region: pricingEndpointRegion(region), retryMode: 'adaptive' }), 'pricing');
+    const ec2 = this.counter.attach(createEc2Client({ region }), 'ec2');
+    this.awsClients.push(pricing, ec2);
+    this.prices = new PriceCollector(this.db, region, runId, { pricing, ec2 });
+    return this.prices;
+  }
+
+  /**
+   * Prices the snapshot's nodes and writes it, in one transaction. Price failures are reported and the snapshot
+   * is still written with the last good prices (or Karpenter's static table).
+   */
+  async writeSnapshot(snapshot: KubeSnapshot, runId: number): Promise<void> {
+    const prices = this.priceCollector(snapshot.nodes);
+    const before = prices.rowsWritten;
+    try {
+      if (snapshot.takenAt - this.lastOnDemandAt >= ON_DEMAND_REFRESH_MS) {
+        await prices.loadOnDemand(snapshot.takenAt);
+        this.lastOnDemandAt = snapshot.takenAt;
+      }
+      await prices.ensureSpotMarkets(snapshot.nodes, snapshot.takenAt);
+    } catch (err) {
+      if (this.pricingRun) this.pricingRun.failure = errorText(err);
+      this.fail('prices (the last stored prices or the static table are used)', err);
+    }
+    this.summary.priceRows += prices.rowsWritten - before;
+    const rows = buildSnapshotRows(snapshot, (n, at) => prices.quote(n, at));
+    createKubeRepository(this.db).writeSnapshot({ snapshot, ...rows, runId });
+    this.summary.snapshots += 1;
+    this.summary.snapshotNodeRows += rows.nodes.length;
+  }
+
+  /** Cost allocation tags, then the bill; HOURLY and per-instance data unless the account refused them lately. */
+  async costExplorer(): Promise<void> {
+    const runs = createRunsRepository(this.db);
+    const requests = createApiRequestsRepository(this.db);
+    const runId = runs.startRun('cost-explorer', this.source);
+    const now = this.now();
+    try {
+      const tags = await checkCostAllocationTags(this.ce, this.o.cluster, {
+        onRequest: () => requests.recordApiRequest({ runId, at: now, service: 'ce', operation: 'ListCostAllocationTags' }),
+      });
+      const choice = chooseClusterTag(this.o.cluster, tags);
+      if (!tags.active.includes(TAG_NODEPOOL)) {
+        this.err(`! ${TAG_NODEPOOL} is not an active cost allocation tag: all cost shows as untagged until it is activated (run 'nodepool-ledger doctor')`);
+      }
+      if (!choice.active) {
+        this.err(`! neither eks:eks-cluster-name nor kubernetes.io/cluster/${this.o.cluster} is an active cost allocation tag: the bill filtered by cluster will be empty (run 'nodepool-ledger doctor')`);
+      }
+      const refused = (key: string): boolean => {
+        const at = runs.getSetting(key);
+        return at !== null && now - Number(at) < OPT_IN_RETRY_MS;
+      };
+      const queries = 2 + (refused('ce.hourly.refusedAt') ? 0 : 1) + (refused('ce.resources.refusedAt') ? 0 : 1);
+      const bar = this.o.quiet ? null : new ProgressBar('cost explorer', queries);
+      const labels: string[] = [];
+      const result = await collectCostExplorer({
+        db: this.db, ce: this.ce, clusterName: this.o.cluster, now, runId, clusterTag: choice.tag,
+        hourly: !refused('ce.hourly.refusedAt'), resources: !refused('ce.resources.refusedAt'),
+        onRequest: ({ query, page }) => {
+          if (!labels.includes(query)) labels.push(query);
+          bar?.update(labels.length - 1, `${query} page ${page}`);
+        },
+      }, { startMs: now - this.o.sinceMs, endMs: now });
+      bar?.update(queries, 'done');
+      for (const q of result.queries) {
+        if (q.unavailable === undefined) continue;
+        const what = q.granularity === 'HOURLY' ? 'hourly' : 'resources';
+        runs.setSetting(`ce.${what}.refusedAt`, String(now));
+        this.err(`! ${q.api} ${q.granularity} x ${q.groupBy} is not available to this account (${q.unavailable}); DAILY lines are kept, asked again in 24 h`);
+      }
+      this.summary.costRuns.push(result);
+      this.summary.costLines += result.linesWritten;
+      this.summary.finalPeriodsSkipped += result.queries.reduce((s, q) => s + q.finalSkipped, 0);
+      runs.finishRun(runId, 'ok', result.linesWritten);
+    } catch (err) {
+      runs.finishRun(runId, 'failed', 0, errorText(err));
+      this.fail('cost explorer', err);
+    }
+  }
+
+  /** One snapshot from paged lists. */
+  async kubeOnce(): Promise<void> {
+    const runs = createRunsRepository(this.db);
+    const runId = runs.startRun('kubernetes', this.source);
+    let k: KubeClients | undefined;
+    const stats: ListStats = { requests: 0, restarts: 0 };
+    const bar = this.o.quiet ? null : new ProgressBar('kubernetes', 1);
+    const ticker = bar ? setInterval(() => bar.update(0, `${stats.requests} list pages`), 500) : null;
+    try {
+      k = createKubeClients({ kubeconfig: this.o.kubeconfig, context: this.o.context, env: this.io.env });
+      const snapshot = await collectKubeSnapshot(k, this.now(), { withEvents: true }, stats);
+      if (ticker) clearInterval(ticker);
+      bar?.update(1, `${snapshot.nodes.length} nodes, ${snapshot.pods.length} pods in ${stats.requests} list pages`);
+      await this.writeSnapshot(snapshot, runId);
+      runs.finishRun(runId, 'ok', 1);
+    } catch (err) {
+      runs.finishRun(runId, 'failed', 0, errorText(err));
+      this.fail('kubernetes', err, k);
+    } finally {
+      if (ticker) clearInterval(ticker);
+      this.summary.kubeRequests += stats.requests;
+    }
+  }
+
+  /** A watch cache and a snapshot every interval, until the signal; the bill and prices on their own schedules. */
+  async watch(): Promise<void> {
+    const runs = createRunsRepository(this.db);
+    const runId = runs.startRun('kubernetes', this.source);
+    let k: KubeClients | undefined;
+    let cache: KubeWatchCache | undefined;
+    let nextCostAt = -Infinity;
+    let lastTakenAt = -Infinity;
+    try {
+      k = createKubeClients({ kubeconfig: this.o.kubeconfig, context: this.o.context, env: this.io.env });
+      const describe = k.describe;
+      cache = new KubeWatchCache(k, { onError: (resource, e) => this.err(`! watch ${resource}: ${errorText(e)} (${describe}); re-watching`) });
+      await cache.start();
+      this.err(`watching ${describe}; a snapshot every ${this.o.intervalMs / 1000} s until Ctrl-C`);
+      while (!this.io.signal?.aborted) {
+        const t = this.now();
+        if (t > lastTakenAt) {
+          try {
+            const snapshot = cache.snapshot(t);
+            await this.writeSnapshot(snapshot, runId);
+            lastTakenAt = t;
+            if (!this.o.quiet) this.err(`snapshot ${new Date(t).toISOString()}: ${snapshot.nodes.length} nodes, ${snapshot.pods.length} pods`);
+          } catch (err) {
+            this.fail(`snapshot at ${new Date(t).toISOString()} (nothing written)`, err);
+          }
+        }
+        if (t >= nextCostAt) {
+          await this.costExplorer();
+          nextCostAt = t + CE_REFRESH_MS;
+        }
+        await sleep(this.o.intervalMs, this.io.signal);
+      }
+      runs.finishRun(runId, this.summary.ok ? 'ok' : 'failed', this.summary.snapshots, this.summary.failures.join('; ') || null);
+    } catch (err) {
+      runs.finishRun(runId, 'failed', this.summary.snapshots, errorText(err));
+      this.fail('kubernetes', err, k);
+    } finally {
+      cache?.stop();
+      if (cache) this.summary.kubeRequests += cache.stats.requests + cache.watchesStarted;
+    }
+  }
+
+  destroy(): void {
+    this.ce.destroy();
+    for (const client of this.awsClients) client.destroy();
+  }
+
+  finish(startedAt: number): CollectSummary {
+    const s = this.summary;
+    if (this.pricingRun) {
+      createRunsRepository(this.db).finishRun(this.pricingRun.id, this.pricingRun.failure === null ? 'ok' : 'failed', s.priceRows, this.pricingRun.failure);
+    }
+    s.awsRequests = Object.fromEntries(this.counter.entries());
+    s.costExplorerRequests = this.counter.count('ce');
+    s.costExplorerUsd = Math.round(s.costExplorerRequests * USD_PER_COST_EXPLORER_REQUEST * 100) / 100;
+    s.seconds = (Date.now() - startedAt) / 1000;
+    return s;
+  }
+}
+
+/** Runs `collect`: one pass (or --watch until the signal), then prints and returns the summary. */
+export async function runCollect(o: CollectOptions, io: CollectIo = {}): Promise<CollectSummary> {
+  const startedAt = Date.now();
+  mkdirSync(dirname(o.dbPath), { recursive: true });
+  const db = openDb({ path: o.dbPath });
+  const c = new Collection(o, db, io);
+  try {
+    if (o.watch) await c.watch();
+    else {
+      await c.kubeOnce();
+      await c.costExplorer();
+    }
+    return report(c, startedAt);
+  } finally {
+    c.destroy();
+    db.close();
+  }
+}
+
+function report(c: Collection, startedAt: number): CollectSummary {
+  const summary = c.finish(startedAt);
+  for (const line of formatSummary(summary, c.o.dbPath)) c.out(line);
+  return summary;
+}
+
+/** The end-of-run summary: rows written, requests per service, what Cost Explorer cost. */
+export function formatSummary(s: CollectSummary, dbPath: string): string[] {
+  const lines = [
+    `${s.ok ? 'collected' : 'collected with failures'} into ${dbPath} in ${s.seconds.toFixed(1)} s`,
+    `rows written: ${s.snapshots} snapshot${s.snapshots === 1 ? '' : 's'} (${s.snapshotNodeRows} node rows), ${s.costLines} Cost Explorer lines, ${s.priceRows} price rows`,
+  ];
+  const services = new Map<string, number>([['kubernetes', s.kubeRequests]]);
+  for (const [key, n] of Object.entries(s.awsRequests)) {
+    const service = key.split(':')[0];
+    services.set(service, (services.get(service) ?? 0) + n);
+  }
+  lines.push(`requests: ${[...services].map(([k, n]) => `${k} ${n}`).join(', ')}`);
+  const ops = Object.entries(s.awsRequests).map(([k, n]) => `${k} ${n}`);
+  if (ops.length > 0) lines.push(`  by operation: ${ops.join(', ')}`);
+  for (const run of s.costRuns) {
+    for (const q of run.queries) {
+      const what = `${q.granularity} x ${q.groupBy}`.padEnd(22);
+      const asked = q.ranges.length === 0 ? 'nothing to ask' : q.ranges.map((r) => `${r.start}..${r.end}`).join(', ');
+      lines.push(`  ${what} ${String(q.requests).padStart(3)} requests: ${asked}; ${q.finalSkipped} final periods not asked again${q.unavailable ? ' (not available to this account)' : ''}`);
+    }
+  }
+  lines.push(`Cost Explorer: ${s.costExplorerRequests} requests x USD ${USD_PER_COST_EXPLORER_REQUEST.toFixed(2)} = USD ${s.costExplorerUsd.toFixed(2)}; ${s.finalPeriodsSkipped} final periods skipped`);
+  for (const f of s.failures) lines.push(`failed: ${f}`);
+  return lines;
+}

@@ -1,0 +1,273 @@
+import { GetCostAndUsageCommand } from '@aws-sdk/client-cost-explorer';
+import { DescribeSpotPriceHistoryCommand } from '@aws-sdk/client-ec2';
+import { GetProductsCommand } from '@aws-sdk/client-pricing';
+import { type AllocationTagStatus, checkCostAllocationTags, chooseClusterTag, type ClusterTag } from '../collectors/cost-explorer/allocation-tags';
+import { createCostExplorerClient } from '../collectors/cost-explorer/client';
+import { clusterComputeFilter } from '../collectors/cost-explorer/collect';
+import { kubeErrorText } from '../collectors/kubernetes/api-error';
+import { createKubeClients, type KubeClients } from '../collectors/kubernetes/client';
+import { createPricingClient, pricingEndpointRegion } from '../collectors/pricing/client';
+import { createEc2Client } from '../collectors/spot/client';
+import { clusterOwnedTag, TAG_CLUSTER_NAME, TAG_NODEPOOL } from '../core/labels';
+import { UsageError } from './usage-error';
+
+export const DOCTOR_HELP = `Usage: nodepool-ledger doctor --cluster NAME [--region R] [--kubeconfig PATH] [--context NAME]
+
+Checks what 'collect' needs, and says how to fix what is missing:
+  - the cost allocation tags karpenter.sh/nodepool and the cluster tag (eks:eks-cluster-name or
+    kubernetes.io/cluster/NAME) are Active (ce:ListCostAllocationTags);
+  - the IAM actions ce:GetCostAndUsage (one request: USD 0.01), ce:ListCostAllocationTags, pricing:GetProducts and
+    ec2:DescribeSpotPriceHistory (a dry run) are allowed for the credentials the standard AWS chain finds;
+  - the cluster answers lists of nodes, pods, NodeClaims, NodePools and events (naming the kubeconfig, context and
+    server it tried).
+Exit code 0 when everything is in order, 1 otherwise.`;
+
+export const DOCTOR_OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  cluster: { type: 'string' },
+  region: { type: 'string' },
+  kubeconfig: { type: 'string' },
+  context: { type: 'string' },
+} as const;
+
+export interface DoctorOptions {
+  cluster: string;
+  region?: string;
+  kubeconfig?: string;
+  context?: string;
+}
+
+export interface DoctorIo {
+  out?: (line: string) => void;
+  now?: () => number;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface DoctorReport {
+  problems: number;
+  lines: string[];
+}
+
+const DAY_MS = 86_400_000;
+const BILLING_CONSOLE_PATH = 'AWS Billing and Cost Management console > Cost allocation tags > User-defined cost allocation tags';
+
+export function doctorOptionsFrom(v: Record<string, string | boolean | undefined>): DoctorOptions {
+  const str = (k: string): string | undefined => (typeof v[k] === 'string' ? (v[k] as string) : undefined);
+  const cluster = str('cluster');
+  if (!cluster) throw new UsageError('doctor needs --cluster NAME (the EKS cluster name)');
+  return { cluster, region: str('region'), kubeconfig: str('kubeconfig'), context: str('context') };
+}
+
+interface AwsErrorLike {
+  name: string;
+  message: string;
+  status: number | undefined;
+}
+
+const awsError = (err: unknown): AwsErrorLike => {
+  const e = err as { name?: unknown; message?: unknown; $metadata?: { httpStatusCode?: unknown } } | null;
+  return {
+    name: typeof e?.name === 'string' ? e.name : 'Error',
+    message: typeof e?.message === 'string' ? e.message : String(err),
+    status: typeof e?.$metadata?.httpStatusCode === 'number' ? e.$metadata.httpStatusCode : undefined,
+  };
+};
+
+/** Error names with which AWS refuses an action the identity's policies do not allow. */
+const DENIED = new Set(['AccessDeniedException', 'AccessDenied', 'UnauthorizedOperation', 'UnauthorizedException']);
+/** Error names that mean the credentials themselves are missing, wrong or expired. */
+const NO_CREDENTIALS = new Set(['CredentialsProviderError', 'UnrecognizedClientException', 'InvalidClientTokenId', 'ExpiredToken', 'ExpiredTokenException', 'AuthFailure', 'InvalidSignatureException']);
+
+/** What to tell the user about a failed AWS call made for `action`. */
+export function explainAwsFailure(action: string, err: unknown, credentialSource: string): string {
+  const e = awsError(err);
+  if (DENIED.has(e.name) || e.status === 403) {
+    // AWS names the identity and the action: "User: arn:... is not authorized to perform: ce:GetCostAndUsage ...".
+    const identity = /User: (\S+) is not authorized/.exec(e.message)?.[1];
+    const named = /not authorized to perform:? ([a-z0-9-]+:[A-Za-z0-9]+)/.exec(e.message)?.[1] ?? action;
+    return `${named} is not allowed${identity ? ` for ${identity}` : ''}: add the IAM action ${named} to the policy of the identity ${credentialSource} gives (${e.name})`;
+  }
+  if (NO_CREDENTIALS.has(e.name)) {
+    return `${action}: the AWS credentials were not usable (${e.name}: ${e.message}); ${credentialSource} was tried: set AWS_PROFILE or refresh the credentials (e.g. aws sso login)`;
+  }
+  return `${action} failed: ${e.name}: ${e.message}`;
+}
+
+/** Where the standard chain will find credentials, as far as the environment tells (never the secrets). */
+export function credentialSourceOf(env: NodeJS.ProcessEnv): string {
+  if (env.AWS_ACCESS_KEY_ID) return 'the environment (AWS_ACCESS_KEY_ID)';
+  if (env.AWS_PROFILE) return `profile ${env.AWS_PROFILE} (AWS_PROFILE)`;
+  if (env.AWS_WEB_IDENTITY_TOKEN_FILE) return 'web identity (AWS_WEB_IDENTITY_TOKEN_FILE, e.g. IRSA)';
+  if (env.AWS_CONTAINER_CREDENTIALS_FULL_URI || env.AWS_CONTAINER_CREDENTIALS_RELATIVE_URI) return 'the container credentials endpoint (e.g. EKS Pod Identity)';
+  return 'the default chain (profile default, SSO, instance role)';
+}
+
+function tagFix(keys: string[]): string[] {
+  return [
+    `      fix: ${BILLING_CONSOLE_PATH}: select ${keys.join(' and ')}, Activate`,
+    `       or: aws ce update-cost-allocation-tags-status --cost-allocation-tags-status ${keys.map((k) => `TagKey=${k},Status=Active`).join(' ')}`,
+    '      activation takes up to 24 h and is not retroactive: cost billed before it stays untagged',
+    '      (a backfill of up to 12 months can be asked for once a day: aws ce start-cost-allocation-tag-backfill --backfill-from <first day of a month>)',
+  ];
+}
+
+const statusWord = (key: string, tags: AllocationTagStatus): string =>
+  (tags.active.includes(key) ? 'Active' : tags.inactive.includes(key) ? 'Inactive' : 'not known to billing');
+
+const NOT_KNOWN = 'a tag key is listed only after a billed resource carried it (up to 24 h after Karpenter first tags an instance)';
+
+/** Lines about the cost allocation tags; returns the problems found. */
+function reportTags(o: DoctorOptions, tags: AllocationTagStatus, say: (line: string) => void): number {
+  let problems = 0;
+  if (tags.active.includes(TAG_NODEPOOL)) say(`  ✓ ${TAG_NODEPOOL} is an Active cost allocation tag`);
+  else {
+    problems += 1;
+    const known = tags.inactive.includes(TAG_NODEPOOL);
+    say(`  ✗ ${TAG_NODEPOOL} is ${known ? 'Inactive' : 'not known to billing'} as a cost allocation tag: Cost Explorer shows all of the cluster's cost as untagged, none per NodePool`);
+    if (!known) say(`      ${NOT_KNOWN}`);
+    for (const l of tagFix([TAG_NODEPOOL])) say(l);
+  }
+  const owned = clusterOwnedTag(o.cluster);
+  const choice = chooseClusterTag(o.cluster, tags);
+  if (choice.active) {
+    const other = choice.tag.key === TAG_CLUSTER_NAME ? owned : TAG_CLUSTER_NAME;
+    say(`  ✓ cluster tag ${choice.tag.key} is Active (${other}: ${statusWord(other, tags)}); collect filters the bill by ${choice.tag.key}=${choice.tag.value}`);
+  } else {
+    problems += 1;
+    say(`  ✗ neither cluster tag is Active (${TAG_CLUSTER_NAME}: ${statusWord(TAG_CLUSTER_NAME, tags)}, ${owned}: ${statusWord(owned, tags)}): the bill cannot be filtered to this cluster`);
+    if (!tags.inactive.includes(TAG_CLUSTER_NAME) && !tags.inactive.includes(owned)) say(`      ${NOT_KNOWN}`);
+    for (const l of tagFix([TAG_CLUSTER_NAME])) say(l);
+  }
+  return problems;
+}
+
+async function checkAws(o: DoctorOptions, io: Required<DoctorIo>, say: (line: string) => void): Promise<number> {
+  const region = o.region ?? io.env.AWS_REGION ?? io.env.AWS_DEFAULT_REGION;
+  const credentials = credentialSourceOf(io.env);
+  say(`AWS (credentials: ${credentials}; cluster region ${region ?? 'us-east-1 (assumed: no --region or $AWS_REGION)'})`);
+  const clusterRegion = region ?? 'us-east-1';
+  const ce = createCostExplorerClient();
+  const pricing = createPricingClient({ region: pricingEndpointRegion(clusterRegion) });
+  const ec2 = createEc2Client({ region: clusterRegion });
+  let problems = 0;
+  const failed = (action: string, err: unknown): boolean => {
+    problems += 1;
+    say(`  ✗ ${explainAwsFailure(action, err, credentials)}`);
+    return NO_CREDENTIALS.has(awsError(err).name);
+  };
+  try {
+    let clusterTag: ClusterTag = { key: TAG_CLUSTER_NAME, value: o.cluster };
+    try {
+      const tags = await checkCostAllocationTags(ce, o.cluster);
+      say('  ✓ ce:ListCostAllocationTags allowed');
+      problems += reportTags(o, tags, say);
+      clusterTag = chooseClusterTag(o.cluster, tags).tag;
+    } catch (err) {
+      // Without usable credentials every other AWS check fails the same way: one line says it.
+      if (failed('ce:ListCostAllocationTags', err)) return problems;
+    }
+
+    const today = Math.floor(io.now() / DAY_MS) * DAY_MS;
+    const yesterday = new Date(today - DAY_MS).toISOString().slice(0, 10);
+    try {
+      const out = await ce.send(new GetCostAndUsageCommand({
+        TimePeriod: { Start: yesterday, End: new Date(today).toISOString().slice(0, 10) },
+        Granularity: 'DAILY',
+        Metrics: ['UnblendedCost'],
+        Filter: clusterComputeFilter(o.cluster, clusterTag),
+      }));
+      const usd = Number(out.ResultsByTime?.[0]?.Total?.UnblendedCost?.Amount ?? '0');
+      say(`  ✓ ce:GetCostAndUsage allowed (this check made 1 request, USD 0.01): EC2 compute tagged ${clusterTag.key}=${clusterTag.value} on ${yesterday}: USD ${usd.toFixed(2)}`);
+      if (usd === 0) say(`  ! no cost found for ${clusterTag.key}=${clusterTag.value} on ${yesterday}: check --cluster and the cluster tag above`);
+    } catch (err) {
+      failed('ce:GetCostAndUsage', err);
+    }
+
+    try {
+      await pricing.send(new GetProductsCommand({
+        ServiceCode: 'AmazonEC2', MaxResults: 1,
+        Filters: [{ Type: 'TERM_MATCH', Field: 'regionCode', Value: clusterRegion }, { Type: 'TERM_MATCH', Field: 'instanceType', Value: 'm5.large' }],
+      }));
+      say(`  ✓ pricing:GetProducts allowed (endpoint ${pricingEndpointRegion(clusterRegion)})`);
+    } catch (err) {
+      failed('pricing:GetProducts', err);
+    }
+
+    try {
+      await ec2.send(new DescribeSpotPriceHistoryCommand({ DryRun: true, ProductDescriptions: ['Linux/UNIX'], MaxResults: 5 }));
+      say(`  ✓ ec2:DescribeSpotPriceHistory allowed (${clusterRegion})`);
+    } catch (err) {
+      // A dry run that would have succeeded answers DryRunOperation.
+      if (awsError(err).name === 'DryRunOperation') say(`  ✓ ec2:DescribeSpotPriceHistory allowed (dry run in ${clusterRegion})`);
+      else failed('ec2:DescribeSpotPriceHistory', err);
+    }
+    return problems;
+  } finally {
+    ce.destroy();
+    pricing.destroy();
+    ec2.destroy();
+  }
+}
+
+const kubeStatus = (err: unknown): number | undefined => {
+  const e = err as { code?: unknown; statusCode?: unknown } | null;
+  return typeof e?.code === 'number' ? e.code : typeof e?.statusCode === 'number' ? e.statusCode : undefined;
+};
+
+/** What a failed list means, in the user's terms. */
+function explainKubeFailure(what: string, err: unknown): string {
+  const status = kubeStatus(err);
+  if (status === 401) return `list ${what}: the API server refused the credentials (401 Unauthorized): refresh them (e.g. aws eks update-kubeconfig) or check the context`;
+  if (status === 403) return `list ${what}: forbidden (403): the identity needs RBAC get/list/watch on ${what}`;
+  if (status === 404 && (what === 'NodeClaims' || what === 'NodePools')) return `list ${what}: not found (404): Karpenter's karpenter.sh/v1 CRDs are not installed (Karpenter v1 or later is needed)`;
+  const message = kubeErrorText(err);
+  return `list ${what}: ${status && !message.includes(String(status)) ? `HTTP ${status}: ` : ''}${message}`;
+}
+
+async function checkKubernetes(o: DoctorOptions, io: Required<DoctorIo>, say: (line: string) => void): Promise<number> {
+  let k: KubeClients;
+  try {
+    k = createKubeClients({ kubeconfig: o.kubeconfig, context: o.context, env: io.env });
+  } catch (err) {
+    say('Kubernetes');
+    say(`  ✗ ${(err as Error).message}`);
+    return 1;
+  }
+  say(`Kubernetes (${k.describe})`);
+  const custom = (plural: string) => () => k.custom.listClusterCustomObject({ group: 'karpenter.sh', version: 'v1', plural, limit: 1 });
+  const lists: [string, () => Promise<unknown>][] = [
+    ['nodes', () => k.core.listNode({ limit: 1 })],
+    ['pods', () => k.core.listPodForAllNamespaces({ limit: 1 })],
+    ['NodeClaims', custom('nodeclaims')],
+    ['NodePools', custom('nodepools')],
+    ['events', () => k.core.listEventForAllNamespaces({ limit: 1 })],
+  ];
+  let problems = 0;
+  for (const [what, list] of lists) {
+    try {
+      await list();
+      say(`  ✓ list ${what}`);
+    } catch (err) {
+      problems += 1;
+      say(`  ✗ ${explainKubeFailure(what, err)} (tried ${k.describe})`);
+      // An unreachable server fails every list the same way: one line says it.
+      if (kubeStatus(err) === undefined) break;
+    }
+  }
+  return problems;
+}
+
+/** Runs every check and prints what is wrong and how to fix it. */
+export async function runDoctor(o: DoctorOptions, io: DoctorIo = {}): Promise<DoctorReport> {
+  const full: Required<DoctorIo> = { out: io.out ?? ((l) => console.log(l)), now: io.now ?? Date.now, env: io.env ?? process.env };
+  const lines: string[] = [];
+  const say = (line: string): void => {
+    lines.push(line);
+    full.out(line);
+  };
+  say(`nodepool-ledger doctor for cluster ${o.cluster}`);
+  let problems = await checkAws(o, full, say);
+  problems += await checkKubernetes(o, full, say);
+  say(problems === 0 ? 'everything collect needs is in place' : `${problems} problem${problems === 1 ? '' : 's'} found`);
+  return { problems, lines };
+}
