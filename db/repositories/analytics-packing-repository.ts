@@ -128,6 +128,7 @@ export function createAnalyticsPackingRepository(db: Db) {
 
   // Snapshots in (fromMs, toMs], each weighted by the time to the next (the newest by the time since the one
   // before), capped like the range sums. Reads one day of snapshot_nodes at most (the service bounds the window).
+  // With a single MAX() aggregate SQLite takes the bare price_source from the node's newest row.
   const nodeWindow = db.prepare(`
     WITH s AS (
       SELECT id, taken_at, LEAD(taken_at) OVER (ORDER BY taken_at) AS next_at, LAG(taken_at) OVER (ORDER BY taken_at) AS prev_at
@@ -136,10 +137,6 @@ export function createAnalyticsPackingRepository(db: Db) {
     w AS (
       SELECT id, taken_at, MIN(COALESCE(next_at - taken_at, taken_at - prev_at, ${INTERVAL_CAP_MS}), ${INTERVAL_CAP_MS}) / 3600000.0 AS hours
       FROM s WHERE taken_at <= CAST(@toMs AS INTEGER)
-    ),
-    latest AS (
-      SELECT sn.node_name, sn.price_source, ROW_NUMBER() OVER (PARTITION BY sn.node_name ORDER BY w.taken_at DESC) AS rn
-      FROM w JOIN snapshot_nodes sn ON sn.snapshot_id = w.id
     )
     SELECT sn.node_name AS name, n.nodeclaim, COALESCE(sn.nodepool, '') AS nodepool, sn.instance_type, sn.capacity_type,
            COALESCE(n.zone, '') AS zone, COALESCE(n.created_at, 0) AS created_at, COUNT(*) AS snapshots, TOTAL(w.hours) AS hours,
@@ -148,7 +145,7 @@ export function createAnalyticsPackingRepository(db: Db) {
            TOTAL(w.hours * sn.alloc_pods) AS alloc_pods, TOTAL(w.hours * sn.req_pods) AS req_pods,
            TOTAL(w.hours * sn.alloc_gpu) AS alloc_gpu, TOTAL(w.hours * sn.req_gpu) AS req_gpu,
            TOTAL(w.hours * sn.usd_per_hour) AS usd_hours, TOTAL(CASE WHEN sn.usd_per_hour IS NOT NULL THEN w.hours ELSE 0 END) AS priced_hours,
-           (SELECT l.price_source FROM latest l WHERE l.node_name = sn.node_name AND l.rn = 1) AS price_source
+           sn.price_source, MAX(w.taken_at) AS newest
     FROM w JOIN snapshot_nodes sn ON sn.snapshot_id = w.id LEFT JOIN nodes n ON n.name = sn.node_name
     WHERE (@nodePool IS NULL OR COALESCE(sn.nodepool, '') = @nodePool) AND (@capacityType IS NULL OR sn.capacity_type = @capacityType)
     GROUP BY sn.node_name
