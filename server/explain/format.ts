@@ -16,7 +16,8 @@ export function usd(amount: number): string {
   const abs = Math.abs(amount);
   if (abs < 0.00005) return '$0.00';
   if (abs < 0.01) return `${sign}$${abs.toFixed(4)}`;
-  return `${sign}$${abs.toFixed(2)}`;
+  // Half a cent rounds up whatever float noise sits under it (2.2949999999 and 2.2950000001 both read $2.30).
+  return `${sign}$${(Math.round(abs * 100 + 1e-6) / 100).toFixed(2)}`;
 }
 
 /** 4.5 -> "4.5 h" */
