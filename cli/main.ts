@@ -7,6 +7,7 @@ import { DEFAULT_SCENARIO, DEFAULT_SEED, startSandbox } from '../sandbox/index';
 import { buildApp } from '../server/app';
 import { COLLECT_HELP, COLLECT_OPTIONS, collectOptionsFrom, runCollect } from './collect';
 import { DOCTOR_HELP, DOCTOR_OPTIONS, doctorOptionsFrom, runDoctor } from './doctor';
+import { BILL_HELP, BILL_USAGE, billWindowError, makeDemoBill, parseBillSpec } from './demo-bill';
 import { seedFromSandbox } from './seed-sandbox';
 import { UsageError } from './usage-error';
 
@@ -23,11 +24,13 @@ Commands:
   doctor    check cost allocation tags, IAM permissions and cluster access before collecting
 
 Run 'nodepool-ledger <command> --help' for a command's options.`,
-  demo: `Usage: nodepool-ledger demo [--port 5173] [--db .ledger/demo.db] [--scenario week4] [--seed 42] [--fresh]
+  demo: `Usage: nodepool-ledger demo [--port 5173] [--db .ledger/demo.db] [--scenario week4] [--seed 42] [--fresh] [${BILL_USAGE}]
 
 Starts the sandbox on 127.0.0.1, walks its clock through the scenario collecting a snapshot every 5 simulated
 minutes through the real Kubernetes and AWS SDK clients, pulls the Cost Explorer bill, then serves the dashboard.
-A database already seeded with the same scenario and seed is reused; --fresh rebuilds it.`,
+A database already seeded with the same scenario and seed is reused; --fresh rebuilds it.
+
+${BILL_HELP}`,
   serve: `Usage: nodepool-ledger serve --db PATH [--port 5173] [--host 127.0.0.1]
 
 Serves the dashboard and API over a database filled by 'collect' or 'demo'.`,
@@ -48,6 +51,7 @@ const OPTIONS = {
   seed: { type: 'string' },
   fresh: { type: 'boolean' },
   dir: { type: 'string' },
+  bill: { type: 'string' },
 } as const;
 
 function intOption(value: string | undefined, name: string, fallback: number): number {
@@ -81,6 +85,8 @@ async function demo(v: Record<string, string | boolean | undefined>): Promise<vo
   const dbPath = resolve((v.db as string | undefined) ?? join('.ledger', 'demo.db'));
   mkdirSync(resolve(dbPath, '..'), { recursive: true });
   const stamp = `${scenarioName}|${seed}|v1`;
+  const billSpec = v.bill === undefined ? null : parseBillSpec(String(v.bill));
+  if (billSpec !== null && 'error' in billSpec) throw new UsageError(billSpec.error);
   if (v.fresh && existsSync(dbPath)) for (const f of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`]) rmSync(f, { force: true });
   let db = openDb({ path: dbPath });
   const seeded = createRunsRepository(db).getSetting('demo.seeded');
@@ -93,6 +99,11 @@ async function demo(v: Record<string, string | boolean | undefined>): Promise<vo
   console.error(`simulating scenario "${scenarioName}" with seed ${seed}…`);
   const sandbox = await startSandbox({ scenario: scenarioName, seed, dir: resolve(dbPath, '..') });
   const sc = sandbox.scenario;
+  const billProblem = billSpec === null ? null : billWindowError(sc, billSpec);
+  if (billProblem !== null) {
+    await sandbox.close();
+    throw new UsageError(billProblem);
+  }
   Object.assign(process.env, sandbox.awsEnv, { KUBECONFIG: sandbox.kubeconfigPath });
   console.error(`sandbox: ${sandbox.url} (Kubernetes API and AWS endpoints; kubeconfig ${sandbox.kubeconfigPath})`);
   if (createRunsRepository(db).getSetting('demo.seeded') === stamp) {
@@ -105,9 +116,16 @@ async function demo(v: Record<string, string | boolean | undefined>): Promise<vo
     createRunsRepository(db).setSetting('demo.seeded', stamp);
     console.error(`collected ${s.snapshots} snapshots (${s.kubeRequests} Kubernetes requests), ${s.costLines} Cost Explorer lines in ${s.costExplorerRequests} requests (USD ${(s.costExplorerRequests * 0.01).toFixed(2)} on a real account), ${s.priceRows} price rows in ${s.seconds.toFixed(1)} s`);
   }
+  let billSource: string | null = null;
+  if (billSpec !== null) {
+    const b = makeDemoBill(db, sc, billSpec, resolve(dbPath, '..'));
+    billSource = b.source;
+    console.error(`hypothetical bill (${billSpec.perturbation}): ${b.lines} lines, USD ${b.totalUsd.toFixed(2)}, written to ${b.file} and imported as ${b.source}`);
+  }
   const app = buildApp({ db, now: () => sc.end });
   const address = await listen(app, '127.0.0.1', intOption(v.port as string | undefined, 'port', 5173));
   console.log(`NodePool Ledger dashboard: ${address}  (sandbox data, ${new Date(sc.start).toISOString().slice(0, 10)} .. ${new Date(sc.end).toISOString().slice(0, 10)})`);
+  if (billSource !== null) console.log(`hypothetical bill: ${address}/api/bill/lines?source=${billSource}&from=${new Date(sc.start).toISOString().slice(0, 10)}`);
   const stop = async () => {
     await app.close();
     await sandbox.close();
