@@ -230,7 +230,7 @@ class Collection {
       this.fail('prices (the last stored prices or the static table are used)', err);
     }
     this.summary.priceRows += prices.rowsWritten - before;
-    const rows = buildSnapshotRows(snapshot, (n, at) => prices.quote(n, at));
+    const rows = buildSnapshotRows(snapshot, (n, at) => prices.quote(n, at), (n, at) => prices.onDemandUsdPerHour(n, at));
     createKubeRepository(this.db).writeSnapshot({ snapshot, ...rows, runId });
     this.summary.snapshots += 1;
     this.summary.snapshotNodeRows += rows.nodes.length;

@@ -57,6 +57,11 @@ export class PriceCollector {
     if (changed) this.book = PriceBook.fromDb(this.db, this.region, this.staticTable);
   }
 
+  /** On-demand USD/hour of a node's instance type, whatever its capacity type (spot savings); null when unknown. */
+  onDemandUsdPerHour(n: NodeRecord, at: number): number | null {
+    return this.book.onDemand(n.instanceType, at)?.usdPerHour ?? null;
+  }
+
   quote(n: NodeRecord, at: number): PriceQuote {
     return this.book.price(n, at) ?? { usdPerHour: 0, source: 'unknown' };
   }

@@ -3,10 +3,8 @@ import { collectCostExplorer } from '../collectors/cost-explorer/collect';
 import { createKubeClients } from '../collectors/kubernetes/client';
 import { KubeWatchCache } from '../collectors/kubernetes/watch-cache';
 import { buildSnapshotRows } from '../core/rollup';
-import { loadStaticOnDemandPrices } from '../core/static-prices';
 import type { Db } from '../db/open-db';
 import { createKubeRepository } from '../db/repositories/kube-repository';
-import { PriceBook } from '../db/repositories/price-book';
 import { createRunsRepository } from '../db/repositories/runs-repository';
 import { PriceCollector } from './price-collector';
 import { ProgressBar } from './progress';
@@ -64,14 +62,12 @@ export async function seedFromSandbox(o: SeedOptions): Promise<SeedSummary> {
   try {
     await setClock(o.sandboxUrl, first);
     await prices.loadOnDemand(first);
-    // On-demand prices of spot nodes' instance types, for the spot savings rollup (on-demand prices do not move here).
-    const onDemand = PriceBook.fromDb(o.db, o.region, loadStaticOnDemandPrices(o.region));
     await cache.start();
     for (let t = first, i = 0; t < o.endMs; t += o.stepMs, i++) {
       await cache.waitFor(await setClock(o.sandboxUrl, t));
       const snapshot = cache.snapshot(t);
       await prices.ensureSpotMarkets(snapshot.nodes, t);
-      const rows = buildSnapshotRows(snapshot, (n, at) => prices.quote(n, at), (n, at) => onDemand.onDemand(n.instanceType, at)?.usdPerHour ?? null);
+      const rows = buildSnapshotRows(snapshot, (n, at) => prices.quote(n, at), (n, at) => prices.onDemandUsdPerHour(n, at));
       kubeRepo.writeSnapshot({ snapshot, ...rows, runId });
       written += 1;
       if (i % 12 === 0 || t + o.stepMs >= o.endMs) bar?.update(i + 1, `${snapshot.nodes.length} nodes, ${snapshot.pods.length} pods`);
