@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname as osHostname } from 'node:os';
+import { explainDbError } from './db-errors';
 import type { Db } from './open-db';
 import { createLockRepository, type LockHolder } from './repositories/lock-repository';
 
@@ -82,7 +83,13 @@ export function acquireCollectorLock(db: Db, opts: LockOptions): HeldLock {
     name: COLLECTOR_LOCK, owner: randomBytes(12).toString('hex'), pid: opts.pid ?? process.pid, hostname: host, command: opts.command,
     acquiredAt: t, heartbeatAt: t,
   };
-  const kept = repo.tryTake(me, (h) => isHolderLive(h, t, staleMs, host, alive));
+  let kept: LockHolder | null;
+  try {
+    // The first write a collector makes: a read-only or full file fails here, before any work, with a clear error.
+    kept = repo.tryTake(me, (h) => isHolderLive(h, t, staleMs, host, alive));
+  } catch (err) {
+    throw explainDbError(err, opts.dbPath);
+  }
   if (kept !== null) throw new CollectorLockedError(kept, opts.dbPath, t);
 
   let held = true;
