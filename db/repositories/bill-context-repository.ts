@@ -57,6 +57,15 @@ export interface BillEventRow {
   name: string;
 }
 
+export interface BillPriceRow {
+  kind: 'on-demand' | 'spot';
+  instanceType: string;
+  zone: string;
+  effectiveAt: number;
+  usdPerHour: number;
+  source: string;
+}
+
 export interface SnapshotCoverage {
   firstMs: number | null;
   lastMs: number | null;
@@ -94,6 +103,10 @@ export function createBillContextRepository(db: Db) {
   const claimPool = db.prepare(`SELECT nodepool FROM nodeclaims WHERE name = ?`).pluck();
   const nodeClaimOf = db.prepare(`SELECT nodeclaim FROM nodes WHERE name = ?`).pluck();
   const coverage = db.prepare(`SELECT MIN(taken_at) AS firstMs, MAX(taken_at) AS lastMs, COUNT(*) AS count FROM snapshots`);
+  const prices = db.prepare(`
+    SELECT kind, instance_type AS instanceType, zone, effective_at AS effectiveAt, usd_per_hour AS usdPerHour, source FROM prices
+    WHERE region = @region AND instance_type IN (SELECT value FROM json_each(@types))
+    ORDER BY kind, instance_type, zone, effective_at`);
 
   return {
     /** Nodes whose billed life (from the NodeClaim's creation) overlaps [fromMs, toMs). */
@@ -124,6 +137,9 @@ export function createBillContextRepository(db: Db) {
       return out;
     },
     snapshotCoverage: (): SnapshotCoverage => coverage.get() as SnapshotCoverage,
+    /** Price history of a region for these instance types only (all zones), sorted by time per market. */
+    priceRows: (region: string, instanceTypes: readonly string[]): BillPriceRow[] =>
+      prices.all({ region, types: JSON.stringify(instanceTypes) }) as BillPriceRow[],
   };
 }
 

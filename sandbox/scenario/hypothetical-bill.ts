@@ -46,7 +46,9 @@ function marketIndex(points: readonly SpotPricePoint[]): Map<string, SpotPricePo
   const out = new Map<string, SpotPricePoint[]>();
   for (const p of points) {
     const k = `${p.instanceType} ${p.zone}`;
-    out.set(k, [...(out.get(k) ?? []), p]);
+    const list = out.get(k);
+    if (list) list.push(p);
+    else out.set(k, [p]);
   }
   for (const list of out.values()) list.sort((a, b) => a.at - b.at);
   return out;

@@ -125,7 +125,7 @@ export interface LineWork {
   tagsInactive: boolean;
 }
 
-function explainOne(line: LineFact, ctx: ExplainContext, tagsInactive: boolean): LineWork {
+function explainOne(line: LineFact, ctx: ExplainContext, tagsInactive: boolean, withNodeClaims: boolean): LineWork {
   const splitByTag = !(tagsInactive && line.nodePool === '');
   const costed = ctx.nodes
     .filter((n) => (!splitByTag || (n.nodePool ?? '') === line.nodePool) && matchesDimension(n, line))
@@ -219,7 +219,8 @@ function explainOne(line: LineFact, ctx: ExplainContext, tagsInactive: boolean):
       line: stripFacts(line),
       status,
       summary,
-      nodeClaims: costed.map((c) => toExplained(c, ctx)),
+      // Lines read only to match an untagged surplus skip the per-NodeClaim reasons (the costly part).
+      nodeClaims: withNodeClaims ? costed.map((c) => toExplained(c, ctx)) : [],
       lineUsd,
       computedUsd,
       remainderUsd,
@@ -262,15 +263,16 @@ function tagsLookInactive(lines: readonly LineFact[], ctx: ExplainContext): bool
 
 /**
  * Explains lines, reading lines of the same period together: an untagged line's surplus is matched with the
- * tagged lines that fall short by the same money, naming the NodeClaims whose hours went untagged.
+ * tagged lines that fall short by the same money, naming the NodeClaims whose hours went untagged. `wanted`
+ * picks the lines to return (the others are context); default all.
  */
-export function explainLines(lines: readonly LineFact[], ctx: ExplainContext): Explanation[] {
+export function explainLines(lines: readonly LineFact[], ctx: ExplainContext, wanted: (line: LineFact) => boolean = () => true): Explanation[] {
   const buckets = new Map<string, LineFact[]>();
   for (const l of lines) buckets.set(bucketKey(l), [...(buckets.get(bucketKey(l)) ?? []), l]);
   const inactiveByBucket = new Map([...buckets].map(([k, ls]) => [k, tagsLookInactive(ls, ctx)]));
-  const work = lines.map((l) => explainOne(l, ctx, inactiveByBucket.get(bucketKey(l)) ?? false));
+  const work = lines.map((l) => explainOne(l, ctx, inactiveByBucket.get(bucketKey(l)) ?? false, wanted(l)));
   for (const ls of buckets.values()) matchUntaggedSurplus(work.filter((w) => ls.includes(w.line)));
-  return work.map((w) => w.explanation);
+  return work.filter((w) => wanted(w.line)).map((w) => w.explanation);
 }
 
 /** The NodeClaims of a short line whose cost in the period is close to the shortfall (one of them, or all). */

@@ -68,6 +68,24 @@ function shortOf(req: ResourceFact, alloc: ResourceFact): string {
   return parts.join(' and ');
 }
 
+/** Per catalog, per requirement set: the types a NodePool admits (the catalog holds over a thousand types). */
+const admittedCache = new WeakMap<ReadonlyMap<string, InstanceTypeFact>, Map<string, InstanceTypeFact[]>>();
+
+function admittedTypes(pool: NodePoolFact, catalog: ReadonlyMap<string, InstanceTypeFact>): InstanceTypeFact[] {
+  let byRequirements = admittedCache.get(catalog);
+  if (!byRequirements) {
+    byRequirements = new Map();
+    admittedCache.set(catalog, byRequirements);
+  }
+  const key = JSON.stringify(pool.requirements);
+  let admitted = byRequirements.get(key);
+  if (!admitted) {
+    admitted = [...catalog.values()].filter((t) => admitsInstanceType(t.labels, pool.requirements));
+    byRequirements.set(key, admitted);
+  }
+  return admitted;
+}
+
 /**
  * The next smaller instance type the NodePool admits: the next size down in the node's own family (less cpu, or
  * as much cpu and less memory), else the biggest admitted type of any family with less cpu.
@@ -75,7 +93,7 @@ function shortOf(req: ResourceFact, alloc: ResourceFact): string {
 export function nextSmallerType(node: NodeFact, pool: NodePoolFact | undefined, catalog: ReadonlyMap<string, InstanceTypeFact>): InstanceTypeFact | null {
   if (!pool) return null;
   const cpu = node.allocatable.cpuMillicores;
-  const admitted = [...catalog.values()].filter((t) => t.name !== node.instanceType && admitsInstanceType(t.labels, pool.requirements));
+  const admitted = admittedTypes(pool, catalog).filter((t) => t.name !== node.instanceType);
   const family = node.labels['karpenter.k8s.aws/instance-family'];
   const sameFamily = admitted.filter((t) => family !== undefined && t.labels['karpenter.k8s.aws/instance-family'] === family
     && (t.allocatable.cpuMillicores < cpu || (t.allocatable.cpuMillicores === cpu && t.allocatable.memoryBytes < node.allocatable.memoryBytes)));

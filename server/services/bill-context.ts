@@ -1,8 +1,7 @@
 import { TAG_NODEPOOL } from '../../core/labels';
 import { loadStaticOnDemandPrices } from '../../core/static-prices';
 import type { Db } from '../../db/open-db';
-import { createBillContextRepository, type BillNodeRow } from '../../db/repositories/bill-context-repository';
-import { createPricesRepository } from '../../db/repositories/prices-repository';
+import { type BillContextRepository, createBillContextRepository, type BillNodeRow } from '../../db/repositories/bill-context-repository';
 import { createRunsRepository } from '../../db/repositories/runs-repository';
 import type { ExplainContext, LaunchFact, NodeFact, NodePoolFact, TagStatus } from '../explain/facts';
 import type { PricePoint } from '../explain/price-timeline';
@@ -51,16 +50,19 @@ function toNodeFact(r: BillNodeRow): NodeFact {
 }
 
 /** Price histories per market from the prices table, on-demand falling back to Karpenter's static table. */
-function priceLookup(db: Db, regions: readonly string[]): ExplainContext['prices'] {
+function priceLookup(repo: BillContextRepository, regions: readonly string[], instanceTypes: readonly string[]): ExplainContext['prices'] {
   const onDemand = new Map<string, PricePoint[]>();
   const spot = new Map<string, PricePoint[]>();
   const statics = new Map<string, Map<string, number>>();
   for (const region of regions) {
     statics.set(region, loadStaticOnDemandPrices(region));
-    for (const row of createPricesRepository(db).allPrices(region)) {
+    for (const row of repo.priceRows(region, instanceTypes)) {
       const map = row.kind === 'spot' ? spot : onDemand;
       const key = row.kind === 'spot' ? `${row.instanceType} ${row.zone}` : `${region} ${row.instanceType}`;
-      map.set(key, [...(map.get(key) ?? []), { atMs: row.effectiveAt, usdPerHour: row.usdPerHour, source: row.source }]);
+      const point = { atMs: row.effectiveAt, usdPerHour: row.usdPerHour, source: row.source };
+      const list = map.get(key);
+      if (list) list.push(point);
+      else map.set(key, [point]);
     }
   }
   for (const list of [...onDemand.values(), ...spot.values()]) list.sort((a, b) => a.atMs - b.atMs);
@@ -135,7 +137,7 @@ export function loadExplainContext(db: Db, fromMs: number, toMs: number): Explai
     events,
     nodePoolOfClaim,
     claimOfNode,
-    prices: priceLookup(db, regions),
+    prices: priceLookup(repo, regions, [...new Set(nodes.map((n) => n.instanceType))].sort()),
     catalog: loadInstanceCatalog(),
     coverage: { firstSnapshotMs: cov.firstMs, lastSnapshotMs: cov.lastMs, snapshotIntervalMs },
     nodePoolTag: tagStatus(db),

@@ -49,9 +49,8 @@ export function createBillService(db: Db, now: () => number = Date.now) {
     for (const r of rows) for (const s of repo.linesOfSamePeriod(r)) siblings.set(s.id, s);
     const facts = [...siblings.values()].map(storedLineFact);
     const ctx = loadExplainContext(db, Math.min(...facts.map((f) => f.periodStartMs)), Math.max(...facts.map((f) => f.periodEndMs)));
-    const explained = explainLines(facts, ctx);
     const wanted = new Set(rows.map((r) => r.id));
-    return explained.filter((e) => e.line.id !== null && wanted.has(e.line.id));
+    return explainLines(facts, ctx, (l) => l.id !== null && wanted.has(l.id));
   }
 
   function findLine(q: BillExplainQuery): BillLineRow {

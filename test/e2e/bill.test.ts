@@ -59,15 +59,16 @@ async function explainAll(source: string, groupBy: BillGroupBy): Promise<Explana
   return Promise.all(lines.lines.map((l) => getJson<Explanation>(`/api/bill/explain?lineId=${l.id}`)));
 }
 
+/** The synced lines grouped by purchase type, explained once over the API (several tests read them). */
+let byPurchase: Explanation[];
+beforeAll(async () => {
+  byPurchase = await explainAll('cost-explorer', 'PURCHASE_TYPE');
+}, 60_000);
+
 const simNode = (name: string): SimNode | undefined => sb.scenario.nodes.find((n) => n.name === name);
 const KIND_OF: Record<string, string> = { Underutilized: 'consolidation', Empty: 'consolidation', Drifted: 'drift', Interrupted: 'interruption' };
 
 describe('every synced week4 bill line is explained', () => {
-  let byPurchase: Explanation[];
-  beforeAll(async () => {
-    byPurchase = await explainAll('cost-explorer', 'PURCHASE_TYPE');
-  }, 60_000);
-
   it('NodeClaims add up to each line to under a cent, with no unexplained remainder', async () => {
     const byType = await explainAll('cost-explorer', 'INSTANCE_TYPE');
     expect(byPurchase.length).toBeGreaterThanOrEqual(DAYS * 3);
@@ -151,7 +152,7 @@ describe('an imported Cost Explorer console CSV', () => {
     expect(imported.nodePools).toEqual(['', 'general', 'spot-batch', 'system']);
 
     const fromCsv = await explainAll('csv:costs', 'NONE');
-    const synced = await explainAll('cost-explorer', 'PURCHASE_TYPE');
+    const synced = byPurchase;
     expect(fromCsv).toHaveLength(imported.lines);
     for (const e of fromCsv) {
       const same = synced.filter((s) => s.line.periodStart === e.line.periodStart && s.line.nodePool === e.line.nodePool);
