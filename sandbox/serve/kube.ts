@@ -2,6 +2,8 @@ import type { EpochMs, Scenario, SimNode, SimPod } from '../scenario/types';
 import type { SandboxContext, SandboxHandler, SandboxRequest, SandboxResponse, SandboxStream } from './context';
 import { json } from './context';
 import { eventObject, namespaceObject, nodeAliveAt, nodeClaimObject, nodeObject, nodePoolObject, podObject, podPhaseAt } from './kube-objects';
+import { discovery } from './kube-discovery';
+import { type PodDetail, realisticPodObject } from './pod-detail';
 
 /** A continue token stays valid for five simulated minutes, like an etcd compaction window; then 410 Gone. */
 const CONTINUE_TTL_MS = 5 * 60_000;
@@ -61,7 +63,13 @@ function deletedCopy(text: string, at: EpochMs): string {
   return JSON.stringify(o);
 }
 
-function kinds(sc: Scenario): Record<string, Kind> {
+/** Options of the Kubernetes adapter; the defaults give the objects the week4 tests pin byte for byte. */
+export interface KubeHandlerOptions {
+  /** 'realistic' serves pods of 10+ KB (managedFields, env, probes, statuses), as a real API server does. */
+  podDetail?: PodDetail;
+}
+
+function kinds(sc: Scenario, opts: KubeHandlerOptions): Record<string, Kind> {
   const poolByName = new Map(sc.nodePools.map((p) => [p.name, p]));
   const nodesByName = [...sc.nodes].sort((a, b) => cmp(a.name, b.name));
   const podsByKey = [...sc.pods].sort((a, b) => cmp(`${a.namespace}/${a.name}`, `${b.namespace}/${b.name}`) || a.createdAt - b.createdAt);
@@ -83,7 +91,7 @@ function kinds(sc: Scenario): Record<string, Kind> {
   };
 
   const nodeJson = memo((n: SimNode) => nodeObject(sc, n, n.nodePool ? poolByName.get(n.nodePool) : undefined, null));
-  const podJson = memo((x: { p: SimPod; phase: 'Running' | 'Succeeded' }) => podObject(x.p, x.phase, nodeIp.get(x.p.nodeName) ?? ''));
+  const podJson = memo((x: { p: SimPod; phase: 'Running' | 'Succeeded' }) => (opts.podDetail === 'realistic' ? realisticPodObject : podObject)(x.p, x.phase, nodeIp.get(x.p.nodeName) ?? ''));
   const claimJson = memo((x: { n: SimNode; hash: { at: EpochMs; hash: string } }) => {
     const pool = poolByName.get(x.n.nodePool ?? '');
     return pool ? nodeClaimObject(sc, x.n, pool, podsByName, x.hash.hash, x.n.nodeClassHash === x.hash.hash ? x.n.createdAt : x.hash.at) : null;
@@ -207,8 +215,9 @@ function decodeToken(s: string): ContinueToken | null {
 }
 
 /** The Kubernetes API: lists and watches as of the sandbox clock, limit/continue paging, bearer-token auth. */
-export function createKubeHandler(scenario: Scenario, token: string | null): SandboxHandler {
-  const all = kinds(scenario);
+export function createKubeHandler(scenario: Scenario, token: string | null, opts: KubeHandlerOptions = {}): SandboxHandler {
+  const all = kinds(scenario, opts);
+  const lists = new ListCache();
   return (req: SandboxRequest, ctx: SandboxContext): SandboxResponse | SandboxStream | null => {
     const path = req.url.pathname;
     if (!(path === '/version' || path === '/api' || path === '/apis' || path.startsWith('/api/') || path.startsWith('/apis/'))) return null;
@@ -224,18 +233,47 @@ export function createKubeHandler(scenario: Scenario, token: string | null): San
     }
     if (req.method !== 'GET') return status(405, 'MethodNotAllowed', `the sandbox API is read-only: ${req.method} ${path}`);
     if (path === '/version') return json(200, { major: '1', minor: '31', gitVersion: 'v1.31.7-eks-sandbox', platform: 'linux/amd64' });
-    if (path === '/api') return json(200, { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [] });
+    const found = discovery(path);
+    if (found) return json(200, found);
     for (const route of ROUTES) {
       const m = route.re.exec(path);
       if (!m) continue;
       const namespace = m[1] ? decodeURIComponent(m[1]) : null;
-      return watching ? watch(all[route.kind], namespace, req.url.searchParams, ctx) : list(all[route.kind], namespace, req.url.searchParams, ctx);
+      return watching ? watch(all[route.kind], namespace, req.url.searchParams, ctx) : list(all[route.kind], namespace, req.url.searchParams, ctx, lists);
     }
     return status(404, 'NotFound', `the server could not find the requested resource (${path})`);
   };
 }
 
-function list(kind: Kind, namespace: string | null, q: URLSearchParams, ctx: SandboxContext): SandboxResponse {
+/**
+ * The last list built per kind and time: paging through 150,000 pods asks for the same list 300 times, and
+ * building it each time (phase of every pod, its cached JSON) would cost the sandbox more than the client.
+ */
+class ListCache {
+  private readonly last = new Map<Kind, { t: EpochMs; namespace: string | null; items: Item[] }>();
+  get(kind: Kind, t: EpochMs, namespace: string | null): Item[] {
+    const hit = this.last.get(kind);
+    if (hit && hit.t === t && hit.namespace === namespace) return hit.items;
+    const all = kind.list(t);
+    const items = namespace === null ? all : all.filter((i) => i.namespace === namespace);
+    this.last.set(kind, { t, namespace, items });
+    return items;
+  }
+}
+
+/** First index of a key-sorted list whose key sorts after `after` (binary search; lists are sorted by key). */
+function firstKeyAfter(items: Item[], after: string): number {
+  let lo = 0;
+  let hi = items.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (items[mid].key > after) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+function list(kind: Kind, namespace: string | null, q: URLSearchParams, ctx: SandboxContext, lists: ListCache): SandboxResponse {
   const now = ctx.clock.now();
   const limitText = q.get('limit');
   const limit = limitText === null ? 0 : Number(limitText);
@@ -250,14 +288,14 @@ function list(kind: Kind, namespace: string | null, q: URLSearchParams, ctx: San
     asOf = token.t;
     after = token.after;
   }
-  const items = kind.list(asOf).filter((i) => namespace === null || i.namespace === namespace);
-  const start = after === null ? 0 : items.findIndex((i) => i.key > after);
-  const rest = start < 0 ? [] : items.slice(start);
-  const page = limit > 0 ? rest.slice(0, limit) : rest;
+  const items = lists.get(kind, asOf, namespace);
+  const start = after === null ? 0 : firstKeyAfter(items, after);
+  const end = limit > 0 ? Math.min(items.length, start + limit) : items.length;
+  const page = items.slice(start, end);
   const metadata: Record<string, unknown> = { resourceVersion: rvOf(asOf) };
-  if (limit > 0 && rest.length > limit) {
+  if (end < items.length) {
     metadata.continue = encodeToken({ t: asOf, after: page[page.length - 1].key });
-    metadata.remainingItemCount = rest.length - page.length;
+    metadata.remainingItemCount = items.length - end;
   }
   const body = `{"kind":${JSON.stringify(kind.kind)},"apiVersion":${JSON.stringify(kind.apiVersion)},"metadata":${JSON.stringify(metadata)},"items":[${page.map((i) => i.json).join(',')}]}`;
   return { status: 200, headers: { 'content-type': 'application/json' }, body };
