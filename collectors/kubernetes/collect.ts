@@ -1,7 +1,8 @@
 import type { KubeSnapshot, NamespaceRecord, NodePoolRecord } from '../../core/model';
 import { DEFAULT_TEAM_LABEL } from '../../core/labels';
 import type { KubeClients } from './client';
-import { listAll, type ListStats } from './list-all';
+import { createInterner, internPod } from './intern';
+import { listMapped, type ListStats } from './list-all';
 import { mapEvent, mapNamespace, mapNode, mapNodeClaim, mapNodePool, mapPod } from './map';
 
 export interface KubeCollectOptions {
@@ -30,27 +31,21 @@ export async function collectKubeSnapshot(k: KubeClients, takenAt: number, opts:
   const custom = (plural: string) => (cont: string | undefined) =>
     k.custom.listClusterCustomObject({ group: 'karpenter.sh', version: 'v1', plural, limit, _continue: cont })
       .then((r: unknown) => ({ items: itemsOf(r), continueToken: continueOf(r) }));
-  const [nsRecords, nodes, pods, nodePools, nodeClaims, events] = await Promise.all([
-    opts.reuse
-      ? Promise.resolve(opts.reuse.namespaces)
-      : listAll('namespaces', (cont) => k.core.listNamespace({ limit, _continue: cont }).then((r) => ({ items: r.items, continueToken: r.metadata?._continue })), stats)
-        .then((list) => list.map((ns) => mapNamespace(ns, teamLabel))),
-    listAll('nodes', (cont) => k.core.listNode({ limit, _continue: cont }).then((r) => ({ items: r.items, continueToken: r.metadata?._continue })), stats),
-    listAll('pods', (cont) => k.core.listPodForAllNamespaces({ limit, _continue: cont }).then((r) => ({ items: r.items, continueToken: r.metadata?._continue })), stats),
-    opts.reuse ? Promise.resolve(opts.reuse.nodePools) : listAll('nodepools', custom('nodepools'), stats).then((list) => list.map(mapNodePool)),
-    listAll('nodeclaims', custom('nodeclaims'), stats),
+  // Namespaces first (one small page): a pod's team falls back to its namespace's, and pods are mapped to
+  // records page by page as they arrive, so the API objects of a 150,000-pod list are never all held at once.
+  const nsRecords = opts.reuse
+    ? opts.reuse.namespaces
+    : await listMapped('namespaces', (cont) => k.core.listNamespace({ limit, _continue: cont }).then((r) => ({ items: r.items, continueToken: r.metadata?._continue })), (ns) => mapNamespace(ns, teamLabel), stats);
+  const teamByNs = new Map(nsRecords.map((ns) => [ns.name, ns.team]));
+  const intern = createInterner();
+  const [nodes, pods, nodePools, nodeClaims, events] = await Promise.all([
+    listMapped('nodes', (cont) => k.core.listNode({ limit, _continue: cont }).then((r) => ({ items: r.items, continueToken: r.metadata?._continue })), mapNode, stats),
+    listMapped('pods', (cont) => k.core.listPodForAllNamespaces({ limit, _continue: cont }).then((r) => ({ items: r.items, continueToken: r.metadata?._continue })), (p) => internPod(mapPod(p, teamByNs, teamLabel), intern), stats),
+    opts.reuse ? Promise.resolve(opts.reuse.nodePools) : listMapped('nodepools', custom('nodepools'), mapNodePool, stats),
+    listMapped('nodeclaims', custom('nodeclaims'), mapNodeClaim, stats),
     opts.withEvents
-      ? listAll('events', (cont) => k.core.listEventForAllNamespaces({ limit, _continue: cont }).then((r) => ({ items: r.items, continueToken: r.metadata?._continue })), stats)
+      ? listMapped('events', (cont) => k.core.listEventForAllNamespaces({ limit, _continue: cont }).then((r) => ({ items: r.items, continueToken: r.metadata?._continue })), mapEvent, stats)
       : Promise.resolve([]),
   ]);
-  const teamByNs = new Map(nsRecords.map((ns) => [ns.name, ns.team]));
-  return {
-    takenAt,
-    namespaces: nsRecords,
-    nodes: nodes.map(mapNode),
-    pods: pods.map((p) => mapPod(p, teamByNs, teamLabel)),
-    nodePools,
-    nodeClaims: nodeClaims.map(mapNodeClaim),
-    events: events.map(mapEvent),
-  };
+  return { takenAt, namespaces: nsRecords, nodes, pods, nodePools, nodeClaims, events };
 }
