@@ -71,7 +71,7 @@ const fromRaw = (r: RawLine): BillLineRow => ({
 export function createBillLinesRepository(db: Db) {
   const inRange = db.prepare(`
     SELECT * FROM cost_lines
-    WHERE source = @source AND group_by = @groupBy AND period_start_ms >= @fromMs AND period_start_ms < @toMs
+    WHERE source = @source AND group_by = @groupBy AND granularity = @granularity AND period_start_ms >= @fromMs AND period_start_ms < @toMs
       AND (@nodePool IS NULL OR nodepool = @nodePool)
     ORDER BY period_start_ms, nodepool, dimension_value`);
   const byId = db.prepare(`SELECT * FROM cost_lines WHERE id = ? AND source NOT LIKE '%:coverage'`);
@@ -90,6 +90,7 @@ export function createBillLinesRepository(db: Db) {
     WHERE c.source NOT LIKE '%:coverage'
     GROUP BY c.source ORDER BY c.source`);
   const groupBysOf = db.prepare(`SELECT DISTINCT group_by FROM cost_lines WHERE source = ? ORDER BY group_by`).pluck();
+  const granularitiesOf = db.prepare(`SELECT DISTINCT granularity FROM cost_lines WHERE source = ? AND group_by = ? ORDER BY granularity`).pluck();
   const lastPeriodOf = db.prepare(`SELECT MAX(period_start_ms) FROM cost_lines WHERE source = ?`).pluck();
   const importExists = db.prepare(`SELECT 1 FROM bill_imports WHERE source = ?`).pluck();
   const deleteLines = db.prepare(`DELETE FROM cost_lines WHERE source = ?`);
@@ -113,8 +114,8 @@ export function createBillLinesRepository(db: Db) {
   });
 
   return {
-    /** Lines of one source and grouping with period start in [fromMs, toMs); nodePool '' = untagged, undefined = all. */
-    listLines(q: { source: string; groupBy: BillLineGroupBy; fromMs: number; toMs: number; nodePool?: string }): BillLineRow[] {
+    /** Lines of one source, grouping and granularity with period start in [fromMs, toMs); nodePool '' = untagged, undefined = all. */
+    listLines(q: { source: string; groupBy: BillLineGroupBy; granularity: BillLineGranularity; fromMs: number; toMs: number; nodePool?: string }): BillLineRow[] {
       return (inRange.all({ ...q, nodePool: q.nodePool ?? null }) as RawLine[]).map(fromRaw);
     },
     lineById(id: number): BillLineRow | null {
@@ -137,6 +138,7 @@ export function createBillLinesRepository(db: Db) {
         }));
     },
     groupBysOf: (source: string): BillLineGroupBy[] => groupBysOf.all(source) as BillLineGroupBy[],
+    granularitiesOf: (source: string, groupBy: BillLineGroupBy): BillLineGranularity[] => granularitiesOf.all(source, groupBy) as BillLineGranularity[],
     lastPeriodMs: (source: string): number | null => (lastPeriodOf.get(source) as number | null | undefined) ?? null,
     /** Replaces the import stored under meta.source in one transaction. Returns whether one was replaced. */
     replaceImport: (meta: BillImportMeta, lines: readonly ImportedLineWrite[]): boolean => replaceImportTx(meta, lines),

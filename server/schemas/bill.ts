@@ -80,6 +80,7 @@ export const BillLinesQuerySchema = Type.Object(
     from: Type.Optional(IsoInstant('Inclusive start (UTC). Default: 14 days before `to`.')),
     to: Type.Optional(IsoInstant('Exclusive end (UTC). Default: the UTC midnight after the newest line of the source.')),
     groupBy: Type.Optional(BillGroupBySchema),
+    granularity: Type.Optional(BillGranularitySchema),
     nodepool: Type.Optional(Type.String({ pattern: NODEPOOL_OR_UNTAGGED_PATTERN, maxLength: 253, description: "Only this NodePool ('' = untagged)." })),
   },
   { additionalProperties: false },
@@ -96,6 +97,9 @@ export const BillLinesResponseSchema = Type.Object({
    */
   groupBy: BillGroupBySchema,
   availableGroupBys: Type.Array(BillGroupBySchema),
+  /** Likewise one granularity (HOURLY lines repeat the DAILY money): DAILY where the grouping has it. */
+  granularity: BillGranularitySchema,
+  availableGranularities: Type.Array(BillGranularitySchema),
   /** Every source in the database, for a picker. */
   sources: Type.Array(BillSourceSummarySchema),
   currency: Type.Literal('USD'),

@@ -7,7 +7,7 @@ import { parseCostExplorerCsv } from '../explain/csv-import';
 import { explainLines } from '../explain/explain';
 import type { LineFact } from '../explain/facts';
 import type {
-  BillExplainQuery, BillGroupBy, BillLinesQuery, BillLinesResponse, BillSourceSummary, Explanation, ImportQuery, ImportResponse,
+  BillExplainQuery, BillGranularity, BillGroupBy, BillLinesQuery, BillLinesResponse, BillSourceSummary, Explanation, ImportQuery, ImportResponse,
 } from '../schemas/bill';
 import { loadExplainContext } from './bill-context';
 import { storedLineFact, toBillLine } from './bill-lines';
@@ -81,9 +81,14 @@ export function createBillService(db: Db, now: () => number = Date.now) {
     if (q.groupBy !== undefined && available.length > 0 && !available.includes(q.groupBy)) {
       throw new QueryParamError('groupBy', `source ${source} has lines grouped by ${available.join(', ')} only`);
     }
+    const granularities = repo.granularitiesOf(source, groupBy);
+    const granularity = q.granularity ?? (granularities.includes('DAILY') || granularities.length === 0 ? 'DAILY' : granularities[0]);
+    if (q.granularity !== undefined && granularities.length > 0 && !granularities.includes(q.granularity)) {
+      throw new QueryParamError('granularity', `source ${source} has ${groupBy} lines at ${granularities.join(', ')} granularity only`);
+    }
     const last = repo.lastPeriodMs(source);
     const { fromMs, toMs } = resolveRange(q, { lastSnapshotMs: null, lastCostDayMs: last }, now());
-    const rows = repo.listLines({ source, groupBy, fromMs, toMs, nodePool: q.nodepool });
+    const rows = repo.listLines({ source, groupBy, granularity, fromMs, toMs, nodePool: q.nodepool });
     const billLines = rows.map((r) => toBillLine(storedLineFact(r)));
     const byPool = new Map<string, { unblendedUsd: number; lines: number }>();
     for (const l of billLines) {
@@ -91,7 +96,8 @@ export function createBillService(db: Db, now: () => number = Date.now) {
       byPool.set(l.nodePool, { unblendedUsd: t.unblendedUsd + l.unblendedUsd, lines: t.lines + 1 });
     }
     return {
-      source, from: isoInstant(fromMs), to: isoInstant(toMs), groupBy, availableGroupBys: available, sources: summaries(), currency: 'USD', lines: billLines,
+      source, from: isoInstant(fromMs), to: isoInstant(toMs), groupBy, availableGroupBys: available, granularity, availableGranularities: granularities,
+      sources: summaries(), currency: 'USD', lines: billLines,
       totals: {
         unblendedUsd: billLines.reduce((s, l) => s + l.unblendedUsd, 0),
         byNodePool: [...byPool].sort((a, b) => a[0].localeCompare(b[0])).map(([nodePool, t]) => ({ nodePool, ...t })),
@@ -111,7 +117,7 @@ export function createBillService(db: Db, now: () => number = Date.now) {
     explainCsv: (q: BillExplainQuery): string => explanationsToCsv([explain(q)]),
 
     /** Every line of a source in [from, to) explained (the e2e test and a "whole bill" CSV). */
-    explainAll(q: { source: string; groupBy: BillGroupBy; fromMs: number; toMs: number }): Explanation[] {
+    explainAll(q: { source: string; groupBy: BillGroupBy; granularity: BillGranularity; fromMs: number; toMs: number }): Explanation[] {
       return explainWithSiblings(repo.listLines(q));
     },
 

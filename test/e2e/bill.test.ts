@@ -54,8 +54,8 @@ const getJson = async <T>(path: string): Promise<T> => {
   return (await res.json()) as T;
 };
 
-async function explainAll(source: string, groupBy: BillGroupBy): Promise<Explanation[]> {
-  const lines = await getJson<BillLinesResponse>(`/api/bill/lines?source=${source}&groupBy=${groupBy}&from=2026-11-01&to=2026-11-15`);
+async function explainAll(source: string, groupBy: BillGroupBy, granularity = 'DAILY'): Promise<Explanation[]> {
+  const lines = await getJson<BillLinesResponse>(`/api/bill/lines?source=${source}&groupBy=${groupBy}&granularity=${granularity}&from=2026-11-01&to=2026-11-15`);
   return Promise.all(lines.lines.map((l) => getJson<Explanation>(`/api/bill/explain?lineId=${l.id}`)));
 }
 
@@ -73,7 +73,14 @@ describe('every synced week4 bill line is explained', () => {
     const byType = await explainAll('cost-explorer', 'INSTANCE_TYPE');
     expect(byPurchase.length).toBeGreaterThanOrEqual(DAYS * 3);
     expect(byType.length).toBeGreaterThan(byPurchase.length);
-    for (const e of [...byPurchase, ...byType]) {
+    // Any other grouping or granularity the collector stored (hourly, per instance) too.
+    const { availableGroupBys } = await getJson<BillLinesResponse>('/api/bill/lines');
+    const others: Explanation[] = [];
+    for (const groupBy of availableGroupBys) {
+      const { availableGranularities } = await getJson<BillLinesResponse>(`/api/bill/lines?groupBy=${groupBy}`);
+      for (const g of availableGranularities) if (!(g === 'DAILY' && (groupBy === 'PURCHASE_TYPE' || groupBy === 'INSTANCE_TYPE'))) others.push(...await explainAll('cost-explorer', groupBy, g));
+    }
+    for (const e of [...byPurchase, ...byType, ...others]) {
       expect(e.status, e.summary).toBe('explained');
       expect(Math.abs(e.remainderUsd), e.summary).toBeLessThan(0.01);
       expect(e.nodeClaims.length).toBeGreaterThan(0);
