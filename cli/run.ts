@@ -5,3 +5,6 @@ const { main } = await import('./main');
 
 const code = await main(process.argv.slice(2));
 if (code !== 0) process.exit(code);
+
+// A module (top-level await needs one), though it exports nothing.
+export {};
