@@ -33,9 +33,18 @@ export interface SeedSummary {
   seconds: number;
 }
 
-/** Moves the sandbox clock; returns the resourceVersion the Kubernetes API is at then. */
-async function setClock(sandboxUrl: string, t: number): Promise<string> {
-  const res = await fetch(`${sandboxUrl}/_sandbox/clock`, { method: 'POST', body: JSON.stringify({ time: new Date(t).toISOString() }) });
+/**
+ * Moves the sandbox clock; returns the resourceVersion the Kubernetes API is at then. Setting the clock is
+ * idempotent, so a connection reset (a kept-alive socket closed by the server as it was reused) is retried.
+ */
+async function setClock(sandboxUrl: string, t: number, attempt = 1): Promise<string> {
+  let res: Response;
+  try {
+    res = await fetch(`${sandboxUrl}/_sandbox/clock`, { method: 'POST', body: JSON.stringify({ time: new Date(t).toISOString() }) });
+  } catch (err) {
+    if (attempt >= 3) throw err;
+    return setClock(sandboxUrl, t, attempt + 1);
+  }
   if (!res.ok) throw new Error(`the sandbox refused to move its clock to ${new Date(t).toISOString()}: HTTP ${res.status} ${await res.text()}`);
   return ((await res.json()) as { resourceVersion: string }).resourceVersion;
 }

@@ -46,6 +46,8 @@ export async function startSandboxServer(ctx: SandboxContext, handlers: SandboxH
       res.end(body);
     });
   });
+  // Clients keep connections alive between steps; a short server-side idle timeout races their reuse (ECONNRESET).
+  server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());
