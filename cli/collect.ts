@@ -15,10 +15,11 @@ import { createEc2Client } from '../collectors/spot/client';
 import { TAG_NODEPOOL } from '../core/labels';
 import type { KubeSnapshot } from '../core/model';
 import { buildSnapshotRows } from '../core/rollup';
+import { acquireCollectorLock, type HeldLock } from '../db/lock';
 import { type Db, openDb } from '../db/open-db';
 import { createApiRequestsRepository } from '../db/repositories/api-requests-repository';
 import { createKubeRepository } from '../db/repositories/kube-repository';
-import { createRunsRepository, type RunSource } from '../db/repositories/runs-repository';
+import { ALLOCATION_TAGS_SETTING, createRunsRepository, type RunSource } from '../db/repositories/runs-repository';
 import { parseDuration } from './duration';
 import { PriceCollector } from './price-collector';
 import { ProgressBar } from './progress';
@@ -247,6 +248,8 @@ class Collection {
         onRequest: () => requests.recordApiRequest({ runId, at: now, service: 'ce', operation: 'ListCostAllocationTags' }),
       });
       const choice = chooseClusterTag(this.o.cluster, tags);
+      // Kept for "explain this bill": a line can only be split by NodePool while the tag is active.
+      runs.setSetting(ALLOCATION_TAGS_SETTING, JSON.stringify({ active: tags.active, inactive: tags.inactive, checkedAt: now }));
       if (!tags.active.includes(TAG_NODEPOOL)) {
         this.err(`! ${TAG_NODEPOOL} is not an active cost allocation tag: all cost shows as untagged until it is activated (run 'nodepool-ledger doctor')`);
       }
@@ -374,6 +377,18 @@ export async function runCollect(o: CollectOptions, io: CollectIo = {}): Promise
   const startedAt = Date.now();
   mkdirSync(dirname(o.dbPath), { recursive: true });
   const db = openDb({ path: o.dbPath });
+  let lock: HeldLock;
+  try {
+    // One collector per file: a second collect or demo on it is refused with a message naming this one.
+    lock = acquireCollectorLock(db, {
+      command: o.watch ? 'collect --watch' : 'collect',
+      dbPath: o.dbPath,
+      onLost: (by) => (io.err ?? console.error)(`! the collector lock on ${o.dbPath} was taken over${by ? ` by "${by.command}" (pid ${by.pid} on ${by.hostname})` : ''}: this process was silent too long`),
+    });
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   const c = new Collection(o, db, io);
   try {
     if (o.watch) await c.watch();
@@ -384,6 +399,7 @@ export async function runCollect(o: CollectOptions, io: CollectIo = {}): Promise
     return report(c, startedAt);
   } finally {
     c.destroy();
+    lock.release();
     db.close();
   }
 }

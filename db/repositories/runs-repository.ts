@@ -1,5 +1,8 @@
 import type { Db } from '../open-db';
 
+/** Settings key: the last ListCostAllocationTags answer ({active, inactive, checkedAt}), read by the bill explainer. */
+export const ALLOCATION_TAGS_SETTING = 'cost-explorer.allocation-tags';
+
 export type RunKind = 'kubernetes' | 'cost-explorer' | 'pricing' | 'spot' | 'demo';
 export type RunSource = 'sandbox' | 'aws';
 

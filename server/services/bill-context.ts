@@ -2,7 +2,7 @@ import { TAG_NODEPOOL } from '../../core/labels';
 import { loadStaticOnDemandPrices } from '../../core/static-prices';
 import type { Db } from '../../db/open-db';
 import { type BillContextRepository, createBillContextRepository, type BillNodeRow } from '../../db/repositories/bill-context-repository';
-import { createRunsRepository } from '../../db/repositories/runs-repository';
+import { ALLOCATION_TAGS_SETTING, createRunsRepository } from '../../db/repositories/runs-repository';
 import type { ExplainContext, LaunchFact, NodeFact, NodePoolFact, TagStatus } from '../explain/facts';
 import type { PricePoint } from '../explain/price-timeline';
 import type { Requirement } from '../explain/requirements';
@@ -17,7 +17,7 @@ import { loadInstanceCatalog } from './bill-catalog';
 
 const DEFAULT_SNAPSHOT_INTERVAL_MS = 5 * 60_000;
 /** Where a collector stores the last ListCostAllocationTags answer ({ active, inactive, unknown } tag keys). */
-export const ALLOCATION_TAGS_SETTING = 'cost-explorer.allocation-tags';
+export { ALLOCATION_TAGS_SETTING };
 
 function parseJson<T>(text: string, fallback: T): T {
   try {
