@@ -1,8 +1,9 @@
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { App } from './app/app';
 import { ApiError } from './lib/api-client';
-import { OverviewPage } from './routes/overview';
+import { applyStoredTheme } from './lib/theme';
 import './styles.css';
 
 const queryClient = new QueryClient({
@@ -18,10 +19,11 @@ const queryClient = new QueryClient({
 const root = document.getElementById('root');
 if (root === null) throw new Error('index.html has no #root element');
 
+applyStoredTheme();
 createRoot(root).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
-      <OverviewPage />
+      <App />
     </QueryClientProvider>
   </StrictMode>,
 );

@@ -20,3 +20,6 @@ export function colorOf(name: string, colors: NodePoolColors): string {
   for (const ch of name) h = (h * 31 + ch.charCodeAt(0)) >>> 0;
   return PALETTE[h % PALETTE.length];
 }
+
+/** The i-th colour of the palette, for categories that are not NodePools (teams). */
+export const paletteColor = (i: number): string => PALETTE[i % PALETTE.length];

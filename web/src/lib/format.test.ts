@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatAgo, formatDayShort, formatSignedFraction, formatUtcDateTime, nodePoolLabel } from './format';
+import { formatAgo, formatBytes, formatUtcSpan, formatDayShort, formatMillicores, formatSignedFraction, formatUsdPerHour, formatUtcDateTime, nodePoolLabel } from './format';
 
 describe('formatSignedFraction', () => {
   describe.each([
@@ -36,4 +36,24 @@ describe('nodePoolLabel', () => {
     expect(nodePoolLabel('', 'nodes')).toBe('(no NodePool)');
     expect(nodePoolLabel('general', 'nodes')).toBe('general');
   });
+});
+
+describe('resource and price formats', () => {
+  describe.each([
+    { v: 1.5 * 2 ** 30, f: formatBytes, expected: '1.5 GiB' },
+    { v: 16 * 2 ** 30, f: formatBytes, expected: '16 GiB' },
+    { v: 512 * 2 ** 20, f: formatBytes, expected: '512 MiB' },
+    { v: 250, f: formatMillicores, expected: '250m' },
+    { v: 3920, f: formatMillicores, expected: '3.92 vCPU' },
+    { v: 0.0416, f: formatUsdPerHour, expected: '$0.0416' },
+    { v: 1.536, f: formatUsdPerHour, expected: '$1.54' },
+  ])('$v', ({ v, f, expected }) => it(`-> ${expected}`, () => expect(f(v)).toBe(expected)));
+});
+
+describe('formatUtcSpan', () => {
+  describe.each([
+    { from: '2026-11-14T00:00:00.000Z', to: '2026-11-15T00:00:00.000Z', expected: '00:00–24:00' },
+    { from: '2026-11-14T10:15:00.000Z', to: '2026-11-14T17:00:00.000Z', expected: '10:15–17:00' },
+    { from: '2026-11-14T00:00:00.000Z', to: '2026-11-14T00:00:00.000Z', expected: '00:00–00:00' },
+  ])('$from .. $to', ({ from, to, expected }) => it(`-> ${expected}`, () => expect(formatUtcSpan(from, to)).toBe(expected)));
 });

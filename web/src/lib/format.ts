@@ -60,3 +60,24 @@ export function formatSignedFraction(v: number): string {
   if (Number(text) === 0) return '0.0 %';
   return `${v > 0 ? '+' : ''}${text} %`;
 }
+
+/** Bytes as GiB or MiB (binary, as Kubernetes writes them): 1.5 GiB, 512 MiB. */
+export function formatBytes(bytes: number): string {
+  const gib = bytes / 2 ** 30;
+  if (gib >= 1) return `${Number(gib.toFixed(gib >= 10 ? 0 : 1))} GiB`;
+  return `${Math.round(bytes / 2 ** 20)} MiB`;
+}
+
+/** Millicores as cores when whole-ish (2 vCPU), else millicores (250m). */
+export const formatMillicores = (m: number): string => (m >= 1000 ? `${Number((m / 1000).toFixed(2))} vCPU` : `${m}m`);
+
+/** Hourly prices need more than cents: $0.0416 (cents above a dollar). */
+export const formatUsdPerHour = (v: number): string => (Math.abs(v) >= 1 ? formatUsd(v) : `$${v.toFixed(4)}`);
+
+/** A span within a day, "10:15–24:00" (UTC): an end at the next midnight reads 24:00, not 00:00. */
+export function formatUtcSpan(fromIso: string, toIso: string): string {
+  const fromMs = Date.parse(fromIso);
+  const toMs = Date.parse(toIso);
+  const end = toMs > fromMs && toMs % 86_400_000 === 0 ? '24:00' : formatUtcTime(toMs);
+  return `${formatUtcTime(fromMs)}–${end}`;
+}

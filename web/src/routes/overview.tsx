@@ -1,35 +1,41 @@
-import { useMemo, useState } from 'react';
+import { PageHeader } from '../components/ui/page-header';
+import { Link } from '../lib/router';
+import { pickParams } from '../lib/url-params';
 import { CostPanel } from '../features/cost/components/cost-panel';
-import { EfficiencyPanel } from '../features/efficiency/components/efficiency-panel';
-import { useNodePools } from '../features/filters/api/use-nodepools';
-import { RangeFilter } from '../features/filters/components/range-filter';
-import { overviewQuery, type RangePresetDays } from '../features/filters/utils/range-presets';
-import { DataSourceBanner } from '../features/status/components/data-source-banner';
+import { TimelinePanel } from '../features/consolidation/components/timeline-panel';
+import { useNodePoolColors } from '../features/filters/api/use-nodepool-colors';
+import { FilterBar } from '../features/filters/components/filter-bar';
+import { useUrlFilters } from '../features/filters/hooks/use-url-filters';
+import { FILTER_KEYS, previousRange, rangeDays, rangeQuery, resolveRange } from '../features/filters/utils/url-filters';
+import { PeriodPanel } from '../features/period/components/period-panel';
 import { useStatus } from '../features/status/api/use-status';
-import { nodePoolColors } from '../lib/colors';
 
-/** The overview page: data source, filters, cost per day, efficiency over time. Composes only. */
-export function OverviewPage() {
-  const [days, setDays] = useState<RangePresetDays>(7);
-  const [nodePool, setNodePool] = useState<string | undefined>(undefined);
+/** Overview: cost per day, packing over time with disruptions, this period against the previous. Composes only. */
+export default function OverviewPage() {
   const status = useStatus();
-  const nodePools = useNodePools();
-  const colors = useMemo(() => nodePoolColors(nodePools.data?.items.map((n) => n.name) ?? []), [nodePools.data]);
-  const query = overviewQuery(days, nodePool, status);
+  const { filters, params, update } = useUrlFilters();
+  const colors = useNodePoolColors();
+  const query = rangeQuery(filters, status);
+  const resolved = resolveRange(filters.range, status.data?.defaultRange.to);
+  const previous = resolved === undefined ? undefined : { ...previousRange(resolved), nodepool: filters.nodePool };
+  const days = resolved === undefined ? 0 : rangeDays(resolved);
 
   return (
-    <div className="page">
-      <header className="page-header">
-        <div className="title-row">
-          <h1>NodePool Ledger</h1>
-          <RangeFilter days={days} onDaysChange={setDays} nodePool={nodePool} onNodePoolChange={setNodePool} />
-        </div>
-        <DataSourceBanner />
-      </header>
-      <main className="panels">
+    <>
+      <PageHeader title="Overview" question="What did the cluster cost per day, how well were its nodes packed, and is it better or worse than before?">
+        <FilterBar filters={filters} resolved={resolved} onChange={update} />
+      </PageHeader>
+      <div className="panels">
+        <PeriodPanel current={query} previous={previous} nodePool={filters.nodePool} periodLabel={days === 1 ? '24 hours' : `${days} days`} />
         <CostPanel query={query} colors={colors} />
-        <EfficiencyPanel query={query} colors={colors} />
-      </main>
-    </div>
+        <TimelinePanel
+          query={query}
+          nodePool={filters.nodePool}
+          title={filters.nodePool === undefined ? 'Cluster packing over time' : `Packing of ${filters.nodePool} over time`}
+          subtitle="Requests ÷ allocatable (left axis) and our cost per hour (right axis); each mark along the top is a disruption, coloured by reason."
+          footer={<p className="chart-note"><Link to={`/consolidation${pickParams(params.toString(), FILTER_KEYS)}`}>Compare before and after an event on the Consolidation page →</Link></p>}
+        />
+      </div>
+    </>
   );
 }

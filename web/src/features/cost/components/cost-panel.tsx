@@ -66,8 +66,8 @@ export function CostPanel({ query, colors }: { query: RangeQuery | undefined; co
 
   return (
     <Panel
-      title="Cost per day by NodePool"
-      subtitle="USD per UTC day. Bill: Cost Explorer UnblendedCost by karpenter.sh/nodepool tag. Estimate: node prices × time seen in snapshots."
+      title="Cost per day"
+      subtitle="USD per UTC day, by NodePool and capacity type (solid on-demand, striped spot). Bill: Cost Explorer UnblendedCost by the karpenter.sh/nodepool tag. Estimate: node prices × time seen in snapshots."
       actions={<Segmented label="Cost figure" value={metric} options={METRICS} onChange={setMetric} />}
     >
       <div className={cost.isFetching && !cost.isPending ? 'panel-body is-refreshing' : 'panel-body'}>{body}</div>

@@ -25,15 +25,24 @@ describe('toDailyStacks', () => {
     row({ day: '2026-12-01', nodePool: 'outside', billUsd: 99 }),
   ], '2026-11-01', '2026-11-04');
 
-  it('sums purchase kinds per NodePool per day', () => {
+  it('keeps a segment per NodePool and capacity type per day', () => {
     expect(stacks.days[0]).toEqual({
-      day: '2026-11-01', bill: { general: 24, '': 1 }, estimate: { general: 23 }, billTotalUsd: 25, estimateTotalUsd: 23, billNotFinal: false,
+      day: '2026-11-01', bill: { 'general|on-demand': 20, 'general|spot': 4, '|on-demand': 1 }, estimate: { 'general|on-demand': 18, 'general|spot': 5 },
+      billTotalUsd: 25, estimateTotalUsd: 23, billNotFinal: false,
     });
   });
   it('keeps empty days of the range and drops rows outside it', () => {
     expect(stacks.days.map((d) => d.day)).toEqual(['2026-11-01', '2026-11-02', '2026-11-03']);
     expect(stacks.days[1]).toMatchObject({ bill: {}, estimate: {}, billTotalUsd: 0 });
     expect(stacks.nodePools).toEqual(['batch', 'general', '']);
+  });
+  it('orders segments by NodePool (untagged last), then on-demand before spot', () => {
+    expect(stacks.segments.map((s) => s.key)).toEqual(['batch|on-demand', 'general|on-demand', 'general|spot', '|on-demand']);
+  });
+  it("puts purchase types without a capacity type (Savings Plans) in 'other'", () => {
+    const s = toDailyStacks([row({ day: '2026-11-01', nodePool: 'a', capacityType: null, purchaseType: 'Savings Plans', billUsd: 2 })], '2026-11-01', '2026-11-02');
+    expect(s.segments).toEqual([{ key: 'a|other', nodePool: 'a', kind: 'other' }]);
+    expect(s.days[0]?.bill).toEqual({ 'a|other': 2 });
   });
   it('flags days Cost Explorer has not finalised', () => {
     expect(stacks.days.map((d) => d.billNotFinal)).toEqual([false, false, true]);

@@ -1,12 +1,23 @@
 import type { DailyCostRow } from '../../../../../server/schemas/reports';
 
-/** One bar slot per UTC day: USD per NodePool for the bill and for our estimate. */
+/** How a segment was bought: our capacity type, or `other` for purchase types with no Karpenter equivalent (Savings Plans, RIs). */
+export type PurchaseKind = 'on-demand' | 'spot' | 'reserved' | 'other';
+
+/** One stacked segment: a NodePool and how its capacity was bought. */
+export interface Segment {
+  /** `<nodePool>|<kind>`, the key of the day's records. */
+  key: string;
+  nodePool: string;
+  kind: PurchaseKind;
+}
+
+/** One bar slot per UTC day: USD per segment for the bill and for our estimate. */
 export interface DayStack {
   /** YYYY-MM-DD, UTC. */
   day: string;
-  /** Cost Explorer UnblendedCost per NodePool, USD. */
+  /** Cost Explorer UnblendedCost per segment key, USD. */
   bill: Record<string, number>;
-  /** Our estimate per NodePool, USD. */
+  /** Our estimate per segment key, USD. */
   estimate: Record<string, number>;
   billTotalUsd: number;
   estimateTotalUsd: number;
@@ -16,7 +27,9 @@ export interface DayStack {
 
 export interface DailyStacks {
   days: DayStack[];
-  /** Every NodePool with cost in the range, sorted, '' (untagged) last. */
+  /** Every segment with cost in the range: NodePools sorted with '' (untagged) last, then on-demand, spot, reserved, other. */
+  segments: Segment[];
+  /** Every NodePool with cost in the range, same order. */
   nodePools: string[];
   billTotalUsd: number;
   estimateTotalUsd: number;
@@ -25,6 +38,7 @@ export interface DailyStacks {
 }
 
 const DAY_MS = 86_400_000;
+const KIND_ORDER: readonly PurchaseKind[] = ['on-demand', 'spot', 'reserved', 'other'];
 
 /** Every day from `from` (inclusive) to `to` (exclusive), YYYY-MM-DD. */
 export function daysBetween(from: string, to: string): string[] {
@@ -35,25 +49,31 @@ export function daysBetween(from: string, to: string): string[] {
   return days;
 }
 
+export const segmentKey = (nodePool: string, kind: PurchaseKind): string => `${nodePool}|${kind}`;
+
+const byNodePoolName = (a: string, b: string): number => (a === '' ? 1 : b === '' ? -1 : a.localeCompare(b));
+
 /**
- * Sums rows (NodePool x purchase kind) into one stack per day, over purchase kinds. Days of the range
- * without rows are kept, empty, so gaps in the data show as gaps.
+ * Sums rows into one stack per day, one segment per NodePool × purchase kind. Days of the range without
+ * rows are kept, empty, so gaps in the data show as gaps.
  */
 export function toDailyStacks(rows: readonly DailyCostRow[], from: string, to: string): DailyStacks {
   const byDay = new Map<string, DayStack>(daysBetween(from, to).map((day) => [day, {
     day, bill: {}, estimate: {}, billTotalUsd: 0, estimateTotalUsd: 0, billNotFinal: false,
   }]));
-  const pools = new Set<string>();
+  const segments = new Map<string, Segment>();
   for (const r of rows) {
     const d = byDay.get(r.day);
     if (d === undefined) continue;
-    pools.add(r.nodePool);
+    const kind: PurchaseKind = r.capacityType ?? 'other';
+    const key = segmentKey(r.nodePool, kind);
+    segments.set(key, { key, nodePool: r.nodePool, kind });
     if (r.billUsd !== null) {
-      d.bill[r.nodePool] = (d.bill[r.nodePool] ?? 0) + r.billUsd;
+      d.bill[key] = (d.bill[key] ?? 0) + r.billUsd;
       d.billTotalUsd += r.billUsd;
     }
     if (r.estimateUsd !== null) {
-      d.estimate[r.nodePool] = (d.estimate[r.nodePool] ?? 0) + r.estimateUsd;
+      d.estimate[key] = (d.estimate[key] ?? 0) + r.estimateUsd;
       d.estimateTotalUsd += r.estimateUsd;
     }
     d.billNotFinal ||= r.billEstimated;
@@ -61,9 +81,9 @@ export function toDailyStacks(rows: readonly DailyCostRow[], from: string, to: s
   const days = [...byDay.values()];
   const billTotalUsd = days.reduce((s, d) => s + d.billTotalUsd, 0);
   const estimateTotalUsd = days.reduce((s, d) => s + d.estimateTotalUsd, 0);
-  const nodePools = [...pools].sort((a, b) => (a === '' ? 1 : b === '' ? -1 : a.localeCompare(b)));
+  const sorted = [...segments.values()].sort((a, b) => byNodePoolName(a.nodePool, b.nodePool) || KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind));
   return {
-    days, nodePools, billTotalUsd, estimateTotalUsd,
+    days, segments: sorted, nodePools: [...new Set(sorted.map((s) => s.nodePool))], billTotalUsd, estimateTotalUsd,
     estimateVsBill: billTotalUsd > 0 ? (estimateTotalUsd - billTotalUsd) / billTotalUsd : null,
   };
 }

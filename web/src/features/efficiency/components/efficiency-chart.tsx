@@ -3,7 +3,8 @@ import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'r
 import type { EfficiencyResponse } from '../../../../../server/schemas/reports';
 import { colorOf, type NodePoolColors } from '../../../lib/colors';
 import { formatPercent, formatUtcDateTime, formatUtcDay, formatUtcTime, nodePoolLabel } from '../../../lib/format';
-import { showsHourTicks, timeTicks, toEfficiencyRows, type EfficiencyRow } from '../utils/efficiency-lines';
+import { showsHourTicks, timeTicks } from '../../../lib/time-ticks';
+import { toEfficiencyRows, type EfficiencyRow } from '../utils/efficiency-lines';
 
 export type ResourceChoice = 'cpu' | 'memory' | 'both';
 

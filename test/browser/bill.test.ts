@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PracticeQuestion } from '../../server/schemas/bill';
+import { openPage, screenshot, startDashboard, type Dashboard } from './harness';
+
+/*
+ * Explain this bill in headless Chromium over three simulated days of the sandbox: a line expands into its
+ * NodeClaims and their reasons; a wrong file, dropped or picked, says what is wrong and what to export; a
+ * Cost Explorer CSV imports and becomes the bill shown; practice mode hides the answers until asked.
+ */
+
+let d: Dashboard;
+
+beforeAll(async () => {
+  d = await startDashboard({ days: 3 });
+}, 150_000);
+
+afterAll(async () => {
+  await d?.close();
+});
+
+const LINES = '[data-testid="bill-lines"] tbody tr:not(.detail-row)';
+
+describe('your bill', () => {
+  it('shows a day of the synced bill; a line expands into its NodeClaims and reasons, kept in the URL', async () => {
+    const { page, errors, close } = await openPage(d.browser);
+    await page.goto(`${d.baseUrl}/bill`);
+    await page.locator(LINES).first().waitFor();
+    await expect(page.getByLabel('Day (UTC)').inputValue()).resolves.toBe('2026-11-03'); // the newest day
+    const general = page.locator(LINES).filter({ hasText: 'general' }).filter({ hasText: 'On Demand' }).first();
+    await general.getByRole('button', { name: /^Explain/ }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('line')).toMatch(/^\d+$/);
+    const explanation = page.getByTestId('explanation');
+    await explanation.waitFor();
+    await expect(explanation.locator('.nodeclaims tbody tr').count()).resolves.toBeGreaterThan(0);
+    await expect(general.getByRole('button', { name: /^Hide/ }).getAttribute('aria-expanded')).resolves.toBe('true');
+    await explanation.locator('.reasons summary').first().click();
+    await expect(explanation.locator('.reasons[open]').innerText()).resolves.toMatch(/Instance type[\s\S]*Size[\s\S]*Capacity type[\s\S]*Launched[\s\S]*Removed/i);
+    await screenshot(page, 'bill');
+
+    // Another day: the expansion is cleared and the lines are that day's.
+    await page.getByRole('button', { name: 'Previous day' }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('day')).toBe('2026-11-02');
+    await expect(page.getByTestId('explanation').count()).resolves.toBe(0);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('says what is wrong with a malformed CSV dropped on the page, and what to export instead', async () => {
+    const { page, close } = await openPage(d.browser);
+    await page.goto(`${d.baseUrl}/bill`);
+    await page.locator(LINES).first().waitFor();
+    // A real drop: a DataTransfer holding a File, dispatched on the drop zone.
+    const transfer = await page.evaluateHandle(() => {
+      const dt = new DataTransfer();
+      dt.items.add(new File(['Name,Amount\nfoo,12\nbar,oops\n'], 'expenses.csv', { type: 'text/csv' }));
+      return dt;
+    });
+    await page.getByTestId('import-drop').dispatchEvent('dragover', { dataTransfer: transfer });
+    await page.getByTestId('import-drop').dispatchEvent('drop', { dataTransfer: transfer });
+    const error = page.getByTestId('import-error');
+    await error.waitFor();
+    await expect(error.getAttribute('role')).resolves.toBe('alert');
+    await expect(error.innerText()).resolves.toMatch(/could not be imported[\s\S]*karpenter\.sh\/nodepool/i);
+    // Nothing was stored: the picker still lists only the synced bill.
+    await expect(page.getByLabel('Bill', { exact: true }).locator('option').allTextContents()).resolves.toEqual(['Cost Explorer (synced)']);
+    await screenshot(page, 'bill-import-error');
+    await close();
+  });
+
+  it('refuses a file that is not a CSV before uploading it', async () => {
+    const { page, close } = await openPage(d.browser);
+    const uploads: string[] = [];
+    page.on('request', (r) => { if (r.method() === 'POST') uploads.push(r.url()); });
+    await page.goto(`${d.baseUrl}/bill`);
+    await page.locator(LINES).first().waitFor();
+    await page.getByLabel('Cost Explorer CSV file').setInputFiles({ name: 'chart.png', mimeType: 'image/png', buffer: Buffer.from([0x89, 0x50, 0x4e, 0x47]) });
+    await expect(page.getByTestId('import-error').innerText()).resolves.toContain('chart.png is not a CSV file');
+    expect(uploads).toEqual([]);
+    await close();
+  });
+
+  it('imports a Cost Explorer CSV picked with the file picker and shows it', async () => {
+    // The sandbox's practice bill comes as the console's CSV download: a real-shaped export to import.
+    const res = await fetch(`${d.baseUrl}/api/bill/practice?seed=2`);
+    const q = (await res.json()) as PracticeQuestion;
+    const { page, errors, close } = await openPage(d.browser);
+    await page.goto(`${d.baseUrl}/bill`);
+    await page.locator(LINES).first().waitFor();
+    await page.getByLabel('Cost Explorer CSV file').setInputFiles({ name: 'costs-nov.csv', mimeType: 'text/csv', buffer: Buffer.from(q.csv) });
+    await expect(page.getByRole('status').filter({ hasText: 'Imported' }).innerText()).resolves.toContain('costs-nov.csv');
+    await expect.poll(() => new URL(page.url()).searchParams.get('source')).toBe('csv:costs-nov');
+    await expect.poll(() => page.getByLabel('Day (UTC)').inputValue()).toBe(q.day);
+    await expect.poll(() => page.locator(LINES).count()).toBe(q.lines.length);
+    expect(errors).toEqual([]);
+    await close();
+  });
+});
+
+describe('practice mode', () => {
+  it('shows a hypothetical bill, hides the answers until revealed, and hides them again', async () => {
+    const { page, errors, close } = await openPage(d.browser, { colorScheme: 'dark' });
+    const asked: string[] = [];
+    page.on('request', (r) => { if (r.url().includes('/api/bill/practice')) asked.push(new URL(r.url()).pathname); });
+    await page.goto(`${d.baseUrl}/bill?mode=practice&seed=1`);
+    const question = page.getByTestId('practice-question');
+    await question.waitFor();
+    await expect(question.innerText()).resolves.toMatch(/Question 1[\s\S]*2026-11-0\d/);
+    await expect(page.locator(LINES).count()).resolves.toBeGreaterThan(0);
+    await expect(page.locator(`${LINES}.is-focus`).count()).resolves.toBe(1);
+
+    const answers = page.getByTestId('practice-answers');
+    await expect(answers.isHidden()).resolves.toBe(true);
+    // Expanding a line before revealing shows no explanation either.
+    await page.locator(LINES).first().getByRole('button').click();
+    await expect(page.locator('.hidden-answer').count()).resolves.toBe(1);
+    await expect(page.getByTestId('explanation').count()).resolves.toBe(0);
+    expect(asked).toEqual(['/api/bill/practice']); // the answers were never fetched
+
+    const reveal = page.getByRole('button', { name: 'Reveal the answers' });
+    await expect(reveal.getAttribute('aria-expanded')).resolves.toBe('false');
+    await reveal.click();
+    await expect(answers.getByRole('heading', { name: 'What the sandbox changed' }).isVisible()).resolves.toBe(true);
+    // The line in question opens with its explanation.
+    await page.locator(`${LINES}.is-focus`).getByRole('button', { name: /^Hide/ }).waitFor();
+    await expect.poll(() => page.getByTestId('explanation').count()).toBeGreaterThanOrEqual(1);
+    await expect(page.getByRole('button', { name: 'Hide the answers' }).getAttribute('aria-expanded')).resolves.toBe('true');
+    expect(asked).toContain('/api/bill/practice/answers');
+    await page.locator('.spinner').first().waitFor({ state: 'detached', timeout: 20_000 });
+    await screenshot(page, 'bill-practice-dark');
+
+    await page.getByRole('button', { name: 'Hide the answers' }).click();
+    await expect(answers.isHidden()).resolves.toBe(true);
+    await expect(page.getByTestId('explanation').count()).resolves.toBe(0);
+    await expect(page.locator('.hidden-answer').count()).resolves.toBeGreaterThanOrEqual(1);
+
+    // The next question starts hidden again.
+    await page.getByRole('button', { name: 'Next question' }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('seed')).toBe('2');
+    await page.getByRole('button', { name: 'Reveal the answers' }).waitFor();
+    await expect(page.getByTestId('practice-question').innerText()).resolves.toContain('Question 2');
+    expect(errors).toEqual([]);
+    await close();
+  });
+});

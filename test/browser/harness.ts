@@ -1,0 +1,123 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { seedFromSandbox } from '../../cli/seed-sandbox';
+import { openDb, type Db } from '../../db/open-db';
+import { createRunsRepository } from '../../db/repositories/runs-repository';
+import { startSandbox, type RunningSandbox } from '../../sandbox/index';
+import { buildApp } from '../../server/app';
+import { DEMO_SEEDED_SETTING } from '../../server/services/bill-practice';
+
+/*
+ * What the browser tests run against: the server `npm start` runs (buildApp over a database seeded from the
+ * real sandbox through the real collectors, serving the built dist/web), and Debian's Chromium.
+ */
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const WEB_ROOT = join(ROOT, 'dist', 'web');
+export const SCREENSHOTS = join(ROOT, 'test', 'screenshots');
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+  '--no-first-run', '--disable-sync', '--disable-quic',
+];
+const DAY_MS = 86_400_000;
+
+export interface Dashboard {
+  baseUrl: string;
+  browser: Browser;
+  sandbox: RunningSandbox;
+  db: Db;
+  /** First and last (exclusive) instant seeded, epoch ms. */
+  startMs: number;
+  endMs: number;
+  close: () => Promise<void>;
+}
+
+/** Seeds `days` simulated days of the default scenario (about 2 s a day), serves them, and opens Chromium. */
+export async function startDashboard({ days }: { days: number }): Promise<Dashboard> {
+  if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH`);
+  if (!existsSync(join(WEB_ROOT, 'index.html'))) execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
+  mkdirSync(SCREENSHOTS, { recursive: true });
+
+  const savedEnv = { ...process.env };
+  const dir = mkdtempSync(join(tmpdir(), 'ledger-browser-'));
+  const sandbox = await startSandbox({ dir });
+  Object.assign(process.env, sandbox.awsEnv);
+  const db = openDb({ path: join(dir, 'ledger.db') });
+  const sc = sandbox.scenario;
+  const startMs = sc.start;
+  const endMs = Math.min(sc.end, sc.start + days * DAY_MS);
+  await seedFromSandbox({
+    db, sandboxUrl: sandbox.url, kubeconfigPath: sandbox.kubeconfigPath, clusterName: sc.clusterName, region: sc.region,
+    startMs, endMs, stepMs: sc.stepMs, quiet: true,
+  });
+  // As `demo` does: the database says which scenario it holds, so practice bills can be made from it.
+  createRunsRepository(db).setSetting(DEMO_SEEDED_SETTING, `${sc.name}|${sc.seed}|v1`);
+  const app: FastifyInstance = buildApp({ db, webRoot: WEB_ROOT, now: () => endMs });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+
+  return {
+    baseUrl, browser, sandbox, db, startMs, endMs,
+    close: async () => {
+      await browser.close();
+      await app.close();
+      db.close();
+      await sandbox.close();
+      process.env = savedEnv;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface OpenedPage {
+  page: Page;
+  /** Console errors, uncaught exceptions and failed requests, as they happen. */
+  errors: string[];
+  close: () => Promise<void>;
+}
+
+export interface PageOptions {
+  colorScheme?: 'light' | 'dark';
+  width?: number;
+  height?: number;
+  /**
+   * A context of its own (empty cache and storage). By default pages share one context per browser, so the
+   * chunks are fetched and compiled once per test file rather than once per page.
+   */
+  isolated?: boolean;
+}
+
+const shared = new WeakMap<Browser, BrowserContext>();
+
+/** A page (1280 × 900, light, unless told) that records console errors, uncaught exceptions and HTTP errors. */
+export async function openPage(browser: Browser, { colorScheme = 'light', width = 1280, height = 900, isolated = false }: PageOptions = {}): Promise<OpenedPage> {
+  let context = isolated ? undefined : shared.get(browser);
+  if (context === undefined) {
+    context = await browser.newContext({ viewport: { width, height }, colorScheme });
+    if (!isolated) shared.set(browser, context);
+  }
+  const page = await context.newPage();
+  await page.setViewportSize({ width, height });
+  await page.emulateMedia({ colorScheme });
+  const errors: string[] = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`${m.text()} ${m.location().url}`); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('response', (r) => { if (r.status() >= 400) errors.push(`HTTP ${r.status()} ${r.url()}`); });
+  const own = context;
+  return { page, errors, close: () => (isolated ? own.close() : page.close()) };
+}
+
+/** A full-page screenshot under test/screenshots/ (git-ignored), for review. */
+export const screenshot = (page: Page, name: string): Promise<Buffer> => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+
+/** The horizontal overflow of the document in px (0 when nothing spills past the viewport). */
+export const horizontalOverflow = (page: Page): Promise<number> =>
+  page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);

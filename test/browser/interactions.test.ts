@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { horizontalOverflow, openPage, screenshot, SCREENSHOTS, startDashboard, type Dashboard } from './harness';
+
+/*
+ * What a user does on the dashboard, in headless Chromium over the server `npm start` runs and three simulated
+ * days of the sandbox: a filter changes the charts and the URL (a shared link opens the same view, back undoes
+ * it), picks and sorts land in the URL, the keyboard reaches everything, and the pages fit a laptop screen.
+ */
+
+let d: Dashboard;
+
+beforeAll(async () => {
+  d = await startDashboard({ days: 3 });
+}, 150_000);
+
+afterAll(async () => {
+  await d?.close();
+});
+
+const COST_BARS = '[data-testid="cost-chart"] .recharts-bar-rectangle path';
+const TIMELINE_LINES = '[data-testid="timeline-chart"] .recharts-line-curve';
+
+/** Per page: its path, and what on it proves the data arrived. */
+const PAGES = [
+  { name: 'overview', path: '/', ready: [COST_BARS, TIMELINE_LINES, '[data-testid="figure-billUsd"]'] },
+  { name: 'nodepools', path: '/nodepools', ready: ['[data-testid="nodepool-card"]', '[data-testid="compare-chart"] .recharts-bar-rectangle path', '[data-testid="compare-table"] tbody tr'] },
+  { name: 'consolidation', path: '/consolidation', ready: [TIMELINE_LINES, '[data-testid="events-table"] tbody tr'] },
+  { name: 'nodes', path: '/nodes', ready: ['[data-testid="nodes-table"] tbody tr [role="meter"]'] },
+  { name: 'teams', path: '/teams', ready: ['[data-testid="team-chart"] .recharts-bar-rectangle path', '[data-testid="team-table"] tbody tr'] },
+  { name: 'bill', path: '/bill', ready: ['[data-testid="bill-lines"] tbody tr'] },
+] as const;
+
+describe('filters live in the URL', () => {
+  it('a NodePool and a range change the charts and the URL; back restores them', async () => {
+    const { page, errors, close } = await openPage(d.browser);
+    await page.goto(`${d.baseUrl}/`);
+    await page.locator(COST_BARS).first().waitFor();
+    await page.locator(TIMELINE_LINES).first().waitFor({ state: 'attached' });
+    const allBars = await page.locator(COST_BARS).count();
+    const allLine = await page.locator(TIMELINE_LINES).first().getAttribute('d');
+    const allBill = await page.getByTestId('figure-billUsd').locator('.figure-value').innerText();
+
+    await page.getByLabel('NodePool', { exact: true }).selectOption('spot-batch');
+    await expect.poll(() => new URL(page.url()).searchParams.get('nodepool')).toBe('spot-batch');
+    await expect.poll(() => page.locator(TIMELINE_LINES).first().getAttribute('d')).not.toBe(allLine);
+    await expect.poll(() => page.getByTestId('figure-billUsd').locator('.figure-value').innerText()).not.toBe(allBill);
+    await expect.poll(() => page.locator(COST_BARS).count()).toBeLessThan(allBars);
+    await expect(page.getByRole('heading', { name: 'Packing of spot-batch over time' }).count()).resolves.toBe(1);
+
+    await page.getByRole('radio', { name: '24 h' }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('range')).toBe('1d');
+    await expect(page.getByRole('heading', { name: 'This period vs the previous 24 hours' }).count()).resolves.toBe(1);
+
+    // A shared link opens the same view.
+    const shared = page.url();
+    const other = await openPage(d.browser);
+    await other.page.goto(shared);
+    await expect.poll(() => other.page.getByLabel('NodePool', { exact: true }).inputValue()).toBe('spot-batch');
+    await expect(other.page.getByRole('radio', { name: '24 h' }).getAttribute('aria-checked')).resolves.toBe('true');
+    await other.close();
+
+    // The links to other pages carry the filters.
+    await expect(page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Teams' }).getAttribute('href')).resolves.toBe('/teams?range=1d&nodepool=spot-batch');
+
+    await page.goBack();
+    await page.goBack();
+    await expect.poll(() => page.url()).toBe(`${d.baseUrl}/`);
+    await expect(page.getByLabel('NodePool', { exact: true }).inputValue()).resolves.toBe('');
+    await expect.poll(() => page.locator(TIMELINE_LINES).first().getAttribute('d')).toBe(allLine);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('a custom range of days goes into the URL', async () => {
+    const { page, close } = await openPage(d.browser);
+    await page.goto(`${d.baseUrl}/teams`);
+    await page.getByTestId('team-table').waitFor();
+    await page.getByRole('radio', { name: 'Custom' }).click();
+    await page.getByLabel('From').fill('2026-11-02');
+    await page.getByLabel('to', { exact: true }).fill('2026-11-03');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await expect.poll(() => page.url()).toBe(`${d.baseUrl}/teams?from=2026-11-02&to=2026-11-03`);
+    // Two days: two bars per band.
+    await expect.poll(() => page.getByTestId('team-chart').locator('.recharts-bar-rectangle').count()).toBeGreaterThan(0);
+    const days = await page.getByTestId('team-chart').locator('.recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value').allTextContents();
+    expect(days).toEqual(['Nov 2', 'Nov 3']);
+    await close();
+  });
+
+  it('a disruption picked on the Consolidation page is compared before and after, and kept in the URL', async () => {
+    const { page, errors, close } = await openPage(d.browser);
+    await page.goto(`${d.baseUrl}/consolidation?range=1d`);
+    const first = page.getByTestId('events-table').locator('tbody tr').first();
+    await first.waitFor();
+    const nodeClaim = await first.locator('.node-name').innerText();
+    await first.getByRole('button', { name: 'Compare' }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('event')).toMatch(/^\d+-/);
+    await page.getByTestId('before-after').locator('.recharts-bar-rectangle path').first().waitFor();
+    await expect(page.getByTestId('compare-what').innerText()).resolves.toContain(nodeClaim);
+    await expect(page.getByTestId('nodes-removed').innerText()).resolves.toContain(nodeClaim);
+    await page.getByRole('radio', { name: '30m' }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('window')).toBe('30m');
+    await page.locator('.spinner').first().waitFor({ state: 'detached', timeout: 20_000 });
+    await screenshot(page, 'consolidation-compare');
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('the node table sorts by a column header and says so', async () => {
+    const { page, close } = await openPage(d.browser);
+    await page.goto(`${d.baseUrl}/nodes`);
+    const table = page.getByTestId('nodes-table');
+    await table.locator('tbody tr').first().waitFor();
+    await table.getByRole('button', { name: /USD \/ h/ }).first().click();
+    await expect.poll(() => page.url()).toBe(`${d.baseUrl}/nodes?sort=usdPerHour&order=desc`);
+    await expect(table.locator('th[aria-sort="descending"]').innerText()).resolves.toContain('USD / h');
+    const prices = (await table.locator('tbody tr td:nth-child(7)').allInnerTexts()).map((t) => Number(t.replace('$', '')));
+    expect(prices).toEqual([...prices].sort((a, b) => b - a));
+    await close();
+  });
+});
+
+describe('keyboard and screen sizes', () => {
+  it('starts with a skip link, then moves through the page links with Tab and Enter', async () => {
+    const { page, close } = await openPage(d.browser);
+    await page.goto(`${d.baseUrl}/`);
+    await page.getByTestId('data-source-banner').waitFor();
+    await page.keyboard.press('Tab');
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Skip to content');
+    for (let i = 0; i < 4; i++) await page.keyboard.press('Tab'); // brand, Overview, NodePools, Consolidation
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Consolidation');
+    const outline = await page.evaluate(() => getComputedStyle(document.activeElement as Element).outlineStyle);
+    expect(outline).toBe('solid');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => new URL(page.url()).pathname).toBe('/consolidation');
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('main');
+    await close();
+  });
+
+  it('every page fits 1280 px without sideways scrolling (wider screens have more room)', async () => {
+    const { page, close } = await openPage(d.browser, { width: 1280, height: 800 });
+    for (const p of PAGES) {
+      await page.goto(`${d.baseUrl}${p.path}`);
+      for (const selector of p.ready) await page.locator(selector).first().waitFor({ state: 'attached', timeout: 30_000 });
+      expect({ page: p.name, overflow: await horizontalOverflow(page) }).toEqual({ page: p.name, overflow: 0 });
+    }
+    await close();
+  });
+
+  it('shows the first screen of a laptop (1366 × 768) for review', async () => {
+    const { page, close } = await openPage(d.browser, { width: 1366, height: 768 });
+    for (const p of PAGES.filter((x) => x.name === 'overview' || x.name === 'nodes')) {
+      await page.goto(`${d.baseUrl}${p.path}`);
+      for (const selector of p.ready) await page.locator(selector).first().waitFor({ state: 'attached', timeout: 30_000 });
+      await page.locator('.spinner').first().waitFor({ state: 'detached', timeout: 20_000 });
+      // The first screen shows the page title, the filters and the start of the data.
+      await expect(page.locator('h1').boundingBox()).resolves.toMatchObject({ y: expect.any(Number) });
+      const filtersBottom = (await page.getByRole('group', { name: 'Filters' }).boundingBox())?.y ?? Infinity;
+      expect(filtersBottom).toBeLessThan(768 / 2);
+      await page.screenshot({ path: join(SCREENSHOTS, `${p.name}-laptop.png`) });
+    }
+    await close();
+  });
+});

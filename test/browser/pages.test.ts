@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPage, screenshot, startDashboard, type Dashboard } from './harness';
+
+/*
+ * Every page of the dashboard in headless Chromium, over the server `npm start` runs and three simulated days
+ * of the sandbox collected through the real collectors: each page shows sandbox data without a console error,
+ * in light and dark. Screenshots go to test/screenshots/ (git-ignored) for review.
+ */
+
+let d: Dashboard;
+
+beforeAll(async () => {
+  d = await startDashboard({ days: 3 });
+}, 150_000);
+
+afterAll(async () => {
+  await d?.close();
+});
+
+const COST_BARS = '[data-testid="cost-chart"] .recharts-bar-rectangle path';
+const TIMELINE_LINES = '[data-testid="timeline-chart"] .recharts-line-curve';
+
+/** Per page: its path, and what on it proves the data arrived. */
+const PAGES = [
+  { name: 'overview', path: '/', ready: [COST_BARS, TIMELINE_LINES, '[data-testid="figure-billUsd"]'] },
+  { name: 'nodepools', path: '/nodepools', ready: ['[data-testid="nodepool-card"]', '[data-testid="compare-chart"] .recharts-bar-rectangle path', '[data-testid="compare-table"] tbody tr'] },
+  { name: 'consolidation', path: '/consolidation', ready: [TIMELINE_LINES, '[data-testid="events-table"] tbody tr'] },
+  { name: 'nodes', path: '/nodes', ready: ['[data-testid="nodes-table"] tbody tr [role="meter"]'] },
+  { name: 'teams', path: '/teams', ready: ['[data-testid="team-chart"] .recharts-bar-rectangle path', '[data-testid="team-table"] tbody tr'] },
+  { name: 'bill', path: '/bill', ready: ['[data-testid="bill-lines"] tbody tr'] },
+] as const;
+
+describe('every page with sandbox data', () => {
+  it.each(PAGES)('$name loads, shows its data, logs no error', async ({ name, path, ready }) => {
+    const { page, errors, close } = await openPage(d.browser);
+    await page.goto(`${d.baseUrl}${path}`);
+    // Lines can be flat (no height): "attached" rather than "visible".
+    for (const selector of ready) await page.locator(selector).first().waitFor({ state: 'attached', timeout: 30_000 });
+    await expect(page.getByTestId('data-source-banner').innerText()).resolves.toMatch(/sandbox[\s\S]*Snapshots Nov 1 00:00 – Nov 3 23:55 UTC/i);
+    await expect(page.locator('h1').innerText()).resolves.not.toBe('');
+    await expect(page.locator('[aria-current="page"]').innerText()).resolves.not.toBe('');
+    await page.locator('.spinner').first().waitFor({ state: 'detached', timeout: 20_000 });
+    await screenshot(page, name);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('shows the sandbox NodePools on their cards and every node with two packing bars', async () => {
+    const { page, close } = await openPage(d.browser);
+    await page.goto(`${d.baseUrl}/nodepools`);
+    await page.getByTestId('nodepool-card').first().waitFor();
+    const cards = await page.getByTestId('nodepool-card').locator('h3').allInnerTexts();
+    expect(cards).toEqual(expect.arrayContaining(['general', 'spot-batch', 'system']));
+
+    await page.goto(`${d.baseUrl}/nodes`);
+    const rows = page.getByTestId('nodes-table').locator('tbody tr');
+    await rows.first().waitFor();
+    const count = await rows.count();
+    expect(count).toBeGreaterThan(0);
+    await expect(page.getByTestId('nodes-table').getByRole('meter').count()).resolves.toBe(2 * count);
+    await close();
+  });
+});
+
+describe('dark theme', () => {
+  it.each(['overview', 'consolidation', 'teams'] as const)('%s renders dark', async (name) => {
+    const page0 = PAGES.find((p) => p.name === name);
+    if (page0 === undefined) throw new Error(name);
+    const { page, errors, close } = await openPage(d.browser, { colorScheme: 'dark' });
+    await page.goto(`${d.baseUrl}${page0.path}`);
+    for (const selector of page0.ready) await page.locator(selector).first().waitFor({ state: 'attached', timeout: 30_000 });
+    // The system's dark scheme reaches the page: a dark background.
+    const bg = await page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
+    expect(bg).toBe('rgb(18, 22, 29)');
+    await page.locator('.spinner').first().waitFor({ state: 'detached', timeout: 20_000 });
+    await screenshot(page, `${name}-dark`);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('the theme toggle overrides the system and survives a reload', async () => {
+    const { page, close } = await openPage(d.browser, { colorScheme: 'light', isolated: true });
+    await page.goto(`${d.baseUrl}/nodes`);
+    await page.getByRole('radio', { name: 'Dark' }).click();
+    await expect.poll(() => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)).toBe('rgb(18, 22, 29)');
+    await page.reload();
+    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    await close();
+  });
+});

@@ -1,0 +1,31 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import type { ConsolidationCompareResponse, ConsolidationEventsResponse } from '../../../../../server/schemas/consolidation';
+import type { NodesResponse } from '../../../../../server/schemas/efficiency';
+import type { RangeQuery } from '../../../../../server/schemas/reports';
+import { getJson } from '../../../lib/api-client';
+
+/** Disruptions in the range (nodes removed or replaced), optionally of one reason. */
+export const useEvents = (query: RangeQuery | undefined, reason: string | undefined) =>
+  useQuery({
+    queryKey: ['consolidation', 'events', query ?? {}, reason],
+    queryFn: ({ signal }) => getJson<ConsolidationEventsResponse>('/api/consolidation/events', { ...query, reason }, signal),
+    enabled: query !== undefined,
+    placeholderData: keepPreviousData,
+  });
+
+/** Equal windows before and after an event or an instant. Disabled until one is chosen. */
+export const useCompare = (q: { event?: string; at?: string; window: string; nodepool?: string }) =>
+  useQuery({
+    queryKey: ['consolidation', 'compare', q],
+    queryFn: ({ signal }) => getJson<ConsolidationCompareResponse>('/api/consolidation/compare', q, signal),
+    enabled: q.event !== undefined || q.at !== undefined,
+    placeholderData: keepPreviousData,
+  });
+
+/** Every node at the snapshot at or before `at`. */
+export const useNodesAt = (at: string | undefined, nodepool: string | undefined) =>
+  useQuery({
+    queryKey: ['nodes', { at, nodepool, limit: '5000' }],
+    queryFn: ({ signal }) => getJson<NodesResponse>('/api/nodes', { at, nodepool, limit: '5000', sort: 'name' }, signal),
+    enabled: at !== undefined,
+  });

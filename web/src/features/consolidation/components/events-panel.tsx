@@ -1,0 +1,75 @@
+import type { RangeQuery } from '../../../../../server/schemas/reports';
+import { Panel } from '../../../components/ui/panel';
+import { Segmented } from '../../../components/ui/segmented';
+import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
+import { formatUtcDateTime, nodePoolLabel } from '../../../lib/format';
+import { useEvents } from '../api/use-consolidation';
+import { reasonColor, reasonText } from '../utils/reasons';
+
+interface EventsPanelProps {
+  query: RangeQuery | undefined;
+  reason: string | undefined;
+  selected: string | undefined;
+  onReason: (reason: string | undefined) => void;
+  onPick: (id: string) => void;
+}
+
+const REASONS = ['all', 'Underutilized', 'Empty', 'Drifted', 'Expired', 'Interrupted'] as const;
+type ReasonChoice = (typeof REASONS)[number];
+const REASON_OPTIONS = REASONS.map((r) => ({ value: r, label: r === 'all' ? 'All' : r }));
+
+/** The disruptions of the range, newest last; pick one to compare before and after it. */
+export function EventsPanel({ query, reason, selected, onReason, onPick }: EventsPanelProps) {
+  const events = useEvents(query, reason);
+  const body = (() => {
+    if (query === undefined || events.isPending) return <LoadingState label="Loading disruptions…" />;
+    if (events.isError) return <ErrorState title="Could not load the disruptions." error={events.error} onRetry={() => void events.refetch()} />;
+    if (events.data.rows.length === 0) {
+      return (
+        <EmptyState title="No disruptions in this range.">
+          Karpenter removed no node{reason === undefined ? '' : ` for ${reason}`} here. Try a longer range{reason === undefined ? '' : ' or all reasons'}; or click the timeline to compare around any time.
+        </EmptyState>
+      );
+    }
+    return (
+      <div className="table-scroll events-scroll">
+        <table className="data-table" data-testid="events-table">
+          <caption className="visually-hidden">Disruptions, oldest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Time (UTC)</th><th scope="col">NodePool</th><th scope="col">Reason</th><th scope="col">Action</th>
+              <th scope="col">Node</th><th scope="col">Instance</th><th scope="col">Replaced by</th><th scope="col"><span className="visually-hidden">Compare</span></th>
+            </tr>
+          </thead>
+          <tbody>
+            {events.data.rows.map((e) => (
+              <tr key={e.id} className={e.id === selected ? 'is-selected' : undefined}>
+                <td className="period">{formatUtcDateTime(e.atMs)}</td>
+                <td>{nodePoolLabel(e.nodePool, 'nodes')}</td>
+                <td title={reasonText(e.reason)}><span className="swatch swatch-line" style={{ background: reasonColor(e.reason) }} />{e.reason}{e.spotInterrupted ? ' (spot)' : ''}</td>
+                <td>{e.action ?? '—'}</td>
+                <td className="node-name"><span title={e.nodeName ?? undefined}>{e.nodeClaim ?? e.nodeName ?? '—'}</span></td>
+                <td>{e.instanceType ?? '—'}<span className="sub">{e.capacityType ?? ''}</span></td>
+                <td>{e.replacements.length === 0 ? '—' : e.replacements.join(', ')}</td>
+                <td>
+                  <button type="button" className="button" aria-pressed={e.id === selected} onClick={() => onPick(e.id)}>
+                    {e.id === selected ? 'Compared' : 'Compare'}
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    );
+  })();
+  return (
+    <Panel
+      title={events.data === undefined ? 'Disruptions' : `Disruptions (${events.data.rows.length})`}
+      subtitle="Nodes Karpenter removed or replaced, from its events and the NodeClaims' lifetimes."
+      actions={<Segmented<ReasonChoice> label="Reason" value={(reason as ReasonChoice | undefined) ?? 'all'} options={REASON_OPTIONS} onChange={(r) => onReason(r === 'all' ? undefined : r)} />}
+    >
+      <div className={events.isFetching && !events.isPending ? 'panel-body is-refreshing' : 'panel-body'}>{body}</div>
+    </Panel>
+  );
+}

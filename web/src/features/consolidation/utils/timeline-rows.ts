@@ -1,0 +1,40 @@
+import type { ConsolidationTimelineResponse, TimelinePoint } from '../../../../../server/schemas/consolidation';
+
+type TimelineSeries = ConsolidationTimelineResponse['series'][number];
+
+/** One chart row per bucket; efficiency in percent; null where the bucket had no snapshot (the line breaks). */
+export interface TimelineRow {
+  /** Bucket start, epoch ms UTC. */
+  t: number;
+  cpuPercent: number | null;
+  memoryPercent: number | null;
+  usdPerHour: number | null;
+  nodes: number | null;
+}
+
+const pct = (v: number | null): number | null => (v === null ? null : v * 100);
+
+/** The series to draw: the cluster's, or the NodePool's when one is chosen (the cluster's if the NodePool has none). */
+export function pickSeries(series: readonly TimelineSeries[], nodePool: string | undefined): TimelineSeries | undefined {
+  return (nodePool === undefined ? undefined : series.find((s) => s.scope === 'nodepool' && s.nodePool === nodePool))
+    ?? series.find((s) => s.scope === 'cluster');
+}
+
+/** Rows sorted by time, with a null row after each point that is followed by a gap longer than a bucket. */
+export function toTimelineRows(points: readonly TimelinePoint[], bucketMs: number): TimelineRow[] {
+  const sorted = [...points].sort((a, b) => a.tMs - b.tMs);
+  const rows: TimelineRow[] = [];
+  sorted.forEach((p, i) => {
+    rows.push({ t: p.tMs, cpuPercent: pct(p.cpu), memoryPercent: pct(p.memory), usdPerHour: p.usdPerHourAvg, nodes: p.nodesAvg });
+    const next = sorted[i + 1];
+    if (next !== undefined && next.tMs - p.tMs > bucketMs) rows.push({ t: p.tMs + bucketMs, cpuPercent: null, memoryPercent: null, usdPerHour: null, nodes: null });
+  });
+  return rows;
+}
+
+/** The bucket row nearest to `tMs` (for reading values at a marker); undefined without rows. */
+export function rowNear(rows: readonly TimelineRow[], tMs: number): TimelineRow | undefined {
+  let best: TimelineRow | undefined;
+  for (const r of rows) if (r.cpuPercent !== null && (best === undefined || Math.abs(r.t - tMs) < Math.abs(best.t - tMs))) best = r;
+  return best;
+}

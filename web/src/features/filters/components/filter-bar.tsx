@@ -1,0 +1,62 @@
+import { useId } from 'react';
+import type { ParamUpdates } from '../../../lib/url-params';
+import { nodePoolLabel } from '../../../lib/format';
+import { useNodePools } from '../api/use-nodepools';
+import { rangeUpdates, type Filters, type InstantRange } from '../utils/url-filters';
+import { RangePicker } from './range-picker';
+
+interface FilterBarProps {
+  filters: Filters;
+  /** The range in effect, for the custom-range defaults. */
+  resolved: InstantRange | undefined;
+  onChange: (updates: ParamUpdates) => void;
+  /** Show the NodePool select (default true). */
+  nodePool?: boolean;
+  /** Teams to offer; undefined hides the team select. */
+  teams?: readonly string[];
+  /** Show the time range (default true). */
+  range?: boolean;
+  /** The team select's label (default "Team"). */
+  teamLabel?: string;
+}
+
+/** Time range, NodePool and team, written to the URL. */
+export function FilterBar({ filters, resolved, onChange, nodePool = true, teams, range = true, teamLabel = 'Team' }: FilterBarProps) {
+  const nodePools = useNodePools();
+  const poolId = useId();
+  const teamId = useId();
+  return (
+    <div className="filters" role="group" aria-label="Filters">
+      {range ? <RangePicker value={filters.range} resolved={resolved} onChange={(r) => onChange(rangeUpdates(r))} /> : null}
+      {nodePool ? (
+        <span className="field">
+          <label className="select-label" htmlFor={poolId}>NodePool</label>
+          <select
+            id={poolId}
+            value={filters.nodePool ?? ''}
+            onChange={(e) => onChange({ nodepool: e.target.value })}
+          >
+            <option value="">All NodePools</option>
+            {(nodePools.data?.items ?? []).map((n) => (
+              <option key={n.name} value={n.name}>{nodePoolLabel(n.name)}</option>
+            ))}
+            {/* A NodePool from a link is shown while the list loads, and flagged if the cluster has no such NodePool. */}
+            {filters.nodePool !== undefined && (nodePools.data?.items.every((n) => n.name !== filters.nodePool) ?? true) ? (
+              <option value={filters.nodePool}>{nodePools.isSuccess ? `${filters.nodePool} (not found)` : filters.nodePool}</option>
+            ) : null}
+          </select>
+        </span>
+      ) : null}
+      {teams === undefined ? null : (
+        <span className="field">
+          <label className="select-label" htmlFor={teamId}>{teamLabel}</label>
+          <select id={teamId} value={filters.team ?? ''} onChange={(e) => onChange({ team: e.target.value })}>
+            <option value="">All</option>
+            {teams.map((t) => <option key={t} value={t}>{t}</option>)}
+            {filters.team !== undefined && !teams.includes(filters.team) ? <option value={filters.team}>{filters.team}</option> : null}
+          </select>
+        </span>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,38 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import type { EfficiencySummaryResponse, NodesResponse } from '../../../../../server/schemas/efficiency';
+import type { NodePoolCompareResponse } from '../../../../../server/schemas/nodepool-cost';
+import type { NodePoolsResponse, RangeQuery } from '../../../../../server/schemas/reports';
+import { getJson } from '../../../lib/api-client';
+
+/** Cost, node-hours, cost per vCPU-hour and spot savings per NodePool × capacity type over the range. */
+export const useNodePoolCompare = (query: RangeQuery | undefined) =>
+  useQuery({
+    queryKey: ['nodepools', 'compare', query ?? {}],
+    queryFn: ({ signal }) => getJson<NodePoolCompareResponse>('/api/nodepools/compare', query, signal),
+    enabled: query !== undefined,
+    placeholderData: keepPreviousData,
+  });
+
+/** Packing and cost per NodePool and the cluster over the range (the overview shares this cache entry). */
+export const useEfficiencySummary = (query: RangeQuery | undefined) =>
+  useQuery({
+    queryKey: ['efficiency', 'summary', query ?? {}],
+    queryFn: ({ signal }) => getJson<EfficiencySummaryResponse>('/api/efficiency/summary', query, signal),
+    enabled: query !== undefined,
+    placeholderData: keepPreviousData,
+  });
+
+/** Every node at the snapshot at or before `at` (default the newest), for the instance mix. */
+export const useNodesAt = (at: string | undefined) =>
+  useQuery({
+    queryKey: ['nodes', { at, limit: '5000' }],
+    queryFn: ({ signal }) => getJson<NodesResponse>('/api/nodes', { at, limit: '5000', sort: 'nodePool' }, signal),
+  });
+
+/** The cluster's NodePools as last collected (same cache entry as the NodePool filter's). */
+export const useNodePoolSpecs = () =>
+  useQuery({
+    queryKey: ['nodepools'],
+    queryFn: ({ signal }) => getJson<NodePoolsResponse>('/api/nodepools', undefined, signal),
+    staleTime: 5 * 60_000,
+  });

@@ -1,0 +1,48 @@
+import { useMemo } from 'react';
+import type { RangeQuery } from '../../../../../server/schemas/reports';
+import { Panel } from '../../../components/ui/panel';
+import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
+import type { NodePoolColors } from '../../../lib/colors';
+import { formatIsoUtc } from '../../../lib/format';
+import { useEfficiencySummary, useNodePoolCompare, useNodePoolSpecs, useNodesAt } from '../api/use-nodepool-data';
+import { buildCards } from '../utils/nodepool-cards';
+import { NodePoolCards } from './nodepool-cards';
+
+interface CardsPanelProps {
+  query: RangeQuery | undefined;
+  /** Only this NodePool's card. */
+  nodePool: string | undefined;
+  colors: NodePoolColors;
+}
+
+/** The NodePool cards, from the cluster's NodePools, the range's summary and comparison, and the nodes at the range's end. */
+export function CardsPanel({ query, nodePool, colors }: CardsPanelProps) {
+  const unfiltered = query === undefined ? undefined : { from: query.from, to: query.to };
+  const pools = useNodePoolSpecs();
+  const summary = useEfficiencySummary(unfiltered);
+  const compare = useNodePoolCompare(unfiltered);
+  const nodes = useNodesAt(query?.to);
+  const cards = useMemo(
+    () => buildCards(pools.data?.items ?? [], summary.data?.rows ?? [], compare.data?.rows ?? [], nodes.data?.rows ?? [])
+      .filter((c) => nodePool === undefined || c.name === nodePool),
+    [pools.data, summary.data, compare.data, nodes.data, nodePool],
+  );
+  const failed = [pools, summary, compare, nodes].find((q) => q.isError);
+  const body = (() => {
+    if (query === undefined || pools.isPending || summary.isPending || compare.isPending || nodes.isPending) return <LoadingState label="Loading NodePools…" />;
+    if (failed !== undefined) return <ErrorState title="Could not load the NodePools." error={failed.error} onRetry={() => void failed.refetch()} />;
+    if (cards.length === 0) {
+      return <EmptyState title="No NodePools.">The Kubernetes collector has not seen any karpenter.sh NodePool yet, or the filter names one that does not exist.</EmptyState>;
+    }
+    return <NodePoolCards cards={cards} colors={colors} />;
+  })();
+  const at = nodes.data?.snapshotAt;
+  return (
+    <Panel
+      title="NodePools"
+      subtitle={`Policy as last collected; cost and packing over the range (time-weighted); instance mix at ${at == null ? 'the newest snapshot' : formatIsoUtc(at)}.`}
+    >
+      <div className="panel-body">{body}</div>
+    </Panel>
+  );
+}

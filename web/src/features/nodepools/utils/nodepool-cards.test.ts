@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import type { EfficiencySummaryRow, NodeRow } from '../../../../../server/schemas/efficiency';
+import type { NodePoolCompareRow } from '../../../../../server/schemas/nodepool-cost';
+import type { NodePool } from '../../../../../server/schemas/reports';
+import { buildCards, instanceMix } from './nodepool-cards';
+
+const node = (nodePool: string, instanceType: string, capacityType = 'on-demand'): NodeRow => ({
+  name: `${instanceType}-${Math.random()}`, nodeClaim: null, nodePool, instanceType, capacityType, zone: 'us-west-2a', createdAt: '', ageHours: 1,
+  usdPerHour: 0.1, priceSource: null, allocatableVcpu: 2, allocatableMemoryGiB: 8, allocatablePods: 29, allocatableGpu: 0,
+  requestedVcpu: 1, requestedMemoryGiB: 4, requestedPods: 5, requestedGpu: 0, cpu: 0.5, memory: 0.5, pods: null, gpu: null,
+  idleVcpu: 1, idleMemoryGiB: 4, idleUsdPerHour: 0.05, snapshots: 1,
+});
+
+describe('instanceMix', () => {
+  const rows = [
+    node('general', 'm6i.large'), node('general', 'm6i.large', 'spot'), node('general', 'c6i.xlarge'),
+    node('general', 'r6i.large'), node('general', 'c7i.large'), node('batch', 'm6i.large'),
+  ];
+  it('counts per type within the NodePool, most first, ties by name, spot counted', () =>
+    expect(instanceMix(rows, 'general')).toEqual([
+      { instanceType: 'm6i.large', count: 2, spot: 1 },
+      { instanceType: 'c6i.xlarge', count: 1, spot: 0 },
+      { instanceType: 'c7i.large', count: 1, spot: 0 },
+      { instanceType: 'r6i.large', count: 1, spot: 0 },
+    ]));
+  it('folds the tail past `top` into one item: 4 types with top 3 -> 2 named + "2 other types"', () =>
+    expect(instanceMix(rows, 'general', 3)).toEqual([
+      { instanceType: 'm6i.large', count: 2, spot: 1 },
+      { instanceType: 'c6i.xlarge', count: 1, spot: 0 },
+      { instanceType: '2 other types', count: 2, spot: 0 },
+    ]));
+});
+
+describe('buildCards', () => {
+  const pool = (name: string): NodePool => ({ name, weight: null, consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '1m', capacityTypes: ['spot'], nodeClass: 'default', updatedAt: '' });
+  const summary = (nodePool: string | null, costUsd: number, cpu: number): EfficiencySummaryRow => ({
+    scope: nodePool === null ? 'cluster' : 'nodepool', nodePool, nodesAvg: 2, nodeHours: 48, costUsd, usdPerHourAvg: costUsd / 24, cpu, memory: 0.4,
+    pods: null, gpu: null, costWeightedCpu: cpu, costWeightedMemory: null, costWeightedPods: null, costWeightedGpu: null,
+    idleVcpuAvg: 1, idleMemoryGiBAvg: 2, idleUsdPerHourAvg: 0.3,
+  });
+  const compare = (nodePool: string, capacityType: 'on-demand' | 'spot', costUsd: number, savingsUsd: number | null): NodePoolCompareRow => ({
+    nodePool, capacityType, costUsd, nodeHours: 10, nodesAvg: 1, vcpuHoursAllocatable: 20, memoryGiBHoursAllocatable: 80, vcpuHoursRequested: 10,
+    memoryGiBHoursRequested: 40, usdPerVcpuHourAllocatable: null, usdPerGiBHourAllocatable: null, usdPerVcpuHourRequested: null,
+    usdPerGiBHourRequested: null, onDemandEquivalentUsd: null, savingsUsd, savingsFraction: null,
+  });
+  const cards = buildCards(
+    [pool('spot-batch'), pool('general')],
+    [summary(null, 30, 0.5), summary('general', 20, 0.6), summary('', 4, 0.2)],
+    [compare('general', 'on-demand', 12, 0), compare('general', 'spot', 8, 5.5), compare('', 'on-demand', 4, 0)],
+    [node('general', 'm6i.large'), node('', 'm6i.large')],
+  );
+  it('sorts the cluster NodePools by name, then the nodes without one', () => expect(cards.map((c) => c.name)).toEqual(['general', 'spot-batch', '']));
+  it('sums cost and savings over capacity types: 12 + 8 = 20, 0 + 5.5 = 5.5', () => expect(cards[0]).toMatchObject({ costUsd: 20, savingsUsd: 5.5, cpu: 0.6, nodesNow: 1 }));
+  it('has no figures for a NodePool without data', () => expect(cards[1]).toMatchObject({ costUsd: null, savingsUsd: null, cpu: null, nodesNow: 0, mix: [] }));
+  it('has no spec for the nodes without a NodePool', () => expect(cards[2]?.spec).toBeNull());
+});

@@ -1,0 +1,82 @@
+import type { NodeSort } from '../../../../../server/schemas/efficiency';
+import type { ParamUpdates } from '../../../lib/url-params';
+
+/**
+ * The node table's own URL state (beside the shared filters):
+ *   ?sort=cpu&order=asc   a column of /api/nodes, ascending or descending
+ *   &capacity=spot        on-demand | spot | reserved
+ *   &page=2&size=100      1-based page, rows per page
+ *   &at=2026-11-09T10:00:00Z  the snapshot at or before this instant (default: the newest)
+ */
+
+export const NODE_SORTS: readonly NodeSort[] = ['name', 'nodePool', 'instanceType', 'capacityType', 'zone', 'ageHours', 'usdPerHour', 'cpu', 'memory', 'idleUsdPerHour'];
+export const PAGE_SIZES = [50, 100, 250, 500] as const;
+export type CapacityFilter = 'on-demand' | 'spot' | 'reserved';
+const CAPACITIES: readonly CapacityFilter[] = ['on-demand', 'spot', 'reserved'];
+
+export interface NodeTableState {
+  sort: NodeSort;
+  order: 'asc' | 'desc';
+  capacityType: CapacityFilter | undefined;
+  /** 1-based. */
+  page: number;
+  pageSize: number;
+  /** ISO instant, or undefined for the newest snapshot. */
+  at: string | undefined;
+}
+
+/** The worst-packed nodes first: what a reader of this page is usually after. */
+export const DEFAULT_NODE_TABLE: NodeTableState = { sort: 'cpu', order: 'asc', capacityType: undefined, page: 1, pageSize: 100, at: undefined };
+
+/** Columns whose natural first click is descending (biggest, most expensive, oldest first). */
+const DESC_FIRST: ReadonlySet<NodeSort> = new Set(['ageHours', 'usdPerHour', 'idleUsdPerHour']);
+
+const AT_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?Z$/;
+
+export function parseNodeTable(params: URLSearchParams): NodeTableState {
+  const sort = NODE_SORTS.find((s) => s === params.get('sort')) ?? DEFAULT_NODE_TABLE.sort;
+  const orderParam = params.get('order');
+  const order = orderParam === 'asc' || orderParam === 'desc' ? orderParam : DEFAULT_NODE_TABLE.order;
+  const capacityType = CAPACITIES.find((c) => c === params.get('capacity'));
+  const page = Number(params.get('page'));
+  const size = Number(params.get('size'));
+  const at = params.get('at');
+  return {
+    sort, order, capacityType,
+    page: Number.isInteger(page) && page >= 1 ? page : 1,
+    pageSize: PAGE_SIZES.find((s) => s === size) ?? DEFAULT_NODE_TABLE.pageSize,
+    at: at !== null && AT_RE.test(at) && Number.isFinite(Date.parse(at)) ? at : undefined,
+  };
+}
+
+/** Clicking a column: the same column flips the order; a new one starts in its natural order. Back to page 1 either way. */
+export function sortUpdates(current: NodeTableState, column: NodeSort): ParamUpdates {
+  const order = column === current.sort ? (current.order === 'asc' ? 'desc' : 'asc') : DESC_FIRST.has(column) ? 'desc' : 'asc';
+  return { sort: column, order, page: undefined };
+}
+
+export const pageCount = (total: number, pageSize: number): number => Math.max(1, Math.ceil(total / pageSize));
+
+/** The query of /api/nodes for this state. */
+export function nodesQuery(state: NodeTableState, nodePool: string | undefined): Record<string, string | undefined> {
+  return {
+    sort: state.sort, order: state.order, nodepool: nodePool, capacityType: state.capacityType, at: state.at,
+    limit: String(state.pageSize), offset: String((state.page - 1) * state.pageSize),
+  };
+}
+
+/** "45 min", "5 h", "3 d 4 h": short enough for a table cell. */
+export function formatAge(hours: number): string {
+  if (hours < 1) return `${Math.max(0, Math.round(hours * 60))} min`;
+  if (hours < 48) return `${Math.floor(hours)} h`;
+  const days = Math.floor(hours / 24);
+  const rest = Math.floor(hours - days * 24);
+  return rest === 0 ? `${days} d` : `${days} d ${rest} h`;
+}
+
+/** A packing bar's width (0..100, capped) and whether requests exceed allocatable. */
+export function packingWidth(requested: number, allocatable: number): { percent: number | null; over: boolean } {
+  if (!(allocatable > 0)) return { percent: null, over: false };
+  const percent = (requested / allocatable) * 100;
+  return { percent: Math.min(100, percent), over: percent > 100 };
+}

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import type { TeamCostResponse, TeamCostRow } from '../../../../../server/schemas/teams';
+import { IDLE_KEY, OTHER_KEY, parseTeams, sortTeamRows, teamBuckets, teamCostParams, teamNames, teamSortUpdates, toTeamChart } from './team-series';
+
+describe('parseTeams', () => {
+  it('defaults: by team, idle as a band, request share, largest cost first', () =>
+    expect(parseTeams(new URLSearchParams(''))).toEqual({ groupBy: 'team', idle: 'line', method: 'request-share', sort: 'costUsd', order: 'desc' }));
+  it('reads every key', () =>
+    expect(parseTeams(new URLSearchParams('by=namespace&idle=spread&method=aws-split&sort=team&order=asc'))).toEqual({
+      groupBy: 'namespace', idle: 'spread', method: 'aws-split', sort: 'team', order: 'asc',
+    }));
+  it('flips the same column, starts a name column A-Z', () => {
+    const s = parseTeams(new URLSearchParams(''));
+    expect(teamSortUpdates(s, 'costUsd')).toEqual({ sort: 'costUsd', order: 'asc' });
+    expect(teamSortUpdates(s, 'team')).toEqual({ sort: 'team', order: 'asc' });
+  });
+});
+
+describe('teamBuckets', () => {
+  it('days for 3 days', () =>
+    expect(teamBuckets('2026-11-01T00:00:00.000Z', '2026-11-04T00:00:00.000Z').map((b) => [b.day, b.to])).toEqual([
+      ['2026-11-01', '2026-11-02T00:00:00.000Z'], ['2026-11-02', '2026-11-03T00:00:00.000Z'], ['2026-11-03', '2026-11-04T00:00:00.000Z'],
+    ]));
+  it('weeks past 31 days: 90 days -> 12 full weeks and one of 6 days', () => {
+    const b = teamBuckets('2026-08-01T00:00:00.000Z', '2026-10-30T00:00:00.000Z');
+    expect(b).toHaveLength(13);
+    expect(b[12]).toEqual({ from: '2026-10-24T00:00:00.000Z', to: '2026-10-30T00:00:00.000Z', day: '2026-10-24' });
+  });
+  it('nothing for an empty range', () => expect(teamBuckets('2026-11-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z')).toEqual([]));
+});
+
+const response = (teams: [string | null, number][]): TeamCostResponse => ({
+  from: '', to: '', method: 'request-share', weights: null, idle: 'line', label: 'team', groupBy: 'team', rows: [], notes: [],
+  teams: teams.map(([team, costUsd]) => ({ kind: team === null ? 'idle' : 'team', team, costUsd })),
+  totals: { nodeCostUsd: 0, teamsUsd: 0, idleUsd: 0, residualUsd: 0 },
+});
+
+describe('toTeamChart', () => {
+  const buckets = teamBuckets('2026-11-01T00:00:00.000Z', '2026-11-04T00:00:00.000Z');
+  // Totals: payments 10+12 = 22, web 5+4 = 9, data 1+0 = 1, batch 0+3 = 3, idle 2+2 = 4. Day 3 did not answer.
+  const chart = toTeamChart(buckets, [
+    response([['payments', 10], ['web', 5], ['data', 1], [null, 2]]),
+    response([['payments', 12], ['web', 4], ['batch', 3], [null, 2]]),
+    undefined,
+  ], 3);
+  it('keeps the top 3 - 1 teams, folds the rest into other, idle on top', () => expect(chart.keys).toEqual(['payments', 'web', OTHER_KEY, IDLE_KEY]));
+  it('sums the folded teams per day: day 1 data 1, day 2 batch 3; a missing day is empty', () =>
+    expect(chart.rows).toEqual([
+      { day: '2026-11-01', usd: { payments: 10, web: 5, [OTHER_KEY]: 1, [IDLE_KEY]: 2 } },
+      { day: '2026-11-02', usd: { payments: 12, web: 4, [OTHER_KEY]: 3, [IDLE_KEY]: 2 } },
+      { day: '2026-11-03', usd: {} },
+    ]));
+  it('shows every team when they fit', () => expect(toTeamChart(buckets, [response([['a', 1], ['b', 2]])], 8).keys).toEqual(['b', 'a']));
+});
+
+describe('sortTeamRows', () => {
+  const row = (kind: 'team' | 'idle', team: string | null, nodePool: string, costUsd: number): TeamCostRow => ({ kind, team, nodePool, costUsd, share: costUsd / 100, idleSpreadUsd: 0 });
+  const rows = [row('team', 'web', 'general', 30), row('idle', null, 'general', 12), row('team', 'payments', 'general', 40), row('team', 'payments', 'batch', 5)];
+  describe.each([
+    { sort: 'costUsd' as const, order: 'desc' as const, expected: ['payments/general', 'web/general', '(idle)/general', 'payments/batch'] },
+    { sort: 'team' as const, order: 'asc' as const, expected: ['(idle)/general', 'payments/batch', 'payments/general', 'web/general'] },
+    { sort: 'nodePool' as const, order: 'asc' as const, expected: ['payments/batch', '(idle)/general', 'payments/general', 'web/general'] },
+  ])('$sort $order', ({ sort, order, expected }) => {
+    it('orders', () => expect(sortTeamRows(rows, sort, order).map((r) => `${r.team ?? '(idle)'}/${r.nodePool}`)).toEqual(expected));
+  });
+});
+
+describe('teamCostParams and teamNames', () => {
+  it('leaves defaults out of the query', () =>
+    expect(teamCostParams({ from: 'a', to: 'b' }, parseTeams(new URLSearchParams('')), undefined)).toEqual({ from: 'a', to: 'b', team: undefined, groupBy: undefined, idle: undefined, method: undefined }));
+  it('writes the choices', () =>
+    expect(teamCostParams({ nodepool: 'general' }, parseTeams(new URLSearchParams('by=namespace&idle=spread&method=aws-split')), 'payments')).toEqual({
+      nodepool: 'general', team: 'payments', groupBy: 'namespace', idle: 'spread', method: 'aws-split',
+    }));
+  it('lists the teams A-Z without idle', () => expect(teamNames(response([['web', 1], [null, 3], ['data', 2]]))).toEqual(['data', 'web']));
+});

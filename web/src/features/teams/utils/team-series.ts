@@ -1,0 +1,138 @@
+import type { TeamCostResponse, TeamCostRow } from '../../../../../server/schemas/teams';
+import type { ParamUpdates } from '../../../lib/url-params';
+
+/**
+ * The Teams page's URL state (beside range, NodePool and team):
+ *   ?by=namespace        group by namespace instead of team
+ *   &idle=spread         spread idle cost over the teams instead of showing it as its own band
+ *   &method=aws-split    AWS split cost allocation instead of the weighted request share
+ *   &sort=costUsd&order=desc   the table's order
+ */
+export interface TeamsState {
+  groupBy: 'team' | 'namespace';
+  idle: 'line' | 'spread';
+  method: 'request-share' | 'aws-split';
+  sort: TeamSort;
+  order: 'asc' | 'desc';
+}
+
+export type TeamSort = 'team' | 'nodePool' | 'costUsd' | 'share';
+const SORTS: readonly TeamSort[] = ['team', 'nodePool', 'costUsd', 'share'];
+
+export function parseTeams(params: URLSearchParams): TeamsState {
+  const order = params.get('order');
+  return {
+    groupBy: params.get('by') === 'namespace' ? 'namespace' : 'team',
+    idle: params.get('idle') === 'spread' ? 'spread' : 'line',
+    method: params.get('method') === 'aws-split' ? 'aws-split' : 'request-share',
+    sort: SORTS.find((s) => s === params.get('sort')) ?? 'costUsd',
+    order: order === 'asc' || order === 'desc' ? order : 'desc',
+  };
+}
+
+/** Same column flips the order; a new column starts with the biggest (money) or A–Z (names). */
+export function teamSortUpdates(state: TeamsState, column: TeamSort): ParamUpdates {
+  const order = column === state.sort ? (state.order === 'asc' ? 'desc' : 'asc') : column === 'costUsd' || column === 'share' ? 'desc' : 'asc';
+  return { sort: column, order };
+}
+
+export interface Bucket {
+  from: string;
+  to: string;
+  /** YYYY-MM-DD of the bucket's first day. */
+  day: string;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Time buckets for the chart: UTC days up to 31 days, 7-day steps beyond (so at most ~13 requests for 90 days). */
+export function teamBuckets(fromIso: string, toIso: string): Bucket[] {
+  const fromMs = Date.parse(fromIso);
+  const toMs = Date.parse(toIso);
+  if (!(toMs > fromMs)) return [];
+  const step = toMs - fromMs <= 31 * DAY_MS ? DAY_MS : 7 * DAY_MS;
+  const buckets: Bucket[] = [];
+  for (let t = fromMs; t < toMs; t += step) {
+    const end = Math.min(toMs, t + step);
+    buckets.push({ from: new Date(t).toISOString(), to: new Date(end).toISOString(), day: new Date(t).toISOString().slice(0, 10) });
+  }
+  return buckets;
+}
+
+/** The key of the idle band (not a team name: those cannot start with "_"). */
+export const IDLE_KEY = '_idle';
+/** Teams past the top N, summed. */
+export const OTHER_KEY = '_other';
+/** Pods without the team label. */
+export const UNLABELLED_KEY = '_unlabelled';
+
+export interface TeamChartRow {
+  day: string;
+  /** USD per band key. */
+  usd: Record<string, number>;
+}
+
+export interface TeamChart {
+  rows: TeamChartRow[];
+  /** Band keys, bottom to top: teams by total cost (largest first), then "other", then idle. */
+  keys: string[];
+}
+
+const keyOf = (r: { kind: 'team' | 'idle'; team: string | null }): string => (r.kind === 'idle' ? IDLE_KEY : r.team ?? UNLABELLED_KEY);
+
+/**
+ * One chart row per bucket, one band per team (the `top` largest over the whole range; the rest summed
+ * into "other"), idle as its own band on top. Buckets whose response is missing are kept, empty.
+ */
+export function toTeamChart(buckets: readonly Bucket[], responses: readonly (TeamCostResponse | undefined)[], top = 8): TeamChart {
+  const totals = new Map<string, number>();
+  for (const r of responses) for (const t of r?.teams ?? []) {
+    const k = keyOf(t);
+    totals.set(k, (totals.get(k) ?? 0) + t.costUsd);
+  }
+  const teams = [...totals].filter(([k]) => k !== IDLE_KEY).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([k]) => k);
+  const shown = new Set(teams.length > top ? teams.slice(0, top - 1) : teams);
+  const keys = [...shown];
+  if (teams.length > shown.size) keys.push(OTHER_KEY);
+  if (totals.has(IDLE_KEY)) keys.push(IDLE_KEY);
+  const rows = buckets.map((b, i) => {
+    const usd: Record<string, number> = {};
+    for (const t of responses[i]?.teams ?? []) {
+      const k = keyOf(t);
+      const band = k === IDLE_KEY || shown.has(k) ? k : OTHER_KEY;
+      usd[band] = (usd[band] ?? 0) + t.costUsd;
+    }
+    return { day: b.day, usd };
+  });
+  return { rows, keys };
+}
+
+/** Table rows in the chosen order; idle rows sort as "(idle)" by name. Ties by NodePool then team. */
+export function sortTeamRows(rows: readonly TeamCostRow[], sort: TeamSort, order: 'asc' | 'desc'): TeamCostRow[] {
+  const name = (r: TeamCostRow) => (r.kind === 'idle' ? '(idle)' : r.team ?? '(no label)');
+  const value = (r: TeamCostRow): number | string => {
+    if (sort === 'team') return name(r);
+    if (sort === 'nodePool') return r.nodePool;
+    if (sort === 'share') return r.share ?? -1;
+    return r.costUsd;
+  };
+  const sign = order === 'asc' ? 1 : -1;
+  return [...rows].sort((a, b) => {
+    const va = value(a);
+    const vb = value(b);
+    const c = typeof va === 'number' && typeof vb === 'number' ? va - vb : String(va).localeCompare(String(vb));
+    return sign * c || a.nodePool.localeCompare(b.nodePool) || name(a).localeCompare(name(b));
+  });
+}
+
+/** The query of /api/teams/cost for the page's state (without the team filter when `team` is undefined). */
+export function teamCostParams(range: { from?: string; to?: string; nodepool?: string }, state: TeamsState, team: string | undefined): Record<string, string | undefined> {
+  return {
+    ...range, team, groupBy: state.groupBy === 'team' ? undefined : state.groupBy, idle: state.idle === 'line' ? undefined : state.idle,
+    method: state.method === 'request-share' ? undefined : state.method,
+  };
+}
+
+/** Team (or namespace) names of a response, for the filter, A–Z. */
+export const teamNames = (r: TeamCostResponse | undefined): string[] =>
+  (r?.teams ?? []).flatMap((t) => (t.kind === 'team' && t.team !== null ? [t.team] : [])).sort();

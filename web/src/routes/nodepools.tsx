@@ -1,0 +1,34 @@
+import { PageHeader } from '../components/ui/page-header';
+import { CostPanel } from '../features/cost/components/cost-panel';
+import { EfficiencyPanel } from '../features/efficiency/components/efficiency-panel';
+import { useNodePoolColors } from '../features/filters/api/use-nodepool-colors';
+import { FilterBar } from '../features/filters/components/filter-bar';
+import { useUrlFilters } from '../features/filters/hooks/use-url-filters';
+import { rangeQuery, resolveRange } from '../features/filters/utils/url-filters';
+import { CardsPanel } from '../features/nodepools/components/cards-panel';
+import { ComparePanel } from '../features/nodepools/components/compare-panel';
+import { useStatus } from '../features/status/api/use-status';
+
+/** NodePools: one card each, cost and packing side by side, on-demand against spot. Composes only. */
+export default function NodePoolsPage() {
+  const status = useStatus();
+  const { filters, update } = useUrlFilters();
+  const colors = useNodePoolColors();
+  const query = rangeQuery(filters, status);
+  const resolved = resolveRange(filters.range, status.data?.defaultRange.to);
+  return (
+    <>
+      <PageHeader title="NodePools" question="How is each NodePool set up, what does it cost, how well does it pack, and what does spot save?">
+        <FilterBar filters={filters} resolved={resolved} onChange={update} />
+      </PageHeader>
+      <div className="panels">
+        <CardsPanel query={query} nodePool={filters.nodePool} colors={colors} />
+        <div className="panels-2">
+          <CostPanel query={query} colors={colors} />
+          <EfficiencyPanel query={query} colors={colors} />
+        </div>
+        <ComparePanel query={query} colors={colors} />
+      </div>
+    </>
+  );
+}
