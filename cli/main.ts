@@ -1,10 +1,14 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { openDb } from '../db/open-db';
+import { DbAccessError, explainDbError } from '../db/db-errors';
+import { acquireCollectorLock, CollectorLockedError } from '../db/lock';
+import { type Db, openDb } from '../db/open-db';
+import { createResetRepository } from '../db/repositories/reset-repository';
 import { createRunsRepository } from '../db/repositories/runs-repository';
 import { DEFAULT_SCENARIO, DEFAULT_SEED, startSandbox } from '../sandbox/index';
 import { buildApp } from '../server/app';
+import { accessFor, accessHint } from './access';
 import { COLLECT_HELP, COLLECT_OPTIONS, collectOptionsFrom, runCollect } from './collect';
 import { DOCTOR_HELP, DOCTOR_OPTIONS, doctorOptionsFrom, runDoctor } from './doctor';
 import { BILL_HELP, BILL_USAGE, billWindowError, makeDemoBill, parseBillSpec } from './demo-bill';
@@ -25,15 +29,22 @@ Commands:
 
 Run 'nodepool-ledger <command> --help' for a command's options.`,
   demo: `Usage: nodepool-ledger demo [--port 5173] [--db .ledger/demo.db] [--scenario week4] [--seed 42] [--fresh] [${BILL_USAGE}]
+                             [--host 127.0.0.1] [--token T]
 
 Starts the sandbox on 127.0.0.1, walks its clock through the scenario collecting a snapshot every 5 simulated
 minutes through the real Kubernetes and AWS SDK clients, pulls the Cost Explorer bill, then serves the dashboard.
-A database already seeded with the same scenario and seed is reused; --fresh rebuilds it.
+A database already seeded with the same scenario and seed is reused; --fresh rebuilds it. One collector per
+database: a second demo or collect on the same --db is refused, naming the first.
+The dashboard binds 127.0.0.1; another --host needs an access token (see 'serve --help').
 
 ${BILL_HELP}`,
-  serve: `Usage: nodepool-ledger serve --db PATH [--port 5173] [--host 127.0.0.1]
+  serve: `Usage: nodepool-ledger serve --db PATH [--port 5173] [--host 127.0.0.1] [--token T]
 
-Serves the dashboard and API over a database filled by 'collect' or 'demo'.`,
+Serves the dashboard and API over a database filled by 'collect' or 'demo', on 127.0.0.1 by default.
+Binding another host (e.g. --host 0.0.0.0 in a container) requires an access token of 16+ characters, from
+$LEDGER_TOKEN (better: a flag shows in 'ps') or --token. Every /api request must then send
+"Authorization: Bearer <token>"; a browser opens /?token=<token> once, which sets an HttpOnly, SameSite=Strict
+session cookie and drops the token from the address bar. The token is never printed or logged.`,
   sandbox: `Usage: nodepool-ledger sandbox [--port 0] [--scenario week4] [--seed 42] [--dir DIR]
 
 Serves the simulated cluster's Kubernetes API and the AWS endpoints (Cost Explorer, Pricing, EC2) on 127.0.0.1
@@ -52,6 +63,7 @@ const OPTIONS = {
   fresh: { type: 'boolean' },
   dir: { type: 'string' },
   bill: { type: 'string' },
+  token: { type: 'string' },
 } as const;
 
 function intOption(value: string | undefined, name: string, fallback: number): number {
@@ -73,9 +85,14 @@ async function listen(app: ReturnType<typeof buildApp>, host: string, port: numb
   throw new Error(`ports ${port}..${port + 19} on ${host} are all in use: pass --port`);
 }
 
-function checkHost(host: string): void {
-  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') {
-    throw new UsageError(`binding to ${host} would expose cost data beyond this machine; only loopback is supported for now`);
+/** The demo database; with --fresh, a file that is not a ledger database (or is damaged) is replaced. */
+function openDemoDb(path: string, fresh: boolean): Db {
+  try {
+    return openDb({ path });
+  } catch (err) {
+    if (!fresh || !(err instanceof DbAccessError) || !/^SQLITE_(NOTADB|CORRUPT)/.test(err.sqliteCode)) throw err;
+    for (const f of [path, `${path}-wal`, `${path}-shm`]) rmSync(f, { force: true });
+    return openDb({ path });
   }
 }
 
@@ -87,14 +104,14 @@ async function demo(v: Record<string, string | boolean | undefined>): Promise<vo
   const stamp = `${scenarioName}|${seed}|v1`;
   const billSpec = v.bill === undefined ? null : parseBillSpec(String(v.bill));
   if (billSpec !== null && 'error' in billSpec) throw new UsageError(billSpec.error);
-  if (v.fresh && existsSync(dbPath)) for (const f of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`]) rmSync(f, { force: true });
-  let db = openDb({ path: dbPath });
+  const access = accessFor((v.host as string | undefined) ?? '127.0.0.1', v.token as string | undefined);
+  const db = openDemoDb(dbPath, v.fresh === true);
+  // Held until the demo stops: it writes the file (seed, bill) and serves it; a second demo would rebuild it.
+  const lock = acquireCollectorLock(db, { command: 'demo', dbPath });
   const seeded = createRunsRepository(db).getSetting('demo.seeded');
-  if (seeded !== null && seeded !== stamp) {
-    console.error(`${dbPath} holds another scenario (${seeded}); rebuilding it for ${stamp}`);
-    db.close();
-    for (const f of [dbPath, `${dbPath}-wal`, `${dbPath}-shm`]) rmSync(f, { force: true });
-    db = openDb({ path: dbPath });
+  if (v.fresh === true || (seeded !== null && seeded !== stamp)) {
+    if (v.fresh !== true) console.error(`${dbPath} holds another scenario (${seeded}); rebuilding it for ${stamp}`);
+    createResetRepository(db).clearCollectedData();
   }
   console.error(`simulating scenario "${scenarioName}" with seed ${seed}…`);
   const sandbox = await startSandbox({ scenario: scenarioName, seed, dir: resolve(dbPath, '..') });
@@ -122,13 +139,16 @@ async function demo(v: Record<string, string | boolean | undefined>): Promise<vo
     billSource = b.source;
     console.error(`hypothetical bill (${billSpec.perturbation}): ${b.lines} lines, USD ${b.totalUsd.toFixed(2)}, written to ${b.file} and imported as ${b.source}`);
   }
-  const app = buildApp({ db, now: () => sc.end });
-  const address = await listen(app, '127.0.0.1', intOption(v.port as string | undefined, 'port', 5173));
+  const app = buildApp({ db, now: () => sc.end, accessToken: access.token });
+  const address = await listen(app, access.host, intOption(v.port as string | undefined, 'port', 5173));
   console.log(`NodePool Ledger dashboard: ${address}  (sandbox data, ${new Date(sc.start).toISOString().slice(0, 10)} .. ${new Date(sc.end).toISOString().slice(0, 10)})`);
+  const hint = accessHint(address, access.token);
+  if (hint !== null) console.log(hint);
   if (billSource !== null) console.log(`hypothetical bill: ${address}/api/bill/lines?source=${billSource}&from=${new Date(sc.start).toISOString().slice(0, 10)}`);
   const stop = async () => {
     await app.close();
     await sandbox.close();
+    lock.release();
     db.close();
     process.exit(0);
   };
@@ -140,11 +160,13 @@ async function serve(v: Record<string, string | boolean | undefined>): Promise<v
   const dbPath = v.db as string | undefined;
   if (!dbPath) throw new UsageError('serve needs --db PATH (a database filled by collect or demo)');
   if (!existsSync(dbPath)) throw new UsageError(`no database at ${dbPath}: run 'nodepool-ledger demo' or 'collect' first`);
-  const host = (v.host as string | undefined) ?? '127.0.0.1';
-  checkHost(host);
+  const { host, token } = accessFor((v.host as string | undefined) ?? '127.0.0.1', v.token as string | undefined);
   const db = openDb({ path: dbPath });
-  const app = buildApp({ db });
-  console.log(`NodePool Ledger dashboard: ${await listen(app, host, intOption(v.port as string | undefined, 'port', 5173))}`);
+  const app = buildApp({ db, accessToken: token });
+  const address = await listen(app, host, intOption(v.port as string | undefined, 'port', 5173));
+  console.log(`NodePool Ledger dashboard: ${address}`);
+  const hint = accessHint(address, token);
+  if (hint !== null) console.log(hint);
 }
 
 async function sandboxOnly(v: Record<string, string | boolean | undefined>): Promise<void> {
@@ -211,6 +233,12 @@ export async function main(argv: string[]): Promise<number> {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       console.error(`${(err as Error).message}\n\n${HELP[command]}`);
       return 2;
+    }
+    // Another collector on the file, or a file that cannot be written: the message says what to do, no stack.
+    const explained = explainDbError(err);
+    if (explained instanceof CollectorLockedError || explained instanceof DbAccessError) {
+      console.error(explained.message);
+      return 1;
     }
     throw err;
   }

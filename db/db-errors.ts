@@ -18,6 +18,14 @@ const ADVICE: [RegExp, string][] = [
   [/^SQLITE_(NOTADB|CORRUPT)/, 'the file is not a NodePool Ledger database or is damaged: move it aside and collect again'],
 ];
 
+/** Creating the database's folder fails before SQLite is reached: the same advice, for the folder. */
+const FS_ADVICE: Record<string, string> = {
+  EACCES: 'permission denied: the folder is not writable (or not reachable) for this user',
+  EPERM: 'permission denied: the folder is not writable for this user',
+  EROFS: 'the folder is on a read-only filesystem',
+  ENOSPC: 'the disk is full',
+};
+
 const codeOf = (err: unknown): string | undefined => {
   const code = (err as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('SQLITE_') ? code : undefined;
@@ -26,6 +34,10 @@ const codeOf = (err: unknown): string | undefined => {
 /** A DbAccessError naming the file and what to do for SQLite's access errors; any other error unchanged. */
 export function explainDbError(err: unknown, path?: string): unknown {
   if (err instanceof DbAccessError) return err;
+  const fsErr = err as { code?: unknown; syscall?: unknown; path?: unknown } | null;
+  if (fsErr?.syscall === 'mkdir' && typeof fsErr.path === 'string' && typeof fsErr.code === 'string' && fsErr.code in FS_ADVICE) {
+    return new DbAccessError(`cannot create the database folder ${fsErr.path}: ${FS_ADVICE[fsErr.code]} (pass --db with a writable path)`, fsErr.code, fsErr.path);
+  }
   const code = codeOf(err);
   if (code === undefined) return err;
   const advice = ADVICE.find(([re]) => re.test(code))?.[1];
