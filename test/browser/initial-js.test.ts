@@ -1,0 +1,28 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, WEB_ROOT } from './harness';
+import { measureInitialJs } from './initial-js';
+
+/** The first visit's JavaScript stays small: the charts and every page come in their own chunks. */
+describe('the production bundle', () => {
+  beforeAll(() => {
+    if (!existsSync(join(WEB_ROOT, 'index.html'))) execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
+  }, 120_000);
+
+  it('loads at most 250 KB of gzipped JavaScript before the first page draws', () => {
+    const initial = measureInitialJs(WEB_ROOT);
+    expect(initial.files.length).toBeGreaterThan(0);
+    expect(initial.gzipBytes).toBeLessThanOrEqual(250 * 1024);
+  });
+
+  it('keeps Recharts out of the initial JavaScript', () => {
+    const initial = measureInitialJs(WEB_ROOT);
+    // Recharts' cartesian chart code names this class in its source; the entry chunks must not contain it.
+    for (const f of initial.files) {
+      const text = readFileSync(join(WEB_ROOT, f.path.replace(/^\//, '')), 'utf8');
+      expect({ file: f.path, hasRecharts: text.includes('recharts-cartesian-grid') }).toEqual({ file: f.path, hasRecharts: false });
+    }
+  });
+});
