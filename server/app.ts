@@ -10,6 +10,7 @@ import { createAnalyticsPackingRepository } from '../db/repositories/analytics-p
 import { createAnalyticsTeamsRepository } from '../db/repositories/analytics-teams-repository';
 import { createReportsRepository } from '../db/repositories/reports-repository';
 import { redactToken, requireAccessToken } from './access-token';
+import { refuseNonFiniteNumbers } from './finite-numbers';
 import { QueryParamError } from './analytics/range';
 import { billRoutes } from './routes/bill';
 import { consolidationRoutes } from './routes/consolidation';
@@ -129,6 +130,7 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
   });
   app.setErrorHandler(handleError);
   if (options.accessToken !== undefined) requireAccessToken(app, options.accessToken);
+  refuseNonFiniteNumbers(app);
 
   // OpenAPI (/docs) first: it documents the routes registered after it.
   registerOpenApi(app);
