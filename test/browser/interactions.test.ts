@@ -51,6 +51,12 @@ describe('filters live in the URL', () => {
     await page.getByRole('radio', { name: '24 h' }).click();
     await expect.poll(() => new URL(page.url()).searchParams.get('range')).toBe('1d');
     await expect(page.getByRole('heading', { name: 'This period vs the previous 24 hours' }).count()).resolves.toBe(1);
+    // 24 hours come in buckets finer than the 5-minute snapshots: the lines must still join up (not a dot per snapshot).
+    const joined = async () => {
+      const d = (await page.locator(TIMELINE_LINES).first().getAttribute('d')) ?? '';
+      return { segments: d.split('M').length - 1, joins: d.split('L').length - 1 };
+    };
+    await expect.poll(async () => { const j = await joined(); return j.joins > 2 * j.segments; }).toBe(true);
 
     // A shared link opens the same view.
     const shared = page.url();
@@ -103,6 +109,13 @@ describe('filters live in the URL', () => {
     await expect.poll(() => new URL(page.url()).searchParams.get('window')).toBe('30m');
     await page.locator('.spinner').first().waitFor({ state: 'detached', timeout: 20_000 });
     await screenshot(page, 'consolidation-compare');
+
+    // A typed time does what a click on the timeline does.
+    await page.getByLabel('Around (UTC)').fill('2026-11-03T12:00');
+    await page.getByRole('region', { name: 'Before and after' }).getByRole('button', { name: 'Compare', exact: true }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('at')).toBe('2026-11-03T12:00:00.000Z');
+    expect(new URL(page.url()).searchParams.get('event')).toBeNull();
+    await expect.poll(() => page.getByTestId('compare-what').innerText()).toContain('Around 2026-11-03 12:00 UTC');
     expect(errors).toEqual([]);
     await close();
   });

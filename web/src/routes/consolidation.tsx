@@ -30,7 +30,12 @@ export default function ConsolidationPage() {
           selectedMs={selectedInstantMs(compare)}
           onPick={(t) => update(pickTimeUpdates(t))}
         />
-        <ComparePanel state={compare} nodePool={filters.nodePool} onWindow={(w) => update({ window: w === '1h' ? undefined : w })} />
+        <ComparePanel
+          state={compare}
+          nodePool={filters.nodePool}
+          onWindow={(w) => update({ window: w === '1h' ? undefined : w })}
+          onAt={(iso) => update(pickTimeUpdates(Date.parse(iso)))}
+        />
         <EventsPanel
           query={query}
           reason={compare.reason}

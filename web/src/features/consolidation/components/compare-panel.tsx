@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useMemo, useRef } from 'react';
+import { lazy, Suspense, useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
 import type { CompareRow } from '../../../../../server/schemas/consolidation';
 import type { NodeRow } from '../../../../../server/schemas/efficiency';
 import { Panel } from '../../../components/ui/panel';
@@ -16,6 +16,8 @@ interface ComparePanelProps {
   state: CompareState;
   nodePool: string | undefined;
   onWindow: (w: WindowChoice) => void;
+  /** A time typed in (the keyboard's way to do what a click on the timeline does), ISO 8601 UTC. */
+  onAt: (iso: string) => void;
 }
 
 const WINDOW_OPTIONS = WINDOWS.map((w) => ({ value: w, label: w }));
@@ -68,8 +70,25 @@ function NodeList({ title, rows, usdPerHour, testId }: { title: string; rows: re
   );
 }
 
+/** Compare around a typed UTC time. */
+function AtPicker({ at, onAt }: { at: string | undefined; onAt: (iso: string) => void }) {
+  const id = useId();
+  const [value, setValue] = useState(at?.slice(0, 16) ?? '');
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (value !== '') onAt(`${value}:00.000Z`);
+  };
+  return (
+    <form className="snapshot-picker" onSubmit={submit}>
+      <label htmlFor={id}>Around (UTC)</label>
+      <input id={id} type="datetime-local" value={value} onChange={(e) => setValue(e.target.value)} required />
+      <button type="submit" className="button">Compare</button>
+    </form>
+  );
+}
+
 /** Before against after, for an event or an instant: the figures, the NodePools, and the nodes that went and came. */
-export function ComparePanel({ state, nodePool, onWindow }: ComparePanelProps) {
+export function ComparePanel({ state, nodePool, onWindow, onAt }: ComparePanelProps) {
   const compare = useCompare({ event: state.event, at: state.at, window: state.window, nodepool: nodePool });
   const instants = compare.data === undefined ? undefined : nodeListInstants(compare.data);
   const before = useNodesAt(instants?.before, nodePool);
@@ -128,7 +147,12 @@ export function ComparePanel({ state, nodePool, onWindow }: ComparePanelProps) {
     <Panel
       title="Before and after"
       subtitle="Two windows of equal length either side of the instant; averages are time-weighted over the snapshots in each."
-      actions={<Segmented<WindowChoice> label="Window length" value={state.window} options={WINDOW_OPTIONS} onChange={onWindow} />}
+      actions={
+        <div className="panel-tools">
+          <AtPicker at={state.at} onAt={onAt} />
+          <Segmented<WindowChoice> label="Window length" value={state.window} options={WINDOW_OPTIONS} onChange={onWindow} />
+        </div>
+      }
     >
       <div className={compare.isFetching && !compare.isPending ? 'panel-body is-refreshing' : 'panel-body'}>{body}</div>
     </Panel>

@@ -10,14 +10,21 @@ const point = (tMs: number, cpu: number | null, usd = 1): TimelinePoint => ({
 });
 
 describe('toTimelineRows', () => {
-  it('sorts, converts to percent and breaks the line over a missing bucket', () => {
-    // buckets 0, 1, then 3 (2 missing): a null row at bucket 2.
-    expect(toTimelineRows([point(t0 + 3 * B, 0.25), point(t0, 0.5), point(t0 + B, 0.75, 2)], B)).toEqual([
+  it('sorts, converts to percent and breaks the line over a hole', () => {
+    // Buckets 0, 1, 2, then 5: the usual step is 1 bucket, so 3 buckets is a hole (over 2 steps): a null row at bucket 3.
+    expect(toTimelineRows([point(t0 + 5 * B, 0.25), point(t0, 0.5), point(t0 + 2 * B, 0.5), point(t0 + B, 0.75, 2)], B)).toEqual([
       { t: t0, cpuPercent: 50, memoryPercent: 25, usdPerHour: 1, nodes: 2 },
       { t: t0 + B, cpuPercent: 75, memoryPercent: 37.5, usdPerHour: 2, nodes: 2 },
-      { t: t0 + 2 * B, cpuPercent: null, memoryPercent: null, usdPerHour: null, nodes: null },
-      { t: t0 + 3 * B, cpuPercent: 25, memoryPercent: 12.5, usdPerHour: 1, nodes: 2 },
+      { t: t0 + 2 * B, cpuPercent: 50, memoryPercent: 25, usdPerHour: 1, nodes: 2 },
+      { t: t0 + 3 * B, cpuPercent: null, memoryPercent: null, usdPerHour: null, nodes: null },
+      { t: t0 + 5 * B, cpuPercent: 25, memoryPercent: 12.5, usdPerHour: 1, nodes: 2 },
     ]);
+  });
+  it('draws across a single missed snapshot', () =>
+    expect(toTimelineRows([0, 1, 2, 4, 5].map((b) => point(t0 + b * B, 0.5)), B).every((r) => r.cpuPercent === 50)).toBe(true));
+  it('does not break a line of 5-min snapshots in 2-min buckets (a 1-day range)', () => {
+    const rows = toTimelineRows([0, 4, 10, 14, 20].map((m) => point(t0 + m * 60_000, 0.5)), 2 * 60_000);
+    expect(rows.map((r) => r.cpuPercent)).toEqual([50, 50, 50, 50, 50]);
   });
   it('keeps a null efficiency (nothing allocatable) as null', () => expect(toTimelineRows([point(t0, null)], B)[0]?.cpuPercent).toBeNull());
 });

@@ -1,4 +1,5 @@
 import type { ConsolidationTimelineResponse, TimelinePoint } from '../../../../../server/schemas/consolidation';
+import { gapThresholdMs } from '../../../lib/gaps';
 
 type TimelineSeries = ConsolidationTimelineResponse['series'][number];
 
@@ -20,14 +21,15 @@ export function pickSeries(series: readonly TimelineSeries[], nodePool: string |
     ?? series.find((s) => s.scope === 'cluster');
 }
 
-/** Rows sorted by time, with a null row after each point that is followed by a gap longer than a bucket. */
+/** Rows sorted by time, with a null row after each point that is followed by a hole in the data (see gapThresholdMs). */
 export function toTimelineRows(points: readonly TimelinePoint[], bucketMs: number): TimelineRow[] {
   const sorted = [...points].sort((a, b) => a.tMs - b.tMs);
+  const gapMs = gapThresholdMs(sorted.map((p) => p.tMs), bucketMs);
   const rows: TimelineRow[] = [];
   sorted.forEach((p, i) => {
     rows.push({ t: p.tMs, cpuPercent: pct(p.cpu), memoryPercent: pct(p.memory), usdPerHour: p.usdPerHourAvg, nodes: p.nodesAvg });
     const next = sorted[i + 1];
-    if (next !== undefined && next.tMs - p.tMs > bucketMs) rows.push({ t: p.tMs + bucketMs, cpuPercent: null, memoryPercent: null, usdPerHour: null, nodes: null });
+    if (next !== undefined && next.tMs - p.tMs > gapMs) rows.push({ t: p.tMs + bucketMs, cpuPercent: null, memoryPercent: null, usdPerHour: null, nodes: null });
   });
   return rows;
 }

@@ -23,16 +23,12 @@ describe('toEfficiencyRows', () => {
 });
 
 describe('toEfficiencyRows gaps', () => {
-  it('breaks a line where buckets are missing, without touching other series', () => {
+  it('breaks a line over a hole longer than twice its usual step', () => {
     const bucketMs = 15 * 60_000;
     const point = (t: number, cpu: number) => ({ bucketStartMs: t, cpu, memory: cpu, nodesAvg: 1, usdPerHourAvg: 1 });
-    // batch has buckets 0 and 3 (1 and 2 missing): a null goes in bucket 1.
-    const { rows } = toEfficiencyRows([{ nodePool: 'batch', points: [point(t0, 0.5), point(t0 + 3 * bucketMs, 0.75)] }], bucketMs);
-    expect(rows).toEqual([
-      { t: t0, cpu: { batch: 50 }, memory: { batch: 50 } },
-      { t: t0 + bucketMs, cpu: { batch: null }, memory: { batch: null } },
-      { t: t0 + 3 * bucketMs, cpu: { batch: 75 }, memory: { batch: 75 } },
-    ]);
+    // Buckets 0, 1, 2, 3, then 7: steps 1, 1, 1, 4, median 1 bucket, so a gap over 2 buckets is a hole: a null at bucket 4.
+    const { rows } = toEfficiencyRows([{ nodePool: 'batch', points: [0, 1, 2, 3, 7].map((b) => point(t0 + b * bucketMs, 0.5)) }], bucketMs);
+    expect(rows.map((r) => [(r.t - t0) / bucketMs, r.cpu.batch])).toEqual([[0, 50], [1, 50], [2, 50], [3, 50], [4, null], [7, 50]]);
   });
 });
 

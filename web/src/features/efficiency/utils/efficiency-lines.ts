@@ -1,4 +1,5 @@
 import type { EfficiencySeries } from '../../../../../server/schemas/reports';
+import { gapThresholdMs } from '../../../lib/gaps';
 
 /** One chart row per bucket: percent per NodePool for cpu and memory (null: no data in that bucket). */
 export interface EfficiencyRow {
@@ -9,9 +10,9 @@ export interface EfficiencyRow {
 }
 
 /**
- * Merges per-NodePool series on bucket start, as percents (0.5 -> 50). Where a series skips buckets
- * (no snapshot, or the NodePool had no nodes), a null is put in the bucket after its last point so
- * the line breaks instead of drawing across the gap.
+ * Merges per-NodePool series on bucket start, as percents (0.5 -> 50). Where a series has a hole (no
+ * snapshot, or the NodePool had no nodes; see gapThresholdMs), a null is put in the bucket after its
+ * last point so the line breaks instead of drawing across the gap.
  */
 export function toEfficiencyRows(series: readonly EfficiencySeries[], bucketMs: number): { rows: EfficiencyRow[]; nodePools: string[] } {
   const byT = new Map<number, EfficiencyRow>();
@@ -22,12 +23,13 @@ export function toEfficiencyRows(series: readonly EfficiencySeries[], bucketMs: 
   };
   for (const s of series) {
     const points = [...s.points].sort((a, b) => a.bucketStartMs - b.bucketStartMs);
+    const gapMs = gapThresholdMs(points.map((p) => p.bucketStartMs), bucketMs);
     points.forEach((p, i) => {
       const row = rowAt(p.bucketStartMs);
       row.cpu[s.nodePool] = p.cpu === null ? null : p.cpu * 100;
       row.memory[s.nodePool] = p.memory === null ? null : p.memory * 100;
       const next = points[i + 1];
-      if (next !== undefined && next.bucketStartMs - p.bucketStartMs > bucketMs) {
+      if (next !== undefined && next.bucketStartMs - p.bucketStartMs > gapMs) {
         const gap = rowAt(p.bucketStartMs + bucketMs);
         gap.cpu[s.nodePool] = null;
         gap.memory[s.nodePool] = null;
