@@ -11,6 +11,7 @@ import { createAnalyticsTeamsRepository } from '../db/repositories/analytics-tea
 import { createReportsRepository } from '../db/repositories/reports-repository';
 import { redactToken, requireAccessToken } from './access-token';
 import { refuseNonFiniteNumbers } from './finite-numbers';
+import { cacheApiResponses } from './response-cache';
 import { QueryParamError } from './analytics/range';
 import { billRoutes } from './routes/bill';
 import { consolidationRoutes } from './routes/consolidation';
@@ -42,6 +43,8 @@ export interface BuildAppOptions {
    * demands one whenever the server binds beyond loopback. See server/access-token.ts.
    */
   accessToken?: string;
+  /** Answer repeated GET /api requests from memory until the data changes (server/response-cache.ts). Default true. */
+  cacheResponses?: boolean;
 }
 
 export const DEFAULT_WEB_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'web');
@@ -131,6 +134,7 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
   app.setErrorHandler(handleError);
   if (options.accessToken !== undefined) requireAccessToken(app, options.accessToken);
   refuseNonFiniteNumbers(app);
+  if (options.cacheResponses !== false) cacheApiResponses(app, options.db);
 
   // OpenAPI (/docs) first: it documents the routes registered after it.
   registerOpenApi(app);
