@@ -60,7 +60,7 @@ describe('your bill', () => {
     const error = page.getByTestId('import-error');
     await error.waitFor();
     await expect(error.getAttribute('role')).resolves.toBe('alert');
-    await expect(error.innerText()).resolves.toMatch(/could not be imported[\s\S]*karpenter\.sh\/nodepool/i);
+    await expect(error.innerText()).resolves.toMatch(/expenses\.csv could not be imported[\s\S]*karpenter\.sh\/nodepool/i);
     // Nothing was stored: the picker still lists only the synced bill.
     await expect(page.getByLabel('Bill', { exact: true }).locator('option').allTextContents()).resolves.toEqual(['Cost Explorer (synced)']);
     await screenshot(page, 'bill-import-error');

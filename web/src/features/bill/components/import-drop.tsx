@@ -16,11 +16,13 @@ export function ImportDrop({ onImported }: ImportDropProps) {
   const input = useRef<HTMLInputElement>(null);
   const [dragging, setDragging] = useState(false);
   const [localError, setLocalError] = useState<{ message: string; advice: string } | null>(null);
+  const [fileName, setFileName] = useState<string | null>(null);
   const upload = useImportBill();
 
   const take = (file: File | undefined) => {
     if (file === undefined) return;
     upload.reset();
+    setFileName(file.name);
     const problem = precheckFile(file);
     if (problem !== null) return setLocalError({ message: problem, advice: '' });
     setLocalError(null);
@@ -61,10 +63,10 @@ export function ImportDrop({ onImported }: ImportDropProps) {
         onChange={(e) => { take(e.target.files?.[0]); e.target.value = ''; }}
       />
       <p className="hint">{EXPORT_HOW_TO} Up to 5 MB.</p>
-      {upload.isPending ? <p role="status">Reading the file…</p> : null}
+      {upload.isPending ? <p role="status">Reading {fileName ?? 'the file'}…</p> : null}
       {error === null ? null : (
         <div className="state state-error" role="alert" data-testid="import-error">
-          <strong>This file could not be imported.</strong>
+          <strong>{fileName === null ? 'This file' : fileName} could not be imported.</strong>
           <p>{error.message}</p>
           {error.advice === '' || error.message.includes(error.advice) ? null : <p>{error.advice}</p>}
         </div>
