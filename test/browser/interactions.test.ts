@@ -120,6 +120,27 @@ describe('filters live in the URL', () => {
     await close();
   });
 
+  it('the team table sorts, and downloads as CSV with the same filters', async () => {
+    const { page, close } = await openPage(d.browser);
+    await page.goto(`${d.baseUrl}/teams?range=1d&by=namespace`);
+    const table = page.getByTestId('team-table');
+    await table.locator('tbody tr').first().waitFor();
+    await table.getByRole('button', { name: /^Namespace/ }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('sort')).toBe('team');
+    const names = await table.locator('tbody th').allInnerTexts();
+    const named = names.filter((n) => !n.startsWith('Idle'));
+    // A to Z, idle rows after the namespaces.
+    expect(names).toEqual([...[...named].sort((a, b) => a.localeCompare(b)), ...names.filter((n) => n.startsWith('Idle'))]);
+
+    const href = await page.getByRole('link', { name: 'Download CSV' }).getAttribute('href');
+    expect(href).toMatch(/^\/api\/teams\/cost\?.*groupBy=namespace.*format=csv/);
+    const res = await page.request.get(`${d.baseUrl}${href ?? ''}`);
+    expect(res.headers()['content-type']).toContain('text/csv');
+    const lines = (await res.text()).trim().split('\n');
+    expect(lines.length).toBe(names.length + 1); // a header, then the rows on the page
+    await close();
+  });
+
   it('the node table sorts by a column header and says so', async () => {
     const { page, close } = await openPage(d.browser);
     await page.goto(`${d.baseUrl}/nodes`);

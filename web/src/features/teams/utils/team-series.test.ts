@@ -58,7 +58,8 @@ describe('sortTeamRows', () => {
   const rows = [row('team', 'web', 'general', 30), row('idle', null, 'general', 12), row('team', 'payments', 'general', 40), row('team', 'payments', 'batch', 5)];
   describe.each([
     { sort: 'costUsd' as const, order: 'desc' as const, expected: ['payments/general', 'web/general', '(idle)/general', 'payments/batch'] },
-    { sort: 'team' as const, order: 'asc' as const, expected: ['(idle)/general', 'payments/batch', 'payments/general', 'web/general'] },
+    { sort: 'team' as const, order: 'asc' as const, expected: ['payments/batch', 'payments/general', 'web/general', '(idle)/general'] },
+    { sort: 'team' as const, order: 'desc' as const, expected: ['web/general', 'payments/batch', 'payments/general', '(idle)/general'] }, // idle stays last
     { sort: 'nodePool' as const, order: 'asc' as const, expected: ['payments/batch', '(idle)/general', 'payments/general', 'web/general'] },
   ])('$sort $order', ({ sort, order, expected }) => {
     it('orders', () => expect(sortTeamRows(rows, sort, order).map((r) => `${r.team ?? '(idle)'}/${r.nodePool}`)).toEqual(expected));

@@ -107,7 +107,7 @@ export function toTeamChart(buckets: readonly Bucket[], responses: readonly (Tea
   return { rows, keys };
 }
 
-/** Table rows in the chosen order; idle rows sort as "(idle)" by name. Ties by NodePool then team. */
+/** Table rows in the chosen order; by name, idle rows come after the named ones either way. Ties by NodePool then team. */
 export function sortTeamRows(rows: readonly TeamCostRow[], sort: TeamSort, order: 'asc' | 'desc'): TeamCostRow[] {
   const name = (r: TeamCostRow) => (r.kind === 'idle' ? '(idle)' : r.team ?? '(no label)');
   const value = (r: TeamCostRow): number | string => {
@@ -118,6 +118,7 @@ export function sortTeamRows(rows: readonly TeamCostRow[], sort: TeamSort, order
   };
   const sign = order === 'asc' ? 1 : -1;
   return [...rows].sort((a, b) => {
+    if (sort === 'team' && a.kind !== b.kind) return a.kind === 'idle' ? 1 : -1;
     const va = value(a);
     const vb = value(b);
     const c = typeof va === 'number' && typeof vb === 'number' ? va - vb : String(va).localeCompare(String(vb));
