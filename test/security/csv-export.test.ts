@@ -1,0 +1,98 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../server/app';
+import { apiGets, recordRoutes, type RouteInfo } from './fixtures/api-routes';
+import { HOSTILE_TAG_VALUES, hostileTeams, seedHostileDb, type HostileDb } from './fixtures/hostile-db';
+
+/*
+ * Every CSV download defuses formulas. The database holds what a hostile cluster and account can put there (team
+ * label values like =HYPERLINK(...), +cmd|..., @SUM(...); bill lines tagged "=1+1"); every route that can answer
+ * text/csv (found from the registered routes: a ".csv" path or a `format` parameter) is downloaded, parsed, and no
+ * cell may start with = + - @ tab or CR unless it is a plain number. A spreadsheet shows the defused cells as text.
+ */
+let h: HostileDb;
+let app: FastifyInstance;
+let routes: RouteInfo[];
+
+beforeAll(async () => {
+  h = await seedHostileDb(3);
+  app = buildApp({ db: h.db, now: () => h.endMs });
+  routes = recordRoutes(app);
+  await app.ready();
+}, 120_000);
+afterAll(async () => {
+  await app?.close();
+  h?.close();
+});
+
+/** RFC 4180: quoted cells may hold commas, quotes ("") and line breaks. */
+export function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') { cell += '"'; i++; } else if (c === '"') quoted = false; else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') { row.push(cell); cell = ''; } else if (c === '\r' && text[i + 1] === '\n') { row.push(cell); rows.push(row); row = []; cell = ''; i++; } else cell += c;
+  }
+  if (cell !== '' || row.length > 0) { row.push(cell); rows.push(row); }
+  return rows;
+}
+
+const NUMBER = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/;
+const FORMULA_START = /^[=+\-@\t\r]/;
+const props = (r: RouteInfo): string[] => Object.keys((r.schema?.querystring as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
+
+/** A query that gives the route data over the seeded days, asking for CSV where CSV is a format. */
+async function csvUrl(r: RouteInfo): Promise<string> {
+  const q = new URLSearchParams();
+  const p = props(r);
+  if (p.includes('lineId')) {
+    // Explain the bill line tagged "=1+1": its NodePool value goes into every row of the explanation.
+    const lines = (await app.inject({ url: `/api/bill/lines?from=${new Date(h.startMs).toISOString().slice(0, 10)}&to=${new Date(h.endMs).toISOString().slice(0, 10)}` })).json<{ lines: { id: number; nodePool: string }[] }>();
+    q.set('lineId', String(lines.lines.find((l) => l.nodePool === '=1+1')?.id ?? 0));
+    return `${r.url}?${q}`;
+  }
+  if (p.includes('from')) q.set('from', new Date(h.startMs).toISOString().slice(0, 10));
+  if (p.includes('to')) q.set('to', new Date(h.endMs).toISOString().slice(0, 10));
+  if (p.includes('at') && !p.includes('from')) q.set('at', new Date(h.endMs - 3_600_000).toISOString());
+  if (p.includes('format')) q.set('format', 'csv');
+  const qs = q.toString();
+  return qs === '' ? r.url : `${r.url}?${qs}`;
+}
+
+describe('CSV downloads', () => {
+  it('every route that answers CSV defuses formula cells, and hostile values did reach the files', async () => {
+    const csvRoutes = apiGets(routes).filter((r) => r.url.endsWith('.csv') || props(r).includes('format'));
+    expect(csvRoutes.length).toBeGreaterThanOrEqual(5);
+    const unsafe: string[] = [];
+    const defused = new Set<string>();
+    for (const r of csvRoutes) {
+      const url = await csvUrl(r);
+      const res = await app.inject({ url });
+      expect({ url, status: res.statusCode, type: res.headers['content-type'] }).toEqual({ url, status: 200, type: 'text/csv; charset=utf-8' });
+      expect(res.headers['content-disposition']).toMatch(/^attachment; filename="[\w.-]+\.csv"$/);
+      for (const [i, row] of parseCsv(res.body).entries()) {
+        for (const cell of row) {
+          if (FORMULA_START.test(cell) && !NUMBER.test(cell)) unsafe.push(`${url} row ${i + 1}: ${JSON.stringify(cell)}`);
+          if (/^'[=+\-@\t\r]/.test(cell)) defused.add(cell.slice(1));
+        }
+      }
+    }
+    expect(unsafe).toEqual([]);
+    // The hostile values were there to defuse: team labels from the cluster, tag values from the bill.
+    const expected = [...hostileTeams(), ...HOSTILE_TAG_VALUES].filter((v) => FORMULA_START.test(v));
+    expect(expected.filter((v) => !defused.has(v))).toEqual([]);
+  }, 60_000);
+
+  it('keeps the text of a defused cell whole (the apostrophe is the only change)', async () => {
+    const res = await app.inject({ url: `/api/bill/lines.csv?from=${new Date(h.startMs).toISOString().slice(0, 10)}&to=${new Date(h.endMs).toISOString().slice(0, 10)}` });
+    const rows = parseCsv(res.body);
+    const nodepool = rows[0].indexOf('nodepool');
+    const values = rows.slice(1).map((r) => r[nodepool]);
+    expect(values).toEqual(expect.arrayContaining(["'=1+1", "'-2+3", "'@cmd", '<img src=x onerror=alert(5)>']));
+  });
+});
