@@ -1,9 +1,10 @@
 import type { Db } from '../open-db';
-import { INTERVAL_CAP_MS, POOL_SUM_COLUMNS, WEIGHTED_SNAPSHOTS_CTE } from './analytics-intervals';
+import { INTERVAL_CAP_MS } from './analytics-intervals';
+import { createRangeRollupReader } from './range-rollups';
 
 /**
  * Read SQL behind bin-packing efficiency, consolidation windows, the timeline and the NodePool
- * comparison: hours-weighted sums over the snapshot_nodepools rollup (never snapshot_nodes for ranges),
+ * comparison: hours-weighted sums over the hour and day rollups (range-rollups.ts; never snapshot_nodes for ranges),
  * and per-node rows over at most a day of snapshot_nodes for the node table.
  * Times are epoch ms UTC; cpu in millicores; memory in bytes; money in USD.
  */
@@ -100,29 +101,9 @@ const mapSums = (r: RawSums): PoolSumsRow => ({
 });
 
 export function createAnalyticsPackingRepository(db: Db) {
-  const poolSums = db.prepare(`
-    WITH ${WEIGHTED_SNAPSHOTS_CTE}
-    SELECT p.nodepool, p.capacity_type, ${POOL_SUM_COLUMNS}
-    FROM w JOIN snapshot_nodepools p ON p.snapshot_id = w.id
-    WHERE (@nodePool IS NULL OR p.nodepool = @nodePool)
-    GROUP BY p.nodepool, p.capacity_type
-    ORDER BY p.nodepool, p.capacity_type`);
-
-  const coverage = db.prepare(`WITH ${WEIGHTED_SNAPSHOTS_CTE} SELECT TOTAL(hours) AS hours, COUNT(*) AS snapshots FROM w`);
-
-  // A snapshot falls in the bucket holding the start of the time it stands for.
-  const bucketSums = db.prepare(`
-    WITH ${WEIGHTED_SNAPSHOTS_CTE}
-    SELECT (w.start_ms / CAST(@bucketMs AS INTEGER)) * CAST(@bucketMs AS INTEGER) AS bucket_ms, p.nodepool, p.capacity_type, ${POOL_SUM_COLUMNS}
-    FROM w JOIN snapshot_nodepools p ON p.snapshot_id = w.id
-    WHERE (@nodePool IS NULL OR p.nodepool = @nodePool)
-    GROUP BY bucket_ms, p.nodepool, p.capacity_type
-    ORDER BY bucket_ms, p.nodepool, p.capacity_type`);
-
-  const bucketCoverage = db.prepare(`
-    WITH ${WEIGHTED_SNAPSHOTS_CTE}
-    SELECT (start_ms / CAST(@bucketMs AS INTEGER)) * CAST(@bucketMs AS INTEGER) AS bucket_ms, TOTAL(hours) AS hours, COUNT(*) AS snapshots
-    FROM w GROUP BY bucket_ms ORDER BY bucket_ms`);
+  // Range sums come from the hour and day rollups (plus the snapshots of partial edge hours): a 30-day range
+  // reads about as much as a 1-day one.
+  const rollups = createRangeRollupReader(db);
 
   const atOrBefore = db.prepare('SELECT taken_at FROM snapshots WHERE taken_at <= CAST(? AS INTEGER) ORDER BY taken_at DESC LIMIT 1').pluck();
 
@@ -151,30 +132,29 @@ export function createAnalyticsPackingRepository(db: Db) {
     GROUP BY sn.node_name
     ORDER BY sn.node_name`);
 
-  const params = (r: AnalyticsRange) => ({ fromMs: r.fromMs, toMs: r.toMs, nodePool: r.nodePool ?? null });
-
   return {
     /** Hours-weighted sums per NodePool x capacity type over [fromMs, toMs). */
     poolSums(range: AnalyticsRange): PoolSumsRow[] {
-      return (poolSums.all(params(range)) as RawSums[]).map(mapSums);
+      return rollups.poolSums(range).map(mapSums);
     },
 
     /** Hours of [fromMs, toMs) the snapshots stand for, and how many snapshots that is. */
     coverage(range: AnalyticsRange): Coverage {
-      return coverage.get(params(range)) as Coverage;
+      return rollups.coverage(range);
     },
 
-    /** Sums per bucket (aligned on the epoch, UTC) per NodePool x capacity type. */
+    /**
+     * Sums per bucket (aligned on the epoch, UTC) per NodePool x capacity type. With buckets of whole hours a
+     * snapshot's time is split at bucket boundaries; finer buckets take each snapshot whole in the bucket of its start.
+     */
     bucketSums(range: AnalyticsRange & { bucketMs: number }): BucketPoolSumsRow[] {
-      if (!Number.isInteger(range.bucketMs) || range.bucketMs <= 0) throw new RangeError(`bucketMs must be a positive integer, got ${range.bucketMs}`);
-      return (bucketSums.all({ ...params(range), bucketMs: range.bucketMs }) as (RawSums & { bucket_ms: number })[])
+      return rollups.bucketPoolSums(range)
         .map((r) => ({ ...mapSums(r), bucketStartMs: r.bucket_ms }));
     },
 
     /** Hours covered per bucket. */
     bucketCoverage(range: AnalyticsRange & { bucketMs: number }): (Coverage & { bucketStartMs: number })[] {
-      return (bucketCoverage.all({ ...params(range), bucketMs: range.bucketMs }) as { bucket_ms: number; hours: number; snapshots: number }[])
-        .map((r) => ({ bucketStartMs: r.bucket_ms, hours: r.hours, snapshots: r.snapshots }));
+      return rollups.bucketCoverage(range).map((r) => ({ bucketStartMs: r.bucket_ms, hours: r.hours, snapshots: r.snapshots }));
     },
 
     /** Time of the newest snapshot at or before `atMs` (default: the newest), or null. */

@@ -1,4 +1,5 @@
 import type { Db } from '../open-db';
+import { createRangeRollupWriter } from './range-rollups';
 import type { KubeSnapshot, NamespaceRollup, NodePoolRecord, NodePoolRollup, SnapshotNode } from '../../core/model';
 
 export interface SnapshotWrite {
@@ -59,6 +60,9 @@ export function createKubeRepository(db: Db) {
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const snapshotExists = db.prepare('SELECT id FROM snapshots WHERE taken_at = ?').pluck();
 
+  // Hour and day rollups for range reads (migration 0006), settled in the same transaction.
+  const rangeRollups = createRangeRollupWriter(db);
+
   /** One snapshot is one transaction: a failure leaves no partial snapshot behind. Returns the snapshot id. */
   const writeSnapshot = db.transaction((w: SnapshotWrite): number => {
     const { snapshot: s } = w;
@@ -108,6 +112,7 @@ export function createKubeRepository(db: Db) {
       insertNamespaceRollup.run(id, at, r.namespace, r.nodePool, r.team, r.pods, r.cpuMillicores, r.memoryBytes, r.usdPerHour,
         r.cpuShareUsdPerHour ?? null, r.memoryShareUsdPerHour ?? null, r.awsSplitUsdPerHour ?? null);
     }
+    rangeRollups.addSnapshot(id, at);
     return id;
   });
 

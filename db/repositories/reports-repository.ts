@@ -1,4 +1,6 @@
 import type { Db } from '../open-db';
+import { INTERVAL_CAP_MS } from './analytics-intervals';
+import { createRangeRollupReader } from './range-rollups';
 
 /**
  * All read SQL behind the dashboard's overview: daily cost per NodePool (Cost Explorer bill and our
@@ -8,7 +10,7 @@ import type { Db } from '../open-db';
 
 const DAY_MS = 86_400_000;
 /** An interval between snapshots longer than this counts only this long: a collector gap is not cost. */
-export const ESTIMATE_INTERVAL_CAP_MS = 15 * 60_000;
+export const ESTIMATE_INTERVAL_CAP_MS = INTERVAL_CAP_MS;
 
 export interface TimeRange {
   /** Inclusive start, epoch ms UTC. */
@@ -95,11 +97,6 @@ export interface DataRangeRow {
 }
 
 interface RawBill { day_ms: number; nodepool: string; purchase_type: string; unblended: number; amortized: number | null; estimated: number }
-interface RawEstimate { day_ms: number; nodepool: string; capacity_type: string; usd: number }
-interface RawEfficiency {
-  bucket_ms: number; nodepool: string; req_cpu: number; alloc_cpu: number; req_mem: number; alloc_mem: number;
-  nodes: number; usd: number; snapshots: number;
-}
 interface RawNodePool {
   name: string; weight: number | null; consolidation_policy: string | null; consolidate_after: string | null;
   capacity_types_json: string; nodeclass: string | null; updated_at: number;
@@ -150,47 +147,10 @@ export function createReportsRepository(db: Db) {
     GROUP BY day_ms, nodepool, dimension_value
     ORDER BY day_ms, nodepool, dimension_value`);
 
-  // Each snapshot stands for the time until the next one (capped), clipped to the range and split at
-  // UTC midnight; the snapshots just outside the range are read so LEAD sees the next one.
-  const estimateDaily = db.prepare(`
-    WITH s AS (
-      SELECT id, taken_at, LEAD(taken_at) OVER (ORDER BY taken_at) AS next_at
-      FROM snapshots
-      WHERE taken_at >= CAST(@fromMs AS INTEGER) - CAST(@capMs AS INTEGER) AND taken_at < CAST(@toMs AS INTEGER) + CAST(@capMs AS INTEGER)
-    ),
-    iv AS (
-      SELECT id, MAX(taken_at, CAST(@fromMs AS INTEGER)) AS start_ms,
-             MIN(taken_at + MIN(COALESCE(next_at, taken_at) - taken_at, CAST(@capMs AS INTEGER)), CAST(@toMs AS INTEGER)) AS end_ms
-      FROM s
-    ),
-    parts (id, part_start, part_end) AS (
-      SELECT id, start_ms, MIN(end_ms, (start_ms / ${DAY_MS} + 1) * ${DAY_MS})
-      FROM iv WHERE end_ms > start_ms
-      UNION ALL
-      SELECT id, (start_ms / ${DAY_MS} + 1) * ${DAY_MS}, end_ms
-      FROM iv WHERE end_ms > (start_ms / ${DAY_MS} + 1) * ${DAY_MS}
-    )
-    SELECT (p.part_start / ${DAY_MS}) * ${DAY_MS} AS day_ms, n.nodepool, n.capacity_type,
-           TOTAL(n.usd_per_hour * (p.part_end - p.part_start)) / 3600000.0 AS usd
-    FROM parts p JOIN snapshot_nodepools n ON n.snapshot_id = p.id
-    WHERE (@nodePool IS NULL OR n.nodepool = @nodePool)
-    GROUP BY day_ms, n.nodepool, n.capacity_type
-    ORDER BY day_ms, n.nodepool, n.capacity_type`);
-
-  const efficiency = db.prepare(`
-    WITH b AS (
-      SELECT (taken_at / CAST(@bucketMs AS INTEGER)) * CAST(@bucketMs AS INTEGER) AS bucket_ms, COUNT(*) AS snapshots
-      FROM snapshots WHERE taken_at >= CAST(@fromMs AS INTEGER) AND taken_at < CAST(@toMs AS INTEGER)
-      GROUP BY bucket_ms
-    )
-    SELECT b.bucket_ms, n.nodepool,
-           TOTAL(n.req_cpu_m) AS req_cpu, TOTAL(n.alloc_cpu_m) AS alloc_cpu,
-           TOTAL(n.req_memory_b) AS req_mem, TOTAL(n.alloc_memory_b) AS alloc_mem,
-           TOTAL(n.nodes) AS nodes, TOTAL(n.usd_per_hour) AS usd, b.snapshots
-    FROM snapshot_nodepools n JOIN b ON b.bucket_ms = (n.taken_at / CAST(@bucketMs AS INTEGER)) * CAST(@bucketMs AS INTEGER)
-    WHERE n.taken_at >= CAST(@fromMs AS INTEGER) AND n.taken_at < CAST(@toMs AS INTEGER) AND (@nodePool IS NULL OR n.nodepool = @nodePool)
-    GROUP BY b.bucket_ms, n.nodepool
-    ORDER BY n.nodepool, b.bucket_ms`);
+  // Each snapshot stands for the time until the next one (capped), split at UTC midnight; the efficiency chart
+  // sums the snapshots taken per bucket. Both read the hour and day rollups (range-rollups.ts) plus the snapshots
+  // of partial edge hours, so a month costs about what a day does.
+  const rollups = createRangeRollupReader(db);
 
   const nodePools = db.prepare(`
     SELECT name, weight, consolidation_policy, consolidate_after, capacity_types_json, nodeclass, updated_at
@@ -226,15 +186,14 @@ export function createReportsRepository(db: Db) {
 
     /** Snapshot-based estimate of the time in [fromMs, toMs), per UTC day. */
     estimateByDay(range: TimeRange): EstimateDayRow[] {
-      return (estimateDaily.all({ ...rangeParams(range), capMs: ESTIMATE_INTERVAL_CAP_MS }) as RawEstimate[]).map((r) => ({
+      return rollups.estimateByDay(range).map((r) => ({
         dayMs: r.day_ms, nodePool: r.nodepool, capacityType: r.capacity_type, usd: r.usd,
       }));
     },
 
     /** Efficiency sums per bucket (aligned on the epoch, UTC) per NodePool, ordered by NodePool then time. */
     efficiencyBuckets(range: TimeRange & { bucketMs: number }): EfficiencyBucketRow[] {
-      if (!Number.isInteger(range.bucketMs) || range.bucketMs <= 0) throw new RangeError(`bucketMs must be a positive integer, got ${range.bucketMs}`);
-      return (efficiency.all({ ...rangeParams(range), bucketMs: range.bucketMs }) as RawEfficiency[]).map((r) => ({
+      return rollups.efficiencyBuckets(range).map((r) => ({
         bucketStartMs: r.bucket_ms, nodePool: r.nodepool,
         requestedCpuMillicores: r.req_cpu, allocatableCpuMillicores: r.alloc_cpu,
         requestedMemoryBytes: r.req_mem, allocatableMemoryBytes: r.alloc_mem,

@@ -1,0 +1,273 @@
+import type { Db } from '../open-db';
+import { INTERVAL_CAP_MS } from './analytics-intervals';
+import { coarsestFor, DAY_MS, HOUR_MS, pieceParams, rangePieces } from './range-pieces';
+
+/**
+ * The hour and day rollups of migration 0006: kept in step with each snapshot written, and read for ranges, so a
+ * range's cost is a few dozen rollup rows plus the snapshots of its partial edge hours, whatever its length.
+ *
+ * A snapshot stands for the time until the next one, capped at INTERVAL_CAP_MS; the newest stands for nothing
+ * yet. Writing a snapshot therefore also settles the one before it (and, written out of order, takes back the
+ * time that one had claimed up to the snapshot after).
+ */
+
+const SPANS = [HOUR_MS, DAY_MS] as const;
+const CAP = INTERVAL_CAP_MS;
+
+/** Hours-weighted NodePool sums: column name and its value from a snapshot_nodepools row `p` standing `h` hours. */
+const POOL_WEIGHTED: readonly (readonly [string, (h: string) => string])[] = [
+  ['node_hours', (h) => `${h} * p.nodes`],
+  ['cost_usd', (h) => `${h} * p.usd_per_hour`],
+  ['alloc_cpu_m_hours', (h) => `${h} * p.alloc_cpu_m`],
+  ['req_cpu_m_hours', (h) => `${h} * p.req_cpu_m`],
+  ['alloc_memory_b_hours', (h) => `${h} * p.alloc_memory_b`],
+  ['req_memory_b_hours', (h) => `${h} * p.req_memory_b`],
+  ['alloc_pods_hours', (h) => `${h} * p.alloc_pods`],
+  ['req_pods_hours', (h) => `${h} * p.req_pods`],
+  ['alloc_gpu_hours', (h) => `${h} * p.alloc_gpu`],
+  ['req_gpu_hours', (h) => `${h} * p.req_gpu`],
+  ['cw_cpu_usd', (h) => `${h} * COALESCE(p.cpu_eff_usd_per_hour, 0)`],
+  ['cw_memory_usd', (h) => `${h} * COALESCE(p.memory_eff_usd_per_hour, 0)`],
+  ['cw_pods_usd', (h) => `${h} * COALESCE(p.pods_eff_usd_per_hour, 0)`],
+  ['cw_gpu_usd', (h) => `${h} * COALESCE(p.gpu_eff_usd_per_hour, 0)`],
+  ['gpu_nodes_usd', (h) => `${h} * COALESCE(p.gpu_nodes_usd_per_hour, 0)`],
+  ['on_demand_usd', (h) => `${h} * COALESCE(p.on_demand_usd_per_hour, 0)`],
+  ['on_demand_unknown_usd', (h) => `CASE WHEN p.on_demand_usd_per_hour IS NULL THEN ${h} * p.usd_per_hour ELSE 0 END`],
+];
+
+/** Plain sums over the snapshots taken in a bucket (the overview's efficiency chart). */
+const POOL_PLAIN: readonly (readonly [string, string])[] = [
+  ['snap_nodes', 'p.nodes'], ['snap_alloc_cpu_m', 'p.alloc_cpu_m'], ['snap_req_cpu_m', 'p.req_cpu_m'],
+  ['snap_alloc_memory_b', 'p.alloc_memory_b'], ['snap_req_memory_b', 'p.req_memory_b'], ['snap_usd_per_hour', 'p.usd_per_hour'],
+];
+
+/** Hours-weighted namespace sums from a snapshot_namespaces row `n`. */
+const NAMESPACE_WEIGHTED: readonly (readonly [string, (h: string) => string])[] = [
+  ['request_share_usd', (h) => `${h} * n.usd_per_hour`],
+  ['cpu_share_usd', (h) => `${h} * COALESCE(n.cpu_share_usd_per_hour, 0)`],
+  ['memory_share_usd', (h) => `${h} * COALESCE(n.memory_share_usd_per_hour, 0)`],
+  ['aws_split_usd', (h) => `${h} * COALESCE(n.aws_split_usd_per_hour, 0)`],
+  ['legacy_usd', (h) => `CASE WHEN n.cpu_share_usd_per_hour IS NULL THEN ${h} * n.usd_per_hour ELSE 0 END`],
+];
+
+const names = (cols: readonly (readonly [string, unknown])[]): string => cols.map(([c]) => c).join(', ');
+const adding = (cols: readonly (readonly [string, unknown])[]): string => cols.map(([c]) => `${c} = ${c} + excluded.${c}`).join(', ');
+
+/** Keeps the rollups in step: call inside the transaction that wrote a snapshot and its rollup rows. */
+export function createRangeRollupWriter(db: Db) {
+  const previous = db.prepare('SELECT id, taken_at AS takenAt FROM snapshots WHERE taken_at < ? ORDER BY taken_at DESC LIMIT 1');
+  const next = db.prepare('SELECT taken_at FROM snapshots WHERE taken_at > ? ORDER BY taken_at LIMIT 1').pluck();
+  const taken = db.prepare(`
+    INSERT INTO rollup_spans (span_ms, bucket_ms, snapshots_taken) VALUES (?, ?, 1)
+    ON CONFLICT (span_ms, bucket_ms) DO UPDATE SET snapshots_taken = snapshots_taken + 1`);
+  const plain = db.prepare(`
+    INSERT INTO rollup_nodepools (span_ms, bucket_ms, nodepool, capacity_type, ${names(POOL_PLAIN)})
+    SELECT @span, @bucket, p.nodepool, p.capacity_type, ${POOL_PLAIN.map(([, e]) => e).join(', ')}
+    FROM snapshot_nodepools p WHERE p.snapshot_id = @id
+    ON CONFLICT (span_ms, bucket_ms, nodepool, capacity_type) DO UPDATE SET ${adding(POOL_PLAIN)}`);
+  const spanTime = db.prepare(`
+    INSERT INTO rollup_spans (span_ms, bucket_ms, snapshots_weighted, hours) VALUES (@span, @bucket, @count, @h)
+    ON CONFLICT (span_ms, bucket_ms) DO UPDATE SET snapshots_weighted = snapshots_weighted + excluded.snapshots_weighted, hours = hours + excluded.hours`);
+  const poolTime = db.prepare(`
+    INSERT INTO rollup_nodepools (span_ms, bucket_ms, nodepool, capacity_type, ${names(POOL_WEIGHTED)})
+    SELECT @span, @bucket, p.nodepool, p.capacity_type, ${POOL_WEIGHTED.map(([, e]) => e('@h')).join(', ')}
+    FROM snapshot_nodepools p WHERE p.snapshot_id = @id
+    ON CONFLICT (span_ms, bucket_ms, nodepool, capacity_type) DO UPDATE SET ${adding(POOL_WEIGHTED)}`);
+  // The team stays the one of the newest snapshot adding to the bucket (taking time back never makes it newer).
+  const namespaceTime = db.prepare(`
+    INSERT INTO rollup_namespaces (span_ms, bucket_ms, namespace, nodepool, team, newest_at, ${names(NAMESPACE_WEIGHTED)})
+    SELECT @span, @bucket, n.namespace, n.nodepool, n.team, @takenAt, ${NAMESPACE_WEIGHTED.map(([, e]) => e('@h')).join(', ')}
+    FROM snapshot_namespaces n WHERE n.snapshot_id = @id
+    ON CONFLICT (span_ms, bucket_ms, namespace, nodepool) DO UPDATE SET
+      team = CASE WHEN excluded.newest_at >= newest_at THEN excluded.team ELSE team END,
+      newest_at = MAX(newest_at, excluded.newest_at), ${adding(NAMESPACE_WEIGHTED)}`);
+
+  /** Adds (sign 1) or takes back (sign -1) the time [fromMs, toMs) of snapshot `id`, cut at hour and day boundaries. */
+  const time = (id: number, takenAt: number, fromMs: number, toMs: number, sign: 1 | -1): void => {
+    for (const span of SPANS) {
+      for (let a = fromMs; a < toMs;) {
+        const bucket = Math.floor(a / span) * span;
+        const b = Math.min(toMs, bucket + span);
+        const h = (sign * (b - a)) / HOUR_MS;
+        spanTime.run({ span, bucket, count: a === fromMs ? sign : 0, h });
+        poolTime.run({ span, bucket, id, h });
+        namespaceTime.run({ span, bucket, id, h, takenAt });
+        a = b;
+      }
+    }
+  };
+
+  return {
+    /** After snapshot `id` taken at `takenAt` and its snapshot_nodepools / snapshot_namespaces rows are stored. */
+    addSnapshot(id: number, takenAt: number): void {
+      const prev = previous.get(takenAt) as { id: number; takenAt: number } | undefined;
+      const nextAt = next.get(takenAt) as number | undefined;
+      for (const span of SPANS) {
+        const bucket = Math.floor(takenAt / span) * span;
+        taken.run(span, bucket);
+        plain.run({ span, bucket, id });
+      }
+      if (prev) {
+        if (nextAt !== undefined) time(prev.id, prev.takenAt, prev.takenAt, prev.takenAt + Math.min(nextAt - prev.takenAt, CAP), -1);
+        time(prev.id, prev.takenAt, prev.takenAt, prev.takenAt + Math.min(takenAt - prev.takenAt, CAP), 1);
+      }
+      if (nextAt !== undefined) time(id, takenAt, takenAt, takenAt + Math.min(nextAt - takenAt, CAP), 1);
+    },
+  };
+}
+
+// ---- reading ------------------------------------------------------------------------------------------------
+
+/**
+ * Snapshots of the raw pieces (at most two, see range-pieces.ts), each weighted by the time to its next snapshot
+ * (capped) clipped to its piece: `w(id, taken_at, start_ms, hours, counted)`. `counted` is 0 for a snapshot of the
+ * second piece taken before it (it is counted where it was taken), so each snapshot counts once.
+ */
+const RAW_WEIGHTED = `
+  rw AS (
+    SELECT s.id, s.taken_at, pc.lo, pc.second, MAX(s.taken_at, pc.lo) AS start_ms,
+           MIN(s.taken_at + MIN(COALESCE((SELECT MIN(x.taken_at) FROM snapshots x WHERE x.taken_at > s.taken_at), s.taken_at) - s.taken_at, ${CAP}), pc.hi) AS end_ms
+    FROM (SELECT CAST(@r1lo AS INTEGER) AS lo, CAST(@r1hi AS INTEGER) AS hi, 0 AS second
+          UNION ALL SELECT CAST(@r2lo AS INTEGER), CAST(@r2hi AS INTEGER), 1) pc
+    JOIN snapshots s ON s.taken_at >= pc.lo - ${CAP} AND s.taken_at < pc.hi
+    WHERE pc.hi > pc.lo
+  ),
+  w AS (
+    SELECT id, taken_at, start_ms, (end_ms - start_ms) / 3600000.0 AS hours, CASE WHEN second = 0 OR taken_at >= lo THEN 1 ELSE 0 END AS counted
+    FROM rw WHERE end_ms > start_ms
+  )`;
+
+/** Rows of a rollup table in the hour and day pieces. */
+const inPieces = (table: string, cols: string) => `
+  SELECT ${cols} FROM ${table} WHERE span_ms = ${HOUR_MS} AND bucket_ms >= CAST(@h1lo AS INTEGER) AND bucket_ms < CAST(@h1hi AS INTEGER)
+  UNION ALL SELECT ${cols} FROM ${table} WHERE span_ms = ${HOUR_MS} AND bucket_ms >= CAST(@h2lo AS INTEGER) AND bucket_ms < CAST(@h2hi AS INTEGER)
+  UNION ALL SELECT ${cols} FROM ${table} WHERE span_ms = ${DAY_MS} AND bucket_ms >= CAST(@dlo AS INTEGER) AND bucket_ms < CAST(@dhi AS INTEGER)`;
+
+const BUCKET = (col: string) => `(${col} / CAST(@bucketMs AS INTEGER)) * CAST(@bucketMs AS INTEGER)`;
+const totals = (cols: readonly (readonly [string, unknown])[]) => cols.map(([c]) => `TOTAL(${c}) AS ${c}`).join(', ');
+
+export interface RollupRange {
+  fromMs: number;
+  toMs: number;
+  nodePool?: string;
+}
+
+/** Hours-weighted sums of one NodePool x capacity type (columns named as in POOL_WEIGHTED). */
+export interface RawPoolSums {
+  nodepool: string; capacity_type: string; node_hours: number; cost_usd: number;
+  alloc_cpu_m_hours: number; req_cpu_m_hours: number; alloc_memory_b_hours: number; req_memory_b_hours: number;
+  alloc_pods_hours: number; req_pods_hours: number; alloc_gpu_hours: number; req_gpu_hours: number;
+  cw_cpu_usd: number; cw_memory_usd: number; cw_pods_usd: number; cw_gpu_usd: number; gpu_nodes_usd: number;
+  on_demand_usd: number; on_demand_unknown_usd: number;
+}
+
+/** Hours-weighted cost sums of one namespace x NodePool, with the team at its newest snapshot. */
+export interface RawNamespaceSums {
+  namespace: string; nodepool: string; team: string | null; newest: number; request_share_usd: number; cpu_share_usd: number;
+  memory_share_usd: number; aws_split_usd: number; legacy_usd: number;
+}
+
+/** Range reads over the rollups (plus the snapshots of partial edge hours), in the row shapes the repositories map. */
+export function createRangeRollupReader(db: Db) {
+  const poolPieces = (bucket: boolean) => `
+    pieces AS (
+      SELECT ${bucket ? `${BUCKET('w.start_ms')} AS bucket_ms, ` : ''}p.nodepool, p.capacity_type, ${POOL_WEIGHTED.map(([c, e]) => `${e('w.hours')} AS ${c}`).join(', ')}
+      FROM w JOIN snapshot_nodepools p ON p.snapshot_id = w.id
+      UNION ALL ${inPieces('rollup_nodepools', `${bucket ? `${BUCKET('bucket_ms')}, ` : ''}nodepool, capacity_type, ${names(POOL_WEIGHTED)}`)}
+    )`;
+  const poolSums = db.prepare(`
+    WITH ${RAW_WEIGHTED}, ${poolPieces(false)}
+    SELECT nodepool, capacity_type, ${totals(POOL_WEIGHTED)} FROM pieces
+    WHERE (@nodePool IS NULL OR nodepool = @nodePool)
+    GROUP BY nodepool, capacity_type ORDER BY nodepool, capacity_type`);
+  const bucketPoolSums = db.prepare(`
+    WITH ${RAW_WEIGHTED}, ${poolPieces(true)}
+    SELECT bucket_ms, nodepool, capacity_type, ${totals(POOL_WEIGHTED)} FROM pieces
+    WHERE (@nodePool IS NULL OR nodepool = @nodePool)
+    GROUP BY bucket_ms, nodepool, capacity_type ORDER BY bucket_ms, nodepool, capacity_type`);
+
+  const coveragePieces = (bucket: boolean) => `
+    pieces AS (
+      SELECT ${bucket ? `${BUCKET('start_ms')} AS bucket_ms, ` : ''}hours, counted AS snapshots FROM w
+      UNION ALL ${inPieces('rollup_spans', `${bucket ? `${BUCKET('bucket_ms')}, ` : ''}hours, snapshots_weighted`)}
+    )`;
+  const coverage = db.prepare(`
+    WITH ${RAW_WEIGHTED}, ${coveragePieces(false)}
+    SELECT TOTAL(hours) AS hours, CAST(TOTAL(snapshots) AS INTEGER) AS snapshots FROM pieces`);
+  const bucketCoverage = db.prepare(`
+    WITH ${RAW_WEIGHTED}, ${coveragePieces(true)}
+    SELECT bucket_ms, TOTAL(hours) AS hours, CAST(TOTAL(snapshots) AS INTEGER) AS snapshots FROM pieces
+    GROUP BY bucket_ms HAVING TOTAL(hours) > 0 OR TOTAL(snapshots) > 0 ORDER BY bucket_ms`);
+
+  // With a single MAX() aggregate, SQLite takes the bare column `team` from the row holding the maximum.
+  const namespaceSums = db.prepare(`
+    WITH ${RAW_WEIGHTED},
+    pieces AS (
+      SELECT n.namespace, n.nodepool, n.team, w.taken_at AS newest_at, ${NAMESPACE_WEIGHTED.map(([c, e]) => `${e('w.hours')} AS ${c}`).join(', ')}
+      FROM w JOIN snapshot_namespaces n ON n.snapshot_id = w.id
+      UNION ALL ${inPieces('rollup_namespaces', `namespace, nodepool, team, newest_at, ${names(NAMESPACE_WEIGHTED)}`)}
+    )
+    SELECT namespace, nodepool, team, MAX(newest_at) AS newest, ${totals(NAMESPACE_WEIGHTED)} FROM pieces
+    WHERE (@nodePool IS NULL OR nodepool = @nodePool)
+    GROUP BY namespace, nodepool ORDER BY namespace, nodepool`);
+
+  // Raw pieces never cross an hour boundary, so each lies within one UTC day.
+  const estimateByDay = db.prepare(`
+    WITH ${RAW_WEIGHTED},
+    pieces AS (
+      SELECT (w.start_ms / ${DAY_MS}) * ${DAY_MS} AS day_ms, p.nodepool, p.capacity_type, w.hours * p.usd_per_hour AS usd
+      FROM w JOIN snapshot_nodepools p ON p.snapshot_id = w.id
+      UNION ALL ${inPieces('rollup_nodepools', `(bucket_ms / ${DAY_MS}) * ${DAY_MS}, nodepool, capacity_type, cost_usd`)}
+    )
+    SELECT day_ms, nodepool, capacity_type, TOTAL(usd) AS usd FROM pieces
+    WHERE (@nodePool IS NULL OR nodepool = @nodePool)
+    GROUP BY day_ms, nodepool, capacity_type ORDER BY day_ms, nodepool, capacity_type`);
+
+  // Plain sums over the snapshots taken in each bucket, and how many were taken there.
+  const rawTaken = (col: string) => `(${col} >= CAST(@r1lo AS INTEGER) AND ${col} < CAST(@r1hi AS INTEGER)) OR (${col} >= CAST(@r2lo AS INTEGER) AND ${col} < CAST(@r2hi AS INTEGER))`;
+  const efficiencyBuckets = db.prepare(`
+    WITH pieces AS (
+      SELECT ${BUCKET('p.taken_at')} AS bucket_ms, p.nodepool, p.req_cpu_m AS req_cpu, p.alloc_cpu_m AS alloc_cpu, p.req_memory_b AS req_mem,
+             p.alloc_memory_b AS alloc_mem, p.nodes, p.usd_per_hour AS usd
+      FROM snapshot_nodepools p WHERE ${rawTaken('p.taken_at')}
+      UNION ALL ${inPieces('rollup_nodepools', `${BUCKET('bucket_ms')}, nodepool, snap_req_cpu_m, snap_alloc_cpu_m, snap_req_memory_b, snap_alloc_memory_b, snap_nodes, snap_usd_per_hour`)}
+    ),
+    counts AS (
+      SELECT ${BUCKET('taken_at')} AS bucket_ms, 1 AS snapshots FROM snapshots WHERE ${rawTaken('taken_at')}
+      UNION ALL ${inPieces('rollup_spans', `${BUCKET('bucket_ms')}, snapshots_taken`)}
+    ),
+    b AS (SELECT bucket_ms, TOTAL(snapshots) AS snapshots FROM counts GROUP BY bucket_ms HAVING TOTAL(snapshots) > 0)
+    SELECT b.bucket_ms, pc.nodepool, TOTAL(pc.req_cpu) AS req_cpu, TOTAL(pc.alloc_cpu) AS alloc_cpu, TOTAL(pc.req_mem) AS req_mem,
+           TOTAL(pc.alloc_mem) AS alloc_mem, TOTAL(pc.nodes) AS nodes, TOTAL(pc.usd) AS usd, CAST(b.snapshots AS INTEGER) AS snapshots
+    FROM pieces pc JOIN b ON b.bucket_ms = pc.bucket_ms
+    WHERE (@nodePool IS NULL OR pc.nodepool = @nodePool)
+    GROUP BY b.bucket_ms, pc.nodepool ORDER BY pc.nodepool, b.bucket_ms`);
+
+  const params = (r: RollupRange, coarsest: 'day' | 'hour' | 'none' = 'day') => ({
+    ...pieceParams(rangePieces(r.fromMs, r.toMs, coarsest)), nodePool: r.nodePool ?? null,
+  });
+  const bucketed = (r: RollupRange & { bucketMs: number }) => {
+    if (!Number.isInteger(r.bucketMs) || r.bucketMs <= 0) throw new RangeError(`bucketMs must be a positive integer, got ${r.bucketMs}`);
+    return { ...params(r, coarsestFor(r.bucketMs)), bucketMs: r.bucketMs };
+  };
+
+  return {
+    /** Hours-weighted sums per NodePool x capacity type over [fromMs, toMs). */
+    poolSums: (r: RollupRange) => poolSums.all(params(r)) as RawPoolSums[],
+    /** The same per bucket of the time (buckets aligned on the epoch). */
+    bucketPoolSums: (r: RollupRange & { bucketMs: number }) => bucketPoolSums.all(bucketed(r)) as (RawPoolSums & { bucket_ms: number })[],
+    /** Hours of [fromMs, toMs) the snapshots stand for, and how many snapshots stand for some of it. */
+    coverage: (r: RollupRange) => coverage.get(params(r)) as { hours: number; snapshots: number },
+    bucketCoverage: (r: RollupRange & { bucketMs: number }) => bucketCoverage.all(bucketed(r)) as { bucket_ms: number; hours: number; snapshots: number }[],
+    /** Per namespace x NodePool: hours-weighted cost sums and the team at the newest snapshot. */
+    namespaceSums: (r: RollupRange) => namespaceSums.all(params(r)) as RawNamespaceSums[],
+    /** Σ price x hours per UTC day (of the time), NodePool and capacity type. */
+    estimateByDay: (r: RollupRange) => estimateByDay.all(params(r)) as { day_ms: number; nodepool: string; capacity_type: string; usd: number }[],
+    /** Plain sums per bucket of the snapshots taken in [fromMs, toMs), with the number of snapshots in the bucket. */
+    efficiencyBuckets: (r: RollupRange & { bucketMs: number }) => efficiencyBuckets.all(bucketed(r)) as {
+      bucket_ms: number; nodepool: string; req_cpu: number; alloc_cpu: number; req_mem: number; alloc_mem: number; nodes: number; usd: number; snapshots: number;
+    }[],
+  };
+}
+
+export type RangeRollupReader = ReturnType<typeof createRangeRollupReader>;
