@@ -21,7 +21,6 @@ export default function TeamsPage() {
   const resolved = resolveRange(filters.range, status.data?.defaultRange.to);
   const all = useTeamCost(query === undefined ? undefined : teamCostParams(query, state, undefined));
   const teamParams = query === undefined ? undefined : teamCostParams(query, state, filters.team);
-  const { from, to, ...rest } = teamParams ?? {};
   return (
     <>
       <PageHeader title="Teams" question="What does each team (or namespace) cost, NodePool by NodePool, and how much is paid for capacity nobody requested?">
@@ -29,7 +28,7 @@ export default function TeamsPage() {
       </PageHeader>
       <div className="panels">
         <TeamOptions state={state} onChange={update} />
-        <TeamChartPanel params={teamParams === undefined ? undefined : rest} range={from === undefined || to === undefined ? resolved : { from, to }} groupBy={state.groupBy} />
+        <TeamChartPanel params={teamParams} groupBy={state.groupBy} />
         <TeamTablePanel params={teamParams} state={state} onChange={update} colors={colors} />
       </div>
     </>

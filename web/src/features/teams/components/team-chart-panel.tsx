@@ -8,15 +8,16 @@ import { teamBuckets, toTeamChart } from '../utils/team-series';
 const TeamChart = lazy(() => import('./team-chart'));
 
 interface TeamChartPanelProps {
-  /** The team-cost query without from/to; undefined while the range is unknown. */
+  /** The team-cost query of the whole range (from/to are cut into buckets); undefined while it is unknown. */
   params: TeamCostParams | undefined;
-  range: { from: string; to: string } | undefined;
   groupBy: 'team' | 'namespace';
 }
 
 /** Cost per day (or week) by team or namespace, idle as its own band. */
-export function TeamChartPanel({ params, range, groupBy }: TeamChartPanelProps) {
-  const buckets = useMemo(() => (range === undefined ? [] : teamBuckets(range.from, range.to)), [range?.from, range?.to]);
+export function TeamChartPanel({ params, groupBy }: TeamChartPanelProps) {
+  const from = params?.from;
+  const to = params?.to;
+  const buckets = useMemo(() => (from === undefined || to === undefined ? [] : teamBuckets(from, to)), [from, to]);
   const results = useTeamCostBuckets(params, buckets);
   // Cheap (a bar per day): recomputed on each render rather than memoised over a list of results.
   const chart = toTeamChart(buckets, results.map((r) => r.data));
@@ -25,7 +26,10 @@ export function TeamChartPanel({ params, range, groupBy }: TeamChartPanelProps) 
   const pending = results.filter((r) => r.isPending).length;
 
   const body = (() => {
-    if (range === undefined || params === undefined || (pending > 0 && pending === results.length)) return <LoadingState label="Splitting the cost over the teams…" />;
+    if (params === undefined || (pending > 0 && pending === results.length)) return <LoadingState label="Splitting the cost over the teams…" />;
+    if (buckets.length === 0) {
+      return <EmptyState title="No time range to chart.">The data range is unknown (the status could not be read): pick custom days above.</EmptyState>;
+    }
     if (failed !== undefined) return <ErrorState title="Could not load the cost per team." error={failed.error} onRetry={() => void failed.refetch()} />;
     if (chart.keys.length === 0) {
       return <EmptyState title="No node cost in this range.">Team cost needs Kubernetes snapshots with pods. Pick a range inside the data.</EmptyState>;
