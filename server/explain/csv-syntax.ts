@@ -96,7 +96,11 @@ export function parseCsvRows(text: string): string[][] {
     if (ch === ',') { row.push(cell); cell = ''; afterQuote = false; continue; }
     if (ch === '\r' && text[i + 1] === '\n') continue;
     if (ch === '\n' || ch === '\r') { endRow(); line += 1; continue; }
-    if (afterQuote) throw new BillImportError(400, `CSV syntax error on line ${line}: text after a closing quote.`);
+    if (afterQuote) {
+      // A spreadsheet saved with a European locale separates quoted cells with semicolons: say so.
+      const hint = ch === ';' || ch === '\t' ? ` (cells separated by ${ch === ';' ? 'semicolons' : 'tabs'}: re-save with commas, or upload the file Cost Explorer downloaded)` : '';
+      throw new BillImportError(400, `CSV syntax error on line ${line}: text after a closing quote${hint}.`);
+    }
     if (ch === '"') {
       if (cell !== '') throw new BillImportError(400, `CSV syntax error on line ${line}: a quote inside an unquoted cell.`);
       quoted = true;
