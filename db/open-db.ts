@@ -52,7 +52,9 @@ export function openDb({ path, readonly = false }: OpenDbOptions): Db {
   let db: Db | undefined;
   try {
     db = new Database(path, { readonly, fileMustExist: readonly });
-    db.pragma('busy_timeout = 5000');
+    // Collectors, the server and a second process opening the file share it; a slow machine can hold a write
+    // lock for seconds, so waiting is better than failing a snapshot.
+    db.pragma('busy_timeout = 15000');
     if (!readonly) {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = NORMAL');

@@ -47,7 +47,7 @@ describe('two collectors on one database', () => {
 
     expect(second.code).toBe(1);
     expect(second.stderr).toContain(`is in use by another collector: "demo" (pid ${demo.child.pid}`);
-    expect(demo.child.exitCode).toBeNull(); // the first one is untouched
+    expect(demo.child.exitCode, JSON.stringify(demo.output())).toBeNull(); // the first one is untouched
     demo.child.kill('SIGKILL');
   }, 90_000);
 });
