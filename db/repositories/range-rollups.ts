@@ -121,10 +121,11 @@ export function createRangeRollupWriter(db: Db) {
 /**
  * Snapshots of the raw pieces (at most two, see range-pieces.ts), each weighted by the time to its next snapshot
  * (capped) clipped to its piece: `w(id, taken_at, start_ms, hours, counted)`. `counted` is 0 for a snapshot of the
- * second piece taken before it (it is counted where it was taken), so each snapshot counts once.
+ * second piece taken before it (it is counted where it was taken), so each snapshot counts once. MATERIALIZED:
+ * otherwise SQLite inlines `hours`, next-snapshot lookup included, into every column that multiplies by it.
  */
 const RAW_WEIGHTED = `
-  rw AS (
+  rw AS MATERIALIZED (
     SELECT s.id, s.taken_at, pc.lo, pc.second, MAX(s.taken_at, pc.lo) AS start_ms,
            MIN(s.taken_at + MIN(COALESCE((SELECT MIN(x.taken_at) FROM snapshots x WHERE x.taken_at > s.taken_at), s.taken_at) - s.taken_at, ${CAP}), pc.hi) AS end_ms
     FROM (SELECT CAST(@r1lo AS INTEGER) AS lo, CAST(@r1hi AS INTEGER) AS hi, 0 AS second
@@ -132,7 +133,7 @@ const RAW_WEIGHTED = `
     JOIN snapshots s ON s.taken_at >= pc.lo - ${CAP} AND s.taken_at < pc.hi
     WHERE pc.hi > pc.lo
   ),
-  w AS (
+  w AS MATERIALIZED (
     SELECT id, taken_at, start_ms, (end_ms - start_ms) / 3600000.0 AS hours, CASE WHEN second = 0 OR taken_at >= lo THEN 1 ELSE 0 END AS counted
     FROM rw WHERE end_ms > start_ms
   )`;
@@ -145,6 +146,22 @@ const inPieces = (table: string, cols: string) => `
 
 const BUCKET = (col: string) => `(${col} / CAST(@bucketMs AS INTEGER)) * CAST(@bucketMs AS INTEGER)`;
 const totals = (cols: readonly (readonly [string, unknown])[]) => cols.map(([c]) => `TOTAL(${c}) AS ${c}`).join(', ');
+
+type PoolSumsArray = (string | number)[];
+/** A pool-sums row read raw: [bucket_ms,] nodepool, capacity_type, then the POOL_WEIGHTED columns in order. */
+const poolSumsOf = (a: PoolSumsArray, at: number): RawPoolSums => {
+  const n = (i: number): number => a[at + 2 + i] as number;
+  return {
+    nodepool: a[at] as string, capacity_type: a[at + 1] as string, node_hours: n(0), cost_usd: n(1), alloc_cpu_m_hours: n(2), req_cpu_m_hours: n(3),
+    alloc_memory_b_hours: n(4), req_memory_b_hours: n(5), alloc_pods_hours: n(6), req_pods_hours: n(7), alloc_gpu_hours: n(8), req_gpu_hours: n(9),
+    cw_cpu_usd: n(10), cw_memory_usd: n(11), cw_pods_usd: n(12), cw_gpu_usd: n(13), gpu_nodes_usd: n(14), on_demand_usd: n(15), on_demand_unknown_usd: n(16),
+  };
+};
+const bucketPoolSumsOf = (a: PoolSumsArray): RawPoolSums & { bucket_ms: number } => {
+  const r = poolSumsOf(a, 1) as RawPoolSums & { bucket_ms: number };
+  r.bucket_ms = a[0] as number;
+  return r;
+};
 
 export interface RollupRange {
   fromMs: number;
@@ -175,16 +192,18 @@ export function createRangeRollupReader(db: Db) {
       FROM w JOIN snapshot_nodepools p ON p.snapshot_id = w.id
       UNION ALL ${inPieces('rollup_nodepools', `${bucket ? `${BUCKET('bucket_ms')}, ` : ''}nodepool, capacity_type, ${names(POOL_WEIGHTED)}`)}
     )`;
+  // Rows come back as arrays and are mapped here: better-sqlite3 builds row objects property by property, which
+  // for ~20 columns costs more than the query (a 1-day timeline at 5-minute buckets is 1,400 such rows).
   const poolSums = db.prepare(`
     WITH ${RAW_WEIGHTED}, ${poolPieces(false)}
     SELECT nodepool, capacity_type, ${totals(POOL_WEIGHTED)} FROM pieces
     WHERE (@nodePool IS NULL OR nodepool = @nodePool)
-    GROUP BY nodepool, capacity_type ORDER BY nodepool, capacity_type`);
+    GROUP BY nodepool, capacity_type ORDER BY nodepool, capacity_type`).raw(true);
   const bucketPoolSums = db.prepare(`
     WITH ${RAW_WEIGHTED}, ${poolPieces(true)}
     SELECT bucket_ms, nodepool, capacity_type, ${totals(POOL_WEIGHTED)} FROM pieces
     WHERE (@nodePool IS NULL OR nodepool = @nodePool)
-    GROUP BY bucket_ms, nodepool, capacity_type ORDER BY bucket_ms, nodepool, capacity_type`);
+    GROUP BY bucket_ms, nodepool, capacity_type ORDER BY bucket_ms, nodepool, capacity_type`).raw(true);
 
   const coveragePieces = (bucket: boolean) => `
     pieces AS (
@@ -253,9 +272,10 @@ export function createRangeRollupReader(db: Db) {
 
   return {
     /** Hours-weighted sums per NodePool x capacity type over [fromMs, toMs). */
-    poolSums: (r: RollupRange) => poolSums.all(params(r)) as RawPoolSums[],
+    poolSums: (r: RollupRange): RawPoolSums[] => (poolSums.all(params(r)) as PoolSumsArray[]).map((a) => poolSumsOf(a, 0)),
     /** The same per bucket of the time (buckets aligned on the epoch). */
-    bucketPoolSums: (r: RollupRange & { bucketMs: number }) => bucketPoolSums.all(bucketed(r)) as (RawPoolSums & { bucket_ms: number })[],
+    bucketPoolSums: (r: RollupRange & { bucketMs: number }): (RawPoolSums & { bucket_ms: number })[] =>
+      (bucketPoolSums.all(bucketed(r)) as PoolSumsArray[]).map(bucketPoolSumsOf),
     /** Hours of [fromMs, toMs) the snapshots stand for, and how many snapshots stand for some of it. */
     coverage: (r: RollupRange) => coverage.get(params(r)) as { hours: number; snapshots: number },
     bucketCoverage: (r: RollupRange & { bucketMs: number }) => bucketCoverage.all(bucketed(r)) as { bucket_ms: number; hours: number; snapshots: number }[],
