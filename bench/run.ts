@@ -1,0 +1,81 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { BenchContext, BenchResult } from './context';
+import { describeMachine } from './machine';
+import { type BenchRow, figure, formatTable } from './report';
+import { ingestBench } from './ingest-bench';
+import { findKubectl, snapshotBench } from './snapshot-bench';
+import { storeBench } from './store-bench';
+
+/**
+ * `npm run bench [-- --quick] [-- --only snapshot,store]`: every figure beside a peer or a bound measured in the
+ * same run on the same machine, printed as a table and written to bench/results.json. Performance claims come
+ * from here, never from timed tests. Run it with `nice` when the machine is busy with other work.
+ */
+
+const BENCHES: Record<string, (ctx: BenchContext) => Promise<BenchResult>> = {
+  snapshot: snapshotBench,
+  store: storeBench,
+  ingest: ingestBench,
+};
+
+const HELP = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(BENCHES).join(',')}]
+
+  --quick   reduced scale, under 3 minutes in all (the full run takes about half an hour)
+  --only    run only these benches (comma-separated)`;
+
+// The pinned AWS SDK works on Node 20; its notice about later releases needing Node 22 would only clutter the run.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  if (values.help) {
+    console.log(HELP);
+    return 0;
+  }
+  const only = values.only ? values.only.split(',').map((s) => s.trim()) : Object.keys(BENCHES);
+  const unknown = only.filter((n) => !(n in BENCHES));
+  if (unknown.length) {
+    console.error(`unknown bench ${unknown.join(', ')}\n\n${HELP}`);
+    return 2;
+  }
+  const quick = values.quick === true;
+  const machine = describeMachine(findKubectl());
+  const tmp = mkdtempSync(join(tmpdir(), 'ledger-bench-'));
+  const started = Date.now();
+  const log = (m: string) => console.error(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${m}`);
+  log(`${quick ? 'quick' : 'full'} run on ${machine.cores} x ${machine.cpu}, ${machine.memoryGiB} GiB, Node ${machine.node}, load ${machine.loadAverageAtStart}`);
+  const rows: BenchRow[] = [];
+  const details: Record<string, unknown> = {};
+  try {
+    for (const name of only) {
+      const t0 = Date.now();
+      try {
+        const r = await BENCHES[name]({ quick, tmp, log });
+        rows.push(...r.rows);
+        details[name] = { ...r.details, seconds: (Date.now() - t0) / 1000 };
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        log(`${name} failed: ${message}`);
+        rows.push(figure({ bench: name, figure: `${name}: did not complete`, unit: '', ours: null, peerLabel: '-', peer: null, target: { kind: 'info' }, note: message.slice(0, 300) }));
+        details[name] = { error: message, seconds: (Date.now() - t0) / 1000 };
+      }
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  const seconds = (Date.now() - started) / 1000;
+  const out = fileURLToPath(new URL('./results.json', import.meta.url));
+  mkdirSync(join(out, '..'), { recursive: true });
+  writeFileSync(out, `${JSON.stringify({ mode: quick ? 'quick' : 'full', startedAt: new Date(started).toISOString(), seconds, machine, rows, details }, null, 2)}\n`);
+  console.log(`\n${formatTable(rows)}\n\n${quick ? 'quick' : 'full'} run, ${seconds.toFixed(0)} s, on ${machine.cores} x ${machine.cpu}, ${machine.memoryGiB} GiB, ${machine.os}, Node ${machine.node}${machine.kubectl ? `, kubectl ${machine.kubectl}` : ''}; load average ${machine.loadAverageAtStart} at the start. Written to bench/results.json.`);
+  return rows.some((r) => r.verdict === 'FAIL' || r.verdict === 'error') ? 1 : 0;
+}
+
+main().then((code) => process.exit(code), (err: unknown) => {
+  console.error(err instanceof Error ? err.stack : String(err));
+  process.exit(1);
+});

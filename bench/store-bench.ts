@@ -1,0 +1,195 @@
+import { join } from 'node:path';
+import { createCostExplorerClient } from '../collectors/cost-explorer/client';
+import { collectCostExplorer } from '../collectors/cost-explorer/collect';
+import { buildSnapshotRows } from '../core/rollup';
+import { openDb } from '../db/open-db';
+import { createKubeRepository } from '../db/repositories/kube-repository';
+import { createRunsRepository } from '../db/repositories/runs-repository';
+import { scaleScenario } from '../sandbox/scale/scale-scenario';
+import { SandboxClock } from '../sandbox/serve/context';
+import { createCostExplorerHandler } from '../sandbox/serve/cost-explorer';
+import { startSandboxServer } from '../sandbox/serve/server';
+import { buildApp } from '../server/app';
+import type { BenchContext, BenchResult } from './context';
+import { type BenchRow, figure } from './report';
+import { scaleHistory, scenarioPrices } from './scale-history';
+
+/**
+ * Store and query: a month of 5-minute snapshots of a 1,000-node cluster written through the kube repository
+ * (writeSnapshot, rollups included) and its Cost Explorer bill through the real collector; then every GET route
+ * of the API (read from its OpenAPI document, so routes added later are measured too) asked in a bounded loop on
+ * loopback, for a 1-day and a 30-day range. Targets: p99 <= 100 ms, and the 30-day answer within 2x of the 1-day
+ * one (read from rollups, not scans of raw rows).
+ */
+
+const DAY_MS = 86_400_000;
+const STEP_MS = 5 * 60_000;
+const P99_BOUND_MS = 100;
+const DUMMY_AWS = { AWS_ACCESS_KEY_ID: 'AKIABENCHEXAMPLE0000', AWS_SECRET_ACCESS_KEY: 'bench-secret-not-a-real-key', AWS_REGION: 'us-east-1' };
+
+interface Param {
+  name: string;
+  in: string;
+  required?: boolean;
+}
+
+/** Routes worth timing: GET /api/... without path parameters, CSV twins left out (same query, another encoding). */
+export function timedRoutes(doc: { paths?: Record<string, Record<string, { parameters?: Param[] }>> }): { path: string; params: string[]; required: string[] }[] {
+  const out: { path: string; params: string[]; required: string[] }[] = [];
+  for (const [path, ops] of Object.entries(doc.paths ?? {})) {
+    const get = ops.get;
+    if (!get || !path.startsWith('/api/') || path.includes('{') || path.endsWith('.csv')) continue;
+    const query = (get.parameters ?? []).filter((p) => p.in === 'query');
+    out.push({ path, params: query.map((p) => p.name), required: query.filter((p) => p.required).map((p) => p.name) });
+  }
+  return out.sort((a, b) => a.path.localeCompare(b.path));
+}
+
+/** The p-th percentile (0..100) of sorted samples, nearest rank. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))];
+}
+
+interface Latency {
+  n: number;
+  p50Ms: number;
+  p99Ms: number;
+  bytes: number;
+  status: number;
+}
+
+/** Sequential requests (latency, not throughput): a few to warm up, then up to `n` within `budgetMs`. */
+async function time(url: string, n: number, budgetMs: number): Promise<Latency> {
+  let status = 0;
+  let bytes = 0;
+  for (let i = 0; i < 3; i++) {
+    const res = await fetch(url);
+    status = res.status;
+    bytes = (await res.arrayBuffer()).byteLength;
+    if (status !== 200) return { n: 0, p50Ms: Number.NaN, p99Ms: Number.NaN, bytes, status };
+  }
+  const samples: number[] = [];
+  const until = performance.now() + budgetMs;
+  while (samples.length < n && performance.now() < until) {
+    const t0 = performance.now();
+    const res = await fetch(url);
+    await res.arrayBuffer();
+    samples.push(performance.now() - t0);
+  }
+  samples.sort((a, b) => a - b);
+  return { n: samples.length, p50Ms: percentile(samples, 50), p99Ms: percentile(samples, 99), bytes, status };
+}
+
+export async function storeBench(ctx: BenchContext): Promise<BenchResult> {
+  const nodes = ctx.quick ? 40 : 1000;
+  const podsPerNode = 30;
+  const days = 30;
+  const sc = scaleScenario({ nodes, podsPerNode, days, seed: 30, meanNodeLifetimeDays: 5 });
+  const db = openDb({ path: join(ctx.tmp, 'store.db') });
+  const details: Record<string, unknown> = { nodes, podsPerNode, days, stepMinutes: STEP_MS / 60_000 };
+  try {
+    ctx.log(`store: writing ${days} days of 5-minute snapshots of ${nodes} nodes (${(nodes * podsPerNode).toLocaleString('en-US')} pods)…`);
+    const kube = createKubeRepository(db);
+    const runs = createRunsRepository(db);
+    const runId = runs.startRun('kubernetes', 'sandbox', sc.start);
+    const prices = scenarioPrices(sc);
+    const fillStarted = performance.now();
+    let snapshots = 0;
+    let snapshotNodeRows = 0;
+    for (const step of scaleHistory(sc, STEP_MS)) {
+      const rows = buildSnapshotRows(step.snapshot, prices.price, prices.onDemand);
+      // Each pod is written once, when first seen: the pods table feeds the bill explainer, not the routes timed
+      // here, and upserting 30,000 pods x 8,640 snapshots would take the bench an hour. Rollups use every pod.
+      kube.writeSnapshot({ snapshot: { ...step.snapshot, pods: step.newPods }, ...rows, runId });
+      snapshots += 1;
+      snapshotNodeRows += rows.nodes.length;
+      if (snapshots % 1440 === 0) ctx.log(`store: ${snapshots} snapshots written`);
+    }
+    runs.finishRun(runId, 'ok', snapshots, null, sc.end);
+    details.fill = { snapshots, snapshotNodeRows, seconds: (performance.now() - fillStarted) / 1000, note: 'pods table: each pod once, at first sight' };
+
+    // The bill, through the real collector against the sandbox's Cost Explorer.
+    const clock = new SandboxClock(sc.end);
+    const ce = await startSandboxServer({ scenario: sc, clock, requestLog: [], faults: [] }, [createCostExplorerHandler()]);
+    Object.assign(process.env, DUMMY_AWS);
+    const client = createCostExplorerClient({ endpoint: ce.url });
+    try {
+      const bill = await collectCostExplorer({ db, ce: client, clusterName: sc.clusterName, now: sc.end }, { startMs: sc.start, endMs: sc.end });
+      details.bill = { requests: bill.requests, lines: bill.linesWritten };
+    } finally {
+      client.destroy();
+      await ce.close();
+    }
+    ctx.log(`store: ${snapshots} snapshots and the bill written in ${(details.fill as { seconds: number }).seconds.toFixed(0)} s; timing the API…`);
+    return { rows: await queries(ctx, db, sc.end, details), details };
+  } finally {
+    db.close();
+  }
+}
+
+async function queries(ctx: BenchContext, db: ReturnType<typeof openDb>, endMs: number, details: Record<string, unknown>): Promise<BenchRow[]> {
+  // The query itself: a response cache (when the server has one) would answer repeats of the same URL from memory,
+  // but the first viewer after each collection pays for the query.
+  const app = buildApp({ db, now: () => endMs, cacheResponses: false });
+  const base = await app.listen({ host: '127.0.0.1', port: 0 });
+  const rows: BenchRow[] = [];
+  const timings: Record<string, unknown> = {};
+  try {
+    const docs = await fetch(`${base}/docs/json`);
+    // Without the OpenAPI document, the two routes the overview page reads.
+    const routes = docs.ok
+      ? timedRoutes(await docs.json() as Parameters<typeof timedRoutes>[0])
+      : ['/api/cost/nodepools/daily', '/api/efficiency/nodepools'].map((path) => ({ path, params: ['from', 'to'], required: [] }));
+    const n = ctx.quick ? 15 : 200;
+    const budgetMs = ctx.quick ? 2_000 : 20_000;
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const skipped: string[] = [];
+    for (const r of routes) {
+      const ranged = r.params.includes('from') && r.params.includes('to');
+      const pointed = r.params.includes('at');
+      const unfillable = r.required.filter((p) => !['from', 'to', 'at'].includes(p));
+      if (unfillable.length) {
+        skipped.push(`${r.path} (needs ${unfillable.join(', ')})`);
+        continue;
+      }
+      if (ranged) {
+        const one = await time(`${base}${r.path}?from=${iso(endMs - DAY_MS)}&to=${iso(endMs)}`, n, budgetMs);
+        const month = await time(`${base}${r.path}?from=${iso(endMs - 30 * DAY_MS)}&to=${iso(endMs)}`, n, budgetMs);
+        timings[r.path] = { oneDay: one, thirtyDays: month };
+        if (one.status !== 200 || month.status !== 200) {
+          skipped.push(`${r.path} (answers ${one.status}/${month.status})`);
+          continue;
+        }
+        ctx.log(`store: GET ${r.path}: 1 day p50 ${one.p50Ms.toFixed(1)} ms p99 ${one.p99Ms.toFixed(1)} ms; 30 days p50 ${month.p50Ms.toFixed(1)} ms p99 ${month.p99Ms.toFixed(1)} ms`);
+        rows.push(figure({
+          bench: 'store', figure: `GET ${r.path} 30 d: p99`, unit: 'ms', ours: month.p99Ms, peerLabel: 'bound', peer: P99_BOUND_MS,
+          target: { kind: 'at-most', max: 1 }, note: one.p99Ms > month.p99Ms ? `1 d p99 ${one.p99Ms.toFixed(1)} ms is higher` : undefined,
+        }));
+        // A list (events, bill lines) answers with more items for a longer range: its time follows its answer.
+        const growth = month.bytes / Math.max(1, one.bytes);
+        rows.push(figure({
+          bench: 'store', figure: `GET ${r.path} 30 d vs 1 d: p50`, unit: 'ms', ours: month.p50Ms, peerLabel: '1 d', peer: one.p50Ms,
+          target: growth > 4 ? { kind: 'info' } : { kind: 'at-most', max: 2 },
+          note: growth > 4 ? `a list: the 30-day answer is ${growth.toFixed(0)}x the 1-day one (${(month.bytes / 1024).toFixed(0)} KB)` : undefined,
+        }));
+      } else {
+        const q = pointed ? `?at=${iso(endMs - STEP_MS)}` : '';
+        const t = await time(`${base}${r.path}${q}`, n, budgetMs);
+        timings[r.path] = t;
+        if (t.status !== 200) {
+          skipped.push(`${r.path} (answers ${t.status})`);
+          continue;
+        }
+        ctx.log(`store: GET ${r.path}${q ? ' at the last snapshot' : ''}: p50 ${t.p50Ms.toFixed(1)} ms p99 ${t.p99Ms.toFixed(1)} ms`);
+        rows.push(figure({ bench: 'store', figure: `GET ${r.path}${pointed ? ' (at)' : ''}: p99`, unit: 'ms', ours: t.p99Ms, peerLabel: 'bound', peer: P99_BOUND_MS, target: { kind: 'at-most', max: 1 } }));
+      }
+    }
+    details.queries = { samplesPerCase: n, budgetMsPerCase: budgetMs, timings, skipped };
+    if (skipped.length) ctx.log(`store: not timed: ${skipped.join('; ')}`);
+  } finally {
+    await app.close();
+  }
+  return rows;
+}
