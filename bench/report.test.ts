@@ -40,7 +40,7 @@ describe('formatTable', () => {
     expect(lines.at(-1)).toBe('  - snapshot time: best of 2');
   });
 
-  it.each([[1234567, '1,234,567'], [12.345, '12.3'], [1.2345, '1.23'], [0.012345, '0.0123'], [0, '0'], [null, '-']])('formats %s as %s', (v, s) => {
+  it.each([[1234567, '1,234,567'], [78, '78'], [12.345, '12.3'], [1.2345, '1.23'], [0.012345, '0.0123'], [0, '0'], [null, '-']])('formats %s as %s', (v, s) => {
     expect(formatNumber(v)).toBe(s);
   });
 });

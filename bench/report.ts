@@ -54,11 +54,11 @@ export function figure(r: Omit<BenchRow, 'ratio' | 'verdict'> & { skipped?: bool
   return { ...row, ratio, verdict };
 }
 
-/** Three significant figures, thousands separated: 1,234 · 12.3 · 0.123. */
+/** Three significant figures, thousands separated: 1,234 · 12.3 · 0.123; whole numbers as they are (78). */
 export function formatNumber(v: number | null): string {
   if (v === null || !Number.isFinite(v)) return '-';
   const abs = Math.abs(v);
-  if (abs >= 100) return Math.round(v).toLocaleString('en-US');
+  if (abs >= 100 || Number.isInteger(v)) return Math.round(v).toLocaleString('en-US');
   if (abs >= 10) return v.toFixed(1);
   if (abs >= 1) return v.toFixed(2);
   return v === 0 ? '0' : v.toPrecision(3);

@@ -6,6 +6,8 @@ import { parseArgs } from 'node:util';
 import type { BenchContext, BenchResult } from './context';
 import { describeMachine } from './machine';
 import { type BenchRow, figure, formatTable } from './report';
+import { bundleBench } from './bundle-bench';
+import { costExplorerBench } from './cost-explorer-bench';
 import { ingestBench } from './ingest-bench';
 import { findKubectl, snapshotBench } from './snapshot-bench';
 import { storeBench } from './store-bench';
@@ -20,6 +22,8 @@ const BENCHES: Record<string, (ctx: BenchContext) => Promise<BenchResult>> = {
   snapshot: snapshotBench,
   store: storeBench,
   ingest: ingestBench,
+  'cost-explorer': costExplorerBench,
+  bundle: bundleBench,
 };
 
 const HELP = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(BENCHES).join(',')}]
