@@ -1,58 +1,86 @@
 /**
  * Pure: a time range [fromMs, toMs) cut into pieces each read from the coarsest rollup that covers it exactly —
- * whole UTC days from the day rollup, whole hours from the hour rollup, and the partial hours at either edge from
- * the snapshots themselves. A 30-day range is then ~30 day rows, not 8,640 snapshots' rows.
+ * whole weeks (7-day buckets aligned on the epoch, as 7-day chart buckets are) from the week rollup, whole UTC days
+ * from the day rollup, whole hours from the hour rollup, and the partial hours at either edge from the snapshots
+ * themselves. A 30-day range is then a few week and day rows per key, not 8,640 snapshots' rows.
  */
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 86_400_000;
+export const WEEK_MS = 7 * DAY_MS;
 
 /** [start, end) in epoch ms; empty when end <= start. */
 export type Span = readonly [number, number];
+
+export type Coarsest = 'week' | 'day' | 'hour' | 'none';
 
 export interface RangePieces {
   /** At most two, each within one hour (never crossing an hour boundary), except when no rollup may be used. */
   raw: Span[];
   /** Whole hours, at most two runs (before the first whole day and after the last). */
   hours: Span[];
-  /** Whole days, or null. */
-  days: Span | null;
+  /** Whole days, at most two runs (before the first whole week and after the last). */
+  days: Span[];
+  /** Whole weeks, or null. */
+  weeks: Span | null;
+}
+
+const up = (t: number, unit: number): number => Math.ceil(t / unit) * unit;
+const down = (t: number, unit: number): number => Math.floor(t / unit) * unit;
+
+/**
+ * Whole units of `unit` inside [from, to), with the parts before and after it; null when no whole unit fits.
+ * Both from and to are multiples of the next finer unit, so the edges are whole finer units.
+ */
+function carve(from: number, to: number, unit: number): { edges: Span[]; inner: Span } | null {
+  const a = up(from, unit);
+  const b = down(to, unit);
+  if (a >= b) return null;
+  const edges: Span[] = [];
+  if (from < a) edges.push([from, a]);
+  if (b < to) edges.push([b, to]);
+  return { edges, inner: [a, b] };
 }
 
 /**
- * `coarsest`: the largest rollup allowed — 'day', 'hour' (bucketed reads whose buckets are whole hours but not
- * whole days), or 'none' (the whole range from snapshots).
+ * `coarsest`: the largest rollup allowed — bucketed reads may only use rollups whose buckets nest in theirs
+ * ('none': the whole range from snapshots).
  */
-export function rangePieces(fromMs: number, toMs: number, coarsest: 'day' | 'hour' | 'none' = 'day'): RangePieces {
-  if (!(toMs > fromMs)) return { raw: [], hours: [], days: null };
-  if (coarsest === 'none') return { raw: [[fromMs, toMs]], hours: [], days: null };
-  const h1 = Math.ceil(fromMs / HOUR_MS) * HOUR_MS;
-  const h2 = Math.floor(toMs / HOUR_MS) * HOUR_MS;
-  if (h1 > h2) return { raw: [[fromMs, toMs]], hours: [], days: null };
+export function rangePieces(fromMs: number, toMs: number, coarsest: Coarsest = 'week'): RangePieces {
+  const none: RangePieces = { raw: [], hours: [], days: [], weeks: null };
+  if (!(toMs > fromMs)) return none;
+  if (coarsest === 'none') return { ...none, raw: [[fromMs, toMs]] };
+  const h1 = up(fromMs, HOUR_MS);
+  const h2 = down(toMs, HOUR_MS);
+  if (h1 > h2) return { ...none, raw: [[fromMs, toMs]] };
   const raw: Span[] = [];
   if (fromMs < h1) raw.push([fromMs, h1]);
   if (h2 < toMs) raw.push([h2, toMs]);
-  if (h1 === h2) return { raw, hours: [], days: null };
-  const d1 = Math.ceil(h1 / DAY_MS) * DAY_MS;
-  const d2 = Math.floor(h2 / DAY_MS) * DAY_MS;
-  if (coarsest === 'hour' || d1 >= d2) return { raw, hours: [[h1, h2]], days: null };
-  const hours: Span[] = [];
-  if (h1 < d1) hours.push([h1, d1]);
-  if (d2 < h2) hours.push([d2, h2]);
-  return { raw, hours, days: [d1, d2] };
+  if (h1 === h2) return { ...none, raw };
+  const days = coarsest === 'hour' ? null : carve(h1, h2, DAY_MS);
+  if (days === null) return { ...none, raw, hours: [[h1, h2]] };
+  const weeks = coarsest === 'day' ? null : carve(days.inner[0], days.inner[1], WEEK_MS);
+  if (weeks === null) return { raw, hours: days.edges, days: [days.inner], weeks: null };
+  return { raw, hours: days.edges, days: weeks.edges, weeks: weeks.inner };
 }
 
 /** The largest rollup whose buckets nest in buckets of `bucketMs` (aligned on the epoch). */
-export function coarsestFor(bucketMs: number): 'day' | 'hour' | 'none' {
+export function coarsestFor(bucketMs: number): Coarsest {
+  if (bucketMs % WEEK_MS === 0) return 'week';
   if (bucketMs % DAY_MS === 0) return 'day';
   if (bucketMs % HOUR_MS === 0) return 'hour';
   return 'none';
 }
 
-/** The pieces as SQL parameters: two raw spans, two hour spans, one day span; absent ones are empty (0, 0). */
-export function pieceParams(p: RangePieces): Record<'r1lo' | 'r1hi' | 'r2lo' | 'r2hi' | 'h1lo' | 'h1hi' | 'h2lo' | 'h2hi' | 'dlo' | 'dhi', number> {
+export type PieceParams = Record<'r1lo' | 'r1hi' | 'r2lo' | 'r2hi' | 'h1lo' | 'h1hi' | 'h2lo' | 'h2hi' | 'd1lo' | 'd1hi' | 'd2lo' | 'd2hi' | 'wlo' | 'whi', number>;
+
+/** The pieces as SQL parameters; absent ones are empty spans (0, 0). */
+export function pieceParams(p: RangePieces): PieceParams {
   const at = (spans: Span[], i: number): Span => spans[i] ?? [0, 0];
-  const [r1, r2, h1, h2] = [at(p.raw, 0), at(p.raw, 1), at(p.hours, 0), at(p.hours, 1)];
-  const d = p.days ?? [0, 0];
-  return { r1lo: r1[0], r1hi: r1[1], r2lo: r2[0], r2hi: r2[1], h1lo: h1[0], h1hi: h1[1], h2lo: h2[0], h2hi: h2[1], dlo: d[0], dhi: d[1] };
+  const [r1, r2, h1, h2, d1, d2] = [at(p.raw, 0), at(p.raw, 1), at(p.hours, 0), at(p.hours, 1), at(p.days, 0), at(p.days, 1)];
+  const w = p.weeks ?? [0, 0];
+  return {
+    r1lo: r1[0], r1hi: r1[1], r2lo: r2[0], r2hi: r2[1], h1lo: h1[0], h1hi: h1[1], h2lo: h2[0], h2hi: h2[1],
+    d1lo: d1[0], d1hi: d1[1], d2lo: d2[0], d2hi: d2[1], wlo: w[0], whi: w[1],
+  };
 }

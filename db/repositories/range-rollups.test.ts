@@ -21,11 +21,12 @@ const DAY = 24 * HOUR;
 const CAP = 15 * MIN;
 const T0 = Date.parse('2026-11-01T21:00:00Z');
 
-/** Minutes after T0 of each snapshot: 7-minute steps with jitter, a 50-minute gap, past two midnights. */
+/** Minutes after T0 of each snapshot: 7-minute steps with jitter, a 50-minute gap, over two weeks. */
 const OFFSETS: number[] = [];
-for (let m = 3, i = 0; m < 2 * 24 * 60 + 200; i++) {
+for (let m = 3, i = 0; m < 16 * 24 * 60 + 200; i++) {
   OFFSETS.push(m);
-  m += i === 40 ? 50 : 7 + ((i * 5) % 4);
+  // Mostly 7-10 minutes; one 50-minute collector gap; an hour-long step late on (coarser, so the test stays fast).
+  m += i === 40 ? 50 : i > 600 ? 60 : 7 + ((i * 5) % 4);
 }
 const TIMES = OFFSETS.map((m) => T0 + m * MIN);
 
@@ -81,6 +82,8 @@ function brutePools(from: number, to: number): Map<string, { nodeHours: number; 
 
 const RANGES: [string, number, number][] = [
   ['whole days', Date.parse('2026-11-02T00:00:00Z'), Date.parse('2026-11-04T00:00:00Z')],
+  ['weeks and days (weeks start on Thursdays)', Date.parse('2026-11-02T00:00:00Z'), Date.parse('2026-11-17T00:00:00Z')],
+  ['weeks, days, hours, minutes', T0 + 37 * MIN, T0 + 15 * DAY + 2 * HOUR + 11 * MIN],
   ['the whole history and more', T0 - DAY, T0 + 4 * DAY],
   ['ragged edges over days', T0 + 37 * MIN, T0 + 2 * DAY + 2 * HOUR + 11 * MIN],
   ['a few hours across midnight', Date.parse('2026-11-01T22:20:00Z'), Date.parse('2026-11-02T03:40:00Z')],
@@ -158,8 +161,8 @@ describe('range rollups read like the snapshots themselves', () => {
     for (const r of got) expect(r.usd).toBeCloseTo(want.get(`${r.day_ms}|${r.nodepool}|${r.capacity_type}`) ?? NaN, 9);
   });
 
-  it.each([[2 * MIN], [HOUR], [3 * HOUR], [DAY]])('hourly-or-coarser buckets split time at bucket boundaries (bucket %d ms)', (bucketMs) => {
-    const [from, to] = [T0 + 37 * MIN, T0 + 2 * DAY + 2 * HOUR + 11 * MIN];
+  it.each([[2 * MIN], [HOUR], [3 * HOUR], [DAY], [7 * DAY]])('hourly-or-coarser buckets split time at bucket boundaries (bucket %d ms)', (bucketMs) => {
+    const [from, to] = [T0 + 37 * MIN, T0 + 15 * DAY + 2 * HOUR + 11 * MIN];
     const reader = createRangeRollupReader(db);
     const want = new Map<number, { nodeHours: number; hours: number; snapshots: number }>();
     WRITES.forEach((w, i) => {
@@ -199,8 +202,8 @@ describe('range rollups read like the snapshots themselves', () => {
     }
   });
 
-  it.each([[2 * MIN], [HOUR], [DAY]])('plain sums of the snapshots taken per bucket (bucket %d ms)', (bucketMs) => {
-    const [from, to] = [T0 + 37 * MIN, T0 + 2 * DAY + 2 * HOUR + 11 * MIN];
+  it.each([[2 * MIN], [HOUR], [DAY], [7 * DAY]])('plain sums of the snapshots taken per bucket (bucket %d ms)', (bucketMs) => {
+    const [from, to] = [T0 + 37 * MIN, T0 + 15 * DAY + 2 * HOUR + 11 * MIN];
     const want = new Map<string, { reqCpu: number; nodes: number; snapshots: number }>();
     const counts = new Map<number, number>();
     WRITES.forEach((w, i) => {
@@ -248,14 +251,14 @@ describe('keeping the rollups', () => {
     shuffled.close();
   });
 
-  it('fills them from the snapshots already stored when migration 0006 runs', () => {
+  it('fills them from the snapshots already stored when migrations 0006 and 0007 run', () => {
     const path = join(dir, 'old.db');
     const old = new Database(path);
     migrate(old, loadMigrations().filter((m) => m.version < 6));
     old.exec(`ATTACH '${join(dir, 'in-order.db')}' AS src`);
     for (const t of ['snapshots', 'snapshot_nodepools', 'snapshot_namespaces']) old.exec(`INSERT INTO main.${t} SELECT * FROM src.${t}`);
     old.exec('DETACH src');
-    expect(migrate(old, loadMigrations())).toContain(6);
+    expect(migrate(old, loadMigrations())).toEqual(expect.arrayContaining([6, 7]));
     for (const t of TABLES) expectSameRows(table(db, t), table(old, t));
     old.close();
   });

@@ -1,9 +1,9 @@
 import type { Db } from '../open-db';
 import { INTERVAL_CAP_MS } from './analytics-intervals';
-import { coarsestFor, DAY_MS, HOUR_MS, pieceParams, rangePieces } from './range-pieces';
+import { type Coarsest, coarsestFor, DAY_MS, HOUR_MS, pieceParams, rangePieces, WEEK_MS } from './range-pieces';
 
 /**
- * The hour and day rollups of migration 0006: kept in step with each snapshot written, and read for ranges, so a
+ * The hour, day and week rollups of migrations 0006 and 0007: kept in step with each snapshot written, and read for ranges, so a
  * range's cost is a few dozen rollup rows plus the snapshots of its partial edge hours, whatever its length.
  *
  * A snapshot stands for the time until the next one, capped at INTERVAL_CAP_MS; the newest stands for nothing
@@ -11,7 +11,7 @@ import { coarsestFor, DAY_MS, HOUR_MS, pieceParams, rangePieces } from './range-
  * time that one had claimed up to the snapshot after).
  */
 
-const SPANS = [HOUR_MS, DAY_MS] as const;
+const SPANS = [HOUR_MS, DAY_MS, WEEK_MS] as const;
 const CAP = INTERVAL_CAP_MS;
 
 /** Hours-weighted NodePool sums: column name and its value from a snapshot_nodepools row `p` standing `h` hours. */
@@ -138,11 +138,11 @@ const RAW_WEIGHTED = `
     FROM rw WHERE end_ms > start_ms
   )`;
 
-/** Rows of a rollup table in the hour and day pieces. */
-const inPieces = (table: string, cols: string) => `
-  SELECT ${cols} FROM ${table} WHERE span_ms = ${HOUR_MS} AND bucket_ms >= CAST(@h1lo AS INTEGER) AND bucket_ms < CAST(@h1hi AS INTEGER)
-  UNION ALL SELECT ${cols} FROM ${table} WHERE span_ms = ${HOUR_MS} AND bucket_ms >= CAST(@h2lo AS INTEGER) AND bucket_ms < CAST(@h2hi AS INTEGER)
-  UNION ALL SELECT ${cols} FROM ${table} WHERE span_ms = ${DAY_MS} AND bucket_ms >= CAST(@dlo AS INTEGER) AND bucket_ms < CAST(@dhi AS INTEGER)`;
+/** Rows of a rollup table in the hour, day and week pieces (absent pieces are empty ranges). */
+const inPieces = (table: string, cols: string) => [
+  [HOUR_MS, 'h1'], [HOUR_MS, 'h2'], [DAY_MS, 'd1'], [DAY_MS, 'd2'], [WEEK_MS, 'w'],
+].map(([span, p]) => `SELECT ${cols} FROM ${table} WHERE span_ms = ${span} AND bucket_ms >= CAST(@${p}lo AS INTEGER) AND bucket_ms < CAST(@${p}hi AS INTEGER)`)
+  .join('\n  UNION ALL ');
 
 const BUCKET = (col: string) => `(${col} / CAST(@bucketMs AS INTEGER)) * CAST(@bucketMs AS INTEGER)`;
 const totals = (cols: readonly (readonly [string, unknown])[]) => cols.map(([c]) => `TOTAL(${c}) AS ${c}`).join(', ');
@@ -230,7 +230,8 @@ export function createRangeRollupReader(db: Db) {
     WHERE (@nodePool IS NULL OR nodepool = @nodePool)
     GROUP BY namespace, nodepool ORDER BY namespace, nodepool`);
 
-  // Raw pieces never cross an hour boundary, so each lies within one UTC day.
+  // Per day: read with day rollups at most (see estimateByDay below). Raw pieces never cross an hour boundary, so
+  // each lies within one UTC day.
   const estimateByDay = db.prepare(`
     WITH ${RAW_WEIGHTED},
     pieces AS (
@@ -249,7 +250,9 @@ export function createRangeRollupReader(db: Db) {
       SELECT ${BUCKET('p.taken_at')} AS bucket_ms, p.nodepool, p.req_cpu_m AS req_cpu, p.alloc_cpu_m AS alloc_cpu, p.req_memory_b AS req_mem,
              p.alloc_memory_b AS alloc_mem, p.nodes, p.usd_per_hour AS usd
       FROM snapshot_nodepools p WHERE ${rawTaken('p.taken_at')}
-      UNION ALL ${inPieces('rollup_nodepools', `${BUCKET('bucket_ms')}, nodepool, snap_req_cpu_m, snap_alloc_cpu_m, snap_req_memory_b, snap_alloc_memory_b, snap_nodes, snap_usd_per_hour`)}
+      UNION ALL SELECT * FROM (${inPieces('rollup_nodepools', `${BUCKET('bucket_ms')} AS bucket_ms, nodepool, snap_req_cpu_m, snap_alloc_cpu_m, snap_req_memory_b, snap_alloc_memory_b, snap_nodes, snap_usd_per_hour`)})
+      -- A bucket row can hold only time spilt over from a snapshot taken before it: no snapshot of the pool was taken there.
+      WHERE snap_nodes > 0
     ),
     counts AS (
       SELECT ${BUCKET('taken_at')} AS bucket_ms, 1 AS snapshots FROM snapshots WHERE ${rawTaken('taken_at')}
@@ -262,7 +265,7 @@ export function createRangeRollupReader(db: Db) {
     WHERE (@nodePool IS NULL OR pc.nodepool = @nodePool)
     GROUP BY b.bucket_ms, pc.nodepool ORDER BY pc.nodepool, b.bucket_ms`);
 
-  const params = (r: RollupRange, coarsest: 'day' | 'hour' | 'none' = 'day') => ({
+  const params = (r: RollupRange, coarsest: Coarsest = 'week') => ({
     ...pieceParams(rangePieces(r.fromMs, r.toMs, coarsest)), nodePool: r.nodePool ?? null,
   });
   const bucketed = (r: RollupRange & { bucketMs: number }) => {
@@ -282,7 +285,7 @@ export function createRangeRollupReader(db: Db) {
     /** Per namespace x NodePool: hours-weighted cost sums and the team at the newest snapshot. */
     namespaceSums: (r: RollupRange) => namespaceSums.all(params(r)) as RawNamespaceSums[],
     /** Σ price x hours per UTC day (of the time), NodePool and capacity type. */
-    estimateByDay: (r: RollupRange) => estimateByDay.all(params(r)) as { day_ms: number; nodepool: string; capacity_type: string; usd: number }[],
+    estimateByDay: (r: RollupRange) => estimateByDay.all(params(r, 'day')) as { day_ms: number; nodepool: string; capacity_type: string; usd: number }[],
     /** Plain sums per bucket of the snapshots taken in [fromMs, toMs), with the number of snapshots in the bucket. */
     efficiencyBuckets: (r: RollupRange & { bucketMs: number }) => efficiencyBuckets.all(bucketed(r)) as {
       bucket_ms: number; nodepool: string; req_cpu: number; alloc_cpu: number; req_mem: number; alloc_mem: number; nodes: number; usd: number; snapshots: number;
