@@ -119,7 +119,8 @@ describe('practice mode', () => {
     const reveal = page.getByRole('button', { name: 'Reveal the answers' });
     await expect(reveal.getAttribute('aria-expanded')).resolves.toBe('false');
     await reveal.click();
-    await expect(answers.getByRole('heading', { name: 'What the sandbox changed' }).isVisible()).resolves.toBe(true);
+    // The answers are fetched on reveal: wait for them (on a loaded machine they take a moment).
+    await answers.getByRole('heading', { name: 'What the sandbox changed' }).waitFor({ state: 'visible', timeout: 20_000 });
     // The line in question opens with its explanation.
     await page.locator(`${LINES}.is-focus`).getByRole('button', { name: /^Hide/ }).waitFor();
     await expect.poll(() => page.getByTestId('explanation').count()).toBeGreaterThanOrEqual(1);
