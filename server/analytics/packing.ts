@@ -7,37 +7,18 @@
  * idle node counts for more than a cheap one.
  */
 
+import type { PoolSumsRow } from '../../db/repositories/analytics-packing-repository';
 import { efficiencyRatio } from './efficiency';
 
 const MILLICORES_PER_VCPU = 1000;
 export const BYTES_PER_GIB = 1024 ** 3;
 
-/** Hours-weighted sums over a set of nodes and a time range (as the analytics repository returns them). */
-export interface PackingSums {
-  /** Σ nodes × hours. */
-  nodeHours: number;
-  /** Σ price × hours, USD. */
-  costUsd: number;
-  allocCpuMillicoreHours: number;
-  reqCpuMillicoreHours: number;
-  allocMemoryByteHours: number;
-  reqMemoryByteHours: number;
-  allocPodHours: number;
-  reqPodHours: number;
-  allocGpuHours: number;
-  reqGpuHours: number;
-  /** Σ price × cpu efficiency × hours, USD (likewise memory, pods, gpu). */
-  costWeightedCpuUsd: number;
-  costWeightedMemoryUsd: number;
-  costWeightedPodsUsd: number;
-  /** Over GPU nodes only; gpuNodesUsd is their Σ price × hours. */
-  costWeightedGpuUsd: number;
-  gpuNodesUsd: number;
-  /** Σ on-demand price of the same instances × hours, USD, over rows where it is known. */
-  onDemandUsd: number;
-  /** Σ price × hours of rows whose on-demand price is unknown, USD (0 = the on-demand figure is complete). */
-  onDemandUnknownUsd: number;
-}
+/**
+ * Hours-weighted sums over a set of nodes and a time range: the repository's row without its keys (one declaration,
+ * documented there). Σ nodes × hours, Σ price × hours (USD), Σ allocatable/requested × hours per resource,
+ * Σ price × efficiency × hours (USD), and the on-demand price of the same instances.
+ */
+export type PackingSums = Omit<PoolSumsRow, 'nodePool' | 'capacityType'>;
 
 export const zeroSums = (): PackingSums => ({
   nodeHours: 0, costUsd: 0, allocCpuMillicoreHours: 0, reqCpuMillicoreHours: 0, allocMemoryByteHours: 0, reqMemoryByteHours: 0,
