@@ -69,17 +69,17 @@ describe('deploy/kubernetes', () => {
     }
   });
 
-  it('grants only get/list/watch, on exactly the resources a snapshot reads', () => {
+  it('grants only list/watch, on exactly the resources a snapshot reads', () => {
     const role = one('ClusterRole') as Obj & { rules: Rule[] };
     const granted = new Set<string>();
     for (const rule of role.rules) {
-      expect(rule.verbs.every((v) => ['get', 'list', 'watch'].includes(v)), `verbs ${rule.verbs.join(',')}`).toBe(true);
+      expect(rule.verbs.every((v) => ['list', 'watch'].includes(v)), `verbs ${rule.verbs.join(',')}`).toBe(true);
       expect([...rule.apiGroups, ...rule.resources, ...rule.verbs]).not.toContain('*');
       expect(rule.nonResourceURLs).toBeUndefined();
       for (const g of rule.apiGroups) for (const r of rule.resources) for (const v of rule.verbs) granted.add(`${g}/${r}:${v}`);
     }
     const needed = [['', 'nodes'], ['', 'pods'], ['', 'namespaces'], ['', 'events'], ['karpenter.sh', 'nodepools'], ['karpenter.sh', 'nodeclaims']]
-      .flatMap(([g, r]) => ['get', 'list', 'watch'].map((v) => `${g}/${r}:${v}`));
+      .flatMap(([g, r]) => ['list', 'watch'].map((v) => `${g}/${r}:${v}`));
     expect([...granted].sort()).toEqual(needed.sort());
   });
 
