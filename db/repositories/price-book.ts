@@ -1,3 +1,4 @@
+import { lastIndexAtOrBefore } from '../../core/time-search';
 import type { Db } from '../open-db';
 import { createPricesRepository, type PriceRow, type PriceSource } from './prices-repository';
 
@@ -22,19 +23,7 @@ interface Point {
 const key = (instanceType: string, zone: string): string => `${instanceType}|${zone}`;
 
 /** Index of the last point with at <= t, or -1. */
-function lastAtOrBefore(points: readonly Point[], t: number): number {
-  let lo = 0;
-  let hi = points.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (points[mid].at <= t) {
-      found = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
-  return found;
-}
+const lastAtOrBefore = (points: readonly Point[], t: number): number => lastIndexAtOrBefore(points, t, (p) => p.at);
 
 export class PriceBook {
   private readonly onDemandByType = new Map<string, Point[]>();

@@ -1,4 +1,5 @@
 import type { CapacityType } from '../../core/labels';
+import { lastIndexAtOrBefore } from '../../core/time-search';
 import type { EpochMs, Scenario, SimNode, SpotPricePoint } from './types';
 
 /**
@@ -52,21 +53,6 @@ export function indexSpotMarkets(points: readonly SpotPricePoint[]): Map<string,
   return markets;
 }
 
-/** Index of the last point with at <= t, or -1. */
-function lastAtOrBefore(points: readonly SpotPricePoint[], t: EpochMs): number {
-  let lo = 0;
-  let hi = points.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (points[mid].at <= t) {
-      found = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
-  return found;
-}
-
 export function onDemandUsd(scenario: Scenario, instanceType: string): number {
   const usd = scenario.onDemandUsdPerHour[instanceType];
   if (usd === undefined) throw new Error(`scenario ${scenario.name} has no on-demand price for ${instanceType}`);
@@ -83,7 +69,7 @@ function priceSegments(scenario: Scenario, markets: Map<string, SpotPricePoint[]
   const points = node.capacityType === 'spot' ? markets.get(marketKey(node.instanceType, node.zone)) : undefined;
   if (!points || points.length === 0) return [{ from, to, usdPerHour: onDemandUsd(scenario, node.instanceType) }];
   const segments: PriceSegment[] = [];
-  let i = Math.max(0, lastAtOrBefore(points, from));
+  let i = Math.max(0, lastIndexAtOrBefore(points, from, (p) => p.at));
   let cursor = from;
   while (cursor < to) {
     const next = i + 1 < points.length ? Math.min(points[i + 1].at, to) : to;

@@ -1,3 +1,4 @@
+import { lastIndexAtOrBefore } from '../../core/time-search';
 import type { Rng } from './rng';
 import type { EpochMs, SpotPricePoint } from './types';
 import type { ScenarioFile } from './scenario-file';
@@ -55,16 +56,7 @@ export class SpotPriceIndex {
   }
   priceAt(instanceType: string, zone: string, t: EpochMs): number | null {
     const list = this.market(instanceType, zone);
-    let lo = 0;
-    let hi = list.length - 1;
-    let found: SpotPricePoint | null = null;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (list[mid].at <= t) {
-        found = list[mid];
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
-    return found ? found.usdPerHour : null;
+    const i = lastIndexAtOrBefore(list, t, (p) => p.at);
+    return i < 0 ? null : list[i].usdPerHour;
   }
 }

@@ -5,6 +5,8 @@
  * first point's price (a history fetched after the node launched: the same rule as the PriceBook).
  */
 
+import { lastIndexAtOrBefore } from '../../core/time-search';
+
 export const HOUR_MS = 3_600_000;
 
 export interface PricePoint {
@@ -34,19 +36,7 @@ export interface SpanCost {
 }
 
 /** Index of the last point with atMs <= t, or -1. Points sorted by time. */
-export function lastAtOrBefore(points: readonly PricePoint[], t: number): number {
-  let lo = 0;
-  let hi = points.length - 1;
-  let found = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    if (points[mid].atMs <= t) {
-      found = mid;
-      lo = mid + 1;
-    } else hi = mid - 1;
-  }
-  return found;
-}
+export const lastAtOrBefore = (points: readonly PricePoint[], t: number): number => lastIndexAtOrBefore(points, t, (p) => p.atMs);
 
 /** The point in effect at t (the first one before the history starts), or null without points. */
 export function priceAt(points: readonly PricePoint[], t: number): PricePoint | null {
