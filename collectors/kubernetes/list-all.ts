@@ -31,10 +31,47 @@ export class KubeListError extends Error {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A server may ask for a long pause (an overloaded API server's priority and fairness); past this we retry anyway. */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+/**
+ * A Retry-After header value (RFC 9110: delay-seconds or an HTTP-date) as milliseconds from `nowMs`; undefined when
+ * absent or unreadable. A date in the past means "now" (0).
+ */
+export function parseRetryAfterMs(value: string | undefined, nowMs: number): number | undefined {
+  const text = value?.trim();
+  if (!text) return undefined;
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  // Only an HTTP-date (IMF-fixdate or RFC 850) starts with a weekday and ends in GMT; Date.parse alone would also
+  // take "1.5" or "2026" as dates.
+  if (!/^[A-Za-z]{3,9}, .* GMT$/.test(text)) return undefined;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
+}
+
+/** The Retry-After of a failed request's response, from the client's ApiException (header names are lower-case there). */
+function retryAfterOf(err: unknown, nowMs: number): number | undefined {
+  const headers = (err as { headers?: unknown })?.headers;
+  if (typeof headers !== 'object' || headers === null) return undefined;
+  const entry = Object.entries(headers).find(([k]) => k.toLowerCase() === 'retry-after');
+  return typeof entry?.[1] === 'string' ? parseRetryAfterMs(entry[1], nowMs) : undefined;
+}
+
+/**
+ * How long to wait before retry number `retry` (1-based): exponential backoff (100 ms, 200 ms, … up to 2 s), or the
+ * server's Retry-After when it asks for longer, capped at MAX_RETRY_AFTER_MS. Never less than the backoff: a
+ * Retry-After of 0 from a struggling server must not turn the retries into a tight loop.
+ */
+export function retryDelayMs(retry: number, retryAfterMs: number | undefined): number {
+  const backoffMs = Math.min(2000, 50 * 2 ** retry);
+  return Math.max(backoffMs, Math.min(retryAfterMs ?? 0, MAX_RETRY_AFTER_MS));
+}
+
 /**
  * Lists every item, `limit` at a time. A 410 Gone (expired continue token) restarts the list from the first
- * page, as the API asks; 429, 5xx and dropped or refused connections are retried with backoff (the page asked
- * for again, its continue token still good). Gives up after a bounded number of tries.
+ * page, as the API asks; 429, 5xx and dropped or refused connections are retried with backoff, or after the
+ * server's Retry-After when longer (the page asked for again, its continue token still good). Gives up after a
+ * bounded number of tries.
  */
 export async function listAll<T>(what: string, fetchPage: (cont: string | undefined) => Promise<Page<T>>, stats: ListStats = { requests: 0, restarts: 0 }, maxRestarts = 3, maxRetries = 5): Promise<T[]> {
   return listMapped(what, fetchPage, (item) => item, stats, maxRestarts, maxRetries);
@@ -63,7 +100,7 @@ export async function listMapped<T, R>(what: string, fetchPage: (cont: string | 
       }
       if ((code === 429 || (code !== undefined && code >= 500) || networkCode(err) !== undefined) && retries < maxRetries) {
         retries += 1;
-        await sleep(Math.min(2000, 50 * 2 ** retries));
+        await sleep(retryDelayMs(retries, retryAfterOf(err, Date.now())));
         continue;
       }
       throw new KubeListError(`listing ${what} failed${code ? ` with HTTP ${code}` : ''}: ${(err as Error).message}`, code);

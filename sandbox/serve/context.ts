@@ -48,6 +48,8 @@ export interface FaultRule {
   match: string;
   status: number;
   remaining: number;
+  /** Kubernetes faults only: a Retry-After header to send with it (seconds, or an HTTP-date). */
+  retryAfter?: string;
 }
 
 export interface SandboxContext {

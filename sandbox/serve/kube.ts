@@ -227,9 +227,11 @@ export function createKubeHandler(scenario: Scenario, token: string | null, opts
     const fault = ctx.faults.find((f) => f.remaining > 0 && path.startsWith(f.match));
     if (fault) {
       fault.remaining -= 1;
-      return fault.status === 410
+      const answer = fault.status === 410
         ? status(410, 'Expired', EXPIRED)
         : status(fault.status, fault.status === 429 ? 'TooManyRequests' : 'InternalError', `injected fault ${fault.status}`);
+      if (fault.retryAfter !== undefined) answer.headers['retry-after'] = fault.retryAfter;
+      return answer;
     }
     if (req.method !== 'GET') return status(405, 'MethodNotAllowed', `the sandbox API is read-only: ${req.method} ${path}`);
     if (path === '/version') return json(200, { major: '1', minor: '31', gitVersion: 'v1.31.7-eks-sandbox', platform: 'linux/amd64' });
