@@ -7,11 +7,14 @@ import type { Db } from '../open-db';
 
 export const DISRUPTION_EVENT_REASONS = ['DisruptionTerminating', 'DisruptionLaunching', 'SpotInterrupted', 'DisruptionBlocked'] as const;
 
+/** An event row joined with the Node / NodeClaim it names. */
 export interface EventJoinRow {
   uid: string;
   atMs: number;
+  /** Kubernetes event reason: one of DISRUPTION_EVENT_REASONS. */
   reason: string;
   message: string;
+  /** Kind of the involved object: Node | NodeClaim. */
   kind: string;
   name: string;
   nodeName: string | null;
@@ -22,6 +25,7 @@ export interface EventJoinRow {
   nodeDeletedAtMs: number | null;
 }
 
+/** A NodeClaim gone with a disruption reason (conditions), for disruptions whose events expired. */
 export interface GoneNodeClaimJoinRow {
   nodeClaim: string;
   nodeName: string | null;

@@ -9,35 +9,12 @@
  */
 
 import { DISRUPTION_REASONS } from '../../core/labels';
+import type { EventJoinRow, GoneNodeClaimJoinRow } from '../../db/repositories/analytics-events-repository';
 
-/** An event row joined with the Node / NodeClaim it names. */
-export interface DisruptionEventRow {
-  uid: string;
-  atMs: number;
-  /** Kubernetes event reason: DisruptionTerminating | DisruptionLaunching | SpotInterrupted | DisruptionBlocked. */
-  reason: string;
-  message: string;
-  /** Kind of the involved object: Node | NodeClaim. */
-  kind: string;
-  name: string;
-  nodeName: string | null;
-  nodeClaim: string | null;
-  nodePool: string | null;
-  instanceType: string | null;
-  capacityType: string | null;
-  nodeDeletedAtMs: number | null;
-}
-
-/** A NodeClaim gone with a disruption reason (conditions), for disruptions whose events expired. */
-export interface GoneNodeClaimRow {
-  nodeClaim: string;
-  nodeName: string | null;
-  nodePool: string | null;
-  instanceType: string | null;
-  capacityType: string | null;
-  deletedAtMs: number;
-  disruptionReason: string;
-}
+/** An event row joined with the Node / NodeClaim it names: the rows the events repository reads (declared there). */
+export type DisruptionEventRow = EventJoinRow;
+/** A NodeClaim gone with a disruption reason, for disruptions whose events expired (declared with its SQL). */
+export type GoneNodeClaimRow = GoneNodeClaimJoinRow;
 
 export interface Disruption {
   id: string;
