@@ -19,6 +19,8 @@ export interface NodePoolRecord {
   limits: Record<string, string>;
   budgets: { nodes: string; reasons?: string[]; schedule?: string; duration?: string }[];
   nodeClass: string | null;
+  /** spec.template.spec.expireAfter ("720h", "Never"); null/absent when unset. */
+  expireAfter?: string | null;
 }
 
 export interface NamespaceRecord {
@@ -37,6 +39,8 @@ export interface NodeRecord {
   instanceId: string | null;
   createdAt: number;
   allocatable: ResourceAmounts;
+  /** status.capacity as given (quantity strings, every resource): what Karpenter counts against NodePool limits. */
+  capacity?: Record<string, string>;
   labels: Record<string, string>;
 }
 

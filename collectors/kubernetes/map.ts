@@ -43,6 +43,7 @@ export function mapNode(n: V1Node): NodeRecord {
     instanceId: instanceIdFromProviderId(n.spec?.providerID),
     createdAt: ms(n.metadata?.creationTimestamp),
     allocatable: parseResources(n.status?.allocatable),
+    capacity: { ...(n.status?.capacity ?? {}) },
     labels,
   };
 }
@@ -119,6 +120,8 @@ export function mapNodePool(raw: unknown): NodePoolRecord {
       return { nodes: str(x.nodes) ?? '10%', ...(x.reasons ? { reasons: arr(x.reasons).filter((v): v is string => typeof v === 'string') } : {}), ...(str(x.schedule) ? { schedule: str(x.schedule) ?? '' } : {}), ...(str(x.duration) ? { duration: str(x.duration) ?? '' } : {}) };
     }),
     nodeClass: str(obj(tmpl.nodeClassRef).name),
+    // karpenter.sh/v1 moved expireAfter into the template; v1beta1 had it under disruption.
+    expireAfter: str(tmpl.expireAfter) ?? str(disruption.expireAfter),
   };
 }
 

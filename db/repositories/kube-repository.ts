@@ -15,21 +15,22 @@ const json = (v: unknown): string => JSON.stringify(v);
 /** All SQL for the Kubernetes side: objects seen, snapshots and their rollups. */
 export function createKubeRepository(db: Db) {
   const upsertNodePool = db.prepare(`
-    INSERT INTO nodepools (name, weight, consolidation_policy, consolidate_after, capacity_types_json, requirements_json, limits_json, budgets_json, nodeclass, updated_at)
-    VALUES (@name, @weight, @consolidationPolicy, @consolidateAfter, @capacityTypes, @requirements, @limits, @budgets, @nodeClass, @at)
+    INSERT INTO nodepools (name, weight, consolidation_policy, consolidate_after, capacity_types_json, requirements_json, limits_json, budgets_json, nodeclass, expire_after, updated_at)
+    VALUES (@name, @weight, @consolidationPolicy, @consolidateAfter, @capacityTypes, @requirements, @limits, @budgets, @nodeClass, @expireAfter, @at)
     ON CONFLICT(name) DO UPDATE SET weight=excluded.weight, consolidation_policy=excluded.consolidation_policy,
       consolidate_after=excluded.consolidate_after, capacity_types_json=excluded.capacity_types_json,
       requirements_json=excluded.requirements_json, limits_json=excluded.limits_json, budgets_json=excluded.budgets_json,
-      nodeclass=excluded.nodeclass, updated_at=excluded.updated_at`);
+      nodeclass=excluded.nodeclass, expire_after=excluded.expire_after, updated_at=excluded.updated_at`);
   const upsertNamespace = db.prepare(`
     INSERT INTO namespaces (name, team, labels_json) VALUES (?, ?, ?)
     ON CONFLICT(name) DO UPDATE SET team=excluded.team, labels_json=excluded.labels_json`);
   const upsertNode = db.prepare(`
     INSERT INTO nodes (name, nodeclaim, nodepool, instance_type, capacity_type, zone, instance_id, created_at, first_seen, last_seen,
-      alloc_cpu_m, alloc_memory_b, alloc_pods, alloc_gpu, labels_json)
+      alloc_cpu_m, alloc_memory_b, alloc_pods, alloc_gpu, labels_json, capacity_json)
     VALUES (@name, @nodeClaim, @nodePool, @instanceType, @capacityType, @zone, @instanceId, @createdAt, @at, @at,
-      @cpu, @mem, @pods, @gpu, @labels)
-    ON CONFLICT(name) DO UPDATE SET last_seen=excluded.last_seen, nodeclaim=excluded.nodeclaim, deleted_at=NULL`);
+      @cpu, @mem, @pods, @gpu, @labels, @capacity)
+    ON CONFLICT(name) DO UPDATE SET last_seen=excluded.last_seen, nodeclaim=excluded.nodeclaim, deleted_at=NULL,
+      capacity_json=COALESCE(excluded.capacity_json, nodes.capacity_json)`);
   const markNodesGone = db.prepare('UPDATE nodes SET deleted_at = ? WHERE deleted_at IS NULL AND last_seen < ?');
   const upsertNodeClaim = db.prepare(`
     INSERT INTO nodeclaims (name, nodepool, node_name, instance_type, capacity_type, zone, instance_id, created_at, first_seen, last_seen, disruption_reason, conditions_json)
@@ -75,7 +76,7 @@ export function createKubeRepository(db: Db) {
         name: n.name, nodeClaim: n.nodeClaim, nodePool: n.nodePool, instanceType: n.instanceType, capacityType: n.capacityType,
         zone: n.zone, instanceId: n.instanceId, createdAt: n.createdAt, at,
         cpu: n.allocatable.cpuMillicores, mem: n.allocatable.memoryBytes, pods: n.allocatable.pods, gpu: n.allocatable.gpu,
-        labels: json(n.labels),
+        labels: json(n.labels), capacity: n.capacity === undefined ? null : json(n.capacity),
       });
     }
     markNodesGone.run(at, at);
@@ -133,6 +134,6 @@ function nodePoolParams(np: NodePoolRecord, at: number) {
   return {
     name: np.name, weight: np.weight, consolidationPolicy: np.consolidationPolicy, consolidateAfter: np.consolidateAfter,
     capacityTypes: json(np.capacityTypes), requirements: json(np.requirements), limits: json(np.limits), budgets: json(np.budgets),
-    nodeClass: np.nodeClass, at,
+    nodeClass: np.nodeClass, expireAfter: np.expireAfter ?? null, at,
   };
 }

@@ -70,6 +70,32 @@ export interface NodePoolRow {
   capacityTypes: string[];
   nodeClass: string | null;
   updatedAtMs: number;
+  requirements: RequirementRow[];
+  /** spec.limits as written: resource name -> Kubernetes quantity. */
+  limits: Record<string, string>;
+  budgets: BudgetRow[];
+  /** spec.template.spec.expireAfter; null when unset or collected before it was recorded. */
+  expireAfter: string | null;
+}
+
+export interface RequirementRow { key: string; operator: string; values: string[] }
+/** A disruption budget; reasons [] = every reason. */
+export interface BudgetRow { nodes: string; reasons: string[]; schedule: string | null; duration: string | null }
+
+/** Nodes of one NodePool at the newest snapshot that share one recorded status.capacity. */
+export interface CapacityGroupRow {
+  nodePool: string;
+  /** status.capacity (quantity strings); null when not recorded (nodes collected before migration 0008). */
+  capacity: Record<string, string> | null;
+  nodes: number;
+  /** Σ allocatable of these nodes (the stand-in where capacity is missing). */
+  allocatable: { cpuMillicores: number; memoryBytes: number; pods: number; gpu: number };
+}
+
+export interface NodePoolCapacityRows {
+  /** The newest snapshot, epoch ms UTC; null without snapshots. */
+  snapshotMs: number | null;
+  groups: CapacityGroupRow[];
 }
 
 export type DataSource = 'sandbox' | 'aws' | 'unknown';
@@ -100,6 +126,10 @@ interface RawBill { day_ms: number; nodepool: string; purchase_type: string; unb
 interface RawNodePool {
   name: string; weight: number | null; consolidation_policy: string | null; consolidate_after: string | null;
   capacity_types_json: string; nodeclass: string | null; updated_at: number;
+  requirements_json: string; limits_json: string; budgets_json: string; expire_after: string | null;
+}
+interface RawCapacityGroup {
+  nodepool: string; capacity_json: string | null; nodes: number; alloc_cpu: number; alloc_mem: number; alloc_pods: number; alloc_gpu: number;
 }
 interface RawRun {
   id: number; kind: string; source: string; status: string; started_at: number; finished_at: number | null;
@@ -119,6 +149,36 @@ const parseStringArray = (json: string): string[] => {
   } catch {
     return [];
   }
+};
+
+const parseJson = (json: string | null): unknown => {
+  if (json === null) return undefined;
+  try {
+    return JSON.parse(json) as unknown;
+  } catch {
+    return undefined;
+  }
+};
+const isRecord = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+const stringOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+/** A JSON object of string values (limits, capacity); null when the text is not one. */
+const parseStringMap = (json: string | null): Record<string, string> | null => {
+  const v = parseJson(json);
+  if (!isRecord(v)) return null;
+  return Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string'));
+};
+const parseRequirements = (json: string): RequirementRow[] => {
+  const v = parseJson(json);
+  return (Array.isArray(v) ? v : []).filter(isRecord).map((r) => ({
+    key: stringOrNull(r.key) ?? '', operator: stringOrNull(r.operator) ?? '', values: strings(r.values),
+  }));
+};
+const parseBudgets = (json: string): BudgetRow[] => {
+  const v = parseJson(json);
+  return (Array.isArray(v) ? v : []).filter(isRecord).map((b) => ({
+    nodes: stringOrNull(b.nodes) ?? '10%', reasons: strings(b.reasons), schedule: stringOrNull(b.schedule), duration: stringOrNull(b.duration),
+  }));
 };
 
 const mapRun = (r: RawRun): CollectionRunRow => ({
@@ -153,8 +213,20 @@ export function createReportsRepository(db: Db) {
   const rollups = createRangeRollupReader(db);
 
   const nodePools = db.prepare(`
-    SELECT name, weight, consolidation_policy, consolidate_after, capacity_types_json, nodeclass, updated_at
+    SELECT name, weight, consolidation_policy, consolidate_after, capacity_types_json, nodeclass, updated_at,
+           requirements_json, limits_json, budgets_json, expire_after
     FROM nodepools ORDER BY name`);
+
+  // Karpenter counts the capacity of the NodeClaims a NodePool launched against its limits: the newest snapshot's
+  // nodes, grouped by their recorded capacity (nodes of one instance type share it), so a big cluster reads few rows.
+  const latestSnapshot = db.prepare('SELECT id, taken_at FROM snapshots ORDER BY taken_at DESC LIMIT 1');
+  const capacityGroups = db.prepare(`
+    SELECT sn.nodepool, n.capacity_json, COUNT(*) AS nodes, SUM(sn.alloc_cpu_m) AS alloc_cpu, SUM(sn.alloc_memory_b) AS alloc_mem,
+           SUM(sn.alloc_pods) AS alloc_pods, SUM(sn.alloc_gpu) AS alloc_gpu
+    FROM snapshot_nodes sn LEFT JOIN nodes n ON n.name = sn.node_name
+    WHERE sn.snapshot_id = ? AND sn.nodepool IS NOT NULL AND sn.nodepool <> ''
+    GROUP BY sn.nodepool, n.capacity_json
+    ORDER BY sn.nodepool, n.capacity_json`);
 
   const dataRange = db.prepare(`
     SELECT s.snapshots, s.first_snapshot, s.last_snapshot, c.cost_lines, c.first_cost, c.last_cost,
@@ -205,7 +277,22 @@ export function createReportsRepository(db: Db) {
       return (nodePools.all() as RawNodePool[]).map((r) => ({
         name: r.name, weight: r.weight, consolidationPolicy: r.consolidation_policy, consolidateAfter: r.consolidate_after,
         capacityTypes: parseStringArray(r.capacity_types_json), nodeClass: r.nodeclass, updatedAtMs: r.updated_at,
+        requirements: parseRequirements(r.requirements_json), limits: parseStringMap(r.limits_json) ?? {},
+        budgets: parseBudgets(r.budgets_json), expireAfter: r.expire_after,
       }));
+    },
+
+    /** What each NodePool's nodes offer at the newest snapshot, grouped by recorded capacity. */
+    nodePoolCapacity(): NodePoolCapacityRows {
+      const snap = latestSnapshot.get() as { id: number; taken_at: number } | undefined;
+      if (snap === undefined) return { snapshotMs: null, groups: [] };
+      return {
+        snapshotMs: snap.taken_at,
+        groups: (capacityGroups.all(snap.id) as RawCapacityGroup[]).map((r) => ({
+          nodePool: r.nodepool, capacity: parseStringMap(r.capacity_json), nodes: r.nodes,
+          allocatable: { cpuMillicores: r.alloc_cpu, memoryBytes: r.alloc_mem, pods: r.alloc_pods, gpu: r.alloc_gpu },
+        })),
+      };
     },
 
     dataRange(): DataRangeRow {

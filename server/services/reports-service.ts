@@ -1,6 +1,7 @@
 import type { CollectionRunRow, ReportsRepository } from '../../db/repositories/reports-repository';
 import { dailyCostTotals, mergeDailyCost } from '../analytics/daily-cost';
 import { chooseBucketMs, DAY_MS, toEfficiencySeries } from '../analytics/efficiency';
+import { nodePoolLimitUsage } from '../analytics/nodepool-limits';
 import { dayCeil, dayFloor, defaultEndMs, DEFAULT_RANGE_DAYS, isoInstant, resolveRange, utcDay } from '../analytics/range';
 import type {
   CollectionRun, DailyCostResponse, EfficiencyResponse, NodePoolsResponse, RangeQuery, StatusResponse,
@@ -42,12 +43,19 @@ export function createReportsService(repo: ReportsRepository, now: () => number 
       };
     },
 
+    /** Each NodePool's spec as last collected, its limits against the capacity of its nodes at the newest snapshot. */
     nodePools(): NodePoolsResponse {
+      const capacity = repo.nodePoolCapacity();
+      const at = capacity.snapshotMs === null ? null : isoInstant(capacity.snapshotMs);
       return {
-        items: repo.nodePools().map((n) => ({
-          name: n.name, weight: n.weight, consolidationPolicy: n.consolidationPolicy, consolidateAfter: n.consolidateAfter,
-          capacityTypes: n.capacityTypes, nodeClass: n.nodeClass, updatedAt: isoInstant(n.updatedAtMs),
-        })),
+        items: repo.nodePools().map((n) => {
+          const { usage, ...limits } = nodePoolLimitUsage(n.limits, capacity.groups.filter((g) => g.nodePool === n.name));
+          return {
+            name: n.name, weight: n.weight, consolidationPolicy: n.consolidationPolicy, consolidateAfter: n.consolidateAfter,
+            expireAfter: n.expireAfter, capacityTypes: n.capacityTypes, requirements: n.requirements, budgets: n.budgets,
+            limits, usage: { at, ...usage }, nodeClass: n.nodeClass, updatedAt: isoInstant(n.updatedAtMs),
+          };
+        }),
       };
     },
 

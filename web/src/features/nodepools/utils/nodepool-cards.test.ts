@@ -32,7 +32,11 @@ describe('instanceMix', () => {
 });
 
 describe('buildCards', () => {
-  const pool = (name: string): NodePool => ({ name, weight: null, consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '1m', capacityTypes: ['spot'], nodeClass: 'default', updatedAt: '' });
+  const pool = (name: string): NodePool => ({
+    name, weight: null, consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '1m', expireAfter: null, capacityTypes: ['spot'],
+    requirements: [], budgets: [], limits: { cpu: null, cpuMillicores: null, memory: null, memoryBytes: null, resources: [] },
+    usage: { at: null, nodes: 0, cpuMillicores: 0, memoryBytes: 0, nodesWithoutCapacity: 0 }, nodeClass: 'default', updatedAt: '',
+  });
   const summary = (nodePool: string | null, costUsd: number, cpu: number): EfficiencySummaryRow => ({
     scope: nodePool === null ? 'cluster' : 'nodepool', nodePool, nodesAvg: 2, nodeHours: 48, costUsd, usdPerHourAvg: costUsd / 24, cpu, memory: 0.4,
     pods: null, gpu: null, costWeightedCpu: cpu, costWeightedMemory: null, costWeightedPods: null, costWeightedGpu: null,
