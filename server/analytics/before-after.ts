@@ -2,39 +2,8 @@
  * Consolidation before/after and the whole-period timeline, from hours-weighted rollup sums (pure, no I/O).
  */
 
+import type { CompareRow, TimelinePoint, TimelineSeries, WindowStats } from '../schemas/consolidation';
 import { addSums, packingStats, sumAll, sumByNodePool, zeroSums, type PackingSums } from './packing';
-
-export interface WindowStats {
-  hours: number;
-  nodesAvg: number;
-  usdPerHourAvg: number;
-  costUsd: number;
-  cpu: number | null;
-  memory: number | null;
-  pods: number | null;
-  gpu: number | null;
-  costWeightedCpu: number | null;
-  costWeightedMemory: number | null;
-  costWeightedPods: number | null;
-  costWeightedGpu: number | null;
-  idleUsdPerHourAvg: number;
-}
-
-export interface CompareRow {
-  scope: 'cluster' | 'nodepool';
-  nodePool: string | null;
-  consolidated: boolean;
-  before: WindowStats;
-  after: WindowStats;
-  change: {
-    nodesAvg: number;
-    usdPerHourAvg: number;
-    cpu: number | null;
-    memory: number | null;
-    costWeightedCpu: number | null;
-    costWeightedMemory: number | null;
-  };
-}
 
 /** One side of a comparison: rollup sums per NodePool (any capacity types) and the hours the window's snapshots cover. */
 export interface WindowSums {
@@ -80,22 +49,6 @@ export function compareWindows(before: WindowSums, after: WindowSums, consolidat
     ...pools.map((p) => row('nodepool', p, p === consolidatedNodePool,
       windowStats(b.get(p) ?? zeroSums(), before.hours), windowStats(a.get(p) ?? zeroSums(), after.hours))),
   ];
-}
-
-export interface TimelinePoint {
-  tMs: number;
-  nodesAvg: number;
-  usdPerHourAvg: number;
-  cpu: number | null;
-  memory: number | null;
-  costWeightedCpu: number | null;
-  costWeightedMemory: number | null;
-}
-
-export interface TimelineSeries {
-  scope: 'cluster' | 'nodepool';
-  nodePool: string | null;
-  points: TimelinePoint[];
 }
 
 /**

@@ -77,6 +77,23 @@ export const ConsolidationCompareQuerySchema = Type.Object(
 );
 export type ConsolidationCompareQuery = Static<typeof ConsolidationCompareQuerySchema>;
 
+/** Which nodes a row or series covers: the whole cluster (nodePool null) or one NodePool. */
+const scopeProperties = {
+  scope: Type.Union([Type.Literal('cluster'), Type.Literal('nodepool')]),
+  /** null on the cluster row. */
+  nodePool: Nullable(Type.String()),
+};
+
+/** Node count, cost per hour and cpu/memory packing: what a timeline point shows and what a before/after change measures. */
+const fleetFigureProperties = {
+  nodesAvg: Type.Number(),
+  usdPerHourAvg: Type.Number(),
+  cpu: Nullable(Type.Number()),
+  memory: Nullable(Type.Number()),
+  costWeightedCpu: Nullable(Type.Number()),
+  costWeightedMemory: Nullable(Type.Number()),
+};
+
 export const WindowStatsSchema = Type.Object({
   /** Hours of the window covered by snapshots. */
   hours: Type.Number(),
@@ -89,22 +106,13 @@ export const WindowStatsSchema = Type.Object({
 export type WindowStats = Static<typeof WindowStatsSchema>;
 
 export const CompareRowSchema = Type.Object({
-  scope: Type.Union([Type.Literal('cluster'), Type.Literal('nodepool')]),
-  /** null on the cluster row. */
-  nodePool: Nullable(Type.String()),
+  ...scopeProperties,
   /** The NodePool of the event compared. */
   consolidated: Type.Boolean(),
   before: WindowStatsSchema,
   after: WindowStatsSchema,
   /** after − before; efficiency changes in fraction points (0.1 = 10 points), null when either side is null. */
-  change: Type.Object({
-    nodesAvg: Type.Number(),
-    usdPerHourAvg: Type.Number(),
-    cpu: Nullable(Type.Number()),
-    memory: Nullable(Type.Number()),
-    costWeightedCpu: Nullable(Type.Number()),
-    costWeightedMemory: Nullable(Type.Number()),
-  }),
+  change: Type.Object(fleetFigureProperties),
 });
 export type CompareRow = Static<typeof CompareRowSchema>;
 
@@ -129,21 +137,16 @@ export type ConsolidationTimelineQuery = Static<typeof ConsolidationTimelineQuer
 export const TimelinePointSchema = Type.Object({
   /** Bucket start, epoch ms UTC. */
   tMs: Type.Number(),
-  nodesAvg: Type.Number(),
-  usdPerHourAvg: Type.Number(),
-  cpu: Nullable(Type.Number()),
-  memory: Nullable(Type.Number()),
-  costWeightedCpu: Nullable(Type.Number()),
-  costWeightedMemory: Nullable(Type.Number()),
+  ...fleetFigureProperties,
 });
 export type TimelinePoint = Static<typeof TimelinePointSchema>;
 
 export const TimelineSeriesSchema = Type.Object({
-  scope: Type.Union([Type.Literal('cluster'), Type.Literal('nodepool')]),
-  nodePool: Nullable(Type.String()),
+  ...scopeProperties,
   /** At most ~1,000 points; buckets without snapshots are absent. */
   points: Type.Array(TimelinePointSchema),
 });
+export type TimelineSeries = Static<typeof TimelineSeriesSchema>;
 
 export const TimelineMarkerSchema = Type.Object({
   id: Type.String(),
