@@ -11,6 +11,8 @@ import { createAnalyticsTeamsRepository } from '../db/repositories/analytics-tea
 import { createReportsRepository } from '../db/repositories/reports-repository';
 import { redactToken, requireAccessToken } from './access-token';
 import { refuseNonFiniteNumbers } from './finite-numbers';
+import { declaredQueryParams, strictQueryStrings, undeclaredQueryParams } from './strict-query';
+import { unknownQueryParamMessage } from './unknown-query-param';
 import { cacheApiResponses } from './response-cache';
 import { QueryParamError } from './analytics/range';
 import { billRoutes } from './routes/bill';
@@ -86,6 +88,9 @@ function handleError(err: FastifyError, req: FastifyRequest, reply: FastifyReply
   if (err instanceof QueryParamError) {
     return reply.code(400).send(errorBody(400, 'Bad Request', `Invalid query parameter "${err.param}": ${err.detail}`));
   }
+  // An unknown parameter is named first, whatever ajv tripped on: "?nodPool=x" is a typo, not a missing nodepool.
+  const unknown = err.validationContext === 'querystring' ? undeclaredQueryParams(req) : [];
+  if (unknown.length > 0) return reply.code(400).send(errorBody(400, 'Bad Request', unknownQueryParamMessage(unknown, declaredQueryParams(req))));
   if (err.validation !== undefined) {
     const param = paramOf(err);
     const where = err.validationContext ?? 'request';
@@ -122,7 +127,8 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
   const logger: FastifyServerOptions['logger'] = options.logger === true
     ? { serializers: { req: (req: FastifyRequest) => ({ method: req.method, url: redactToken(req.url), host: req.host }) } }
     : false;
-  const app = Fastify({ logger });
+  // removeAdditional: false makes ajv refuse undeclared query parameters instead of dropping them (strict-query.ts).
+  const app = Fastify({ logger, ajv: { customOptions: { removeAdditional: false } } });
   const reports = createReportsService(createReportsRepository(options.db), options.now ?? Date.now);
   const webRoot = resolve(options.webRoot ?? DEFAULT_WEB_ROOT);
   const indexHtml = join(webRoot, 'index.html');
@@ -134,6 +140,7 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
   app.setErrorHandler(handleError);
   if (options.accessToken !== undefined) requireAccessToken(app, options.accessToken);
   refuseNonFiniteNumbers(app);
+  strictQueryStrings(app);
   if (options.cacheResponses !== false) cacheApiResponses(app, options.db);
 
   // OpenAPI (/docs) first: it documents the routes registered after it.
