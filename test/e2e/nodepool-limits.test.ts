@@ -1,0 +1,91 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { seedFromSandbox } from '../../cli/seed-sandbox';
+import { parseBaseUnits, parseCpuMillicores } from '../../core/quantity';
+import { openDb, type Db } from '../../db/open-db';
+import { startSandbox, type RunningSandbox } from '../../sandbox/index';
+import { loadCatalog } from '../../sandbox/scenario/catalog';
+import { nodeAliveAt } from '../../sandbox/serve/kube-objects';
+import { buildApp } from '../../server/app';
+import type { NodePoolsResponse } from '../../server/schemas/reports';
+
+/**
+ * week4's NodePools carry limits (system cpu 16 / memory 64Gi, general 400 / 1600Gi, spot-batch 256 / 1024Gi).
+ * Two simulated hours through the real Kubernetes client, then /api/nodepools over HTTP against the scenario
+ * itself: the NodePool specs, and the capacity of the nodes alive at the last snapshot summed from the
+ * instance-type catalogue (vCPUs and MiB), not from what the collector stored.
+ */
+const HOUR = 3_600_000;
+let sb: RunningSandbox;
+let dir: string;
+let db: Db;
+let app: FastifyInstance;
+let body: NodePoolsResponse;
+let lastSnapshotMs: number;
+const saved = { ...process.env };
+
+beforeAll(async () => {
+  sb = await startSandbox({});
+  Object.assign(process.env, sb.awsEnv);
+  dir = mkdtempSync(join(tmpdir(), 'ledger-limits-e2e-'));
+  db = openDb({ path: join(dir, 'ledger.db') });
+  const sc = sb.scenario;
+  const endMs = sc.start + 2 * HOUR;
+  await seedFromSandbox({
+    db, sandboxUrl: sb.url, kubeconfigPath: sb.kubeconfigPath, clusterName: sc.clusterName, region: sc.region,
+    startMs: sc.start, endMs, stepMs: sc.stepMs, quiet: true,
+  });
+  lastSnapshotMs = endMs - sc.stepMs;
+  app = buildApp({ db, now: () => endMs });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  body = (await (await fetch(`${url}/api/nodepools`)).json()) as NodePoolsResponse;
+}, 120_000);
+
+afterAll(async () => {
+  await app?.close();
+  db?.close();
+  await sb?.close();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  process.env = saved;
+});
+
+describe('week4 NodePools through the collector', () => {
+  it('every NodePool of the scenario, with its spec as the sandbox serves it', () => {
+    expect(body.items.map((p) => p.name)).toEqual(sb.scenario.nodePools.map((p) => p.name).sort());
+    for (const pool of sb.scenario.nodePools) {
+      const got = body.items.find((p) => p.name === pool.name);
+      expect(got, pool.name).toMatchObject({
+        weight: pool.weight, consolidationPolicy: pool.consolidationPolicy, consolidateAfter: pool.consolidateAfter,
+        expireAfter: pool.expireAfter, nodeClass: pool.nodeClassName,
+        limits: {
+          cpu: pool.limits.cpu, cpuMillicores: parseCpuMillicores(pool.limits.cpu),
+          memory: pool.limits.memory, memoryBytes: parseBaseUnits(pool.limits.memory),
+        },
+      });
+      expect(got?.requirements).toEqual(pool.requirements.map((r) => ({ key: r.key, operator: r.operator, values: r.values ?? [] })));
+      expect(got?.budgets).toEqual(pool.budgets.map((b) => ({ nodes: b.nodes, reasons: b.reasons ?? [], schedule: null, duration: null })));
+    }
+  });
+
+  it('usage = Σ capacity (vCPUs, MiB) of the scenario nodes alive at the last snapshot, per NodePool', () => {
+    const catalog = loadCatalog();
+    for (const pool of sb.scenario.nodePools) {
+      const alive = sb.scenario.nodes.filter((n) => n.nodePool === pool.name && nodeAliveAt(n, lastSnapshotMs));
+      const cpuMillicores = alive.reduce((s, n) => s + (catalog.get(n.instanceType)?.vcpu ?? Number.NaN) * 1000, 0);
+      const memoryBytes = alive.reduce((s, n) => s + (catalog.get(n.instanceType)?.memoryMiB ?? Number.NaN) * 1024 * 1024, 0);
+      const got = body.items.find((p) => p.name === pool.name);
+      expect(got?.usage, pool.name).toEqual({
+        at: new Date(lastSnapshotMs).toISOString(), nodes: alive.length, cpuMillicores, memoryBytes, nodesWithoutCapacity: 0,
+      });
+      expect(got?.limits.resources.map((r) => [r.resource, r.used, r.usedFraction])).toEqual([
+        ['cpu', cpuMillicores, cpuMillicores / parseCpuMillicores(pool.limits.cpu)],
+        ['memory', memoryBytes, memoryBytes / parseBaseUnits(pool.limits.memory)],
+      ]);
+    }
+    // The cluster has nodes in at least one NodePool, so the sums above are not all zero.
+    expect(body.items.some((p) => p.usage.nodes > 0)).toBe(true);
+  });
+});
