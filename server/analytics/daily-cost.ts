@@ -1,23 +1,8 @@
 /** Pure merge of the Cost Explorer bill and our snapshot estimate into daily rows. No I/O. */
 
+import type { BillDayRow, EstimateDayRow } from '../../db/repositories/reports-repository';
 import type { CapacityType, DailyCostRow } from '../schemas/reports';
 import { utcDay } from './range';
-
-export interface BillDay {
-  dayMs: number;
-  nodePool: string;
-  purchaseType: string;
-  unblendedUsd: number;
-  amortizedUsd: number | null;
-  estimated: boolean;
-}
-
-export interface EstimateDay {
-  dayMs: number;
-  nodePool: string;
-  capacityType: string;
-  usd: number;
-}
 
 const CAPACITY_ORDER: readonly CapacityType[] = ['on-demand', 'spot', 'reserved'];
 
@@ -36,8 +21,12 @@ export function purchaseTypeToCapacityType(purchaseType: string): CapacityType |
   return null;
 }
 
-/** Rows sorted by day, NodePool, then on-demand, spot, reserved, then other purchase types by name. */
-export function mergeDailyCost(bill: readonly BillDay[], estimate: readonly EstimateDay[]): DailyCostRow[] {
+/**
+ * The bill (per day, NodePool and purchase type) beside our estimate (per day, NodePool and capacity type), as the
+ * reports repository reads them. Rows sorted by day, NodePool, then on-demand, spot, reserved, then other purchase
+ * types by name.
+ */
+export function mergeDailyCost(bill: readonly BillDayRow[], estimate: readonly EstimateDayRow[]): DailyCostRow[] {
   const rows = new Map<string, DailyCostRow & { sortKind: string }>();
   const rowFor = (dayMs: number, nodePool: string, capacityType: CapacityType | null, purchaseType: string | null) => {
     const kind = capacityType ?? `~${purchaseType ?? ''}`;

@@ -1,5 +1,7 @@
 /** Pure helpers for bin-packing efficiency (Σ requests ÷ Σ allocatable) and time bucketing. No I/O. */
 
+import type { EfficiencyBucketRow } from '../../db/repositories/reports-repository';
+
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 60 * MINUTE_MS;
 export const DAY_MS = 24 * HOUR_MS;
@@ -44,22 +46,6 @@ export function bucketStart(atMs: number, bucketMs: number): number {
   return Math.floor(atMs / bucketMs) * bucketMs;
 }
 
-/** Per bucket per NodePool sums, as the reports repository returns them. */
-export interface EfficiencyBucketSums {
-  bucketStartMs: number;
-  nodePool: string;
-  requestedCpuMillicores: number;
-  allocatableCpuMillicores: number;
-  requestedMemoryBytes: number;
-  allocatableMemoryBytes: number;
-  /** Σ nodes over the snapshots of the bucket where the NodePool had nodes. */
-  nodeSnapshots: number;
-  /** Σ USD per hour over the same rows. */
-  usdPerHourSum: number;
-  /** Snapshots taken in the bucket, whether or not the NodePool had nodes then. */
-  snapshotsInBucket: number;
-}
-
 export interface EfficiencyPoint {
   bucketStartMs: number;
   cpu: number | null;
@@ -79,7 +65,7 @@ export interface EfficiencySeries {
  * time-weighted ratio. Averages divide by every snapshot of the bucket, so a NodePool scaled to zero
  * in some of them averages lower rather than being skipped.
  */
-export function toEfficiencySeries(rows: readonly EfficiencyBucketSums[]): EfficiencySeries[] {
+export function toEfficiencySeries(rows: readonly EfficiencyBucketRow[]): EfficiencySeries[] {
   const byPool = new Map<string, EfficiencyPoint[]>();
   for (const r of rows) {
     const points = byPool.get(r.nodePool) ?? [];
