@@ -3,6 +3,7 @@ import { hostname as osHostname } from 'node:os';
 import { explainDbError } from './db-errors';
 import type { Db } from './open-db';
 import { createLockRepository, type LockHolder } from './repositories/lock-repository';
+import { ABANDONED_RUN_MESSAGE, createRunsRepository } from './repositories/runs-repository';
 
 /** The lock every writer of collected data takes: one collector per database file. */
 export const COLLECTOR_LOCK = 'collector';
@@ -68,8 +69,15 @@ export function isHolderLive(holder: LockHolder, nowMs: number, staleMs: number,
   return true;
 }
 
+/** Why a run was left running, naming the holder found in the lock row when there was one. */
+function abandonedMessage(before: LockHolder | null, myOwner: string): string {
+  if (before === null || before.owner === myOwner) return ABANDONED_RUN_MESSAGE;
+  return `${ABANDONED_RUN_MESSAGE}: "${before.command}" (pid ${before.pid} on ${before.hostname}) last alive ${new Date(before.heartbeatAt).toISOString()}`;
+}
+
 /**
- * Takes the collector lock on `db` or throws CollectorLockedError naming the live holder. While held, a heartbeat
+ * Takes the collector lock on `db` or throws CollectorLockedError naming the live holder; runs left 'running' by
+ * earlier holders are marked abandoned. While held, a heartbeat
  * (an unref'd timer: it never keeps the process alive) refreshes it; release() gives it back.
  */
 export function acquireCollectorLock(db: Db, opts: LockOptions): HeldLock {
@@ -83,10 +91,19 @@ export function acquireCollectorLock(db: Db, opts: LockOptions): HeldLock {
     name: COLLECTOR_LOCK, owner: randomBytes(12).toString('hex'), pid: opts.pid ?? process.pid, hostname: host, command: opts.command,
     acquiredAt: t, heartbeatAt: t,
   };
+  const runs = createRunsRepository(db);
+  // Taking the lock and closing the runs the last holder left 'running' (killed, or taken over) in one transaction:
+  // a dashboard never shows a dead collector's run as in progress, nor a new holder's run as abandoned.
+  const takeAndSweep = db.transaction((): LockHolder | null => {
+    const before = repo.holder(COLLECTOR_LOCK);
+    const kept = repo.tryTake(me, (h) => isHolderLive(h, t, staleMs, host, alive));
+    if (kept === null) runs.abandonRunning(t, abandonedMessage(before, me.owner));
+    return kept;
+  });
   let kept: LockHolder | null;
   try {
     // The first write a collector makes: a read-only or full file fails here, before any work, with a clear error.
-    kept = repo.tryTake(me, (h) => isHolderLive(h, t, staleMs, host, alive));
+    kept = takeAndSweep.immediate();
   } catch (err) {
     throw explainDbError(err, opts.dbPath);
   }

@@ -7,6 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { acquireCollectorLock, CollectorLockedError, COLLECTOR_LOCK, isHolderLive, type HeldLock } from '../../db/lock';
 import { openDb, type Db } from '../../db/open-db';
 import { createLockRepository, type LockHolder } from '../../db/repositories/lock-repository';
+import { createReportsRepository } from '../../db/repositories/reports-repository';
+import { createRunsRepository } from '../../db/repositories/runs-repository';
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'lock-child.ts');
 const tmpDb = (): string => join(mkdtempSync(join(tmpdir(), 'ledger-lock-')), 'ledger.db');
@@ -110,6 +112,52 @@ describe('the collector lock', () => {
     expect(lost).toEqual([expect.objectContaining({ owner: b.holder.owner, hostname: 'pod-b' })]);
     a.release(); // must not remove b's row
     expect(createLockRepository(d).holder(COLLECTOR_LOCK)?.owner).toBe(b.holder.owner);
+  });
+
+  /** [kind, status, finishedAtMs, message] of the newest run of each kind. */
+  const runsOf = (d: Db) => createReportsRepository(d).lastRunPerKind().map((r) => [r.kind, r.status, r.finishedAtMs, r.message]);
+
+  it('closes the runs a holder whose process is gone left running (as abandoned, naming it); finished runs stay as they were', () => {
+    const d = db(tmpDb());
+    const runs = createRunsRepository(d);
+    const pid = deadPid();
+    take(d, { command: 'collect --watch', pid });
+    runs.startRun('kubernetes', 'aws', 1_000);
+    runs.finishRun(runs.startRun('cost-explorer', 'aws', 1_000), 'ok', 12, null, 2_000);
+    runs.startRun('pricing', 'aws', 1_500);
+
+    const next = take(d, { command: 'collect' });
+    const at = next.holder.acquiredAt;
+    const why = `collector stopped without finishing (killed?): "collect --watch" (pid ${pid} on ${next.holder.hostname}) last alive 20`;
+    expect(runsOf(d)).toEqual([
+      ['cost-explorer', 'ok', 2_000, null],
+      ['kubernetes', 'abandoned', at, expect.stringContaining(why)],
+      ['pricing', 'abandoned', at, expect.stringContaining(why)],
+    ]);
+    // The new holder's own runs are its own business: a run it starts stays running.
+    runs.startRun('kubernetes', 'aws');
+    expect(runsOf(d)[1]).toEqual(['kubernetes', 'running', null, null]);
+  });
+
+  it('leaves a live holder\'s running runs alone when refusing a second collector', () => {
+    const path = tmpDb();
+    const d = db(path);
+    take(d, { command: 'demo' });
+    createRunsRepository(d).startRun('demo', 'sandbox', 1_000);
+    expect(() => take(db(path), { command: 'collect' })).toThrow(CollectorLockedError);
+    expect(runsOf(d)).toEqual([['demo', 'running', null, null]]);
+  });
+
+  it('closes the runs of a holder on another host once it is taken over as stale', () => {
+    const d = db(tmpDb());
+    let now = 1_000_000;
+    take(d, { command: 'collect --watch', hostname: 'pod-a', pid: 1, now: () => now });
+    createRunsRepository(d).startRun('kubernetes', 'aws', now);
+    now += 121_000;
+    take(d, { command: 'collect', hostname: 'pod-b', now: () => now });
+    expect(runsOf(d)).toEqual([
+      ['kubernetes', 'abandoned', 1_121_000, 'collector stopped without finishing (killed?): "collect --watch" (pid 1 on pod-a) last alive 1970-01-01T00:16:40.000Z'],
+    ]);
   });
 
   it('lets exactly one of two processes started at once on a new file win; the other says why', async () => {

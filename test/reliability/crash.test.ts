@@ -8,14 +8,15 @@ import { seedFromSandbox } from '../../cli/seed-sandbox';
 import { acquireCollectorLock, COLLECTOR_LOCK } from '../../db/lock';
 import { openDb } from '../../db/open-db';
 import { createLockRepository } from '../../db/repositories/lock-repository';
+import { createReportsRepository } from '../../db/repositories/reports-repository';
 import { startSandbox, type RunningSandbox } from '../../sandbox/index';
 import { estimatedUsd, incompleteSnapshots, integrity, rollups, snapshotTimes } from './fixtures/db-checks';
 
 /*
  * kill -9 of the collector mid-run: the collector is a separate process (the seeding loop, writing a snapshot per
  * simulated 5 minutes) against the sandbox in this process. After SIGKILL the file opens clean, holds only whole
- * snapshots, the dead collector's lock is taken over, and the next run fills the gap: the result equals a run
- * that was never interrupted.
+ * snapshots, the dead collector's lock is taken over (its run, left 'running', is closed as abandoned), and the
+ * next run fills the gap: the result equals a run that was never interrupted.
  */
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'seed-child.ts');
 const HOUR = 3_600_000;
@@ -81,11 +82,20 @@ describe('kill -9 of the collector mid-snapshot', () => {
       // Whole snapshots, in order, from the start, with no hole: everything up to the kill.
       expect(times).toEqual(times.map((_, i) => sb.scenario.start + i * sb.scenario.stepMs));
 
-      // The dead collector's lock row is still there; the next collector takes it over (its pid is gone).
+      // The dead collector's lock row is still there, and so is its run, 'running' for ever were nobody to close it.
       expect(createLockRepository(db).holder(COLLECTOR_LOCK)).toMatchObject({ command: 'seed-child', pid: child.pid });
+      const killedRun = () => createReportsRepository(db).lastRunPerKind().find((r) => r.kind === 'demo');
+      expect(killedRun()).toMatchObject({ status: 'running', finishedAtMs: null });
+      const runId = killedRun()?.id;
+      // The next collector takes the lock over (its pid is gone) and closes that run as abandoned, naming it.
       const lock = acquireCollectorLock(db, { command: 'demo', dbPath: path });
+      expect(killedRun()).toMatchObject({
+        id: runId, status: 'abandoned', finishedAtMs: lock.holder.acquiredAt,
+        message: expect.stringMatching(new RegExp(`^collector stopped without finishing \\(killed\\?\\): "seed-child" \\(pid ${child.pid} on [^)]+\\) last alive 20\\d\\d-`)),
+      });
       await seedFromSandbox({ ...window(), db, quiet: true });
       lock.release();
+      expect(killedRun()).toMatchObject({ status: 'ok' }); // the new run, finished; the abandoned one stays as it was
       expect(snapshotTimes(db)).toHaveLength(total);
       expect(incompleteSnapshots(db)).toEqual([]);
 
