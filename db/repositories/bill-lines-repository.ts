@@ -1,4 +1,5 @@
 import type { Db } from '../open-db';
+import type { CostGranularity, CostGroupBy, CostLine } from './cost-lines-repository';
 
 /**
  * All SQL for the bill explainer's lines: cost_lines of any source read with their ids (synced Cost Explorer
@@ -6,24 +7,13 @@ import type { Db } from '../open-db';
  * `<source>:coverage`, see cost-lines-repository) are never returned as lines.
  */
 
-export type BillLineGroupBy = 'PURCHASE_TYPE' | 'INSTANCE_TYPE' | 'RESOURCE_ID' | 'NONE';
-export type BillLineGranularity = 'DAILY' | 'HOURLY' | 'MONTHLY';
+export type BillLineGroupBy = CostGroupBy | 'NONE';
+export type BillLineGranularity = CostGranularity;
 
-export interface BillLineRow {
+/** A cost line read back with its id; an imported bill may have no second grouping ('NONE'). */
+export interface BillLineRow extends Omit<CostLine, 'groupBy'> {
   id: number;
-  source: string;
-  granularity: BillLineGranularity;
-  periodStart: string;
-  periodStartMs: number;
   groupBy: BillLineGroupBy;
-  nodePool: string;
-  dimensionValue: string;
-  unblendedUsd: number;
-  amortizedUsd: number | null;
-  usageQuantity: number | null;
-  usageUnit: string | null;
-  estimated: boolean;
-  fetchedAt: number;
 }
 
 export interface BillSourceRow {
