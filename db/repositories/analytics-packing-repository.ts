@@ -144,10 +144,10 @@ export function createAnalyticsPackingRepository(db: Db) {
     },
 
     /**
-     * Sums per bucket (aligned on the epoch, UTC) per NodePool x capacity type. With buckets of whole hours a
+     * Sums per bucket (aligned on the epoch, UTC, or starting at originMs) per NodePool x capacity type. With buckets of whole hours a
      * snapshot's time is split at bucket boundaries; finer buckets take each snapshot whole in the bucket of its start.
      */
-    bucketSums(range: AnalyticsRange & { bucketMs: number }): BucketPoolSumsRow[] {
+    bucketSums(range: AnalyticsRange & { bucketMs: number; originMs?: number }): BucketPoolSumsRow[] {
       return rollups.bucketPoolSums(range)
         .map((r) => ({ ...mapSums(r), bucketStartMs: r.bucket_ms }));
     },

@@ -1,6 +1,6 @@
 import type { Db } from '../open-db';
 import type { AnalyticsRange } from './analytics-packing-repository';
-import { createRangeRollupReader } from './range-rollups';
+import { createRangeRollupReader, type RawNamespaceSums } from './range-rollups';
 
 /**
  * Read SQL behind team attribution: the per-namespace rollup summed over a range (hours-weighted, with the
@@ -22,6 +22,16 @@ export interface NamespaceSumsRow {
   legacyRequestShareUsd: number;
 }
 
+export interface BucketNamespaceSumsRow extends NamespaceSumsRow {
+  /** Start of the bucket, epoch ms UTC. */
+  bucketStartMs: number;
+}
+
+const mapNamespaceSums = (r: RawNamespaceSums): NamespaceSumsRow => ({
+  namespace: r.namespace, nodePool: r.nodepool, team: r.team, requestShareUsd: r.request_share_usd, cpuShareUsd: r.cpu_share_usd,
+  memoryShareUsd: r.memory_share_usd, awsSplitUsd: r.aws_split_usd, legacyRequestShareUsd: r.legacy_usd,
+});
+
 export function createAnalyticsTeamsRepository(db: Db) {
   // Hour and day rollups (plus the snapshots of partial edge hours): a namespace's team is the one recorded at its
   // newest snapshot in the range (a relabel mid-range moves all of it).
@@ -32,10 +42,15 @@ export function createAnalyticsTeamsRepository(db: Db) {
   return {
     /** Per namespace x NodePool over [fromMs, toMs). */
     namespaceSums(range: AnalyticsRange): NamespaceSumsRow[] {
-      return rollups.namespaceSums(range).map((r) => ({
-        namespace: r.namespace, nodePool: r.nodepool, team: r.team, requestShareUsd: r.request_share_usd, cpuShareUsd: r.cpu_share_usd,
-        memoryShareUsd: r.memory_share_usd, awsSplitUsd: r.aws_split_usd, legacyRequestShareUsd: r.legacy_usd,
-      }));
+      return rollups.namespaceSums(range).map(mapNamespaceSums);
+    },
+
+    /**
+     * The same per bucket of `bucketMs` from `originMs` (default: aligned on the epoch), each equal to namespaceSums
+     * over that bucket's part of the range; one query for the whole range.
+     */
+    bucketNamespaceSums(range: AnalyticsRange & { bucketMs: number; originMs?: number }): BucketNamespaceSumsRow[] {
+      return rollups.bucketNamespaceSums(range).map((r) => ({ ...mapNamespaceSums(r), bucketStartMs: r.bucket_ms }));
     },
 
     /** Labels of every namespace seen (unparseable JSON reads as no labels). */

@@ -47,6 +47,14 @@ describe('rangePieces', () => {
     expect(coarsestFor(bucketMs)).toBe(coarsest);
   });
 
+  // Origins: 2026-11-02 is a Monday (epoch weeks start on Thursdays); 10:00 is on an hour, 10:30 on none.
+  it.each([
+    [7 * 86_400_000, '2026-11-05T00:00:00Z', 'week'], [7 * 86_400_000, '2026-11-02T00:00:00Z', 'day'], [86_400_000, '2026-11-02T10:00:00Z', 'hour'],
+    [86_400_000, '2026-11-02T10:30:00Z', 'none'], [3_600_000, '2026-11-02T10:30:00Z', 'none'],
+  ] as const)('bucket %d ms from %s nests %s rollups', (bucketMs, origin, coarsest) => {
+    expect(coarsestFor(bucketMs, T(origin))).toBe(coarsest);
+  });
+
   it('pads absent pieces as empty spans', () => {
     expect(pieceParams(rangePieces(T('2026-11-01T10:30:00Z'), T('2026-11-01T13:00:00Z')))).toEqual({
       r1lo: T('2026-11-01T10:30:00Z'), r1hi: T('2026-11-01T11:00:00Z'), r2lo: 0, r2hi: 0,

@@ -64,11 +64,15 @@ export function rangePieces(fromMs: number, toMs: number, coarsest: Coarsest = '
   return { raw, hours: days.edges, days: weeks.edges, weeks: weeks.inner };
 }
 
-/** The largest rollup whose buckets nest in buckets of `bucketMs` (aligned on the epoch). */
-export function coarsestFor(bucketMs: number): Coarsest {
-  if (bucketMs % WEEK_MS === 0) return 'week';
-  if (bucketMs % DAY_MS === 0) return 'day';
-  if (bucketMs % HOUR_MS === 0) return 'hour';
+/**
+ * The largest rollup whose buckets nest in buckets of `bucketMs` starting at `originMs` (default: aligned on the
+ * epoch). 7-day buckets from a Monday nest days, not the epoch-aligned weeks.
+ */
+export function coarsestFor(bucketMs: number, originMs = 0): Coarsest {
+  const nests = (span: number): boolean => bucketMs % span === 0 && originMs % span === 0;
+  if (nests(WEEK_MS)) return 'week';
+  if (nests(DAY_MS)) return 'day';
+  if (nests(HOUR_MS)) return 'hour';
   return 'none';
 }
 

@@ -202,6 +202,32 @@ describe('range rollups read like the snapshots themselves', () => {
     }
   });
 
+  // Origins: a Monday midnight (7-day buckets nest days, not the epoch's Thursday weeks) and an hour (buckets nest hours).
+  it.each([
+    ['weeks from a Monday', 7 * DAY, Date.parse('2026-11-02T00:00:00Z'), Date.parse('2026-11-17T05:13:00Z'), 1],
+    // Namespace data changes team at 2026-11-03T02:06 (i > 200): the first bucket keeps the old team.
+    ['days from 22:00', DAY, Date.parse('2026-11-01T22:00:00Z'), Date.parse('2026-11-08T22:00:00Z'), 2],
+  ])('buckets from an origin read as the ranges of each bucket: %s', (_name, bucketMs, from, to, dataTeams) => {
+    const reader = createRangeRollupReader(db);
+    const cut = { fromMs: from, toMs: to, bucketMs, originMs: from };
+    const namespaces = reader.bucketNamespaceSums(cut);
+    const pools = reader.bucketPoolSums(cut);
+    const starts = [...new Set(namespaces.map((r) => r.bucket_ms))];
+    expect(starts).toEqual(Array.from({ length: Math.ceil((to - from) / bucketMs) }, (_x, k) => from + k * bucketMs));
+    for (const start of starts) {
+      const range = { fromMs: start, toMs: Math.min(to, start + bucketMs) };
+      const want = reader.namespaceSums(range);
+      const got = namespaces.filter((r) => r.bucket_ms === start);
+      expect(got.map((r) => [r.namespace, r.nodepool, r.team, r.newest])).toEqual(want.map((r) => [r.namespace, r.nodepool, r.team, r.newest]));
+      got.forEach((r, k) => expect(r.request_share_usd).toBeCloseTo(want[k].request_share_usd, 9));
+      const wantPools = reader.poolSums(range);
+      const gotPools = pools.filter((r) => r.bucket_ms === start);
+      expect(gotPools.map((r) => `${r.nodepool}|${r.capacity_type}`)).toEqual(wantPools.map((r) => `${r.nodepool}|${r.capacity_type}`));
+      gotPools.forEach((r, k) => expect(r.cost_usd).toBeCloseTo(wantPools[k].cost_usd, 9));
+    }
+    expect(new Set(namespaces.filter((r) => r.namespace === 'data').map((r) => r.team)).size).toBe(dataTeams);
+  });
+
   it.each([[2 * MIN], [HOUR], [DAY], [7 * DAY]])('plain sums of the snapshots taken per bucket (bucket %d ms)', (bucketMs) => {
     const [from, to] = [T0 + 37 * MIN, T0 + 15 * DAY + 2 * HOUR + 11 * MIN];
     const want = new Map<string, { reqCpu: number; nodes: number; snapshots: number }>();

@@ -144,7 +144,9 @@ const inPieces = (table: string, cols: string) => [
 ].map(([span, p]) => `SELECT ${cols} FROM ${table} WHERE span_ms = ${span} AND bucket_ms >= CAST(@${p}lo AS INTEGER) AND bucket_ms < CAST(@${p}hi AS INTEGER)`)
   .join('\n  UNION ALL ');
 
-const BUCKET = (col: string) => `(${col} / CAST(@bucketMs AS INTEGER)) * CAST(@bucketMs AS INTEGER)`;
+/** The start of the bucket holding `col`: buckets of @bucketMs from @originMs (0: aligned on the epoch); col >= origin. */
+const BUCKET = (col: string) =>
+  `((${col} - CAST(@originMs AS INTEGER)) / CAST(@bucketMs AS INTEGER)) * CAST(@bucketMs AS INTEGER) + CAST(@originMs AS INTEGER)`;
 const totals = (cols: readonly (readonly [string, unknown])[]) => cols.map(([c]) => `TOTAL(${c}) AS ${c}`).join(', ');
 
 type PoolSumsArray = (string | number)[];
@@ -167,6 +169,12 @@ export interface RollupRange {
   fromMs: number;
   toMs: number;
   nodePool?: string;
+}
+
+/** A range cut into buckets of `bucketMs` from `originMs` (default 0: aligned on the epoch; at or before fromMs). */
+export interface BucketedRange extends RollupRange {
+  bucketMs: number;
+  originMs?: number;
 }
 
 /** Hours-weighted sums of one NodePool x capacity type (columns named as in POOL_WEIGHTED). */
@@ -229,6 +237,18 @@ export function createRangeRollupReader(db: Db) {
     SELECT namespace, nodepool, team, MAX(newest_at) AS newest, ${totals(NAMESPACE_WEIGHTED)} FROM pieces
     WHERE (@nodePool IS NULL OR nodepool = @nodePool)
     GROUP BY namespace, nodepool ORDER BY namespace, nodepool`);
+  // The same per bucket: the team is the one at the newest snapshot in the bucket, as namespaceSums over the bucket's range.
+  const bucketNamespaceSums = db.prepare(`
+    WITH ${RAW_WEIGHTED},
+    pieces AS (
+      SELECT ${BUCKET('w.start_ms')} AS bucket_ms, n.namespace, n.nodepool, n.team, w.taken_at AS newest_at,
+             ${NAMESPACE_WEIGHTED.map(([c, e]) => `${e('w.hours')} AS ${c}`).join(', ')}
+      FROM w JOIN snapshot_namespaces n ON n.snapshot_id = w.id
+      UNION ALL ${inPieces('rollup_namespaces', `${BUCKET('bucket_ms')}, namespace, nodepool, team, newest_at, ${names(NAMESPACE_WEIGHTED)}`)}
+    )
+    SELECT bucket_ms, namespace, nodepool, team, MAX(newest_at) AS newest, ${totals(NAMESPACE_WEIGHTED)} FROM pieces
+    WHERE (@nodePool IS NULL OR nodepool = @nodePool)
+    GROUP BY bucket_ms, namespace, nodepool ORDER BY bucket_ms, namespace, nodepool`);
 
   // Per day: read with day rollups at most (see estimateByDay below). Raw pieces never cross an hour boundary, so
   // each lies within one UTC day.
@@ -268,26 +288,33 @@ export function createRangeRollupReader(db: Db) {
   const params = (r: RollupRange, coarsest: Coarsest = 'week') => ({
     ...pieceParams(rangePieces(r.fromMs, r.toMs, coarsest)), nodePool: r.nodePool ?? null,
   });
-  const bucketed = (r: RollupRange & { bucketMs: number }) => {
+  const bucketed = (r: BucketedRange) => {
     if (!Number.isInteger(r.bucketMs) || r.bucketMs <= 0) throw new RangeError(`bucketMs must be a positive integer, got ${r.bucketMs}`);
-    return { ...params(r, coarsestFor(r.bucketMs)), bucketMs: r.bucketMs };
+    // An origin after `from` would put the first pieces before bucket 0 (the epoch default is left as it always was).
+    if (r.originMs !== undefined && (!Number.isInteger(r.originMs) || r.originMs > r.fromMs)) {
+      throw new RangeError(`originMs must be an integer at or before fromMs, got ${r.originMs}`);
+    }
+    const originMs = r.originMs ?? 0;
+    return { ...params(r, coarsestFor(r.bucketMs, originMs)), bucketMs: r.bucketMs, originMs };
   };
 
   return {
     /** Hours-weighted sums per NodePool x capacity type over [fromMs, toMs). */
     poolSums: (r: RollupRange): RawPoolSums[] => (poolSums.all(params(r)) as PoolSumsArray[]).map((a) => poolSumsOf(a, 0)),
     /** The same per bucket of the time (buckets aligned on the epoch). */
-    bucketPoolSums: (r: RollupRange & { bucketMs: number }): (RawPoolSums & { bucket_ms: number })[] =>
+    bucketPoolSums: (r: BucketedRange): (RawPoolSums & { bucket_ms: number })[] =>
       (bucketPoolSums.all(bucketed(r)) as PoolSumsArray[]).map(bucketPoolSumsOf),
     /** Hours of [fromMs, toMs) the snapshots stand for, and how many snapshots stand for some of it. */
     coverage: (r: RollupRange) => coverage.get(params(r)) as { hours: number; snapshots: number },
-    bucketCoverage: (r: RollupRange & { bucketMs: number }) => bucketCoverage.all(bucketed(r)) as { bucket_ms: number; hours: number; snapshots: number }[],
+    bucketCoverage: (r: BucketedRange) => bucketCoverage.all(bucketed(r)) as { bucket_ms: number; hours: number; snapshots: number }[],
     /** Per namespace x NodePool: hours-weighted cost sums and the team at the newest snapshot. */
     namespaceSums: (r: RollupRange) => namespaceSums.all(params(r)) as RawNamespaceSums[],
+    /** The same per bucket (the team at the newest snapshot of the bucket). */
+    bucketNamespaceSums: (r: BucketedRange) => bucketNamespaceSums.all(bucketed(r)) as (RawNamespaceSums & { bucket_ms: number })[],
     /** Σ price x hours per UTC day (of the time), NodePool and capacity type. */
     estimateByDay: (r: RollupRange) => estimateByDay.all(params(r, 'day')) as { day_ms: number; nodepool: string; capacity_type: string; usd: number }[],
     /** Plain sums per bucket of the snapshots taken in [fromMs, toMs), with the number of snapshots in the bucket. */
-    efficiencyBuckets: (r: RollupRange & { bucketMs: number }) => efficiencyBuckets.all(bucketed(r)) as {
+    efficiencyBuckets: (r: BucketedRange) => efficiencyBuckets.all(bucketed(r)) as {
       bucket_ms: number; nodepool: string; req_cpu: number; alloc_cpu: number; req_mem: number; alloc_mem: number; nodes: number; usd: number; snapshots: number;
     }[],
   };

@@ -71,6 +71,15 @@ function namespaceCost(r: NamespaceCostSums, o: TeamCostOptions): number {
   return o.weights.cpu * r.cpuShareUsd + o.weights.memory * r.memoryShareUsd + r.legacyRequestShareUsd;
 }
 
+/** Says how much cost the method could not split its way (snapshots stored before per-resource shares were recorded). */
+export function legacyNotes(namespaces: readonly NamespaceCostSums[], o: TeamCostOptions): string[] {
+  const legacy = namespaces.reduce((t, r) => t + r.legacyRequestShareUsd, 0);
+  if (legacy > 0 && (o.method === 'aws-split' || !isDefaultWeights(o.weights))) {
+    return [`$${legacy.toFixed(2)} of team cost comes from snapshots stored before per-resource shares were recorded: split 50/50 there.`];
+  }
+  return [];
+}
+
 /**
  * Team lines per NodePool plus one idle line per NodePool (idle=line), or idle spread over the NodePool's
  * teams in proportion to their cost there (idle=spread; a NodePool without team cost keeps its idle line).
@@ -80,11 +89,7 @@ function namespaceCost(r: NamespaceCostSums, o: TeamCostOptions): number {
  * from that (0 up to float noise when the rollups agree; aws-split has no independent figure: 0).
  */
 export function attributeTeamCost(namespaces: readonly NamespaceCostSums[], pools: readonly PoolCostSums[], o: TeamCostOptions): TeamCostResult {
-  const notes: string[] = [];
-  const legacy = namespaces.reduce((t, r) => t + r.legacyRequestShareUsd, 0);
-  if (legacy > 0 && (o.method === 'aws-split' || !isDefaultWeights(o.weights))) {
-    notes.push(`$${legacy.toFixed(2)} of team cost comes from snapshots stored before per-resource shares were recorded: split 50/50 there.`);
-  }
+  const notes = legacyNotes(namespaces, o);
 
   const teamUsd = new Map<string, Map<string | null, number>>(); // nodePool -> team -> USD
   for (const r of namespaces) {

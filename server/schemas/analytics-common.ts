@@ -46,6 +46,8 @@ export const ANALYTICS_QUERY_PARAM_HINTS: Readonly<Record<string, string>> = {
   order: '"asc" or "desc"',
   limit: 'an integer from 1 to 5000',
   offset: 'an integer from 0',
+  bucket: '"day" or "week"',
+  q: 'text to look for in node names, NodeClaims, instance types, NodePools and zones (at most 100 characters)',
 };
 
 export const FormatSchema = Type.Union([Type.Literal('json'), Type.Literal('csv')], {

@@ -15,23 +15,23 @@ import { LABEL_KEY_PATTERN, Nullable, rangeQueryProperties, TEAM_PATTERN, WEIGHT
  * Rows are in cents that add up exactly: Σ team rows + Σ idle rows = node cost (largest-remainder rounding).
  */
 
-export const TeamCostQuerySchema = Type.Object(
-  {
-    ...rangeQueryProperties,
-    team: Type.Optional(Type.String({ pattern: TEAM_PATTERN, maxLength: 63, description: 'Only this team (or namespace with groupBy=namespace).' })),
-    method: Type.Optional(Type.Union([Type.Literal('request-share'), Type.Literal('aws-split')])),
-    weights: Type.Optional(Type.String({ pattern: WEIGHTS_PATTERN, maxLength: 20, description: 'cpu,memory weights (request-share). Default 0.5,0.5.' })),
-    idle: Type.Optional(Type.Union([Type.Literal('line'), Type.Literal('spread')], {
-      description: 'line (default): idle cost per NodePool as its own row; spread: spread over the teams in the NodePool by their cost.',
-    })),
-    label: Type.Optional(Type.String({
-      pattern: LABEL_KEY_PATTERN, maxLength: 317,
-      description: 'Label naming the team. Default team: the pod label, else the namespace label, as collected. Another key reads the namespace label.',
-    })),
-    groupBy: Type.Optional(Type.Union([Type.Literal('team'), Type.Literal('namespace')])),
-  },
-  { additionalProperties: false },
-);
+/** The parameters of GET /api/teams/cost, shared by the series. */
+const teamCostQueryProperties = {
+  ...rangeQueryProperties,
+  team: Type.Optional(Type.String({ pattern: TEAM_PATTERN, maxLength: 63, description: 'Only this team (or namespace with groupBy=namespace).' })),
+  method: Type.Optional(Type.Union([Type.Literal('request-share'), Type.Literal('aws-split')])),
+  weights: Type.Optional(Type.String({ pattern: WEIGHTS_PATTERN, maxLength: 20, description: 'cpu,memory weights (request-share). Default 0.5,0.5.' })),
+  idle: Type.Optional(Type.Union([Type.Literal('line'), Type.Literal('spread')], {
+    description: 'line (default): idle cost per NodePool as its own row; spread: spread over the teams in the NodePool by their cost.',
+  })),
+  label: Type.Optional(Type.String({
+    pattern: LABEL_KEY_PATTERN, maxLength: 317,
+    description: 'Label naming the team. Default team: the pod label, else the namespace label, as collected. Another key reads the namespace label.',
+  })),
+  groupBy: Type.Optional(Type.Union([Type.Literal('team'), Type.Literal('namespace')])),
+};
+
+export const TeamCostQuerySchema = Type.Object(teamCostQueryProperties, { additionalProperties: false });
 export type TeamCostQuery = Static<typeof TeamCostQuerySchema>;
 
 export const TeamCostRowSchema = Type.Object({
@@ -49,6 +49,21 @@ export const TeamCostRowSchema = Type.Object({
 });
 export type TeamCostRow = Static<typeof TeamCostRowSchema>;
 
+/** One team's (or the idle) cost over all NodePools, USD rounded to cents. */
+const TeamTotalSchema = Type.Object({ kind: Type.Union([Type.Literal('team'), Type.Literal('idle')]), team: Nullable(Type.String()), costUsd: Type.Number() });
+
+const TeamCostTotalsSchema = Type.Object({
+  /** Σ node price × hours over the range, USD, rounded to cents. */
+  nodeCostUsd: Type.Number(),
+  teamsUsd: Type.Number(),
+  idleUsd: Type.Number(),
+  /**
+   * Node cost − team lines − idle as computed independently from the NodePool rollup (Σ price × (1 − weighted
+   * efficiency)), before rounding, USD: ~0 when the rollups agree. The idle lines absorb it so the rows add up.
+   */
+  residualUsd: Type.Number(),
+});
+
 export const TeamCostResponseSchema = Type.Object({
   from: Type.String(),
   to: Type.String(),
@@ -61,19 +76,51 @@ export const TeamCostResponseSchema = Type.Object({
   /** Team rows by NodePool and cost (largest first), then idle rows. */
   rows: Type.Array(TeamCostRowSchema),
   /** Per team over all NodePools, largest first (idle as team null, kind idle). */
-  teams: Type.Array(Type.Object({ kind: Type.Union([Type.Literal('team'), Type.Literal('idle')]), team: Nullable(Type.String()), costUsd: Type.Number() })),
-  totals: Type.Object({
-    /** Σ node price × hours over the range, USD, rounded to cents. */
-    nodeCostUsd: Type.Number(),
-    teamsUsd: Type.Number(),
-    idleUsd: Type.Number(),
-    /**
-     * Node cost − team lines − idle as computed independently from the NodePool rollup (Σ price × (1 − weighted
-     * efficiency)), before rounding, USD: ~0 when the rollups agree. The idle lines absorb it so the rows add up.
-     */
-    residualUsd: Type.Number(),
-  }),
+  teams: Type.Array(TeamTotalSchema),
+  totals: TeamCostTotalsSchema,
   /** Caveats, e.g. snapshots stored before per-resource shares were recorded. */
   notes: Type.Array(Type.String()),
 });
 export type TeamCostResponse = Static<typeof TeamCostResponseSchema>;
+
+/**
+ * Team cost over time (GET /api/teams/cost/series): the range cut into day or week buckets from `from`, each split
+ * exactly as GET /api/teams/cost over that bucket's range (same parameters, same cents). One request for a chart.
+ */
+export const TeamCostSeriesQuerySchema = Type.Object(
+  {
+    ...teamCostQueryProperties,
+    bucket: Type.Optional(Type.Union([Type.Literal('day'), Type.Literal('week')], {
+      description: 'day: 24 h buckets from `from`; week: 7-day buckets from `from` (the last one may be shorter). Default: day up to 31 days, week beyond.',
+    })),
+  },
+  { additionalProperties: false },
+);
+export type TeamCostSeriesQuery = Static<typeof TeamCostSeriesQuerySchema>;
+
+export const TeamCostSeriesBucketSchema = Type.Object({
+  /** Bucket start, ISO 8601 UTC, inclusive. */
+  from: Type.String(),
+  /** Bucket end, ISO 8601 UTC, exclusive. */
+  to: Type.String(),
+  /** Per team over all NodePools in this bucket, largest first, then idle (kind idle, team null; absent when idle=spread spread all of it). */
+  teams: Type.Array(TeamTotalSchema),
+  /** This bucket's totals: its team and idle cents add up to its node cost. */
+  totals: TeamCostTotalsSchema,
+});
+export type TeamCostSeriesBucket = Static<typeof TeamCostSeriesBucketSchema>;
+
+export const TeamCostSeriesResponseSchema = Type.Object({
+  from: Type.String(),
+  to: Type.String(),
+  bucket: Type.Union([Type.Literal('day'), Type.Literal('week')]),
+  method: Type.Union([Type.Literal('request-share'), Type.Literal('aws-split')]),
+  weights: Nullable(Type.Object({ cpu: Type.Number(), memory: Type.Number() })),
+  idle: Type.Union([Type.Literal('line'), Type.Literal('spread')]),
+  label: Type.String(),
+  groupBy: Type.Union([Type.Literal('team'), Type.Literal('namespace')]),
+  /** Every bucket of the range in time order, empty ones included. */
+  buckets: Type.Array(TeamCostSeriesBucketSchema),
+  notes: Type.Array(Type.String()),
+});
+export type TeamCostSeriesResponse = Static<typeof TeamCostSeriesResponseSchema>;

@@ -1,47 +1,77 @@
 import type { AnalyticsPackingRepository } from '../../db/repositories/analytics-packing-repository';
 import type { AnalyticsTeamsRepository, NamespaceSumsRow } from '../../db/repositories/analytics-teams-repository';
 import { DEFAULT_TEAM_LABEL } from '../../core/labels';
+import { HOUR_MS } from '../analytics/efficiency';
 import { DEFAULT_SHARE_WEIGHTS, sumByNodePool } from '../analytics/packing';
 import { parseWeights } from '../analytics/query-params';
 import { isoInstant, QueryParamError } from '../analytics/range';
-import { attributeTeamCost } from '../analytics/team-cost';
-import type { TeamCostQuery, TeamCostResponse } from '../schemas/teams';
+import { attributeTeamCost, type TeamCostOptions } from '../analytics/team-cost';
+import { BUCKET_MS, defaultBucket, seriesBuckets, teamCostSeries } from '../analytics/team-series';
+import type { TeamCostQuery, TeamCostResponse, TeamCostSeriesQuery, TeamCostSeriesResponse } from '../schemas/teams';
 import { rangeOf, type RangeContext } from './analytics-range';
 
-/** Team attribution of node cost over a range. */
+/** Team attribution of node cost over a range, and per day or week of it. */
 export function createTeamsService(teams: AnalyticsTeamsRepository, packing: AnalyticsPackingRepository, ctx: RangeContext) {
+  /** The query's split options and the response fields that echo them. */
+  const optionsOf = (q: TeamCostQuery) => {
+    const method = q.method ?? 'request-share';
+    if (method === 'aws-split' && q.weights !== undefined) {
+      throw new QueryParamError('weights', 'cannot be combined with method=aws-split (AWS split weighs cpu and memory 9:1 per vCPU:GiB)');
+    }
+    const weights = q.weights === undefined ? DEFAULT_SHARE_WEIGHTS : parseWeights('weights', q.weights);
+    const label = q.label ?? DEFAULT_TEAM_LABEL;
+    const groupBy = q.groupBy ?? 'team';
+    const idle = q.idle ?? 'line';
+    const notes: string[] = [];
+
+    // The collected team honours the pod label, then the namespace label; another key can only be read
+    // from namespaces (pod labels are not kept per snapshot).
+    let teamOf = (r: NamespaceSumsRow): string | null => r.team;
+    if (groupBy === 'namespace') teamOf = (r) => r.namespace;
+    else if (label !== DEFAULT_TEAM_LABEL) {
+      const labels = teams.namespaceLabels();
+      teamOf = (r) => labels.get(r.namespace)?.[label] ?? null;
+      notes.push(`Teams come from the namespace label "${label}"; pod labels other than "${DEFAULT_TEAM_LABEL}" are not stored.`);
+    }
+    const options: TeamCostOptions = { method, weights, idle, teamOf };
+    const echo = { method, weights: method === 'aws-split' ? null : weights, idle, label, groupBy };
+    return { options, echo, notes };
+  };
+  const onlyTeam = (q: TeamCostQuery) => <T extends { kind: string; team: string | null }>(rows: T[]): T[] =>
+    q.team === undefined ? rows : rows.filter((r) => r.kind === 'team' && r.team === q.team);
+
   return {
     cost(q: TeamCostQuery): TeamCostResponse {
       const range = rangeOf(ctx, q);
-      const method = q.method ?? 'request-share';
-      if (method === 'aws-split' && q.weights !== undefined) {
-        throw new QueryParamError('weights', 'cannot be combined with method=aws-split (AWS split weighs cpu and memory 9:1 per vCPU:GiB)');
-      }
-      const weights = q.weights === undefined ? DEFAULT_SHARE_WEIGHTS : parseWeights('weights', q.weights);
-      const label = q.label ?? DEFAULT_TEAM_LABEL;
-      const groupBy = q.groupBy ?? 'team';
-      const notes: string[] = [];
-
-      // The collected team honours the pod label, then the namespace label; another key can only be read
-      // from namespaces (pod labels are not kept per snapshot).
-      let teamOf = (r: NamespaceSumsRow): string | null => r.team;
-      if (groupBy === 'namespace') teamOf = (r) => r.namespace;
-      else if (label !== DEFAULT_TEAM_LABEL) {
-        const labels = teams.namespaceLabels();
-        teamOf = (r) => labels.get(r.namespace)?.[label] ?? null;
-        notes.push(`Teams come from the namespace label "${label}"; pod labels other than "${DEFAULT_TEAM_LABEL}" are not stored.`);
-      }
-
+      const { options, echo, notes } = optionsOf(q);
       const pools = [...sumByNodePool(packing.poolSums(range)).entries()].map(([nodePool, s]) => ({
         nodePool, costUsd: s.costUsd, costWeightedCpuUsd: s.costWeightedCpuUsd, costWeightedMemoryUsd: s.costWeightedMemoryUsd,
       }));
-      const result = attributeTeamCost(teams.namespaceSums(range), pools, { method, weights, idle: q.idle ?? 'line', teamOf });
-      const onlyTeam = <T extends { kind: string; team: string | null }>(rows: T[]): T[] =>
-        q.team === undefined ? rows : rows.filter((r) => r.kind === 'team' && r.team === q.team);
+      const result = attributeTeamCost(teams.namespaceSums(range), pools, options);
+      const only = onlyTeam(q);
       return {
-        from: isoInstant(range.fromMs), to: isoInstant(range.toMs), method, weights: method === 'aws-split' ? null : weights,
-        idle: q.idle ?? 'line', label, groupBy, rows: onlyTeam(result.rows), teams: onlyTeam(result.teams), totals: result.totals,
+        from: isoInstant(range.fromMs), to: isoInstant(range.toMs), ...echo, rows: only(result.rows), teams: only(result.teams), totals: result.totals,
         notes: [...notes, ...result.notes],
+      };
+    },
+
+    /** The same split per day or week bucket from `from`: two rollup reads for the whole range, whatever its length. */
+    series(q: TeamCostSeriesQuery): TeamCostSeriesResponse {
+      const range = rangeOf(ctx, q);
+      // Buckets start at `from`: on a whole hour, every bucket is whole hours, read from the rollups and cut exactly
+      // where a request for that bucket's range would cut (off the hour, snapshots could not be split at bucket edges).
+      if (range.fromMs % HOUR_MS !== 0) {
+        throw new QueryParamError('from', `must be on a whole UTC hour for a series (buckets start there), got ${isoInstant(range.fromMs)}`);
+      }
+      const { options, echo, notes } = optionsOf(q);
+      const bucket = q.bucket ?? defaultBucket(range.fromMs, range.toMs);
+      const cut = { ...range, bucketMs: BUCKET_MS[bucket], originMs: range.fromMs };
+      const series = teamCostSeries(seriesBuckets(range.fromMs, range.toMs, cut.bucketMs), teams.bucketNamespaceSums(cut), packing.bucketSums(cut), options);
+      const only = onlyTeam(q);
+      return {
+        from: isoInstant(range.fromMs), to: isoInstant(range.toMs), bucket, ...echo,
+        buckets: series.buckets.map((b) => ({ from: isoInstant(b.fromMs), to: isoInstant(b.toMs), teams: only(b.result.teams), totals: b.result.totals })),
+        notes: [...notes, ...series.notes],
       };
     },
   };
