@@ -14,7 +14,7 @@ export function registerOpenApi(app: FastifyInstance): void {
         title: 'NodePool Ledger',
         version: '0.1.0',
         description: 'What a Karpenter cluster costs, NodePool by NodePool, and how well its nodes are packed. Money in USD, '
-          + 'cpu in vCPU, memory in GiB, fractions 0..1, instants ISO 8601 UTC. 400s name the parameter.',
+          + 'cpu in vCPU, memory in GiB, fractions 0..1, instants ISO 8601 UTC. 400s name the parameter; parameters a route does not declare are refused.',
       },
     },
   });
