@@ -1,4 +1,5 @@
 import type { Db } from '../open-db';
+import type { RunStatus } from './runs-repository';
 
 /**
  * Writes for tests and demo data only: Cost Explorer lines and collection runs, as the collectors
@@ -24,7 +25,7 @@ export interface CollectionRunFixture {
   source: 'sandbox' | 'aws';
   startedAtMs: number;
   finishedAtMs?: number | null;
-  status?: 'running' | 'ok' | 'failed';
+  status?: RunStatus;
   rowsWritten?: number;
   message?: string | null;
 }

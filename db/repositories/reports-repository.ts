@@ -1,6 +1,7 @@
 import type { Db } from '../open-db';
 import { INTERVAL_CAP_MS } from './analytics-intervals';
 import { createRangeRollupReader } from './range-rollups';
+import { toRunStatus, type RunStatus } from './runs-repository';
 
 /**
  * All read SQL behind the dashboard's overview: daily cost per NodePool (Cost Explorer bill and our
@@ -104,7 +105,7 @@ export interface CollectionRunRow {
   id: number;
   kind: string;
   source: DataSource;
-  status: string;
+  status: RunStatus;
   startedAtMs: number;
   finishedAtMs: number | null;
   rowsWritten: number;
@@ -182,7 +183,7 @@ const parseBudgets = (json: string): BudgetRow[] => {
 };
 
 const mapRun = (r: RawRun): CollectionRunRow => ({
-  id: r.id, kind: r.kind, source: toSource(r.source), status: r.status, startedAtMs: r.started_at,
+  id: r.id, kind: r.kind, source: toSource(r.source), status: toRunStatus(r.status), startedAtMs: r.started_at,
   finishedAtMs: r.finished_at, rowsWritten: r.rows_written, message: r.message,
 });
 

@@ -52,15 +52,21 @@ export const DataSourceSchema = Type.Union([Type.Literal('sandbox'), Type.Litera
 /** Where the data came from: the embedded sandbox (simulated cluster and bill) or a real AWS account. */
 export type DataSource = Static<typeof DataSourceSchema>;
 
+/**
+ * running: in progress; ok / failed: finished; abandoned: its collector stopped without finishing (killed, or its
+ * lock taken over), found by the next collector to take the lock — the message says which one.
+ */
+export const RunStatusSchema = Type.Union([Type.Literal('running'), Type.Literal('ok'), Type.Literal('failed'), Type.Literal('abandoned')]);
+export type RunStatus = Static<typeof RunStatusSchema>;
+
 export const CollectionRunSchema = Type.Object({
   /** 'kubernetes' | 'cost-explorer' | 'pricing' | 'spot' | 'demo' */
   kind: Type.String(),
   source: DataSourceSchema,
-  /** 'running' | 'ok' | 'failed' */
-  status: Type.String(),
+  status: RunStatusSchema,
   /** ISO 8601 UTC. */
   startedAt: Type.String(),
-  /** ISO 8601 UTC; null while running. */
+  /** ISO 8601 UTC; null while running (for an abandoned run: when it was found abandoned). */
   finishedAt: Nullable(Type.String()),
   rowsWritten: Type.Integer(),
   message: Nullable(Type.String()),

@@ -1,4 +1,4 @@
-import type { StatusResponse } from '../../../../../server/schemas/reports';
+import type { CollectionRun, StatusResponse } from '../../../../../server/schemas/reports';
 import { ErrorState } from '../../../components/ui/state-message';
 import { formatAgo, formatDayShort, formatIsoUtc, formatUtcDateTime } from '../../../lib/format';
 import { useStatus } from '../api/use-status';
@@ -7,6 +7,14 @@ const SOURCE_TEXT: Record<StatusResponse['dataSource'], { badge: string; text: s
   sandbox: { badge: 'Sandbox', text: 'A simulated cluster and bill, not a real AWS account.' },
   aws: { badge: 'AWS account', text: 'Collected from your cluster and your AWS account.' },
   unknown: { badge: 'No data yet', text: 'No collection has run yet: start the collectors, then reload.' },
+};
+
+/** An abandoned run's time is when the next collector found it, not when it stopped (the title gives its message). */
+const RUN_STATUS_TEXT: Record<CollectionRun['status'], string> = {
+  running: 'running since',
+  ok: 'ok',
+  failed: 'failed',
+  abandoned: 'stopped without finishing (killed?), found',
 };
 
 function rangeText(s: StatusResponse): string {
@@ -33,8 +41,8 @@ export function DataSourceBanner() {
       <span className="banner-text">{source.text}</span>
       <span className="banner-range">{rangeText(s)}</span>
       {run === null ? null : (
-        <span className={run.status === 'failed' ? 'banner-run is-failed' : 'banner-run'} title={run.message ?? undefined}>
-          Last collection: {run.kind} {run.status}, {formatIsoUtc(run.finishedAt ?? run.startedAt)} ({formatAgo(run.finishedAt ?? run.startedAt, Date.now())})
+        <span className={run.status === 'failed' || run.status === 'abandoned' ? 'banner-run is-failed' : 'banner-run'} title={run.message ?? undefined}>
+          Last collection: {run.kind} {RUN_STATUS_TEXT[run.status]}, {formatIsoUtc(run.finishedAt ?? run.startedAt)} ({formatAgo(run.finishedAt ?? run.startedAt, Date.now())})
         </span>
       )}
     </div>
