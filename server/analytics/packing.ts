@@ -7,7 +7,7 @@
  * idle node counts for more than a cheap one.
  */
 
-import type { PoolSumsRow } from '../../db/repositories/analytics-packing-repository';
+import type { NodeWindowRow, PoolSumsRow } from '../../db/repositories/analytics-packing-repository';
 import { efficiencyRatio } from './efficiency';
 
 const MILLICORES_PER_VCPU = 1000;
@@ -100,18 +100,9 @@ export function sumByNodePool(rows: readonly (PackingSums & { nodePool: string }
 /** Everything in the rows: the cluster. */
 export const sumAll = (rows: readonly PackingSums[]): PackingSums => rows.reduce((t, r) => addSums(t, r), zeroSums());
 
-/** One node at one snapshot (or averaged over snapshots): allocatable, requested and price. */
-export interface NodeAmounts {
-  allocCpuMillicores: number;
-  reqCpuMillicores: number;
-  allocMemoryBytes: number;
-  reqMemoryBytes: number;
-  allocPods: number;
-  reqPods: number;
-  allocGpu: number;
-  reqGpu: number;
-  usdPerHour: number | null;
-}
+/** One node at one snapshot (or averaged over snapshots): allocatable, requested and price, as the repository's node row has them. */
+export type NodeAmounts = Pick<NodeWindowRow,
+  'allocCpuMillicores' | 'reqCpuMillicores' | 'allocMemoryBytes' | 'reqMemoryBytes' | 'allocPods' | 'reqPods' | 'allocGpu' | 'reqGpu' | 'usdPerHour'>;
 
 export interface NodePacking {
   cpu: number | null;

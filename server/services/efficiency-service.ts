@@ -18,10 +18,7 @@ const summaryRow = (scope: EfficiencySummaryRow['scope'], nodePool: string | nul
 });
 
 function nodeRow(r: NodeWindowRow, snapshotAtMs: number): NodeRow {
-  const p = nodePacking({
-    allocCpuMillicores: r.allocCpuMillicores, reqCpuMillicores: r.reqCpuMillicores, allocMemoryBytes: r.allocMemoryBytes, reqMemoryBytes: r.reqMemoryBytes,
-    allocPods: r.allocPods, reqPods: r.reqPods, allocGpu: r.allocGpu, reqGpu: r.reqGpu, usdPerHour: r.usdPerHour,
-  });
+  const p = nodePacking(r);
   return {
     name: r.name, nodeClaim: r.nodeClaim, nodePool: r.nodePool, instanceType: r.instanceType, capacityType: r.capacityType, zone: r.zone,
     createdAt: isoInstant(r.createdAtMs), ageHours: Math.max(0, (snapshotAtMs - r.createdAtMs) / HOUR_MS),
