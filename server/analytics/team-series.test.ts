@@ -12,6 +12,8 @@ describe('seriesBuckets', () => {
     ['14 days by week', T, T + 14 * DAY, 7 * DAY, [[T, T + 7 * DAY], [T + 7 * DAY, T + 14 * DAY]]],
     ['from 05:00, one day and an hour', T + 5 * HOUR, T + 30 * HOUR, DAY, [[T + 5 * HOUR, T + 29 * HOUR], [T + 29 * HOUR, T + 30 * HOUR]]],
     ['an empty range', T, T, DAY, []],
+    ['90 days by week: 12 full weeks and one of 6 days', T, T + 90 * DAY, 7 * DAY,
+      Array.from({ length: 13 }, (_x, k) => [T + k * 7 * DAY, Math.min(T + 90 * DAY, T + (k + 1) * 7 * DAY)])],
   ])('%s', (_name, from, to, bucketMs, want) => {
     expect(seriesBuckets(from, to, bucketMs).map((b) => [b.fromMs, b.toMs])).toEqual(want);
   });

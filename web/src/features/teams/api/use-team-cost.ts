@@ -1,7 +1,6 @@
-import { keepPreviousData, useQueries, useQuery } from '@tanstack/react-query';
-import type { TeamCostResponse } from '../../../../../server/schemas/teams';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import type { TeamCostResponse, TeamCostSeriesResponse } from '../../../../../server/schemas/teams';
 import { getJson } from '../../../lib/api-client';
-import type { Bucket } from '../utils/team-series';
 
 export type TeamCostParams = Record<string, string | undefined>;
 
@@ -14,20 +13,11 @@ export const useTeamCost = (params: TeamCostParams | undefined) =>
     placeholderData: keepPreviousData,
   });
 
-/**
- * Team cost per bucket (the route answers for one range at a time, so the chart asks once per day or
- * week; the browser runs a few at a time and each is cached).
- */
-export function useTeamCostBuckets(params: TeamCostParams | undefined, buckets: readonly Bucket[]) {
-  return useQueries({
-    queries: buckets.map((b) => {
-      const q = { ...params, from: b.from, to: b.to };
-      return {
-        queryKey: ['teams', 'cost', q],
-        queryFn: ({ signal }: { signal: AbortSignal }) => getJson<TeamCostResponse>('/api/teams/cost', q, signal),
-        enabled: params !== undefined,
-        staleTime: 5 * 60_000,
-      };
-    }),
+/** Team cost per day (or week past 31 days) over the range, for the chart: one request, the server cuts the buckets. */
+export const useTeamCostSeries = (params: TeamCostParams | undefined) =>
+  useQuery({
+    queryKey: ['teams', 'cost', 'series', params ?? {}],
+    queryFn: ({ signal }) => getJson<TeamCostSeriesResponse>('/api/teams/cost/series', params, signal),
+    enabled: params !== undefined,
+    placeholderData: keepPreviousData,
   });
-}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { TeamCostResponse, TeamCostRow } from '../../../../../server/schemas/teams';
-import { IDLE_KEY, OTHER_KEY, parseTeams, sortTeamRows, teamBuckets, teamCostParams, teamNames, teamSortUpdates, toTeamChart } from './team-series';
+import type { TeamCostResponse, TeamCostRow, TeamCostSeriesResponse } from '../../../../../server/schemas/teams';
+import { IDLE_KEY, OTHER_KEY, parseTeams, sortTeamRows, teamCostParams, teamNames, teamSortUpdates, toTeamChart } from './team-series';
 
 describe('parseTeams', () => {
   it('defaults: by team, idle as a band, request share, largest cost first', () =>
@@ -16,41 +16,33 @@ describe('parseTeams', () => {
   });
 });
 
-describe('teamBuckets', () => {
-  it('days for 3 days', () =>
-    expect(teamBuckets('2026-11-01T00:00:00.000Z', '2026-11-04T00:00:00.000Z').map((b) => [b.day, b.to])).toEqual([
-      ['2026-11-01', '2026-11-02T00:00:00.000Z'], ['2026-11-02', '2026-11-03T00:00:00.000Z'], ['2026-11-03', '2026-11-04T00:00:00.000Z'],
-    ]));
-  it('weeks past 31 days: 90 days -> 12 full weeks and one of 6 days', () => {
-    const b = teamBuckets('2026-08-01T00:00:00.000Z', '2026-10-30T00:00:00.000Z');
-    expect(b).toHaveLength(13);
-    expect(b[12]).toEqual({ from: '2026-10-24T00:00:00.000Z', to: '2026-10-30T00:00:00.000Z', day: '2026-10-24' });
-  });
-  it('nothing for an empty range', () => expect(teamBuckets('2026-11-01T00:00:00.000Z', '2026-11-01T00:00:00.000Z')).toEqual([]));
-});
-
 const response = (teams: [string | null, number][]): TeamCostResponse => ({
   from: '', to: '', method: 'request-share', weights: null, idle: 'line', label: 'team', groupBy: 'team', rows: [], notes: [],
   teams: teams.map(([team, costUsd]) => ({ kind: team === null ? 'idle' : 'team', team, costUsd })),
   totals: { nodeCostUsd: 0, teamsUsd: 0, idleUsd: 0, residualUsd: 0 },
 });
 
+const series = (days: [string, [string | null, number][]][]): TeamCostSeriesResponse => ({
+  from: '', to: '', bucket: 'day', method: 'request-share', weights: null, idle: 'line', label: 'team', groupBy: 'team', notes: [],
+  buckets: days.map(([day, teams]) => ({ from: `${day}T00:00:00.000Z`, to: '', teams: response(teams).teams, totals: response(teams).totals })),
+});
+
 describe('toTeamChart', () => {
-  const buckets = teamBuckets('2026-11-01T00:00:00.000Z', '2026-11-04T00:00:00.000Z');
-  // Totals: payments 10+12 = 22, web 5+4 = 9, data 1+0 = 1, batch 0+3 = 3, idle 2+2 = 4. Day 3 did not answer.
-  const chart = toTeamChart(buckets, [
-    response([['payments', 10], ['web', 5], ['data', 1], [null, 2]]),
-    response([['payments', 12], ['web', 4], ['batch', 3], [null, 2]]),
-    undefined,
-  ], 3);
+  // Totals: payments 10+12 = 22, web 5+4 = 9, data 1+0 = 1, batch 0+3 = 3, idle 2+2 = 4. Day 3 had no cost.
+  const chart = toTeamChart(series([
+    ['2026-11-01', [['payments', 10], ['web', 5], ['data', 1], [null, 2]]],
+    ['2026-11-02', [['payments', 12], ['web', 4], ['batch', 3], [null, 2]]],
+    ['2026-11-03', []],
+  ]), 3);
   it('keeps the top 3 - 1 teams, folds the rest into other, idle on top', () => expect(chart.keys).toEqual(['payments', 'web', OTHER_KEY, IDLE_KEY]));
-  it('sums the folded teams per day: day 1 data 1, day 2 batch 3; a missing day is empty', () =>
+  it('sums the folded teams per day: day 1 data 1, day 2 batch 3; a day without cost is empty', () =>
     expect(chart.rows).toEqual([
       { day: '2026-11-01', usd: { payments: 10, web: 5, [OTHER_KEY]: 1, [IDLE_KEY]: 2 } },
       { day: '2026-11-02', usd: { payments: 12, web: 4, [OTHER_KEY]: 3, [IDLE_KEY]: 2 } },
       { day: '2026-11-03', usd: {} },
     ]));
-  it('shows every team when they fit', () => expect(toTeamChart(buckets, [response([['a', 1], ['b', 2]])], 8).keys).toEqual(['b', 'a']));
+  it('shows every team when they fit', () => expect(toTeamChart(series([['2026-11-01', [['a', 1], ['b', 2]]]]), 8).keys).toEqual(['b', 'a']));
+  it('nothing before the series has loaded', () => expect(toTeamChart(undefined)).toEqual({ rows: [], keys: [] }));
 });
 
 describe('sortTeamRows', () => {

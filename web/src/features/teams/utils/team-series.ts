@@ -1,4 +1,4 @@
-import type { TeamCostResponse, TeamCostRow } from '../../../../../server/schemas/teams';
+import type { TeamCostResponse, TeamCostRow, TeamCostSeriesResponse } from '../../../../../server/schemas/teams';
 import type { ParamUpdates } from '../../../lib/url-params';
 
 /**
@@ -36,29 +36,6 @@ export function teamSortUpdates(state: TeamsState, column: TeamSort): ParamUpdat
   return { sort: column, order };
 }
 
-export interface Bucket {
-  from: string;
-  to: string;
-  /** YYYY-MM-DD of the bucket's first day. */
-  day: string;
-}
-
-const DAY_MS = 86_400_000;
-
-/** Time buckets for the chart: UTC days up to 31 days, 7-day steps beyond (so at most ~13 requests for 90 days). */
-export function teamBuckets(fromIso: string, toIso: string): Bucket[] {
-  const fromMs = Date.parse(fromIso);
-  const toMs = Date.parse(toIso);
-  if (!(toMs > fromMs)) return [];
-  const step = toMs - fromMs <= 31 * DAY_MS ? DAY_MS : 7 * DAY_MS;
-  const buckets: Bucket[] = [];
-  for (let t = fromMs; t < toMs; t += step) {
-    const end = Math.min(toMs, t + step);
-    buckets.push({ from: new Date(t).toISOString(), to: new Date(end).toISOString(), day: new Date(t).toISOString().slice(0, 10) });
-  }
-  return buckets;
-}
-
 /** The key of the idle band (not a team name: those cannot start with "_"). */
 export const IDLE_KEY = '_idle';
 /** Teams past the top N, summed. */
@@ -81,12 +58,13 @@ export interface TeamChart {
 const keyOf = (r: { kind: 'team' | 'idle'; team: string | null }): string => (r.kind === 'idle' ? IDLE_KEY : r.team ?? UNLABELLED_KEY);
 
 /**
- * One chart row per bucket, one band per team (the `top` largest over the whole range; the rest summed
- * into "other"), idle as its own band on top. Buckets whose response is missing are kept, empty.
+ * One chart row per bucket of the series, one band per team (the `top` largest over the whole range; the rest
+ * summed into "other"), idle as its own band on top.
  */
-export function toTeamChart(buckets: readonly Bucket[], responses: readonly (TeamCostResponse | undefined)[], top = 8): TeamChart {
+export function toTeamChart(series: TeamCostSeriesResponse | undefined, top = 8): TeamChart {
+  const buckets = series?.buckets ?? [];
   const totals = new Map<string, number>();
-  for (const r of responses) for (const t of r?.teams ?? []) {
+  for (const b of buckets) for (const t of b.teams) {
     const k = keyOf(t);
     totals.set(k, (totals.get(k) ?? 0) + t.costUsd);
   }
@@ -95,14 +73,14 @@ export function toTeamChart(buckets: readonly Bucket[], responses: readonly (Tea
   const keys = [...shown];
   if (teams.length > shown.size) keys.push(OTHER_KEY);
   if (totals.has(IDLE_KEY)) keys.push(IDLE_KEY);
-  const rows = buckets.map((b, i) => {
+  const rows = buckets.map((b) => {
     const usd: Record<string, number> = {};
-    for (const t of responses[i]?.teams ?? []) {
+    for (const t of b.teams) {
       const k = keyOf(t);
       const band = k === IDLE_KEY || shown.has(k) ? k : OTHER_KEY;
       usd[band] = (usd[band] ?? 0) + t.costUsd;
     }
-    return { day: b.day, usd };
+    return { day: b.from.slice(0, 10), usd };
   });
   return { rows, keys };
 }
