@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { acquireCollectorLock, COLLECTOR_LOCK } from '../db/lock';
 import { openDb } from '../db/open-db';
+import { createLockRepository } from '../db/repositories/lock-repository';
 import { createReportsRepository } from '../db/repositories/reports-repository';
 import { type RunningSandbox, startSandbox } from '../sandbox/index';
 import { runCollect } from './collect';
@@ -62,5 +64,44 @@ describe('collect --watch', () => {
     expect(out[1]).toMatch(/^rows written: 3 snapshots \(\d+ node rows\), \d+ Cost Explorer lines, \d+ price rows$/);
     expect(reports.lastRunPerKind().find((r) => r.kind === 'kubernetes')).toMatchObject({ status: 'ok', rowsWritten: 3, source: 'sandbox' });
     reader.close();
+  });
+
+  it('stops at once, failed with a line saying why, when another collector takes its database over', async () => {
+    const t0 = sb.scenario.start + 6 * DAY_MS;
+    sb.ctx.clock.set(t0);
+    for (const [k, v] of Object.entries(sb.awsEnv)) vi.stubEnv(k, v);
+    const dbPath = join(dir, 'taken-over.db');
+    const err: string[] = [];
+    const out: string[] = [];
+    // No signal: only the takeover can end it. The clock moves on every poll, so it would write a snapshot every 20 ms.
+    const running = runCollect(
+      { cluster: sb.scenario.clusterName, sinceMs: 2 * DAY_MS, watch: true, intervalMs: 20, kubeconfig: sb.kubeconfigPath, dbPath, quiet: true },
+      { now: () => sb.ctx.clock.now(), out: (l) => out.push(l), err: (l) => err.push(l) },
+    );
+    const db = openDb({ path: dbPath });
+    const reports = createReportsRepository(db);
+    await until('a snapshot', () => reports.dataRange().snapshotCount === 1);
+    const ticking = setInterval(() => sb.ctx.clock.set(sb.ctx.clock.now() + 5 * MINUTE), 10);
+    try {
+      // Another collector takes over, as it would from a process silent past the stale limit (here: told its pid is gone).
+      const other = acquireCollectorLock(db, { command: 'collect', dbPath, isPidAlive: () => false });
+      const atTakeover = reports.dataRange().snapshotCount;
+      const summary = await running;
+      expect(summary.ok).toBe(false);
+      const why = `collector lock: taken over by "collect" (pid ${process.pid} on ${other.holder.hostname}); stopping so that one collector writes ${dbPath}`;
+      expect(summary.failures).toHaveLength(1);
+      expect(summary.failures[0].startsWith(why)).toBe(true);
+      expect(err).toContain(`✗ ${summary.failures[0]}`);
+      expect(out[0]).toMatch(/^collected with failures into /);
+      // The loop checks the lock before each write: at most the snapshot in hand was finished.
+      expect(reports.dataRange().snapshotCount).toBeLessThanOrEqual(atTakeover + 1);
+      expect(createLockRepository(db).holder(COLLECTOR_LOCK)?.owner).toBe(other.holder.owner);
+      // Its run (closed as abandoned by the takeover) ends up failed, saying why.
+      expect(reports.lastRunPerKind().find((r) => r.kind === 'kubernetes')).toMatchObject({ status: 'failed', message: expect.stringContaining(why) });
+      other.release();
+    } finally {
+      clearInterval(ticking);
+      db.close();
+    }
   });
 });

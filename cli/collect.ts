@@ -15,10 +15,11 @@ import { createEc2Client } from '../collectors/spot/client';
 import { TAG_NODEPOOL } from '../core/labels';
 import type { KubeSnapshot } from '../core/model';
 import { buildSnapshotRows } from '../core/rollup';
-import { acquireCollectorLock, type HeldLock } from '../db/lock';
+import { acquireCollectorLock, DEFAULT_STALE_MS, type HeldLock } from '../db/lock';
 import { type Db, openDb } from '../db/open-db';
 import { createApiRequestsRepository } from '../db/repositories/api-requests-repository';
 import { createKubeRepository } from '../db/repositories/kube-repository';
+import type { LockHolder } from '../db/repositories/lock-repository';
 import { ALLOCATION_TAGS_SETTING, createRunsRepository, type RunSource } from '../db/repositories/runs-repository';
 import { parseDuration } from './duration';
 import { PriceCollector } from './price-collector';
@@ -38,7 +39,8 @@ already final are never requested again (each request costs USD 0.01); a summary
   --region R        the cluster's region; default $AWS_REGION, else the nodes' topology.kubernetes.io/region label
   --since 90d       how much of the bill to read (s, m, h, d, w)
   --watch           keep a watch cache of the cluster and write a snapshot every --interval until Ctrl-C / SIGTERM
-                    (the bill is refreshed every 8 h, on-demand prices every 12 h, spot prices hourly)
+                    (the bill is refreshed every 8 h, on-demand prices every 12 h, spot prices hourly); stops with
+                    exit code 1 if another collector takes the database over (this one silent for over 2 minutes)
   --interval 5m     time between snapshots with --watch
   --kubeconfig P    kubeconfig file; default $KUBECONFIG, else the pod's service account in a cluster, else ~/.kube/config
   --context C       kubeconfig context
@@ -178,7 +180,11 @@ class Collection {
   private region: string | undefined;
   private lastOnDemandAt = -Infinity;
 
-  constructor(readonly o: CollectOptions, readonly db: Db, readonly io: CollectIo) {
+  /**
+   * @param stillHeld true while the collector lock is this process's (checked before each write: a collector taken
+   *   over stops rather than write alongside the one that took over).
+   */
+  constructor(readonly o: CollectOptions, readonly db: Db, readonly io: CollectIo, private readonly stillHeld: () => boolean = () => true) {
     this.now = io.now ?? Date.now;
     this.out = io.out ?? ((l) => console.log(l));
     this.err = io.err ?? ((l) => console.error(l));
@@ -194,6 +200,15 @@ class Collection {
     this.summary.ok = false;
     this.summary.failures.push(message);
     this.err(`✗ ${message}`);
+  }
+
+  /** The lock was taken over (this process silent past the stale limit, or thought gone): a failure that ends the run. */
+  lockLost(by: LockHolder | null): void {
+    const who = by ? `"${by.command}" (pid ${by.pid} on ${by.hostname})` : 'another collector';
+    this.fail('collector lock', new Error(
+      `taken over by ${who}; stopping so that one collector writes ${this.o.dbPath} ` +
+      `(this process was silent over ${DEFAULT_STALE_MS / 1000} s, e.g. suspended, or its process was thought gone)`,
+    ));
   }
 
   /** The price source, created once the region is known (from the flag, the environment or the nodes). */
@@ -239,6 +254,7 @@ class Collection {
 
   /** Cost allocation tags, then the bill; HOURLY and per-instance data unless the account refused them lately. */
   async costExplorer(): Promise<void> {
+    if (!this.stillHeld()) return;
     const runs = createRunsRepository(this.db);
     const requests = createApiRequestsRepository(this.db);
     const runId = runs.startRun('cost-explorer', this.source);
@@ -328,6 +344,7 @@ class Collection {
       this.err(`watching ${describe}; a snapshot every ${this.o.intervalMs / 1000} s until Ctrl-C`);
       while (!this.io.signal?.aborted) {
         const t = this.now();
+        if (!this.stillHeld()) break;
         if (t > lastTakenAt) {
           try {
             const snapshot = cache.snapshot(t);
@@ -377,19 +394,29 @@ export async function runCollect(o: CollectOptions, io: CollectIo = {}): Promise
   const startedAt = Date.now();
   mkdirSync(dirname(o.dbPath), { recursive: true });
   const db = openDb({ path: o.dbPath });
+  // Ends --watch on the caller's signal, or when the lock is taken over.
+  const stop = new AbortController();
+  const onSignal = (): void => stop.abort();
+  if (io.signal?.aborted) stop.abort();
+  io.signal?.addEventListener('abort', onSignal, { once: true });
+  let c: Collection | undefined;
   let lock: HeldLock;
   try {
     // One collector per file: a second collect or demo on it is refused with a message naming this one.
     lock = acquireCollectorLock(db, {
       command: o.watch ? 'collect --watch' : 'collect',
       dbPath: o.dbPath,
-      onLost: (by) => (io.err ?? console.error)(`! the collector lock on ${o.dbPath} was taken over${by ? ` by "${by.command}" (pid ${by.pid} on ${by.hostname})` : ''}: this process was silent too long`),
+      onLost: (by) => {
+        c?.lockLost(by);
+        stop.abort();
+      },
     });
   } catch (err) {
+    io.signal?.removeEventListener('abort', onSignal);
     db.close();
     throw err;
   }
-  const c = new Collection(o, db, io);
+  c = new Collection(o, db, { ...io, signal: stop.signal }, () => lock.confirm());
   try {
     if (o.watch) await c.watch();
     else {
@@ -398,6 +425,7 @@ export async function runCollect(o: CollectOptions, io: CollectIo = {}): Promise
     }
     return report(c, startedAt);
   } finally {
+    io.signal?.removeEventListener('abort', onSignal);
     c.destroy();
     lock.release();
     db.close();
