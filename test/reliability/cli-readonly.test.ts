@@ -1,12 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../db/open-db';
 import { runCli, startCli, type RunningCli } from './fixtures/cli';
 import { integrity } from './fixtures/db-checks';
+import { canMountTmpfs } from './fixtures/sandbox';
 
 /*
  * A database the user cannot write, through the real command line: a read-only file, a read-only folder, a
@@ -72,18 +73,7 @@ describe('a database the collector cannot write', () => {
     expect(collect.stderr.trim()).toBe(`cannot use the database ${join(folder, 'ledger.db')}: the file cannot be opened or created: check that its folder exists and is writable (SQLITE_CANTOPEN: unable to open database file)`);
   }, 60_000);
 
-  const mountable = process.platform === 'linux' && process.getuid?.() === 0 && (() => {
-    const probe = mkdtempSync(join(tmpdir(), 'ledger-mount-probe-'));
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', probe], { stdio: 'ignore' });
-      execFileSync('umount', [probe], { stdio: 'ignore' });
-      return true;
-    } catch {
-      return false;
-    } finally {
-      rmSync(probe, { recursive: true, force: true });
-    }
-  })();
+  const mountable = canMountTmpfs();
 
   it.skipIf(!mountable)('a read-only mount stops even root, and the file stays sound', async () => {
     const mnt = join(dir, 'ro-mount');

@@ -3,14 +3,14 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { seedFromSandbox } from '../../cli/seed-sandbox';
 import { acquireCollectorLock, COLLECTOR_LOCK } from '../../db/lock';
 import { openDb } from '../../db/open-db';
 import { createLockRepository } from '../../db/repositories/lock-repository';
 import { createReportsRepository } from '../../db/repositories/reports-repository';
-import { startSandbox, type RunningSandbox } from '../../sandbox/index';
 import { estimatedUsd, incompleteSnapshots, integrity, rollups, snapshotTimes } from './fixtures/db-checks';
+import { sandboxPerFile, seedWindow } from './fixtures/sandbox';
 
 /*
  * kill -9 of the collector mid-run: the collector is a separate process (the seeding loop, writing a snapshot per
@@ -19,25 +19,11 @@ import { estimatedUsd, incompleteSnapshots, integrity, rollups, snapshotTimes } 
  * next run fills the gap: the result equals a run that was never interrupted.
  */
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'seed-child.ts');
-const HOUR = 3_600_000;
 const HOURS = 12;
-let sb: RunningSandbox;
-const savedEnv = { ...process.env };
+const sandbox = sandboxPerFile();
 const dir = mkdtempSync(join(tmpdir(), 'ledger-crash-'));
 
-beforeAll(async () => {
-  sb = await startSandbox({});
-  Object.assign(process.env, sb.awsEnv);
-});
-afterAll(async () => {
-  await sb?.close();
-  process.env = savedEnv;
-});
-
-const window = () => ({
-  sandboxUrl: sb.url, kubeconfigPath: sb.kubeconfigPath, clusterName: sb.scenario.clusterName, region: sb.scenario.region,
-  startMs: sb.scenario.start, endMs: sb.scenario.start + HOURS * HOUR, stepMs: sb.scenario.stepMs,
-});
+const window = () => seedWindow(sandbox(), HOURS);
 
 /** Snapshots stored so far, read through a connection of our own (WAL lets it read while the child writes). */
 function storedCount(path: string): number {
@@ -80,7 +66,8 @@ describe('kill -9 of the collector mid-snapshot', () => {
       expect(times.length).toBeGreaterThanOrEqual(30);
       expect(times.length).toBeLessThan(total); // killed part way
       // Whole snapshots, in order, from the start, with no hole: everything up to the kill.
-      expect(times).toEqual(times.map((_, i) => sb.scenario.start + i * sb.scenario.stepMs));
+      const sc = sandbox().scenario;
+      expect(times).toEqual(times.map((_, i) => sc.start + i * sc.stepMs));
 
       // The dead collector's lock row is still there, and so is its run, 'running' for ever were nobody to close it.
       expect(createLockRepository(db).holder(COLLECTOR_LOCK)).toMatchObject({ command: 'seed-child', pid: child.pid });

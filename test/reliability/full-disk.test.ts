@@ -1,13 +1,13 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, statfsSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { seedFromSandbox } from '../../cli/seed-sandbox';
 import { DbAccessError, explainDbError } from '../../db/db-errors';
 import { openDb, type Db } from '../../db/open-db';
-import { startSandbox, type RunningSandbox } from '../../sandbox/index';
 import { incompleteSnapshots, integrity, snapshotTimes } from './fixtures/db-checks';
+import { canMountTmpfs, sandboxPerFile, seedWindow } from './fixtures/sandbox';
 
 /*
  * The disk fills up while the collector writes snapshots. Two ways: SQLite's own size limit (PRAGMA
@@ -16,24 +16,10 @@ import { incompleteSnapshots, integrity, snapshotTimes } from './fixtures/db-che
  * shrunk to just above what the file holds. Either way: a clear error, a file that opens clean with whole
  * snapshots only, and once there is room again the next run fills the gap.
  */
-const HOUR = 3_600_000;
-let sb: RunningSandbox;
-const savedEnv = { ...process.env };
+const sandbox = sandboxPerFile();
 const dir = mkdtempSync(join(tmpdir(), 'ledger-full-'));
 
-beforeAll(async () => {
-  sb = await startSandbox({});
-  Object.assign(process.env, sb.awsEnv);
-});
-afterAll(async () => {
-  await sb?.close();
-  process.env = savedEnv;
-});
-
-const seed = (db: Db, hours: number) => seedFromSandbox({
-  db, sandboxUrl: sb.url, kubeconfigPath: sb.kubeconfigPath, clusterName: sb.scenario.clusterName, region: sb.scenario.region,
-  startMs: sb.scenario.start, endMs: sb.scenario.start + hours * HOUR, stepMs: sb.scenario.stepMs, quiet: true,
-});
+const seed = (db: Db, hours: number) => seedFromSandbox({ ...seedWindow(sandbox(), hours), db, quiet: true });
 
 /** Seeds 2 h, lets `fill` take the room away, seeds on to 8 h (which must fail), returns the error. */
 async function fillUp(db: Db, fill: () => void): Promise<unknown> {
@@ -52,9 +38,10 @@ async function checkAndResume(path: string): Promise<void> {
     const times = snapshotTimes(db);
     expect(times.length).toBeGreaterThan(24); // it failed part way through the snapshots, not before them
     expect(times.length).toBeLessThan(96);
-    expect(times).toEqual(times.map((_, i) => sb.scenario.start + i * sb.scenario.stepMs));
+    const sc = sandbox().scenario;
+    expect(times).toEqual(times.map((_, i) => sc.start + i * sc.stepMs));
     await seed(db, 8);
-    expect(snapshotTimes(db)).toEqual(Array.from({ length: 96 }, (_, i) => sb.scenario.start + i * sb.scenario.stepMs));
+    expect(snapshotTimes(db)).toEqual(Array.from({ length: 96 }, (_, i) => sc.start + i * sc.stepMs));
     expect(incompleteSnapshots(db)).toEqual([]);
   } finally {
     db.close();
@@ -84,19 +71,7 @@ describe('a full disk while collecting', () => {
     await checkAndResume(path);
   }, 60_000);
 
-  const mountable = (() => {
-    if (process.platform !== 'linux' || process.getuid?.() !== 0) return false;
-    const probe = mkdtempSync(join(tmpdir(), 'ledger-mount-probe-'));
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', probe], { stdio: 'ignore' });
-      execFileSync('umount', [probe], { stdio: 'ignore' });
-      return true;
-    } catch {
-      return false;
-    } finally {
-      rmSync(probe, { recursive: true, force: true });
-    }
-  })();
+  const mountable = canMountTmpfs();
 
   it.skipIf(!mountable)('a real ENOSPC (tmpfs shrunk to what the file holds): SQLITE_FULL, a clean file, and the gap filled once grown', async () => {
     const mnt = join(dir, 'tmpfs');
