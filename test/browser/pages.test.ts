@@ -42,6 +42,9 @@ describe('every page with sandbox data', () => {
     if (name === 'nodepools') {
       // A card per sandbox NodePool.
       await expect(page.getByTestId('nodepool-card').locator('h3').allInnerTexts()).resolves.toEqual(expect.arrayContaining(['general', 'spot-batch', 'system']));
+      // week4's system NodePool is limited to 16 vCPU: its card has a CPU usage bar against that limit.
+      const system = page.getByTestId('nodepool-card').filter({ has: page.getByRole('heading', { name: 'system', exact: true }) });
+      await expect(system.getByRole('meter', { name: 'CPU against the NodePool limit' }).getAttribute('aria-valuetext')).resolves.toMatch(/^\d+(\.\d+)?( vCPU|m) of 16 vCPU \(\d+\.\d %\)/);
     }
     if (name === 'nodes') {
       // Every node with its two packing bars.

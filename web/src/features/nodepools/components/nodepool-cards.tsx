@@ -1,6 +1,7 @@
 import { colorOf, type NodePoolColors } from '../../../lib/colors';
 import { formatFraction, formatUsd, nodePoolLabel } from '../../../lib/format';
 import type { MixItem, NodePoolCard } from '../utils/nodepool-cards';
+import { NodePoolLimits } from './nodepool-limits';
 
 const pct = (v: number | null): string => (v === null ? '—' : formatFraction(v));
 const usd = (v: number | null): string => (v === null ? '—' : formatUsd(v));
@@ -34,8 +35,10 @@ function Card({ card, color }: { card: NodePoolCard; color: string }) {
           <div><dt>Weight</dt><dd>{s.weight ?? 'none'}</dd></div>
           <div><dt>Capacity types</dt><dd>{s.capacityTypes.length === 0 ? 'any' : s.capacityTypes.join(', ')}</dd></div>
           <div><dt>NodeClass</dt><dd>{s.nodeClass ?? '—'}</dd></div>
+          <div><dt>Expire after</dt><dd>{s.expireAfter ?? '—'}</dd></div>
         </dl>
       )}
+      {s === null ? null : <NodePoolLimits spec={s} />}
       <dl className="card-figures">
         <div><dt>Cost (estimate)</dt><dd>{usd(card.costUsd)}</dd></div>
         <div><dt>Nodes (avg)</dt><dd>{card.nodesAvg === null ? '—' : card.nodesAvg.toFixed(1)}</dd></div>
