@@ -137,7 +137,7 @@ describe('declared parameters', () => {
     const res = await fetch(`${base}/api/nodes?limit=0&Offset=1&sortt=cpu`);
     expect(res.status).toBe(400);
     expect((await res.json() as ErrorResponse).message).toBe(
-      'Unknown query parameters "Offset" (did you mean "offset"?), "sortt" (did you mean "sort"?); this route takes at, nodepool, capacityType, format, sort, order, limit, offset',
+      'Unknown query parameters "Offset" (did you mean "offset"?), "sortt" (did you mean "sort"?); this route takes at, nodepool, capacityType, format, sort, order, limit, offset, q',
     );
   });
 });

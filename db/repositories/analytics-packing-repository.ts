@@ -100,6 +100,9 @@ const mapSums = (r: RawSums): PoolSumsRow => ({
   costWeightedGpuUsd: r.cw_gpu_usd, gpuNodesUsd: r.gpu_nodes_usd, onDemandUsd: r.on_demand_usd, onDemandUnknownUsd: r.on_demand_unknown_usd,
 });
 
+/** A LIKE pattern matching values that contain `text` literally: its %, _ and the escape character \ stand for themselves. */
+export const containsPattern = (text: string): string => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
 export function createAnalyticsPackingRepository(db: Db) {
   // Range sums come from the hour and day rollups (plus the snapshots of partial edge hours): a 30-day range
   // reads about as much as a 1-day one.
@@ -129,6 +132,8 @@ export function createAnalyticsPackingRepository(db: Db) {
            sn.price_source, MAX(w.taken_at) AS newest
     FROM w JOIN snapshot_nodes sn ON sn.snapshot_id = w.id LEFT JOIN nodes n ON n.name = sn.node_name
     WHERE (@nodePool IS NULL OR COALESCE(sn.nodepool, '') = @nodePool) AND (@capacityType IS NULL OR sn.capacity_type = @capacityType)
+      AND (@like IS NULL OR sn.node_name LIKE @like ESCAPE '\\' OR COALESCE(n.nodeclaim, '') LIKE @like ESCAPE '\\'
+           OR sn.instance_type LIKE @like ESCAPE '\\' OR COALESCE(sn.nodepool, '') LIKE @like ESCAPE '\\' OR COALESCE(n.zone, '') LIKE @like ESCAPE '\\')
     GROUP BY sn.node_name
     ORDER BY sn.node_name`);
 
@@ -162,9 +167,14 @@ export function createAnalyticsPackingRepository(db: Db) {
       return (atOrBefore.get(atMs) as number | undefined) ?? null;
     },
 
-    /** Each node present in a snapshot taken in (fromMs, toMs], averaged over those snapshots (hours-weighted). */
-    nodeWindow(q: { fromMs: number; toMs: number; nodePool?: string; capacityType?: string }): NodeWindowRow[] {
-      const rows = nodeWindow.all({ fromMs: q.fromMs, toMs: q.toMs, nodePool: q.nodePool ?? null, capacityType: q.capacityType ?? null }) as RawNode[];
+    /**
+     * Each node present in a snapshot taken in (fromMs, toMs], averaged over those snapshots (hours-weighted); with
+     * `search`, only nodes whose name, NodeClaim, instance type, NodePool or zone contains it (SQLite LIKE: ASCII
+     * case-insensitive).
+     */
+    nodeWindow(q: { fromMs: number; toMs: number; nodePool?: string; capacityType?: string; search?: string }): NodeWindowRow[] {
+      const like = q.search === undefined || q.search === '' ? null : containsPattern(q.search);
+      const rows = nodeWindow.all({ fromMs: q.fromMs, toMs: q.toMs, nodePool: q.nodePool ?? null, capacityType: q.capacityType ?? null, like }) as RawNode[];
       return rows.map((r) => {
         const mean = (x: number): number => (r.hours > 0 ? x / r.hours : 0);
         return {

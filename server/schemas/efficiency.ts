@@ -84,6 +84,10 @@ export const NodesQuerySchema = Type.Object(
     order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, description: 'Rows per page. Default 500.' })),
     offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Rows to skip. Default 0.' })),
+    q: Type.Optional(Type.String({
+      maxLength: 100, pattern: '^[^\\u0000-\\u001f\\u007f]*$',
+      description: 'Only nodes whose name, NodeClaim, instance type, NodePool or zone contains this text (ASCII case-insensitive; % and _ match themselves). Empty: all.',
+    })),
   },
   { additionalProperties: false },
 );

@@ -44,13 +44,14 @@ function sortNodes(rows: NodeRow[], sort: NodeSort, order: 'asc' | 'desc'): Node
 
 /** Bin-packing efficiency per NodePool and cluster over a range, and per node at (or up to) a snapshot. */
 export function createEfficiencyService(repo: AnalyticsPackingRepository, ctx: RangeContext) {
-  const nodesAt = (q: { at?: string; window?: string; nodepool?: string; capacityType?: string }) => {
+  const nodesAt = (q: { at?: string; window?: string; nodepool?: string; capacityType?: string; q?: string }) => {
     const snapshotAtMs = repo.snapshotAtOrBefore(optionalInstant('at', q.at));
     const windowMs = q.window === undefined ? null : parseWindow('window', q.window);
     if (snapshotAtMs === null) return { snapshotAtMs: null, windowFromMs: null, rows: [] as NodeRow[] };
     // (snapshot − window, snapshot]; without a window, just the snapshot.
     const fromMs = windowMs === null ? snapshotAtMs - 1 : snapshotAtMs - windowMs;
-    const rows = repo.nodeWindow({ fromMs, toMs: snapshotAtMs, nodePool: q.nodepool, capacityType: q.capacityType }).map((r) => nodeRow(r, snapshotAtMs));
+    const rows = repo.nodeWindow({ fromMs, toMs: snapshotAtMs, nodePool: q.nodepool, capacityType: q.capacityType, search: q.q })
+      .map((r) => nodeRow(r, snapshotAtMs));
     return { snapshotAtMs, windowFromMs: windowMs === null ? snapshotAtMs : fromMs, rows };
   };
   const nodesResponse = (n: ReturnType<typeof nodesAt>, rows: NodeRow[], offset: number): NodesResponse => ({
@@ -77,7 +78,7 @@ export function createEfficiencyService(repo: AnalyticsPackingRepository, ctx: R
       return nodesResponse(n, sortNodes(n.rows, 'name', 'asc'), 0);
     },
 
-    /** The node table at one snapshot, sorted (default: by name) and paged (default: 500 rows). */
+    /** The node table at one snapshot, searched (`q`), sorted (default: by name) and paged (default: 500 rows). */
     nodes(q: NodesQuery): NodesResponse {
       const n = nodesAt(q);
       const offset = q.offset ?? 0;

@@ -1,0 +1,98 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDb, type Db } from '../../db/open-db';
+import { createKubeRepository } from '../../db/repositories/kube-repository';
+import { buildApp } from '../../server/app';
+import type { NodesResponse } from '../../server/schemas/efficiency';
+import { GiB, type NodeSpec, snapshotWrite } from '../fixtures/snapshots';
+
+/*
+ * GET /api/nodes?q=: a case-insensitive substring over node name, NodeClaim, instance type, NodePool and zone, done
+ * in SQL with LIKE. Kubernetes names cannot hold % _ or \, but the database can and LIKE gives them meaning: these
+ * fixture nodes carry them so a pattern built without escaping matches nodes it must not (50% would match 5000).
+ */
+
+const T0 = Date.parse('2026-11-01T10:00:00Z');
+const spec = (name: string, nodePool: string | null, instanceType: string, zone = 'us-west-2a'): NodeSpec => ({
+  name, nodePool, capacityType: 'on-demand', instanceType, zone, cpuMillicores: 4000, memoryBytes: 16 * GiB,
+  requestedCpuMillicores: 1000, requestedMemoryBytes: 4 * GiB, usdPerHour: 0.2,
+});
+const NODES = [
+  spec('web-50%-a', 'general', 'm5.xlarge'),
+  spec('web-5000-b', 'general', 'm5.xlarge'),
+  spec('db_1', 'batch', 'c5.large', 'us-west-2b'),
+  spec('dbx1', 'batch', 'c5.large'),
+  spec('path\\x', 'general', 'm5.xlarge'),
+  spec('plain-node', null, 'r6i.2xlarge', 'eu-west-1c'),
+];
+
+let dir: string;
+let db: Db;
+let app: FastifyInstance;
+let base: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ledger-nodes-search-'));
+  db = openDb({ path: join(dir, 'ledger.db') });
+  const write = snapshotWrite(T0, NODES);
+  // One NodeClaim named unlike its node, so a match on the NodeClaim alone shows.
+  write.snapshot.nodes = write.snapshot.nodes.map((n) => (n.name === 'web-5000-b' ? { ...n, nodeClaim: 'claim-ZZ9' } : n));
+  createKubeRepository(db).writeSnapshot(write);
+  app = buildApp({ db, webRoot: join(dir, 'no-web'), now: () => T0 + 3_600_000 });
+  base = await app.listen({ host: '127.0.0.1', port: 0 });
+});
+afterAll(async () => {
+  await app?.close();
+  db?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function search(q: string, extra = ''): Promise<{ names: string[]; total: number }> {
+  const res = await fetch(`${base}/api/nodes?q=${encodeURIComponent(q)}&sort=name${extra}`);
+  if (res.status !== 200) throw new Error(`q=${q}: HTTP ${res.status} ${await res.text()}`);
+  const body = (await res.json()) as NodesResponse;
+  return { names: body.rows.map((r) => r.name), total: body.total };
+}
+
+describe('GET /api/nodes?q=', () => {
+  it.each([
+    ['%', ['web-50%-a']],
+    ['50%', ['web-50%-a']],
+    ['_', ['db_1']],
+    ['DB_1', ['db_1']],
+    ['\\', ['path\\x']],
+    ['zz9', ['web-5000-b']],
+    ['C5.LARGE', ['db_1', 'dbx1']],
+    ['west-2b', ['db_1']],
+    ['batch', ['db_1', 'dbx1']],
+    ['r6i', ['plain-node']],
+    ['', ['db_1', 'dbx1', 'path\\x', 'plain-node', 'web-50%-a', 'web-5000-b']],
+    ['nothing-here', []],
+    ["'; DROP TABLE nodes; --", []],
+  ])('q=%s finds %j', async (q, want) => {
+    const got = await search(q);
+    expect(got.names).toEqual(want);
+    expect(got.total).toBe(want.length);
+  });
+
+  it('counts the matches before paging, and combines with the other filters', async () => {
+    // By name as the server sorts (localeCompare puts % before digits).
+    expect(await search('web', '&limit=1')).toEqual({ names: ['web-50%-a'], total: 2 });
+    expect(await search('web', '&limit=1&offset=1')).toEqual({ names: ['web-5000-b'], total: 2 });
+    expect(await search('1', '&nodepool=batch')).toEqual({ names: ['db_1', 'dbx1'], total: 2 });
+    // The hostile one above changed nothing.
+    expect((await search('')).total).toBe(NODES.length);
+  });
+
+  it.each([
+    ['x'.repeat(101), 'too long'],
+    ['a\u0001b', 'a control character'],
+  ])('refuses a q that is %s (%s), naming q', async (q) => {
+    const res = await fetch(`${base}/api/nodes?q=${encodeURIComponent(q)}`);
+    expect(res.status).toBe(400);
+    expect(await res.text()).toMatch(/\bq\b/);
+  });
+});
