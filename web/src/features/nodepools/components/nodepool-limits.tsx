@@ -5,7 +5,7 @@ function LimitMeter({ bar }: { bar: LimitBar }) {
   const text = limitBarText(bar);
   return (
     <li className={`limit limit-${bar.level}`} data-testid="limit-bar">
-      <span className="limit-label">{bar.label}</span>
+      <span className="limit-label" title={bar.label}>{bar.label}</span>
       <span
         className="limit-track"
         role="meter"
