@@ -45,10 +45,14 @@ Binding another host (e.g. --host 0.0.0.0 in a container) requires an access tok
 $LEDGER_TOKEN (better: a flag shows in 'ps') or --token. Every /api request must then send
 "Authorization: Bearer <token>"; a browser opens /?token=<token> once, which sets an HttpOnly, SameSite=Strict
 session cookie and drops the token from the address bar. The token is never printed or logged.`,
-  sandbox: `Usage: nodepool-ledger sandbox [--port 0] [--scenario week4] [--seed 42] [--dir DIR]
+  sandbox: `Usage: nodepool-ledger sandbox [--port 0] [--scenario week4] [--seed 42] [--dir DIR] [--no-auth]
 
 Serves the simulated cluster's Kubernetes API and the AWS endpoints (Cost Explorer, Pricing, EC2) on 127.0.0.1
-with the clock at the end of the scenario, and prints how to point kubectl and the AWS SDK at it.`,
+with the clock at the end of the scenario, and prints how to point kubectl and the AWS SDK at it.
+
+  --no-auth   the Kubernetes API asks for no token and the kubeconfig written holds none, so kubectl works
+              (it sends bearer tokens only over TLS; the sandbox speaks plain HTTP). Still 127.0.0.1 only: any
+              process on this machine can then read the simulated cluster.`,
   collect: COLLECT_HELP,
   doctor: DOCTOR_HELP,
 };
@@ -64,6 +68,7 @@ const OPTIONS = {
   dir: { type: 'string' },
   bill: { type: 'string' },
   token: { type: 'string' },
+  'no-auth': { type: 'boolean' },
 } as const;
 
 function intOption(value: string | undefined, name: string, fallback: number): number {
@@ -175,9 +180,13 @@ async function sandboxOnly(v: Record<string, string | boolean | undefined>): Pro
     seed: intOption(v.seed as string | undefined, 'seed', DEFAULT_SEED),
     port: intOption(v.port as string | undefined, 'port', 0),
     dir: v.dir as string | undefined,
+    auth: v['no-auth'] !== true,
   });
   console.log(`sandbox ${sb.scenario.name} (seed ${sb.scenario.seed}) on ${sb.url}, clock at ${new Date(sb.ctx.clock.now()).toISOString()}`);
   console.log(`export KUBECONFIG=${sb.kubeconfigPath}`);
+  console.log(v['no-auth'] === true
+    ? '# no token (--no-auth): kubectl get nodes works'
+    : '# kubectl sends the kubeconfig\'s token only over TLS, so it gets 401 here: restart with --no-auth for kubectl');
   for (const [k, val] of Object.entries(sb.awsEnv)) if (k.startsWith('AWS_ENDPOINT_URL') || k === 'AWS_REGION') console.log(`export ${k}=${val}`);
   console.log('export AWS_ACCESS_KEY_ID=… AWS_SECRET_ACCESS_KEY=… (any dummy values: the sandbox does not check them)');
 }
@@ -228,6 +237,8 @@ export async function main(argv: string[]): Promise<number> {
       console.log(HELP[command]);
       return 0;
     }
+    // demo and serve share the sandbox's option table: an unauthenticated API is the sandbox command's alone.
+    if (values['no-auth'] === true && command !== 'sandbox') throw new UsageError('--no-auth is an option of the sandbox command only');
     return (await handler(values)) ?? 0;
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {

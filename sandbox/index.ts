@@ -24,6 +24,11 @@ export interface SandboxOptions {
   port?: number;
   /** Where to write the kubeconfig; default: a fresh temp dir. */
   dir?: string;
+  /**
+   * false: the Kubernetes API takes requests without a bearer token and the kubeconfig carries none (kubectl sends
+   * tokens only over TLS, and the sandbox speaks plain HTTP). It still listens on 127.0.0.1 only. Default true.
+   */
+  auth?: boolean;
 }
 
 export interface RunningSandbox {
@@ -58,7 +63,7 @@ export function awsHandlers(): SandboxHandler[] {
 export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
   const scenario = loadScenario(opts.scenario, opts.seed);
   const ctx: SandboxContext = { scenario, clock: new SandboxClock(opts.at ?? scenario.end), requestLog: [], faults: [] };
-  const token = randomBytes(24).toString('hex');
+  const token = opts.auth === false ? null : randomBytes(24).toString('hex');
   const srv = await startSandboxServer(ctx, [createKubeHandler(scenario, token), ...awsHandlers()], opts.port ?? 0);
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'ledger-sandbox-'));
   const kubeconfigPath = join(dir, 'kubeconfig');
