@@ -43,7 +43,8 @@ export function mapNode(n: V1Node): NodeRecord {
     instanceId: instanceIdFromProviderId(n.spec?.providerID),
     createdAt: ms(n.metadata?.creationTimestamp),
     allocatable: parseResources(n.status?.allocatable),
-    capacity: { ...(n.status?.capacity ?? {}) },
+    // Absent stays absent (unknown), not {}: a node offering nothing would read as 0 against the limits.
+    capacity: n.status?.capacity === undefined ? undefined : { ...n.status.capacity },
     labels,
   };
 }

@@ -169,6 +169,8 @@ const parseStringMap = (json: string | null): Record<string, string> | null => {
   if (!isRecord(v)) return null;
   return Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string'));
 };
+/** An empty capacity says nothing: treat it as not recorded. */
+const nonEmpty = (m: Record<string, string> | null): Record<string, string> | null => (m === null || Object.keys(m).length === 0 ? null : m);
 const parseRequirements = (json: string): RequirementRow[] => {
   const v = parseJson(json);
   return (Array.isArray(v) ? v : []).filter(isRecord).map((r) => ({
@@ -290,7 +292,7 @@ export function createReportsRepository(db: Db) {
       return {
         snapshotMs: snap.taken_at,
         groups: (capacityGroups.all(snap.id) as RawCapacityGroup[]).map((r) => ({
-          nodePool: r.nodepool, capacity: parseStringMap(r.capacity_json), nodes: r.nodes,
+          nodePool: r.nodepool, capacity: nonEmpty(parseStringMap(r.capacity_json)), nodes: r.nodes,
           allocatable: { cpuMillicores: r.alloc_cpu, memoryBytes: r.alloc_mem, pods: r.alloc_pods, gpu: r.alloc_gpu },
         })),
       };

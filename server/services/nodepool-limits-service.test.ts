@@ -23,6 +23,7 @@ const M5_24XLARGE = { cpu: '96', memory: '395910712Ki', pods: '737' };
 const CAPACITY: Record<string, Record<string, string> | undefined> = {
   'general-a': M5_XLARGE, 'general-b': M5_XLARGE, 'general-c': C5_2XLARGE, 'general-big': M5_24XLARGE,
   'batch-a': undefined, // collected before capacity was recorded: its allocatable counts instead
+  'batch-b': {}, // an empty capacity says nothing either
 };
 
 const node = (name: string, nodePool: string | null, cpuMillicores: number, memoryBytes: number): NodeSpec => ({
@@ -63,7 +64,7 @@ beforeAll(async () => {
   write(db, T1, [node('general-a', 'general', 3920, 15 * GiB), node('general-big', 'general', 95_690, 370 * GiB)]);
   write(db, T2, [
     node('general-a', 'general', 3920, 15 * GiB), node('general-b', 'general', 3920, 15 * GiB), node('general-c', 'general', 7910, 14 * GiB),
-    node('batch-a', 'batch', 1930, 3 * GiB), node('mng-a', null, 2000, 8 * GiB),
+    node('batch-a', 'batch', 1930, 3 * GiB), node('batch-b', 'batch', 50, 1 * GiB), node('mng-a', null, 2000, 8 * GiB),
   ]);
   app = buildApp({ db });
   baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
@@ -97,11 +98,11 @@ describe('NodePool limits against the capacity of the newest snapshot', () => {
     expect(p.usage).toEqual({ at: '2026-11-01T10:05:00.000Z', nodes: 3, cpuMillicores: 16_000, memoryBytes: 49_236_889_600, nodesWithoutCapacity: 0 });
   });
 
-  it('batch: a node without recorded capacity counts its allocatable (1930m of 2 vCPU) and is counted as such', () => {
+  it('batch: nodes without recorded (or with empty) capacity count their allocatable (1930m + 50m = 1980m of 2 vCPU) and are counted as such', () => {
     const p = pool('batch');
-    expect(p.limits.resources).toEqual([{ resource: 'cpu', quantity: '2', unit: 'millicores', limit: 2000, used: 1930, usedFraction: 0.965 }]);
+    expect(p.limits.resources).toEqual([{ resource: 'cpu', quantity: '2', unit: 'millicores', limit: 2000, used: 1980, usedFraction: 0.99 }]);
     expect(p.limits.memory).toBeNull();
-    expect(p.usage).toMatchObject({ nodes: 1, cpuMillicores: 1930, memoryBytes: 3 * GiB, nodesWithoutCapacity: 1 });
+    expect(p.usage).toMatchObject({ nodes: 2, cpuMillicores: 1980, memoryBytes: 4 * GiB, nodesWithoutCapacity: 2 });
   });
 
   it('legacy: no limits, no nodes, expireAfter unknown', () => {
