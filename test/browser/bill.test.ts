@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PracticeQuestion } from '../../server/schemas/bill';
-import { openPage, screenshot, startDashboard, type Dashboard } from './harness';
+import { dashboardPerFile, openPage, screenshot } from './harness';
 
 /*
  * Explain this bill in headless Chromium over three simulated days of the sandbox: a line expands into its
@@ -8,15 +8,7 @@ import { openPage, screenshot, startDashboard, type Dashboard } from './harness'
  * Cost Explorer CSV imports and becomes the bill shown; practice mode hides the answers until asked.
  */
 
-let d: Dashboard;
-
-beforeAll(async () => {
-  d = await startDashboard({ days: 3 });
-}, 150_000);
-
-afterAll(async () => {
-  await d?.close();
-});
+const d = dashboardPerFile({ days: 3 });
 
 const LINES = '[data-testid="bill-lines"] tbody tr:not(.detail-row)';
 

@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 import { seedFromSandbox } from '../../cli/seed-sandbox';
 import { openDb, type Db } from '../../db/open-db';
 import { createRunsRepository } from '../../db/repositories/runs-repository';
@@ -28,23 +29,45 @@ export const CHROMIUM_ARGS = [
 ];
 const DAY_MS = 86_400_000;
 
-export interface Dashboard {
+export interface ServedDashboard {
   baseUrl: string;
   browser: Browser;
+  /** Closes Chromium and the server (not the database). */
+  close: () => Promise<void>;
+}
+
+/** A served dashboard over a seeded sandbox; `close` also closes the database and the sandbox and removes the files. */
+export interface Dashboard extends ServedDashboard {
   sandbox: RunningSandbox;
   db: Db;
   /** First and last (exclusive) instant seeded, epoch ms. */
   startMs: number;
   endMs: number;
-  close: () => Promise<void>;
+}
+
+/**
+ * The server `npm start` runs (buildApp over `db`, serving the built dist/web, with the clock at `nowMs`) on a free
+ * loopback port, and Chromium. Builds the web first when dist/web is missing; says so when Chromium is.
+ */
+export async function serveDashboard(db: Db, nowMs: number): Promise<ServedDashboard> {
+  if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH`);
+  if (!existsSync(join(WEB_ROOT, 'index.html'))) execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  const app: FastifyInstance = buildApp({ db, webRoot: WEB_ROOT, now: () => nowMs });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  return {
+    baseUrl, browser,
+    close: async () => {
+      await browser.close();
+      await app.close();
+    },
+  };
 }
 
 /** Seeds `days` simulated days of the default scenario (about 2 s a day), serves them, and opens Chromium. */
 export async function startDashboard({ days }: { days: number }): Promise<Dashboard> {
-  if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH`);
-  if (!existsSync(join(WEB_ROOT, 'index.html'))) execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
-  mkdirSync(SCREENSHOTS, { recursive: true });
-
   const savedEnv = { ...process.env };
   const dir = mkdtempSync(join(tmpdir(), 'ledger-browser-'));
   const sandbox = await startSandbox({ dir });
@@ -59,22 +82,33 @@ export async function startDashboard({ days }: { days: number }): Promise<Dashbo
   });
   // As `demo` does: the database says which scenario it holds, so practice bills can be made from it.
   createRunsRepository(db).setSetting(DEMO_SEEDED_SETTING, `${sc.name}|${sc.seed}|v1`);
-  const app: FastifyInstance = buildApp({ db, webRoot: WEB_ROOT, now: () => endMs });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const served = await serveDashboard(db, endMs);
 
   return {
-    baseUrl, browser, sandbox, db, startMs, endMs,
+    baseUrl: served.baseUrl, browser: served.browser, sandbox, db, startMs, endMs,
     close: async () => {
-      await browser.close();
-      await app.close();
+      await served.close();
       db.close();
       await sandbox.close();
       process.env = savedEnv;
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * startDashboard before the file's tests, closed after them. The returned object is filled in by beforeAll: read
+ * its fields inside the tests.
+ */
+export function dashboardPerFile(options: { days: number }): Dashboard {
+  const d = {} as Dashboard; // filled in by beforeAll, read only by the tests that follow it
+  beforeAll(async () => {
+    Object.assign(d, await startDashboard(options));
+  }, 150_000);
+  afterAll(async () => {
+    await d.close?.();
+  });
+  return d;
 }
 
 export interface OpenedPage {

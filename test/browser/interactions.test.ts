@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { openPage, screenshot, SCREENSHOTS, startDashboard, type Dashboard } from './harness';
+import { COST_BARS, PAGES, TIMELINE_LINES } from './dashboard-pages';
+import { dashboardPerFile, openPage, screenshot, SCREENSHOTS } from './harness';
 
 /*
  * What a user does on the dashboard, in headless Chromium over the server `npm start` runs and three simulated
@@ -8,28 +9,7 @@ import { openPage, screenshot, SCREENSHOTS, startDashboard, type Dashboard } fro
  * it), picks and sorts land in the URL, the keyboard reaches everything, and a laptop's first screen shows the filters.
  */
 
-let d: Dashboard;
-
-beforeAll(async () => {
-  d = await startDashboard({ days: 3 });
-}, 150_000);
-
-afterAll(async () => {
-  await d?.close();
-});
-
-const COST_BARS = '[data-testid="cost-chart"] .recharts-bar-rectangle path';
-const TIMELINE_LINES = '[data-testid="timeline-chart"] .recharts-line-curve';
-
-/** Per page: its path, and what on it proves the data arrived. */
-const PAGES = [
-  { name: 'overview', path: '/', ready: [COST_BARS, TIMELINE_LINES, '[data-testid="figure-billUsd"]'] },
-  { name: 'nodepools', path: '/nodepools', ready: ['[data-testid="nodepool-card"]', '[data-testid="compare-chart"] .recharts-bar-rectangle path', '[data-testid="compare-table"] tbody tr'] },
-  { name: 'consolidation', path: '/consolidation', ready: [TIMELINE_LINES, '[data-testid="events-table"] tbody tr'] },
-  { name: 'nodes', path: '/nodes', ready: ['[data-testid="nodes-table"] tbody tr [role="meter"]'] },
-  { name: 'teams', path: '/teams', ready: ['[data-testid="team-chart"] .recharts-bar-rectangle path', '[data-testid="team-table"] tbody tr'] },
-  { name: 'bill', path: '/bill', ready: ['[data-testid="bill-lines"] tbody tr'] },
-] as const;
+const d = dashboardPerFile({ days: 3 });
 
 describe('filters live in the URL', () => {
   it('a NodePool and a range change the charts and the URL; back restores them', async () => {

@@ -1,15 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb, type Db } from '../../db/open-db';
 import { createKubeRepository } from '../../db/repositories/kube-repository';
-import { buildApp } from '../../server/app';
 import { GiB, snapshotWrite, type NodeSpec } from '../fixtures/snapshots';
-import { CHROMIUM, CHROMIUM_ARGS, horizontalOverflow, openPage, screenshot, WEB_ROOT } from './harness';
+import { horizontalOverflow, openPage, screenshot, serveDashboard, type ServedDashboard } from './harness';
 
 /*
  * The Nodes page at 500 nodes (more than the sandbox runs at once): one snapshot written straight into the
@@ -22,7 +19,7 @@ const AT = Date.parse('2026-11-10T12:00:00Z');
 
 let dir: string;
 let db: Db;
-let app: FastifyInstance;
+let served: ServedDashboard;
 let browser: Browser;
 let baseUrl: string;
 
@@ -50,15 +47,12 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ledger-nodes-scale-'));
   db = openDb({ path: join(dir, 'ledger.db') });
   createKubeRepository(db).writeSnapshot(snapshotWrite(AT, nodes()));
-  app = buildApp({ db, webRoot: WEB_ROOT, now: () => AT });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  served = await serveDashboard(db, AT);
+  ({ browser, baseUrl } = served);
 }, 60_000);
 
 afterAll(async () => {
-  await browser?.close();
-  await app?.close();
+  await served?.close();
   db?.close();
   if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
 });

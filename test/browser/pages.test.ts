@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { horizontalOverflow, openPage, screenshot, startDashboard, type Dashboard } from './harness';
+import { describe, expect, it } from 'vitest';
+import { PAGES } from './dashboard-pages';
+import { dashboardPerFile, horizontalOverflow, openPage, screenshot } from './harness';
 
 /*
  * Every page of the dashboard in headless Chromium, over the server `npm start` runs and three simulated days
@@ -7,28 +8,7 @@ import { horizontalOverflow, openPage, screenshot, startDashboard, type Dashboar
  * in light and dark, at 1280 px without sideways scrolling. Screenshots go to test/screenshots/ (git-ignored) for review.
  */
 
-let d: Dashboard;
-
-beforeAll(async () => {
-  d = await startDashboard({ days: 3 });
-}, 150_000);
-
-afterAll(async () => {
-  await d?.close();
-});
-
-const COST_BARS = '[data-testid="cost-chart"] .recharts-bar-rectangle path';
-const TIMELINE_LINES = '[data-testid="timeline-chart"] .recharts-line-curve';
-
-/** Per page: its path, and what on it proves the data arrived. */
-const PAGES = [
-  { name: 'overview', path: '/', ready: [COST_BARS, TIMELINE_LINES, '[data-testid="figure-billUsd"]'] },
-  { name: 'nodepools', path: '/nodepools', ready: ['[data-testid="nodepool-card"]', '[data-testid="compare-chart"] .recharts-bar-rectangle path', '[data-testid="compare-table"] tbody tr'] },
-  { name: 'consolidation', path: '/consolidation', ready: [TIMELINE_LINES, '[data-testid="events-table"] tbody tr'] },
-  { name: 'nodes', path: '/nodes', ready: ['[data-testid="nodes-table"] tbody tr [role="meter"]'] },
-  { name: 'teams', path: '/teams', ready: ['[data-testid="team-chart"] .recharts-bar-rectangle path', '[data-testid="team-table"] tbody tr'] },
-  { name: 'bill', path: '/bill', ready: ['[data-testid="bill-lines"] tbody tr'] },
-] as const;
+const d = dashboardPerFile({ days: 3 });
 
 describe('every page with sandbox data', () => {
   it.each(PAGES)('$name loads, shows its data, logs no error', async ({ name, path, ready }) => {

@@ -1,12 +1,7 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../server/app';
-import { CHROMIUM, CHROMIUM_ARGS, ROOT, WEB_ROOT } from '../browser/harness';
+import { ROOT, serveDashboard, type ServedDashboard } from '../browser/harness';
 import { HOSTILE_TAG_VALUES, hostileTeams, seedHostileDb, type HostileDb } from './fixtures/hostile-db';
 
 /*
@@ -17,24 +12,19 @@ import { HOSTILE_TAG_VALUES, hostileTeams, seedHostileDb, type HostileDb } from 
  * No dialog may open, no element or handler may be injected, and the values must show literally.
  */
 let h: HostileDb;
-let app: FastifyInstance;
+let served: ServedDashboard;
 let browser: Browser;
 let baseUrl: string;
 let range: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH`);
-  if (!existsSync(join(WEB_ROOT, 'index.html'))) execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
   h = await seedHostileDb(2);
   range = `from=${new Date(h.startMs).toISOString().slice(0, 10)}&to=${new Date(h.endMs).toISOString().slice(0, 10)}`;
-  app = buildApp({ db: h.db, webRoot: WEB_ROOT, now: () => h.endMs });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  served = await serveDashboard(h.db, h.endMs);
+  ({ browser, baseUrl } = served);
 }, 120_000);
 afterAll(async () => {
-  await browser?.close();
-  await app?.close();
+  await served?.close();
   h?.close();
 });
 
