@@ -8,9 +8,11 @@ import { createRangeRollupReader, type RawNamespaceSums } from './range-rollups'
  * namespaces' labels (to name teams by another label than the one collected).
  */
 
+/** Hours-weighted sums of one namespace x NodePool over the range, USD. */
 export interface NamespaceSumsRow {
   namespace: string;
   nodePool: string;
+  /** Team as collected (pod label, else namespace label); null when unlabelled. */
   team: string | null;
   /** Σ stored request-share cost (cpu/memory 50/50) × hours, USD. */
   requestShareUsd: number;

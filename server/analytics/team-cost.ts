@@ -8,24 +8,12 @@
  * aws-split: the stored AWS split cost allocation (requests only; see core/rollup.ts awsSplitPodCost).
  */
 
+import type { NamespaceSumsRow } from '../../db/repositories/analytics-teams-repository';
 import { allocateCents, toCents } from './cents';
 import { DEFAULT_SHARE_WEIGHTS, type ShareWeights } from './packing';
 
-/** Hours-weighted sums of one namespace x NodePool over the range, USD. */
-export interface NamespaceCostSums {
-  namespace: string;
-  nodePool: string;
-  /** Team as collected (pod label, else namespace label); null when unlabelled. */
-  team: string | null;
-  /** Σ stored request-share cost (cpu/memory 50/50) × hours. */
-  requestShareUsd: number;
-  /** Σ cpu share × price × hours, over rows that recorded it. */
-  cpuShareUsd: number;
-  memoryShareUsd: number;
-  awsSplitUsd: number;
-  /** Σ stored 50/50 cost × hours of rows written before the per-resource shares were recorded. */
-  legacyRequestShareUsd: number;
-}
+/** Hours-weighted sums of one namespace x NodePool over the range, USD: the teams repository's row (declared there). */
+export type NamespaceCostSums = NamespaceSumsRow;
 
 export interface PoolCostSums {
   nodePool: string;
