@@ -121,6 +121,60 @@ describe('filters live in the URL', () => {
     await close();
   });
 
+  it('the Teams chart asks for all its days in one series request', async () => {
+    const { page, close } = await openPage(d.browser);
+    const asked: string[] = [];
+    page.on('request', (r) => {
+      const u = new URL(r.url());
+      if (u.pathname.startsWith('/api/teams/')) asked.push(u.pathname);
+    });
+    await page.goto(`${d.baseUrl}/teams?range=7d`);
+    await page.locator('[data-testid="team-chart"] .recharts-bar-rectangle path').first().waitFor();
+    await page.getByTestId('team-table').locator('tbody tr').first().waitFor();
+    // Seven day buckets: one request for the chart (it used to be one per day), one for the table and team list.
+    expect(asked.filter((p) => p === '/api/teams/cost/series')).toHaveLength(1);
+    expect(asked.filter((p) => p === '/api/teams/cost')).toHaveLength(1);
+    await close();
+  });
+
+  it('typing in the node search filters the rows (debounced, kept in the URL) and Esc clears it', async () => {
+    const { page, close } = await openPage(d.browser);
+    const searched: string[] = [];
+    page.on('request', (r) => {
+      const u = new URL(r.url());
+      if (u.pathname === '/api/nodes' && u.searchParams.has('q')) searched.push(u.searchParams.get('q') ?? '');
+    });
+    await page.goto(`${d.baseUrl}/nodes?size=500`);
+    const table = page.getByTestId('nodes-table');
+    await table.locator('tbody tr').first().waitFor();
+    // name, NodePool, instance type and zone as shown, per row.
+    const rowTexts = async (): Promise<string[]> => table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) =>
+      [tr.querySelector('th'), ...[0, 1, 3].map((i) => tr.querySelectorAll('td')[i])].map((c) => c?.textContent ?? '').join(' | ').toLowerCase()));
+    const all = await rowTexts();
+    // The zone of the first node, typed in capitals: some nodes but not all are in it.
+    const zone = (await table.locator('tbody tr').first().locator('td').nth(3).innerText()).trim();
+    const term = zone.toUpperCase();
+    const want = all.filter((t) => t.includes(zone.toLowerCase()));
+    expect(want.length).toBeGreaterThan(0);
+    expect(want.length).toBeLessThan(all.length);
+
+    const box = page.getByRole('searchbox', { name: 'Search' });
+    await box.click();
+    await page.keyboard.type(term);
+    await expect.poll(() => new URL(page.url()).searchParams.get('q')).toBe(term);
+    await expect.poll(() => table.locator('tbody tr').count()).toBe(want.length);
+    expect((await rowTexts()).sort()).toEqual([...want].sort());
+    // Debounced: the server was asked for the whole term, not once per key.
+    expect(searched.at(-1)).toBe(term);
+    expect(searched.length).toBeLessThan(term.length);
+
+    await box.press('Escape');
+    await expect.poll(() => new URL(page.url()).searchParams.has('q')).toBe(false);
+    await expect.poll(() => table.locator('tbody tr').count()).toBe(all.length);
+    await expect(box.inputValue()).resolves.toBe('');
+    await close();
+  });
+
   it('the node table sorts by a column header and says so', async () => {
     const { page, close } = await openPage(d.browser);
     await page.goto(`${d.baseUrl}/nodes`);

@@ -9,6 +9,7 @@ import { formatIsoUtc } from '../../../lib/format';
 import type { ParamUpdates } from '../../../lib/url-params';
 import { useNodes } from '../api/use-nodes';
 import { nodesQuery, pageCount, PAGE_SIZES, sortUpdates, type CapacityFilter, type NodeTableState } from '../utils/node-table';
+import { NodeSearch } from './node-search';
 import { NodesTable } from './nodes-table';
 
 interface NodesPanelProps {
@@ -40,7 +41,7 @@ export function NodesPanel({ state, nodePool, onChange, colors }: NodesPanelProp
     if (nodes.data.rows.length === 0) {
       return (
         <EmptyState title={total > 0 ? 'No nodes on this page.' : 'No nodes match the filters.'}>
-          {total > 0 ? 'Go back to the first page.' : 'Clear the NodePool or capacity type filter.'}
+          {total > 0 ? 'Go back to the first page.' : state.q === undefined ? 'Clear the NodePool or capacity type filter.' : 'Change the search (Esc clears it), or clear the NodePool or capacity type filter.'}
         </EmptyState>
       );
     }
@@ -74,6 +75,7 @@ export function NodesPanel({ state, nodePool, onChange, colors }: NodesPanelProp
       subtitle="Each bar: the pods' requests against the node's allocatable. Idle USD / h: the part of the price requests do not cover (cpu and memory weighted 50/50)."
       actions={
         <div className="panel-tools">
+          <NodeSearch q={state.q} onSearch={(q) => onChange({ q, page: undefined })} />
           <Segmented
             label="Capacity type"
             value={state.capacityType ?? 'all'}

@@ -6,8 +6,8 @@ const parse = (qs: string) => parseNodeTable(new URLSearchParams(qs));
 describe('parseNodeTable', () => {
   it('defaults to the worst cpu packing first, 100 rows, newest snapshot', () => expect(parse('')).toEqual(DEFAULT_NODE_TABLE));
   it('reads every key', () =>
-    expect(parse('sort=usdPerHour&order=desc&capacity=spot&page=3&size=250&at=2026-11-09T10:00:00Z')).toEqual({
-      sort: 'usdPerHour', order: 'desc', capacityType: 'spot', page: 3, pageSize: 250, at: '2026-11-09T10:00:00Z',
+    expect(parse('sort=usdPerHour&order=desc&capacity=spot&page=3&size=250&at=2026-11-09T10:00:00Z&q=m5.')).toEqual({
+      sort: 'usdPerHour', order: 'desc', capacityType: 'spot', page: 3, pageSize: 250, at: '2026-11-09T10:00:00Z', q: 'm5.',
     }));
   describe.each([
     { qs: 'sort=price', key: 'sort', expected: 'cpu' },
@@ -17,6 +17,10 @@ describe('parseNodeTable', () => {
     { qs: 'page=2.5', key: 'page', expected: 1 },
     { qs: 'size=99', key: 'pageSize', expected: 100 },
     { qs: 'at=yesterday', key: 'at', expected: undefined },
+    { qs: 'q=', key: 'q', expected: undefined },
+    { qs: 'q=%01%1F%7F', key: 'q', expected: undefined },
+    { qs: 'q=a%0Ab', key: 'q', expected: 'ab' },
+    { qs: `q=${'x'.repeat(120)}`, key: 'q', expected: 'x'.repeat(100) },
   ])('ignores ?$qs', ({ qs, key, expected }) => it(`${key} -> ${String(expected)}`, () => expect(parse(qs)[key as keyof typeof DEFAULT_NODE_TABLE]).toBe(expected)));
 });
 
@@ -37,8 +41,9 @@ describe('pageCount and nodesQuery', () => {
   });
   it('page 3 of 100 skips 200 rows', () =>
     expect(nodesQuery({ ...DEFAULT_NODE_TABLE, page: 3 }, 'general')).toEqual({
-      sort: 'cpu', order: 'asc', nodepool: 'general', capacityType: undefined, at: undefined, limit: '100', offset: '200',
+      sort: 'cpu', order: 'asc', nodepool: 'general', capacityType: undefined, at: undefined, q: undefined, limit: '100', offset: '200',
     }));
+  it('passes the search on', () => expect(nodesQuery({ ...DEFAULT_NODE_TABLE, q: '50%' }, undefined).q).toBe('50%'));
 });
 
 describe('formatAge', () => {

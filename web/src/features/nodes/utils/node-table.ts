@@ -7,6 +7,7 @@ import type { ParamUpdates } from '../../../lib/url-params';
  *   &capacity=spot        on-demand | spot | reserved
  *   &page=2&size=100      1-based page, rows per page
  *   &at=2026-11-09T10:00:00Z  the snapshot at or before this instant (default: the newest)
+ *   &q=m5.                text to look for in name, NodeClaim, instance type, NodePool and zone
  */
 
 export const NODE_SORTS: readonly NodeSort[] = ['name', 'nodePool', 'instanceType', 'capacityType', 'zone', 'ageHours', 'usdPerHour', 'cpu', 'memory', 'idleUsdPerHour'];
@@ -23,10 +24,21 @@ export interface NodeTableState {
   pageSize: number;
   /** ISO instant, or undefined for the newest snapshot. */
   at: string | undefined;
+  /** Search text (at most 100 characters, as /api/nodes takes), or undefined for every node. */
+  q: string | undefined;
 }
 
 /** The worst-packed nodes first: what a reader of this page is usually after. */
-export const DEFAULT_NODE_TABLE: NodeTableState = { sort: 'cpu', order: 'asc', capacityType: undefined, page: 1, pageSize: 100, at: undefined };
+export const DEFAULT_NODE_TABLE: NodeTableState = { sort: 'cpu', order: 'asc', capacityType: undefined, page: 1, pageSize: 100, at: undefined, q: undefined };
+
+/** The longest search /api/nodes takes. */
+export const MAX_SEARCH_LENGTH = 100;
+
+/** Search text as the API takes it: control characters dropped (the server refuses them), at most 100 characters; '' = none. */
+export function searchText(raw: string | null): string | undefined {
+  const text = (raw ?? '').replace(/[\u0000-\u001f\u007f]/g, '').slice(0, MAX_SEARCH_LENGTH);
+  return text === '' ? undefined : text;
+}
 
 /** Columns whose natural first click is descending (biggest, most expensive, oldest first). */
 const DESC_FIRST: ReadonlySet<NodeSort> = new Set(['ageHours', 'usdPerHour', 'idleUsdPerHour']);
@@ -46,6 +58,7 @@ export function parseNodeTable(params: URLSearchParams): NodeTableState {
     page: Number.isInteger(page) && page >= 1 ? page : 1,
     pageSize: PAGE_SIZES.find((s) => s === size) ?? DEFAULT_NODE_TABLE.pageSize,
     at: at !== null && AT_RE.test(at) && Number.isFinite(Date.parse(at)) ? at : undefined,
+    q: searchText(params.get('q')),
   };
 }
 
@@ -60,7 +73,7 @@ export const pageCount = (total: number, pageSize: number): number => Math.max(1
 /** The query of /api/nodes for this state. */
 export function nodesQuery(state: NodeTableState, nodePool: string | undefined): Record<string, string | undefined> {
   return {
-    sort: state.sort, order: state.order, nodepool: nodePool, capacityType: state.capacityType, at: state.at,
+    sort: state.sort, order: state.order, nodepool: nodePool, capacityType: state.capacityType, at: state.at, q: state.q,
     limit: String(state.pageSize), offset: String((state.page - 1) * state.pageSize),
   };
 }
