@@ -1,18 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedFromSandbox } from '../../cli/seed-sandbox';
-import { openDb, type Db } from '../../db/open-db';
-import { startSandbox, type RunningSandbox } from '../../sandbox/index';
-import { buildApp } from '../../server/app';
+import type { RunningSandbox } from '../../sandbox/index';
 import type { ConsolidationCompareResponse, ConsolidationEventsResponse } from '../../server/schemas/consolidation';
 import type { EfficiencySummaryResponse } from '../../server/schemas/efficiency';
 import type { NodePoolCompareResponse, ReconciliationResponse } from '../../server/schemas/nodepool-cost';
 import type { DailyCostResponse } from '../../server/schemas/reports';
 import type { TeamCostResponse } from '../../server/schemas/teams';
+import { startSeededApi, type SeededApi } from '../fixtures/seeded-api';
 
 /*
  * The week4 sandbox scenario, its first simulated day, through the real collectors into SQLite (seedFromSandbox),
@@ -21,13 +14,10 @@ import type { TeamCostResponse } from '../../server/schemas/teams';
  */
 
 const DAY_MS = 86_400_000;
-let dir: string;
-let db: Db;
+let api: SeededApi;
 let sandbox: RunningSandbox;
-let app: FastifyInstance;
 let base: string;
 let range: string;
-const savedEnv = { ...process.env };
 
 async function get<T>(path: string): Promise<T> {
   const res = await fetch(`${base}${path}`);
@@ -36,28 +26,13 @@ async function get<T>(path: string): Promise<T> {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'ledger-analytics-e2e-'));
-  sandbox = await startSandbox({ dir });
-  Object.assign(process.env, sandbox.awsEnv);
-  db = openDb({ path: join(dir, 'ledger.db') });
-  const sc = sandbox.scenario;
-  const endMs = sc.start + DAY_MS;
-  await seedFromSandbox({
-    db, sandboxUrl: sandbox.url, kubeconfigPath: sandbox.kubeconfigPath, clusterName: sc.clusterName, region: sc.region,
-    startMs: sc.start, endMs, stepMs: sc.stepMs, quiet: true,
-  });
-  app = buildApp({ db, webRoot: join(dir, 'no-web'), now: () => endMs });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  range = `from=${new Date(sc.start).toISOString()}&to=${new Date(endMs).toISOString()}`;
+  api = await startSeededApi({ prefix: 'ledger-analytics-e2e-', days: 1 });
+  ({ sandbox, base } = api);
+  range = `from=${new Date(api.startMs).toISOString()}&to=${new Date(api.endMs).toISOString()}`;
 });
 
 afterAll(async () => {
-  await app?.close();
-  db?.close();
-  await sandbox?.close();
-  process.env = savedEnv;
-  rmSync(dir, { recursive: true, force: true });
+  await api?.close();
 });
 
 describe('consolidation on the week4 sandbox', () => {

@@ -1,14 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedFromSandbox } from '../../cli/seed-sandbox';
-import { openDb, type Db } from '../../db/open-db';
-import { startSandbox, type RunningSandbox } from '../../sandbox/index';
-import { buildApp } from '../../server/app';
 import type { TeamCostResponse, TeamCostSeriesResponse } from '../../server/schemas/teams';
+import { startSeededApi, type SeededApi } from '../fixtures/seeded-api';
 
 /*
  * GET /api/teams/cost/series against GET /api/teams/cost asked once per bucket: the series reads every bucket in one
@@ -19,13 +11,9 @@ import type { TeamCostResponse, TeamCostSeriesResponse } from '../../server/sche
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 const SEEDED_DAYS = 2;
-let dir: string;
-let db: Db;
-let sandbox: RunningSandbox;
-let app: FastifyInstance;
+let api: SeededApi;
 let base: string;
 let startMs: number;
-const savedEnv = { ...process.env };
 
 async function fetchText(path: string): Promise<{ status: number; text: string; type: string }> {
   const res = await fetch(`${base}${path}`);
@@ -39,29 +27,13 @@ async function get<T>(path: string): Promise<T> {
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'ledger-teams-series-'));
-  sandbox = await startSandbox({ dir });
-  Object.assign(process.env, sandbox.awsEnv);
-  db = openDb({ path: join(dir, 'ledger.db') });
-  const sc = sandbox.scenario;
-  startMs = sc.start;
-  const endMs = sc.start + SEEDED_DAYS * DAY_MS;
-  await seedFromSandbox({
-    db, sandboxUrl: sandbox.url, kubeconfigPath: sandbox.kubeconfigPath, clusterName: sc.clusterName, region: sc.region,
-    // Every third 5-minute step: 15-minute snapshots still cover all the time (the interval cap) and seed 3x faster.
-    startMs: sc.start, endMs, stepMs: 3 * sc.stepMs, quiet: true,
-  });
-  app = buildApp({ db, webRoot: join(dir, 'no-web'), now: () => endMs });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  // Every third 5-minute step: 15-minute snapshots still cover all the time (the interval cap) and seed 3x faster.
+  api = await startSeededApi({ prefix: 'ledger-teams-series-', days: SEEDED_DAYS, stepFactor: 3 });
+  ({ base, startMs } = api);
 }, 60_000);
 
 afterAll(async () => {
-  await app?.close();
-  db?.close();
-  await sandbox?.close();
-  process.env = savedEnv;
-  rmSync(dir, { recursive: true, force: true });
+  await api?.close();
 });
 
 const cents = (usd: number): number => Math.round(usd * 100);
