@@ -6,7 +6,7 @@ import {
 } from '../schemas/consolidation';
 import { ErrorResponseSchema } from '../schemas/reports';
 import type { ConsolidationService } from '../services/consolidation-service';
-import { TABLE_PRODUCES, tableReply } from './table-reply';
+import { TABLE_PRODUCES, tableReply, wantsCsv } from './table-reply';
 
 const errors = { 400: ErrorResponseSchema, 500: ErrorResponseSchema };
 const tags = ['consolidation'];
@@ -17,10 +17,11 @@ export async function consolidationRoutes(app: FastifyInstance, opts: { consolid
 
   app.get<{ Querystring: ConsolidationEventsQuery }>('/api/consolidation/events', {
     schema: {
-      summary: 'Disruptions (Underutilized, Empty, Drifted, Expired, Interrupted) with their replacements', tags, produces: TABLE_PRODUCES,
+      summary: 'Disruptions (Underutilized, Empty, Drifted, Expired, Interrupted) with their replacements, paged', tags, produces: TABLE_PRODUCES,
+      description: 'JSON answers one page (limit, offset; total and counts cover every matching row). CSV downloads every matching row: limit and offset are ignored.',
       querystring: ConsolidationEventsQuerySchema, response: { 200: ConsolidationEventsResponseSchema, ...errors },
     },
-  }, async (req, reply) => tableReply(req, reply, consolidation.events(req.query), (b) => b.rows, 'consolidation-events'));
+  }, async (req, reply) => tableReply(req, reply, consolidation.events(req.query, { allRows: wantsCsv(req) }), (b) => b.rows, 'consolidation-events'));
 
   app.get<{ Querystring: ConsolidationCompareQuery }>('/api/consolidation/compare', {
     schema: {

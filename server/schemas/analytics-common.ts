@@ -44,7 +44,7 @@ export const ANALYTICS_QUERY_PARAM_HINTS: Readonly<Record<string, string>> = {
   capacityType: '"on-demand", "spot" or "reserved"',
   sort: 'a column name of the node table (name, nodePool, instanceType, capacityType, zone, ageHours, usdPerHour, cpu, memory)',
   order: '"asc" or "desc"',
-  limit: 'an integer from 1 to 5000',
+  limit: 'an integer from 1 up to the route\'s maximum (5000 rows on /api/nodes, 1000 on /api/consolidation/events)',
   offset: 'an integer from 0',
   bucket: '"day" or "week"',
   q: 'text to look for in node names, NodeClaims, instance types, NodePools and zones (at most 100 characters)',

@@ -14,6 +14,10 @@ export const DisruptionReasonSchema = Type.Union([
   Type.Literal('Underutilized'), Type.Literal('Empty'), Type.Literal('Drifted'), Type.Literal('Expired'), Type.Literal('Interrupted'),
 ]);
 
+/** A month of a 1,000-node cluster holds ~6,000 disruptions (2.4 MB): too much for one answer, so the list is paged. */
+export const DEFAULT_EVENTS_PAGE = 200;
+export const MAX_EVENTS_PAGE = 1000;
+
 export const ConsolidationEventsQuerySchema = Type.Object(
   {
     ...rangeQueryProperties,
@@ -21,6 +25,8 @@ export const ConsolidationEventsQuerySchema = Type.Object(
     kind: Type.Optional(Type.Union([Type.Literal('disruption'), Type.Literal('blocked'), Type.Literal('all')], {
       description: 'disruption (default): nodes removed or replaced; blocked: DisruptionBlocked events; all: both.',
     })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_EVENTS_PAGE, description: `Rows per page, 1..${MAX_EVENTS_PAGE}. Default ${DEFAULT_EVENTS_PAGE}. CSV ignores it.` })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Rows to skip. Default 0. CSV ignores it.' })),
   },
   { additionalProperties: false },
 );
@@ -58,9 +64,13 @@ export type DisruptionEvent = Static<typeof DisruptionEventSchema>;
 export const ConsolidationEventsResponseSchema = Type.Object({
   from: Type.String(),
   to: Type.String(),
-  /** Sorted by time, then NodePool and node. */
+  /** Rows matching the filters, before paging. */
+  total: Type.Integer(),
+  limit: Type.Integer(),
+  offset: Type.Integer(),
+  /** This page: sorted by time, then NodePool and node. */
   rows: Type.Array(DisruptionEventSchema),
-  /** Events per reason (blocked events count under "Blocked"). */
+  /** Events per reason over every row matching the filters, not only this page (blocked events count under "Blocked"). */
   counts: Type.Array(Type.Object({ reason: Type.String(), count: Type.Integer() })),
 });
 export type ConsolidationEventsResponse = Static<typeof ConsolidationEventsResponseSchema>;

@@ -5,9 +5,9 @@ import { buildDisruptions, countByReason, REPLACEMENT_MATCH_MS, SAME_DISRUPTION_
 import { bucketStart, chooseBucketMs, HOUR_MS, MAX_POINTS_PER_SERIES } from '../analytics/efficiency';
 import { eventIdTime, parseWindow } from '../analytics/query-params';
 import { isoInstant, parseInstant, QueryParamError } from '../analytics/range';
-import type {
-  ConsolidationCompareQuery, ConsolidationCompareResponse, ConsolidationEventsQuery, ConsolidationEventsResponse,
-  ConsolidationTimelineResponse, DisruptionEvent,
+import {
+  DEFAULT_EVENTS_PAGE, type ConsolidationCompareQuery, type ConsolidationCompareResponse, type ConsolidationEventsQuery,
+  type ConsolidationEventsResponse, type ConsolidationTimelineResponse, type DisruptionEvent,
 } from '../schemas/consolidation';
 import { NotFoundError, rangeOf, type RangeContext } from './analytics-range';
 
@@ -43,14 +43,20 @@ export function createConsolidationService(events: AnalyticsEventsRepository, pa
   };
 
   return {
-    events(q: ConsolidationEventsQuery): ConsolidationEventsResponse {
+    /** One page of the disruptions matching the filters (every one with `allRows`: the CSV download), counted in full. */
+    events(q: ConsolidationEventsQuery, opts: { allRows?: boolean } = {}): ConsolidationEventsResponse {
       const range = rangeOf(ctx, q);
       const kind = q.kind ?? 'disruption';
       const rows = disruptionsIn(range.fromMs, range.toMs).filter((d) =>
         (kind === 'all' || d.blocked === (kind === 'blocked'))
         && (range.nodePool === undefined || d.nodePool === range.nodePool)
         && (q.reason === undefined || d.reason === q.reason));
-      return { from: isoInstant(range.fromMs), to: isoInstant(range.toMs), rows: rows.map(toEvent), counts: countByReason(rows) };
+      const offset = opts.allRows === true ? 0 : q.offset ?? 0;
+      const limit = opts.allRows === true ? rows.length : q.limit ?? DEFAULT_EVENTS_PAGE;
+      return {
+        from: isoInstant(range.fromMs), to: isoInstant(range.toMs), total: rows.length, limit, offset,
+        rows: rows.slice(offset, offset + limit).map(toEvent), counts: countByReason(rows),
+      };
     },
 
     /** Equal windows [at − window, at) and [at, at + window) around an event or a chosen instant. */

@@ -66,6 +66,45 @@ describe('consolidation on the week4 sandbox', () => {
   });
 });
 
+describe('paging the disruptions', () => {
+  const all = `/api/consolidation/events?kind=all&limit=1000`;
+
+  it('pages of 7 cover every disruption exactly once, in order; total and counts cover all of them on every page', async () => {
+    const whole = await get<ConsolidationEventsResponse>(`${all}&${range}`);
+    // The day holds 25 simulated disruptions (and some blocked events): more than three pages of 7.
+    expect(whole.total).toBe(whole.rows.length);
+    expect(whole.total).toBeGreaterThan(21);
+    const ids: string[] = [];
+    for (let offset = 0; offset < whole.total; offset += 7) {
+      const page = await get<ConsolidationEventsResponse>(`/api/consolidation/events?kind=all&${range}&limit=7&offset=${offset}`);
+      expect(page).toMatchObject({ total: whole.total, limit: 7, offset, counts: whole.counts });
+      expect(page.rows.length).toBe(Math.min(7, whole.total - offset));
+      ids.push(...page.rows.map((r) => r.id));
+    }
+    expect(ids).toEqual(whole.rows.map((r) => r.id));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(whole.counts.reduce((s, c) => s + c.count, 0)).toBe(whole.total);
+  });
+
+  it('defaults to the first 200; past the end is an empty page that still counts', async () => {
+    const whole = await get<ConsolidationEventsResponse>(`${all}&${range}`);
+    const first = await get<ConsolidationEventsResponse>(`/api/consolidation/events?kind=all&${range}`);
+    expect(first).toMatchObject({ limit: 200, offset: 0, total: whole.total });
+    expect(first.rows).toEqual(whole.rows.slice(0, 200));
+    const past = await get<ConsolidationEventsResponse>(`/api/consolidation/events?kind=all&${range}&offset=${whole.total}`);
+    expect(past).toMatchObject({ rows: [], total: whole.total, counts: whole.counts });
+  });
+
+  it('CSV downloads every matching row whatever the page asked', async () => {
+    const whole = await get<ConsolidationEventsResponse>(`${all}&${range}&reason=Underutilized`);
+    const res = await fetch(`${base}/api/consolidation/events?${range}&reason=Underutilized&limit=2&offset=3&format=csv`);
+    const lines = (await res.text()).trim().split('\r\n');
+    expect(whole.total).toBeGreaterThan(5);
+    expect(lines).toHaveLength(1 + whole.total);
+    expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(whole.rows.map((r) => r.id));
+  });
+});
+
 describe('team attribution on the week4 sandbox', () => {
   it.each([
     ['request share 50/50', ''],
