@@ -36,35 +36,40 @@ export interface GoneNodeClaimJoinRow {
   disruptionReason: string;
 }
 
-interface RawEvent {
-  uid: string; at: number; reason: string; message: string; kind: string; name: string; node_name: string | null; nodeclaim: string | null;
-  nodepool: string | null; instance_type: string | null; capacity_type: string | null; deleted_at: number | null;
-}
+/** One row of the events query as an array (raw mode: no per-row object from the driver), columns in EventJoinRow order. */
+type RawEvent = [
+  uid: string, at: number, reason: string, message: string, kind: string, name: string, nodeName: string | null, nodeClaim: string | null,
+  nodePool: string | null, instanceType: string | null, capacityType: string | null, deletedAt: number | null,
+];
 interface RawGone {
   nodeclaim: string; node_name: string | null; nodepool: string | null; instance_type: string | null; capacity_type: string | null;
   deleted_at: number; disruption_reason: string;
 }
 
 export function createAnalyticsEventsRepository(db: Db) {
-  // A Node event finds its NodeClaim through nodes.nodeclaim; a NodeClaim event finds its Node through the
-  // node that names it (nodeclaims.node_name can be empty before registration).
+  // Two halves, each joining only what its kind needs: a Node event finds its NodeClaim through nodes.nodeclaim;
+  // a NodeClaim event finds its Node through the node that names it (nodeclaims.node_name can be empty before
+  // registration). Rows come back as arrays: at a month of a churning 1,000-node cluster (12k events) building
+  // one object per row in the driver cost half the query (npm run bench, store).
+  const inRange = `e.at >= CAST(@fromMs AS INTEGER) AND e.at < CAST(@toMs AS INTEGER)
+      AND e.reason IN (${DISRUPTION_EVENT_REASONS.map((r) => `'${r}'`).join(', ')})`;
   const events = db.prepare(`
-    SELECT e.uid, e.at, e.reason, e.message, e.kind, e.name,
-           CASE WHEN e.kind = 'Node' THEN e.name ELSE COALESCE(cn.name, c.node_name) END AS node_name,
-           CASE WHEN e.kind = 'NodeClaim' THEN e.name ELSE n.nodeclaim END AS nodeclaim,
-           COALESCE(n.nodepool, cn.nodepool, c.nodepool, nc.nodepool) AS nodepool,
-           COALESCE(n.instance_type, cn.instance_type, c.instance_type, nc.instance_type) AS instance_type,
-           COALESCE(n.capacity_type, cn.capacity_type, c.capacity_type, nc.capacity_type) AS capacity_type,
-           COALESCE(n.deleted_at, cn.deleted_at, c.deleted_at, nc.deleted_at) AS deleted_at
+    SELECT e.uid, e.at, e.reason, e.message, e.kind, e.name, e.name, n.nodeclaim,
+           COALESCE(n.nodepool, nc.nodepool), COALESCE(n.instance_type, nc.instance_type),
+           COALESCE(n.capacity_type, nc.capacity_type), COALESCE(n.deleted_at, nc.deleted_at)
     FROM events e
-    LEFT JOIN nodes n ON e.kind = 'Node' AND n.name = e.name
-    LEFT JOIN nodeclaims nc ON e.kind = 'Node' AND nc.name = n.nodeclaim
-    LEFT JOIN nodeclaims c ON e.kind = 'NodeClaim' AND c.name = e.name
-    LEFT JOIN nodes cn ON e.kind = 'NodeClaim' AND cn.nodeclaim = e.name
-    WHERE e.at >= CAST(@fromMs AS INTEGER) AND e.at < CAST(@toMs AS INTEGER)
-      AND e.reason IN (${DISRUPTION_EVENT_REASONS.map((r) => `'${r}'`).join(', ')})
-      AND e.kind IN ('Node', 'NodeClaim')
-    ORDER BY e.at, e.uid`);
+    LEFT JOIN nodes n ON n.name = e.name
+    LEFT JOIN nodeclaims nc ON nc.name = n.nodeclaim
+    WHERE ${inRange} AND e.kind = 'Node'
+    UNION ALL
+    SELECT e.uid, e.at, e.reason, e.message, e.kind, e.name, COALESCE(cn.name, c.node_name), e.name,
+           COALESCE(cn.nodepool, c.nodepool), COALESCE(cn.instance_type, c.instance_type),
+           COALESCE(cn.capacity_type, c.capacity_type), COALESCE(cn.deleted_at, c.deleted_at)
+    FROM events e
+    LEFT JOIN nodeclaims c ON c.name = e.name
+    LEFT JOIN nodes cn ON cn.nodeclaim = e.name
+    WHERE ${inRange} AND e.kind = 'NodeClaim'
+    ORDER BY 2, 1`).raw(true);
 
   const gone = db.prepare(`
     SELECT c.name AS nodeclaim, COALESCE(c.node_name, n.name) AS node_name, c.nodepool, c.instance_type, c.capacity_type,
@@ -76,9 +81,8 @@ export function createAnalyticsEventsRepository(db: Db) {
   return {
     /** Disruption-related events in [fromMs, toMs), each joined with its Node and NodeClaim. */
     disruptionEvents(range: { fromMs: number; toMs: number }): EventJoinRow[] {
-      return (events.all(range) as RawEvent[]).map((r) => ({
-        uid: r.uid, atMs: r.at, reason: r.reason, message: r.message, kind: r.kind, name: r.name, nodeName: r.node_name,
-        nodeClaim: r.nodeclaim, nodePool: r.nodepool, instanceType: r.instance_type, capacityType: r.capacity_type, nodeDeletedAtMs: r.deleted_at,
+      return (events.all(range) as RawEvent[]).map(([uid, atMs, reason, message, kind, name, nodeName, nodeClaim, nodePool, instanceType, capacityType, nodeDeletedAtMs]) => ({
+        uid, atMs, reason, message, kind, name, nodeName, nodeClaim, nodePool, instanceType, capacityType, nodeDeletedAtMs,
       }));
     },
 

@@ -85,3 +85,39 @@ describe('buildDisruptions', () => {
     expect(twice).toHaveLength(2);
   });
 });
+
+describe('buildDisruptions: replacement matching by time', () => {
+  const replace = (atMs: number, claim: string, reason = 'Underutilized', nodePool = 'general') =>
+    pair(atMs, 'DisruptionTerminating', `Disrupting Node: ${reason}/Replace`, `node-${claim}`, claim, nodePool);
+  const MIN = 60_000;
+
+  it('gives each launch to the nearest Replace of its NodePool and reason within 2 minutes', () => {
+    const ds = buildDisruptions([
+      ...replace(T, 'old-a'), // 10:00
+      ...replace(T + 3 * MIN, 'old-b'), // 10:03
+      ...replace(T + 3 * MIN, 'old-c', 'Drifted'), // 10:03, another reason
+      launch(T + 1 * MIN, 'Launching NodeClaim: Underutilized/Replace', 'new-1'), // 1 min from a, 2 from b: a
+      launch(T + 2 * MIN + 30_000, 'Launching NodeClaim: Underutilized/Replace', 'new-2'), // 2.5 from a (too far), 0.5 from b: b
+      launch(T + 3 * MIN, 'Launching NodeClaim: Drifted/Replace', 'new-3'), // same time as b, but Drifted: c
+      launch(T + 6 * MIN, 'Launching NodeClaim: Underutilized/Replace', 'new-4'), // 3 min from b: nobody
+    ]);
+    const byClaim = new Map(ds.map((d) => [d.nodeClaim, d.replacements]));
+    expect(byClaim.get('old-a')).toEqual(['new-1']);
+    expect(byClaim.get('old-b')).toEqual(['new-2']);
+    expect(byClaim.get('old-c')).toEqual(['new-3']);
+  });
+
+  it('on a tie, the earlier Replace gets the launch', () => {
+    const ds = buildDisruptions([
+      ...replace(T + 2 * MIN, 'late'),
+      ...replace(T, 'early'),
+      launch(T + 1 * MIN, 'Launching NodeClaim: Underutilized/Replace', 'new'),
+    ]);
+    expect(ds.map((d) => [d.nodeClaim, d.replacements])).toEqual([['early', ['new']], ['late', []]]);
+  });
+
+  it('an unparsable launch message matches a Replace of any reason', () => {
+    const ds = buildDisruptions([...replace(T, 'old', 'Drifted'), launch(T + MIN, 'Launching NodeClaim', 'new')]);
+    expect(ds[0].replacements).toEqual(['new']);
+  });
+});

@@ -9,6 +9,7 @@
  */
 
 import { DISRUPTION_REASONS } from '../../core/labels';
+import { lastIndexAtOrBefore } from '../../core/time-search';
 import type { EventJoinRow, GoneNodeClaimJoinRow } from '../../db/repositories/analytics-events-repository';
 
 /** An event row joined with the Node / NodeClaim it names: the rows the events repository reads (declared there). */
@@ -96,6 +97,21 @@ function merged(group: readonly DisruptionEventRow[]) {
 }
 
 /**
+ * The Replace nearest to `atMs` within REPLACEMENT_MATCH_MS (of `reason` when known) in a time-sorted list; on a tie
+ * the earlier one, as a stable sort by distance would pick.
+ */
+function nearestReplace(sorted: readonly Disruption[], atMs: number, reason: string | null): Disruption | undefined {
+  let i = lastIndexAtOrBefore(sorted, atMs - REPLACEMENT_MATCH_MS - 1, (d) => d.atMs) + 1;
+  let best: Disruption | undefined;
+  for (; i < sorted.length && sorted[i].atMs <= atMs + REPLACEMENT_MATCH_MS; i++) {
+    const d = sorted[i];
+    if (reason !== null && d.reason !== reason) continue;
+    if (best === undefined || Math.abs(d.atMs - atMs) < Math.abs(best.atMs - atMs)) best = d;
+  }
+  return best;
+}
+
+/**
  * Disruptions (and blocked attempts) from event rows and gone NodeClaims, sorted by time, NodePool, node.
  * Replacements: NodeClaims with DisruptionLaunching in the same NodePool, for the same reason, within
  * REPLACEMENT_MATCH_MS of a Replace, each given to the nearest such disruption.
@@ -106,12 +122,17 @@ export function buildDisruptions(events: readonly DisruptionEventRow[], gone: re
   const interrupted = events.filter((e) => e.reason === 'SpotInterrupted');
   const usedInterruptions = new Set<DisruptionEventRow[]>();
   const interruptionGroups = groupSameDisruption(interrupted);
+  const interruptionsByKey = new Map<string, DisruptionEventRow[][]>();
+  for (const g of interruptionGroups) {
+    const k = keyOf(merged(g));
+    interruptionsByKey.set(k, [...(interruptionsByKey.get(k) ?? []), g]);
+  }
 
   for (const group of groupSameDisruption(terminating)) {
     const m = merged(group);
     const parsed = parseDisruptionMessage(m.message) ?? { reason: 'Unknown', action: null };
     const key = keyOf(m);
-    const warning = interruptionGroups.find((g) => keyOf(merged(g)) === key && Math.abs(g[0].atMs - m.atMs) <= INTERRUPTION_MATCH_MS);
+    const warning = interruptionsByKey.get(key)?.find((g) => Math.abs(g[0].atMs - m.atMs) <= INTERRUPTION_MATCH_MS);
     if (warning) usedInterruptions.add(warning);
     out.push({
       id: disruptionId(m.atMs, key), ...m, reason: parsed.reason, action: parsed.action, source: 'event',
@@ -128,14 +149,21 @@ export function buildDisruptions(events: readonly DisruptionEventRow[], gone: re
     });
   }
 
-  // Replacements, each to the nearest Replace of the same NodePool and reason.
+  // Replacements, each to the nearest Replace of the same NodePool and reason. Replaces are looked up per NodePool
+  // by time (binary search to the window), so a month of a churning cluster stays linear-ish, not launches x disruptions.
+  const replacesByPool = new Map<string, Disruption[]>();
+  for (const d of out) {
+    if (d.action !== 'Replace') continue;
+    const list = replacesByPool.get(d.nodePool) ?? [];
+    list.push(d);
+    replacesByPool.set(d.nodePool, list);
+  }
+  for (const list of replacesByPool.values()) list.sort((a, b) => a.atMs - b.atMs);
   for (const group of groupSameDisruption(events.filter((e) => e.reason === 'DisruptionLaunching'))) {
     const m = merged(group);
     const parsed = parseDisruptionMessage(m.message);
     const claim = m.nodeClaim ?? group[0].name;
-    const candidates = out.filter((d) => d.action === 'Replace' && d.nodePool === m.nodePool && Math.abs(d.atMs - m.atMs) <= REPLACEMENT_MATCH_MS
-      && (parsed === null || d.reason === parsed.reason));
-    const nearest = candidates.sort((a, b) => Math.abs(a.atMs - m.atMs) - Math.abs(b.atMs - m.atMs))[0];
+    const nearest = nearestReplace(replacesByPool.get(m.nodePool) ?? [], m.atMs, parsed?.reason ?? null);
     if (nearest !== undefined && !nearest.replacements.includes(claim)) nearest.replacements.push(claim);
   }
 
