@@ -1,18 +1,17 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
-import { seedFromSandbox } from '../../cli/seed-sandbox';
-import { openDb, type Db } from '../../db/open-db';
+import type { Db } from '../../db/open-db';
 import { createRunsRepository } from '../../db/repositories/runs-repository';
-import { startSandbox, type RunningSandbox } from '../../sandbox/index';
+import type { RunningSandbox } from '../../sandbox/index';
 import { buildApp } from '../../server/app';
 import { DEMO_SEEDED_SETTING } from '../../server/services/bill-practice';
+import { seedSandboxDb } from '../fixtures/seeded-api';
 
 /*
  * What the browser tests run against: the server `npm start` runs (buildApp over a database seeded from the
@@ -27,8 +26,6 @@ export const CHROMIUM_ARGS = [
   '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
   '--no-first-run', '--disable-sync', '--disable-quic',
 ];
-const DAY_MS = 86_400_000;
-
 export interface ServedDashboard {
   baseUrl: string;
   browser: Browser;
@@ -68,18 +65,9 @@ export async function serveDashboard(db: Db, nowMs: number): Promise<ServedDashb
 
 /** Seeds `days` simulated days of the default scenario (about 2 s a day), serves them, and opens Chromium. */
 export async function startDashboard({ days }: { days: number }): Promise<Dashboard> {
-  const savedEnv = { ...process.env };
-  const dir = mkdtempSync(join(tmpdir(), 'ledger-browser-'));
-  const sandbox = await startSandbox({ dir });
-  Object.assign(process.env, sandbox.awsEnv);
-  const db = openDb({ path: join(dir, 'ledger.db') });
+  const seeded = await seedSandboxDb({ prefix: 'ledger-browser-', days });
+  const { sandbox, db, startMs, endMs } = seeded;
   const sc = sandbox.scenario;
-  const startMs = sc.start;
-  const endMs = Math.min(sc.end, sc.start + days * DAY_MS);
-  await seedFromSandbox({
-    db, sandboxUrl: sandbox.url, kubeconfigPath: sandbox.kubeconfigPath, clusterName: sc.clusterName, region: sc.region,
-    startMs, endMs, stepMs: sc.stepMs, quiet: true,
-  });
   // As `demo` does: the database says which scenario it holds, so practice bills can be made from it.
   createRunsRepository(db).setSetting(DEMO_SEEDED_SETTING, `${sc.name}|${sc.seed}|v1`);
   const served = await serveDashboard(db, endMs);
@@ -88,10 +76,7 @@ export async function startDashboard({ days }: { days: number }): Promise<Dashbo
     baseUrl: served.baseUrl, browser: served.browser, sandbox, db, startMs, endMs,
     close: async () => {
       await served.close();
-      db.close();
-      await sandbox.close();
-      process.env = savedEnv;
-      rmSync(dir, { recursive: true, force: true });
+      await seeded.close();
     },
   };
 }
