@@ -100,6 +100,35 @@ describe('filters live in the URL', () => {
     await close();
   });
 
+  it('the disruptions pager moves to the next page by keyboard, keeps it in the URL, and the counts stay totals', async () => {
+    const { page, errors, close } = await openPage(d.browser);
+    await page.goto(`${d.baseUrl}/consolidation?size=25`);
+    const table = page.getByTestId('events-table');
+    const claims = () => table.locator('tbody .node-name').allInnerTexts();
+    await table.locator('tbody tr').first().waitFor();
+    const range = page.locator('.pager-range');
+    const total = Number(/^Disruptions 1–25 of ([\d,]+)$/.exec(await range.innerText())?.[1]?.replace(/,/g, '') ?? NaN);
+    expect(total).toBeGreaterThan(25); // three simulated days hold about a hundred
+    const counts = page.getByTestId('events-counts');
+    const countsText = await counts.innerText();
+    const perReason = [...countsText.matchAll(/: ([\d,]+)/g)].map((m) => Number(m[1]?.replace(/,/g, '')));
+    expect(perReason.reduce((s, n) => s + n, 0)).toBe(total);
+    const first = await claims();
+    expect(first).toHaveLength(25);
+
+    await page.getByRole('navigation', { name: 'Pages of disruptions' }).getByRole('button', { name: 'Next →' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => new URL(page.url()).searchParams.get('page')).toBe('2');
+    await expect.poll(() => range.innerText()).toBe(`Disruptions 26–${Math.min(50, total)} of ${total.toLocaleString('en-US')}`);
+    await expect.poll(async () => (await claims())[0]).not.toBe(first[0]);
+    const second = await claims();
+    expect(second).toHaveLength(Math.min(25, total - 25));
+    expect(second.filter((c) => first.includes(c))).toEqual([]);
+    await expect(counts.innerText()).resolves.toBe(countsText);
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   it('the team table sorts, and downloads as CSV with the same filters', async () => {
     const { page, close } = await openPage(d.browser);
     await page.goto(`${d.baseUrl}/teams?range=1d&by=namespace`);

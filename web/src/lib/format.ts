@@ -8,6 +8,9 @@ export const formatUsdAxis = (v: number): string => (Math.abs(v) >= 1000 ? usdCo
 /** A fraction (0.5) as a percent ("50.0 %"). */
 export const formatFraction = (v: number): string => `${(v * 100).toFixed(1)} %`;
 export const formatPercent = (v: number): string => `${v.toFixed(1)} %`;
+const count = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+/** A whole count with thousands separators ("5,894"). */
+export const formatCount = (n: number): string => count.format(n);
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 const pad = (n: number): string => String(n).padStart(2, '0');

@@ -4,6 +4,7 @@ import { ComparePanel } from '../features/consolidation/components/compare-panel
 import { EventsPanel } from '../features/consolidation/components/events-panel';
 import { TimelinePanel } from '../features/consolidation/components/timeline-panel';
 import { parseCompare, pickEventUpdates, pickTimeUpdates, selectedInstantMs } from '../features/consolidation/utils/compare-state';
+import { firstPage, pageSizeUpdates, pageUpdates, parseEventsPage } from '../features/consolidation/utils/events-page';
 import { FilterBar } from '../features/filters/components/filter-bar';
 import { useUrlFilters } from '../features/filters/hooks/use-url-filters';
 import { rangeQuery, resolveRange } from '../features/filters/utils/url-filters';
@@ -14,12 +15,13 @@ export default function ConsolidationPage() {
   const status = useStatus();
   const { filters, params, update } = useUrlFilters();
   const compare = useMemo(() => parseCompare(params), [params]);
+  const eventsPage = useMemo(() => parseEventsPage(params), [params]);
   const query = rangeQuery(filters, status);
   const resolved = resolveRange(filters.range, status.data?.defaultRange.to);
   return (
     <>
       <PageHeader title="Consolidation" question="What did a consolidation change: nodes, cost per hour, packing — and which nodes went and came?">
-        <FilterBar filters={filters} resolved={resolved} onChange={update} />
+        <FilterBar filters={filters} resolved={resolved} onChange={(u) => update(firstPage(u))} />
       </PageHeader>
       <div className="panels">
         <TimelinePanel
@@ -40,7 +42,10 @@ export default function ConsolidationPage() {
           query={query}
           reason={compare.reason}
           selected={compare.event}
-          onReason={(r) => update({ reason: r })}
+          page={eventsPage}
+          onPage={(p) => update(pageUpdates(p))}
+          onPageSize={(s) => update(pageSizeUpdates(s))}
+          onReason={(r) => update(firstPage({ reason: r }))}
           onPick={(id) => update(pickEventUpdates(id))}
         />
       </div>

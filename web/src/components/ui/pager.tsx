@@ -1,3 +1,5 @@
+import { formatCount } from '../../lib/format';
+
 interface PagerProps {
   /** 1-based. */
   page: number;
@@ -11,14 +13,14 @@ interface PagerProps {
   noun: string;
 }
 
-/** "Rows 101–200 of 512", previous / next, and rows per page. */
+/** "Rows 101–200 of 5,894", previous / next, and rows per page. */
 export function Pager({ page, pageCount, total, pageSize, pageSizes, onPage, onPageSize, noun }: PagerProps) {
   const first = total === 0 ? 0 : (page - 1) * pageSize + 1;
   const last = Math.min(total, page * pageSize);
   return (
     <nav className="pager" aria-label={`Pages of ${noun}`}>
       <span className="pager-range" aria-live="polite">
-        {noun[0]?.toUpperCase()}{noun.slice(1)} {first}–{last} of {total}
+        {noun[0]?.toUpperCase()}{noun.slice(1)} {formatCount(first)}–{formatCount(last)} of {formatCount(total)}
       </span>
       <button type="button" className="button" onClick={() => onPage(page - 1)} disabled={page <= 1}>← Previous</button>
       <span className="pager-page">Page {page} of {pageCount}</span>

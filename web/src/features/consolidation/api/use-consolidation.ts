@@ -4,11 +4,11 @@ import type { NodesResponse } from '../../../../../server/schemas/efficiency';
 import type { RangeQuery } from '../../../../../server/schemas/reports';
 import { getJson } from '../../../lib/api-client';
 
-/** Disruptions in the range (nodes removed or replaced), optionally of one reason. */
-export const useEvents = (query: RangeQuery | undefined, reason: string | undefined) =>
+/** One page of the disruptions in the range (nodes removed or replaced), optionally of one reason; total and counts cover all. */
+export const useEvents = (query: RangeQuery | undefined, reason: string | undefined, page: { limit: string; offset: string }) =>
   useQuery({
-    queryKey: ['consolidation', 'events', query ?? {}, reason],
-    queryFn: ({ signal }) => getJson<ConsolidationEventsResponse>('/api/consolidation/events', { ...query, reason }, signal),
+    queryKey: ['consolidation', 'events', query ?? {}, reason, page],
+    queryFn: ({ signal }) => getJson<ConsolidationEventsResponse>('/api/consolidation/events', { ...query, reason, ...page }, signal),
     enabled: query !== undefined,
     placeholderData: keepPreviousData,
   });

@@ -1,15 +1,20 @@
 import type { RangeQuery } from '../../../../../server/schemas/reports';
+import { Pager } from '../../../components/ui/pager';
 import { Panel } from '../../../components/ui/panel';
 import { Segmented } from '../../../components/ui/segmented';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
-import { formatUtcDateTime, nodePoolLabel } from '../../../lib/format';
+import { formatCount, formatUtcDateTime, nodePoolLabel } from '../../../lib/format';
 import { useEvents } from '../api/use-consolidation';
+import { EVENT_PAGE_SIZES, eventPageCount, eventsPageQuery, type EventsPage } from '../utils/events-page';
 import { reasonColor, reasonText } from '../utils/reasons';
 
 interface EventsPanelProps {
   query: RangeQuery | undefined;
   reason: string | undefined;
   selected: string | undefined;
+  page: EventsPage;
+  onPage: (page: number) => void;
+  onPageSize: (size: number) => void;
   onReason: (reason: string | undefined) => void;
   onPick: (id: string) => void;
 }
@@ -18,12 +23,21 @@ const REASONS = ['all', 'Underutilized', 'Empty', 'Drifted', 'Expired', 'Interru
 type ReasonChoice = (typeof REASONS)[number];
 const REASON_OPTIONS = REASONS.map((r) => ({ value: r, label: r === 'all' ? 'All' : r }));
 
-/** The disruptions of the range, newest last; pick one to compare before and after it. */
-export function EventsPanel({ query, reason, selected, onReason, onPick }: EventsPanelProps) {
-  const events = useEvents(query, reason);
+/** The disruptions of the range, oldest first, a page at a time; pick one to compare before and after it. */
+export function EventsPanel({ query, reason, selected, page, onPage, onPageSize, onReason, onPick }: EventsPanelProps) {
+  const events = useEvents(query, reason, eventsPageQuery(page));
+  const total = events.data?.total ?? 0;
+  const pages = eventPageCount(total, page.pageSize);
   const body = (() => {
     if (query === undefined || events.isPending) return <LoadingState label="Loading disruptions…" />;
     if (events.isError) return <ErrorState title="Could not load the disruptions." error={events.error} onRetry={() => void events.refetch()} />;
+    if (events.data.rows.length === 0 && total > 0) {
+      return (
+        <EmptyState title="No disruptions on this page.">
+          <button type="button" className="button" onClick={() => onPage(1)}>Go to the first page</button>
+        </EmptyState>
+      );
+    }
     if (events.data.rows.length === 0) {
       return (
         <EmptyState title="No disruptions in this range.">
@@ -32,40 +46,60 @@ export function EventsPanel({ query, reason, selected, onReason, onPick }: Event
       );
     }
     return (
-      <div className="table-scroll events-scroll">
-        <table className="data-table" data-testid="events-table">
-          <caption className="visually-hidden">Disruptions, oldest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Time (UTC)</th><th scope="col">NodePool</th><th scope="col">Reason</th><th scope="col">Action</th>
-              <th scope="col">Node</th><th scope="col">Instance</th><th scope="col">Replaced by</th><th scope="col"><span className="visually-hidden">Compare</span></th>
-            </tr>
-          </thead>
-          <tbody>
-            {events.data.rows.map((e) => (
-              <tr key={e.id} className={e.id === selected ? 'is-selected' : undefined}>
-                <td className="period">{formatUtcDateTime(e.atMs)}</td>
-                <td>{nodePoolLabel(e.nodePool, 'nodes')}</td>
-                <td title={reasonText(e.reason)}><span className="swatch swatch-line" style={{ background: reasonColor(e.reason) }} />{e.reason}{e.spotInterrupted ? ' (spot)' : ''}</td>
-                <td>{e.action ?? '—'}</td>
-                <td className="node-name"><span title={e.nodeName ?? undefined}>{e.nodeClaim ?? e.nodeName ?? '—'}</span></td>
-                <td>{e.instanceType ?? '—'}<span className="sub">{e.capacityType ?? ''}</span></td>
-                <td>{e.replacements.length === 0 ? '—' : e.replacements.join(', ')}</td>
-                <td>
-                  <button type="button" className="button" aria-pressed={e.id === selected} onClick={() => onPick(e.id)}>
-                    {e.id === selected ? 'Compared' : 'Compare'}
-                  </button>
-                </td>
+      <>
+        <ul className="reason-legend" aria-label="Disruptions per reason, all pages" data-testid="events-counts">
+          {events.data.counts.map((c) => (
+            <li key={c.reason} title={reasonText(c.reason)}>
+              <span className="swatch swatch-line" style={{ background: reasonColor(c.reason) }} />
+              {c.reason || 'Other'}: {formatCount(c.count)}
+            </li>
+          ))}
+        </ul>
+        <div className="table-scroll events-scroll">
+          <table className="data-table" data-testid="events-table">
+            <caption className="visually-hidden">Disruptions, oldest first</caption>
+            <thead>
+              <tr>
+                <th scope="col">Time (UTC)</th><th scope="col">NodePool</th><th scope="col">Reason</th><th scope="col">Action</th>
+                <th scope="col">Node</th><th scope="col">Instance</th><th scope="col">Replaced by</th><th scope="col"><span className="visually-hidden">Compare</span></th>
               </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+            </thead>
+            <tbody>
+              {events.data.rows.map((e) => (
+                <tr key={e.id} className={e.id === selected ? 'is-selected' : undefined}>
+                  <td className="period">{formatUtcDateTime(e.atMs)}</td>
+                  <td>{nodePoolLabel(e.nodePool, 'nodes')}</td>
+                  <td title={reasonText(e.reason)}><span className="swatch swatch-line" style={{ background: reasonColor(e.reason) }} />{e.reason}{e.spotInterrupted ? ' (spot)' : ''}</td>
+                  <td>{e.action ?? '—'}</td>
+                  <td className="node-name"><span title={e.nodeName ?? undefined}>{e.nodeClaim ?? e.nodeName ?? '—'}</span></td>
+                  <td>{e.instanceType ?? '—'}<span className="sub">{e.capacityType ?? ''}</span></td>
+                  <td>{e.replacements.length === 0 ? '—' : e.replacements.join(', ')}</td>
+                  <td>
+                    <button type="button" className="button" aria-pressed={e.id === selected} onClick={() => onPick(e.id)}>
+                      {e.id === selected ? 'Compared' : 'Compare'}
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <Pager
+          page={Math.min(page.page, pages)}
+          pageCount={pages}
+          total={total}
+          pageSize={page.pageSize}
+          pageSizes={EVENT_PAGE_SIZES}
+          noun="disruptions"
+          onPage={onPage}
+          onPageSize={onPageSize}
+        />
+      </>
     );
   })();
   return (
     <Panel
-      title={events.data === undefined ? 'Disruptions' : `Disruptions (${events.data.rows.length})`}
+      title={events.data === undefined ? 'Disruptions' : `Disruptions (${formatCount(total)})`}
       subtitle="Nodes Karpenter removed or replaced, from its events and the NodeClaims' lifetimes."
       actions={<Segmented<ReasonChoice> label="Reason" value={(reason as ReasonChoice | undefined) ?? 'all'} options={REASON_OPTIONS} onChange={(r) => onReason(r === 'all' ? undefined : r)} />}
     >
