@@ -6,6 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Db } from '../db/open-db';
 import { createAnalyticsEventsRepository } from '../db/repositories/analytics-events-repository';
+import { createDisruptionsRepository } from '../db/repositories/disruptions-repository';
 import { createAnalyticsPackingRepository } from '../db/repositories/analytics-packing-repository';
 import { createAnalyticsTeamsRepository } from '../db/repositories/analytics-teams-repository';
 import { createReportsRepository } from '../db/repositories/reports-repository';
@@ -27,6 +28,7 @@ import { QUERY_PARAM_HINTS, type ErrorResponse } from './schemas/reports';
 import { createBillPractice } from './services/bill-practice';
 import { createBillService } from './services/bill-service';
 import { createConsolidationService } from './services/consolidation-service';
+import { keptDisruptions } from './services/disruption-source';
 import { createEfficiencyService } from './services/efficiency-service';
 import { createNodePoolCostService } from './services/nodepool-cost-service';
 import { createReportsService } from './services/reports-service';
@@ -116,7 +118,12 @@ function registerAnalyticsRoutes(app: FastifyInstance, db: Db, now: () => number
   const packing = createAnalyticsPackingRepository(db);
   const ctx = { extent: () => reportsRepo.dataRange(), now };
   app.register(efficiencyRoutes, { efficiency: createEfficiencyService(packing, ctx) });
-  app.register(consolidationRoutes, { consolidation: createConsolidationService(createAnalyticsEventsRepository(db), packing, ctx) });
+  const disruptions = keptDisruptions(createAnalyticsEventsRepository(db), createDisruptionsRepository(db),
+    {
+      onError: (err) => app.log.warn({ err }, 'disruptions: could not update the kept ones; built for the range asked instead'),
+      onRefresh: (r) => app.log.debug(r, 'disruptions: kept ones brought up to date'),
+    });
+  app.register(consolidationRoutes, { consolidation: createConsolidationService(disruptions, packing, ctx) });
   app.register(nodePoolCostRoutes, { nodePoolCost: createNodePoolCostService(packing, reportsRepo, ctx) });
   app.register(teamsRoutes, { teams: createTeamsService(createAnalyticsTeamsRepository(db), packing, ctx) });
 }

@@ -10,6 +10,7 @@
 
 import { DISRUPTION_REASONS } from '../../core/labels';
 import { lastIndexAtOrBefore } from '../../core/time-search';
+import type { TimelineMarker } from '../schemas/consolidation';
 import type { EventJoinRow, GoneNodeClaimJoinRow } from '../../db/repositories/analytics-events-repository';
 
 /** An event row joined with the Node / NodeClaim it names: the rows the events repository reads (declared there). */
@@ -190,6 +191,26 @@ export function buildDisruptions(events: readonly DisruptionEventRow[], gone: re
   for (const d of out) d.replacements.sort();
   return out.sort((a, b) => a.atMs - b.atMs || a.nodePool.localeCompare(b.nodePool) || (a.nodeName ?? '').localeCompare(b.nodeName ?? '')
     || Number(a.blocked) - Number(b.blocked));
+}
+
+/** A timeline marker: one disruption, or the first of `count` in a bucket x NodePool x reason. */
+export type DisruptionMarker = TimelineMarker;
+
+/**
+ * Timeline markers for disruptions sorted by time: every one while there are at most `max`, else the first of each
+ * bucket x NodePool x reason (buckets of `bucketMs` aligned on the epoch) with how many it stands for.
+ */
+export function timelineMarkers(ds: readonly Pick<Disruption, 'id' | 'atMs' | 'nodePool' | 'reason' | 'action'>[], bucketMs: number, max: number): DisruptionMarker[] {
+  const all = ds.map((d) => ({ id: d.id, atMs: d.atMs, nodePool: d.nodePool, reason: d.reason, action: d.action, count: 1 }));
+  if (all.length <= max) return all;
+  const thinned = new Map<string, DisruptionMarker>();
+  for (const m of all) {
+    const key = `${Math.floor(m.atMs / bucketMs)}|${m.nodePool}|${m.reason}`;
+    const first = thinned.get(key);
+    if (first === undefined) thinned.set(key, m);
+    else first.count += 1;
+  }
+  return [...thinned.values()];
 }
 
 /** Disruptions per reason (blocked attempts as "Blocked"), by count then name. */

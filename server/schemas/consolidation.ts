@@ -153,7 +153,7 @@ export type TimelinePoint = Static<typeof TimelinePointSchema>;
 
 export const TimelineSeriesSchema = Type.Object({
   ...scopeProperties,
-  /** At most ~1,000 points; buckets without snapshots are absent. */
+  /** At most 400 points; buckets without snapshots are absent. */
   points: Type.Array(TimelinePointSchema),
 });
 export type TimelineSeries = Static<typeof TimelineSeriesSchema>;
@@ -167,15 +167,16 @@ export const TimelineMarkerSchema = Type.Object({
   /** Disruptions this marker stands for: 1, or more when markers were thinned to one per bucket, NodePool and reason. */
   count: Type.Integer(),
 });
+export type TimelineMarker = Static<typeof TimelineMarkerSchema>;
 
 export const ConsolidationTimelineResponseSchema = Type.Object({
   from: Type.String(),
   to: Type.String(),
-  /** Bucket length in ms (≤ 1,000 points per series). */
+  /** Bucket length in ms (≤ 400 points per series). */
   bucketMs: Type.Integer(),
   /** Cluster series first, then NodePools by name. */
   series: Type.Array(TimelineSeriesSchema),
-  /** Disruptions in the range (not blocked events), by time; at most ~1,000 (thinned per bucket beyond that). */
+  /** Disruptions in the range (not blocked events), by time; beyond 400, one marker per bucket x NodePool x reason with a count. */
   events: Type.Array(TimelineMarkerSchema),
 });
 export type ConsolidationTimelineResponse = Static<typeof ConsolidationTimelineResponseSchema>;

@@ -1,8 +1,7 @@
-import type { AnalyticsEventsRepository } from '../../db/repositories/analytics-events-repository';
 import type { AnalyticsPackingRepository } from '../../db/repositories/analytics-packing-repository';
 import { compareWindows, timelineSeries } from '../analytics/before-after';
-import { buildDisruptions, countByReason, REPLACEMENT_MATCH_MS, SAME_DISRUPTION_MS, type Disruption } from '../analytics/disruptions';
-import { bucketStart, chooseBucketMs, HOUR_MS, MAX_POINTS_PER_SERIES } from '../analytics/efficiency';
+import { countByReason, type Disruption } from '../analytics/disruptions';
+import { chooseBucketMs, HOUR_MS } from '../analytics/efficiency';
 import { eventIdTime, parseWindow } from '../analytics/query-params';
 import { isoInstant, parseInstant, QueryParamError } from '../analytics/range';
 import {
@@ -10,10 +9,14 @@ import {
   type ConsolidationEventsResponse, type ConsolidationTimelineResponse, type DisruptionEvent,
 } from '../schemas/consolidation';
 import { NotFoundError, rangeOf, type RangeContext } from './analytics-range';
+import type { DisruptionSource } from './disruption-source';
 
 const DEFAULT_WINDOW_MS = HOUR_MS;
-/** Events are read a little beyond the range so a Node/NodeClaim pair or a replacement at its edge is whole. */
-const EDGE_MS = Math.max(SAME_DISRUPTION_MS, REPLACEMENT_MATCH_MS);
+/**
+ * Points per timeline series and markers at most: a chart a screen wide shows no more, and a month of hourly points
+ * for every NodePool made a 1 MB answer (npm run bench, store). A day keeps its 5-minute points.
+ */
+export const TIMELINE_MAX_POINTS = 400;
 
 const toEvent = (d: Disruption): DisruptionEvent => ({
   id: d.id, at: isoInstant(d.atMs), atMs: d.atMs, nodeName: d.nodeName, nodeClaim: d.nodeClaim, nodePool: d.nodePool, reason: d.reason,
@@ -21,26 +24,9 @@ const toEvent = (d: Disruption): DisruptionEvent => ({
   nodeDeletedAt: d.nodeDeletedAtMs === null ? null : isoInstant(d.nodeDeletedAtMs), replacements: d.replacements, message: d.message,
 });
 
-/** Markers for the timeline: every disruption, or one per bucket x NodePool x reason (with a count) when there are too many. */
-function markers(ds: readonly Disruption[], bucketMs: number): ConsolidationTimelineResponse['events'] {
-  const all = ds.map((d) => ({ id: d.id, atMs: d.atMs, nodePool: d.nodePool, reason: d.reason, action: d.action, count: 1 }));
-  if (all.length <= MAX_POINTS_PER_SERIES) return all;
-  const thinned = new Map<string, (typeof all)[number]>();
-  for (const m of all) {
-    const key = `${bucketStart(m.atMs, bucketMs)}|${m.nodePool}|${m.reason}`;
-    const kept = thinned.get(key);
-    if (kept === undefined) thinned.set(key, { ...m });
-    else kept.count += 1;
-  }
-  return [...thinned.values()];
-}
-
 /** Disruption events, before/after comparison and the timeline. */
-export function createConsolidationService(events: AnalyticsEventsRepository, packing: AnalyticsPackingRepository, ctx: RangeContext) {
-  const disruptionsIn = (fromMs: number, toMs: number): Disruption[] => {
-    const read = { fromMs: fromMs - EDGE_MS, toMs: toMs + EDGE_MS };
-    return buildDisruptions(events.disruptionEvents(read), events.goneNodeClaims(read)).filter((d) => d.atMs >= fromMs && d.atMs < toMs);
-  };
+export function createConsolidationService(disruptions: DisruptionSource, packing: AnalyticsPackingRepository, ctx: RangeContext) {
+  const disruptionsIn = (fromMs: number, toMs: number): Disruption[] => disruptions.inRange(fromMs, toMs);
 
   return {
     /** One page of the disruptions matching the filters (every one with `allRows`: the CSV download), counted in full. */
@@ -87,13 +73,13 @@ export function createConsolidationService(events: AnalyticsEventsRepository, pa
       };
     },
 
-    /** Efficiency and cost per hour per bucket (≤ 1,000 points per series), with the disruptions marked. */
+    /** Efficiency and cost per hour per bucket (≤ 400 points per series), with the disruptions marked. */
     timeline(q: { from?: string; to?: string; nodepool?: string }): ConsolidationTimelineResponse {
       const range = rangeOf(ctx, q);
-      const bucketMs = chooseBucketMs(range.toMs - range.fromMs);
+      const bucketMs = chooseBucketMs(range.toMs - range.fromMs, TIMELINE_MAX_POINTS);
       const series = timelineSeries(packing.bucketSums({ ...range, bucketMs }), packing.bucketCoverage({ ...range, bucketMs }));
-      const ds = disruptionsIn(range.fromMs, range.toMs).filter((d) => !d.blocked && (range.nodePool === undefined || d.nodePool === range.nodePool));
-      return { from: isoInstant(range.fromMs), to: isoInstant(range.toMs), bucketMs, series, events: markers(ds, bucketMs) };
+      const events = disruptions.markers({ ...range, bucketMs, max: TIMELINE_MAX_POINTS });
+      return { from: isoInstant(range.fromMs), to: isoInstant(range.toMs), bucketMs, series, events };
     },
   };
 }

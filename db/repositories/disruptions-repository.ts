@@ -1,0 +1,104 @@
+import type { Disruption, DisruptionMarker } from '../../server/analytics/disruptions';
+import type { Db } from '../open-db';
+
+/**
+ * Kept disruptions (migration 0009): read by time, and replaced from a time on when the triggers say the events,
+ * nodes or NodeClaims behind them changed. What a disruption is stays in server/analytics/disruptions.ts; this
+ * file only stores and reads its output.
+ */
+
+interface RawDisruption {
+  id: string; at: number; node_name: string | null; nodeclaim: string | null; nodepool: string; reason: string; action: string | null;
+  source: string; spot_interrupted: number; instance_type: string | null; capacity_type: string | null; node_deleted_at: number | null;
+  replacements_json: string; message: string; blocked: number;
+}
+
+export function createDisruptionsRepository(db: Db) {
+  const dirty = db.prepare('SELECT dirty_from_ms FROM disruptions_state WHERE id = 1').pluck();
+  const clean = db.prepare('UPDATE disruptions_state SET dirty_from_ms = NULL WHERE id = 1');
+  const newest = db.prepare(`
+    SELECT MAX(t) FROM (SELECT MAX(at) AS t FROM events UNION ALL SELECT MAX(deleted_at) FROM nodeclaims)`).pluck();
+  const oldest = db.prepare(`
+    SELECT MIN(t) FROM (SELECT MIN(at) AS t FROM events UNION ALL SELECT MIN(deleted_at) FROM nodeclaims)`).pluck();
+  const deleteFrom = db.prepare('DELETE FROM disruptions WHERE at >= CAST(? AS INTEGER)');
+  const insert = db.prepare(`
+    INSERT INTO disruptions (id, at, node_name, nodeclaim, nodepool, reason, action, source, spot_interrupted, instance_type, capacity_type,
+      replacements_json, message, blocked, seq)
+    VALUES (@id, @atMs, @nodeName, @nodeClaim, @nodePool, @reason, @action, @source, @spotInterrupted, @instanceType, @capacityType,
+      @replacements, @message, @blocked, @seq)`);
+  // The node's deletion comes after its events, so it is joined here, as the analytics would have joined it:
+  // the node's, else its NodeClaim's; a NodeClaim gone without events carries its own.
+  const inRange = db.prepare(`
+    SELECT d.id, d.at, d.node_name, d.nodeclaim, d.nodepool, d.reason, d.action, d.source, d.spot_interrupted, d.instance_type,
+           d.capacity_type, d.replacements_json, d.message, d.blocked,
+           CASE WHEN d.source = 'nodeclaim' THEN c.deleted_at ELSE COALESCE(n.deleted_at, c.deleted_at) END AS node_deleted_at
+    FROM disruptions d
+    LEFT JOIN nodes n ON n.name = d.node_name
+    LEFT JOIN nodeclaims c ON c.name = d.nodeclaim
+    WHERE d.at >= CAST(@fromMs AS INTEGER) AND d.at < CAST(@toMs AS INTEGER)
+    ORDER BY d.at, d.seq`);
+  // Timeline markers: every disruption (not blocked) in the range, or, beyond `max`, the first of each bucket x
+  // NodePool x reason with how many it stands for; as timelineMarkers() in server/analytics/disruptions.ts does in memory.
+  const markers = db.prepare(`
+    WITH m AS (
+      SELECT id, at, nodepool, reason, action, seq,
+             ROW_NUMBER() OVER g AS rn, COUNT(*) OVER (PARTITION BY at / CAST(@bucketMs AS INTEGER), nodepool, reason) AS n, COUNT(*) OVER () AS total
+      FROM disruptions
+      WHERE at >= CAST(@fromMs AS INTEGER) AND at < CAST(@toMs AS INTEGER) AND blocked = 0 AND (@nodePool IS NULL OR nodepool = @nodePool)
+      WINDOW g AS (PARTITION BY at / CAST(@bucketMs AS INTEGER), nodepool, reason ORDER BY at, seq)
+    )
+    SELECT id, at, nodepool, reason, action, CASE WHEN total <= @max THEN 1 ELSE n END
+    FROM m WHERE total <= @max OR rn = 1
+    ORDER BY at, seq`).raw(true);
+
+  return {
+    /** Timeline markers of the kept disruptions: all of them up to `max`, else one per bucket x NodePool x reason with a count. */
+    markers(q: { fromMs: number; toMs: number; bucketMs: number; nodePool?: string; max: number }): DisruptionMarker[] {
+      const rows = markers.all({ ...q, bucketMs: Math.trunc(q.bucketMs), nodePool: q.nodePool ?? null }) as [string, number, string, string, string | null, number][];
+      return rows.map(([id, atMs, nodePool, reason, action, count]) => ({ id, atMs, nodePool, reason, action, count }));
+    },
+
+    /** The earliest time whose disruptions may be stale, or null when the kept ones are up to date. */
+    dirtyFromMs: (): number | null => (dirty.get() as number | null | undefined) ?? null,
+
+    /** The oldest and the newest event or NodeClaim deletion: where a rebuild can start and how far it has to go. */
+    sourceExtentMs: (): { oldestMs: number; newestMs: number } | null => {
+      const o = oldest.get() as number | null | undefined;
+      const n = newest.get() as number | null | undefined;
+      return o === null || o === undefined || n === null || n === undefined ? null : { oldestMs: o, newestMs: n };
+    },
+
+    /**
+     * In one write transaction (so no collector writes in between): `rebuild(fromMs)` returns the disruptions at
+     * or after fromMs, which replace the kept ones, and the table is marked up to date. Nothing is done when it
+     * already is.
+     */
+    refresh(rebuild: (dirtyFromMs: number) => { fromMs: number; rows: readonly Disruption[] }): { rebuiltFromMs: number; rows: number } | null {
+      return db.transaction(() => {
+        const from = dirty.get() as number | null | undefined;
+        if (from === null || from === undefined) return null;
+        const built = rebuild(from);
+        deleteFrom.run(built.fromMs);
+        built.rows.forEach((d, seq) => insert.run({
+          id: d.id, atMs: d.atMs, nodeName: d.nodeName, nodeClaim: d.nodeClaim, nodePool: d.nodePool, reason: d.reason, action: d.action,
+          source: d.source, spotInterrupted: d.spotInterrupted ? 1 : 0, instanceType: d.instanceType, capacityType: d.capacityType,
+          replacements: JSON.stringify(d.replacements), message: d.message, blocked: d.blocked ? 1 : 0, seq,
+        }));
+        clean.run();
+        return { rebuiltFromMs: built.fromMs, rows: built.rows.length };
+      }).immediate();
+    },
+
+    /** Kept disruptions in [fromMs, toMs), in the analytics' order. */
+    inRange(range: { fromMs: number; toMs: number }): Disruption[] {
+      return (inRange.all(range) as RawDisruption[]).map((r) => ({
+        id: r.id, atMs: r.at, nodeName: r.node_name, nodeClaim: r.nodeclaim, nodePool: r.nodepool, reason: r.reason, action: r.action,
+        source: r.source === 'nodeclaim' ? 'nodeclaim' : 'event', spotInterrupted: r.spot_interrupted === 1, instanceType: r.instance_type,
+        capacityType: r.capacity_type, nodeDeletedAtMs: r.node_deleted_at, replacements: JSON.parse(r.replacements_json) as string[],
+        message: r.message, blocked: r.blocked === 1,
+      }));
+    },
+  };
+}
+
+export type DisruptionsRepository = ReturnType<typeof createDisruptionsRepository>;

@@ -1,0 +1,84 @@
+import type { AnalyticsEventsRepository } from '../../db/repositories/analytics-events-repository';
+import type { DisruptionsRepository } from '../../db/repositories/disruptions-repository';
+import { buildDisruptions, REPLACEMENT_MATCH_MS, SAME_DISRUPTION_MS, timelineMarkers, type Disruption, type DisruptionMarker } from '../analytics/disruptions';
+
+/** Events are read a little beyond a range so a Node/NodeClaim pair or a replacement at its edge is whole. */
+export const EDGE_MS = Math.max(SAME_DISRUPTION_MS, REPLACEMENT_MATCH_MS);
+/**
+ * A rebuild starts this long before the earliest change: a NodeClaim that goes minutes or hours after its
+ * DisruptionTerminating must still find that event, or it would count again as a disruption "without events".
+ */
+export const REBUILD_LOOKBACK_MS = 24 * 3_600_000;
+/** A long rebuild (the first one on a big database) goes a week at a time, so memory stays bounded. */
+const REBUILD_CHUNK_MS = 7 * 24 * 3_600_000;
+
+const DAY_MS = 24 * 3_600_000;
+
+export interface DisruptionSource {
+  /** Disruptions (and blocked attempts) in [fromMs, toMs), sorted as the analytics sort them. */
+  inRange(fromMs: number, toMs: number): Disruption[];
+  /** Timeline markers of the disruptions (not blocked attempts) in [fromMs, toMs) of one NodePool or all: see timelineMarkers. */
+  markers(q: MarkerQuery): DisruptionMarker[];
+}
+
+export interface MarkerQuery {
+  fromMs: number;
+  toMs: number;
+  bucketMs: number;
+  nodePool?: string;
+  max: number;
+}
+
+/** Built from the stored events and NodeClaims for the range asked (the whole work on every call). */
+export function builtDisruptions(events: AnalyticsEventsRepository): DisruptionSource {
+  const inRange = (fromMs: number, toMs: number): Disruption[] => {
+    const read = { fromMs: fromMs - EDGE_MS, toMs: toMs + EDGE_MS };
+    return buildDisruptions(events.disruptionEvents(read), events.goneNodeClaims(read)).filter((d) => d.atMs >= fromMs && d.atMs < toMs);
+  };
+  return {
+    inRange,
+    markers: (q) => timelineMarkers(inRange(q.fromMs, q.toMs).filter((d) => !d.blocked && (q.nodePool === undefined || d.nodePool === q.nodePool)), q.bucketMs, q.max),
+  };
+}
+
+/**
+ * Kept disruptions: before answering, rebuild what changed since the last answer (from a day before the earliest
+ * changed event or NodeClaim, in week-long pieces), then read the range from the table. After a collection that
+ * is the last day or so; the first answer on an existing database builds all of it once. Where the database
+ * cannot be written (read-only file, full disk, a collector holding the lock too long) the answer is built for
+ * the range asked instead, as before, so nothing is refused.
+ */
+export function keptDisruptions(events: AnalyticsEventsRepository, kept: DisruptionsRepository, hooks: {
+  /** The kept disruptions could not be brought up to date (the answer is built for the range instead). */
+  onError?: (err: unknown) => void;
+  /** They were: rebuilt from `rebuiltFromMs`, `rows` disruptions written, in `ms`. */
+  onRefresh?: (r: { rebuiltFromMs: number; rows: number; ms: number }) => void;
+} = {}): DisruptionSource {
+  const built = builtDisruptions(events);
+  const rebuild = (dirtyFromMs: number): { fromMs: number; rows: Disruption[] } => {
+    // Whole UTC days, so a rebuild and the ranges people ask for cut at the same places.
+    const dayOf = (ms: number): number => Math.floor(ms / DAY_MS) * DAY_MS;
+    const extent = kept.sourceExtentMs();
+    const fromMs = dayOf(Math.max(dirtyFromMs - REBUILD_LOOKBACK_MS, extent?.oldestMs ?? 0));
+    const untilMs = extent === null ? fromMs : extent.newestMs + 1;
+    const rows: Disruption[] = [];
+    for (let a = fromMs; a < untilMs; a += REBUILD_CHUNK_MS) rows.push(...built.inRange(a, Math.min(untilMs, a + REBUILD_CHUNK_MS)));
+    return { fromMs, rows };
+  };
+  /** Brings the kept disruptions up to date; false when they cannot be (then build for the range instead). */
+  const refreshed = (): boolean => {
+    try {
+      const t0 = performance.now();
+      const r = kept.refresh(rebuild);
+      if (r !== null) hooks.onRefresh?.({ ...r, ms: performance.now() - t0 });
+      return true;
+    } catch (err) {
+      hooks.onError?.(err);
+      return false;
+    }
+  };
+  return {
+    inRange: (fromMs, toMs) => (refreshed() ? kept.inRange({ fromMs, toMs }) : built.inRange(fromMs, toMs)),
+    markers: (q) => (refreshed() ? kept.markers(q) : built.markers(q)),
+  };
+}

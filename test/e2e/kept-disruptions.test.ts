@@ -1,0 +1,112 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedFromSandbox } from '../../cli/seed-sandbox';
+import { openDb } from '../../db/open-db';
+import { createAnalyticsEventsRepository } from '../../db/repositories/analytics-events-repository';
+import { createDisruptionsRepository } from '../../db/repositories/disruptions-repository';
+import { builtDisruptions, keptDisruptions, REBUILD_LOOKBACK_MS } from '../../server/services/disruption-source';
+import { type SeededSandbox, seedSandboxDb } from '../fixtures/seeded-api';
+
+/**
+ * Kept disruptions (migration 0009) against the same disruptions built from the raw events for the range asked:
+ * equal on every range, after more collection (the triggers mark what changed), and built for the range when the
+ * database cannot be written. The sandbox's first days through the real collectors.
+ */
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+describe('kept disruptions', () => {
+  let s: SeededSandbox;
+  let firstEndMs: number;
+
+  beforeAll(async () => {
+    s = await seedSandboxDb({ prefix: 'ledger-kept-', days: 3, stepFactor: 3 });
+    firstEndMs = s.endMs;
+  }, 120_000);
+  afterAll(async () => s?.close());
+
+  const sources = () => {
+    const events = createAnalyticsEventsRepository(s.db);
+    const repo = createDisruptionsRepository(s.db);
+    const refreshes: { rebuiltFromMs: number; rows: number }[] = [];
+    const kept = keptDisruptions(events, repo, { onError: (err) => { throw err; }, onRefresh: (r) => refreshes.push(r) });
+    return { repo, kept, built: builtDisruptions(events), refreshes };
+  };
+
+  it('equals the disruptions built for each range asked, and is up to date after the first read', () => {
+    const { repo, kept, built } = sources();
+    expect(repo.dirtyFromMs()).not.toBeNull();
+    const all = kept.inRange(s.startMs, firstEndMs);
+    expect(repo.dirtyFromMs()).toBeNull();
+    expect(all.length).toBeGreaterThan(20);
+    expect(all.some((d) => d.replacements.length > 0)).toBe(true);
+    expect(all).toEqual(built.inRange(s.startMs, firstEndMs));
+    // Timeline markers from SQL equal the in-memory thinning: all of them, thinned per hour, for one NodePool.
+    for (const q of [{ bucketMs: HOUR_MS, max: 10_000 }, { bucketMs: HOUR_MS, max: 10 }, { bucketMs: 3 * HOUR_MS, max: 5, nodePool: 'general' }]) {
+      const range = { fromMs: s.startMs, toMs: firstEndMs, ...q };
+      const got = kept.markers(range);
+      expect(got, JSON.stringify(q)).toEqual(built.markers(range));
+      expect(got.reduce((n, m) => n + m.count, 0)).toBe(all.filter((d) => !d.blocked && (q.nodePool === undefined || d.nodePool === q.nodePool)).length);
+    }
+    expect(kept.markers({ fromMs: s.startMs, toMs: firstEndMs, bucketMs: HOUR_MS, max: 10 }).some((m) => m.count > 1)).toBe(true);
+    // Ranges that cut through the days at odd places.
+    for (let from = s.startMs + 5 * 60_000; from < firstEndMs; from += 7 * HOUR_MS + 13 * 60_000) {
+      const to = Math.min(firstEndMs, from + 5 * HOUR_MS);
+      expect(kept.inRange(from, to), `${new Date(from).toISOString()}`).toEqual(built.inRange(from, to));
+    }
+  });
+
+  it('rebuilds only from a day before what more collection changed, and still equals the built ones', async () => {
+    const { repo, kept, built, refreshes } = sources();
+    kept.inRange(s.startMs, firstEndMs);
+    expect(repo.dirtyFromMs()).toBeNull();
+    const endMs = firstEndMs + 12 * HOUR_MS;
+    await seedFromSandbox({
+      db: s.db, sandboxUrl: s.sandbox.url, kubeconfigPath: s.sandbox.kubeconfigPath, clusterName: s.sandbox.scenario.clusterName,
+      region: s.sandbox.scenario.region, startMs: s.startMs, endMs, stepMs: 3 * s.sandbox.scenario.stepMs, quiet: true,
+    });
+    const dirty = repo.dirtyFromMs();
+    expect(dirty).not.toBeNull();
+    // The new snapshots' events and deletions, not the old days, are what changed.
+    expect(dirty as number).toBeGreaterThan(firstEndMs - 2 * HOUR_MS);
+    const got = kept.inRange(s.startMs, endMs);
+    expect(refreshes).toHaveLength(1);
+    // From the UTC day that holds (earliest change − REBUILD_LOOKBACK_MS), not from the start.
+    expect(refreshes[0].rebuiltFromMs).toBe(Math.floor(((dirty as number) - REBUILD_LOOKBACK_MS) / DAY_MS) * DAY_MS);
+    expect(refreshes[0].rebuiltFromMs).toBeGreaterThan(s.startMs);
+    expect(got).toEqual(built.inRange(s.startMs, endMs));
+  }, 120_000);
+
+  it('marks the time of an event written later, however old', () => {
+    const { repo, kept } = sources();
+    kept.inRange(s.startMs, s.startMs + HOUR_MS);
+    expect(repo.dirtyFromMs()).toBeNull();
+    const at = s.startMs + 3 * HOUR_MS + 17;
+    s.db.prepare(`INSERT INTO events (uid, at, type, reason, message, kind, name) VALUES ('late-1', ?, 'Normal', 'DisruptionTerminating',
+      'Disrupting Node: Empty/Delete', 'Node', 'node-late')`).run(at);
+    expect(repo.dirtyFromMs()).toBe(at);
+    const found = kept.inRange(at, at + 1);
+    expect(found.map((d) => [d.nodeName, d.reason, d.action])).toEqual([['node-late', 'Empty', 'Delete']]);
+    // An event that is not about disruption changes nothing.
+    s.db.prepare(`INSERT INTO events (uid, at, type, reason, message, kind, name) VALUES ('late-2', ?, 'Normal', 'Nominated', 'x', 'Pod', 'p')`).run(at);
+    expect(repo.dirtyFromMs()).toBeNull();
+  });
+
+  it('builds for the range asked when the database is read-only', () => {
+    s.db.prepare(`INSERT INTO events (uid, at, type, reason, message, kind, name) VALUES ('late-3', ?, 'Normal', 'DisruptionTerminating',
+      'Disrupting Node: Drifted/Delete', 'Node', 'node-late-3')`).run(s.startMs + 5 * HOUR_MS);
+    const ro = openDb({ path: s.db.name, readonly: true });
+    try {
+      const errors: unknown[] = [];
+      const events = createAnalyticsEventsRepository(ro);
+      const kept = keptDisruptions(events, createDisruptionsRepository(ro), { onError: (err) => errors.push(err) });
+      const got = kept.inRange(s.startMs, s.startMs + DAY_MS);
+      expect(errors).toHaveLength(1);
+      expect(String(errors[0])).toMatch(/readonly|read-only/i);
+      expect(got).toEqual(builtDisruptions(events).inRange(s.startMs, s.startMs + DAY_MS));
+      expect(got.some((d) => d.nodeName === 'node-late-3')).toBe(true);
+    } finally {
+      ro.close();
+    }
+  });
+});
