@@ -33,3 +33,21 @@ export function describeMachine(kubectl: string | null): Machine {
     loadAverageAtStart: Math.round(loadavg()[0] * 100) / 100,
   };
 }
+
+/**
+ * The 1-minute load average sampled every 15 s while the benches run: a figure taken while other work loaded the
+ * machine is slower than the code is, and the summary line says so.
+ */
+export function loadSampler(everyMs = 15_000): { stop: () => void; summary: () => { max: number; end: number } } {
+  const round = (x: number): number => Math.round(x * 100) / 100;
+  let max = loadavg()[0];
+  const timer = setInterval(() => { max = Math.max(max, loadavg()[0]); }, everyMs);
+  timer.unref();
+  return {
+    stop: () => clearInterval(timer),
+    summary: () => {
+      const end = loadavg()[0];
+      return { max: round(Math.max(max, end)), end: round(end) };
+    },
+  };
+}

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { BenchContext, BenchResult } from './context';
-import { describeMachine } from './machine';
+import { describeMachine, loadSampler } from './machine';
 import { type BenchRow, figure, formatTable } from './report';
 import { bundleBench } from './bundle-bench';
 import { costExplorerBench } from './cost-explorer-bench';
@@ -54,6 +54,7 @@ async function main(): Promise<number> {
   log(`${quick ? 'quick' : 'full'} run on ${machine.cores} x ${machine.cpu}, ${machine.memoryGiB} GiB, Node ${machine.node}, load ${machine.loadAverageAtStart}`);
   const rows: BenchRow[] = [];
   const details: Record<string, unknown> = {};
+  const load = loadSampler();
   try {
     for (const name of only) {
       const t0 = Date.now();
@@ -69,13 +70,15 @@ async function main(): Promise<number> {
       }
     }
   } finally {
+    load.stop();
     rmSync(tmp, { recursive: true, force: true });
   }
+  const loadAverage = load.summary();
   const seconds = (Date.now() - started) / 1000;
   const out = fileURLToPath(new URL('./results.json', import.meta.url));
   mkdirSync(join(out, '..'), { recursive: true });
-  writeFileSync(out, `${JSON.stringify({ mode: quick ? 'quick' : 'full', startedAt: new Date(started).toISOString(), seconds, machine, rows, details }, null, 2)}\n`);
-  console.log(`\n${formatTable(rows)}\n\n${quick ? 'quick' : 'full'} run, ${seconds.toFixed(0)} s, on ${machine.cores} x ${machine.cpu}, ${machine.memoryGiB} GiB, ${machine.os}, Node ${machine.node}${machine.kubectl ? `, kubectl ${machine.kubectl}` : ''}; load average ${machine.loadAverageAtStart} at the start. Written to bench/results.json.`);
+  writeFileSync(out, `${JSON.stringify({ mode: quick ? 'quick' : 'full', startedAt: new Date(started).toISOString(), seconds, machine, loadAverage, rows, details }, null, 2)}\n`);
+  console.log(`\n${formatTable(rows)}\n\n${quick ? 'quick' : 'full'} run, ${seconds.toFixed(0)} s, on ${machine.cores} x ${machine.cpu}, ${machine.memoryGiB} GiB, ${machine.os}, Node ${machine.node}${machine.kubectl ? `, kubectl ${machine.kubectl}` : ''}; load average ${machine.loadAverageAtStart} at the start, ${loadAverage.max} at most, ${loadAverage.end} at the end (the benches themselves use up to 2). Written to bench/results.json.`);
   return rows.some((r) => r.verdict === 'FAIL' || r.verdict === 'error') ? 1 : 0;
 }
 
