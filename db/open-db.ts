@@ -47,6 +47,26 @@ export interface OpenDbOptions {
   readonly?: boolean;
 }
 
+const WAL_WAIT_MS = 15_000;
+
+/**
+ * `journal_mode = WAL`, waiting while another process holds the lock it needs. Switching a new file to WAL takes an
+ * exclusive lock, and SQLite answers SQLITE_BUSY at once to a second process switching it at the same moment
+ * (the busy timeout is not consulted there), so two collectors started together on a new file would crash one.
+ */
+function toWal(db: Db): void {
+  const until = Date.now() + WAL_WAIT_MS;
+  for (let pauseMs = 5; ; pauseMs = Math.min(pauseMs * 2, 200)) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() + pauseMs > until) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, pauseMs);
+    }
+  }
+}
+
 /** Opens (creating if needed) the ledger database with WAL, foreign keys and a busy timeout, and migrates it. */
 export function openDb({ path, readonly = false }: OpenDbOptions): Db {
   let db: Db | undefined;
@@ -56,7 +76,7 @@ export function openDb({ path, readonly = false }: OpenDbOptions): Db {
     // lock for seconds, so waiting is better than failing a snapshot.
     db.pragma('busy_timeout = 15000');
     if (!readonly) {
-      db.pragma('journal_mode = WAL');
+      toWal(db);
       db.pragma('synchronous = NORMAL');
     }
     db.pragma('foreign_keys = ON');
