@@ -1,4 +1,4 @@
-import type { Disruption, DisruptionMarker } from '../../server/analytics/disruptions';
+import type { Disruption, DisruptionMarker, DisruptionPageQuery } from '../../server/analytics/disruptions';
 import type { Db } from '../open-db';
 
 /**
@@ -28,15 +28,22 @@ export function createDisruptionsRepository(db: Db) {
       @replacements, @message, @blocked, @seq)`);
   // The node's deletion comes after its events, so it is joined here, as the analytics would have joined it:
   // the node's, else its NodeClaim's; a NodeClaim gone without events carries its own.
-  const inRange = db.prepare(`
+  const SELECT_JOINED = `
     SELECT d.id, d.at, d.node_name, d.nodeclaim, d.nodepool, d.reason, d.action, d.source, d.spot_interrupted, d.instance_type,
            d.capacity_type, d.replacements_json, d.message, d.blocked,
            CASE WHEN d.source = 'nodeclaim' THEN c.deleted_at ELSE COALESCE(n.deleted_at, c.deleted_at) END AS node_deleted_at
     FROM disruptions d
     LEFT JOIN nodes n ON n.name = d.node_name
-    LEFT JOIN nodeclaims c ON c.name = d.nodeclaim
-    WHERE d.at >= CAST(@fromMs AS INTEGER) AND d.at < CAST(@toMs AS INTEGER)
-    ORDER BY d.at, d.seq`);
+    LEFT JOIN nodeclaims c ON c.name = d.nodeclaim`;
+  const inRange = db.prepare(`${SELECT_JOINED} WHERE d.at >= CAST(@fromMs AS INTEGER) AND d.at < CAST(@toMs AS INTEGER) ORDER BY d.at, d.seq`);
+  // A page of the list: the filters, counts and paging in SQL, so a month costs an index range, not a row per disruption.
+  const FILTER = `d.at >= CAST(@fromMs AS INTEGER) AND d.at < CAST(@toMs AS INTEGER)
+      AND (@kind = 'all' OR d.blocked = (@kind = 'blocked'))
+      AND (@nodePool IS NULL OR d.nodepool = @nodePool) AND (@reason IS NULL OR d.reason = @reason)`;
+  const pageRows = db.prepare(`${SELECT_JOINED} WHERE ${FILTER} ORDER BY d.at, d.seq LIMIT @limit OFFSET @offset`);
+  const pageCounts = db.prepare(`
+    SELECT CASE WHEN d.blocked = 1 THEN 'Blocked' ELSE d.reason END AS k, COUNT(*) FROM disruptions d WHERE ${FILTER} GROUP BY k`).raw(true);
+
   // Timeline markers: every disruption (not blocked) in the range, or, beyond `max`, the first of each bucket x
   // NodePool x reason with how many it stands for; as timelineMarkers() in server/analytics/disruptions.ts does in memory.
   const markers = db.prepare(`
@@ -91,14 +98,24 @@ export function createDisruptionsRepository(db: Db) {
 
     /** Kept disruptions in [fromMs, toMs), in the analytics' order. */
     inRange(range: { fromMs: number; toMs: number }): Disruption[] {
-      return (inRange.all(range) as RawDisruption[]).map((r) => ({
-        id: r.id, atMs: r.at, nodeName: r.node_name, nodeClaim: r.nodeclaim, nodePool: r.nodepool, reason: r.reason, action: r.action,
-        source: r.source === 'nodeclaim' ? 'nodeclaim' : 'event', spotInterrupted: r.spot_interrupted === 1, instanceType: r.instance_type,
-        capacityType: r.capacity_type, nodeDeletedAtMs: r.node_deleted_at, replacements: JSON.parse(r.replacements_json) as string[],
-        message: r.message, blocked: r.blocked === 1,
-      }));
+      return (inRange.all(range) as RawDisruption[]).map(toDisruption);
+    },
+
+    /** A page of the kept disruptions matching the filters, with the total and the per-reason counts of all of them. */
+    page(q: DisruptionPageQuery): { rows: Disruption[]; total: number; counts: [string, number][] } {
+      // SQLite's OFFSET takes a 64-bit integer: an offset past every row needs no more than the largest safe one.
+      const params = { ...q, nodePool: q.nodePool ?? null, reason: q.reason ?? null, limit: q.limit ?? -1, offset: Math.min(q.offset, Number.MAX_SAFE_INTEGER) };
+      const counts = pageCounts.all(params) as [string, number][];
+      return { rows: (pageRows.all(params) as RawDisruption[]).map(toDisruption), total: counts.reduce((n, [, c]) => n + c, 0), counts };
     },
   };
 }
+
+const toDisruption = (r: RawDisruption): Disruption => ({
+  id: r.id, atMs: r.at, nodeName: r.node_name, nodeClaim: r.nodeclaim, nodePool: r.nodepool, reason: r.reason, action: r.action,
+  source: r.source === 'nodeclaim' ? 'nodeclaim' : 'event', spotInterrupted: r.spot_interrupted === 1, instanceType: r.instance_type,
+  capacityType: r.capacity_type, nodeDeletedAtMs: r.node_deleted_at, replacements: JSON.parse(r.replacements_json) as string[],
+  message: r.message, blocked: r.blocked === 1,
+});
 
 export type DisruptionsRepository = ReturnType<typeof createDisruptionsRepository>;

@@ -213,6 +213,11 @@ export function timelineMarkers(ds: readonly Pick<Disruption, 'id' | 'atMs' | 'n
   return [...thinned.values()];
 }
 
+/** Reason counts, by count then name. */
+export function sortReasonCounts(counts: Iterable<readonly [string, number]>): { reason: string; count: number }[] {
+  return [...counts].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
+}
+
 /** Disruptions per reason (blocked attempts as "Blocked"), by count then name. */
 export function countByReason(ds: readonly Disruption[]): { reason: string; count: number }[] {
   const counts = new Map<string, number>();
@@ -220,5 +225,32 @@ export function countByReason(ds: readonly Disruption[]): { reason: string; coun
     const k = d.blocked ? 'Blocked' : d.reason;
     counts.set(k, (counts.get(k) ?? 0) + 1);
   }
-  return [...counts.entries()].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
+  return sortReasonCounts(counts);
+}
+
+/** Which disruptions a list shows: kind (disruptions, blocked attempts or both), NodePool, reason; and the page. */
+export interface DisruptionPageQuery {
+  fromMs: number;
+  toMs: number;
+  kind: 'disruption' | 'blocked' | 'all';
+  nodePool?: string;
+  reason?: string;
+  /** Rows to skip and rows to give; limit null: every row. */
+  offset: number;
+  limit: number | null;
+}
+
+export interface DisruptionPage {
+  rows: Disruption[];
+  /** Matching rows before paging. */
+  total: number;
+  /** Per reason over every matching row (blocked attempts as "Blocked"). */
+  counts: { reason: string; count: number }[];
+}
+
+/** A page of disruptions sorted by time, filtered as asked, counted in full. */
+export function pageDisruptions(ds: readonly Disruption[], q: Omit<DisruptionPageQuery, 'fromMs' | 'toMs'>): DisruptionPage {
+  const rows = ds.filter((d) => (q.kind === 'all' || d.blocked === (q.kind === 'blocked'))
+    && (q.nodePool === undefined || d.nodePool === q.nodePool) && (q.reason === undefined || d.reason === q.reason));
+  return { rows: rows.slice(q.offset, q.limit === null ? undefined : q.offset + q.limit), total: rows.length, counts: countByReason(rows) };
 }

@@ -72,6 +72,8 @@ export const EfficiencyNodesQuerySchema = Type.Object(
       pattern: DURATION_PATTERN, maxLength: 6,
       description: 'Average each node over this window ending at `at` (5m..24h). Default: the one snapshot.',
     })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, description: 'Rows per page (by node name). Default 500.' })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Rows to skip. Default 0.' })),
   },
   { additionalProperties: false },
 );

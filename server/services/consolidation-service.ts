@@ -1,6 +1,6 @@
 import type { AnalyticsPackingRepository } from '../../db/repositories/analytics-packing-repository';
 import { compareWindows, timelineSeries } from '../analytics/before-after';
-import { countByReason, type Disruption } from '../analytics/disruptions';
+import type { Disruption } from '../analytics/disruptions';
 import { chooseBucketMs, HOUR_MS } from '../analytics/efficiency';
 import { eventIdTime, parseWindow } from '../analytics/query-params';
 import { isoInstant, parseInstant, QueryParamError } from '../analytics/range';
@@ -32,16 +32,14 @@ export function createConsolidationService(disruptions: DisruptionSource, packin
     /** One page of the disruptions matching the filters (every one with `allRows`: the CSV download), counted in full. */
     events(q: ConsolidationEventsQuery, opts: { allRows?: boolean } = {}): ConsolidationEventsResponse {
       const range = rangeOf(ctx, q);
-      const kind = q.kind ?? 'disruption';
-      const rows = disruptionsIn(range.fromMs, range.toMs).filter((d) =>
-        (kind === 'all' || d.blocked === (kind === 'blocked'))
-        && (range.nodePool === undefined || d.nodePool === range.nodePool)
-        && (q.reason === undefined || d.reason === q.reason));
       const offset = opts.allRows === true ? 0 : q.offset ?? 0;
-      const limit = opts.allRows === true ? rows.length : q.limit ?? DEFAULT_EVENTS_PAGE;
+      const page = disruptions.page({
+        fromMs: range.fromMs, toMs: range.toMs, kind: q.kind ?? 'disruption', nodePool: range.nodePool, reason: q.reason,
+        offset, limit: opts.allRows === true ? null : q.limit ?? DEFAULT_EVENTS_PAGE,
+      });
       return {
-        from: isoInstant(range.fromMs), to: isoInstant(range.toMs), total: rows.length, limit, offset,
-        rows: rows.slice(offset, offset + limit).map(toEvent), counts: countByReason(rows),
+        from: isoInstant(range.fromMs), to: isoInstant(range.toMs), total: page.total, limit: opts.allRows === true ? page.total : q.limit ?? DEFAULT_EVENTS_PAGE,
+        offset, rows: page.rows.map(toEvent), counts: page.counts,
       };
     },
 

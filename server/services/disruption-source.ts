@@ -1,6 +1,9 @@
 import type { AnalyticsEventsRepository } from '../../db/repositories/analytics-events-repository';
 import type { DisruptionsRepository } from '../../db/repositories/disruptions-repository';
-import { buildDisruptions, REPLACEMENT_MATCH_MS, SAME_DISRUPTION_MS, timelineMarkers, type Disruption, type DisruptionMarker } from '../analytics/disruptions';
+import {
+  buildDisruptions, pageDisruptions, REPLACEMENT_MATCH_MS, SAME_DISRUPTION_MS, sortReasonCounts, timelineMarkers, type Disruption, type DisruptionMarker,
+  type DisruptionPage, type DisruptionPageQuery,
+} from '../analytics/disruptions';
 
 /** Events are read a little beyond a range so a Node/NodeClaim pair or a replacement at its edge is whole. */
 export const EDGE_MS = Math.max(SAME_DISRUPTION_MS, REPLACEMENT_MATCH_MS);
@@ -19,6 +22,8 @@ export interface DisruptionSource {
   inRange(fromMs: number, toMs: number): Disruption[];
   /** Timeline markers of the disruptions (not blocked attempts) in [fromMs, toMs) of one NodePool or all: see timelineMarkers. */
   markers(q: MarkerQuery): DisruptionMarker[];
+  /** A page of the list, filtered, with the total and per-reason counts of every matching row. */
+  page(q: DisruptionPageQuery): DisruptionPage;
 }
 
 export interface MarkerQuery {
@@ -37,6 +42,7 @@ export function builtDisruptions(events: AnalyticsEventsRepository): DisruptionS
   };
   return {
     inRange,
+    page: (q) => pageDisruptions(inRange(q.fromMs, q.toMs), q),
     markers: (q) => timelineMarkers(inRange(q.fromMs, q.toMs).filter((d) => !d.blocked && (q.nodePool === undefined || d.nodePool === q.nodePool)), q.bucketMs, q.max),
   };
 }
@@ -80,5 +86,10 @@ export function keptDisruptions(events: AnalyticsEventsRepository, kept: Disrupt
   return {
     inRange: (fromMs, toMs) => (refreshed() ? kept.inRange({ fromMs, toMs }) : built.inRange(fromMs, toMs)),
     markers: (q) => (refreshed() ? kept.markers(q) : built.markers(q)),
+    page: (q) => {
+      if (!refreshed()) return built.page(q);
+      const p = kept.page(q);
+      return { rows: p.rows, total: p.total, counts: sortReasonCounts(p.counts) };
+    },
   };
 }

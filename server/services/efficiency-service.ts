@@ -73,9 +73,11 @@ export function createEfficiencyService(repo: AnalyticsPackingRepository, ctx: R
     },
 
     /** Each node's packing at the snapshot at or before `at`, averaged over `window` if given. */
+    /** Per node at a snapshot or over a window, by name, paged (default: 500 rows; `total` counts them all). */
     nodeEfficiency(q: EfficiencyNodesQuery): NodesResponse {
       const n = nodesAt(q);
-      return nodesResponse(n, sortNodes(n.rows, 'name', 'asc'), 0);
+      const offset = q.offset ?? 0;
+      return nodesResponse(n, sortNodes(n.rows, 'name', 'asc').slice(offset, offset + (q.limit ?? DEFAULT_NODE_PAGE)), offset);
     },
 
     /** The node table at one snapshot, searched (`q`), sorted (default: by name) and paged (default: 500 rows). */

@@ -230,6 +230,14 @@ describe('GET /api/nodes and /api/efficiency/nodes', () => {
     expect(a?.requestedVcpu).toBeCloseTo(2.625, 12);
     expect(body.rows.find((r) => r.name === 'node-b')?.snapshots).toBe(1);
   });
+
+  it('per-node efficiency a page at a time, by name, counting every node', async () => {
+    const all = (await get<NodesResponse>('/api/efficiency/nodes?at=2026-11-01T09:50:00Z')).body;
+    expect(all.rows.map((r) => r.name)).toEqual(['node-a', 'node-b', 'node-s']);
+    const { body } = await get<NodesResponse>('/api/efficiency/nodes?at=2026-11-01T09:50:00Z&limit=1&offset=1');
+    expect(body).toMatchObject({ total: 3, offset: 1 });
+    expect(body.rows).toEqual([all.rows[1]]);
+  });
 });
 
 describe('CSV downloads', () => {

@@ -49,6 +49,19 @@ describe('kept disruptions', () => {
       expect(got.reduce((n, m) => n + m.count, 0)).toBe(all.filter((d) => !d.blocked && (q.nodePool === undefined || d.nodePool === q.nodePool)).length);
     }
     expect(kept.markers({ fromMs: s.startMs, toMs: firstEndMs, bucketMs: HOUR_MS, max: 10 }).some((m) => m.count > 1)).toBe(true);
+    // Pages from SQL equal the in-memory filter, count and slice.
+    const pages = [
+      { kind: 'disruption' as const, offset: 0, limit: 5 }, { kind: 'disruption' as const, offset: 7, limit: 10, nodePool: 'general' },
+      { kind: 'all' as const, offset: 0, limit: null }, { kind: 'blocked' as const, offset: 0, limit: 3 },
+      { kind: 'disruption' as const, offset: 2, limit: 4, reason: 'Underutilized' }, { kind: 'disruption' as const, offset: 10_000, limit: 5 },
+    ];
+    for (const q of pages) {
+      const range = { fromMs: s.startMs + 3 * HOUR_MS, toMs: firstEndMs, ...q };
+      const got = kept.page(range);
+      expect(got, JSON.stringify(q)).toEqual(built.page(range));
+      if (q.limit === 5 && q.offset === 0) expect(got.rows).toHaveLength(5);
+    }
+    expect(kept.page({ fromMs: s.startMs, toMs: firstEndMs, kind: 'all', offset: 0, limit: null }).total).toBe(all.length);
     // Ranges that cut through the days at odd places.
     for (let from = s.startMs + 5 * 60_000; from < firstEndMs; from += 7 * HOUR_MS + 13 * 60_000) {
       const to = Math.min(firstEndMs, from + 5 * HOUR_MS);
