@@ -81,6 +81,8 @@ export function createDisruptionsRepository(db: Db) {
      * already is.
      */
     refresh(rebuild: (dirtyFromMs: number) => { fromMs: number; rows: readonly Disruption[] }): { rebuiltFromMs: number; rows: number } | null {
+      // Up to date is the common case: a plain read, so an answer takes the write lock only after a collection.
+      if (dirty.get() === null) return null;
       return db.transaction(() => {
         const from = dirty.get() as number | null | undefined;
         if (from === null || from === undefined) return null;
