@@ -153,7 +153,7 @@ export type TimelinePoint = Static<typeof TimelinePointSchema>;
 
 export const TimelineSeriesSchema = Type.Object({
   ...scopeProperties,
-  /** At most 400 points; buckets without snapshots are absent. */
+  /** At most 300 points; buckets without snapshots are absent. */
   points: Type.Array(TimelinePointSchema),
 });
 export type TimelineSeries = Static<typeof TimelineSeriesSchema>;
@@ -172,7 +172,7 @@ export type TimelineMarker = Static<typeof TimelineMarkerSchema>;
 export const ConsolidationTimelineResponseSchema = Type.Object({
   from: Type.String(),
   to: Type.String(),
-  /** Bucket length in ms (≤ 400 points per series). */
+  /** Bucket length in ms (≤ 300 points per series). */
   bucketMs: Type.Integer(),
   /** Cluster series first, then NodePools by name. */
   series: Type.Array(TimelineSeriesSchema),

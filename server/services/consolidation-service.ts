@@ -13,10 +13,11 @@ import type { DisruptionSource } from './disruption-source';
 
 const DEFAULT_WINDOW_MS = HOUR_MS;
 /**
- * Points per timeline series and markers at most: a chart a screen wide shows no more, and a month of hourly points
- * for every NodePool made a 1 MB answer (npm run bench, store). A day keeps its 5-minute points.
+ * Points per timeline series and markers at most: a chart a screen wide shows no more. A day keeps its 5-minute
+ * points (289), a week gets hourly ones and a month 3-hour ones: a month of hourly points for every NodePool made a
+ * 1 MB answer, and of 2-hour ones (at 400) still missed the bench's p99 of 100 ms (npm run bench, store).
  */
-export const TIMELINE_MAX_POINTS = 400;
+export const TIMELINE_MAX_POINTS = 300;
 
 const toEvent = (d: Disruption): DisruptionEvent => ({
   id: d.id, at: isoInstant(d.atMs), atMs: d.atMs, nodeName: d.nodeName, nodeClaim: d.nodeClaim, nodePool: d.nodePool, reason: d.reason,
@@ -71,7 +72,7 @@ export function createConsolidationService(disruptions: DisruptionSource, packin
       };
     },
 
-    /** Efficiency and cost per hour per bucket (≤ 400 points per series), with the disruptions marked. */
+    /** Efficiency and cost per hour per bucket (≤ TIMELINE_MAX_POINTS per series), with the disruptions marked. */
     timeline(q: { from?: string; to?: string; nodepool?: string }): ConsolidationTimelineResponse {
       const range = rangeOf(ctx, q);
       const bucketMs = chooseBucketMs(range.toMs - range.fromMs, TIMELINE_MAX_POINTS);

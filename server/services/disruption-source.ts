@@ -85,7 +85,7 @@ export function keptDisruptions(events: AnalyticsEventsRepository, kept: Disrupt
   };
   return {
     inRange: (fromMs, toMs) => (refreshed() ? kept.inRange({ fromMs, toMs }) : built.inRange(fromMs, toMs)),
-    markers: (q) => (refreshed() ? kept.markers(q) : built.markers(q)),
+    markers: (q) => (refreshed() ? timelineMarkers(kept.markerRows(q), q.bucketMs, q.max) : built.markers(q)),
     page: (q) => {
       if (!refreshed()) return built.page(q);
       const p = kept.page(q);
