@@ -71,11 +71,18 @@ export function createAnalyticsEventsRepository(db: Db) {
     WHERE ${inRange} AND e.kind = 'NodeClaim'
     ORDER BY 2, 1`).raw(true);
 
+  // A NodeClaim whose removal event is stored, however far from its deletion (a drain held by a PodDisruptionBudget
+  // can take days), is that event's disruption: were it read here, a range (or a rebuild) holding the deletion but
+  // not the event would count it a second time.
   const gone = db.prepare(`
     SELECT c.name AS nodeclaim, COALESCE(c.node_name, n.name) AS node_name, c.nodepool, c.instance_type, c.capacity_type,
            c.deleted_at, c.disruption_reason
     FROM nodeclaims c LEFT JOIN nodes n ON n.nodeclaim = c.name
     WHERE c.deleted_at >= CAST(@fromMs AS INTEGER) AND c.deleted_at < CAST(@toMs AS INTEGER) AND c.disruption_reason IS NOT NULL
+      AND NOT EXISTS (
+        SELECT 1 FROM events e
+        WHERE e.reason IN ('DisruptionTerminating', 'SpotInterrupted')
+          AND ((e.kind = 'NodeClaim' AND e.name = c.name) OR (e.kind = 'Node' AND e.name IN (c.node_name, n.name))))
     ORDER BY c.deleted_at, c.name`);
 
   return {
@@ -86,7 +93,7 @@ export function createAnalyticsEventsRepository(db: Db) {
       }));
     },
 
-    /** NodeClaims first missing in [fromMs, toMs) that carried a disruption reason. */
+    /** NodeClaims first missing in [fromMs, toMs) that carried a disruption reason, and whose removal event is not stored. */
     goneNodeClaims(range: { fromMs: number; toMs: number }): GoneNodeClaimJoinRow[] {
       return (gone.all(range) as RawGone[]).map((r) => ({
         nodeClaim: r.nodeclaim, nodeName: r.node_name, nodePool: r.nodepool, instanceType: r.instance_type, capacityType: r.capacity_type,

@@ -41,7 +41,7 @@ describe('kept disruptions', () => {
     expect(all.length).toBeGreaterThan(20);
     expect(all.some((d) => d.replacements.length > 0)).toBe(true);
     expect(all).toEqual(built.inRange(s.startMs, firstEndMs));
-    // Timeline markers from SQL equal the in-memory thinning: all of them, thinned per hour, for one NodePool.
+    // Timeline markers from the kept rows equal those of the built ones: all of them, thinned per hour, for one NodePool.
     for (const q of [{ bucketMs: HOUR_MS, max: 10_000 }, { bucketMs: HOUR_MS, max: 10 }, { bucketMs: 3 * HOUR_MS, max: 5, nodePool: 'general' }]) {
       const range = { fromMs: s.startMs, toMs: firstEndMs, ...q };
       const got = kept.markers(range);
@@ -103,6 +103,34 @@ describe('kept disruptions', () => {
     // An event that is not about disruption changes nothing.
     s.db.prepare(`INSERT INTO events (uid, at, type, reason, message, kind, name) VALUES ('late-2', ?, 'Normal', 'Nominated', 'x', 'Pod', 'p')`).run(at);
     expect(repo.dirtyFromMs()).toBeNull();
+  });
+
+  it('counts a NodeClaim deleted days after its DisruptionTerminating once, at the event, in any range and rebuild', () => {
+    const { repo, kept, built } = sources();
+    kept.inRange(s.startMs, firstEndMs);
+    const eventAt = s.startMs + 2 * HOUR_MS + 11;
+    const deletedAt = eventAt + 2 * DAY_MS;
+    s.db.prepare(`INSERT INTO nodeclaims (name, nodepool, node_name, instance_type, capacity_type, created_at, first_seen, last_seen, deleted_at, disruption_reason)
+      VALUES ('slow-drain-x1', 'general', 'node-slow-drain', 'm5.large', 'on-demand', ?, ?, ?, ?, 'Underutilized')`).run(s.startMs, s.startMs, deletedAt, deletedAt);
+    s.db.prepare(`INSERT INTO events (uid, at, type, reason, message, kind, name) VALUES ('slow-drain-ev', ?, 'Normal', 'DisruptionTerminating',
+      'Disrupting NodeClaim: Underutilized/Delete', 'NodeClaim', 'slow-drain-x1')`).run(eventAt);
+    // The rebuild starts a day before the deletion, which the event is long before.
+    expect(repo.dirtyFromMs()).toBe(eventAt);
+    const ofClaim = (ds: readonly { nodeClaim: string | null; atMs: number; source: string }[]) =>
+      ds.filter((d) => d.nodeClaim === 'slow-drain-x1').map((d) => [d.atMs, d.source]);
+    const wholeRange = [s.startMs, deletedAt + HOUR_MS] as const;
+    expect(ofClaim(kept.inRange(...wholeRange))).toEqual([[eventAt, 'event']]);
+    expect(ofClaim(built.inRange(...wholeRange))).toEqual([[eventAt, 'event']]);
+    // A range holding the deletion and not the event shows nothing of it (before: a second disruption "without events").
+    expect(ofClaim(built.inRange(deletedAt - HOUR_MS, deletedAt + HOUR_MS))).toEqual([]);
+    // Nor does a rebuild that starts after the event: mark the deletion alone as changed.
+    s.db.prepare('UPDATE disruptions_state SET dirty_from_ms = ? WHERE id = 1').run(deletedAt);
+    expect(ofClaim(kept.inRange(...wholeRange))).toEqual([[eventAt, 'event']]);
+    // Without the event, the deletion is the disruption, at its own time.
+    s.db.prepare("DELETE FROM events WHERE uid = 'slow-drain-ev'").run();
+    s.db.prepare('UPDATE disruptions_state SET dirty_from_ms = ? WHERE id = 1').run(eventAt);
+    expect(ofClaim(kept.inRange(...wholeRange))).toEqual([[deletedAt, 'nodeclaim']]);
+    s.db.prepare("DELETE FROM nodeclaims WHERE name = 'slow-drain-x1'").run();
   });
 
   it('builds for the range asked when the database is read-only', () => {
