@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { DbAccessError, explainDbError } from '../db/db-errors';
 import { acquireCollectorLock, CollectorLockedError } from '../db/lock';
 import { type Db, openDb } from '../db/open-db';
@@ -57,18 +57,14 @@ with the clock at the end of the scenario, and prints how to point kubectl and t
   doctor: DOCTOR_HELP,
 };
 
+const ACCESS = { port: { type: 'string' }, host: { type: 'string' }, token: { type: 'string' } } as const;
+/** Each command's own flags: one of another command (serve --scenario, demo --no-auth) is refused, not ignored. */
 const OPTIONS = {
-  help: { type: 'boolean', short: 'h' },
-  port: { type: 'string' },
-  host: { type: 'string' },
-  db: { type: 'string' },
-  scenario: { type: 'string' },
-  seed: { type: 'string' },
-  fresh: { type: 'boolean' },
-  dir: { type: 'string' },
-  bill: { type: 'string' },
-  token: { type: 'string' },
-  'no-auth': { type: 'boolean' },
+  demo: { help: { type: 'boolean', short: 'h' }, ...ACCESS, db: { type: 'string' }, scenario: { type: 'string' }, seed: { type: 'string' }, fresh: { type: 'boolean' }, bill: { type: 'string' } },
+  serve: { help: { type: 'boolean', short: 'h' }, ...ACCESS, db: { type: 'string' } },
+  sandbox: { help: { type: 'boolean', short: 'h' }, port: { type: 'string' }, scenario: { type: 'string' }, seed: { type: 'string' }, dir: { type: 'string' }, 'no-auth': { type: 'boolean' } },
+  collect: COLLECT_OPTIONS,
+  doctor: DOCTOR_OPTIONS,
 } as const;
 
 function intOption(value: string | undefined, name: string, fallback: number): number {
@@ -227,18 +223,12 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   try {
-    // Each command parses only its own flags (a flag of another command is an error, not silently ignored).
-    const values: Record<string, string | boolean | undefined> = command === 'collect'
-      ? parseArgs({ args: rest, options: COLLECT_OPTIONS, strict: true, allowPositionals: false }).values
-      : command === 'doctor'
-        ? parseArgs({ args: rest, options: DOCTOR_OPTIONS, strict: true, allowPositionals: false }).values
-        : parseArgs({ args: rest, options: OPTIONS, strict: true, allowPositionals: false }).values;
+    const values: Record<string, string | boolean | undefined> =
+      parseArgs({ args: rest, options: OPTIONS[command as keyof typeof OPTIONS] as ParseArgsConfig['options'], strict: true, allowPositionals: false }).values;
     if (values.help) {
       console.log(HELP[command]);
       return 0;
     }
-    // demo and serve share the sandbox's option table: an unauthenticated API is the sandbox command's alone.
-    if (values['no-auth'] === true && command !== 'sandbox') throw new UsageError('--no-auth is an option of the sandbox command only');
     return (await handler(values)) ?? 0;
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
