@@ -5,7 +5,7 @@ import {
 } from '../schemas/efficiency';
 import { ErrorResponseSchema } from '../schemas/reports';
 import type { EfficiencyService } from '../services/efficiency-service';
-import { TABLE_PRODUCES, tableReply } from './table-reply';
+import { TABLE_PRODUCES, tableReply, wantsCsv } from './table-reply';
 
 const errors = { 400: ErrorResponseSchema, 500: ErrorResponseSchema };
 const tags = ['efficiency'];
@@ -26,12 +26,12 @@ export async function efficiencyRoutes(app: FastifyInstance, opts: { efficiency:
       summary: 'Efficiency per node at a snapshot, or averaged over a window before it', tags, produces: TABLE_PRODUCES,
       querystring: EfficiencyNodesQuerySchema, response: { 200: NodesResponseSchema, ...errors },
     },
-  }, async (req, reply) => tableReply(req, reply, efficiency.nodeEfficiency(req.query), (b) => b.rows, 'efficiency-nodes'));
+  }, async (req, reply) => tableReply(req, reply, efficiency.nodeEfficiency(req.query, { allRows: wantsCsv(req) }), (b) => b.rows, 'efficiency-nodes'));
 
   app.get<{ Querystring: NodesQuery }>('/api/nodes', {
     schema: {
       summary: 'Every node at a snapshot with packing, type, capacity type, zone, age and price; sorted and paged', tags: ['nodes'],
       produces: TABLE_PRODUCES, querystring: NodesQuerySchema, response: { 200: NodesResponseSchema, ...errors },
     },
-  }, async (req, reply) => tableReply(req, reply, efficiency.nodes(req.query), (b) => b.rows, 'nodes'));
+  }, async (req, reply) => tableReply(req, reply, efficiency.nodes(req.query, { allRows: wantsCsv(req) }), (b) => b.rows, 'nodes'));
 }

@@ -59,6 +59,11 @@ export function createEfficiencyService(repo: AnalyticsPackingRepository, ctx: R
     windowFrom: n.windowFromMs === null ? null : isoInstant(n.windowFromMs),
     total: n.rows.length, offset, rows,
   });
+  const page = (n: ReturnType<typeof nodesAt>, sorted: NodeRow[], q: { limit?: number; offset?: number }, opts: { allRows?: boolean }): NodesResponse => {
+    if (opts.allRows === true) return nodesResponse(n, sorted, 0);
+    const offset = q.offset ?? 0;
+    return nodesResponse(n, sorted.slice(offset, offset + (q.limit ?? DEFAULT_NODE_PAGE)), offset);
+  };
 
   return {
     summary(q: { from?: string; to?: string; nodepool?: string }): EfficiencySummaryResponse {
@@ -72,20 +77,19 @@ export function createEfficiencyService(repo: AnalyticsPackingRepository, ctx: R
       };
     },
 
-    /** Each node's packing at the snapshot at or before `at`, averaged over `window` if given. */
-    /** Per node at a snapshot or over a window, by name, paged (default: 500 rows; `total` counts them all). */
-    nodeEfficiency(q: EfficiencyNodesQuery): NodesResponse {
+    /**
+     * Per node at a snapshot or over a window, by name, paged (default: 500 rows; `total` counts them all); every
+     * row with `allRows` (the CSV download).
+     */
+    nodeEfficiency(q: EfficiencyNodesQuery, opts: { allRows?: boolean } = {}): NodesResponse {
       const n = nodesAt(q);
-      const offset = q.offset ?? 0;
-      return nodesResponse(n, sortNodes(n.rows, 'name', 'asc').slice(offset, offset + (q.limit ?? DEFAULT_NODE_PAGE)), offset);
+      return page(n, sortNodes(n.rows, 'name', 'asc'), q, opts);
     },
 
-    /** The node table at one snapshot, searched (`q`), sorted (default: by name) and paged (default: 500 rows). */
-    nodes(q: NodesQuery): NodesResponse {
+    /** The node table at one snapshot, searched (`q`), sorted (default: by name) and paged as nodeEfficiency. */
+    nodes(q: NodesQuery, opts: { allRows?: boolean } = {}): NodesResponse {
       const n = nodesAt(q);
-      const offset = q.offset ?? 0;
-      const sorted = sortNodes(n.rows, q.sort ?? 'name', q.order ?? 'asc');
-      return nodesResponse(n, sorted.slice(offset, offset + (q.limit ?? DEFAULT_NODE_PAGE)), offset);
+      return page(n, sortNodes(n.rows, q.sort ?? 'name', q.order ?? 'asc'), q, opts);
     },
   };
 }

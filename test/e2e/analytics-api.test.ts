@@ -258,6 +258,16 @@ describe('CSV downloads', () => {
     }
   });
 
+  it('the node tables as CSV hold every node, whatever page the JSON would give', async () => {
+    for (const path of ['/api/nodes', '/api/efficiency/nodes']) {
+      const res = await app.inject({ url: `${path}?at=2026-11-01T09:50:00Z&limit=1&offset=2&format=csv` });
+      const names = res.body.trim().split('\r\n').slice(1).map((l) => l.split(',')[0]);
+      expect(names, path).toEqual(['node-a', 'node-b', 'node-s']);
+      const page = (await get<NodesResponse>(`${path}?at=2026-11-01T09:50:00Z&limit=1&offset=2`)).body;
+      expect(page.rows.map((r) => r.name), path).toEqual(['node-s']);
+    }
+  });
+
   it('the team table as CSV: the same cents, one row per line', async () => {
     const res = await app.inject({ url: `/api/teams/cost?${RANGE}&format=csv` });
     const lines = res.body.trim().split('\r\n');

@@ -30,7 +30,8 @@ export function NodesPanel({ state, nodePool, onChange, colors }: NodesPanelProp
   const nodes = useNodes(query);
   const total = nodes.data?.total ?? 0;
   const pages = pageCount(total, state.pageSize);
-  const csvHref = apiUrl('/api/nodes', { ...query, limit: '5000', offset: undefined, format: 'csv' });
+  // The CSV holds every node matching the search, not the page shown.
+  const csvHref = apiUrl('/api/nodes', { ...query, limit: undefined, offset: undefined, format: 'csv' });
 
   const body = (() => {
     if (nodes.isPending) return <LoadingState label="Loading nodes…" />;
