@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { DbAccessError, explainDbError } from '../db/db-errors';
-import { acquireCollectorLock, CollectorLockedError } from '../db/lock';
+import { acquireCollectorLock, CollectorLockedError, DEFAULT_STALE_MS } from '../db/lock';
 import { type Db, openDb } from '../db/open-db';
 import { createResetRepository } from '../db/repositories/reset-repository';
 import { createRunsRepository } from '../db/repositories/runs-repository';
@@ -12,7 +12,7 @@ import { accessFor, accessHint } from './access';
 import { COLLECT_HELP, COLLECT_OPTIONS, collectOptionsFrom, runCollect } from './collect';
 import { DOCTOR_HELP, DOCTOR_OPTIONS, doctorOptionsFrom, runDoctor } from './doctor';
 import { BILL_HELP, BILL_USAGE, billWindowError, makeDemoBill, parseBillSpec } from './demo-bill';
-import { seedFromSandbox } from './seed-sandbox';
+import { SeedLockLostError, seedFromSandbox } from './seed-sandbox';
 import { UsageError } from './usage-error';
 
 const HELP: Record<string, string> = {
@@ -108,7 +108,14 @@ async function demo(v: Record<string, string | boolean | undefined>): Promise<vo
   const access = accessFor((v.host as string | undefined) ?? '127.0.0.1', v.token as string | undefined);
   const db = openDemoDb(dbPath, v.fresh === true);
   // Held until the demo stops: it writes the file (seed, bill) and serves it; a second demo would rebuild it.
-  const lock = acquireCollectorLock(db, { command: 'demo', dbPath });
+  const lock = acquireCollectorLock(db, {
+    command: 'demo', dbPath,
+    // Seeding stops at its next write (confirm below); a dashboard already serving keeps serving what the other writes.
+    onLost: (by) => console.error(
+      `the collector lock on ${dbPath} was taken over by ${by ? `"${by.command}" (pid ${by.pid} on ${by.hostname})` : 'another collector'} `
+      + `(this process was silent over ${DEFAULT_STALE_MS / 1000} s); this demo writes nothing more, and its dashboard shows what that one writes`,
+    ),
+  });
   const seeded = createRunsRepository(db).getSetting('demo.seeded');
   if (v.fresh === true || (seeded !== null && seeded !== stamp)) {
     if (v.fresh !== true) console.error(`${dbPath} holds another scenario (${seeded}); rebuilding it for ${stamp}`);
@@ -129,7 +136,7 @@ async function demo(v: Record<string, string | boolean | undefined>): Promise<vo
   } else {
     const s = await seedFromSandbox({
       db, sandboxUrl: sandbox.url, kubeconfigPath: sandbox.kubeconfigPath, clusterName: sc.clusterName, region: sc.region,
-      startMs: sc.start, endMs: sc.end, stepMs: sc.stepMs,
+      startMs: sc.start, endMs: sc.end, stepMs: sc.stepMs, confirm: () => lock.confirm(),
     });
     createRunsRepository(db).setSetting('demo.seeded', stamp);
     console.error(`collected ${s.snapshots} snapshots (${s.kubeRequests} Kubernetes requests), ${s.costLines} Cost Explorer lines in ${s.costExplorerRequests} requests (USD ${(s.costExplorerRequests * 0.01).toFixed(2)} on a real account), ${s.priceRows} price rows in ${s.seconds.toFixed(1)} s`);
@@ -237,7 +244,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     // Another collector on the file, or a file that cannot be written: the message says what to do, no stack.
     const explained = explainDbError(err);
-    if (explained instanceof CollectorLockedError || explained instanceof DbAccessError) {
+    if (explained instanceof CollectorLockedError || explained instanceof DbAccessError || explained instanceof SeedLockLostError) {
       console.error(explained.message);
       return 1;
     }

@@ -22,7 +22,15 @@ export interface SeedOptions {
   stepMs: number;
   /** Silence the progress bar (tests). */
   quiet?: boolean;
+  /**
+   * Asked before each write: false when this process no longer holds the file's collector lock (it was silent
+   * long enough for another collector to take it over); the seeding then stops rather than write beside it.
+   */
+  confirm?: () => boolean;
 }
+
+/** The seeding stopped because another collector took the file over. */
+export class SeedLockLostError extends Error {}
 
 export interface SeedSummary {
   snapshots: number;
@@ -77,11 +85,13 @@ export async function seedFromSandbox(o: SeedOptions): Promise<SeedSummary> {
       const snapshot = cache.snapshot(t);
       await prices.ensureSpotMarkets(snapshot.nodes, t);
       const rows = buildSnapshotRows(snapshot, (n, at) => prices.quote(n, at), (n, at) => prices.onDemandUsdPerHour(n, at));
+      if (o.confirm?.() === false) throw new SeedLockLostError(`another collector took over this database after ${written} snapshots; stopped seeding`);
       kubeRepo.writeSnapshot({ snapshot, ...rows, runId });
       written += 1;
       if (i % 12 === 0 || t + o.stepMs >= o.endMs) bar?.update(i + 1, `${snapshot.nodes.length} nodes, ${snapshot.pods.length} pods`);
     }
     await setClock(o.sandboxUrl, o.endMs);
+    if (o.confirm?.() === false) throw new SeedLockLostError(`another collector took over this database after ${written} snapshots; stopped before the bill`);
     const ce = await collectCostExplorer(
       { db: o.db, ce: createCostExplorerClient({ region: 'us-east-1' }), clusterName: o.clusterName, now: o.endMs, runId },
       { startMs: o.startMs, endMs: o.endMs },
