@@ -1,6 +1,6 @@
 import type { Db } from '../open-db';
 import { INTERVAL_CAP_MS } from './analytics-intervals';
-import { createRangeRollupReader } from './range-rollups';
+import { createRangeRollupReader, withBucketStart } from './range-rollups';
 
 /**
  * Read SQL behind bin-packing efficiency, consolidation windows, the timeline and the NodePool
@@ -153,8 +153,7 @@ export function createAnalyticsPackingRepository(db: Db) {
      * snapshot's time is split at bucket boundaries; finer buckets take each snapshot whole in the bucket of its start.
      */
     bucketSums(range: AnalyticsRange & { bucketMs: number; originMs?: number }): BucketPoolSumsRow[] {
-      return rollups.bucketPoolSums(range)
-        .map((r) => ({ ...mapSums(r), bucketStartMs: r.bucket_ms }));
+      return rollups.bucketPoolSums(range).map((r) => withBucketStart(mapSums(r), r.bucket_ms));
     },
 
     /** Hours covered per bucket. */

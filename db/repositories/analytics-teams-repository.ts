@@ -1,6 +1,6 @@
 import type { Db } from '../open-db';
 import type { AnalyticsRange } from './analytics-packing-repository';
-import { createRangeRollupReader, type RawNamespaceSums } from './range-rollups';
+import { createRangeRollupReader, type RawNamespaceSums, withBucketStart } from './range-rollups';
 
 /**
  * Read SQL behind team attribution: the per-namespace rollup summed over a range (hours-weighted, with the
@@ -52,7 +52,7 @@ export function createAnalyticsTeamsRepository(db: Db) {
      * over that bucket's part of the range; one query for the whole range.
      */
     bucketNamespaceSums(range: AnalyticsRange & { bucketMs: number; originMs?: number }): BucketNamespaceSumsRow[] {
-      return rollups.bucketNamespaceSums(range).map((r) => ({ ...mapNamespaceSums(r), bucketStartMs: r.bucket_ms }));
+      return rollups.bucketNamespaceSums(range).map((r) => withBucketStart(mapNamespaceSums(r), r.bucket_ms));
     },
 
     /** Labels of every namespace seen (unparseable JSON reads as no labels). */

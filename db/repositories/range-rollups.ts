@@ -165,6 +165,16 @@ const bucketPoolSumsOf = (a: PoolSumsArray): RawPoolSums & { bucket_ms: number }
   return r;
 };
 
+/**
+ * A mapped row with its bucket's start set on it, not spread into a copy: a 20-property spread per row (1,200 rows
+ * for a month's timeline) cost a third of the call and most of its garbage collection (npm run bench, store).
+ */
+export function withBucketStart<T extends object>(row: T, bucketStartMs: number): T & { bucketStartMs: number } {
+  const r = row as T & { bucketStartMs: number };
+  r.bucketStartMs = bucketStartMs;
+  return r;
+}
+
 export interface RollupRange {
   fromMs: number;
   toMs: number;
