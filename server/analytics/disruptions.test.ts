@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildDisruptions, countByReason, parseDisruptionMessage, type DisruptionEventRow } from './disruptions';
+import { buildDisruptions, countByReason, parseDisruptionMessage, timelineMarkers, type DisruptionEventRow } from './disruptions';
 
 const T = Date.parse('2026-11-01T10:00:00Z');
 let uid = 0;
@@ -119,5 +119,34 @@ describe('buildDisruptions: replacement matching by time', () => {
   it('an unparsable launch message matches a Replace of any reason', () => {
     const ds = buildDisruptions([...replace(T, 'old', 'Drifted'), launch(T + MIN, 'Launching NodeClaim', 'new')]);
     expect(ds[0].replacements).toEqual(['new']);
+  });
+});
+
+describe('timelineMarkers', () => {
+  const H = 3_600_000;
+  // Six disruptions: general/Underutilized at 00:10, 00:20, 01:30, 05:00; general/Empty at 00:40; spot/Underutilized at 02:00.
+  const ds = [
+    [10, 'general', 'Underutilized'], [20, 'general', 'Underutilized'], [40, 'general', 'Empty'],
+    [90, 'general', 'Underutilized'], [120, 'spot', 'Underutilized'], [300, 'general', 'Underutilized'],
+  ].map(([min, nodePool, reason], i) => ({ id: `d${i}`, atMs: (min as number) * 60_000, nodePool: nodePool as string, reason: reason as string, action: 'Delete' }));
+  const shape = (ms: ReturnType<typeof timelineMarkers>) => ms.map((m) => `${m.id}x${m.count}`);
+
+  it('gives every disruption while there are at most max', () => {
+    expect(shape(timelineMarkers(ds, H, 6))).toEqual(['d0x1', 'd1x1', 'd2x1', 'd3x1', 'd4x1', 'd5x1']);
+  });
+
+  it('past max, the first of each bucket x NodePool x reason with how many it stands for', () => {
+    // Hourly: hour 0 holds d0, d1 (general/Underutilized) and d2 (general/Empty); hour 1 d3; hour 2 d4; hour 5 d5.
+    expect(shape(timelineMarkers(ds, H, 5))).toEqual(['d0x2', 'd2x1', 'd3x1', 'd4x1', 'd5x1']);
+  });
+
+  it('doubles the bucket until at most max markers are left', () => {
+    // 2 h: [0, 2) d0 d1 d3 + d2; [2, 4) d4; [4, 6) d5 -> 4 markers. 4 h: [0, 4) d0..d3 + d2 + d4; [4, 8) d5 -> 4; 8 h: 3.
+    expect(shape(timelineMarkers(ds, H, 4))).toEqual(['d0x3', 'd2x1', 'd4x1', 'd5x1']);
+    expect(shape(timelineMarkers(ds, H, 3))).toEqual(['d0x4', 'd2x1', 'd4x1']);
+    // Fewer than the NodePool x reason pairs cannot be: one bucket holds them all, counts adding up to every disruption.
+    const all = timelineMarkers(ds, H, 1);
+    expect(shape(all)).toEqual(['d0x4', 'd2x1', 'd4x1']);
+    expect(all.reduce((n, m) => n + m.count, 0)).toBe(6);
   });
 });

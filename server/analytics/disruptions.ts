@@ -197,20 +197,34 @@ export function buildDisruptions(events: readonly DisruptionEventRow[], gone: re
 export type DisruptionMarker = TimelineMarker;
 
 /**
- * Timeline markers for disruptions sorted by time: every one while there are at most `max`, else the first of each
- * bucket x NodePool x reason (buckets of `bucketMs` aligned on the epoch) with how many it stands for.
+ * Timeline markers for disruptions sorted by time: every one while there are at most `max`; else the first of each
+ * bucket x NodePool x reason with how many it stands for, buckets aligned on the epoch, starting at `bucketMs` and
+ * doubled until at most `max` markers are left (or one bucket holds them all). A month of a churning cluster is
+ * thousands of disruptions: more marks than a chart a screen wide can tell apart.
  */
 export function timelineMarkers(ds: readonly Pick<Disruption, 'id' | 'atMs' | 'nodePool' | 'reason' | 'action'>[], bucketMs: number, max: number): DisruptionMarker[] {
-  const all = ds.map((d) => ({ id: d.id, atMs: d.atMs, nodePool: d.nodePool, reason: d.reason, action: d.action, count: 1 }));
-  if (all.length <= max) return all;
-  const thinned = new Map<string, DisruptionMarker>();
-  for (const m of all) {
-    const key = `${Math.floor(m.atMs / bucketMs)}|${m.nodePool}|${m.reason}`;
-    const first = thinned.get(key);
-    if (first === undefined) thinned.set(key, m);
-    else first.count += 1;
+  const one = (d: (typeof ds)[number]): DisruptionMarker => ({ id: d.id, atMs: d.atMs, nodePool: d.nodePool, reason: d.reason, action: d.action, count: 1 });
+  if (ds.length <= max) return ds.map(one);
+  if (!(bucketMs > 0)) throw new RangeError(`bucketMs must be positive, got ${bucketMs}`);
+  const spanMs = ds[ds.length - 1].atMs - ds[0].atMs;
+  // Each NodePool x reason numbered once, so a group is a number (bucket x pairs + pair), not a string per disruption per pass.
+  const pairs = new Map<string, number>();
+  const pairOf = ds.map((d) => {
+    const key = `${d.nodePool}\u0000${d.reason}`;
+    let id = pairs.get(key);
+    if (id === undefined) pairs.set(key, (id = pairs.size));
+    return id;
+  });
+  for (let width = bucketMs; ; width *= 2) {
+    const thinned = new Map<number, DisruptionMarker>();
+    ds.forEach((d, i) => {
+      const key = Math.floor(d.atMs / width) * pairs.size + pairOf[i];
+      const first = thinned.get(key);
+      if (first === undefined) thinned.set(key, one(d));
+      else first.count += 1;
+    });
+    if (thinned.size <= max || width > spanMs) return [...thinned.values()];
   }
-  return [...thinned.values()];
 }
 
 /** Reason counts, by count then name. */

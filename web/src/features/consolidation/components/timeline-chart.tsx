@@ -37,7 +37,7 @@ export default function TimelineChart({ data, nodePool, selectedMs, onPick, heig
       className={onPick === undefined ? 'chart' : 'chart is-pickable'}
       data-testid="timeline-chart"
       role="img"
-      aria-label={`CPU and memory packing and cost per hour over time, ${data.events.length} disruption events marked`}
+      aria-label={`CPU and memory packing and cost per hour over time, ${data.events.reduce((n, e) => n + e.count, 0)} disruptions marked`}
     >
       <ComposedChart
         responsive

@@ -22,9 +22,9 @@ const REASON_TEXT: Readonly<Record<string, string>> = {
 /** Why Karpenter removes a node for this reason, in a few words. */
 export const reasonText = (reason: string): string => REASON_TEXT[reason] ?? 'as Karpenter reported it';
 
-/** Events per reason, most frequent first, ties by name. */
-export function countByReason(events: readonly { reason: string }[]): { reason: string; count: number }[] {
+/** Disruptions per reason, most frequent first, ties by name; a marker standing for several (`count`) counts them all. */
+export function countByReason(events: readonly { reason: string; count?: number }[]): { reason: string; count: number }[] {
   const counts = new Map<string, number>();
-  for (const e of events) counts.set(e.reason, (counts.get(e.reason) ?? 0) + 1);
+  for (const e of events) counts.set(e.reason, (counts.get(e.reason) ?? 0) + (e.count ?? 1));
   return [...counts].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
 }

@@ -53,4 +53,8 @@ describe('countByReason', () => {
     expect(countByReason([{ reason: 'Empty' }, { reason: 'Underutilized' }, { reason: 'Drifted' }, { reason: 'Underutilized' }])).toEqual([
       { reason: 'Underutilized', count: 2 }, { reason: 'Drifted', count: 1 }, { reason: 'Empty', count: 1 },
     ]));
+  it('counts every disruption a thinned marker stands for', () =>
+    expect(countByReason([{ reason: 'Empty', count: 3 }, { reason: 'Underutilized', count: 2 }, { reason: 'Underutilized', count: 2 }, { reason: 'Drifted', count: 1 }])).toEqual([
+      { reason: 'Underutilized', count: 4 }, { reason: 'Empty', count: 3 }, { reason: 'Drifted', count: 1 },
+    ]));
 });
