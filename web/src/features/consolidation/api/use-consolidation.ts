@@ -2,13 +2,12 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { ConsolidationCompareResponse, ConsolidationEventsResponse } from '../../../../../server/schemas/consolidation';
 import type { NodesResponse } from '../../../../../server/schemas/efficiency';
 import type { RangeQuery } from '../../../../../server/schemas/reports';
-import { getJson } from '../../../lib/api-client';
+import { jsonQuery } from '../../../lib/json-query';
 
 /** One page of the disruptions in the range (nodes removed or replaced), optionally of one reason; total and counts cover all. */
 export const useEvents = (query: RangeQuery | undefined, reason: string | undefined, page: { limit: string; offset: string }) =>
   useQuery({
-    queryKey: ['consolidation', 'events', query ?? {}, reason, page],
-    queryFn: ({ signal }) => getJson<ConsolidationEventsResponse>('/api/consolidation/events', { ...query, reason, ...page }, signal),
+    ...jsonQuery<ConsolidationEventsResponse>('/api/consolidation/events', { ...query, reason, ...page }),
     enabled: query !== undefined,
     placeholderData: keepPreviousData,
   });
@@ -16,8 +15,7 @@ export const useEvents = (query: RangeQuery | undefined, reason: string | undefi
 /** Equal windows before and after an event or an instant. Disabled until one is chosen. */
 export const useCompare = (q: { event?: string; at?: string; window: string; nodepool?: string }) =>
   useQuery({
-    queryKey: ['consolidation', 'compare', q],
-    queryFn: ({ signal }) => getJson<ConsolidationCompareResponse>('/api/consolidation/compare', q, signal),
+    ...jsonQuery<ConsolidationCompareResponse>('/api/consolidation/compare', q),
     enabled: q.event !== undefined || q.at !== undefined,
     placeholderData: keepPreviousData,
   });
@@ -25,7 +23,6 @@ export const useCompare = (q: { event?: string; at?: string; window: string; nod
 /** Every node at the snapshot at or before `at`. */
 export const useNodesAt = (at: string | undefined, nodepool: string | undefined) =>
   useQuery({
-    queryKey: ['nodes', { at, nodepool, limit: '5000' }],
-    queryFn: ({ signal }) => getJson<NodesResponse>('/api/nodes', { at, nodepool, limit: '5000', sort: 'name' }, signal),
+    ...jsonQuery<NodesResponse>('/api/nodes', { at, nodepool, limit: '5000', sort: 'name' }),
     enabled: at !== undefined,
   });

@@ -1,11 +1,10 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { DailyCostResponse, RangeQuery } from '../../../../../server/schemas/reports';
-import { getJson } from '../../../lib/api-client';
+import { jsonQuery } from '../../../lib/json-query';
 
 /** Bill and estimate per UTC day per NodePool for the range. */
 export const useDailyCost = (query: RangeQuery) =>
   useQuery({
-    queryKey: ['cost', 'nodepools', 'daily', query],
-    queryFn: ({ signal }) => getJson<DailyCostResponse>('/api/cost/nodepools/daily', query, signal),
+    ...jsonQuery<DailyCostResponse>('/api/cost/nodepools/daily', query),
     placeholderData: keepPreviousData,
   });

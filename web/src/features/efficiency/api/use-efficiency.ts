@@ -1,11 +1,10 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { EfficiencyResponse, RangeQuery } from '../../../../../server/schemas/reports';
-import { getJson } from '../../../lib/api-client';
+import { jsonQuery } from '../../../lib/json-query';
 
 /** Requests ÷ allocatable per NodePool over time (at most 1,000 points per series). */
 export const useEfficiency = (query: RangeQuery) =>
   useQuery({
-    queryKey: ['efficiency', 'nodepools', query],
-    queryFn: ({ signal }) => getJson<EfficiencyResponse>('/api/efficiency/nodepools', query, signal),
+    ...jsonQuery<EfficiencyResponse>('/api/efficiency/nodepools', query),
     placeholderData: keepPreviousData,
   });

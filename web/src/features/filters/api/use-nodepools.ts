@@ -1,10 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
 import type { NodePoolsResponse } from '../../../../../server/schemas/reports';
-import { getJson } from '../../../lib/api-client';
+import { jsonQuery } from '../../../lib/json-query';
 
 export const useNodePools = () =>
   useQuery({
-    queryKey: ['nodepools'],
-    queryFn: ({ signal }) => getJson<NodePoolsResponse>('/api/nodepools', undefined, signal),
+    ...jsonQuery<NodePoolsResponse>('/api/nodepools'),
     staleTime: 5 * 60_000,
   });

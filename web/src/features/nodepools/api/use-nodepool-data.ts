@@ -2,13 +2,12 @@ import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { EfficiencySummaryResponse, NodesResponse } from '../../../../../server/schemas/efficiency';
 import type { NodePoolCompareResponse } from '../../../../../server/schemas/nodepool-cost';
 import type { NodePoolsResponse, RangeQuery } from '../../../../../server/schemas/reports';
-import { getJson } from '../../../lib/api-client';
+import { jsonQuery } from '../../../lib/json-query';
 
 /** Cost, node-hours, cost per vCPU-hour and spot savings per NodePool × capacity type over the range. */
 export const useNodePoolCompare = (query: RangeQuery | undefined) =>
   useQuery({
-    queryKey: ['nodepools', 'compare', query ?? {}],
-    queryFn: ({ signal }) => getJson<NodePoolCompareResponse>('/api/nodepools/compare', query, signal),
+    ...jsonQuery<NodePoolCompareResponse>('/api/nodepools/compare', query),
     enabled: query !== undefined,
     placeholderData: keepPreviousData,
   });
@@ -16,8 +15,7 @@ export const useNodePoolCompare = (query: RangeQuery | undefined) =>
 /** Packing and cost per NodePool and the cluster over the range (the overview shares this cache entry). */
 export const useEfficiencySummary = (query: RangeQuery | undefined) =>
   useQuery({
-    queryKey: ['efficiency', 'summary', query ?? {}],
-    queryFn: ({ signal }) => getJson<EfficiencySummaryResponse>('/api/efficiency/summary', query, signal),
+    ...jsonQuery<EfficiencySummaryResponse>('/api/efficiency/summary', query),
     enabled: query !== undefined,
     placeholderData: keepPreviousData,
   });
@@ -25,14 +23,12 @@ export const useEfficiencySummary = (query: RangeQuery | undefined) =>
 /** Every node at the snapshot at or before `at` (default the newest), for the instance mix. */
 export const useNodesAt = (at: string | undefined) =>
   useQuery({
-    queryKey: ['nodes', { at, limit: '5000' }],
-    queryFn: ({ signal }) => getJson<NodesResponse>('/api/nodes', { at, limit: '5000', sort: 'nodePool' }, signal),
+    ...jsonQuery<NodesResponse>('/api/nodes', { at, limit: '5000', sort: 'nodePool' }),
   });
 
 /** The cluster's NodePools as last collected (same cache entry as the NodePool filter's). */
 export const useNodePoolSpecs = () =>
   useQuery({
-    queryKey: ['nodepools'],
-    queryFn: ({ signal }) => getJson<NodePoolsResponse>('/api/nodepools', undefined, signal),
+    ...jsonQuery<NodePoolsResponse>('/api/nodepools'),
     staleTime: 5 * 60_000,
   });

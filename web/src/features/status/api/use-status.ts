@@ -1,11 +1,10 @@
 import { useQuery } from '@tanstack/react-query';
 import type { StatusResponse } from '../../../../../server/schemas/reports';
-import { getJson } from '../../../lib/api-client';
+import { jsonQuery } from '../../../lib/json-query';
 
 /** Data source, data range and last collection runs; refreshed every minute while the page is open. */
 export const useStatus = () =>
   useQuery({
-    queryKey: ['status'],
-    queryFn: ({ signal }) => getJson<StatusResponse>('/api/status', undefined, signal),
+    ...jsonQuery<StatusResponse>('/api/status'),
     refetchInterval: 60_000,
   });
