@@ -41,7 +41,7 @@ export const SAME_DISRUPTION_MS = 60_000;
 /** A replacement's DisruptionLaunching and the disrupted node's DisruptionTerminating land within this. */
 export const REPLACEMENT_MATCH_MS = 2 * 60_000;
 /** A SpotInterrupted warning comes up to two minutes before the node goes. */
-const INTERRUPTION_MATCH_MS = 5 * 60_000;
+export const INTERRUPTION_MATCH_MS = 5 * 60_000;
 
 const CANONICAL_REASON = new Map(DISRUPTION_REASONS.map((r) => [r.toLowerCase(), r]));
 

@@ -1,15 +1,19 @@
 import type { AnalyticsEventsRepository } from '../../db/repositories/analytics-events-repository';
 import type { DisruptionsRepository } from '../../db/repositories/disruptions-repository';
 import {
-  buildDisruptions, pageDisruptions, REPLACEMENT_MATCH_MS, SAME_DISRUPTION_MS, sortReasonCounts, timelineMarkers, type Disruption, type DisruptionMarker,
+  buildDisruptions, INTERRUPTION_MATCH_MS, pageDisruptions, REPLACEMENT_MATCH_MS, SAME_DISRUPTION_MS, sortReasonCounts, timelineMarkers, type Disruption, type DisruptionMarker,
   type DisruptionPage, type DisruptionPageQuery,
 } from '../analytics/disruptions';
 
-/** Events are read a little beyond a range so a Node/NodeClaim pair or a replacement at its edge is whole. */
-export const EDGE_MS = Math.max(SAME_DISRUPTION_MS, REPLACEMENT_MATCH_MS);
 /**
- * A rebuild starts this long before the earliest change: a NodeClaim that goes minutes or hours after its
- * DisruptionTerminating must still find that event, or it would count again as a disruption "without events".
+ * Events are read a little beyond a range so that what pairs across its edge is whole: a Node/NodeClaim pair, a
+ * replacement, a spot interruption warning and the termination minutes after it (else the range after the edge
+ * lost the "spot interrupted" flag).
+ */
+export const EDGE_MS = Math.max(SAME_DISRUPTION_MS, REPLACEMENT_MATCH_MS, INTERRUPTION_MATCH_MS);
+/**
+ * A rebuild starts this long before the earliest change, so that what a late event or deletion changes near
+ * that time is rebuilt whole. (A NodeClaim deleted long after its removal event is matched in SQL, however far.)
  */
 export const REBUILD_LOOKBACK_MS = 24 * 3_600_000;
 /** A long rebuild (the first one on a big database) goes a week at a time, so memory stays bounded. */

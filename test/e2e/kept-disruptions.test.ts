@@ -133,6 +133,24 @@ describe('kept disruptions', () => {
     s.db.prepare("DELETE FROM nodeclaims WHERE name = 'slow-drain-x1'").run();
   });
 
+  it('pairs a spot interruption with the termination minutes later across a range edge, on both sides of it', () => {
+    const { kept, built } = sources();
+    kept.inRange(s.startMs, firstEndMs);
+    // 4 minutes apart (Karpenter's 2-minute spot notice, then the drain), a range edge between them.
+    const edge = s.startMs + 6 * HOUR_MS;
+    const warnedAt = edge - 3 * 60_000;
+    const goneAt = edge + 60_000;
+    const ins = s.db.prepare('INSERT INTO events (uid, at, type, reason, message, kind, name) VALUES (?, ?, ?, ?, ?, ?, ?)');
+    ins.run('edge-spot-1', warnedAt, 'Warning', 'SpotInterrupted', 'Spot interruption warning was triggered', 'Node', 'node-edge-spot');
+    ins.run('edge-spot-2', goneAt, 'Normal', 'DisruptionTerminating', 'Disrupting Node: Empty/Delete', 'Node', 'node-edge-spot');
+    const ofNode = (ds: readonly { nodeName: string | null; atMs: number; reason: string; spotInterrupted: boolean }[]) =>
+      ds.filter((d) => d.nodeName === 'node-edge-spot').map((d) => [d.atMs, d.reason, d.spotInterrupted]);
+    const one = [[goneAt, 'Empty', true]];
+    expect(ofNode(built.inRange(s.startMs, firstEndMs))).toEqual(one);
+    expect(ofNode([...built.inRange(s.startMs, edge), ...built.inRange(edge, firstEndMs)])).toEqual(one);
+    expect(ofNode(kept.inRange(s.startMs, firstEndMs))).toEqual(one);
+  });
+
   it('builds for the range asked when the database is read-only', () => {
     s.db.prepare(`INSERT INTO events (uid, at, type, reason, message, kind, name) VALUES ('late-3', ?, 'Normal', 'DisruptionTerminating',
       'Disrupting Node: Drifted/Delete', 'Node', 'node-late-3')`).run(s.startMs + 5 * HOUR_MS);
