@@ -20,6 +20,10 @@ describe('filters live in the URL', () => {
     const allBars = await page.locator(COST_BARS).count();
     const allLine = await page.locator(TIMELINE_LINES).first().getAttribute('d');
     const allBill = await page.getByTestId('figure-billUsd').locator('.figure-value').innerText();
+    // Each disruption mark says what it is on hover (an SVG title): reason, NodePool, time.
+    const marks = page.locator('[data-testid="timeline-chart"] line.timeline-mark title');
+    expect(await marks.count()).toBeGreaterThan(0);
+    expect(await marks.first().textContent()).toMatch(/^(\d+ disruptions: )?[A-Z][A-Za-z]+(\/[A-Z][a-z]+)? in [a-z0-9-]+(,| at) .*UTC$/);
 
     await page.getByLabel('NodePool', { exact: true }).selectOption('spot-batch');
     await expect.poll(() => new URL(page.url()).searchParams.get('nodepool')).toBe('spot-batch');

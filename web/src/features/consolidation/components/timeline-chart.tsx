@@ -1,9 +1,9 @@
-import { useMemo } from 'react';
+import { type SVGProps, useMemo } from 'react';
 import { CartesianGrid, ComposedChart, Legend, Line, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
 import type { ConsolidationTimelineResponse } from '../../../../../server/schemas/consolidation';
 import { formatPercent, formatUsd, formatUsdAxis, formatUtcDateTime, formatUtcDay, formatUtcTime } from '../../../lib/format';
 import { showsHourTicks, timeTicks } from '../../../lib/time-ticks';
-import { reasonColor } from '../utils/reasons';
+import { markTitle, reasonColor } from '../utils/reasons';
 import { pickSeries, toTimelineRows } from '../utils/timeline-rows';
 
 interface TimelineChartProps {
@@ -63,8 +63,11 @@ export default function TimelineChart({ data, nodePool, selectedMs, onPick, heig
             yAxisId="pct"
             segment={[{ x: e.atMs, y: MARK_BOTTOM }, { x: e.atMs, y: MARK_TOP }]}
             stroke={reasonColor(e.reason)}
-            strokeWidth={2}
+            strokeWidth={e.count > 1 ? 3 : 2}
             ifOverflow="hidden"
+            shape={(props: SVGProps<SVGLineElement>) => (
+              <line {...props} className="recharts-reference-line-line timeline-mark"><title>{markTitle(e)}</title></line>
+            )}
           />
         ))}
         {selectedMs === undefined ? null : (

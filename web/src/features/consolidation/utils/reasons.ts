@@ -1,3 +1,5 @@
+import { formatUtcDateTime } from '../../../lib/format';
+
 /** Colours and words for Karpenter's disruption reasons, the same on every chart and list. */
 
 const REASON_COLOR: Readonly<Record<string, string>> = {
@@ -27,4 +29,15 @@ export function countByReason(events: readonly { reason: string; count?: number 
   const counts = new Map<string, number>();
   for (const e of events) counts.set(e.reason, (counts.get(e.reason) ?? 0) + (e.count ?? 1));
   return [...counts].map(([reason, count]) => ({ reason, count })).sort((a, b) => b.count - a.count || a.reason.localeCompare(b.reason));
+}
+
+/**
+ * What a timeline mark says on hover: the disruption, or for a mark standing for several (thinned past 300 in the
+ * range) how many, of which reason and NodePool, from when.
+ */
+export function markTitle(m: { atMs: number; nodePool: string; reason: string; action: string | null; count: number }): string {
+  const reason = m.reason || 'Other';
+  const at = `${formatUtcDateTime(m.atMs)} UTC`;
+  if (m.count > 1) return `${m.count} disruptions: ${reason} in ${m.nodePool || '(no NodePool)'}, the first at ${at}`;
+  return `${reason}${m.action === null ? '' : `/${m.action}`} in ${m.nodePool || '(no NodePool)'} at ${at}`;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TimelinePoint } from '../../../../../server/schemas/consolidation';
-import { countByReason } from './reasons';
+import { countByReason, markTitle } from './reasons';
 import { pickSeries, rowNear, toTimelineRows } from './timeline-rows';
 
 const t0 = Date.parse('2026-11-01T00:00:00Z');
@@ -57,4 +57,14 @@ describe('countByReason', () => {
     expect(countByReason([{ reason: 'Empty', count: 3 }, { reason: 'Underutilized', count: 2 }, { reason: 'Underutilized', count: 2 }, { reason: 'Drifted', count: 1 }])).toEqual([
       { reason: 'Underutilized', count: 4 }, { reason: 'Empty', count: 3 }, { reason: 'Drifted', count: 1 },
     ]));
+});
+
+describe('markTitle', () => {
+  const at = Date.UTC(2026, 10, 3, 2, 30);
+  it('names one disruption: reason/action, NodePool, time', () =>
+    expect(markTitle({ atMs: at, nodePool: 'general', reason: 'Underutilized', action: 'Replace', count: 1 })).toBe('Underutilized/Replace in general at Nov 3 02:30 UTC'));
+  it('counts what a thinned mark stands for', () =>
+    expect(markTitle({ atMs: at, nodePool: 'spot-batch', reason: 'Empty', action: 'Delete', count: 12 })).toBe('12 disruptions: Empty in spot-batch, the first at Nov 3 02:30 UTC'));
+  it('says so when the reason, action or NodePool is unknown', () =>
+    expect(markTitle({ atMs: at, nodePool: '', reason: '', action: null, count: 1 })).toBe('Other in (no NodePool) at Nov 3 02:30 UTC'));
 });
