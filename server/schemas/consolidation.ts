@@ -164,7 +164,7 @@ export const TimelineMarkerSchema = Type.Object({
   nodePool: Type.String(),
   reason: Type.String(),
   action: Nullable(Type.String()),
-  /** Disruptions this marker stands for: 1, or more when markers were thinned to one per bucket, NodePool and reason. */
+  /** Disruptions this marker stands for: 1, or more when markers were thinned to one per bucket, NodePool and reason (see events). */
   count: Type.Integer(),
 });
 export type TimelineMarker = Static<typeof TimelineMarkerSchema>;
@@ -176,7 +176,10 @@ export const ConsolidationTimelineResponseSchema = Type.Object({
   bucketMs: Type.Integer(),
   /** Cluster series first, then NodePools by name. */
   series: Type.Array(TimelineSeriesSchema),
-  /** Disruptions in the range (not blocked events), by time; beyond 400, one marker per bucket x NodePool x reason with a count. */
+  /**
+   * Disruptions in the range (not blocked events), by time; beyond 300, one marker per bucket x NodePool x reason with a
+   * count, the bucket (bucketMs at first) doubled until at most 300 markers are left.
+   */
   events: Type.Array(TimelineMarkerSchema),
 });
 export type ConsolidationTimelineResponse = Static<typeof ConsolidationTimelineResponseSchema>;
