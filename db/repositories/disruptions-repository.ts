@@ -1,4 +1,4 @@
-import type { Disruption, DisruptionPageQuery } from '../../server/analytics/disruptions';
+import type { Disruption, DisruptionPageQuery, MarkerSource } from '../../server/analytics/disruptions';
 import type { Db } from '../open-db';
 
 /**
@@ -6,9 +6,6 @@ import type { Db } from '../open-db';
  * nodes or NodeClaims behind them changed. What a disruption is stays in server/analytics/disruptions.ts; this
  * file only stores and reads its output.
  */
-
-/** What a timeline marker is made of. */
-export interface MarkerRow { id: string; atMs: number; nodePool: string; reason: string; action: string | null }
 
 interface RawDisruption {
   id: string; at: number; node_name: string | null; nodeclaim: string | null; nodepool: string; reason: string; action: string | null;
@@ -57,7 +54,7 @@ export function createDisruptionsRepository(db: Db) {
 
   return {
     /** The kept disruptions (not blocked attempts) in [fromMs, toMs) of one NodePool or all, in order, as markers are made. */
-    markerRows(q: { fromMs: number; toMs: number; nodePool?: string }): MarkerRow[] {
+    markerRows(q: { fromMs: number; toMs: number; nodePool?: string }): MarkerSource[] {
       const rows = markerRows.all({ fromMs: q.fromMs, toMs: q.toMs, nodePool: q.nodePool ?? null }) as [string, number, string, string, string | null][];
       return rows.map(([id, atMs, nodePool, reason, action]) => ({ id, atMs, nodePool, reason, action }));
     },

@@ -196,14 +196,17 @@ export function buildDisruptions(events: readonly DisruptionEventRow[], gone: re
 /** A timeline marker: one disruption, or the first of `count` in a bucket x NodePool x reason. */
 export type DisruptionMarker = TimelineMarker;
 
+/** What a timeline marker is made of (the kept disruptions are read as just this). */
+export type MarkerSource = Pick<Disruption, 'id' | 'atMs' | 'nodePool' | 'reason' | 'action'>;
+
 /**
  * Timeline markers for disruptions sorted by time: every one while there are at most `max`; else the first of each
  * bucket x NodePool x reason with how many it stands for, buckets aligned on the epoch, starting at `bucketMs` and
  * doubled until at most `max` markers are left (or one bucket holds them all). A month of a churning cluster is
  * thousands of disruptions: more marks than a chart a screen wide can tell apart.
  */
-export function timelineMarkers(ds: readonly Pick<Disruption, 'id' | 'atMs' | 'nodePool' | 'reason' | 'action'>[], bucketMs: number, max: number): DisruptionMarker[] {
-  const one = (d: (typeof ds)[number]): DisruptionMarker => ({ id: d.id, atMs: d.atMs, nodePool: d.nodePool, reason: d.reason, action: d.action, count: 1 });
+export function timelineMarkers(ds: readonly MarkerSource[], bucketMs: number, max: number): DisruptionMarker[] {
+  const one = (d: MarkerSource): DisruptionMarker => ({ id: d.id, atMs: d.atMs, nodePool: d.nodePool, reason: d.reason, action: d.action, count: 1 });
   if (ds.length <= max) return ds.map(one);
   if (!(bucketMs > 0)) throw new RangeError(`bucketMs must be positive, got ${bucketMs}`);
   const spanMs = ds[ds.length - 1].atMs - ds[0].atMs;
