@@ -35,7 +35,11 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => 
  * Runs a command to completion under `timeoutMs` (killed past it), through GNU time -v when present so its
  * peak RSS is known. stdout goes to `stdoutFile` when given (kubectl's 1+ GB of JSON is not kept in memory).
  */
-export function measure(cmd: string, args: string[], opts: { timeoutMs: number; env?: NodeJS.ProcessEnv; stdoutFile?: string }): Promise<Measured> {
+export function measure(
+  cmd: string,
+  args: string[],
+  opts: { timeoutMs: number; env?: NodeJS.ProcessEnv; stdoutFile?: string },
+): Promise<Measured> {
   const timed = hasTimeBin();
   const argv = timed ? ['-v', cmd, ...args] : args;
   const out = opts.stdoutFile ? openSync(opts.stdoutFile, 'w') : 'pipe';
@@ -46,8 +50,12 @@ export function measure(cmd: string, args: string[], opts: { timeoutMs: number; 
   if (child.pid !== undefined) live.set(child.pid, 'group');
   let stdout = '';
   let stderr = '';
-  child.stdout?.setEncoding('utf8').on('data', (d: string) => { stdout += d; });
-  child.stderr?.setEncoding('utf8').on('data', (d: string) => { stderr += d; });
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => {
+    stdout += d;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+    stderr += d;
+  });
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
@@ -71,15 +79,20 @@ export function measure(cmd: string, args: string[], opts: { timeoutMs: number; 
 export async function startHelper<T>(cmd: string, args: string[], timeoutMs: number): Promise<{ info: T; stop: () => Promise<void> }> {
   const child: ChildProcess = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   if (child.pid !== undefined) live.set(child.pid, 'process');
-  child.once('close', () => { if (child.pid !== undefined) live.delete(child.pid); });
-  let stderr = '';
-  child.stderr?.setEncoding('utf8').on('data', (d: string) => { stderr = (stderr + d).slice(-4000); });
-  const stop = () => new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once('close', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+  child.once('close', () => {
+    if (child.pid !== undefined) live.delete(child.pid);
   });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+    stderr = (stderr + d).slice(-4000);
+  });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('close', () => resolve());
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+    });
   const info = await new Promise<T>((resolve, reject) => {
     let buffered = '';
     const timer = setTimeout(() => {
@@ -107,7 +120,11 @@ export async function startHelper<T>(cmd: string, args: string[], timeoutMs: num
 
 /** The last JSON line a measured child printed (its own figures). */
 export function lastJsonLine<T>(stdout: string): T {
-  const line = stdout.trim().split('\n').filter((l) => l.startsWith('{')).at(-1);
+  const line = stdout
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .at(-1);
   if (!line) throw new Error(`no JSON result in the child's output: ${stdout.slice(-500)}`);
   return JSON.parse(line) as T;
 }

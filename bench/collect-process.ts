@@ -1,11 +1,11 @@
 import { parseArgs } from 'node:util';
-import { createKubeClients } from '../collectors/kubernetes/client';
-import { collectKubeSnapshot } from '../collectors/kubernetes/collect';
-import { buildSnapshotRows } from '../core/rollup';
-import { loadStaticOnDemandPrices } from '../core/static-prices';
-import { openDb } from '../db/open-db';
-import { createKubeRepository } from '../db/repositories/kube-repository';
-import { PriceBook } from '../db/repositories/price-book';
+import { createKubeClients } from '../collectors/kubernetes/client.js';
+import { collectKubeSnapshot } from '../collectors/kubernetes/collect.js';
+import { buildSnapshotRows } from '../core/rollup.js';
+import { loadStaticOnDemandPrices } from '../core/static-prices.js';
+import { openDb } from '../db/open-db.js';
+import { createKubeRepository } from '../db/repositories/kube-repository.js';
+import { PriceBook } from '../db/repositories/price-book.js';
 
 /**
  * One full collector snapshot into SQLite, as `collect` takes it: list nodes, pods, NodeClaims, NodePools,
@@ -13,7 +13,9 @@ import { PriceBook } from '../db/repositories/price-book';
  * Run as its own process so its peak RSS is its own; prints one JSON line with the phases' times.
  */
 
-const { values } = parseArgs({ options: { kubeconfig: { type: 'string' }, db: { type: 'string' }, region: { type: 'string', default: 'us-east-1' } } });
+const { values } = parseArgs({
+  options: { kubeconfig: { type: 'string' }, db: { type: 'string' }, region: { type: 'string', default: 'us-east-1' } },
+});
 
 async function main(): Promise<void> {
   if (!values.kubeconfig || !values.db) throw new Error('usage: collect-process --kubeconfig PATH --db PATH');
@@ -30,11 +32,18 @@ async function main(): Promise<void> {
   createKubeRepository(db).writeSnapshot({ snapshot, ...rows, runId: null });
   db.close();
   const t3 = performance.now();
-  console.log(JSON.stringify({
-    totalMs: t3 - t0, listMs: t1 - t0, rollupMs: t2 - t1, writeMs: t3 - t2,
-    nodes: snapshot.nodes.length, pods: snapshot.pods.length, requests: stats.requests,
-    maxRssBytes: process.resourceUsage().maxRSS * 1024,
-  }));
+  console.log(
+    JSON.stringify({
+      totalMs: t3 - t0,
+      listMs: t1 - t0,
+      rollupMs: t2 - t1,
+      writeMs: t3 - t2,
+      nodes: snapshot.nodes.length,
+      pods: snapshot.pods.length,
+      requests: stats.requests,
+      maxRssBytes: process.resourceUsage().maxRSS * 1024,
+    }),
+  );
 }
 
 main().catch((err: unknown) => {

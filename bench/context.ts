@@ -1,4 +1,4 @@
-import type { BenchRow } from './report';
+import type { BenchRow } from './report.js';
 
 /** What every bench gets and gives back. */
 export interface BenchContext {

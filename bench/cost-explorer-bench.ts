@@ -1,17 +1,17 @@
 import { join } from 'node:path';
-import { createCostExplorerClient } from '../collectors/cost-explorer/client';
-import { clusterComputeFilter, collectCostExplorer, type CostCollectResult } from '../collectors/cost-explorer/collect';
-import { TAG_NODEPOOL } from '../core/labels';
-import { openDb } from '../db/open-db';
-import { scaleScenario } from '../sandbox/scale/scale-scenario';
-import type { EpochMs, Scenario } from '../sandbox/scenario/types';
-import { SandboxClock, type SandboxContext } from '../sandbox/serve/context';
-import { createCostExplorerHandler } from '../sandbox/serve/cost-explorer';
-import { evaluate, isEstimatedPeriod, usageRecords } from '../sandbox/serve/ce-query';
-import { parseCeQuery } from '../sandbox/serve/ce-request';
-import { startSandboxServer } from '../sandbox/serve/server';
-import type { BenchContext, BenchResult } from './context';
-import { type BenchRow, figure } from './report';
+import { createCostExplorerClient } from '../collectors/cost-explorer/client.js';
+import { clusterComputeFilter, collectCostExplorer, type CostCollectResult } from '../collectors/cost-explorer/collect.js';
+import { TAG_NODEPOOL } from '../core/labels.js';
+import { openDb } from '../db/open-db.js';
+import { scaleScenario } from '../sandbox/scale/scale-scenario.js';
+import type { EpochMs, Scenario } from '../sandbox/scenario/types.js';
+import { SandboxClock, type SandboxContext } from '../sandbox/serve/context.js';
+import { createCostExplorerHandler } from '../sandbox/serve/cost-explorer.js';
+import { evaluate, isEstimatedPeriod, usageRecords } from '../sandbox/serve/ce-query.js';
+import { parseCeQuery } from '../sandbox/serve/ce-request.js';
+import { startSandboxServer } from '../sandbox/serve/server.js';
+import type { BenchContext, BenchResult } from './context.js';
+import { type BenchRow, figure } from './report.js';
 
 /**
  * Cost Explorer requests (USD 0.01 each): a 90-day backfill, then the next day's re-sync, by the collector
@@ -28,7 +28,11 @@ const PAGE_SIZE = 50;
 const WINDOW_DAYS = 90;
 const RECENT_DAYS = 14;
 const METRICS = ['UnblendedCost', 'AmortizedCost', 'UsageQuantity'];
-const DUMMY_AWS = { AWS_ACCESS_KEY_ID: 'AKIABENCHEXAMPLE0000', AWS_SECRET_ACCESS_KEY: 'bench-secret-not-a-real-key', AWS_REGION: 'us-east-1' };
+const DUMMY_AWS = {
+  AWS_ACCESS_KEY_ID: 'AKIABENCHEXAMPLE0000',
+  AWS_SECRET_ACCESS_KEY: 'bench-secret-not-a-real-key',
+  AWS_REGION: 'us-east-1',
+};
 
 interface Need {
   api: 'GetCostAndUsage' | 'GetCostAndUsageWithResources';
@@ -39,18 +43,23 @@ interface Need {
 }
 
 const dayFloor = (t: EpochMs): EpochMs => Math.floor(t / DAY) * DAY;
-const fmt = (t: EpochMs, g: 'DAILY' | 'HOURLY'): string => (g === 'DAILY' ? new Date(t).toISOString().slice(0, 10) : `${new Date(t).toISOString().slice(0, 19)}Z`);
+const fmt = (t: EpochMs, g: 'DAILY' | 'HOURLY'): string =>
+  g === 'DAILY' ? new Date(t).toISOString().slice(0, 10) : `${new Date(t).toISOString().slice(0, 19)}Z`;
 
 /** What a sync at `now` must fetch, given the sync before it (null: a backfill, everything). */
 function needs(now: EpochMs, previousNow: EpochMs | null): Need[] {
   const today = dayFloor(now);
-  const periods = (from: EpochMs, to: EpochMs, unit: number) => Array.from({ length: Math.max(0, (to - from) / unit) }, (_, i) => from + i * unit);
+  const periods = (from: EpochMs, to: EpochMs, unit: number) =>
+    Array.from({ length: Math.max(0, (to - from) / unit) }, (_, i) => from + i * unit);
   const daily = periods(today - (WINDOW_DAYS - 1) * DAY, today + DAY, DAY);
   const recentDays = periods(today - (RECENT_DAYS - 1) * DAY, today + DAY, DAY);
   const hours = periods(today - (RECENT_DAYS - 1) * DAY, Math.floor(now / HOUR) * HOUR + HOUR, HOUR);
   // A period fetched by the previous sync and final then is never needed again.
-  const open = (unit: number) => (p: EpochMs) => previousNow === null || p >= previousNow || isEstimatedPeriod(p + unit, previousNow)
-    || p < dayFloor(previousNow) - (unit === HOUR ? RECENT_DAYS - 1 : WINDOW_DAYS - 1) * DAY;
+  const open = (unit: number) => (p: EpochMs) =>
+    previousNow === null ||
+    p >= previousNow ||
+    isEstimatedPeriod(p + unit, previousNow) ||
+    p < dayFloor(previousNow) - (unit === HOUR ? RECENT_DAYS - 1 : WINDOW_DAYS - 1) * DAY;
   return [
     { api: 'GetCostAndUsage', granularity: 'DAILY', groupBy: 'PURCHASE_TYPE', periods: daily.filter(open(DAY)) },
     { api: 'GetCostAndUsage', granularity: 'DAILY', groupBy: 'INSTANCE_TYPE', periods: daily.filter(open(DAY)) },
@@ -67,11 +76,19 @@ function fewestRequests(sc: Scenario, now: EpochMs, need: Need): number {
   for (let i = 0; i < need.periods.length;) {
     let j = i;
     while (j + 1 < need.periods.length && need.periods[j + 1] === need.periods[j] + unit) j += 1;
-    const query = parseCeQuery({
-      TimePeriod: { Start: fmt(need.periods[i], need.granularity), End: fmt(need.periods[j] + unit, need.granularity) },
-      Granularity: need.granularity, Metrics: METRICS, Filter: clusterComputeFilter(sc.clusterName),
-      GroupBy: [{ Type: 'TAG', Key: TAG_NODEPOOL }, { Type: 'DIMENSION', Key: need.groupBy }],
-    }, { withResources: need.api === 'GetCostAndUsageWithResources' });
+    const query = parseCeQuery(
+      {
+        TimePeriod: { Start: fmt(need.periods[i], need.granularity), End: fmt(need.periods[j] + unit, need.granularity) },
+        Granularity: need.granularity,
+        Metrics: METRICS,
+        Filter: clusterComputeFilter(sc.clusterName),
+        GroupBy: [
+          { Type: 'TAG', Key: TAG_NODEPOOL },
+          { Type: 'DIMENSION', Key: need.groupBy },
+        ],
+      },
+      { withResources: need.api === 'GetCostAndUsageWithResources' },
+    );
     const slots = evaluate(query, records, now).reduce((s, r) => s + Math.max(1, r.groups.length), 0);
     requests += Math.max(1, Math.ceil(slots / PAGE_SIZE));
     i = j + 1;
@@ -106,14 +123,30 @@ export async function costExplorerBench(ctx: BenchContext): Promise<BenchResult>
       const minimum = fewest.reduce((s, n) => s + n.fewest, 0);
       ctx.log(`cost-explorer: ${name}: ${served} requests, fewest possible ${minimum}`);
       details[name] = {
-        at: new Date(now).toISOString(), requests: served, fewest: minimum,
-        queries: result.queries.map((q) => ({ query: `${q.api} ${q.granularity} x ${q.groupBy}`, requests: q.requests, ranges: q.ranges, lines: q.lines, unavailable: q.unavailable })),
+        at: new Date(now).toISOString(),
+        requests: served,
+        fewest: minimum,
+        queries: result.queries.map((q) => ({
+          query: `${q.api} ${q.granularity} x ${q.groupBy}`,
+          requests: q.requests,
+          ranges: q.ranges,
+          lines: q.lines,
+          unavailable: q.unavailable,
+        })),
         needed: fewest.map((n) => ({ query: `${n.api} ${n.granularity} x ${n.groupBy}`, periods: n.periods.length, fewest: n.fewest })),
       };
-      rows.push(figure({
-        bench: 'cost-explorer', figure: `Cost Explorer ${name}: requests`, unit: 'requests', ours: served, peerLabel: 'fewest pages', peer: minimum,
-        target: { kind: 'equal' }, note: `USD ${(served * 0.01).toFixed(2)} on a real account; DAILY x purchase type and x instance type, last 14 days HOURLY and per instance; page ${PAGE_SIZE} slots`,
-      }));
+      rows.push(
+        figure({
+          bench: 'cost-explorer',
+          figure: `Cost Explorer ${name}: requests`,
+          unit: 'requests',
+          ours: served,
+          peerLabel: 'fewest pages',
+          peer: minimum,
+          target: { kind: 'equal' },
+          note: `USD ${(served * 0.01).toFixed(2)} on a real account; DAILY x purchase type and x instance type, last 14 days HOURLY and per instance; page ${PAGE_SIZE} slots`,
+        }),
+      );
     };
     await sync(`${WINDOW_DAYS}-day backfill`, backfillAt, null);
     await sync('daily re-sync', resyncAt, backfillAt);

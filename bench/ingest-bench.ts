@@ -1,12 +1,12 @@
 import { join } from 'node:path';
-import { buildSnapshotRows } from '../core/rollup';
-import { openDb } from '../db/open-db';
-import { createBareIngest, flattenSnapshot, rowsOf } from '../db/repositories/bare-ingest';
-import { createKubeRepository, type SnapshotWrite } from '../db/repositories/kube-repository';
-import { scaleScenario } from '../sandbox/scale/scale-scenario';
-import type { BenchContext, BenchResult } from './context';
-import { figure } from './report';
-import { scaleHistory, scenarioPrices } from './scale-history';
+import { buildSnapshotRows } from '../core/rollup.js';
+import { openDb } from '../db/open-db.js';
+import { createBareIngest, flattenSnapshot, rowsOf } from '../db/repositories/bare-ingest.js';
+import { createKubeRepository, type SnapshotWrite } from '../db/repositories/kube-repository.js';
+import { scaleScenario } from '../sandbox/scale/scale-scenario.js';
+import type { BenchContext, BenchResult } from './context.js';
+import { figure } from './report.js';
+import { scaleHistory, scenarioPrices } from './scale-history.js';
 
 /**
  * Ingest: consecutive 5-minute snapshots of a cluster (every node, NodeClaim and pod upserted, the snapshot, its
@@ -27,7 +27,9 @@ export async function ingestBench(ctx: BenchContext): Promise<BenchResult> {
   }
   const bare = writes.map(flattenSnapshot);
   const rows = bare.reduce((s, b) => s + rowsOf(b), 0);
-  ctx.log(`ingest: ${count} snapshots of ${nodes} nodes and ${writes[0].snapshot.pods.length.toLocaleString('en-US')} pods, ${rows.toLocaleString('en-US')} rows`);
+  ctx.log(
+    `ingest: ${count} snapshots of ${nodes} nodes and ${writes[0].snapshot.pods.length.toLocaleString('en-US')} pods, ${rows.toLocaleString('en-US')} rows`,
+  );
 
   /** Seconds spent writing, the database already open and migrated (opening it is not ingest). */
   const timeOnce = (name: string, prepare: (db: ReturnType<typeof openDb>) => () => void): number => {
@@ -43,11 +45,15 @@ export async function ingestBench(ctx: BenchContext): Promise<BenchResult> {
   };
   const repository = (db: ReturnType<typeof openDb>) => {
     const kube = createKubeRepository(db);
-    return () => { for (const w of writes) kube.writeSnapshot(w); };
+    return () => {
+      for (const w of writes) kube.writeSnapshot(w);
+    };
   };
   const bareLoop = (db: ReturnType<typeof openDb>) => {
     const ingest = createBareIngest(db);
-    return () => { for (const b of bare) ingest.write(b); };
+    return () => {
+      for (const b of bare) ingest.write(b);
+    };
   };
   const runs = { ours: [] as number[], bare: [] as number[] };
   for (let i = 0; i < 2; i++) {
@@ -56,12 +62,22 @@ export async function ingestBench(ctx: BenchContext): Promise<BenchResult> {
   }
   const ours = rows / Math.min(...runs.ours);
   const peer = rows / Math.min(...runs.bare);
-  ctx.log(`ingest: repository ${Math.round(ours).toLocaleString('en-US')} rows/s, bare loop ${Math.round(peer).toLocaleString('en-US')} rows/s`);
+  ctx.log(
+    `ingest: repository ${Math.round(ours).toLocaleString('en-US')} rows/s, bare loop ${Math.round(peer).toLocaleString('en-US')} rows/s`,
+  );
   return {
-    rows: [figure({
-      bench: 'ingest', figure: `ingest ${nodes} nodes x ${count} snapshots: rows/s`, unit: 'rows/s', ours, peerLabel: 'bare better-sqlite3 loop', peer,
-      target: { kind: 'at-least', min: 0.5 }, note: 'ours also keeps the hour/day range rollups and marks gone nodes; best of 2',
-    })],
+    rows: [
+      figure({
+        bench: 'ingest',
+        figure: `ingest ${nodes} nodes x ${count} snapshots: rows/s`,
+        unit: 'rows/s',
+        ours,
+        peerLabel: 'bare better-sqlite3 loop',
+        peer,
+        target: { kind: 'at-least', min: 0.5 },
+        note: 'ours also keeps the hour/day range rollups and marks gone nodes; best of 2',
+      }),
+    ],
     details: { nodes, snapshots: count, rows, seconds: runs },
   };
 }

@@ -17,7 +17,8 @@ export function describeMachine(kubectl: string | null): Machine {
   let kubectlVersion: string | null = null;
   if (kubectl) {
     try {
-      kubectlVersion = /v\d+\.\d+\.\d+/.exec(execFileSync(kubectl, ['version', '--client'], { encoding: 'utf8', timeout: 10_000 }))?.[0] ?? 'unknown';
+      kubectlVersion =
+        /v\d+\.\d+\.\d+/.exec(execFileSync(kubectl, ['version', '--client'], { encoding: 'utf8', timeout: 10_000 }))?.[0] ?? 'unknown';
     } catch {
       kubectlVersion = 'unknown';
     }
@@ -41,7 +42,9 @@ export function describeMachine(kubectl: string | null): Machine {
 export function loadSampler(everyMs = 15_000): { stop: () => void; summary: () => { max: number; end: number } } {
   const round = (x: number): number => Math.round(x * 100) / 100;
   let max = loadavg()[0];
-  const timer = setInterval(() => { max = Math.max(max, loadavg()[0]); }, everyMs);
+  const timer = setInterval(() => {
+    max = Math.max(max, loadavg()[0]);
+  }, everyMs);
   timer.unref();
   return {
     stop: () => clearInterval(timer),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { figure, formatNumber, formatTable } from './report';
+import { figure, formatNumber, formatTable } from './report.js';
 
 const base = { bench: 't', figure: 'f', unit: 's', peerLabel: 'peer' };
 
@@ -30,7 +30,15 @@ describe('figure', () => {
 describe('formatTable', () => {
   it('prints one padded line per figure with units, ratio, target and notes', () => {
     const text = formatTable([
-      figure({ ...base, figure: 'snapshot time', ours: 31.25, peer: 62.5, peerLabel: 'kubectl', target: { kind: 'at-most', max: 2 }, note: 'best of 2' }),
+      figure({
+        ...base,
+        figure: 'snapshot time',
+        ours: 31.25,
+        peer: 62.5,
+        peerLabel: 'kubectl',
+        target: { kind: 'at-most', max: 2 },
+        note: 'best of 2',
+      }),
       figure({ ...base, figure: 'bundle', unit: 'KB', ours: 180.4, peer: 250, peerLabel: 'bound', target: { kind: 'at-most', max: 1 } }),
     ]);
     const lines = text.split('\n');
@@ -40,7 +48,15 @@ describe('formatTable', () => {
     expect(lines.at(-1)).toBe('  - snapshot time: best of 2');
   });
 
-  it.each([[1234567, '1,234,567'], [78, '78'], [12.345, '12.3'], [1.2345, '1.23'], [0.012345, '0.0123'], [0, '0'], [null, '-']])('formats %s as %s', (v, s) => {
+  it.each([
+    [1234567, '1,234,567'],
+    [78, '78'],
+    [12.345, '12.3'],
+    [1.2345, '1.23'],
+    [0.012345, '0.0123'],
+    [0, '0'],
+    [null, '-'],
+  ])('formats %s as %s', (v, s) => {
     expect(formatNumber(v)).toBe(s);
   });
 });

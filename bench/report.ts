@@ -32,10 +32,14 @@ export interface BenchRow {
 
 export function targetText(t: Target): string {
   switch (t.kind) {
-    case 'at-most': return `<= ${t.max}x`;
-    case 'at-least': return `>= ${t.min}x`;
-    case 'equal': return '= 1x';
-    case 'info': return '-';
+    case 'at-most':
+      return `<= ${t.max}x`;
+    case 'at-least':
+      return `>= ${t.min}x`;
+    case 'equal':
+      return '= 1x';
+    case 'info':
+      return '-';
   }
 }
 
@@ -78,7 +82,16 @@ export function formatTable(rows: readonly BenchRow[]): string {
     r.verdict,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
-  const line = (c: string[]) => c.map((x, i) => x.padEnd(widths[i])).join('  ').trimEnd();
+  const line = (c: string[]) =>
+    c
+      .map((x, i) => x.padEnd(widths[i]))
+      .join('  ')
+      .trimEnd();
   const notes = rows.filter((r) => r.note).map((r) => `  - ${r.figure}: ${r.note}`);
-  return [line(header), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.map(line), ...(notes.length ? ['', 'notes:', ...notes] : [])].join('\n');
+  return [
+    line(header),
+    widths.map((w) => '-'.repeat(w)).join('  '),
+    ...cells.map(line),
+    ...(notes.length ? ['', 'notes:', ...notes] : []),
+  ].join('\n');
 }

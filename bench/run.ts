@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { BenchContext, BenchResult } from './context';
-import { describeMachine, loadSampler } from './machine';
-import { type BenchRow, figure, formatTable } from './report';
-import { bundleBench } from './bundle-bench';
-import { costExplorerBench } from './cost-explorer-bench';
-import { ingestBench } from './ingest-bench';
-import { findKubectl, snapshotBench } from './snapshot-bench';
-import { storeBench } from './store-bench';
+import type { BenchContext, BenchResult } from './context.js';
+import { describeMachine, loadSampler } from './machine.js';
+import { type BenchRow, figure, formatTable } from './report.js';
+import { bundleBench } from './bundle-bench.js';
+import { costExplorerBench } from './cost-explorer-bench.js';
+import { ingestBench } from './ingest-bench.js';
+import { findKubectl, snapshotBench } from './snapshot-bench.js';
+import { storeBench } from './store-bench.js';
 
 /**
  * `npm run bench [-- --quick] [-- --only snapshot,store]`: every figure beside a peer or a bound measured in the
@@ -35,7 +35,9 @@ const HELP = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(BENCHES
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { quick: { type: 'boolean' }, only: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+  const { values } = parseArgs({
+    options: { quick: { type: 'boolean' }, only: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
   if (values.help) {
     console.log(HELP);
     return 0;
@@ -51,7 +53,9 @@ async function main(): Promise<number> {
   const tmp = mkdtempSync(join(tmpdir(), 'ledger-bench-'));
   const started = Date.now();
   const log = (m: string) => console.error(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${m}`);
-  log(`${quick ? 'quick' : 'full'} run on ${machine.cores} x ${machine.cpu}, ${machine.memoryGiB} GiB, Node ${machine.node}, load ${machine.loadAverageAtStart}`);
+  log(
+    `${quick ? 'quick' : 'full'} run on ${machine.cores} x ${machine.cpu}, ${machine.memoryGiB} GiB, Node ${machine.node}, load ${machine.loadAverageAtStart}`,
+  );
   const rows: BenchRow[] = [];
   const details: Record<string, unknown> = {};
   const load = loadSampler();
@@ -65,7 +69,18 @@ async function main(): Promise<number> {
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         log(`${name} failed: ${message}`);
-        rows.push(figure({ bench: name, figure: `${name}: did not complete`, unit: '', ours: null, peerLabel: '-', peer: null, target: { kind: 'info' }, note: message.slice(0, 300) }));
+        rows.push(
+          figure({
+            bench: name,
+            figure: `${name}: did not complete`,
+            unit: '',
+            ours: null,
+            peerLabel: '-',
+            peer: null,
+            target: { kind: 'info' },
+            note: message.slice(0, 300),
+          }),
+        );
         details[name] = { error: message, seconds: (Date.now() - t0) / 1000 };
       }
     }
@@ -77,12 +92,20 @@ async function main(): Promise<number> {
   const seconds = (Date.now() - started) / 1000;
   const out = fileURLToPath(new URL('./results.json', import.meta.url));
   mkdirSync(join(out, '..'), { recursive: true });
-  writeFileSync(out, `${JSON.stringify({ mode: quick ? 'quick' : 'full', startedAt: new Date(started).toISOString(), seconds, machine, loadAverage, rows, details }, null, 2)}\n`);
-  console.log(`\n${formatTable(rows)}\n\n${quick ? 'quick' : 'full'} run, ${seconds.toFixed(0)} s, on ${machine.cores} x ${machine.cpu}, ${machine.memoryGiB} GiB, ${machine.os}, Node ${machine.node}${machine.kubectl ? `, kubectl ${machine.kubectl}` : ''}; load average ${machine.loadAverageAtStart} at the start, ${loadAverage.max} at most, ${loadAverage.end} at the end (the benches themselves use up to 2). Written to bench/results.json.`);
+  writeFileSync(
+    out,
+    `${JSON.stringify({ mode: quick ? 'quick' : 'full', startedAt: new Date(started).toISOString(), seconds, machine, loadAverage, rows, details }, null, 2)}\n`,
+  );
+  console.log(
+    `\n${formatTable(rows)}\n\n${quick ? 'quick' : 'full'} run, ${seconds.toFixed(0)} s, on ${machine.cores} x ${machine.cpu}, ${machine.memoryGiB} GiB, ${machine.os}, Node ${machine.node}${machine.kubectl ? `, kubectl ${machine.kubectl}` : ''}; load average ${machine.loadAverageAtStart} at the start, ${loadAverage.max} at most, ${loadAverage.end} at the end (the benches themselves use up to 2). Written to bench/results.json.`,
+  );
   return rows.some((r) => r.verdict === 'FAIL' || r.verdict === 'error') ? 1 : 0;
 }
 
-main().then((code) => process.exit(code), (err: unknown) => {
-  console.error(err instanceof Error ? err.stack : String(err));
-  process.exit(1);
-});
+main().then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(err instanceof Error ? err.stack : String(err));
+    process.exit(1);
+  },
+);

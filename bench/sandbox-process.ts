@@ -2,13 +2,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { writeKubeconfig } from '../sandbox/kubeconfig';
-import { awsHandlers } from '../sandbox/index';
-import { scaleScenario } from '../sandbox/scale/scale-scenario';
-import { SandboxClock, type SandboxContext } from '../sandbox/serve/context';
-import { createKubeHandler } from '../sandbox/serve/kube';
-import type { PodDetail } from '../sandbox/serve/pod-detail';
-import { startSandboxServer } from '../sandbox/serve/server';
+import { writeKubeconfig } from '../sandbox/kubeconfig.js';
+import { awsHandlers } from '../sandbox/index.js';
+import { scaleScenario } from '../sandbox/scale/scale-scenario.js';
+import { SandboxClock, type SandboxContext } from '../sandbox/serve/context.js';
+import { createKubeHandler } from '../sandbox/serve/kube.js';
+import type { PodDetail } from '../sandbox/serve/pod-detail.js';
+import { startSandboxServer } from '../sandbox/serve/server.js';
 
 /**
  * The sandbox serving a scale scenario, in its own process so that the collector's time and peak RSS measured
@@ -38,7 +38,12 @@ const int = (name: string, v: string | undefined): number => {
 async function main(): Promise<void> {
   const podDetail = values['pod-detail'] as PodDetail;
   if (podDetail !== 'lean' && podDetail !== 'realistic') throw new Error(`--pod-detail must be lean or realistic, got ${podDetail}`);
-  const scenario = scaleScenario({ nodes: int('nodes', values.nodes), podsPerNode: int('pods-per-node', values['pods-per-node']), days: int('days', values.days), seed: int('seed', values.seed) });
+  const scenario = scaleScenario({
+    nodes: int('nodes', values.nodes),
+    podsPerNode: int('pods-per-node', values['pods-per-node']),
+    days: int('days', values.days),
+    seed: int('seed', values.seed),
+  });
   const ctx: SandboxContext = { scenario, clock: new SandboxClock(scenario.end), requestLog: [], faults: [] };
   const kube = createKubeHandler(scenario, null, { podDetail });
   const srv = await startSandboxServer(ctx, [kube, ...awsHandlers()], 0);
@@ -48,24 +53,47 @@ async function main(): Promise<void> {
     let bytes = 0;
     let cont = '';
     do {
-      const out = kube({ method: 'GET', url: new URL(`${path}?limit=500${cont ? `&continue=${cont}` : ''}`, 'http://sandbox'), headers: {}, body: Buffer.alloc(0) }, ctx);
+      const out = kube(
+        {
+          method: 'GET',
+          url: new URL(`${path}?limit=500${cont ? `&continue=${cont}` : ''}`, 'http://sandbox'),
+          headers: {},
+          body: Buffer.alloc(0),
+        },
+        ctx,
+      );
       if (!out || !('body' in out) || out.status !== 200) throw new Error(`warming ${path} failed`);
       bytes += Buffer.byteLength(out.body);
-      cont = (JSON.parse(out.body.slice(0, 4096).replace(/,"items":\[.*$/s, '}')) as { metadata?: { continue?: string } }).metadata?.continue ?? '';
+      cont =
+        (JSON.parse(out.body.slice(0, 4096).replace(/,"items":\[.*$/s, '}')) as { metadata?: { continue?: string } }).metadata?.continue ??
+        '';
     } while (cont);
     return bytes;
   };
-  const paths = ['/api/v1/pods', '/api/v1/nodes', '/api/v1/namespaces', '/api/v1/events', '/apis/karpenter.sh/v1/nodepools', '/apis/karpenter.sh/v1/nodeclaims'];
+  const paths = [
+    '/api/v1/pods',
+    '/api/v1/nodes',
+    '/api/v1/namespaces',
+    '/api/v1/events',
+    '/apis/karpenter.sh/v1/nodepools',
+    '/apis/karpenter.sh/v1/nodeclaims',
+  ];
   const listBytes = Object.fromEntries(paths.map((p) => [p, warm(p)]));
   ctx.requestLog.length = 0;
   const dir = mkdtempSync(join(tmpdir(), 'ledger-bench-sandbox-'));
   const kubeconfig = join(dir, 'kubeconfig');
   writeKubeconfig(kubeconfig, srv.url, 'bench-sandbox-accepts-any-token', scenario.clusterName);
   const alive = (d: number | null) => d === null || d > scenario.end;
-  console.log(JSON.stringify({
-    url: srv.url, kubeconfig, scenario: scenario.name,
-    nodes: scenario.nodes.filter((n) => alive(n.deletedAt)).length, pods: scenario.pods.filter((p) => alive(p.deletedAt)).length, listBytes,
-  }));
+  console.log(
+    JSON.stringify({
+      url: srv.url,
+      kubeconfig,
+      scenario: scenario.name,
+      nodes: scenario.nodes.filter((n) => alive(n.deletedAt)).length,
+      pods: scenario.pods.filter((p) => alive(p.deletedAt)).length,
+      listBytes,
+    }),
+  );
   const stop = () => void srv.close().then(() => process.exit(0));
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

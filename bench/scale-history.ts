@@ -1,10 +1,10 @@
 import type { CoreV1Event, V1Namespace, V1Node, V1Pod } from '@kubernetes/client-node';
-import { mapEvent, mapNamespace, mapNode, mapNodeClaim, mapNodePool, mapPod } from '../collectors/kubernetes/map';
-import { DEFAULT_TEAM_LABEL } from '../core/labels';
-import type { KubeSnapshot, NodeClaimRecord, NodeRecord, PodRecord, PriceQuote } from '../core/model';
-import { SpotPriceIndex } from '../sandbox/scenario/spot-prices';
-import type { EpochMs, Scenario, SimNode, SimPod } from '../sandbox/scenario/types';
-import { eventObject, namespaceObject, nodeClaimObject, nodeObject, nodePoolObject, podObject } from '../sandbox/serve/kube-objects';
+import { mapEvent, mapNamespace, mapNode, mapNodeClaim, mapNodePool, mapPod } from '../collectors/kubernetes/map.js';
+import { DEFAULT_TEAM_LABEL } from '../core/labels.js';
+import type { KubeSnapshot, NodeClaimRecord, NodeRecord, PodRecord, PriceQuote } from '../core/model.js';
+import { SpotPriceIndex } from '../sandbox/scenario/spot-prices.js';
+import type { EpochMs, Scenario, SimNode, SimPod } from '../sandbox/scenario/types.js';
+import { eventObject, namespaceObject, nodeClaimObject, nodeObject, nodePoolObject, podObject } from '../sandbox/serve/kube-objects.js';
 
 /**
  * A scale scenario's history as the collector would have seen it, one KubeSnapshot every `stepMs`, without
@@ -40,10 +40,12 @@ export function* scaleHistory(sc: Scenario, stepMs: number): Generator<HistorySt
     });
   }
   const hostIp = new Map(sc.nodes.map((x) => [x.name, x.privateIp]));
-  const podRecord = (p: SimPod): PodRecord => mapPod(asKube<V1Pod>(podObject(p, 'Running', hostIp.get(p.nodeName) ?? '')), teamByNs, DEFAULT_TEAM_LABEL);
+  const podRecord = (p: SimPod): PodRecord =>
+    mapPod(asKube<V1Pod>(podObject(p, 'Running', hostIp.get(p.nodeName) ?? '')), teamByNs, DEFAULT_TEAM_LABEL);
 
   const byStart = <T extends { createdAt: number }>(xs: T[]) => [...xs].sort((a, b) => a.createdAt - b.createdAt);
-  const byEnd = <T extends { deletedAt: number | null }>(xs: T[]) => xs.filter((x) => x.deletedAt !== null).sort((a, b) => (a.deletedAt ?? 0) - (b.deletedAt ?? 0));
+  const byEnd = <T extends { deletedAt: number | null }>(xs: T[]) =>
+    xs.filter((x) => x.deletedAt !== null).sort((a, b) => (a.deletedAt ?? 0) - (b.deletedAt ?? 0));
   const nodesByStart = byStart(sc.nodes);
   const nodesByEnd = byEnd(sc.nodes);
   const podsByStart = byStart(sc.pods);
@@ -71,7 +73,9 @@ export function* scaleHistory(sc: Scenario, stepMs: number): Generator<HistorySt
     for (; pj < podsByEnd.length && ended(podsByEnd[pj], t); pj++) alivePods.delete(podsByEnd[pj]);
     const stepEvents: CoreV1Event[] = [];
     for (; ei < events.length && events[ei].at <= t; ei++) stepEvents.push(asKube<CoreV1Event>(eventObject(events[ei])));
-    const nodes = [...aliveNodes].map((x) => nodeRecord.get(x)).filter((x): x is { node: NodeRecord; claim: NodeClaimRecord | null } => x !== undefined);
+    const nodes = [...aliveNodes]
+      .map((x) => nodeRecord.get(x))
+      .filter((x): x is { node: NodeRecord; claim: NodeClaimRecord | null } => x !== undefined);
     yield {
       at: t,
       snapshot: {
@@ -89,7 +93,10 @@ export function* scaleHistory(sc: Scenario, stepMs: number): Generator<HistorySt
 }
 
 /** Prices from the scenario itself: its on-demand table and its simulated spot history. */
-export function scenarioPrices(sc: Scenario): { price: (n: NodeRecord, at: number) => PriceQuote; onDemand: (n: NodeRecord) => number | null } {
+export function scenarioPrices(sc: Scenario): {
+  price: (n: NodeRecord, at: number) => PriceQuote;
+  onDemand: (n: NodeRecord) => number | null;
+} {
   const spot = new SpotPriceIndex(sc.spotPrices);
   return {
     price: (node, at) => {

@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { lastJsonLine, measure, startHelper } from './child';
-import { type BenchContext, type BenchResult, MB } from './context';
-import { type BenchRow, figure } from './report';
+import { lastJsonLine, measure, startHelper } from './child.js';
+import { type BenchContext, type BenchResult, MB } from './context.js';
+import { type BenchRow, figure } from './report.js';
 
 /**
  * Snapshot at scale: the sandbox (its own process) serves a scale scenario with realistic 12 KB pods; one full
@@ -60,7 +60,11 @@ const best = (runs: Run[]): Run => ({
 async function withSandbox<T>(ctx: BenchContext, nodes: number, readyMs: number, body: (info: SandboxInfo) => Promise<T>): Promise<T> {
   ctx.log(`snapshot: starting the sandbox with ${nodes} nodes x ${PODS_PER_NODE} pods (realistic pods)…`);
   // A 150,000-pod sandbox keeps 1.8 GB of serialised pods: more heap than Node's default.
-  const sb = await startHelper<SandboxInfo>(process.execPath, ['--max-old-space-size=8192', '--import', 'tsx', SANDBOX, '--nodes', String(nodes), '--pods-per-node', String(PODS_PER_NODE)], readyMs);
+  const sb = await startHelper<SandboxInfo>(
+    process.execPath,
+    ['--max-old-space-size=8192', '--import', 'tsx', SANDBOX, '--nodes', String(nodes), '--pods-per-node', String(PODS_PER_NODE)],
+    readyMs,
+  );
   try {
     return await body(sb.info);
   } finally {
@@ -68,20 +72,41 @@ async function withSandbox<T>(ctx: BenchContext, nodes: number, readyMs: number,
   }
 }
 
-async function ours(ctx: BenchContext, sb: SandboxInfo, reps: number, timeoutMs: number, tag: string): Promise<{ best: Run; runs: (Run & { inProcess: CollectOutput })[] }> {
+async function ours(
+  ctx: BenchContext,
+  sb: SandboxInfo,
+  reps: number,
+  timeoutMs: number,
+  tag: string,
+): Promise<{ best: Run; runs: (Run & { inProcess: CollectOutput })[] }> {
   const runs: (Run & { inProcess: CollectOutput })[] = [];
   for (let i = 0; i < reps; i++) {
-    const m = await measure(process.execPath, ['--import', 'tsx', COLLECT, '--kubeconfig', sb.kubeconfig, '--db', join(ctx.tmp, `snapshot-${tag}-${i}.db`)], { timeoutMs });
+    const m = await measure(
+      process.execPath,
+      ['--import', 'tsx', COLLECT, '--kubeconfig', sb.kubeconfig, '--db', join(ctx.tmp, `snapshot-${tag}-${i}.db`)],
+      { timeoutMs },
+    );
     if (m.code !== 0) throw new Error(`the collector failed (${m.code}): ${m.stderr.slice(-800)}`);
     const inProcess = lastJsonLine<CollectOutput>(m.stdout);
-    if (inProcess.pods !== sb.pods || inProcess.nodes !== sb.nodes) throw new Error(`the collector read ${inProcess.pods} pods and ${inProcess.nodes} nodes, the sandbox serves ${sb.pods} and ${sb.nodes}`);
+    if (inProcess.pods !== sb.pods || inProcess.nodes !== sb.nodes)
+      throw new Error(
+        `the collector read ${inProcess.pods} pods and ${inProcess.nodes} nodes, the sandbox serves ${sb.pods} and ${sb.nodes}`,
+      );
     runs.push({ wallMs: m.wallMs, maxRssBytes: m.maxRssBytes ?? inProcess.maxRssBytes, inProcess });
-    ctx.log(`snapshot: ours ${sb.pods} pods: ${(m.wallMs / 1000).toFixed(1)} s, peak RSS ${Math.round((m.maxRssBytes ?? inProcess.maxRssBytes) / MB)} MB`);
+    ctx.log(
+      `snapshot: ours ${sb.pods} pods: ${(m.wallMs / 1000).toFixed(1)} s, peak RSS ${Math.round((m.maxRssBytes ?? inProcess.maxRssBytes) / MB)} MB`,
+    );
   }
   return { best: best(runs), runs };
 }
 
-async function kubectl(ctx: BenchContext, bin: string, sb: SandboxInfo, reps: number, timeoutMs: number): Promise<{ best: Run; runs: Run[] }> {
+async function kubectl(
+  ctx: BenchContext,
+  bin: string,
+  sb: SandboxInfo,
+  reps: number,
+  timeoutMs: number,
+): Promise<{ best: Run; runs: Run[] }> {
   const runs: Run[] = [];
   for (let i = 0; i < reps; i++) {
     // A fresh discovery cache each time: kubectl's first run against a cluster does the discovery too.
@@ -91,7 +116,9 @@ async function kubectl(ctx: BenchContext, bin: string, sb: SandboxInfo, reps: nu
     for (const m of [pods, nodes]) if (m.code !== 0) throw new Error(`kubectl failed (${m.code}): ${m.stderr.slice(-800)}`);
     const rss = pods.maxRssBytes === null || nodes.maxRssBytes === null ? null : Math.max(pods.maxRssBytes, nodes.maxRssBytes);
     runs.push({ wallMs: pods.wallMs + nodes.wallMs, maxRssBytes: rss });
-    ctx.log(`snapshot: kubectl ${sb.pods} pods: ${((pods.wallMs + nodes.wallMs) / 1000).toFixed(1)} s, peak RSS ${rss === null ? '?' : Math.round(rss / MB)} MB`);
+    ctx.log(
+      `snapshot: kubectl ${sb.pods} pods: ${((pods.wallMs + nodes.wallMs) / 1000).toFixed(1)} s, peak RSS ${rss === null ? '?' : Math.round(rss / MB)} MB`,
+    );
   }
   return { best: best(runs), runs };
 }
@@ -111,16 +138,30 @@ export async function snapshotBench(ctx: BenchContext): Promise<BenchResult> {
   details.headToHead = h;
   const hPods = h.sb.pods;
   const best = 'best of runs; wall time from process start to exit (Node + tsx start-up included for ours)';
-  rows.push(figure({
-    bench: 'snapshot', figure: `snapshot ${hPods.toLocaleString('en-US')} pods: time`, unit: 's',
-    ours: h.ours.best.wallMs / 1000, peerLabel: 'kubectl get pods -A + nodes -o json', peer: h.kubectl ? h.kubectl.best.wallMs / 1000 : null,
-    target: { kind: 'at-most', max: 2 }, skipped: !bin, note: bin ? best : 'kubectl not found: no peer to compare with (.ci/run installs Debian kubernetes-client)',
-  }));
-  rows.push(figure({
-    bench: 'snapshot', figure: `snapshot ${hPods.toLocaleString('en-US')} pods: peak RSS`, unit: 'MB',
-    ours: (h.ours.best.maxRssBytes ?? 0) / MB, peerLabel: 'kubectl', peer: h.kubectl?.best.maxRssBytes ? h.kubectl.best.maxRssBytes / MB : null,
-    target: { kind: 'info' },
-  }));
+  rows.push(
+    figure({
+      bench: 'snapshot',
+      figure: `snapshot ${hPods.toLocaleString('en-US')} pods: time`,
+      unit: 's',
+      ours: h.ours.best.wallMs / 1000,
+      peerLabel: 'kubectl get pods -A + nodes -o json',
+      peer: h.kubectl ? h.kubectl.best.wallMs / 1000 : null,
+      target: { kind: 'at-most', max: 2 },
+      skipped: !bin,
+      note: bin ? best : 'kubectl not found: no peer to compare with (.ci/run installs Debian kubernetes-client)',
+    }),
+  );
+  rows.push(
+    figure({
+      bench: 'snapshot',
+      figure: `snapshot ${hPods.toLocaleString('en-US')} pods: peak RSS`,
+      unit: 'MB',
+      ours: (h.ours.best.maxRssBytes ?? 0) / MB,
+      peerLabel: 'kubectl',
+      peer: h.kubectl?.best.maxRssBytes ? h.kubectl.best.maxRssBytes / MB : null,
+      target: { kind: 'info' },
+    }),
+  );
 
   let envelope: { pods: number; run: Run } = { pods: hPods, run: h.ours.best };
   if (envelopeNodes !== null) {
@@ -128,17 +169,31 @@ export async function snapshotBench(ctx: BenchContext): Promise<BenchResult> {
     details.envelope = e;
     envelope = { pods: e.sb.pods, run: e.ours.best };
     const scale = e.sb.pods / hPods;
-    rows.push(figure({
-      bench: 'snapshot', figure: `snapshot ${e.sb.pods.toLocaleString('en-US')} pods: time`, unit: 's',
-      ours: e.ours.best.wallMs / 1000, peerLabel: `kubectl at ${hPods.toLocaleString('en-US')} pods x ${scale}`, peer: h.kubectl ? (h.kubectl.best.wallMs * scale) / 1000 : null,
-      target: { kind: 'at-most', max: 2 }, skipped: !bin,
-      note: `${(e.sb.listBytes['/api/v1/pods'] / 1e9).toFixed(2)} GB of pod JSON. kubectl is not run at this scale: -o json peaked at ${h.kubectl?.best.maxRssBytes ? (h.kubectl.best.maxRssBytes / MB / 1024).toFixed(1) : '?'} GB for ${hPods.toLocaleString('en-US')} pods (x${scale} would exceed this machine's memory); its time is scaled linearly`,
-    }));
+    rows.push(
+      figure({
+        bench: 'snapshot',
+        figure: `snapshot ${e.sb.pods.toLocaleString('en-US')} pods: time`,
+        unit: 's',
+        ours: e.ours.best.wallMs / 1000,
+        peerLabel: `kubectl at ${hPods.toLocaleString('en-US')} pods x ${scale}`,
+        peer: h.kubectl ? (h.kubectl.best.wallMs * scale) / 1000 : null,
+        target: { kind: 'at-most', max: 2 },
+        skipped: !bin,
+        note: `${(e.sb.listBytes['/api/v1/pods'] / 1e9).toFixed(2)} GB of pod JSON. kubectl is not run at this scale: -o json peaked at ${h.kubectl?.best.maxRssBytes ? (h.kubectl.best.maxRssBytes / MB / 1024).toFixed(1) : '?'} GB for ${hPods.toLocaleString('en-US')} pods (x${scale} would exceed this machine's memory); its time is scaled linearly`,
+      }),
+    );
   }
-  rows.push(figure({
-    bench: 'snapshot', figure: `snapshot ${envelope.pods.toLocaleString('en-US')} pods: peak RSS`, unit: 'MB',
-    ours: envelope.run.maxRssBytes === null ? null : envelope.run.maxRssBytes / MB, peerLabel: 'bound', peer: RSS_BOUND_BYTES / MB,
-    target: { kind: 'at-most', max: 1 }, note: ctx.quick ? 'quick mode: the 600 MB bound is meant for 150,000 pods (full run)' : undefined,
-  }));
+  rows.push(
+    figure({
+      bench: 'snapshot',
+      figure: `snapshot ${envelope.pods.toLocaleString('en-US')} pods: peak RSS`,
+      unit: 'MB',
+      ours: envelope.run.maxRssBytes === null ? null : envelope.run.maxRssBytes / MB,
+      peerLabel: 'bound',
+      peer: RSS_BOUND_BYTES / MB,
+      target: { kind: 'at-most', max: 1 },
+      note: ctx.quick ? 'quick mode: the 600 MB bound is meant for 150,000 pods (full run)' : undefined,
+    }),
+  );
   return { rows, details };
 }

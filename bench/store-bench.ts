@@ -1,18 +1,18 @@
 import { join } from 'node:path';
-import { createCostExplorerClient } from '../collectors/cost-explorer/client';
-import { collectCostExplorer } from '../collectors/cost-explorer/collect';
-import { buildSnapshotRows } from '../core/rollup';
-import { openDb } from '../db/open-db';
-import { createKubeRepository } from '../db/repositories/kube-repository';
-import { createRunsRepository } from '../db/repositories/runs-repository';
-import { scaleScenario } from '../sandbox/scale/scale-scenario';
-import { SandboxClock } from '../sandbox/serve/context';
-import { createCostExplorerHandler } from '../sandbox/serve/cost-explorer';
-import { startSandboxServer } from '../sandbox/serve/server';
-import { buildApp } from '../server/app';
-import type { BenchContext, BenchResult } from './context';
-import { type BenchRow, figure } from './report';
-import { scaleHistory, scenarioPrices } from './scale-history';
+import { createCostExplorerClient } from '../collectors/cost-explorer/client.js';
+import { collectCostExplorer } from '../collectors/cost-explorer/collect.js';
+import { buildSnapshotRows } from '../core/rollup.js';
+import { openDb } from '../db/open-db.js';
+import { createKubeRepository } from '../db/repositories/kube-repository.js';
+import { createRunsRepository } from '../db/repositories/runs-repository.js';
+import { scaleScenario } from '../sandbox/scale/scale-scenario.js';
+import { SandboxClock } from '../sandbox/serve/context.js';
+import { createCostExplorerHandler } from '../sandbox/serve/cost-explorer.js';
+import { startSandboxServer } from '../sandbox/serve/server.js';
+import { buildApp } from '../server/app.js';
+import type { BenchContext, BenchResult } from './context.js';
+import { type BenchRow, figure } from './report.js';
+import { scaleHistory, scenarioPrices } from './scale-history.js';
 
 /**
  * Store and query: a month of 5-minute snapshots of a 1,000-node cluster written through the kube repository
@@ -25,7 +25,11 @@ import { scaleHistory, scenarioPrices } from './scale-history';
 const DAY_MS = 86_400_000;
 const STEP_MS = 5 * 60_000;
 const P99_BOUND_MS = 100;
-const DUMMY_AWS = { AWS_ACCESS_KEY_ID: 'AKIABENCHEXAMPLE0000', AWS_SECRET_ACCESS_KEY: 'bench-secret-not-a-real-key', AWS_REGION: 'us-east-1' };
+const DUMMY_AWS = {
+  AWS_ACCESS_KEY_ID: 'AKIABENCHEXAMPLE0000',
+  AWS_SECRET_ACCESS_KEY: 'bench-secret-not-a-real-key',
+  AWS_REGION: 'us-east-1',
+};
 
 interface Param {
   name: string;
@@ -34,7 +38,9 @@ interface Param {
 }
 
 /** Routes worth timing: GET /api/... without path parameters, CSV twins left out (same query, another encoding). */
-export function timedRoutes(doc: { paths?: Record<string, Record<string, { parameters?: Param[] }>> }): { path: string; params: string[]; required: string[] }[] {
+export function timedRoutes(doc: {
+  paths?: Record<string, Record<string, { parameters?: Param[] }>>;
+}): { path: string; params: string[]; required: string[] }[] {
   const out: { path: string; params: string[]; required: string[] }[] = [];
   for (const [path, ops] of Object.entries(doc.paths ?? {})) {
     const get = ops.get;
@@ -109,7 +115,10 @@ export async function storeBench(ctx: BenchContext): Promise<BenchResult> {
 
 /** A month of 5-minute snapshots and its bill, written through the repositories and the real collector; the end, epoch ms. */
 async function fillStore(
-  ctx: BenchContext, db: ReturnType<typeof openDb>, size: { nodes: number; podsPerNode: number; days: number }, details: Record<string, unknown>,
+  ctx: BenchContext,
+  db: ReturnType<typeof openDb>,
+  size: { nodes: number; podsPerNode: number; days: number },
+  details: Record<string, unknown>,
 ): Promise<number> {
   const { nodes, podsPerNode, days } = size;
   const sc = scaleScenario({ nodes, podsPerNode, days, seed: 30, meanNodeLifetimeDays: 5 });
@@ -131,7 +140,12 @@ async function fillStore(
     if (snapshots % 1440 === 0) ctx.log(`store: ${snapshots} snapshots written`);
   }
   runs.finishRun(runId, 'ok', snapshots, null, sc.end);
-  details.fill = { snapshots, snapshotNodeRows, seconds: (performance.now() - fillStarted) / 1000, note: 'pods table: each pod once, at first sight' };
+  details.fill = {
+    snapshots,
+    snapshotNodeRows,
+    seconds: (performance.now() - fillStarted) / 1000,
+    note: 'pods table: each pod once, at first sight',
+  };
 
   // The bill, through the real collector against the sandbox's Cost Explorer.
   const clock = new SandboxClock(sc.end);
@@ -139,18 +153,27 @@ async function fillStore(
   Object.assign(process.env, DUMMY_AWS);
   const client = createCostExplorerClient({ endpoint: ce.url });
   try {
-    const bill = await collectCostExplorer({ db, ce: client, clusterName: sc.clusterName, now: sc.end }, { startMs: sc.start, endMs: sc.end });
+    const bill = await collectCostExplorer(
+      { db, ce: client, clusterName: sc.clusterName, now: sc.end },
+      { startMs: sc.start, endMs: sc.end },
+    );
     details.bill = { requests: bill.requests, lines: bill.linesWritten };
   } finally {
     client.destroy();
     await ce.close();
   }
-  ctx.log(`store: ${snapshots} snapshots and the bill written in ${(details.fill as { seconds: number }).seconds.toFixed(0)} s; timing the API…`);
+  ctx.log(
+    `store: ${snapshots} snapshots and the bill written in ${(details.fill as { seconds: number }).seconds.toFixed(0)} s; timing the API…`,
+  );
   return sc.end;
 }
 
 async function queries(
-  ctx: BenchContext, db: ReturnType<typeof openDb>, endMs: number, details: Record<string, unknown>, kube: ReturnType<typeof createKubeRepository>,
+  ctx: BenchContext,
+  db: ReturnType<typeof openDb>,
+  endMs: number,
+  details: Record<string, unknown>,
+  kube: ReturnType<typeof createKubeRepository>,
 ): Promise<BenchRow[]> {
   // The query itself: a response cache (when the server has one) would answer repeats of the same URL from memory,
   // but the first viewer after each collection pays for the query.
@@ -162,7 +185,7 @@ async function queries(
     const docs = await fetch(`${base}/docs/json`);
     // Without the OpenAPI document, the two routes the overview page reads.
     const routes = docs.ok
-      ? timedRoutes(await docs.json() as Parameters<typeof timedRoutes>[0])
+      ? timedRoutes((await docs.json()) as Parameters<typeof timedRoutes>[0])
       : ['/api/cost/nodepools/daily', '/api/efficiency/nodepools'].map((path) => ({ path, params: ['from', 'to'], required: [] }));
     const iso = (ms: number) => new Date(ms).toISOString();
     // Ranges end where the dashboard's presets end: the status route's defaultRange.to (the UTC midnight after the
@@ -175,15 +198,42 @@ async function queries(
     // viewer, so both are shown; the timed loop below then reads what is kept.
     const monthEvents = `${base}/api/consolidation/events?from=${iso(rangeEndMs - 30 * DAY_MS)}&to=${iso(rangeEndMs)}`;
     const firstMs = await timeOnce(monthEvents);
-    kube.upsertEvents([{
-      uid: 'bench-late-disruption', at: endMs - 2 * 60_000, type: 'Normal', reason: 'DisruptionTerminating',
-      message: 'Disrupting Node: Underutilized/Delete', kind: 'Node', name: 'bench-late-node', namespace: null,
-    }]);
+    kube.upsertEvents([
+      {
+        uid: 'bench-late-disruption',
+        at: endMs - 2 * 60_000,
+        type: 'Normal',
+        reason: 'DisruptionTerminating',
+        message: 'Disrupting Node: Underutilized/Delete',
+        kind: 'Node',
+        name: 'bench-late-node',
+        namespace: null,
+      },
+    ]);
     const afterCollectionMs = await timeOnce(monthEvents);
-    ctx.log(`store: first /api/consolidation/events 30 d after the fill ${firstMs.toFixed(0)} ms (builds the month's disruptions once); after one more collection ${afterCollectionMs.toFixed(0)} ms`);
+    ctx.log(
+      `store: first /api/consolidation/events 30 d after the fill ${firstMs.toFixed(0)} ms (builds the month's disruptions once); after one more collection ${afterCollectionMs.toFixed(0)} ms`,
+    );
     rows.push(
-      figure({ bench: 'store', figure: 'disruptions: first answer after the fill (month built once)', unit: 'ms', ours: firstMs, peerLabel: '-', peer: null, target: { kind: 'info' } }),
-      figure({ bench: 'store', figure: 'disruptions: first answer after a collection', unit: 'ms', ours: afterCollectionMs, peerLabel: '-', peer: null, target: { kind: 'info' }, note: 'rebuilds the kept disruptions from a day before what the collection wrote' }),
+      figure({
+        bench: 'store',
+        figure: 'disruptions: first answer after the fill (month built once)',
+        unit: 'ms',
+        ours: firstMs,
+        peerLabel: '-',
+        peer: null,
+        target: { kind: 'info' },
+      }),
+      figure({
+        bench: 'store',
+        figure: 'disruptions: first answer after a collection',
+        unit: 'ms',
+        ours: afterCollectionMs,
+        peerLabel: '-',
+        peer: null,
+        target: { kind: 'info' },
+        note: 'rebuilds the kept disruptions from a day before what the collection wrote',
+      }),
     );
     details.disruptions = { firstAfterFillMs: firstMs, firstAfterCollectionMs: afterCollectionMs };
     const n = ctx.quick ? 15 : 200;
@@ -205,20 +255,40 @@ async function queries(
           skipped.push(`${r.path} (answers ${one.status}/${month.status})`);
           continue;
         }
-        ctx.log(`store: GET ${r.path}: 1 day p50 ${one.p50Ms.toFixed(1)} ms p99 ${one.p99Ms.toFixed(1)} ms; 30 days p50 ${month.p50Ms.toFixed(1)} ms p99 ${month.p99Ms.toFixed(1)} ms`);
-        rows.push(figure({
-          bench: 'store', figure: `GET ${r.path} 30 d: p99`, unit: 'ms', ours: month.p99Ms, peerLabel: 'bound', peer: P99_BOUND_MS,
-          target: { kind: 'at-most', max: 1 }, note: one.p99Ms > month.p99Ms ? `1 d p99 ${one.p99Ms.toFixed(1)} ms is higher` : undefined,
-        }));
+        ctx.log(
+          `store: GET ${r.path}: 1 day p50 ${one.p50Ms.toFixed(1)} ms p99 ${one.p99Ms.toFixed(1)} ms; 30 days p50 ${month.p50Ms.toFixed(1)} ms p99 ${month.p99Ms.toFixed(1)} ms`,
+        );
+        rows.push(
+          figure({
+            bench: 'store',
+            figure: `GET ${r.path} 30 d: p99`,
+            unit: 'ms',
+            ours: month.p99Ms,
+            peerLabel: 'bound',
+            peer: P99_BOUND_MS,
+            target: { kind: 'at-most', max: 1 },
+            note: one.p99Ms > month.p99Ms ? `1 d p99 ${one.p99Ms.toFixed(1)} ms is higher` : undefined,
+          }),
+        );
         // An answer that is itself bigger for 30 days (a list of days or events, a chart with more points) costs what
         // it carries: the 2x target is for answers of the same size, where only the reading can differ.
         const growth = month.bytes / Math.max(1, one.bytes);
         const perKb = (l: Latency) => (l.p50Ms / Math.max(1, l.bytes / 1024)).toFixed(3);
-        rows.push(figure({
-          bench: 'store', figure: `GET ${r.path} 30 d vs 1 d: p50`, unit: 'ms', ours: month.p50Ms, peerLabel: '1 d', peer: one.p50Ms,
-          target: growth > 2 ? { kind: 'info' } : { kind: 'at-most', max: 2 },
-          note: growth > 2 ? `the 30-day answer is ${growth.toFixed(1)}x the 1-day one (${(month.bytes / 1024).toFixed(0)} KB): ${perKb(month)} vs ${perKb(one)} ms per KB` : undefined,
-        }));
+        rows.push(
+          figure({
+            bench: 'store',
+            figure: `GET ${r.path} 30 d vs 1 d: p50`,
+            unit: 'ms',
+            ours: month.p50Ms,
+            peerLabel: '1 d',
+            peer: one.p50Ms,
+            target: growth > 2 ? { kind: 'info' } : { kind: 'at-most', max: 2 },
+            note:
+              growth > 2
+                ? `the 30-day answer is ${growth.toFixed(1)}x the 1-day one (${(month.bytes / 1024).toFixed(0)} KB): ${perKb(month)} vs ${perKb(one)} ms per KB`
+                : undefined,
+          }),
+        );
       } else {
         const q = pointed ? `?at=${iso(endMs - STEP_MS)}` : '';
         const t = await time(`${base}${r.path}${q}`, n, budgetMs);
@@ -228,7 +298,17 @@ async function queries(
           continue;
         }
         ctx.log(`store: GET ${r.path}${q ? ' at the last snapshot' : ''}: p50 ${t.p50Ms.toFixed(1)} ms p99 ${t.p99Ms.toFixed(1)} ms`);
-        rows.push(figure({ bench: 'store', figure: `GET ${r.path}${pointed ? ' (at)' : ''}: p99`, unit: 'ms', ours: t.p99Ms, peerLabel: 'bound', peer: P99_BOUND_MS, target: { kind: 'at-most', max: 1 } }));
+        rows.push(
+          figure({
+            bench: 'store',
+            figure: `GET ${r.path}${pointed ? ' (at)' : ''}: p99`,
+            unit: 'ms',
+            ours: t.p99Ms,
+            peerLabel: 'bound',
+            peer: P99_BOUND_MS,
+            target: { kind: 'at-most', max: 1 },
+          }),
+        );
       }
     }
     details.queries = { samplesPerCase: n, budgetMsPerCase: budgetMs, timings, skipped };

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { type RunningSandbox, startSandbox } from '../sandbox/index';
+import { type RunningSandbox, startSandbox } from '../sandbox/index.js';
 
 /**
  * `nodepool-ledger collect --watch` as a process, against the running sandbox: SIGTERM ends it after the snapshot
@@ -35,16 +35,39 @@ async function until(what: string, check: () => boolean, timeoutMs: number): Pro
 it('ends on SIGTERM as a process: the summary printed, exit code 0', async () => {
   sb.ctx.clock.set(Date.now());
   const dbPath = join(dir, 'signal.db');
-  child = spawn(process.execPath, ['--import', 'tsx', 'cli/run.ts', 'collect', '--cluster', sb.scenario.clusterName, '--since', '2d',
-    '--watch', '--interval', '200ms', '--kubeconfig', sb.kubeconfigPath, '--db', dbPath], {
-    env: { ...process.env, ...sb.awsEnv, KUBECONFIG: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      'cli/run.ts',
+      'collect',
+      '--cluster',
+      sb.scenario.clusterName,
+      '--since',
+      '2d',
+      '--watch',
+      '--interval',
+      '200ms',
+      '--kubeconfig',
+      sb.kubeconfigPath,
+      '--db',
+      dbPath,
+    ],
+    {
+      env: { ...process.env, ...sb.awsEnv, KUBECONFIG: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   const proc = child;
-  proc.stdout?.on('data', (d: Buffer) => { stdout += d.toString(); });
-  proc.stderr?.on('data', (d: Buffer) => { stderr += d.toString(); });
+  proc.stdout?.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
+  proc.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
   const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
   await until('a snapshot line', () => /^snapshot \S+: \d+ nodes/m.test(stderr), 75_000);
   proc.kill('SIGTERM');

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { acquireCollectorLock, COLLECTOR_LOCK } from '../db/lock';
-import { openDb } from '../db/open-db';
-import { createLockRepository } from '../db/repositories/lock-repository';
-import { createReportsRepository } from '../db/repositories/reports-repository';
-import { type RunningSandbox, startSandbox } from '../sandbox/index';
-import { runCollect } from './collect';
+import { acquireCollectorLock, COLLECTOR_LOCK } from '../db/lock.js';
+import { openDb } from '../db/open-db.js';
+import { createLockRepository } from '../db/repositories/lock-repository.js';
+import { createReportsRepository } from '../db/repositories/reports-repository.js';
+import { type RunningSandbox, startSandbox } from '../sandbox/index.js';
+import { runCollect } from './collect.js';
 
 /** `collect --watch` against the running sandbox (Kubernetes watches need its streaming server). */
 const MINUTE = 60_000;
@@ -43,7 +43,15 @@ describe('collect --watch', () => {
     const stop = new AbortController();
     const out: string[] = [];
     const running = runCollect(
-      { cluster: sb.scenario.clusterName, sinceMs: 2 * DAY_MS, watch: true, intervalMs: 20, kubeconfig: sb.kubeconfigPath, dbPath, quiet: true },
+      {
+        cluster: sb.scenario.clusterName,
+        sinceMs: 2 * DAY_MS,
+        watch: true,
+        intervalMs: 20,
+        kubeconfig: sb.kubeconfigPath,
+        dbPath,
+        quiet: true,
+      },
       { now: () => sb.ctx.clock.now(), out: (l) => out.push(l), err: () => {}, signal: stop.signal },
     );
     const reader = openDb({ path: dbPath });
@@ -62,7 +70,11 @@ describe('collect --watch', () => {
     expect(summary.costRuns).toHaveLength(1);
     expect(summary.awsRequests['ce:ListCostAllocationTags']).toBe(1);
     expect(out[1]).toMatch(/^rows written: 3 snapshots \(\d+ node rows\), \d+ Cost Explorer lines, \d+ price rows$/);
-    expect(reports.lastRunPerKind().find((r) => r.kind === 'kubernetes')).toMatchObject({ status: 'ok', rowsWritten: 3, source: 'sandbox' });
+    expect(reports.lastRunPerKind().find((r) => r.kind === 'kubernetes')).toMatchObject({
+      status: 'ok',
+      rowsWritten: 3,
+      source: 'sandbox',
+    });
     reader.close();
   });
 
@@ -75,7 +87,15 @@ describe('collect --watch', () => {
     const out: string[] = [];
     // No signal: only the takeover can end it. The clock moves on every poll, so it would write a snapshot every 20 ms.
     const running = runCollect(
-      { cluster: sb.scenario.clusterName, sinceMs: 2 * DAY_MS, watch: true, intervalMs: 20, kubeconfig: sb.kubeconfigPath, dbPath, quiet: true },
+      {
+        cluster: sb.scenario.clusterName,
+        sinceMs: 2 * DAY_MS,
+        watch: true,
+        intervalMs: 20,
+        kubeconfig: sb.kubeconfigPath,
+        dbPath,
+        quiet: true,
+      },
       { now: () => sb.ctx.clock.now(), out: (l) => out.push(l), err: (l) => err.push(l) },
     );
     const db = openDb({ path: dbPath });
@@ -97,7 +117,10 @@ describe('collect --watch', () => {
       expect(reports.dataRange().snapshotCount).toBeLessThanOrEqual(atTakeover + 1);
       expect(createLockRepository(db).holder(COLLECTOR_LOCK)?.owner).toBe(other.holder.owner);
       // Its run (closed as abandoned by the takeover) ends up failed, saying why.
-      expect(reports.lastRunPerKind().find((r) => r.kind === 'kubernetes')).toMatchObject({ status: 'failed', message: expect.stringContaining(why) });
+      expect(reports.lastRunPerKind().find((r) => r.kind === 'kubernetes')).toMatchObject({
+        status: 'failed',
+        message: expect.stringContaining(why),
+      });
       other.release();
     } finally {
       clearInterval(ticking);

@@ -3,19 +3,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { openDb } from '../db/open-db';
-import { type CostLine, createCostLinesRepository } from '../db/repositories/cost-lines-repository';
-import { createKubeRepository } from '../db/repositories/kube-repository';
-import { createReportsRepository } from '../db/repositories/reports-repository';
-import { writeKubeconfig } from '../sandbox/kubeconfig';
-import type { SandboxHandler } from '../sandbox/serve/context';
-import { createCostExplorerHandler } from '../sandbox/serve/cost-explorer';
-import { ec2Handler } from '../sandbox/serve/ec2';
-import { createKubeHandler } from '../sandbox/serve/kube';
-import { pricingHandler } from '../sandbox/serve/pricing';
-import { newContext, serveHandlers, type ServedHandlers } from '../test/fixtures/serve-handlers';
-import { TINY_END, tinyScenario } from '../test/fixtures/tiny-scenario';
-import { type CollectOptions, type CollectSummary, runCollect } from './collect';
+import { openDb } from '../db/open-db.js';
+import { type CostLine, createCostLinesRepository } from '../db/repositories/cost-lines-repository.js';
+import { createKubeRepository } from '../db/repositories/kube-repository.js';
+import { createReportsRepository } from '../db/repositories/reports-repository.js';
+import { writeKubeconfig } from '../sandbox/kubeconfig.js';
+import type { SandboxHandler } from '../sandbox/serve/context.js';
+import { createCostExplorerHandler } from '../sandbox/serve/cost-explorer.js';
+import { ec2Handler } from '../sandbox/serve/ec2.js';
+import { createKubeHandler } from '../sandbox/serve/kube.js';
+import { pricingHandler } from '../sandbox/serve/pricing.js';
+import { newContext, serveHandlers, type ServedHandlers } from '../test/fixtures/serve-handlers.js';
+import { TINY_END, tinyScenario } from '../test/fixtures/tiny-scenario.js';
+import { type CollectOptions, type CollectSummary, runCollect } from './collect.js';
 
 /**
  * `collect` as the CLI runs it (runCollect), against the tiny scenario's Kubernetes API and AWS account served on
@@ -23,7 +23,14 @@ import { type CollectOptions, type CollectSummary, runCollect } from './collect'
  * Explorer request body. The clock stands at 11-15 00:00: days up to 11-12 are final, 11-13 and 11-14 estimated.
  */
 const DAY_MS = 86_400_000;
-interface CeCall { run: number; operation: string; granularity: string; groupBy: string; start: string; end: string }
+interface CeCall {
+  run: number;
+  operation: string;
+  granularity: string;
+  groupBy: string;
+  start: string;
+  end: string;
+}
 
 let served: ServedHandlers;
 let dir: string;
@@ -39,8 +46,19 @@ beforeAll(async () => {
   const spy: SandboxHandler = (req) => {
     const target = req.headers['x-amz-target'];
     if (typeof target === 'string' && target.startsWith('AWSInsightsIndexService.GetCostAndUsage')) {
-      const body = JSON.parse(req.body.toString('utf8')) as { Granularity: string; GroupBy: { Key: string }[]; TimePeriod: { Start: string; End: string } };
-      const call = { run, operation: target.split('.')[1], granularity: body.Granularity, groupBy: body.GroupBy[1].Key, start: body.TimePeriod.Start, end: body.TimePeriod.End };
+      const body = JSON.parse(req.body.toString('utf8')) as {
+        Granularity: string;
+        GroupBy: { Key: string }[];
+        TimePeriod: { Start: string; End: string };
+      };
+      const call = {
+        run,
+        operation: target.split('.')[1],
+        granularity: body.Granularity,
+        groupBy: body.GroupBy[1].Key,
+        start: body.TimePeriod.Start,
+        end: body.TimePeriod.End,
+      };
       ceCalls.push(call);
       onCeCall(call);
     }
@@ -69,14 +87,23 @@ beforeEach(() => {
 afterEach(() => vi.unstubAllEnvs());
 
 const options = (dbName: string): CollectOptions => ({
-  cluster: 'tiny-cluster', sinceMs: 14 * DAY_MS, watch: false, intervalMs: 300_000, kubeconfig: kubeconfigPath,
-  dbPath: join(dir, dbName), quiet: true,
+  cluster: 'tiny-cluster',
+  sinceMs: 14 * DAY_MS,
+  watch: false,
+  intervalMs: 300_000,
+  kubeconfig: kubeconfigPath,
+  dbPath: join(dir, dbName),
+  quiet: true,
 });
 const collectOnce = async (dbName: string): Promise<{ summary: CollectSummary; out: string[]; err: string[] }> => {
   run += 1;
   const out: string[] = [];
   const err: string[] = [];
-  const summary = await runCollect(options(dbName), { now: () => served.ctx.clock.now(), out: (l) => out.push(l), err: (l) => err.push(l) });
+  const summary = await runCollect(options(dbName), {
+    now: () => served.ctx.clock.now(),
+    out: (l) => out.push(l),
+    err: (l) => err.push(l),
+  });
   return { summary, out, err };
 };
 const callsOf = (r: number): CeCall[] => ceCalls.filter((c) => c.run === r);
@@ -84,8 +111,11 @@ const callsOf = (r: number): CeCall[] => ceCalls.filter((c) => c.run === r);
 const allLines = (dbName: string): Omit<CostLine, 'fetchedAt'>[] => {
   const db = openDb({ path: join(dir, dbName) });
   const repo = createCostLinesRepository(db);
-  const lines = (['PURCHASE_TYPE', 'INSTANCE_TYPE', 'RESOURCE_ID'] as const).flatMap((groupBy) => (['DAILY', 'HOURLY'] as const).flatMap((granularity) =>
-    repo.listCostLines({ source: 'cost-explorer', granularity, groupBy, fromMs: 0, toMs: TINY_END }).map(({ fetchedAt: _f, ...l }) => l)));
+  const lines = (['PURCHASE_TYPE', 'INSTANCE_TYPE', 'RESOURCE_ID'] as const).flatMap((groupBy) =>
+    (['DAILY', 'HOURLY'] as const).flatMap((granularity) =>
+      repo.listCostLines({ source: 'cost-explorer', granularity, groupBy, fromMs: 0, toMs: TINY_END }).map(({ fetchedAt: _f, ...l }) => l),
+    ),
+  );
   db.close();
   return lines;
 };
@@ -111,7 +141,9 @@ describe('collect (one pass) against a local cluster and AWS account', () => {
     expect(callsOf(run)).toHaveLength(8 - 1);
     for (const c of callsOf(run)) expect(c.start >= '2026-11-13', JSON.stringify(c)).toBe(true);
     // Six lists of one page each; no spot node, so no spot price request.
-    expect(second.out.find((l) => l.startsWith('requests:'))).toBe(`requests: kubernetes 6, ce 8, pricing ${second.summary.awsRequests['pricing:GetProducts']}`);
+    expect(second.out.find((l) => l.startsWith('requests:'))).toBe(
+      `requests: kubernetes 6, ce 8, pricing ${second.summary.awsRequests['pricing:GetProducts']}`,
+    );
     // Refetching the estimated periods at the same clock leaves every line as it was: none lost, none doubled.
     expect(allLines('twice.db')).toEqual(linesAfterFirst);
   });
@@ -139,7 +171,14 @@ describe('collect (one pass) against a local cluster and AWS account', () => {
     expect(lines.listCostLines({ ...q, groupBy: 'PURCHASE_TYPE' }).length).toBe(16);
     // Page 1 of INSTANCE_TYPE arrived but is not stored: the query is stored whole or not at all.
     expect(lines.listCostLines({ ...q, groupBy: 'INSTANCE_TYPE' })).toEqual([]);
-    expect(createReportsRepository(db).lastRunPerKind().map((r) => [r.kind, r.status])).toEqual([['cost-explorer', 'failed'], ['kubernetes', 'failed']]);
+    expect(
+      createReportsRepository(db)
+        .lastRunPerKind()
+        .map((r) => [r.kind, r.status]),
+    ).toEqual([
+      ['cost-explorer', 'failed'],
+      ['kubernetes', 'failed'],
+    ]);
     db.close();
 
     onCeCall = () => {};
@@ -159,4 +198,3 @@ describe('collect (one pass) against a local cluster and AWS account', () => {
     expect(allLines('resume.db')).toEqual(allLines('twice.db'));
   });
 });
-

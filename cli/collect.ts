@@ -1,30 +1,30 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { CostExplorerClient } from '@aws-sdk/client-cost-explorer';
-import { AwsRequestCounter } from '../collectors/aws-request-counter';
-import { checkCostAllocationTags, chooseClusterTag } from '../collectors/cost-explorer/allocation-tags';
-import { createCostExplorerClient } from '../collectors/cost-explorer/client';
-import { collectCostExplorer, type CostCollectResult } from '../collectors/cost-explorer/collect';
-import { kubeErrorText } from '../collectors/kubernetes/api-error';
-import { createKubeClients, type KubeClients } from '../collectors/kubernetes/client';
-import { collectKubeSnapshot } from '../collectors/kubernetes/collect';
-import type { ListStats } from '../collectors/kubernetes/list-all';
-import { KubeWatchCache } from '../collectors/kubernetes/watch-cache';
-import { createPricingClient, pricingEndpointRegion } from '../collectors/pricing/client';
-import { createEc2Client } from '../collectors/spot/client';
-import { TAG_NODEPOOL } from '../core/labels';
-import type { KubeSnapshot } from '../core/model';
-import { buildSnapshotRows } from '../core/rollup';
-import { acquireCollectorLock, DEFAULT_STALE_MS, type HeldLock } from '../db/lock';
-import { type Db, openDb } from '../db/open-db';
-import { createApiRequestsRepository } from '../db/repositories/api-requests-repository';
-import { createKubeRepository } from '../db/repositories/kube-repository';
-import type { LockHolder } from '../db/repositories/lock-repository';
-import { ALLOCATION_TAGS_SETTING, createRunsRepository, type RunSource } from '../db/repositories/runs-repository';
-import { parseDuration } from './duration';
-import { PriceCollector } from './price-collector';
-import { ProgressBar } from './progress';
-import { UsageError } from './usage-error';
+import { AwsRequestCounter } from '../collectors/aws-request-counter.js';
+import { checkCostAllocationTags, chooseClusterTag } from '../collectors/cost-explorer/allocation-tags.js';
+import { createCostExplorerClient } from '../collectors/cost-explorer/client.js';
+import { collectCostExplorer, type CostCollectResult } from '../collectors/cost-explorer/collect.js';
+import { kubeErrorText } from '../collectors/kubernetes/api-error.js';
+import { createKubeClients, type KubeClients } from '../collectors/kubernetes/client.js';
+import { collectKubeSnapshot } from '../collectors/kubernetes/collect.js';
+import type { ListStats } from '../collectors/kubernetes/list-all.js';
+import { KubeWatchCache } from '../collectors/kubernetes/watch-cache.js';
+import { createPricingClient, pricingEndpointRegion } from '../collectors/pricing/client.js';
+import { createEc2Client } from '../collectors/spot/client.js';
+import { TAG_NODEPOOL } from '../core/labels.js';
+import type { KubeSnapshot } from '../core/model.js';
+import { buildSnapshotRows } from '../core/rollup.js';
+import { acquireCollectorLock, DEFAULT_STALE_MS, type HeldLock } from '../db/lock.js';
+import { type Db, openDb } from '../db/open-db.js';
+import { createApiRequestsRepository } from '../db/repositories/api-requests-repository.js';
+import { createKubeRepository } from '../db/repositories/kube-repository.js';
+import type { LockHolder } from '../db/repositories/lock-repository.js';
+import { ALLOCATION_TAGS_SETTING, createRunsRepository, type RunSource } from '../db/repositories/runs-repository.js';
+import { parseDuration } from './duration.js';
+import { PriceCollector } from './price-collector.js';
+import { ProgressBar } from './progress.js';
+import { UsageError } from './usage-error.js';
 
 export const COLLECT_HELP = `Usage: nodepool-ledger collect --cluster NAME [--region R] [--since 90d] [--watch] [--interval 5m]
                                 [--kubeconfig PATH] [--context NAME] [--db .ledger/ledger.db] [--quiet]
@@ -145,28 +145,43 @@ export function collectOptionsFrom(v: Values): CollectOptions {
 
 /** 'sandbox' when the AWS endpoints were pointed at this machine (the sandbox or a test endpoint), else 'aws'. */
 export function dataSourceOf(env: NodeJS.ProcessEnv): RunSource {
-  const local = Object.entries(env).some(([k, val]) => k.startsWith('AWS_ENDPOINT_URL') && /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:|\/|$)/.test(val ?? ''));
+  const local = Object.entries(env).some(
+    ([k, val]) => k.startsWith('AWS_ENDPOINT_URL') && /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:|\/|$)/.test(val ?? ''),
+  );
   return local ? 'sandbox' : 'aws';
 }
 
-const errorText = (err: unknown): string => (err instanceof Error ? `${err.name === 'Error' ? '' : `${err.name}: `}${err.message}` : String(err));
+const errorText = (err: unknown): string =>
+  err instanceof Error ? `${err.name === 'Error' ? '' : `${err.name}: `}${err.message}` : String(err);
 
-const sleep = (ms: number, signal?: AbortSignal): Promise<void> => new Promise((done) => {
-  if (signal?.aborted) return done();
-  const finish = (): void => {
-    clearTimeout(timer);
-    signal?.removeEventListener('abort', finish);
-    done();
-  };
-  const timer = setTimeout(finish, ms);
-  signal?.addEventListener('abort', finish, { once: true });
-});
+const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((done) => {
+    if (signal?.aborted) return done();
+    const finish = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', finish);
+      done();
+    };
+    const timer = setTimeout(finish, ms);
+    signal?.addEventListener('abort', finish, { once: true });
+  });
 
 /** Everything one `collect` invocation shares across its stages. */
 class Collection {
   readonly summary: CollectSummary = {
-    ok: true, failures: [], snapshots: 0, snapshotNodeRows: 0, costLines: 0, priceRows: 0, kubeRequests: 0, awsRequests: {},
-    costExplorerRequests: 0, costExplorerUsd: 0, finalPeriodsSkipped: 0, costRuns: [], seconds: 0,
+    ok: true,
+    failures: [],
+    snapshots: 0,
+    snapshotNodeRows: 0,
+    costLines: 0,
+    priceRows: 0,
+    kubeRequests: 0,
+    awsRequests: {},
+    costExplorerRequests: 0,
+    costExplorerUsd: 0,
+    finalPeriodsSkipped: 0,
+    costRuns: [],
+    seconds: 0,
   };
   readonly counter = new AwsRequestCounter();
   readonly ce: CostExplorerClient;
@@ -184,7 +199,12 @@ class Collection {
    * @param stillHeld true while the collector lock is this process's (checked before each write: a collector taken
    *   over stops rather than write alongside the one that took over).
    */
-  constructor(readonly o: CollectOptions, readonly db: Db, readonly io: CollectIo, private readonly stillHeld: () => boolean = () => true) {
+  constructor(
+    readonly o: CollectOptions,
+    readonly db: Db,
+    readonly io: CollectIo,
+    private readonly stillHeld: () => boolean = () => true,
+  ) {
     this.now = io.now ?? Date.now;
     this.out = io.out ?? ((l) => console.log(l));
     this.err = io.err ?? ((l) => console.error(l));
@@ -205,17 +225,23 @@ class Collection {
   /** The lock was taken over (this process silent past the stale limit, or thought gone): a failure that ends the run. */
   lockLost(by: LockHolder | null): void {
     const who = by ? `"${by.command}" (pid ${by.pid} on ${by.hostname})` : 'another collector';
-    this.fail('collector lock', new Error(
-      `taken over by ${who}; stopping so that one collector writes ${this.o.dbPath} ` +
-      `(this process was silent over ${DEFAULT_STALE_MS / 1000} s, e.g. suspended, or its process was thought gone)`,
-    ));
+    this.fail(
+      'collector lock',
+      new Error(
+        `taken over by ${who}; stopping so that one collector writes ${this.o.dbPath} ` +
+          `(this process was silent over ${DEFAULT_STALE_MS / 1000} s, e.g. suspended, or its process was thought gone)`,
+      ),
+    );
   }
 
   /** The price source, created once the region is known (from the flag, the environment or the nodes). */
   private priceCollector(nodes: KubeSnapshot['nodes']): PriceCollector {
     if (this.prices) return this.prices;
     const region = this.region ?? nodes.map((n) => n.labels['topology.kubernetes.io/region']).find((r) => r !== undefined);
-    if (!region) throw new UsageError('cannot tell the cluster\'s region (no --region, no $AWS_REGION, no topology.kubernetes.io/region label on the nodes): pass --region');
+    if (!region)
+      throw new UsageError(
+        "cannot tell the cluster's region (no --region, no $AWS_REGION, no topology.kubernetes.io/region label on the nodes): pass --region",
+      );
     this.region = region;
     const runs = createRunsRepository(this.db);
     const runId = runs.startRun('pricing', this.source);
@@ -246,7 +272,11 @@ class Collection {
       this.fail('prices (the last stored prices or the static table are used)', err);
     }
     this.summary.priceRows += prices.rowsWritten - before;
-    const rows = buildSnapshotRows(snapshot, (n, at) => prices.quote(n, at), (n, at) => prices.onDemandUsdPerHour(n, at));
+    const rows = buildSnapshotRows(
+      snapshot,
+      (n, at) => prices.quote(n, at),
+      (n, at) => prices.onDemandUsdPerHour(n, at),
+    );
     createKubeRepository(this.db).writeSnapshot({ snapshot, ...rows, runId });
     this.summary.snapshots += 1;
     this.summary.snapshotNodeRows += rows.nodes.length;
@@ -267,10 +297,14 @@ class Collection {
       // Kept for "explain this bill": a line can only be split by NodePool while the tag is active.
       runs.setSetting(ALLOCATION_TAGS_SETTING, JSON.stringify({ active: tags.active, inactive: tags.inactive, checkedAt: now }));
       if (!tags.active.includes(TAG_NODEPOOL)) {
-        this.err(`! ${TAG_NODEPOOL} is not an active cost allocation tag: all cost shows as untagged until it is activated (run 'nodepool-ledger doctor')`);
+        this.err(
+          `! ${TAG_NODEPOOL} is not an active cost allocation tag: all cost shows as untagged until it is activated (run 'nodepool-ledger doctor')`,
+        );
       }
       if (!choice.active) {
-        this.err(`! neither eks:eks-cluster-name nor kubernetes.io/cluster/${this.o.cluster} is an active cost allocation tag: the bill filtered by cluster will be empty (run 'nodepool-ledger doctor')`);
+        this.err(
+          `! neither eks:eks-cluster-name nor kubernetes.io/cluster/${this.o.cluster} is an active cost allocation tag: the bill filtered by cluster will be empty (run 'nodepool-ledger doctor')`,
+        );
       }
       const refused = (key: string): boolean => {
         const at = runs.getSetting(key);
@@ -279,20 +313,31 @@ class Collection {
       const queries = 2 + (refused('ce.hourly.refusedAt') ? 0 : 1) + (refused('ce.resources.refusedAt') ? 0 : 1);
       const bar = this.o.quiet ? null : new ProgressBar('cost explorer', queries);
       const labels: string[] = [];
-      const result = await collectCostExplorer({
-        db: this.db, ce: this.ce, clusterName: this.o.cluster, now, runId, clusterTag: choice.tag,
-        hourly: !refused('ce.hourly.refusedAt'), resources: !refused('ce.resources.refusedAt'),
-        onRequest: ({ query, page }) => {
-          if (!labels.includes(query)) labels.push(query);
-          bar?.update(labels.length - 1, `${query} page ${page}`);
+      const result = await collectCostExplorer(
+        {
+          db: this.db,
+          ce: this.ce,
+          clusterName: this.o.cluster,
+          now,
+          runId,
+          clusterTag: choice.tag,
+          hourly: !refused('ce.hourly.refusedAt'),
+          resources: !refused('ce.resources.refusedAt'),
+          onRequest: ({ query, page }) => {
+            if (!labels.includes(query)) labels.push(query);
+            bar?.update(labels.length - 1, `${query} page ${page}`);
+          },
         },
-      }, { startMs: now - this.o.sinceMs, endMs: now });
+        { startMs: now - this.o.sinceMs, endMs: now },
+      );
       bar?.update(queries, 'done');
       for (const q of result.queries) {
         if (q.unavailable === undefined) continue;
         const what = q.granularity === 'HOURLY' ? 'hourly' : 'resources';
         runs.setSetting(`ce.${what}.refusedAt`, String(now));
-        this.err(`! ${q.api} ${q.granularity} x ${q.groupBy} is not available to this account (${q.unavailable}); DAILY lines are kept, asked again in 24 h`);
+        this.err(
+          `! ${q.api} ${q.granularity} x ${q.groupBy} is not available to this account (${q.unavailable}); DAILY lines are kept, asked again in 24 h`,
+        );
       }
       this.summary.costRuns.push(result);
       this.summary.costLines += result.linesWritten;
@@ -339,7 +384,9 @@ class Collection {
     try {
       k = createKubeClients({ kubeconfig: this.o.kubeconfig, context: this.o.context, env: this.io.env });
       const describe = k.describe;
-      cache = new KubeWatchCache(k, { onError: (resource, e) => this.err(`! watch ${resource}: ${errorText(e)} (${describe}); re-watching`) });
+      cache = new KubeWatchCache(k, {
+        onError: (resource, e) => this.err(`! watch ${resource}: ${errorText(e)} (${describe}); re-watching`),
+      });
       await cache.start();
       this.err(`watching ${describe}; a snapshot every ${this.o.intervalMs / 1000} s until Ctrl-C`);
       while (!this.io.signal?.aborted) {
@@ -350,7 +397,8 @@ class Collection {
             const snapshot = cache.snapshot(t);
             await this.writeSnapshot(snapshot, runId);
             lastTakenAt = t;
-            if (!this.o.quiet) this.err(`snapshot ${new Date(t).toISOString()}: ${snapshot.nodes.length} nodes, ${snapshot.pods.length} pods`);
+            if (!this.o.quiet)
+              this.err(`snapshot ${new Date(t).toISOString()}: ${snapshot.nodes.length} nodes, ${snapshot.pods.length} pods`);
           } catch (err) {
             this.fail(`snapshot at ${new Date(t).toISOString()} (nothing written)`, err);
           }
@@ -379,7 +427,12 @@ class Collection {
   finish(startedAt: number): CollectSummary {
     const s = this.summary;
     if (this.pricingRun) {
-      createRunsRepository(this.db).finishRun(this.pricingRun.id, this.pricingRun.failure === null ? 'ok' : 'failed', s.priceRows, this.pricingRun.failure);
+      createRunsRepository(this.db).finishRun(
+        this.pricingRun.id,
+        this.pricingRun.failure === null ? 'ok' : 'failed',
+        s.priceRows,
+        this.pricingRun.failure,
+      );
     }
     s.awsRequests = Object.fromEntries(this.counter.entries());
     s.costExplorerRequests = this.counter.count('ce');
@@ -456,10 +509,14 @@ export function formatSummary(s: CollectSummary, dbPath: string): string[] {
     for (const q of run.queries) {
       const what = `${q.granularity} x ${q.groupBy}`.padEnd(22);
       const asked = q.ranges.length === 0 ? 'nothing to ask' : q.ranges.map((r) => `${r.start}..${r.end}`).join(', ');
-      lines.push(`  ${what} ${String(q.requests).padStart(3)} requests: ${asked}; ${q.finalSkipped} final periods not asked again${q.unavailable ? ' (not available to this account)' : ''}`);
+      lines.push(
+        `  ${what} ${String(q.requests).padStart(3)} requests: ${asked}; ${q.finalSkipped} final periods not asked again${q.unavailable ? ' (not available to this account)' : ''}`,
+      );
     }
   }
-  lines.push(`Cost Explorer: ${s.costExplorerRequests} requests x USD ${USD_PER_COST_EXPLORER_REQUEST.toFixed(2)} = USD ${s.costExplorerUsd.toFixed(2)}; ${s.finalPeriodsSkipped} final periods skipped`);
+  lines.push(
+    `Cost Explorer: ${s.costExplorerRequests} requests x USD ${USD_PER_COST_EXPLORER_REQUEST.toFixed(2)} = USD ${s.costExplorerUsd.toFixed(2)}; ${s.finalPeriodsSkipped} final periods skipped`,
+  );
   for (const f of s.failures) lines.push(`failed: ${f}`);
   return lines;
 }

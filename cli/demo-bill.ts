@@ -1,9 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Db } from '../db/open-db';
-import { checkWindow, hypotheticalBill, type Perturbation, PERTURBATIONS } from '../sandbox/scenario/hypothetical-bill';
-import type { Scenario } from '../sandbox/scenario/types';
-import { createBillService } from '../server/services/bill-service';
+import type { Db } from '../db/open-db.js';
+import { checkWindow, hypotheticalBill, type Perturbation, PERTURBATIONS } from '../sandbox/scenario/hypothetical-bill.js';
+import type { Scenario } from '../sandbox/scenario/types.js';
+import { createBillService } from '../server/services/bill-service.js';
 
 /**
  * `demo --bill DAY[..DAY][:PERTURBATION]`: after seeding, the sandbox makes a hypothetical bill for those days
@@ -34,7 +34,8 @@ function parseDay(text: string): number | null {
 /** The flag's value, or an error message for the usage text. */
 export function parseBillSpec(spec: string): BillSpec | { error: string } {
   const [range, kind = 'none'] = spec.split(':');
-  if (!(PERTURBATIONS as readonly string[]).includes(kind)) return { error: `--bill: unknown perturbation "${kind}" (one of ${PERTURBATIONS.join(', ')})` };
+  if (!(PERTURBATIONS as readonly string[]).includes(kind))
+    return { error: `--bill: unknown perturbation "${kind}" (one of ${PERTURBATIONS.join(', ')})` };
   const [first, last = first] = range.split('..');
   const fromMs = parseDay(first);
   const lastMs = parseDay(last);

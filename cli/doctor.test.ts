@@ -3,16 +3,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { writeKubeconfig } from '../sandbox/kubeconfig';
-import { awsJsonError } from '../sandbox/serve/aws-json';
-import type { SandboxHandler } from '../sandbox/serve/context';
-import { createCostExplorerHandler } from '../sandbox/serve/cost-explorer';
-import { ec2ErrorResponse, ec2Handler } from '../sandbox/serve/ec2';
-import { createKubeHandler } from '../sandbox/serve/kube';
-import { pricingHandler } from '../sandbox/serve/pricing';
-import { newContext, serveHandlers, type ServedHandlers } from '../test/fixtures/serve-handlers';
-import { TINY_END, tinyScenario } from '../test/fixtures/tiny-scenario';
-import { type DoctorReport, runDoctor } from './doctor';
+import { writeKubeconfig } from '../sandbox/kubeconfig.js';
+import { awsJsonError } from '../sandbox/serve/aws-json.js';
+import type { SandboxHandler } from '../sandbox/serve/context.js';
+import { createCostExplorerHandler } from '../sandbox/serve/cost-explorer.js';
+import { ec2ErrorResponse, ec2Handler } from '../sandbox/serve/ec2.js';
+import { createKubeHandler } from '../sandbox/serve/kube.js';
+import { pricingHandler } from '../sandbox/serve/pricing.js';
+import { newContext, serveHandlers, type ServedHandlers } from '../test/fixtures/serve-handlers.js';
+import { TINY_END, tinyScenario } from '../test/fixtures/tiny-scenario.js';
+import { type DoctorReport, runDoctor } from './doctor.js';
 
 /**
  * `doctor` against the tiny scenario's account and cluster served on loopback; the clock stands at 11-15 00:00, so
@@ -24,20 +24,39 @@ const TOKEN = randomBytes(16).toString('hex');
 const IDENTITY = 'arn:aws:iam::123456789012:user/ledger-reader';
 
 /** Answers as AWS does when the identity's policies lack the action: AccessDeniedException (awsJson) or UnauthorizedOperation (EC2). */
-const deny = (actions: string[]): SandboxHandler => (req) => {
-  const denied = (action: string): string => `User: ${IDENTITY} is not authorized to perform: ${action} because no identity-based policy allows the ${action} action`;
-  const target = req.headers['x-amz-target'];
-  if (target === 'AWSInsightsIndexService.GetCostAndUsage' && actions.includes('ce:GetCostAndUsage')) return awsJsonError(400, 'AccessDeniedException', denied('ce:GetCostAndUsage'));
-  if (target === 'AWSPriceListService.GetProducts' && actions.includes('pricing:GetProducts')) return awsJsonError(400, 'AccessDeniedException', denied('pricing:GetProducts'));
-  if (req.body.toString('utf8').includes('Action=DescribeSpotPriceHistory') && actions.includes('ec2:DescribeSpotPriceHistory')) {
-    return ec2ErrorResponse(403, 'UnauthorizedOperation', `You are not authorized to perform this operation. ${denied('ec2:DescribeSpotPriceHistory')}`);
-  }
-  return null;
-};
+const deny =
+  (actions: string[]): SandboxHandler =>
+  (req) => {
+    const denied = (action: string): string =>
+      `User: ${IDENTITY} is not authorized to perform: ${action} because no identity-based policy allows the ${action} action`;
+    const target = req.headers['x-amz-target'];
+    if (target === 'AWSInsightsIndexService.GetCostAndUsage' && actions.includes('ce:GetCostAndUsage'))
+      return awsJsonError(400, 'AccessDeniedException', denied('ce:GetCostAndUsage'));
+    if (target === 'AWSPriceListService.GetProducts' && actions.includes('pricing:GetProducts'))
+      return awsJsonError(400, 'AccessDeniedException', denied('pricing:GetProducts'));
+    if (req.body.toString('utf8').includes('Action=DescribeSpotPriceHistory') && actions.includes('ec2:DescribeSpotPriceHistory')) {
+      return ec2ErrorResponse(
+        403,
+        'UnauthorizedOperation',
+        `You are not authorized to perform this operation. ${denied('ec2:DescribeSpotPriceHistory')}`,
+      );
+    }
+    return null;
+  };
 
-async function doctorAgainst(opts: { inactiveTags?: string[]; denied?: string[]; kubeconfig?: { server?: string; token?: string } }): Promise<DoctorReport> {
+async function doctorAgainst(opts: {
+  inactiveTags?: string[];
+  denied?: string[];
+  kubeconfig?: { server?: string; token?: string };
+}): Promise<DoctorReport> {
   served = await serveHandlers(
-    [deny(opts.denied ?? []), createKubeHandler(tinyScenario(), TOKEN), createCostExplorerHandler({ inactiveTags: opts.inactiveTags }), pricingHandler, ec2Handler],
+    [
+      deny(opts.denied ?? []),
+      createKubeHandler(tinyScenario(), TOKEN),
+      createCostExplorerHandler({ inactiveTags: opts.inactiveTags }),
+      pricingHandler,
+      ec2Handler,
+    ],
     newContext(tinyScenario(), TINY_END),
   );
   for (const key of ['AWS_ENDPOINT_URL_COST_EXPLORER', 'AWS_ENDPOINT_URL_PRICING', 'AWS_ENDPOINT_URL_EC2']) vi.stubEnv(key, served.url);
@@ -71,27 +90,41 @@ describe('doctor', () => {
   it('says everything is in place when it is', async () => {
     const report = await doctorAgainst({});
     expect(report.problems).toBe(0);
-    expect(report.lines).toContain('  ✓ ce:GetCostAndUsage allowed (this check made 1 request, USD 0.01): EC2 compute tagged eks:eks-cluster-name=tiny-cluster on 2026-11-14: USD 4.61');
+    expect(report.lines).toContain(
+      '  ✓ ce:GetCostAndUsage allowed (this check made 1 request, USD 0.01): EC2 compute tagged eks:eks-cluster-name=tiny-cluster on 2026-11-14: USD 4.61',
+    );
     expect(report.lines.at(-1)).toBe('everything collect needs is in place');
   });
 
   it('names the inactive NodePool tag with the exact fix, and filters by the cluster tag that is active', async () => {
     const report = await doctorAgainst({ inactiveTags: ['karpenter.sh/nodepool', 'eks:eks-cluster-name'] });
-    const at = report.lines.indexOf('  ✗ karpenter.sh/nodepool is Inactive as a cost allocation tag: Cost Explorer shows all of the cluster\'s cost as untagged, none per NodePool');
+    const at = report.lines.indexOf(
+      "  ✗ karpenter.sh/nodepool is Inactive as a cost allocation tag: Cost Explorer shows all of the cluster's cost as untagged, none per NodePool",
+    );
     expect(at).toBeGreaterThan(0);
     expect(report.lines.slice(at + 1, at + 4)).toEqual(FIX_NODEPOOL);
-    expect(report.lines).toContain('  ✓ cluster tag kubernetes.io/cluster/tiny-cluster is Active (eks:eks-cluster-name: Inactive); collect filters the bill by kubernetes.io/cluster/tiny-cluster=owned');
-    expect(report.lines).toContain('  ✓ ce:GetCostAndUsage allowed (this check made 1 request, USD 0.01): EC2 compute tagged kubernetes.io/cluster/tiny-cluster=owned on 2026-11-14: USD 4.61');
+    expect(report.lines).toContain(
+      '  ✓ cluster tag kubernetes.io/cluster/tiny-cluster is Active (eks:eks-cluster-name: Inactive); collect filters the bill by kubernetes.io/cluster/tiny-cluster=owned',
+    );
+    expect(report.lines).toContain(
+      '  ✓ ce:GetCostAndUsage allowed (this check made 1 request, USD 0.01): EC2 compute tagged kubernetes.io/cluster/tiny-cluster=owned on 2026-11-14: USD 4.61',
+    );
     expect(report.problems).toBe(1);
     expect(report.lines.at(-1)).toBe('1 problem found');
   });
 
   it('says when neither cluster tag is active, and that the bill then finds nothing', async () => {
     const report = await doctorAgainst({ inactiveTags: ['eks:eks-cluster-name', 'kubernetes.io/cluster/tiny-cluster'] });
-    const at = report.lines.indexOf('  ✗ neither cluster tag is Active (eks:eks-cluster-name: Inactive, kubernetes.io/cluster/tiny-cluster: Inactive): the bill cannot be filtered to this cluster');
+    const at = report.lines.indexOf(
+      '  ✗ neither cluster tag is Active (eks:eks-cluster-name: Inactive, kubernetes.io/cluster/tiny-cluster: Inactive): the bill cannot be filtered to this cluster',
+    );
     expect(at).toBeGreaterThan(0);
-    expect(report.lines[at + 2]).toBe('       or: aws ce update-cost-allocation-tags-status --cost-allocation-tags-status TagKey=eks:eks-cluster-name,Status=Active');
-    expect(report.lines).toContain('  ! no cost found for eks:eks-cluster-name=tiny-cluster on 2026-11-14: check --cluster and the cluster tag above');
+    expect(report.lines[at + 2]).toBe(
+      '       or: aws ce update-cost-allocation-tags-status --cost-allocation-tags-status TagKey=eks:eks-cluster-name,Status=Active',
+    );
+    expect(report.lines).toContain(
+      '  ! no cost found for eks:eks-cluster-name=tiny-cluster on 2026-11-14: check --cluster and the cluster tag above',
+    );
     expect(report.problems).toBe(1);
   });
 
@@ -111,17 +144,23 @@ describe('doctor', () => {
   it('says which kubeconfig, context and server it tried when the cluster cannot be reached or refuses the token', async () => {
     const unreachable = await doctorAgainst({ kubeconfig: { server: 'http://127.0.0.1:9' } });
     const tried = unreachable.lines.find((l) => l.startsWith('Kubernetes ('));
-    expect(tried).toMatch(/^Kubernetes \(kubeconfig \S+kubeconfig-[0-9a-f]{8}, context sandbox-tiny-cluster, server http:\/\/127\.0\.0\.1:9\)$/);
+    expect(tried).toMatch(
+      /^Kubernetes \(kubeconfig \S+kubeconfig-[0-9a-f]{8}, context sandbox-tiny-cluster, server http:\/\/127\.0\.0\.1:9\)$/,
+    );
     const failures = unreachable.lines.filter((l) => l.startsWith('  ✗ list'));
     // An unreachable server: one line, not five.
     expect(failures).toHaveLength(1);
-    expect(failures[0]).toMatch(/^ {2}✗ list nodes: .*ECONNREFUSED.* \(tried kubeconfig \S+, context sandbox-tiny-cluster, server http:\/\/127\.0\.0\.1:9\)$/);
+    expect(failures[0]).toMatch(
+      /^ {2}✗ list nodes: .*ECONNREFUSED.* \(tried kubeconfig \S+, context sandbox-tiny-cluster, server http:\/\/127\.0\.0\.1:9\)$/,
+    );
     expect(unreachable.problems).toBe(1);
     await served?.close();
 
     const refused = await doctorAgainst({ kubeconfig: { token: 'wrong-token' } });
     const lines = refused.lines.filter((l) => l.startsWith('  ✗ list'));
     expect(lines).toHaveLength(5);
-    expect(lines[0]).toMatch(/^ {2}✗ list nodes: the API server refused the credentials \(401 Unauthorized\): refresh them \(e\.g\. aws eks update-kubeconfig\) or check the context \(tried kubeconfig \S+, context sandbox-tiny-cluster, server http:\/\/127\.0\.0\.1:\d+\)$/);
+    expect(lines[0]).toMatch(
+      /^ {2}✗ list nodes: the API server refused the credentials \(401 Unauthorized\): refresh them \(e\.g\. aws eks update-kubeconfig\) or check the context \(tried kubeconfig \S+, context sandbox-tiny-cluster, server http:\/\/127\.0\.0\.1:\d+\)$/,
+    );
   });
 });

@@ -1,15 +1,20 @@
 import { GetCostAndUsageCommand } from '@aws-sdk/client-cost-explorer';
 import { DescribeSpotPriceHistoryCommand } from '@aws-sdk/client-ec2';
 import { GetProductsCommand } from '@aws-sdk/client-pricing';
-import { type AllocationTagStatus, checkCostAllocationTags, chooseClusterTag, type ClusterTag } from '../collectors/cost-explorer/allocation-tags';
-import { createCostExplorerClient } from '../collectors/cost-explorer/client';
-import { clusterComputeFilter } from '../collectors/cost-explorer/collect';
-import { kubeErrorText } from '../collectors/kubernetes/api-error';
-import { createKubeClients, type KubeClients } from '../collectors/kubernetes/client';
-import { createPricingClient, pricingEndpointRegion } from '../collectors/pricing/client';
-import { createEc2Client } from '../collectors/spot/client';
-import { clusterOwnedTag, TAG_CLUSTER_NAME, TAG_NODEPOOL } from '../core/labels';
-import { UsageError } from './usage-error';
+import {
+  type AllocationTagStatus,
+  checkCostAllocationTags,
+  chooseClusterTag,
+  type ClusterTag,
+} from '../collectors/cost-explorer/allocation-tags.js';
+import { createCostExplorerClient } from '../collectors/cost-explorer/client.js';
+import { clusterComputeFilter } from '../collectors/cost-explorer/collect.js';
+import { kubeErrorText } from '../collectors/kubernetes/api-error.js';
+import { createKubeClients, type KubeClients } from '../collectors/kubernetes/client.js';
+import { createPricingClient, pricingEndpointRegion } from '../collectors/pricing/client.js';
+import { createEc2Client } from '../collectors/spot/client.js';
+import { clusterOwnedTag, TAG_CLUSTER_NAME, TAG_NODEPOOL } from '../core/labels.js';
+import { UsageError } from './usage-error.js';
 
 export const DOCTOR_HELP = `Usage: nodepool-ledger doctor --cluster NAME [--region R] [--kubeconfig PATH] [--context NAME]
 
@@ -76,7 +81,15 @@ const awsError = (err: unknown): AwsErrorLike => {
 /** Error names with which AWS refuses an action the identity's policies do not allow. */
 const DENIED = new Set(['AccessDeniedException', 'AccessDenied', 'UnauthorizedOperation', 'UnauthorizedException']);
 /** Error names that mean the credentials themselves are missing, wrong or expired. */
-const NO_CREDENTIALS = new Set(['CredentialsProviderError', 'UnrecognizedClientException', 'InvalidClientTokenId', 'ExpiredToken', 'ExpiredTokenException', 'AuthFailure', 'InvalidSignatureException']);
+const NO_CREDENTIALS = new Set([
+  'CredentialsProviderError',
+  'UnrecognizedClientException',
+  'InvalidClientTokenId',
+  'ExpiredToken',
+  'ExpiredTokenException',
+  'AuthFailure',
+  'InvalidSignatureException',
+]);
 
 /** What to tell the user about a failed AWS call made for `action`. */
 export function explainAwsFailure(action: string, err: unknown, credentialSource: string): string {
@@ -98,7 +111,8 @@ export function credentialSourceOf(env: NodeJS.ProcessEnv): string {
   if (env.AWS_ACCESS_KEY_ID) return 'the environment (AWS_ACCESS_KEY_ID)';
   if (env.AWS_PROFILE) return `profile ${env.AWS_PROFILE} (AWS_PROFILE)`;
   if (env.AWS_WEB_IDENTITY_TOKEN_FILE) return 'web identity (AWS_WEB_IDENTITY_TOKEN_FILE, e.g. IRSA)';
-  if (env.AWS_CONTAINER_CREDENTIALS_FULL_URI || env.AWS_CONTAINER_CREDENTIALS_RELATIVE_URI) return 'the container credentials endpoint (e.g. EKS Pod Identity)';
+  if (env.AWS_CONTAINER_CREDENTIALS_FULL_URI || env.AWS_CONTAINER_CREDENTIALS_RELATIVE_URI)
+    return 'the container credentials endpoint (e.g. EKS Pod Identity)';
   return 'the default chain (profile default, SSO, instance role)';
 }
 
@@ -112,7 +126,7 @@ function tagFix(keys: string[]): string[] {
 }
 
 const statusWord = (key: string, tags: AllocationTagStatus): string =>
-  (tags.active.includes(key) ? 'Active' : tags.inactive.includes(key) ? 'Inactive' : 'not known to billing');
+  tags.active.includes(key) ? 'Active' : tags.inactive.includes(key) ? 'Inactive' : 'not known to billing';
 
 const NOT_KNOWN = 'a tag key is listed only after a billed resource carried it (up to 24 h after Karpenter first tags an instance)';
 
@@ -123,7 +137,9 @@ function reportTags(o: DoctorOptions, tags: AllocationTagStatus, say: (line: str
   else {
     problems += 1;
     const known = tags.inactive.includes(TAG_NODEPOOL);
-    say(`  ✗ ${TAG_NODEPOOL} is ${known ? 'Inactive' : 'not known to billing'} as a cost allocation tag: Cost Explorer shows all of the cluster's cost as untagged, none per NodePool`);
+    say(
+      `  ✗ ${TAG_NODEPOOL} is ${known ? 'Inactive' : 'not known to billing'} as a cost allocation tag: Cost Explorer shows all of the cluster's cost as untagged, none per NodePool`,
+    );
     if (!known) say(`      ${NOT_KNOWN}`);
     for (const l of tagFix([TAG_NODEPOOL])) say(l);
   }
@@ -131,10 +147,14 @@ function reportTags(o: DoctorOptions, tags: AllocationTagStatus, say: (line: str
   const choice = chooseClusterTag(o.cluster, tags);
   if (choice.active) {
     const other = choice.tag.key === TAG_CLUSTER_NAME ? owned : TAG_CLUSTER_NAME;
-    say(`  ✓ cluster tag ${choice.tag.key} is Active (${other}: ${statusWord(other, tags)}); collect filters the bill by ${choice.tag.key}=${choice.tag.value}`);
+    say(
+      `  ✓ cluster tag ${choice.tag.key} is Active (${other}: ${statusWord(other, tags)}); collect filters the bill by ${choice.tag.key}=${choice.tag.value}`,
+    );
   } else {
     problems += 1;
-    say(`  ✗ neither cluster tag is Active (${TAG_CLUSTER_NAME}: ${statusWord(TAG_CLUSTER_NAME, tags)}, ${owned}: ${statusWord(owned, tags)}): the bill cannot be filtered to this cluster`);
+    say(
+      `  ✗ neither cluster tag is Active (${TAG_CLUSTER_NAME}: ${statusWord(TAG_CLUSTER_NAME, tags)}, ${owned}: ${statusWord(owned, tags)}): the bill cannot be filtered to this cluster`,
+    );
     if (!tags.inactive.includes(TAG_CLUSTER_NAME) && !tags.inactive.includes(owned)) say(`      ${NOT_KNOWN}`);
     for (const l of tagFix([TAG_CLUSTER_NAME])) say(l);
   }
@@ -170,24 +190,35 @@ async function checkAws(o: DoctorOptions, io: Required<DoctorIo>, say: (line: st
     const today = Math.floor(io.now() / DAY_MS) * DAY_MS;
     const yesterday = new Date(today - DAY_MS).toISOString().slice(0, 10);
     try {
-      const out = await ce.send(new GetCostAndUsageCommand({
-        TimePeriod: { Start: yesterday, End: new Date(today).toISOString().slice(0, 10) },
-        Granularity: 'DAILY',
-        Metrics: ['UnblendedCost'],
-        Filter: clusterComputeFilter(o.cluster, clusterTag),
-      }));
+      const out = await ce.send(
+        new GetCostAndUsageCommand({
+          TimePeriod: { Start: yesterday, End: new Date(today).toISOString().slice(0, 10) },
+          Granularity: 'DAILY',
+          Metrics: ['UnblendedCost'],
+          Filter: clusterComputeFilter(o.cluster, clusterTag),
+        }),
+      );
       const usd = Number(out.ResultsByTime?.[0]?.Total?.UnblendedCost?.Amount ?? '0');
-      say(`  ✓ ce:GetCostAndUsage allowed (this check made 1 request, USD 0.01): EC2 compute tagged ${clusterTag.key}=${clusterTag.value} on ${yesterday}: USD ${usd.toFixed(2)}`);
-      if (usd === 0) say(`  ! no cost found for ${clusterTag.key}=${clusterTag.value} on ${yesterday}: check --cluster and the cluster tag above`);
+      say(
+        `  ✓ ce:GetCostAndUsage allowed (this check made 1 request, USD 0.01): EC2 compute tagged ${clusterTag.key}=${clusterTag.value} on ${yesterday}: USD ${usd.toFixed(2)}`,
+      );
+      if (usd === 0)
+        say(`  ! no cost found for ${clusterTag.key}=${clusterTag.value} on ${yesterday}: check --cluster and the cluster tag above`);
     } catch (err) {
       failed('ce:GetCostAndUsage', err);
     }
 
     try {
-      await pricing.send(new GetProductsCommand({
-        ServiceCode: 'AmazonEC2', MaxResults: 1,
-        Filters: [{ Type: 'TERM_MATCH', Field: 'regionCode', Value: clusterRegion }, { Type: 'TERM_MATCH', Field: 'instanceType', Value: 'm5.large' }],
-      }));
+      await pricing.send(
+        new GetProductsCommand({
+          ServiceCode: 'AmazonEC2',
+          MaxResults: 1,
+          Filters: [
+            { Type: 'TERM_MATCH', Field: 'regionCode', Value: clusterRegion },
+            { Type: 'TERM_MATCH', Field: 'instanceType', Value: 'm5.large' },
+          ],
+        }),
+      );
       say(`  ✓ pricing:GetProducts allowed (endpoint ${pricingEndpointRegion(clusterRegion)})`);
     } catch (err) {
       failed('pricing:GetProducts', err);
@@ -217,9 +248,11 @@ const kubeStatus = (err: unknown): number | undefined => {
 /** What a failed list means, in the user's terms. */
 function explainKubeFailure(what: string, err: unknown): string {
   const status = kubeStatus(err);
-  if (status === 401) return `list ${what}: the API server refused the credentials (401 Unauthorized): refresh them (e.g. aws eks update-kubeconfig) or check the context`;
+  if (status === 401)
+    return `list ${what}: the API server refused the credentials (401 Unauthorized): refresh them (e.g. aws eks update-kubeconfig) or check the context`;
   if (status === 403) return `list ${what}: forbidden (403): the identity needs RBAC get/list/watch on ${what}`;
-  if (status === 404 && (what === 'NodeClaims' || what === 'NodePools')) return `list ${what}: not found (404): Karpenter's karpenter.sh/v1 CRDs are not installed (Karpenter v1 or later is needed)`;
+  if (status === 404 && (what === 'NodeClaims' || what === 'NodePools'))
+    return `list ${what}: not found (404): Karpenter's karpenter.sh/v1 CRDs are not installed (Karpenter v1 or later is needed)`;
   const message = kubeErrorText(err);
   return `list ${what}: ${status && !message.includes(String(status)) ? `HTTP ${status}: ` : ''}${message}`;
 }

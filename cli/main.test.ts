@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { main } from './main';
+import { main } from './main.js';
 
 /**
  * The command line's refusals, through main() itself: each command takes only its own flags, so a flag of another
@@ -9,8 +9,12 @@ import { main } from './main';
 function run(argv: string[]): Promise<{ code: number; err: string; out: string }> {
   const err: string[] = [];
   const out: string[] = [];
-  vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => { err.push(a.join(' ')); });
-  vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => { out.push(a.join(' ')); });
+  vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => {
+    err.push(a.join(' '));
+  });
+  vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => {
+    out.push(a.join(' '));
+  });
   return main(argv).then((code) => ({ code, err: err.join('\n'), out: out.join('\n') }));
 }
 
@@ -33,8 +37,12 @@ describe('command-line flags', () => {
     expect(r.err).toContain(usage);
   });
 
-  it('still takes each command\'s own flags (--help answers before anything starts)', async () => {
-    for (const argv of [['serve', '--db', 'x.db', '--port', '0', '--help'], ['demo', '--scenario', 'week4', '--fresh', '--help'], ['sandbox', '--no-auth', '--dir', '/tmp', '--help']]) {
+  it("still takes each command's own flags (--help answers before anything starts)", async () => {
+    for (const argv of [
+      ['serve', '--db', 'x.db', '--port', '0', '--help'],
+      ['demo', '--scenario', 'week4', '--fresh', '--help'],
+      ['sandbox', '--no-auth', '--dir', '/tmp', '--help'],
+    ]) {
       const r = await run(argv);
       expect(r.code, argv.join(' ')).toBe(0);
       expect(r.out).toContain(`Usage: nodepool-ledger ${argv[0]}`);

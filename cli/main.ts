@@ -1,19 +1,19 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { DbAccessError, explainDbError } from '../db/db-errors';
-import { acquireCollectorLock, CollectorLockedError, DEFAULT_STALE_MS } from '../db/lock';
-import { type Db, openDb } from '../db/open-db';
-import { createResetRepository } from '../db/repositories/reset-repository';
-import { createRunsRepository } from '../db/repositories/runs-repository';
-import { DEFAULT_SCENARIO, DEFAULT_SEED, startSandbox } from '../sandbox/index';
-import { buildApp } from '../server/app';
-import { accessFor, accessHint } from './access';
-import { COLLECT_HELP, COLLECT_OPTIONS, collectOptionsFrom, runCollect } from './collect';
-import { DOCTOR_HELP, DOCTOR_OPTIONS, doctorOptionsFrom, runDoctor } from './doctor';
-import { BILL_HELP, BILL_USAGE, billWindowError, makeDemoBill, parseBillSpec } from './demo-bill';
-import { SeedLockLostError, seedFromSandbox } from './seed-sandbox';
-import { UsageError } from './usage-error';
+import { DbAccessError, explainDbError } from '../db/db-errors.js';
+import { acquireCollectorLock, CollectorLockedError, DEFAULT_STALE_MS } from '../db/lock.js';
+import { type Db, openDb } from '../db/open-db.js';
+import { createResetRepository } from '../db/repositories/reset-repository.js';
+import { createRunsRepository } from '../db/repositories/runs-repository.js';
+import { DEFAULT_SCENARIO, DEFAULT_SEED, startSandbox } from '../sandbox/index.js';
+import { buildApp } from '../server/app.js';
+import { accessFor, accessHint } from './access.js';
+import { COLLECT_HELP, COLLECT_OPTIONS, collectOptionsFrom, runCollect } from './collect.js';
+import { DOCTOR_HELP, DOCTOR_OPTIONS, doctorOptionsFrom, runDoctor } from './doctor.js';
+import { BILL_HELP, BILL_USAGE, billWindowError, makeDemoBill, parseBillSpec } from './demo-bill.js';
+import { SeedLockLostError, seedFromSandbox } from './seed-sandbox.js';
+import { UsageError } from './usage-error.js';
 
 const HELP: Record<string, string> = {
   main: `nodepool-ledger — what a Karpenter cluster costs, NodePool by NodePool, and how well its nodes are packed.
@@ -60,9 +60,24 @@ with the clock at the end of the scenario, and prints how to point kubectl and t
 const ACCESS = { port: { type: 'string' }, host: { type: 'string' }, token: { type: 'string' } } as const;
 /** Each command's own flags: one of another command (serve --scenario, demo --no-auth) is refused, not ignored. */
 const OPTIONS = {
-  demo: { help: { type: 'boolean', short: 'h' }, ...ACCESS, db: { type: 'string' }, scenario: { type: 'string' }, seed: { type: 'string' }, fresh: { type: 'boolean' }, bill: { type: 'string' } },
+  demo: {
+    help: { type: 'boolean', short: 'h' },
+    ...ACCESS,
+    db: { type: 'string' },
+    scenario: { type: 'string' },
+    seed: { type: 'string' },
+    fresh: { type: 'boolean' },
+    bill: { type: 'string' },
+  },
   serve: { help: { type: 'boolean', short: 'h' }, ...ACCESS, db: { type: 'string' } },
-  sandbox: { help: { type: 'boolean', short: 'h' }, port: { type: 'string' }, scenario: { type: 'string' }, seed: { type: 'string' }, dir: { type: 'string' }, 'no-auth': { type: 'boolean' } },
+  sandbox: {
+    help: { type: 'boolean', short: 'h' },
+    port: { type: 'string' },
+    scenario: { type: 'string' },
+    seed: { type: 'string' },
+    dir: { type: 'string' },
+    'no-auth': { type: 'boolean' },
+  },
   collect: COLLECT_OPTIONS,
   doctor: DOCTOR_OPTIONS,
 } as const;
@@ -109,12 +124,14 @@ async function demo(v: Record<string, string | boolean | undefined>): Promise<vo
   const db = openDemoDb(dbPath, v.fresh === true);
   // Held until the demo stops: it writes the file (seed, bill) and serves it; a second demo would rebuild it.
   const lock = acquireCollectorLock(db, {
-    command: 'demo', dbPath,
+    command: 'demo',
+    dbPath,
     // Seeding stops at its next write (confirm below); a dashboard already serving keeps serving what the other writes.
-    onLost: (by) => console.error(
-      `the collector lock on ${dbPath} was taken over by ${by ? `"${by.command}" (pid ${by.pid} on ${by.hostname})` : 'another collector'} `
-      + `(this process was silent over ${DEFAULT_STALE_MS / 1000} s); this demo writes nothing more, and its dashboard shows what that one writes`,
-    ),
+    onLost: (by) =>
+      console.error(
+        `the collector lock on ${dbPath} was taken over by ${by ? `"${by.command}" (pid ${by.pid} on ${by.hostname})` : 'another collector'} ` +
+          `(this process was silent over ${DEFAULT_STALE_MS / 1000} s); this demo writes nothing more, and its dashboard shows what that one writes`,
+      ),
   });
   const seeded = createRunsRepository(db).getSetting('demo.seeded');
   if (v.fresh === true || (seeded !== null && seeded !== stamp)) {
@@ -135,24 +152,38 @@ async function demo(v: Record<string, string | boolean | undefined>): Promise<vo
     console.error(`reusing ${dbPath} (already seeded; --fresh to rebuild)`);
   } else {
     const s = await seedFromSandbox({
-      db, sandboxUrl: sandbox.url, kubeconfigPath: sandbox.kubeconfigPath, clusterName: sc.clusterName, region: sc.region,
-      startMs: sc.start, endMs: sc.end, stepMs: sc.stepMs, confirm: () => lock.confirm(),
+      db,
+      sandboxUrl: sandbox.url,
+      kubeconfigPath: sandbox.kubeconfigPath,
+      clusterName: sc.clusterName,
+      region: sc.region,
+      startMs: sc.start,
+      endMs: sc.end,
+      stepMs: sc.stepMs,
+      confirm: () => lock.confirm(),
     });
     createRunsRepository(db).setSetting('demo.seeded', stamp);
-    console.error(`collected ${s.snapshots} snapshots (${s.kubeRequests} Kubernetes requests), ${s.costLines} Cost Explorer lines in ${s.costExplorerRequests} requests (USD ${(s.costExplorerRequests * 0.01).toFixed(2)} on a real account), ${s.priceRows} price rows in ${s.seconds.toFixed(1)} s`);
+    console.error(
+      `collected ${s.snapshots} snapshots (${s.kubeRequests} Kubernetes requests), ${s.costLines} Cost Explorer lines in ${s.costExplorerRequests} requests (USD ${(s.costExplorerRequests * 0.01).toFixed(2)} on a real account), ${s.priceRows} price rows in ${s.seconds.toFixed(1)} s`,
+    );
   }
   let billSource: string | null = null;
   if (billSpec !== null) {
     const b = makeDemoBill(db, sc, billSpec, resolve(dbPath, '..'));
     billSource = b.source;
-    console.error(`hypothetical bill (${billSpec.perturbation}): ${b.lines} lines, USD ${b.totalUsd.toFixed(2)}, written to ${b.file} and imported as ${b.source}`);
+    console.error(
+      `hypothetical bill (${billSpec.perturbation}): ${b.lines} lines, USD ${b.totalUsd.toFixed(2)}, written to ${b.file} and imported as ${b.source}`,
+    );
   }
   const app = buildApp({ db, now: () => sc.end, accessToken: access.token });
   const address = await listen(app, access.host, intOption(v.port as string | undefined, 'port', 5173));
-  console.log(`NodePool Ledger dashboard: ${address}  (sandbox data, ${new Date(sc.start).toISOString().slice(0, 10)} .. ${new Date(sc.end).toISOString().slice(0, 10)})`);
+  console.log(
+    `NodePool Ledger dashboard: ${address}  (sandbox data, ${new Date(sc.start).toISOString().slice(0, 10)} .. ${new Date(sc.end).toISOString().slice(0, 10)})`,
+  );
   const hint = accessHint(address, access.token);
   if (hint !== null) console.log(hint);
-  if (billSource !== null) console.log(`hypothetical bill: ${address}/api/bill/lines?source=${billSource}&from=${new Date(sc.start).toISOString().slice(0, 10)}`);
+  if (billSource !== null)
+    console.log(`hypothetical bill: ${address}/api/bill/lines?source=${billSource}&from=${new Date(sc.start).toISOString().slice(0, 10)}`);
   const stop = async () => {
     await app.close();
     await sandbox.close();
@@ -185,12 +216,17 @@ async function sandboxOnly(v: Record<string, string | boolean | undefined>): Pro
     dir: v.dir as string | undefined,
     auth: v['no-auth'] !== true,
   });
-  console.log(`sandbox ${sb.scenario.name} (seed ${sb.scenario.seed}) on ${sb.url}, clock at ${new Date(sb.ctx.clock.now()).toISOString()}`);
+  console.log(
+    `sandbox ${sb.scenario.name} (seed ${sb.scenario.seed}) on ${sb.url}, clock at ${new Date(sb.ctx.clock.now()).toISOString()}`,
+  );
   console.log(`export KUBECONFIG=${sb.kubeconfigPath}`);
-  console.log(v['no-auth'] === true
-    ? '# no token (--no-auth): kubectl get nodes works'
-    : '# kubectl sends the kubeconfig\'s token only over TLS, so it gets 401 here: restart with --no-auth for kubectl');
-  for (const [k, val] of Object.entries(sb.awsEnv)) if (k.startsWith('AWS_ENDPOINT_URL') || k === 'AWS_REGION') console.log(`export ${k}=${val}`);
+  console.log(
+    v['no-auth'] === true
+      ? '# no token (--no-auth): kubectl get nodes works'
+      : "# kubectl sends the kubeconfig's token only over TLS, so it gets 401 here: restart with --no-auth for kubectl",
+  );
+  for (const [k, val] of Object.entries(sb.awsEnv))
+    if (k.startsWith('AWS_ENDPOINT_URL') || k === 'AWS_REGION') console.log(`export ${k}=${val}`);
   console.log('export AWS_ACCESS_KEY_ID=… AWS_SECRET_ACCESS_KEY=… (any dummy values: the sandbox does not check them)');
 }
 
@@ -222,7 +258,11 @@ export async function main(argv: string[]): Promise<number> {
     return command ? 0 : 1;
   }
   const handlers: Record<string, (v: Record<string, string | boolean | undefined>) => Promise<void | number>> = {
-    demo, serve, sandbox: sandboxOnly, collect, doctor,
+    demo,
+    serve,
+    sandbox: sandboxOnly,
+    collect,
+    doctor,
   };
   const handler = handlers[command];
   if (!handler) {
@@ -230,8 +270,12 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   try {
-    const values: Record<string, string | boolean | undefined> =
-      parseArgs({ args: rest, options: OPTIONS[command as keyof typeof OPTIONS] as ParseArgsConfig['options'], strict: true, allowPositionals: false }).values;
+    const values: Record<string, string | boolean | undefined> = parseArgs({
+      args: rest,
+      options: OPTIONS[command as keyof typeof OPTIONS] as ParseArgsConfig['options'],
+      strict: true,
+      allowPositionals: false,
+    }).values;
     if (values.help) {
       console.log(HELP[command]);
       return 0;

@@ -1,13 +1,13 @@
 import type { EC2Client } from '@aws-sdk/client-ec2';
 import type { PricingClient } from '@aws-sdk/client-pricing';
-import { createPricingClient, pricingEndpointRegion } from '../collectors/pricing/client';
-import { collectOnDemandPrices } from '../collectors/pricing/collect';
-import { createEc2Client } from '../collectors/spot/client';
-import { collectSpotPrices } from '../collectors/spot/collect';
-import type { NodeRecord, PriceQuote } from '../core/model';
-import { loadStaticOnDemandPrices } from '../core/static-prices';
-import type { Db } from '../db/open-db';
-import { PriceBook } from '../db/repositories/price-book';
+import { createPricingClient, pricingEndpointRegion } from '../collectors/pricing/client.js';
+import { collectOnDemandPrices } from '../collectors/pricing/collect.js';
+import { createEc2Client } from '../collectors/spot/client.js';
+import { collectSpotPrices } from '../collectors/spot/collect.js';
+import type { NodeRecord, PriceQuote } from '../core/model.js';
+import { loadStaticOnDemandPrices } from '../core/static-prices.js';
+import type { Db } from '../db/open-db.js';
+import { PriceBook } from '../db/repositories/price-book.js';
 
 const HOUR = 3_600_000;
 
@@ -26,7 +26,12 @@ export class PriceCollector {
   rowsWritten = 0;
 
   /** `clients` lets a caller pass its own SDK clients (e.g. with request counting attached). */
-  constructor(private readonly db: Db, private readonly region: string, private readonly runId: number | null, clients: { pricing?: PricingClient; ec2?: EC2Client } = {}) {
+  constructor(
+    private readonly db: Db,
+    private readonly region: string,
+    private readonly runId: number | null,
+    clients: { pricing?: PricingClient; ec2?: EC2Client } = {},
+  ) {
     this.pricing = clients.pricing ?? createPricingClient({ region: pricingEndpointRegion(region) });
     this.ec2 = clients.ec2 ?? createEc2Client({ region });
     this.staticTable = loadStaticOnDemandPrices(region);
@@ -41,16 +46,28 @@ export class PriceCollector {
 
   /** Fetches spot history for spot types not seen before (from a day back), and refreshes all hourly. */
   async ensureSpotMarkets(nodes: NodeRecord[], now: number): Promise<void> {
-    const fresh = [...new Set(nodes.filter((n) => n.capacityType === 'spot' && !this.knownTypes.has(n.instanceType)).map((n) => n.instanceType))].sort();
+    const fresh = [
+      ...new Set(nodes.filter((n) => n.capacityType === 'spot' && !this.knownTypes.has(n.instanceType)).map((n) => n.instanceType)),
+    ].sort();
     let changed = false;
     if (fresh.length > 0) {
-      this.rowsWritten += (await collectSpotPrices({ db: this.db, ec2: this.ec2, region: this.region, now, runId: this.runId }, { instanceTypes: fresh, since: now - 24 * HOUR, until: now })).prices;
+      this.rowsWritten += (
+        await collectSpotPrices(
+          { db: this.db, ec2: this.ec2, region: this.region, now, runId: this.runId },
+          { instanceTypes: fresh, since: now - 24 * HOUR, until: now },
+        )
+      ).prices;
       fresh.forEach((t) => this.knownTypes.add(t));
       changed = true;
     }
     if (now - this.lastRefresh >= HOUR && this.knownTypes.size > 0) {
       const since = Number.isFinite(this.lastRefresh) ? this.lastRefresh : now - HOUR;
-      this.rowsWritten += (await collectSpotPrices({ db: this.db, ec2: this.ec2, region: this.region, now, runId: this.runId }, { instanceTypes: [...this.knownTypes].sort(), since, until: now })).prices;
+      this.rowsWritten += (
+        await collectSpotPrices(
+          { db: this.db, ec2: this.ec2, region: this.region, now, runId: this.runId },
+          { instanceTypes: [...this.knownTypes].sort(), since, until: now },
+        )
+      ).prices;
       this.lastRefresh = now;
       changed = true;
     }

@@ -4,7 +4,11 @@ export class ProgressBar {
   private lastDecile = -1;
   private readonly tty: boolean;
 
-  constructor(private readonly label: string, private readonly total: number, private readonly out: NodeJS.WriteStream = process.stderr) {
+  constructor(
+    private readonly label: string,
+    private readonly total: number,
+    private readonly out: NodeJS.WriteStream = process.stderr,
+  ) {
     this.tty = Boolean(out.isTTY);
   }
 

@@ -2,12 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acquireCollectorLock, type HeldLock } from '../db/lock';
-import { openDb, type Db } from '../db/open-db';
-import { createKubeRepository } from '../db/repositories/kube-repository';
-import { createReportsRepository } from '../db/repositories/reports-repository';
-import { startSandbox, type RunningSandbox } from '../sandbox/index';
-import { SeedLockLostError, seedFromSandbox } from './seed-sandbox';
+import { acquireCollectorLock, type HeldLock } from '../db/lock.js';
+import { openDb, type Db } from '../db/open-db.js';
+import { createKubeRepository } from '../db/repositories/kube-repository.js';
+import { createReportsRepository } from '../db/repositories/reports-repository.js';
+import { startSandbox, type RunningSandbox } from '../sandbox/index.js';
+import { SeedLockLostError, seedFromSandbox } from './seed-sandbox.js';
 
 /**
  * The demo's seeding holds the file's collector lock; when another collector takes it over (the demo was silent
@@ -42,8 +42,15 @@ describe('seeding when the collector lock is taken over', () => {
     let asked = 0;
     const sc = sandbox.scenario;
     const seeding = seedFromSandbox({
-      db, sandboxUrl: sandbox.url, kubeconfigPath: sandbox.kubeconfigPath, clusterName: sc.clusterName, region: sc.region,
-      startMs: sc.start, endMs: sc.start + 12 * sc.stepMs, stepMs: sc.stepMs, quiet: true,
+      db,
+      sandboxUrl: sandbox.url,
+      kubeconfigPath: sandbox.kubeconfigPath,
+      clusterName: sc.clusterName,
+      region: sc.region,
+      startMs: sc.start,
+      endMs: sc.start + 12 * sc.stepMs,
+      stepMs: sc.stepMs,
+      quiet: true,
       confirm: () => {
         asked += 1;
         // After three snapshots, another collector takes the file over.

@@ -1,14 +1,13 @@
-import { createCostExplorerClient } from '../collectors/cost-explorer/client';
-import { collectCostExplorer } from '../collectors/cost-explorer/collect';
-import { createKubeClients } from '../collectors/kubernetes/client';
-import { KubeWatchCache } from '../collectors/kubernetes/watch-cache';
-import { buildSnapshotRows } from '../core/rollup';
-import type { Db } from '../db/open-db';
-import { createKubeRepository } from '../db/repositories/kube-repository';
-import { createRunsRepository } from '../db/repositories/runs-repository';
-import { PriceCollector } from './price-collector';
-import { ProgressBar } from './progress';
-
+import { createCostExplorerClient } from '../collectors/cost-explorer/client.js';
+import { collectCostExplorer } from '../collectors/cost-explorer/collect.js';
+import { createKubeClients } from '../collectors/kubernetes/client.js';
+import { KubeWatchCache } from '../collectors/kubernetes/watch-cache.js';
+import { buildSnapshotRows } from '../core/rollup.js';
+import type { Db } from '../db/open-db.js';
+import { createKubeRepository } from '../db/repositories/kube-repository.js';
+import { createRunsRepository } from '../db/repositories/runs-repository.js';
+import { PriceCollector } from './price-collector.js';
+import { ProgressBar } from './progress.js';
 
 export interface SeedOptions {
   db: Db;
@@ -53,7 +52,8 @@ async function setClock(sandboxUrl: string, t: number, attempt = 1): Promise<str
     if (attempt >= 3) throw err;
     return setClock(sandboxUrl, t, attempt + 1);
   }
-  if (!res.ok) throw new Error(`the sandbox refused to move its clock to ${new Date(t).toISOString()}: HTTP ${res.status} ${await res.text()}`);
+  if (!res.ok)
+    throw new Error(`the sandbox refused to move its clock to ${new Date(t).toISOString()}: HTTP ${res.status} ${await res.text()}`);
   return ((await res.json()) as { resourceVersion: string }).resourceVersion;
 }
 
@@ -84,14 +84,20 @@ export async function seedFromSandbox(o: SeedOptions): Promise<SeedSummary> {
       await cache.waitFor(await setClock(o.sandboxUrl, t));
       const snapshot = cache.snapshot(t);
       await prices.ensureSpotMarkets(snapshot.nodes, t);
-      const rows = buildSnapshotRows(snapshot, (n, at) => prices.quote(n, at), (n, at) => prices.onDemandUsdPerHour(n, at));
-      if (o.confirm?.() === false) throw new SeedLockLostError(`another collector took over this database after ${written} snapshots; stopped seeding`);
+      const rows = buildSnapshotRows(
+        snapshot,
+        (n, at) => prices.quote(n, at),
+        (n, at) => prices.onDemandUsdPerHour(n, at),
+      );
+      if (o.confirm?.() === false)
+        throw new SeedLockLostError(`another collector took over this database after ${written} snapshots; stopped seeding`);
       kubeRepo.writeSnapshot({ snapshot, ...rows, runId });
       written += 1;
       if (i % 12 === 0 || t + o.stepMs >= o.endMs) bar?.update(i + 1, `${snapshot.nodes.length} nodes, ${snapshot.pods.length} pods`);
     }
     await setClock(o.sandboxUrl, o.endMs);
-    if (o.confirm?.() === false) throw new SeedLockLostError(`another collector took over this database after ${written} snapshots; stopped before the bill`);
+    if (o.confirm?.() === false)
+      throw new SeedLockLostError(`another collector took over this database after ${written} snapshots; stopped before the bill`);
     const ce = await collectCostExplorer(
       { db: o.db, ce: createCostExplorerClient({ region: 'us-east-1' }), clusterName: o.clusterName, now: o.endMs, runId },
       { startMs: o.startMs, endMs: o.endMs },

@@ -18,8 +18,10 @@ const attemptsOf = (v: unknown): number => {
 };
 
 /** A pass-through middleware that counts a call's attempts under the command's name. */
-const counting = <I, O>(bump: (commandName: string | undefined, attempts: number) => void) =>
-  (next: (args: I) => Promise<O>, context: { commandName?: string }) => async (args: I): Promise<O> => {
+const counting =
+  <I, O>(bump: (commandName: string | undefined, attempts: number) => void) =>
+  (next: (args: I) => Promise<O>, context: { commandName?: string }) =>
+  async (args: I): Promise<O> => {
     try {
       const out = await next(args);
       bump(context.commandName, attemptsOf(out));

@@ -1,4 +1,4 @@
-import type { CapacityType } from './labels';
+import type { CapacityType } from './labels.js';
 
 /** Domain records as the collectors produce them and the store keeps them. Times: epoch ms UTC. */
 

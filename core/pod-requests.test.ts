@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { effectiveRequests } from './pod-requests';
+import { effectiveRequests } from './pod-requests.js';
 
 const c = (cpu?: string, memory?: string, restartPolicy?: string) => ({
   resources: { requests: { ...(cpu ? { cpu } : {}), ...(memory ? { memory } : {}) } },

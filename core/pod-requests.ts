@@ -1,5 +1,5 @@
-import type { ResourceAmounts } from './model';
-import { parseBaseUnits, parseCpuMillicores } from './quantity';
+import type { ResourceAmounts } from './model.js';
+import { parseBaseUnits, parseCpuMillicores } from './quantity.js';
 
 /** The part of a container spec (Kubernetes V1Container) that requests resources. */
 export interface RequestingContainer {

@@ -4,7 +4,12 @@
  * the way the API server rounds a quantity to its smallest unit.
  */
 const BINARY: Record<string, bigint> = {
-  Ki: 1n << 10n, Mi: 1n << 20n, Gi: 1n << 30n, Ti: 1n << 40n, Pi: 1n << 50n, Ei: 1n << 60n,
+  Ki: 1n << 10n,
+  Mi: 1n << 20n,
+  Gi: 1n << 30n,
+  Ti: 1n << 40n,
+  Pi: 1n << 50n,
+  Ei: 1n << 60n,
 };
 const DECIMAL_EXP: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
 const PATTERN = /^([+-]?)(\d+(?:\.\d*)?|\.\d+)(?:(Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)|[eE]([+-]?\d+))?$/;
@@ -40,7 +45,11 @@ export const parseBaseUnits = (q: string): number => parseScaled(q, 0);
 
 export const formatCpu = (millicores: number): string => (millicores % 1000 === 0 ? String(millicores / 1000) : `${millicores}m`);
 export const formatMemory = (bytes: number): string => {
-  for (const [suffix, unit] of [['Gi', 1 << 30], ['Mi', 1 << 20], ['Ki', 1 << 10]] as const) {
+  for (const [suffix, unit] of [
+    ['Gi', 1 << 30],
+    ['Mi', 1 << 20],
+    ['Ki', 1 << 10],
+  ] as const) {
     if (bytes % unit === 0) return `${bytes / unit}${suffix}`;
   }
   return String(bytes);

@@ -1,15 +1,41 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeSnapshot, NodeRecord, PodRecord } from './model';
-import { awsSplitParts, awsSplitPodCost, buildSnapshotRows, requestShareCost } from './rollup';
+import type { KubeSnapshot, NodeRecord, PodRecord } from './model.js';
+import { awsSplitParts, awsSplitPodCost, buildSnapshotRows, requestShareCost } from './rollup.js';
 
 const GiB = 1024 ** 3;
-const node = (name: string, nodePool: string | null, cpu: number, memGiB: number, extra: Partial<NodeRecord> = {}, gpu = 0): NodeRecord => ({
-  name, nodeClaim: nodePool ? `${nodePool}-abcde` : null, nodePool, instanceType: 'm5.xlarge', capacityType: 'on-demand', zone: 'us-east-1a',
-  instanceId: 'i-0123', createdAt: 0, allocatable: { cpuMillicores: cpu, memoryBytes: memGiB * GiB, pods: 58, gpu }, labels: {}, ...extra,
+const node = (
+  name: string,
+  nodePool: string | null,
+  cpu: number,
+  memGiB: number,
+  extra: Partial<NodeRecord> = {},
+  gpu = 0,
+): NodeRecord => ({
+  name,
+  nodeClaim: nodePool ? `${nodePool}-abcde` : null,
+  nodePool,
+  instanceType: 'm5.xlarge',
+  capacityType: 'on-demand',
+  zone: 'us-east-1a',
+  instanceId: 'i-0123',
+  createdAt: 0,
+  allocatable: { cpuMillicores: cpu, memoryBytes: memGiB * GiB, pods: 58, gpu },
+  labels: {},
+  ...extra,
 });
 const pod = (uid: string, ns: string, nodeName: string | null, cpu: number, memGiB: number, phase = 'Running'): PodRecord => ({
-  uid, namespace: ns, name: uid, nodeName, phase, ownerKind: 'ReplicaSet', ownerName: 'rs', team: null,
-  requests: { cpuMillicores: cpu, memoryBytes: memGiB * GiB, pods: 1, gpu: 0 }, doNotDisrupt: false, createdAt: 0, labels: {},
+  uid,
+  namespace: ns,
+  name: uid,
+  nodeName,
+  phase,
+  ownerKind: 'ReplicaSet',
+  ownerName: 'rs',
+  team: null,
+  requests: { cpuMillicores: cpu, memoryBytes: memGiB * GiB, pods: 1, gpu: 0 },
+  doNotDisrupt: false,
+  createdAt: 0,
+  labels: {},
 });
 
 describe('buildSnapshotRows', () => {
@@ -17,10 +43,18 @@ describe('buildSnapshotRows', () => {
   const snap: KubeSnapshot = {
     takenAt: 1000,
     nodePools: [],
-    namespaces: [{ name: 'web', team: 'storefront', labels: {} }, { name: 'jobs', team: 'data', labels: {} }],
+    namespaces: [
+      { name: 'web', team: 'storefront', labels: {} },
+      { name: 'jobs', team: 'data', labels: {} },
+    ],
     nodes: [node('n1', 'general', 4000, 16)],
     nodeClaims: [],
-    pods: [pod('a', 'web', 'n1', 1500, 3), pod('b', 'jobs', 'n1', 500, 1), pod('done', 'jobs', 'n1', 2000, 8, 'Succeeded'), pod('pending', 'web', null, 1000, 1, 'Pending')],
+    pods: [
+      pod('a', 'web', 'n1', 1500, 3),
+      pod('b', 'jobs', 'n1', 500, 1),
+      pod('done', 'jobs', 'n1', 2000, 8, 'Succeeded'),
+      pod('pending', 'web', null, 1000, 1, 'Pending'),
+    ],
     events: [],
   };
   const rows = buildSnapshotRows(snap, () => ({ usdPerHour: 0.2, source: 'pricing-api' }));
@@ -30,7 +64,14 @@ describe('buildSnapshotRows', () => {
   });
   it('rolls up per NodePool x capacity type', () => {
     expect(rows.nodePoolRollups).toHaveLength(1);
-    expect(rows.nodePoolRollups[0]).toMatchObject({ nodePool: 'general', capacityType: 'on-demand', nodes: 1, allocatable: { cpuMillicores: 4000, memoryBytes: 16 * GiB, pods: 58, gpu: 0 }, requested: { cpuMillicores: 2000, memoryBytes: 4 * GiB, pods: 2, gpu: 0 }, usdPerHour: 0.2 });
+    expect(rows.nodePoolRollups[0]).toMatchObject({
+      nodePool: 'general',
+      capacityType: 'on-demand',
+      nodes: 1,
+      allocatable: { cpuMillicores: 4000, memoryBytes: 16 * GiB, pods: 58, gpu: 0 },
+      requested: { cpuMillicores: 2000, memoryBytes: 4 * GiB, pods: 2, gpu: 0 },
+      usdPerHour: 0.2,
+    });
   });
   it('charges namespaces their request share and leaves the rest idle', () => {
     // web: 0.5*(1500/4000) + 0.5*(3/16) = 0.1875 + 0.09375 = 0.28125 of $0.20 = $0.05625/h
@@ -43,7 +84,13 @@ describe('buildSnapshotRows', () => {
     expect(jobs?.pods).toBe(1);
   });
   it('caps a pod share at the whole node', () => {
-    expect(requestShareCost(1, { cpuMillicores: 8000, memoryBytes: 64 * GiB, pods: 1, gpu: 0 }, { cpuMillicores: 4000, memoryBytes: 16 * GiB, pods: 58, gpu: 0 })).toBe(1);
+    expect(
+      requestShareCost(
+        1,
+        { cpuMillicores: 8000, memoryBytes: 64 * GiB, pods: 1, gpu: 0 },
+        { cpuMillicores: 4000, memoryBytes: 16 * GiB, pods: 58, gpu: 0 },
+      ),
+    ).toBe(1);
   });
 });
 
@@ -52,14 +99,25 @@ describe('buildSnapshotRows: cost-weighted sums, on-demand equivalent, per-resou
   // n2 general spot, 2 vCPU / 8 GiB at $0.20/h (on-demand $0.50/h): web 1 vCPU + 2 GiB -> 50 % cpu, 25 % memory.
   // n3 general on-demand, empty. n4 gpu on-demand, 8 vCPU / 32 GiB / 4 GPU: ml 2 vCPU + 8 GiB + 1 GPU.
   const snap: KubeSnapshot = {
-    takenAt: 1000, nodePools: [], nodeClaims: [], events: [],
-    namespaces: [{ name: 'web', team: 'storefront', labels: {} }, { name: 'jobs', team: 'data', labels: {} }, { name: 'ml', team: 'data', labels: {} }],
+    takenAt: 1000,
+    nodePools: [],
+    nodeClaims: [],
+    events: [],
+    namespaces: [
+      { name: 'web', team: 'storefront', labels: {} },
+      { name: 'jobs', team: 'data', labels: {} },
+      { name: 'ml', team: 'data', labels: {} },
+    ],
     nodes: [
-      node('n1', 'general', 4000, 16), node('n2', 'general', 2000, 8, { capacityType: 'spot', instanceType: 'c5.large' }),
-      node('n3', 'general', 4000, 16), node('n4', 'gpu', 8000, 32, { instanceType: 'g5.2xlarge' }, 4),
+      node('n1', 'general', 4000, 16),
+      node('n2', 'general', 2000, 8, { capacityType: 'spot', instanceType: 'c5.large' }),
+      node('n3', 'general', 4000, 16),
+      node('n4', 'gpu', 8000, 32, { instanceType: 'g5.2xlarge' }, 4),
     ],
     pods: [
-      pod('a', 'web', 'n1', 1500, 1), pod('b', 'jobs', 'n1', 500, 3), pod('c', 'web', 'n2', 1000, 2),
+      pod('a', 'web', 'n1', 1500, 1),
+      pod('b', 'jobs', 'n1', 500, 3),
+      pod('c', 'web', 'n2', 1000, 2),
       { ...pod('d', 'ml', 'n4', 2000, 8), requests: { cpuMillicores: 2000, memoryBytes: 8 * GiB, pods: 1, gpu: 1 } },
     ],
   };
@@ -97,7 +155,9 @@ describe('buildSnapshotRows: cost-weighted sums, on-demand equivalent, per-resou
     expect(ns('jobs')?.memoryShareUsdPerHour).toBeCloseTo(0.0375, 12);
     // Σ namespace cpu parts = Σ NodePool price x cpu efficiency (0.1 on-demand + 0.1 spot).
     const cpuParts = rows.namespaceRollups.filter((r) => r.nodePool === 'general').reduce((t, r) => t + (r.cpuShareUsdPerHour ?? 0), 0);
-    const cpuWeighted = rows.nodePoolRollups.filter((r) => r.nodePool === 'general').reduce((t, r) => t + (r.costWeighted?.cpuUsdPerHour ?? 0), 0);
+    const cpuWeighted = rows.nodePoolRollups
+      .filter((r) => r.nodePool === 'general')
+      .reduce((t, r) => t + (r.costWeighted?.cpuUsdPerHour ?? 0), 0);
     expect(cpuParts).toBeCloseTo(cpuWeighted, 12);
   });
   it('splits a node as AWS split cost allocation does from requests (9:1 per vCPU:GiB, unused to the pods)', () => {

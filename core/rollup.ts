@@ -1,6 +1,15 @@
-import type { CapacityType } from './labels';
-import type { CostWeightedSums, KubeSnapshot, NamespaceRollup, NodePoolRollup, NodeRecord, PriceQuote, ResourceAmounts, SnapshotNode } from './model';
-import { addResources, zeroResources } from './model';
+import type { CapacityType } from './labels.js';
+import type {
+  CostWeightedSums,
+  KubeSnapshot,
+  NamespaceRollup,
+  NodePoolRollup,
+  NodeRecord,
+  PriceQuote,
+  ResourceAmounts,
+  SnapshotNode,
+} from './model.js';
+import { addResources, zeroResources } from './model.js';
 
 export type PriceLookup = (node: NodeRecord, at: number) => PriceQuote;
 /** On-demand USD/hour of a node's instance type at a time; null when unknown. */
@@ -59,8 +68,14 @@ export function buildSnapshotRows(s: KubeSnapshot, price: PriceLookup, onDemand?
   for (const n of nodes) {
     const key = `${n.nodePool ?? ''}|${n.capacityType}`;
     const r: PoolSums = pools.get(key) ?? {
-      nodePool: n.nodePool ?? '', capacityType: n.capacityType as CapacityType, nodes: 0, allocatable: zeroResources(), requested: zeroResources(), usdPerHour: 0,
-      costWeighted: { cpuUsdPerHour: 0, memoryUsdPerHour: 0, podsUsdPerHour: 0, gpuUsdPerHour: 0, gpuNodesUsdPerHour: 0 }, onDemandUsdPerHour: 0,
+      nodePool: n.nodePool ?? '',
+      capacityType: n.capacityType as CapacityType,
+      nodes: 0,
+      allocatable: zeroResources(),
+      requested: zeroResources(),
+      usdPerHour: 0,
+      costWeighted: { cpuUsdPerHour: 0, memoryUsdPerHour: 0, podsUsdPerHour: 0, gpuUsdPerHour: 0, gpuNodesUsdPerHour: 0 },
+      onDemandUsdPerHour: 0,
     };
     const p = n.usdPerHour ?? 0;
     r.nodes += 1;
@@ -90,8 +105,16 @@ export function buildSnapshotRows(s: KubeSnapshot, price: PriceLookup, onDemand?
     const pool = node.nodePool ?? '';
     const key = `${p.namespace}|${pool}`;
     const r: NamespaceSums = spaces.get(key) ?? {
-      namespace: p.namespace, nodePool: pool, team: p.team ?? teamOf.get(p.namespace) ?? null, pods: 0, cpuMillicores: 0, memoryBytes: 0, usdPerHour: 0,
-      cpuShareUsdPerHour: 0, memoryShareUsdPerHour: 0, awsSplitUsdPerHour: 0,
+      namespace: p.namespace,
+      nodePool: pool,
+      team: p.team ?? teamOf.get(p.namespace) ?? null,
+      pods: 0,
+      cpuMillicores: 0,
+      memoryBytes: 0,
+      usdPerHour: 0,
+      cpuShareUsdPerHour: 0,
+      memoryShareUsdPerHour: 0,
+      awsSplitUsdPerHour: 0,
     };
     const nodeUsd = node.usdPerHour ?? 0;
     r.pods += 1;
@@ -105,7 +128,9 @@ export function buildSnapshotRows(s: KubeSnapshot, price: PriceLookup, onDemand?
   }
   return {
     nodes,
-    nodePoolRollups: [...pools.values()].sort((a, b) => a.nodePool.localeCompare(b.nodePool) || a.capacityType.localeCompare(b.capacityType)),
+    nodePoolRollups: [...pools.values()].sort(
+      (a, b) => a.nodePool.localeCompare(b.nodePool) || a.capacityType.localeCompare(b.capacityType),
+    ),
     namespaceRollups: [...spaces.values()].sort((a, b) => a.namespace.localeCompare(b.namespace) || a.nodePool.localeCompare(b.nodePool)),
   };
 }
@@ -133,8 +158,15 @@ export function awsSplitParts(nodeUsdPerHour: number, alloc: ResourceAmounts): {
  * pod's share of the pods' total request (pod ÷ Σ pods), so a node's whole price is charged as long as its
  * pods request something of both resources; a part no pod requests stays idle. GPU weighting is not applied.
  */
-export function awsSplitPodCost(nodeUsdPerHour: number, pod: ResourceAmounts, nodeRequested: ResourceAmounts, alloc: ResourceAmounts): number {
+export function awsSplitPodCost(
+  nodeUsdPerHour: number,
+  pod: ResourceAmounts,
+  nodeRequested: ResourceAmounts,
+  alloc: ResourceAmounts,
+): number {
   const parts = awsSplitParts(nodeUsdPerHour, alloc);
-  return parts.cpuUsdPerHour * ratio(pod.cpuMillicores, nodeRequested.cpuMillicores)
-    + parts.memoryUsdPerHour * ratio(pod.memoryBytes, nodeRequested.memoryBytes);
+  return (
+    parts.cpuUsdPerHour * ratio(pod.cpuMillicores, nodeRequested.cpuMillicores) +
+    parts.memoryUsdPerHour * ratio(pod.memoryBytes, nodeRequested.memoryBytes)
+  );
 }

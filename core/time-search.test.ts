@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lastIndexAtOrBefore } from './time-search';
+import { lastIndexAtOrBefore } from './time-search.js';
 
 const atOf = (p: { at: number }): number => p.at;
 const points = (...ats: number[]) => ats.map((at) => ({ at }));
@@ -34,7 +34,10 @@ describe('lastIndexAtOrBefore', () => {
 
   it('agrees with a linear scan over 500 seeded random sorted lists', () => {
     let seed = 42;
-    const next = (n: number): number => { seed = (seed * 1103515245 + 12345) % 2 ** 31; return seed % n; };
+    const next = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
     for (let round = 0; round < 500; round++) {
       const ats = Array.from({ length: next(12) }, () => next(50)).sort((a, b) => a - b);
       const t = next(60) - 5;

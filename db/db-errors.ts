@@ -3,14 +3,18 @@
  * or what to do. These wrap them, keeping the SQLite code, for the CLI to print instead of a stack trace.
  */
 export class DbAccessError extends Error {
-  constructor(message: string, readonly sqliteCode: string, readonly path: string | undefined) {
+  constructor(
+    message: string,
+    readonly sqliteCode: string,
+    readonly path: string | undefined,
+  ) {
     super(message);
     this.name = 'DbAccessError';
   }
 }
 
 const ADVICE: [RegExp, string][] = [
-  [/^SQLITE_FULL/, 'the disk (or the file\'s size limit) is full: free space and run again; what was written before is intact'],
+  [/^SQLITE_FULL/, "the disk (or the file's size limit) is full: free space and run again; what was written before is intact"],
   [/^SQLITE_READONLY/, 'the file or its folder is read-only for this user: fix the permissions, or pass --db with a writable path'],
   [/^SQLITE_CANTOPEN/, 'the file cannot be opened or created: check that its folder exists and is writable'],
   [/^SQLITE_PERM|^SQLITE_AUTH/, 'access to the file was refused'],
@@ -36,7 +40,11 @@ export function explainDbError(err: unknown, path?: string): unknown {
   if (err instanceof DbAccessError) return err;
   const fsErr = err as { code?: unknown; syscall?: unknown; path?: unknown } | null;
   if (fsErr?.syscall === 'mkdir' && typeof fsErr.path === 'string' && typeof fsErr.code === 'string' && fsErr.code in FS_ADVICE) {
-    return new DbAccessError(`cannot create the database folder ${fsErr.path}: ${FS_ADVICE[fsErr.code]} (pass --db with a writable path)`, fsErr.code, fsErr.path);
+    return new DbAccessError(
+      `cannot create the database folder ${fsErr.path}: ${FS_ADVICE[fsErr.code]} (pass --db with a writable path)`,
+      fsErr.code,
+      fsErr.path,
+    );
   }
   const code = codeOf(err);
   if (code === undefined) return err;

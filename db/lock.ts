@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { hostname as osHostname } from 'node:os';
-import { explainDbError } from './db-errors';
-import type { Db } from './open-db';
-import { createLockRepository, type LockHolder } from './repositories/lock-repository';
-import { ABANDONED_RUN_MESSAGE, createRunsRepository } from './repositories/runs-repository';
+import { explainDbError } from './db-errors.js';
+import type { Db } from './open-db.js';
+import { createLockRepository, type LockHolder } from './repositories/lock-repository.js';
+import { ABANDONED_RUN_MESSAGE, createRunsRepository } from './repositories/runs-repository.js';
 
 /** The lock every writer of collected data takes: one collector per database file. */
 export const COLLECTOR_LOCK = 'collector';
@@ -43,12 +43,16 @@ export interface HeldLock {
 
 /** Another live collector holds the file; the message names it and says what to do. */
 export class CollectorLockedError extends Error {
-  constructor(readonly holder: LockHolder, dbPath: string | undefined, nowMs: number) {
+  constructor(
+    readonly holder: LockHolder,
+    dbPath: string | undefined,
+    nowMs: number,
+  ) {
     const ago = Math.max(0, Math.round((nowMs - holder.heartbeatAt) / 1000));
     super(
       `${dbPath ?? 'this database'} is in use by another collector: "${holder.command}" (pid ${holder.pid} on ${holder.hostname}, ` +
-      `started ${new Date(holder.acquiredAt).toISOString()}, last alive ${ago} s ago). Wait for it to finish or stop it; ` +
-      'a collector that died is taken over once its process is gone or its heartbeat is stale.',
+        `started ${new Date(holder.acquiredAt).toISOString()}, last alive ${ago} s ago). Wait for it to finish or stop it; ` +
+        'a collector that died is taken over once its process is gone or its heartbeat is stale.',
     );
     this.name = 'CollectorLockedError';
   }
@@ -68,7 +72,13 @@ export function pidAlive(pid: number): boolean {
  * Whether a holder still counts: its heartbeat is recent and, when it is on this host, its process exists. A pid
  * can only be checked on its own host; elsewhere (a volume shared by pods) the heartbeat alone decides.
  */
-export function isHolderLive(holder: LockHolder, nowMs: number, staleMs: number, thisHost: string, alive: (pid: number) => boolean): boolean {
+export function isHolderLive(
+  holder: LockHolder,
+  nowMs: number,
+  staleMs: number,
+  thisHost: string,
+  alive: (pid: number) => boolean,
+): boolean {
   if (nowMs - holder.heartbeatAt > staleMs) return false;
   if (holder.hostname === thisHost && !alive(holder.pid)) return false;
   return true;
@@ -93,8 +103,13 @@ export function acquireCollectorLock(db: Db, opts: LockOptions): HeldLock {
   const alive = opts.isPidAlive ?? pidAlive;
   const t = now();
   const me: LockHolder = {
-    name: COLLECTOR_LOCK, owner: randomBytes(12).toString('hex'), pid: opts.pid ?? process.pid, hostname: host, command: opts.command,
-    acquiredAt: t, heartbeatAt: t,
+    name: COLLECTOR_LOCK,
+    owner: randomBytes(12).toString('hex'),
+    pid: opts.pid ?? process.pid,
+    hostname: host,
+    command: opts.command,
+    acquiredAt: t,
+    heartbeatAt: t,
   };
   const runs = createRunsRepository(db);
   // Taking the lock and closing the runs the last holder left 'running' (killed, or taken over) in one transaction:

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadMigrations, migrate, openDb } from './open-db';
+import { loadMigrations, migrate, openDb } from './open-db.js';
 
 const tmp = () => mkdtempSync(join(tmpdir(), 'ledger-db-'));
 
@@ -11,7 +11,21 @@ describe('migrations', () => {
   it('create every table on a fresh file, with WAL and foreign keys on', () => {
     const db = openDb({ path: join(tmp(), 'fresh.db') });
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
-    expect(tables).toEqual(expect.arrayContaining(['nodes', 'pods', 'snapshots', 'snapshot_nodes', 'snapshot_nodepools', 'snapshot_namespaces', 'cost_lines', 'prices', 'events', 'nodeclaims', 'nodepools']));
+    expect(tables).toEqual(
+      expect.arrayContaining([
+        'nodes',
+        'pods',
+        'snapshots',
+        'snapshot_nodes',
+        'snapshot_nodepools',
+        'snapshot_namespaces',
+        'cost_lines',
+        'prices',
+        'events',
+        'nodeclaims',
+        'nodepools',
+      ]),
+    );
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(db.pragma('user_version', { simple: true })).toBe(loadMigrations().at(-1)?.version);
@@ -41,7 +55,12 @@ describe('migrations', () => {
   it('roll back a failing migration whole', () => {
     const dir = tmp();
     const db = new Database(join(dir, 'broken.db'));
-    expect(() => migrate(db, [{ version: 1, name: 'ok', sql: 'CREATE TABLE a (x);' }, { version: 2, name: 'bad', sql: 'CREATE TABLE b (y); INSERT INTO nope VALUES (1);' }])).toThrow();
+    expect(() =>
+      migrate(db, [
+        { version: 1, name: 'ok', sql: 'CREATE TABLE a (x);' },
+        { version: 2, name: 'bad', sql: 'CREATE TABLE b (y); INSERT INTO nope VALUES (1);' },
+      ]),
+    ).toThrow();
     expect(db.pragma('user_version', { simple: true })).toBe(1);
     expect(db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'b'").pluck().get()).toBe(0);
     db.close();

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { explainDbError } from './db-errors';
+import { explainDbError } from './db-errors.js';
 
 export type Db = Database.Database;
 
@@ -31,12 +31,14 @@ export function migrate(db: Db, migrations = loadMigrations()): number[] {
   for (const m of migrations) {
     // IMMEDIATE, and the version read again inside: two processes opening a new file at once must not both run
     // a migration (the second would fail on "table already exists"); the second waits, then skips it.
-    const ran = db.transaction(() => {
-      if (m.version <= version()) return false;
-      db.exec(m.sql);
-      db.pragma(`user_version = ${m.version}`);
-      return true;
-    }).immediate();
+    const ran = db
+      .transaction(() => {
+        if (m.version <= version()) return false;
+        db.exec(m.sql);
+        db.pragma(`user_version = ${m.version}`);
+        return true;
+      })
+      .immediate();
     if (ran) applied.push(m.version);
   }
   return applied;

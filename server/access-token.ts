@@ -45,7 +45,10 @@ export function redactToken(url: string): string {
 }
 
 function unauthorized(reply: FastifyReply, message: string): FastifyReply {
-  return reply.code(401).header('www-authenticate', 'Bearer realm="nodepool-ledger"').send({ statusCode: 401, error: 'Unauthorized', message });
+  return reply
+    .code(401)
+    .header('www-authenticate', 'Bearer realm="nodepool-ledger"')
+    .send({ statusCode: 401, error: 'Unauthorized', message });
 }
 
 /** Requires `token` on /api routes (Bearer header or the session cookie) and turns `?token=` links into the cookie. */
@@ -57,7 +60,7 @@ export function requireAccessToken(app: FastifyInstance, token: string): void {
     const [path, search = ''] = req.url.split('?', 2);
     const linkToken = new URLSearchParams(search).get('token');
     if (linkToken !== null && !isApiPath(path) && (req.method === 'GET' || req.method === 'HEAD')) {
-      if (!sameSecret(linkToken, token)) return unauthorized(reply, 'The token in this link is not this server\'s token.');
+      if (!sameSecret(linkToken, token)) return unauthorized(reply, "The token in this link is not this server's token.");
       const rest = new URLSearchParams(search);
       rest.delete('token');
       const query = rest.toString();

@@ -3,24 +3,37 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { openDb, type Db } from '../db/open-db';
-import { createFixturesRepository } from '../db/repositories/fixtures-repository';
-import { createKubeRepository } from '../db/repositories/kube-repository';
-import { GiB, type NodeSpec, snapshotWrite } from '../test/fixtures/snapshots';
-import { buildApp } from './app';
-import type { DailyCostResponse, EfficiencyResponse, ErrorResponse, NodePoolsResponse, StatusResponse } from './schemas/reports';
+import { openDb, type Db } from '../db/open-db.js';
+import { createFixturesRepository } from '../db/repositories/fixtures-repository.js';
+import { createKubeRepository } from '../db/repositories/kube-repository.js';
+import { GiB, type NodeSpec, snapshotWrite } from '../test/fixtures/snapshots.js';
+import { buildApp } from './app.js';
+import type { DailyCostResponse, EfficiencyResponse, ErrorResponse, NodePoolsResponse, StatusResponse } from './schemas/reports.js';
 
 const at = (iso: string): number => Date.parse(iso);
 
 // general: one on-demand node at $0.96/h, 4 vCPU / 16 GiB, pods request 2 vCPU / 4 GiB (50 % cpu, 25 % memory),
 // 3 vCPU at S2. batch: one spot node at $0.30/h in S1 and S2 only.
 const general = (requestedCpuMillicores = 2000): NodeSpec => ({
-  name: 'general-a', nodePool: 'general', capacityType: 'on-demand', cpuMillicores: 4000, memoryBytes: 16 * GiB,
-  requestedCpuMillicores, requestedMemoryBytes: 4 * GiB, usdPerHour: 0.96,
+  name: 'general-a',
+  nodePool: 'general',
+  capacityType: 'on-demand',
+  cpuMillicores: 4000,
+  memoryBytes: 16 * GiB,
+  requestedCpuMillicores,
+  requestedMemoryBytes: 4 * GiB,
+  usdPerHour: 0.96,
 });
 const batch: NodeSpec = {
-  name: 'batch-a', nodePool: 'batch', capacityType: 'spot', instanceType: 'c5.large', cpuMillicores: 2000, memoryBytes: 4 * GiB,
-  requestedCpuMillicores: 500, requestedMemoryBytes: 1 * GiB, usdPerHour: 0.3,
+  name: 'batch-a',
+  nodePool: 'batch',
+  capacityType: 'spot',
+  instanceType: 'c5.large',
+  cpuMillicores: 2000,
+  memoryBytes: 4 * GiB,
+  requestedCpuMillicores: 500,
+  requestedMemoryBytes: 1 * GiB,
+  usdPerHour: 0.3,
 };
 const S1 = at('2026-11-01T10:00:00Z');
 const S2 = at('2026-11-01T10:05:00Z'); // 5 min after S1
@@ -58,9 +71,27 @@ beforeAll(async () => {
     { periodStart: '2026-11-01', nodePool: 'general', dimensionValue: 'On Demand Instances', source: 'csv:import', unblendedUsd: 99 }, // other source: ignored
     { periodStart: '2026-11-02', nodePool: 'general', dimensionValue: 'On Demand Instances', unblendedUsd: 0.09, estimated: true },
     // A day with DAILY lines ignores its HOURLY ones; a day with only HOURLY lines sums them (0.04 + 0.05).
-    { periodStart: '2026-11-02T00:00:00Z', granularity: 'HOURLY', nodePool: 'general', dimensionValue: 'On Demand Instances', unblendedUsd: 55 },
-    { periodStart: '2026-11-03T00:00:00Z', granularity: 'HOURLY', nodePool: 'general', dimensionValue: 'On Demand Instances', unblendedUsd: 0.04 },
-    { periodStart: '2026-11-03T01:00:00Z', granularity: 'HOURLY', nodePool: 'general', dimensionValue: 'On Demand Instances', unblendedUsd: 0.05 },
+    {
+      periodStart: '2026-11-02T00:00:00Z',
+      granularity: 'HOURLY',
+      nodePool: 'general',
+      dimensionValue: 'On Demand Instances',
+      unblendedUsd: 55,
+    },
+    {
+      periodStart: '2026-11-03T00:00:00Z',
+      granularity: 'HOURLY',
+      nodePool: 'general',
+      dimensionValue: 'On Demand Instances',
+      unblendedUsd: 0.04,
+    },
+    {
+      periodStart: '2026-11-03T01:00:00Z',
+      granularity: 'HOURLY',
+      nodePool: 'general',
+      dimensionValue: 'On Demand Instances',
+      unblendedUsd: 0.05,
+    },
   ]);
   fixtures.insertCollectionRun({ kind: 'cost-explorer', source: 'sandbox', startedAtMs: S5 - 60_000, finishedAtMs: S5 - 50_000 });
   fixtures.insertCollectionRun({ kind: 'kubernetes', source: 'sandbox', startedAtMs: S5, finishedAtMs: S5 + 2_000, rowsWritten: 12 });
@@ -108,7 +139,9 @@ describe('GET /api/cost/nodepools/daily', () => {
 
   it('two snapshots 5 minutes apart at $0.96/h estimate $0.08 (the last snapshot counts nothing)', async () => {
     // Only S1 and S2 are inside [10:00, 10:10); S2's interval is clipped at the range end: 5 min + 5 min.
-    const { body } = await getJson<DailyCostResponse>('/api/cost/nodepools/daily?from=2026-11-01T10:00:00Z&to=2026-11-01T10:10:00Z&nodepool=general');
+    const { body } = await getJson<DailyCostResponse>(
+      '/api/cost/nodepools/daily?from=2026-11-01T10:00:00Z&to=2026-11-01T10:10:00Z&nodepool=general',
+    );
     // The cost route works in whole UTC days, so the whole of 2026-11-01 is reported: 0.64.
     expect(body.rows.map((r) => [r.day, r.nodePool, r.estimateUsd])).toEqual([['2026-11-01', 'general', expect.closeTo(0.64, 10)]]);
   });
@@ -127,7 +160,9 @@ describe('GET /api/cost/nodepools/daily', () => {
 
 describe('GET /api/efficiency/nodepools', () => {
   it('a node at 2 of 4 vCPU and 4 of 16 GiB is 50 % cpu and 25 % memory', async () => {
-    const { status, body } = await getJson<EfficiencyResponse>('/api/efficiency/nodepools?from=2026-11-01T10:00:00Z&to=2026-11-01T10:05:00Z&nodepool=general');
+    const { status, body } = await getJson<EfficiencyResponse>(
+      '/api/efficiency/nodepools?from=2026-11-01T10:00:00Z&to=2026-11-01T10:05:00Z&nodepool=general',
+    );
     expect(status).toBe(200);
     expect(body.bucketMs).toBe(60_000);
     expect(body.series).toEqual([
@@ -171,18 +206,29 @@ describe('GET /api/status and /api/nodepools', () => {
     expect(status).toBe(200);
     expect(body.dataSource).toBe('sandbox');
     expect(body.range).toEqual({
-      firstSnapshotAt: '2026-11-01T10:00:00.000Z', lastSnapshotAt: '2026-11-02T00:05:00.000Z',
-      firstCostDay: '2026-11-01', lastCostDay: '2026-11-03',
+      firstSnapshotAt: '2026-11-01T10:00:00.000Z',
+      lastSnapshotAt: '2026-11-02T00:05:00.000Z',
+      firstCostDay: '2026-11-01',
+      lastCostDay: '2026-11-03',
     });
     expect(body.defaultRange).toEqual({ from: '2026-10-21T00:00:00.000Z', to: '2026-11-04T00:00:00.000Z' });
-    expect(body.lastRun).toMatchObject({ kind: 'kubernetes', source: 'sandbox', status: 'ok', startedAt: '2026-11-02T00:05:00.000Z', rowsWritten: 12 });
+    expect(body.lastRun).toMatchObject({
+      kind: 'kubernetes',
+      source: 'sandbox',
+      status: 'ok',
+      startedAt: '2026-11-02T00:05:00.000Z',
+      rowsWritten: 12,
+    });
     expect(body.lastRunByKind.map((r) => r.kind)).toEqual(['cost-explorer', 'kubernetes']);
     expect(body.counts).toEqual({ snapshots: 5, nodePools: 2, costLines: 8 });
   });
 
   it('lists NodePools by name', async () => {
     const { body } = await getJson<NodePoolsResponse>('/api/nodepools');
-    expect(body.items.map((n) => [n.name, n.capacityTypes])).toEqual([['batch', ['spot']], ['general', ['on-demand']]]);
+    expect(body.items.map((n) => [n.name, n.capacityTypes])).toEqual([
+      ['batch', ['spot']],
+      ['general', ['on-demand']],
+    ]);
   });
 });
 
@@ -205,7 +251,9 @@ describe('validation', () => {
 
   it('explains what "from" expects', async () => {
     const { body } = await getJson<ErrorResponse>('/api/cost/nodepools/daily?from=garbage');
-    expect(body.message).toBe('Invalid querystring parameter "from": must be an ISO 8601 date like 2026-11-01 (UTC midnight) or a date-time with a zone like 2026-11-01T00:00:00Z (got "garbage")');
+    expect(body.message).toBe(
+      'Invalid querystring parameter "from": must be an ISO 8601 date like 2026-11-01 (UTC midnight) or a date-time with a zone like 2026-11-01T00:00:00Z (got "garbage")',
+    );
   });
 });
 

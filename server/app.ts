@@ -1,38 +1,44 @@
 import fastifyStatic from '@fastify/static';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type FastifyServerOptions,
+} from 'fastify';
 import { existsSync } from 'node:fs';
 import { STATUS_CODES } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Db } from '../db/open-db';
-import { createAnalyticsEventsRepository } from '../db/repositories/analytics-events-repository';
-import { createDisruptionsRepository } from '../db/repositories/disruptions-repository';
-import { createAnalyticsPackingRepository } from '../db/repositories/analytics-packing-repository';
-import { createAnalyticsTeamsRepository } from '../db/repositories/analytics-teams-repository';
-import { createReportsRepository } from '../db/repositories/reports-repository';
-import { redactToken, requireAccessToken } from './access-token';
-import { refuseNonFiniteNumbers } from './finite-numbers';
-import { declaredQueryParams, strictQueryStrings, undeclaredQueryParams } from './strict-query';
-import { unknownQueryParamMessage } from './unknown-query-param';
-import { cacheApiResponses } from './response-cache';
-import { QueryParamError } from './analytics/range';
-import { billRoutes } from './routes/bill';
-import { consolidationRoutes } from './routes/consolidation';
-import { registerOpenApi } from './routes/docs';
-import { efficiencyRoutes } from './routes/efficiency';
-import { nodePoolCostRoutes } from './routes/nodepool-cost';
-import { reportsRoutes } from './routes/reports';
-import { teamsRoutes } from './routes/teams';
-import { ANALYTICS_QUERY_PARAM_HINTS } from './schemas/analytics-common';
-import { QUERY_PARAM_HINTS, type ErrorResponse } from './schemas/reports';
-import { createBillPractice } from './services/bill-practice';
-import { createBillService } from './services/bill-service';
-import { createConsolidationService } from './services/consolidation-service';
-import { keptDisruptions } from './services/disruption-source';
-import { createEfficiencyService } from './services/efficiency-service';
-import { createNodePoolCostService } from './services/nodepool-cost-service';
-import { createReportsService } from './services/reports-service';
-import { createTeamsService } from './services/teams-service';
+import type { Db } from '../db/open-db.js';
+import { createAnalyticsEventsRepository } from '../db/repositories/analytics-events-repository.js';
+import { createDisruptionsRepository } from '../db/repositories/disruptions-repository.js';
+import { createAnalyticsPackingRepository } from '../db/repositories/analytics-packing-repository.js';
+import { createAnalyticsTeamsRepository } from '../db/repositories/analytics-teams-repository.js';
+import { createReportsRepository } from '../db/repositories/reports-repository.js';
+import { redactToken, requireAccessToken } from './access-token.js';
+import { refuseNonFiniteNumbers } from './finite-numbers.js';
+import { declaredQueryParams, strictQueryStrings, undeclaredQueryParams } from './strict-query.js';
+import { unknownQueryParamMessage } from './unknown-query-param.js';
+import { cacheApiResponses } from './response-cache.js';
+import { QueryParamError } from './analytics/range.js';
+import { billRoutes } from './routes/bill.js';
+import { consolidationRoutes } from './routes/consolidation.js';
+import { registerOpenApi } from './routes/docs.js';
+import { efficiencyRoutes } from './routes/efficiency.js';
+import { nodePoolCostRoutes } from './routes/nodepool-cost.js';
+import { reportsRoutes } from './routes/reports.js';
+import { teamsRoutes } from './routes/teams.js';
+import { ANALYTICS_QUERY_PARAM_HINTS } from './schemas/analytics-common.js';
+import { QUERY_PARAM_HINTS, type ErrorResponse } from './schemas/reports.js';
+import { createBillPractice } from './services/bill-practice.js';
+import { createBillService } from './services/bill-service.js';
+import { createConsolidationService } from './services/consolidation-service.js';
+import { keptDisruptions } from './services/disruption-source.js';
+import { createEfficiencyService } from './services/efficiency-service.js';
+import { createNodePoolCostService } from './services/nodepool-cost-service.js';
+import { createReportsService } from './services/reports-service.js';
+import { createTeamsService } from './services/teams-service.js';
 
 export interface BuildAppOptions {
   db: Db;
@@ -55,8 +61,16 @@ export const DEFAULT_WEB_ROOT = resolve(dirname(fileURLToPath(import.meta.url)),
 
 /** Same-origin only; Recharts and React set styles through the CSSOM, which style-src does not restrict. */
 const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:", "font-src 'self'",
-  "connect-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
 ].join('; ');
 
 const SECURITY_HEADERS: Readonly<Record<string, string>> = {
@@ -92,7 +106,8 @@ function handleError(err: FastifyError, req: FastifyRequest, reply: FastifyReply
   }
   // An unknown parameter is named first, whatever ajv tripped on: "?nodPool=x" is a typo, not a missing nodepool.
   const unknown = err.validationContext === 'querystring' ? undeclaredQueryParams(req) : [];
-  if (unknown.length > 0) return reply.code(400).send(errorBody(400, 'Bad Request', unknownQueryParamMessage(unknown, declaredQueryParams(req))));
+  if (unknown.length > 0)
+    return reply.code(400).send(errorBody(400, 'Bad Request', unknownQueryParamMessage(unknown, declaredQueryParams(req))));
   if (err.validation !== undefined) {
     const param = paramOf(err);
     const where = err.validationContext ?? 'request';
@@ -109,7 +124,9 @@ function handleError(err: FastifyError, req: FastifyRequest, reply: FastifyReply
   }
   // 5xx: the detail goes to the log, never to the client.
   req.log.error({ err, url: redactToken(req.url) }, 'request failed');
-  return reply.code(500).send(errorBody(500, 'Internal Server Error', 'The server could not answer this request; the cause is in its log.'));
+  return reply
+    .code(500)
+    .send(errorBody(500, 'Internal Server Error', 'The server could not answer this request; the cause is in its log.'));
 }
 
 /** Efficiency, consolidation, NodePool cost, reconciliation, teams and nodes: repositories -> services -> routes. */
@@ -118,11 +135,10 @@ function registerAnalyticsRoutes(app: FastifyInstance, db: Db, now: () => number
   const packing = createAnalyticsPackingRepository(db);
   const ctx = { extent: () => reportsRepo.dataRange(), now };
   app.register(efficiencyRoutes, { efficiency: createEfficiencyService(packing, ctx) });
-  const disruptions = keptDisruptions(createAnalyticsEventsRepository(db), createDisruptionsRepository(db),
-    {
-      onError: (err) => app.log.warn({ err }, 'disruptions: could not update the kept ones; built for the range asked instead'),
-      onRefresh: (r) => app.log.debug(r, 'disruptions: kept ones brought up to date'),
-    });
+  const disruptions = keptDisruptions(createAnalyticsEventsRepository(db), createDisruptionsRepository(db), {
+    onError: (err) => app.log.warn({ err }, 'disruptions: could not update the kept ones; built for the range asked instead'),
+    onRefresh: (r) => app.log.debug(r, 'disruptions: kept ones brought up to date'),
+  });
   app.register(consolidationRoutes, { consolidation: createConsolidationService(disruptions, packing, ctx) });
   app.register(nodePoolCostRoutes, { nodePoolCost: createNodePoolCostService(packing, reportsRepo, ctx) });
   app.register(teamsRoutes, { teams: createTeamsService(createAnalyticsTeamsRepository(db), packing, ctx) });
@@ -131,9 +147,10 @@ function registerAnalyticsRoutes(app: FastifyInstance, db: Db, now: () => number
 /** The API and the built dashboard. Does not listen: the caller listens (on 127.0.0.1). */
 export function buildApp(options: BuildAppOptions): FastifyInstance {
   // The request log never shows a `?token=` link's token (the default serializer logs the raw url).
-  const logger: FastifyServerOptions['logger'] = options.logger === true
-    ? { serializers: { req: (req: FastifyRequest) => ({ method: req.method, url: redactToken(req.url), host: req.host }) } }
-    : false;
+  const logger: FastifyServerOptions['logger'] =
+    options.logger === true
+      ? { serializers: { req: (req: FastifyRequest) => ({ method: req.method, url: redactToken(req.url), host: req.host }) } }
+      : false;
   // removeAdditional: false makes ajv refuse undeclared query parameters instead of dropping them (strict-query.ts).
   const app = Fastify({ logger, ajv: { customOptions: { removeAdditional: false } } });
   const reports = createReportsService(createReportsRepository(options.db), options.now ?? Date.now);
@@ -175,7 +192,9 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
       return reply.code(404).send(errorBody(404, 'Not Found', `No route ${req.method} ${path}`));
     }
     if (!webBuilt) {
-      return reply.code(404).type('text/plain; charset=utf-8')
+      return reply
+        .code(404)
+        .type('text/plain; charset=utf-8')
         .send(`The dashboard is not built at ${webRoot}: run "npx vite build", then reload.`);
     }
     // SPA fallback: client-side routes get index.html.

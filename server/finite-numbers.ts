@@ -13,7 +13,9 @@ export function refuseNonFiniteNumbers(app: FastifyInstance): void {
     for (const [param, schema] of Object.entries(props)) {
       const value = query[param];
       if ((schema.type === 'integer' || schema.type === 'number') && typeof value === 'number' && !Number.isFinite(value)) {
-        return reply.code(400).send({ statusCode: 400, error: 'Bad Request', message: `Invalid querystring parameter "${param}": must be a finite number` });
+        return reply
+          .code(400)
+          .send({ statusCode: 400, error: 'Bad Request', message: `Invalid querystring parameter "${param}": must be a finite number` });
       }
     }
     return undefined;

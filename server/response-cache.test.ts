@@ -3,13 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDb, type Db } from '../db/open-db';
-import { createKubeRepository } from '../db/repositories/kube-repository';
-import { snapshotWrite } from '../test/fixtures/snapshots';
-import { fillSynthetic } from '../test/fixtures/synthetic';
-import { buildApp } from './app';
-import { cacheApiResponses } from './response-cache';
-import type { StatusResponse } from './schemas/reports';
+import { openDb, type Db } from '../db/open-db.js';
+import { createKubeRepository } from '../db/repositories/kube-repository.js';
+import { snapshotWrite } from '../test/fixtures/snapshots.js';
+import { fillSynthetic } from '../test/fixtures/synthetic.js';
+import { buildApp } from './app.js';
+import { cacheApiResponses } from './response-cache.js';
+import type { StatusResponse } from './schemas/reports.js';
 
 const dbs: Db[] = [];
 afterEach(() => {
@@ -104,7 +104,7 @@ describe('cacheApiResponses', () => {
 });
 
 describe('the cache inside buildApp', () => {
-  it('shows the collector\'s new snapshot at once, and never answers a request the token check refused', async () => {
+  it("shows the collector's new snapshot at once, and never answers a request the token check refused", async () => {
     const path = tmpPath();
     const db = open(path);
     fillSynthetic(db, { startDay: '2026-11-01', days: 1 });

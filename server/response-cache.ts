@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { Db } from '../db/open-db';
-import { createDataVersionRepository } from '../db/repositories/data-version-repository';
+import type { Db } from '../db/open-db.js';
+import { createDataVersionRepository } from '../db/repositories/data-version-repository.js';
 
 /**
  * Answers repeated GET /api requests from memory while the database has not changed. The dashboard's reads are
@@ -62,7 +62,10 @@ export function cacheApiResponses(app: FastifyInstance, db: Db, opts: ResponseCa
     if (hit === undefined || hit.version !== v || now() - hit.storedAt > ttlMs) return undefined;
     entries.delete(key); // re-insert: most recently used last
     entries.set(key, hit);
-    return reply.code(200).headers({ ...hit.headers, [HIT_HEADER]: 'hit' }).send(hit.body);
+    return reply
+      .code(200)
+      .headers({ ...hit.headers, [HIT_HEADER]: 'hit' })
+      .send(hit.body);
   });
 
   app.addHook('onSend', async (req, reply, payload) => {

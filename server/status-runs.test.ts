@@ -4,11 +4,11 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { acquireCollectorLock } from '../db/lock';
-import { openDb, type Db } from '../db/open-db';
-import { createRunsRepository, RUN_STATUSES } from '../db/repositories/runs-repository';
-import { buildApp } from './app';
-import { RunStatusSchema, type StatusResponse } from './schemas/reports';
+import { acquireCollectorLock } from '../db/lock.js';
+import { openDb, type Db } from '../db/open-db.js';
+import { createRunsRepository, RUN_STATUSES } from '../db/repositories/runs-repository.js';
+import { buildApp } from './app.js';
+import { RunStatusSchema, type StatusResponse } from './schemas/reports.js';
 
 /*
  * A run whose collector died is served by /api/status as 'abandoned' (the response schema declares it, so the
@@ -49,10 +49,18 @@ describe('GET /api/status after a collector was killed', () => {
     expect(res.status).toBe(200);
     const body = (await res.json()) as StatusResponse;
     expect(body.lastRun).toEqual({
-      kind: 'kubernetes', source: 'aws', status: 'abandoned', startedAt: '2026-11-03T09:05:00.000Z', finishedAt: '2026-11-03T09:30:00.000Z',
-      rowsWritten: 0, message: `collector stopped without finishing (killed?): "collect --watch" (pid ${deadPid} on ${hostname()}) last alive 2026-11-03T09:00:00.000Z`,
+      kind: 'kubernetes',
+      source: 'aws',
+      status: 'abandoned',
+      startedAt: '2026-11-03T09:05:00.000Z',
+      finishedAt: '2026-11-03T09:30:00.000Z',
+      rowsWritten: 0,
+      message: `collector stopped without finishing (killed?): "collect --watch" (pid ${deadPid} on ${hostname()}) last alive 2026-11-03T09:00:00.000Z`,
     });
-    expect(body.lastRunByKind.map((r) => [r.kind, r.status])).toEqual([['cost-explorer', 'ok'], ['kubernetes', 'abandoned']]);
+    expect(body.lastRunByKind.map((r) => [r.kind, r.status])).toEqual([
+      ['cost-explorer', 'ok'],
+      ['kubernetes', 'abandoned'],
+    ]);
   });
 
   it('declares in the response schema exactly the statuses the collectors write', () => {

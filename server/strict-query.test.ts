@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, type Db } from '../db/open-db';
-import { fillSynthetic } from '../test/fixtures/synthetic';
-import { buildApp } from './app';
-import type { BillLinesResponse } from './schemas/bill';
-import type { EfficiencyResponse, ErrorResponse } from './schemas/reports';
+import { openDb, type Db } from '../db/open-db.js';
+import { fillSynthetic } from '../test/fixtures/synthetic.js';
+import { buildApp } from './app.js';
+import type { BillLinesResponse } from './schemas/bill.js';
+import type { EfficiencyResponse, ErrorResponse } from './schemas/reports.js';
 
 /*
  * Unknown query parameters are refused on every /api route, found from the OpenAPI document (so a route added later
@@ -15,7 +15,9 @@ import type { EfficiencyResponse, ErrorResponse } from './schemas/reports';
  * ajv used to drop it and answer as if it had not been sent.
  */
 
-interface OpenApiOperation { parameters?: { name: string; in: string }[] }
+interface OpenApiOperation {
+  parameters?: { name: string; in: string }[];
+}
 type OpenApiDocument = { paths: Record<string, Record<string, OpenApiOperation>> };
 
 let dir: string;
@@ -30,7 +32,7 @@ beforeAll(async () => {
   fillSynthetic(db, { startDay: '2026-11-01', days: 2 });
   app = buildApp({ db, now: () => Date.parse('2026-11-03T00:00:00Z') });
   base = await app.listen({ host: '127.0.0.1', port: 0 });
-  doc = await (await fetch(`${base}/docs/json`)).json() as OpenApiDocument;
+  doc = (await (await fetch(`${base}/docs/json`)).json()) as OpenApiDocument;
 });
 afterAll(async () => {
   await app?.close();
@@ -44,7 +46,9 @@ function apiOperations(method: 'get' | 'post'): [string, string[]][] {
     .filter(([path]) => path.startsWith('/api/') && !path.includes('{'))
     .flatMap(([path, ops]) => {
       const op = ops[method];
-      return op === undefined ? [] : [[path, (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name)] as [string, string[]]];
+      return op === undefined
+        ? []
+        : [[path, (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name)] as [string, string[]]];
     });
 }
 
@@ -59,7 +63,9 @@ describe('every /api route in the OpenAPI document refuses ?bogusParam=1', () =>
   it('finds the routes, CSV twins and the import among them', () => {
     const gets = apiOperations('get').map(([path]) => path);
     expect(gets.length).toBeGreaterThanOrEqual(15);
-    expect(gets).toEqual(expect.arrayContaining(['/api/status', '/api/nodepools', '/api/efficiency/nodepools', '/api/bill/lines.csv', '/api/teams/cost']));
+    expect(gets).toEqual(
+      expect.arrayContaining(['/api/status', '/api/nodepools', '/api/efficiency/nodepools', '/api/bill/lines.csv', '/api/teams/cost']),
+    );
     expect(apiOperations('post').map(([path]) => path)).toContain('/api/bill/import');
   });
 
@@ -69,7 +75,7 @@ describe('every /api route in the OpenAPI document refuses ?bogusParam=1', () =>
       // Accept: text/csv asks table routes for CSV: a refusal is still the JSON error.
       for (const accept of ['application/json', 'text/csv']) {
         const res = await fetch(`${base}${path}?bogusParam=1`, { headers: { accept } });
-        const body = await res.json().catch(() => null) as ErrorResponse | null;
+        const body = (await res.json().catch(() => null)) as ErrorResponse | null;
         const message = body?.message ?? '';
         if (res.status !== 400 || body?.error !== 'Bad Request' || !message.startsWith('Unknown query parameter "bogusParam"')) {
           problems.push(`${path} (${accept}): ${res.status} ${message}`);
@@ -86,20 +92,27 @@ describe('every /api route in the OpenAPI document refuses ?bogusParam=1', () =>
     expect(csvRoutes.length).toBeGreaterThanOrEqual(5);
     for (const [path] of csvRoutes) {
       const res = await fetch(`${base}${path}?format=csv&bogusParam=1`);
-      expect({ path, status: res.status, type: res.headers.get('content-type') }).toEqual({ path, status: 400, type: 'application/json; charset=utf-8' });
+      expect({ path, status: res.status, type: res.headers.get('content-type') }).toEqual({
+        path,
+        status: 400,
+        type: 'application/json; charset=utf-8',
+      });
     }
   });
 
   it('POST: 400 naming bogusParam, and nothing is imported (the same file without it is)', async () => {
     // A Cost Explorer console export grouped by the NodePool tag: 1.5 USD general on one day.
-    const file = '"karpenter.sh/nodepool","general($)","Total costs($)"\n"karpenter.sh/nodepool total","1.5","1.5"\n"2026-11-02","1.5","1.5"\n';
-    const importCsv = (query: string) => fetch(`${base}/api/bill/import?${query}`, { method: 'POST', headers: { 'content-type': 'text/csv' }, body: file });
-    const sources = async (): Promise<string[]> => (await (await fetch(`${base}/api/bill/lines`)).json() as BillLinesResponse).sources.map((s) => s.source);
+    const file =
+      '"karpenter.sh/nodepool","general($)","Total costs($)"\n"karpenter.sh/nodepool total","1.5","1.5"\n"2026-11-02","1.5","1.5"\n';
+    const importCsv = (query: string) =>
+      fetch(`${base}/api/bill/import?${query}`, { method: 'POST', headers: { 'content-type': 'text/csv' }, body: file });
+    const sources = async (): Promise<string[]> =>
+      ((await (await fetch(`${base}/api/bill/lines`)).json()) as BillLinesResponse).sources.map((s) => s.source);
     const before = await sources();
     for (const [path] of apiOperations('post')) {
       const res = await fetch(`${base}${path}?bogusParam=1`, { method: 'POST', headers: { 'content-type': 'text/csv' }, body: file });
       expect(res.status, path).toBe(400);
-      expect((await res.json() as ErrorResponse).message).toMatch(/^Unknown query parameter "bogusParam"/);
+      expect(((await res.json()) as ErrorResponse).message).toMatch(/^Unknown query parameter "bogusParam"/);
     }
     expect(await sources()).toEqual(before);
     expect((await importCsv('name=strict&bogusParam=1')).status).toBe(400);
@@ -128,7 +141,8 @@ describe('declared parameters', () => {
     const typo = await efficiency('from=2026-11-01&to=2026-11-03&nodPool=general');
     expect(typo.status).toBe(400);
     expect(typo.body).toEqual({
-      statusCode: 400, error: 'Bad Request',
+      statusCode: 400,
+      error: 'Bad Request',
       message: 'Unknown query parameter "nodPool" (did you mean "nodepool"?); this route takes from, to, nodepool',
     });
   });
@@ -136,7 +150,7 @@ describe('declared parameters', () => {
   it('an unknown parameter is named before a missing or bad declared one, and several are all named', async () => {
     const res = await fetch(`${base}/api/nodes?limit=0&Offset=1&sortt=cpu`);
     expect(res.status).toBe(400);
-    expect((await res.json() as ErrorResponse).message).toBe(
+    expect(((await res.json()) as ErrorResponse).message).toBe(
       'Unknown query parameters "Offset" (did you mean "offset"?), "sortt" (did you mean "sort"?); this route takes at, nodepool, capacityType, format, sort, order, limit, offset, q',
     );
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { closestParam, editDistance, MAX_NAME_CHARS, unknownQueryParamMessage } from './unknown-query-param';
+import { closestParam, editDistance, MAX_NAME_CHARS, unknownQueryParamMessage } from './unknown-query-param.js';
 
 const RANGE = ['from', 'to', 'nodepool'];
 

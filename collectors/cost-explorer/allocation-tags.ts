@@ -1,5 +1,5 @@
 import { type CostExplorerClient, ListCostAllocationTagsCommand } from '@aws-sdk/client-cost-explorer';
-import { clusterOwnedTag, TAG_CLUSTER_NAME, TAG_NODECLAIM, TAG_NODECLASS, TAG_NODEPOOL } from '../../core/labels';
+import { clusterOwnedTag, TAG_CLUSTER_NAME, TAG_NODECLAIM, TAG_NODECLASS, TAG_NODEPOOL } from '../../core/labels.js';
 
 /**
  * Which of the tags the ledger relies on are active cost allocation tags. An inactive (or never seen) tag is
@@ -20,8 +20,13 @@ export interface ClusterTag {
   value: string;
 }
 
-export const ledgerTagKeys = (clusterName: string): string[] =>
-  [TAG_NODEPOOL, TAG_NODECLAIM, TAG_NODECLASS, TAG_CLUSTER_NAME, clusterOwnedTag(clusterName)];
+export const ledgerTagKeys = (clusterName: string): string[] => [
+  TAG_NODEPOOL,
+  TAG_NODECLAIM,
+  TAG_NODECLASS,
+  TAG_CLUSTER_NAME,
+  clusterOwnedTag(clusterName),
+];
 
 export interface AllocationTagCheckOptions {
   /** Page size (the API's default is 100). */
@@ -30,7 +35,11 @@ export interface AllocationTagCheckOptions {
   onRequest?: () => void;
 }
 
-export async function checkCostAllocationTags(ce: CostExplorerClient, clusterName: string, opts: AllocationTagCheckOptions = {}): Promise<AllocationTagStatus> {
+export async function checkCostAllocationTags(
+  ce: CostExplorerClient,
+  clusterName: string,
+  opts: AllocationTagCheckOptions = {},
+): Promise<AllocationTagStatus> {
   const wanted = ledgerTagKeys(clusterName);
   const status = new Map<string, string>();
   let token: string | undefined;

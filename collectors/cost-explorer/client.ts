@@ -1,5 +1,5 @@
 import { CostExplorerClient } from '@aws-sdk/client-cost-explorer';
-import { type AwsClientConfig, sdkClientOptions } from '../aws-client-config';
+import { type AwsClientConfig, sdkClientOptions } from '../aws-client-config.js';
 
 /** The Cost Explorer client; the service has one endpoint, in us-east-1, whatever the cluster's region. */
 export function createCostExplorerClient(config: AwsClientConfig = {}): CostExplorerClient {

@@ -2,19 +2,19 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { NodeClaimRecord } from '../../core/model';
-import { type Db, openDb } from '../../db/open-db';
-import { createApiRequestsRepository } from '../../db/repositories/api-requests-repository';
-import { createCostLinesRepository } from '../../db/repositories/cost-lines-repository';
-import { createKubeRepository } from '../../db/repositories/kube-repository';
-import { type CostExplorerOptions, createCostExplorerHandler } from '../../sandbox/serve/cost-explorer';
-import { newContext, serveHandlers, type ServedHandlers, useDummyAwsCredentials } from '../../test/fixtures/serve-handlers';
-import { GiB, snapshotWrite } from '../../test/fixtures/snapshots';
-import { T, TINY_END, tinyScenario } from '../../test/fixtures/tiny-scenario';
-import { AwsRequestCounter } from '../aws-request-counter';
-import { checkCostAllocationTags, chooseClusterTag } from './allocation-tags';
-import { createCostExplorerClient } from './client';
-import { collectCostExplorer, contiguousRuns, type CostExplorerDeps } from './collect';
+import type { NodeClaimRecord } from '../../core/model.js';
+import { type Db, openDb } from '../../db/open-db.js';
+import { createApiRequestsRepository } from '../../db/repositories/api-requests-repository.js';
+import { createCostLinesRepository } from '../../db/repositories/cost-lines-repository.js';
+import { createKubeRepository } from '../../db/repositories/kube-repository.js';
+import { type CostExplorerOptions, createCostExplorerHandler } from '../../sandbox/serve/cost-explorer.js';
+import { newContext, serveHandlers, type ServedHandlers, useDummyAwsCredentials } from '../../test/fixtures/serve-handlers.js';
+import { GiB, snapshotWrite } from '../../test/fixtures/snapshots.js';
+import { T, TINY_END, tinyScenario } from '../../test/fixtures/tiny-scenario.js';
+import { AwsRequestCounter } from '../aws-request-counter.js';
+import { checkCostAllocationTags, chooseClusterTag } from './allocation-tags.js';
+import { createCostExplorerClient } from './client.js';
+import { collectCostExplorer, contiguousRuns, type CostExplorerDeps } from './collect.js';
 
 useDummyAwsCredentials();
 
@@ -56,7 +56,13 @@ describe('collectCostExplorer: hourly and per-instance lines, cluster tag, retri
     return served;
   };
   const deps = (s: ServedHandlers, extra: Partial<CostExplorerDeps> = {}): CostExplorerDeps => ({
-    db, ce: client(s.url), clusterName: 'tiny-cluster', now: TINY_END, hourly: true, resources: true, ...extra,
+    db,
+    ce: client(s.url),
+    clusterName: 'tiny-cluster',
+    now: TINY_END,
+    hourly: true,
+    resources: true,
+    ...extra,
   });
   const logged = (s: ServedHandlers, op: string): number => s.ctx.requestLog.filter((r) => r.operation === `ce:${op}`).length;
 
@@ -67,16 +73,21 @@ describe('collectCostExplorer: hourly and per-instance lines, cluster tag, retri
     expect(hourly).toMatchObject({ requested: { start: '2026-11-02T00:00:00Z', end: '2026-11-15T00:00:00Z' }, requests: 28 });
     const lines = createCostLinesRepository(db);
     const q = { source: 'cost-explorer', granularity: 'HOURLY' as const, groupBy: 'PURCHASE_TYPE' as const };
-    const general = lines.listCostLines({ ...q, fromMs: T('2026-11-02T00:00:00Z'), toMs: T('2026-11-03T00:00:00Z') }).filter((l) => l.nodePool === 'general');
+    const general = lines
+      .listCostLines({ ...q, fromMs: T('2026-11-02T00:00:00Z'), toMs: T('2026-11-03T00:00:00Z') })
+      .filter((l) => l.nodePool === 'general');
     // 06:30 .. 16:30: two half hours at the ends and nine whole hours of 0.096.
     expect(general.map((l) => l.unblendedUsd)).toEqual([0.048, ...Array(9).fill(0.096), 0.048]);
-    const spotAt = (iso: string): number | undefined => lines.listCostLines({ ...q, fromMs: T(iso), toMs: T(iso) + 3_600_000 }).find((l) => l.nodePool === 'spot-batch')?.unblendedUsd;
+    const spotAt = (iso: string): number | undefined =>
+      lines.listCostLines({ ...q, fromMs: T(iso), toMs: T(iso) + 3_600_000 }).find((l) => l.nodePool === 'spot-batch')?.unblendedUsd;
     // 04:00-05:00: half an hour at 0.07, half at 0.08; the price falls to 0.065 at 09:00.
     expect(spotAt('2026-11-03T04:00:00Z')).toBeCloseTo(0.5 * 0.07 + 0.5 * 0.08, 12);
     expect(spotAt('2026-11-03T09:00:00Z')).toBeCloseTo(0.065, 12);
 
-    const byDay = (granularity: 'DAILY' | 'HOURLY') => lines.costPerNodePoolPerDay({ ...RECENT, granularity })
-      .map((d) => [d.day, d.nodePool, d.purchaseType, Math.round(d.unblendedUsd * 1e9) / 1e9]);
+    const byDay = (granularity: 'DAILY' | 'HOURLY') =>
+      lines
+        .costPerNodePoolPerDay({ ...RECENT, granularity })
+        .map((d) => [d.day, d.nodePool, d.purchaseType, Math.round(d.unblendedUsd * 1e9) / 1e9]);
     expect(byDay('HOURLY')).toEqual(byDay('DAILY'));
     expect(byDay('HOURLY')).toHaveLength(13 + 2);
   });
@@ -99,23 +110,76 @@ describe('collectCostExplorer: hourly and per-instance lines, cluster tag, retri
     const s = await serve();
     const result = await collectCostExplorer(deps(s, { hourly: false }), WINDOW);
     expect(result.queries.find((q) => q.groupBy === 'RESOURCE_ID')).toMatchObject({
-      api: 'GetCostAndUsageWithResources', requested: { start: '2026-11-02', end: '2026-11-15' }, requests: 2,
+      api: 'GetCostAndUsageWithResources',
+      requested: { start: '2026-11-02', end: '2026-11-15' },
+      requests: 2,
     });
     expect(logged(s, 'GetCostAndUsageWithResources')).toBe(2);
 
     // What the cluster showed: general's NodeClaim (its Node already gone), spot-batch's NodeClaim and Node, the managed Node.
     const w = snapshotWrite(T('2026-11-03T06:00:00Z'), [
-      { name: 'ip-10-0-2-20.ec2.internal', nodePool: 'spot-batch', capacityType: 'spot', instanceType: 'c5.xlarge', zone: 'us-east-1b', cpuMillicores: 3920, memoryBytes: 7 * GiB, requestedCpuMillicores: 0, requestedMemoryBytes: 0, usdPerHour: 0.07 },
-      { name: 'ip-10-0-3-30.ec2.internal', nodePool: null, capacityType: 'on-demand', instanceType: 'm5.xlarge', zone: 'us-east-1c', cpuMillicores: 3920, memoryBytes: 15 * GiB, requestedCpuMillicores: 0, requestedMemoryBytes: 0, usdPerHour: 0.192 },
+      {
+        name: 'ip-10-0-2-20.ec2.internal',
+        nodePool: 'spot-batch',
+        capacityType: 'spot',
+        instanceType: 'c5.xlarge',
+        zone: 'us-east-1b',
+        cpuMillicores: 3920,
+        memoryBytes: 7 * GiB,
+        requestedCpuMillicores: 0,
+        requestedMemoryBytes: 0,
+        usdPerHour: 0.07,
+      },
+      {
+        name: 'ip-10-0-3-30.ec2.internal',
+        nodePool: null,
+        capacityType: 'on-demand',
+        instanceType: 'm5.xlarge',
+        zone: 'us-east-1c',
+        cpuMillicores: 3920,
+        memoryBytes: 15 * GiB,
+        requestedCpuMillicores: 0,
+        requestedMemoryBytes: 0,
+        usdPerHour: 0.192,
+      },
     ]);
-    const ids: Record<string, string> = { 'ip-10-0-2-20.ec2.internal': 'i-0000000000000000b', 'ip-10-0-3-30.ec2.internal': 'i-0000000000000000c' };
-    w.snapshot.nodes = w.snapshot.nodes.map((n) => ({ ...n, instanceId: ids[n.name], nodeClaim: n.nodePool === null ? null : 'spot-batch-fghij' }));
+    const ids: Record<string, string> = {
+      'ip-10-0-2-20.ec2.internal': 'i-0000000000000000b',
+      'ip-10-0-3-30.ec2.internal': 'i-0000000000000000c',
+    };
+    w.snapshot.nodes = w.snapshot.nodes.map((n) => ({
+      ...n,
+      instanceId: ids[n.name],
+      nodeClaim: n.nodePool === null ? null : 'spot-batch-fghij',
+    }));
     const claim = (c: Partial<NodeClaimRecord> & Pick<NodeClaimRecord, 'name' | 'instanceId'>): NodeClaimRecord => ({
-      nodePool: null, nodeName: null, instanceType: null, capacityType: null, zone: null, createdAt: 0, disruptionReason: null, conditions: [], ...c,
+      nodePool: null,
+      nodeName: null,
+      instanceType: null,
+      capacityType: null,
+      zone: null,
+      createdAt: 0,
+      disruptionReason: null,
+      conditions: [],
+      ...c,
     });
     w.snapshot.nodeClaims = [
-      claim({ name: 'general-abcde', instanceId: 'i-0000000000000000a', nodePool: 'general', nodeName: 'ip-10-0-1-10.ec2.internal', instanceType: 'm5.large', capacityType: 'on-demand' }),
-      claim({ name: 'spot-batch-fghij', instanceId: 'i-0000000000000000b', nodePool: 'spot-batch', nodeName: 'ip-10-0-2-20.ec2.internal', instanceType: 'c5.xlarge', capacityType: 'spot' }),
+      claim({
+        name: 'general-abcde',
+        instanceId: 'i-0000000000000000a',
+        nodePool: 'general',
+        nodeName: 'ip-10-0-1-10.ec2.internal',
+        instanceType: 'm5.large',
+        capacityType: 'on-demand',
+      }),
+      claim({
+        name: 'spot-batch-fghij',
+        instanceId: 'i-0000000000000000b',
+        nodePool: 'spot-batch',
+        nodeName: 'ip-10-0-2-20.ec2.internal',
+        instanceType: 'c5.xlarge',
+        capacityType: 'spot',
+      }),
     ];
     createKubeRepository(db).writeSnapshot(w);
 
@@ -123,19 +187,46 @@ describe('collectCostExplorer: hourly and per-instance lines, cluster tag, retri
     expect(costs.map((c) => ({ ...c, unblendedUsd: Math.round(c.unblendedUsd * 1e9) / 1e9 }))).toEqual([
       {
         // 13 days x 24 h x 0.192 = 59.904; the last two days are still estimates.
-        instanceId: 'i-0000000000000000c', nodeClaim: null, nodeName: 'ip-10-0-3-30.ec2.internal', nodePool: '', instanceType: 'm5.xlarge',
-        capacityType: 'on-demand', unblendedUsd: 59.904, amortizedUsd: expect.closeTo(59.904, 9), usageHours: 312, estimated: true,
-        firstDayMs: T('2026-11-02T00:00:00Z'), lastDayMs: T('2026-11-14T00:00:00Z'),
+        instanceId: 'i-0000000000000000c',
+        nodeClaim: null,
+        nodeName: 'ip-10-0-3-30.ec2.internal',
+        nodePool: '',
+        instanceType: 'm5.xlarge',
+        capacityType: 'on-demand',
+        unblendedUsd: 59.904,
+        amortizedUsd: expect.closeTo(59.904, 9),
+        usageHours: 312,
+        estimated: true,
+        firstDayMs: T('2026-11-02T00:00:00Z'),
+        lastDayMs: T('2026-11-14T00:00:00Z'),
       },
       {
-        instanceId: 'i-0000000000000000a', nodeClaim: 'general-abcde', nodeName: 'ip-10-0-1-10.ec2.internal', nodePool: 'general', instanceType: 'm5.large',
-        capacityType: 'on-demand', unblendedUsd: 0.96, amortizedUsd: expect.closeTo(0.96, 9), usageHours: 10, estimated: false,
-        firstDayMs: T('2026-11-02T00:00:00Z'), lastDayMs: T('2026-11-02T00:00:00Z'),
+        instanceId: 'i-0000000000000000a',
+        nodeClaim: 'general-abcde',
+        nodeName: 'ip-10-0-1-10.ec2.internal',
+        nodePool: 'general',
+        instanceType: 'm5.large',
+        capacityType: 'on-demand',
+        unblendedUsd: 0.96,
+        amortizedUsd: expect.closeTo(0.96, 9),
+        usageHours: 10,
+        estimated: false,
+        firstDayMs: T('2026-11-02T00:00:00Z'),
+        lastDayMs: T('2026-11-02T00:00:00Z'),
       },
       {
-        instanceId: 'i-0000000000000000b', nodeClaim: 'spot-batch-fghij', nodeName: 'ip-10-0-2-20.ec2.internal', nodePool: 'spot-batch', instanceType: 'c5.xlarge',
-        capacityType: 'spot', unblendedUsd: 0.87, amortizedUsd: expect.closeTo(0.87, 9), usageHours: 12, estimated: false,
-        firstDayMs: T('2026-11-03T00:00:00Z'), lastDayMs: T('2026-11-03T00:00:00Z'),
+        instanceId: 'i-0000000000000000b',
+        nodeClaim: 'spot-batch-fghij',
+        nodeName: 'ip-10-0-2-20.ec2.internal',
+        nodePool: 'spot-batch',
+        instanceType: 'c5.xlarge',
+        capacityType: 'spot',
+        unblendedUsd: 0.87,
+        amortizedUsd: expect.closeTo(0.87, 9),
+        usageHours: 12,
+        estimated: false,
+        firstDayMs: T('2026-11-03T00:00:00Z'),
+        lastDayMs: T('2026-11-03T00:00:00Z'),
       },
     ]);
   });
@@ -147,7 +238,11 @@ describe('collectCostExplorer: hourly and per-instance lines, cluster tag, retri
     expect(choice).toEqual({ tag: { key: 'kubernetes.io/cluster/tiny-cluster', value: 'owned' }, active: true });
 
     await collectCostExplorer(deps(s, { hourly: false, resources: false, clusterTag: choice.tag }), WINDOW);
-    const total = (pool: string) => createCostLinesRepository(db).costPerNodePoolPerDay(ALL).filter((d) => d.nodePool === pool).reduce((sum, d) => sum + d.unblendedUsd, 0);
+    const total = (pool: string) =>
+      createCostLinesRepository(db)
+        .costPerNodePoolPerDay(ALL)
+        .filter((d) => d.nodePool === pool)
+        .reduce((sum, d) => sum + d.unblendedUsd, 0);
     expect(total('general')).toBeCloseTo(0.96, 9);
     expect(total('')).toBeCloseTo(336 * 0.192, 8);
 
@@ -168,13 +263,20 @@ describe('collectCostExplorer: hourly and per-instance lines, cluster tag, retri
     const ce = counter.attach(client(s.url), 'ce');
     let tagPages = 0;
     // Two tags a page: the five keys take three pages.
-    const tags = await checkCostAllocationTags(ce, 'tiny-cluster', { maxResults: 2, onRequest: () => { tagPages += 1; } });
+    const tags = await checkCostAllocationTags(ce, 'tiny-cluster', {
+      maxResults: 2,
+      onRequest: () => {
+        tagPages += 1;
+      },
+    });
     expect(tags.active).toHaveLength(5);
     expect(tagPages).toBe(3);
     const result = await collectCostExplorer({ ...deps(s, { hourly: false }), ce }, WINDOW);
     expect(result.requests).toBe(2 + 2 + 2);
     expect(counter.entries()).toEqual([
-      ['ce:GetCostAndUsage', 4 + 1], ['ce:GetCostAndUsageWithResources', 2 + 2], ['ce:ListCostAllocationTags', 3 + 1],
+      ['ce:GetCostAndUsage', 4 + 1],
+      ['ce:GetCostAndUsageWithResources', 2 + 2],
+      ['ce:ListCostAllocationTags', 3 + 1],
     ]);
     for (const [key, n] of counter.entries()) expect(logged(s, key.slice(3))).toBe(n);
   });
@@ -183,7 +285,14 @@ describe('collectCostExplorer: hourly and per-instance lines, cluster tag, retri
 describe.each([
   [[], []],
   [[0], [[0, 1]]],
-  [[0, 1, 2, 5, 6, 9], [[0, 3], [5, 7], [9, 10]]],
+  [
+    [0, 1, 2, 5, 6, 9],
+    [
+      [0, 3],
+      [5, 7],
+      [9, 10],
+    ],
+  ],
 ])('contiguousRuns(%j)', (starts, runs) => {
   it(`is ${JSON.stringify(runs)}`, () => expect(contiguousRuns(starts, 1)).toEqual(runs));
 });

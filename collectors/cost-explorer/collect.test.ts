@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { CostExplorerClient } from '@aws-sdk/client-cost-explorer';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Db, openDb } from '../../db/open-db';
-import { createApiRequestsRepository } from '../../db/repositories/api-requests-repository';
-import { createCostLinesRepository } from '../../db/repositories/cost-lines-repository';
-import { createCostExplorerHandler } from '../../sandbox/serve/cost-explorer';
-import { newContext, serveHandlers, type ServedHandlers, useDummyAwsCredentials } from '../../test/fixtures/serve-handlers';
-import { T, TINY_END, tinyScenario } from '../../test/fixtures/tiny-scenario';
-import { createCostExplorerClient } from './client';
-import { collectCostExplorer } from './collect';
+import { type Db, openDb } from '../../db/open-db.js';
+import { createApiRequestsRepository } from '../../db/repositories/api-requests-repository.js';
+import { createCostLinesRepository } from '../../db/repositories/cost-lines-repository.js';
+import { createCostExplorerHandler } from '../../sandbox/serve/cost-explorer.js';
+import { newContext, serveHandlers, type ServedHandlers, useDummyAwsCredentials } from '../../test/fixtures/serve-handlers.js';
+import { T, TINY_END, tinyScenario } from '../../test/fixtures/tiny-scenario.js';
+import { createCostExplorerClient } from './client.js';
+import { collectCostExplorer } from './collect.js';
 
 useDummyAwsCredentials();
 
@@ -39,7 +39,7 @@ describe('collectCostExplorer against the sandbox (real SDK, real SQLite file)',
   const deps = (now: number) => ({ db, ce, clusterName: 'tiny-cluster', now });
   const ceCalls = (): number => served.ctx.requestLog.filter((r) => r.operation === 'ce:GetCostAndUsage').length;
 
-  it('collects every page, keeps untagged cost as nodepool \'\', and matches the hand-worked bill', async () => {
+  it("collects every page, keeps untagged cost as nodepool '', and matches the hand-worked bill", async () => {
     const result = await collectCostExplorer(deps(TINY_END), WINDOW);
     expect(result.queries.map((q) => [q.groupBy, q.requested, q.requests])).toEqual([
       ['PURCHASE_TYPE', { start: '2026-11-01', end: '2026-11-15' }, 4],
@@ -53,11 +53,24 @@ describe('collectCostExplorer against the sandbox (real SDK, real SQLite file)',
     expect(total('general')).toBeCloseTo(10 * 0.096, 9);
     expect(total('spot-batch')).toBeCloseTo(4.5 * 0.07 + 4.5 * 0.08 + 3 * 0.065, 9);
     expect(total('')).toBeCloseTo(336 * 0.192, 8);
-    expect(days.find((d) => d.nodePool === 'spot-batch')).toMatchObject({ day: '2026-11-03', purchaseType: 'Spot Instances', usageQuantity: 12 });
+    expect(days.find((d) => d.nodePool === 'spot-batch')).toMatchObject({
+      day: '2026-11-03',
+      purchaseType: 'Spot Instances',
+      usageQuantity: 12,
+    });
     expect(days.filter((d) => d.estimated).map((d) => d.day)).toEqual(['2026-11-13', '2026-11-14']);
 
-    const byType = createCostLinesRepository(db).listCostLines({ source: 'cost-explorer', granularity: 'DAILY', groupBy: 'INSTANCE_TYPE', fromMs: T('2026-11-03T00:00:00Z'), toMs: T('2026-11-04T00:00:00Z') });
-    expect(byType.map((l) => [l.nodePool, l.dimensionValue, l.unblendedUsd])).toEqual([['', 'm5.xlarge', 4.608], ['spot-batch', 'c5.xlarge', 0.87]]);
+    const byType = createCostLinesRepository(db).listCostLines({
+      source: 'cost-explorer',
+      granularity: 'DAILY',
+      groupBy: 'INSTANCE_TYPE',
+      fromMs: T('2026-11-03T00:00:00Z'),
+      toMs: T('2026-11-04T00:00:00Z'),
+    });
+    expect(byType.map((l) => [l.nodePool, l.dimensionValue, l.unblendedUsd])).toEqual([
+      ['', 'm5.xlarge', 4.608],
+      ['spot-batch', 'c5.xlarge', 0.87],
+    ]);
   });
 
   it('asks again only for days not final: zero GetCostAndUsage calls when the whole range is final', async () => {
@@ -69,7 +82,9 @@ describe('collectCostExplorer against the sandbox (real SDK, real SQLite file)',
     expect(again.requests).toBe(0);
     expect(again.queries.map((q) => q.requested)).toEqual([null, null]);
     expect(ceCalls()).toBe(before);
-    expect(createCostLinesRepository(db).latestFinalPeriod({ source: 'cost-explorer', granularity: 'DAILY', groupBy: 'PURCHASE_TYPE' })).toBe('2026-11-12');
+    expect(
+      createCostLinesRepository(db).latestFinalPeriod({ source: 'cost-explorer', granularity: 'DAILY', groupBy: 'PURCHASE_TYPE' }),
+    ).toBe('2026-11-12');
   });
 
   it('refreshes estimated days and replaces their lines, starting at the first non-final day', async () => {
@@ -77,7 +92,8 @@ describe('collectCostExplorer against the sandbox (real SDK, real SQLite file)',
     served.ctx.clock.set(early);
     await collectCostExplorer(deps(early), WINDOW);
     const lines = createCostLinesRepository(db);
-    const day13 = (): number | undefined => lines.costPerNodePoolPerDay({ fromMs: T('2026-11-14T00:00:00Z'), toMs: TINY_END })[0]?.unblendedUsd;
+    const day13 = (): number | undefined =>
+      lines.costPerNodePoolPerDay({ fromMs: T('2026-11-14T00:00:00Z'), toMs: TINY_END })[0]?.unblendedUsd;
     // 11-14 partial: 10 h of the managed node.
     expect(day13()).toBeCloseTo(10 * 0.192, 9);
 
@@ -88,8 +104,18 @@ describe('collectCostExplorer against the sandbox (real SDK, real SQLite file)',
     expect(second.queries.map((q) => q.requested?.start)).toEqual(['2026-11-12', '2026-11-12']);
     expect(ceCalls() - before).toBe(2);
     expect(day13()).toBeCloseTo(24 * 0.192, 9);
-    const rows = lines.listCostLines({ source: 'cost-explorer', granularity: 'DAILY', groupBy: 'PURCHASE_TYPE', fromMs: T('2026-11-12T00:00:00Z'), toMs: TINY_END });
-    expect(rows.map((r) => [r.periodStart, r.estimated])).toEqual([['2026-11-12', false], ['2026-11-13', true], ['2026-11-14', true]]);
+    const rows = lines.listCostLines({
+      source: 'cost-explorer',
+      granularity: 'DAILY',
+      groupBy: 'PURCHASE_TYPE',
+      fromMs: T('2026-11-12T00:00:00Z'),
+      toMs: TINY_END,
+    });
+    expect(rows.map((r) => [r.periodStart, r.estimated])).toEqual([
+      ['2026-11-12', false],
+      ['2026-11-13', true],
+      ['2026-11-14', true],
+    ]);
   });
 
   it('survives one throttled call (the SDK retries) and counts a call that finally fails', async () => {
@@ -100,7 +126,9 @@ describe('collectCostExplorer against the sandbox (real SDK, real SQLite file)',
     const db2 = openDb({ path: join(dir2, 'ledger.db') });
     const once = createCostExplorerClient({ endpoint: served.url, maxAttempts: 1 });
     served.ctx.faults.push({ match: 'GetCostAndUsage', status: 500, remaining: 1 });
-    await expect(collectCostExplorer({ db: db2, ce: once, clusterName: 'tiny-cluster', now: TINY_END }, WINDOW)).rejects.toMatchObject({ $metadata: { httpStatusCode: 500 } });
+    await expect(collectCostExplorer({ db: db2, ce: once, clusterName: 'tiny-cluster', now: TINY_END }, WINDOW)).rejects.toMatchObject({
+      $metadata: { httpStatusCode: 500 },
+    });
     expect(createApiRequestsRepository(db2).countApiRequests({ service: 'ce' })).toBe(1);
     expect(createCostLinesRepository(db2).costPerNodePoolPerDay({ fromMs: WINDOW.startMs, toMs: WINDOW.endMs })).toEqual([]);
     once.destroy();

@@ -1,12 +1,16 @@
 import {
-  type CostExplorerClient, type Expression, GetCostAndUsageCommand, GetCostAndUsageWithResourcesCommand, type ResultByTime,
+  type CostExplorerClient,
+  type Expression,
+  GetCostAndUsageCommand,
+  GetCostAndUsageWithResourcesCommand,
+  type ResultByTime,
 } from '@aws-sdk/client-cost-explorer';
-import { TAG_CLUSTER_NAME, TAG_NODEPOOL } from '../../core/labels';
-import { createApiRequestsRepository } from '../../db/repositories/api-requests-repository';
-import { type CostGranularity, type CostGroupBy, createCostLinesRepository } from '../../db/repositories/cost-lines-repository';
-import type { Db } from '../../db/open-db';
-import type { ClusterTag } from './allocation-tags';
-import { mapCostPeriods, mergePages } from './map';
+import { TAG_CLUSTER_NAME, TAG_NODEPOOL } from '../../core/labels.js';
+import { createApiRequestsRepository } from '../../db/repositories/api-requests-repository.js';
+import { type CostGranularity, type CostGroupBy, createCostLinesRepository } from '../../db/repositories/cost-lines-repository.js';
+import type { Db } from '../../db/open-db.js';
+import type { ClusterTag } from './allocation-tags.js';
+import { mapCostPeriods, mergePages } from './map.js';
 
 /**
  * Cost Explorer lines for the cluster's EC2 compute, each query grouped by the NodePool tag and one dimension:
@@ -84,7 +88,7 @@ interface QuerySpec {
 const day = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 /** Cost Explorer's period bounds: dates for DAILY, `2026-11-01T05:00:00Z` for HOURLY. */
 const bound = (ms: number, granularity: CostGranularity): string =>
-  (granularity === 'HOURLY' ? `${new Date(ms).toISOString().slice(0, 19)}Z` : day(ms));
+  granularity === 'HOURLY' ? `${new Date(ms).toISOString().slice(0, 19)}Z` : day(ms);
 const label = (q: { granularity: CostGranularity; groupBy: CostGroupBy }): string => `${q.granularity} x ${q.groupBy}`;
 
 /** The default cluster tag: what EKS puts on every instance of the cluster. */
@@ -92,10 +96,7 @@ export const defaultClusterTag = (clusterName: string): ClusterTag => ({ key: TA
 
 /** The cluster's EC2 compute: what Karpenter and managed node groups launch, tagged with the cluster. */
 export const clusterComputeFilter = (clusterName: string, tag: ClusterTag = defaultClusterTag(clusterName)): Expression => ({
-  And: [
-    { Tags: { Key: tag.key, Values: [tag.value] } },
-    { Dimensions: { Key: 'SERVICE', Values: [EC2_COMPUTE_SERVICE] } },
-  ],
+  And: [{ Tags: { Key: tag.key, Values: [tag.value] } }, { Dimensions: { Key: 'SERVICE', Values: [EC2_COMPUTE_SERVICE] } }],
 });
 
 /** Errors with which an account says an opt-in query is not available to it (rather than a failed run). */
@@ -124,8 +125,24 @@ export async function collectCostExplorer(deps: CostExplorerDeps, window: CostWi
     { api: 'GetCostAndUsage', granularity: 'DAILY', groupBy: 'PURCHASE_TYPE', startMs, endMs, optional: false },
     { api: 'GetCostAndUsage', granularity: 'DAILY', groupBy: 'INSTANCE_TYPE', startMs, endMs, optional: false },
   ];
-  if (deps.hourly) specs.push({ api: 'GetCostAndUsage', granularity: 'HOURLY', groupBy: 'PURCHASE_TYPE', startMs: recentStartMs, endMs: hourEndMs, optional: true });
-  if (deps.resources) specs.push({ api: 'GetCostAndUsageWithResources', granularity: 'DAILY', groupBy: 'RESOURCE_ID', startMs: recentStartMs, endMs, optional: true });
+  if (deps.hourly)
+    specs.push({
+      api: 'GetCostAndUsage',
+      granularity: 'HOURLY',
+      groupBy: 'PURCHASE_TYPE',
+      startMs: recentStartMs,
+      endMs: hourEndMs,
+      optional: true,
+    });
+  if (deps.resources)
+    specs.push({
+      api: 'GetCostAndUsageWithResources',
+      granularity: 'DAILY',
+      groupBy: 'RESOURCE_ID',
+      startMs: recentStartMs,
+      endMs,
+      optional: true,
+    });
 
   const result: CostCollectResult = { requests: 0, linesWritten: 0, queries: [] };
   for (const spec of specs) {
@@ -140,7 +157,14 @@ async function runQuery(deps: CostExplorerDeps, spec: QuerySpec, total: CostColl
   const requests = createApiRequestsRepository(deps.db);
   const unitMs = spec.granularity === 'HOURLY' ? HOUR_MS : DAY_MS;
   const query: CostQueryResult = {
-    api: spec.api, granularity: spec.granularity, groupBy: spec.groupBy, requested: null, ranges: [], requests: 0, lines: 0, finalSkipped: 0,
+    api: spec.api,
+    granularity: spec.granularity,
+    groupBy: spec.groupBy,
+    requested: null,
+    ranges: [],
+    requests: 0,
+    lines: 0,
+    finalSkipped: 0,
   };
   const key = { source: COST_EXPLORER_SOURCE, granularity: spec.granularity, groupBy: spec.groupBy };
   const final = lines.finalPeriodStartsMs({ ...key, fromMs: spec.startMs, toMs: spec.endMs });
@@ -163,7 +187,10 @@ async function runQuery(deps: CostExplorerDeps, spec: QuerySpec, total: CostColl
       const detail = { granularity: spec.granularity, groupBy: spec.groupBy, ...range, page };
       const record = (error?: string): void => {
         requests.recordApiRequest({
-          runId: deps.runId ?? null, at: deps.now, service: 'ce', operation: spec.api,
+          runId: deps.runId ?? null,
+          at: deps.now,
+          service: 'ce',
+          operation: spec.api,
           detail: JSON.stringify(error === undefined ? detail : { ...detail, error }),
         });
         query.requests += 1;
@@ -175,14 +202,18 @@ async function runQuery(deps: CostExplorerDeps, spec: QuerySpec, total: CostColl
         Granularity: spec.granularity,
         Metrics: METRICS,
         Filter: clusterComputeFilter(deps.clusterName, deps.clusterTag),
-        GroupBy: [{ Type: 'TAG' as const, Key: TAG_NODEPOOL }, { Type: 'DIMENSION' as const, Key: spec.groupBy }],
+        GroupBy: [
+          { Type: 'TAG' as const, Key: TAG_NODEPOOL },
+          { Type: 'DIMENSION' as const, Key: spec.groupBy },
+        ],
         NextPageToken: token,
       };
       let out: { ResultsByTime?: ResultByTime[]; NextPageToken?: string };
       try {
-        out = spec.api === 'GetCostAndUsage'
-          ? await deps.ce.send(new GetCostAndUsageCommand(input))
-          : await deps.ce.send(new GetCostAndUsageWithResourcesCommand(input));
+        out =
+          spec.api === 'GetCostAndUsage'
+            ? await deps.ce.send(new GetCostAndUsageCommand(input))
+            : await deps.ce.send(new GetCostAndUsageWithResourcesCommand(input));
       } catch (err) {
         // A failed call is counted too (with its error). Nothing half-fetched is stored: an optional query the
         // account refuses is reported as unavailable; any other failure fails the run.

@@ -2,21 +2,26 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb } from '../../db/open-db';
-import { createCostLinesRepository } from '../../db/repositories/cost-lines-repository';
-import type { SandboxHandler } from '../../sandbox/serve/context';
-import { createCostExplorerHandler } from '../../sandbox/serve/cost-explorer';
-import { newContext, serveHandlers, type ServedHandlers, useDummyAwsCredentials } from '../../test/fixtures/serve-handlers';
-import { T, TINY_END, tinyScenario } from '../../test/fixtures/tiny-scenario';
-import { createCostExplorerClient } from './client';
-import { collectCostExplorer } from './collect';
+import { openDb } from '../../db/open-db.js';
+import { createCostLinesRepository } from '../../db/repositories/cost-lines-repository.js';
+import type { SandboxHandler } from '../../sandbox/serve/context.js';
+import { createCostExplorerHandler } from '../../sandbox/serve/cost-explorer.js';
+import { newContext, serveHandlers, type ServedHandlers, useDummyAwsCredentials } from '../../test/fixtures/serve-handlers.js';
+import { T, TINY_END, tinyScenario } from '../../test/fixtures/tiny-scenario.js';
+import { createCostExplorerClient } from './client.js';
+import { collectCostExplorer } from './collect.js';
 
 useDummyAwsCredentials();
 
 const DAY_MS = 86_400_000;
 
 /** What the server received: each GetCostAndUsage's group and time period, with the run it belonged to. */
-interface Seen { run: number; groupBy: string; start: string; end: string }
+interface Seen {
+  run: number;
+  groupBy: string;
+  start: string;
+  end: string;
+}
 
 describe('incremental Cost Explorer sync over a week of runs (requests seen by the server)', () => {
   let served: ServedHandlers;
@@ -40,7 +45,15 @@ describe('incremental Cost Explorer sync over a week of runs (requests seen by t
     const db = openDb({ path: join(dir, 'ledger.db') });
     const ce = createCostExplorerClient({ endpoint: served.url });
     const window = { startMs: T('2026-11-01T00:00:00Z'), endMs: TINY_END };
-    const times = ['2026-11-10T12:00:00Z', '2026-11-11T12:00:00Z', '2026-11-12T12:00:00Z', '2026-11-13T12:00:00Z', '2026-11-13T18:00:00Z', '2026-11-15T00:00:00Z', '2026-11-15T00:00:00Z'];
+    const times = [
+      '2026-11-10T12:00:00Z',
+      '2026-11-11T12:00:00Z',
+      '2026-11-12T12:00:00Z',
+      '2026-11-13T12:00:00Z',
+      '2026-11-13T18:00:00Z',
+      '2026-11-15T00:00:00Z',
+      '2026-11-15T00:00:00Z',
+    ];
     for (const [i, iso] of times.entries()) {
       run = i + 1;
       served.ctx.clock.set(T(iso));
@@ -51,7 +64,13 @@ describe('incremental Cost Explorer sync over a week of runs (requests seen by t
     // Explorer here): at 11-10 12:00 the days 11-08..11-10 are estimated. Worked by hand, the runs that must ask for
     // each day: until and including the first run at which it is final, then none.
     const expected: Record<string, number[]> = {
-      '2026-11-01': [1], '2026-11-02': [1], '2026-11-03': [1], '2026-11-04': [1], '2026-11-05': [1], '2026-11-06': [1], '2026-11-07': [1],
+      '2026-11-01': [1],
+      '2026-11-02': [1],
+      '2026-11-03': [1],
+      '2026-11-04': [1],
+      '2026-11-05': [1],
+      '2026-11-06': [1],
+      '2026-11-07': [1],
       '2026-11-08': [1, 2],
       '2026-11-09': [1, 2, 3],
       '2026-11-10': [1, 2, 3, 4],

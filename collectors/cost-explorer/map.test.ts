@@ -1,6 +1,6 @@
 import type { ResultByTime } from '@aws-sdk/client-cost-explorer';
 import { describe, expect, it } from 'vitest';
-import { mapCostPeriods, mergePages, periodStartMs, tagValueOfKey } from './map';
+import { mapCostPeriods, mergePages, periodStartMs, tagValueOfKey } from './map.js';
 
 // Real-shaped GetCostAndUsage pages: grouped (Total {}), the untagged key, one period split across two pages.
 const page1: ResultByTime[] = [
@@ -53,13 +53,26 @@ describe('mapCostPeriods', () => {
 
   it('merges a period split across pages and maps keys, amounts and the estimated flag', () => {
     const merged = mergePages([page1, page2]);
-    expect(merged.map((p) => [p.start, p.groups.length, p.estimated])).toEqual([['2026-11-02', 2, false], ['2026-11-14', 0, true]]);
+    expect(merged.map((p) => [p.start, p.groups.length, p.estimated])).toEqual([
+      ['2026-11-02', 2, false],
+      ['2026-11-14', 0, true],
+    ]);
     const { lines, periods } = mapCostPeriods(merged, ctx);
     expect(lines).toEqual([
       {
-        source: 'cost-explorer', granularity: 'DAILY', periodStart: '2026-11-02', periodStartMs: Date.UTC(2026, 10, 2), groupBy: 'PURCHASE_TYPE',
-        nodePool: '', dimensionValue: 'On Demand Instances', unblendedUsd: 4.608, amortizedUsd: 4.608, usageQuantity: 24, usageUnit: 'Hrs',
-        estimated: false, fetchedAt: 42,
+        source: 'cost-explorer',
+        granularity: 'DAILY',
+        periodStart: '2026-11-02',
+        periodStartMs: Date.UTC(2026, 10, 2),
+        groupBy: 'PURCHASE_TYPE',
+        nodePool: '',
+        dimensionValue: 'On Demand Instances',
+        unblendedUsd: 4.608,
+        amortizedUsd: 4.608,
+        usageQuantity: 24,
+        usageUnit: 'Hrs',
+        estimated: false,
+        fetchedAt: 42,
       },
       expect.objectContaining({ nodePool: 'general', unblendedUsd: 0.96, usageQuantity: 10 }),
     ]);
@@ -71,16 +84,28 @@ describe('mapCostPeriods', () => {
   });
 
   it('keeps a metric the query did not ask for as null, not zero', () => {
-    const merged = mergePages([[{ TimePeriod: { Start: '2026-11-02', End: '2026-11-03' }, Groups: [
-      { Keys: ['karpenter.sh/nodepool$general', 'm5.large'], Metrics: { UnblendedCost: { Amount: '1.5', Unit: 'USD' } } },
-    ], Estimated: false }]]);
+    const merged = mergePages([
+      [
+        {
+          TimePeriod: { Start: '2026-11-02', End: '2026-11-03' },
+          Groups: [{ Keys: ['karpenter.sh/nodepool$general', 'm5.large'], Metrics: { UnblendedCost: { Amount: '1.5', Unit: 'USD' } } }],
+          Estimated: false,
+        },
+      ],
+    ]);
     expect(mapCostPeriods(merged, { ...ctx, groupBy: 'INSTANCE_TYPE' }).lines[0]).toMatchObject({
-      dimensionValue: 'm5.large', unblendedUsd: 1.5, amortizedUsd: null, usageQuantity: null, usageUnit: null,
+      dimensionValue: 'm5.large',
+      unblendedUsd: 1.5,
+      amortizedUsd: null,
+      usageQuantity: null,
+      usageUnit: null,
     });
   });
 
   it('refuses groups that are not [nodepool tag, dimension]', () => {
-    const merged = mergePages([[{ TimePeriod: { Start: '2026-11-02', End: '2026-11-03' }, Groups: [{ Keys: ['On Demand Instances'], Metrics: {} }] }]]);
+    const merged = mergePages([
+      [{ TimePeriod: { Start: '2026-11-02', End: '2026-11-03' }, Groups: [{ Keys: ['On Demand Instances'], Metrics: {} }] }],
+    ]);
     expect(() => mapCostPeriods(merged, ctx)).toThrow(/unexpected Cost Explorer group keys/);
   });
 

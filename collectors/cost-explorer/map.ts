@@ -1,6 +1,6 @@
 import type { ResultByTime } from '@aws-sdk/client-cost-explorer';
-import { TAG_NODEPOOL } from '../../core/labels';
-import type { CostGranularity, CostGroupBy, CostLine, CostPeriodFetched } from '../../db/repositories/cost-lines-repository';
+import { TAG_NODEPOOL } from '../../core/labels.js';
+import type { CostGranularity, CostGroupBy, CostLine, CostPeriodFetched } from '../../db/repositories/cost-lines-repository.js';
 
 /** Pure: Cost Explorer GetCostAndUsage output -> cost_lines rows. */
 

@@ -52,11 +52,15 @@ export function createKubeClients(cfg: KubeClientConfig = {}): KubeClients {
       source = `kubeconfig ${homeConfig}`;
       kc.loadFromFile(homeConfig);
     } else {
-      throw new KubeConfigError(`no Kubernetes configuration found: pass --kubeconfig, set KUBECONFIG, or run in a pod (tried ${homeConfig})`);
+      throw new KubeConfigError(
+        `no Kubernetes configuration found: pass --kubeconfig, set KUBECONFIG, or run in a pod (tried ${homeConfig})`,
+      );
     }
   } catch (err) {
     if (err instanceof KubeConfigError) throw err;
-    throw new KubeConfigError(`cannot read the Kubernetes configuration (${cfg.kubeconfig ?? env.KUBECONFIG ?? homeConfig}): ${(err as Error).message}`);
+    throw new KubeConfigError(
+      `cannot read the Kubernetes configuration (${cfg.kubeconfig ?? env.KUBECONFIG ?? homeConfig}): ${(err as Error).message}`,
+    );
   }
   if (cfg.context) {
     const names = kc.getContexts().map((c) => c.name);

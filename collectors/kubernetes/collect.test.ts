@@ -3,18 +3,25 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { KubeSnapshot } from '../../core/model';
-import { loadScenario } from '../../sandbox/index';
-import { writeKubeconfig } from '../../sandbox/kubeconfig';
-import type { SandboxHandler } from '../../sandbox/serve/context';
-import { createKubeHandler } from '../../sandbox/serve/kube';
-import { newContext, serveHandlers, type ServedHandlers } from '../../test/fixtures/serve-handlers';
-import { createKubeClients, type KubeClients } from './client';
-import { collectKubeSnapshot } from './collect';
-import type { ListStats } from './list-all';
+import type { KubeSnapshot } from '../../core/model.js';
+import { loadScenario } from '../../sandbox/index.js';
+import { writeKubeconfig } from '../../sandbox/kubeconfig.js';
+import type { SandboxHandler } from '../../sandbox/serve/context.js';
+import { createKubeHandler } from '../../sandbox/serve/kube.js';
+import { newContext, serveHandlers, type ServedHandlers } from '../../test/fixtures/serve-handlers.js';
+import { createKubeClients, type KubeClients } from './client.js';
+import { collectKubeSnapshot } from './collect.js';
+import type { ListStats } from './list-all.js';
 
 const HOUR = 3_600_000;
-const LISTS = ['/api/v1/namespaces', '/api/v1/nodes', '/api/v1/pods', '/apis/karpenter.sh/v1/nodepools', '/apis/karpenter.sh/v1/nodeclaims', '/api/v1/events'];
+const LISTS = [
+  '/api/v1/namespaces',
+  '/api/v1/nodes',
+  '/api/v1/pods',
+  '/apis/karpenter.sh/v1/nodepools',
+  '/apis/karpenter.sh/v1/nodeclaims',
+  '/api/v1/events',
+];
 
 /** The sandbox's Kubernetes API (week4 on a weekday evening, as consolidation runs) behind a spy that sees every list request. */
 let served: ServedHandlers;

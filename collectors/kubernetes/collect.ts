@@ -1,9 +1,9 @@
-import type { KubeSnapshot, NamespaceRecord, NodePoolRecord } from '../../core/model';
-import { DEFAULT_TEAM_LABEL } from '../../core/labels';
-import type { KubeClients } from './client';
-import { createInterner, internPod } from './intern';
-import { listMapped, type ListStats } from './list-all';
-import { mapEvent, mapNamespace, mapNode, mapNodeClaim, mapNodePool, mapPod } from './map';
+import type { KubeSnapshot, NamespaceRecord, NodePoolRecord } from '../../core/model.js';
+import { DEFAULT_TEAM_LABEL } from '../../core/labels.js';
+import type { KubeClients } from './client.js';
+import { createInterner, internPod } from './intern.js';
+import { listMapped, type ListStats } from './list-all.js';
+import { mapEvent, mapNamespace, mapNode, mapNodeClaim, mapNodePool, mapPod } from './map.js';
 
 export interface KubeCollectOptions {
   /** Page size for lists (the API server caps what it returns). */
@@ -25,26 +25,56 @@ const continueOf = (v: unknown): string | undefined => {
 };
 
 /** Reads one consistent-enough picture of the cluster: nodes, pods, NodeClaims, NodePools, namespaces (and events). */
-export async function collectKubeSnapshot(k: KubeClients, takenAt: number, opts: KubeCollectOptions = {}, stats: ListStats = { requests: 0, restarts: 0 }): Promise<KubeSnapshot> {
+export async function collectKubeSnapshot(
+  k: KubeClients,
+  takenAt: number,
+  opts: KubeCollectOptions = {},
+  stats: ListStats = { requests: 0, restarts: 0 },
+): Promise<KubeSnapshot> {
   const limit = opts.limit ?? 500;
   const teamLabel = opts.teamLabel ?? DEFAULT_TEAM_LABEL;
   const custom = (plural: string) => (cont: string | undefined) =>
-    k.custom.listClusterCustomObject({ group: 'karpenter.sh', version: 'v1', plural, limit, _continue: cont })
+    k.custom
+      .listClusterCustomObject({ group: 'karpenter.sh', version: 'v1', plural, limit, _continue: cont })
       .then((r: unknown) => ({ items: itemsOf(r), continueToken: continueOf(r) }));
   // Namespaces first (one small page): a pod's team falls back to its namespace's, and pods are mapped to
   // records page by page as they arrive, so the API objects of a 150,000-pod list are never all held at once.
   const nsRecords = opts.reuse
     ? opts.reuse.namespaces
-    : await listMapped('namespaces', (cont) => k.core.listNamespace({ limit, _continue: cont }).then((r) => ({ items: r.items, continueToken: r.metadata?._continue })), (ns) => mapNamespace(ns, teamLabel), stats);
+    : await listMapped(
+        'namespaces',
+        (cont) => k.core.listNamespace({ limit, _continue: cont }).then((r) => ({ items: r.items, continueToken: r.metadata?._continue })),
+        (ns) => mapNamespace(ns, teamLabel),
+        stats,
+      );
   const teamByNs = new Map(nsRecords.map((ns) => [ns.name, ns.team]));
   const intern = createInterner();
   const [nodes, pods, nodePools, nodeClaims, events] = await Promise.all([
-    listMapped('nodes', (cont) => k.core.listNode({ limit, _continue: cont }).then((r) => ({ items: r.items, continueToken: r.metadata?._continue })), mapNode, stats),
-    listMapped('pods', (cont) => k.core.listPodForAllNamespaces({ limit, _continue: cont }).then((r) => ({ items: r.items, continueToken: r.metadata?._continue })), (p) => internPod(mapPod(p, teamByNs, teamLabel), intern), stats),
+    listMapped(
+      'nodes',
+      (cont) => k.core.listNode({ limit, _continue: cont }).then((r) => ({ items: r.items, continueToken: r.metadata?._continue })),
+      mapNode,
+      stats,
+    ),
+    listMapped(
+      'pods',
+      (cont) =>
+        k.core.listPodForAllNamespaces({ limit, _continue: cont }).then((r) => ({ items: r.items, continueToken: r.metadata?._continue })),
+      (p) => internPod(mapPod(p, teamByNs, teamLabel), intern),
+      stats,
+    ),
     opts.reuse ? Promise.resolve(opts.reuse.nodePools) : listMapped('nodepools', custom('nodepools'), mapNodePool, stats),
     listMapped('nodeclaims', custom('nodeclaims'), mapNodeClaim, stats),
     opts.withEvents
-      ? listMapped('events', (cont) => k.core.listEventForAllNamespaces({ limit, _continue: cont }).then((r) => ({ items: r.items, continueToken: r.metadata?._continue })), mapEvent, stats)
+      ? listMapped(
+          'events',
+          (cont) =>
+            k.core
+              .listEventForAllNamespaces({ limit, _continue: cont })
+              .then((r) => ({ items: r.items, continueToken: r.metadata?._continue })),
+          mapEvent,
+          stats,
+        )
       : Promise.resolve([]),
   ]);
   return { takenAt, namespaces: nsRecords, nodes, pods, nodePools, nodeClaims, events };

@@ -1,17 +1,32 @@
 import { describe, expect, it } from 'vitest';
-import type { PodRecord } from '../../core/model';
-import { createInterner, internPod } from './intern';
+import type { PodRecord } from '../../core/model.js';
+import { createInterner, internPod } from './intern.js';
 
 const pod = (uid: string): PodRecord => ({
-  uid, namespace: `payments${''}`, name: `api-${uid}`, nodeName: 'ip-10-0-1-4.ec2.internal', phase: 'Running', ownerKind: 'ReplicaSet',
-  ownerName: 'api-7f9c', team: null, requests: { cpuMillicores: 250, memoryBytes: 268_435_456, pods: 1, gpu: 0 }, doNotDisrupt: false,
-  createdAt: 1_790_000_000_000, labels: { app: 'api', 'pod-template-hash': '7f9c' },
+  uid,
+  namespace: `payments${''}`,
+  name: `api-${uid}`,
+  nodeName: 'ip-10-0-1-4.ec2.internal',
+  phase: 'Running',
+  ownerKind: 'ReplicaSet',
+  ownerName: 'api-7f9c',
+  team: null,
+  requests: { cpuMillicores: 250, memoryBytes: 268_435_456, pods: 1, gpu: 0 },
+  doNotDisrupt: false,
+  createdAt: 1_790_000_000_000,
+  labels: { app: 'api', 'pod-template-hash': '7f9c' },
 });
 
 describe('internPod', () => {
   it('keeps every field of the record, labels included', () => {
     const intern = createInterner();
     expect(internPod(pod('a'), intern)).toEqual(pod('a'));
-    expect(internPod({ ...pod('b'), nodeName: null, ownerKind: null, ownerName: null, team: 'pay' }, intern)).toEqual({ ...pod('b'), nodeName: null, ownerKind: null, ownerName: null, team: 'pay' });
+    expect(internPod({ ...pod('b'), nodeName: null, ownerKind: null, ownerName: null, team: 'pay' }, intern)).toEqual({
+      ...pod('b'),
+      nodeName: null,
+      ownerKind: null,
+      ownerName: null,
+      team: 'pay',
+    });
   });
 });

@@ -1,4 +1,4 @@
-import type { PodRecord } from '../../core/model';
+import type { PodRecord } from '../../core/model.js';
 
 /**
  * One copy of each repeated string. A 150,000-pod list repeats a few hundred namespaces, owners, node names and

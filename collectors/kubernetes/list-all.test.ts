@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, type RunningSandbox } from '../../sandbox/index';
-import { onSandboxRequest } from '../../test/reliability/fixtures/request-hook';
-import { createKubeClients, type KubeClients } from './client';
-import { listAll, MAX_RETRY_AFTER_MS, parseRetryAfterMs, retryDelayMs, type ListStats } from './list-all';
+import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
+import { onSandboxRequest } from '../../test/reliability/fixtures/request-hook.js';
+import { createKubeClients, type KubeClients } from './client.js';
+import { listAll, MAX_RETRY_AFTER_MS, parseRetryAfterMs, retryDelayMs, type ListStats } from './list-all.js';
 
 const NOW = Date.UTC(2026, 11, 2, 16, 0, 0); // Wed, 02 Dec 2026 16:00:00 GMT
 
@@ -19,9 +19,12 @@ describe('parseRetryAfterMs', () => {
     expect(parseRetryAfterMs(value, NOW)).toBe(ms);
   });
 
-  it.each([[undefined], [''], ['1.5'], ['-1'], ['soon'], ['2026-12-02T16:00:05Z'], ['Wed, 32 Foo 2026 16:00:05 GMT']])('%j is not a Retry-After (undefined)', (value) => {
-    expect(parseRetryAfterMs(value, NOW)).toBeUndefined();
-  });
+  it.each([[undefined], [''], ['1.5'], ['-1'], ['soon'], ['2026-12-02T16:00:05Z'], ['Wed, 32 Foo 2026 16:00:05 GMT']])(
+    '%j is not a Retry-After (undefined)',
+    (value) => {
+      expect(parseRetryAfterMs(value, NOW)).toBeUndefined();
+    },
+  );
 });
 
 describe('retryDelayMs', () => {
@@ -62,7 +65,11 @@ describe('listAll against a throttling API server', () => {
     });
     const stats: ListStats = { requests: 0, restarts: 0 };
     try {
-      const nodes = await listAll('nodes', (cont) => k.core.listNode({ limit: 3, _continue: cont }).then((r) => ({ items: r.items, continueToken: r.metadata?._continue })), stats);
+      const nodes = await listAll(
+        'nodes',
+        (cont) => k.core.listNode({ limit: 3, _continue: cont }).then((r) => ({ items: r.items, continueToken: r.metadata?._continue })),
+        stats,
+      );
       return { names: nodes.map((n) => n.metadata?.name ?? ''), arrivals, stats };
     } finally {
       unhook();

@@ -16,7 +16,17 @@ const statusCode = (err: unknown): number | undefined => {
 };
 
 /** Connection-level failures (the API server restarting, a load balancer dropping the connection): worth a retry. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_SOCKET',
+]);
 const networkCode = (err: unknown): string | undefined => {
   const e = err as { code?: unknown; cause?: { code?: unknown } };
   for (const v of [e?.code, e?.cause?.code]) if (typeof v === 'string' && NETWORK_CODES.has(v)) return v;
@@ -24,7 +34,10 @@ const networkCode = (err: unknown): string | undefined => {
 };
 
 export class KubeListError extends Error {
-  constructor(message: string, readonly status: number | undefined) {
+  constructor(
+    message: string,
+    readonly status: number | undefined,
+  ) {
     super(message);
   }
 }
@@ -73,7 +86,13 @@ export function retryDelayMs(retry: number, retryAfterMs: number | undefined): n
  * server's Retry-After when longer (the page asked for again, its continue token still good). Gives up after a
  * bounded number of tries.
  */
-export async function listAll<T>(what: string, fetchPage: (cont: string | undefined) => Promise<Page<T>>, stats: ListStats = { requests: 0, restarts: 0 }, maxRestarts = 3, maxRetries = 5): Promise<T[]> {
+export async function listAll<T>(
+  what: string,
+  fetchPage: (cont: string | undefined) => Promise<Page<T>>,
+  stats: ListStats = { requests: 0, restarts: 0 },
+  maxRestarts = 3,
+  maxRetries = 5,
+): Promise<T[]> {
   return listMapped(what, fetchPage, (item) => item, stats, maxRestarts, maxRetries);
 }
 
@@ -81,7 +100,14 @@ export async function listAll<T>(what: string, fetchPage: (cont: string | undefi
  * listAll, mapping each page as it arrives: only the mapped records outlive their page, so a list of 150,000
  * pods never holds 150,000 API objects (about 12 KB each) at once. A restart drops what was mapped so far.
  */
-export async function listMapped<T, R>(what: string, fetchPage: (cont: string | undefined) => Promise<Page<T>>, map: (item: T) => R, stats: ListStats = { requests: 0, restarts: 0 }, maxRestarts = 3, maxRetries = 5): Promise<R[]> {
+export async function listMapped<T, R>(
+  what: string,
+  fetchPage: (cont: string | undefined) => Promise<Page<T>>,
+  map: (item: T) => R,
+  stats: ListStats = { requests: 0, restarts: 0 },
+  maxRestarts = 3,
+  maxRetries = 5,
+): Promise<R[]> {
   let items: R[] = [];
   let cont: string | undefined;
   let retries = 0;

@@ -1,9 +1,17 @@
 import type { CoreV1Event, V1Namespace, V1Node, V1Pod } from '@kubernetes/client-node';
-import { ANNOTATION_DO_NOT_DISRUPT, LABEL_CAPACITY_TYPE, LABEL_INSTANCE_TYPE, LABEL_NODEPOOL, LABEL_ZONE } from '../../core/labels';
-import type { CapacityType } from '../../core/labels';
-import type { EventRecord, NamespaceRecord, NodeClaimRecord, NodePoolRecord, NodeRecord, PodRecord, ResourceAmounts } from '../../core/model';
-import { effectiveRequests } from '../../core/pod-requests';
-import { parseBaseUnits, parseCpuMillicores } from '../../core/quantity';
+import { ANNOTATION_DO_NOT_DISRUPT, LABEL_CAPACITY_TYPE, LABEL_INSTANCE_TYPE, LABEL_NODEPOOL, LABEL_ZONE } from '../../core/labels.js';
+import type { CapacityType } from '../../core/labels.js';
+import type {
+  EventRecord,
+  NamespaceRecord,
+  NodeClaimRecord,
+  NodePoolRecord,
+  NodeRecord,
+  PodRecord,
+  ResourceAmounts,
+} from '../../core/model.js';
+import { effectiveRequests } from '../../core/pod-requests.js';
+import { parseBaseUnits, parseCpuMillicores } from '../../core/quantity.js';
 
 /** Pure mappings from Kubernetes API objects to the ledger's records. */
 
@@ -64,7 +72,10 @@ export function mapPod(p: V1Pod, namespaceTeam: Map<string, string | null>, team
     team: labels[teamLabel] ?? namespaceTeam.get(namespace) ?? null,
     requests: effectiveRequests(
       (p.spec?.containers ?? []).map((c) => ({ resources: { requests: c.resources?.requests as Record<string, string> | undefined } })),
-      (p.spec?.initContainers ?? []).map((c) => ({ resources: { requests: c.resources?.requests as Record<string, string> | undefined }, restartPolicy: c.restartPolicy })),
+      (p.spec?.initContainers ?? []).map((c) => ({
+        resources: { requests: c.resources?.requests as Record<string, string> | undefined },
+        restartPolicy: c.restartPolicy,
+      })),
       (p.spec?.overhead ?? {}) as Record<string, string>,
     ),
     doNotDisrupt: p.metadata?.annotations?.[ANNOTATION_DO_NOT_DISRUPT] === 'true',
@@ -96,7 +107,8 @@ type Json = Record<string, unknown>;
 const obj = (v: unknown): Json => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Json) : {});
 const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-const strMap = (v: unknown): Record<string, string> => Object.fromEntries(Object.entries(obj(v)).filter(([, x]) => typeof x === 'string')) as Record<string, string>;
+const strMap = (v: unknown): Record<string, string> =>
+  Object.fromEntries(Object.entries(obj(v)).filter(([, x]) => typeof x === 'string')) as Record<string, string>;
 
 export function mapNodePool(raw: unknown): NodePoolRecord {
   const o = obj(raw);
@@ -104,7 +116,11 @@ export function mapNodePool(raw: unknown): NodePoolRecord {
   const tmpl = obj(obj(spec.template).spec);
   const requirements = arr(tmpl.requirements).map((r) => {
     const x = obj(r);
-    return { key: str(x.key) ?? '', operator: str(x.operator) ?? '', values: arr(x.values).filter((v): v is string => typeof v === 'string') };
+    return {
+      key: str(x.key) ?? '',
+      operator: str(x.operator) ?? '',
+      values: arr(x.values).filter((v): v is string => typeof v === 'string'),
+    };
   });
   const disruption = obj(spec.disruption);
   const ct = requirements.find((r) => r.key === LABEL_CAPACITY_TYPE && r.operator === 'In');
@@ -118,7 +134,12 @@ export function mapNodePool(raw: unknown): NodePoolRecord {
     limits: strMap(spec.limits),
     budgets: arr(disruption.budgets).map((b) => {
       const x = obj(b);
-      return { nodes: str(x.nodes) ?? '10%', ...(x.reasons ? { reasons: arr(x.reasons).filter((v): v is string => typeof v === 'string') } : {}), ...(str(x.schedule) ? { schedule: str(x.schedule) ?? '' } : {}), ...(str(x.duration) ? { duration: str(x.duration) ?? '' } : {}) };
+      return {
+        nodes: str(x.nodes) ?? '10%',
+        ...(x.reasons ? { reasons: arr(x.reasons).filter((v): v is string => typeof v === 'string') } : {}),
+        ...(str(x.schedule) ? { schedule: str(x.schedule) ?? '' } : {}),
+        ...(str(x.duration) ? { duration: str(x.duration) ?? '' } : {}),
+      };
     }),
     nodeClass: str(obj(tmpl.nodeClassRef).name),
     // karpenter.sh/v1 moved expireAfter into the template; v1beta1 had it under disruption.
@@ -133,7 +154,13 @@ export function mapNodeClaim(raw: unknown): NodeClaimRecord {
   const status = obj(o.status);
   const conditions = arr(status.conditions).map((c) => {
     const x = obj(c);
-    return { type: str(x.type) ?? '', status: str(x.status) ?? '', reason: str(x.reason) ?? undefined, message: str(x.message) ?? undefined, lastTransitionTime: str(x.lastTransitionTime) ?? undefined };
+    return {
+      type: str(x.type) ?? '',
+      status: str(x.status) ?? '',
+      reason: str(x.reason) ?? undefined,
+      message: str(x.message) ?? undefined,
+      lastTransitionTime: str(x.lastTransitionTime) ?? undefined,
+    };
   });
   const disruption = conditions.find((c) => c.type === 'DisruptionReason' && c.status === 'True');
   return {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeSnapshot } from '../../core/model';
-import { startSandbox, type RunningSandbox } from '../../sandbox/index';
-import { createKubeClients } from './client';
-import { collectKubeSnapshot } from './collect';
-import { KubeWatchCache } from './watch-cache';
+import type { KubeSnapshot } from '../../core/model.js';
+import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
+import { createKubeClients } from './client.js';
+import { collectKubeSnapshot } from './collect.js';
+import { KubeWatchCache } from './watch-cache.js';
 
 const HOUR = 3_600_000;
 let sb: RunningSandbox;

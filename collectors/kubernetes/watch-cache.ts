@@ -1,10 +1,18 @@
 import { Watch } from '@kubernetes/client-node';
 import type { CoreV1Event, V1Namespace, V1Node, V1Pod } from '@kubernetes/client-node';
-import { DEFAULT_TEAM_LABEL } from '../../core/labels';
-import type { EventRecord, KubeSnapshot, NamespaceRecord, NodeClaimRecord, NodePoolRecord, NodeRecord, PodRecord } from '../../core/model';
-import type { KubeClients } from './client';
-import { listAll, type ListStats, type Page } from './list-all';
-import { mapEvent, mapNamespace, mapNode, mapNodeClaim, mapNodePool, mapPod } from './map';
+import { DEFAULT_TEAM_LABEL } from '../../core/labels.js';
+import type {
+  EventRecord,
+  KubeSnapshot,
+  NamespaceRecord,
+  NodeClaimRecord,
+  NodePoolRecord,
+  NodeRecord,
+  PodRecord,
+} from '../../core/model.js';
+import type { KubeClients } from './client.js';
+import { listAll, type ListStats, type Page } from './list-all.js';
+import { mapEvent, mapNamespace, mapNode, mapNodeClaim, mapNodePool, mapPod } from './map.js';
 
 type Meta = { metadata?: { name?: string; namespace?: string; resourceVersion?: string } };
 
@@ -53,23 +61,61 @@ export class KubeWatchCache {
   readonly stats: ListStats = { requests: 0, restarts: 0 };
   watchesStarted = 0;
 
-  constructor(private readonly k: KubeClients, private readonly opts: WatchCacheOptions = {}) {
+  constructor(
+    private readonly k: KubeClients,
+    private readonly opts: WatchCacheOptions = {},
+  ) {
     const limit = opts.limit ?? 500;
     const teamLabel = opts.teamLabel ?? DEFAULT_TEAM_LABEL;
-    const core = <T>(call: (p: { limit: number; _continue?: string }) => Promise<{ items: T[]; metadata?: { _continue?: string; resourceVersion?: string } }>) =>
-      (cont: string | undefined) => call({ limit, _continue: cont }).then((r) => ({ items: r.items as unknown[], continueToken: r.metadata?._continue, resourceVersion: r.metadata?.resourceVersion ?? '' }));
+    const core =
+      <T>(
+        call: (p: {
+          limit: number;
+          _continue?: string;
+        }) => Promise<{ items: T[]; metadata?: { _continue?: string; resourceVersion?: string } }>,
+      ) =>
+      (cont: string | undefined) =>
+        call({ limit, _continue: cont }).then((r) => ({
+          items: r.items as unknown[],
+          continueToken: r.metadata?._continue,
+          resourceVersion: r.metadata?.resourceVersion ?? '',
+        }));
     const custom = (plural: string) => (cont: string | undefined) =>
       k.custom.listClusterCustomObject({ group: 'karpenter.sh', version: 'v1', plural, limit, _continue: cont }).then((r: unknown) => {
         const o = r as { items?: unknown[]; metadata?: { continue?: string; resourceVersion?: string } };
-        return { items: o.items ?? [], continueToken: o.metadata?.continue || undefined, resourceVersion: o.metadata?.resourceVersion ?? '' };
+        return {
+          items: o.items ?? [],
+          continueToken: o.metadata?.continue || undefined,
+          resourceVersion: o.metadata?.resourceVersion ?? '',
+        };
       });
-    this.nodes = new WatchedResource('nodes', '/api/v1/nodes', core((p) => k.core.listNode(p)), (o) => mapNode(o as V1Node));
+    this.nodes = new WatchedResource(
+      'nodes',
+      '/api/v1/nodes',
+      core((p) => k.core.listNode(p)),
+      (o) => mapNode(o as V1Node),
+    );
     // Pods are mapped without a team; the team is resolved at snapshot time against the current namespaces.
-    this.pods = new WatchedResource('pods', '/api/v1/pods', core((p) => k.core.listPodForAllNamespaces(p)), (o) => mapPod(o as V1Pod, new Map(), teamLabel));
+    this.pods = new WatchedResource(
+      'pods',
+      '/api/v1/pods',
+      core((p) => k.core.listPodForAllNamespaces(p)),
+      (o) => mapPod(o as V1Pod, new Map(), teamLabel),
+    );
     this.nodeClaims = new WatchedResource('nodeclaims', '/apis/karpenter.sh/v1/nodeclaims', custom('nodeclaims'), mapNodeClaim);
     this.nodePools = new WatchedResource('nodepools', '/apis/karpenter.sh/v1/nodepools', custom('nodepools'), mapNodePool);
-    this.namespaces = new WatchedResource('namespaces', '/api/v1/namespaces', core((p) => k.core.listNamespace(p)), (o) => mapNamespace(o as V1Namespace, teamLabel));
-    this.events = new WatchedResource('events', '/api/v1/events', core((p) => k.core.listEventForAllNamespaces(p)), (o) => mapEvent(o as CoreV1Event));
+    this.namespaces = new WatchedResource(
+      'namespaces',
+      '/api/v1/namespaces',
+      core((p) => k.core.listNamespace(p)),
+      (o) => mapNamespace(o as V1Namespace, teamLabel),
+    );
+    this.events = new WatchedResource(
+      'events',
+      '/api/v1/events',
+      core((p) => k.core.listEventForAllNamespaces(p)),
+      (o) => mapEvent(o as CoreV1Event),
+    );
     this.all = [this.nodes, this.pods, this.nodeClaims, this.nodePools, this.namespaces, this.events] as WatchedResource<unknown>[];
   }
 
@@ -90,10 +136,19 @@ export class KubeWatchCache {
     if (this.all.every((r) => r.seen >= target)) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
-        const behind = this.all.filter((r) => r.seen < target).map((r) => `${r.name}@${r.seen}`).join(', ');
+        const behind = this.all
+          .filter((r) => r.seen < target)
+          .map((r) => `${r.name}@${r.seen}`)
+          .join(', ');
         reject(new Error(`watches did not reach resourceVersion ${rv} within ${timeoutMs} ms (behind: ${behind})`));
       }, timeoutMs);
-      this.waiters.push({ rv: target, resolve: () => { clearTimeout(timer); resolve(); } });
+      this.waiters.push({
+        rv: target,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      });
     });
   }
 
@@ -117,11 +172,15 @@ export class KubeWatchCache {
 
   private async relist(r: WatchedResource<unknown>): Promise<void> {
     let rv = '';
-    const items = await listAll(r.name, async (cont) => {
-      const page = await r.listPage(cont);
-      if (!cont) rv = page.resourceVersion;
-      return page;
-    }, this.stats);
+    const items = await listAll(
+      r.name,
+      async (cont) => {
+        const page = await r.listPage(cont);
+        if (!cont) rv = page.resourceVersion;
+        return page;
+      },
+      this.stats,
+    );
     r.objects.clear();
     for (const o of items) {
       const rec = r.map(o);
@@ -149,23 +208,33 @@ export class KubeWatchCache {
     while (!this.stopped) {
       const err = await new Promise<Error | null>((resolve) => {
         this.watchesStarted += 1;
-        watch.watch(r.path, { resourceVersion: r.resourceVersion, allowWatchBookmarks: true }, (type: string, obj: unknown) => {
-          const o = obj as Meta & { code?: number };
-          if (type === 'ERROR') {
-            if (o.code === 410) r.resourceVersion = '';
-            return;
-          }
-          if (type === 'ADDED' || type === 'MODIFIED') {
-            const rec = r.map(obj);
-            r.objects.set(keyOf(o), rec);
-            if (r === this.events) this.pendingEvents.set((rec as EventRecord).uid, rec as EventRecord);
-          } else if (type === 'DELETED') {
-            r.objects.delete(keyOf(o));
-          }
-          failures = 0;
-          r.resourceVersion = o.metadata?.resourceVersion ?? r.resourceVersion;
-          this.advance(r, rvNumber(o.metadata?.resourceVersion));
-        }, (e: unknown) => resolve(e ? (e as Error) : null)).then((c: AbortController) => this.controllers.add(c), (e: unknown) => resolve(e as Error));
+        watch
+          .watch(
+            r.path,
+            { resourceVersion: r.resourceVersion, allowWatchBookmarks: true },
+            (type: string, obj: unknown) => {
+              const o = obj as Meta & { code?: number };
+              if (type === 'ERROR') {
+                if (o.code === 410) r.resourceVersion = '';
+                return;
+              }
+              if (type === 'ADDED' || type === 'MODIFIED') {
+                const rec = r.map(obj);
+                r.objects.set(keyOf(o), rec);
+                if (r === this.events) this.pendingEvents.set((rec as EventRecord).uid, rec as EventRecord);
+              } else if (type === 'DELETED') {
+                r.objects.delete(keyOf(o));
+              }
+              failures = 0;
+              r.resourceVersion = o.metadata?.resourceVersion ?? r.resourceVersion;
+              this.advance(r, rvNumber(o.metadata?.resourceVersion));
+            },
+            (e: unknown) => resolve(e ? (e as Error) : null),
+          )
+          .then(
+            (c: AbortController) => this.controllers.add(c),
+            (e: unknown) => resolve(e as Error),
+          );
       });
       if (this.stopped) return;
       const code = (err as { statusCode?: number } | null)?.statusCode;

@@ -1,5 +1,5 @@
 import { PricingClient } from '@aws-sdk/client-pricing';
-import { type AwsClientConfig, sdkClientOptions } from '../aws-client-config';
+import { type AwsClientConfig, sdkClientOptions } from '../aws-client-config.js';
 
 /**
  * The Pricing API has endpoints in a few regions only; Karpenter asks ap-south-1 for ap-* clusters,

@@ -3,16 +3,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PricingClient } from '@aws-sdk/client-pricing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadStaticOnDemandPrices } from '../../core/static-prices';
-import { type Db, openDb } from '../../db/open-db';
-import { createApiRequestsRepository } from '../../db/repositories/api-requests-repository';
-import { PriceBook } from '../../db/repositories/price-book';
-import { createPricesRepository } from '../../db/repositories/prices-repository';
-import { pricingHandler } from '../../sandbox/serve/pricing';
-import { newContext, serveHandlers, type ServedHandlers, useDummyAwsCredentials } from '../../test/fixtures/serve-handlers';
-import { TINY_END, tinyScenario } from '../../test/fixtures/tiny-scenario';
-import { createPricingClient, pricingEndpointRegion } from './client';
-import { collectOnDemandPrices } from './collect';
+import { loadStaticOnDemandPrices } from '../../core/static-prices.js';
+import { type Db, openDb } from '../../db/open-db.js';
+import { createApiRequestsRepository } from '../../db/repositories/api-requests-repository.js';
+import { PriceBook } from '../../db/repositories/price-book.js';
+import { createPricesRepository } from '../../db/repositories/prices-repository.js';
+import { pricingHandler } from '../../sandbox/serve/pricing.js';
+import { newContext, serveHandlers, type ServedHandlers, useDummyAwsCredentials } from '../../test/fixtures/serve-handlers.js';
+import { TINY_END, tinyScenario } from '../../test/fixtures/tiny-scenario.js';
+import { createPricingClient, pricingEndpointRegion } from './client.js';
+import { collectOnDemandPrices } from './collect.js';
 
 useDummyAwsCredentials();
 
@@ -47,7 +47,13 @@ describe('collectOnDemandPrices against the sandbox (real SDK, real SQLite file)
 
     const prices = createPricesRepository(db);
     expect(prices.onDemandPrice('us-east-1', 'm5.large')).toEqual({
-      kind: 'on-demand', region: 'us-east-1', instanceType: 'm5.large', zone: '', effectiveAt: TINY_END, usdPerHour: 0.096, source: 'pricing-api',
+      kind: 'on-demand',
+      region: 'us-east-1',
+      instanceType: 'm5.large',
+      zone: '',
+      effectiveAt: TINY_END,
+      usdPerHour: 0.096,
+      source: 'pricing-api',
     });
     expect(prices.onDemandPrice('us-east-1', 'm5.metal')?.usdPerHour).toBe(4.608);
     // Not the Windows, dedicated or capacity-reservation neighbours, nor the Reserved terms.
@@ -60,7 +66,9 @@ describe('collectOnDemandPrices against the sandbox (real SDK, real SQLite file)
     expect(again.written).toBe(0);
     const once = createPricingClient({ endpoint: served.url, maxAttempts: 1 });
     served.ctx.faults.push({ match: 'GetProducts', status: 400, remaining: 1 });
-    await expect(collectOnDemandPrices({ db, pricing: once, region: 'us-east-1', now: TINY_END + 1 })).rejects.toMatchObject({ name: 'ThrottlingException' });
+    await expect(collectOnDemandPrices({ db, pricing: once, region: 'us-east-1', now: TINY_END + 1 })).rejects.toMatchObject({
+      name: 'ThrottlingException',
+    });
     once.destroy();
     expect(PriceBook.fromDb(db, 'us-east-1').onDemand('c5.xlarge')).toEqual({ usdPerHour: 0.17, source: 'pricing-api' });
   });
@@ -70,11 +78,15 @@ describe('collectOnDemandPrices against the sandbox (real SDK, real SQLite file)
     // The first page answers normally; the next two attempts are throttled, then one 503.
     const p2 = createPricingClient({ endpoint: served.url });
     let pages = 0;
-    p2.middlewareStack.add((next) => async (args) => {
-      pages += 1;
-      if (pages === 2) served.ctx.faults.push({ match: 'GetProducts', status: 400, remaining: 2 }, { match: 'GetProducts', status: 503, remaining: 1 });
-      return next(args);
-    }, { step: 'initialize', name: 'injectFaultsAfterFirstPage' });
+    p2.middlewareStack.add(
+      (next) => async (args) => {
+        pages += 1;
+        if (pages === 2)
+          served.ctx.faults.push({ match: 'GetProducts', status: 400, remaining: 2 }, { match: 'GetProducts', status: 503, remaining: 1 });
+        return next(args);
+      },
+      { step: 'initialize', name: 'injectFaultsAfterFirstPage' },
+    );
     const result = await collectOnDemandPrices({ db, pricing: p2, region: 'us-east-1', now: TINY_END });
     p2.destroy();
     const table = loadStaticOnDemandPrices('us-east-1');
@@ -86,6 +98,9 @@ describe('collectOnDemandPrices against the sandbox (real SDK, real SQLite file)
   });
 
   it.each([
-    ['us-east-1', 'us-east-1'], ['us-west-2', 'us-east-1'], ['eu-west-1', 'eu-central-1'], ['ap-northeast-1', 'ap-south-1'],
+    ['us-east-1', 'us-east-1'],
+    ['us-west-2', 'us-east-1'],
+    ['eu-west-1', 'eu-central-1'],
+    ['ap-northeast-1', 'ap-south-1'],
   ])('asks the Pricing endpoint of %s in %s', (cluster, endpoint) => expect(pricingEndpointRegion(cluster)).toBe(endpoint));
 });

@@ -1,8 +1,8 @@
 import { type Filter, GetProductsCommand, type GetProductsCommandOutput, type PricingClient } from '@aws-sdk/client-pricing';
-import type { Db } from '../../db/open-db';
-import { createApiRequestsRepository } from '../../db/repositories/api-requests-repository';
-import { createPricesRepository } from '../../db/repositories/prices-repository';
-import { mapOnDemandPrices } from './map';
+import type { Db } from '../../db/open-db.js';
+import { createApiRequestsRepository } from '../../db/repositories/api-requests-repository.js';
+import { createPricesRepository } from '../../db/repositories/prices-repository.js';
+import { mapOnDemandPrices } from './map.js';
 
 /**
  * On-demand prices from the Pricing API, with Karpenter's filters (Linux, shared tenancy, no pre-installed
@@ -50,12 +50,24 @@ export async function collectOnDemandPrices(deps: PricingDeps): Promise<PricingC
     do {
       let out: GetProductsCommandOutput;
       try {
-        out = await deps.pricing.send(new GetProductsCommand({
-          ServiceCode: 'AmazonEC2', Filters: onDemandFilters(deps.region, family), FormatVersion: 'aws_v1', MaxResults: 100, NextToken: token,
-        }));
+        out = await deps.pricing.send(
+          new GetProductsCommand({
+            ServiceCode: 'AmazonEC2',
+            Filters: onDemandFilters(deps.region, family),
+            FormatVersion: 'aws_v1',
+            MaxResults: 100,
+            NextToken: token,
+          }),
+        );
       } finally {
         count += 1;
-        requests.recordApiRequest({ runId: deps.runId ?? null, at: deps.now, service: 'pricing', operation: 'GetProducts', detail: family });
+        requests.recordApiRequest({
+          runId: deps.runId ?? null,
+          at: deps.now,
+          service: 'pricing',
+          operation: 'GetProducts',
+          detail: family,
+        });
       }
       // PriceList is typed as a JSON-string list; the SDK may box the strings.
       const page: unknown = out.PriceList;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mapOnDemandPrices, parsePriceListItem } from './map';
+import { mapOnDemandPrices, parsePriceListItem } from './map.js';
 
 const SKU = 'ABCDEFGHJKLMNPQR';
 
@@ -10,9 +10,19 @@ const SKU = 'ABCDEFGHJKLMNPQR';
 function productDoc(o: { type?: string | null; region?: string; onDemandUsd?: string | null; reservedUsd?: string | null } = {}): string {
   const type = o.type === undefined ? 'm5.large' : o.type;
   const attributes: Record<string, string> = {
-    servicecode: 'AmazonEC2', location: 'US East (N. Virginia)', locationType: 'AWS Region', regionCode: o.region ?? 'us-east-1',
-    vcpu: '2', memory: '8 GiB', operatingSystem: 'Linux', tenancy: 'Shared', preInstalledSw: 'NA',
-    capacitystatus: 'Used', marketoption: 'OnDemand', usagetype: `BoxUsage:${type}`, operation: 'RunInstances',
+    servicecode: 'AmazonEC2',
+    location: 'US East (N. Virginia)',
+    locationType: 'AWS Region',
+    regionCode: o.region ?? 'us-east-1',
+    vcpu: '2',
+    memory: '8 GiB',
+    operatingSystem: 'Linux',
+    tenancy: 'Shared',
+    preInstalledSw: 'NA',
+    capacitystatus: 'Used',
+    marketoption: 'OnDemand',
+    usagetype: `BoxUsage:${type}`,
+    operation: 'RunInstances',
   };
   if (type !== null) attributes.instanceType = type;
   const terms: Record<string, unknown> = {};
@@ -22,11 +32,18 @@ function productDoc(o: { type?: string | null; region?: string; onDemandUsd?: st
       [`${SKU}.4NA7Y494T4`]: {
         priceDimensions: {
           [`${SKU}.4NA7Y494T4.6YS6EN2CT7`]: {
-            unit: 'Hrs', endRange: 'Inf', description: `Linux/UNIX (Amazon VPC), ${type} reserved instance applied`, appliesTo: [],
-            rateCode: `${SKU}.4NA7Y494T4.6YS6EN2CT7`, beginRange: '0', pricePerUnit: { USD: reservedUsd },
+            unit: 'Hrs',
+            endRange: 'Inf',
+            description: `Linux/UNIX (Amazon VPC), ${type} reserved instance applied`,
+            appliesTo: [],
+            rateCode: `${SKU}.4NA7Y494T4.6YS6EN2CT7`,
+            beginRange: '0',
+            pricePerUnit: { USD: reservedUsd },
           },
         },
-        sku: SKU, effectiveDate: '2026-10-01T00:00:00Z', offerTermCode: '4NA7Y494T4',
+        sku: SKU,
+        effectiveDate: '2026-10-01T00:00:00Z',
+        offerTermCode: '4NA7Y494T4',
         termAttributes: { LeaseContractLength: '1yr', OfferingClass: 'standard', PurchaseOption: 'No Upfront' },
       },
     };
@@ -37,17 +54,28 @@ function productDoc(o: { type?: string | null; region?: string; onDemandUsd?: st
       [`${SKU}.JRTCKXETXF`]: {
         priceDimensions: {
           [`${SKU}.JRTCKXETXF.6YS6EN2CT7`]: {
-            unit: 'Hrs', endRange: 'Inf', description: `$${Number(onDemandUsd)} per On Demand Linux ${type} Instance Hour`, appliesTo: [],
-            rateCode: `${SKU}.JRTCKXETXF.6YS6EN2CT7`, beginRange: '0', pricePerUnit: { USD: onDemandUsd },
+            unit: 'Hrs',
+            endRange: 'Inf',
+            description: `$${Number(onDemandUsd)} per On Demand Linux ${type} Instance Hour`,
+            appliesTo: [],
+            rateCode: `${SKU}.JRTCKXETXF.6YS6EN2CT7`,
+            beginRange: '0',
+            pricePerUnit: { USD: onDemandUsd },
           },
         },
-        sku: SKU, effectiveDate: '2026-10-01T00:00:00Z', offerTermCode: 'JRTCKXETXF', termAttributes: {},
+        sku: SKU,
+        effectiveDate: '2026-10-01T00:00:00Z',
+        offerTermCode: 'JRTCKXETXF',
+        termAttributes: {},
       },
     };
   }
   return JSON.stringify({
     product: { productFamily: 'Compute Instance', attributes, sku: SKU },
-    serviceCode: 'AmazonEC2', terms, version: '20261001000000', publicationDate: '2026-10-01T00:00:00Z',
+    serviceCode: 'AmazonEC2',
+    terms,
+    version: '20261001000000',
+    publicationDate: '2026-10-01T00:00:00Z',
   });
 }
 
@@ -78,8 +106,24 @@ describe('mapOnDemandPrices', () => {
       productDoc({ onDemandUsd: '9.9' }),
     ];
     expect(mapOnDemandPrices(list, { region: 'us-east-1', effectiveAt: 7 })).toEqual([
-      { kind: 'on-demand', region: 'us-east-1', instanceType: 'm5.large', zone: '', effectiveAt: 7, usdPerHour: 0.096, source: 'pricing-api' },
-      { kind: 'on-demand', region: 'us-east-1', instanceType: 'c5.xlarge', zone: '', effectiveAt: 7, usdPerHour: 0.17, source: 'pricing-api' },
+      {
+        kind: 'on-demand',
+        region: 'us-east-1',
+        instanceType: 'm5.large',
+        zone: '',
+        effectiveAt: 7,
+        usdPerHour: 0.096,
+        source: 'pricing-api',
+      },
+      {
+        kind: 'on-demand',
+        region: 'us-east-1',
+        instanceType: 'c5.xlarge',
+        zone: '',
+        effectiveAt: 7,
+        usdPerHour: 0.17,
+        source: 'pricing-api',
+      },
     ]);
   });
 });

@@ -1,4 +1,4 @@
-import type { PriceRow } from '../../db/repositories/prices-repository';
+import type { PriceRow } from '../../db/repositories/prices-repository.js';
 
 /**
  * Pure: GetProducts PriceList -> on-demand price rows. Each item is a JSON document sent as a string (the SDK
@@ -52,8 +52,13 @@ export function mapOnDemandPrices(priceList: readonly unknown[], opts: { region:
     const p = parsePriceListItem(item);
     if (!p || p.regionCode !== opts.region || rows.has(p.instanceType)) continue;
     rows.set(p.instanceType, {
-      kind: 'on-demand', region: opts.region, instanceType: p.instanceType, zone: '', effectiveAt: opts.effectiveAt,
-      usdPerHour: p.usdPerHour, source: 'pricing-api',
+      kind: 'on-demand',
+      region: opts.region,
+      instanceType: p.instanceType,
+      zone: '',
+      effectiveAt: opts.effectiveAt,
+      usdPerHour: p.usdPerHour,
+      source: 'pricing-api',
     });
   }
   return [...rows.values()];

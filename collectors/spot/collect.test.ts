@@ -3,15 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EC2Client } from '@aws-sdk/client-ec2';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type Db, openDb } from '../../db/open-db';
-import { createApiRequestsRepository } from '../../db/repositories/api-requests-repository';
-import { PriceBook } from '../../db/repositories/price-book';
-import { createPricesRepository } from '../../db/repositories/prices-repository';
-import { ec2Handler } from '../../sandbox/serve/ec2';
-import { newContext, serveHandlers, type ServedHandlers, useDummyAwsCredentials } from '../../test/fixtures/serve-handlers';
-import { T, TINY_END, tinyScenario } from '../../test/fixtures/tiny-scenario';
-import { createEc2Client } from './client';
-import { collectSpotPrices } from './collect';
+import { type Db, openDb } from '../../db/open-db.js';
+import { createApiRequestsRepository } from '../../db/repositories/api-requests-repository.js';
+import { PriceBook } from '../../db/repositories/price-book.js';
+import { createPricesRepository } from '../../db/repositories/prices-repository.js';
+import { ec2Handler } from '../../sandbox/serve/ec2.js';
+import { newContext, serveHandlers, type ServedHandlers, useDummyAwsCredentials } from '../../test/fixtures/serve-handlers.js';
+import { T, TINY_END, tinyScenario } from '../../test/fixtures/tiny-scenario.js';
+import { createEc2Client } from './client.js';
+import { collectSpotPrices } from './collect.js';
 
 useDummyAwsCredentials();
 
@@ -34,7 +34,7 @@ describe('collectSpotPrices against the sandbox (real SDK, real SQLite file)', (
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('stores every zone\'s history over several pages, so the price at any time of the window is known', async () => {
+  it("stores every zone's history over several pages, so the price at any time of the window is known", async () => {
     const result = await collectSpotPrices(
       { db, ec2, region: 'us-east-1', now: TINY_END, pageSize: 2 },
       { instanceTypes: ['c5.xlarge'], since: T('2026-11-02T00:00:00Z'), until: TINY_END },
@@ -52,14 +52,24 @@ describe('collectSpotPrices against the sandbox (real SDK, real SQLite file)', (
   it('asks for nothing after now and nothing at all for an empty type list', async () => {
     const now = T('2026-11-03T06:00:00Z');
     served.ctx.clock.set(now);
-    await collectSpotPrices({ db, ec2, region: 'us-east-1', now }, { instanceTypes: ['c5.xlarge'], since: T('2026-11-03T00:00:00Z'), until: TINY_END });
+    await collectSpotPrices(
+      { db, ec2, region: 'us-east-1', now },
+      { instanceTypes: ['c5.xlarge'], since: T('2026-11-03T00:00:00Z'), until: TINY_END },
+    );
     expect(createPricesRepository(db).latestSpotChange('us-east-1')).toBe(T('2026-11-03T04:30:00Z'));
-    expect(await collectSpotPrices({ db, ec2, region: 'us-east-1', now }, { instanceTypes: [], since: 0, until: now })).toEqual({ requests: 0, items: 0, prices: 0 });
+    expect(await collectSpotPrices({ db, ec2, region: 'us-east-1', now }, { instanceTypes: [], since: 0, until: now })).toEqual({
+      requests: 0,
+      items: 0,
+      prices: 0,
+    });
   });
 
   it('retries a throttled page (RequestLimitExceeded) and still collects everything', async () => {
     served.ctx.faults.push({ match: 'DescribeSpotPriceHistory', status: 503, remaining: 1 });
-    const result = await collectSpotPrices({ db, ec2, region: 'us-east-1', now: TINY_END }, { since: T('2026-11-02T00:00:00Z'), until: TINY_END });
+    const result = await collectSpotPrices(
+      { db, ec2, region: 'us-east-1', now: TINY_END },
+      { since: T('2026-11-02T00:00:00Z'), until: TINY_END },
+    );
     expect(result.prices).toBe(6);
     expect(served.ctx.requestLog).toHaveLength(2);
   });

@@ -1,10 +1,14 @@
 import {
-  type _InstanceType, DescribeSpotPriceHistoryCommand, type DescribeSpotPriceHistoryCommandOutput, type EC2Client, type SpotPrice,
+  type _InstanceType,
+  DescribeSpotPriceHistoryCommand,
+  type DescribeSpotPriceHistoryCommandOutput,
+  type EC2Client,
+  type SpotPrice,
 } from '@aws-sdk/client-ec2';
-import type { Db } from '../../db/open-db';
-import { createApiRequestsRepository } from '../../db/repositories/api-requests-repository';
-import { createPricesRepository } from '../../db/repositories/prices-repository';
-import { mapSpotPrices } from './map';
+import type { Db } from '../../db/open-db.js';
+import { createApiRequestsRepository } from '../../db/repositories/api-requests-repository.js';
+import { createPricesRepository } from '../../db/repositories/prices-repository.js';
+import { mapSpotPrices } from './map.js';
 
 /**
  * Spot price history (Linux/UNIX) for a window: EC2 returns the price in effect at `since` plus every change up
@@ -45,15 +49,17 @@ export async function collectSpotPrices(deps: SpotDeps, window: SpotWindow): Pro
   do {
     let out: DescribeSpotPriceHistoryCommandOutput;
     try {
-      out = await deps.ec2.send(new DescribeSpotPriceHistoryCommand({
-        // The SDK's closed list of type names lags new types; EC2 takes any name.
-        InstanceTypes: window.instanceTypes === undefined ? undefined : ([...window.instanceTypes] as _InstanceType[]),
-        ProductDescriptions: ['Linux/UNIX'],
-        StartTime: new Date(window.since),
-        EndTime: new Date(Math.min(window.until, deps.now)),
-        MaxResults: deps.pageSize ?? 1000,
-        NextToken: token,
-      }));
+      out = await deps.ec2.send(
+        new DescribeSpotPriceHistoryCommand({
+          // The SDK's closed list of type names lags new types; EC2 takes any name.
+          InstanceTypes: window.instanceTypes === undefined ? undefined : ([...window.instanceTypes] as _InstanceType[]),
+          ProductDescriptions: ['Linux/UNIX'],
+          StartTime: new Date(window.since),
+          EndTime: new Date(Math.min(window.until, deps.now)),
+          MaxResults: deps.pageSize ?? 1000,
+          NextToken: token,
+        }),
+      );
     } finally {
       count += 1;
       requests.recordApiRequest({ runId: deps.runId ?? null, at: deps.now, service: 'ec2', operation: 'DescribeSpotPriceHistory' });

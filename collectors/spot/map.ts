@@ -1,5 +1,5 @@
 import type { SpotPrice } from '@aws-sdk/client-ec2';
-import type { PriceRow } from '../../db/repositories/prices-repository';
+import type { PriceRow } from '../../db/repositories/prices-repository.js';
 
 /**
  * Pure: DescribeSpotPriceHistory items -> spot price rows, one per (type, zone, change time). Prices are
@@ -17,5 +17,7 @@ export function mapSpotPrices(history: readonly SpotPrice[], region: string): Pr
     const key = `${instanceType}|${zone}|${effectiveAt}`;
     if (!rows.has(key)) rows.set(key, { kind: 'spot', region, instanceType, zone, effectiveAt, usdPerHour, source: 'spot-history' });
   }
-  return [...rows.values()].sort((a, b) => a.instanceType.localeCompare(b.instanceType) || a.zone.localeCompare(b.zone) || a.effectiveAt - b.effectiveAt);
+  return [...rows.values()].sort(
+    (a, b) => a.instanceType.localeCompare(b.instanceType) || a.zone.localeCompare(b.zone) || a.effectiveAt - b.effectiveAt,
+  );
 }

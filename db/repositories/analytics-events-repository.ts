@@ -1,4 +1,4 @@
-import type { Db } from '../open-db';
+import type { Db } from '../open-db.js';
 
 /**
  * Read SQL behind consolidation events: Karpenter's disruption events joined with the Node and NodeClaim
@@ -38,12 +38,27 @@ export interface GoneNodeClaimJoinRow {
 
 /** One row of the events query as an array (raw mode: no per-row object from the driver), columns in EventJoinRow order. */
 type RawEvent = [
-  uid: string, at: number, reason: string, message: string, kind: string, name: string, nodeName: string | null, nodeClaim: string | null,
-  nodePool: string | null, instanceType: string | null, capacityType: string | null, deletedAt: number | null,
+  uid: string,
+  at: number,
+  reason: string,
+  message: string,
+  kind: string,
+  name: string,
+  nodeName: string | null,
+  nodeClaim: string | null,
+  nodePool: string | null,
+  instanceType: string | null,
+  capacityType: string | null,
+  deletedAt: number | null,
 ];
 interface RawGone {
-  nodeclaim: string; node_name: string | null; nodepool: string | null; instance_type: string | null; capacity_type: string | null;
-  deleted_at: number; disruption_reason: string;
+  nodeclaim: string;
+  node_name: string | null;
+  nodepool: string | null;
+  instance_type: string | null;
+  capacity_type: string | null;
+  deleted_at: number;
+  disruption_reason: string;
 }
 
 export function createAnalyticsEventsRepository(db: Db) {
@@ -53,7 +68,9 @@ export function createAnalyticsEventsRepository(db: Db) {
   // one object per row in the driver cost half the query (npm run bench, store).
   const inRange = `e.at >= CAST(@fromMs AS INTEGER) AND e.at < CAST(@toMs AS INTEGER)
       AND e.reason IN (${DISRUPTION_EVENT_REASONS.map((r) => `'${r}'`).join(', ')})`;
-  const events = db.prepare(`
+  const events = db
+    .prepare(
+      `
     SELECT e.uid, e.at, e.reason, e.message, e.kind, e.name, e.name, n.nodeclaim,
            COALESCE(n.nodepool, nc.nodepool), COALESCE(n.instance_type, nc.instance_type),
            COALESCE(n.capacity_type, nc.capacity_type), COALESCE(n.deleted_at, nc.deleted_at)
@@ -69,7 +86,9 @@ export function createAnalyticsEventsRepository(db: Db) {
     LEFT JOIN nodeclaims c ON c.name = e.name
     LEFT JOIN nodes cn ON cn.nodeclaim = e.name
     WHERE ${inRange} AND e.kind = 'NodeClaim'
-    ORDER BY 2, 1`).raw(true);
+    ORDER BY 2, 1`,
+    )
+    .raw(true);
 
   // A NodeClaim whose removal event is stored, however far from its deletion (a drain held by a PodDisruptionBudget
   // can take days), is that event's disruption: were it read here, a range (or a rebuild) holding the deletion but
@@ -88,16 +107,34 @@ export function createAnalyticsEventsRepository(db: Db) {
   return {
     /** Disruption-related events in [fromMs, toMs), each joined with its Node and NodeClaim. */
     disruptionEvents(range: { fromMs: number; toMs: number }): EventJoinRow[] {
-      return (events.all(range) as RawEvent[]).map(([uid, atMs, reason, message, kind, name, nodeName, nodeClaim, nodePool, instanceType, capacityType, nodeDeletedAtMs]) => ({
-        uid, atMs, reason, message, kind, name, nodeName, nodeClaim, nodePool, instanceType, capacityType, nodeDeletedAtMs,
-      }));
+      return (events.all(range) as RawEvent[]).map(
+        ([uid, atMs, reason, message, kind, name, nodeName, nodeClaim, nodePool, instanceType, capacityType, nodeDeletedAtMs]) => ({
+          uid,
+          atMs,
+          reason,
+          message,
+          kind,
+          name,
+          nodeName,
+          nodeClaim,
+          nodePool,
+          instanceType,
+          capacityType,
+          nodeDeletedAtMs,
+        }),
+      );
     },
 
     /** NodeClaims first missing in [fromMs, toMs) that carried a disruption reason, and whose removal event is not stored. */
     goneNodeClaims(range: { fromMs: number; toMs: number }): GoneNodeClaimJoinRow[] {
       return (gone.all(range) as RawGone[]).map((r) => ({
-        nodeClaim: r.nodeclaim, nodeName: r.node_name, nodePool: r.nodepool, instanceType: r.instance_type, capacityType: r.capacity_type,
-        deletedAtMs: r.deleted_at, disruptionReason: r.disruption_reason,
+        nodeClaim: r.nodeclaim,
+        nodeName: r.node_name,
+        nodePool: r.nodepool,
+        instanceType: r.instance_type,
+        capacityType: r.capacity_type,
+        deletedAtMs: r.deleted_at,
+        disruptionReason: r.disruption_reason,
       }));
     },
   };

@@ -3,10 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { GiB, type NodeSpec, snapshotWrite } from '../../test/fixtures/snapshots';
-import { loadMigrations, migrate, openDb } from '../open-db';
-import { createAnalyticsPackingRepository } from './analytics-packing-repository';
-import { createKubeRepository } from './kube-repository';
+import { GiB, type NodeSpec, snapshotWrite } from '../../test/fixtures/snapshots.js';
+import { loadMigrations, migrate, openDb } from '../open-db.js';
+import { createAnalyticsPackingRepository } from './analytics-packing-repository.js';
+import { createKubeRepository } from './kube-repository.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-analytics-repo-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -17,12 +17,26 @@ const MIN = 60_000;
 
 // general: a node at 50 % cpu / 25 % memory, $0.96/h. batch: a spot node, $0.30/h (on-demand $0.85), 25 % cpu, 25 % memory.
 const general: NodeSpec = {
-  name: 'general-a', nodePool: 'general', capacityType: 'on-demand', cpuMillicores: 4000, memoryBytes: 16 * GiB,
-  requestedCpuMillicores: 2000, requestedMemoryBytes: 4 * GiB, usdPerHour: 0.96,
+  name: 'general-a',
+  nodePool: 'general',
+  capacityType: 'on-demand',
+  cpuMillicores: 4000,
+  memoryBytes: 16 * GiB,
+  requestedCpuMillicores: 2000,
+  requestedMemoryBytes: 4 * GiB,
+  usdPerHour: 0.96,
 };
 const batch: NodeSpec = {
-  name: 'batch-a', nodePool: 'batch', capacityType: 'spot', instanceType: 'c5.large', cpuMillicores: 2000, memoryBytes: 4 * GiB,
-  requestedCpuMillicores: 500, requestedMemoryBytes: 1 * GiB, usdPerHour: 0.3, onDemandUsdPerHour: 0.85,
+  name: 'batch-a',
+  nodePool: 'batch',
+  capacityType: 'spot',
+  instanceType: 'c5.large',
+  cpuMillicores: 2000,
+  memoryBytes: 4 * GiB,
+  requestedCpuMillicores: 500,
+  requestedMemoryBytes: 1 * GiB,
+  usdPerHour: 0.3,
+  onDemandUsdPerHour: 0.85,
 };
 
 describe('analytics packing repository', () => {
@@ -67,7 +81,10 @@ describe('analytics packing repository', () => {
     const bucketMs = 30 * MIN;
     const rows = repo.bucketSums({ fromMs: T0, toMs: T0 + 2 * 60 * MIN, bucketMs, nodePool: 'general' });
     // 10:00 bucket: 10:00 (5 min) + 10:05 (15 min) = 20 min; 10:30 bucket: 10:45 (15 min).
-    expect(rows.map((r) => [r.bucketStartMs - T0, Math.round(r.nodeHours * 60)])).toEqual([[0, 20], [30 * MIN, 15]]);
+    expect(rows.map((r) => [r.bucketStartMs - T0, Math.round(r.nodeHours * 60)])).toEqual([
+      [0, 20],
+      [30 * MIN, 15],
+    ]);
     expect(repo.bucketCoverage({ fromMs: T0, toMs: T0 + 2 * 60 * MIN, bucketMs }).map((c) => Math.round(c.hours * 60))).toEqual([20, 15]);
   });
 
@@ -93,14 +110,19 @@ describe('migration 0003 backfill', () => {
   it('fills the cost-weighted sums of rollups written before it from snapshot_nodes', () => {
     const path = join(dir, 'old.db');
     const old = new Database(path);
-    migrate(old, loadMigrations().filter((m) => m.version < 3));
+    migrate(
+      old,
+      loadMigrations().filter((m) => m.version < 3),
+    );
     // One snapshot as schema v2 wrote it: general on-demand at 50 % cpu / 25 % memory, a spot node at 25 % cpu, $0.30/h.
     old.prepare('INSERT INTO snapshots (id, taken_at, node_count, pod_count) VALUES (1, ?, 2, 0)').run(T0);
-    const node = old.prepare(`INSERT INTO snapshot_nodes (snapshot_id, node_name, nodepool, capacity_type, instance_type, alloc_cpu_m, alloc_memory_b,
+    const node =
+      old.prepare(`INSERT INTO snapshot_nodes (snapshot_id, node_name, nodepool, capacity_type, instance_type, alloc_cpu_m, alloc_memory_b,
       alloc_pods, alloc_gpu, req_cpu_m, req_memory_b, req_pods, req_gpu, usd_per_hour, price_source) VALUES (1, ?, ?, ?, 'm5.xlarge', ?, ?, 110, 0, ?, ?, 3, 0, ?, 'static-table')`);
     node.run('g', 'general', 'on-demand', 4000, 16 * GiB, 2000, 4 * GiB, 0.96);
     node.run('s', 'general', 'spot', 2000, 4 * GiB, 500, 2 * GiB, 0.3);
-    const pool = old.prepare(`INSERT INTO snapshot_nodepools (snapshot_id, taken_at, nodepool, capacity_type, nodes, alloc_cpu_m, alloc_memory_b,
+    const pool =
+      old.prepare(`INSERT INTO snapshot_nodepools (snapshot_id, taken_at, nodepool, capacity_type, nodes, alloc_cpu_m, alloc_memory_b,
       alloc_pods, alloc_gpu, req_cpu_m, req_memory_b, req_pods, req_gpu, usd_per_hour) VALUES (1, ?, 'general', ?, 1, 0, 0, 0, 0, 0, 0, 0, 0, ?)`);
     pool.run(T0, 'on-demand', 0.96);
     pool.run(T0, 'spot', 0.3);

@@ -1,6 +1,6 @@
-import type { Db } from '../open-db';
-import { INTERVAL_CAP_MS } from './analytics-intervals';
-import { createRangeRollupReader, withBucketStart } from './range-rollups';
+import type { Db } from '../open-db.js';
+import { INTERVAL_CAP_MS } from './analytics-intervals.js';
+import { createRangeRollupReader, withBucketStart } from './range-rollups.js';
 
 /**
  * Read SQL behind bin-packing efficiency, consolidation windows, the timeline and the NodePool
@@ -78,26 +78,69 @@ export interface NodeWindowRow {
 }
 
 interface RawSums {
-  nodepool: string; capacity_type: string; node_hours: number; cost_usd: number;
-  alloc_cpu_m_hours: number; req_cpu_m_hours: number; alloc_memory_b_hours: number; req_memory_b_hours: number;
-  alloc_pods_hours: number; req_pods_hours: number; alloc_gpu_hours: number; req_gpu_hours: number;
-  cw_cpu_usd: number; cw_memory_usd: number; cw_pods_usd: number; cw_gpu_usd: number; gpu_nodes_usd: number;
-  on_demand_usd: number; on_demand_unknown_usd: number;
+  nodepool: string;
+  capacity_type: string;
+  node_hours: number;
+  cost_usd: number;
+  alloc_cpu_m_hours: number;
+  req_cpu_m_hours: number;
+  alloc_memory_b_hours: number;
+  req_memory_b_hours: number;
+  alloc_pods_hours: number;
+  req_pods_hours: number;
+  alloc_gpu_hours: number;
+  req_gpu_hours: number;
+  cw_cpu_usd: number;
+  cw_memory_usd: number;
+  cw_pods_usd: number;
+  cw_gpu_usd: number;
+  gpu_nodes_usd: number;
+  on_demand_usd: number;
+  on_demand_unknown_usd: number;
 }
 interface RawNode {
-  name: string; nodeclaim: string | null; nodepool: string; instance_type: string; capacity_type: string; zone: string;
-  created_at: number; snapshots: number; hours: number; alloc_cpu: number; req_cpu: number; alloc_mem: number; req_mem: number;
-  alloc_pods: number; req_pods: number; alloc_gpu: number; req_gpu: number; usd_hours: number; priced_hours: number;
+  name: string;
+  nodeclaim: string | null;
+  nodepool: string;
+  instance_type: string;
+  capacity_type: string;
+  zone: string;
+  created_at: number;
+  snapshots: number;
+  hours: number;
+  alloc_cpu: number;
+  req_cpu: number;
+  alloc_mem: number;
+  req_mem: number;
+  alloc_pods: number;
+  req_pods: number;
+  alloc_gpu: number;
+  req_gpu: number;
+  usd_hours: number;
+  priced_hours: number;
   price_source: string | null;
 }
 
 const mapSums = (r: RawSums): PoolSumsRow => ({
-  nodePool: r.nodepool, capacityType: r.capacity_type, nodeHours: r.node_hours, costUsd: r.cost_usd,
-  allocCpuMillicoreHours: r.alloc_cpu_m_hours, reqCpuMillicoreHours: r.req_cpu_m_hours,
-  allocMemoryByteHours: r.alloc_memory_b_hours, reqMemoryByteHours: r.req_memory_b_hours,
-  allocPodHours: r.alloc_pods_hours, reqPodHours: r.req_pods_hours, allocGpuHours: r.alloc_gpu_hours, reqGpuHours: r.req_gpu_hours,
-  costWeightedCpuUsd: r.cw_cpu_usd, costWeightedMemoryUsd: r.cw_memory_usd, costWeightedPodsUsd: r.cw_pods_usd,
-  costWeightedGpuUsd: r.cw_gpu_usd, gpuNodesUsd: r.gpu_nodes_usd, onDemandUsd: r.on_demand_usd, onDemandUnknownUsd: r.on_demand_unknown_usd,
+  nodePool: r.nodepool,
+  capacityType: r.capacity_type,
+  nodeHours: r.node_hours,
+  costUsd: r.cost_usd,
+  allocCpuMillicoreHours: r.alloc_cpu_m_hours,
+  reqCpuMillicoreHours: r.req_cpu_m_hours,
+  allocMemoryByteHours: r.alloc_memory_b_hours,
+  reqMemoryByteHours: r.req_memory_b_hours,
+  allocPodHours: r.alloc_pods_hours,
+  reqPodHours: r.req_pods_hours,
+  allocGpuHours: r.alloc_gpu_hours,
+  reqGpuHours: r.req_gpu_hours,
+  costWeightedCpuUsd: r.cw_cpu_usd,
+  costWeightedMemoryUsd: r.cw_memory_usd,
+  costWeightedPodsUsd: r.cw_pods_usd,
+  costWeightedGpuUsd: r.cw_gpu_usd,
+  gpuNodesUsd: r.gpu_nodes_usd,
+  onDemandUsd: r.on_demand_usd,
+  onDemandUnknownUsd: r.on_demand_unknown_usd,
 });
 
 /** A LIKE pattern matching values that contain `text` literally: its %, _ and the escape character \ stand for themselves. */
@@ -108,7 +151,9 @@ export function createAnalyticsPackingRepository(db: Db) {
   // reads about as much as a 1-day one.
   const rollups = createRangeRollupReader(db);
 
-  const atOrBefore = db.prepare('SELECT taken_at FROM snapshots WHERE taken_at <= CAST(? AS INTEGER) ORDER BY taken_at DESC LIMIT 1').pluck();
+  const atOrBefore = db
+    .prepare('SELECT taken_at FROM snapshots WHERE taken_at <= CAST(? AS INTEGER) ORDER BY taken_at DESC LIMIT 1')
+    .pluck();
 
   // Snapshots in (fromMs, toMs], each weighted by the time to the next (the newest by the time since the one
   // before), capped like the range sums. Reads one day of snapshot_nodes at most (the service bounds the window).
@@ -173,15 +218,35 @@ export function createAnalyticsPackingRepository(db: Db) {
      */
     nodeWindow(q: { fromMs: number; toMs: number; nodePool?: string; capacityType?: string; search?: string }): NodeWindowRow[] {
       const like = q.search === undefined || q.search === '' ? null : containsPattern(q.search);
-      const rows = nodeWindow.all({ fromMs: q.fromMs, toMs: q.toMs, nodePool: q.nodePool ?? null, capacityType: q.capacityType ?? null, like }) as RawNode[];
+      const rows = nodeWindow.all({
+        fromMs: q.fromMs,
+        toMs: q.toMs,
+        nodePool: q.nodePool ?? null,
+        capacityType: q.capacityType ?? null,
+        like,
+      }) as RawNode[];
       return rows.map((r) => {
         const mean = (x: number): number => (r.hours > 0 ? x / r.hours : 0);
         return {
-          name: r.name, nodeClaim: r.nodeclaim, nodePool: r.nodepool, instanceType: r.instance_type, capacityType: r.capacity_type,
-          zone: r.zone, createdAtMs: r.created_at, snapshots: r.snapshots, hours: r.hours,
-          allocCpuMillicores: mean(r.alloc_cpu), reqCpuMillicores: mean(r.req_cpu), allocMemoryBytes: mean(r.alloc_mem), reqMemoryBytes: mean(r.req_mem),
-          allocPods: mean(r.alloc_pods), reqPods: mean(r.req_pods), allocGpu: mean(r.alloc_gpu), reqGpu: mean(r.req_gpu),
-          usdPerHour: r.priced_hours > 0 ? r.usd_hours / r.priced_hours : null, priceSource: r.price_source,
+          name: r.name,
+          nodeClaim: r.nodeclaim,
+          nodePool: r.nodepool,
+          instanceType: r.instance_type,
+          capacityType: r.capacity_type,
+          zone: r.zone,
+          createdAtMs: r.created_at,
+          snapshots: r.snapshots,
+          hours: r.hours,
+          allocCpuMillicores: mean(r.alloc_cpu),
+          reqCpuMillicores: mean(r.req_cpu),
+          allocMemoryBytes: mean(r.alloc_mem),
+          reqMemoryBytes: mean(r.req_mem),
+          allocPods: mean(r.alloc_pods),
+          reqPods: mean(r.req_pods),
+          allocGpu: mean(r.alloc_gpu),
+          reqGpu: mean(r.req_gpu),
+          usdPerHour: r.priced_hours > 0 ? r.usd_hours / r.priced_hours : null,
+          priceSource: r.price_source,
         };
       });
     },

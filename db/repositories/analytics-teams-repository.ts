@@ -1,6 +1,6 @@
-import type { Db } from '../open-db';
-import type { AnalyticsRange } from './analytics-packing-repository';
-import { createRangeRollupReader, type RawNamespaceSums, withBucketStart } from './range-rollups';
+import type { Db } from '../open-db.js';
+import type { AnalyticsRange } from './analytics-packing-repository.js';
+import { createRangeRollupReader, type RawNamespaceSums, withBucketStart } from './range-rollups.js';
 
 /**
  * Read SQL behind team attribution: the per-namespace rollup summed over a range (hours-weighted, with the
@@ -30,8 +30,14 @@ export interface BucketNamespaceSumsRow extends NamespaceSumsRow {
 }
 
 const mapNamespaceSums = (r: RawNamespaceSums): NamespaceSumsRow => ({
-  namespace: r.namespace, nodePool: r.nodepool, team: r.team, requestShareUsd: r.request_share_usd, cpuShareUsd: r.cpu_share_usd,
-  memoryShareUsd: r.memory_share_usd, awsSplitUsd: r.aws_split_usd, legacyRequestShareUsd: r.legacy_usd,
+  namespace: r.namespace,
+  nodePool: r.nodepool,
+  team: r.team,
+  requestShareUsd: r.request_share_usd,
+  cpuShareUsd: r.cpu_share_usd,
+  memoryShareUsd: r.memory_share_usd,
+  awsSplitUsd: r.aws_split_usd,
+  legacyRequestShareUsd: r.legacy_usd,
 });
 
 export function createAnalyticsTeamsRepository(db: Db) {

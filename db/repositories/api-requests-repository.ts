@@ -1,4 +1,4 @@
-import type { Db } from '../open-db';
+import type { Db } from '../open-db.js';
 
 /** All SQL for api_requests: every call to a paid or rate-limited API (Cost Explorer costs USD 0.01 each). */
 
@@ -14,17 +14,25 @@ export interface ApiRequest {
 export function createApiRequestsRepository(db: Db) {
   const insert = db.prepare(`
     INSERT INTO api_requests (run_id, at, service, operation, detail) VALUES (@runId, @at, @service, @operation, @detail)`);
-  const count = db.prepare(`
+  const count = db
+    .prepare(
+      `
     SELECT COUNT(*) FROM api_requests
     WHERE (@service IS NULL OR service = @service) AND (@operation IS NULL OR operation = @operation)
-      AND at >= @sinceMs`).pluck();
+      AND at >= @sinceMs`,
+    )
+    .pluck();
 
   return {
     recordApiRequest(r: ApiRequest): void {
       insert.run({ runId: r.runId ?? null, at: r.at, service: r.service, operation: r.operation, detail: r.detail ?? null });
     },
     countApiRequests(q: { service?: string; operation?: string; sinceMs?: number } = {}): number {
-      return count.get({ service: q.service ?? null, operation: q.operation ?? null, sinceMs: q.sinceMs ?? Number.MIN_SAFE_INTEGER }) as number;
+      return count.get({
+        service: q.service ?? null,
+        operation: q.operation ?? null,
+        sinceMs: q.sinceMs ?? Number.MIN_SAFE_INTEGER,
+      }) as number;
     },
   };
 }

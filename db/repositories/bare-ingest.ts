@@ -1,5 +1,5 @@
-import type { Db } from '../open-db';
-import type { SnapshotWrite } from './kube-repository';
+import type { Db } from '../open-db.js';
+import type { SnapshotWrite } from './kube-repository.js';
 
 /**
  * The floor `npm run bench` measures the kube repository's ingest against: the same rows of a snapshot into the
@@ -36,50 +36,166 @@ export function flattenSnapshot(w: SnapshotWrite): BareSnapshot {
   return {
     takenAt: at,
     runId: w.runId,
-    nodePools: s.nodePools.map((np) => [np.name, np.weight, np.consolidationPolicy, np.consolidateAfter, json(np.capacityTypes), json(np.requirements), json(np.limits), json(np.budgets), np.nodeClass, at]),
+    nodePools: s.nodePools.map((np) => [
+      np.name,
+      np.weight,
+      np.consolidationPolicy,
+      np.consolidateAfter,
+      json(np.capacityTypes),
+      json(np.requirements),
+      json(np.limits),
+      json(np.budgets),
+      np.nodeClass,
+      at,
+    ]),
     namespaces: s.namespaces.map((ns) => [ns.name, ns.team, json(ns.labels)]),
-    nodes: s.nodes.map((n) => [n.name, n.nodeClaim, n.nodePool, n.instanceType, n.capacityType, n.zone, n.instanceId, n.createdAt, at, at,
-      n.allocatable.cpuMillicores, n.allocatable.memoryBytes, n.allocatable.pods, n.allocatable.gpu, json(n.labels)]),
-    nodeClaims: s.nodeClaims.map((c) => [c.name, c.nodePool, c.nodeName, c.instanceType, c.capacityType, c.zone, c.instanceId, c.createdAt, at, at, c.disruptionReason, json(c.conditions)]),
-    pods: s.pods.map((p) => [p.uid, p.namespace, p.name, p.nodeName, p.ownerKind, p.ownerName, p.team, p.requests.cpuMillicores, p.requests.memoryBytes,
-      p.requests.gpu, p.doNotDisrupt ? 1 : 0, p.createdAt, at, at, json(p.labels)]),
+    nodes: s.nodes.map((n) => [
+      n.name,
+      n.nodeClaim,
+      n.nodePool,
+      n.instanceType,
+      n.capacityType,
+      n.zone,
+      n.instanceId,
+      n.createdAt,
+      at,
+      at,
+      n.allocatable.cpuMillicores,
+      n.allocatable.memoryBytes,
+      n.allocatable.pods,
+      n.allocatable.gpu,
+      json(n.labels),
+    ]),
+    nodeClaims: s.nodeClaims.map((c) => [
+      c.name,
+      c.nodePool,
+      c.nodeName,
+      c.instanceType,
+      c.capacityType,
+      c.zone,
+      c.instanceId,
+      c.createdAt,
+      at,
+      at,
+      c.disruptionReason,
+      json(c.conditions),
+    ]),
+    pods: s.pods.map((p) => [
+      p.uid,
+      p.namespace,
+      p.name,
+      p.nodeName,
+      p.ownerKind,
+      p.ownerName,
+      p.team,
+      p.requests.cpuMillicores,
+      p.requests.memoryBytes,
+      p.requests.gpu,
+      p.doNotDisrupt ? 1 : 0,
+      p.createdAt,
+      at,
+      at,
+      json(p.labels),
+    ]),
     events: s.events.map((e) => [e.uid, e.at, e.type, e.reason, e.message, e.kind, e.name, e.namespace]),
-    snapshotNodes: w.nodes.map((n) => [n.nodeName, n.nodePool, n.capacityType, n.instanceType, n.allocatable.cpuMillicores, n.allocatable.memoryBytes,
-      n.allocatable.pods, n.allocatable.gpu, n.requested.cpuMillicores, n.requested.memoryBytes, n.requested.pods, n.requested.gpu, n.usdPerHour, n.priceSource]),
-    nodePoolRollups: w.nodePoolRollups.map((r) => [at, r.nodePool, r.capacityType, r.nodes, r.allocatable.cpuMillicores, r.allocatable.memoryBytes,
-      r.allocatable.pods, r.allocatable.gpu, r.requested.cpuMillicores, r.requested.memoryBytes, r.requested.pods, r.requested.gpu, r.usdPerHour,
-      r.costWeighted?.cpuUsdPerHour ?? null, r.costWeighted?.memoryUsdPerHour ?? null, r.costWeighted?.podsUsdPerHour ?? null,
-      r.costWeighted?.gpuUsdPerHour ?? null, r.costWeighted?.gpuNodesUsdPerHour ?? null, r.onDemandUsdPerHour ?? null]),
-    namespaceRollups: w.namespaceRollups.map((r) => [at, r.namespace, r.nodePool, r.team, r.pods, r.cpuMillicores, r.memoryBytes, r.usdPerHour,
-      r.cpuShareUsdPerHour ?? null, r.memoryShareUsdPerHour ?? null, r.awsSplitUsdPerHour ?? null]),
+    snapshotNodes: w.nodes.map((n) => [
+      n.nodeName,
+      n.nodePool,
+      n.capacityType,
+      n.instanceType,
+      n.allocatable.cpuMillicores,
+      n.allocatable.memoryBytes,
+      n.allocatable.pods,
+      n.allocatable.gpu,
+      n.requested.cpuMillicores,
+      n.requested.memoryBytes,
+      n.requested.pods,
+      n.requested.gpu,
+      n.usdPerHour,
+      n.priceSource,
+    ]),
+    nodePoolRollups: w.nodePoolRollups.map((r) => [
+      at,
+      r.nodePool,
+      r.capacityType,
+      r.nodes,
+      r.allocatable.cpuMillicores,
+      r.allocatable.memoryBytes,
+      r.allocatable.pods,
+      r.allocatable.gpu,
+      r.requested.cpuMillicores,
+      r.requested.memoryBytes,
+      r.requested.pods,
+      r.requested.gpu,
+      r.usdPerHour,
+      r.costWeighted?.cpuUsdPerHour ?? null,
+      r.costWeighted?.memoryUsdPerHour ?? null,
+      r.costWeighted?.podsUsdPerHour ?? null,
+      r.costWeighted?.gpuUsdPerHour ?? null,
+      r.costWeighted?.gpuNodesUsdPerHour ?? null,
+      r.onDemandUsdPerHour ?? null,
+    ]),
+    namespaceRollups: w.namespaceRollups.map((r) => [
+      at,
+      r.namespace,
+      r.nodePool,
+      r.team,
+      r.pods,
+      r.cpuMillicores,
+      r.memoryBytes,
+      r.usdPerHour,
+      r.cpuShareUsdPerHour ?? null,
+      r.memoryShareUsdPerHour ?? null,
+      r.awsSplitUsdPerHour ?? null,
+    ]),
     nodeCount: s.nodes.length,
     podCount: s.pods.length,
   };
 }
 
 /** Rows a snapshot writes (the same count for the repository and the bare loop). */
-export const rowsOf = (b: BareSnapshot): number => b.nodePools.length + b.namespaces.length + b.nodes.length + b.nodeClaims.length + b.pods.length
-  + b.events.length + 1 + b.snapshotNodes.length + b.nodePoolRollups.length + b.namespaceRollups.length;
+export const rowsOf = (b: BareSnapshot): number =>
+  b.nodePools.length +
+  b.namespaces.length +
+  b.nodes.length +
+  b.nodeClaims.length +
+  b.pods.length +
+  b.events.length +
+  1 +
+  b.snapshotNodes.length +
+  b.nodePoolRollups.length +
+  b.namespaceRollups.length;
 
 export function createBareIngest(db: Db) {
-  const nodePool = db.prepare(`INSERT INTO nodepools (name, weight, consolidation_policy, consolidate_after, capacity_types_json, requirements_json, limits_json, budgets_json, nodeclass, updated_at)
+  const nodePool =
+    db.prepare(`INSERT INTO nodepools (name, weight, consolidation_policy, consolidate_after, capacity_types_json, requirements_json, limits_json, budgets_json, nodeclass, updated_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET updated_at=excluded.updated_at`);
-  const namespace = db.prepare('INSERT INTO namespaces (name, team, labels_json) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET team=excluded.team');
-  const node = db.prepare(`INSERT INTO nodes (name, nodeclaim, nodepool, instance_type, capacity_type, zone, instance_id, created_at, first_seen, last_seen,
+  const namespace = db.prepare(
+    'INSERT INTO namespaces (name, team, labels_json) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET team=excluded.team',
+  );
+  const node =
+    db.prepare(`INSERT INTO nodes (name, nodeclaim, nodepool, instance_type, capacity_type, zone, instance_id, created_at, first_seen, last_seen,
       alloc_cpu_m, alloc_memory_b, alloc_pods, alloc_gpu, labels_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT(name) DO UPDATE SET last_seen=excluded.last_seen`);
-  const nodeClaim = db.prepare(`INSERT INTO nodeclaims (name, nodepool, node_name, instance_type, capacity_type, zone, instance_id, created_at, first_seen, last_seen, disruption_reason, conditions_json)
+  const nodeClaim =
+    db.prepare(`INSERT INTO nodeclaims (name, nodepool, node_name, instance_type, capacity_type, zone, instance_id, created_at, first_seen, last_seen, disruption_reason, conditions_json)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET last_seen=excluded.last_seen`);
-  const pod = db.prepare(`INSERT INTO pods (uid, namespace, name, node_name, owner_kind, owner_name, team, req_cpu_m, req_memory_b, req_gpu, do_not_disrupt, created_at, first_seen, last_seen, labels_json)
+  const pod =
+    db.prepare(`INSERT INTO pods (uid, namespace, name, node_name, owner_kind, owner_name, team, req_cpu_m, req_memory_b, req_gpu, do_not_disrupt, created_at, first_seen, last_seen, labels_json)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO UPDATE SET last_seen=excluded.last_seen`);
-  const event = db.prepare('INSERT INTO events (uid, at, type, reason, message, kind, name, namespace) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING');
+  const event = db.prepare(
+    'INSERT INTO events (uid, at, type, reason, message, kind, name, namespace) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING',
+  );
   const snapshot = db.prepare('INSERT INTO snapshots (taken_at, run_id, node_count, pod_count) VALUES (?, ?, ?, ?)');
-  const snapshotNode = db.prepare(`INSERT INTO snapshot_nodes (snapshot_id, node_name, nodepool, capacity_type, instance_type, alloc_cpu_m, alloc_memory_b, alloc_pods, alloc_gpu,
+  const snapshotNode =
+    db.prepare(`INSERT INTO snapshot_nodes (snapshot_id, node_name, nodepool, capacity_type, instance_type, alloc_cpu_m, alloc_memory_b, alloc_pods, alloc_gpu,
       req_cpu_m, req_memory_b, req_pods, req_gpu, usd_per_hour, price_source) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  const poolRollup = db.prepare(`INSERT INTO snapshot_nodepools (snapshot_id, taken_at, nodepool, capacity_type, nodes, alloc_cpu_m, alloc_memory_b, alloc_pods, alloc_gpu,
+  const poolRollup =
+    db.prepare(`INSERT INTO snapshot_nodepools (snapshot_id, taken_at, nodepool, capacity_type, nodes, alloc_cpu_m, alloc_memory_b, alloc_pods, alloc_gpu,
       req_cpu_m, req_memory_b, req_pods, req_gpu, usd_per_hour, cpu_eff_usd_per_hour, memory_eff_usd_per_hour, pods_eff_usd_per_hour, gpu_eff_usd_per_hour,
       gpu_nodes_usd_per_hour, on_demand_usd_per_hour) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  const namespaceRollup = db.prepare(`INSERT INTO snapshot_namespaces (snapshot_id, taken_at, namespace, nodepool, team, pods, req_cpu_m, req_memory_b, usd_per_hour,
+  const namespaceRollup =
+    db.prepare(`INSERT INTO snapshot_namespaces (snapshot_id, taken_at, namespace, nodepool, team, pods, req_cpu_m, req_memory_b, usd_per_hour,
       cpu_share_usd_per_hour, memory_share_usd_per_hour, aws_split_usd_per_hour) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   return {
     write: db.transaction((b: BareSnapshot): void => {

@@ -1,4 +1,4 @@
-import type { Db } from '../open-db';
+import type { Db } from '../open-db.js';
 
 /**
  * All SQL for what explains a bill line: the nodes (joined with their NodeClaims) alive in a window, the NodePools'
@@ -84,7 +84,9 @@ export function createBillContextRepository(db: Db) {
     FROM nodes n LEFT JOIN nodeclaims c ON c.name = n.nodeclaim
     WHERE MIN(n.created_at, COALESCE(c.created_at, n.created_at)) < @toMs AND (n.deleted_at IS NULL OR n.deleted_at > @fromMs)
     ORDER BY n.name`);
-  const nodePools = db.prepare(`SELECT name, capacity_types_json AS capacityTypesJson, requirements_json AS requirementsJson FROM nodepools ORDER BY name`);
+  const nodePools = db.prepare(
+    `SELECT name, capacity_types_json AS capacityTypesJson, requirements_json AS requirementsJson FROM nodepools ORDER BY name`,
+  );
   // The first snapshot of a node is the one taken at its first_seen.
   const launch = db.prepare(`
     SELECT sn.node_name AS nodeName, s.taken_at AS takenAt, sn.req_cpu_m AS reqCpuM, sn.req_memory_b AS reqMemoryB, sn.req_pods AS reqPods

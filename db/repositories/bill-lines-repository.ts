@@ -1,5 +1,5 @@
-import type { Db } from '../open-db';
-import type { CostGranularity, CostGroupBy, CostLine } from './cost-lines-repository';
+import type { Db } from '../open-db.js';
+import type { CostGranularity, CostGroupBy, CostLine } from './cost-lines-repository.js';
 
 /**
  * All SQL for the bill explainer's lines: cost_lines of any source read with their ids (synced Cost Explorer
@@ -47,15 +47,37 @@ export interface ImportedLineWrite {
 }
 
 interface RawLine {
-  id: number; source: string; granularity: BillLineGranularity; period_start: string; period_start_ms: number; group_by: BillLineGroupBy;
-  nodepool: string; dimension_value: string; unblended_usd: number; amortized_usd: number | null; usage_quantity: number | null;
-  usage_unit: string | null; estimated: number; fetched_at: number;
+  id: number;
+  source: string;
+  granularity: BillLineGranularity;
+  period_start: string;
+  period_start_ms: number;
+  group_by: BillLineGroupBy;
+  nodepool: string;
+  dimension_value: string;
+  unblended_usd: number;
+  amortized_usd: number | null;
+  usage_quantity: number | null;
+  usage_unit: string | null;
+  estimated: number;
+  fetched_at: number;
 }
 
 const fromRaw = (r: RawLine): BillLineRow => ({
-  id: r.id, source: r.source, granularity: r.granularity, periodStart: r.period_start, periodStartMs: r.period_start_ms, groupBy: r.group_by,
-  nodePool: r.nodepool, dimensionValue: r.dimension_value, unblendedUsd: r.unblended_usd, amortizedUsd: r.amortized_usd,
-  usageQuantity: r.usage_quantity, usageUnit: r.usage_unit, estimated: r.estimated === 1, fetchedAt: r.fetched_at,
+  id: r.id,
+  source: r.source,
+  granularity: r.granularity,
+  periodStart: r.period_start,
+  periodStartMs: r.period_start_ms,
+  groupBy: r.group_by,
+  nodePool: r.nodepool,
+  dimensionValue: r.dimension_value,
+  unblendedUsd: r.unblended_usd,
+  amortizedUsd: r.amortized_usd,
+  usageQuantity: r.usage_quantity,
+  usageUnit: r.usage_unit,
+  estimated: r.estimated === 1,
+  fetchedAt: r.fetched_at,
 });
 
 export function createBillLinesRepository(db: Db) {
@@ -80,7 +102,9 @@ export function createBillLinesRepository(db: Db) {
     WHERE c.source NOT LIKE '%:coverage'
     GROUP BY c.source ORDER BY c.source`);
   const groupBysOf = db.prepare(`SELECT DISTINCT group_by FROM cost_lines WHERE source = ? ORDER BY group_by`).pluck();
-  const granularitiesOf = db.prepare(`SELECT DISTINCT granularity FROM cost_lines WHERE source = ? AND group_by = ? ORDER BY granularity`).pluck();
+  const granularitiesOf = db
+    .prepare(`SELECT DISTINCT granularity FROM cost_lines WHERE source = ? AND group_by = ? ORDER BY granularity`)
+    .pluck();
   const lastPeriodOf = db.prepare(`SELECT MAX(period_start_ms) FROM cost_lines WHERE source = ?`).pluck();
   const importExists = db.prepare(`SELECT 1 FROM bill_imports WHERE source = ?`).pluck();
   const deleteLines = db.prepare(`DELETE FROM cost_lines WHERE source = ?`);
@@ -105,14 +129,27 @@ export function createBillLinesRepository(db: Db) {
 
   return {
     /** Lines of one source, grouping and granularity with period start in [fromMs, toMs); nodePool '' = untagged, undefined = all. */
-    listLines(q: { source: string; groupBy: BillLineGroupBy; granularity: BillLineGranularity; fromMs: number; toMs: number; nodePool?: string }): BillLineRow[] {
+    listLines(q: {
+      source: string;
+      groupBy: BillLineGroupBy;
+      granularity: BillLineGranularity;
+      fromMs: number;
+      toMs: number;
+      nodePool?: string;
+    }): BillLineRow[] {
       return (inRange.all({ ...q, nodePool: q.nodePool ?? null }) as RawLine[]).map(fromRaw);
     },
     lineById(id: number): BillLineRow | null {
       const r = byId.get(id) as RawLine | undefined;
       return r ? fromRaw(r) : null;
     },
-    lineByKey(q: { source: string; periodStartMs: number; nodePool: string; groupBy: BillLineGroupBy; dimensionValue: string }): BillLineRow | null {
+    lineByKey(q: {
+      source: string;
+      periodStartMs: number;
+      nodePool: string;
+      groupBy: BillLineGroupBy;
+      dimensionValue: string;
+    }): BillLineRow | null {
       const r = byKey.get(q) as RawLine | undefined;
       return r ? fromRaw(r) : null;
     },
@@ -121,14 +158,29 @@ export function createBillLinesRepository(db: Db) {
       return (samePeriod.all(line) as RawLine[]).map(fromRaw);
     },
     sources(): BillSourceRow[] {
-      return (sources.all() as { source: string; lines: number; group_bys: string; first_ms: number; last_ms: number; imported_at: number | null; file_name: string | null }[])
-        .map((r) => ({
-          source: r.source, lines: r.lines, groupBys: r.group_bys.split(',').sort() as BillLineGroupBy[], firstPeriodMs: r.first_ms,
-          lastPeriodMs: r.last_ms, importedAt: r.imported_at, fileName: r.file_name,
-        }));
+      return (
+        sources.all() as {
+          source: string;
+          lines: number;
+          group_bys: string;
+          first_ms: number;
+          last_ms: number;
+          imported_at: number | null;
+          file_name: string | null;
+        }[]
+      ).map((r) => ({
+        source: r.source,
+        lines: r.lines,
+        groupBys: r.group_bys.split(',').sort() as BillLineGroupBy[],
+        firstPeriodMs: r.first_ms,
+        lastPeriodMs: r.last_ms,
+        importedAt: r.imported_at,
+        fileName: r.file_name,
+      }));
     },
     groupBysOf: (source: string): BillLineGroupBy[] => groupBysOf.all(source) as BillLineGroupBy[],
-    granularitiesOf: (source: string, groupBy: BillLineGroupBy): BillLineGranularity[] => granularitiesOf.all(source, groupBy) as BillLineGranularity[],
+    granularitiesOf: (source: string, groupBy: BillLineGroupBy): BillLineGranularity[] =>
+      granularitiesOf.all(source, groupBy) as BillLineGranularity[],
     lastPeriodMs: (source: string): number | null => (lastPeriodOf.get(source) as number | null | undefined) ?? null,
     /** Replaces the import stored under meta.source in one transaction. Returns whether one was replaced. */
     replaceImport: (meta: BillImportMeta, lines: readonly ImportedLineWrite[]): boolean => replaceImportTx(meta, lines),

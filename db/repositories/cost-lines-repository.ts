@@ -1,4 +1,4 @@
-import type { Db } from '../open-db';
+import type { Db } from '../open-db.js';
 
 /**
  * All SQL for cost_lines: Cost Explorer (or CSV) lines, money in USD.
@@ -92,30 +92,74 @@ const DAY_MS = 86_400_000;
 export const coverageSource = (source: string): string => `${source}:coverage`;
 
 interface RawLine {
-  source: string; granularity: CostGranularity; period_start: string; period_start_ms: number; group_by: CostGroupBy;
-  nodepool: string; dimension_value: string; unblended_usd: number; amortized_usd: number | null;
-  usage_quantity: number | null; usage_unit: string | null; estimated: number; fetched_at: number;
+  source: string;
+  granularity: CostGranularity;
+  period_start: string;
+  period_start_ms: number;
+  group_by: CostGroupBy;
+  nodepool: string;
+  dimension_value: string;
+  unblended_usd: number;
+  amortized_usd: number | null;
+  usage_quantity: number | null;
+  usage_unit: string | null;
+  estimated: number;
+  fetched_at: number;
 }
 interface RawNodeClaimCost {
-  instance_id: string; nodeclaim: string | null; node_name: string | null; nodepool: string; instance_type: string | null;
-  capacity_type: string | null; unblended: number; amortized: number | null; usage: number | null; estimated: number;
-  first_ms: number; last_ms: number;
+  instance_id: string;
+  nodeclaim: string | null;
+  node_name: string | null;
+  nodepool: string;
+  instance_type: string | null;
+  capacity_type: string | null;
+  unblended: number;
+  amortized: number | null;
+  usage: number | null;
+  estimated: number;
+  first_ms: number;
+  last_ms: number;
 }
 interface RawDay {
-  day_ms: number; nodepool: string; purchase_type: string; unblended: number; amortized: number | null;
-  usage: number | null; estimated: number;
+  day_ms: number;
+  nodepool: string;
+  purchase_type: string;
+  unblended: number;
+  amortized: number | null;
+  usage: number | null;
+  estimated: number;
 }
 
 const toParams = (l: CostLine) => ({
-  source: l.source, granularity: l.granularity, periodStart: l.periodStart, periodStartMs: l.periodStartMs, groupBy: l.groupBy,
-  nodePool: l.nodePool, dimensionValue: l.dimensionValue, unblendedUsd: l.unblendedUsd, amortizedUsd: l.amortizedUsd,
-  usageQuantity: l.usageQuantity, usageUnit: l.usageUnit, estimated: l.estimated ? 1 : 0, fetchedAt: l.fetchedAt,
+  source: l.source,
+  granularity: l.granularity,
+  periodStart: l.periodStart,
+  periodStartMs: l.periodStartMs,
+  groupBy: l.groupBy,
+  nodePool: l.nodePool,
+  dimensionValue: l.dimensionValue,
+  unblendedUsd: l.unblendedUsd,
+  amortizedUsd: l.amortizedUsd,
+  usageQuantity: l.usageQuantity,
+  usageUnit: l.usageUnit,
+  estimated: l.estimated ? 1 : 0,
+  fetchedAt: l.fetchedAt,
 });
 
 const fromRaw = (r: RawLine): CostLine => ({
-  source: r.source, granularity: r.granularity, periodStart: r.period_start, periodStartMs: r.period_start_ms, groupBy: r.group_by,
-  nodePool: r.nodepool, dimensionValue: r.dimension_value, unblendedUsd: r.unblended_usd, amortizedUsd: r.amortized_usd,
-  usageQuantity: r.usage_quantity, usageUnit: r.usage_unit, estimated: r.estimated === 1, fetchedAt: r.fetched_at,
+  source: r.source,
+  granularity: r.granularity,
+  periodStart: r.period_start,
+  periodStartMs: r.period_start_ms,
+  groupBy: r.group_by,
+  nodePool: r.nodepool,
+  dimensionValue: r.dimension_value,
+  unblendedUsd: r.unblended_usd,
+  amortizedUsd: r.amortized_usd,
+  usageQuantity: r.usage_quantity,
+  usageUnit: r.usage_unit,
+  estimated: r.estimated === 1,
+  fetchedAt: r.fetched_at,
 });
 
 export function createCostLinesRepository(db: Db) {
@@ -132,18 +176,30 @@ export function createCostLinesRepository(db: Db) {
   const deletePeriod = db.prepare(`
     DELETE FROM cost_lines WHERE source IN (@source, @coverage) AND granularity = @granularity AND group_by = @groupBy
       AND period_start = @periodStart`);
-  const finalPeriods = db.prepare(`
+  const finalPeriods = db
+    .prepare(
+      `
     SELECT period_start FROM cost_lines
     WHERE source = @coverage AND granularity = @granularity AND group_by = @groupBy AND estimated = 0
-      AND period_start_ms >= @fromMs AND period_start_ms < @toMs`).pluck();
-  const finalPeriodsMs = db.prepare(`
+      AND period_start_ms >= @fromMs AND period_start_ms < @toMs`,
+    )
+    .pluck();
+  const finalPeriodsMs = db
+    .prepare(
+      `
     SELECT period_start_ms FROM cost_lines
     WHERE source = @coverage AND granularity = @granularity AND group_by = @groupBy AND estimated = 0
-      AND period_start_ms >= @fromMs AND period_start_ms < @toMs`).pluck();
-  const latestFinal = db.prepare(`
+      AND period_start_ms >= @fromMs AND period_start_ms < @toMs`,
+    )
+    .pluck();
+  const latestFinal = db
+    .prepare(
+      `
     SELECT period_start FROM cost_lines
     WHERE source = @coverage AND granularity = @granularity AND group_by = @groupBy AND estimated = 0
-    ORDER BY period_start_ms DESC LIMIT 1`).pluck();
+    ORDER BY period_start_ms DESC LIMIT 1`,
+    )
+    .pluck();
   const linesIn = db.prepare(`
     SELECT * FROM cost_lines
     WHERE source = @source AND granularity = @granularity AND group_by = @groupBy
@@ -185,15 +241,33 @@ export function createCostLinesRepository(db: Db) {
   const replacePeriodsTx = db.transaction((batch: CostPeriodBatch): number => {
     const coverage = coverageSource(batch.source);
     for (const p of batch.periods) {
-      deletePeriod.run({ source: batch.source, coverage, granularity: batch.granularity, groupBy: batch.groupBy, periodStart: p.periodStart });
+      deletePeriod.run({
+        source: batch.source,
+        coverage,
+        granularity: batch.granularity,
+        groupBy: batch.groupBy,
+        periodStart: p.periodStart,
+      });
     }
     for (const l of batch.lines) upsert.run(toParams(l));
     for (const p of batch.periods) {
-      upsert.run(toParams({
-        source: coverage, granularity: batch.granularity, periodStart: p.periodStart, periodStartMs: p.periodStartMs, groupBy: batch.groupBy,
-        nodePool: '', dimensionValue: '', unblendedUsd: p.totalUnblendedUsd, amortizedUsd: null, usageQuantity: null, usageUnit: null,
-        estimated: p.estimated, fetchedAt: batch.fetchedAt,
-      }));
+      upsert.run(
+        toParams({
+          source: coverage,
+          granularity: batch.granularity,
+          periodStart: p.periodStart,
+          periodStartMs: p.periodStartMs,
+          groupBy: batch.groupBy,
+          nodePool: '',
+          dimensionValue: '',
+          unblendedUsd: p.totalUnblendedUsd,
+          amortizedUsd: null,
+          usageQuantity: null,
+          usageUnit: null,
+          estimated: p.estimated,
+          fetchedAt: batch.fetchedAt,
+        }),
+      );
     }
     return batch.lines.length;
   });
@@ -209,12 +283,24 @@ export function createCostLinesRepository(db: Db) {
     replaceCostPeriods: (batch: CostPeriodBatch): number => replacePeriodsTx(batch),
 
     /** Period starts in [fromMs, toMs) fetched as final by the query grouped by `groupBy`. */
-    finalPeriodStarts(q: { source: string; granularity: CostGranularity; groupBy: CostGroupBy; fromMs: number; toMs: number }): Set<string> {
+    finalPeriodStarts(q: {
+      source: string;
+      granularity: CostGranularity;
+      groupBy: CostGroupBy;
+      fromMs: number;
+      toMs: number;
+    }): Set<string> {
       return new Set(finalPeriods.all({ ...q, coverage: coverageSource(q.source) }) as string[]);
     },
 
     /** Like finalPeriodStarts, as epoch ms (independent of how Cost Explorer spelled the period start). */
-    finalPeriodStartsMs(q: { source: string; granularity: CostGranularity; groupBy: CostGroupBy; fromMs: number; toMs: number }): Set<number> {
+    finalPeriodStartsMs(q: {
+      source: string;
+      granularity: CostGranularity;
+      groupBy: CostGroupBy;
+      fromMs: number;
+      toMs: number;
+    }): Set<number> {
       return new Set(finalPeriodsMs.all({ ...q, coverage: coverageSource(q.source) }) as number[]);
     },
 
@@ -231,20 +317,38 @@ export function createCostLinesRepository(db: Db) {
     /** Cost per NodeClaim (per instance) over the days whose start lies in [fromMs, toMs), most expensive first. */
     costPerNodeClaim(q: { fromMs: number; toMs: number; source?: string }): NodeClaimCost[] {
       return (perNodeClaim.all({ fromMs: q.fromMs, toMs: q.toMs, source: q.source ?? 'cost-explorer' }) as RawNodeClaimCost[]).map((r) => ({
-        instanceId: r.instance_id, nodeClaim: r.nodeclaim, nodeName: r.node_name, nodePool: r.nodepool, instanceType: r.instance_type,
-        capacityType: r.capacity_type, unblendedUsd: r.unblended, amortizedUsd: r.amortized, usageHours: r.usage, estimated: r.estimated === 1,
-        firstDayMs: r.first_ms, lastDayMs: r.last_ms,
+        instanceId: r.instance_id,
+        nodeClaim: r.nodeclaim,
+        nodeName: r.node_name,
+        nodePool: r.nodepool,
+        instanceType: r.instance_type,
+        capacityType: r.capacity_type,
+        unblendedUsd: r.unblended,
+        amortizedUsd: r.amortized,
+        usageHours: r.usage,
+        estimated: r.estimated === 1,
+        firstDayMs: r.first_ms,
+        lastDayMs: r.last_ms,
       }));
     },
 
     /** Cost per NodePool per UTC day per purchase type, summed from PURCHASE_TYPE lines (HOURLY lines sum to days). */
     costPerNodePoolPerDay(q: { fromMs: number; toMs: number; source?: string; granularity?: CostGranularity }): NodePoolDayCost[] {
       const rows = perNodePoolDay.all({
-        fromMs: q.fromMs, toMs: q.toMs, source: q.source ?? 'cost-explorer', granularity: q.granularity ?? 'DAILY',
+        fromMs: q.fromMs,
+        toMs: q.toMs,
+        source: q.source ?? 'cost-explorer',
+        granularity: q.granularity ?? 'DAILY',
       }) as RawDay[];
       return rows.map((r) => ({
-        dayMs: r.day_ms, day: new Date(r.day_ms).toISOString().slice(0, 10), nodePool: r.nodepool, purchaseType: r.purchase_type,
-        unblendedUsd: r.unblended, amortizedUsd: r.amortized, usageQuantity: r.usage, estimated: r.estimated === 1,
+        dayMs: r.day_ms,
+        day: new Date(r.day_ms).toISOString().slice(0, 10),
+        nodePool: r.nodepool,
+        purchaseType: r.purchase_type,
+        unblendedUsd: r.unblended,
+        amortizedUsd: r.amortized,
+        usageQuantity: r.usage,
+        estimated: r.estimated === 1,
       }));
     },
   };

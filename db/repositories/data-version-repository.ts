@@ -1,4 +1,4 @@
-import type { Db } from '../open-db';
+import type { Db } from '../open-db.js';
 
 /**
  * Whether the database changed since last asked: PRAGMA data_version moves when another connection commits,

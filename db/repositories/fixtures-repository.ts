@@ -1,5 +1,5 @@
-import type { Db } from '../open-db';
-import type { RunStatus } from './runs-repository';
+import type { Db } from '../open-db.js';
+import type { RunStatus } from './runs-repository.js';
 
 /**
  * Writes for tests and demo data only: Cost Explorer lines and collection runs, as the collectors
@@ -46,19 +46,33 @@ export function createFixturesRepository(db: Db) {
         const periodStartMs = Date.parse(l.periodStart.length === 10 ? `${l.periodStart}T00:00:00Z` : l.periodStart);
         if (Number.isNaN(periodStartMs)) throw new Error(`bad periodStart ${l.periodStart}`);
         insertCostLine.run({
-          source: l.source ?? 'cost-explorer', granularity: l.granularity ?? 'DAILY', periodStart: l.periodStart, periodStartMs,
-          groupBy: l.groupBy ?? 'PURCHASE_TYPE', nodePool: l.nodePool, dimensionValue: l.dimensionValue,
-          unblendedUsd: l.unblendedUsd, amortizedUsd: l.amortizedUsd ?? null, estimated: l.estimated === true ? 1 : 0,
+          source: l.source ?? 'cost-explorer',
+          granularity: l.granularity ?? 'DAILY',
+          periodStart: l.periodStart,
+          periodStartMs,
+          groupBy: l.groupBy ?? 'PURCHASE_TYPE',
+          nodePool: l.nodePool,
+          dimensionValue: l.dimensionValue,
+          unblendedUsd: l.unblendedUsd,
+          amortizedUsd: l.amortizedUsd ?? null,
+          estimated: l.estimated === true ? 1 : 0,
           fetchedAt: periodStartMs,
         });
       }
     }),
     /** Returns the run id. */
     insertCollectionRun(run: CollectionRunFixture): number {
-      return Number(insertRun.run({
-        kind: run.kind, source: run.source, startedAtMs: run.startedAtMs, finishedAtMs: run.finishedAtMs ?? null,
-        status: run.status ?? 'ok', rowsWritten: run.rowsWritten ?? 0, message: run.message ?? null,
-      }).lastInsertRowid);
+      return Number(
+        insertRun.run({
+          kind: run.kind,
+          source: run.source,
+          startedAtMs: run.startedAtMs,
+          finishedAtMs: run.finishedAtMs ?? null,
+          status: run.status ?? 'ok',
+          rowsWritten: run.rowsWritten ?? 0,
+          message: run.message ?? null,
+        }).lastInsertRowid,
+      );
     },
   };
 }

@@ -1,6 +1,6 @@
-import type { Db } from '../open-db';
-import { createRangeRollupWriter } from './range-rollups';
-import type { KubeSnapshot, NamespaceRollup, NodePoolRecord, NodePoolRollup, SnapshotNode } from '../../core/model';
+import type { Db } from '../open-db.js';
+import { createRangeRollupWriter } from './range-rollups.js';
+import type { KubeSnapshot, NamespaceRollup, NodePoolRecord, NodePoolRollup, SnapshotNode } from '../../core/model.js';
 
 export interface SnapshotWrite {
   snapshot: KubeSnapshot;
@@ -73,45 +73,118 @@ export function createKubeRepository(db: Db) {
     for (const ns of s.namespaces) upsertNamespace.run(ns.name, ns.team, json(ns.labels));
     for (const n of s.nodes) {
       upsertNode.run({
-        name: n.name, nodeClaim: n.nodeClaim, nodePool: n.nodePool, instanceType: n.instanceType, capacityType: n.capacityType,
-        zone: n.zone, instanceId: n.instanceId, createdAt: n.createdAt, at,
-        cpu: n.allocatable.cpuMillicores, mem: n.allocatable.memoryBytes, pods: n.allocatable.pods, gpu: n.allocatable.gpu,
-        labels: json(n.labels), capacity: n.capacity === undefined ? null : json(n.capacity),
+        name: n.name,
+        nodeClaim: n.nodeClaim,
+        nodePool: n.nodePool,
+        instanceType: n.instanceType,
+        capacityType: n.capacityType,
+        zone: n.zone,
+        instanceId: n.instanceId,
+        createdAt: n.createdAt,
+        at,
+        cpu: n.allocatable.cpuMillicores,
+        mem: n.allocatable.memoryBytes,
+        pods: n.allocatable.pods,
+        gpu: n.allocatable.gpu,
+        labels: json(n.labels),
+        capacity: n.capacity === undefined ? null : json(n.capacity),
       });
     }
     markNodesGone.run(at, at);
     for (const c of s.nodeClaims) {
       upsertNodeClaim.run({
-        name: c.name, nodePool: c.nodePool, nodeName: c.nodeName, instanceType: c.instanceType, capacityType: c.capacityType,
-        zone: c.zone, instanceId: c.instanceId, createdAt: c.createdAt, at, disruptionReason: c.disruptionReason,
+        name: c.name,
+        nodePool: c.nodePool,
+        nodeName: c.nodeName,
+        instanceType: c.instanceType,
+        capacityType: c.capacityType,
+        zone: c.zone,
+        instanceId: c.instanceId,
+        createdAt: c.createdAt,
+        at,
+        disruptionReason: c.disruptionReason,
         conditions: json(c.conditions),
       });
     }
     markNodeClaimsGone.run(at, at);
     for (const p of s.pods) {
       upsertPod.run({
-        uid: p.uid, namespace: p.namespace, name: p.name, nodeName: p.nodeName, ownerKind: p.ownerKind, ownerName: p.ownerName,
-        team: p.team, cpu: p.requests.cpuMillicores, mem: p.requests.memoryBytes, gpu: p.requests.gpu, dnd: p.doNotDisrupt ? 1 : 0,
-        createdAt: p.createdAt, at, labels: json(p.labels),
+        uid: p.uid,
+        namespace: p.namespace,
+        name: p.name,
+        nodeName: p.nodeName,
+        ownerKind: p.ownerKind,
+        ownerName: p.ownerName,
+        team: p.team,
+        cpu: p.requests.cpuMillicores,
+        mem: p.requests.memoryBytes,
+        gpu: p.requests.gpu,
+        dnd: p.doNotDisrupt ? 1 : 0,
+        createdAt: p.createdAt,
+        at,
+        labels: json(p.labels),
       });
     }
     for (const e of s.events) upsertEvent.run(e);
     const id = Number(insertSnapshot.run(at, w.runId, s.nodes.length, s.pods.length).lastInsertRowid);
     for (const n of w.nodes) {
-      insertSnapshotNode.run(id, n.nodeName, n.nodePool, n.capacityType, n.instanceType,
-        n.allocatable.cpuMillicores, n.allocatable.memoryBytes, n.allocatable.pods, n.allocatable.gpu,
-        n.requested.cpuMillicores, n.requested.memoryBytes, n.requested.pods, n.requested.gpu, n.usdPerHour, n.priceSource);
+      insertSnapshotNode.run(
+        id,
+        n.nodeName,
+        n.nodePool,
+        n.capacityType,
+        n.instanceType,
+        n.allocatable.cpuMillicores,
+        n.allocatable.memoryBytes,
+        n.allocatable.pods,
+        n.allocatable.gpu,
+        n.requested.cpuMillicores,
+        n.requested.memoryBytes,
+        n.requested.pods,
+        n.requested.gpu,
+        n.usdPerHour,
+        n.priceSource,
+      );
     }
     for (const r of w.nodePoolRollups) {
-      insertNodePoolRollup.run(id, at, r.nodePool, r.capacityType, r.nodes,
-        r.allocatable.cpuMillicores, r.allocatable.memoryBytes, r.allocatable.pods, r.allocatable.gpu,
-        r.requested.cpuMillicores, r.requested.memoryBytes, r.requested.pods, r.requested.gpu, r.usdPerHour,
-        r.costWeighted?.cpuUsdPerHour ?? null, r.costWeighted?.memoryUsdPerHour ?? null, r.costWeighted?.podsUsdPerHour ?? null,
-        r.costWeighted?.gpuUsdPerHour ?? null, r.costWeighted?.gpuNodesUsdPerHour ?? null, r.onDemandUsdPerHour ?? null);
+      insertNodePoolRollup.run(
+        id,
+        at,
+        r.nodePool,
+        r.capacityType,
+        r.nodes,
+        r.allocatable.cpuMillicores,
+        r.allocatable.memoryBytes,
+        r.allocatable.pods,
+        r.allocatable.gpu,
+        r.requested.cpuMillicores,
+        r.requested.memoryBytes,
+        r.requested.pods,
+        r.requested.gpu,
+        r.usdPerHour,
+        r.costWeighted?.cpuUsdPerHour ?? null,
+        r.costWeighted?.memoryUsdPerHour ?? null,
+        r.costWeighted?.podsUsdPerHour ?? null,
+        r.costWeighted?.gpuUsdPerHour ?? null,
+        r.costWeighted?.gpuNodesUsdPerHour ?? null,
+        r.onDemandUsdPerHour ?? null,
+      );
     }
     for (const r of w.namespaceRollups) {
-      insertNamespaceRollup.run(id, at, r.namespace, r.nodePool, r.team, r.pods, r.cpuMillicores, r.memoryBytes, r.usdPerHour,
-        r.cpuShareUsdPerHour ?? null, r.memoryShareUsdPerHour ?? null, r.awsSplitUsdPerHour ?? null);
+      insertNamespaceRollup.run(
+        id,
+        at,
+        r.namespace,
+        r.nodePool,
+        r.team,
+        r.pods,
+        r.cpuMillicores,
+        r.memoryBytes,
+        r.usdPerHour,
+        r.cpuShareUsdPerHour ?? null,
+        r.memoryShareUsdPerHour ?? null,
+        r.awsSplitUsdPerHour ?? null,
+      );
     }
     rangeRollups.addSnapshot(id, at);
     return id;
@@ -119,12 +192,17 @@ export function createKubeRepository(db: Db) {
 
   return {
     writeSnapshot,
-    upsertEvents: db.transaction((events: KubeSnapshot['events']) => { for (const e of events) upsertEvent.run(e); }),
+    upsertEvents: db.transaction((events: KubeSnapshot['events']) => {
+      for (const e of events) upsertEvent.run(e);
+    }),
     latestSnapshotAt: (): number | null => (db.prepare('SELECT MAX(taken_at) FROM snapshots').pluck().get() as number | null) ?? null,
     snapshotCount: (): number => db.prepare('SELECT COUNT(*) FROM snapshots').pluck().get() as number,
     /** Distinct instance types ever seen, with their zones: what spot history to fetch. */
     instanceMarkets: (): { instanceType: string; zone: string }[] =>
-      db.prepare("SELECT DISTINCT instance_type AS instanceType, zone FROM nodes WHERE capacity_type = 'spot'").all() as { instanceType: string; zone: string }[],
+      db.prepare("SELECT DISTINCT instance_type AS instanceType, zone FROM nodes WHERE capacity_type = 'spot'").all() as {
+        instanceType: string;
+        zone: string;
+      }[],
   };
 }
 
@@ -132,8 +210,16 @@ export type KubeRepository = ReturnType<typeof createKubeRepository>;
 
 function nodePoolParams(np: NodePoolRecord, at: number) {
   return {
-    name: np.name, weight: np.weight, consolidationPolicy: np.consolidationPolicy, consolidateAfter: np.consolidateAfter,
-    capacityTypes: json(np.capacityTypes), requirements: json(np.requirements), limits: json(np.limits), budgets: json(np.budgets),
-    nodeClass: np.nodeClass, expireAfter: np.expireAfter ?? null, at,
+    name: np.name,
+    weight: np.weight,
+    consolidationPolicy: np.consolidationPolicy,
+    consolidateAfter: np.consolidateAfter,
+    capacityTypes: json(np.capacityTypes),
+    requirements: json(np.requirements),
+    limits: json(np.limits),
+    budgets: json(np.budgets),
+    nodeClass: np.nodeClass,
+    expireAfter: np.expireAfter ?? null,
+    at,
   };
 }

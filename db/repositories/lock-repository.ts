@@ -1,4 +1,4 @@
-import type { Db } from '../open-db';
+import type { Db } from '../open-db.js';
 
 /** The row of a lock: who holds it and when it last said it was alive. Times are epoch ms. */
 export interface LockHolder {
@@ -22,7 +22,13 @@ interface LockRow {
 }
 
 const toHolder = (r: LockRow): LockHolder => ({
-  name: r.name, owner: r.owner, pid: r.pid, hostname: r.hostname, command: r.command, acquiredAt: r.acquired_at, heartbeatAt: r.heartbeat_at,
+  name: r.name,
+  owner: r.owner,
+  pid: r.pid,
+  hostname: r.hostname,
+  command: r.command,
+  acquiredAt: r.acquired_at,
+  heartbeatAt: r.heartbeat_at,
 });
 
 /** All SQL for the `locks` table. */

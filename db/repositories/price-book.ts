@@ -1,6 +1,6 @@
-import { lastIndexAtOrBefore } from '../../core/time-search';
-import type { Db } from '../open-db';
-import { createPricesRepository, type PriceRow, type PriceSource } from './prices-repository';
+import { lastIndexAtOrBefore } from '../../core/time-search.js';
+import type { Db } from '../open-db.js';
+import { createPricesRepository, type PriceRow, type PriceSource } from './prices-repository.js';
 
 /**
  * Price lookups at snapshot time without a query per node: every price row of a region loaded once into sorted
@@ -29,7 +29,10 @@ export class PriceBook {
   private readonly onDemandByType = new Map<string, Point[]>();
   private readonly spotByMarket = new Map<string, Point[]>();
 
-  constructor(rows: readonly PriceRow[], private readonly staticOnDemand: ReadonlyMap<string, number> = new Map()) {
+  constructor(
+    rows: readonly PriceRow[],
+    private readonly staticOnDemand: ReadonlyMap<string, number> = new Map(),
+  ) {
     for (const r of rows) {
       const map = r.kind === 'spot' ? this.spotByMarket : this.onDemandByType;
       const k = r.kind === 'spot' ? key(r.instanceType, r.zone) : r.instanceType;

@@ -1,4 +1,4 @@
-import type { Db } from '../open-db';
+import type { Db } from '../open-db.js';
 
 /** All SQL for prices: on-demand (zone '') and spot (per zone) price history, USD per hour. */
 
@@ -18,16 +18,33 @@ export interface PriceRow {
 }
 
 interface RawPrice {
-  kind: PriceKind; region: string; instance_type: string; zone: string; effective_at: number; usd_per_hour: number; source: PriceSource;
+  kind: PriceKind;
+  region: string;
+  instance_type: string;
+  zone: string;
+  effective_at: number;
+  usd_per_hour: number;
+  source: PriceSource;
 }
 
 const fromRaw = (r: RawPrice): PriceRow => ({
-  kind: r.kind, region: r.region, instanceType: r.instance_type, zone: r.zone, effectiveAt: r.effective_at, usdPerHour: r.usd_per_hour, source: r.source,
+  kind: r.kind,
+  region: r.region,
+  instanceType: r.instance_type,
+  zone: r.zone,
+  effectiveAt: r.effective_at,
+  usdPerHour: r.usd_per_hour,
+  source: r.source,
 });
 
 const toParams = (r: PriceRow) => ({
-  kind: r.kind, region: r.region, instanceType: r.instanceType, zone: r.zone, effectiveAt: r.effectiveAt,
-  usdPerHour: r.usdPerHour, source: r.source,
+  kind: r.kind,
+  region: r.region,
+  instanceType: r.instanceType,
+  zone: r.zone,
+  effectiveAt: r.effectiveAt,
+  usdPerHour: r.usdPerHour,
+  source: r.source,
 });
 
 export function createPricesRepository(db: Db) {

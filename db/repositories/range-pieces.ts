@@ -76,7 +76,10 @@ export function coarsestFor(bucketMs: number, originMs = 0): Coarsest {
   return 'none';
 }
 
-export type PieceParams = Record<'r1lo' | 'r1hi' | 'r2lo' | 'r2hi' | 'h1lo' | 'h1hi' | 'h2lo' | 'h2hi' | 'd1lo' | 'd1hi' | 'd2lo' | 'd2hi' | 'wlo' | 'whi', number>;
+export type PieceParams = Record<
+  'r1lo' | 'r1hi' | 'r2lo' | 'r2hi' | 'h1lo' | 'h1hi' | 'h2lo' | 'h2hi' | 'd1lo' | 'd1hi' | 'd2lo' | 'd2hi' | 'wlo' | 'whi',
+  number
+>;
 
 /** The pieces as SQL parameters; absent ones are empty spans (0, 0). */
 export function pieceParams(p: RangePieces): PieceParams {
@@ -84,7 +87,19 @@ export function pieceParams(p: RangePieces): PieceParams {
   const [r1, r2, h1, h2, d1, d2] = [at(p.raw, 0), at(p.raw, 1), at(p.hours, 0), at(p.hours, 1), at(p.days, 0), at(p.days, 1)];
   const w = p.weeks ?? [0, 0];
   return {
-    r1lo: r1[0], r1hi: r1[1], r2lo: r2[0], r2hi: r2[1], h1lo: h1[0], h1hi: h1[1], h2lo: h2[0], h2hi: h2[1],
-    d1lo: d1[0], d1hi: d1[1], d2lo: d2[0], d2hi: d2[1], wlo: w[0], whi: w[1],
+    r1lo: r1[0],
+    r1hi: r1[1],
+    r2lo: r2[0],
+    r2hi: r2[1],
+    h1lo: h1[0],
+    h1hi: h1[1],
+    h2lo: h2[0],
+    h2hi: h2[1],
+    d1lo: d1[0],
+    d1hi: d1[1],
+    d2lo: d2[0],
+    d2hi: d2[1],
+    wlo: w[0],
+    whi: w[1],
   };
 }

@@ -3,11 +3,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { KubeSnapshot, PodRecord } from '../../core/model';
-import { buildSnapshotRows } from '../../core/rollup';
-import { loadMigrations, migrate, openDb, type Db } from '../open-db';
-import { createKubeRepository, type SnapshotWrite } from './kube-repository';
-import { createRangeRollupReader } from './range-rollups';
+import type { KubeSnapshot, PodRecord } from '../../core/model.js';
+import { buildSnapshotRows } from '../../core/rollup.js';
+import { loadMigrations, migrate, openDb, type Db } from '../open-db.js';
+import { createKubeRepository, type SnapshotWrite } from './kube-repository.js';
+import { createRangeRollupReader } from './range-rollups.js';
 
 /**
  * The rollups against a brute-force reading of the same snapshots: each snapshot stands for the time to the next
@@ -37,20 +37,48 @@ function snapshotAt(at: number, i: number): SnapshotWrite {
     { name: 'a2', nodePool: 'general', capacityType: 'spot' as const, cpu: 8000, mem: 32 * 2 ** 30, usd: 0.11 + (i % 5) * 0.01 },
     ...(i % 3 === 0 ? [] : [{ name: 'b1', nodePool: 'batch', capacityType: 'spot' as const, cpu: 16000, mem: 64 * 2 ** 30, usd: 0.3 }]),
   ];
-  const pods: PodRecord[] = nodes.flatMap((n, k) => ['web', 'pay', 'data'].map((ns, j) => ({
-    uid: `${n.name}-${ns}`, namespace: ns, name: `${ns}-${k}`, nodeName: n.name, phase: 'Running', ownerKind: 'ReplicaSet', ownerName: ns,
-    team: i > 200 && ns === 'data' ? 'analytics' : `team-${ns}`, requests: { cpuMillicores: 100 * (j + 1) + (i % 7) * 10, memoryBytes: (j + 1) * 2 ** 28, pods: 1, gpu: 0 },
-    doNotDisrupt: false, createdAt: T0, labels: {},
-  })));
+  const pods: PodRecord[] = nodes.flatMap((n, k) =>
+    ['web', 'pay', 'data'].map((ns, j) => ({
+      uid: `${n.name}-${ns}`,
+      namespace: ns,
+      name: `${ns}-${k}`,
+      nodeName: n.name,
+      phase: 'Running',
+      ownerKind: 'ReplicaSet',
+      ownerName: ns,
+      team: i > 200 && ns === 'data' ? 'analytics' : `team-${ns}`,
+      requests: { cpuMillicores: 100 * (j + 1) + (i % 7) * 10, memoryBytes: (j + 1) * 2 ** 28, pods: 1, gpu: 0 },
+      doNotDisrupt: false,
+      createdAt: T0,
+      labels: {},
+    })),
+  );
   const snapshot: KubeSnapshot = {
-    takenAt: at, namespaces: [], nodePools: [], nodeClaims: [], events: [], pods,
+    takenAt: at,
+    namespaces: [],
+    nodePools: [],
+    nodeClaims: [],
+    events: [],
+    pods,
     nodes: nodes.map((n) => ({
-      name: n.name, nodeClaim: null, nodePool: n.nodePool, instanceType: 'm5.xlarge', capacityType: n.capacityType, zone: 'us-east-1a',
-      instanceId: null, createdAt: T0, allocatable: { cpuMillicores: n.cpu, memoryBytes: n.mem, pods: 110, gpu: 0 }, labels: {},
+      name: n.name,
+      nodeClaim: null,
+      nodePool: n.nodePool,
+      instanceType: 'm5.xlarge',
+      capacityType: n.capacityType,
+      zone: 'us-east-1a',
+      instanceId: null,
+      createdAt: T0,
+      allocatable: { cpuMillicores: n.cpu, memoryBytes: n.mem, pods: 110, gpu: 0 },
+      labels: {},
     })),
   };
   const usd = new Map(nodes.map((n) => [n.name, n.usd]));
-  const rows = buildSnapshotRows(snapshot, (n) => ({ usdPerHour: usd.get(n.name) ?? 0, source: 'static-table' }), (n) => (n.capacityType === 'spot' ? null : usd.get(n.name) ?? null));
+  const rows = buildSnapshotRows(
+    snapshot,
+    (n) => ({ usdPerHour: usd.get(n.name) ?? 0, source: 'static-table' }),
+    (n) => (n.capacityType === 'spot' ? null : (usd.get(n.name) ?? null)),
+  );
   return { snapshot, ...rows, runId: null };
 }
 const WRITES = TIMES.map((t, i) => snapshotAt(t, i));
@@ -61,7 +89,10 @@ const WRITES = TIMES.map((t, i) => snapshotAt(t, i));
 const intervals = TIMES.map((t, i) => [t, i + 1 < TIMES.length ? t + Math.min(TIMES[i + 1] - t, CAP) : t] as const);
 const clipped = (i: number, from: number, to: number): [number, number] => [Math.max(intervals[i][0], from), Math.min(intervals[i][1], to)];
 
-function brutePools(from: number, to: number): Map<string, { nodeHours: number; costUsd: number; reqCpuHours: number; onDemandUnknown: number }> {
+function brutePools(
+  from: number,
+  to: number,
+): Map<string, { nodeHours: number; costUsd: number; reqCpuHours: number; onDemandUnknown: number }> {
   const out = new Map<string, { nodeHours: number; costUsd: number; reqCpuHours: number; onDemandUnknown: number }>();
   WRITES.forEach((w, i) => {
     const [a, b] = clipped(i, from, to);
@@ -152,7 +183,11 @@ describe('range rollups read like the snapshots themselves', () => {
       while (a < b) {
         const day = Math.floor(a / DAY) * DAY;
         const end = Math.min(b, day + DAY);
-        for (const r of w.nodePoolRollups) want.set(`${day}|${r.nodePool}|${r.capacityType}`, (want.get(`${day}|${r.nodePool}|${r.capacityType}`) ?? 0) + ((end - a) / HOUR) * r.usdPerHour);
+        for (const r of w.nodePoolRollups)
+          want.set(
+            `${day}|${r.nodePool}|${r.capacityType}`,
+            (want.get(`${day}|${r.nodePool}|${r.capacityType}`) ?? 0) + ((end - a) / HOUR) * r.usdPerHour,
+          );
         a = end;
       }
     });
@@ -161,46 +196,49 @@ describe('range rollups read like the snapshots themselves', () => {
     for (const r of got) expect(r.usd).toBeCloseTo(want.get(`${r.day_ms}|${r.nodepool}|${r.capacity_type}`) ?? NaN, 9);
   });
 
-  it.each([[2 * MIN], [HOUR], [3 * HOUR], [DAY], [7 * DAY]])('hourly-or-coarser buckets split time at bucket boundaries (bucket %d ms)', (bucketMs) => {
-    const [from, to] = [T0 + 37 * MIN, T0 + 15 * DAY + 2 * HOUR + 11 * MIN];
-    const reader = createRangeRollupReader(db);
-    const want = new Map<number, { nodeHours: number; hours: number; snapshots: number }>();
-    WRITES.forEach((w, i) => {
-      let [a, b] = clipped(i, from, to);
-      // Finer than an hour: a snapshot falls whole in the bucket of its start (as the raw query always did).
-      if (bucketMs < HOUR && b > a) {
-        const bucket = Math.floor(a / bucketMs) * bucketMs;
-        const o = want.get(bucket) ?? { nodeHours: 0, hours: 0, snapshots: 0 };
-        o.nodeHours += ((b - a) / HOUR) * w.nodePoolRollups.filter((r) => r.nodePool === 'general').reduce((s, r) => s + r.nodes, 0);
-        o.hours += (b - a) / HOUR;
-        o.snapshots += 1;
-        want.set(bucket, o);
-        return;
+  it.each([[2 * MIN], [HOUR], [3 * HOUR], [DAY], [7 * DAY]])(
+    'hourly-or-coarser buckets split time at bucket boundaries (bucket %d ms)',
+    (bucketMs) => {
+      const [from, to] = [T0 + 37 * MIN, T0 + 15 * DAY + 2 * HOUR + 11 * MIN];
+      const reader = createRangeRollupReader(db);
+      const want = new Map<number, { nodeHours: number; hours: number; snapshots: number }>();
+      WRITES.forEach((w, i) => {
+        let [a, b] = clipped(i, from, to);
+        // Finer than an hour: a snapshot falls whole in the bucket of its start (as the raw query always did).
+        if (bucketMs < HOUR && b > a) {
+          const bucket = Math.floor(a / bucketMs) * bucketMs;
+          const o = want.get(bucket) ?? { nodeHours: 0, hours: 0, snapshots: 0 };
+          o.nodeHours += ((b - a) / HOUR) * w.nodePoolRollups.filter((r) => r.nodePool === 'general').reduce((s, r) => s + r.nodes, 0);
+          o.hours += (b - a) / HOUR;
+          o.snapshots += 1;
+          want.set(bucket, o);
+          return;
+        }
+        let first = true;
+        while (a < b) {
+          const bucket = Math.floor(a / bucketMs) * bucketMs;
+          const end = Math.min(b, bucket + bucketMs);
+          const o = want.get(bucket) ?? { nodeHours: 0, hours: 0, snapshots: 0 };
+          o.nodeHours += ((end - a) / HOUR) * w.nodePoolRollups.filter((r) => r.nodePool === 'general').reduce((s, r) => s + r.nodes, 0);
+          o.hours += (end - a) / HOUR;
+          o.snapshots += first ? 1 : 0;
+          want.set(bucket, o);
+          first = false;
+          a = end;
+        }
+      });
+      const sums = reader.bucketPoolSums({ fromMs: from, toMs: to, nodePool: 'general', bucketMs });
+      const byBucket = new Map<number, number>();
+      for (const r of sums) byBucket.set(r.bucket_ms, (byBucket.get(r.bucket_ms) ?? 0) + r.node_hours);
+      for (const [bucket, w] of want) expect(byBucket.get(bucket) ?? 0).toBeCloseTo(w.nodeHours, 9);
+      const cov = reader.bucketCoverage({ fromMs: from, toMs: to, bucketMs });
+      expect(cov.map((c) => c.bucket_ms)).toEqual([...want.keys()].sort((x, y) => x - y));
+      for (const c of cov) {
+        expect(c.hours).toBeCloseTo(want.get(c.bucket_ms)?.hours ?? NaN, 9);
+        expect(c.snapshots).toBe(want.get(c.bucket_ms)?.snapshots);
       }
-      let first = true;
-      while (a < b) {
-        const bucket = Math.floor(a / bucketMs) * bucketMs;
-        const end = Math.min(b, bucket + bucketMs);
-        const o = want.get(bucket) ?? { nodeHours: 0, hours: 0, snapshots: 0 };
-        o.nodeHours += ((end - a) / HOUR) * w.nodePoolRollups.filter((r) => r.nodePool === 'general').reduce((s, r) => s + r.nodes, 0);
-        o.hours += (end - a) / HOUR;
-        o.snapshots += first ? 1 : 0;
-        want.set(bucket, o);
-        first = false;
-        a = end;
-      }
-    });
-    const sums = reader.bucketPoolSums({ fromMs: from, toMs: to, nodePool: 'general', bucketMs });
-    const byBucket = new Map<number, number>();
-    for (const r of sums) byBucket.set(r.bucket_ms, (byBucket.get(r.bucket_ms) ?? 0) + r.node_hours);
-    for (const [bucket, w] of want) expect(byBucket.get(bucket) ?? 0).toBeCloseTo(w.nodeHours, 9);
-    const cov = reader.bucketCoverage({ fromMs: from, toMs: to, bucketMs });
-    expect(cov.map((c) => c.bucket_ms)).toEqual([...want.keys()].sort((x, y) => x - y));
-    for (const c of cov) {
-      expect(c.hours).toBeCloseTo(want.get(c.bucket_ms)?.hours ?? NaN, 9);
-      expect(c.snapshots).toBe(want.get(c.bucket_ms)?.snapshots);
-    }
-  });
+    },
+  );
 
   // Origins: a Monday midnight (7-day buckets nest days, not the epoch's Thursday weeks) and an hour (buckets nest hours).
   it.each([
@@ -218,7 +256,9 @@ describe('range rollups read like the snapshots themselves', () => {
       const range = { fromMs: start, toMs: Math.min(to, start + bucketMs) };
       const want = reader.namespaceSums(range);
       const got = namespaces.filter((r) => r.bucket_ms === start);
-      expect(got.map((r) => [r.namespace, r.nodepool, r.team, r.newest])).toEqual(want.map((r) => [r.namespace, r.nodepool, r.team, r.newest]));
+      expect(got.map((r) => [r.namespace, r.nodepool, r.team, r.newest])).toEqual(
+        want.map((r) => [r.namespace, r.nodepool, r.team, r.newest]),
+      );
       got.forEach((r, k) => expect(r.request_share_usd).toBeCloseTo(want[k].request_share_usd, 9));
       const wantPools = reader.poolSums(range);
       const gotPools = pools.filter((r) => r.bucket_ms === start);
@@ -254,7 +294,8 @@ describe('range rollups read like the snapshots themselves', () => {
 });
 
 describe('keeping the rollups', () => {
-  const table = (d: Db, name: string): Record<string, unknown>[] => d.prepare(`SELECT * FROM ${name} ORDER BY 1, 2, 3, 4`).all() as Record<string, unknown>[];
+  const table = (d: Db, name: string): Record<string, unknown>[] =>
+    d.prepare(`SELECT * FROM ${name} ORDER BY 1, 2, 3, 4`).all() as Record<string, unknown>[];
   const expectSameRows = (a: Record<string, unknown>[], b: Record<string, unknown>[]) => {
     expect(a.length).toBe(b.length);
     a.forEach((row, i) => {
@@ -280,7 +321,10 @@ describe('keeping the rollups', () => {
   it('fills them from the snapshots already stored when migrations 0006 and 0007 run', () => {
     const path = join(dir, 'old.db');
     const old = new Database(path);
-    migrate(old, loadMigrations().filter((m) => m.version < 6));
+    migrate(
+      old,
+      loadMigrations().filter((m) => m.version < 6),
+    );
     old.exec(`ATTACH '${join(dir, 'in-order.db')}' AS src`);
     for (const t of ['snapshots', 'snapshot_nodepools', 'snapshot_namespaces']) old.exec(`INSERT INTO main.${t} SELECT * FROM src.${t}`);
     old.exec('DETACH src');

@@ -1,6 +1,6 @@
-import type { Db } from '../open-db';
-import { INTERVAL_CAP_MS } from './analytics-intervals';
-import { type Coarsest, coarsestFor, DAY_MS, HOUR_MS, pieceParams, rangePieces, WEEK_MS } from './range-pieces';
+import type { Db } from '../open-db.js';
+import { INTERVAL_CAP_MS } from './analytics-intervals.js';
+import { type Coarsest, coarsestFor, DAY_MS, HOUR_MS, pieceParams, rangePieces, WEEK_MS } from './range-pieces.js';
 
 /**
  * The hour, day and week rollups of migrations 0006 and 0007: kept in step with each snapshot written, and read for ranges, so a
@@ -37,8 +37,12 @@ const POOL_WEIGHTED: readonly (readonly [string, (h: string) => string])[] = [
 
 /** Plain sums over the snapshots taken in a bucket (the overview's efficiency chart). */
 const POOL_PLAIN: readonly (readonly [string, string])[] = [
-  ['snap_nodes', 'p.nodes'], ['snap_alloc_cpu_m', 'p.alloc_cpu_m'], ['snap_req_cpu_m', 'p.req_cpu_m'],
-  ['snap_alloc_memory_b', 'p.alloc_memory_b'], ['snap_req_memory_b', 'p.req_memory_b'], ['snap_usd_per_hour', 'p.usd_per_hour'],
+  ['snap_nodes', 'p.nodes'],
+  ['snap_alloc_cpu_m', 'p.alloc_cpu_m'],
+  ['snap_req_cpu_m', 'p.req_cpu_m'],
+  ['snap_alloc_memory_b', 'p.alloc_memory_b'],
+  ['snap_req_memory_b', 'p.req_memory_b'],
+  ['snap_usd_per_hour', 'p.usd_per_hour'],
 ];
 
 /** Hours-weighted namespace sums from a snapshot_namespaces row `n`. */
@@ -139,10 +143,19 @@ const RAW_WEIGHTED = `
   )`;
 
 /** Rows of a rollup table in the hour, day and week pieces (absent pieces are empty ranges). */
-const inPieces = (table: string, cols: string) => [
-  [HOUR_MS, 'h1'], [HOUR_MS, 'h2'], [DAY_MS, 'd1'], [DAY_MS, 'd2'], [WEEK_MS, 'w'],
-].map(([span, p]) => `SELECT ${cols} FROM ${table} WHERE span_ms = ${span} AND bucket_ms >= CAST(@${p}lo AS INTEGER) AND bucket_ms < CAST(@${p}hi AS INTEGER)`)
-  .join('\n  UNION ALL ');
+const inPieces = (table: string, cols: string) =>
+  [
+    [HOUR_MS, 'h1'],
+    [HOUR_MS, 'h2'],
+    [DAY_MS, 'd1'],
+    [DAY_MS, 'd2'],
+    [WEEK_MS, 'w'],
+  ]
+    .map(
+      ([span, p]) =>
+        `SELECT ${cols} FROM ${table} WHERE span_ms = ${span} AND bucket_ms >= CAST(@${p}lo AS INTEGER) AND bucket_ms < CAST(@${p}hi AS INTEGER)`,
+    )
+    .join('\n  UNION ALL ');
 
 /** The start of the bucket holding `col`: buckets of @bucketMs from @originMs (0: aligned on the epoch); col >= origin. */
 const BUCKET = (col: string) =>
@@ -154,9 +167,25 @@ type PoolSumsArray = (string | number)[];
 const poolSumsOf = (a: PoolSumsArray, at: number): RawPoolSums => {
   const n = (i: number): number => a[at + 2 + i] as number;
   return {
-    nodepool: a[at] as string, capacity_type: a[at + 1] as string, node_hours: n(0), cost_usd: n(1), alloc_cpu_m_hours: n(2), req_cpu_m_hours: n(3),
-    alloc_memory_b_hours: n(4), req_memory_b_hours: n(5), alloc_pods_hours: n(6), req_pods_hours: n(7), alloc_gpu_hours: n(8), req_gpu_hours: n(9),
-    cw_cpu_usd: n(10), cw_memory_usd: n(11), cw_pods_usd: n(12), cw_gpu_usd: n(13), gpu_nodes_usd: n(14), on_demand_usd: n(15), on_demand_unknown_usd: n(16),
+    nodepool: a[at] as string,
+    capacity_type: a[at + 1] as string,
+    node_hours: n(0),
+    cost_usd: n(1),
+    alloc_cpu_m_hours: n(2),
+    req_cpu_m_hours: n(3),
+    alloc_memory_b_hours: n(4),
+    req_memory_b_hours: n(5),
+    alloc_pods_hours: n(6),
+    req_pods_hours: n(7),
+    alloc_gpu_hours: n(8),
+    req_gpu_hours: n(9),
+    cw_cpu_usd: n(10),
+    cw_memory_usd: n(11),
+    cw_pods_usd: n(12),
+    cw_gpu_usd: n(13),
+    gpu_nodes_usd: n(14),
+    on_demand_usd: n(15),
+    on_demand_unknown_usd: n(16),
   };
 };
 const bucketPoolSumsOf = (a: PoolSumsArray): RawPoolSums & { bucket_ms: number } => {
@@ -189,17 +218,38 @@ export interface BucketedRange extends RollupRange {
 
 /** Hours-weighted sums of one NodePool x capacity type (columns named as in POOL_WEIGHTED). */
 export interface RawPoolSums {
-  nodepool: string; capacity_type: string; node_hours: number; cost_usd: number;
-  alloc_cpu_m_hours: number; req_cpu_m_hours: number; alloc_memory_b_hours: number; req_memory_b_hours: number;
-  alloc_pods_hours: number; req_pods_hours: number; alloc_gpu_hours: number; req_gpu_hours: number;
-  cw_cpu_usd: number; cw_memory_usd: number; cw_pods_usd: number; cw_gpu_usd: number; gpu_nodes_usd: number;
-  on_demand_usd: number; on_demand_unknown_usd: number;
+  nodepool: string;
+  capacity_type: string;
+  node_hours: number;
+  cost_usd: number;
+  alloc_cpu_m_hours: number;
+  req_cpu_m_hours: number;
+  alloc_memory_b_hours: number;
+  req_memory_b_hours: number;
+  alloc_pods_hours: number;
+  req_pods_hours: number;
+  alloc_gpu_hours: number;
+  req_gpu_hours: number;
+  cw_cpu_usd: number;
+  cw_memory_usd: number;
+  cw_pods_usd: number;
+  cw_gpu_usd: number;
+  gpu_nodes_usd: number;
+  on_demand_usd: number;
+  on_demand_unknown_usd: number;
 }
 
 /** Hours-weighted cost sums of one namespace x NodePool, with the team at its newest snapshot. */
 export interface RawNamespaceSums {
-  namespace: string; nodepool: string; team: string | null; newest: number; request_share_usd: number; cpu_share_usd: number;
-  memory_share_usd: number; aws_split_usd: number; legacy_usd: number;
+  namespace: string;
+  nodepool: string;
+  team: string | null;
+  newest: number;
+  request_share_usd: number;
+  cpu_share_usd: number;
+  memory_share_usd: number;
+  aws_split_usd: number;
+  legacy_usd: number;
 }
 
 /** Range reads over the rollups (plus the snapshots of partial edge hours), in the row shapes the repositories map. */
@@ -212,16 +262,24 @@ export function createRangeRollupReader(db: Db) {
     )`;
   // Rows come back as arrays and are mapped here: better-sqlite3 builds row objects property by property, which
   // for ~20 columns costs more than the query (a 1-day timeline at 5-minute buckets is 1,400 such rows).
-  const poolSums = db.prepare(`
+  const poolSums = db
+    .prepare(
+      `
     WITH ${RAW_WEIGHTED}, ${poolPieces(false)}
     SELECT nodepool, capacity_type, ${totals(POOL_WEIGHTED)} FROM pieces
     WHERE (@nodePool IS NULL OR nodepool = @nodePool)
-    GROUP BY nodepool, capacity_type ORDER BY nodepool, capacity_type`).raw(true);
-  const bucketPoolSums = db.prepare(`
+    GROUP BY nodepool, capacity_type ORDER BY nodepool, capacity_type`,
+    )
+    .raw(true);
+  const bucketPoolSums = db
+    .prepare(
+      `
     WITH ${RAW_WEIGHTED}, ${poolPieces(true)}
     SELECT bucket_ms, nodepool, capacity_type, ${totals(POOL_WEIGHTED)} FROM pieces
     WHERE (@nodePool IS NULL OR nodepool = @nodePool)
-    GROUP BY bucket_ms, nodepool, capacity_type ORDER BY bucket_ms, nodepool, capacity_type`).raw(true);
+    GROUP BY bucket_ms, nodepool, capacity_type ORDER BY bucket_ms, nodepool, capacity_type`,
+    )
+    .raw(true);
 
   const coveragePieces = (bucket: boolean) => `
     pieces AS (
@@ -274,7 +332,8 @@ export function createRangeRollupReader(db: Db) {
     GROUP BY day_ms, nodepool, capacity_type ORDER BY day_ms, nodepool, capacity_type`);
 
   // Plain sums over the snapshots taken in each bucket, and how many were taken there.
-  const rawTaken = (col: string) => `(${col} >= CAST(@r1lo AS INTEGER) AND ${col} < CAST(@r1hi AS INTEGER)) OR (${col} >= CAST(@r2lo AS INTEGER) AND ${col} < CAST(@r2hi AS INTEGER))`;
+  const rawTaken = (col: string) =>
+    `(${col} >= CAST(@r1lo AS INTEGER) AND ${col} < CAST(@r1hi AS INTEGER)) OR (${col} >= CAST(@r2lo AS INTEGER) AND ${col} < CAST(@r2hi AS INTEGER))`;
   const efficiencyBuckets = db.prepare(`
     WITH pieces AS (
       SELECT ${BUCKET('p.taken_at')} AS bucket_ms, p.nodepool, p.req_cpu_m AS req_cpu, p.alloc_cpu_m AS alloc_cpu, p.req_memory_b AS req_mem,
@@ -296,7 +355,8 @@ export function createRangeRollupReader(db: Db) {
     GROUP BY b.bucket_ms, pc.nodepool ORDER BY pc.nodepool, b.bucket_ms`);
 
   const params = (r: RollupRange, coarsest: Coarsest = 'week') => ({
-    ...pieceParams(rangePieces(r.fromMs, r.toMs, coarsest)), nodePool: r.nodePool ?? null,
+    ...pieceParams(rangePieces(r.fromMs, r.toMs, coarsest)),
+    nodePool: r.nodePool ?? null,
   });
   const bucketed = (r: BucketedRange) => {
     if (!Number.isInteger(r.bucketMs) || r.bucketMs <= 0) throw new RangeError(`bucketMs must be a positive integer, got ${r.bucketMs}`);
@@ -322,11 +382,21 @@ export function createRangeRollupReader(db: Db) {
     /** The same per bucket (the team at the newest snapshot of the bucket). */
     bucketNamespaceSums: (r: BucketedRange) => bucketNamespaceSums.all(bucketed(r)) as (RawNamespaceSums & { bucket_ms: number })[],
     /** Σ price x hours per UTC day (of the time), NodePool and capacity type. */
-    estimateByDay: (r: RollupRange) => estimateByDay.all(params(r, 'day')) as { day_ms: number; nodepool: string; capacity_type: string; usd: number }[],
+    estimateByDay: (r: RollupRange) =>
+      estimateByDay.all(params(r, 'day')) as { day_ms: number; nodepool: string; capacity_type: string; usd: number }[],
     /** Plain sums per bucket of the snapshots taken in [fromMs, toMs), with the number of snapshots in the bucket. */
-    efficiencyBuckets: (r: BucketedRange) => efficiencyBuckets.all(bucketed(r)) as {
-      bucket_ms: number; nodepool: string; req_cpu: number; alloc_cpu: number; req_mem: number; alloc_mem: number; nodes: number; usd: number; snapshots: number;
-    }[],
+    efficiencyBuckets: (r: BucketedRange) =>
+      efficiencyBuckets.all(bucketed(r)) as {
+        bucket_ms: number;
+        nodepool: string;
+        req_cpu: number;
+        alloc_cpu: number;
+        req_mem: number;
+        alloc_mem: number;
+        nodes: number;
+        usd: number;
+        snapshots: number;
+      }[],
   };
 }
 

@@ -1,7 +1,7 @@
-import type { Db } from '../open-db';
-import { INTERVAL_CAP_MS } from './analytics-intervals';
-import { createRangeRollupReader } from './range-rollups';
-import { toRunStatus, type RunStatus } from './runs-repository';
+import type { Db } from '../open-db.js';
+import { INTERVAL_CAP_MS } from './analytics-intervals.js';
+import { createRangeRollupReader } from './range-rollups.js';
+import { toRunStatus, type RunStatus } from './runs-repository.js';
 
 /**
  * All read SQL behind the dashboard's overview: daily cost per NodePool (Cost Explorer bill and our
@@ -79,9 +79,18 @@ export interface NodePoolRow {
   expireAfter: string | null;
 }
 
-export interface RequirementRow { key: string; operator: string; values: string[] }
+export interface RequirementRow {
+  key: string;
+  operator: string;
+  values: string[];
+}
 /** A disruption budget; reasons [] = every reason. */
-export interface BudgetRow { nodes: string; reasons: string[]; schedule: string | null; duration: string | null }
+export interface BudgetRow {
+  nodes: string;
+  reasons: string[];
+  schedule: string | null;
+  duration: string | null;
+}
 
 /** Nodes of one NodePool at the newest snapshot that share one recorded status.capacity. */
 export interface CapacityGroupRow {
@@ -123,22 +132,54 @@ export interface DataRangeRow {
   nodePoolCount: number;
 }
 
-interface RawBill { day_ms: number; nodepool: string; purchase_type: string; unblended: number; amortized: number | null; estimated: number }
+interface RawBill {
+  day_ms: number;
+  nodepool: string;
+  purchase_type: string;
+  unblended: number;
+  amortized: number | null;
+  estimated: number;
+}
 interface RawNodePool {
-  name: string; weight: number | null; consolidation_policy: string | null; consolidate_after: string | null;
-  capacity_types_json: string; nodeclass: string | null; updated_at: number;
-  requirements_json: string; limits_json: string; budgets_json: string; expire_after: string | null;
+  name: string;
+  weight: number | null;
+  consolidation_policy: string | null;
+  consolidate_after: string | null;
+  capacity_types_json: string;
+  nodeclass: string | null;
+  updated_at: number;
+  requirements_json: string;
+  limits_json: string;
+  budgets_json: string;
+  expire_after: string | null;
 }
 interface RawCapacityGroup {
-  nodepool: string; capacity_json: string | null; nodes: number; alloc_cpu: number; alloc_mem: number; alloc_pods: number; alloc_gpu: number;
+  nodepool: string;
+  capacity_json: string | null;
+  nodes: number;
+  alloc_cpu: number;
+  alloc_mem: number;
+  alloc_pods: number;
+  alloc_gpu: number;
 }
 interface RawRun {
-  id: number; kind: string; source: string; status: string; started_at: number; finished_at: number | null;
-  rows_written: number; message: string | null;
+  id: number;
+  kind: string;
+  source: string;
+  status: string;
+  started_at: number;
+  finished_at: number | null;
+  rows_written: number;
+  message: string | null;
 }
 interface RawRange {
-  snapshots: number; first_snapshot: number | null; last_snapshot: number | null;
-  cost_lines: number; first_cost: number | null; last_cost: number | null; nodepools: number;
+  snapshots: number;
+  first_snapshot: number | null;
+  last_snapshot: number | null;
+  cost_lines: number;
+  first_cost: number | null;
+  last_cost: number | null;
+  nodepools: number;
 }
 
 const toSource = (s: string): DataSource => (s === 'sandbox' || s === 'aws' ? s : 'unknown');
@@ -170,23 +211,35 @@ const parseStringMap = (json: string | null): Record<string, string> | null => {
   return Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string'));
 };
 /** An empty capacity says nothing: treat it as not recorded. */
-const nonEmpty = (m: Record<string, string> | null): Record<string, string> | null => (m === null || Object.keys(m).length === 0 ? null : m);
+const nonEmpty = (m: Record<string, string> | null): Record<string, string> | null =>
+  m === null || Object.keys(m).length === 0 ? null : m;
 const parseRequirements = (json: string): RequirementRow[] => {
   const v = parseJson(json);
   return (Array.isArray(v) ? v : []).filter(isRecord).map((r) => ({
-    key: stringOrNull(r.key) ?? '', operator: stringOrNull(r.operator) ?? '', values: strings(r.values),
+    key: stringOrNull(r.key) ?? '',
+    operator: stringOrNull(r.operator) ?? '',
+    values: strings(r.values),
   }));
 };
 const parseBudgets = (json: string): BudgetRow[] => {
   const v = parseJson(json);
   return (Array.isArray(v) ? v : []).filter(isRecord).map((b) => ({
-    nodes: stringOrNull(b.nodes) ?? '10%', reasons: strings(b.reasons), schedule: stringOrNull(b.schedule), duration: stringOrNull(b.duration),
+    nodes: stringOrNull(b.nodes) ?? '10%',
+    reasons: strings(b.reasons),
+    schedule: stringOrNull(b.schedule),
+    duration: stringOrNull(b.duration),
   }));
 };
 
 const mapRun = (r: RawRun): CollectionRunRow => ({
-  id: r.id, kind: r.kind, source: toSource(r.source), status: toRunStatus(r.status), startedAtMs: r.started_at,
-  finishedAtMs: r.finished_at, rowsWritten: r.rows_written, message: r.message,
+  id: r.id,
+  kind: r.kind,
+  source: toSource(r.source),
+  status: toRunStatus(r.status),
+  startedAtMs: r.started_at,
+  finishedAtMs: r.finished_at,
+  rowsWritten: r.rows_written,
+  message: r.message,
 });
 
 export function createReportsRepository(db: Db) {
@@ -254,34 +307,53 @@ export function createReportsRepository(db: Db) {
     /** Cost Explorer bill per UTC day whose start lies in [fromMs, toMs). */
     billByDay(range: TimeRange): BillDayRow[] {
       return (billDaily.all(rangeParams(range)) as RawBill[]).map((r) => ({
-        dayMs: r.day_ms, nodePool: r.nodepool, purchaseType: r.purchase_type, unblendedUsd: r.unblended,
-        amortizedUsd: r.amortized, estimated: r.estimated === 1,
+        dayMs: r.day_ms,
+        nodePool: r.nodepool,
+        purchaseType: r.purchase_type,
+        unblendedUsd: r.unblended,
+        amortizedUsd: r.amortized,
+        estimated: r.estimated === 1,
       }));
     },
 
     /** Snapshot-based estimate of the time in [fromMs, toMs), per UTC day. */
     estimateByDay(range: TimeRange): EstimateDayRow[] {
       return rollups.estimateByDay(range).map((r) => ({
-        dayMs: r.day_ms, nodePool: r.nodepool, capacityType: r.capacity_type, usd: r.usd,
+        dayMs: r.day_ms,
+        nodePool: r.nodepool,
+        capacityType: r.capacity_type,
+        usd: r.usd,
       }));
     },
 
     /** Efficiency sums per bucket (aligned on the epoch, UTC) per NodePool, ordered by NodePool then time. */
     efficiencyBuckets(range: TimeRange & { bucketMs: number }): EfficiencyBucketRow[] {
       return rollups.efficiencyBuckets(range).map((r) => ({
-        bucketStartMs: r.bucket_ms, nodePool: r.nodepool,
-        requestedCpuMillicores: r.req_cpu, allocatableCpuMillicores: r.alloc_cpu,
-        requestedMemoryBytes: r.req_mem, allocatableMemoryBytes: r.alloc_mem,
-        nodeSnapshots: r.nodes, usdPerHourSum: r.usd, snapshotsInBucket: r.snapshots,
+        bucketStartMs: r.bucket_ms,
+        nodePool: r.nodepool,
+        requestedCpuMillicores: r.req_cpu,
+        allocatableCpuMillicores: r.alloc_cpu,
+        requestedMemoryBytes: r.req_mem,
+        allocatableMemoryBytes: r.alloc_mem,
+        nodeSnapshots: r.nodes,
+        usdPerHourSum: r.usd,
+        snapshotsInBucket: r.snapshots,
       }));
     },
 
     nodePools(): NodePoolRow[] {
       return (nodePools.all() as RawNodePool[]).map((r) => ({
-        name: r.name, weight: r.weight, consolidationPolicy: r.consolidation_policy, consolidateAfter: r.consolidate_after,
-        capacityTypes: parseStringArray(r.capacity_types_json), nodeClass: r.nodeclass, updatedAtMs: r.updated_at,
-        requirements: parseRequirements(r.requirements_json), limits: parseStringMap(r.limits_json) ?? {},
-        budgets: parseBudgets(r.budgets_json), expireAfter: r.expire_after,
+        name: r.name,
+        weight: r.weight,
+        consolidationPolicy: r.consolidation_policy,
+        consolidateAfter: r.consolidate_after,
+        capacityTypes: parseStringArray(r.capacity_types_json),
+        nodeClass: r.nodeclass,
+        updatedAtMs: r.updated_at,
+        requirements: parseRequirements(r.requirements_json),
+        limits: parseStringMap(r.limits_json) ?? {},
+        budgets: parseBudgets(r.budgets_json),
+        expireAfter: r.expire_after,
       }));
     },
 
@@ -292,7 +364,9 @@ export function createReportsRepository(db: Db) {
       return {
         snapshotMs: snap.taken_at,
         groups: (capacityGroups.all(snap.id) as RawCapacityGroup[]).map((r) => ({
-          nodePool: r.nodepool, capacity: nonEmpty(parseStringMap(r.capacity_json)), nodes: r.nodes,
+          nodePool: r.nodepool,
+          capacity: nonEmpty(parseStringMap(r.capacity_json)),
+          nodes: r.nodes,
           allocatable: { cpuMillicores: r.alloc_cpu, memoryBytes: r.alloc_mem, pods: r.alloc_pods, gpu: r.alloc_gpu },
         })),
       };
@@ -301,8 +375,13 @@ export function createReportsRepository(db: Db) {
     dataRange(): DataRangeRow {
       const r = dataRange.get() as RawRange;
       return {
-        snapshotCount: r.snapshots, firstSnapshotMs: r.first_snapshot, lastSnapshotMs: r.last_snapshot,
-        costLineCount: r.cost_lines, firstCostDayMs: r.first_cost, lastCostDayMs: r.last_cost, nodePoolCount: r.nodepools,
+        snapshotCount: r.snapshots,
+        firstSnapshotMs: r.first_snapshot,
+        lastSnapshotMs: r.last_snapshot,
+        costLineCount: r.cost_lines,
+        firstCostDayMs: r.first_cost,
+        lastCostDayMs: r.last_cost,
+        nodePoolCount: r.nodepools,
       };
     },
 

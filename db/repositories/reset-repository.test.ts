@@ -2,11 +2,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fillSynthetic } from '../../test/fixtures/synthetic';
-import { acquireCollectorLock, COLLECTOR_LOCK } from '../lock';
-import { openDb } from '../open-db';
-import { createLockRepository } from './lock-repository';
-import { createResetRepository } from './reset-repository';
+import { fillSynthetic } from '../../test/fixtures/synthetic.js';
+import { acquireCollectorLock, COLLECTOR_LOCK } from '../lock.js';
+import { openDb } from '../open-db.js';
+import { createLockRepository } from './lock-repository.js';
+import { createResetRepository } from './reset-repository.js';
 
 describe('clearCollectedData', () => {
   it('empties every table but the lock, in one go, keeping the schema and the lock holder', () => {
@@ -14,15 +14,22 @@ describe('clearCollectedData', () => {
     fillSynthetic(db, { startDay: '2026-11-01', days: 1 });
     db.prepare("INSERT INTO settings (key, value) VALUES ('demo.seeded', 'week4|42|v1')").run();
     const lock = acquireCollectorLock(db, { command: 'demo' });
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+      .pluck()
+      .all() as string[];
     const count = (t: string): number => db.prepare(`SELECT COUNT(*) FROM "${t}"`).pluck().get() as number;
-    expect(tables.filter((t) => count(t) > 0)).toEqual(expect.arrayContaining(['snapshots', 'snapshot_nodes', 'cost_lines', 'settings', 'locks']));
+    expect(tables.filter((t) => count(t) > 0)).toEqual(
+      expect.arrayContaining(['snapshots', 'snapshot_nodes', 'cost_lines', 'settings', 'locks']),
+    );
 
     createResetRepository(db).clearCollectedData();
 
     expect(tables.filter((t) => count(t) > 0)).toEqual(['locks']);
     expect(createLockRepository(db).holder(COLLECTOR_LOCK)?.owner).toBe(lock.holder.owner);
-    expect(db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().get()).toBe(tables.length);
+    expect(db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().get()).toBe(
+      tables.length,
+    );
     expect(db.pragma('foreign_key_check')).toEqual([]);
     lock.release();
     db.close();

@@ -1,4 +1,4 @@
-import type { Db } from '../open-db';
+import type { Db } from '../open-db.js';
 
 /** Settings key: the last ListCostAllocationTags answer ({active, inactive, checkedAt}), read by the bill explainer. */
 export const ALLOCATION_TAGS_SETTING = 'cost-explorer.allocation-tags';

@@ -1,14 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { nodeAliveAt, podPhaseAt } from '../serve/kube-objects';
-import { scaleScenario } from './scale-scenario';
+import { nodeAliveAt, podPhaseAt } from '../serve/kube-objects.js';
+import { scaleScenario } from './scale-scenario.js';
 
 const HOUR = 3_600_000;
 const sc = scaleScenario({ nodes: 60, podsPerNode: 30, days: 20, seed: 11, meanNodeLifetimeDays: 4 });
 
 describe('scaleScenario', () => {
   it('is the same for the same seed and differs for another', () => {
-    expect(JSON.stringify(scaleScenario({ nodes: 60, podsPerNode: 30, days: 20, seed: 11, meanNodeLifetimeDays: 4 }))).toBe(JSON.stringify(sc));
-    expect(JSON.stringify(scaleScenario({ nodes: 60, podsPerNode: 30, days: 20, seed: 12, meanNodeLifetimeDays: 4 }))).not.toBe(JSON.stringify(sc));
+    expect(JSON.stringify(scaleScenario({ nodes: 60, podsPerNode: 30, days: 20, seed: 11, meanNodeLifetimeDays: 4 }))).toBe(
+      JSON.stringify(sc),
+    );
+    expect(JSON.stringify(scaleScenario({ nodes: 60, podsPerNode: 30, days: 20, seed: 12, meanNodeLifetimeDays: 4 }))).not.toBe(
+      JSON.stringify(sc),
+    );
   });
 
   it('runs exactly nodes x podsPerNode pods on exactly `nodes` nodes at the end', () => {

@@ -1,10 +1,10 @@
-import { ANNOTATION_DO_NOT_DISRUPT, type CapacityType, type DisruptionReason } from '../../core/labels';
-import { effectiveRequests } from '../../core/pod-requests';
-import { loadCatalog, matchesRequirements } from '../scenario/catalog';
-import { Rng } from '../scenario/rng';
-import { loadScenarioFile } from '../scenario/scenario-file';
-import { simulateSpotPrices } from '../scenario/spot-prices';
-import type { EpochMs, InstanceTypeInfo, Scenario, SimContainer, SimEvent, SimNode, SimNodePool, SimPod } from '../scenario/types';
+import { ANNOTATION_DO_NOT_DISRUPT, type CapacityType, type DisruptionReason } from '../../core/labels.js';
+import { effectiveRequests } from '../../core/pod-requests.js';
+import { loadCatalog, matchesRequirements } from '../scenario/catalog.js';
+import { Rng } from '../scenario/rng.js';
+import { loadScenarioFile } from '../scenario/scenario-file.js';
+import { simulateSpotPrices } from '../scenario/spot-prices.js';
+import type { EpochMs, InstanceTypeInfo, Scenario, SimContainer, SimEvent, SimNode, SimNodePool, SimPod } from '../scenario/types.js';
 
 /**
  * A synthetic cluster of any size, built directly (no step-by-step simulation) and deterministic from a seed:
@@ -84,12 +84,24 @@ class ScaleBuilder {
     this.start = this.end - opts.days * DAY;
     this.pools = this.file.nodePools.map((p) => ({ ...p, instanceTypes: this.typesFor(p.requirements) }));
     this.nodeClassHash = this.rng.hex(16);
-    const appNamespaces = Array.from({ length: opts.namespaces ?? 40 }, (_, i) => ({ name: `team${Math.floor(i / 4) + 1}-${APP_WORDS[i % APP_WORDS.length]}`, labels: { team: `team${Math.floor(i / 4) + 1}` } }));
-    this.namespaces = [{ name: 'kube-system', labels: { team: 'platform' } }, { name: 'monitoring', labels: { team: 'platform' } }, ...appNamespaces];
+    const appNamespaces = Array.from({ length: opts.namespaces ?? 40 }, (_, i) => ({
+      name: `team${Math.floor(i / 4) + 1}-${APP_WORDS[i % APP_WORDS.length]}`,
+      labels: { team: `team${Math.floor(i / 4) + 1}` },
+    }));
+    this.namespaces = [
+      { name: 'kube-system', labels: { team: 'platform' } },
+      { name: 'monitoring', labels: { team: 'platform' } },
+      ...appNamespaces,
+    ];
     for (const ns of appNamespaces) {
       for (let d = 0; d < DEPLOYMENTS_PER_NAMESPACE; d++) {
         const name = `${APP_WORDS[(d * 5 + ns.name.length) % APP_WORDS.length]}-${d}`;
-        this.deployments.push({ namespace: ns.name, name, hash: this.rng.suffix(9).slice(0, 9), image: `public.ecr.aws/ledger-scale/${ns.name}/${name}:1.4.2` });
+        this.deployments.push({
+          namespace: ns.name,
+          name,
+          hash: this.rng.suffix(9).slice(0, 9),
+          image: `public.ecr.aws/ledger-scale/${ns.name}/${name}:1.4.2`,
+        });
       }
     }
   }
@@ -112,7 +124,14 @@ class ScaleBuilder {
     const spotTypes = [...new Set(this.nodes.filter((n) => n.capacityType === 'spot').map((n) => n.instanceType))].sort();
     const onDemand: Record<string, number> = {};
     for (const t of new Set(this.nodes.map((n) => n.instanceType))) onDemand[t] = this.catalog.get(t)?.onDemandUsdPerHour ?? 0;
-    const spotPrices = simulateSpotPrices(this.rng, this.file.spotPrices, spotTypes.map((t) => ({ name: t, onDemandUsdPerHour: onDemand[t] })), this.file.zones, this.start, this.end);
+    const spotPrices = simulateSpotPrices(
+      this.rng,
+      this.file.spotPrices,
+      spotTypes.map((t) => ({ name: t, onDemandUsdPerHour: onDemand[t] })),
+      this.file.zones,
+      this.start,
+      this.end,
+    );
     return {
       name: `scale-${this.opts.nodes}x${this.opts.podsPerNode}-${this.opts.days}d`,
       seed: this.opts.seed ?? 1,
@@ -137,19 +156,31 @@ class ScaleBuilder {
   private slots(): Slot[] {
     const karpenterNodes = this.opts.nodes - MANAGED_NODES;
     // week4's managed type (m5.large) holds 29 pods; a larger m5 when every node must hold more.
-    const managedType = ['m5.large', 'm5.xlarge', 'm5.2xlarge', 'm5.4xlarge'].map((t) => this.catalog.get(t))
-      .find((t): t is InstanceTypeInfo => t !== undefined && t.allocatableParsed.pods >= this.opts.podsPerNode) ?? this.catalog.get('m5.4xlarge');
+    const managedType =
+      ['m5.large', 'm5.xlarge', 'm5.2xlarge', 'm5.4xlarge']
+        .map((t) => this.catalog.get(t))
+        .find((t): t is InstanceTypeInfo => t !== undefined && t.allocatableParsed.pods >= this.opts.podsPerNode) ??
+      this.catalog.get('m5.4xlarge');
     if (!managedType) throw new Error('the managed node type is not in the catalogue');
-    const out: Slot[] = Array.from({ length: MANAGED_NODES }, (_, i) => ({ pool: null, type: managedType, capacityType: 'on-demand' as const, zone: this.file.zones[i % this.file.zones.length] }));
+    const out: Slot[] = Array.from({ length: MANAGED_NODES }, (_, i) => ({
+      pool: null,
+      type: managedType,
+      capacityType: 'on-demand' as const,
+      zone: this.file.zones[i % this.file.zones.length],
+    }));
     let assigned = 0;
     this.pools.forEach((pool, pi) => {
-      const count = pi === this.pools.length - 1 ? karpenterNodes - assigned : Math.round(karpenterNodes * (POOL_SHARE[pool.name] ?? 1 / this.pools.length));
+      const count =
+        pi === this.pools.length - 1
+          ? karpenterNodes - assigned
+          : Math.round(karpenterNodes * (POOL_SHARE[pool.name] ?? 1 / this.pools.length));
       assigned += count;
       for (let i = 0; i < count; i++) {
         const typeName = this.rng.pick(pool.instanceTypes);
         const type = this.catalog.get(typeName);
         if (!type) throw new Error(`instance type ${typeName} is not in the catalogue`);
-        const capacityType: CapacityType = pool.capacityTypes.length === 1 ? pool.capacityTypes[0] : this.rng.next() < 0.5 ? 'spot' : 'on-demand';
+        const capacityType: CapacityType =
+          pool.capacityTypes.length === 1 ? pool.capacityTypes[0] : this.rng.next() < 0.5 ? 'spot' : 'on-demand';
         out.push({ pool, type, capacityType, zone: this.rng.pick(this.file.zones) });
       }
     });
@@ -165,12 +196,21 @@ class ScaleBuilder {
   private fillSlot(slot: Slot, index: number): void {
     const meanMs = (this.opts.meanNodeLifetimeDays ?? 7) * DAY;
     const churns = slot.pool !== null && slot.pool.name !== 'system' && meanMs > 0;
-    let createdAt = churns ? this.start - Math.floor(this.rng.next() * meanMs / MINUTE) * MINUTE : this.start - 30 * DAY;
+    let createdAt = churns ? this.start - Math.floor((this.rng.next() * meanMs) / MINUTE) * MINUTE : this.start - 30 * DAY;
     let previous: SimNode | null = null;
     for (;;) {
-      const life = churns ? Math.max(HOUR, Math.floor(-Math.log(1 - this.rng.next()) * meanMs / MINUTE) * MINUTE) : Number.POSITIVE_INFINITY;
+      const life = churns
+        ? Math.max(HOUR, Math.floor((-Math.log(1 - this.rng.next()) * meanMs) / MINUTE) * MINUTE)
+        : Number.POSITIVE_INFINITY;
       const deletedAt = createdAt + life < this.end ? createdAt + life : null;
-      const reason: DisruptionReason | null = deletedAt === null ? null : slot.capacityType === 'spot' && this.rng.next() < 0.3 ? 'Interrupted' : this.rng.next() < 0.8 ? 'Underutilized' : 'Expired';
+      const reason: DisruptionReason | null =
+        deletedAt === null
+          ? null
+          : slot.capacityType === 'spot' && this.rng.next() < 0.3
+            ? 'Interrupted'
+            : this.rng.next() < 0.8
+              ? 'Underutilized'
+              : 'Expired';
       if (deletedAt === null || deletedAt > this.start) {
         // Nodes gone before the scenario starts are never seen, billed or listed: not made at all.
         const node = this.launch(slot, createdAt, deletedAt, reason, previous);
@@ -182,7 +222,13 @@ class ScaleBuilder {
     }
   }
 
-  private launch(slot: Slot, createdAt: EpochMs, deletedAt: EpochMs | null, reason: DisruptionReason | null, previous: SimNode | null): SimNode {
+  private launch(
+    slot: Slot,
+    createdAt: EpochMs,
+    deletedAt: EpochMs | null,
+    reason: DisruptionReason | null,
+    previous: SimNode | null,
+  ): SimNode {
     const ip = this.nextIp();
     const node: SimNode = {
       name: `ip-${ip.replaceAll('.', '-')}.ec2.internal`,
@@ -196,7 +242,11 @@ class ScaleBuilder {
       createdAt,
       deletedAt,
       deletionReason: reason,
-      launchReason: previous?.deletionReason ? { kind: 'replacement', replaces: [previous.name], reason: previous.deletionReason } : slot.pool ? { kind: 'pending-pods', podNames: [] } : { kind: 'static' },
+      launchReason: previous?.deletionReason
+        ? { kind: 'replacement', replaces: [previous.name], reason: previous.deletionReason }
+        : slot.pool
+          ? { kind: 'pending-pods', podNames: [] }
+          : { kind: 'static' },
       nodeClassHash: slot.pool ? this.nodeClassHash : '',
       allocatable: { ...slot.type.allocatableParsed },
     };
@@ -204,7 +254,13 @@ class ScaleBuilder {
     if (deletedAt !== null && reason !== null) {
       const message = `Disrupting Node: ${reason}/${reason === 'Interrupted' ? 'Delete' : 'Replace'}`;
       this.event(deletedAt, { kind: 'Node', name: node.name }, 'DisruptionTerminating', message);
-      if (node.nodeClaimName) this.event(deletedAt, { kind: 'NodeClaim', name: node.nodeClaimName }, 'DisruptionTerminating', message.replace('Node:', 'NodeClaim:'));
+      if (node.nodeClaimName)
+        this.event(
+          deletedAt,
+          { kind: 'NodeClaim', name: node.nodeClaimName },
+          'DisruptionTerminating',
+          message.replace('Node:', 'NodeClaim:'),
+        );
     }
     return node;
   }
@@ -227,36 +283,75 @@ class ScaleBuilder {
   private packPods(node: SimNode, slot: Slot, slotIndex: number): void {
     const podAt = node.createdAt + MINUTE;
     const tolerations = (slot.pool?.taints ?? []).map((t) => ({ key: t.key, operator: 'Equal', value: t.value, effect: t.effect }));
-    const selector: Record<string, string> = slot.pool ? { 'karpenter.sh/nodepool': slot.pool.name } : { 'eks.amazonaws.com/nodegroup': 'karpenter-mng' };
+    const selector: Record<string, string> = slot.pool
+      ? { 'karpenter.sh/nodepool': slot.pool.name }
+      : { 'eks.amazonaws.com/nodegroup': 'karpenter-mng' };
     let usedCpu = 0;
     let usedMem = 0;
     for (const ds of this.file.daemonSets) {
-      const containers: SimContainer[] = [{ name: ds.name, image: `public.ecr.aws/eks/${ds.name}:v1.31.0`, resources: { requests: { ...ds.requests } as Record<string, string> } }];
-      const pod = this.pod(node, podAt, { namespace: ds.namespace, name: this.uniqueName(`${ds.name}-${node.name.slice(3, 15)}`), ownerKind: 'DaemonSet', ownerName: ds.name, app: ds.name, containers, selector: {}, tolerations: [{ key: '', operator: 'Exists' }] });
+      const containers: SimContainer[] = [
+        {
+          name: ds.name,
+          image: `public.ecr.aws/eks/${ds.name}:v1.31.0`,
+          resources: { requests: { ...ds.requests } as Record<string, string> },
+        },
+      ];
+      const pod = this.pod(node, podAt, {
+        namespace: ds.namespace,
+        name: this.uniqueName(`${ds.name}-${node.name.slice(3, 15)}`),
+        ownerKind: 'DaemonSet',
+        ownerName: ds.name,
+        app: ds.name,
+        containers,
+        selector: {},
+        tolerations: [{ key: '', operator: 'Exists' }],
+      });
       usedCpu += pod.requests.cpuMillicores;
       usedMem += pod.requests.memoryBytes;
     }
     const workloadPods = Math.min(this.opts.podsPerNode, node.allocatable.pods) - this.file.daemonSets.length;
     const utilisation = this.rng.uniform(0.45, 0.9);
-    const cpuEach = Math.max(5, Math.floor(((node.allocatable.cpuMillicores * utilisation - usedCpu) / workloadPods) / 5) * 5);
+    const cpuEach = Math.max(5, Math.floor((node.allocatable.cpuMillicores * utilisation - usedCpu) / workloadPods / 5) * 5);
     const memEachMi = Math.max(16, Math.floor((node.allocatable.memoryBytes * utilisation - usedMem) / workloadPods / 1_048_576));
     const names: string[] = [];
     for (let i = 0; i < workloadPods; i++) {
       const d = this.deployments[(slotIndex * 7 + i * 13) % this.deployments.length];
-      const containers: SimContainer[] = [{ name: d.name.split('-')[0], image: d.image, resources: { requests: { cpu: `${cpuEach}m`, memory: `${memEachMi}Mi` } } }];
+      const containers: SimContainer[] = [
+        { name: d.name.split('-')[0], image: d.image, resources: { requests: { cpu: `${cpuEach}m`, memory: `${memEachMi}Mi` } } },
+      ];
       const pod = this.pod(node, podAt, {
-        namespace: d.namespace, name: this.uniqueName(`${d.name}-${d.hash}`), ownerKind: 'ReplicaSet', ownerName: `${d.name}-${d.hash}`, app: d.name,
-        containers, selector, tolerations, extraLabels: { 'pod-template-hash': d.hash }, doNotDisrupt: i === 0 && slotIndex % 50 === 0,
+        namespace: d.namespace,
+        name: this.uniqueName(`${d.name}-${d.hash}`),
+        ownerKind: 'ReplicaSet',
+        ownerName: `${d.name}-${d.hash}`,
+        app: d.name,
+        containers,
+        selector,
+        tolerations,
+        extraLabels: { 'pod-template-hash': d.hash },
+        doNotDisrupt: i === 0 && slotIndex % 50 === 0,
       });
       names.push(pod.name);
     }
     if (node.launchReason.kind === 'pending-pods') node.launchReason.podNames = names.slice(0, 5);
   }
 
-  private pod(node: SimNode, at: EpochMs, p: {
-    namespace: string; name: string; ownerKind: SimPod['ownerKind']; ownerName: string; app: string; containers: SimContainer[];
-    selector: Record<string, string>; tolerations: SimPod['tolerations']; extraLabels?: Record<string, string>; doNotDisrupt?: boolean;
-  }): SimPod {
+  private pod(
+    node: SimNode,
+    at: EpochMs,
+    p: {
+      namespace: string;
+      name: string;
+      ownerKind: SimPod['ownerKind'];
+      ownerName: string;
+      app: string;
+      containers: SimContainer[];
+      selector: Record<string, string>;
+      tolerations: SimPod['tolerations'];
+      extraLabels?: Record<string, string>;
+      doNotDisrupt?: boolean;
+    },
+  ): SimPod {
     const pod: SimPod = {
       uid: this.rng.uuid(),
       namespace: p.namespace,

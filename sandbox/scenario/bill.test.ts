@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { T, TINY_END, tinyScenario } from '../../test/fixtures/tiny-scenario';
-import { computeBill, formatCeAmount, nodePoolCostByHand } from './bill';
+import { T, TINY_END, tinyScenario } from '../../test/fixtures/tiny-scenario.js';
+import { computeBill, formatCeAmount, nodePoolCostByHand } from './bill.js';
 
 const sumBy = (lines: ReturnType<typeof computeBill>, pool: string | null): number =>
   lines.filter((l) => l.nodePool === pool).reduce((s, l) => s + l.unblendedUsd, 0);

@@ -1,6 +1,6 @@
-import type { CapacityType } from '../../core/labels';
-import { lastIndexAtOrBefore } from '../../core/time-search';
-import type { EpochMs, Scenario, SimNode, SpotPricePoint } from './types';
+import type { CapacityType } from '../../core/labels.js';
+import { lastIndexAtOrBefore } from '../../core/time-search.js';
+import type { EpochMs, Scenario, SimNode, SpotPricePoint } from './types.js';
 
 /**
  * The simulated AWS bill: what each instance of the scenario costs, hour by hour, as of a time.
@@ -65,11 +65,20 @@ export function onDemandUsd(scenario: Scenario, instanceType: string): number {
  * starts every market at the scenario start, so this only guards hand-made scenarios); a market with no points
  * at all falls back to on-demand.
  */
-function priceSegments(scenario: Scenario, markets: Map<string, SpotPricePoint[]>, node: SimNode, from: EpochMs, to: EpochMs): PriceSegment[] {
+function priceSegments(
+  scenario: Scenario,
+  markets: Map<string, SpotPricePoint[]>,
+  node: SimNode,
+  from: EpochMs,
+  to: EpochMs,
+): PriceSegment[] {
   const points = node.capacityType === 'spot' ? markets.get(marketKey(node.instanceType, node.zone)) : undefined;
   if (!points || points.length === 0) return [{ from, to, usdPerHour: onDemandUsd(scenario, node.instanceType) }];
   const segments: PriceSegment[] = [];
-  let i = Math.max(0, lastIndexAtOrBefore(points, from, (p) => p.at));
+  let i = Math.max(
+    0,
+    lastIndexAtOrBefore(points, from, (p) => p.at),
+  );
   let cursor = from;
   while (cursor < to) {
     const next = i + 1 < points.length ? Math.min(points[i + 1].at, to) : to;
@@ -133,9 +142,10 @@ export function nodePoolCostByHand(scenario: Scenario, asOf: EpochMs, from: Epoc
     if (!billed || billed.end <= from) continue;
     const span = { start: Math.max(billed.start, from), end: billed.end };
     let usd = 0;
-    const points = node.capacityType === 'spot'
-      ? scenario.spotPrices.filter((p) => p.instanceType === node.instanceType && p.zone === node.zone).sort((a, b) => a.at - b.at)
-      : [];
+    const points =
+      node.capacityType === 'spot'
+        ? scenario.spotPrices.filter((p) => p.instanceType === node.instanceType && p.zone === node.zone).sort((a, b) => a.at - b.at)
+        : [];
     if (points.length === 0) {
       usd = ((span.end - span.start) / HOUR_MS) * onDemandUsd(scenario, node.instanceType);
     } else {

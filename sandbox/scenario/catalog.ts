@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseBaseUnits, parseCpuMillicores } from '../../core/quantity';
-import { loadStaticOnDemandPrices } from '../../core/static-prices';
-import type { InstanceTypeInfo, NodeSelectorRequirement } from './types';
+import { parseBaseUnits, parseCpuMillicores } from '../../core/quantity.js';
+import { loadStaticOnDemandPrices } from '../../core/static-prices.js';
+import type { InstanceTypeInfo, NodeSelectorRequirement } from './types.js';
 
 const DATA_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'data');
 
@@ -50,12 +50,18 @@ export function matchesRequirements(labels: Record<string, string>, reqs: NodeSe
   return reqs.every((r) => {
     const v = labels[r.key];
     switch (r.operator) {
-      case 'In': return v !== undefined && (r.values ?? []).includes(v);
-      case 'NotIn': return v === undefined || !(r.values ?? []).includes(v);
-      case 'Exists': return v !== undefined;
-      case 'DoesNotExist': return v === undefined;
-      case 'Gt': return v !== undefined && Number(v) > Number(r.values?.[0]);
-      case 'Lt': return v !== undefined && Number(v) < Number(r.values?.[0]);
+      case 'In':
+        return v !== undefined && (r.values ?? []).includes(v);
+      case 'NotIn':
+        return v === undefined || !(r.values ?? []).includes(v);
+      case 'Exists':
+        return v !== undefined;
+      case 'DoesNotExist':
+        return v === undefined;
+      case 'Gt':
+        return v !== undefined && Number(v) > Number(r.values?.[0]);
+      case 'Lt':
+        return v !== undefined && Number(v) < Number(r.values?.[0]);
     }
   });
 }

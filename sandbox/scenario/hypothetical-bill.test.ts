@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { T, tinyScenario } from '../../test/fixtures/tiny-scenario';
-import { hypotheticalBill } from './hypothetical-bill';
+import { T, tinyScenario } from '../../test/fixtures/tiny-scenario.js';
+import { hypotheticalBill } from './hypothetical-bill.js';
 
 /**
  * The tiny scenario's days 11-02 and 11-03, worked by hand (see its fixture):
@@ -14,18 +14,23 @@ describe('hypotheticalBill', () => {
   it('is the sandbox bill as the Cost Explorer console CSV, untouched', () => {
     const b = hypotheticalBill(sc, { ...window, perturbation: 'none' });
     expect(b.days.map((d) => [d.day, d.nodePool, Number(d.usd.toFixed(10))])).toEqual([
-      ['2026-11-02', '', 4.608], ['2026-11-02', 'general', 0.96], ['2026-11-03', '', 4.608], ['2026-11-03', 'spot-batch', 0.87],
+      ['2026-11-02', '', 4.608],
+      ['2026-11-02', 'general', 0.96],
+      ['2026-11-03', '', 4.608],
+      ['2026-11-03', 'spot-batch', 0.87],
     ]);
-    expect(b.csv).toBe([
-      '"karpenter.sh/nodepool","No tag key: karpenter.sh/nodepool($)","general($)","spot-batch($)","Total costs($)"',
-      '"karpenter.sh/nodepool total","9.216","0.96","0.87","11.046"',
-      '"2026-11-02","4.608","0.96","","5.568"',
-      '"2026-11-03","4.608","","0.87","5.478"',
-      '',
-    ].join('\n'));
+    expect(b.csv).toBe(
+      [
+        '"karpenter.sh/nodepool","No tag key: karpenter.sh/nodepool($)","general($)","spot-batch($)","Total costs($)"',
+        '"karpenter.sh/nodepool total","9.216","0.96","0.87","11.046"',
+        '"2026-11-02","4.608","0.96","","5.568"',
+        '"2026-11-03","4.608","","0.87","5.478"',
+        '',
+      ].join('\n'),
+    );
   });
 
-  it('untagged-node moves one NodeClaim\'s hours to the untagged column and says which', () => {
+  it("untagged-node moves one NodeClaim's hours to the untagged column and says which", () => {
     const b = hypotheticalBill(sc, { ...window, perturbation: 'untagged-node' });
     expect(b.touched?.nodeClaim).toMatch(/^(general-abcde|spot-batch-fghij)$/);
     const moved = b.touched?.nodeClaim === 'general-abcde' ? 0.96 : 0.87;
@@ -47,7 +52,11 @@ describe('hypotheticalBill', () => {
   });
 
   it('is deterministic and refuses days outside the scenario', () => {
-    expect(hypotheticalBill(sc, { ...window, perturbation: 'untagged-node' }).csv).toBe(hypotheticalBill(sc, { ...window, perturbation: 'untagged-node' }).csv);
-    expect(() => hypotheticalBill(sc, { fromMs: T('2026-11-20T00:00:00Z'), toMs: T('2026-11-21T00:00:00Z'), seed: 1, perturbation: 'none' })).toThrow(/covers 2026-11-01 to 2026-11-14/);
+    expect(hypotheticalBill(sc, { ...window, perturbation: 'untagged-node' }).csv).toBe(
+      hypotheticalBill(sc, { ...window, perturbation: 'untagged-node' }).csv,
+    );
+    expect(() =>
+      hypotheticalBill(sc, { fromMs: T('2026-11-20T00:00:00Z'), toMs: T('2026-11-21T00:00:00Z'), seed: 1, perturbation: 'none' }),
+    ).toThrow(/covers 2026-11-01 to 2026-11-14/);
   });
 });

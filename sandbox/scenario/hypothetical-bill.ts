@@ -1,7 +1,7 @@
-import { TAG_NODEPOOL } from '../../core/labels';
-import { type BillLine, computeBill, formatCeAmount, publishedSpotUsd } from './bill';
-import { Rng } from './rng';
-import type { EpochMs, Scenario, SpotPricePoint } from './types';
+import { TAG_NODEPOOL } from '../../core/labels.js';
+import { type BillLine, computeBill, formatCeAmount, publishedSpotUsd } from './bill.js';
+import { Rng } from './rng.js';
+import type { EpochMs, Scenario, SpotPricePoint } from './types.js';
 
 /**
  * Hypothetical bills for the "explain this bill" practice mode: the sandbox's own bill for chosen days, optionally
@@ -68,14 +68,24 @@ export function checkWindow(scenario: Scenario, fromMs: EpochMs, toMs: EpochMs):
   if (fromMs % DAY_MS !== 0 || toMs % DAY_MS !== 0) throw new RangeError('a hypothetical bill covers whole UTC days');
   if (!(fromMs < toMs)) throw new RangeError('the bill window is empty');
   if (fromMs < scenario.start || toMs > scenario.end) {
-    throw new RangeError(`scenario ${scenario.name} covers ${new Date(scenario.start).toISOString().slice(0, 10)} to ${new Date(scenario.end - DAY_MS).toISOString().slice(0, 10)}`);
+    throw new RangeError(
+      `scenario ${scenario.name} covers ${new Date(scenario.start).toISOString().slice(0, 10)} to ${new Date(scenario.end - DAY_MS).toISOString().slice(0, 10)}`,
+    );
   }
 }
 
-function perturb(scenario: Scenario, base: BillLine[], opts: HypotheticalBillOptions): Pick<HypotheticalBill, 'lines' | 'whatChanged' | 'touched'> {
+function perturb(
+  scenario: Scenario,
+  base: BillLine[],
+  opts: HypotheticalBillOptions,
+): Pick<HypotheticalBill, 'lines' | 'whatChanged' | 'touched'> {
   switch (opts.perturbation) {
     case 'none':
-      return { lines: base, touched: null, whatChanged: 'Nothing: this is the sandbox\'s own bill for those days, every hour tagged as Karpenter tagged it.' };
+      return {
+        lines: base,
+        touched: null,
+        whatChanged: "Nothing: this is the sandbox's own bill for those days, every hour tagged as Karpenter tagged it.",
+      };
     case 'tags-inactive':
       return {
         lines: base.map((l) => ({ ...l, nodePool: null })),
@@ -90,7 +100,9 @@ function perturb(scenario: Scenario, base: BillLine[], opts: HypotheticalBillOpt
         const h = hours.get(l.instanceId);
         hours.set(l.instanceId, { line: l, hours: (h?.hours ?? 0) + l.usageHours, usd: (h?.usd ?? 0) + l.unblendedUsd });
       }
-      const candidates = [...hours.values()].sort((a, b) => b.usd - a.usd || a.line.instanceId.localeCompare(b.line.instanceId)).slice(0, 5);
+      const candidates = [...hours.values()]
+        .sort((a, b) => b.usd - a.usd || a.line.instanceId.localeCompare(b.line.instanceId))
+        .slice(0, 5);
       if (candidates.length === 0) return perturb(scenario, base, { ...opts, perturbation: 'none' });
       const victim = new Rng(opts.seed).pick(candidates);
       const id = victim.line.instanceId;
@@ -130,10 +142,12 @@ export function dailyByNodePool(lines: readonly BillLine[]): { day: string; node
     const key = `${new Date(Math.floor(l.hourStart / DAY_MS) * DAY_MS).toISOString().slice(0, 10)}\n${l.nodePool ?? ''}`;
     sums.set(key, (sums.get(key) ?? 0) + l.unblendedUsd);
   }
-  return [...sums].map(([k, usd]) => {
-    const [day, nodePool] = k.split('\n');
-    return { day, nodePool, usd };
-  }).sort((a, b) => a.day.localeCompare(b.day) || a.nodePool.localeCompare(b.nodePool));
+  return [...sums]
+    .map(([k, usd]) => {
+      const [day, nodePool] = k.split('\n');
+      return { day, nodePool, usd };
+    })
+    .sort((a, b) => a.day.localeCompare(b.day) || a.nodePool.localeCompare(b.nodePool));
 }
 
 const q = (s: string): string => `"${s.replaceAll('"', '""')}"`;
@@ -143,7 +157,11 @@ const q = (s: string): string => `"${s.replaceAll('"', '""')}"`;
  * "No tag key: <key>($)" — ordered by total cost, "Total costs($)" last; the "<key> total" row; then one row per
  * day, empty where a group had no cost. Amounts as Cost Explorer prints them (up to 10 decimals).
  */
-export function toCostExplorerConsoleCsv(days: readonly { day: string; nodePool: string; usd: number }[], fromMs: EpochMs, toMs: EpochMs): string {
+export function toCostExplorerConsoleCsv(
+  days: readonly { day: string; nodePool: string; usd: number }[],
+  fromMs: EpochMs,
+  toMs: EpochMs,
+): string {
   const totals = new Map<string, number>();
   for (const d of days) totals.set(d.nodePool, (totals.get(d.nodePool) ?? 0) + d.usd);
   const columns = [...totals].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([p]) => p);
@@ -166,5 +184,14 @@ export function hypotheticalBill(scenario: Scenario, opts: HypotheticalBillOptio
   const base = computeBill(scenario, scenario.end).filter((l) => l.hourStart >= opts.fromMs && l.hourStart < opts.toMs);
   const { lines, whatChanged, touched } = perturb(scenario, base, opts);
   const days = dailyByNodePool(lines);
-  return { fromMs: opts.fromMs, toMs: opts.toMs, perturbation: opts.perturbation, whatChanged, touched, lines, days, csv: toCostExplorerConsoleCsv(days, opts.fromMs, opts.toMs) };
+  return {
+    fromMs: opts.fromMs,
+    toMs: opts.toMs,
+    perturbation: opts.perturbation,
+    whatChanged,
+    touched,
+    lines,
+    days,
+    csv: toCostExplorerConsoleCsv(days, opts.fromMs, opts.toMs),
+  };
 }

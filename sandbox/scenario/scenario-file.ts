@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { CapacityType } from '../../core/labels';
-import type { NodeSelectorRequirement, SimNodePool } from './types';
+import type { CapacityType } from '../../core/labels.js';
+import type { NodeSelectorRequirement, SimNodePool } from './types.js';
 
 /** The scenario file: what the simulated cluster runs. The seed makes the rest (names, noise, spot prices). */
 export interface ScenarioFile {
@@ -51,8 +51,7 @@ export interface WorkloadSpec {
 }
 
 export type IncidentSpec =
-  | { kind: 'spot-interruption'; at: string; nodePool: string }
-  | { kind: 'drift'; at: string; nodePool: string; change: string };
+  { kind: 'spot-interruption'; at: string; nodePool: string } | { kind: 'drift'; at: string; nodePool: string; change: string };
 
 const SCENARIO_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'scenarios');
 
@@ -68,7 +67,8 @@ export function loadScenarioFile(nameOrPath: string): ScenarioFile {
     throw new ScenarioFileError(`cannot read scenario ${path}: ${(err as Error).message}`);
   }
   if (Number.isNaN(Date.parse(parsed.start))) throw new ScenarioFileError(`scenario ${path}: "start" is not a date`);
-  if (!(parsed.days > 0 && parsed.stepMinutes > 0)) throw new ScenarioFileError(`scenario ${path}: "days" and "stepMinutes" must be positive`);
+  if (!(parsed.days > 0 && parsed.stepMinutes > 0))
+    throw new ScenarioFileError(`scenario ${path}: "days" and "stepMinutes" must be positive`);
   const pools = new Set(parsed.nodePools.map((p) => p.name));
   for (const w of parsed.workloads) {
     if (w.target !== 'managed' && !pools.has(w.target)) {

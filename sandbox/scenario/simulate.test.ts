@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { loadScenario } from '../index';
-import { simulate } from './simulate';
-import { loadScenarioFile } from './scenario-file';
+import { loadScenario } from '../index.js';
+import { simulate } from './simulate.js';
+import { loadScenarioFile } from './scenario-file.js';
 
 const HOUR = 3_600_000;
 const sc = loadScenario('week4', 42);
@@ -66,7 +66,9 @@ describe('week4 scenario', () => {
     expect(reasons.filter((r) => r === 'Drifted').length).toBeGreaterThan(0);
     const replacements = sc.nodes.filter((n) => n.launchReason.kind === 'replacement');
     expect(replacements.some((n) => n.launchReason.kind === 'replacement' && n.launchReason.reason === 'Underutilized')).toBe(true);
-    expect(sc.events.some((e) => e.reason === 'DisruptionTerminating' && e.message === 'Disrupting Node: Underutilized/Replace')).toBe(true);
+    expect(sc.events.some((e) => e.reason === 'DisruptionTerminating' && e.message === 'Disrupting Node: Underutilized/Replace')).toBe(
+      true,
+    );
     expect(sc.events.some((e) => e.reason === 'DisruptionBlocked' && e.message.includes('karpenter.sh/do-not-disrupt'))).toBe(true);
   });
 

@@ -1,11 +1,11 @@
-import type { CapacityType, DisruptionReason } from '../../core/labels';
-import { ANNOTATION_DO_NOT_DISRUPT } from '../../core/labels';
-import { effectiveRequests } from '../../core/pod-requests';
-import { loadCatalog, matchesRequirements } from './catalog';
-import { Rng } from './rng';
-import type { ScenarioFile, WorkloadSpec } from './scenario-file';
-import { SpotPriceIndex, simulateSpotPrices } from './spot-prices';
-import type { EpochMs, InstanceTypeInfo, Resources, Scenario, SimContainer, SimEvent, SimNode, SimNodePool, SimPod } from './types';
+import type { CapacityType, DisruptionReason } from '../../core/labels.js';
+import { ANNOTATION_DO_NOT_DISRUPT } from '../../core/labels.js';
+import { effectiveRequests } from '../../core/pod-requests.js';
+import { loadCatalog, matchesRequirements } from './catalog.js';
+import { Rng } from './rng.js';
+import type { ScenarioFile, WorkloadSpec } from './scenario-file.js';
+import { SpotPriceIndex, simulateSpotPrices } from './spot-prices.js';
+import type { EpochMs, InstanceTypeInfo, Resources, Scenario, SimContainer, SimEvent, SimNode, SimNodePool, SimPod } from './types.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -55,7 +55,8 @@ const sub = (a: Resources, b: Resources): Resources => ({
   pods: a.pods - b.pods,
   gpu: a.gpu - b.gpu,
 });
-const add = (a: Resources, b: Resources): Resources => sub(a, { cpuMillicores: -b.cpuMillicores, memoryBytes: -b.memoryBytes, pods: -b.pods, gpu: -b.gpu });
+const add = (a: Resources, b: Resources): Resources =>
+  sub(a, { cpuMillicores: -b.cpuMillicores, memoryBytes: -b.memoryBytes, pods: -b.pods, gpu: -b.gpu });
 
 /** Runs the scenario file with a seed: a deterministic 14-day history of a Karpenter cluster. */
 export function simulate(file: ScenarioFile, seed: number): Scenario {
@@ -84,7 +85,10 @@ class Simulation {
   private readonly onDemand: Record<string, number> = {};
   private ipCounter = 10;
 
-  constructor(private readonly file: ScenarioFile, private readonly seed: number) {
+  constructor(
+    private readonly file: ScenarioFile,
+    private readonly seed: number,
+  ) {
     this.rng = new Rng(seed);
     this.start = Date.parse(file.start);
     this.end = this.start + file.days * DAY;
@@ -95,9 +99,12 @@ class Simulation {
     const spotTypes = new Set<string>();
     for (const p of this.pools) if (p.capacityTypes.includes('spot')) p.instanceTypes.forEach((t) => spotTypes.add(t));
     this.spotPoints = simulateSpotPrices(
-      this.rng, file.spotPrices,
+      this.rng,
+      file.spotPrices,
       [...spotTypes].sort().map((t) => ({ name: t, onDemandUsdPerHour: this.onDemand[t] })),
-      file.zones, this.start, this.end,
+      file.zones,
+      this.start,
+      this.end,
     );
     this.spot = new SpotPriceIndex(this.spotPoints);
     this.workloads = file.workloads.map((spec) => this.makeWorkload(spec));
@@ -113,11 +120,32 @@ class Simulation {
   }
 
   private makeWorkload(spec: WorkloadSpec): Workload {
-    const containers: SimContainer[] = [{ name: spec.name.split('-')[0], image: `public.ecr.aws/ledger-demo/${spec.name}:1.4.2`, resources: { requests: { ...spec.requests } as Record<string, string> } }];
+    const containers: SimContainer[] = [
+      {
+        name: spec.name.split('-')[0],
+        image: `public.ecr.aws/ledger-demo/${spec.name}:1.4.2`,
+        resources: { requests: { ...spec.requests } as Record<string, string> },
+      },
+    ];
     const initContainers: SimContainer[] = spec.initRequests
-      ? [{ name: 'migrate', image: `public.ecr.aws/ledger-demo/${spec.name}-migrate:1.4.2`, resources: { requests: { ...spec.initRequests } as Record<string, string> } }]
+      ? [
+          {
+            name: 'migrate',
+            image: `public.ecr.aws/ledger-demo/${spec.name}-migrate:1.4.2`,
+            resources: { requests: { ...spec.initRequests } as Record<string, string> },
+          },
+        ]
       : [];
-    return { spec, containers, initContainers, requests: effectiveRequests(containers, initContainers), templateHash: this.rng.suffix(9).slice(0, 9), pods: [], noiseHour: -1, noise: 0 };
+    return {
+      spec,
+      containers,
+      initContainers,
+      requests: effectiveRequests(containers, initContainers),
+      templateHash: this.rng.suffix(9).slice(0, 9),
+      pods: [],
+      noiseHour: -1,
+      noise: 0,
+    };
   }
 
   run(): Scenario {
@@ -163,12 +191,21 @@ class Simulation {
   private launchManagedNodes(): void {
     for (const m of this.file.managedNodes) {
       for (let i = 0; i < m.count; i++) {
-        this.launch(null, m.instanceType, 'on-demand', this.file.zones[i % this.file.zones.length], this.start - 30 * DAY, { kind: 'static' });
+        this.launch(null, m.instanceType, 'on-demand', this.file.zones[i % this.file.zones.length], this.start - 30 * DAY, {
+          kind: 'static',
+        });
       }
     }
   }
 
-  private launch(pool: SimNodePool | null, typeName: string, capacityType: CapacityType, zone: string, t: EpochMs, launchReason: SimNode['launchReason']): LiveNode {
+  private launch(
+    pool: SimNodePool | null,
+    typeName: string,
+    capacityType: CapacityType,
+    zone: string,
+    t: EpochMs,
+    launchReason: SimNode['launchReason'],
+  ): LiveNode {
     const type = this.catalog.get(typeName);
     if (!type) throw new Error(`instance type ${typeName} is not in the catalogue`);
     const ip = this.nextIp();
@@ -189,11 +226,32 @@ class Simulation {
       allocatable: { ...type.allocatableParsed },
     };
     this.nodes.push(node);
-    const live: LiveNode = { node, type, pool, free: { ...type.allocatableParsed }, pods: [], lastPodChangeAt: t, lastBlockedEventAt: -Infinity };
+    const live: LiveNode = {
+      node,
+      type,
+      pool,
+      free: { ...type.allocatableParsed },
+      pods: [],
+      lastPodChangeAt: t,
+      lastBlockedEventAt: -Infinity,
+    };
     this.live.push(live);
     for (const ds of this.file.daemonSets) {
-      const containers: SimContainer[] = [{ name: ds.name, image: `public.ecr.aws/eks/${ds.name}:v1.31.0`, resources: { requests: { ...ds.requests } as Record<string, string> } }];
-      const pod: LivePod = { name: `${ds.name}-${this.rng.suffix(5)}`, workload: null, daemonSet: ds, requests: effectiveRequests(containers), node: null, record: null };
+      const containers: SimContainer[] = [
+        {
+          name: ds.name,
+          image: `public.ecr.aws/eks/${ds.name}:v1.31.0`,
+          resources: { requests: { ...ds.requests } as Record<string, string> },
+        },
+      ];
+      const pod: LivePod = {
+        name: `${ds.name}-${this.rng.suffix(5)}`,
+        workload: null,
+        daemonSet: ds,
+        requests: effectiveRequests(containers),
+        node: null,
+        record: null,
+      };
       this.bind(pod, live, t);
     }
     return live;
@@ -219,10 +277,17 @@ class Simulation {
 
   private nodeEvent(live: LiveNode, t: EpochMs, reason: string, message: string, type: SimEvent['type'] = 'Normal'): void {
     this.event(t, { kind: 'Node', name: live.node.name }, reason, message, type);
-    if (live.node.nodeClaimName) this.event(t, { kind: 'NodeClaim', name: live.node.nodeClaimName }, reason, message.replace('Node:', 'NodeClaim:'), type);
+    if (live.node.nodeClaimName)
+      this.event(t, { kind: 'NodeClaim', name: live.node.nodeClaimName }, reason, message.replace('Node:', 'NodeClaim:'), type);
   }
 
-  private event(t: EpochMs, involvedObject: SimEvent['involvedObject'], reason: string, message: string, type: SimEvent['type'] = 'Normal'): void {
+  private event(
+    t: EpochMs,
+    involvedObject: SimEvent['involvedObject'],
+    reason: string,
+    message: string,
+    type: SimEvent['type'] = 'Normal',
+  ): void {
     this.events.push({ uid: this.rng.uuid(), at: t, type, reason, message, involvedObject });
   }
 
@@ -257,7 +322,8 @@ class Simulation {
     if (w && w.spec.target !== 'managed') selector['karpenter.sh/nodepool'] = w.spec.target;
     if (w?.spec.capacityType) selector['karpenter.sh/capacity-type'] = w.spec.capacityType;
     if (w && w.spec.target === 'managed') selector['eks.amazonaws.com/nodegroup'] = 'karpenter-mng';
-    for (const taint of live.pool?.taints ?? []) tolerations.push({ key: taint.key, operator: 'Equal', value: taint.value, effect: taint.effect });
+    for (const taint of live.pool?.taints ?? [])
+      tolerations.push({ key: taint.key, operator: 'Equal', value: taint.value, effect: taint.effect });
     if (!w) tolerations.push({ key: '', operator: 'Exists' });
     pod.record = {
       uid: this.rng.uuid(),
@@ -265,9 +331,21 @@ class Simulation {
       name: pod.name,
       ownerKind,
       ownerName,
-      labels: { app: appName, ...(w?.spec.labels ?? {}), ...(w?.spec.kind === 'Deployment' ? { 'pod-template-hash': w.templateHash } : {}) },
+      labels: {
+        app: appName,
+        ...(w?.spec.labels ?? {}),
+        ...(w?.spec.kind === 'Deployment' ? { 'pod-template-hash': w.templateHash } : {}),
+      },
       annotations: w?.spec.doNotDisrupt ? { [ANNOTATION_DO_NOT_DISRUPT]: 'true' } : {},
-      containers: w ? w.containers : [{ name: appName, image: `public.ecr.aws/eks/${appName}:v1.31.0`, resources: { requests: { ...(ds?.requests ?? {}) } as Record<string, string> } }],
+      containers: w
+        ? w.containers
+        : [
+            {
+              name: appName,
+              image: `public.ecr.aws/eks/${appName}:v1.31.0`,
+              resources: { requests: { ...(ds?.requests ?? {}) } as Record<string, string> },
+            },
+          ],
       initContainers: w ? w.initContainers : [],
       nodeSelector: selector,
       tolerations,
@@ -300,7 +378,7 @@ class Simulation {
     if (!r) return 0;
     if ('fixed' in r) return r.fixed;
     const { min, max, peakHourUtc, weekendFactor } = r.daily;
-    const hour = ((t % DAY) / HOUR);
+    const hour = (t % DAY) / HOUR;
     const shape = 0.5 + 0.5 * Math.cos(((hour - peakHourUtc) / 24) * 2 * Math.PI);
     const weekday = new Date(t).getUTCDay();
     const factor = weekday === 0 || weekday === 6 ? weekendFactor : 1;
@@ -354,7 +432,8 @@ class Simulation {
   }
 
   private schedulePending(t: EpochMs): void {
-    const pending = this.workloads.flatMap((w) => w.pods.filter((p) => p.node === null))
+    const pending = this.workloads
+      .flatMap((w) => w.pods.filter((p) => p.node === null))
       .sort((a, b) => b.requests.cpuMillicores - a.requests.cpuMillicores || a.name.localeCompare(b.name));
     const unplaced: LivePod[] = [];
     for (const pod of pending) {
@@ -374,7 +453,8 @@ class Simulation {
 
   /** Price of a new node of `type` and where Karpenter would put it (lowest spot price zone, or round-robin). */
   private offer(type: string, capacityType: CapacityType, t: EpochMs): { usd: number; zone: string } {
-    if (capacityType === 'on-demand') return { usd: this.onDemand[type], zone: this.file.zones[this.nodes.length % this.file.zones.length] };
+    if (capacityType === 'on-demand')
+      return { usd: this.onDemand[type], zone: this.file.zones[this.nodes.length % this.file.zones.length] };
     let best = { usd: Infinity, zone: this.file.zones[0] };
     for (const zone of this.file.zones) {
       const p = this.spot.priceAt(type, zone, t);
@@ -389,7 +469,11 @@ class Simulation {
   private emptyCapacity(type: InstanceTypeInfo): Resources {
     if (!this.daemonSetOverhead) {
       this.daemonSetOverhead = { cpuMillicores: 0, memoryBytes: 0, pods: 0, gpu: 0 };
-      for (const ds of this.file.daemonSets) this.daemonSetOverhead = add(this.daemonSetOverhead, effectiveRequests([{ resources: { requests: { ...ds.requests } as Record<string, string> } }]));
+      for (const ds of this.file.daemonSets)
+        this.daemonSetOverhead = add(
+          this.daemonSetOverhead,
+          effectiveRequests([{ resources: { requests: { ...ds.requests } as Record<string, string> } }]),
+        );
     }
     return sub(type.allocatableParsed, this.daemonSetOverhead);
   }
@@ -420,7 +504,8 @@ class Simulation {
       const taken = this.packInto(type, pods);
       if (taken.length === 0) continue;
       // Prefer the type that takes the most pods, then the cheapest: Karpenter launches for all it can.
-      if (!best || taken.length > best.taken.length || (taken.length === best.taken.length && usd < best.usd)) best = { type, usd, zone, taken };
+      if (!best || taken.length > best.taken.length || (taken.length === best.taken.length && usd < best.usd))
+        best = { type, usd, zone, taken };
     }
     return best;
   }
@@ -437,12 +522,16 @@ class Simulation {
       const [poolName, constraint] = key.split('|');
       const pool = this.pools.find((p) => p.name === poolName);
       if (!pool) continue;
-      const capacityType: CapacityType = constraint === 'on-demand' ? 'on-demand' : pool.capacityTypes.includes('spot') ? 'spot' : 'on-demand';
+      const capacityType: CapacityType =
+        constraint === 'on-demand' ? 'on-demand' : pool.capacityTypes.includes('spot') ? 'spot' : 'on-demand';
       let remaining = group;
       while (remaining.length > 0) {
         const choice = this.chooseType(pool, capacityType, remaining, t);
         if (!choice) break; // over the NodePool's limits: the pods stay pending
-        const live = this.launch(pool, choice.type.name, capacityType, choice.zone, t, { kind: 'pending-pods', podNames: choice.taken.map((p) => p.name) });
+        const live = this.launch(pool, choice.type.name, capacityType, choice.zone, t, {
+          kind: 'pending-pods',
+          podNames: choice.taken.map((p) => p.name),
+        });
         for (const p of choice.taken) this.bind(p, live, t);
         remaining = remaining.filter((p) => !choice.taken.includes(p));
       }
@@ -458,7 +547,12 @@ class Simulation {
   private noteBlocked(live: LiveNode, pod: LivePod, t: EpochMs): void {
     if (t - live.lastBlockedEventAt < BLOCKED_EVENT_EVERY) return;
     live.lastBlockedEventAt = t;
-    this.nodeEvent(live, t, 'DisruptionBlocked', `Cannot disrupt Node: pod "${pod.record?.namespace}/${pod.name}" has "${ANNOTATION_DO_NOT_DISRUPT}" annotation`);
+    this.nodeEvent(
+      live,
+      t,
+      'DisruptionBlocked',
+      `Cannot disrupt Node: pod "${pod.record?.namespace}/${pod.name}" has "${ANNOTATION_DO_NOT_DISRUPT}" annotation`,
+    );
   }
 
   private incidents(t: EpochMs): void {
@@ -469,7 +563,8 @@ class Simulation {
         const pool = this.pools.find((p) => p.name === inc.nodePool);
         if (pool) this.nodeClassHash.set(pool.nodeClassName, this.rng.hex(16));
       } else {
-        const victim = this.live.filter((n) => n.pool?.name === inc.nodePool && n.node.capacityType === 'spot')
+        const victim = this.live
+          .filter((n) => n.pool?.name === inc.nodePool && n.node.capacityType === 'spot')
           .sort((a, b) => b.pods.length - a.pods.length || a.node.name.localeCompare(b.node.name))[0];
         if (!victim) continue;
         this.nodeEvent(victim, t, 'SpotInterrupted', 'Spot interruption warning was triggered', 'Warning');
@@ -516,14 +611,25 @@ class Simulation {
     const choice = this.chooseType(pool, live.node.capacityType, pods, t, cheaperThan);
     if (!choice || choice.taken.length < pods.length) return false;
     this.nodeEvent(live, t, 'DisruptionTerminating', `Disrupting Node: ${reason}/Replace`);
-    const replacement = this.launch(pool, choice.type.name, live.node.capacityType, choice.zone, t, { kind: 'replacement', replaces: [live.node.nodeClaimName ?? live.node.name], reason });
-    if (replacement.node.nodeClaimName) this.event(t, { kind: 'NodeClaim', name: replacement.node.nodeClaimName }, 'DisruptionLaunching', `Launching NodeClaim: ${reason}/Replace`);
+    const replacement = this.launch(pool, choice.type.name, live.node.capacityType, choice.zone, t, {
+      kind: 'replacement',
+      replaces: [live.node.nodeClaimName ?? live.node.name],
+      reason,
+    });
+    if (replacement.node.nodeClaimName)
+      this.event(
+        t,
+        { kind: 'NodeClaim', name: replacement.node.nodeClaimName },
+        'DisruptionLaunching',
+        `Launching NodeClaim: ${reason}/Replace`,
+      );
     for (const p of this.remove(live, t, reason)) this.bind(p, replacement, t);
     return true;
   }
 
   private currentPrice(live: LiveNode, t: EpochMs): number {
-    if (live.node.capacityType === 'spot') return this.spot.priceAt(live.node.instanceType, live.node.zone, t) ?? this.onDemand[live.node.instanceType];
+    if (live.node.capacityType === 'spot')
+      return this.spot.priceAt(live.node.instanceType, live.node.zone, t) ?? this.onDemand[live.node.instanceType];
     return this.onDemand[live.node.instanceType];
   }
 
@@ -572,7 +678,8 @@ class Simulation {
     const free = new Map(others.map((n) => [n, { ...n.free }]));
     const targets: LiveNode[] = [];
     for (const p of pods) {
-      const target = others.filter((n) => this.accepts(n, p) && fits(free.get(n) ?? n.free, p.requests))
+      const target = others
+        .filter((n) => this.accepts(n, p) && fits(free.get(n) ?? n.free, p.requests))
         .sort((a, b) => (free.get(a)?.cpuMillicores ?? 0) - (free.get(b)?.cpuMillicores ?? 0))[0];
       if (!target) return null;
       free.set(target, sub(free.get(target) ?? target.free, p.requests));

@@ -1,7 +1,7 @@
-import { lastIndexAtOrBefore } from '../../core/time-search';
-import type { Rng } from './rng';
-import type { EpochMs, SpotPricePoint } from './types';
-import type { ScenarioFile } from './scenario-file';
+import { lastIndexAtOrBefore } from '../../core/time-search.js';
+import type { Rng } from './rng.js';
+import type { EpochMs, SpotPricePoint } from './types.js';
+import type { ScenarioFile } from './scenario-file.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -25,7 +25,9 @@ export function simulateSpotPrices(
       let fraction = rng.uniform(cfg.initialFractionOfOnDemand[0], cfg.initialFractionOfOnDemand[1]);
       out.push({ at: start - DAY, instanceType: t.name, zone, usdPerHour: round4(t.onDemandUsdPerHour * fraction) });
       const changes = Math.round(((end - start) / DAY) * cfg.changesPerDay);
-      const times = Array.from({ length: changes }, () => start + Math.floor(rng.next() * ((end - start) / 60_000)) * 60_000).sort((a, b) => a - b);
+      const times = Array.from({ length: changes }, () => start + Math.floor(rng.next() * ((end - start) / 60_000)) * 60_000).sort(
+        (a, b) => a - b,
+      );
       for (const at of times) {
         fraction = Math.min(hi, Math.max(lo, fraction * (1 + rng.uniform(-cfg.stepFraction, cfg.stepFraction))));
         out.push({ at, instanceType: t.name, zone, usdPerHour: round4(t.onDemandUsdPerHour * fraction) });

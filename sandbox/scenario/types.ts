@@ -1,4 +1,4 @@
-import type { CapacityType, DisruptionReason } from '../../core/labels';
+import type { CapacityType, DisruptionReason } from '../../core/labels.js';
 
 /** Times are epoch milliseconds (UTC) throughout the simulation. */
 export type EpochMs = number;
@@ -59,7 +59,10 @@ export interface SimNode {
   deletedAt: EpochMs | null;
   deletionReason: DisruptionReason | null;
   /** Why it was launched: pending pods, or as a replacement for a disrupted node. */
-  launchReason: { kind: 'pending-pods'; podNames: string[] } | { kind: 'replacement'; replaces: string[]; reason: DisruptionReason } | { kind: 'static' };
+  launchReason:
+    | { kind: 'pending-pods'; podNames: string[] }
+    | { kind: 'replacement'; replaces: string[]; reason: DisruptionReason }
+    | { kind: 'static' };
   /** NodeClass hash at launch; drift when the NodeClass changes. */
   nodeClassHash: string;
   allocatable: Resources;

@@ -1,4 +1,4 @@
-import type { FaultRule, SandboxContext, SandboxRequest, SandboxResponse } from './context';
+import type { FaultRule, SandboxContext, SandboxRequest, SandboxResponse } from './context.js';
 
 /**
  * The awsJson1_1 protocol, shared by the Cost Explorer and Pricing adapters: POST /, the operation named by
@@ -10,7 +10,11 @@ export const AWS_JSON_CONTENT_TYPE = 'application/x-amz-json-1.1';
 
 /** A modelled service error, thrown by operation code and turned into the awsJson error shape. */
 export class AwsJsonError extends Error {
-  constructor(readonly type: string, message: string, readonly status = 400) {
+  constructor(
+    readonly type: string,
+    message: string,
+    readonly status = 400,
+  ) {
     super(message);
   }
 }

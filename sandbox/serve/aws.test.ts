@@ -1,15 +1,19 @@
 import {
-  CostExplorerClient, type Expression, GetCostAndUsageCommand, type GetCostAndUsageCommandOutput,
-  GetCostAndUsageWithResourcesCommand, ListCostAllocationTagsCommand,
+  CostExplorerClient,
+  type Expression,
+  GetCostAndUsageCommand,
+  type GetCostAndUsageCommandOutput,
+  GetCostAndUsageWithResourcesCommand,
+  ListCostAllocationTagsCommand,
 } from '@aws-sdk/client-cost-explorer';
 import { DescribeSpotPriceHistoryCommand, EC2Client } from '@aws-sdk/client-ec2';
 import { DescribeServicesCommand, type Filter, GetProductsCommand, PricingClient } from '@aws-sdk/client-pricing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newContext, serveHandlers, type ServedHandlers, useDummyAwsCredentials } from '../../test/fixtures/serve-handlers';
-import { T, TINY_END, tinyScenario } from '../../test/fixtures/tiny-scenario';
-import { createCostExplorerHandler } from './cost-explorer';
-import { ec2Handler } from './ec2';
-import { pricingHandler } from './pricing';
+import { newContext, serveHandlers, type ServedHandlers, useDummyAwsCredentials } from '../../test/fixtures/serve-handlers.js';
+import { T, TINY_END, tinyScenario } from '../../test/fixtures/tiny-scenario.js';
+import { createCostExplorerHandler } from './cost-explorer.js';
+import { ec2Handler } from './ec2.js';
+import { pricingHandler } from './pricing.js';
 
 useDummyAwsCredentials();
 
@@ -50,7 +54,10 @@ describe('Cost Explorer adapter through the real SDK', () => {
       Granularity: 'DAILY',
       Metrics: ['UnblendedCost', 'AmortizedCost', 'UsageQuantity'],
       Filter: CLUSTER_AND_COMPUTE,
-      GroupBy: [{ Type: 'TAG', Key: 'karpenter.sh/nodepool' }, { Type: 'DIMENSION', Key: 'PURCHASE_TYPE' }],
+      GroupBy: [
+        { Type: 'TAG', Key: 'karpenter.sh/nodepool' },
+        { Type: 'DIMENSION', Key: 'PURCHASE_TYPE' },
+      ],
     });
     // 14 days of the untagged node + general on 11-02 + spot-batch on 11-03 = 16 slots, 5 per page.
     expect(pages).toHaveLength(4);
@@ -71,16 +78,21 @@ describe('Cost Explorer adapter through the real SDK', () => {
     expect(results.every((r) => JSON.stringify(r.Total) === '{}')).toBe(true);
     const estimated = (day: string): boolean | undefined => results.find((r) => r.TimePeriod?.Start === day)?.Estimated;
     expect([estimated('2026-11-12'), estimated('2026-11-13'), estimated('2026-11-14')]).toEqual([false, true, true]);
-    expect(pages[0].GroupDefinitions).toEqual([{ Type: 'TAG', Key: 'karpenter.sh/nodepool' }, { Type: 'DIMENSION', Key: 'PURCHASE_TYPE' }]);
+    expect(pages[0].GroupDefinitions).toEqual([
+      { Type: 'TAG', Key: 'karpenter.sh/nodepool' },
+      { Type: 'DIMENSION', Key: 'PURCHASE_TYPE' },
+    ]);
   });
 
   it('filters untagged usage with ABSENT and returns Total when ungrouped', async () => {
-    const out = await ce.send(new GetCostAndUsageCommand({
-      TimePeriod: { Start: '2026-11-01', End: '2026-11-03' },
-      Granularity: 'DAILY',
-      Metrics: ['UnblendedCost'],
-      Filter: { Tags: { Key: 'karpenter.sh/nodepool', MatchOptions: ['ABSENT'] } },
-    }));
+    const out = await ce.send(
+      new GetCostAndUsageCommand({
+        TimePeriod: { Start: '2026-11-01', End: '2026-11-03' },
+        Granularity: 'DAILY',
+        Metrics: ['UnblendedCost'],
+        Filter: { Tags: { Key: 'karpenter.sh/nodepool', MatchOptions: ['ABSENT'] } },
+      }),
+    );
     expect(out.ResultsByTime?.map((r) => [r.TimePeriod?.Start, r.Total?.UnblendedCost?.Amount, r.Groups])).toEqual([
       ['2026-11-01', '4.608', []],
       ['2026-11-02', '4.608', []],
@@ -88,49 +100,82 @@ describe('Cost Explorer adapter through the real SDK', () => {
   });
 
   it('answers HOURLY with date-time periods for the last 14 days and refuses older ones', async () => {
-    const out = await ce.send(new GetCostAndUsageCommand({
-      TimePeriod: { Start: '2026-11-03T04:00:00Z', End: '2026-11-03T06:00:00Z' },
-      Granularity: 'HOURLY',
-      Metrics: ['UnblendedCost'],
-      Filter: { Tags: { Key: 'karpenter.sh/nodepool', Values: ['spot-batch'] } },
-    }));
+    const out = await ce.send(
+      new GetCostAndUsageCommand({
+        TimePeriod: { Start: '2026-11-03T04:00:00Z', End: '2026-11-03T06:00:00Z' },
+        Granularity: 'HOURLY',
+        Metrics: ['UnblendedCost'],
+        Filter: { Tags: { Key: 'karpenter.sh/nodepool', Values: ['spot-batch'] } },
+      }),
+    );
     expect(out.ResultsByTime?.map((r) => [r.TimePeriod?.Start, r.TimePeriod?.End, r.Total?.UnblendedCost?.Amount])).toEqual([
       ['2026-11-03T04:00:00Z', '2026-11-03T05:00:00Z', '0.075'],
       ['2026-11-03T05:00:00Z', '2026-11-03T06:00:00Z', '0.08'],
     ]);
-    await expect(ce.send(new GetCostAndUsageCommand({
-      TimePeriod: { Start: '2026-10-20T00:00:00Z', End: '2026-10-21T00:00:00Z' }, Granularity: 'HOURLY', Metrics: ['UnblendedCost'],
-    }))).rejects.toMatchObject({ name: 'ValidationException', $metadata: { httpStatusCode: 400 } });
+    await expect(
+      ce.send(
+        new GetCostAndUsageCommand({
+          TimePeriod: { Start: '2026-10-20T00:00:00Z', End: '2026-10-21T00:00:00Z' },
+          Granularity: 'HOURLY',
+          Metrics: ['UnblendedCost'],
+        }),
+      ),
+    ).rejects.toMatchObject({ name: 'ValidationException', $metadata: { httpStatusCode: 400 } });
   });
 
   it.each([
-    ['three GroupBy', { GroupBy: [{ Type: 'DIMENSION', Key: 'AZ' }, { Type: 'DIMENSION', Key: 'INSTANCE_TYPE' }, { Type: 'DIMENSION', Key: 'PURCHASE_TYPE' }] }],
+    [
+      'three GroupBy',
+      {
+        GroupBy: [
+          { Type: 'DIMENSION', Key: 'AZ' },
+          { Type: 'DIMENSION', Key: 'INSTANCE_TYPE' },
+          { Type: 'DIMENSION', Key: 'PURCHASE_TYPE' },
+        ],
+      },
+    ],
     ['a bad date', { TimePeriod: { Start: '2026-11-31', End: '2026-12-02' } }],
     ['End before Start', { TimePeriod: { Start: '2026-11-05', End: '2026-11-04' } }],
     ['a one-operand And', { Filter: { And: [{ Dimensions: { Key: 'SERVICE', Values: ['x'] } }] } }],
     ['RESOURCE_ID without resources', { GroupBy: [{ Type: 'DIMENSION', Key: 'RESOURCE_ID' }] }],
   ] as const)('answers ValidationException for %s', async (_name, change) => {
-    await expect(ce.send(new GetCostAndUsageCommand({
-      TimePeriod: { Start: '2026-11-01', End: '2026-11-02' }, Granularity: 'DAILY', Metrics: ['UnblendedCost'], ...change,
-    } as ConstructorParameters<typeof GetCostAndUsageCommand>[0]))).rejects.toMatchObject({ name: 'ValidationException' });
+    await expect(
+      ce.send(
+        new GetCostAndUsageCommand({
+          TimePeriod: { Start: '2026-11-01', End: '2026-11-02' },
+          Granularity: 'DAILY',
+          Metrics: ['UnblendedCost'],
+          ...change,
+        } as ConstructorParameters<typeof GetCostAndUsageCommand>[0]),
+      ),
+    ).rejects.toMatchObject({ name: 'ValidationException' });
   });
 
   it('gives per-instance lines with resources, only with the EC2 compute filter and within 14 days', async () => {
-    const out = await ce.send(new GetCostAndUsageWithResourcesCommand({
-      TimePeriod: { Start: '2026-11-03', End: '2026-11-04' },
-      Granularity: 'DAILY',
-      Metrics: ['UnblendedCost'],
-      Filter: CLUSTER_AND_COMPUTE,
-      GroupBy: [{ Type: 'DIMENSION', Key: 'RESOURCE_ID' }],
-    }));
+    const out = await ce.send(
+      new GetCostAndUsageWithResourcesCommand({
+        TimePeriod: { Start: '2026-11-03', End: '2026-11-04' },
+        Granularity: 'DAILY',
+        Metrics: ['UnblendedCost'],
+        Filter: CLUSTER_AND_COMPUTE,
+        GroupBy: [{ Type: 'DIMENSION', Key: 'RESOURCE_ID' }],
+      }),
+    );
     expect(out.ResultsByTime?.[0].Groups?.map((g) => [g.Keys?.[0], g.Metrics?.UnblendedCost?.Amount])).toEqual([
       ['i-0000000000000000b', '0.87'],
       ['i-0000000000000000c', '4.608'],
     ]);
-    await expect(ce.send(new GetCostAndUsageWithResourcesCommand({
-      TimePeriod: { Start: '2026-11-03', End: '2026-11-04' }, Granularity: 'DAILY', Metrics: ['UnblendedCost'],
-      Filter: { Tags: { Key: 'eks:eks-cluster-name', Values: ['tiny-cluster'] } }, GroupBy: [{ Type: 'DIMENSION', Key: 'RESOURCE_ID' }],
-    }))).rejects.toMatchObject({ name: 'ValidationException' });
+    await expect(
+      ce.send(
+        new GetCostAndUsageWithResourcesCommand({
+          TimePeriod: { Start: '2026-11-03', End: '2026-11-04' },
+          Granularity: 'DAILY',
+          Metrics: ['UnblendedCost'],
+          Filter: { Tags: { Key: 'eks:eks-cluster-name', Values: ['tiny-cluster'] } },
+          GroupBy: [{ Type: 'DIMENSION', Key: 'RESOURCE_ID' }],
+        }),
+      ),
+    ).rejects.toMatchObject({ name: 'ValidationException' });
   });
 
   it('lists the Karpenter and cluster cost allocation tags as active', async () => {
@@ -147,9 +192,15 @@ describe('Cost Explorer adapter through the real SDK', () => {
 
   it('honours injected faults in the awsJson error shape and logs every request', async () => {
     const before = served.ctx.requestLog.length;
-    served.ctx.faults.push({ match: 'GetCostAndUsage', status: 400, remaining: 1 }, { match: 'ListCostAllocationTags', status: 503, remaining: 1 });
+    served.ctx.faults.push(
+      { match: 'GetCostAndUsage', status: 400, remaining: 1 },
+      { match: 'ListCostAllocationTags', status: 503, remaining: 1 },
+    );
     const input = { TimePeriod: { Start: '2026-11-01', End: '2026-11-02' }, Granularity: 'DAILY' as const, Metrics: ['UnblendedCost'] };
-    await expect(ce.send(new GetCostAndUsageCommand(input))).rejects.toMatchObject({ name: 'ThrottlingException', $metadata: { httpStatusCode: 400 } });
+    await expect(ce.send(new GetCostAndUsageCommand(input))).rejects.toMatchObject({
+      name: 'ThrottlingException',
+      $metadata: { httpStatusCode: 400 },
+    });
     await expect(ce.send(new ListCostAllocationTagsCommand({}))).rejects.toMatchObject({ $metadata: { httpStatusCode: 503 } });
     // The default client retries a throttled call by itself.
     served.ctx.faults.push({ match: 'GetCostAndUsage', status: 400, remaining: 1 });
@@ -157,7 +208,10 @@ describe('Cost Explorer adapter through the real SDK', () => {
     await expect(retrying.send(new GetCostAndUsageCommand(input))).resolves.toBeDefined();
     retrying.destroy();
     expect(served.ctx.requestLog.slice(before).map((r) => r.operation)).toEqual([
-      'ce:GetCostAndUsage', 'ce:ListCostAllocationTags', 'ce:GetCostAndUsage', 'ce:GetCostAndUsage',
+      'ce:GetCostAndUsage',
+      'ce:ListCostAllocationTags',
+      'ce:GetCostAndUsage',
+      'ce:GetCostAndUsage',
     ]);
     expect(served.ctx.requestLog.at(-1)?.at).toBe(T('2026-11-15T00:00:00Z'));
   });
@@ -165,12 +219,20 @@ describe('Cost Explorer adapter through the real SDK', () => {
 
 describe('Cost Explorer with the NodePool tag not activated', () => {
   it('puts every cost under the untagged key', async () => {
-    const served = await serveHandlers([createCostExplorerHandler({ inactiveTags: ['karpenter.sh/nodepool'] })], newContext(tinyScenario(), TINY_END));
+    const served = await serveHandlers(
+      [createCostExplorerHandler({ inactiveTags: ['karpenter.sh/nodepool'] })],
+      newContext(tinyScenario(), TINY_END),
+    );
     const ce = new CostExplorerClient({ region: 'us-east-1', endpoint: served.url });
-    const out = await ce.send(new GetCostAndUsageCommand({
-      TimePeriod: { Start: '2026-11-02', End: '2026-11-04' }, Granularity: 'DAILY', Metrics: ['UnblendedCost'],
-      Filter: CLUSTER_AND_COMPUTE, GroupBy: [{ Type: 'TAG', Key: 'karpenter.sh/nodepool' }],
-    }));
+    const out = await ce.send(
+      new GetCostAndUsageCommand({
+        TimePeriod: { Start: '2026-11-02', End: '2026-11-04' },
+        Granularity: 'DAILY',
+        Metrics: ['UnblendedCost'],
+        Filter: CLUSTER_AND_COMPUTE,
+        GroupBy: [{ Type: 'TAG', Key: 'karpenter.sh/nodepool' }],
+      }),
+    );
     expect(out.ResultsByTime?.map((r) => r.Groups?.map((g) => [g.Keys?.[0], g.Metrics?.UnblendedCost?.Amount]))).toEqual([
       [['karpenter.sh/nodepool$', '5.568']],
       [['karpenter.sh/nodepool$', '5.478']],
@@ -181,14 +243,26 @@ describe('Cost Explorer with the NodePool tag not activated', () => {
 });
 
 const KARPENTER_FILTERS: Filter[] = [
-  ['regionCode', 'us-east-1'], ['serviceCode', 'AmazonEC2'], ['preInstalledSw', 'NA'], ['operatingSystem', 'Linux'],
-  ['capacitystatus', 'Used'], ['marketoption', 'OnDemand'], ['tenancy', 'Shared'], ['productFamily', 'Compute Instance'],
+  ['regionCode', 'us-east-1'],
+  ['serviceCode', 'AmazonEC2'],
+  ['preInstalledSw', 'NA'],
+  ['operatingSystem', 'Linux'],
+  ['capacitystatus', 'Used'],
+  ['marketoption', 'OnDemand'],
+  ['tenancy', 'Shared'],
+  ['productFamily', 'Compute Instance'],
 ].map(([Field, Value]) => ({ Type: 'TERM_MATCH', Field, Value }));
 
-interface PriceDimension { unit: string; pricePerUnit: { USD: string } }
+interface PriceDimension {
+  unit: string;
+  pricePerUnit: { USD: string };
+}
 interface ProductDoc {
   product: { sku: string; productFamily: string; attributes: Record<string, string> };
-  terms: { OnDemand: Record<string, { offerTermCode: string; priceDimensions: Record<string, PriceDimension> }>; Reserved?: Record<string, unknown> };
+  terms: {
+    OnDemand: Record<string, { offerTermCode: string; priceDimensions: Record<string, PriceDimension> }>;
+    Reserved?: Record<string, unknown>;
+  };
 }
 
 /** The SDK types PriceList as a list of JSON strings (boxed at run time). */
@@ -217,12 +291,23 @@ describe('Pricing adapter through the real SDK', () => {
     expect(docs).toHaveLength(1);
     const [doc] = docs;
     expect(doc.product.attributes).toMatchObject({
-      instanceType: 'm5.large', vcpu: '2', memory: '8 GiB', regionCode: 'us-east-1', location: 'US East (N. Virginia)',
-      operatingSystem: 'Linux', tenancy: 'Shared', preInstalledSw: 'NA', capacitystatus: 'Used', marketoption: 'OnDemand',
+      instanceType: 'm5.large',
+      vcpu: '2',
+      memory: '8 GiB',
+      regionCode: 'us-east-1',
+      location: 'US East (N. Virginia)',
+      operatingSystem: 'Linux',
+      tenancy: 'Shared',
+      preInstalledSw: 'NA',
+      capacitystatus: 'Used',
+      marketoption: 'OnDemand',
     });
     const sku = doc.product.sku;
     expect(sku).toMatch(/^[A-Z0-9]{16}$/);
-    expect(doc.terms.OnDemand[`${sku}.JRTCKXETXF`].priceDimensions[`${sku}.JRTCKXETXF.6YS6EN2CT7`]).toMatchObject({ unit: 'Hrs', pricePerUnit: { USD: '0.0960000000' } });
+    expect(doc.terms.OnDemand[`${sku}.JRTCKXETXF`].priceDimensions[`${sku}.JRTCKXETXF.6YS6EN2CT7`]).toMatchObject({
+      unit: 'Hrs',
+      pricePerUnit: { USD: '0.0960000000' },
+    });
   });
 
   it('lists Reserved terms beside OnDemand for some products, with a different hourly price', async () => {
@@ -232,7 +317,10 @@ describe('Pricing adapter through the real SDK', () => {
     expect(withReserved.length).toBeLessThan(docs.length);
     const doc = withReserved[0];
     const sku = doc.product.sku;
-    const reserved = doc.terms.Reserved?.[`${sku}.4NA7Y494T4`] as { termAttributes: Record<string, string>; priceDimensions: Record<string, PriceDimension> };
+    const reserved = doc.terms.Reserved?.[`${sku}.4NA7Y494T4`] as {
+      termAttributes: Record<string, string>;
+      priceDimensions: Record<string, PriceDimension>;
+    };
     expect(reserved.termAttributes.PurchaseOption).toBe('No Upfront');
     const reservedUsd = reserved.priceDimensions[`${sku}.4NA7Y494T4.6YS6EN2CT7`].pricePerUnit.USD;
     const onDemandUsd = doc.terms.OnDemand[`${sku}.JRTCKXETXF`].priceDimensions[`${sku}.JRTCKXETXF.6YS6EN2CT7`].pricePerUnit.USD;
@@ -240,12 +328,32 @@ describe('Pricing adapter through the real SDK', () => {
   });
 
   it('matches filter fields and TERM_MATCH values whatever their case; a loose filter catches the neighbours', async () => {
-    const loose = await products([{ Type: 'TERM_MATCH', Field: 'InstanceType', Value: 'm5.large' }, { Type: 'TERM_MATCH', Field: 'location', Value: 'US East (N. Virginia)' }]);
-    expect(loose.docs.map((d) => `${d.product.attributes.operatingSystem}/${d.product.attributes.tenancy}/${d.product.attributes.capacitystatus}/${d.product.attributes.preInstalledSw}`).sort()).toEqual([
-      'Linux/Dedicated/Used/NA', 'Linux/Shared/AllocatedCapacityReservation/NA', 'Linux/Shared/UnusedCapacityReservation/NA',
-      'Linux/Shared/Used/NA', 'Linux/Shared/Used/SQL Web', 'Windows/Shared/Used/NA',
+    const loose = await products([
+      { Type: 'TERM_MATCH', Field: 'InstanceType', Value: 'm5.large' },
+      { Type: 'TERM_MATCH', Field: 'location', Value: 'US East (N. Virginia)' },
     ]);
-    const metal = await products([{ Type: 'TERM_MATCH', Field: 'instanceType', Value: 'm5.metal' }, { Type: 'TERM_MATCH', Field: 'tenancy', Value: 'shared' }, { Type: 'TERM_MATCH', Field: 'CapacityStatus', Value: 'used' }, { Type: 'TERM_MATCH', Field: 'operatingSystem', Value: 'Linux' }, { Type: 'TERM_MATCH', Field: 'preInstalledSw', Value: 'NA' }]);
+    expect(
+      loose.docs
+        .map(
+          (d) =>
+            `${d.product.attributes.operatingSystem}/${d.product.attributes.tenancy}/${d.product.attributes.capacitystatus}/${d.product.attributes.preInstalledSw}`,
+        )
+        .sort(),
+    ).toEqual([
+      'Linux/Dedicated/Used/NA',
+      'Linux/Shared/AllocatedCapacityReservation/NA',
+      'Linux/Shared/UnusedCapacityReservation/NA',
+      'Linux/Shared/Used/NA',
+      'Linux/Shared/Used/SQL Web',
+      'Windows/Shared/Used/NA',
+    ]);
+    const metal = await products([
+      { Type: 'TERM_MATCH', Field: 'instanceType', Value: 'm5.metal' },
+      { Type: 'TERM_MATCH', Field: 'tenancy', Value: 'shared' },
+      { Type: 'TERM_MATCH', Field: 'CapacityStatus', Value: 'used' },
+      { Type: 'TERM_MATCH', Field: 'operatingSystem', Value: 'Linux' },
+      { Type: 'TERM_MATCH', Field: 'preInstalledSw', Value: 'NA' },
+    ]);
     expect(metal.docs.map((d) => d.product.productFamily)).toEqual(['Compute Instance (bare metal)']);
   });
 
@@ -253,11 +361,17 @@ describe('Pricing adapter through the real SDK', () => {
     const first = await products(KARPENTER_FILTERS, 7);
     expect(first.docs).toHaveLength(7);
     expect(first.next).toBeDefined();
-    const second = await pricing.send(new GetProductsCommand({ ServiceCode: 'AmazonEC2', Filters: KARPENTER_FILTERS, MaxResults: 7, NextToken: first.next }));
+    const second = await pricing.send(
+      new GetProductsCommand({ ServiceCode: 'AmazonEC2', Filters: KARPENTER_FILTERS, MaxResults: 7, NextToken: first.next }),
+    );
     const types = (xs: unknown[]) => xs.map((p) => (JSON.parse(String(p)) as ProductDoc).product.attributes.instanceType);
     expect(types(priceList(second.PriceList))).not.toEqual(first.docs.map((d) => d.product.attributes.instanceType));
-    await expect(pricing.send(new GetProductsCommand({ ServiceCode: 'AmazonEC2', Filters: [], NextToken: first.next }))).rejects.toMatchObject({ name: 'InvalidNextTokenException' });
-    await expect(pricing.send(new GetProductsCommand({ ServiceCode: 'AmazonEC2', MaxResults: 101 }))).rejects.toMatchObject({ name: 'InvalidParameterException' });
+    await expect(
+      pricing.send(new GetProductsCommand({ ServiceCode: 'AmazonEC2', Filters: [], NextToken: first.next })),
+    ).rejects.toMatchObject({ name: 'InvalidNextTokenException' });
+    await expect(pricing.send(new GetProductsCommand({ ServiceCode: 'AmazonEC2', MaxResults: 101 }))).rejects.toMatchObject({
+      name: 'InvalidParameterException',
+    });
   });
 
   it('describes the AmazonEC2 service, and leaves Cost Explorer requests to the Cost Explorer adapter', async () => {
@@ -280,8 +394,17 @@ describe('EC2 spot price history through the real SDK', () => {
     await served.close();
   });
 
-  const window = { InstanceTypes: ['c5.xlarge' as const], ProductDescriptions: ['Linux/UNIX'], StartTime: new Date('2026-11-03T00:00:00Z'), EndTime: new Date('2026-11-03T12:00:00Z') };
-  const row = (p: { Timestamp?: Date; AvailabilityZone?: string; SpotPrice?: string }) => [p.Timestamp?.toISOString(), p.AvailabilityZone, p.SpotPrice];
+  const window = {
+    InstanceTypes: ['c5.xlarge' as const],
+    ProductDescriptions: ['Linux/UNIX'],
+    StartTime: new Date('2026-11-03T00:00:00Z'),
+    EndTime: new Date('2026-11-03T12:00:00Z'),
+  };
+  const row = (p: { Timestamp?: Date; AvailabilityZone?: string; SpotPrice?: string }) => [
+    p.Timestamp?.toISOString(),
+    p.AvailabilityZone,
+    p.SpotPrice,
+  ];
 
   it('gives, per zone, the price in effect at StartTime and the changes in the window, newest first, in pages', async () => {
     const pages: (string | undefined)[][][] = [];
@@ -292,8 +415,14 @@ describe('EC2 spot price history through the real SDK', () => {
       token = out.NextToken;
     } while (token);
     expect(pages).toEqual([
-      [['2026-11-03T09:00:00.000Z', 'us-east-1b', '0.065000'], ['2026-11-03T04:30:00.000Z', 'us-east-1b', '0.080000']],
-      [['2026-11-01T00:00:00.000Z', 'us-east-1a', '0.071000'], ['2026-11-01T00:00:00.000Z', 'us-east-1b', '0.070000']],
+      [
+        ['2026-11-03T09:00:00.000Z', 'us-east-1b', '0.065000'],
+        ['2026-11-03T04:30:00.000Z', 'us-east-1b', '0.080000'],
+      ],
+      [
+        ['2026-11-01T00:00:00.000Z', 'us-east-1a', '0.071000'],
+        ['2026-11-01T00:00:00.000Z', 'us-east-1b', '0.070000'],
+      ],
       [['2026-11-01T00:00:00.000Z', 'us-east-1c', '0.069000']],
     ]);
   });
@@ -302,7 +431,8 @@ describe('EC2 spot price history through the real SDK', () => {
     served.ctx.clock.set(Date.parse('2026-11-03T06:00:00Z'));
     const out = await ec2.send(new DescribeSpotPriceHistoryCommand({ ...window, AvailabilityZone: 'us-east-1b' }));
     expect((out.SpotPriceHistory ?? []).map(row)).toEqual([
-      ['2026-11-03T04:30:00.000Z', 'us-east-1b', '0.080000'], ['2026-11-01T00:00:00.000Z', 'us-east-1b', '0.070000'],
+      ['2026-11-03T04:30:00.000Z', 'us-east-1b', '0.080000'],
+      ['2026-11-01T00:00:00.000Z', 'us-east-1b', '0.070000'],
     ]);
     expect(out.SpotPriceHistory?.[0]).toMatchObject({ InstanceType: 'c5.xlarge', ProductDescription: 'Linux/UNIX' });
     const raw = await fetch(served.url, {
@@ -311,19 +441,27 @@ describe('EC2 spot price history through the real SDK', () => {
       body: 'Action=DescribeSpotPriceHistory&Version=2016-11-15&InstanceType.1=c5.xlarge&ProductDescription.1=Linux%2FUNIX&AvailabilityZone=us-east-1a&StartTime=2026-11-03T00%3A00%3A00Z',
     });
     const text = await raw.text();
-    expect(text).toMatch(/<DescribeSpotPriceHistoryResponse xmlns="http:\/\/ec2\.amazonaws\.com\/doc\/2016-11-15\/"><requestId>[0-9a-f-]{36}<\/requestId><spotPriceHistorySet><item><instanceType>c5\.xlarge<\/instanceType><productDescription>Linux\/UNIX<\/productDescription><spotPrice>0\.071000<\/spotPrice><timestamp>2026-11-01T00:00:00\.000Z<\/timestamp><availabilityZone>us-east-1a<\/availabilityZone><\/item><\/spotPriceHistorySet><\/DescribeSpotPriceHistoryResponse>$/);
+    expect(text).toMatch(
+      /<DescribeSpotPriceHistoryResponse xmlns="http:\/\/ec2\.amazonaws\.com\/doc\/2016-11-15\/"><requestId>[0-9a-f-]{36}<\/requestId><spotPriceHistorySet><item><instanceType>c5\.xlarge<\/instanceType><productDescription>Linux\/UNIX<\/productDescription><spotPrice>0\.071000<\/spotPrice><timestamp>2026-11-01T00:00:00\.000Z<\/timestamp><availabilityZone>us-east-1a<\/availabilityZone><\/item><\/spotPriceHistorySet><\/DescribeSpotPriceHistoryResponse>$/,
+    );
     served.ctx.clock.set(TINY_END);
   });
 
   it('throttles in the EC2 XML error shape', async () => {
     served.ctx.faults.push({ match: 'DescribeSpotPriceHistory', status: 503, remaining: 1 });
-    await expect(ec2.send(new DescribeSpotPriceHistoryCommand(window))).rejects.toMatchObject({ name: 'RequestLimitExceeded', $metadata: { httpStatusCode: 503 } });
+    await expect(ec2.send(new DescribeSpotPriceHistoryCommand(window))).rejects.toMatchObject({
+      name: 'RequestLimitExceeded',
+      $metadata: { httpStatusCode: 503 },
+    });
     const bad = await fetch(served.url, {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: 'Action=DescribeSpotPriceHistory&Version=2016-11-15&StartTime=2026-11-05T00:00:00Z&EndTime=2026-11-04T00:00:00Z',
     });
     expect(bad.status).toBe(400);
-    expect(await bad.text()).toMatch(/<Response><Errors><Error><Code>InvalidParameterValue<\/Code><Message>.+<\/Message><\/Error><\/Errors><RequestID>[0-9a-f-]{36}<\/RequestID><\/Response>$/);
+    expect(await bad.text()).toMatch(
+      /<Response><Errors><Error><Code>InvalidParameterValue<\/Code><Message>.+<\/Message><\/Error><\/Errors><RequestID>[0-9a-f-]{36}<\/RequestID><\/Response>$/,
+    );
     expect(served.ctx.requestLog.filter((r) => r.operation === 'ec2:DescribeSpotPriceHistory').length).toBe(7);
   });
 });

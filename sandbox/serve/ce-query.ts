@@ -1,7 +1,7 @@
-import { clusterOwnedTag, TAG_CLUSTER_NAME, TAG_NODECLAIM, TAG_NODECLASS, TAG_NODEPOOL } from '../../core/labels';
-import { type BillLine, computeBill, HOUR_MS } from '../scenario/bill';
-import type { EpochMs, Scenario } from '../scenario/types';
-import type { CeQuery, Expression, Granularity, GroupDef, MatchOption } from './ce-request';
+import { clusterOwnedTag, TAG_CLUSTER_NAME, TAG_NODECLAIM, TAG_NODECLASS, TAG_NODEPOOL } from '../../core/labels.js';
+import { type BillLine, computeBill, HOUR_MS } from '../scenario/bill.js';
+import type { EpochMs, Scenario } from '../scenario/types.js';
+import type { CeQuery, Expression, Granularity, GroupDef, MatchOption } from './ce-request.js';
 
 /**
  * Cost Explorer's evaluation over the simulated bill: usage records with the dimensions and tags a real EC2
@@ -25,10 +25,20 @@ export interface UsageRecord {
 
 /** Usage-type prefixes Cost Explorer shows per region (us-east-1 has none). */
 const USAGE_TYPE_PREFIX: Record<string, string> = {
-  'us-east-1': '', 'us-east-2': 'USE2-', 'us-west-1': 'USW1-', 'us-west-2': 'USW2-', 'eu-west-1': 'EU-', 'eu-central-1': 'EUC1-',
+  'us-east-1': '',
+  'us-east-2': 'USE2-',
+  'us-west-1': 'USW1-',
+  'us-west-2': 'USW2-',
+  'eu-west-1': 'EU-',
+  'eu-central-1': 'EUC1-',
 };
 
-function recordOf(scenario: Scenario, nodeClassByPool: Map<string, string>, line: BillLine, inactiveTags: ReadonlySet<string>): UsageRecord {
+function recordOf(
+  scenario: Scenario,
+  nodeClassByPool: Map<string, string>,
+  line: BillLine,
+  inactiveTags: ReadonlySet<string>,
+): UsageRecord {
   const spot = line.capacityType === 'spot';
   const prefix = USAGE_TYPE_PREFIX[scenario.region] ?? '';
   const tags: Record<string, string> = {
@@ -167,7 +177,7 @@ const nextMonth = (t: EpochMs): EpochMs => {
 /** The periods of [start, end) at a granularity, only those that have begun by `now` (nothing later is shown). */
 export function periodsOf(start: EpochMs, end: EpochMs, granularity: Granularity, now: EpochMs): Period[] {
   const periods: Period[] = [];
-  for (let t = start; t < end && t < now; ) {
+  for (let t = start; t < end && t < now;) {
     const next = granularity === 'HOURLY' ? t + HOUR_MS : granularity === 'DAILY' ? t + DAY_MS : nextMonth(t);
     periods.push({ start: t, end: Math.min(next, end) });
     t = next;

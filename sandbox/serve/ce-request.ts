@@ -1,5 +1,5 @@
-import type { EpochMs } from '../scenario/types';
-import { AwsJsonError } from './aws-json';
+import type { EpochMs } from '../scenario/types.js';
+import { AwsJsonError } from './aws-json.js';
 
 /**
  * Cost Explorer request validation: the JSON input of GetCostAndUsage(WithResources) turned into a typed query,
@@ -9,7 +9,15 @@ import { AwsJsonError } from './aws-json';
 export type Granularity = 'DAILY' | 'HOURLY' | 'MONTHLY';
 
 export type MatchOption = 'EQUALS' | 'ABSENT' | 'STARTS_WITH' | 'ENDS_WITH' | 'CONTAINS' | 'CASE_SENSITIVE' | 'CASE_INSENSITIVE';
-const MATCH_OPTIONS: readonly MatchOption[] = ['EQUALS', 'ABSENT', 'STARTS_WITH', 'ENDS_WITH', 'CONTAINS', 'CASE_SENSITIVE', 'CASE_INSENSITIVE'];
+const MATCH_OPTIONS: readonly MatchOption[] = [
+  'EQUALS',
+  'ABSENT',
+  'STARTS_WITH',
+  'ENDS_WITH',
+  'CONTAINS',
+  'CASE_SENSITIVE',
+  'CASE_INSENSITIVE',
+];
 
 export type Expression =
   | { kind: 'and'; items: Expression[] }
@@ -39,13 +47,39 @@ export interface CeQuery {
 
 /** Dimensions the sandbox can filter on (every dimension a compute usage record carries). */
 export const FILTER_DIMENSIONS = new Set([
-  'SERVICE', 'SERVICE_CODE', 'PURCHASE_TYPE', 'INSTANCE_TYPE', 'INSTANCE_TYPE_FAMILY', 'REGION', 'AZ', 'LINKED_ACCOUNT',
-  'USAGE_TYPE', 'USAGE_TYPE_GROUP', 'OPERATION', 'PLATFORM', 'OPERATING_SYSTEM', 'TENANCY', 'RECORD_TYPE', 'RESOURCE_ID',
+  'SERVICE',
+  'SERVICE_CODE',
+  'PURCHASE_TYPE',
+  'INSTANCE_TYPE',
+  'INSTANCE_TYPE_FAMILY',
+  'REGION',
+  'AZ',
+  'LINKED_ACCOUNT',
+  'USAGE_TYPE',
+  'USAGE_TYPE_GROUP',
+  'OPERATION',
+  'PLATFORM',
+  'OPERATING_SYSTEM',
+  'TENANCY',
+  'RECORD_TYPE',
+  'RESOURCE_ID',
 ]);
 /** GroupBy DIMENSION values the API documents (RESOURCE_ID only with resources). */
 export const GROUP_DIMENSIONS = new Set([
-  'AZ', 'INSTANCE_TYPE', 'LEGAL_ENTITY_NAME', 'INVOICING_ENTITY', 'LINKED_ACCOUNT', 'OPERATION', 'PLATFORM', 'PURCHASE_TYPE',
-  'SERVICE', 'TENANCY', 'RECORD_TYPE', 'USAGE_TYPE', 'REGION', 'RESOURCE_ID',
+  'AZ',
+  'INSTANCE_TYPE',
+  'LEGAL_ENTITY_NAME',
+  'INVOICING_ENTITY',
+  'LINKED_ACCOUNT',
+  'OPERATION',
+  'PLATFORM',
+  'PURCHASE_TYPE',
+  'SERVICE',
+  'TENANCY',
+  'RECORD_TYPE',
+  'USAGE_TYPE',
+  'REGION',
+  'RESOURCE_ID',
 ]);
 
 const COST_METRICS = ['AmortizedCost', 'BlendedCost', 'NetAmortizedCost', 'NetUnblendedCost', 'UnblendedCost'];
@@ -84,7 +118,9 @@ function parseTimePeriod(raw: unknown, granularity: Granularity): { start: Epoch
   if (end === null) throw invalid(`End date ${raw.End} is not a valid date: use yyyy-MM-dd, or yyyy-MM-ddTHH:mm:ssZ for HOURLY`);
   const unit = granularity === 'HOURLY' ? HOUR_MS : DAY_MS;
   if (start % unit !== 0 || end % unit !== 0) {
-    throw invalid(granularity === 'HOURLY' ? 'HOURLY time periods must start and end on the hour' : `${granularity} time periods must be whole days`);
+    throw invalid(
+      granularity === 'HOURLY' ? 'HOURLY time periods must start and end on the hour' : `${granularity} time periods must be whole days`,
+    );
   }
   if (start >= end) throw invalid('Start date (and hour) should be before end date (and hour)');
   return { start, end };
@@ -118,7 +154,14 @@ export function parseExpression(raw: unknown, dimensions: ReadonlySet<string>): 
   if (kind === 'Dimensions') {
     if (!dimensions.has(body.Key)) throw invalid(`Dimension ${body.Key} is not allowed in this filter`);
     if (!values || values.length === 0) throw invalid(`Dimensions ${body.Key} requires Values`);
-    const options = parseOptions(body.MatchOptions, ['EQUALS', 'STARTS_WITH', 'ENDS_WITH', 'CONTAINS', 'CASE_SENSITIVE', 'CASE_INSENSITIVE']);
+    const options = parseOptions(body.MatchOptions, [
+      'EQUALS',
+      'STARTS_WITH',
+      'ENDS_WITH',
+      'CONTAINS',
+      'CASE_SENSITIVE',
+      'CASE_INSENSITIVE',
+    ]);
     return { kind: 'dimension', key: body.Key, values, options };
   }
   const options = parseOptions(body.MatchOptions, MATCH_OPTIONS);
@@ -132,7 +175,8 @@ function parseGroupBy(raw: unknown, dimensions: ReadonlySet<string>): GroupDef[]
   if (raw.length > 2) throw invalid('You can only group by up to two different groups (GroupBy has at most 2 entries)');
   const groups = raw.map((g): GroupDef => {
     if (!isObject(g) || typeof g.Key !== 'string' || g.Key === '') throw invalid('GroupBy entries need Type and Key');
-    if (g.Type !== 'DIMENSION' && g.Type !== 'TAG' && g.Type !== 'COST_CATEGORY') throw invalid(`GroupBy Type ${String(g.Type)} is not valid`);
+    if (g.Type !== 'DIMENSION' && g.Type !== 'TAG' && g.Type !== 'COST_CATEGORY')
+      throw invalid(`GroupBy Type ${String(g.Type)} is not valid`);
     if (g.Type === 'DIMENSION' && !dimensions.has(g.Key)) throw invalid(`Group Definition dimension ${g.Key} is not valid`);
     return { type: g.Type, key: g.Key };
   });

@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { EpochMs, Scenario } from '../scenario/types';
+import type { EpochMs, Scenario } from '../scenario/types.js';
 
 /** The simulated "now": the seeding driver advances it; every API answers as of this time. */
 export class SandboxClock {

@@ -1,13 +1,19 @@
 import { createHash } from 'node:crypto';
-import { clusterOwnedTag, TAG_CLUSTER_NAME, TAG_NODECLAIM, TAG_NODECLASS, TAG_NODEPOOL } from '../../core/labels';
-import { formatCeAmount } from '../scenario/bill';
-import type { EpochMs } from '../scenario/types';
-import { AwsJsonError, serveAwsJson } from './aws-json';
+import { clusterOwnedTag, TAG_CLUSTER_NAME, TAG_NODECLAIM, TAG_NODECLASS, TAG_NODEPOOL } from '../../core/labels.js';
+import { formatCeAmount } from '../scenario/bill.js';
+import type { EpochMs } from '../scenario/types.js';
+import { AwsJsonError, serveAwsJson } from './aws-json.js';
 import {
-  evaluate, formatPeriodBound, mentionsDimension, type PeriodResult, requiresComputeService, startOfUtcDay, usageRecords,
-} from './ce-query';
-import { type CeQuery, invalid, type MetricRequest, parseCeQuery } from './ce-request';
-import type { SandboxContext, SandboxHandler } from './context';
+  evaluate,
+  formatPeriodBound,
+  mentionsDimension,
+  type PeriodResult,
+  requiresComputeService,
+  startOfUtcDay,
+  usageRecords,
+} from './ce-query.js';
+import { type CeQuery, invalid, type MetricRequest, parseCeQuery } from './ce-request.js';
+import type { SandboxContext, SandboxHandler } from './context.js';
 
 /**
  * AWS Cost Explorer (awsJson1_1, target prefix AWSInsightsIndexService) over the simulated bill:
@@ -35,7 +41,8 @@ type MetricValue = { Amount: string; Unit: string };
 function metricValues(metrics: MetricRequest[], costUsd: number, usageHours: number): Record<string, MetricValue> {
   const out: Record<string, MetricValue> = {};
   for (const m of metrics) {
-    out[m.name] = m.measure === 'cost' ? { Amount: formatCeAmount(costUsd), Unit: 'USD' } : { Amount: formatCeAmount(usageHours), Unit: 'Hrs' };
+    out[m.name] =
+      m.measure === 'cost' ? { Amount: formatCeAmount(costUsd), Unit: 'USD' } : { Amount: formatCeAmount(usageHours), Unit: 'Hrs' };
   }
   return out;
 }
@@ -56,7 +63,14 @@ const encodeToken = (t: PageToken): string => Buffer.from(JSON.stringify({ o: t.
 function decodeToken(token: string): PageToken {
   try {
     const value: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-    if (typeof value === 'object' && value !== null && 'o' in value && 'f' in value && typeof value.o === 'number' && typeof value.f === 'string') {
+    if (
+      typeof value === 'object' &&
+      value !== null &&
+      'o' in value &&
+      'f' in value &&
+      typeof value.o === 'number' &&
+      typeof value.f === 'string'
+    ) {
       return { offset: value.o, fingerprint: value.f };
     }
   } catch {
@@ -81,7 +95,8 @@ function answer(query: CeQuery, input: Record<string, unknown>, results: PeriodR
   let offset = 0;
   if (query.nextPageToken !== null) {
     const token = decodeToken(query.nextPageToken);
-    if (token.fingerprint !== fingerprint) throw new AwsJsonError('RequestChangedException', 'Your request parameters changed between pages. Submit your request again.');
+    if (token.fingerprint !== fingerprint)
+      throw new AwsJsonError('RequestChangedException', 'Your request parameters changed between pages. Submit your request again.');
     offset = token.offset;
   }
   const slots = slotsOf(results, grouped);
@@ -139,7 +154,8 @@ function getCostAndUsage(options: CostExplorerOptions, withResources: boolean) {
       if (!requiresComputeService(query.filter)) {
         throw invalid('GetCostAndUsageWithResources requires the filter SERVICE = Amazon Elastic Compute Cloud - Compute');
       }
-      const byResource = query.groupBy.some((g) => g.type === 'DIMENSION' && g.key === 'RESOURCE_ID') || mentionsDimension(query.filter, 'RESOURCE_ID');
+      const byResource =
+        query.groupBy.some((g) => g.type === 'DIMENSION' && g.key === 'RESOURCE_ID') || mentionsDimension(query.filter, 'RESOURCE_ID');
       if (!byResource) throw invalid('GetCostAndUsageWithResources requires a group by or a filter on RESOURCE_ID');
       checkRecentWindow(query, now, 'Resource-level data');
     }
@@ -168,19 +184,27 @@ function listCostAllocationTags(options: CostExplorerOptions) {
     const userKeys = [TAG_NODEPOOL, TAG_NODECLAIM, TAG_NODECLASS, TAG_CLUSTER_NAME, clusterOwnedTag(scenario.clusterName)];
     const all: AllocationTag[] = [
       ...userKeys.map((TagKey): AllocationTag => ({
-        TagKey, Type: 'UserDefined', Status: inactive.has(TagKey) ? 'Inactive' : 'Active', LastUpdatedDate: activated, LastUsedDate: lastUsed,
+        TagKey,
+        Type: 'UserDefined',
+        Status: inactive.has(TagKey) ? 'Inactive' : 'Active',
+        LastUpdatedDate: activated,
+        LastUsedDate: lastUsed,
       })),
       { TagKey: 'aws:createdBy', Type: 'AWSGenerated', Status: 'Inactive', LastUpdatedDate: activated, LastUsedDate: lastUsed },
     ];
     const { Status, TagKeys, Type, MaxResults, NextToken } = input;
     if (Status !== undefined && Status !== 'Active' && Status !== 'Inactive') throw invalid(`Status ${String(Status)} is not valid`);
     if (Type !== undefined && Type !== 'UserDefined' && Type !== 'AWSGenerated') throw invalid(`Type ${String(Type)} is not valid`);
-    if (TagKeys !== undefined && !(Array.isArray(TagKeys) && TagKeys.every((k) => typeof k === 'string'))) throw invalid('TagKeys must be a list of strings');
+    if (TagKeys !== undefined && !(Array.isArray(TagKeys) && TagKeys.every((k) => typeof k === 'string')))
+      throw invalid('TagKeys must be a list of strings');
     const max = MaxResults === undefined ? 100 : MaxResults;
     if (typeof max !== 'number' || !Number.isInteger(max) || max < 1 || max > 1000) throw invalid('MaxResults must be between 1 and 1000');
-    const wanted = all.filter((t) => (Status === undefined || t.Status === Status)
-      && (Type === undefined || t.Type === Type)
-      && (TagKeys === undefined || (TagKeys as string[]).includes(t.TagKey)));
+    const wanted = all.filter(
+      (t) =>
+        (Status === undefined || t.Status === Status) &&
+        (Type === undefined || t.Type === Type) &&
+        (TagKeys === undefined || (TagKeys as string[]).includes(t.TagKey)),
+    );
     let offset = 0;
     if (NextToken !== undefined) {
       offset = typeof NextToken === 'string' ? Number.parseInt(Buffer.from(NextToken, 'base64url').toString('utf8'), 10) : Number.NaN;

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { indexSpotMarkets, publishedSpotUsd } from '../scenario/bill';
-import type { EpochMs, Scenario, SpotPricePoint } from '../scenario/types';
-import type { FaultRule, SandboxContext, SandboxHandler, SandboxRequest, SandboxResponse } from './context';
+import { indexSpotMarkets, publishedSpotUsd } from '../scenario/bill.js';
+import type { EpochMs, Scenario, SpotPricePoint } from '../scenario/types.js';
+import type { FaultRule, SandboxContext, SandboxHandler, SandboxRequest, SandboxResponse } from './context.js';
 
 /**
  * EC2 query protocol (form-encoded POST, XML answers): DescribeSpotPriceHistory over the scenario's simulated
@@ -17,7 +17,11 @@ const HISTORY_MS = 90 * 86_400_000;
 const DESCRIPTIONS = ['Linux/UNIX', 'Linux/UNIX (Amazon VPC)'];
 
 class Ec2Error extends Error {
-  constructor(readonly code: string, message: string, readonly status = 400) {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status = 400,
+  ) {
     super(message);
   }
 }
@@ -29,14 +33,17 @@ function xml(status: number, body: string): SandboxResponse {
 }
 
 export function ec2ErrorResponse(status: number, code: string, message: string): SandboxResponse {
-  return xml(status, `<Response><Errors><Error><Code>${xmlEscape(code)}</Code><Message>${xmlEscape(message)}</Message></Error></Errors><RequestID>${randomUUID()}</RequestID></Response>`);
+  return xml(
+    status,
+    `<Response><Errors><Error><Code>${xmlEscape(code)}</Code><Message>${xmlEscape(message)}</Message></Error></Errors><RequestID>${randomUUID()}</RequestID></Response>`,
+  );
 }
 
 /** EC2 throttles with RequestLimitExceeded (the SDK retries it); 500 is InternalError, other 5xx Unavailable. */
 function faultResponse(rule: FaultRule): SandboxResponse {
   if (rule.status < 500 || rule.status === 503) return ec2ErrorResponse(rule.status, 'RequestLimitExceeded', 'Request limit exceeded.');
   if (rule.status === 500) return ec2ErrorResponse(500, 'InternalError', 'An internal error has occurred.');
-  return ec2ErrorResponse(rule.status, 'Unavailable', 'The server is overloaded and can\'t handle the request.');
+  return ec2ErrorResponse(rule.status, 'Unavailable', "The server is overloaded and can't handle the request.");
 }
 
 /** `Name.1=a&Name.2=b` -> ['a', 'b'] in index order. */
@@ -63,7 +70,8 @@ function time(params: URLSearchParams, name: string): EpochMs | null {
   const v = params.get(name);
   if (v === null || v === '') return null;
   const t = Date.parse(v);
-  if (Number.isNaN(t)) throw new Ec2Error('InvalidParameterValue', `Value (${v}) for parameter ${name} is invalid. Expected an ISO 8601 date-time.`);
+  if (Number.isNaN(t))
+    throw new Ec2Error('InvalidParameterValue', `Value (${v}) for parameter ${name} is invalid. Expected an ISO 8601 date-time.`);
   return t;
 }
 
@@ -109,13 +117,17 @@ function describeSpotPriceHistory(params: URLSearchParams, ctx: SandboxContext):
   const start = Math.min(Math.max(startTime ?? end - HISTORY_MS, now - HISTORY_MS), end);
   const maxText = params.get('MaxResults');
   const requestedMax = maxText === null ? MAX_RESULTS : Number(maxText);
-  if (!Number.isInteger(requestedMax) || requestedMax < 1) throw new Ec2Error('InvalidParameterValue', `Value (${maxText}) for parameter MaxResults is invalid.`);
+  if (!Number.isInteger(requestedMax) || requestedMax < 1)
+    throw new Ec2Error('InvalidParameterValue', `Value (${maxText}) for parameter MaxResults is invalid.`);
   // Larger values are served as the maximum rather than refused.
   const max = Math.min(requestedMax, MAX_RESULTS);
 
   const f = filters(params);
   const types = new Set([...list(params, 'InstanceType'), ...(f.get('instance-type') ?? [])]);
-  const zones = new Set([...(f.get('availability-zone') ?? []), ...(params.get('AvailabilityZone') ? [params.get('AvailabilityZone') as string] : [])]);
+  const zones = new Set([
+    ...(f.get('availability-zone') ?? []),
+    ...(params.get('AvailabilityZone') ? [params.get('AvailabilityZone') as string] : []),
+  ]);
   const wantedDescriptions = [...list(params, 'ProductDescription'), ...(f.get('product-description') ?? [])];
   const descriptions = wantedDescriptions.length === 0 ? ['Linux/UNIX'] : DESCRIPTIONS.filter((d) => wantedDescriptions.includes(d));
 
@@ -126,10 +138,18 @@ function describeSpotPriceHistory(params: URLSearchParams, ctx: SandboxContext):
     for (const point of windowOf(points, start, end)) for (const description of descriptions) items.push({ point, description });
   }
   // Newest first, as EC2 lists history; ties in a stable order so pages do not overlap.
-  items.sort((a, b) => b.point.at - a.point.at || a.point.instanceType.localeCompare(b.point.instanceType)
-    || a.point.zone.localeCompare(b.point.zone) || a.description.localeCompare(b.description));
+  items.sort(
+    (a, b) =>
+      b.point.at - a.point.at ||
+      a.point.instanceType.localeCompare(b.point.instanceType) ||
+      a.point.zone.localeCompare(b.point.zone) ||
+      a.description.localeCompare(b.description),
+  );
 
-  const fingerprint = createHash('sha256').update(JSON.stringify([start, end, [...types].sort(), [...zones].sort(), descriptions])).digest('hex').slice(0, 16);
+  const fingerprint = createHash('sha256')
+    .update(JSON.stringify([start, end, [...types].sort(), [...zones].sort(), descriptions]))
+    .digest('hex')
+    .slice(0, 16);
   let offset = 0;
   const token = params.get('NextToken');
   if (token !== null && token !== '') {
@@ -139,15 +159,17 @@ function describeSpotPriceHistory(params: URLSearchParams, ctx: SandboxContext):
   }
   const page = items.slice(offset, offset + max);
   const next = offset + max < items.length ? Buffer.from(`${offset + max}.${fingerprint}`).toString('base64url') : null;
-  const rows = page.map(({ point, description }) => [
-    '<item>',
-    `<instanceType>${xmlEscape(point.instanceType)}</instanceType>`,
-    `<productDescription>${xmlEscape(description)}</productDescription>`,
-    `<spotPrice>${publishedSpotUsd(point.usdPerHour).toFixed(6)}</spotPrice>`,
-    `<timestamp>${new Date(point.at).toISOString()}</timestamp>`,
-    `<availabilityZone>${xmlEscape(point.zone)}</availabilityZone>`,
-    '</item>',
-  ].join(''));
+  const rows = page.map(({ point, description }) =>
+    [
+      '<item>',
+      `<instanceType>${xmlEscape(point.instanceType)}</instanceType>`,
+      `<productDescription>${xmlEscape(description)}</productDescription>`,
+      `<spotPrice>${publishedSpotUsd(point.usdPerHour).toFixed(6)}</spotPrice>`,
+      `<timestamp>${new Date(point.at).toISOString()}</timestamp>`,
+      `<availabilityZone>${xmlEscape(point.zone)}</availabilityZone>`,
+      '</item>',
+    ].join(''),
+  );
   return `<DescribeSpotPriceHistoryResponse xmlns="${XMLNS}"><requestId>${randomUUID()}</requestId><spotPriceHistorySet>${rows.join('')}</spotPriceHistorySet>${next ? `<nextToken>${next}</nextToken>` : ''}</DescribeSpotPriceHistoryResponse>`;
 }
 
@@ -171,7 +193,8 @@ export const ec2Handler: SandboxHandler = (req, ctx) => {
     rule.remaining -= 1;
     return faultResponse(rule);
   }
-  if (params.get('DryRun') === 'true') return ec2ErrorResponse(412, 'DryRunOperation', 'Request would have succeeded, but DryRun flag is set.');
+  if (params.get('DryRun') === 'true')
+    return ec2ErrorResponse(412, 'DryRunOperation', 'Request would have succeeded, but DryRun flag is set.');
   try {
     return xml(200, ACTIONS[action](params, ctx));
   } catch (err) {

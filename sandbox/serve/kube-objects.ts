@@ -1,7 +1,7 @@
-import { LABEL_CAPACITY_TYPE, LABEL_NODECLASS, LABEL_NODEPOOL, LABEL_ZONE } from '../../core/labels';
-import { formatCpu, formatMemory } from '../../core/quantity';
-import { loadCatalog } from '../scenario/catalog';
-import type { EpochMs, Scenario, SimEvent, SimNode, SimNodePool, SimPod } from '../scenario/types';
+import { LABEL_CAPACITY_TYPE, LABEL_NODECLASS, LABEL_NODEPOOL, LABEL_ZONE } from '../../core/labels.js';
+import { formatCpu, formatMemory } from '../../core/quantity.js';
+import { loadCatalog } from '../scenario/catalog.js';
+import type { EpochMs, Scenario, SimEvent, SimNode, SimNodePool, SimPod } from '../scenario/types.js';
 
 /** Builds Kubernetes API objects (the JSON the real API server returns) from the simulated history. */
 
@@ -79,11 +79,24 @@ export function nodeObject(scenario: Scenario, n: SimNode, pool: SimNodePool | u
       labels: nodeLabels(scenario, n),
       annotations: {
         'alpha.kubernetes.io/provided-node-ip': n.privateIp,
-        ...(n.nodePool ? { 'karpenter.k8s.aws/ec2nodeclass-hash': n.nodeClassHash, 'karpenter.sh/nodepool-hash': driftedHash ?? n.nodeClassHash } : {}),
+        ...(n.nodePool
+          ? { 'karpenter.k8s.aws/ec2nodeclass-hash': n.nodeClassHash, 'karpenter.sh/nodepool-hash': driftedHash ?? n.nodeClassHash }
+          : {}),
         'node.alpha.kubernetes.io/ttl': '0',
       },
       ...(n.nodeClaimName
-        ? { ownerReferences: [{ apiVersion: 'karpenter.sh/v1', kind: 'NodeClaim', name: n.nodeClaimName, uid: uidFor('NodeClaim', n.nodeClaimName), blockOwnerDeletion: true }], finalizers: ['karpenter.sh/termination'] }
+        ? {
+            ownerReferences: [
+              {
+                apiVersion: 'karpenter.sh/v1',
+                kind: 'NodeClaim',
+                name: n.nodeClaimName,
+                uid: uidFor('NodeClaim', n.nodeClaimName),
+                blockOwnerDeletion: true,
+              },
+            ],
+            finalizers: ['karpenter.sh/termination'],
+          }
         : {}),
     },
     spec: {
@@ -99,8 +112,22 @@ export function nodeObject(scenario: Scenario, n: SimNode, pool: SimNodePool | u
         { type: 'Hostname', address: n.name },
       ],
       conditions: [
-        { type: 'MemoryPressure', status: 'False', reason: 'KubeletHasSufficientMemory', message: 'kubelet has sufficient memory available', lastHeartbeatTime: iso(n.createdAt), lastTransitionTime: iso(n.createdAt) },
-        { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: iso(n.createdAt), lastTransitionTime: iso(n.createdAt + 40_000) },
+        {
+          type: 'MemoryPressure',
+          status: 'False',
+          reason: 'KubeletHasSufficientMemory',
+          message: 'kubelet has sufficient memory available',
+          lastHeartbeatTime: iso(n.createdAt),
+          lastTransitionTime: iso(n.createdAt),
+        },
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'KubeletReady',
+          message: 'kubelet is posting ready status',
+          lastHeartbeatTime: iso(n.createdAt),
+          lastTransitionTime: iso(n.createdAt + 40_000),
+        },
       ],
       nodeInfo: {
         architecture: type?.labels['kubernetes.io/arch'] ?? 'amd64',
@@ -118,7 +145,14 @@ export function nodeObject(scenario: Scenario, n: SimNode, pool: SimNodePool | u
   };
 }
 
-export function nodeClaimObject(scenario: Scenario, n: SimNode, pool: SimNodePool, podsByName: Map<string, SimPod>, currentHash: string, changedAt: EpochMs = n.createdAt) {
+export function nodeClaimObject(
+  scenario: Scenario,
+  n: SimNode,
+  pool: SimNodePool,
+  podsByName: Map<string, SimPod>,
+  currentHash: string,
+  changedAt: EpochMs = n.createdAt,
+) {
   const name = n.nodeClaimName ?? '';
   const type = loadCatalog().get(n.instanceType);
   // The requests of the pods it was launched for: what made Karpenter pick this size.
@@ -140,7 +174,17 @@ export function nodeClaimObject(scenario: Scenario, n: SimNode, pool: SimNodePoo
     { type: 'Registered', status: 'True', reason: 'Registered', message: '', lastTransitionTime: iso(n.createdAt + 35_000) },
     { type: 'Initialized', status: 'True', reason: 'Initialized', message: '', lastTransitionTime: iso(n.createdAt + 45_000) },
     { type: 'Ready', status: 'True', reason: 'Ready', message: '', lastTransitionTime: iso(n.createdAt + 45_000) },
-    ...(drifted ? [{ type: 'Drifted', status: 'True', reason: 'NodeClassDrift', message: '', lastTransitionTime: iso(Math.max(n.createdAt, changedAt)) }] : []),
+    ...(drifted
+      ? [
+          {
+            type: 'Drifted',
+            status: 'True',
+            reason: 'NodeClassDrift',
+            message: '',
+            lastTransitionTime: iso(Math.max(n.createdAt, changedAt)),
+          },
+        ]
+      : []),
   ];
   return {
     apiVersion: 'karpenter.sh/v1',
@@ -158,7 +202,9 @@ export function nodeClaimObject(scenario: Scenario, n: SimNode, pool: SimNodePoo
         'karpenter.sh/nodepool-hash-version': 'v3',
         ...(n.launchReason.kind === 'replacement' ? { 'ledger.sandbox/replaces': n.launchReason.replaces.join(',') } : {}),
       },
-      ownerReferences: [{ apiVersion: 'karpenter.sh/v1', kind: 'NodePool', name: pool.name, uid: uidFor('NodePool', pool.name), blockOwnerDeletion: true }],
+      ownerReferences: [
+        { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', name: pool.name, uid: uidFor('NodePool', pool.name), blockOwnerDeletion: true },
+      ],
       finalizers: ['karpenter.sh/termination'],
     },
     spec: {
@@ -209,7 +255,9 @@ export function nodePoolObject(p: SimNodePool, start: EpochMs) {
       disruption: { consolidationPolicy: p.consolidationPolicy, consolidateAfter: p.consolidateAfter, budgets: p.budgets },
       limits: p.limits,
     },
-    status: { conditions: [{ type: 'Ready', status: 'True', reason: 'Ready', message: '', lastTransitionTime: iso(start - 30 * 86_400_000) }] },
+    status: {
+      conditions: [{ type: 'Ready', status: 'True', reason: 'Ready', message: '', lastTransitionTime: iso(start - 30 * 86_400_000) }],
+    },
   };
 }
 
@@ -226,12 +274,28 @@ export function podObject(p: SimPod, phase: 'Running' | 'Succeeded', hostIp: str
       creationTimestamp: iso(p.createdAt),
       labels: p.labels,
       ...(Object.keys(p.annotations).length ? { annotations: p.annotations } : {}),
-      ownerReferences: [{ apiVersion: ownerApi, kind: p.ownerKind, name: p.ownerName, uid: uidFor(p.ownerKind, `${p.namespace}/${p.ownerName}`), controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        {
+          apiVersion: ownerApi,
+          kind: p.ownerKind,
+          name: p.ownerName,
+          uid: uidFor(p.ownerKind, `${p.namespace}/${p.ownerName}`),
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     },
     spec: {
       nodeName: p.nodeName,
-      containers: p.containers.map((c) => ({ name: c.name, image: c.image, resources: { requests: c.resources.requests }, imagePullPolicy: 'IfNotPresent' })),
-      ...(p.initContainers.length ? { initContainers: p.initContainers.map((c) => ({ name: c.name, image: c.image, resources: { requests: c.resources.requests } })) } : {}),
+      containers: p.containers.map((c) => ({
+        name: c.name,
+        image: c.image,
+        resources: { requests: c.resources.requests },
+        imagePullPolicy: 'IfNotPresent',
+      })),
+      ...(p.initContainers.length
+        ? { initContainers: p.initContainers.map((c) => ({ name: c.name, image: c.image, resources: { requests: c.resources.requests } })) }
+        : {}),
       ...(Object.keys(p.nodeSelector).length ? { nodeSelector: p.nodeSelector } : {}),
       tolerations: p.tolerations,
       restartPolicy: p.ownerKind === 'Job' ? 'Never' : 'Always',
@@ -254,7 +318,13 @@ export function namespaceObject(ns: Scenario['namespaces'][number], start: Epoch
   return {
     apiVersion: 'v1',
     kind: 'Namespace',
-    metadata: { name: ns.name, uid: uidFor('Namespace', ns.name), resourceVersion: '1', creationTimestamp: iso(start - 30 * 86_400_000), labels: { 'kubernetes.io/metadata.name': ns.name, ...ns.labels } },
+    metadata: {
+      name: ns.name,
+      uid: uidFor('Namespace', ns.name),
+      resourceVersion: '1',
+      creationTimestamp: iso(start - 30 * 86_400_000),
+      labels: { 'kubernetes.io/metadata.name': ns.name, ...ns.labels },
+    },
     spec: { finalizers: ['kubernetes'] },
     status: { phase: 'Active' },
   };
@@ -265,8 +335,20 @@ export function eventObject(e: SimEvent) {
   return {
     apiVersion: 'v1',
     kind: 'Event',
-    metadata: { name: `${e.involvedObject.name}.${e.uid.replaceAll('-', '').slice(0, 16)}`, namespace: e.involvedObject.namespace ?? 'default', uid: e.uid, resourceVersion: String(Math.floor(e.at / 1000)), creationTimestamp: iso(e.at) },
-    involvedObject: { apiVersion, kind: e.involvedObject.kind, name: e.involvedObject.name, uid: uidFor(e.involvedObject.kind, e.involvedObject.name), ...(e.involvedObject.namespace ? { namespace: e.involvedObject.namespace } : {}) },
+    metadata: {
+      name: `${e.involvedObject.name}.${e.uid.replaceAll('-', '').slice(0, 16)}`,
+      namespace: e.involvedObject.namespace ?? 'default',
+      uid: e.uid,
+      resourceVersion: String(Math.floor(e.at / 1000)),
+      creationTimestamp: iso(e.at),
+    },
+    involvedObject: {
+      apiVersion,
+      kind: e.involvedObject.kind,
+      name: e.involvedObject.name,
+      uid: uidFor(e.involvedObject.kind, e.involvedObject.name),
+      ...(e.involvedObject.namespace ? { namespace: e.involvedObject.namespace } : {}),
+    },
     reason: e.reason,
     message: e.message,
     type: e.type,

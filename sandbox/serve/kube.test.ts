@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKubeClients, type KubeClients } from '../../collectors/kubernetes/client';
-import { collectKubeSnapshot } from '../../collectors/kubernetes/collect';
-import { listAll } from '../../collectors/kubernetes/list-all';
-import { startSandbox, type RunningSandbox } from '../index';
+import { createKubeClients, type KubeClients } from '../../collectors/kubernetes/client.js';
+import { collectKubeSnapshot } from '../../collectors/kubernetes/collect.js';
+import { listAll } from '../../collectors/kubernetes/list-all.js';
+import { startSandbox, type RunningSandbox } from '../index.js';
 
 const HOUR = 3_600_000;
 let sb: RunningSandbox;
@@ -54,11 +54,15 @@ describe('sandbox Kubernetes API through @kubernetes/client-node', () => {
     // A list whose clock jumps after its first page gets a 410 on the second and starts again.
     const stats = { requests: 0, restarts: 0 };
     let calls = 0;
-    const items = await listAll('nodes', async (c) => {
-      calls += 1;
-      if (calls === 2) sb.ctx.clock.set(sb.ctx.clock.now() + 6 * 60_000);
-      return pageOfNodes(3)(c);
-    }, stats);
+    const items = await listAll(
+      'nodes',
+      async (c) => {
+        calls += 1;
+        if (calls === 2) sb.ctx.clock.set(sb.ctx.clock.now() + 6 * 60_000);
+        return pageOfNodes(3)(c);
+      },
+      stats,
+    );
     expect(stats.restarts).toBe(1);
     expect(items.length).toBe((await k.core.listNode({})).items.length);
     sb.ctx.clock.set(before);

@@ -1,9 +1,18 @@
-import type { EpochMs, Scenario, SimNode, SimPod } from '../scenario/types';
-import type { SandboxContext, SandboxHandler, SandboxRequest, SandboxResponse, SandboxStream } from './context';
-import { json } from './context';
-import { eventObject, namespaceObject, nodeAliveAt, nodeClaimObject, nodeObject, nodePoolObject, podObject, podPhaseAt } from './kube-objects';
-import { discovery } from './kube-discovery';
-import { type PodDetail, realisticPodObject } from './pod-detail';
+import type { EpochMs, Scenario, SimNode, SimPod } from '../scenario/types.js';
+import type { SandboxContext, SandboxHandler, SandboxRequest, SandboxResponse, SandboxStream } from './context.js';
+import { json } from './context.js';
+import {
+  eventObject,
+  namespaceObject,
+  nodeAliveAt,
+  nodeClaimObject,
+  nodeObject,
+  nodePoolObject,
+  podObject,
+  podPhaseAt,
+} from './kube-objects.js';
+import { discovery } from './kube-discovery.js';
+import { type PodDetail, realisticPodObject } from './pod-detail.js';
 
 /** A continue token stays valid for five simulated minutes, like an etcd compaction window; then 410 Gone. */
 const CONTINUE_TTL_MS = 5 * 60_000;
@@ -14,7 +23,8 @@ const JOB_POD_LINGER_MS = 10 * 60_000;
 export const status = (code: number, reason: string, message: string): SandboxResponse =>
   json(code, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
 
-const EXPIRED = 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.';
+const EXPIRED =
+  'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.';
 
 /** resourceVersion of a clock time: whole seconds, so it grows with the clock and a watch can resume from it. */
 export const rvOf = (t: EpochMs): string => String(Math.floor(t / 1000));
@@ -91,10 +101,14 @@ function kinds(sc: Scenario, opts: KubeHandlerOptions): Record<string, Kind> {
   };
 
   const nodeJson = memo((n: SimNode) => nodeObject(sc, n, n.nodePool ? poolByName.get(n.nodePool) : undefined, null));
-  const podJson = memo((x: { p: SimPod; phase: 'Running' | 'Succeeded' }) => (opts.podDetail === 'realistic' ? realisticPodObject : podObject)(x.p, x.phase, nodeIp.get(x.p.nodeName) ?? ''));
+  const podJson = memo((x: { p: SimPod; phase: 'Running' | 'Succeeded' }) =>
+    (opts.podDetail === 'realistic' ? realisticPodObject : podObject)(x.p, x.phase, nodeIp.get(x.p.nodeName) ?? ''),
+  );
   const claimJson = memo((x: { n: SimNode; hash: { at: EpochMs; hash: string } }) => {
     const pool = poolByName.get(x.n.nodePool ?? '');
-    return pool ? nodeClaimObject(sc, x.n, pool, podsByName, x.hash.hash, x.n.nodeClassHash === x.hash.hash ? x.n.createdAt : x.hash.at) : null;
+    return pool
+      ? nodeClaimObject(sc, x.n, pool, podsByName, x.hash.hash, x.n.nodeClassHash === x.hash.hash ? x.n.createdAt : x.hash.at)
+      : null;
   });
   const claimAt = (n: SimNode, t: EpochMs) => {
     const h = hashAt(poolByName.get(n.nodePool ?? '')?.nodeClassName ?? '', t);
@@ -116,7 +130,12 @@ function kinds(sc: Scenario, opts: KubeHandlerOptions): Record<string, Kind> {
     if (p.endPhase === 'Succeeded') {
       const done = () => podJson(`${p.uid}|Succeeded`, { p, phase: 'Succeeded' });
       podTimeline.push({ at: end, type: 'MODIFIED', namespace: p.namespace, json: done });
-      podTimeline.push({ at: end + JOB_POD_LINGER_MS, type: 'DELETED', namespace: p.namespace, json: () => deletedCopy(done(), end + JOB_POD_LINGER_MS) });
+      podTimeline.push({
+        at: end + JOB_POD_LINGER_MS,
+        type: 'DELETED',
+        namespace: p.namespace,
+        json: () => deletedCopy(done(), end + JOB_POD_LINGER_MS),
+      });
     } else {
       podTimeline.push({ at: end, type: 'DELETED', namespace: p.namespace, json: () => deletedCopy(running(), end) });
     }
@@ -144,46 +163,72 @@ function kinds(sc: Scenario, opts: KubeHandlerOptions): Record<string, Kind> {
   }
   const eventTimeline: Change[] = events.flatMap(({ e, json: text }) => [
     { at: e.at, type: 'ADDED' as const, namespace: e.involvedObject.namespace ?? 'default', json: () => text },
-    { at: e.at + EVENT_TTL_MS, type: 'DELETED' as const, namespace: e.involvedObject.namespace ?? 'default', json: () => deletedCopy(text, e.at + EVENT_TTL_MS) },
+    {
+      at: e.at + EVENT_TTL_MS,
+      type: 'DELETED' as const,
+      namespace: e.involvedObject.namespace ?? 'default',
+      json: () => deletedCopy(text, e.at + EVENT_TTL_MS),
+    },
   ]);
 
   return {
     nodes: {
-      kind: 'NodeList', apiVersion: 'v1', timeline: sortByTime(nodeTimeline),
+      kind: 'NodeList',
+      apiVersion: 'v1',
+      timeline: sortByTime(nodeTimeline),
       list: (t) => nodesByName.filter((n) => nodeAliveAt(n, t)).map((n) => ({ key: n.name, namespace: null, json: nodeJson(n.name, n) })),
     },
     pods: {
-      kind: 'PodList', apiVersion: 'v1', timeline: sortByTime(podTimeline),
+      kind: 'PodList',
+      apiVersion: 'v1',
+      timeline: sortByTime(podTimeline),
       list: (t) => {
         const out: Item[] = [];
         for (const p of podsByKey) {
           const phase = podPhaseAt(p, t);
-          if (phase) out.push({ key: `${p.namespace}/${p.name}`, namespace: p.namespace, json: podJson(`${p.uid}|${phase}`, { p, phase }) });
+          if (phase)
+            out.push({ key: `${p.namespace}/${p.name}`, namespace: p.namespace, json: podJson(`${p.uid}|${phase}`, { p, phase }) });
         }
         return out;
       },
     },
     namespaces: {
-      kind: 'NamespaceList', apiVersion: 'v1', timeline: [],
-      list: () => [...sc.namespaces].sort((a, b) => cmp(a.name, b.name)).map((ns) => ({ key: ns.name, namespace: null, json: JSON.stringify(namespaceObject(ns, sc.start)) })),
+      kind: 'NamespaceList',
+      apiVersion: 'v1',
+      timeline: [],
+      list: () =>
+        [...sc.namespaces]
+          .sort((a, b) => cmp(a.name, b.name))
+          .map((ns) => ({ key: ns.name, namespace: null, json: JSON.stringify(namespaceObject(ns, sc.start)) })),
     },
     events: {
-      kind: 'EventList', apiVersion: 'v1', timeline: sortByTime(eventTimeline),
-      list: (t) => events
-        .filter(({ e }) => e.at <= t && e.at > t - EVENT_TTL_MS)
-        .map(({ e, json: text, key }) => ({ key, namespace: e.involvedObject.namespace ?? 'default', json: text }))
-        .sort((a, b) => cmp(a.key, b.key)),
+      kind: 'EventList',
+      apiVersion: 'v1',
+      timeline: sortByTime(eventTimeline),
+      list: (t) =>
+        events
+          .filter(({ e }) => e.at <= t && e.at > t - EVENT_TTL_MS)
+          .map(({ e, json: text, key }) => ({ key, namespace: e.involvedObject.namespace ?? 'default', json: text }))
+          .sort((a, b) => cmp(a.key, b.key)),
     },
     nodepools: {
-      kind: 'NodePoolList', apiVersion: 'karpenter.sh/v1', timeline: [],
-      list: () => [...sc.nodePools].sort((a, b) => cmp(a.name, b.name)).map((p) => ({ key: p.name, namespace: null, json: JSON.stringify(nodePoolObject(p, sc.start)) })),
+      kind: 'NodePoolList',
+      apiVersion: 'karpenter.sh/v1',
+      timeline: [],
+      list: () =>
+        [...sc.nodePools]
+          .sort((a, b) => cmp(a.name, b.name))
+          .map((p) => ({ key: p.name, namespace: null, json: JSON.stringify(nodePoolObject(p, sc.start)) })),
     },
     nodeclaims: {
-      kind: 'NodeClaimList', apiVersion: 'karpenter.sh/v1', timeline: sortByTime(claimTimeline),
-      list: (t) => nodesByName
-        .filter((n) => n.nodeClaimName && nodeAliveAt(n, t))
-        .sort((a, b) => cmp(a.nodeClaimName ?? '', b.nodeClaimName ?? ''))
-        .map((n) => ({ key: n.nodeClaimName ?? '', namespace: null, json: claimAt(n, t) })),
+      kind: 'NodeClaimList',
+      apiVersion: 'karpenter.sh/v1',
+      timeline: sortByTime(claimTimeline),
+      list: (t) =>
+        nodesByName
+          .filter((n) => n.nodeClaimName && nodeAliveAt(n, t))
+          .sort((a, b) => cmp(a.nodeClaimName ?? '', b.nodeClaimName ?? ''))
+          .map((n) => ({ key: n.nodeClaimName ?? '', namespace: null, json: claimAt(n, t) })),
     },
   };
 }
@@ -227,9 +272,10 @@ export function createKubeHandler(scenario: Scenario, token: string | null, opts
     const fault = ctx.faults.find((f) => f.remaining > 0 && path.startsWith(f.match));
     if (fault) {
       fault.remaining -= 1;
-      const answer = fault.status === 410
-        ? status(410, 'Expired', EXPIRED)
-        : status(fault.status, fault.status === 429 ? 'TooManyRequests' : 'InternalError', `injected fault ${fault.status}`);
+      const answer =
+        fault.status === 410
+          ? status(410, 'Expired', EXPIRED)
+          : status(fault.status, fault.status === 429 ? 'TooManyRequests' : 'InternalError', `injected fault ${fault.status}`);
       if (fault.retryAfter !== undefined) answer.headers['retry-after'] = fault.retryAfter;
       return answer;
     }
@@ -241,7 +287,9 @@ export function createKubeHandler(scenario: Scenario, token: string | null, opts
       const m = route.re.exec(path);
       if (!m) continue;
       const namespace = m[1] ? decodeURIComponent(m[1]) : null;
-      return watching ? watch(all[route.kind], namespace, req.url.searchParams, ctx) : list(all[route.kind], namespace, req.url.searchParams, ctx, lists);
+      return watching
+        ? watch(all[route.kind], namespace, req.url.searchParams, ctx)
+        : list(all[route.kind], namespace, req.url.searchParams, ctx, lists);
     }
     return status(404, 'NotFound', `the server could not find the requested resource (${path})`);
   };
@@ -285,7 +333,8 @@ function list(kind: Kind, namespace: string | null, q: URLSearchParams, ctx: San
   const cont = q.get('continue');
   if (cont) {
     const token = decodeToken(cont);
-    if (!token) return status(400, 'BadRequest', 'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
+    if (!token)
+      return status(400, 'BadRequest', 'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
     if (now - token.t > CONTINUE_TTL_MS || token.t > now) return status(410, 'Expired', EXPIRED);
     asOf = token.t;
     after = token.after;
@@ -334,10 +383,27 @@ function watch(kind: Kind, namespace: string | null, q: URLSearchParams, ctx: Sa
       let seen = from;
       const line = (type: string, text: string) => `{"type":"${type}","object":${text}}\n`;
       const gone = () => {
-        write(line('ERROR', JSON.stringify({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'too old resource version', reason: 'Expired', code: 410 })));
+        write(
+          line(
+            'ERROR',
+            JSON.stringify({
+              kind: 'Status',
+              apiVersion: 'v1',
+              metadata: {},
+              status: 'Failure',
+              message: 'too old resource version',
+              reason: 'Expired',
+              code: 410,
+            }),
+          ),
+        );
         end();
       };
-      const bookmark = (t: EpochMs) => line('BOOKMARK', JSON.stringify({ kind: kind.kind.replace(/List$/, ''), apiVersion: kind.apiVersion, metadata: { resourceVersion: rvOf(t) } }));
+      const bookmark = (t: EpochMs) =>
+        line(
+          'BOOKMARK',
+          JSON.stringify({ kind: kind.kind.replace(/List$/, ''), apiVersion: kind.apiVersion, metadata: { resourceVersion: rvOf(t) } }),
+        );
       const catchUp = (to: EpochMs): void => {
         if (to < seen) return gone();
         let out = '';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { loadCatalog, loadOnDemandPrices } from '../scenario/catalog';
-import type { Scenario } from '../scenario/types';
+import { loadCatalog, loadOnDemandPrices } from '../scenario/catalog.js';
+import type { Scenario } from '../scenario/types.js';
 
 /**
  * The EC2 products the simulated Pricing API knows, shaped like the real price list: for every instance type
@@ -17,14 +17,32 @@ const UPFRONT_FEE_RATE = '2TG2D8R56U';
 const PUBLISHED = '2026-10-01T00:00:00Z';
 
 const LOCATIONS: Record<string, string> = {
-  'us-east-1': 'US East (N. Virginia)', 'us-east-2': 'US East (Ohio)', 'us-west-1': 'US West (N. California)',
-  'us-west-2': 'US West (Oregon)', 'eu-west-1': 'EU (Ireland)', 'eu-central-1': 'EU (Frankfurt)', 'ap-south-1': 'Asia Pacific (Mumbai)',
+  'us-east-1': 'US East (N. Virginia)',
+  'us-east-2': 'US East (Ohio)',
+  'us-west-1': 'US West (N. California)',
+  'us-west-2': 'US West (Oregon)',
+  'eu-west-1': 'EU (Ireland)',
+  'eu-central-1': 'EU (Frankfurt)',
+  'ap-south-1': 'Asia Pacific (Mumbai)',
 };
 
 const FAMILIES: Record<string, string> = {
-  c: 'Compute optimized', m: 'General purpose', t: 'General purpose', a: 'General purpose', r: 'Memory optimized', x: 'Memory optimized',
-  z: 'Memory optimized', u: 'Memory optimized', i: 'Storage optimized', d: 'Storage optimized', h: 'Storage optimized',
-  g: 'GPU instance', p: 'GPU instance', inf: 'Machine Learning ASIC Instances', trn: 'Machine Learning ASIC Instances', f: 'FPGA Instances',
+  c: 'Compute optimized',
+  m: 'General purpose',
+  t: 'General purpose',
+  a: 'General purpose',
+  r: 'Memory optimized',
+  x: 'Memory optimized',
+  z: 'Memory optimized',
+  u: 'Memory optimized',
+  i: 'Storage optimized',
+  d: 'Storage optimized',
+  h: 'Storage optimized',
+  g: 'GPU instance',
+  p: 'GPU instance',
+  inf: 'Machine Learning ASIC Instances',
+  trn: 'Machine Learning ASIC Instances',
+  f: 'FPGA Instances',
 };
 
 export interface CatalogueProduct {
@@ -48,12 +66,66 @@ interface Variant {
 }
 
 const VARIANTS: Variant[] = [
-  { name: 'linux', operatingSystem: 'Linux', tenancy: 'Shared', preInstalledSw: 'NA', capacitystatus: 'Used', usagePrefix: 'BoxUsage', operation: 'RunInstances', price: (b) => b },
-  { name: 'unused-cr', operatingSystem: 'Linux', tenancy: 'Shared', preInstalledSw: 'NA', capacitystatus: 'UnusedCapacityReservation', usagePrefix: 'UnusedBox', operation: 'RunInstances', price: (b) => b },
-  { name: 'allocated-cr', operatingSystem: 'Linux', tenancy: 'Shared', preInstalledSw: 'NA', capacitystatus: 'AllocatedCapacityReservation', usagePrefix: 'Reservation', operation: 'RunInstances', price: () => 0 },
-  { name: 'windows', operatingSystem: 'Windows', tenancy: 'Shared', preInstalledSw: 'NA', capacitystatus: 'Used', usagePrefix: 'BoxUsage', operation: 'RunInstances:0002', price: (b, v) => b + 0.046 * v },
-  { name: 'dedicated', operatingSystem: 'Linux', tenancy: 'Dedicated', preInstalledSw: 'NA', capacitystatus: 'Used', usagePrefix: 'DedicatedUsage', operation: 'RunInstances', price: (b) => b * 1.1 },
-  { name: 'sql-web', operatingSystem: 'Linux', tenancy: 'Shared', preInstalledSw: 'SQL Web', capacitystatus: 'Used', usagePrefix: 'BoxUsage', operation: 'RunInstances:0200', price: (b, v) => b + 0.0245 * v },
+  {
+    name: 'linux',
+    operatingSystem: 'Linux',
+    tenancy: 'Shared',
+    preInstalledSw: 'NA',
+    capacitystatus: 'Used',
+    usagePrefix: 'BoxUsage',
+    operation: 'RunInstances',
+    price: (b) => b,
+  },
+  {
+    name: 'unused-cr',
+    operatingSystem: 'Linux',
+    tenancy: 'Shared',
+    preInstalledSw: 'NA',
+    capacitystatus: 'UnusedCapacityReservation',
+    usagePrefix: 'UnusedBox',
+    operation: 'RunInstances',
+    price: (b) => b,
+  },
+  {
+    name: 'allocated-cr',
+    operatingSystem: 'Linux',
+    tenancy: 'Shared',
+    preInstalledSw: 'NA',
+    capacitystatus: 'AllocatedCapacityReservation',
+    usagePrefix: 'Reservation',
+    operation: 'RunInstances',
+    price: () => 0,
+  },
+  {
+    name: 'windows',
+    operatingSystem: 'Windows',
+    tenancy: 'Shared',
+    preInstalledSw: 'NA',
+    capacitystatus: 'Used',
+    usagePrefix: 'BoxUsage',
+    operation: 'RunInstances:0002',
+    price: (b, v) => b + 0.046 * v,
+  },
+  {
+    name: 'dedicated',
+    operatingSystem: 'Linux',
+    tenancy: 'Dedicated',
+    preInstalledSw: 'NA',
+    capacitystatus: 'Used',
+    usagePrefix: 'DedicatedUsage',
+    operation: 'RunInstances',
+    price: (b) => b * 1.1,
+  },
+  {
+    name: 'sql-web',
+    operatingSystem: 'Linux',
+    tenancy: 'Shared',
+    preInstalledSw: 'SQL Web',
+    capacitystatus: 'Used',
+    usagePrefix: 'BoxUsage',
+    operation: 'RunInstances:0200',
+    price: (b, v) => b + 0.0245 * v,
+  },
 ];
 
 /** SKUs look like the real ones (16 characters of A-Z0-9) and are stable: a hash of type and variant. */
@@ -132,21 +204,32 @@ function reservedTerms(p: CatalogueProduct): Record<string, unknown> {
   const base = { sku: p.sku, effectiveDate: PUBLISHED };
   const hourly = (term: string, usdPerHour: number) => ({
     [`${p.sku}.${term}.${HOURLY_RATE}`]: {
-      unit: 'Hrs', endRange: 'Inf', description: `Linux/UNIX (Amazon VPC), ${type} reserved instance applied`, appliesTo: [],
-      rateCode: `${p.sku}.${term}.${HOURLY_RATE}`, beginRange: '0', pricePerUnit: { USD: usd(usdPerHour) },
+      unit: 'Hrs',
+      endRange: 'Inf',
+      description: `Linux/UNIX (Amazon VPC), ${type} reserved instance applied`,
+      appliesTo: [],
+      rateCode: `${p.sku}.${term}.${HOURLY_RATE}`,
+      beginRange: '0',
+      pricePerUnit: { USD: usd(usdPerHour) },
     },
   });
   return {
     [`${p.sku}.${RESERVED_NO_UPFRONT}`]: {
-      ...base, offerTermCode: RESERVED_NO_UPFRONT, priceDimensions: hourly(RESERVED_NO_UPFRONT, p.usdPerHour * 0.62),
+      ...base,
+      offerTermCode: RESERVED_NO_UPFRONT,
+      priceDimensions: hourly(RESERVED_NO_UPFRONT, p.usdPerHour * 0.62),
       termAttributes: { LeaseContractLength: '1yr', OfferingClass: 'standard', PurchaseOption: 'No Upfront' },
     },
     [`${p.sku}.${RESERVED_ALL_UPFRONT}`]: {
-      ...base, offerTermCode: RESERVED_ALL_UPFRONT,
+      ...base,
+      offerTermCode: RESERVED_ALL_UPFRONT,
       priceDimensions: {
         ...hourly(RESERVED_ALL_UPFRONT, 0),
         [`${p.sku}.${RESERVED_ALL_UPFRONT}.${UPFRONT_FEE_RATE}`]: {
-          unit: 'Quantity', description: 'Upfront Fee', appliesTo: [], rateCode: `${p.sku}.${RESERVED_ALL_UPFRONT}.${UPFRONT_FEE_RATE}`,
+          unit: 'Quantity',
+          description: 'Upfront Fee',
+          appliesTo: [],
+          rateCode: `${p.sku}.${RESERVED_ALL_UPFRONT}.${UPFRONT_FEE_RATE}`,
           pricePerUnit: { USD: String(Math.round(p.usdPerHour * 0.58 * 8760)) },
         },
       },
@@ -165,11 +248,19 @@ export function productDocument(p: CatalogueProduct): string {
       [`${p.sku}.${ON_DEMAND_TERM}`]: {
         priceDimensions: {
           [rate]: {
-            unit: 'Hrs', endRange: 'Inf', description: `$${Number(p.usdPerHour.toFixed(4))} per On Demand ${os} ${type} Instance Hour`,
-            appliesTo: [], rateCode: rate, beginRange: '0', pricePerUnit: { USD: usd(p.usdPerHour) },
+            unit: 'Hrs',
+            endRange: 'Inf',
+            description: `$${Number(p.usdPerHour.toFixed(4))} per On Demand ${os} ${type} Instance Hour`,
+            appliesTo: [],
+            rateCode: rate,
+            beginRange: '0',
+            pricePerUnit: { USD: usd(p.usdPerHour) },
           },
         },
-        sku: p.sku, effectiveDate: PUBLISHED, offerTermCode: ON_DEMAND_TERM, termAttributes: {},
+        sku: p.sku,
+        effectiveDate: PUBLISHED,
+        offerTermCode: ON_DEMAND_TERM,
+        termAttributes: {},
       },
     },
   };
@@ -185,7 +276,26 @@ export function productDocument(p: CatalogueProduct): string {
 
 /** Attribute names DescribeServices reports for AmazonEC2 (those the catalogue fills). */
 export const EC2_ATTRIBUTE_NAMES = [
-  'capacitystatus', 'currentGeneration', 'gpu', 'instanceFamily', 'instanceType', 'licenseModel', 'location', 'locationType',
-  'marketoption', 'memory', 'operatingSystem', 'operation', 'preInstalledSw', 'processorArchitecture', 'productFamily', 'regionCode',
-  'servicecode', 'servicename', 'storage', 'tenancy', 'usagetype', 'vcpu',
+  'capacitystatus',
+  'currentGeneration',
+  'gpu',
+  'instanceFamily',
+  'instanceType',
+  'licenseModel',
+  'location',
+  'locationType',
+  'marketoption',
+  'memory',
+  'operatingSystem',
+  'operation',
+  'preInstalledSw',
+  'processorArchitecture',
+  'productFamily',
+  'regionCode',
+  'servicecode',
+  'servicename',
+  'storage',
+  'tenancy',
+  'usagetype',
+  'vcpu',
 ];

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { AwsJsonError, serveAwsJson } from './aws-json';
-import type { SandboxContext, SandboxHandler } from './context';
-import { type CatalogueProduct, EC2_ATTRIBUTE_NAMES, pricingCatalogue, productDocument } from './pricing-catalogue';
+import { AwsJsonError, serveAwsJson } from './aws-json.js';
+import type { SandboxContext, SandboxHandler } from './context.js';
+import { type CatalogueProduct, EC2_ATTRIBUTE_NAMES, pricingCatalogue, productDocument } from './pricing-catalogue.js';
 
 /**
  * AWS Price List query API (awsJson1_1, target prefix AWSPriceListService): GetProducts and DescribeServices
@@ -26,7 +26,8 @@ function parseFilters(raw: unknown): Filter[] {
     if (typeof f !== 'object' || f === null) throw invalidParameter('Each filter needs Type, Field and Value');
     const { Type, Field, Value } = f as Record<string, unknown>;
     if (!FILTER_TYPES.includes(Type as FilterType)) throw invalidParameter(`Filter Type ${String(Type)} is not valid`);
-    if (typeof Field !== 'string' || Field === '' || typeof Value !== 'string') throw invalidParameter('Each filter needs Type, Field and Value');
+    if (typeof Field !== 'string' || Field === '' || typeof Value !== 'string')
+      throw invalidParameter('Each filter needs Type, Field and Value');
     return { type: Type as FilterType, field: Field, value: Value };
   });
 }
@@ -69,7 +70,14 @@ function readToken(token: unknown, fingerprint: string): number {
   try {
     if (typeof token === 'string') {
       const value: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-      if (typeof value === 'object' && value !== null && 'o' in value && 'f' in value && typeof value.o === 'number' && value.f === fingerprint) {
+      if (
+        typeof value === 'object' &&
+        value !== null &&
+        'o' in value &&
+        'f' in value &&
+        typeof value.o === 'number' &&
+        value.f === fingerprint
+      ) {
         return value.o;
       }
     }
@@ -88,7 +96,8 @@ function getProducts(input: Record<string, unknown>, ctx: SandboxContext): Recor
   checkFormat(input);
   const filters = parseFilters(input.Filters);
   const max = input.MaxResults ?? MAX_RESULTS;
-  if (typeof max !== 'number' || !Number.isInteger(max) || max < 1 || max > MAX_RESULTS) throw invalidParameter(`MaxResults must be between 1 and ${MAX_RESULTS}`);
+  if (typeof max !== 'number' || !Number.isInteger(max) || max < 1 || max > MAX_RESULTS)
+    throw invalidParameter(`MaxResults must be between 1 and ${MAX_RESULTS}`);
   const fingerprint = fingerprintOf(input);
   const offset = readToken(input.NextToken, fingerprint);
   // Only EC2 is simulated; other services have no products here.
@@ -102,7 +111,8 @@ function getProducts(input: Record<string, unknown>, ctx: SandboxContext): Recor
 function describeServices(input: Record<string, unknown>): Record<string, unknown> {
   checkFormat(input);
   const code = input.ServiceCode;
-  if (code !== undefined && code !== 'AmazonEC2') throw new AwsJsonError('NotFoundException', `Service ${String(code)} is not simulated in the sandbox`);
+  if (code !== undefined && code !== 'AmazonEC2')
+    throw new AwsJsonError('NotFoundException', `Service ${String(code)} is not simulated in the sandbox`);
   return { FormatVersion: 'aws_v1', Services: [{ ServiceCode: 'AmazonEC2', AttributeNames: EC2_ATTRIBUTE_NAMES }] };
 }
 

@@ -1,12 +1,17 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { SandboxContext, SandboxHandler, SandboxRequest, SandboxResponse, SandboxStream } from './context';
-import { isStream, json } from './context';
+import type { SandboxContext, SandboxHandler, SandboxRequest, SandboxResponse, SandboxStream } from './context.js';
+import { isStream, json } from './context.js';
 
 const MAX_BODY_BYTES = 1 << 20;
 
 /** Serves the sandbox handlers on 127.0.0.1, one port for every protocol, plus the clock control endpoint. */
-export async function startSandboxServer(ctx: SandboxContext, handlers: SandboxHandler[], port = 0, host = '127.0.0.1'): Promise<{ server: Server; url: string; close: () => Promise<void> }> {
+export async function startSandboxServer(
+  ctx: SandboxContext,
+  handlers: SandboxHandler[],
+  port = 0,
+  host = '127.0.0.1',
+): Promise<{ server: Server; url: string; close: () => Promise<void> }> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -17,8 +22,18 @@ export async function startSandboxServer(ctx: SandboxContext, handlers: SandboxH
     req.on('end', () => {
       let out: SandboxResponse | SandboxStream;
       try {
-        const request: SandboxRequest = { method: req.method ?? 'GET', url: new URL(req.url ?? '/', 'http://sandbox'), headers: req.headers, body: Buffer.concat(chunks) };
-        out = size > MAX_BODY_BYTES ? json(413, { message: 'request body too large' }) : (control(request, ctx) ?? firstAnswer(handlers, request, ctx) ?? json(404, { message: `nothing in the sandbox answers ${request.method} ${request.url.pathname}` }));
+        const request: SandboxRequest = {
+          method: req.method ?? 'GET',
+          url: new URL(req.url ?? '/', 'http://sandbox'),
+          headers: req.headers,
+          body: Buffer.concat(chunks),
+        };
+        out =
+          size > MAX_BODY_BYTES
+            ? json(413, { message: 'request body too large' })
+            : (control(request, ctx) ??
+              firstAnswer(handlers, request, ctx) ??
+              json(404, { message: `nothing in the sandbox answers ${request.method} ${request.url.pathname}` }));
       } catch (err) {
         out = json(500, { message: `sandbox error: ${(err as Error).message}` });
       }
@@ -26,14 +41,17 @@ export async function startSandboxServer(ctx: SandboxContext, handlers: SandboxH
       if (isStream(out)) {
         res.writeHead(out.status, out.headers);
         let ended = false;
-        const stop = out.open((chunk) => {
-          if (!ended) res.write(chunk);
-        }, () => {
-          if (!ended) {
-            ended = true;
-            res.end();
-          }
-        });
+        const stop = out.open(
+          (chunk) => {
+            if (!ended) res.write(chunk);
+          },
+          () => {
+            if (!ended) {
+              ended = true;
+              res.end();
+            }
+          },
+        );
         res.on('close', () => {
           ended = true;
           stop();
@@ -56,10 +74,11 @@ export async function startSandboxServer(ctx: SandboxContext, handlers: SandboxH
   return {
     server,
     url: `http://${host}:${address.port}`,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -79,8 +98,16 @@ function control(req: SandboxRequest, ctx: SandboxContext): SandboxResponse | nu
     const t = Date.parse(body.time ?? '');
     if (Number.isNaN(t)) return json(400, { message: 'body must be {"time": "<ISO 8601>"}' });
     const { start, end } = ctx.scenario;
-    if (t < start || t > end) return json(400, { message: `time must be within the scenario, ${new Date(start).toISOString()} .. ${new Date(end).toISOString()}` });
+    if (t < start || t > end)
+      return json(400, { message: `time must be within the scenario, ${new Date(start).toISOString()} .. ${new Date(end).toISOString()}` });
     ctx.clock.set(t);
   }
-  return json(200, { time: new Date(ctx.clock.now()).toISOString(), resourceVersion: String(Math.floor(ctx.clock.now() / 1000)), start: new Date(ctx.scenario.start).toISOString(), end: new Date(ctx.scenario.end).toISOString(), scenario: ctx.scenario.name, seed: ctx.scenario.seed });
+  return json(200, {
+    time: new Date(ctx.clock.now()).toISOString(),
+    resourceVersion: String(Math.floor(ctx.clock.now() / 1000)),
+    start: new Date(ctx.scenario.start).toISOString(),
+    end: new Date(ctx.scenario.end).toISOString(),
+    scenario: ctx.scenario.name,
+    seed: ctx.scenario.seed,
+  });
 }

@@ -1,17 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { compareWindows, timelineSeries } from './before-after';
-import { addSums, zeroSums, type PackingSums } from './packing';
+import { compareWindows, timelineSeries } from './before-after.js';
+import { addSums, zeroSums, type PackingSums } from './packing.js';
 
 const GiB = 1024 ** 3;
 
 /** One node for `hours`: 4 vCPU / 16 GiB at `usd`/h with the given requests. */
 function node(hours: number, usd: number, reqCpu: number, reqMemGiB: number): PackingSums {
   return {
-    ...zeroSums(), nodeHours: hours, costUsd: usd * hours,
-    allocCpuMillicoreHours: 4000 * hours, reqCpuMillicoreHours: reqCpu * hours,
-    allocMemoryByteHours: 16 * GiB * hours, reqMemoryByteHours: reqMemGiB * GiB * hours,
-    allocPodHours: 110 * hours, reqPodHours: 10 * hours,
-    costWeightedCpuUsd: usd * (reqCpu / 4000) * hours, costWeightedMemoryUsd: usd * (reqMemGiB / 16) * hours, costWeightedPodsUsd: usd * (10 / 110) * hours,
+    ...zeroSums(),
+    nodeHours: hours,
+    costUsd: usd * hours,
+    allocCpuMillicoreHours: 4000 * hours,
+    reqCpuMillicoreHours: reqCpu * hours,
+    allocMemoryByteHours: 16 * GiB * hours,
+    reqMemoryByteHours: reqMemGiB * GiB * hours,
+    allocPodHours: 110 * hours,
+    reqPodHours: 10 * hours,
+    costWeightedCpuUsd: usd * (reqCpu / 4000) * hours,
+    costWeightedMemoryUsd: usd * (reqMemGiB / 16) * hours,
+    costWeightedPodsUsd: usd * (10 / 110) * hours,
     onDemandUsd: usd * hours,
   };
 }
@@ -20,8 +27,20 @@ describe('compareWindows: a before/after with one node removed', () => {
   // Before (1 h): two general nodes at $0.20/h, each 1.5 vCPU / 2 GiB requested; a system node at $0.10/h, 1 vCPU / 4 GiB.
   // After (1 h): the pods of one general node moved to the other (3 vCPU / 4 GiB); the system node unchanged.
   const system = node(1, 0.1, 1000, 4);
-  const before = { rows: [{ ...addSums(node(1, 0.2, 1500, 2), node(1, 0.2, 1500, 2)), nodePool: 'general' }, { ...system, nodePool: 'system' }], hours: 1 };
-  const after = { rows: [{ ...node(1, 0.2, 3000, 4), nodePool: 'general' }, { ...system, nodePool: 'system' }], hours: 1 };
+  const before = {
+    rows: [
+      { ...addSums(node(1, 0.2, 1500, 2), node(1, 0.2, 1500, 2)), nodePool: 'general' },
+      { ...system, nodePool: 'system' },
+    ],
+    hours: 1,
+  };
+  const after = {
+    rows: [
+      { ...node(1, 0.2, 3000, 4), nodePool: 'general' },
+      { ...system, nodePool: 'system' },
+    ],
+    hours: 1,
+  };
   const rows = compareWindows(before, after, 'general');
 
   it('the consolidated NodePool: fewer nodes, lower cost per hour, higher efficiency', () => {
@@ -55,7 +74,11 @@ describe('compareWindows: a before/after with one node removed', () => {
 
   it('a NodePool gone after the event shows 0 nodes and no efficiency there', () => {
     const gone = compareWindows({ rows: [{ ...node(1, 0.3, 500, 1), nodePool: 'batch' }], hours: 1 }, { rows: [], hours: 1 }, 'batch');
-    expect(gone[1]).toMatchObject({ nodePool: 'batch', after: { nodesAvg: 0, cpu: null, usdPerHourAvg: 0 }, change: { nodesAvg: -1, cpu: null } });
+    expect(gone[1]).toMatchObject({
+      nodePool: 'batch',
+      after: { nodesAvg: 0, cpu: null, usdPerHourAvg: 0 },
+      change: { nodesAvg: -1, cpu: null },
+    });
   });
 });
 
@@ -67,7 +90,10 @@ describe('timelineSeries', () => {
       { ...node(0.5, 0.4, 1000, 8), nodePool: 'batch', bucketStartMs: 0 },
       { ...node(0.5, 0.2, 4000, 16), nodePool: 'general', bucketStartMs: 3_600_000 },
     ];
-    const series = timelineSeries(rows, [{ bucketStartMs: 0, hours: 1 }, { bucketStartMs: 3_600_000, hours: 0.5 }]);
+    const series = timelineSeries(rows, [
+      { bucketStartMs: 0, hours: 1 },
+      { bucketStartMs: 3_600_000, hours: 0.5 },
+    ]);
     expect(series.map((s) => s.nodePool)).toEqual([null, 'batch', 'general']);
     const [cluster, batch, general] = series;
     expect(batch.points).toEqual([expect.objectContaining({ tMs: 0, nodesAvg: 0.5, cpu: 0.25 })]);

@@ -2,8 +2,8 @@
  * Consolidation before/after and the whole-period timeline, from hours-weighted rollup sums (pure, no I/O).
  */
 
-import type { CompareRow, TimelinePoint, TimelineSeries, WindowStats } from '../schemas/consolidation';
-import { addSums, packingStats, sumAll, sumByNodePool, zeroSums, type PackingSums } from './packing';
+import type { CompareRow, TimelinePoint, TimelineSeries, WindowStats } from '../schemas/consolidation.js';
+import { addSums, packingStats, sumAll, sumByNodePool, zeroSums, type PackingSums } from './packing.js';
 
 /** One side of a comparison: rollup sums per NodePool (any capacity types) and the hours the window's snapshots cover. */
 export interface WindowSums {
@@ -14,17 +14,37 @@ export interface WindowSums {
 export function windowStats(s: PackingSums, hours: number): WindowStats {
   const p = packingStats(s, hours);
   return {
-    hours, nodesAvg: p.nodesAvg, usdPerHourAvg: p.usdPerHourAvg, costUsd: p.costUsd, cpu: p.cpu, memory: p.memory, pods: p.pods, gpu: p.gpu,
-    costWeightedCpu: p.costWeightedCpu, costWeightedMemory: p.costWeightedMemory, costWeightedPods: p.costWeightedPods,
-    costWeightedGpu: p.costWeightedGpu, idleUsdPerHourAvg: p.idleUsdPerHourAvg,
+    hours,
+    nodesAvg: p.nodesAvg,
+    usdPerHourAvg: p.usdPerHourAvg,
+    costUsd: p.costUsd,
+    cpu: p.cpu,
+    memory: p.memory,
+    pods: p.pods,
+    gpu: p.gpu,
+    costWeightedCpu: p.costWeightedCpu,
+    costWeightedMemory: p.costWeightedMemory,
+    costWeightedPods: p.costWeightedPods,
+    costWeightedGpu: p.costWeightedGpu,
+    idleUsdPerHourAvg: p.idleUsdPerHourAvg,
   };
 }
 
 const diff = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : b - a);
 
-function row(scope: CompareRow['scope'], nodePool: string | null, consolidated: boolean, before: WindowStats, after: WindowStats): CompareRow {
+function row(
+  scope: CompareRow['scope'],
+  nodePool: string | null,
+  consolidated: boolean,
+  before: WindowStats,
+  after: WindowStats,
+): CompareRow {
   return {
-    scope, nodePool, consolidated, before, after,
+    scope,
+    nodePool,
+    consolidated,
+    before,
+    after,
     change: {
       nodesAvg: after.nodesAvg - before.nodesAvg,
       usdPerHourAvg: after.usdPerHourAvg - before.usdPerHourAvg,
@@ -46,8 +66,15 @@ export function compareWindows(before: WindowSums, after: WindowSums, consolidat
   const pools = [...new Set([...b.keys(), ...a.keys()])].sort((x, y) => x.localeCompare(y));
   return [
     row('cluster', null, false, windowStats(sumAll(before.rows), before.hours), windowStats(sumAll(after.rows), after.hours)),
-    ...pools.map((p) => row('nodepool', p, p === consolidatedNodePool,
-      windowStats(b.get(p) ?? zeroSums(), before.hours), windowStats(a.get(p) ?? zeroSums(), after.hours))),
+    ...pools.map((p) =>
+      row(
+        'nodepool',
+        p,
+        p === consolidatedNodePool,
+        windowStats(b.get(p) ?? zeroSums(), before.hours),
+        windowStats(a.get(p) ?? zeroSums(), after.hours),
+      ),
+    ),
   ];
 }
 
@@ -63,8 +90,13 @@ export function timelineSeries(
   const point = (tMs: number, s: PackingSums): TimelinePoint => {
     const p = packingStats(s, hoursOf.get(tMs) ?? 0);
     return {
-      tMs, nodesAvg: p.nodesAvg, usdPerHourAvg: p.usdPerHourAvg, cpu: p.cpu, memory: p.memory,
-      costWeightedCpu: p.costWeightedCpu, costWeightedMemory: p.costWeightedMemory,
+      tMs,
+      nodesAvg: p.nodesAvg,
+      usdPerHourAvg: p.usdPerHourAvg,
+      cpu: p.cpu,
+      memory: p.memory,
+      costWeightedCpu: p.costWeightedCpu,
+      costWeightedMemory: p.costWeightedMemory,
     };
   };
   const byPool = new Map<string, Map<number, PackingSums>>();
@@ -79,6 +111,8 @@ export function timelineSeries(
     [...m.entries()].sort(([x], [y]) => x - y).map(([t, s]) => point(t, s));
   return [
     { scope: 'cluster', nodePool: null, points: toPoints(cluster) },
-    ...[...byPool.entries()].sort(([x], [y]) => x.localeCompare(y)).map(([nodePool, m]) => ({ scope: 'nodepool' as const, nodePool, points: toPoints(m) })),
+    ...[...byPool.entries()]
+      .sort(([x], [y]) => x.localeCompare(y))
+      .map(([nodePool, m]) => ({ scope: 'nodepool' as const, nodePool, points: toPoints(m) })),
   ];
 }

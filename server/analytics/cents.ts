@@ -24,7 +24,10 @@ export function allocateCents(valuesUsd: readonly number[], totalCents: number):
   // Remainders compared at 1e-9 cent, so float noise (0.7 × 0.25 = 0.17500000000000002) does not break ties.
   const remainders = scaled.map((c, i) => Math.round((c - floors[i]) * 1e9));
   let missing = totalCents - floors.reduce((t, c) => t + c, 0);
-  const byRemainderDesc = remainders.map((r, i) => ({ r, i })).sort((a, b) => b.r - a.r || a.i - b.i).map((x) => x.i);
+  const byRemainderDesc = remainders
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => b.r - a.r || a.i - b.i)
+    .map((x) => x.i);
   const out = [...floors];
   for (let k = 0; missing > 0; k++, missing--) out[byRemainderDesc[k % out.length]] += 1;
   const byRemainderAsc = [...byRemainderDesc].reverse();

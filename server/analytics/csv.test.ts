@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { csvCell, toCsv } from './csv';
-import { eventIdTime, parseWeights, parseWindow } from './query-params';
-import { QueryParamError } from './range';
+import { csvCell, toCsv } from './csv.js';
+import { eventIdTime, parseWeights, parseWindow } from './query-params.js';
+import { QueryParamError } from './range.js';
 
 describe('csvCell', () => {
   it.each([
@@ -28,7 +28,7 @@ describe('toCsv', () => {
       { nodePool: 'general', before: { cpu: 0.5, memory: null }, replacements: ['a', 'b'] },
       { nodePool: '=cmd', before: { cpu: 0.75, memory: 0.25 }, replacements: [], extra: 1 },
     ]);
-    expect(csv).toBe('nodePool,before.cpu,before.memory,replacements,extra\r\ngeneral,0.5,,a;b,\r\n\'=cmd,0.75,0.25,,1\r\n');
+    expect(csv).toBe("nodePool,before.cpu,before.memory,replacements,extra\r\ngeneral,0.5,,a;b,\r\n'=cmd,0.75,0.25,,1\r\n");
   });
   it('an empty table is an empty header line', () => {
     expect(toCsv([])).toBe('\r\n');
@@ -36,7 +36,12 @@ describe('toCsv', () => {
 });
 
 describe('query parameters', () => {
-  it.each([['5m', 300_000], ['1h', 3_600_000], ['90m', 5_400_000], ['24h', 86_400_000]])('window %s', (v, ms) => {
+  it.each([
+    ['5m', 300_000],
+    ['1h', 3_600_000],
+    ['90m', 5_400_000],
+    ['24h', 86_400_000],
+  ])('window %s', (v, ms) => {
     expect(parseWindow('window', v)).toBe(ms);
   });
   it.each(['4m', '25h', '1d', '0h'])('window %s is refused naming the parameter', (v) => {

@@ -43,7 +43,12 @@ export function toCsv(rows: readonly object[]): string {
   });
   const columns: string[] = [];
   const seen = new Set<string>();
-  for (const m of flat) for (const k of m.keys()) if (!seen.has(k)) { seen.add(k); columns.push(k); }
+  for (const m of flat)
+    for (const k of m.keys())
+      if (!seen.has(k)) {
+        seen.add(k);
+        columns.push(k);
+      }
   const lines = [columns.map(csvCell), ...flat.map((m) => columns.map((c) => csvCell(m.get(c) ?? null)))];
   return lines.map((l) => l.join(',')).join('\r\n') + '\r\n';
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dailyCostTotals, mergeDailyCost, purchaseTypeToCapacityType } from './daily-cost';
+import { dailyCostTotals, mergeDailyCost, purchaseTypeToCapacityType } from './daily-cost.js';
 
 const day1 = Date.parse('2026-11-01T00:00:00Z');
 const day2 = Date.parse('2026-11-02T00:00:00Z');
@@ -34,11 +34,56 @@ describe('mergeDailyCost', () => {
 
   it('joins "On Demand Instances" with on-demand and "Spot Instances" with spot; keeps other purchase types apart', () => {
     expect(rows).toEqual([
-      { day: '2026-11-01', nodePool: '', purchaseType: 'On Demand Instances', capacityType: 'on-demand', billUsd: 0.4, billAmortizedUsd: null, billEstimated: true, estimateUsd: null },
-      { day: '2026-11-01', nodePool: 'general', purchaseType: 'On Demand Instances', capacityType: 'on-demand', billUsd: 23.04, billAmortizedUsd: 20, billEstimated: false, estimateUsd: 23.04 },
-      { day: '2026-11-01', nodePool: 'general', purchaseType: null, capacityType: 'spot', billUsd: null, billAmortizedUsd: null, billEstimated: false, estimateUsd: 2.5 },
-      { day: '2026-11-01', nodePool: 'general', purchaseType: 'Savings Plans', capacityType: null, billUsd: 1.5, billAmortizedUsd: null, billEstimated: false, estimateUsd: null },
-      { day: '2026-11-02', nodePool: 'batch', purchaseType: 'Spot Instances', capacityType: 'spot', billUsd: 3, billAmortizedUsd: null, billEstimated: true, estimateUsd: 2.75 },
+      {
+        day: '2026-11-01',
+        nodePool: '',
+        purchaseType: 'On Demand Instances',
+        capacityType: 'on-demand',
+        billUsd: 0.4,
+        billAmortizedUsd: null,
+        billEstimated: true,
+        estimateUsd: null,
+      },
+      {
+        day: '2026-11-01',
+        nodePool: 'general',
+        purchaseType: 'On Demand Instances',
+        capacityType: 'on-demand',
+        billUsd: 23.04,
+        billAmortizedUsd: 20,
+        billEstimated: false,
+        estimateUsd: 23.04,
+      },
+      {
+        day: '2026-11-01',
+        nodePool: 'general',
+        purchaseType: null,
+        capacityType: 'spot',
+        billUsd: null,
+        billAmortizedUsd: null,
+        billEstimated: false,
+        estimateUsd: 2.5,
+      },
+      {
+        day: '2026-11-01',
+        nodePool: 'general',
+        purchaseType: 'Savings Plans',
+        capacityType: null,
+        billUsd: 1.5,
+        billAmortizedUsd: null,
+        billEstimated: false,
+        estimateUsd: null,
+      },
+      {
+        day: '2026-11-02',
+        nodePool: 'batch',
+        purchaseType: 'Spot Instances',
+        capacityType: 'spot',
+        billUsd: 3,
+        billAmortizedUsd: null,
+        billEstimated: true,
+        estimateUsd: 2.75,
+      },
     ]);
   });
 

@@ -1,13 +1,12 @@
 /** Pure merge of the Cost Explorer bill and our snapshot estimate into daily rows. No I/O. */
 
-import type { BillDayRow, EstimateDayRow } from '../../db/repositories/reports-repository';
-import type { CapacityType, DailyCostRow } from '../schemas/reports';
-import { utcDay } from './range';
+import type { BillDayRow, EstimateDayRow } from '../../db/repositories/reports-repository.js';
+import type { CapacityType, DailyCostRow } from '../schemas/reports.js';
+import { utcDay } from './range.js';
 
 const CAPACITY_ORDER: readonly CapacityType[] = ['on-demand', 'spot', 'reserved'];
 
-const asCapacityType = (s: string): CapacityType | null =>
-  (CAPACITY_ORDER as readonly string[]).includes(s) ? (s as CapacityType) : null;
+const asCapacityType = (s: string): CapacityType | null => ((CAPACITY_ORDER as readonly string[]).includes(s) ? (s as CapacityType) : null);
 
 /**
  * The Karpenter capacity type a Cost Explorer PURCHASE_TYPE bills: "On Demand Instances" -> on-demand,
@@ -35,8 +34,15 @@ export function mergeDailyCost(bill: readonly BillDayRow[], estimate: readonly E
     if (row === undefined) {
       const order = capacityType === null ? 9 : CAPACITY_ORDER.indexOf(capacityType);
       row = {
-        day: utcDay(dayMs), nodePool, purchaseType: null, capacityType, billUsd: null, billAmortizedUsd: null,
-        billEstimated: false, estimateUsd: null, sortKind: `${order}${kind}`,
+        day: utcDay(dayMs),
+        nodePool,
+        purchaseType: null,
+        capacityType,
+        billUsd: null,
+        billAmortizedUsd: null,
+        billEstimated: false,
+        estimateUsd: null,
+        sortKind: `${order}${kind}`,
       };
       rows.set(key, row);
     }
@@ -63,8 +69,8 @@ export function mergeDailyCost(bill: readonly BillDayRow[], estimate: readonly E
 
 /** Σ bill and Σ estimate over the rows, USD. */
 export function dailyCostTotals(rows: readonly DailyCostRow[]): { billUsd: number; estimateUsd: number } {
-  return rows.reduce(
-    (t, r) => ({ billUsd: t.billUsd + (r.billUsd ?? 0), estimateUsd: t.estimateUsd + (r.estimateUsd ?? 0) }),
-    { billUsd: 0, estimateUsd: 0 },
-  );
+  return rows.reduce((t, r) => ({ billUsd: t.billUsd + (r.billUsd ?? 0), estimateUsd: t.estimateUsd + (r.estimateUsd ?? 0) }), {
+    billUsd: 0,
+    estimateUsd: 0,
+  });
 }

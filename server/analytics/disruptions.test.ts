@@ -1,12 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { buildDisruptions, countByReason, parseDisruptionMessage, timelineMarkers, type DisruptionEventRow } from './disruptions';
+import { buildDisruptions, countByReason, parseDisruptionMessage, timelineMarkers, type DisruptionEventRow } from './disruptions.js';
 
 const T = Date.parse('2026-11-01T10:00:00Z');
 let uid = 0;
 
 /** The Node and the NodeClaim copy of one Karpenter event, as the repository joins them. */
 function pair(atMs: number, reason: string, message: string, node: string, claim: string, nodePool = 'general'): DisruptionEventRow[] {
-  const base = { atMs, reason, nodeName: node, nodeClaim: claim, nodePool, instanceType: 'm6i.large', capacityType: 'on-demand', nodeDeletedAtMs: atMs };
+  const base = {
+    atMs,
+    reason,
+    nodeName: node,
+    nodeClaim: claim,
+    nodePool,
+    instanceType: 'm6i.large',
+    capacityType: 'on-demand',
+    nodeDeletedAtMs: atMs,
+  };
   return [
     { ...base, uid: `u${uid++}`, message, kind: 'Node', name: node },
     { ...base, uid: `u${uid++}`, message: message.replace('Node:', 'NodeClaim:'), kind: 'NodeClaim', name: claim },
@@ -15,8 +24,18 @@ function pair(atMs: number, reason: string, message: string, node: string, claim
 
 function launch(atMs: number, message: string, claim: string, nodePool = 'general'): DisruptionEventRow {
   return {
-    uid: `u${uid++}`, atMs, reason: 'DisruptionLaunching', message, kind: 'NodeClaim', name: claim, nodeName: null, nodeClaim: claim, nodePool,
-    instanceType: null, capacityType: null, nodeDeletedAtMs: null,
+    uid: `u${uid++}`,
+    atMs,
+    reason: 'DisruptionLaunching',
+    message,
+    kind: 'NodeClaim',
+    name: claim,
+    nodeName: null,
+    nodeClaim: claim,
+    nodePool,
+    instanceType: null,
+    capacityType: null,
+    nodeDeletedAtMs: null,
   };
 }
 
@@ -46,12 +65,34 @@ describe('buildDisruptions', () => {
     ...pair(T + 60 * 60_000, 'SpotInterrupted', 'Spot interruption warning was triggered', 'node-s', 'batch-s', 'batch'),
     ...pair(T + 60 * 60_000, 'DisruptionTerminating', 'Disrupting Node: Interrupted/Delete', 'node-s', 'batch-s', 'batch'),
     // 11:30 a blocked attempt.
-    ...pair(T + 90 * 60_000, 'DisruptionBlocked', 'Cannot disrupt Node: pod "payments/ledger-db-0" has "karpenter.sh/do-not-disrupt" annotation', 'node-d', 'general-d'),
+    ...pair(
+      T + 90 * 60_000,
+      'DisruptionBlocked',
+      'Cannot disrupt Node: pod "payments/ledger-db-0" has "karpenter.sh/do-not-disrupt" annotation',
+      'node-d',
+      'general-d',
+    ),
   ];
   const gone = [
     // Events expired: known only from the NodeClaim's lifetime. general-a is also here and must not count twice.
-    { nodeClaim: 'general-e', nodeName: 'node-e', nodePool: 'general', instanceType: 'm6i.large', capacityType: 'on-demand', deletedAtMs: T + 120 * 60_000, disruptionReason: 'Drifted' },
-    { nodeClaim: 'general-a', nodeName: 'node-a', nodePool: 'general', instanceType: 'm6i.large', capacityType: 'on-demand', deletedAtMs: T, disruptionReason: 'Underutilized' },
+    {
+      nodeClaim: 'general-e',
+      nodeName: 'node-e',
+      nodePool: 'general',
+      instanceType: 'm6i.large',
+      capacityType: 'on-demand',
+      deletedAtMs: T + 120 * 60_000,
+      disruptionReason: 'Drifted',
+    },
+    {
+      nodeClaim: 'general-a',
+      nodeName: 'node-a',
+      nodePool: 'general',
+      instanceType: 'm6i.large',
+      capacityType: 'on-demand',
+      deletedAtMs: T,
+      disruptionReason: 'Underutilized',
+    },
   ];
   const ds = buildDisruptions(events, gone);
 
@@ -69,12 +110,20 @@ describe('buildDisruptions', () => {
     expect(ds[0].replacements).toEqual([]);
   });
   it('marks spot interruptions and keeps the Node message', () => {
-    expect(ds[2]).toMatchObject({ spotInterrupted: true, nodeName: 'node-s', nodePool: 'batch', message: 'Disrupting Node: Interrupted/Delete' });
+    expect(ds[2]).toMatchObject({
+      spotInterrupted: true,
+      nodeName: 'node-s',
+      nodePool: 'batch',
+      message: 'Disrupting Node: Interrupted/Delete',
+    });
     expect(ds[0].id).toBe(`${T}-general-a`);
   });
   it('counts per reason', () => {
     expect(countByReason(ds)).toEqual([
-      { reason: 'Underutilized', count: 2 }, { reason: 'Blocked', count: 1 }, { reason: 'Drifted', count: 1 }, { reason: 'Interrupted', count: 1 },
+      { reason: 'Underutilized', count: 2 },
+      { reason: 'Blocked', count: 1 },
+      { reason: 'Drifted', count: 1 },
+      { reason: 'Interrupted', count: 1 },
     ]);
   });
   it('keeps two disruptions of the same name far apart in time apart', () => {
@@ -113,7 +162,10 @@ describe('buildDisruptions: replacement matching by time', () => {
       ...replace(T, 'early'),
       launch(T + 1 * MIN, 'Launching NodeClaim: Underutilized/Replace', 'new'),
     ]);
-    expect(ds.map((d) => [d.nodeClaim, d.replacements])).toEqual([['early', ['new']], ['late', []]]);
+    expect(ds.map((d) => [d.nodeClaim, d.replacements])).toEqual([
+      ['early', ['new']],
+      ['late', []],
+    ]);
   });
 
   it('an unparsable launch message matches a Replace of any reason', () => {
@@ -126,9 +178,19 @@ describe('timelineMarkers', () => {
   const H = 3_600_000;
   // Six disruptions: general/Underutilized at 00:10, 00:20, 01:30, 05:00; general/Empty at 00:40; spot/Underutilized at 02:00.
   const ds = [
-    [10, 'general', 'Underutilized'], [20, 'general', 'Underutilized'], [40, 'general', 'Empty'],
-    [90, 'general', 'Underutilized'], [120, 'spot', 'Underutilized'], [300, 'general', 'Underutilized'],
-  ].map(([min, nodePool, reason], i) => ({ id: `d${i}`, atMs: (min as number) * 60_000, nodePool: nodePool as string, reason: reason as string, action: 'Delete' }));
+    [10, 'general', 'Underutilized'],
+    [20, 'general', 'Underutilized'],
+    [40, 'general', 'Empty'],
+    [90, 'general', 'Underutilized'],
+    [120, 'spot', 'Underutilized'],
+    [300, 'general', 'Underutilized'],
+  ].map(([min, nodePool, reason], i) => ({
+    id: `d${i}`,
+    atMs: (min as number) * 60_000,
+    nodePool: nodePool as string,
+    reason: reason as string,
+    action: 'Delete',
+  }));
   const shape = (ms: ReturnType<typeof timelineMarkers>) => ms.map((m) => `${m.id}x${m.count}`);
 
   it('gives every disruption while there are at most max', () => {

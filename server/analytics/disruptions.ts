@@ -8,10 +8,10 @@
  * reason but no stored event still counts, from its lifetime.
  */
 
-import { DISRUPTION_REASONS } from '../../core/labels';
-import { lastIndexAtOrBefore } from '../../core/time-search';
-import type { TimelineMarker } from '../schemas/consolidation';
-import type { EventJoinRow, GoneNodeClaimJoinRow } from '../../db/repositories/analytics-events-repository';
+import { DISRUPTION_REASONS } from '../../core/labels.js';
+import { lastIndexAtOrBefore } from '../../core/time-search.js';
+import type { TimelineMarker } from '../schemas/consolidation.js';
+import type { EventJoinRow, GoneNodeClaimJoinRow } from '../../db/repositories/analytics-events-repository.js';
 
 /** An event row joined with the Node / NodeClaim it names: the rows the events repository reads (declared there). */
 export type DisruptionEventRow = EventJoinRow;
@@ -55,7 +55,8 @@ export function parseDisruptionMessage(message: string): { reason: string; actio
 }
 
 /** The name a disruption is known by: its NodeClaim, else its Node, else what the event names. */
-const keyOf = (e: { nodeClaim: string | null; nodeName: string | null; name?: string }): string => e.nodeClaim ?? e.nodeName ?? e.name ?? '';
+const keyOf = (e: { nodeClaim: string | null; nodeName: string | null; name?: string }): string =>
+  e.nodeClaim ?? e.nodeName ?? e.name ?? '';
 
 export const disruptionId = (atMs: number, key: string): string => `${atMs}-${key}`;
 
@@ -87,8 +88,8 @@ function merged(group: readonly DisruptionEventRow[]) {
   const first = group[0];
   return {
     atMs: first.atMs,
-    nodeName: pick('nodeName') ?? (group.find((g) => g.kind === 'Node')?.name ?? null),
-    nodeClaim: pick('nodeClaim') ?? (group.find((g) => g.kind === 'NodeClaim')?.name ?? null),
+    nodeName: pick('nodeName') ?? group.find((g) => g.kind === 'Node')?.name ?? null,
+    nodeClaim: pick('nodeClaim') ?? group.find((g) => g.kind === 'NodeClaim')?.name ?? null,
     nodePool: pick('nodePool') ?? '',
     instanceType: pick('instanceType'),
     capacityType: pick('capacityType'),
@@ -136,8 +137,14 @@ export function buildDisruptions(events: readonly DisruptionEventRow[], gone: re
     const warning = interruptionsByKey.get(key)?.find((g) => Math.abs(g[0].atMs - m.atMs) <= INTERRUPTION_MATCH_MS);
     if (warning) usedInterruptions.add(warning);
     out.push({
-      id: disruptionId(m.atMs, key), ...m, reason: parsed.reason, action: parsed.action, source: 'event',
-      spotInterrupted: warning !== undefined, replacements: [], blocked: false,
+      id: disruptionId(m.atMs, key),
+      ...m,
+      reason: parsed.reason,
+      action: parsed.action,
+      source: 'event',
+      spotInterrupted: warning !== undefined,
+      replacements: [],
+      blocked: false,
     });
   }
   // An interruption warning without a DisruptionTerminating still removed a node.
@@ -145,8 +152,14 @@ export function buildDisruptions(events: readonly DisruptionEventRow[], gone: re
     if (usedInterruptions.has(group)) continue;
     const m = merged(group);
     out.push({
-      id: disruptionId(m.atMs, keyOf(m)), ...m, reason: 'Interrupted', action: null, source: 'event', spotInterrupted: true,
-      replacements: [], blocked: false,
+      id: disruptionId(m.atMs, keyOf(m)),
+      ...m,
+      reason: 'Interrupted',
+      action: null,
+      source: 'event',
+      spotInterrupted: true,
+      replacements: [],
+      blocked: false,
     });
   }
 
@@ -173,24 +186,46 @@ export function buildDisruptions(events: readonly DisruptionEventRow[], gone: re
   for (const g of gone) {
     if (seen.has(g.nodeClaim)) continue;
     out.push({
-      id: disruptionId(g.deletedAtMs, g.nodeClaim), atMs: g.deletedAtMs, nodeName: g.nodeName, nodeClaim: g.nodeClaim, nodePool: g.nodePool ?? '',
-      reason: CANONICAL_REASON.get(g.disruptionReason.toLowerCase()) ?? g.disruptionReason, action: null, source: 'nodeclaim',
-      spotInterrupted: false, instanceType: g.instanceType, capacityType: g.capacityType, nodeDeletedAtMs: g.deletedAtMs, replacements: [],
-      message: `NodeClaim gone with disruption reason ${g.disruptionReason} (no event stored)`, blocked: false,
+      id: disruptionId(g.deletedAtMs, g.nodeClaim),
+      atMs: g.deletedAtMs,
+      nodeName: g.nodeName,
+      nodeClaim: g.nodeClaim,
+      nodePool: g.nodePool ?? '',
+      reason: CANONICAL_REASON.get(g.disruptionReason.toLowerCase()) ?? g.disruptionReason,
+      action: null,
+      source: 'nodeclaim',
+      spotInterrupted: false,
+      instanceType: g.instanceType,
+      capacityType: g.capacityType,
+      nodeDeletedAtMs: g.deletedAtMs,
+      replacements: [],
+      message: `NodeClaim gone with disruption reason ${g.disruptionReason} (no event stored)`,
+      blocked: false,
     });
   }
 
   for (const group of groupSameDisruption(events.filter((e) => e.reason === 'DisruptionBlocked'))) {
     const m = merged(group);
     out.push({
-      id: disruptionId(m.atMs, keyOf(m)), ...m, reason: '', action: 'Blocked', source: 'event', spotInterrupted: false,
-      replacements: [], blocked: true,
+      id: disruptionId(m.atMs, keyOf(m)),
+      ...m,
+      reason: '',
+      action: 'Blocked',
+      source: 'event',
+      spotInterrupted: false,
+      replacements: [],
+      blocked: true,
     });
   }
 
   for (const d of out) d.replacements.sort();
-  return out.sort((a, b) => a.atMs - b.atMs || a.nodePool.localeCompare(b.nodePool) || (a.nodeName ?? '').localeCompare(b.nodeName ?? '')
-    || Number(a.blocked) - Number(b.blocked));
+  return out.sort(
+    (a, b) =>
+      a.atMs - b.atMs ||
+      a.nodePool.localeCompare(b.nodePool) ||
+      (a.nodeName ?? '').localeCompare(b.nodeName ?? '') ||
+      Number(a.blocked) - Number(b.blocked),
+  );
 }
 
 /** A timeline marker: one disruption, or the first of `count` in a bucket x NodePool x reason. */
@@ -206,7 +241,14 @@ export type MarkerSource = Pick<Disruption, 'id' | 'atMs' | 'nodePool' | 'reason
  * thousands of disruptions: more marks than a chart a screen wide can tell apart.
  */
 export function timelineMarkers(ds: readonly MarkerSource[], bucketMs: number, max: number): DisruptionMarker[] {
-  const one = (d: MarkerSource): DisruptionMarker => ({ id: d.id, atMs: d.atMs, nodePool: d.nodePool, reason: d.reason, action: d.action, count: 1 });
+  const one = (d: MarkerSource): DisruptionMarker => ({
+    id: d.id,
+    atMs: d.atMs,
+    nodePool: d.nodePool,
+    reason: d.reason,
+    action: d.action,
+    count: 1,
+  });
   if (ds.length <= max) return ds.map(one);
   if (!(bucketMs > 0)) throw new RangeError(`bucketMs must be positive, got ${bucketMs}`);
   const spanMs = ds[ds.length - 1].atMs - ds[0].atMs;
@@ -267,7 +309,11 @@ export interface DisruptionPage {
 
 /** A page of disruptions sorted by time, filtered as asked, counted in full. */
 export function pageDisruptions(ds: readonly Disruption[], q: Omit<DisruptionPageQuery, 'fromMs' | 'toMs'>): DisruptionPage {
-  const rows = ds.filter((d) => (q.kind === 'all' || d.blocked === (q.kind === 'blocked'))
-    && (q.nodePool === undefined || d.nodePool === q.nodePool) && (q.reason === undefined || d.reason === q.reason));
+  const rows = ds.filter(
+    (d) =>
+      (q.kind === 'all' || d.blocked === (q.kind === 'blocked')) &&
+      (q.nodePool === undefined || d.nodePool === q.nodePool) &&
+      (q.reason === undefined || d.reason === q.reason),
+  );
   return { rows: rows.slice(q.offset, q.limit === null ? undefined : q.offset + q.limit), total: rows.length, counts: countByReason(rows) };
 }

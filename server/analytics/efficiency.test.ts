@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bucketStart, chooseBucketMs, DAY_MS, efficiencyRatio, HOUR_MS, MINUTE_MS, toEfficiencySeries } from './efficiency';
+import { bucketStart, chooseBucketMs, DAY_MS, efficiencyRatio, HOUR_MS, MINUTE_MS, toEfficiencySeries } from './efficiency.js';
 
 const GiB = 1024 ** 3;
 
@@ -67,14 +67,41 @@ describe('toEfficiencySeries', () => {
   const t0 = Date.parse('2026-11-01T00:00:00Z');
   const series = toEfficiencySeries([
     // 'spot' was present in 1 of the 2 snapshots of the bucket: 1 node at $0.10/h -> 0.5 nodes, $0.05/h on average.
-    { bucketStartMs: t0, nodePool: 'spot', requestedCpuMillicores: 1000, allocatableCpuMillicores: 2000,
-      requestedMemoryBytes: 1 * GiB, allocatableMemoryBytes: 8 * GiB, nodeSnapshots: 1, usdPerHourSum: 0.1, snapshotsInBucket: 2 },
+    {
+      bucketStartMs: t0,
+      nodePool: 'spot',
+      requestedCpuMillicores: 1000,
+      allocatableCpuMillicores: 2000,
+      requestedMemoryBytes: 1 * GiB,
+      allocatableMemoryBytes: 8 * GiB,
+      nodeSnapshots: 1,
+      usdPerHourSum: 0.1,
+      snapshotsInBucket: 2,
+    },
     // 'general': 2 snapshots of 1 node (4 vCPU, 16 GiB, $0.192/h); requests 2000 m then 3000 m, 4 GiB both times.
     // cpu = (2000 + 3000) / (4000 + 4000) = 0.625; memory = 8 / 32 = 0.25; nodes 2 / 2 = 1; usd (0.192 + 0.192) / 2.
-    { bucketStartMs: t0 + 5 * MINUTE_MS, nodePool: 'general', requestedCpuMillicores: 5000, allocatableCpuMillicores: 8000,
-      requestedMemoryBytes: 8 * GiB, allocatableMemoryBytes: 32 * GiB, nodeSnapshots: 2, usdPerHourSum: 0.384, snapshotsInBucket: 2 },
-    { bucketStartMs: t0, nodePool: 'general', requestedCpuMillicores: 0, allocatableCpuMillicores: 0,
-      requestedMemoryBytes: 0, allocatableMemoryBytes: 0, nodeSnapshots: 0, usdPerHourSum: 0, snapshotsInBucket: 0 },
+    {
+      bucketStartMs: t0 + 5 * MINUTE_MS,
+      nodePool: 'general',
+      requestedCpuMillicores: 5000,
+      allocatableCpuMillicores: 8000,
+      requestedMemoryBytes: 8 * GiB,
+      allocatableMemoryBytes: 32 * GiB,
+      nodeSnapshots: 2,
+      usdPerHourSum: 0.384,
+      snapshotsInBucket: 2,
+    },
+    {
+      bucketStartMs: t0,
+      nodePool: 'general',
+      requestedCpuMillicores: 0,
+      allocatableCpuMillicores: 0,
+      requestedMemoryBytes: 0,
+      allocatableMemoryBytes: 0,
+      nodeSnapshots: 0,
+      usdPerHourSum: 0,
+      snapshotsInBucket: 0,
+    },
   ]);
 
   it('groups by NodePool sorted by name, points sorted by time', () => {

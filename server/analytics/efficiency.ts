@@ -1,6 +1,6 @@
 /** Pure helpers for bin-packing efficiency (Σ requests ÷ Σ allocatable) and time bucketing. No I/O. */
 
-import type { EfficiencyBucketRow } from '../../db/repositories/reports-repository';
+import type { EfficiencyBucketRow } from '../../db/repositories/reports-repository.js';
 
 export const MINUTE_MS = 60_000;
 export const HOUR_MS = 60 * MINUTE_MS;
@@ -14,9 +14,20 @@ export const MAX_POINTS_PER_SERIES = 1000;
  * round UTC times and daily buckets start at UTC midnight.
  */
 export const BUCKET_SIZES_MS: readonly number[] = [
-  MINUTE_MS, 2 * MINUTE_MS, 5 * MINUTE_MS, 10 * MINUTE_MS, 15 * MINUTE_MS, 30 * MINUTE_MS,
-  HOUR_MS, 2 * HOUR_MS, 3 * HOUR_MS, 6 * HOUR_MS, 12 * HOUR_MS,
-  DAY_MS, 2 * DAY_MS, 7 * DAY_MS,
+  MINUTE_MS,
+  2 * MINUTE_MS,
+  5 * MINUTE_MS,
+  10 * MINUTE_MS,
+  15 * MINUTE_MS,
+  30 * MINUTE_MS,
+  HOUR_MS,
+  2 * HOUR_MS,
+  3 * HOUR_MS,
+  6 * HOUR_MS,
+  12 * HOUR_MS,
+  DAY_MS,
+  2 * DAY_MS,
+  7 * DAY_MS,
 ];
 
 /**

@@ -1,24 +1,43 @@
 import { describe, expect, it } from 'vitest';
-import type { DailyCostRow } from '../schemas/reports';
-import { nodePoolCompareRows, nodePoolCompareTotals } from './nodepool-cost';
-import { zeroSums } from './packing';
-import { reconcileDays, reconcileRows, reconciliationCause } from './reconciliation';
+import type { DailyCostRow } from '../schemas/reports.js';
+import { nodePoolCompareRows, nodePoolCompareTotals } from './nodepool-cost.js';
+import { zeroSums } from './packing.js';
+import { reconcileDays, reconcileRows, reconciliationCause } from './reconciliation.js';
 
 const GiB = 1024 ** 3;
 
 describe('nodePoolCompareRows', () => {
   // 10 hours. general on-demand: 2 nodes of 4 vCPU / 16 GiB at $0.20/h, requesting 4 vCPU and 8 GiB in all.
   // general spot: 1 node of 4 vCPU / 16 GiB at $0.06/h (on-demand $0.20/h), requesting 1 vCPU / 4 GiB.
-  const rows = nodePoolCompareRows([
-    {
-      ...zeroSums(), nodePool: 'general', capacityType: 'spot', nodeHours: 10, costUsd: 0.6, allocCpuMillicoreHours: 4000 * 10,
-      reqCpuMillicoreHours: 1000 * 10, allocMemoryByteHours: 16 * GiB * 10, reqMemoryByteHours: 4 * GiB * 10, onDemandUsd: 2,
-    },
-    {
-      ...zeroSums(), nodePool: 'general', capacityType: 'on-demand', nodeHours: 20, costUsd: 4, allocCpuMillicoreHours: 8000 * 10,
-      reqCpuMillicoreHours: 4000 * 10, allocMemoryByteHours: 32 * GiB * 10, reqMemoryByteHours: 8 * GiB * 10, onDemandUsd: 4,
-    },
-  ], 10);
+  const rows = nodePoolCompareRows(
+    [
+      {
+        ...zeroSums(),
+        nodePool: 'general',
+        capacityType: 'spot',
+        nodeHours: 10,
+        costUsd: 0.6,
+        allocCpuMillicoreHours: 4000 * 10,
+        reqCpuMillicoreHours: 1000 * 10,
+        allocMemoryByteHours: 16 * GiB * 10,
+        reqMemoryByteHours: 4 * GiB * 10,
+        onDemandUsd: 2,
+      },
+      {
+        ...zeroSums(),
+        nodePool: 'general',
+        capacityType: 'on-demand',
+        nodeHours: 20,
+        costUsd: 4,
+        allocCpuMillicoreHours: 8000 * 10,
+        reqCpuMillicoreHours: 4000 * 10,
+        allocMemoryByteHours: 32 * GiB * 10,
+        reqMemoryByteHours: 8 * GiB * 10,
+        onDemandUsd: 4,
+      },
+    ],
+    10,
+  );
 
   it('cost per vCPU-hour and GiB-hour of allocatable and of requested capacity', () => {
     const od = rows[0];
@@ -38,7 +57,12 @@ describe('nodePoolCompareRows', () => {
     expect(spot.savingsUsd).toBeCloseTo(1.4, 12); // 2 − 0.6
     expect(spot.savingsFraction).toBeCloseTo(0.7, 12);
     expect(spot.usdPerVcpuHourRequested).toBeCloseTo(0.06, 12); // $0.60 / 10 vCPU-h
-    expect(nodePoolCompareTotals(rows)).toEqual({ costUsd: 4.6, nodeHours: 30, onDemandEquivalentUsd: 6, savingsUsd: expect.closeTo(1.4, 12) });
+    expect(nodePoolCompareTotals(rows)).toEqual({
+      costUsd: 4.6,
+      nodeHours: 30,
+      onDemandEquivalentUsd: 6,
+      savingsUsd: expect.closeTo(1.4, 12),
+    });
   });
 
   it('no on-demand figure when a spot price was stored without its on-demand price', () => {
@@ -50,8 +74,15 @@ describe('nodePoolCompareRows', () => {
 
 describe('reconciliation', () => {
   const row = (o: Partial<DailyCostRow>): DailyCostRow => ({
-    day: '2026-11-01', nodePool: 'general', purchaseType: 'On Demand Instances', capacityType: 'on-demand', billUsd: 10, billAmortizedUsd: 10,
-    billEstimated: false, estimateUsd: 10, ...o,
+    day: '2026-11-01',
+    nodePool: 'general',
+    purchaseType: 'On Demand Instances',
+    capacityType: 'on-demand',
+    billUsd: 10,
+    billAmortizedUsd: 10,
+    billEstimated: false,
+    estimateUsd: 10,
+    ...o,
   });
 
   it.each([
@@ -75,7 +106,11 @@ describe('reconciliation', () => {
       row({ nodePool: '', billUsd: 3, estimateUsd: null }),
       row({ day: '2026-11-02', billUsd: 10 }),
     ]);
-    expect(rows.map((r) => [r.differenceUsd, r.differenceFraction])).toEqual([[expect.closeTo(0.4, 12), expect.closeTo(0.04, 12)], [3, null], [0, 0]]);
+    expect(rows.map((r) => [r.differenceUsd, r.differenceFraction])).toEqual([
+      [expect.closeTo(0.4, 12), expect.closeTo(0.04, 12)],
+      [3, null],
+      [0, 0],
+    ]);
     expect(reconcileDays(rows)).toEqual([
       { day: '2026-11-01', billUsd: 13.4, estimateUsd: 10, differenceUsd: expect.closeTo(3.4, 12), mainCause: 'untagged' },
       { day: '2026-11-02', billUsd: 10, estimateUsd: 10, differenceUsd: 0, mainCause: 'match' },

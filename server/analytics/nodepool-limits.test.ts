@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nodePoolLimitUsage, parseResourceQuantity, unitOf, type CapacityGroup, type ResourceLimitUsage } from './nodepool-limits';
+import { nodePoolLimitUsage, parseResourceQuantity, unitOf, type CapacityGroup, type ResourceLimitUsage } from './nodepool-limits.js';
 
 const GiB = 1024 ** 3;
 const noAlloc = { cpuMillicores: 0, memoryBytes: 0, pods: 0, gpu: 0 };
@@ -12,12 +12,20 @@ const noAlloc = { cpuMillicores: 0, memoryBytes: 0, pods: 0, gpu: 0 };
  *   gpu    = 8 (allocatable of the unrecorded nodes has 0 GPUs)
  */
 const groups: CapacityGroup[] = [
-  { capacity: { cpu: '4', memory: '16Gi', pods: '58' }, nodes: 3, allocatable: { cpuMillicores: 11_580, memoryBytes: 45 * GiB, pods: 174, gpu: 0 } },
+  {
+    capacity: { cpu: '4', memory: '16Gi', pods: '58' },
+    nodes: 3,
+    allocatable: { cpuMillicores: 11_580, memoryBytes: 45 * GiB, pods: 174, gpu: 0 },
+  },
   { capacity: { cpu: '96', memory: '393216Mi', pods: '737', 'nvidia.com/gpu': '8' }, nodes: 1, allocatable: noAlloc },
   { capacity: null, nodes: 2, allocatable: { cpuMillicores: 3800, memoryBytes: 14 * GiB, pods: 110, gpu: 0 } },
 ];
 
-interface Case { name: string; limits: Record<string, string>; expected: ResourceLimitUsage[] }
+interface Case {
+  name: string;
+  limits: Record<string, string>;
+  expected: ResourceLimitUsage[];
+}
 
 describe('nodePoolLimitUsage: limits against the capacity of the nodes', () => {
   describe.each<Case>([
@@ -55,7 +63,9 @@ describe('nodePoolLimitUsage: limits against the capacity of the nodes', () => {
   ])('$name', ({ limits, expected }) => {
     const out = nodePoolLimitUsage(limits, groups);
     it('lists every limit, cpu and memory first, with its usage', () => {
-      expect(out.resources.map((r) => ({ ...r, usedFraction: r.usedFraction === null ? null : Number(r.usedFraction.toFixed(6)) }))).toEqual(expected);
+      expect(
+        out.resources.map((r) => ({ ...r, usedFraction: r.usedFraction === null ? null : Number(r.usedFraction.toFixed(6)) })),
+      ).toEqual(expected);
     });
     it('carries cpu and memory as written and parsed', () => {
       const cpu = expected.find((e) => e.resource === 'cpu');
@@ -69,7 +79,11 @@ describe('nodePoolLimitUsage: limits against the capacity of the nodes', () => {
 
   it('without limits: no resources, the usage still summed (6 nodes, 2 of them without capacity)', () => {
     expect(nodePoolLimitUsage({}, groups)).toEqual({
-      cpu: null, cpuMillicores: null, memory: null, memoryBytes: null, resources: [],
+      cpu: null,
+      cpuMillicores: null,
+      memory: null,
+      memoryBytes: null,
+      resources: [],
       usage: { nodes: 6, cpuMillicores: 111_800, memoryBytes: 446 * GiB, nodesWithoutCapacity: 2 },
     });
   });

@@ -1,4 +1,4 @@
-import { parseBaseUnits, parseCpuMillicores } from '../../core/quantity';
+import { parseBaseUnits, parseCpuMillicores } from '../../core/quantity.js';
 
 /**
  * A NodePool's spec.limits against what its nodes offer. Karpenter counts the capacity (not the allocatable) of
@@ -85,12 +85,14 @@ const resourceOrder = (a: string, b: string): number => {
 };
 
 export function nodePoolLimitUsage(limits: Readonly<Record<string, string>>, groups: readonly CapacityGroup[]): NodePoolLimitUsage {
-  const resources = Object.keys(limits).sort(resourceOrder).map((resource): ResourceLimitUsage => {
-    const quantity = limits[resource];
-    const limit = parseResourceQuantity(resource, quantity);
-    const used = sumCapacity(resource, groups);
-    return { resource, quantity, unit: unitOf(resource), limit, used, usedFraction: limit === null || limit === 0 ? null : used / limit };
-  });
+  const resources = Object.keys(limits)
+    .sort(resourceOrder)
+    .map((resource): ResourceLimitUsage => {
+      const quantity = limits[resource];
+      const limit = parseResourceQuantity(resource, quantity);
+      const used = sumCapacity(resource, groups);
+      return { resource, quantity, unit: unitOf(resource), limit, used, usedFraction: limit === null || limit === 0 ? null : used / limit };
+    });
   const cpu = limits.cpu ?? null;
   const memory = limits.memory ?? null;
   return {

@@ -1,23 +1,35 @@
 import { describe, expect, it } from 'vitest';
-import { addSums, nodePacking, packingStats, sumByNodePool, zeroSums, type PackingSums } from './packing';
+import { addSums, nodePacking, packingStats, sumByNodePool, zeroSums, type PackingSums } from './packing.js';
 
 const GiB = 1024 ** 3;
 
 /** Sums of one node held for `hours`: 4 vCPU / 16 GiB / 110 pods at `usd`/h, with the given requests. */
-function nodeFor(hours: number, o: { cpu: number; memGiB: number; reqCpu: number; reqMemGiB: number; pods?: number; usd: number; gpu?: number; reqGpu?: number }): PackingSums {
+function nodeFor(
+  hours: number,
+  o: { cpu: number; memGiB: number; reqCpu: number; reqMemGiB: number; pods?: number; usd: number; gpu?: number; reqGpu?: number },
+): PackingSums {
   const cpuEff = o.reqCpu / o.cpu;
   const memEff = o.reqMemGiB / o.memGiB;
   const podEff = (o.pods ?? 0) / 110;
   const gpuEff = o.gpu ? (o.reqGpu ?? 0) / o.gpu : 0;
   return {
-    nodeHours: hours, costUsd: o.usd * hours,
-    allocCpuMillicoreHours: o.cpu * hours, reqCpuMillicoreHours: o.reqCpu * hours,
-    allocMemoryByteHours: o.memGiB * GiB * hours, reqMemoryByteHours: o.reqMemGiB * GiB * hours,
-    allocPodHours: 110 * hours, reqPodHours: (o.pods ?? 0) * hours,
-    allocGpuHours: (o.gpu ?? 0) * hours, reqGpuHours: (o.reqGpu ?? 0) * hours,
-    costWeightedCpuUsd: o.usd * cpuEff * hours, costWeightedMemoryUsd: o.usd * memEff * hours, costWeightedPodsUsd: o.usd * podEff * hours,
-    costWeightedGpuUsd: o.gpu ? o.usd * gpuEff * hours : 0, gpuNodesUsd: o.gpu ? o.usd * hours : 0,
-    onDemandUsd: o.usd * hours, onDemandUnknownUsd: 0,
+    nodeHours: hours,
+    costUsd: o.usd * hours,
+    allocCpuMillicoreHours: o.cpu * hours,
+    reqCpuMillicoreHours: o.reqCpu * hours,
+    allocMemoryByteHours: o.memGiB * GiB * hours,
+    reqMemoryByteHours: o.reqMemGiB * GiB * hours,
+    allocPodHours: 110 * hours,
+    reqPodHours: (o.pods ?? 0) * hours,
+    allocGpuHours: (o.gpu ?? 0) * hours,
+    reqGpuHours: (o.reqGpu ?? 0) * hours,
+    costWeightedCpuUsd: o.usd * cpuEff * hours,
+    costWeightedMemoryUsd: o.usd * memEff * hours,
+    costWeightedPodsUsd: o.usd * podEff * hours,
+    costWeightedGpuUsd: o.gpu ? o.usd * gpuEff * hours : 0,
+    gpuNodesUsd: o.gpu ? o.usd * hours : 0,
+    onDemandUsd: o.usd * hours,
+    onDemandUnknownUsd: 0,
   };
 }
 
@@ -76,7 +88,11 @@ describe('packingStats', () => {
   });
 
   it('folds capacity types into their NodePool', () => {
-    const m = sumByNodePool([{ ...half, nodePool: 'general' }, { ...half, nodePool: 'general' }, { ...half, nodePool: 'batch' }]);
+    const m = sumByNodePool([
+      { ...half, nodePool: 'general' },
+      { ...half, nodePool: 'general' },
+      { ...half, nodePool: 'batch' },
+    ]);
     expect(m.get('general')?.nodeHours).toBe(4);
     expect(m.get('batch')?.nodeHours).toBe(2);
   });
@@ -92,8 +108,15 @@ describe('nodePacking', () => {
     { req: [1000, 8], usd: null, cpu: 0.25, memory: 0.5, idleVcpu: 3, idleGiB: 8, idleUsd: 0 },
   ])('requests $req at $usd/h', ({ req, usd, cpu, memory, idleVcpu, idleGiB, idleUsd }) => {
     const p = nodePacking({
-      allocCpuMillicores: 4000, reqCpuMillicores: req[0], allocMemoryBytes: 16 * GiB, reqMemoryBytes: req[1] * GiB,
-      allocPods: 110, reqPods: 3, allocGpu: 0, reqGpu: 0, usdPerHour: usd,
+      allocCpuMillicores: 4000,
+      reqCpuMillicores: req[0],
+      allocMemoryBytes: 16 * GiB,
+      reqMemoryBytes: req[1] * GiB,
+      allocPods: 110,
+      reqPods: 3,
+      allocGpu: 0,
+      reqGpu: 0,
+      usdPerHour: usd,
     });
     expect(p.cpu).toBeCloseTo(cpu, 12);
     expect(p.memory).toBeCloseTo(memory, 12);

@@ -7,8 +7,8 @@
  * idle node counts for more than a cheap one.
  */
 
-import type { NodeWindowRow, PoolSumsRow } from '../../db/repositories/analytics-packing-repository';
-import { efficiencyRatio } from './efficiency';
+import type { NodeWindowRow, PoolSumsRow } from '../../db/repositories/analytics-packing-repository.js';
+import { efficiencyRatio } from './efficiency.js';
 
 const MILLICORES_PER_VCPU = 1000;
 export const BYTES_PER_GIB = 1024 ** 3;
@@ -21,9 +21,23 @@ export const BYTES_PER_GIB = 1024 ** 3;
 export type PackingSums = Omit<PoolSumsRow, 'nodePool' | 'capacityType'>;
 
 export const zeroSums = (): PackingSums => ({
-  nodeHours: 0, costUsd: 0, allocCpuMillicoreHours: 0, reqCpuMillicoreHours: 0, allocMemoryByteHours: 0, reqMemoryByteHours: 0,
-  allocPodHours: 0, reqPodHours: 0, allocGpuHours: 0, reqGpuHours: 0, costWeightedCpuUsd: 0, costWeightedMemoryUsd: 0,
-  costWeightedPodsUsd: 0, costWeightedGpuUsd: 0, gpuNodesUsd: 0, onDemandUsd: 0, onDemandUnknownUsd: 0,
+  nodeHours: 0,
+  costUsd: 0,
+  allocCpuMillicoreHours: 0,
+  reqCpuMillicoreHours: 0,
+  allocMemoryByteHours: 0,
+  reqMemoryByteHours: 0,
+  allocPodHours: 0,
+  reqPodHours: 0,
+  allocGpuHours: 0,
+  reqGpuHours: 0,
+  costWeightedCpuUsd: 0,
+  costWeightedMemoryUsd: 0,
+  costWeightedPodsUsd: 0,
+  costWeightedGpuUsd: 0,
+  gpuNodesUsd: 0,
+  onDemandUsd: 0,
+  onDemandUnknownUsd: 0,
 });
 
 export function addSums(a: PackingSums, b: PackingSums): PackingSums {
@@ -101,8 +115,18 @@ export function sumByNodePool(rows: readonly (PackingSums & { nodePool: string }
 export const sumAll = (rows: readonly PackingSums[]): PackingSums => rows.reduce((t, r) => addSums(t, r), zeroSums());
 
 /** One node at one snapshot (or averaged over snapshots): allocatable, requested and price, as the repository's node row has them. */
-export type NodeAmounts = Pick<NodeWindowRow,
-  'allocCpuMillicores' | 'reqCpuMillicores' | 'allocMemoryBytes' | 'reqMemoryBytes' | 'allocPods' | 'reqPods' | 'allocGpu' | 'reqGpu' | 'usdPerHour'>;
+export type NodeAmounts = Pick<
+  NodeWindowRow,
+  | 'allocCpuMillicores'
+  | 'reqCpuMillicores'
+  | 'allocMemoryBytes'
+  | 'reqMemoryBytes'
+  | 'allocPods'
+  | 'reqPods'
+  | 'allocGpu'
+  | 'reqGpu'
+  | 'usdPerHour'
+>;
 
 export interface NodePacking {
   cpu: number | null;

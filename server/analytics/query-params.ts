@@ -1,8 +1,8 @@
 /** Parsing of the analytics query parameters the schemas cannot check alone (pure, no I/O). */
 
-import { HOUR_MS, MINUTE_MS } from './efficiency';
-import type { ShareWeights } from './packing';
-import { QueryParamError } from './range';
+import { HOUR_MS, MINUTE_MS } from './efficiency.js';
+import type { ShareWeights } from './packing.js';
+import { QueryParamError } from './range.js';
 
 export const MIN_WINDOW_MS = 5 * MINUTE_MS;
 export const MAX_WINDOW_MS = 24 * HOUR_MS;

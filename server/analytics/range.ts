@@ -1,10 +1,13 @@
 /** Pure parsing of the `from` / `to` query parameters into a UTC time range. No I/O. */
 
-import { DAY_MS } from './efficiency';
+import { DAY_MS } from './efficiency.js';
 
 /** A query parameter that passed the schema but means nothing usable (e.g. 2026-02-30, to before from). */
 export class QueryParamError extends Error {
-  constructor(readonly param: string, readonly detail: string) {
+  constructor(
+    readonly param: string,
+    readonly detail: string,
+  ) {
     super(`${param}: ${detail}`);
     this.name = 'QueryParamError';
   }
@@ -54,15 +57,14 @@ export function defaultEndMs(extent: DataExtent, nowMs: number): number {
  * [fromMs, toMs) from the query. Missing `to`: the UTC midnight after the newest data. Missing
  * `from`: 14 days before `to`. `from` must be before `to`, and the span at most 731 days.
  */
-export function resolveRange(
-  query: { from?: string; to?: string },
-  extent: DataExtent,
-  nowMs: number,
-): { fromMs: number; toMs: number } {
+export function resolveRange(query: { from?: string; to?: string }, extent: DataExtent, nowMs: number): { fromMs: number; toMs: number } {
   const toMs = query.to === undefined ? defaultEndMs(extent, nowMs) : parseInstant('to', query.to);
   const fromMs = query.from === undefined ? toMs - DEFAULT_RANGE_DAYS * DAY_MS : parseInstant('from', query.from);
   if (fromMs >= toMs) {
-    throw new QueryParamError(query.to === undefined ? 'from' : 'to', `must have from (${isoInstant(fromMs)}) before to (${isoInstant(toMs)})`);
+    throw new QueryParamError(
+      query.to === undefined ? 'from' : 'to',
+      `must have from (${isoInstant(fromMs)}) before to (${isoInstant(toMs)})`,
+    );
   }
   if (toMs - fromMs > MAX_RANGE_DAYS * DAY_MS) {
     throw new QueryParamError('from', `the range may span at most ${MAX_RANGE_DAYS} days`);

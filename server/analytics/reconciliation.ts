@@ -3,8 +3,8 @@
  * likely cause of each difference (pure, no I/O). The rows come from mergeDailyCost (daily-cost.ts).
  */
 
-import type { DailyCostRow } from '../schemas/reports';
-import type { ReconciliationCause, ReconciliationResponse, ReconciliationRow } from '../schemas/nodepool-cost';
+import type { DailyCostRow } from '../schemas/reports.js';
+import type { ReconciliationCause, ReconciliationResponse, ReconciliationRow } from '../schemas/nodepool-cost.js';
 
 /** Within this, bill and estimate match: 1 % of the larger, or a cent. */
 export const MATCH_FRACTION = 0.01;
@@ -13,15 +13,20 @@ export const MATCH_USD = 0.01;
 export const SAMPLING_FRACTION = 0.05;
 
 const CAUSE_TEXT: Readonly<Record<ReconciliationCause, string>> = {
-  'match': 'Bill and estimate agree within 1 % (or a cent).',
+  match: 'Bill and estimate agree within 1 % (or a cent).',
   'bill-not-final': 'Cost Explorer still marks this day as estimated; the bill can change until the day is final.',
-  'no-bill': 'No bill line: the karpenter.sh/nodepool cost allocation tag may not be active (activation takes up to 24 h and is not retroactive), or the day is not fetched yet.',
-  'no-estimate': 'No estimate: no snapshots cover this (collector not running), or the purchase type (Savings Plans, Reserved Instances) has no capacity type in the cluster.',
-  'untagged': 'Untagged cost: instances without the karpenter.sh/nodepool tag (e.g. managed node groups), or hours billed before Karpenter tagged the instance.',
-  'amortized-differs': 'AmortizedCost differs from UnblendedCost by more than 1 %: Savings Plans or Reserved Instances cover part of this usage.',
-  'spot-price-within-hour': 'Within 5 % on spot capacity: spot prices move within the hour while the estimate samples the price every few minutes.',
-  'sampling': 'Within 5 % on on-demand capacity: nodes started or stopped between snapshots, and per-second billing around them.',
-  'unexplained': 'More than 5 % apart with no known cause: check for nodes the collector missed or tags on other resources.',
+  'no-bill':
+    'No bill line: the karpenter.sh/nodepool cost allocation tag may not be active (activation takes up to 24 h and is not retroactive), or the day is not fetched yet.',
+  'no-estimate':
+    'No estimate: no snapshots cover this (collector not running), or the purchase type (Savings Plans, Reserved Instances) has no capacity type in the cluster.',
+  untagged:
+    'Untagged cost: instances without the karpenter.sh/nodepool tag (e.g. managed node groups), or hours billed before Karpenter tagged the instance.',
+  'amortized-differs':
+    'AmortizedCost differs from UnblendedCost by more than 1 %: Savings Plans or Reserved Instances cover part of this usage.',
+  'spot-price-within-hour':
+    'Within 5 % on spot capacity: spot prices move within the hour while the estimate samples the price every few minutes.',
+  sampling: 'Within 5 % on on-demand capacity: nodes started or stopped between snapshots, and per-second billing around them.',
+  unexplained: 'More than 5 % apart with no known cause: check for nodes the collector missed or tags on other resources.',
 };
 
 /** The most likely cause of a row's difference, checked in this order. */
@@ -29,7 +34,12 @@ export function reconciliationCause(r: DailyCostRow): ReconciliationCause {
   const bill = r.billUsd ?? 0;
   const estimate = r.estimateUsd ?? 0;
   const diff = Math.abs(bill - estimate);
-  if (r.billUsd !== null && r.estimateUsd !== null && diff <= Math.max(MATCH_USD, MATCH_FRACTION * Math.max(Math.abs(bill), Math.abs(estimate)))) return 'match';
+  if (
+    r.billUsd !== null &&
+    r.estimateUsd !== null &&
+    diff <= Math.max(MATCH_USD, MATCH_FRACTION * Math.max(Math.abs(bill), Math.abs(estimate)))
+  )
+    return 'match';
   if (r.billEstimated) return 'bill-not-final';
   if (r.nodePool === '') return 'untagged';
   if (r.billUsd === null) return 'no-bill';
@@ -44,10 +54,18 @@ export function reconcileRows(rows: readonly DailyCostRow[]): ReconciliationRow[
     const cause = reconciliationCause(r);
     const differenceUsd = (r.billUsd ?? 0) - (r.estimateUsd ?? 0);
     return {
-      day: r.day, nodePool: r.nodePool, capacityType: r.capacityType, purchaseType: r.purchaseType, billUsd: r.billUsd,
-      billAmortizedUsd: r.billAmortizedUsd, billEstimated: r.billEstimated, estimateUsd: r.estimateUsd, differenceUsd,
+      day: r.day,
+      nodePool: r.nodePool,
+      capacityType: r.capacityType,
+      purchaseType: r.purchaseType,
+      billUsd: r.billUsd,
+      billAmortizedUsd: r.billAmortizedUsd,
+      billEstimated: r.billEstimated,
+      estimateUsd: r.estimateUsd,
+      differenceUsd,
       differenceFraction: r.estimateUsd === null || r.estimateUsd === 0 ? null : differenceUsd / r.estimateUsd,
-      cause, causeText: CAUSE_TEXT[cause],
+      cause,
+      causeText: CAUSE_TEXT[cause],
     };
   });
 }

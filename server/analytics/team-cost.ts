@@ -8,9 +8,9 @@
  * aws-split: the stored AWS split cost allocation (requests only; see core/rollup.ts awsSplitPodCost).
  */
 
-import type { NamespaceSumsRow } from '../../db/repositories/analytics-teams-repository';
-import { allocateCents, toCents } from './cents';
-import { DEFAULT_SHARE_WEIGHTS, type ShareWeights } from './packing';
+import type { NamespaceSumsRow } from '../../db/repositories/analytics-teams-repository.js';
+import { allocateCents, toCents } from './cents.js';
+import { DEFAULT_SHARE_WEIGHTS, type ShareWeights } from './packing.js';
 
 /** Hours-weighted sums of one namespace x NodePool over the range, USD: the teams repository's row (declared there). */
 export type NamespaceCostSums = NamespaceSumsRow;
@@ -76,7 +76,11 @@ export function legacyNotes(namespaces: readonly NamespaceCostSums[], o: TeamCos
  * says how far the independent figure — Σ price × (1 − weighted efficiency) from the NodePool rollup — is
  * from that (0 up to float noise when the rollups agree; aws-split has no independent figure: 0).
  */
-export function attributeTeamCost(namespaces: readonly NamespaceCostSums[], pools: readonly PoolCostSums[], o: TeamCostOptions): TeamCostResult {
+export function attributeTeamCost(
+  namespaces: readonly NamespaceCostSums[],
+  pools: readonly PoolCostSums[],
+  o: TeamCostOptions,
+): TeamCostResult {
   const notes = legacyNotes(namespaces, o);
 
   const teamUsd = new Map<string, Map<string | null, number>>(); // nodePool -> team -> USD
@@ -121,7 +125,11 @@ export function attributeTeamCost(namespaces: readonly NamespaceCostSums[], pool
   const cents = allocateCents(rawUsd, totalCents);
   const total = totalCents / 100;
   const lines: TeamCostLine[] = raw.map((r, i) => ({
-    kind: r.kind, team: r.team, nodePool: r.nodePool, costUsd: cents[i] / 100, share: total === 0 ? null : cents[i] / totalCents,
+    kind: r.kind,
+    team: r.team,
+    nodePool: r.nodePool,
+    costUsd: cents[i] / 100,
+    share: total === 0 ? null : cents[i] / totalCents,
     idleSpreadUsd: toCents(r.idleSpreadUsd) / 100,
   }));
   const rows = [...lines.filter((l) => l.kind === 'team'), ...lines.filter((l) => l.kind === 'idle')];
@@ -134,7 +142,9 @@ export function attributeTeamCost(namespaces: readonly NamespaceCostSums[], pool
     teamCents.set(k, t);
   });
   const teams = [...teamCents.values()]
-    .sort((a, b) => Number(a.kind === 'idle') - Number(b.kind === 'idle') || b.cents - a.cents || (a.team ?? '').localeCompare(b.team ?? ''))
+    .sort(
+      (a, b) => Number(a.kind === 'idle') - Number(b.kind === 'idle') || b.cents - a.cents || (a.team ?? '').localeCompare(b.team ?? ''),
+    )
     .map((t) => ({ kind: t.kind, team: t.team, costUsd: t.cents / 100 }));
   const sumCents = (kind: 'team' | 'idle') => rows.filter((l) => l.kind === kind).reduce((t, l) => t + Math.round(l.costUsd * 100), 0);
   return {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { NamespaceCostSums, TeamCostOptions } from './team-cost';
-import { defaultBucket, seriesBuckets, teamCostSeries } from './team-series';
+import type { NamespaceCostSums, TeamCostOptions } from './team-cost.js';
+import { defaultBucket, seriesBuckets, teamCostSeries } from './team-series.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -8,17 +8,55 @@ const T = Date.parse('2026-11-02T00:00:00Z');
 
 describe('seriesBuckets', () => {
   it.each([
-    ['two and a half days by day: the last bucket is short', T, T + 2.5 * DAY, DAY, [[T, T + DAY], [T + DAY, T + 2 * DAY], [T + 2 * DAY, T + 2.5 * DAY]]],
-    ['14 days by week', T, T + 14 * DAY, 7 * DAY, [[T, T + 7 * DAY], [T + 7 * DAY, T + 14 * DAY]]],
-    ['from 05:00, one day and an hour', T + 5 * HOUR, T + 30 * HOUR, DAY, [[T + 5 * HOUR, T + 29 * HOUR], [T + 29 * HOUR, T + 30 * HOUR]]],
+    [
+      'two and a half days by day: the last bucket is short',
+      T,
+      T + 2.5 * DAY,
+      DAY,
+      [
+        [T, T + DAY],
+        [T + DAY, T + 2 * DAY],
+        [T + 2 * DAY, T + 2.5 * DAY],
+      ],
+    ],
+    [
+      '14 days by week',
+      T,
+      T + 14 * DAY,
+      7 * DAY,
+      [
+        [T, T + 7 * DAY],
+        [T + 7 * DAY, T + 14 * DAY],
+      ],
+    ],
+    [
+      'from 05:00, one day and an hour',
+      T + 5 * HOUR,
+      T + 30 * HOUR,
+      DAY,
+      [
+        [T + 5 * HOUR, T + 29 * HOUR],
+        [T + 29 * HOUR, T + 30 * HOUR],
+      ],
+    ],
     ['an empty range', T, T, DAY, []],
-    ['90 days by week: 12 full weeks and one of 6 days', T, T + 90 * DAY, 7 * DAY,
-      Array.from({ length: 13 }, (_x, k) => [T + k * 7 * DAY, Math.min(T + 90 * DAY, T + (k + 1) * 7 * DAY)])],
+    [
+      '90 days by week: 12 full weeks and one of 6 days',
+      T,
+      T + 90 * DAY,
+      7 * DAY,
+      Array.from({ length: 13 }, (_x, k) => [T + k * 7 * DAY, Math.min(T + 90 * DAY, T + (k + 1) * 7 * DAY)]),
+    ],
   ])('%s', (_name, from, to, bucketMs, want) => {
     expect(seriesBuckets(from, to, bucketMs).map((b) => [b.fromMs, b.toMs])).toEqual(want);
   });
 
-  it.each([[31 * DAY, 'day'], [31 * DAY + HOUR, 'week'], [DAY, 'day'], [90 * DAY, 'week']] as const)('a %d ms range defaults to %s buckets', (spanMs, bucket) => {
+  it.each([
+    [31 * DAY, 'day'],
+    [31 * DAY + HOUR, 'week'],
+    [DAY, 'day'],
+    [90 * DAY, 'week'],
+  ] as const)('a %d ms range defaults to %s buckets', (spanMs, bucket) => {
     expect(defaultBucket(T, T + spanMs)).toBe(bucket);
   });
 });
@@ -32,11 +70,30 @@ describe('seriesBuckets', () => {
  *   half day 3: no snapshot -> no lines, totals 0
  * The bucket-1 rows come per capacity type: they must be added up per NodePool before the split.
  */
-const ns = (bucketStartMs: number, namespace: string, team: string, requestShareUsd: number, legacyRequestShareUsd = 0): NamespaceCostSums & { bucketStartMs: number } => ({
-  bucketStartMs, namespace, nodePool: 'general', team, requestShareUsd, cpuShareUsd: requestShareUsd, memoryShareUsd: requestShareUsd,
-  awsSplitUsd: requestShareUsd, legacyRequestShareUsd,
+const ns = (
+  bucketStartMs: number,
+  namespace: string,
+  team: string,
+  requestShareUsd: number,
+  legacyRequestShareUsd = 0,
+): NamespaceCostSums & { bucketStartMs: number } => ({
+  bucketStartMs,
+  namespace,
+  nodePool: 'general',
+  team,
+  requestShareUsd,
+  cpuShareUsd: requestShareUsd,
+  memoryShareUsd: requestShareUsd,
+  awsSplitUsd: requestShareUsd,
+  legacyRequestShareUsd,
 });
-const pool = (bucketStartMs: number, costUsd: number, cw: number) => ({ bucketStartMs, nodePool: 'general', costUsd, costWeightedCpuUsd: cw, costWeightedMemoryUsd: cw });
+const pool = (bucketStartMs: number, costUsd: number, cw: number) => ({
+  bucketStartMs,
+  nodePool: 'general',
+  costUsd,
+  costWeightedCpuUsd: cw,
+  costWeightedMemoryUsd: cw,
+});
 const opts: TeamCostOptions = { method: 'request-share', weights: { cpu: 0.5, memory: 0.5 }, idle: 'line', teamOf: (r) => r.team };
 
 describe('teamCostSeries', () => {
@@ -47,8 +104,15 @@ describe('teamCostSeries', () => {
   it('splits each bucket on its own; the cents of each add up to its node cost', () => {
     const { buckets: got, notes } = teamCostSeries(buckets, namespaces, pools, opts);
     expect(got.map((b) => b.result.teams.map((t) => [t.kind, t.team, t.costUsd]))).toEqual([
-      [['team', 'web', 0.38], ['team', 'data', 0.12], ['idle', null, 0.5]],
-      [['team', 'web', 0.1], ['idle', null, 0.2]],
+      [
+        ['team', 'web', 0.38],
+        ['team', 'data', 0.12],
+        ['idle', null, 0.5],
+      ],
+      [
+        ['team', 'web', 0.1],
+        ['idle', null, 0.2],
+      ],
       [],
     ]);
     expect(got.map((b) => b.result.totals)).toEqual([
@@ -62,7 +126,14 @@ describe('teamCostSeries', () => {
 
   it('idle spread per bucket: day 1 idle 0.50 goes 3:1 to web and data, day 2 all to web', () => {
     const { buckets: got } = teamCostSeries(buckets, namespaces, pools, { ...opts, idle: 'spread' });
-    expect(got.map((b) => b.result.teams.map((t) => [t.team, t.costUsd]))).toEqual([[['web', 0.75], ['data', 0.25]], [['web', 0.3]], []]);
+    expect(got.map((b) => b.result.teams.map((t) => [t.team, t.costUsd]))).toEqual([
+      [
+        ['web', 0.75],
+        ['data', 0.25],
+      ],
+      [['web', 0.3]],
+      [],
+    ]);
   });
 
   it('says once for the whole range how much cost predates the per-resource shares ($0.20 + $0.05)', () => {

@@ -4,8 +4,15 @@
  * exactly as GET /api/teams/cost over the bucket's range does.
  */
 
-import { DAY_MS } from './efficiency';
-import { attributeTeamCost, legacyNotes, type NamespaceCostSums, type PoolCostSums, type TeamCostOptions, type TeamCostResult } from './team-cost';
+import { DAY_MS } from './efficiency.js';
+import {
+  attributeTeamCost,
+  legacyNotes,
+  type NamespaceCostSums,
+  type PoolCostSums,
+  type TeamCostOptions,
+  type TeamCostResult,
+} from './team-cost.js';
 
 export type SeriesBucket = 'day' | 'week';
 

@@ -6,7 +6,10 @@
 export type ImportStatus = 400 | 413 | 415 | 422;
 
 export class BillImportError extends Error {
-  constructor(readonly statusCode: ImportStatus, message: string) {
+  constructor(
+    readonly statusCode: ImportStatus,
+    message: string,
+  ) {
     super(message);
     this.name = 'BillImportError';
   }
@@ -19,11 +22,20 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
     const b = bytes[i];
     let extra: number;
     let min: number;
-    if (b < 0x80) { i += 1; continue; }
-    if (b >= 0xc2 && b <= 0xdf) { extra = 1; min = 0x80; }
-    else if (b >= 0xe0 && b <= 0xef) { extra = 2; min = 0x800; }
-    else if (b >= 0xf0 && b <= 0xf4) { extra = 3; min = 0x10000; }
-    else return i;
+    if (b < 0x80) {
+      i += 1;
+      continue;
+    }
+    if (b >= 0xc2 && b <= 0xdf) {
+      extra = 1;
+      min = 0x80;
+    } else if (b >= 0xe0 && b <= 0xef) {
+      extra = 2;
+      min = 0x800;
+    } else if (b >= 0xf0 && b <= 0xf4) {
+      extra = 3;
+      min = 0x10000;
+    } else return i;
     if (i + extra >= bytes.length) return i; // a sequence cut off by the end of the file
     let cp = b & (0x3f >> extra);
     for (let k = 1; k <= extra; k += 1) {
@@ -50,17 +62,26 @@ const lineOfOffset = (bytes: Uint8Array, offset: number): number => {
 export function decodeUtf8Csv(bytes: Uint8Array): string {
   if (bytes.length === 0) throw new BillImportError(400, 'The file is empty: upload the CSV that Cost Explorer\'s "Download CSV" saved.');
   if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
-    throw new BillImportError(415, 'The file is UTF-16 (it starts with a UTF-16 byte-order mark); only UTF-8 is accepted. Save it as "CSV UTF-8" or upload the file Cost Explorer downloaded, unchanged.');
+    throw new BillImportError(
+      415,
+      'The file is UTF-16 (it starts with a UTF-16 byte-order mark); only UTF-8 is accepted. Save it as "CSV UTF-8" or upload the file Cost Explorer downloaded, unchanged.',
+    );
   }
   const probe = bytes.subarray(0, 4096);
   if (probe.includes(0)) {
-    throw new BillImportError(415, 'The file holds NUL bytes: it is UTF-16 without a byte-order mark, or not text. Only UTF-8 CSV is accepted.');
+    throw new BillImportError(
+      415,
+      'The file holds NUL bytes: it is UTF-16 without a byte-order mark, or not text. Only UTF-8 CSV is accepted.',
+    );
   }
   const body = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
   const bad = firstInvalidUtf8(body);
   if (bad >= 0) {
     const b = body[bad].toString(16).padStart(2, '0');
-    throw new BillImportError(415, `The file is not valid UTF-8: byte 0x${b} at offset ${bad} (line ${lineOfOffset(body, bad)}) looks like Latin-1 or Windows-1252. Only UTF-8 is accepted: save the file as "CSV UTF-8".`);
+    throw new BillImportError(
+      415,
+      `The file is not valid UTF-8: byte 0x${b} at offset ${bad} (line ${lineOfOffset(body, bad)}) looks like Latin-1 or Windows-1252. Only UTF-8 is accepted: save the file as "CSV UTF-8".`,
+    );
   }
   return new TextDecoder('utf-8').decode(body);
 }
@@ -85,20 +106,37 @@ export function parseCsvRows(text: string): string[][] {
     const ch = text[i];
     if (quoted) {
       if (ch === '"') {
-        if (text[i + 1] === '"') { cell += '"'; i += 1; }
-        else { quoted = false; afterQuote = true; }
+        if (text[i + 1] === '"') {
+          cell += '"';
+          i += 1;
+        } else {
+          quoted = false;
+          afterQuote = true;
+        }
       } else {
         if (ch === '\n') line += 1;
         cell += ch;
       }
       continue;
     }
-    if (ch === ',') { row.push(cell); cell = ''; afterQuote = false; continue; }
+    if (ch === ',') {
+      row.push(cell);
+      cell = '';
+      afterQuote = false;
+      continue;
+    }
     if (ch === '\r' && text[i + 1] === '\n') continue;
-    if (ch === '\n' || ch === '\r') { endRow(); line += 1; continue; }
+    if (ch === '\n' || ch === '\r') {
+      endRow();
+      line += 1;
+      continue;
+    }
     if (afterQuote) {
       // A spreadsheet saved with a European locale separates quoted cells with semicolons: say so.
-      const hint = ch === ';' || ch === '\t' ? ` (cells separated by ${ch === ';' ? 'semicolons' : 'tabs'}: re-save with commas, or upload the file Cost Explorer downloaded)` : '';
+      const hint =
+        ch === ';' || ch === '\t'
+          ? ` (cells separated by ${ch === ';' ? 'semicolons' : 'tabs'}: re-save with commas, or upload the file Cost Explorer downloaded)`
+          : '';
       throw new BillImportError(400, `CSV syntax error on line ${line}: text after a closing quote${hint}.`);
     }
     if (ch === '"') {
@@ -109,7 +147,11 @@ export function parseCsvRows(text: string): string[][] {
     }
     cell += ch;
   }
-  if (quoted) throw new BillImportError(400, `CSV syntax error: the quote opened on line ${quoteStartLine} is never closed (the file may be cut short).`);
+  if (quoted)
+    throw new BillImportError(
+      400,
+      `CSV syntax error: the quote opened on line ${quoteStartLine} is never closed (the file may be cut short).`,
+    );
   if (cell !== '' || row.length > 0) endRow();
   return rows;
 }

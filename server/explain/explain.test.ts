@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { BillGroupBy } from '../schemas/bill';
-import { explainLines } from './explain';
-import type { EventFact, ExplainContext, InstanceTypeFact, LaunchFact, LineFact, NodeFact, NodePoolFact } from './facts';
-import type { PricePoint } from './price-timeline';
+import type { BillGroupBy } from '../schemas/bill.js';
+import { explainLines } from './explain.js';
+import type { EventFact, ExplainContext, InstanceTypeFact, LaunchFact, LineFact, NodeFact, NodePoolFact } from './facts.js';
+import type { PricePoint } from './price-timeline.js';
 
 const T = (s: string): number => Date.parse(s);
 const DAY = 86_400_000;
@@ -12,12 +12,18 @@ const DAY0 = T('2026-11-02T00:00:00Z');
 const typeLabels = (type: string): Record<string, string> => {
   const [family, size] = type.split('.');
   return {
-    'node.kubernetes.io/instance-type': type, 'karpenter.k8s.aws/instance-family': family, 'karpenter.k8s.aws/instance-size': size,
-    'karpenter.k8s.aws/instance-category': family[0], 'kubernetes.io/arch': 'amd64',
+    'node.kubernetes.io/instance-type': type,
+    'karpenter.k8s.aws/instance-family': family,
+    'karpenter.k8s.aws/instance-size': size,
+    'karpenter.k8s.aws/instance-category': family[0],
+    'kubernetes.io/arch': 'amd64',
   };
 };
-const catalogEntry = (name: string, cpuMillicores: number, memoryBytes: number, pods: number): InstanceTypeFact =>
-  ({ name, labels: typeLabels(name), allocatable: { cpuMillicores, memoryBytes, pods } });
+const catalogEntry = (name: string, cpuMillicores: number, memoryBytes: number, pods: number): InstanceTypeFact => ({
+  name,
+  labels: typeLabels(name),
+  allocatable: { cpuMillicores, memoryBytes, pods },
+});
 const CATALOG = new Map([
   ['m5.large', catalogEntry('m5.large', 1930, 7 * GiB, 29)],
   ['m5.xlarge', catalogEntry('m5.xlarge', 3920, 14 * GiB, 58)],
@@ -25,14 +31,22 @@ const CATALOG = new Map([
 ]);
 
 const node = (n: Partial<NodeFact> & Pick<NodeFact, 'name' | 'instanceType' | 'capacityType' | 'launchedAtMs'>): NodeFact => ({
-  nodeClaim: null, nodePool: null, zone: 'us-east-1a', instanceId: `i-${n.name}`, firstSeenMs: n.launchedAtMs, lastSeenMs: n.launchedAtMs,
-  deletedAtMs: null, disruptionReason: null, allocatable: CATALOG.get(n.instanceType)?.allocatable ?? { cpuMillicores: 0, memoryBytes: 0, pods: 0 },
+  nodeClaim: null,
+  nodePool: null,
+  zone: 'us-east-1a',
+  instanceId: `i-${n.name}`,
+  firstSeenMs: n.launchedAtMs,
+  lastSeenMs: n.launchedAtMs,
+  deletedAtMs: null,
+  disruptionReason: null,
+  allocatable: CATALOG.get(n.instanceType)?.allocatable ?? { cpuMillicores: 0, memoryBytes: 0, pods: 0 },
   labels: { ...typeLabels(n.instanceType), 'karpenter.sh/capacity-type': n.capacityType },
   ...n,
 });
 
 const GENERAL: NodePoolFact = {
-  name: 'general', capacityTypes: ['on-demand', 'spot'],
+  name: 'general',
+  capacityTypes: ['on-demand', 'spot'],
   requirements: [
     { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand', 'spot'] },
     { key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['c', 'm'] },
@@ -40,9 +54,21 @@ const GENERAL: NodePoolFact = {
 };
 
 const line = (l: Partial<LineFact> & Pick<LineFact, 'nodePool' | 'unblendedUsd'>, groupBy: BillGroupBy = 'PURCHASE_TYPE'): LineFact => ({
-  id: 1, source: 'cost-explorer', granularity: 'DAILY', periodStart: '2026-11-02T00:00:00.000Z', periodEnd: '2026-11-03T00:00:00.000Z',
-  periodStartMs: DAY0, periodEndMs: DAY0 + DAY, billAsOfMs: null, groupBy, dimensionValue: groupBy === 'PURCHASE_TYPE' ? 'On Demand Instances' : '',
-  amortizedUsd: null, usageQuantity: null, usageUnit: null, estimated: false, ...l,
+  id: 1,
+  source: 'cost-explorer',
+  granularity: 'DAILY',
+  periodStart: '2026-11-02T00:00:00.000Z',
+  periodEnd: '2026-11-03T00:00:00.000Z',
+  periodStartMs: DAY0,
+  periodEndMs: DAY0 + DAY,
+  billAsOfMs: null,
+  groupBy,
+  dimensionValue: groupBy === 'PURCHASE_TYPE' ? 'On Demand Instances' : '',
+  amortizedUsd: null,
+  usageQuantity: null,
+  usageUnit: null,
+  estimated: false,
+  ...l,
 });
 
 const onDemand: Record<string, number> = { 'm5.large': 0.096, 'm5.xlarge': 0.192, 'c5.xlarge': 0.17 };
@@ -61,9 +87,12 @@ function context(nodes: NodeFact[], extra: Partial<ExplainContext> = {}): Explai
     events: [],
     nodePoolOfClaim: new Map(nodes.filter((n) => n.nodeClaim).map((n) => [n.nodeClaim ?? '', n.nodePool])),
     claimOfNode: new Map(nodes.map((n) => [n.name, n.nodeClaim])),
-    prices: (n) => (n.capacityType === 'spot'
-      ? (n.instanceType === 'c5.xlarge' && n.zone === 'us-east-1b' ? SPOT_C5 : [])
-      : [{ atMs: 0, usdPerHour: onDemand[n.instanceType] ?? 0, source: 'pricing-api' }]),
+    prices: (n) =>
+      n.capacityType === 'spot'
+        ? n.instanceType === 'c5.xlarge' && n.zone === 'us-east-1b'
+          ? SPOT_C5
+          : []
+        : [{ atMs: 0, usdPerHour: onDemand[n.instanceType] ?? 0, source: 'pricing-api' }],
     catalog: CATALOG,
     coverage: { firstSnapshotMs: T('2026-11-01T00:00:00Z'), lastSnapshotMs: T('2026-11-14T23:55:00Z'), snapshotIntervalMs: 300_000 },
     nodePoolTag: 'unknown',
@@ -72,19 +101,54 @@ function context(nodes: NodeFact[], extra: Partial<ExplainContext> = {}): Explai
 }
 
 // general, on-demand: A (m5.large, 0.096/h) 06:30 -> 16:30 = 10 h -> 0.96; B (m5.xlarge, 0.192/h) 18:00 -> 22:30 = 4.5 h -> 0.864.
-const A = node({ name: 'a', nodeClaim: 'general-aaaaa', nodePool: 'general', instanceType: 'm5.large', capacityType: 'on-demand', launchedAtMs: T('2026-11-02T06:30:00Z'), lastSeenMs: T('2026-11-02T16:25:00Z'), deletedAtMs: T('2026-11-02T16:30:00Z') });
-const B = node({ name: 'b', nodeClaim: 'general-bbbbb', nodePool: 'general', instanceType: 'm5.xlarge', capacityType: 'on-demand', launchedAtMs: T('2026-11-02T18:00:00Z'), lastSeenMs: T('2026-11-02T22:25:00Z'), deletedAtMs: T('2026-11-02T22:30:00Z') });
+const A = node({
+  name: 'a',
+  nodeClaim: 'general-aaaaa',
+  nodePool: 'general',
+  instanceType: 'm5.large',
+  capacityType: 'on-demand',
+  launchedAtMs: T('2026-11-02T06:30:00Z'),
+  lastSeenMs: T('2026-11-02T16:25:00Z'),
+  deletedAtMs: T('2026-11-02T16:30:00Z'),
+});
+const B = node({
+  name: 'b',
+  nodeClaim: 'general-bbbbb',
+  nodePool: 'general',
+  instanceType: 'm5.xlarge',
+  capacityType: 'on-demand',
+  launchedAtMs: T('2026-11-02T18:00:00Z'),
+  lastSeenMs: T('2026-11-02T22:25:00Z'),
+  deletedAtMs: T('2026-11-02T22:30:00Z'),
+});
 // The managed node group's m5.large, all day: 24 h x 0.096 = 2.304.
-const MNG = node({ name: 'mng', instanceType: 'm5.large', capacityType: 'on-demand', launchedAtMs: T('2026-10-01T00:00:00Z'), lastSeenMs: T('2026-11-14T23:55:00Z') });
+const MNG = node({
+  name: 'mng',
+  instanceType: 'm5.large',
+  capacityType: 'on-demand',
+  launchedAtMs: T('2026-10-01T00:00:00Z'),
+  lastSeenMs: T('2026-11-14T23:55:00Z'),
+});
 // Spot c5.xlarge in us-east-1b, 00:00 -> 12:00: 4.5 h x 0.07 + 4.5 h x 0.08 + 3 h x 0.065 = 0.315 + 0.36 + 0.195 = 0.87.
-const S = node({ name: 's', nodeClaim: 'general-sssss', nodePool: 'general', instanceType: 'c5.xlarge', capacityType: 'spot', zone: 'us-east-1b', launchedAtMs: DAY0, lastSeenMs: T('2026-11-02T11:55:00Z'), deletedAtMs: T('2026-11-02T12:00:00Z') });
+const S = node({
+  name: 's',
+  nodeClaim: 'general-sssss',
+  nodePool: 'general',
+  instanceType: 'c5.xlarge',
+  capacityType: 'spot',
+  zone: 'us-east-1b',
+  launchedAtMs: DAY0,
+  lastSeenMs: T('2026-11-02T11:55:00Z'),
+  deletedAtMs: T('2026-11-02T12:00:00Z'),
+});
 
 describe('explainLines: the NodeClaims behind a line add up to it', () => {
   it('a line covered by two nodes of 10 h and 4.5 h: 0.96 + 0.864 = 1.824', () => {
     const [e] = explainLines([line({ nodePool: 'general', unblendedUsd: 1.824 })], context([A, B, MNG, S]));
     expect(e.status).toBe('explained');
     expect(e.nodeClaims.map((n) => [n.nodeClaim, n.hours, n.unitPriceUsdPerHour])).toEqual([
-      ['general-aaaaa', 10, 0.096], ['general-bbbbb', 4.5, 0.192],
+      ['general-aaaaa', 10, 0.096],
+      ['general-bbbbb', 4.5, 0.192],
     ]);
     expect(e.nodeClaims[0].computedUsd).toBeCloseTo(0.96, 10);
     expect(e.nodeClaims[1].computedUsd).toBeCloseTo(0.864, 10);
@@ -152,7 +216,12 @@ describe('explainLines: remainders and their causes', () => {
   });
 
   it('a line with nothing behind it in the data says so, naming the missing snapshot coverage', () => {
-    const late = line({ nodePool: 'general', unblendedUsd: 5, periodStartMs: T('2026-11-20T00:00:00Z'), periodEndMs: T('2026-11-21T00:00:00Z') });
+    const late = line({
+      nodePool: 'general',
+      unblendedUsd: 5,
+      periodStartMs: T('2026-11-20T00:00:00Z'),
+      periodEndMs: T('2026-11-21T00:00:00Z'),
+    });
     const [e] = explainLines([late], context([A, B]));
     expect(e.status).toBe('cannot-explain');
     expect(e.nodeClaims).toEqual([]);
@@ -178,16 +247,60 @@ describe('reasons', () => {
   };
   // B replaced A (Underutilized) at 16:30 ... as a story: A terminated, B launched later for pending pods.
   const events: EventFact[] = [
-    { atMs: T('2026-11-02T16:30:00Z'), reason: 'DisruptionTerminating', message: 'Disrupting Node: Underutilized/Replace', kind: 'Node', name: 'a' },
-    { atMs: T('2026-11-02T16:30:00Z'), reason: 'DisruptionTerminating', message: 'Disrupting NodeClaim: Underutilized/Replace', kind: 'NodeClaim', name: 'general-aaaaa' },
-    { atMs: T('2026-11-02T16:30:00Z'), reason: 'DisruptionLaunching', message: 'Launching NodeClaim: Underutilized/Replace', kind: 'NodeClaim', name: 'general-rrrrr' },
-    { atMs: T('2026-11-02T12:00:00Z'), reason: 'SpotInterrupted', message: 'Spot interruption warning was triggered', kind: 'Node', name: 's' },
-    { atMs: T('2026-11-02T12:00:00Z'), reason: 'DisruptionTerminating', message: 'Disrupting Node: Interrupted/Delete', kind: 'Node', name: 's' },
+    {
+      atMs: T('2026-11-02T16:30:00Z'),
+      reason: 'DisruptionTerminating',
+      message: 'Disrupting Node: Underutilized/Replace',
+      kind: 'Node',
+      name: 'a',
+    },
+    {
+      atMs: T('2026-11-02T16:30:00Z'),
+      reason: 'DisruptionTerminating',
+      message: 'Disrupting NodeClaim: Underutilized/Replace',
+      kind: 'NodeClaim',
+      name: 'general-aaaaa',
+    },
+    {
+      atMs: T('2026-11-02T16:30:00Z'),
+      reason: 'DisruptionLaunching',
+      message: 'Launching NodeClaim: Underutilized/Replace',
+      kind: 'NodeClaim',
+      name: 'general-rrrrr',
+    },
+    {
+      atMs: T('2026-11-02T12:00:00Z'),
+      reason: 'SpotInterrupted',
+      message: 'Spot interruption warning was triggered',
+      kind: 'Node',
+      name: 's',
+    },
+    {
+      atMs: T('2026-11-02T12:00:00Z'),
+      reason: 'DisruptionTerminating',
+      message: 'Disrupting Node: Interrupted/Delete',
+      kind: 'Node',
+      name: 's',
+    },
   ];
-  const R = node({ name: 'r', nodeClaim: 'general-rrrrr', nodePool: 'general', instanceType: 'm5.large', capacityType: 'on-demand', launchedAtMs: T('2026-11-02T16:30:00Z'), lastSeenMs: T('2026-11-02T23:55:00Z') });
+  const R = node({
+    name: 'r',
+    nodeClaim: 'general-rrrrr',
+    nodePool: 'general',
+    instanceType: 'm5.large',
+    capacityType: 'on-demand',
+    launchedAtMs: T('2026-11-02T16:30:00Z'),
+    lastSeenMs: T('2026-11-02T23:55:00Z'),
+  });
   const ctx = context([A, B, R, S], { events, launches: new Map([['b', launchOfB]]) });
-  const byName = new Map(explainLines([line({ nodePool: 'general', unblendedUsd: 0 }), line({ nodePool: 'general', dimensionValue: 'Spot Instances', unblendedUsd: 0 })], ctx)
-    .flatMap((e) => e.nodeClaims).map((n) => [n.nodeName, n.reasons]));
+  const byName = new Map(
+    explainLines(
+      [line({ nodePool: 'general', unblendedUsd: 0 }), line({ nodePool: 'general', dimensionValue: 'Spot Instances', unblendedUsd: 0 })],
+      ctx,
+    )
+      .flatMap((e) => e.nodeClaims)
+      .map((n) => [n.nodeName, n.reasons]),
+  );
 
   it('checks each NodePool requirement against the node labels', () => {
     const r = byName.get('b')?.instanceType;
@@ -200,13 +313,22 @@ describe('reasons', () => {
   it('sizes from the pods at launch: 2500m requested does not fit m5.large (1930m), the next smaller type', () => {
     const size = byName.get('b')?.size;
     expect(size?.requested).toEqual({ cpuMillicores: 2500, memoryBytes: 3 * GiB, pods: 3 });
-    expect(size?.smallerType).toEqual({ instanceType: 'm5.large', allocatable: { cpuMillicores: 1930, memoryBytes: 7 * GiB, pods: 29 }, fits: false });
+    expect(size?.smallerType).toEqual({
+      instanceType: 'm5.large',
+      allocatable: { cpuMillicores: 1930, memoryBytes: 7 * GiB, pods: 29 },
+      fits: false,
+    });
     expect(size?.summary).toContain('short of cpu');
     expect(size?.summary).toContain('shop/api-1, shop/api-2');
   });
 
   it('names the consolidation that removed A and the NodeClaim that replaced it, and the other way round', () => {
-    expect(byName.get('a')?.removed).toMatchObject({ kind: 'consolidation', reason: 'Underutilized', replacedBy: ['general-rrrrr'], at: '2026-11-02T16:30:00.000Z' });
+    expect(byName.get('a')?.removed).toMatchObject({
+      kind: 'consolidation',
+      reason: 'Underutilized',
+      replacedBy: ['general-rrrrr'],
+      at: '2026-11-02T16:30:00.000Z',
+    });
     expect(byName.get('r')?.created).toMatchObject({ kind: 'replacement', reason: 'Underutilized', replaces: ['general-aaaaa'] });
     expect(byName.get('r')?.removed.kind).toBe('still-running');
   });

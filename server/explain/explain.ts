@@ -1,8 +1,8 @@
-import type { ExplainedNodeClaim, Explanation, ExplanationStatus, RemainderCause } from '../schemas/bill';
-import type { ExplainContext, LineFact, NodeFact } from './facts';
-import { hoursText, iso, nodePoolLabel, plural, usd } from './format';
-import { costOverSpan, type SpanCost } from './price-timeline';
-import { ownEvents, reasonsFor } from './reasons';
+import type { ExplainedNodeClaim, Explanation, ExplanationStatus, RemainderCause } from '../schemas/bill.js';
+import type { ExplainContext, LineFact, NodeFact } from './facts.js';
+import { hoursText, iso, nodePoolLabel, plural, usd } from './format.js';
+import { costOverSpan, type SpanCost } from './price-timeline.js';
+import { ownEvents, reasonsFor } from './reasons.js';
 
 /**
  * Pure: "explain this bill line". The NodeClaims behind a Cost Explorer line (its NodePool tag, purchase type,
@@ -29,7 +29,9 @@ function matchesDimension(node: NodeFact, line: LineFact): boolean {
   switch (line.groupBy) {
     case 'PURCHASE_TYPE':
       // Savings Plans / Reserved Instances cover on-demand capacity at a discount.
-      return isCommitmentPurchaseType(line.dimensionValue) ? node.capacityType !== 'spot' : purchaseTypeOf(node.capacityType) === line.dimensionValue;
+      return isCommitmentPurchaseType(line.dimensionValue)
+        ? node.capacityType !== 'spot'
+        : purchaseTypeOf(node.capacityType) === line.dimensionValue;
     case 'INSTANCE_TYPE':
       return node.instanceType === line.dimensionValue;
     case 'RESOURCE_ID':
@@ -41,7 +43,8 @@ function matchesDimension(node: NodeFact, line: LineFact): boolean {
 
 /** Where a node's billed life ends as far as the data knows: its deletion, else the end of the snapshots. */
 function billedEndMs(node: NodeFact, line: LineFact, ctx: ExplainContext): number {
-  const horizon = ctx.coverage.lastSnapshotMs === null ? Number.POSITIVE_INFINITY : ctx.coverage.lastSnapshotMs + ctx.coverage.snapshotIntervalMs;
+  const horizon =
+    ctx.coverage.lastSnapshotMs === null ? Number.POSITIVE_INFINITY : ctx.coverage.lastSnapshotMs + ctx.coverage.snapshotIntervalMs;
   const end = node.deletedAtMs ?? horizon;
   return Math.min(end, line.billAsOfMs ?? Number.POSITIVE_INFINITY);
 }
@@ -68,7 +71,9 @@ function deletionUncertaintyUsd(c: Costed, ctx: ExplainContext): number {
   const { node } = c;
   const deletedAtMs = node.deletedAtMs;
   if (deletedAtMs === null || deletedAtMs > c.toMs || deletedAtMs <= c.fromMs) return 0;
-  const terminating = ownEvents(node, ctx).filter((e) => e.reason === 'DisruptionTerminating' && e.atMs > node.lastSeenMs && e.atMs <= deletedAtMs);
+  const terminating = ownEvents(node, ctx).filter(
+    (e) => e.reason === 'DisruptionTerminating' && e.atMs > node.lastSeenMs && e.atMs <= deletedAtMs,
+  );
   const earliestEnd = Math.max(node.lastSeenMs, c.fromMs, ...terminating.map((e) => e.atMs));
   const uncertainMs = Math.max(0, deletedAtMs - earliestEnd);
   return (uncertainMs / 3_600_000) * c.cost.averageUsdPerHour;
@@ -112,7 +117,12 @@ function toExplained(c: Costed, ctx: ExplainContext): ExplainedNodeClaim {
 }
 
 export function lineLabel(line: LineFact): string {
-  const period = line.granularity === 'DAILY' ? iso(line.periodStartMs).slice(0, 10) : line.granularity === 'MONTHLY' ? iso(line.periodStartMs).slice(0, 7) : iso(line.periodStartMs).slice(0, 16);
+  const period =
+    line.granularity === 'DAILY'
+      ? iso(line.periodStartMs).slice(0, 10)
+      : line.granularity === 'MONTHLY'
+        ? iso(line.periodStartMs).slice(0, 7)
+        : iso(line.periodStartMs).slice(0, 16);
   return [nodePoolLabel(line.nodePool), line.dimensionValue, period].filter((s) => s !== '').join(' · ');
 }
 
@@ -135,7 +145,9 @@ function explainOne(line: LineFact, ctx: ExplainContext, tagsInactive: boolean, 
   const computedUsd = costed.reduce((s, c) => s + c.cost.usd, 0);
   const lineUsd = line.unblendedUsd;
   const remainderUsd = lineUsd - computedUsd;
-  const spotMovementUsd = costed.filter((c) => c.node.capacityType === 'spot').reduce((s, c) => s + Math.abs(c.cost.usd - c.cost.hourStartUsd), 0);
+  const spotMovementUsd = costed
+    .filter((c) => c.node.capacityType === 'spot')
+    .reduce((s, c) => s + Math.abs(c.cost.usd - c.cost.hourStartUsd), 0);
   const toleranceUsd = CENT_USD + spotMovementUsd;
   const within = Math.abs(remainderUsd) <= toleranceUsd;
   const causes: RemainderCause[] = [];
@@ -144,48 +156,90 @@ function explainOne(line: LineFact, ctx: ExplainContext, tagsInactive: boolean, 
   const uncovered = uncoveredSpans(line, ctx);
   const uncoveredHours = uncovered.reduce((s, u) => s + (u.toMs - u.fromMs) / 3_600_000, 0);
   if (uncoveredHours > 0) {
-    notes.push(`No snapshots cover ${hoursText(uncoveredHours)} of this period (${uncovered.map((u) => `${iso(u.fromMs)} – ${iso(u.toMs)}`).join(', ')}): NodeClaims running only then are missing.`);
+    notes.push(
+      `No snapshots cover ${hoursText(uncoveredHours)} of this period (${uncovered.map((u) => `${iso(u.fromMs)} – ${iso(u.toMs)}`).join(', ')}): NodeClaims running only then are missing.`,
+    );
   }
   const unpriced = costed.filter((c) => c.cost.source === 'unknown');
   if (line.groupBy === 'PURCHASE_TYPE' && isCommitmentPurchaseType(line.dimensionValue)) {
-    notes.push(`"${line.dimensionValue}" is usage covered by a commitment (Savings Plans or Reserved Instances) at a discounted rate; the NodeClaims below are priced on demand, so they show what the hours would cost without it.`);
+    notes.push(
+      `"${line.dimensionValue}" is usage covered by a commitment (Savings Plans or Reserved Instances) at a discounted rate; the NodeClaims below are priced on demand, so they show what the hours would cost without it.`,
+    );
   }
   if (line.amortizedUsd !== null && Math.abs(line.amortizedUsd - lineUsd) > CENT_USD) {
-    notes.push(`Amortized cost ${usd(line.amortizedUsd)} differs from unblended ${usd(lineUsd)}: commitments (Savings Plans, Reserved Instances) apply to this usage.`);
+    notes.push(
+      `Amortized cost ${usd(line.amortizedUsd)} differs from unblended ${usd(lineUsd)}: commitments (Savings Plans, Reserved Instances) apply to this usage.`,
+    );
   }
 
   if (!splitByTag) {
     causes.push({
       code: 'tags-not-active',
-      message: 'karpenter.sh/nodepool is not an active cost allocation tag (or was not for this period), so Cost Explorer bills every instance under the untagged line: the line cannot be split by NodePool. Activate it in Billing → Cost allocation tags; activation takes up to 24 h and is not retroactive.',
+      message:
+        'karpenter.sh/nodepool is not an active cost allocation tag (or was not for this period), so Cost Explorer bills every instance under the untagged line: the line cannot be split by NodePool. Activate it in Billing → Cost allocation tags; activation takes up to 24 h and is not retroactive.',
       usd: null,
     });
   }
   if (within && splitByTag) {
     if (Math.abs(remainderUsd) > CENT_USD) {
-      causes.push({ code: 'spot-within-hour', message: `Spot prices moved within the hours these NodeClaims ran (by up to ${usd(spotMovementUsd)} between hour-start and exact pricing); the remainder is inside that.`, usd: remainderUsd });
+      causes.push({
+        code: 'spot-within-hour',
+        message: `Spot prices moved within the hours these NodeClaims ran (by up to ${usd(spotMovementUsd)} between hour-start and exact pricing); the remainder is inside that.`,
+        usd: remainderUsd,
+      });
     } else if (Math.abs(remainderUsd) >= 1e-6) {
-      causes.push({ code: 'rounding', message: 'Rounding: Cost Explorer amounts and our arithmetic differ by less than a cent.', usd: remainderUsd });
+      causes.push({
+        code: 'rounding',
+        message: 'Rounding: Cost Explorer amounts and our arithmetic differ by less than a cent.',
+        usd: remainderUsd,
+      });
     }
   } else if (!within) {
     if (line.nodePool !== '' && remainderUsd < 0) {
-      causes.push({ code: 'untagged-hours', message: `These NodeClaims ran ${usd(-remainderUsd)} more than this line bills under karpenter.sh/nodepool=${line.nodePool}: some of their hours were likely billed without the tag (look at the untagged line).`, usd: remainderUsd });
+      causes.push({
+        code: 'untagged-hours',
+        message: `These NodeClaims ran ${usd(-remainderUsd)} more than this line bills under karpenter.sh/nodepool=${line.nodePool}: some of their hours were likely billed without the tag (look at the untagged line).`,
+        usd: remainderUsd,
+      });
     }
     if (line.nodePool === '' && splitByTag && remainderUsd > 0) {
-      causes.push({ code: 'untagged-hours', message: `The untagged line is ${usd(remainderUsd)} more than the nodes without a NodePool cost: hours of Karpenter instances billed without the karpenter.sh/nodepool tag (a tag removed, or a launch outside Karpenter).`, usd: remainderUsd });
+      causes.push({
+        code: 'untagged-hours',
+        message: `The untagged line is ${usd(remainderUsd)} more than the nodes without a NodePool cost: hours of Karpenter instances billed without the karpenter.sh/nodepool tag (a tag removed, or a launch outside Karpenter).`,
+        usd: remainderUsd,
+      });
     }
     if (uncoveredHours > 0) {
-      causes.push({ code: 'no-snapshot-data', message: `No snapshot data for ${hoursText(uncoveredHours)} of the period: the NodeClaims that ran then cannot be listed.`, usd: null });
+      causes.push({
+        code: 'no-snapshot-data',
+        message: `No snapshot data for ${hoursText(uncoveredHours)} of the period: the NodeClaims that ran then cannot be listed.`,
+        usd: null,
+      });
     }
     const uncertainUsd = costed.reduce((s, c) => s + deletionUncertaintyUsd(c, ctx), 0);
     if (uncertainUsd > CENT_USD) {
-      causes.push({ code: 'deletion-time-uncertain', message: `Deletion times are known to within the snapshot interval: up to ${usd(uncertainUsd)} of the computed cost may not have been billed.`, usd: -uncertainUsd });
+      causes.push({
+        code: 'deletion-time-uncertain',
+        message: `Deletion times are known to within the snapshot interval: up to ${usd(uncertainUsd)} of the computed cost may not have been billed.`,
+        usd: -uncertainUsd,
+      });
     }
-    if ((line.groupBy === 'PURCHASE_TYPE' && isCommitmentPurchaseType(line.dimensionValue)) || (line.amortizedUsd !== null && Math.abs(line.amortizedUsd - lineUsd) > CENT_USD)) {
-      causes.push({ code: 'discounts', message: 'Savings Plans, Reserved Instances or private pricing change the rate billed; the NodeClaims are priced at public rates.', usd: null });
+    if (
+      (line.groupBy === 'PURCHASE_TYPE' && isCommitmentPurchaseType(line.dimensionValue)) ||
+      (line.amortizedUsd !== null && Math.abs(line.amortizedUsd - lineUsd) > CENT_USD)
+    ) {
+      causes.push({
+        code: 'discounts',
+        message: 'Savings Plans, Reserved Instances or private pricing change the rate billed; the NodeClaims are priced at public rates.',
+        usd: null,
+      });
     }
     if (unpriced.length > 0) {
-      causes.push({ code: 'unknown-prices', message: `No price is stored for ${plural(unpriced.length, 'NodeClaim')} (${unpriced.map((c) => c.node.instanceType).join(', ')}): they count as $0.`, usd: null });
+      causes.push({
+        code: 'unknown-prices',
+        message: `No price is stored for ${plural(unpriced.length, 'NodeClaim')} (${unpriced.map((c) => c.node.instanceType).join(', ')}): they count as $0.`,
+        usd: null,
+      });
     }
     if (causes.length === 0) {
       causes.push({ code: 'unmatched', message: `No cause found in the data for ${usd(remainderUsd)}.`, usd: remainderUsd });
@@ -203,12 +257,16 @@ function explainOne(line: LineFact, ctx: ExplainContext, tagsInactive: boolean, 
   if (!splitByTag) {
     summary = `${label}: ${usd(lineUsd)} holds every instance's cost because the NodePool tag is not active; the ${plural(costed.length, 'NodeClaim')} that ran cost ${usd(computedUsd)} in all, but the line cannot be split by NodePool.`;
   } else if (costed.length === 0) {
-    summary = lineUsd === 0
-      ? `${label}: nothing billed and nothing ran.`
-      : `${label}: ${usd(lineUsd)} billed, but the stored data holds no NodeClaim that ran under it in the period.`;
+    summary =
+      lineUsd === 0
+        ? `${label}: nothing billed and nothing ran.`
+        : `${label}: ${usd(lineUsd)} billed, but the stored data holds no NodeClaim that ran under it in the period.`;
   } else {
-    summary = `${label}: ${usd(lineUsd)} billed; ${plural(costed.length, 'NodeClaim')} account for ${usd(computedUsd)}`
-      + (within ? ` (remainder ${usd(remainderUsd)}, within the ${usd(toleranceUsd)} tolerance).` : `, leaving ${usd(remainderUsd)} unexplained.`);
+    summary =
+      `${label}: ${usd(lineUsd)} billed; ${plural(costed.length, 'NodeClaim')} account for ${usd(computedUsd)}` +
+      (within
+        ? ` (remainder ${usd(remainderUsd)}, within the ${usd(toleranceUsd)} tolerance).`
+        : `, leaving ${usd(remainderUsd)} unexplained.`);
   }
 
   return {
@@ -266,7 +324,11 @@ function tagsLookInactive(lines: readonly LineFact[], ctx: ExplainContext): bool
  * tagged lines that fall short by the same money, naming the NodeClaims whose hours went untagged. `wanted`
  * picks the lines to return (the others are context); default all.
  */
-export function explainLines(lines: readonly LineFact[], ctx: ExplainContext, wanted: (line: LineFact) => boolean = () => true): Explanation[] {
+export function explainLines(
+  lines: readonly LineFact[],
+  ctx: ExplainContext,
+  wanted: (line: LineFact) => boolean = () => true,
+): Explanation[] {
   const buckets = new Map<string, LineFact[]>();
   for (const l of lines) buckets.set(bucketKey(l), [...(buckets.get(bucketKey(l)) ?? []), l]);
   const inactiveByBucket = new Map([...buckets].map(([k, ls]) => [k, tagsLookInactive(ls, ctx)]));
@@ -294,9 +356,10 @@ function matchUntaggedSurplus(members: LineWork[]): void {
   const tolerance = [untagged, ...short].reduce((s, w) => s + w.explanation.toleranceUsd, 0);
   if (Math.abs(shortUsd - surplus) > tolerance) return;
   const suspects = short.flatMap((w) => likelyUntagged(w, -w.explanation.remainderUsd));
-  const named = suspects.length > 0
-    ? ` The likely ${suspects.length === 1 ? 'NodeClaim is' : 'NodeClaims are'} ${suspects.map((c) => `${c.node.nodeClaim ?? c.node.name} (${c.node.instanceType}, ${usd(c.cost.usd)} in the period)`).join(', ')}.`
-    : '';
+  const named =
+    suspects.length > 0
+      ? ` The likely ${suspects.length === 1 ? 'NodeClaim is' : 'NodeClaims are'} ${suspects.map((c) => `${c.node.nodeClaim ?? c.node.name} (${c.node.instanceType}, ${usd(c.cost.usd)} in the period)`).join(', ')}.`
+      : '';
   const pools = short.map((w) => `${w.line.nodePool} (${usd(-w.explanation.remainderUsd)} short)`).join(', ');
   const message = `The untagged surplus ${usd(surplus)} matches what ${pools} ${short.length === 1 ? 'is' : 'are'} missing: those hours were billed without the karpenter.sh/nodepool tag.${named}`;
   for (const w of [untagged, ...short]) {

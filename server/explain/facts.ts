@@ -1,6 +1,6 @@
-import type { BillLine } from '../schemas/bill';
-import type { PricePoint } from './price-timeline';
-import type { Requirement } from './requirements';
+import type { BillLine } from '../schemas/bill.js';
+import type { PricePoint } from './price-timeline.js';
+import type { Requirement } from './requirements.js';
 
 /**
  * What the explainer reads: rows from the store turned into plain facts by the bill service. Times are epoch ms

@@ -1,4 +1,4 @@
-import { BillImportError } from './csv-syntax';
+import { BillImportError } from './csv-syntax.js';
 
 /**
  * Pure: the file part of a multipart/form-data upload (RFC 7578), enough for one CSV from a browser form or

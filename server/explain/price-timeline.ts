@@ -5,7 +5,7 @@
  * first point's price (a history fetched after the node launched: the same rule as the PriceBook).
  */
 
-import { lastIndexAtOrBefore } from '../../core/time-search';
+import { lastIndexAtOrBefore } from '../../core/time-search.js';
 
 export const HOUR_MS = 3_600_000;
 
@@ -77,5 +77,14 @@ export function costOverSpan(points: readonly PricePoint[], fromMs: number, toMs
     slice = end;
   }
   const source = [...msBySource.entries()].sort((a, b) => b[1] - a[1])[0]?.[0] ?? 'unknown';
-  return { hours, usd, averageUsdPerHour: hours > 0 ? usd / hours : 0, minUsdPerHour: min, maxUsdPerHour: max, changes, source, hourStartUsd };
+  return {
+    hours,
+    usd,
+    averageUsdPerHour: hours > 0 ? usd / hours : 0,
+    minUsdPerHour: min,
+    maxUsdPerHour: max,
+    changes,
+    source,
+    hourStartUsd,
+  };
 }

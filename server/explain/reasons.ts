@@ -1,7 +1,7 @@
-import type { LifecycleEvent, NodeClaimReasons, ResourceTotals } from '../schemas/bill';
-import type { EventFact, ExplainContext, InstanceTypeFact, LaunchFact, NodeFact, NodePoolFact, ResourceFact } from './facts';
-import { gib, iso, plural, vcpu } from './format';
-import { admitsInstanceType, checkRequirements, describeRequirement } from './requirements';
+import type { LifecycleEvent, NodeClaimReasons, ResourceTotals } from '../schemas/bill.js';
+import type { EventFact, ExplainContext, InstanceTypeFact, LaunchFact, NodeFact, NodePoolFact, ResourceFact } from './facts.js';
+import { gib, iso, plural, vcpu } from './format.js';
+import { admitsInstanceType, checkRequirements, describeRequirement } from './requirements.js';
 
 /**
  * Pure: why a NodeClaim exists the way it does — the NodePool requirements that admitted its instance type, the
@@ -13,7 +13,11 @@ import { admitsInstanceType, checkRequirements, describeRequirement } from './re
 export const EVENT_MATCH_WINDOW_MS = 5 * 60_000;
 
 const DISRUPTION_KIND: Record<string, NodeClaimReasons['removed']['kind']> = {
-  Underutilized: 'consolidation', Empty: 'consolidation', Drifted: 'drift', Expired: 'expiry', Interrupted: 'interruption',
+  Underutilized: 'consolidation',
+  Empty: 'consolidation',
+  Drifted: 'drift',
+  Expired: 'expiry',
+  Interrupted: 'interruption',
 };
 
 const toTotals = (r: ResourceFact): ResourceTotals => ({ cpuMillicores: r.cpuMillicores, memoryBytes: r.memoryBytes, pods: r.pods });
@@ -27,7 +31,9 @@ function claimOf(e: EventFact, ctx: ExplainContext): string | null {
 
 /** Events about this node or its NodeClaim. */
 export function ownEvents(node: NodeFact, ctx: ExplainContext): EventFact[] {
-  return ctx.events.filter((e) => (e.kind === 'Node' && e.name === node.name) || (e.kind === 'NodeClaim' && node.nodeClaim !== null && e.name === node.nodeClaim));
+  return ctx.events.filter(
+    (e) => (e.kind === 'Node' && e.name === node.name) || (e.kind === 'NodeClaim' && node.nodeClaim !== null && e.name === node.nodeClaim),
+  );
 }
 
 /** "Disrupting Node: Underutilized/Replace" -> { reason: 'Underutilized', action: 'Replace' } */
@@ -42,17 +48,26 @@ function uniqueSorted(values: Iterable<string>): string[] {
 
 export function instanceTypeReason(node: NodeFact, pool: NodePoolFact | undefined): NodeClaimReasons['instanceType'] {
   if (node.nodePool === null) {
-    return { nodePoolFound: false, requirements: [], summary: `${node.instanceType} was chosen outside Karpenter (a managed node group or another launcher): no NodePool requirements apply.` };
+    return {
+      nodePoolFound: false,
+      requirements: [],
+      summary: `${node.instanceType} was chosen outside Karpenter (a managed node group or another launcher): no NodePool requirements apply.`,
+    };
   }
   if (!pool) {
-    return { nodePoolFound: false, requirements: [], summary: `NodePool ${node.nodePool} is not in the stored data (deleted before the first snapshot?): its requirements are unknown.` };
+    return {
+      nodePoolFound: false,
+      requirements: [],
+      summary: `NodePool ${node.nodePool} is not in the stored data (deleted before the first snapshot?): its requirements are unknown.`,
+    };
   }
   const requirements = checkRequirements(node.labels, pool.requirements);
   const failed = requirements.filter((r) => !r.satisfied);
   const shown = requirements.map((r) => `${describeRequirement(r)} (${r.nodeValue ?? 'absent'})`).join('; ');
-  const summary = failed.length === 0
-    ? `NodePool ${pool.name} admits ${node.instanceType}: it meets all ${requirements.length} requirements — ${shown}.`
-    : `${node.instanceType} does not meet ${plural(failed.length, 'requirement')} of NodePool ${pool.name} as stored now (${failed.map(describeRequirement).join('; ')}): the NodePool changed after the launch.`;
+  const summary =
+    failed.length === 0
+      ? `NodePool ${pool.name} admits ${node.instanceType}: it meets all ${requirements.length} requirements — ${shown}.`
+      : `${node.instanceType} does not meet ${plural(failed.length, 'requirement')} of NodePool ${pool.name} as stored now (${failed.map(describeRequirement).join('; ')}): the NodePool changed after the launch.`;
   return { nodePoolFound: true, requirements, summary };
 }
 
@@ -90,33 +105,70 @@ function admittedTypes(pool: NodePoolFact, catalog: ReadonlyMap<string, Instance
  * The next smaller instance type the NodePool admits: the next size down in the node's own family (less cpu, or
  * as much cpu and less memory), else the biggest admitted type of any family with less cpu.
  */
-export function nextSmallerType(node: NodeFact, pool: NodePoolFact | undefined, catalog: ReadonlyMap<string, InstanceTypeFact>): InstanceTypeFact | null {
+export function nextSmallerType(
+  node: NodeFact,
+  pool: NodePoolFact | undefined,
+  catalog: ReadonlyMap<string, InstanceTypeFact>,
+): InstanceTypeFact | null {
   if (!pool) return null;
   const cpu = node.allocatable.cpuMillicores;
   const admitted = admittedTypes(pool, catalog).filter((t) => t.name !== node.instanceType);
   const family = node.labels['karpenter.k8s.aws/instance-family'];
-  const sameFamily = admitted.filter((t) => family !== undefined && t.labels['karpenter.k8s.aws/instance-family'] === family
-    && (t.allocatable.cpuMillicores < cpu || (t.allocatable.cpuMillicores === cpu && t.allocatable.memoryBytes < node.allocatable.memoryBytes)));
+  const sameFamily = admitted.filter(
+    (t) =>
+      family !== undefined &&
+      t.labels['karpenter.k8s.aws/instance-family'] === family &&
+      (t.allocatable.cpuMillicores < cpu ||
+        (t.allocatable.cpuMillicores === cpu && t.allocatable.memoryBytes < node.allocatable.memoryBytes)),
+  );
   const candidates = sameFamily.length > 0 ? sameFamily : admitted.filter((t) => t.allocatable.cpuMillicores < cpu);
-  return candidates.sort((a, b) => b.allocatable.cpuMillicores - a.allocatable.cpuMillicores || b.allocatable.memoryBytes - a.allocatable.memoryBytes || a.name.localeCompare(b.name))[0] ?? null;
+  return (
+    candidates.sort(
+      (a, b) =>
+        b.allocatable.cpuMillicores - a.allocatable.cpuMillicores ||
+        b.allocatable.memoryBytes - a.allocatable.memoryBytes ||
+        a.name.localeCompare(b.name),
+    )[0] ?? null
+  );
 }
 
-export function sizeReason(node: NodeFact, pool: NodePoolFact | undefined, launch: LaunchFact | undefined, catalog: ReadonlyMap<string, InstanceTypeFact>): NodeClaimReasons['size'] {
+export function sizeReason(
+  node: NodeFact,
+  pool: NodePoolFact | undefined,
+  launch: LaunchFact | undefined,
+  catalog: ReadonlyMap<string, InstanceTypeFact>,
+): NodeClaimReasons['size'] {
   const allocatable = toTotals(node.allocatable);
   const offer = `${node.instanceType} offers ${vcpu(allocatable.cpuMillicores)}, ${gib(allocatable.memoryBytes)} and ${allocatable.pods} pods allocatable`;
   if (!launch) {
-    const why = node.nodePool === null ? 'it was not launched by Karpenter, so no pods sized it' : 'no snapshot saw it at launch, so the pods it was launched for are unknown';
-    return { launchPods: [], observedAt: null, requested: { cpuMillicores: 0, memoryBytes: 0, pods: 0 }, allocatable, smallerType: null, summary: `${offer}; ${why}.` };
+    const why =
+      node.nodePool === null
+        ? 'it was not launched by Karpenter, so no pods sized it'
+        : 'no snapshot saw it at launch, so the pods it was launched for are unknown';
+    return {
+      launchPods: [],
+      observedAt: null,
+      requested: { cpuMillicores: 0, memoryBytes: 0, pods: 0 },
+      allocatable,
+      smallerType: null,
+      summary: `${offer}; ${why}.`,
+    };
   }
   const requested = toTotals(launch.requested);
   const smaller = node.nodePool === null ? null : nextSmallerType(node, pool, catalog);
-  const smallerType = smaller ? { instanceType: smaller.name, allocatable: toTotals(smaller.allocatable), fits: fits(launch.requested, smaller.allocatable) } : null;
+  const smallerType = smaller
+    ? { instanceType: smaller.name, allocatable: toTotals(smaller.allocatable), fits: fits(launch.requested, smaller.allocatable) }
+    : null;
   const workloadPods = launch.pods.filter((p) => p.ownerKind !== 'DaemonSet');
-  const named = workloadPods.slice(0, 5).map((p) => `${p.namespace}/${p.name}`).join(', ');
+  const named = workloadPods
+    .slice(0, 5)
+    .map((p) => `${p.namespace}/${p.name}`)
+    .join(', ');
   const more = workloadPods.length > 5 ? ` and ${workloadPods.length - 5} more` : '';
-  let summary = `At its first snapshot (${iso(launch.observedAtMs)}) it ran ${plural(launch.pods.length, 'pod')}`
-    + (workloadPods.length > 0 ? ` (${named}${more}, plus ${plural(launch.pods.length - workloadPods.length, 'DaemonSet pod')})` : '')
-    + ` requesting ${vcpu(requested.cpuMillicores)} and ${gib(requested.memoryBytes)}; ${offer}.`;
+  let summary =
+    `At its first snapshot (${iso(launch.observedAtMs)}) it ran ${plural(launch.pods.length, 'pod')}` +
+    (workloadPods.length > 0 ? ` (${named}${more}, plus ${plural(launch.pods.length - workloadPods.length, 'DaemonSet pod')})` : '') +
+    ` requesting ${vcpu(requested.cpuMillicores)} and ${gib(requested.memoryBytes)}; ${offer}.`;
   if (smallerType && smaller) {
     summary += smallerType.fits
       ? ` They would also have fit the next smaller admitted type, ${smaller.name} (${vcpu(smaller.allocatable.cpuMillicores)}, ${gib(smaller.allocatable.memoryBytes)}): the size came from price (spot offers differ by type and zone) or from pods that left before the first snapshot.`
@@ -136,7 +188,8 @@ export function capacityReason(node: NodeFact, pool: NodePoolFact | undefined): 
   let summary: string;
   if (!pool) summary = `The NodePool is not stored: which capacity types it allowed is unknown.`;
   else if (allowed.length === 1) summary = `NodePool ${pool.name} allows only ${allowed[0]}.`;
-  else if (chosen === 'spot') summary = `NodePool ${pool.name} allows ${allowed.join(' and ')}; Karpenter launches spot whenever the pods allow it, as it is the cheaper offer.`;
+  else if (chosen === 'spot')
+    summary = `NodePool ${pool.name} allows ${allowed.join(' and ')}; Karpenter launches spot whenever the pods allow it, as it is the cheaper offer.`;
   else if (allowed.includes('spot')) {
     summary = `NodePool ${pool.name} allows spot too, so ${chosen} means the pods it was launched for required it (a karpenter.sh/capacity-type node selector or affinity; pod selectors are not stored here) or no spot offer was available.`;
   } else summary = `NodePool ${pool.name} allows ${allowed.join(' and ')}.`;
@@ -145,46 +198,96 @@ export function capacityReason(node: NodeFact, pool: NodePoolFact | undefined): 
 
 export function createdReason(node: NodeFact, ctx: ExplainContext, launch: LaunchFact | undefined): NodeClaimReasons['created'] {
   if (node.nodeClaim === null) {
-    return { kind: 'not-karpenter', reason: null, replaces: [], events: [], summary: 'Not launched by Karpenter (no NodeClaim): a managed node group or another launcher started it.' };
+    return {
+      kind: 'not-karpenter',
+      reason: null,
+      replaces: [],
+      events: [],
+      summary: 'Not launched by Karpenter (no NodeClaim): a managed node group or another launcher started it.',
+    };
   }
   const launching = ownEvents(node, ctx).filter((e) => e.reason === 'DisruptionLaunching');
   if (launching.length > 0) {
     const first = launching[0];
     const reason = parseDisruptionMessage(first.message)?.reason ?? null;
-    const terminating = ctx.events.filter((e) => e.reason === 'DisruptionTerminating' && Math.abs(e.atMs - first.atMs) <= EVENT_MATCH_WINDOW_MS
-      && parseDisruptionMessage(e.message)?.action === 'Replace');
-    const replaces = uniqueSorted(terminating.map((e) => claimOf(e, ctx) ?? e.name)
-      .filter((c) => c !== node.nodeClaim && (ctx.nodePoolOfClaim.get(c) ?? node.nodePool) === node.nodePool));
+    const terminating = ctx.events.filter(
+      (e) =>
+        e.reason === 'DisruptionTerminating' &&
+        Math.abs(e.atMs - first.atMs) <= EVENT_MATCH_WINDOW_MS &&
+        parseDisruptionMessage(e.message)?.action === 'Replace',
+    );
+    const replaces = uniqueSorted(
+      terminating
+        .map((e) => claimOf(e, ctx) ?? e.name)
+        .filter((c) => c !== node.nodeClaim && (ctx.nodePoolOfClaim.get(c) ?? node.nodePool) === node.nodePool),
+    );
     const events = [...launching, ...terminating].sort((a, b) => a.atMs - b.atMs).map(toEvent);
     const what = replaces.length > 0 ? `replacing ${replaces.join(', ')}` : 'as a replacement';
-    return { kind: 'replacement', reason, replaces, events, summary: `Launched ${what} (${reason ?? 'disruption'}): Karpenter moved the pods of a disrupted NodeClaim onto this one.` };
+    return {
+      kind: 'replacement',
+      reason,
+      replaces,
+      events,
+      summary: `Launched ${what} (${reason ?? 'disruption'}): Karpenter moved the pods of a disrupted NodeClaim onto this one.`,
+    };
   }
   const first = ctx.coverage.firstSnapshotMs;
   if (launch && first !== null && node.launchedAtMs >= first - ctx.coverage.snapshotIntervalMs) {
     const workload = launch.pods.filter((p) => p.ownerKind !== 'DaemonSet').length;
-    return { kind: 'provisioning', reason: null, replaces: [], events: [], summary: `Launched by Karpenter for pending pods (${plural(workload, 'workload pod')} on it at its first snapshot).` };
+    return {
+      kind: 'provisioning',
+      reason: null,
+      replaces: [],
+      events: [],
+      summary: `Launched by Karpenter for pending pods (${plural(workload, 'workload pod')} on it at its first snapshot).`,
+    };
   }
-  return { kind: 'unknown', reason: null, replaces: [], events: [], summary: `Launched ${iso(node.launchedAtMs)}, before the first snapshot: why is not in the data.` };
+  return {
+    kind: 'unknown',
+    reason: null,
+    replaces: [],
+    events: [],
+    summary: `Launched ${iso(node.launchedAtMs)}, before the first snapshot: why is not in the data.`,
+  };
 }
 
 export function removedReason(node: NodeFact, ctx: ExplainContext): NodeClaimReasons['removed'] {
   if (node.deletedAtMs === null) {
     const last = ctx.coverage.lastSnapshotMs;
-    return { kind: 'still-running', reason: null, at: null, replacedBy: [], events: [], summary: `Still running at the last snapshot${last === null ? '' : ` (${iso(last)})`}.` };
+    return {
+      kind: 'still-running',
+      reason: null,
+      at: null,
+      replacedBy: [],
+      events: [],
+      summary: `Still running at the last snapshot${last === null ? '' : ` (${iso(last)})`}.`,
+    };
   }
   const own = ownEvents(node, ctx).filter((e) => e.reason === 'SpotInterrupted' || e.reason === 'DisruptionTerminating');
   const terminating = own.find((e) => e.reason === 'DisruptionTerminating');
   const parsed = terminating ? parseDisruptionMessage(terminating.message) : null;
   const interrupted = own.some((e) => e.reason === 'SpotInterrupted');
   const reason = interrupted ? 'Interrupted' : (parsed?.reason ?? node.disruptionReason);
-  const kind: NodeClaimReasons['removed']['kind'] = interrupted ? 'interruption' : (reason !== null ? (DISRUPTION_KIND[reason] ?? 'deleted') : 'deleted');
+  const kind: NodeClaimReasons['removed']['kind'] = interrupted
+    ? 'interruption'
+    : reason !== null
+      ? (DISRUPTION_KIND[reason] ?? 'deleted')
+      : 'deleted';
   const atMs = terminating?.atMs ?? node.deletedAtMs;
   let replacedBy: string[] = [];
   if (parsed?.action === 'Replace' && terminating) {
-    replacedBy = uniqueSorted(ctx.events
-      .filter((e) => e.reason === 'DisruptionLaunching' && e.kind === 'NodeClaim' && Math.abs(e.atMs - terminating.atMs) <= EVENT_MATCH_WINDOW_MS
-        && e.name !== node.nodeClaim && (ctx.nodePoolOfClaim.get(e.name) ?? node.nodePool) === node.nodePool)
-      .map((e) => e.name));
+    replacedBy = uniqueSorted(
+      ctx.events
+        .filter(
+          (e) =>
+            e.reason === 'DisruptionLaunching' &&
+            e.kind === 'NodeClaim' &&
+            Math.abs(e.atMs - terminating.atMs) <= EVENT_MATCH_WINDOW_MS &&
+            e.name !== node.nodeClaim &&
+            (ctx.nodePoolOfClaim.get(e.name) ?? node.nodePool) === node.nodePool,
+        )
+        .map((e) => e.name),
+    );
   }
   const events = own.map(toEvent);
   let summary: string;
@@ -193,9 +296,10 @@ export function removedReason(node: NodeFact, ctx: ExplainContext): NodeClaimRea
       summary = `Spot interruption at ${iso(atMs)}: EC2 reclaimed the capacity and Karpenter drained the node; its pods went to other or new nodes.`;
       break;
     case 'consolidation':
-      summary = reason === 'Empty'
-        ? `Consolidated at ${iso(atMs)}: it was empty (only DaemonSet pods) and deleted.`
-        : `Consolidated at ${iso(atMs)} (Underutilized): its pods fit ${replacedBy.length > 0 ? `a cheaper replacement, ${replacedBy.join(', ')}` : 'on the NodePool\'s other nodes'}, so it was ${replacedBy.length > 0 ? 'replaced' : 'deleted'}.`;
+      summary =
+        reason === 'Empty'
+          ? `Consolidated at ${iso(atMs)}: it was empty (only DaemonSet pods) and deleted.`
+          : `Consolidated at ${iso(atMs)} (Underutilized): its pods fit ${replacedBy.length > 0 ? `a cheaper replacement, ${replacedBy.join(', ')}` : "on the NodePool's other nodes"}, so it was ${replacedBy.length > 0 ? 'replaced' : 'deleted'}.`;
       break;
     case 'drift':
       summary = `Replaced at ${iso(atMs)} because it drifted from its NodePool or EC2NodeClass${replacedBy.length > 0 ? ` (by ${replacedBy.join(', ')})` : ''}.`;

@@ -24,13 +24,26 @@ export function checkRequirement(labels: Readonly<Record<string, string>>, r: Re
   const nodeValue = v ?? null;
   let satisfied: boolean;
   switch (r.operator) {
-    case 'In': satisfied = v !== undefined && values.includes(v); break;
-    case 'NotIn': satisfied = v === undefined || !values.includes(v); break;
-    case 'Exists': satisfied = v !== undefined; break;
-    case 'DoesNotExist': satisfied = v === undefined; break;
-    case 'Gt': satisfied = v !== undefined && Number.isFinite(Number(v)) && Number(v) > Number(values[0]); break;
-    case 'Lt': satisfied = v !== undefined && Number.isFinite(Number(v)) && Number(v) < Number(values[0]); break;
-    default: satisfied = false;
+    case 'In':
+      satisfied = v !== undefined && values.includes(v);
+      break;
+    case 'NotIn':
+      satisfied = v === undefined || !values.includes(v);
+      break;
+    case 'Exists':
+      satisfied = v !== undefined;
+      break;
+    case 'DoesNotExist':
+      satisfied = v === undefined;
+      break;
+    case 'Gt':
+      satisfied = v !== undefined && Number.isFinite(Number(v)) && Number(v) > Number(values[0]);
+      break;
+    case 'Lt':
+      satisfied = v !== undefined && Number.isFinite(Number(v)) && Number(v) < Number(values[0]);
+      break;
+    default:
+      satisfied = false;
   }
   return { key: r.key, operator: r.operator, values, nodeValue, satisfied };
 }
@@ -40,7 +53,12 @@ export const checkRequirements = (labels: Readonly<Record<string, string>>, reqs
 
 /** `karpenter.k8s.aws/instance-category In [c, m, r]` */
 export function describeRequirement(r: RequirementResult): string {
-  const values = r.operator === 'Exists' || r.operator === 'DoesNotExist' ? '' : r.operator === 'Gt' || r.operator === 'Lt' ? ` ${r.values[0] ?? ''}` : ` [${r.values.join(', ')}]`;
+  const values =
+    r.operator === 'Exists' || r.operator === 'DoesNotExist'
+      ? ''
+      : r.operator === 'Gt' || r.operator === 'Lt'
+        ? ` ${r.values[0] ?? ''}`
+        : ` [${r.values.join(', ')}]`;
   return `${r.key} ${r.operator}${values}`;
 }
 
@@ -54,6 +72,10 @@ export function admitsInstanceType(typeLabels: Readonly<Record<string, string>>,
 
 /** Label keys that describe the instance type rather than where or how it was bought. */
 export function isInstanceTypeKey(key: string): boolean {
-  return key.startsWith('karpenter.k8s.aws/instance-') || key === 'node.kubernetes.io/instance-type' || key === 'kubernetes.io/arch'
-    || key === 'kubernetes.io/os';
+  return (
+    key.startsWith('karpenter.k8s.aws/instance-') ||
+    key === 'node.kubernetes.io/instance-type' ||
+    key === 'kubernetes.io/arch' ||
+    key === 'kubernetes.io/os'
+  );
 }

@@ -1,18 +1,34 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import { MAX_IMPORT_BYTES } from '../explain/csv-import';
-import { BillImportError } from '../explain/csv-syntax';
-import { fileFromMultipart } from '../explain/multipart';
+import { MAX_IMPORT_BYTES } from '../explain/csv-import.js';
+import { BillImportError } from '../explain/csv-syntax.js';
+import { fileFromMultipart } from '../explain/multipart.js';
 import {
-  BillExplainQuerySchema, BillLinesQuerySchema, BillLinesResponseSchema, ExplanationSchema, ImportQuerySchema, ImportResponseSchema,
-  PracticeAnswersSchema, PracticeQuerySchema, PracticeQuestionSchema,
-  type BillExplainQuery, type BillLinesQuery, type ImportQuery, type PracticeQuery,
-} from '../schemas/bill';
-import { ErrorResponseSchema } from '../schemas/reports';
-import type { BillPractice } from '../services/bill-practice';
-import type { BillService } from '../services/bill-service';
+  BillExplainQuerySchema,
+  BillLinesQuerySchema,
+  BillLinesResponseSchema,
+  ExplanationSchema,
+  ImportQuerySchema,
+  ImportResponseSchema,
+  PracticeAnswersSchema,
+  PracticeQuerySchema,
+  PracticeQuestionSchema,
+  type BillExplainQuery,
+  type BillLinesQuery,
+  type ImportQuery,
+  type PracticeQuery,
+} from '../schemas/bill.js';
+import { ErrorResponseSchema } from '../schemas/reports.js';
+import type { BillPractice } from '../services/bill-practice.js';
+import type { BillService } from '../services/bill-service.js';
 
 const errors = { 400: ErrorResponseSchema, 404: ErrorResponseSchema, 500: ErrorResponseSchema };
-const importErrors = { 400: ErrorResponseSchema, 413: ErrorResponseSchema, 415: ErrorResponseSchema, 422: ErrorResponseSchema, 500: ErrorResponseSchema };
+const importErrors = {
+  400: ErrorResponseSchema,
+  413: ErrorResponseSchema,
+  415: ErrorResponseSchema,
+  422: ErrorResponseSchema,
+  500: ErrorResponseSchema,
+};
 /** Room for multipart framing around a file at the limit; the file itself is checked against MAX_IMPORT_BYTES. */
 const IMPORT_BODY_LIMIT = MAX_IMPORT_BYTES + 64 * 1024;
 const CSV_TYPES = ['text/csv', 'application/csv', 'text/plain', 'application/octet-stream', 'multipart/form-data'];
@@ -34,10 +50,22 @@ export async function billRoutes(app: FastifyInstance, opts: { bill: BillService
       return reply.code(err.statusCode).send({ statusCode: err.statusCode, error: reasonPhrase(err.statusCode), message: err.message });
     }
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return reply.code(413).send({ statusCode: 413, error: 'Payload Too Large', message: `The upload is over ${MAX_IMPORT_BYTES} bytes (5 MB): export a shorter date range.` });
+      return reply
+        .code(413)
+        .send({
+          statusCode: 413,
+          error: 'Payload Too Large',
+          message: `The upload is over ${MAX_IMPORT_BYTES} bytes (5 MB): export a shorter date range.`,
+        });
     }
     if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return reply.code(415).send({ statusCode: 415, error: 'Unsupported Media Type', message: `Send the CSV as text/csv or multipart/form-data (got ${String(_req.headers['content-type'] ?? 'no content type')}).` });
+      return reply
+        .code(415)
+        .send({
+          statusCode: 415,
+          error: 'Unsupported Media Type',
+          message: `Send the CSV as text/csv or multipart/form-data (got ${String(_req.headers['content-type'] ?? 'no content type')}).`,
+        });
     }
     throw err;
   });
@@ -71,8 +99,11 @@ export async function billRoutes(app: FastifyInstance, opts: { bill: BillService
     { bodyLimit: IMPORT_BODY_LIMIT, schema: { querystring: ImportQuerySchema, response: { 201: ImportResponseSchema, ...importErrors } } },
     async (req, reply) => {
       const type = String(req.headers['content-type'] ?? '');
-      if (!Buffer.isBuffer(req.body)) throw new BillImportError(415, `Send the CSV as text/csv or multipart/form-data (got ${type || 'no content type'}).`);
-      const upload = type.toLowerCase().startsWith('multipart/form-data') ? fileFromMultipart(req.body, type) : { fileName: null, bytes: req.body };
+      if (!Buffer.isBuffer(req.body))
+        throw new BillImportError(415, `Send the CSV as text/csv or multipart/form-data (got ${type || 'no content type'}).`);
+      const upload = type.toLowerCase().startsWith('multipart/form-data')
+        ? fileFromMultipart(req.body, type)
+        : { fileName: null, bytes: req.body };
       return reply.code(201).send(bill.importCsv({ bytes: upload.bytes, fileName: upload.fileName, query: req.query }));
     },
   );
@@ -91,5 +122,9 @@ export async function billRoutes(app: FastifyInstance, opts: { bill: BillService
 }
 
 function reasonPhrase(status: number): string {
-  return ({ 400: 'Bad Request', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity' } as Record<number, string>)[status] ?? 'Client Error';
+  return (
+    (
+      { 400: 'Bad Request', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity' } as Record<number, string>
+    )[status] ?? 'Client Error'
+  );
 }

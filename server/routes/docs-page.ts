@@ -14,11 +14,18 @@ function typeOf(schema: unknown): string {
   if (!isRecord(schema)) return '';
   const anyOf = Array.isArray(schema.anyOf) ? schema.anyOf : Array.isArray(schema.oneOf) ? schema.oneOf : null;
   if (anyOf !== null) {
-    const consts = anyOf.map((s) => (isRecord(s) && s.const !== undefined ? JSON.stringify(s.const) : isRecord(s) && Array.isArray(s.enum) ? s.enum.map((e) => JSON.stringify(e)).join(' | ') : typeOf(s)));
+    const consts = anyOf.map((s) =>
+      isRecord(s) && s.const !== undefined
+        ? JSON.stringify(s.const)
+        : isRecord(s) && Array.isArray(s.enum)
+          ? s.enum.map((e) => JSON.stringify(e)).join(' | ')
+          : typeOf(s),
+    );
     return `one of ${consts.join(' | ')}`;
   }
   if (Array.isArray(schema.enum)) return `one of ${schema.enum.map((e) => JSON.stringify(e)).join(' | ')}`;
-  const bounds = schema.minimum !== undefined || schema.maximum !== undefined ? ` ${String(schema.minimum ?? '')}..${String(schema.maximum ?? '')}` : '';
+  const bounds =
+    schema.minimum !== undefined || schema.maximum !== undefined ? ` ${String(schema.minimum ?? '')}..${String(schema.maximum ?? '')}` : '';
   return `${str(schema.type) || 'value'}${bounds}`;
 }
 
@@ -27,8 +34,10 @@ function parametersTable(params: unknown): string {
   const rows = params.filter(isRecord).map((p) => {
     const schema = isRecord(p.schema) ? p.schema : {};
     const description = str(p.description) || str(schema.description);
-    return `<tr><td><code>${escapeHtml(str(p.name))}</code></td><td>${escapeHtml(str(p.in))}</td><td>${p.required === true ? 'yes' : 'no'}</td>`
-      + `<td>${escapeHtml(typeOf(schema))}</td><td>${escapeHtml(description)}</td></tr>`;
+    return (
+      `<tr><td><code>${escapeHtml(str(p.name))}</code></td><td>${escapeHtml(str(p.in))}</td><td>${p.required === true ? 'yes' : 'no'}</td>` +
+      `<td>${escapeHtml(typeOf(schema))}</td><td>${escapeHtml(description)}</td></tr>`
+    );
   });
   return `<table><thead><tr><th>parameter</th><th>in</th><th>required</th><th>type</th><th>meaning</th></tr></thead><tbody>${rows.join('')}</tbody></table>`;
 }
@@ -41,7 +50,10 @@ function responseFields(responses: unknown): string {
   const schema = isRecord(json.schema) ? json.schema : {};
   const props = isRecord(schema.properties) ? Object.entries(schema.properties) : [];
   if (props.length === 0) return '';
-  const items = props.map(([name, s]) => `<li><code>${escapeHtml(name)}</code> ${escapeHtml(typeOf(s))}${isRecord(s) && str(s.description) ? ` — ${escapeHtml(str(s.description))}` : ''}</li>`);
+  const items = props.map(
+    ([name, s]) =>
+      `<li><code>${escapeHtml(name)}</code> ${escapeHtml(typeOf(s))}${isRecord(s) && str(s.description) ? ` — ${escapeHtml(str(s.description))}` : ''}</li>`,
+  );
   const types = Object.keys(content).map(escapeHtml).join(', ');
   return `<p>200 (${types}):</p><ul>${items.join('')}</ul>`;
 }
@@ -51,16 +63,27 @@ export function docsHtml(doc: unknown, jsonPath = '/docs/json'): string {
   const d = isRecord(doc) ? doc : {};
   const info = isRecord(d.info) ? d.info : {};
   const paths = isRecord(d.paths) ? Object.entries(d.paths).sort(([a], [b]) => a.localeCompare(b)) : [];
-  const sections = paths.flatMap(([path, ops]) => (isRecord(ops) ? Object.entries(ops) : []).filter(([, op]) => isRecord(op)).map(([method, op]) => {
-    const o = op as Record<string, unknown>;
-    return `<section><h2><code>${escapeHtml(method.toUpperCase())} ${escapeHtml(path)}</code></h2>`
-      + (str(o.summary) ? `<p>${escapeHtml(str(o.summary))}</p>` : '')
-      + parametersTable(o.parameters) + responseFields(o.responses) + '</section>';
-  }));
-  return '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">'
-    + `<title>${escapeHtml(str(info.title) || 'API')} — API</title></head><body>`
-    + `<h1>${escapeHtml(str(info.title) || 'API')} ${escapeHtml(str(info.version))}</h1>`
-    + (str(info.description) ? `<p>${escapeHtml(str(info.description))}</p>` : '')
-    + `<p>OpenAPI document: <a href="${escapeHtml(jsonPath)}">${escapeHtml(jsonPath)}</a>. Table routes answer CSV with <code>?format=csv</code> or <code>Accept: text/csv</code>.</p>`
-    + sections.join('') + '</body></html>';
+  const sections = paths.flatMap(([path, ops]) =>
+    (isRecord(ops) ? Object.entries(ops) : [])
+      .filter(([, op]) => isRecord(op))
+      .map(([method, op]) => {
+        const o = op as Record<string, unknown>;
+        return (
+          `<section><h2><code>${escapeHtml(method.toUpperCase())} ${escapeHtml(path)}</code></h2>` +
+          (str(o.summary) ? `<p>${escapeHtml(str(o.summary))}</p>` : '') +
+          parametersTable(o.parameters) +
+          responseFields(o.responses) +
+          '</section>'
+        );
+      }),
+  );
+  return (
+    '<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">' +
+    `<title>${escapeHtml(str(info.title) || 'API')} — API</title></head><body>` +
+    `<h1>${escapeHtml(str(info.title) || 'API')} ${escapeHtml(str(info.version))}</h1>` +
+    (str(info.description) ? `<p>${escapeHtml(str(info.description))}</p>` : '') +
+    `<p>OpenAPI document: <a href="${escapeHtml(jsonPath)}">${escapeHtml(jsonPath)}</a>. Table routes answer CSV with <code>?format=csv</code> or <code>Accept: text/csv</code>.</p>` +
+    sections.join('') +
+    '</body></html>'
+  );
 }

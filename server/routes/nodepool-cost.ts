@@ -1,11 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import {
-  NodePoolCompareQuerySchema, NodePoolCompareResponseSchema, ReconciliationQuerySchema, ReconciliationResponseSchema,
-  type NodePoolCompareQuery, type ReconciliationQuery,
-} from '../schemas/nodepool-cost';
-import { ErrorResponseSchema } from '../schemas/reports';
-import type { NodePoolCostService } from '../services/nodepool-cost-service';
-import { TABLE_PRODUCES, tableReply } from './table-reply';
+  NodePoolCompareQuerySchema,
+  NodePoolCompareResponseSchema,
+  ReconciliationQuerySchema,
+  ReconciliationResponseSchema,
+  type NodePoolCompareQuery,
+  type ReconciliationQuery,
+} from '../schemas/nodepool-cost.js';
+import { ErrorResponseSchema } from '../schemas/reports.js';
+import type { NodePoolCostService } from '../services/nodepool-cost-service.js';
+import { TABLE_PRODUCES, tableReply } from './table-reply.js';
 
 const errors = { 400: ErrorResponseSchema, 500: ErrorResponseSchema };
 
@@ -13,17 +17,31 @@ const errors = { 400: ErrorResponseSchema, 500: ErrorResponseSchema };
 export async function nodePoolCostRoutes(app: FastifyInstance, opts: { nodePoolCost: NodePoolCostService }): Promise<void> {
   const { nodePoolCost } = opts;
 
-  app.get<{ Querystring: NodePoolCompareQuery }>('/api/nodepools/compare', {
-    schema: {
-      summary: 'Cost, node-hours, cost per vCPU-hour and GiB-hour (allocatable and requested), spot savings per NodePool x capacity type',
-      tags: ['nodepools'], produces: TABLE_PRODUCES, querystring: NodePoolCompareQuerySchema, response: { 200: NodePoolCompareResponseSchema, ...errors },
+  app.get<{ Querystring: NodePoolCompareQuery }>(
+    '/api/nodepools/compare',
+    {
+      schema: {
+        summary: 'Cost, node-hours, cost per vCPU-hour and GiB-hour (allocatable and requested), spot savings per NodePool x capacity type',
+        tags: ['nodepools'],
+        produces: TABLE_PRODUCES,
+        querystring: NodePoolCompareQuerySchema,
+        response: { 200: NodePoolCompareResponseSchema, ...errors },
+      },
     },
-  }, async (req, reply) => tableReply(req, reply, nodePoolCost.compare(req.query), (b) => b.rows, 'nodepools-compare'));
+    async (req, reply) => tableReply(req, reply, nodePoolCost.compare(req.query), (b) => b.rows, 'nodepools-compare'),
+  );
 
-  app.get<{ Querystring: ReconciliationQuery }>('/api/reconciliation/daily', {
-    schema: {
-      summary: 'The Cost Explorer bill beside our estimate per day x NodePool x purchase kind, the difference and its likely cause',
-      tags: ['cost'], produces: TABLE_PRODUCES, querystring: ReconciliationQuerySchema, response: { 200: ReconciliationResponseSchema, ...errors },
+  app.get<{ Querystring: ReconciliationQuery }>(
+    '/api/reconciliation/daily',
+    {
+      schema: {
+        summary: 'The Cost Explorer bill beside our estimate per day x NodePool x purchase kind, the difference and its likely cause',
+        tags: ['cost'],
+        produces: TABLE_PRODUCES,
+        querystring: ReconciliationQuerySchema,
+        response: { 200: ReconciliationResponseSchema, ...errors },
+      },
     },
-  }, async (req, reply) => tableReply(req, reply, nodePoolCost.reconciliation(req.query), (b) => b.rows, 'reconciliation-daily'));
+    async (req, reply) => tableReply(req, reply, nodePoolCost.reconciliation(req.query), (b) => b.rows, 'reconciliation-daily'),
+  );
 }

@@ -1,9 +1,14 @@
 import type { FastifyInstance } from 'fastify';
-import type { ReportsService } from '../services/reports-service';
+import type { ReportsService } from '../services/reports-service.js';
 import {
-  DailyCostResponseSchema, EfficiencyResponseSchema, ErrorResponseSchema, NodePoolsResponseSchema, RangeQuerySchema,
-  StatusResponseSchema, type RangeQuery,
-} from '../schemas/reports';
+  DailyCostResponseSchema,
+  EfficiencyResponseSchema,
+  ErrorResponseSchema,
+  NodePoolsResponseSchema,
+  RangeQuerySchema,
+  StatusResponseSchema,
+  type RangeQuery,
+} from '../schemas/reports.js';
 
 const errors = { 400: ErrorResponseSchema, 500: ErrorResponseSchema };
 

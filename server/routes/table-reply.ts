@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { toCsv } from '../analytics/csv';
+import { toCsv } from '../analytics/csv.js';
 
 /** Response content types of a table route, for the OpenAPI document. */
 export const TABLE_PRODUCES = ['application/json', 'text/csv'];
@@ -16,7 +16,13 @@ export function wantsCsv(req: FastifyRequest): boolean {
  * The body as JSON, or its table as a CSV download: one route answers both, so every table can be
  * downloaded with the same filters as the page shows.
  */
-export function tableReply<T>(req: FastifyRequest, reply: FastifyReply, body: T, table: (b: T) => readonly object[], fileName: string): T | string {
+export function tableReply<T>(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  body: T,
+  table: (b: T) => readonly object[],
+  fileName: string,
+): T | string {
   if (!wantsCsv(req)) return body;
   reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${fileName}.csv"`);
   return toCsv(table(body));

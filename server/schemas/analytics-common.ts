@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { ISO_DATE_OR_DATE_TIME_PATTERN, NODEPOOL_NAME_PATTERN } from './reports';
+import { ISO_DATE_OR_DATE_TIME_PATTERN, NODEPOOL_NAME_PATTERN } from './reports.js';
 
 /**
  * Pieces shared by the analytics API (efficiency, consolidation, NodePool comparison, reconciliation,
@@ -44,7 +44,7 @@ export const ANALYTICS_QUERY_PARAM_HINTS: Readonly<Record<string, string>> = {
   capacityType: '"on-demand", "spot" or "reserved"',
   sort: 'a column name of the node table (name, nodePool, instanceType, capacityType, zone, ageHours, usdPerHour, cpu, memory)',
   order: '"asc" or "desc"',
-  limit: 'an integer from 1 up to the route\'s maximum (5000 rows on /api/nodes, 1000 on /api/consolidation/events)',
+  limit: "an integer from 1 up to the route's maximum (5000 rows on /api/nodes, 1000 on /api/consolidation/events)",
   offset: 'an integer from 0',
   bucket: '"day" or "week"',
   q: 'text to look for in node names, NodeClaims, instance types, NodePools and zones (at most 100 characters)',
@@ -57,14 +57,15 @@ export type Format = Static<typeof FormatSchema>;
 
 export const CapacityTypeQuerySchema = Type.Union([Type.Literal('on-demand'), Type.Literal('spot'), Type.Literal('reserved')]);
 
-export const IsoInstantQuery = (description: string) =>
-  Type.String({ pattern: ISO_DATE_OR_DATE_TIME_PATTERN, maxLength: 40, description });
+export const IsoInstantQuery = (description: string) => Type.String({ pattern: ISO_DATE_OR_DATE_TIME_PATTERN, maxLength: 40, description });
 
 /** from / to / nodepool / format, shared by the range routes. */
 export const rangeQueryProperties = {
   from: Type.Optional(IsoInstantQuery('Inclusive start (UTC). Default: 14 days before `to`.')),
   to: Type.Optional(IsoInstantQuery('Exclusive end (UTC). Default: the UTC midnight after the newest data.')),
-  nodepool: Type.Optional(Type.String({ pattern: NODEPOOL_NAME_PATTERN, maxLength: 253, description: 'Only this NodePool. Default: all.' })),
+  nodepool: Type.Optional(
+    Type.String({ pattern: NODEPOOL_NAME_PATTERN, maxLength: 253, description: 'Only this NodePool. Default: all.' }),
+  ),
   format: Type.Optional(FormatSchema),
 };
 

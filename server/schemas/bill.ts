@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { ISO_DATE_OR_DATE_TIME_PATTERN } from './reports';
+import { ISO_DATE_OR_DATE_TIME_PATTERN } from './reports.js';
 
 /**
  * The API contract of "Explain this bill": TypeBox schemas give Fastify its validation and serialization, and
@@ -23,7 +23,9 @@ export const DAY_PATTERN = '^\\d{4}-\\d{2}-\\d{2}$';
 const IsoInstant = (description: string) => Type.String({ pattern: ISO_DATE_OR_DATE_TIME_PATTERN, maxLength: 40, description });
 
 export const BillGroupBySchema = Type.Union([
-  Type.Literal('PURCHASE_TYPE'), Type.Literal('INSTANCE_TYPE'), Type.Literal('RESOURCE_ID'),
+  Type.Literal('PURCHASE_TYPE'),
+  Type.Literal('INSTANCE_TYPE'),
+  Type.Literal('RESOURCE_ID'),
   /** Grouped by the NodePool tag only (a Cost Explorer console CSV export has one grouping). */
   Type.Literal('NONE'),
 ]);
@@ -81,7 +83,9 @@ export const BillLinesQuerySchema = Type.Object(
     to: Type.Optional(IsoInstant('Exclusive end (UTC). Default: the UTC midnight after the newest line of the source.')),
     groupBy: Type.Optional(BillGroupBySchema),
     granularity: Type.Optional(BillGranularitySchema),
-    nodepool: Type.Optional(Type.String({ pattern: NODEPOOL_OR_UNTAGGED_PATTERN, maxLength: 253, description: "Only this NodePool ('' = untagged)." })),
+    nodepool: Type.Optional(
+      Type.String({ pattern: NODEPOOL_OR_UNTAGGED_PATTERN, maxLength: 253, description: "Only this NodePool ('' = untagged)." }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -153,18 +157,27 @@ export const NodeClaimReasonsSchema = Type.Object({
   /** Which pods' requests led to the size. */
   size: Type.Object({
     /** Pods on the node at its first snapshot (DaemonSet pods included), the ones it was launched for. */
-    launchPods: Type.Array(Type.Object({
-      namespace: Type.String(), name: Type.String(), ownerKind: Nullable(Type.String()),
-      cpuMillicores: Type.Integer(), memoryBytes: Type.Number(),
-    })),
+    launchPods: Type.Array(
+      Type.Object({
+        namespace: Type.String(),
+        name: Type.String(),
+        ownerKind: Nullable(Type.String()),
+        cpuMillicores: Type.Integer(),
+        memoryBytes: Type.Number(),
+      }),
+    ),
     /** When that first snapshot was taken; null without one. */
     observedAt: Nullable(Type.String()),
     requested: ResourceTotalsSchema,
     allocatable: ResourceTotalsSchema,
     /** The next smaller instance type the NodePool admits (same family where there is one), and whether the pods fit it. */
-    smallerType: Nullable(Type.Object({
-      instanceType: Type.String(), allocatable: ResourceTotalsSchema, fits: Type.Boolean(),
-    })),
+    smallerType: Nullable(
+      Type.Object({
+        instanceType: Type.String(),
+        allocatable: ResourceTotalsSchema,
+        fits: Type.Boolean(),
+      }),
+    ),
     summary: Type.String(),
   }),
   capacityType: Type.Object({
@@ -184,8 +197,12 @@ export const NodeClaimReasonsSchema = Type.Object({
   }),
   removed: Type.Object({
     kind: Type.Union([
-      Type.Literal('consolidation'), Type.Literal('interruption'), Type.Literal('drift'), Type.Literal('expiry'),
-      Type.Literal('deleted'), Type.Literal('still-running'),
+      Type.Literal('consolidation'),
+      Type.Literal('interruption'),
+      Type.Literal('drift'),
+      Type.Literal('expiry'),
+      Type.Literal('deleted'),
+      Type.Literal('still-running'),
     ]),
     reason: Nullable(Type.String()),
     at: Nullable(Type.String()),
@@ -227,9 +244,15 @@ export type ExplainedNodeClaim = Static<typeof ExplainedNodeClaimSchema>;
 
 export const RemainderCauseSchema = Type.Object({
   code: Type.Union([
-    Type.Literal('rounding'), Type.Literal('spot-within-hour'), Type.Literal('untagged-hours'), Type.Literal('tags-not-active'),
-    Type.Literal('no-snapshot-data'), Type.Literal('deletion-time-uncertain'), Type.Literal('discounts'),
-    Type.Literal('unknown-prices'), Type.Literal('unmatched'),
+    Type.Literal('rounding'),
+    Type.Literal('spot-within-hour'),
+    Type.Literal('untagged-hours'),
+    Type.Literal('tags-not-active'),
+    Type.Literal('no-snapshot-data'),
+    Type.Literal('deletion-time-uncertain'),
+    Type.Literal('discounts'),
+    Type.Literal('unknown-prices'),
+    Type.Literal('unmatched'),
   ]),
   message: Type.String(),
   /** The money this cause can account for, USD, where it can be sized; null otherwise. */
@@ -268,8 +291,18 @@ export type Explanation = Static<typeof ExplanationSchema>;
 
 export const ImportQuerySchema = Type.Object(
   {
-    name: Type.Optional(Type.String({ pattern: IMPORT_NAME_PATTERN, maxLength: 64, description: 'Stored as csv:<name>; default from the file name. Re-importing a name replaces it.' })),
-    granularity: Type.Optional(Type.Union([Type.Literal('DAILY'), Type.Literal('MONTHLY'), Type.Literal('HOURLY')], { description: 'Default: read from the dates.' })),
+    name: Type.Optional(
+      Type.String({
+        pattern: IMPORT_NAME_PATTERN,
+        maxLength: 64,
+        description: 'Stored as csv:<name>; default from the file name. Re-importing a name replaces it.',
+      }),
+    ),
+    granularity: Type.Optional(
+      Type.Union([Type.Literal('DAILY'), Type.Literal('MONTHLY'), Type.Literal('HOURLY')], {
+        description: 'Default: read from the dates.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -294,14 +327,23 @@ export const ImportResponseSchema = Type.Object({
 export type ImportResponse = Static<typeof ImportResponseSchema>;
 
 export const PerturbationSchema = Type.Union([
-  Type.Literal('none'), Type.Literal('untagged-node'), Type.Literal('spot-hourly-price'), Type.Literal('tags-inactive'),
+  Type.Literal('none'),
+  Type.Literal('untagged-node'),
+  Type.Literal('spot-hourly-price'),
+  Type.Literal('tags-inactive'),
 ]);
 /** What the sandbox changed in a hypothetical bill (part of the answer, not the question). */
 export type Perturbation = Static<typeof PerturbationSchema>;
 
 export const PracticeQuerySchema = Type.Object(
   {
-    seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1, description: 'Picks the day (unless given), the perturbation and the question. Default 1.' })),
+    seed: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 2 ** 31 - 1,
+        description: 'Picks the day (unless given), the perturbation and the question. Default 1.',
+      }),
+    ),
     day: Type.Optional(Type.String({ pattern: DAY_PATTERN, description: 'A day of the sandbox scenario, YYYY-MM-DD.' })),
     perturbation: Type.Optional(PerturbationSchema),
   },

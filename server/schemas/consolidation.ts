@@ -1,8 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { NODEPOOL_NAME_PATTERN } from './reports';
+import { NODEPOOL_NAME_PATTERN } from './reports.js';
 import {
-  DURATION_PATTERN, EVENT_ID_PATTERN, FormatSchema, IsoInstantQuery, Nullable, packingProperties, rangeQueryProperties,
-} from './analytics-common';
+  DURATION_PATTERN,
+  EVENT_ID_PATTERN,
+  FormatSchema,
+  IsoInstantQuery,
+  Nullable,
+  packingProperties,
+  rangeQueryProperties,
+} from './analytics-common.js';
 
 /**
  * Consolidation before/after: GET /api/consolidation/events (disruptions found in the Kubernetes events
@@ -11,7 +17,11 @@ import {
  */
 
 export const DisruptionReasonSchema = Type.Union([
-  Type.Literal('Underutilized'), Type.Literal('Empty'), Type.Literal('Drifted'), Type.Literal('Expired'), Type.Literal('Interrupted'),
+  Type.Literal('Underutilized'),
+  Type.Literal('Empty'),
+  Type.Literal('Drifted'),
+  Type.Literal('Expired'),
+  Type.Literal('Interrupted'),
 ]);
 
 /** A month of a 1,000-node cluster holds ~6,000 disruptions (2.4 MB): too much for one answer, so the list is paged. */
@@ -22,10 +32,18 @@ export const ConsolidationEventsQuerySchema = Type.Object(
   {
     ...rangeQueryProperties,
     reason: Type.Optional(DisruptionReasonSchema),
-    kind: Type.Optional(Type.Union([Type.Literal('disruption'), Type.Literal('blocked'), Type.Literal('all')], {
-      description: 'disruption (default): nodes removed or replaced; blocked: DisruptionBlocked events; all: both.',
-    })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_EVENTS_PAGE, description: `Rows per page, 1..${MAX_EVENTS_PAGE}. Default ${DEFAULT_EVENTS_PAGE}. CSV ignores it.` })),
+    kind: Type.Optional(
+      Type.Union([Type.Literal('disruption'), Type.Literal('blocked'), Type.Literal('all')], {
+        description: 'disruption (default): nodes removed or replaced; blocked: DisruptionBlocked events; all: both.',
+      }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_EVENTS_PAGE,
+        description: `Rows per page, 1..${MAX_EVENTS_PAGE}. Default ${DEFAULT_EVENTS_PAGE}. CSV ignores it.`,
+      }),
+    ),
     offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Rows to skip. Default 0. CSV ignores it.' })),
   },
   { additionalProperties: false },
@@ -77,9 +95,13 @@ export type ConsolidationEventsResponse = Static<typeof ConsolidationEventsRespo
 
 export const ConsolidationCompareQuerySchema = Type.Object(
   {
-    event: Type.Optional(Type.String({ pattern: EVENT_ID_PATTERN, maxLength: 300, description: 'An event id from /api/consolidation/events.' })),
+    event: Type.Optional(
+      Type.String({ pattern: EVENT_ID_PATTERN, maxLength: 300, description: 'An event id from /api/consolidation/events.' }),
+    ),
     at: Type.Optional(IsoInstantQuery('Compare around this instant instead of an event.')),
-    window: Type.Optional(Type.String({ pattern: DURATION_PATTERN, maxLength: 6, description: 'Length of each window, 5m..24h. Default 1h.' })),
+    window: Type.Optional(
+      Type.String({ pattern: DURATION_PATTERN, maxLength: 6, description: 'Length of each window, 5m..24h. Default 1h.' }),
+    ),
     nodepool: Type.Optional(Type.String({ pattern: NODEPOOL_NAME_PATTERN, maxLength: 253, description: 'Only this NodePool.' })),
     format: Type.Optional(FormatSchema),
   },

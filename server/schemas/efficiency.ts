@@ -1,8 +1,14 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { NODEPOOL_NAME_PATTERN } from './reports';
+import { NODEPOOL_NAME_PATTERN } from './reports.js';
 import {
-  CapacityTypeQuerySchema, DURATION_PATTERN, FormatSchema, IsoInstantQuery, Nullable, packingProperties, rangeQueryProperties,
-} from './analytics-common';
+  CapacityTypeQuerySchema,
+  DURATION_PATTERN,
+  FormatSchema,
+  IsoInstantQuery,
+  Nullable,
+  packingProperties,
+  rangeQueryProperties,
+} from './analytics-common.js';
 
 /**
  * Bin-packing efficiency: GET /api/efficiency/summary (per NodePool and the cluster over a range),
@@ -53,8 +59,16 @@ export const EfficiencySummaryResponseSchema = Type.Object({
 export type EfficiencySummaryResponse = Static<typeof EfficiencySummaryResponseSchema>;
 
 export const NodeSortSchema = Type.Union([
-  Type.Literal('name'), Type.Literal('nodePool'), Type.Literal('instanceType'), Type.Literal('capacityType'), Type.Literal('zone'),
-  Type.Literal('ageHours'), Type.Literal('usdPerHour'), Type.Literal('cpu'), Type.Literal('memory'), Type.Literal('idleUsdPerHour'),
+  Type.Literal('name'),
+  Type.Literal('nodePool'),
+  Type.Literal('instanceType'),
+  Type.Literal('capacityType'),
+  Type.Literal('zone'),
+  Type.Literal('ageHours'),
+  Type.Literal('usdPerHour'),
+  Type.Literal('cpu'),
+  Type.Literal('memory'),
+  Type.Literal('idleUsdPerHour'),
 ]);
 export type NodeSort = Static<typeof NodeSortSchema>;
 
@@ -68,10 +82,13 @@ const nodeFilterProperties = {
 export const EfficiencyNodesQuerySchema = Type.Object(
   {
     ...nodeFilterProperties,
-    window: Type.Optional(Type.String({
-      pattern: DURATION_PATTERN, maxLength: 6,
-      description: 'Average each node over this window ending at `at` (5m..24h). Default: the one snapshot.',
-    })),
+    window: Type.Optional(
+      Type.String({
+        pattern: DURATION_PATTERN,
+        maxLength: 6,
+        description: 'Average each node over this window ending at `at` (5m..24h). Default: the one snapshot.',
+      }),
+    ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, description: 'Rows per page (by node name). Default 500.' })),
     offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Rows to skip. Default 0.' })),
   },
@@ -86,10 +103,14 @@ export const NodesQuerySchema = Type.Object(
     order: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, description: 'Rows per page. Default 500.' })),
     offset: Type.Optional(Type.Integer({ minimum: 0, description: 'Rows to skip. Default 0.' })),
-    q: Type.Optional(Type.String({
-      maxLength: 100, pattern: '^[^\\u0000-\\u001f\\u007f]*$',
-      description: 'Only nodes whose name, NodeClaim, instance type, NodePool or zone contains this text (ASCII case-insensitive; % and _ match themselves). Empty: all.',
-    })),
+    q: Type.Optional(
+      Type.String({
+        maxLength: 100,
+        pattern: '^[^\\u0000-\\u001f\\u007f]*$',
+        description:
+          'Only nodes whose name, NodeClaim, instance type, NodePool or zone contains this text (ASCII case-insensitive; % and _ match themselves). Empty: all.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

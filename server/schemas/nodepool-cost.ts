@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, rangeQueryProperties } from './analytics-common';
-import { CapacityTypeSchema } from './reports';
+import { Nullable, rangeQueryProperties } from './analytics-common.js';
+import { CapacityTypeSchema } from './reports.js';
 
 /**
  * NodePool cost comparison (GET /api/nodepools/compare) and reconciliation of our estimate with the
@@ -67,9 +67,15 @@ export type ReconciliationQuery = Static<typeof ReconciliationQuerySchema>;
  * - unexplained: none of the above.
  */
 export const ReconciliationCauseSchema = Type.Union([
-  Type.Literal('match'), Type.Literal('bill-not-final'), Type.Literal('no-bill'), Type.Literal('no-estimate'),
-  Type.Literal('untagged'), Type.Literal('amortized-differs'), Type.Literal('spot-price-within-hour'),
-  Type.Literal('sampling'), Type.Literal('unexplained'),
+  Type.Literal('match'),
+  Type.Literal('bill-not-final'),
+  Type.Literal('no-bill'),
+  Type.Literal('no-estimate'),
+  Type.Literal('untagged'),
+  Type.Literal('amortized-differs'),
+  Type.Literal('spot-price-within-hour'),
+  Type.Literal('sampling'),
+  Type.Literal('unexplained'),
 ]);
 export type ReconciliationCause = Static<typeof ReconciliationCauseSchema>;
 

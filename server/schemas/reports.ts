@@ -12,8 +12,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
 /** `2026-11-01` (UTC midnight) or `2026-11-01T10:00:00Z` / `...+02:00` (a zone is required). */
-export const ISO_DATE_OR_DATE_TIME_PATTERN =
-  '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2}))?$';
+export const ISO_DATE_OR_DATE_TIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2}))?$';
 /** A Kubernetes object name (DNS subdomain). */
 export const NODEPOOL_NAME_PATTERN = '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$';
 
@@ -24,8 +23,7 @@ export const QUERY_PARAM_HINTS: Readonly<Record<string, string>> = {
   nodepool: 'a NodePool name (lower-case letters, digits, "-" and ".")',
 };
 
-const IsoInstant = (description: string) =>
-  Type.String({ pattern: ISO_DATE_OR_DATE_TIME_PATTERN, maxLength: 40, description });
+const IsoInstant = (description: string) => Type.String({ pattern: ISO_DATE_OR_DATE_TIME_PATTERN, maxLength: 40, description });
 
 export const RangeQuerySchema = Type.Object(
   {

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { LABEL_KEY_PATTERN, Nullable, rangeQueryProperties, TEAM_PATTERN, WEIGHTS_PATTERN } from './analytics-common';
+import { LABEL_KEY_PATTERN, Nullable, rangeQueryProperties, TEAM_PATTERN, WEIGHTS_PATTERN } from './analytics-common.js';
 
 /**
  * Team attribution (GET /api/teams/cost): each node's cost over the range split over its pods.
@@ -18,16 +18,26 @@ import { LABEL_KEY_PATTERN, Nullable, rangeQueryProperties, TEAM_PATTERN, WEIGHT
 /** The parameters of GET /api/teams/cost, shared by the series. */
 const teamCostQueryProperties = {
   ...rangeQueryProperties,
-  team: Type.Optional(Type.String({ pattern: TEAM_PATTERN, maxLength: 63, description: 'Only this team (or namespace with groupBy=namespace).' })),
+  team: Type.Optional(
+    Type.String({ pattern: TEAM_PATTERN, maxLength: 63, description: 'Only this team (or namespace with groupBy=namespace).' }),
+  ),
   method: Type.Optional(Type.Union([Type.Literal('request-share'), Type.Literal('aws-split')])),
-  weights: Type.Optional(Type.String({ pattern: WEIGHTS_PATTERN, maxLength: 20, description: 'cpu,memory weights (request-share). Default 0.5,0.5.' })),
-  idle: Type.Optional(Type.Union([Type.Literal('line'), Type.Literal('spread')], {
-    description: 'line (default): idle cost per NodePool as its own row; spread: spread over the teams in the NodePool by their cost.',
-  })),
-  label: Type.Optional(Type.String({
-    pattern: LABEL_KEY_PATTERN, maxLength: 317,
-    description: 'Label naming the team. Default team: the pod label, else the namespace label, as collected. Another key reads the namespace label.',
-  })),
+  weights: Type.Optional(
+    Type.String({ pattern: WEIGHTS_PATTERN, maxLength: 20, description: 'cpu,memory weights (request-share). Default 0.5,0.5.' }),
+  ),
+  idle: Type.Optional(
+    Type.Union([Type.Literal('line'), Type.Literal('spread')], {
+      description: 'line (default): idle cost per NodePool as its own row; spread: spread over the teams in the NodePool by their cost.',
+    }),
+  ),
+  label: Type.Optional(
+    Type.String({
+      pattern: LABEL_KEY_PATTERN,
+      maxLength: 317,
+      description:
+        'Label naming the team. Default team: the pod label, else the namespace label, as collected. Another key reads the namespace label.',
+    }),
+  ),
   groupBy: Type.Optional(Type.Union([Type.Literal('team'), Type.Literal('namespace')])),
 };
 
@@ -50,7 +60,11 @@ export const TeamCostRowSchema = Type.Object({
 export type TeamCostRow = Static<typeof TeamCostRowSchema>;
 
 /** One team's (or the idle) cost over all NodePools, USD rounded to cents. */
-const TeamTotalSchema = Type.Object({ kind: Type.Union([Type.Literal('team'), Type.Literal('idle')]), team: Nullable(Type.String()), costUsd: Type.Number() });
+const TeamTotalSchema = Type.Object({
+  kind: Type.Union([Type.Literal('team'), Type.Literal('idle')]),
+  team: Nullable(Type.String()),
+  costUsd: Type.Number(),
+});
 
 const TeamCostTotalsSchema = Type.Object({
   /** Σ node price × hours over the range, USD, rounded to cents. */
@@ -90,9 +104,12 @@ export type TeamCostResponse = Static<typeof TeamCostResponseSchema>;
 export const TeamCostSeriesQuerySchema = Type.Object(
   {
     ...teamCostQueryProperties,
-    bucket: Type.Optional(Type.Union([Type.Literal('day'), Type.Literal('week')], {
-      description: 'day: 24 h buckets from `from`; week: 7-day buckets from `from` (the last one may be shorter). Default: day up to 31 days, week beyond.',
-    })),
+    bucket: Type.Optional(
+      Type.Union([Type.Literal('day'), Type.Literal('week')], {
+        description:
+          'day: 24 h buckets from `from`; week: 7-day buckets from `from` (the last one may be shorter). Default: day up to 31 days, week beyond.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -1,5 +1,5 @@
-import type { DataExtent } from '../analytics/range';
-import { parseInstant, resolveRange } from '../analytics/range';
+import type { DataExtent } from '../analytics/range.js';
+import { parseInstant, resolveRange } from '../analytics/range.js';
 
 /** What the analytics services need to turn from / to into a range: the data's extent and a clock. */
 export interface RangeContext {

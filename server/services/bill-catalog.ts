@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseBaseUnits, parseCpuMillicores } from '../../core/quantity';
-import type { InstanceTypeFact } from '../explain/facts';
+import { parseBaseUnits, parseCpuMillicores } from '../../core/quantity.js';
+import type { InstanceTypeFact } from '../explain/facts.js';
 
 const CATALOG = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'data', 'instance-types.json');
 
@@ -23,7 +23,11 @@ export function loadInstanceCatalog(path = CATALOG): ReadonlyMap<string, Instanc
   for (const [name, t] of Object.entries(raw.instanceTypes)) {
     const { cpu, memory, pods } = t.allocatable;
     if (!cpu || !memory || !pods) continue;
-    out.set(name, { name, labels: t.labels, allocatable: { cpuMillicores: parseCpuMillicores(cpu), memoryBytes: parseBaseUnits(memory), pods: parseBaseUnits(pods) } });
+    out.set(name, {
+      name,
+      labels: t.labels,
+      allocatable: { cpuMillicores: parseCpuMillicores(cpu), memoryBytes: parseBaseUnits(memory), pods: parseBaseUnits(pods) },
+    });
   }
   if (path === CATALOG) cached = out;
   return out;

@@ -1,13 +1,17 @@
-import { TAG_NODEPOOL } from '../../core/labels';
-import { loadStaticOnDemandPrices } from '../../core/static-prices';
-import type { Db } from '../../db/open-db';
-import { type BillContextRepository, createBillContextRepository, type BillNodeRow } from '../../db/repositories/bill-context-repository';
-import { ALLOCATION_TAGS_SETTING, createRunsRepository } from '../../db/repositories/runs-repository';
-import type { ExplainContext, LaunchFact, NodeFact, NodePoolFact, TagStatus } from '../explain/facts';
-import type { PricePoint } from '../explain/price-timeline';
-import type { Requirement } from '../explain/requirements';
-import { EVENT_MATCH_WINDOW_MS } from '../explain/reasons';
-import { loadInstanceCatalog } from './bill-catalog';
+import { TAG_NODEPOOL } from '../../core/labels.js';
+import { loadStaticOnDemandPrices } from '../../core/static-prices.js';
+import type { Db } from '../../db/open-db.js';
+import {
+  type BillContextRepository,
+  createBillContextRepository,
+  type BillNodeRow,
+} from '../../db/repositories/bill-context-repository.js';
+import { ALLOCATION_TAGS_SETTING, createRunsRepository } from '../../db/repositories/runs-repository.js';
+import type { ExplainContext, LaunchFact, NodeFact, NodePoolFact, TagStatus } from '../explain/facts.js';
+import type { PricePoint } from '../explain/price-timeline.js';
+import type { Requirement } from '../explain/requirements.js';
+import { EVENT_MATCH_WINDOW_MS } from '../explain/reasons.js';
+import { loadInstanceCatalog } from './bill-catalog.js';
 
 /**
  * Loads what the explainer needs for a window, from the repositories, into plain facts: the nodes alive in it,
@@ -95,39 +99,62 @@ function tagStatus(db: Db): TagStatus {
 export function loadExplainContext(db: Db, fromMs: number, toMs: number): ExplainContext {
   const repo = createBillContextRepository(db);
   const nodes = repo.nodesOverlapping(fromMs, toMs).map(toNodeFact);
-  const nodePools = new Map<string, NodePoolFact>(repo.nodePools().map((p) => [p.name, {
-    name: p.name,
-    capacityTypes: parseJson<string[]>(p.capacityTypesJson, []),
-    requirements: parseJson<Requirement[]>(p.requirementsJson, []),
-  }]));
+  const nodePools = new Map<string, NodePoolFact>(
+    repo.nodePools().map((p) => [
+      p.name,
+      {
+        name: p.name,
+        capacityTypes: parseJson<string[]>(p.capacityTypesJson, []),
+        requirements: parseJson<Requirement[]>(p.requirementsJson, []),
+      },
+    ]),
+  );
 
   const { launches: launchRows, pods } = repo.launches(nodes.map((n) => n.name));
-  const launches = new Map<string, LaunchFact>(launchRows.map((l) => [l.nodeName, {
-    observedAtMs: l.takenAt,
-    requested: { cpuMillicores: l.reqCpuM, memoryBytes: l.reqMemoryB, pods: l.reqPods },
-    pods: pods.filter((p) => p.nodeName === l.nodeName).map((p) => ({ namespace: p.namespace, name: p.name, ownerKind: p.ownerKind, cpuMillicores: p.reqCpuM, memoryBytes: p.reqMemoryB })),
-  }]));
+  const launches = new Map<string, LaunchFact>(
+    launchRows.map((l) => [
+      l.nodeName,
+      {
+        observedAtMs: l.takenAt,
+        requested: { cpuMillicores: l.reqCpuM, memoryBytes: l.reqMemoryB, pods: l.reqPods },
+        pods: pods
+          .filter((p) => p.nodeName === l.nodeName)
+          .map((p) => ({
+            namespace: p.namespace,
+            name: p.name,
+            ownerKind: p.ownerKind,
+            cpuMillicores: p.reqCpuM,
+            memoryBytes: p.reqMemoryB,
+          })),
+      },
+    ]),
+  );
 
   // Karpenter's events around these NodeClaims' launches and removals (managed nodes have none worth a 30-day scan).
   const karpenter = nodes.filter((n) => n.nodeClaim !== null);
   const eventsFrom = Math.min(fromMs, ...karpenter.map((n) => n.launchedAtMs)) - EVENT_MATCH_WINDOW_MS;
   const eventsTo = Math.max(toMs, ...karpenter.map((n) => n.deletedAtMs ?? n.lastSeenMs)) + EVENT_MATCH_WINDOW_MS;
-  const events = repo.lifecycleEvents(eventsFrom, eventsTo).map((e) => ({ atMs: e.at, reason: e.reason, message: e.message, kind: e.kind, name: e.name }));
+  const events = repo
+    .lifecycleEvents(eventsFrom, eventsTo)
+    .map((e) => ({ atMs: e.at, reason: e.reason, message: e.message, kind: e.kind, name: e.name }));
 
   const claimOfNode = new Map(nodes.map((n) => [n.name, n.nodeClaim]));
   const nodePoolOfClaim = new Map(karpenter.map((n) => [n.nodeClaim ?? '', n.nodePool]));
   const missingNodes = new Set(events.filter((e) => e.kind === 'Node' && !claimOfNode.has(e.name)).map((e) => e.name));
   for (const [node, claim] of repo.claimsOfNodes(missingNodes)) claimOfNode.set(node, claim);
-  const missingClaims = new Set([
-    ...events.filter((e) => e.kind === 'NodeClaim').map((e) => e.name),
-    ...[...claimOfNode.values()].filter((c): c is string => c !== null),
-  ].filter((c) => !nodePoolOfClaim.has(c)));
+  const missingClaims = new Set(
+    [
+      ...events.filter((e) => e.kind === 'NodeClaim').map((e) => e.name),
+      ...[...claimOfNode.values()].filter((c): c is string => c !== null),
+    ].filter((c) => !nodePoolOfClaim.has(c)),
+  );
   for (const [claim, pool] of repo.nodePoolsOfClaims(missingClaims)) nodePoolOfClaim.set(claim, pool);
 
   const cov = repo.snapshotCoverage();
-  const snapshotIntervalMs = cov.count >= 2 && cov.firstMs !== null && cov.lastMs !== null
-    ? Math.round((cov.lastMs - cov.firstMs) / (cov.count - 1))
-    : DEFAULT_SNAPSHOT_INTERVAL_MS;
+  const snapshotIntervalMs =
+    cov.count >= 2 && cov.firstMs !== null && cov.lastMs !== null
+      ? Math.round((cov.lastMs - cov.firstMs) / (cov.count - 1))
+      : DEFAULT_SNAPSHOT_INTERVAL_MS;
   const regions = [...new Set(nodes.map((n) => regionOfZone(n.zone)))].sort();
 
   return {

@@ -1,6 +1,6 @@
-import type { BillLineRow } from '../../db/repositories/bill-lines-repository';
-import type { LineFact } from '../explain/facts';
-import type { BillGranularity, BillLine } from '../schemas/bill';
+import type { BillLineRow } from '../../db/repositories/bill-lines-repository.js';
+import type { LineFact } from '../explain/facts.js';
+import type { BillGranularity, BillLine } from '../schemas/bill.js';
 
 /** Pure conversions between stored or imported lines and the API's bill lines. */
 

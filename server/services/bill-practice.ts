@@ -1,15 +1,15 @@
-import type { Db } from '../../db/open-db';
-import { createRunsRepository } from '../../db/repositories/runs-repository';
-import { loadScenario } from '../../sandbox/index';
-import { type HypotheticalBill, hypotheticalBill, PERTURBATIONS } from '../../sandbox/scenario/hypothetical-bill';
-import type { Scenario } from '../../sandbox/scenario/types';
-import { parseInstant, QueryParamError } from '../analytics/range';
-import { parseCostExplorerCsv } from '../explain/csv-import';
-import type { LineFact } from '../explain/facts';
-import { nodePoolLabel, usd } from '../explain/format';
-import type { Perturbation, PracticeAnswers, PracticeQuery, PracticeQuestion } from '../schemas/bill';
-import type { BillService } from './bill-service';
-import { toBillLine, toLineFact } from './bill-lines';
+import type { Db } from '../../db/open-db.js';
+import { createRunsRepository } from '../../db/repositories/runs-repository.js';
+import { loadScenario } from '../../sandbox/index.js';
+import { type HypotheticalBill, hypotheticalBill, PERTURBATIONS } from '../../sandbox/scenario/hypothetical-bill.js';
+import type { Scenario } from '../../sandbox/scenario/types.js';
+import { parseInstant, QueryParamError } from '../analytics/range.js';
+import { parseCostExplorerCsv } from '../explain/csv-import.js';
+import type { LineFact } from '../explain/facts.js';
+import { nodePoolLabel, usd } from '../explain/format.js';
+import type { Perturbation, PracticeAnswers, PracticeQuery, PracticeQuestion } from '../schemas/bill.js';
+import type { BillService } from './bill-service.js';
+import { toBillLine, toLineFact } from './bill-lines.js';
 
 /**
  * Practice mode: a hypothetical bill made by the sandbox for one day of the scenario the database was seeded
@@ -47,7 +47,9 @@ export function createBillPractice(db: Db, bill: BillService, scenarioOf: (name:
   function plan(q: PracticeQuery): Plan {
     const seeded = seededScenario(db);
     if (seeded === null) {
-      throw new PracticeUnavailableError('Practice bills need a database seeded from the sandbox (npm start, or nodepool-ledger demo): this one holds no sandbox scenario.');
+      throw new PracticeUnavailableError(
+        'Practice bills need a database seeded from the sandbox (npm start, or nodepool-ledger demo): this one holds no sandbox scenario.',
+      );
     }
     const scenario = scenarioOf(seeded.name, seeded.seed);
     const seed = q.seed ?? 1;
@@ -57,7 +59,10 @@ export function createBillPractice(db: Db, bill: BillService, scenarioOf: (name:
     else {
       dayMs = parseInstant('day', q.day);
       if (dayMs < scenario.start || dayMs >= scenario.end) {
-        throw new QueryParamError('day', `must be a day of scenario ${scenario.name}: ${new Date(scenario.start).toISOString().slice(0, 10)} to ${new Date(scenario.end - DAY_MS).toISOString().slice(0, 10)}`);
+        throw new QueryParamError(
+          'day',
+          `must be a day of scenario ${scenario.name}: ${new Date(scenario.start).toISOString().slice(0, 10)} to ${new Date(scenario.end - DAY_MS).toISOString().slice(0, 10)}`,
+        );
       }
     }
     const perturbation = q.perturbation ?? PERTURBATIONS[seed % PERTURBATIONS.length];
@@ -65,15 +70,38 @@ export function createBillPractice(db: Db, bill: BillService, scenarioOf: (name:
     // Through the import path, as a downloaded export would go.
     const parsed = parseCostExplorerCsv(new TextEncoder().encode(made.csv));
     const source = `practice:${seed}`;
-    const lines = parsed.lines.map((l) => toLineFact({
-      id: null, source, granularity: parsed.granularity, periodStart: l.periodStart, periodStartMs: l.periodStartMs, groupBy: 'NONE', nodePool: l.nodePool,
-      dimensionValue: '', unblendedUsd: l.unblendedUsd, amortizedUsd: null, usageQuantity: null, usageUnit: null, estimated: false,
-    }, null));
-    const focusPool = perturbation === 'untagged-node' ? (made.touched?.nodePool ?? '')
-      : perturbation === 'tags-inactive' ? ''
-        : perturbation === 'spot-hourly-price' ? (lines.find((l) => l.nodePool === 'spot-batch')?.nodePool ?? '')
-          : [...lines].sort((a, b) => b.unblendedUsd - a.unblendedUsd)[0]?.nodePool ?? '';
-    const focusLine = Math.max(0, lines.findIndex((l) => l.nodePool === focusPool));
+    const lines = parsed.lines.map((l) =>
+      toLineFact(
+        {
+          id: null,
+          source,
+          granularity: parsed.granularity,
+          periodStart: l.periodStart,
+          periodStartMs: l.periodStartMs,
+          groupBy: 'NONE',
+          nodePool: l.nodePool,
+          dimensionValue: '',
+          unblendedUsd: l.unblendedUsd,
+          amortizedUsd: null,
+          usageQuantity: null,
+          usageUnit: null,
+          estimated: false,
+        },
+        null,
+      ),
+    );
+    const focusPool =
+      perturbation === 'untagged-node'
+        ? (made.touched?.nodePool ?? '')
+        : perturbation === 'tags-inactive'
+          ? ''
+          : perturbation === 'spot-hourly-price'
+            ? (lines.find((l) => l.nodePool === 'spot-batch')?.nodePool ?? '')
+            : ([...lines].sort((a, b) => b.unblendedUsd - a.unblendedUsd)[0]?.nodePool ?? '');
+    const focusLine = Math.max(
+      0,
+      lines.findIndex((l) => l.nodePool === focusPool),
+    );
     return { seed, dayMs, perturbation, scenario, bill: made, lines, focusLine };
   }
 
@@ -85,7 +113,15 @@ export function createBillPractice(db: Db, bill: BillService, scenarioOf: (name:
       const prompt = focus
         ? `Cost Explorer shows these EC2 costs for ${day}, grouped by karpenter.sh/nodepool. Explain the ${nodePoolLabel(focus.nodePool)} line (${usd(focus.unblendedUsd)}): which NodeClaims make it up, why each has its instance type, size and capacity type, and whether anything does not add up.`
         : `Cost Explorer shows no EC2 cost for ${day}: why?`;
-      return { seed: p.seed, day, scenario: p.scenario.name, prompt, lines: p.lines.map(toBillLine), focusLine: p.focusLine, csv: p.bill.csv };
+      return {
+        seed: p.seed,
+        day,
+        scenario: p.scenario.name,
+        prompt,
+        lines: p.lines.map(toBillLine),
+        focusLine: p.focusLine,
+        csv: p.bill.csv,
+      };
     },
 
     answers(q: PracticeQuery): PracticeAnswers {

@@ -1,16 +1,24 @@
 import { createHash } from 'node:crypto';
-import type { Db } from '../../db/open-db';
-import { type BillLineRow, createBillLinesRepository } from '../../db/repositories/bill-lines-repository';
-import { isoInstant, parseInstant, QueryParamError, resolveRange } from '../analytics/range';
-import { explanationsToCsv, linesToCsv } from '../explain/csv-export';
-import { parseCostExplorerCsv } from '../explain/csv-import';
-import { explainLines } from '../explain/explain';
-import type { LineFact } from '../explain/facts';
+import type { Db } from '../../db/open-db.js';
+import { type BillLineRow, createBillLinesRepository } from '../../db/repositories/bill-lines-repository.js';
+import { isoInstant, parseInstant, QueryParamError, resolveRange } from '../analytics/range.js';
+import { explanationsToCsv, linesToCsv } from '../explain/csv-export.js';
+import { parseCostExplorerCsv } from '../explain/csv-import.js';
+import { explainLines } from '../explain/explain.js';
+import type { LineFact } from '../explain/facts.js';
 import type {
-  BillExplainQuery, BillGranularity, BillGroupBy, BillLinesQuery, BillLinesResponse, BillSourceSummary, Explanation, ImportQuery, ImportResponse,
-} from '../schemas/bill';
-import { loadExplainContext } from './bill-context';
-import { storedLineFact, toBillLine } from './bill-lines';
+  BillExplainQuery,
+  BillGranularity,
+  BillGroupBy,
+  BillLinesQuery,
+  BillLinesResponse,
+  BillSourceSummary,
+  Explanation,
+  ImportQuery,
+  ImportResponse,
+} from '../schemas/bill.js';
+import { loadExplainContext } from './bill-context.js';
+import { storedLineFact, toBillLine } from './bill-lines.js';
 
 /** The bill explainer's reads and the CSV import: repositories -> pure explainer -> API responses. */
 
@@ -24,23 +32,28 @@ export class BillNotFoundError extends Error {
 
 /** `costs (3).csv` -> `costs-3`; what an import is stored as when no name is given. */
 export function importNameOf(fileName: string | null, sha256: string): string {
-  const stem = (fileName ?? '').replace(/\.[^.]*$/, '').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '').slice(0, 64);
+  const stem = (fileName ?? '')
+    .replace(/\.[^.]*$/, '')
+    .replace(/[^A-Za-z0-9._-]+/g, '-')
+    .replace(/^[^A-Za-z0-9]+|[^A-Za-z0-9]+$/g, '')
+    .slice(0, 64);
   return stem === '' ? `import-${sha256.slice(0, 8)}` : stem;
 }
 
 export function createBillService(db: Db, now: () => number = Date.now) {
   const repo = createBillLinesRepository(db);
 
-  const summaries = (): BillSourceSummary[] => repo.sources().map((s) => ({
-    source: s.source,
-    kind: s.source.startsWith('csv:') ? 'csv' : 'cost-explorer',
-    lines: s.lines,
-    groupBys: s.groupBys,
-    firstPeriod: isoInstant(s.firstPeriodMs),
-    lastPeriod: isoInstant(s.lastPeriodMs),
-    importedAt: s.importedAt === null ? null : isoInstant(s.importedAt),
-    fileName: s.fileName,
-  }));
+  const summaries = (): BillSourceSummary[] =>
+    repo.sources().map((s) => ({
+      source: s.source,
+      kind: s.source.startsWith('csv:') ? 'csv' : 'cost-explorer',
+      lines: s.lines,
+      groupBys: s.groupBys,
+      firstPeriod: isoInstant(s.firstPeriodMs),
+      lastPeriod: isoInstant(s.lastPeriodMs),
+      importedAt: s.importedAt === null ? null : isoInstant(s.importedAt),
+      fileName: s.fileName,
+    }));
 
   /** Explains lines reading their whole periods together (an untagged surplus is matched across lines). */
   function explainWithSiblings(rows: readonly BillLineRow[]): Explanation[] {
@@ -59,7 +72,8 @@ export function createBillService(db: Db, now: () => number = Date.now) {
       if (!line) throw new BillNotFoundError(`No bill line with id ${q.lineId}.`);
       return line;
     }
-    if (q.period === undefined) throw new QueryParamError('lineId', 'give a line id, or the line key: period (with source, nodepool, groupBy, dimension)');
+    if (q.period === undefined)
+      throw new QueryParamError('lineId', 'give a line id, or the line key: period (with source, nodepool, groupBy, dimension)');
     const key = {
       source: q.source ?? SYNCED_SOURCE,
       periodStartMs: parseInstant('period', q.period),
@@ -69,7 +83,9 @@ export function createBillService(db: Db, now: () => number = Date.now) {
     } as const;
     const line = repo.lineByKey(key);
     if (!line) {
-      throw new BillNotFoundError(`No ${key.source} line for ${q.period}, NodePool "${key.nodePool}" (''=untagged), ${key.groupBy} "${key.dimensionValue}".`);
+      throw new BillNotFoundError(
+        `No ${key.source} line for ${q.period}, NodePool "${key.nodePool}" (''=untagged), ${key.groupBy} "${key.dimensionValue}".`,
+      );
     }
     return line;
   }
@@ -96,8 +112,16 @@ export function createBillService(db: Db, now: () => number = Date.now) {
       byPool.set(l.nodePool, { unblendedUsd: t.unblendedUsd + l.unblendedUsd, lines: t.lines + 1 });
     }
     return {
-      source, from: isoInstant(fromMs), to: isoInstant(toMs), groupBy, availableGroupBys: available, granularity, availableGranularities: granularities,
-      sources: summaries(), currency: 'USD', lines: billLines,
+      source,
+      from: isoInstant(fromMs),
+      to: isoInstant(toMs),
+      groupBy,
+      availableGroupBys: available,
+      granularity,
+      availableGranularities: granularities,
+      sources: summaries(),
+      currency: 'USD',
+      lines: billLines,
       totals: {
         unblendedUsd: billLines.reduce((s, l) => s + l.unblendedUsd, 0),
         byNodePool: [...byPool].sort((a, b) => a[0].localeCompare(b[0])).map(([nodePool, t]) => ({ nodePool, ...t })),
@@ -126,13 +150,33 @@ export function createBillService(db: Db, now: () => number = Date.now) {
       const parsed = parseCostExplorerCsv(input.bytes, { granularity: input.query.granularity });
       const sha256 = createHash('sha256').update(input.bytes).digest('hex');
       const source = `csv:${input.query.name ?? importNameOf(input.fileName, sha256)}`;
-      const replaced = repo.replaceImport({
-        source, fileName: input.fileName, layout: parsed.layout, granularity: parsed.granularity, sha256, bytes: input.bytes.length,
-        periods: parsed.periods, totalUsd: parsed.totalUsd, fileTotalUsd: parsed.fileTotalUsd, importedAt: now(),
-      }, parsed.lines);
+      const replaced = repo.replaceImport(
+        {
+          source,
+          fileName: input.fileName,
+          layout: parsed.layout,
+          granularity: parsed.granularity,
+          sha256,
+          bytes: input.bytes.length,
+          periods: parsed.periods,
+          totalUsd: parsed.totalUsd,
+          fileTotalUsd: parsed.fileTotalUsd,
+          importedAt: now(),
+        },
+        parsed.lines,
+      );
       return {
-        source, fileName: input.fileName, layout: parsed.layout, granularity: parsed.granularity, lines: parsed.lines.length, periods: parsed.periods,
-        nodePools: parsed.nodePools, totalUsd: parsed.totalUsd, fileTotalUsd: parsed.fileTotalUsd, replaced, warnings: parsed.warnings,
+        source,
+        fileName: input.fileName,
+        layout: parsed.layout,
+        granularity: parsed.granularity,
+        lines: parsed.lines.length,
+        periods: parsed.periods,
+        nodePools: parsed.nodePools,
+        totalUsd: parsed.totalUsd,
+        fileTotalUsd: parsed.fileTotalUsd,
+        replaced,
+        warnings: parsed.warnings,
       };
     },
 

@@ -1,15 +1,20 @@
-import type { AnalyticsPackingRepository } from '../../db/repositories/analytics-packing-repository';
-import { compareWindows, timelineSeries } from '../analytics/before-after';
-import type { Disruption } from '../analytics/disruptions';
-import { chooseBucketMs, HOUR_MS } from '../analytics/efficiency';
-import { eventIdTime, parseWindow } from '../analytics/query-params';
-import { isoInstant, parseInstant, QueryParamError } from '../analytics/range';
+import type { AnalyticsPackingRepository } from '../../db/repositories/analytics-packing-repository.js';
+import { compareWindows, timelineSeries } from '../analytics/before-after.js';
+import type { Disruption } from '../analytics/disruptions.js';
+import { chooseBucketMs, HOUR_MS } from '../analytics/efficiency.js';
+import { eventIdTime, parseWindow } from '../analytics/query-params.js';
+import { isoInstant, parseInstant, QueryParamError } from '../analytics/range.js';
 import {
-  DEFAULT_EVENTS_PAGE, type ConsolidationCompareQuery, type ConsolidationCompareResponse, type ConsolidationEventsQuery,
-  type ConsolidationEventsResponse, type ConsolidationTimelineResponse, type DisruptionEvent,
-} from '../schemas/consolidation';
-import { NotFoundError, rangeOf, type RangeContext } from './analytics-range';
-import type { DisruptionSource } from './disruption-source';
+  DEFAULT_EVENTS_PAGE,
+  type ConsolidationCompareQuery,
+  type ConsolidationCompareResponse,
+  type ConsolidationEventsQuery,
+  type ConsolidationEventsResponse,
+  type ConsolidationTimelineResponse,
+  type DisruptionEvent,
+} from '../schemas/consolidation.js';
+import { NotFoundError, rangeOf, type RangeContext } from './analytics-range.js';
+import type { DisruptionSource } from './disruption-source.js';
 
 const DEFAULT_WINDOW_MS = HOUR_MS;
 /**
@@ -20,9 +25,21 @@ const DEFAULT_WINDOW_MS = HOUR_MS;
 export const TIMELINE_MAX_POINTS = 300;
 
 const toEvent = (d: Disruption): DisruptionEvent => ({
-  id: d.id, at: isoInstant(d.atMs), atMs: d.atMs, nodeName: d.nodeName, nodeClaim: d.nodeClaim, nodePool: d.nodePool, reason: d.reason,
-  action: d.action, source: d.source, spotInterrupted: d.spotInterrupted, instanceType: d.instanceType, capacityType: d.capacityType,
-  nodeDeletedAt: d.nodeDeletedAtMs === null ? null : isoInstant(d.nodeDeletedAtMs), replacements: d.replacements, message: d.message,
+  id: d.id,
+  at: isoInstant(d.atMs),
+  atMs: d.atMs,
+  nodeName: d.nodeName,
+  nodeClaim: d.nodeClaim,
+  nodePool: d.nodePool,
+  reason: d.reason,
+  action: d.action,
+  source: d.source,
+  spotInterrupted: d.spotInterrupted,
+  instanceType: d.instanceType,
+  capacityType: d.capacityType,
+  nodeDeletedAt: d.nodeDeletedAtMs === null ? null : isoInstant(d.nodeDeletedAtMs),
+  replacements: d.replacements,
+  message: d.message,
 });
 
 /** Disruption events, before/after comparison and the timeline. */
@@ -33,20 +50,31 @@ export function createConsolidationService(disruptions: DisruptionSource, packin
     /** One page of the disruptions matching the filters (every one with `allRows`: the CSV download), counted in full. */
     events(q: ConsolidationEventsQuery, opts: { allRows?: boolean } = {}): ConsolidationEventsResponse {
       const range = rangeOf(ctx, q);
-      const offset = opts.allRows === true ? 0 : q.offset ?? 0;
+      const offset = opts.allRows === true ? 0 : (q.offset ?? 0);
       const page = disruptions.page({
-        fromMs: range.fromMs, toMs: range.toMs, kind: q.kind ?? 'disruption', nodePool: range.nodePool, reason: q.reason,
-        offset, limit: opts.allRows === true ? null : q.limit ?? DEFAULT_EVENTS_PAGE,
+        fromMs: range.fromMs,
+        toMs: range.toMs,
+        kind: q.kind ?? 'disruption',
+        nodePool: range.nodePool,
+        reason: q.reason,
+        offset,
+        limit: opts.allRows === true ? null : (q.limit ?? DEFAULT_EVENTS_PAGE),
       });
       return {
-        from: isoInstant(range.fromMs), to: isoInstant(range.toMs), total: page.total, limit: opts.allRows === true ? page.total : q.limit ?? DEFAULT_EVENTS_PAGE,
-        offset, rows: page.rows.map(toEvent), counts: page.counts,
+        from: isoInstant(range.fromMs),
+        to: isoInstant(range.toMs),
+        total: page.total,
+        limit: opts.allRows === true ? page.total : (q.limit ?? DEFAULT_EVENTS_PAGE),
+        offset,
+        rows: page.rows.map(toEvent),
+        counts: page.counts,
       };
     },
 
     /** Equal windows [at − window, at) and [at, at + window) around an event or a chosen instant. */
     compare(q: ConsolidationCompareQuery): ConsolidationCompareResponse {
-      if (q.event === undefined && q.at === undefined) throw new QueryParamError('event', 'give event=<id from /api/consolidation/events> or at=<instant>');
+      if (q.event === undefined && q.at === undefined)
+        throw new QueryParamError('event', 'give event=<id from /api/consolidation/events> or at=<instant>');
       if (q.event !== undefined && q.at !== undefined) throw new QueryParamError('at', 'give either event or at, not both');
       const windowMs = q.window === undefined ? DEFAULT_WINDOW_MS : parseWindow('window', q.window);
       let event: Disruption | null = null;
@@ -64,7 +92,8 @@ export function createConsolidationService(disruptions: DisruptionSource, packin
         event?.nodePool ?? null,
       );
       return {
-        at: isoInstant(atMs), windowMs,
+        at: isoInstant(atMs),
+        windowMs,
         before: { from: isoInstant(before.fromMs), to: isoInstant(before.toMs) },
         after: { from: isoInstant(after.fromMs), to: isoInstant(after.toMs) },
         event: event === null ? null : toEvent(event),

@@ -1,9 +1,18 @@
-import type { AnalyticsEventsRepository } from '../../db/repositories/analytics-events-repository';
-import type { DisruptionsRepository } from '../../db/repositories/disruptions-repository';
+import type { AnalyticsEventsRepository } from '../../db/repositories/analytics-events-repository.js';
+import type { DisruptionsRepository } from '../../db/repositories/disruptions-repository.js';
 import {
-  buildDisruptions, INTERRUPTION_MATCH_MS, pageDisruptions, REPLACEMENT_MATCH_MS, SAME_DISRUPTION_MS, sortReasonCounts, timelineMarkers, type Disruption, type DisruptionMarker,
-  type DisruptionPage, type DisruptionPageQuery,
-} from '../analytics/disruptions';
+  buildDisruptions,
+  INTERRUPTION_MATCH_MS,
+  pageDisruptions,
+  REPLACEMENT_MATCH_MS,
+  SAME_DISRUPTION_MS,
+  sortReasonCounts,
+  timelineMarkers,
+  type Disruption,
+  type DisruptionMarker,
+  type DisruptionPage,
+  type DisruptionPageQuery,
+} from '../analytics/disruptions.js';
 
 /**
  * Events are read a little beyond a range so that what pairs across its edge is whole: a Node/NodeClaim pair, a
@@ -47,7 +56,12 @@ export function builtDisruptions(events: AnalyticsEventsRepository): DisruptionS
   return {
     inRange,
     page: (q) => pageDisruptions(inRange(q.fromMs, q.toMs), q),
-    markers: (q) => timelineMarkers(inRange(q.fromMs, q.toMs).filter((d) => !d.blocked && (q.nodePool === undefined || d.nodePool === q.nodePool)), q.bucketMs, q.max),
+    markers: (q) =>
+      timelineMarkers(
+        inRange(q.fromMs, q.toMs).filter((d) => !d.blocked && (q.nodePool === undefined || d.nodePool === q.nodePool)),
+        q.bucketMs,
+        q.max,
+      ),
   };
 }
 
@@ -58,12 +72,16 @@ export function builtDisruptions(events: AnalyticsEventsRepository): DisruptionS
  * cannot be written (read-only file, full disk, a collector holding the lock too long) the answer is built for
  * the range asked instead, as before, so nothing is refused.
  */
-export function keptDisruptions(events: AnalyticsEventsRepository, kept: DisruptionsRepository, hooks: {
-  /** The kept disruptions could not be brought up to date (the answer is built for the range instead). */
-  onError?: (err: unknown) => void;
-  /** They were: rebuilt from `rebuiltFromMs`, `rows` disruptions written, in `ms`. */
-  onRefresh?: (r: { rebuiltFromMs: number; rows: number; ms: number }) => void;
-} = {}): DisruptionSource {
+export function keptDisruptions(
+  events: AnalyticsEventsRepository,
+  kept: DisruptionsRepository,
+  hooks: {
+    /** The kept disruptions could not be brought up to date (the answer is built for the range instead). */
+    onError?: (err: unknown) => void;
+    /** They were: rebuilt from `rebuiltFromMs`, `rows` disruptions written, in `ms`. */
+    onRefresh?: (r: { rebuiltFromMs: number; rows: number; ms: number }) => void;
+  } = {},
+): DisruptionSource {
   const built = builtDisruptions(events);
   const rebuild = (dirtyFromMs: number): { fromMs: number; rows: Disruption[] } => {
     // Whole UTC days, so a rebuild and the ranges people ask for cut at the same places.

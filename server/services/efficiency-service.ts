@@ -1,32 +1,70 @@
-import type { AnalyticsPackingRepository, NodeWindowRow } from '../../db/repositories/analytics-packing-repository';
-import { nodePacking, packingStats, sumAll, sumByNodePool, BYTES_PER_GIB, type PackingStats } from '../analytics/packing';
-import { parseWindow } from '../analytics/query-params';
-import { isoInstant } from '../analytics/range';
+import type { AnalyticsPackingRepository, NodeWindowRow } from '../../db/repositories/analytics-packing-repository.js';
+import { nodePacking, packingStats, sumAll, sumByNodePool, BYTES_PER_GIB, type PackingStats } from '../analytics/packing.js';
+import { parseWindow } from '../analytics/query-params.js';
+import { isoInstant } from '../analytics/range.js';
 import type {
-  EfficiencyNodesQuery, EfficiencySummaryResponse, EfficiencySummaryRow, NodeRow, NodeSort, NodesQuery, NodesResponse,
-} from '../schemas/efficiency';
-import { optionalInstant, rangeOf, type RangeContext } from './analytics-range';
+  EfficiencyNodesQuery,
+  EfficiencySummaryResponse,
+  EfficiencySummaryRow,
+  NodeRow,
+  NodeSort,
+  NodesQuery,
+  NodesResponse,
+} from '../schemas/efficiency.js';
+import { optionalInstant, rangeOf, type RangeContext } from './analytics-range.js';
 
 const HOUR_MS = 3_600_000;
 const DEFAULT_NODE_PAGE = 500;
 
 const summaryRow = (scope: EfficiencySummaryRow['scope'], nodePool: string | null, p: PackingStats): EfficiencySummaryRow => ({
-  scope, nodePool, nodesAvg: p.nodesAvg, nodeHours: p.nodeHours, costUsd: p.costUsd, usdPerHourAvg: p.usdPerHourAvg,
-  cpu: p.cpu, memory: p.memory, pods: p.pods, gpu: p.gpu, costWeightedCpu: p.costWeightedCpu, costWeightedMemory: p.costWeightedMemory,
-  costWeightedPods: p.costWeightedPods, costWeightedGpu: p.costWeightedGpu, idleVcpuAvg: p.idleVcpuAvg, idleMemoryGiBAvg: p.idleMemoryGiBAvg,
+  scope,
+  nodePool,
+  nodesAvg: p.nodesAvg,
+  nodeHours: p.nodeHours,
+  costUsd: p.costUsd,
+  usdPerHourAvg: p.usdPerHourAvg,
+  cpu: p.cpu,
+  memory: p.memory,
+  pods: p.pods,
+  gpu: p.gpu,
+  costWeightedCpu: p.costWeightedCpu,
+  costWeightedMemory: p.costWeightedMemory,
+  costWeightedPods: p.costWeightedPods,
+  costWeightedGpu: p.costWeightedGpu,
+  idleVcpuAvg: p.idleVcpuAvg,
+  idleMemoryGiBAvg: p.idleMemoryGiBAvg,
   idleUsdPerHourAvg: p.idleUsdPerHourAvg,
 });
 
 function nodeRow(r: NodeWindowRow, snapshotAtMs: number): NodeRow {
   const p = nodePacking(r);
   return {
-    name: r.name, nodeClaim: r.nodeClaim, nodePool: r.nodePool, instanceType: r.instanceType, capacityType: r.capacityType, zone: r.zone,
-    createdAt: isoInstant(r.createdAtMs), ageHours: Math.max(0, (snapshotAtMs - r.createdAtMs) / HOUR_MS),
-    usdPerHour: r.usdPerHour, priceSource: r.priceSource,
-    allocatableVcpu: r.allocCpuMillicores / 1000, allocatableMemoryGiB: r.allocMemoryBytes / BYTES_PER_GIB, allocatablePods: r.allocPods,
-    allocatableGpu: r.allocGpu, requestedVcpu: r.reqCpuMillicores / 1000, requestedMemoryGiB: r.reqMemoryBytes / BYTES_PER_GIB,
-    requestedPods: r.reqPods, requestedGpu: r.reqGpu, cpu: p.cpu, memory: p.memory, pods: p.pods, gpu: p.gpu,
-    idleVcpu: p.idleVcpu, idleMemoryGiB: p.idleMemoryGiB, idleUsdPerHour: p.idleUsdPerHour, snapshots: r.snapshots,
+    name: r.name,
+    nodeClaim: r.nodeClaim,
+    nodePool: r.nodePool,
+    instanceType: r.instanceType,
+    capacityType: r.capacityType,
+    zone: r.zone,
+    createdAt: isoInstant(r.createdAtMs),
+    ageHours: Math.max(0, (snapshotAtMs - r.createdAtMs) / HOUR_MS),
+    usdPerHour: r.usdPerHour,
+    priceSource: r.priceSource,
+    allocatableVcpu: r.allocCpuMillicores / 1000,
+    allocatableMemoryGiB: r.allocMemoryBytes / BYTES_PER_GIB,
+    allocatablePods: r.allocPods,
+    allocatableGpu: r.allocGpu,
+    requestedVcpu: r.reqCpuMillicores / 1000,
+    requestedMemoryGiB: r.reqMemoryBytes / BYTES_PER_GIB,
+    requestedPods: r.reqPods,
+    requestedGpu: r.reqGpu,
+    cpu: p.cpu,
+    memory: p.memory,
+    pods: p.pods,
+    gpu: p.gpu,
+    idleVcpu: p.idleVcpu,
+    idleMemoryGiB: p.idleMemoryGiB,
+    idleUsdPerHour: p.idleUsdPerHour,
+    snapshots: r.snapshots,
   };
 }
 
@@ -50,16 +88,24 @@ export function createEfficiencyService(repo: AnalyticsPackingRepository, ctx: R
     if (snapshotAtMs === null) return { snapshotAtMs: null, windowFromMs: null, rows: [] as NodeRow[] };
     // (snapshot − window, snapshot]; without a window, just the snapshot.
     const fromMs = windowMs === null ? snapshotAtMs - 1 : snapshotAtMs - windowMs;
-    const rows = repo.nodeWindow({ fromMs, toMs: snapshotAtMs, nodePool: q.nodepool, capacityType: q.capacityType, search: q.q })
+    const rows = repo
+      .nodeWindow({ fromMs, toMs: snapshotAtMs, nodePool: q.nodepool, capacityType: q.capacityType, search: q.q })
       .map((r) => nodeRow(r, snapshotAtMs));
     return { snapshotAtMs, windowFromMs: windowMs === null ? snapshotAtMs : fromMs, rows };
   };
   const nodesResponse = (n: ReturnType<typeof nodesAt>, rows: NodeRow[], offset: number): NodesResponse => ({
     snapshotAt: n.snapshotAtMs === null ? null : isoInstant(n.snapshotAtMs),
     windowFrom: n.windowFromMs === null ? null : isoInstant(n.windowFromMs),
-    total: n.rows.length, offset, rows,
+    total: n.rows.length,
+    offset,
+    rows,
   });
-  const page = (n: ReturnType<typeof nodesAt>, sorted: NodeRow[], q: { limit?: number; offset?: number }, opts: { allRows?: boolean }): NodesResponse => {
+  const page = (
+    n: ReturnType<typeof nodesAt>,
+    sorted: NodeRow[],
+    q: { limit?: number; offset?: number },
+    opts: { allRows?: boolean },
+  ): NodesResponse => {
     if (opts.allRows === true) return nodesResponse(n, sorted, 0);
     const offset = q.offset ?? 0;
     return nodesResponse(n, sorted.slice(offset, offset + (q.limit ?? DEFAULT_NODE_PAGE)), offset);
@@ -72,8 +118,14 @@ export function createEfficiencyService(repo: AnalyticsPackingRepository, ctx: R
       const { hours, snapshots } = repo.coverage(range);
       const pools = [...sumByNodePool(rows).entries()].sort(([a], [b]) => a.localeCompare(b));
       return {
-        from: isoInstant(range.fromMs), to: isoInstant(range.toMs), hours, snapshots,
-        rows: [summaryRow('cluster', null, packingStats(sumAll(rows), hours)), ...pools.map(([p, s]) => summaryRow('nodepool', p, packingStats(s, hours)))],
+        from: isoInstant(range.fromMs),
+        to: isoInstant(range.toMs),
+        hours,
+        snapshots,
+        rows: [
+          summaryRow('cluster', null, packingStats(sumAll(rows), hours)),
+          ...pools.map(([p, s]) => summaryRow('nodepool', p, packingStats(s, hours))),
+        ],
       };
     },
 

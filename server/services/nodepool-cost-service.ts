@@ -1,11 +1,11 @@
-import type { AnalyticsPackingRepository } from '../../db/repositories/analytics-packing-repository';
-import type { ReportsRepository } from '../../db/repositories/reports-repository';
-import { mergeDailyCost } from '../analytics/daily-cost';
-import { nodePoolCompareRows, nodePoolCompareTotals } from '../analytics/nodepool-cost';
-import { dayCeil, dayFloor, isoInstant, utcDay } from '../analytics/range';
-import { reconcileDays, reconcileRows } from '../analytics/reconciliation';
-import type { NodePoolCompareResponse, ReconciliationResponse } from '../schemas/nodepool-cost';
-import { rangeOf, type RangeContext } from './analytics-range';
+import type { AnalyticsPackingRepository } from '../../db/repositories/analytics-packing-repository.js';
+import type { ReportsRepository } from '../../db/repositories/reports-repository.js';
+import { mergeDailyCost } from '../analytics/daily-cost.js';
+import { nodePoolCompareRows, nodePoolCompareTotals } from '../analytics/nodepool-cost.js';
+import { dayCeil, dayFloor, isoInstant, utcDay } from '../analytics/range.js';
+import { reconcileDays, reconcileRows } from '../analytics/reconciliation.js';
+import type { NodePoolCompareResponse, ReconciliationResponse } from '../schemas/nodepool-cost.js';
+import { rangeOf, type RangeContext } from './analytics-range.js';
 
 /** NodePool x capacity type cost comparison, and the bill reconciled with our estimate per day. */
 export function createNodePoolCostService(packing: AnalyticsPackingRepository, reports: ReportsRepository, ctx: RangeContext) {
@@ -24,7 +24,10 @@ export function createNodePoolCostService(packing: AnalyticsPackingRepository, r
       const billUsd = rows.reduce((t, r) => t + (r.billUsd ?? 0), 0);
       const estimateUsd = rows.reduce((t, r) => t + (r.estimateUsd ?? 0), 0);
       return {
-        from: utcDay(days.fromMs), to: utcDay(days.toMs), rows, days: reconcileDays(rows),
+        from: utcDay(days.fromMs),
+        to: utcDay(days.toMs),
+        rows,
+        days: reconcileDays(rows),
         totals: { billUsd, estimateUsd, differenceUsd: billUsd - estimateUsd },
       };
     },

@@ -1,15 +1,25 @@
-import type { CollectionRunRow, ReportsRepository } from '../../db/repositories/reports-repository';
-import { dailyCostTotals, mergeDailyCost } from '../analytics/daily-cost';
-import { chooseBucketMs, DAY_MS, toEfficiencySeries } from '../analytics/efficiency';
-import { nodePoolLimitUsage } from '../analytics/nodepool-limits';
-import { dayCeil, dayFloor, defaultEndMs, DEFAULT_RANGE_DAYS, isoInstant, resolveRange, utcDay } from '../analytics/range';
+import type { CollectionRunRow, ReportsRepository } from '../../db/repositories/reports-repository.js';
+import { dailyCostTotals, mergeDailyCost } from '../analytics/daily-cost.js';
+import { chooseBucketMs, DAY_MS, toEfficiencySeries } from '../analytics/efficiency.js';
+import { nodePoolLimitUsage } from '../analytics/nodepool-limits.js';
+import { dayCeil, dayFloor, defaultEndMs, DEFAULT_RANGE_DAYS, isoInstant, resolveRange, utcDay } from '../analytics/range.js';
 import type {
-  CollectionRun, DailyCostResponse, EfficiencyResponse, NodePoolsResponse, RangeQuery, StatusResponse,
-} from '../schemas/reports';
+  CollectionRun,
+  DailyCostResponse,
+  EfficiencyResponse,
+  NodePoolsResponse,
+  RangeQuery,
+  StatusResponse,
+} from '../schemas/reports.js';
 
 const toRun = (r: CollectionRunRow): CollectionRun => ({
-  kind: r.kind, source: r.source, status: r.status, startedAt: isoInstant(r.startedAtMs),
-  finishedAt: r.finishedAtMs === null ? null : isoInstant(r.finishedAtMs), rowsWritten: r.rowsWritten, message: r.message,
+  kind: r.kind,
+  source: r.source,
+  status: r.status,
+  startedAt: isoInstant(r.startedAtMs),
+  finishedAt: r.finishedAtMs === null ? null : isoInstant(r.finishedAtMs),
+  rowsWritten: r.rowsWritten,
+  message: r.message,
 });
 
 /** The overview's reports: repository rows through the pure analytics into API responses. */
@@ -49,11 +59,23 @@ export function createReportsService(repo: ReportsRepository, now: () => number 
       const at = capacity.snapshotMs === null ? null : isoInstant(capacity.snapshotMs);
       return {
         items: repo.nodePools().map((n) => {
-          const { usage, ...limits } = nodePoolLimitUsage(n.limits, capacity.groups.filter((g) => g.nodePool === n.name));
+          const { usage, ...limits } = nodePoolLimitUsage(
+            n.limits,
+            capacity.groups.filter((g) => g.nodePool === n.name),
+          );
           return {
-            name: n.name, weight: n.weight, consolidationPolicy: n.consolidationPolicy, consolidateAfter: n.consolidateAfter,
-            expireAfter: n.expireAfter, capacityTypes: n.capacityTypes, requirements: n.requirements, budgets: n.budgets,
-            limits, usage: { at, ...usage }, nodeClass: n.nodeClass, updatedAt: isoInstant(n.updatedAtMs),
+            name: n.name,
+            weight: n.weight,
+            consolidationPolicy: n.consolidationPolicy,
+            consolidateAfter: n.consolidateAfter,
+            expireAfter: n.expireAfter,
+            capacityTypes: n.capacityTypes,
+            requirements: n.requirements,
+            budgets: n.budgets,
+            limits,
+            usage: { at, ...usage },
+            nodeClass: n.nodeClass,
+            updatedAt: isoInstant(n.updatedAtMs),
           };
         }),
       };

@@ -1,14 +1,14 @@
-import type { AnalyticsPackingRepository } from '../../db/repositories/analytics-packing-repository';
-import type { AnalyticsTeamsRepository, NamespaceSumsRow } from '../../db/repositories/analytics-teams-repository';
-import { DEFAULT_TEAM_LABEL } from '../../core/labels';
-import { HOUR_MS } from '../analytics/efficiency';
-import { DEFAULT_SHARE_WEIGHTS, sumByNodePool } from '../analytics/packing';
-import { parseWeights } from '../analytics/query-params';
-import { isoInstant, QueryParamError } from '../analytics/range';
-import { attributeTeamCost, type TeamCostOptions } from '../analytics/team-cost';
-import { BUCKET_MS, defaultBucket, seriesBuckets, teamCostSeries } from '../analytics/team-series';
-import type { TeamCostQuery, TeamCostResponse, TeamCostSeriesQuery, TeamCostSeriesResponse } from '../schemas/teams';
-import { rangeOf, type RangeContext } from './analytics-range';
+import type { AnalyticsPackingRepository } from '../../db/repositories/analytics-packing-repository.js';
+import type { AnalyticsTeamsRepository, NamespaceSumsRow } from '../../db/repositories/analytics-teams-repository.js';
+import { DEFAULT_TEAM_LABEL } from '../../core/labels.js';
+import { HOUR_MS } from '../analytics/efficiency.js';
+import { DEFAULT_SHARE_WEIGHTS, sumByNodePool } from '../analytics/packing.js';
+import { parseWeights } from '../analytics/query-params.js';
+import { isoInstant, QueryParamError } from '../analytics/range.js';
+import { attributeTeamCost, type TeamCostOptions } from '../analytics/team-cost.js';
+import { BUCKET_MS, defaultBucket, seriesBuckets, teamCostSeries } from '../analytics/team-series.js';
+import type { TeamCostQuery, TeamCostResponse, TeamCostSeriesQuery, TeamCostSeriesResponse } from '../schemas/teams.js';
+import { rangeOf, type RangeContext } from './analytics-range.js';
 
 /** Team attribution of node cost over a range, and per day or week of it. */
 export function createTeamsService(teams: AnalyticsTeamsRepository, packing: AnalyticsPackingRepository, ctx: RangeContext) {
@@ -37,20 +37,30 @@ export function createTeamsService(teams: AnalyticsTeamsRepository, packing: Ana
     const echo = { method, weights: method === 'aws-split' ? null : weights, idle, label, groupBy };
     return { options, echo, notes };
   };
-  const onlyTeam = (q: TeamCostQuery) => <T extends { kind: string; team: string | null }>(rows: T[]): T[] =>
-    q.team === undefined ? rows : rows.filter((r) => r.kind === 'team' && r.team === q.team);
+  const onlyTeam =
+    (q: TeamCostQuery) =>
+    <T extends { kind: string; team: string | null }>(rows: T[]): T[] =>
+      q.team === undefined ? rows : rows.filter((r) => r.kind === 'team' && r.team === q.team);
 
   return {
     cost(q: TeamCostQuery): TeamCostResponse {
       const range = rangeOf(ctx, q);
       const { options, echo, notes } = optionsOf(q);
       const pools = [...sumByNodePool(packing.poolSums(range)).entries()].map(([nodePool, s]) => ({
-        nodePool, costUsd: s.costUsd, costWeightedCpuUsd: s.costWeightedCpuUsd, costWeightedMemoryUsd: s.costWeightedMemoryUsd,
+        nodePool,
+        costUsd: s.costUsd,
+        costWeightedCpuUsd: s.costWeightedCpuUsd,
+        costWeightedMemoryUsd: s.costWeightedMemoryUsd,
       }));
       const result = attributeTeamCost(teams.namespaceSums(range), pools, options);
       const only = onlyTeam(q);
       return {
-        from: isoInstant(range.fromMs), to: isoInstant(range.toMs), ...echo, rows: only(result.rows), teams: only(result.teams), totals: result.totals,
+        from: isoInstant(range.fromMs),
+        to: isoInstant(range.toMs),
+        ...echo,
+        rows: only(result.rows),
+        teams: only(result.teams),
+        totals: result.totals,
         notes: [...notes, ...result.notes],
       };
     },
@@ -61,16 +71,32 @@ export function createTeamsService(teams: AnalyticsTeamsRepository, packing: Ana
       // Buckets start at `from`: on a whole hour, every bucket is whole hours, read from the rollups and cut exactly
       // where a request for that bucket's range would cut (off the hour, snapshots could not be split at bucket edges).
       if (range.fromMs % HOUR_MS !== 0) {
-        throw new QueryParamError('from', `must be on a whole UTC hour for a series (buckets start there), got ${isoInstant(range.fromMs)}`);
+        throw new QueryParamError(
+          'from',
+          `must be on a whole UTC hour for a series (buckets start there), got ${isoInstant(range.fromMs)}`,
+        );
       }
       const { options, echo, notes } = optionsOf(q);
       const bucket = q.bucket ?? defaultBucket(range.fromMs, range.toMs);
       const cut = { ...range, bucketMs: BUCKET_MS[bucket], originMs: range.fromMs };
-      const series = teamCostSeries(seriesBuckets(range.fromMs, range.toMs, cut.bucketMs), teams.bucketNamespaceSums(cut), packing.bucketSums(cut), options);
+      const series = teamCostSeries(
+        seriesBuckets(range.fromMs, range.toMs, cut.bucketMs),
+        teams.bucketNamespaceSums(cut),
+        packing.bucketSums(cut),
+        options,
+      );
       const only = onlyTeam(q);
       return {
-        from: isoInstant(range.fromMs), to: isoInstant(range.toMs), bucket, ...echo,
-        buckets: series.buckets.map((b) => ({ from: isoInstant(b.fromMs), to: isoInstant(b.toMs), teams: only(b.result.teams), totals: b.result.totals })),
+        from: isoInstant(range.fromMs),
+        to: isoInstant(range.toMs),
+        bucket,
+        ...echo,
+        buckets: series.buckets.map((b) => ({
+          from: isoInstant(b.fromMs),
+          to: isoInstant(b.toMs),
+          teams: only(b.result.teams),
+          totals: b.result.totals,
+        })),
         notes: [...notes, ...series.notes],
       };
     },

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { PracticeQuestion } from '../../server/schemas/bill';
-import { dashboardPerFile, openPage, screenshot } from './harness';
+import type { PracticeQuestion } from '../../server/schemas/bill.js';
+import { dashboardPerFile, openPage, screenshot } from './harness.js';
 
 /*
  * Explain this bill in headless Chromium over three simulated days of the sandbox: a line expands into its
@@ -26,7 +26,9 @@ describe('your bill', () => {
     await expect(explanation.locator('.nodeclaims tbody tr').count()).resolves.toBeGreaterThan(0);
     await expect(general.getByRole('button', { name: /^Hide/ }).getAttribute('aria-expanded')).resolves.toBe('true');
     await explanation.locator('.reasons summary').first().click();
-    await expect(explanation.locator('.reasons[open]').innerText()).resolves.toMatch(/Instance type[\s\S]*Size[\s\S]*Capacity type[\s\S]*Launched[\s\S]*Removed/i);
+    await expect(explanation.locator('.reasons[open]').innerText()).resolves.toMatch(
+      /Instance type[\s\S]*Size[\s\S]*Capacity type[\s\S]*Launched[\s\S]*Removed/i,
+    );
     await screenshot(page, 'bill');
 
     // Another day: the expansion is cleared and the lines are that day's.
@@ -62,10 +64,14 @@ describe('your bill', () => {
   it('refuses a file that is not a CSV before uploading it', async () => {
     const { page, close } = await openPage(d.browser);
     const uploads: string[] = [];
-    page.on('request', (r) => { if (r.method() === 'POST') uploads.push(r.url()); });
+    page.on('request', (r) => {
+      if (r.method() === 'POST') uploads.push(r.url());
+    });
     await page.goto(`${d.baseUrl}/bill`);
     await page.locator(LINES).first().waitFor();
-    await page.getByLabel('Cost Explorer CSV file').setInputFiles({ name: 'chart.png', mimeType: 'image/png', buffer: Buffer.from([0x89, 0x50, 0x4e, 0x47]) });
+    await page
+      .getByLabel('Cost Explorer CSV file')
+      .setInputFiles({ name: 'chart.png', mimeType: 'image/png', buffer: Buffer.from([0x89, 0x50, 0x4e, 0x47]) });
     await expect(page.getByTestId('import-error').innerText()).resolves.toContain('chart.png is not a CSV file');
     expect(uploads).toEqual([]);
     await close();
@@ -78,7 +84,9 @@ describe('your bill', () => {
     const { page, errors, close } = await openPage(d.browser);
     await page.goto(`${d.baseUrl}/bill`);
     await page.locator(LINES).first().waitFor();
-    await page.getByLabel('Cost Explorer CSV file').setInputFiles({ name: 'costs-nov.csv', mimeType: 'text/csv', buffer: Buffer.from(q.csv) });
+    await page
+      .getByLabel('Cost Explorer CSV file')
+      .setInputFiles({ name: 'costs-nov.csv', mimeType: 'text/csv', buffer: Buffer.from(q.csv) });
     await expect(page.getByRole('status').filter({ hasText: 'Imported' }).innerText()).resolves.toContain('costs-nov.csv');
     await expect.poll(() => new URL(page.url()).searchParams.get('source')).toBe('csv:costs-nov');
     await expect.poll(() => page.getByLabel('Day (UTC)').inputValue()).toBe(q.day);
@@ -92,7 +100,9 @@ describe('practice mode', () => {
   it('shows a hypothetical bill, hides the answers until revealed, and hides them again', async () => {
     const { page, errors, close } = await openPage(d.browser, { colorScheme: 'dark' });
     const asked: string[] = [];
-    page.on('request', (r) => { if (r.url().includes('/api/bill/practice')) asked.push(new URL(r.url()).pathname); });
+    page.on('request', (r) => {
+      if (r.url().includes('/api/bill/practice')) asked.push(new URL(r.url()).pathname);
+    });
     await page.goto(`${d.baseUrl}/bill?mode=practice&seed=1`);
     const question = page.getByTestId('practice-question');
     await question.waitFor();

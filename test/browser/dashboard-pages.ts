@@ -6,9 +6,21 @@ export const TIMELINE_LINES = '[data-testid="timeline-chart"] .recharts-line-cur
 /** Per page: its path, and what on it proves the data arrived. */
 export const PAGES = [
   { name: 'overview', path: '/', ready: [COST_BARS, TIMELINE_LINES, '[data-testid="figure-billUsd"]'] },
-  { name: 'nodepools', path: '/nodepools', ready: ['[data-testid="nodepool-card"]', '[data-testid="compare-chart"] .recharts-bar-rectangle path', '[data-testid="compare-table"] tbody tr'] },
+  {
+    name: 'nodepools',
+    path: '/nodepools',
+    ready: [
+      '[data-testid="nodepool-card"]',
+      '[data-testid="compare-chart"] .recharts-bar-rectangle path',
+      '[data-testid="compare-table"] tbody tr',
+    ],
+  },
   { name: 'consolidation', path: '/consolidation', ready: [TIMELINE_LINES, '[data-testid="events-table"] tbody tr'] },
   { name: 'nodes', path: '/nodes', ready: ['[data-testid="nodes-table"] tbody tr [role="meter"]'] },
-  { name: 'teams', path: '/teams', ready: ['[data-testid="team-chart"] .recharts-bar-rectangle path', '[data-testid="team-table"] tbody tr'] },
+  {
+    name: 'teams',
+    path: '/teams',
+    ready: ['[data-testid="team-chart"] .recharts-bar-rectangle path', '[data-testid="team-table"] tbody tr'],
+  },
   { name: 'bill', path: '/bill', ready: ['[data-testid="bill-lines"] tbody tr'] },
 ] as const;

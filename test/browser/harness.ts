@@ -6,12 +6,12 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
-import type { Db } from '../../db/open-db';
-import { createRunsRepository } from '../../db/repositories/runs-repository';
-import type { RunningSandbox } from '../../sandbox/index';
-import { buildApp } from '../../server/app';
-import { DEMO_SEEDED_SETTING } from '../../server/services/bill-practice';
-import { seedSandboxDb } from '../fixtures/seeded-api';
+import type { Db } from '../../db/open-db.js';
+import { createRunsRepository } from '../../db/repositories/runs-repository.js';
+import type { RunningSandbox } from '../../sandbox/index.js';
+import { buildApp } from '../../server/app.js';
+import { DEMO_SEEDED_SETTING } from '../../server/services/bill-practice.js';
+import { seedSandboxDb } from '../fixtures/seeded-api.js';
 
 /*
  * What the browser tests run against: the server `npm start` runs (buildApp over a database seeded from the
@@ -23,8 +23,14 @@ export const WEB_ROOT = join(ROOT, 'dist', 'web');
 export const SCREENSHOTS = join(ROOT, 'test', 'screenshots');
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-  '--no-first-run', '--disable-sync', '--disable-quic',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--no-first-run',
+  '--disable-sync',
+  '--disable-quic',
 ];
 export interface ServedDashboard {
   baseUrl: string;
@@ -48,14 +54,16 @@ export interface Dashboard extends ServedDashboard {
  */
 export async function serveDashboard(db: Db, nowMs: number): Promise<ServedDashboard> {
   if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH`);
-  if (!existsSync(join(WEB_ROOT, 'index.html'))) execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
+  if (!existsSync(join(WEB_ROOT, 'index.html')))
+    execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
   mkdirSync(SCREENSHOTS, { recursive: true });
   const app: FastifyInstance = buildApp({ db, webRoot: WEB_ROOT, now: () => nowMs });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   return {
-    baseUrl, browser,
+    baseUrl,
+    browser,
     close: async () => {
       await browser.close();
       await app.close();
@@ -73,7 +81,12 @@ export async function startDashboard({ days }: { days: number }): Promise<Dashbo
   const served = await serveDashboard(db, endMs);
 
   return {
-    baseUrl: served.baseUrl, browser: served.browser, sandbox, db, startMs, endMs,
+    baseUrl: served.baseUrl,
+    browser: served.browser,
+    sandbox,
+    db,
+    startMs,
+    endMs,
     close: async () => {
       await served.close();
       await seeded.close();
@@ -117,7 +130,10 @@ export interface PageOptions {
 const shared = new WeakMap<Browser, BrowserContext>();
 
 /** A page (1280 × 900, light, unless told) that records console errors, uncaught exceptions and HTTP errors. */
-export async function openPage(browser: Browser, { colorScheme = 'light', width = 1280, height = 900, isolated = false }: PageOptions = {}): Promise<OpenedPage> {
+export async function openPage(
+  browser: Browser,
+  { colorScheme = 'light', width = 1280, height = 900, isolated = false }: PageOptions = {},
+): Promise<OpenedPage> {
   let context = isolated ? undefined : shared.get(browser);
   if (context === undefined) {
     context = await browser.newContext({ viewport: { width, height }, colorScheme });
@@ -127,15 +143,20 @@ export async function openPage(browser: Browser, { colorScheme = 'light', width 
   await page.setViewportSize({ width, height });
   await page.emulateMedia({ colorScheme });
   const errors: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(`${m.text()} ${m.location().url}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`${m.text()} ${m.location().url}`);
+  });
   page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('response', (r) => { if (r.status() >= 400) errors.push(`HTTP ${r.status()} ${r.url()}`); });
+  page.on('response', (r) => {
+    if (r.status() >= 400) errors.push(`HTTP ${r.status()} ${r.url()}`);
+  });
   const own = context;
   return { page, errors, close: () => (isolated ? own.close() : page.close()) };
 }
 
 /** A full-page screenshot under test/screenshots/ (git-ignored), for review. */
-export const screenshot = (page: Page, name: string): Promise<Buffer> => page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+export const screenshot = (page: Page, name: string): Promise<Buffer> =>
+  page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
 
 /** The horizontal overflow of the document in px (0 when nothing spills past the viewport). */
 export const horizontalOverflow = (page: Page): Promise<number> =>

@@ -2,13 +2,14 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, WEB_ROOT } from './harness';
-import { measureInitialJs } from './initial-js';
+import { ROOT, WEB_ROOT } from './harness.js';
+import { measureInitialJs } from './initial-js.js';
 
 /** The first visit's JavaScript stays small: the charts and every page come in their own chunks. */
 describe('the production bundle', () => {
   beforeAll(() => {
-    if (!existsSync(join(WEB_ROOT, 'index.html'))) execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
+    if (!existsSync(join(WEB_ROOT, 'index.html')))
+      execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
   }, 120_000);
 
   it('loads at most 250 KB of gzipped JavaScript before the first page draws', () => {

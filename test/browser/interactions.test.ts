@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { COST_BARS, PAGES, TIMELINE_LINES } from './dashboard-pages';
-import { dashboardPerFile, openPage, screenshot, SCREENSHOTS } from './harness';
+import { COST_BARS, PAGES, TIMELINE_LINES } from './dashboard-pages.js';
+import { dashboardPerFile, openPage, screenshot, SCREENSHOTS } from './harness.js';
 
 /*
  * What a user does on the dashboard, in headless Chromium over the server `npm start` runs and three simulated
@@ -40,7 +40,12 @@ describe('filters live in the URL', () => {
       const d = (await page.locator(TIMELINE_LINES).first().getAttribute('d')) ?? '';
       return { segments: d.split('M').length - 1, joins: d.split('L').length - 1 };
     };
-    await expect.poll(async () => { const j = await joined(); return j.joins > 2 * j.segments; }).toBe(true);
+    await expect
+      .poll(async () => {
+        const j = await joined();
+        return j.joins > 2 * j.segments;
+      })
+      .toBe(true);
 
     // A shared link opens the same view.
     const shared = page.url();
@@ -51,7 +56,9 @@ describe('filters live in the URL', () => {
     await other.close();
 
     // The links to other pages carry the filters.
-    await expect(page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Teams' }).getAttribute('href')).resolves.toBe('/teams?range=1d&nodepool=spot-batch');
+    await expect(page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Teams' }).getAttribute('href')).resolves.toBe(
+      '/teams?range=1d&nodepool=spot-batch',
+    );
 
     await page.goBack();
     await page.goBack();
@@ -73,7 +80,10 @@ describe('filters live in the URL', () => {
     await expect.poll(() => page.url()).toBe(`${d.baseUrl}/teams?from=2026-11-02&to=2026-11-03`);
     // Two days: two bars per band.
     await expect.poll(() => page.getByTestId('team-chart').locator('.recharts-bar-rectangle').count()).toBeGreaterThan(0);
-    const days = await page.getByTestId('team-chart').locator('.recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value').allTextContents();
+    const days = await page
+      .getByTestId('team-chart')
+      .locator('.recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value')
+      .allTextContents();
     expect(days).toEqual(['Nov 2', 'Nov 3']);
     await close();
   });
@@ -181,8 +191,15 @@ describe('filters live in the URL', () => {
     const table = page.getByTestId('nodes-table');
     await table.locator('tbody tr').first().waitFor();
     // name, NodePool, instance type and zone as shown, per row.
-    const rowTexts = async (): Promise<string[]> => table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) =>
-      [tr.querySelector('th'), ...[0, 1, 3].map((i) => tr.querySelectorAll('td')[i])].map((c) => c?.textContent ?? '').join(' | ').toLowerCase()));
+    const rowTexts = async (): Promise<string[]> =>
+      table.locator('tbody tr').evaluateAll((trs) =>
+        trs.map((tr) =>
+          [tr.querySelector('th'), ...[0, 1, 3].map((i) => tr.querySelectorAll('td')[i])]
+            .map((c) => c?.textContent ?? '')
+            .join(' | ')
+            .toLowerCase(),
+        ),
+      );
     const all = await rowTexts();
     // The zone of the first node, typed in capitals: some nodes but not all are in it.
     const zone = (await table.locator('tbody tr').first().locator('td').nth(3).innerText()).trim();
@@ -213,7 +230,10 @@ describe('filters live in the URL', () => {
     await page.goto(`${d.baseUrl}/nodes`);
     const table = page.getByTestId('nodes-table');
     await table.locator('tbody tr').first().waitFor();
-    await table.getByRole('button', { name: /USD \/ h/ }).first().click();
+    await table
+      .getByRole('button', { name: /USD \/ h/ })
+      .first()
+      .click();
     await expect.poll(() => page.url()).toBe(`${d.baseUrl}/nodes?sort=usdPerHour&order=desc`);
     await expect(table.locator('th[aria-sort="descending"]').innerText()).resolves.toContain('USD / h');
     const prices = (await table.locator('tbody tr td:nth-child(7)').allInnerTexts()).map((t) => Number(t.replace('$', '')));

@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, type Db } from '../../db/open-db';
-import { createKubeRepository } from '../../db/repositories/kube-repository';
-import { GiB, snapshotWrite, type NodeSpec } from '../fixtures/snapshots';
-import { horizontalOverflow, openPage, screenshot, serveDashboard, type ServedDashboard } from './harness';
+import { openDb, type Db } from '../../db/open-db.js';
+import { createKubeRepository } from '../../db/repositories/kube-repository.js';
+import { GiB, snapshotWrite, type NodeSpec } from '../fixtures/snapshots.js';
+import { horizontalOverflow, openPage, screenshot, serveDashboard, type ServedDashboard } from './harness.js';
 
 /*
  * The Nodes page at 500 nodes (more than the sandbox runs at once): one snapshot written straight into the

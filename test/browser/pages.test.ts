@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PAGES } from './dashboard-pages';
-import { dashboardPerFile, horizontalOverflow, openPage, screenshot } from './harness';
+import { PAGES } from './dashboard-pages.js';
+import { dashboardPerFile, horizontalOverflow, openPage, screenshot } from './harness.js';
 
 /*
  * Every page of the dashboard in headless Chromium, over the server `npm start` runs and three simulated days
@@ -16,15 +16,21 @@ describe('every page with sandbox data', () => {
     await page.goto(`${d.baseUrl}${path}`);
     // Lines can be flat (no height): "attached" rather than "visible".
     for (const selector of ready) await page.locator(selector).first().waitFor({ state: 'attached', timeout: 30_000 });
-    await expect(page.getByTestId('data-source-banner').innerText()).resolves.toMatch(/sandbox[\s\S]*Snapshots Nov 1 00:00 – Nov 3 23:55 UTC/i);
+    await expect(page.getByTestId('data-source-banner').innerText()).resolves.toMatch(
+      /sandbox[\s\S]*Snapshots Nov 1 00:00 – Nov 3 23:55 UTC/i,
+    );
     await expect(page.locator('h1').innerText()).resolves.not.toBe('');
     await expect(page.locator('[aria-current="page"]').innerText()).resolves.not.toBe('');
     if (name === 'nodepools') {
       // A card per sandbox NodePool.
-      await expect(page.getByTestId('nodepool-card').locator('h3').allInnerTexts()).resolves.toEqual(expect.arrayContaining(['general', 'spot-batch', 'system']));
+      await expect(page.getByTestId('nodepool-card').locator('h3').allInnerTexts()).resolves.toEqual(
+        expect.arrayContaining(['general', 'spot-batch', 'system']),
+      );
       // week4's system NodePool is limited to 16 vCPU: its card has a CPU usage bar against that limit.
       const system = page.getByTestId('nodepool-card').filter({ has: page.getByRole('heading', { name: 'system', exact: true }) });
-      await expect(system.getByRole('meter', { name: 'CPU against the NodePool limit' }).getAttribute('aria-valuetext')).resolves.toMatch(/^\d+(\.\d+)?( vCPU|m) of 16 vCPU \(\d+\.\d %\)/);
+      await expect(system.getByRole('meter', { name: 'CPU against the NodePool limit' }).getAttribute('aria-valuetext')).resolves.toMatch(
+        /^\d+(\.\d+)?( vCPU|m) of 16 vCPU \(\d+\.\d %\)/,
+      );
     }
     if (name === 'nodes') {
       // Every node with its two packing bars.

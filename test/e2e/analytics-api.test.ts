@@ -3,17 +3,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CapacityType } from '../../core/labels';
-import type { EventRecord, KubeSnapshot, NodeClaimRecord, NodeRecord, PodRecord } from '../../core/model';
-import { buildSnapshotRows } from '../../core/rollup';
-import { openDb, type Db } from '../../db/open-db';
-import { createKubeRepository } from '../../db/repositories/kube-repository';
-import { buildApp } from '../../server/app';
-import type { ConsolidationCompareResponse, ConsolidationEventsResponse, ConsolidationTimelineResponse } from '../../server/schemas/consolidation';
-import type { EfficiencySummaryResponse, NodesResponse } from '../../server/schemas/efficiency';
-import type { NodePoolCompareResponse } from '../../server/schemas/nodepool-cost';
-import type { ErrorResponse } from '../../server/schemas/reports';
-import type { TeamCostResponse } from '../../server/schemas/teams';
+import type { CapacityType } from '../../core/labels.js';
+import type { EventRecord, KubeSnapshot, NodeClaimRecord, NodeRecord, PodRecord } from '../../core/model.js';
+import { buildSnapshotRows } from '../../core/rollup.js';
+import { openDb, type Db } from '../../db/open-db.js';
+import { createKubeRepository } from '../../db/repositories/kube-repository.js';
+import { buildApp } from '../../server/app.js';
+import type {
+  ConsolidationCompareResponse,
+  ConsolidationEventsResponse,
+  ConsolidationTimelineResponse,
+} from '../../server/schemas/consolidation.js';
+import type { EfficiencySummaryResponse, NodesResponse } from '../../server/schemas/efficiency.js';
+import type { NodePoolCompareResponse } from '../../server/schemas/nodepool-cost.js';
+import type { ErrorResponse } from '../../server/schemas/reports.js';
+import type { TeamCostResponse } from '../../server/schemas/teams.js';
 
 /*
  * A small cluster through the real path (buildSnapshotRows -> writeSnapshot -> SQLite -> routes), every 15 minutes
@@ -33,26 +37,65 @@ const GiB = 1024 ** 3;
 const MIN = 60_000;
 const at = (hhmm: string): number => Date.parse(`2026-11-01T${hhmm}:00Z`);
 const T_DELETE = at('10:00');
-const PRICES: Record<string, { usd: number; onDemand: number }> = { 'node-a': { usd: 0.2, onDemand: 0.2 }, 'node-b': { usd: 0.2, onDemand: 0.2 }, 'node-s': { usd: 0.06, onDemand: 0.17 } };
+const PRICES: Record<string, { usd: number; onDemand: number }> = {
+  'node-a': { usd: 0.2, onDemand: 0.2 },
+  'node-b': { usd: 0.2, onDemand: 0.2 },
+  'node-s': { usd: 0.06, onDemand: 0.17 },
+};
 
 function node(name: string, nodePool: string, capacityType: CapacityType, cpu: number, memGiB: number): NodeRecord {
   return {
-    name, nodeClaim: `${nodePool}-${name.slice(-1)}`, nodePool, instanceType: capacityType === 'spot' ? 'c5.large' : 'm5.xlarge', capacityType,
-    zone: 'us-east-1a', instanceId: `i-${name}`, createdAt: at('08:00'), allocatable: { cpuMillicores: cpu, memoryBytes: memGiB * GiB, pods: 58, gpu: 0 }, labels: {},
+    name,
+    nodeClaim: `${nodePool}-${name.slice(-1)}`,
+    nodePool,
+    instanceType: capacityType === 'spot' ? 'c5.large' : 'm5.xlarge',
+    capacityType,
+    zone: 'us-east-1a',
+    instanceId: `i-${name}`,
+    createdAt: at('08:00'),
+    allocatable: { cpuMillicores: cpu, memoryBytes: memGiB * GiB, pods: 58, gpu: 0 },
+    labels: {},
   };
 }
 const claim = (n: NodeRecord): NodeClaimRecord => ({
-  name: n.nodeClaim ?? '', nodePool: n.nodePool, nodeName: n.name, instanceType: n.instanceType, capacityType: n.capacityType, zone: n.zone,
-  instanceId: n.instanceId, createdAt: n.createdAt, disruptionReason: null, conditions: [],
+  name: n.nodeClaim ?? '',
+  nodePool: n.nodePool,
+  nodeName: n.name,
+  instanceType: n.instanceType,
+  capacityType: n.capacityType,
+  zone: n.zone,
+  instanceId: n.instanceId,
+  createdAt: n.createdAt,
+  disruptionReason: null,
+  conditions: [],
 });
 function pod(name: string, namespace: string, team: string, nodeName: string, cpu: number, memGiB: number): PodRecord {
   return {
-    uid: `uid-${name}`, namespace, name, nodeName, phase: 'Running', ownerKind: 'ReplicaSet', ownerName: name, team,
-    requests: { cpuMillicores: cpu, memoryBytes: memGiB * GiB, pods: 1, gpu: 0 }, doNotDisrupt: false, createdAt: at('08:00'), labels: {},
+    uid: `uid-${name}`,
+    namespace,
+    name,
+    nodeName,
+    phase: 'Running',
+    ownerKind: 'ReplicaSet',
+    ownerName: name,
+    team,
+    requests: { cpuMillicores: cpu, memoryBytes: memGiB * GiB, pods: 1, gpu: 0 },
+    doNotDisrupt: false,
+    createdAt: at('08:00'),
+    labels: {},
   };
 }
 function disruption(uid: string, kind: 'Node' | 'NodeClaim', name: string): EventRecord {
-  return { uid, at: T_DELETE, type: 'Normal', reason: 'DisruptionTerminating', message: `Disrupting ${kind}: Underutilized/Delete`, kind, name, namespace: null };
+  return {
+    uid,
+    at: T_DELETE,
+    type: 'Normal',
+    reason: 'DisruptionTerminating',
+    message: `Disrupting ${kind}: Underutilized/Delete`,
+    kind,
+    name,
+    namespace: null,
+  };
 }
 
 function snapshotAt(t: number): KubeSnapshot {
@@ -71,7 +114,11 @@ function snapshotAt(t: number): KubeSnapshot {
     ],
     nodes,
     nodeClaims: nodes.map(claim),
-    pods: [pod('web-1', 'web', 'web', 'node-a', 1500, 2), pod('jobs-1', 'jobs', 'data', beforeDelete ? 'node-b' : 'node-a', 1500, 2), pod('batch-1', 'batch', 'data', 'node-s', 1000, 1)],
+    pods: [
+      pod('web-1', 'web', 'web', 'node-a', 1500, 2),
+      pod('jobs-1', 'jobs', 'data', beforeDelete ? 'node-b' : 'node-a', 1500, 2),
+      pod('batch-1', 'batch', 'data', 'node-s', 1000, 1),
+    ],
     events: t === T_DELETE ? [disruption('e1', 'Node', 'node-b'), disruption('e2', 'NodeClaim', 'general-b')] : [],
   };
 }
@@ -90,7 +137,11 @@ beforeAll(async () => {
   const kube = createKubeRepository(db);
   for (let t = at('09:00'); t <= at('11:00'); t += 15 * MIN) {
     const s = snapshotAt(t);
-    const rows = buildSnapshotRows(s, (n) => ({ usdPerHour: PRICES[n.name].usd, source: 'pricing-api' }), (n) => PRICES[n.name].onDemand);
+    const rows = buildSnapshotRows(
+      s,
+      (n) => ({ usdPerHour: PRICES[n.name].usd, source: 'pricing-api' }),
+      (n) => PRICES[n.name].onDemand,
+    );
     kube.writeSnapshot({ snapshot: s, ...rows, runId: null });
   }
   app = buildApp({ db, webRoot: join(dir, 'no-web'), now: () => at('12:00') });
@@ -130,7 +181,12 @@ describe('GET /api/consolidation/*', () => {
     const { body } = await get<ConsolidationEventsResponse>(`/api/consolidation/events?${RANGE}`);
     expect(body.rows).toHaveLength(1);
     expect(body.rows[0]).toMatchObject({
-      id: `${T_DELETE}-general-b`, nodeName: 'node-b', nodeClaim: 'general-b', nodePool: 'general', reason: 'Underutilized', action: 'Delete',
+      id: `${T_DELETE}-general-b`,
+      nodeName: 'node-b',
+      nodeClaim: 'general-b',
+      nodePool: 'general',
+      reason: 'Underutilized',
+      action: 'Delete',
       nodeDeletedAt: '2026-11-01T10:00:00.000Z',
     });
   });
@@ -150,7 +206,9 @@ describe('GET /api/consolidation/*', () => {
 
   it('compares around a chosen instant too, with another window', async () => {
     // [09:30, 10:00) vs [10:00, 10:30): same answer for general.
-    const { body } = await get<ConsolidationCompareResponse>('/api/consolidation/compare?at=2026-11-01T10:00:00Z&window=30m&nodepool=general');
+    const { body } = await get<ConsolidationCompareResponse>(
+      '/api/consolidation/compare?at=2026-11-01T10:00:00Z&window=30m&nodepool=general',
+    );
     expect(body.event).toBeNull();
     expect(body.rows.map((r) => r.nodePool)).toEqual([null, 'general']);
     expect(body.rows[1].change.cpu).toBeCloseTo(0.375, 12);
@@ -161,7 +219,9 @@ describe('GET /api/consolidation/*', () => {
     const general = body.series.find((s) => s.nodePool === 'general');
     expect(body.bucketMs).toBe(MIN); // the finest bucket that keeps 2 h within 1,000 points
     expect(general?.points.map((p) => p.nodesAvg)).toEqual([2, 2, 2, 2, 1, 1, 1, 1]);
-    expect(body.events).toEqual([{ id: `${T_DELETE}-general-b`, atMs: T_DELETE, nodePool: 'general', reason: 'Underutilized', action: 'Delete', count: 1 }]);
+    expect(body.events).toEqual([
+      { id: `${T_DELETE}-general-b`, atMs: T_DELETE, nodePool: 'general', reason: 'Underutilized', action: 'Delete', count: 1 },
+    ]);
   });
 });
 
@@ -185,11 +245,16 @@ describe('GET /api/teams/cost', () => {
     const { body } = await get<TeamCostResponse>(`/api/teams/cost?${RANGE}`);
     // batch data 4.5 and batch idle 7.5 cents tie for the missing cent: the first line (data) gets it.
     expect(body.rows.map((r) => [r.kind, r.team, r.nodePool, r.costUsd])).toEqual([
-      ['team', 'data', 'batch', 0.05], ['team', 'data', 'general', 0.1], ['team', 'web', 'general', 0.1],
-      ['idle', null, 'batch', 0.07], ['idle', null, 'general', 0.4],
+      ['team', 'data', 'batch', 0.05],
+      ['team', 'data', 'general', 0.1],
+      ['team', 'web', 'general', 0.1],
+      ['idle', null, 'batch', 0.07],
+      ['idle', null, 'general', 0.4],
     ]);
     expect(body.teams).toEqual([
-      { kind: 'team', team: 'data', costUsd: 0.15 }, { kind: 'team', team: 'web', costUsd: 0.1 }, { kind: 'idle', team: null, costUsd: 0.47 },
+      { kind: 'team', team: 'data', costUsd: 0.15 },
+      { kind: 'team', team: 'web', costUsd: 0.1 },
+      { kind: 'idle', team: null, costUsd: 0.47 },
     ]);
     expect(body.totals).toMatchObject({ nodeCostUsd: 0.72, teamsUsd: 0.25, idleUsd: 0.47 });
     expect(Math.abs(body.totals.residualUsd)).toBeLessThan(1e-9);
@@ -198,13 +263,24 @@ describe('GET /api/teams/cost', () => {
   it('with cpu-only weights, AWS split, idle spread and another label', async () => {
     // cpu only: web 0.075/h × 2 h = 0.15; data general 0.15, batch 0.03 × 2 = 0.06; idle general 0.30, batch 0.06
     const cpu = (await get<TeamCostResponse>(`/api/teams/cost?${RANGE}&weights=1,0`)).body;
-    expect(cpu.teams).toEqual([{ kind: 'team', team: 'data', costUsd: 0.21 }, { kind: 'team', team: 'web', costUsd: 0.15 }, { kind: 'idle', team: null, costUsd: 0.36 }]);
+    expect(cpu.teams).toEqual([
+      { kind: 'team', team: 'data', costUsd: 0.21 },
+      { kind: 'team', team: 'web', costUsd: 0.15 },
+      { kind: 'idle', team: null, costUsd: 0.36 },
+    ]);
     // AWS split: each node's price goes to its pods: web 0.20 + 0.10, data 0.20 + 0.10 + 0.12, no idle
     const aws = (await get<TeamCostResponse>(`/api/teams/cost?${RANGE}&method=aws-split`)).body;
-    expect(aws.teams).toEqual([{ kind: 'team', team: 'data', costUsd: 0.42 }, { kind: 'team', team: 'web', costUsd: 0.3 }, { kind: 'idle', team: null, costUsd: 0 }]);
+    expect(aws.teams).toEqual([
+      { kind: 'team', team: 'data', costUsd: 0.42 },
+      { kind: 'team', team: 'web', costUsd: 0.3 },
+      { kind: 'idle', team: null, costUsd: 0 },
+    ]);
     // idle spread: general 0.40 split 0.10 : 0.10; batch 0.075 to data
     const spread = (await get<TeamCostResponse>(`/api/teams/cost?${RANGE}&idle=spread`)).body;
-    expect(spread.teams).toEqual([{ kind: 'team', team: 'data', costUsd: 0.42 }, { kind: 'team', team: 'web', costUsd: 0.3 }]);
+    expect(spread.teams).toEqual([
+      { kind: 'team', team: 'data', costUsd: 0.42 },
+      { kind: 'team', team: 'web', costUsd: 0.3 },
+    ]);
     const owner = (await get<TeamCostResponse>(`/api/teams/cost?${RANGE}&label=example.com/owner&team=analytics`)).body;
     expect(owner.teams).toEqual([{ kind: 'team', team: 'analytics', costUsd: 0.15 }]);
     expect(owner.notes[0]).toMatch(/namespace label "example.com\/owner"/);
@@ -217,7 +293,10 @@ describe('GET /api/nodes and /api/efficiency/nodes', () => {
     expect(body.snapshotAt).toBe('2026-11-01T09:45:00.000Z');
     expect(body.total).toBe(3);
     // node-s 1000/2000 = 0.5 first, then node-a and node-b at 1500/4000 = 0.375 (ties by name)
-    expect(body.rows.map((r) => [r.name, r.cpu])).toEqual([['node-s', 0.5], ['node-a', 0.375]]);
+    expect(body.rows.map((r) => [r.name, r.cpu])).toEqual([
+      ['node-s', 0.5],
+      ['node-a', 0.375],
+    ]);
     expect(body.rows[1]).toMatchObject({ nodePool: 'general', capacityType: 'on-demand', usdPerHour: 0.2, ageHours: 1.75, idleVcpu: 2.5 });
   });
 
@@ -242,8 +321,16 @@ describe('GET /api/nodes and /api/efficiency/nodes', () => {
 
 describe('CSV downloads', () => {
   it('every table route answers CSV with format=csv or Accept: text/csv', async () => {
-    const urls = ['/api/efficiency/summary', '/api/efficiency/nodes', '/api/nodes', '/api/consolidation/events', '/api/consolidation/timeline',
-      '/api/nodepools/compare', '/api/reconciliation/daily', '/api/teams/cost'].map((u) => (u.includes('nodes') ? `${u}?at=2026-11-01T10:00:00Z` : `${u}?${RANGE}`));
+    const urls = [
+      '/api/efficiency/summary',
+      '/api/efficiency/nodes',
+      '/api/nodes',
+      '/api/consolidation/events',
+      '/api/consolidation/timeline',
+      '/api/nodepools/compare',
+      '/api/reconciliation/daily',
+      '/api/teams/cost',
+    ].map((u) => (u.includes('nodes') ? `${u}?at=2026-11-01T10:00:00Z` : `${u}?${RANGE}`));
     for (const url of [...urls, `/api/consolidation/compare?event=${T_DELETE}-general-b`]) {
       const viaParam = await app.inject({ url: `${url}&format=csv` });
       expect(viaParam.statusCode, url).toBe(200);
@@ -261,10 +348,17 @@ describe('CSV downloads', () => {
   it('the node tables as CSV hold every node, whatever page the JSON would give', async () => {
     for (const path of ['/api/nodes', '/api/efficiency/nodes']) {
       const res = await app.inject({ url: `${path}?at=2026-11-01T09:50:00Z&limit=1&offset=2&format=csv` });
-      const names = res.body.trim().split('\r\n').slice(1).map((l) => l.split(',')[0]);
+      const names = res.body
+        .trim()
+        .split('\r\n')
+        .slice(1)
+        .map((l) => l.split(',')[0]);
       expect(names, path).toEqual(['node-a', 'node-b', 'node-s']);
       const page = (await get<NodesResponse>(`${path}?at=2026-11-01T09:50:00Z&limit=1&offset=2`)).body;
-      expect(page.rows.map((r) => r.name), path).toEqual(['node-s']);
+      expect(
+        page.rows.map((r) => r.name),
+        path,
+      ).toEqual(['node-s']);
     }
   });
 
@@ -272,7 +366,13 @@ describe('CSV downloads', () => {
     const res = await app.inject({ url: `/api/teams/cost?${RANGE}&format=csv` });
     const lines = res.body.trim().split('\r\n');
     expect(lines[0]).toBe('kind,team,nodePool,costUsd,share,idleSpreadUsd');
-    expect(lines.slice(1).map((l) => l.split(',').slice(1, 4).join(' '))).toEqual(['data batch 0.05', 'data general 0.1', 'web general 0.1', ' batch 0.07', ' general 0.4']);
+    expect(lines.slice(1).map((l) => l.split(',').slice(1, 4).join(' '))).toEqual([
+      'data batch 0.05',
+      'data general 0.1',
+      'web general 0.1',
+      ' batch 0.07',
+      ' general 0.4',
+    ]);
   });
 });
 
@@ -322,8 +422,17 @@ describe('OpenAPI', () => {
   it('serves the document at /docs/json and a page at /docs listing the analytics routes', async () => {
     const json = await get<{ openapi: string; paths: Record<string, unknown> }>('/docs/json');
     expect(json.body.openapi).toMatch(/^3\./);
-    for (const p of ['/api/efficiency/summary', '/api/efficiency/nodes', '/api/nodes', '/api/consolidation/events', '/api/consolidation/compare',
-      '/api/consolidation/timeline', '/api/nodepools/compare', '/api/reconciliation/daily', '/api/teams/cost']) {
+    for (const p of [
+      '/api/efficiency/summary',
+      '/api/efficiency/nodes',
+      '/api/nodes',
+      '/api/consolidation/events',
+      '/api/consolidation/compare',
+      '/api/consolidation/timeline',
+      '/api/nodepools/compare',
+      '/api/reconciliation/daily',
+      '/api/teams/cost',
+    ]) {
       expect(Object.keys(json.body.paths)).toContain(p);
     }
     const page = await app.inject({ url: '/docs' });

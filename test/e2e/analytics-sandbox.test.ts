@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningSandbox } from '../../sandbox/index';
-import type { ConsolidationCompareResponse, ConsolidationEventsResponse } from '../../server/schemas/consolidation';
-import type { EfficiencySummaryResponse } from '../../server/schemas/efficiency';
-import type { NodePoolCompareResponse, ReconciliationResponse } from '../../server/schemas/nodepool-cost';
-import type { DailyCostResponse } from '../../server/schemas/reports';
-import type { TeamCostResponse } from '../../server/schemas/teams';
-import { startSeededApi, type SeededApi } from '../fixtures/seeded-api';
+import type { RunningSandbox } from '../../sandbox/index.js';
+import type { ConsolidationCompareResponse, ConsolidationEventsResponse } from '../../server/schemas/consolidation.js';
+import type { EfficiencySummaryResponse } from '../../server/schemas/efficiency.js';
+import type { NodePoolCompareResponse, ReconciliationResponse } from '../../server/schemas/nodepool-cost.js';
+import type { DailyCostResponse } from '../../server/schemas/reports.js';
+import type { TeamCostResponse } from '../../server/schemas/teams.js';
+import { startSeededApi, type SeededApi } from '../fixtures/seeded-api.js';
 
 /*
  * The week4 sandbox scenario, its first simulated day, through the real collectors into SQLite (seedFromSandbox),
@@ -44,8 +44,15 @@ describe('consolidation on the week4 sandbox', () => {
     expect(simulated.length).toBeGreaterThan(10);
     for (const n of simulated) {
       const found = rows.find((r) => r.nodeClaim === n.nodeClaimName);
-      expect(found, n.nodeClaimName ?? n.name).toMatchObject({ nodeName: n.name, nodePool: n.nodePool, reason: n.deletionReason, atMs: n.deletedAt });
-      const replacements = sc.nodes.filter((r) => r.launchReason.kind === 'replacement' && r.launchReason.replaces.includes(n.nodeClaimName ?? ''));
+      expect(found, n.nodeClaimName ?? n.name).toMatchObject({
+        nodeName: n.name,
+        nodePool: n.nodePool,
+        reason: n.deletionReason,
+        atMs: n.deletedAt,
+      });
+      const replacements = sc.nodes.filter(
+        (r) => r.launchReason.kind === 'replacement' && r.launchReason.replaces.includes(n.nodeClaimName ?? ''),
+      );
       expect(found?.replacements, n.nodeClaimName ?? n.name).toEqual(replacements.map((r) => r.nodeClaimName).sort());
     }
     expect(rows).toHaveLength(simulated.length);
@@ -131,7 +138,10 @@ describe('efficiency, NodePool cost and reconciliation on the week4 sandbox', ()
   it('the cluster row sums the NodePools; cost-weighted efficiency is a fraction', async () => {
     const s = await get<EfficiencySummaryResponse>(`/api/efficiency/summary?${range}`);
     const [cluster, ...pools] = s.rows;
-    expect(cluster.costUsd).toBeCloseTo(pools.reduce((t, p) => t + p.costUsd, 0), 9);
+    expect(cluster.costUsd).toBeCloseTo(
+      pools.reduce((t, p) => t + p.costUsd, 0),
+      9,
+    );
     expect(pools.map((p) => p.nodePool)).toEqual(['', 'general', 'system']);
     for (const r of s.rows) {
       expect(r.costWeightedCpu).toBeGreaterThan(0);

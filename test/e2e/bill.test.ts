@@ -3,14 +3,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedFromSandbox } from '../../cli/seed-sandbox';
-import { type Db, openDb } from '../../db/open-db';
-import { createRunsRepository } from '../../db/repositories/runs-repository';
-import { startSandbox, type RunningSandbox } from '../../sandbox/index';
-import { hypotheticalBill } from '../../sandbox/scenario/hypothetical-bill';
-import type { SimNode } from '../../sandbox/scenario/types';
-import { buildApp } from '../../server/app';
-import type { BillGroupBy, BillLinesResponse, Explanation, ImportResponse, PracticeAnswers, PracticeQuestion } from '../../server/schemas/bill';
+import { seedFromSandbox } from '../../cli/seed-sandbox.js';
+import { type Db, openDb } from '../../db/open-db.js';
+import { createRunsRepository } from '../../db/repositories/runs-repository.js';
+import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
+import { hypotheticalBill } from '../../sandbox/scenario/hypothetical-bill.js';
+import type { SimNode } from '../../sandbox/scenario/types.js';
+import { buildApp } from '../../server/app.js';
+import type {
+  BillGroupBy,
+  BillLinesResponse,
+  Explanation,
+  ImportResponse,
+  PracticeAnswers,
+  PracticeQuestion,
+} from '../../server/schemas/bill.js';
 
 /**
  * Explain this bill, end to end: the sandbox's week4 scenario collected through the real clients into SQLite for
@@ -32,8 +39,15 @@ beforeAll(async () => {
   db = openDb({ path: join(mkdtempSync(join(tmpdir(), 'ledger-bill-')), 'ledger.db') });
   const sc = sb.scenario;
   await seedFromSandbox({
-    db, sandboxUrl: sb.url, kubeconfigPath: sb.kubeconfigPath, clusterName: sc.clusterName, region: sc.region,
-    startMs: sc.start, endMs: sc.start + DAYS * DAY_MS, stepMs: sc.stepMs, quiet: true,
+    db,
+    sandboxUrl: sb.url,
+    kubeconfigPath: sb.kubeconfigPath,
+    clusterName: sc.clusterName,
+    region: sc.region,
+    startMs: sc.start,
+    endMs: sc.start + DAYS * DAY_MS,
+    stepMs: sc.stepMs,
+    quiet: true,
   });
   // What `demo` records, so practice bills know the scenario behind the database.
   createRunsRepository(db).setSetting('demo.seeded', `${sc.name}|${sc.seed}|v1`);
@@ -55,7 +69,9 @@ const getJson = async <T>(path: string): Promise<T> => {
 };
 
 async function explainAll(source: string, groupBy: BillGroupBy, granularity = 'DAILY'): Promise<Explanation[]> {
-  const lines = await getJson<BillLinesResponse>(`/api/bill/lines?source=${source}&groupBy=${groupBy}&granularity=${granularity}&from=2026-11-01&to=2026-11-15`);
+  const lines = await getJson<BillLinesResponse>(
+    `/api/bill/lines?source=${source}&groupBy=${groupBy}&granularity=${granularity}&from=2026-11-01&to=2026-11-15`,
+  );
   return Promise.all(lines.lines.map((l) => getJson<Explanation>(`/api/bill/explain?lineId=${l.id}`)));
 }
 
@@ -66,7 +82,12 @@ beforeAll(async () => {
 }, 60_000);
 
 const simNode = (name: string): SimNode | undefined => sb.scenario.nodes.find((n) => n.name === name);
-const KIND_OF: Record<string, string> = { Underutilized: 'consolidation', Empty: 'consolidation', Drifted: 'drift', Interrupted: 'interruption' };
+const KIND_OF: Record<string, string> = {
+  Underutilized: 'consolidation',
+  Empty: 'consolidation',
+  Drifted: 'drift',
+  Interrupted: 'interruption',
+};
 
 describe('every synced week4 bill line is explained', () => {
   it('NodeClaims add up to each line to under a cent, with no unexplained remainder', async () => {
@@ -78,7 +99,9 @@ describe('every synced week4 bill line is explained', () => {
     const others: Explanation[] = [];
     for (const groupBy of availableGroupBys) {
       const { availableGranularities } = await getJson<BillLinesResponse>(`/api/bill/lines?groupBy=${groupBy}`);
-      for (const g of availableGranularities) if (!(g === 'DAILY' && (groupBy === 'PURCHASE_TYPE' || groupBy === 'INSTANCE_TYPE'))) others.push(...await explainAll('cost-explorer', groupBy, g));
+      for (const g of availableGranularities)
+        if (!(g === 'DAILY' && (groupBy === 'PURCHASE_TYPE' || groupBy === 'INSTANCE_TYPE')))
+          others.push(...(await explainAll('cost-explorer', groupBy, g)));
     }
     for (const e of [...byPurchase, ...byType, ...others]) {
       expect(e.status, e.summary).toBe('explained');
@@ -96,7 +119,8 @@ describe('every synced week4 bill line is explained', () => {
     expect(untagged).toHaveLength(DAYS);
     for (const e of untagged) {
       expect(e.nodeClaims.map((n) => [n.nodeClaim, n.nodePool, n.instanceType, n.hours, n.reasons.created.kind])).toEqual([
-        [null, null, 'm5.large', 24, 'not-karpenter'], [null, null, 'm5.large', 24, 'not-karpenter'],
+        [null, null, 'm5.large', 24, 'not-karpenter'],
+        [null, null, 'm5.large', 24, 'not-karpenter'],
       ]);
       // 2 x 24 h x 0.096 USD/h.
       expect(e.lineUsd).toBeCloseTo(4.608, 6);
@@ -104,16 +128,28 @@ describe('every synced week4 bill line is explained', () => {
   });
 
   it('gives the reasons the simulation actually had: launches, replacements, consolidations and the interruption', () => {
-    const claims = new Map(byPurchase.flatMap((e) => e.nodeClaims).filter((n) => n.nodeClaim !== null).map((n) => [n.nodeName, n]));
+    const claims = new Map(
+      byPurchase
+        .flatMap((e) => e.nodeClaims)
+        .filter((n) => n.nodeClaim !== null)
+        .map((n) => [n.nodeName, n]),
+    );
     let replacements = 0;
     let interruptions = 0;
     for (const n of claims.values()) {
       const truth = simNode(n.nodeName);
       if (!truth) throw new Error(`${n.nodeName} is not in the scenario`);
-      expect(n.reasons.instanceType.requirements.every((r) => r.satisfied), n.reasons.instanceType.summary).toBe(true);
+      expect(
+        n.reasons.instanceType.requirements.every((r) => r.satisfied),
+        n.reasons.instanceType.summary,
+      ).toBe(true);
       if (truth.launchReason.kind === 'replacement') {
         replacements += 1;
-        expect(n.reasons.created).toMatchObject({ kind: 'replacement', reason: truth.launchReason.reason, replaces: truth.launchReason.replaces });
+        expect(n.reasons.created).toMatchObject({
+          kind: 'replacement',
+          reason: truth.launchReason.reason,
+          replaces: truth.launchReason.replaces,
+        });
       } else if (truth.createdAt >= sb.scenario.start && truth.launchReason.kind === 'pending-pods') {
         expect(n.reasons.created.kind).toBe('provisioning');
         // The pods it was launched for are on it at its first snapshot.
@@ -165,8 +201,14 @@ describe('an imported Cost Explorer console CSV', () => {
       const same = synced.filter((s) => s.line.periodStart === e.line.periodStart && s.line.nodePool === e.line.nodePool);
       expect(same.length).toBeGreaterThan(0);
       expect(e.status).toBe('explained');
-      expect(e.lineUsd).toBeCloseTo(same.reduce((s, x) => s + x.lineUsd, 0), 8);
-      expect(e.computedUsd).toBeCloseTo(same.reduce((s, x) => s + x.computedUsd, 0), 8);
+      expect(e.lineUsd).toBeCloseTo(
+        same.reduce((s, x) => s + x.lineUsd, 0),
+        8,
+      );
+      expect(e.computedUsd).toBeCloseTo(
+        same.reduce((s, x) => s + x.computedUsd, 0),
+        8,
+      );
       const names = (es: Explanation[]) => es.flatMap((x) => x.nodeClaims.map((n) => n.nodeName)).sort();
       expect(names([e])).toEqual(names(same));
     }
@@ -182,14 +224,43 @@ describe('an imported Cost Explorer console CSV', () => {
     const cases: { what: string; body: Uint8Array<ArrayBuffer>; type?: string; status: number; says: string }[] = [
       { what: 'empty', body: new Uint8Array(0), status: 400, says: 'empty' },
       { what: 'over the limit', body: new Uint8Array(6 * 1024 * 1024).fill(0x31), status: 413, says: '5 MB' },
-      { what: 'wrong columns', body: enc.encode('"Service","EC2-Instances($)","Total costs($)"\n"2026-11-02","1","1"\n'), status: 422, says: 'Tag karpenter.sh/nodepool' },
-      { what: 'UTF-16', body: Uint8Array.from([0xff, 0xfe, ...[...good].flatMap((c) => [c.charCodeAt(0), 0])]), status: 415, says: 'UTF-16' },
-      { what: 'Latin-1', body: Uint8Array.from([...enc.encode(good.replace('general', 'gen')), ...enc.encode('"2026-11-03","'), 0xa3, ...enc.encode('1","1"\n')]), status: 415, says: 'not valid UTF-8' },
-      { what: 'a formula', body: enc.encode('"karpenter.sh/nodepool","general($)","Total costs($)"\n"2026-11-02","=1+2","3"\n'), status: 422, says: 'formulas are refused' },
+      {
+        what: 'wrong columns',
+        body: enc.encode('"Service","EC2-Instances($)","Total costs($)"\n"2026-11-02","1","1"\n'),
+        status: 422,
+        says: 'Tag karpenter.sh/nodepool',
+      },
+      {
+        what: 'UTF-16',
+        body: Uint8Array.from([0xff, 0xfe, ...[...good].flatMap((c) => [c.charCodeAt(0), 0])]),
+        status: 415,
+        says: 'UTF-16',
+      },
+      {
+        what: 'Latin-1',
+        body: Uint8Array.from([
+          ...enc.encode(good.replace('general', 'gen')),
+          ...enc.encode('"2026-11-03","'),
+          0xa3,
+          ...enc.encode('1","1"\n'),
+        ]),
+        status: 415,
+        says: 'not valid UTF-8',
+      },
+      {
+        what: 'a formula',
+        body: enc.encode('"karpenter.sh/nodepool","general($)","Total costs($)"\n"2026-11-02","=1+2","3"\n'),
+        status: 422,
+        says: 'formulas are refused',
+      },
       { what: 'a JSON body', body: enc.encode('{"lines":[]}'), type: 'application/json', status: 415, says: 'text/csv or multipart' },
     ];
     for (const c of cases) {
-      const res = await fetch(`${base}/api/bill/import?name=kept`, { method: 'POST', headers: { 'content-type': c.type ?? 'text/csv' }, body: c.body });
+      const res = await fetch(`${base}/api/bill/import?name=kept`, {
+        method: 'POST',
+        headers: { 'content-type': c.type ?? 'text/csv' },
+        body: c.body,
+      });
       const body = (await res.json()) as { message: string };
       expect([c.what, res.status]).toEqual([c.what, c.status]);
       expect(body.message, c.what).toContain(c.says);

@@ -2,12 +2,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedFromSandbox, type SeedSummary } from '../../cli/seed-sandbox';
-import { type Db, openDb } from '../../db/open-db';
-import { nodePoolCostByHand } from '../../sandbox/scenario/bill';
-import { startSandbox, type RunningSandbox } from '../../sandbox/index';
-import { buildApp } from '../../server/app';
-import type { DailyCostResponse, EfficiencyResponse, NodePoolsResponse } from '../../server/schemas/reports';
+import { seedFromSandbox, type SeedSummary } from '../../cli/seed-sandbox.js';
+import { type Db, openDb } from '../../db/open-db.js';
+import { nodePoolCostByHand } from '../../sandbox/scenario/bill.js';
+import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
+import { buildApp } from '../../server/app.js';
+import type { DailyCostResponse, EfficiencyResponse, NodePoolsResponse } from '../../server/schemas/reports.js';
 
 /**
  * The whole path, as `npm start` runs it: the sandbox on loopback, the real Kubernetes and AWS SDK clients
@@ -24,8 +24,15 @@ beforeAll(async () => {
   db = openDb({ path: join(mkdtempSync(join(tmpdir(), 'ledger-e2e-')), 'ledger.db') });
   const sc = sb.scenario;
   summary = await seedFromSandbox({
-    db, sandboxUrl: sb.url, kubeconfigPath: sb.kubeconfigPath, clusterName: sc.clusterName, region: sc.region,
-    startMs: sc.start, endMs: sc.end, stepMs: sc.stepMs, quiet: true,
+    db,
+    sandboxUrl: sb.url,
+    kubeconfigPath: sb.kubeconfigPath,
+    clusterName: sc.clusterName,
+    region: sc.region,
+    startMs: sc.start,
+    endMs: sc.end,
+    stepMs: sc.stepMs,
+    quiet: true,
   });
 }, 240_000);
 
@@ -105,8 +112,15 @@ describe('sandbox -> collectors -> SQLite -> API', () => {
   it('resumes after the last snapshot instead of starting over', async () => {
     const sc = sb.scenario;
     const again = await seedFromSandbox({
-      db, sandboxUrl: sb.url, kubeconfigPath: sb.kubeconfigPath, clusterName: sc.clusterName, region: sc.region,
-      startMs: sc.start, endMs: sc.end, stepMs: sc.stepMs, quiet: true,
+      db,
+      sandboxUrl: sb.url,
+      kubeconfigPath: sb.kubeconfigPath,
+      clusterName: sc.clusterName,
+      region: sc.region,
+      startMs: sc.start,
+      endMs: sc.end,
+      stepMs: sc.stepMs,
+      quiet: true,
     });
     expect(again.snapshots).toBe(0);
     // Every day is final by now: the second Cost Explorer sync asks for nothing but the days still estimated.

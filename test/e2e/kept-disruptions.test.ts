@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedFromSandbox } from '../../cli/seed-sandbox';
-import { openDb } from '../../db/open-db';
-import { createAnalyticsEventsRepository } from '../../db/repositories/analytics-events-repository';
-import { createDisruptionsRepository } from '../../db/repositories/disruptions-repository';
-import { builtDisruptions, keptDisruptions, REBUILD_LOOKBACK_MS } from '../../server/services/disruption-source';
-import { type SeededSandbox, seedSandboxDb } from '../fixtures/seeded-api';
+import { seedFromSandbox } from '../../cli/seed-sandbox.js';
+import { openDb } from '../../db/open-db.js';
+import { createAnalyticsEventsRepository } from '../../db/repositories/analytics-events-repository.js';
+import { createDisruptionsRepository } from '../../db/repositories/disruptions-repository.js';
+import { builtDisruptions, keptDisruptions, REBUILD_LOOKBACK_MS } from '../../server/services/disruption-source.js';
+import { type SeededSandbox, seedSandboxDb } from '../fixtures/seeded-api.js';
 
 /**
  * Kept disruptions (migration 0009) against the same disruptions built from the raw events for the range asked:
@@ -29,7 +29,12 @@ describe('kept disruptions', () => {
     const events = createAnalyticsEventsRepository(s.db);
     const repo = createDisruptionsRepository(s.db);
     const refreshes: { rebuiltFromMs: number; rows: number }[] = [];
-    const kept = keptDisruptions(events, repo, { onError: (err) => { throw err; }, onRefresh: (r) => refreshes.push(r) });
+    const kept = keptDisruptions(events, repo, {
+      onError: (err) => {
+        throw err;
+      },
+      onRefresh: (r) => refreshes.push(r),
+    });
     return { repo, kept, built: builtDisruptions(events), refreshes };
   };
 
@@ -42,18 +47,27 @@ describe('kept disruptions', () => {
     expect(all.some((d) => d.replacements.length > 0)).toBe(true);
     expect(all).toEqual(built.inRange(s.startMs, firstEndMs));
     // Timeline markers from the kept rows equal those of the built ones: all of them, thinned per hour, for one NodePool.
-    for (const q of [{ bucketMs: HOUR_MS, max: 10_000 }, { bucketMs: HOUR_MS, max: 10 }, { bucketMs: 3 * HOUR_MS, max: 5, nodePool: 'general' }]) {
+    for (const q of [
+      { bucketMs: HOUR_MS, max: 10_000 },
+      { bucketMs: HOUR_MS, max: 10 },
+      { bucketMs: 3 * HOUR_MS, max: 5, nodePool: 'general' },
+    ]) {
       const range = { fromMs: s.startMs, toMs: firstEndMs, ...q };
       const got = kept.markers(range);
       expect(got, JSON.stringify(q)).toEqual(built.markers(range));
-      expect(got.reduce((n, m) => n + m.count, 0)).toBe(all.filter((d) => !d.blocked && (q.nodePool === undefined || d.nodePool === q.nodePool)).length);
+      expect(got.reduce((n, m) => n + m.count, 0)).toBe(
+        all.filter((d) => !d.blocked && (q.nodePool === undefined || d.nodePool === q.nodePool)).length,
+      );
     }
     expect(kept.markers({ fromMs: s.startMs, toMs: firstEndMs, bucketMs: HOUR_MS, max: 10 }).some((m) => m.count > 1)).toBe(true);
     // Pages from SQL equal the in-memory filter, count and slice.
     const pages = [
-      { kind: 'disruption' as const, offset: 0, limit: 5 }, { kind: 'disruption' as const, offset: 7, limit: 10, nodePool: 'general' },
-      { kind: 'all' as const, offset: 0, limit: null }, { kind: 'blocked' as const, offset: 0, limit: 3 },
-      { kind: 'disruption' as const, offset: 2, limit: 4, reason: 'Underutilized' }, { kind: 'disruption' as const, offset: 10_000, limit: 5 },
+      { kind: 'disruption' as const, offset: 0, limit: 5 },
+      { kind: 'disruption' as const, offset: 7, limit: 10, nodePool: 'general' },
+      { kind: 'all' as const, offset: 0, limit: null },
+      { kind: 'blocked' as const, offset: 0, limit: 3 },
+      { kind: 'disruption' as const, offset: 2, limit: 4, reason: 'Underutilized' },
+      { kind: 'disruption' as const, offset: 10_000, limit: 5 },
     ];
     for (const q of pages) {
       const range = { fromMs: s.startMs + 3 * HOUR_MS, toMs: firstEndMs, ...q };
@@ -75,8 +89,15 @@ describe('kept disruptions', () => {
     expect(repo.dirtyFromMs()).toBeNull();
     const endMs = firstEndMs + 12 * HOUR_MS;
     await seedFromSandbox({
-      db: s.db, sandboxUrl: s.sandbox.url, kubeconfigPath: s.sandbox.kubeconfigPath, clusterName: s.sandbox.scenario.clusterName,
-      region: s.sandbox.scenario.region, startMs: s.startMs, endMs, stepMs: 3 * s.sandbox.scenario.stepMs, quiet: true,
+      db: s.db,
+      sandboxUrl: s.sandbox.url,
+      kubeconfigPath: s.sandbox.kubeconfigPath,
+      clusterName: s.sandbox.scenario.clusterName,
+      region: s.sandbox.scenario.region,
+      startMs: s.startMs,
+      endMs,
+      stepMs: 3 * s.sandbox.scenario.stepMs,
+      quiet: true,
     });
     const dirty = repo.dirtyFromMs();
     expect(dirty).not.toBeNull();
@@ -95,13 +116,21 @@ describe('kept disruptions', () => {
     kept.inRange(s.startMs, s.startMs + HOUR_MS);
     expect(repo.dirtyFromMs()).toBeNull();
     const at = s.startMs + 3 * HOUR_MS + 17;
-    s.db.prepare(`INSERT INTO events (uid, at, type, reason, message, kind, name) VALUES ('late-1', ?, 'Normal', 'DisruptionTerminating',
-      'Disrupting Node: Empty/Delete', 'Node', 'node-late')`).run(at);
+    s.db
+      .prepare(
+        `INSERT INTO events (uid, at, type, reason, message, kind, name) VALUES ('late-1', ?, 'Normal', 'DisruptionTerminating',
+      'Disrupting Node: Empty/Delete', 'Node', 'node-late')`,
+      )
+      .run(at);
     expect(repo.dirtyFromMs()).toBe(at);
     const found = kept.inRange(at, at + 1);
     expect(found.map((d) => [d.nodeName, d.reason, d.action])).toEqual([['node-late', 'Empty', 'Delete']]);
     // An event that is not about disruption changes nothing.
-    s.db.prepare(`INSERT INTO events (uid, at, type, reason, message, kind, name) VALUES ('late-2', ?, 'Normal', 'Nominated', 'x', 'Pod', 'p')`).run(at);
+    s.db
+      .prepare(
+        `INSERT INTO events (uid, at, type, reason, message, kind, name) VALUES ('late-2', ?, 'Normal', 'Nominated', 'x', 'Pod', 'p')`,
+      )
+      .run(at);
     expect(repo.dirtyFromMs()).toBeNull();
   });
 
@@ -110,10 +139,18 @@ describe('kept disruptions', () => {
     kept.inRange(s.startMs, firstEndMs);
     const eventAt = s.startMs + 2 * HOUR_MS + 11;
     const deletedAt = eventAt + 2 * DAY_MS;
-    s.db.prepare(`INSERT INTO nodeclaims (name, nodepool, node_name, instance_type, capacity_type, created_at, first_seen, last_seen, deleted_at, disruption_reason)
-      VALUES ('slow-drain-x1', 'general', 'node-slow-drain', 'm5.large', 'on-demand', ?, ?, ?, ?, 'Underutilized')`).run(s.startMs, s.startMs, deletedAt, deletedAt);
-    s.db.prepare(`INSERT INTO events (uid, at, type, reason, message, kind, name) VALUES ('slow-drain-ev', ?, 'Normal', 'DisruptionTerminating',
-      'Disrupting NodeClaim: Underutilized/Delete', 'NodeClaim', 'slow-drain-x1')`).run(eventAt);
+    s.db
+      .prepare(
+        `INSERT INTO nodeclaims (name, nodepool, node_name, instance_type, capacity_type, created_at, first_seen, last_seen, deleted_at, disruption_reason)
+      VALUES ('slow-drain-x1', 'general', 'node-slow-drain', 'm5.large', 'on-demand', ?, ?, ?, ?, 'Underutilized')`,
+      )
+      .run(s.startMs, s.startMs, deletedAt, deletedAt);
+    s.db
+      .prepare(
+        `INSERT INTO events (uid, at, type, reason, message, kind, name) VALUES ('slow-drain-ev', ?, 'Normal', 'DisruptionTerminating',
+      'Disrupting NodeClaim: Underutilized/Delete', 'NodeClaim', 'slow-drain-x1')`,
+      )
+      .run(eventAt);
     // The rebuild starts a day before the deletion, which the event is long before.
     expect(repo.dirtyFromMs()).toBe(eventAt);
     const ofClaim = (ds: readonly { nodeClaim: string | null; atMs: number; source: string }[]) =>
@@ -152,8 +189,12 @@ describe('kept disruptions', () => {
   });
 
   it('builds for the range asked when the database is read-only', () => {
-    s.db.prepare(`INSERT INTO events (uid, at, type, reason, message, kind, name) VALUES ('late-3', ?, 'Normal', 'DisruptionTerminating',
-      'Disrupting Node: Drifted/Delete', 'Node', 'node-late-3')`).run(s.startMs + 5 * HOUR_MS);
+    s.db
+      .prepare(
+        `INSERT INTO events (uid, at, type, reason, message, kind, name) VALUES ('late-3', ?, 'Normal', 'DisruptionTerminating',
+      'Disrupting Node: Drifted/Delete', 'Node', 'node-late-3')`,
+      )
+      .run(s.startMs + 5 * HOUR_MS);
     const ro = openDb({ path: s.db.name, readonly: true });
     try {
       const errors: unknown[] = [];

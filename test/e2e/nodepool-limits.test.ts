@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { seedFromSandbox } from '../../cli/seed-sandbox';
-import { parseBaseUnits, parseCpuMillicores } from '../../core/quantity';
-import { openDb, type Db } from '../../db/open-db';
-import { startSandbox, type RunningSandbox } from '../../sandbox/index';
-import { loadCatalog } from '../../sandbox/scenario/catalog';
-import { nodeAliveAt } from '../../sandbox/serve/kube-objects';
-import { buildApp } from '../../server/app';
-import type { NodePoolsResponse } from '../../server/schemas/reports';
+import { seedFromSandbox } from '../../cli/seed-sandbox.js';
+import { parseBaseUnits, parseCpuMillicores } from '../../core/quantity.js';
+import { openDb, type Db } from '../../db/open-db.js';
+import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
+import { loadCatalog } from '../../sandbox/scenario/catalog.js';
+import { nodeAliveAt } from '../../sandbox/serve/kube-objects.js';
+import { buildApp } from '../../server/app.js';
+import type { NodePoolsResponse } from '../../server/schemas/reports.js';
 
 /**
  * week4's NodePools carry limits (system cpu 16 / memory 64Gi, general 400 / 1600Gi, spot-batch 256 / 1024Gi).
@@ -35,8 +35,15 @@ beforeAll(async () => {
   const sc = sb.scenario;
   const endMs = sc.start + 2 * HOUR;
   await seedFromSandbox({
-    db, sandboxUrl: sb.url, kubeconfigPath: sb.kubeconfigPath, clusterName: sc.clusterName, region: sc.region,
-    startMs: sc.start, endMs, stepMs: sc.stepMs, quiet: true,
+    db,
+    sandboxUrl: sb.url,
+    kubeconfigPath: sb.kubeconfigPath,
+    clusterName: sc.clusterName,
+    region: sc.region,
+    startMs: sc.start,
+    endMs,
+    stepMs: sc.stepMs,
+    quiet: true,
   });
   lastSnapshotMs = endMs - sc.stepMs;
   app = buildApp({ db, now: () => endMs });
@@ -58,11 +65,16 @@ describe('week4 NodePools through the collector', () => {
     for (const pool of sb.scenario.nodePools) {
       const got = body.items.find((p) => p.name === pool.name);
       expect(got, pool.name).toMatchObject({
-        weight: pool.weight, consolidationPolicy: pool.consolidationPolicy, consolidateAfter: pool.consolidateAfter,
-        expireAfter: pool.expireAfter, nodeClass: pool.nodeClassName,
+        weight: pool.weight,
+        consolidationPolicy: pool.consolidationPolicy,
+        consolidateAfter: pool.consolidateAfter,
+        expireAfter: pool.expireAfter,
+        nodeClass: pool.nodeClassName,
         limits: {
-          cpu: pool.limits.cpu, cpuMillicores: parseCpuMillicores(pool.limits.cpu),
-          memory: pool.limits.memory, memoryBytes: parseBaseUnits(pool.limits.memory),
+          cpu: pool.limits.cpu,
+          cpuMillicores: parseCpuMillicores(pool.limits.cpu),
+          memory: pool.limits.memory,
+          memoryBytes: parseBaseUnits(pool.limits.memory),
         },
       });
       expect(got?.requirements).toEqual(pool.requirements.map((r) => ({ key: r.key, operator: r.operator, values: r.values ?? [] })));
@@ -78,7 +90,11 @@ describe('week4 NodePools through the collector', () => {
       const memoryBytes = alive.reduce((s, n) => s + (catalog.get(n.instanceType)?.memoryMiB ?? Number.NaN) * 1024 * 1024, 0);
       const got = body.items.find((p) => p.name === pool.name);
       expect(got?.usage, pool.name).toEqual({
-        at: new Date(lastSnapshotMs).toISOString(), nodes: alive.length, cpuMillicores, memoryBytes, nodesWithoutCapacity: 0,
+        at: new Date(lastSnapshotMs).toISOString(),
+        nodes: alive.length,
+        cpuMillicores,
+        memoryBytes,
+        nodesWithoutCapacity: 0,
       });
       expect(got?.limits.resources.map((r) => [r.resource, r.used, r.usedFraction])).toEqual([
         ['cpu', cpuMillicores, cpuMillicores / parseCpuMillicores(pool.limits.cpu)],

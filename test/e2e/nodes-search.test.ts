@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, type Db } from '../../db/open-db';
-import { createKubeRepository } from '../../db/repositories/kube-repository';
-import { buildApp } from '../../server/app';
-import type { NodesResponse } from '../../server/schemas/efficiency';
-import { GiB, type NodeSpec, snapshotWrite } from '../fixtures/snapshots';
+import { openDb, type Db } from '../../db/open-db.js';
+import { createKubeRepository } from '../../db/repositories/kube-repository.js';
+import { buildApp } from '../../server/app.js';
+import type { NodesResponse } from '../../server/schemas/efficiency.js';
+import { GiB, type NodeSpec, snapshotWrite } from '../fixtures/snapshots.js';
 
 /*
  * GET /api/nodes?q=: a case-insensitive substring over node name, NodeClaim, instance type, NodePool and zone, done
@@ -17,8 +17,16 @@ import { GiB, type NodeSpec, snapshotWrite } from '../fixtures/snapshots';
 
 const T0 = Date.parse('2026-11-01T10:00:00Z');
 const spec = (name: string, nodePool: string | null, instanceType: string, zone = 'us-west-2a'): NodeSpec => ({
-  name, nodePool, capacityType: 'on-demand', instanceType, zone, cpuMillicores: 4000, memoryBytes: 16 * GiB,
-  requestedCpuMillicores: 1000, requestedMemoryBytes: 4 * GiB, usdPerHour: 0.2,
+  name,
+  nodePool,
+  capacityType: 'on-demand',
+  instanceType,
+  zone,
+  cpuMillicores: 4000,
+  memoryBytes: 16 * GiB,
+  requestedCpuMillicores: 1000,
+  requestedMemoryBytes: 4 * GiB,
+  usdPerHour: 0.2,
 });
 const NODES = [
   spec('web-50%-a', 'general', 'm5.xlarge'),

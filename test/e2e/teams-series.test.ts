@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TeamCostResponse, TeamCostSeriesResponse } from '../../server/schemas/teams';
-import { startSeededApi, type SeededApi } from '../fixtures/seeded-api';
+import type { TeamCostResponse, TeamCostSeriesResponse } from '../../server/schemas/teams.js';
+import { startSeededApi, type SeededApi } from '../fixtures/seeded-api.js';
 
 /*
  * GET /api/teams/cost/series against GET /api/teams/cost asked once per bucket: the series reads every bucket in one
@@ -60,7 +60,9 @@ describe('GET /api/teams/cost/series', () => {
     const plainExtra = extra.replace(/(^|&)bucket=\w+/, '');
     let withCost = 0;
     for (const b of series.buckets) {
-      const one = await get<TeamCostResponse>(`/api/teams/cost?from=${b.from}&to=${b.to}${plainExtra === '' ? '' : `&${plainExtra.replace(/^&/, '')}`}`);
+      const one = await get<TeamCostResponse>(
+        `/api/teams/cost?from=${b.from}&to=${b.to}${plainExtra === '' ? '' : `&${plainExtra.replace(/^&/, '')}`}`,
+      );
       expect(b.teams, `${b.from}..${b.to}`).toEqual(one.teams);
       expect(b.totals.nodeCostUsd, `${b.from}..${b.to}`).toBe(one.totals.nodeCostUsd);
       expect(b.totals.idleUsd).toBe(one.totals.idleUsd);
@@ -84,7 +86,9 @@ describe('GET /api/teams/cost/series', () => {
     const lines = csv.text.trim().split(/\r?\n/);
     expect(lines[0]).toBe('from,to,kind,team,costUsd');
     expect(lines).toHaveLength(1 + json.buckets.reduce((t, b) => t + b.teams.length, 0));
-    expect(lines.filter((l) => l.includes(',idle,'))).toHaveLength(json.buckets.filter((b) => b.teams.some((t) => t.kind === 'idle')).length);
+    expect(lines.filter((l) => l.includes(',idle,'))).toHaveLength(
+      json.buckets.filter((b) => b.teams.some((t) => t.kind === 'idle')).length,
+    );
   });
 
   it('refuses a from off the whole hour (buckets start there), naming from', async () => {

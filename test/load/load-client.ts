@@ -51,41 +51,47 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
     if (errorExamples.length < 5) errorExamples.push(what);
   };
 
-  const once = (path: string): Promise<void> => new Promise((resolve) => {
-    const started = process.hrtime.bigint();
-    const req = request({ host: base.hostname, port: base.port, path, agent, headers: { accept: 'application/json', ...o.headers }, timeout: timeoutMs }, (res) => {
-      res.on('data', () => {});
-      res.on('end', () => {
-        const ms = Number(process.hrtime.bigint() - started) / 1e6;
-        if ((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300) {
-          latencies.push(ms);
-          const key = path.split('?')[0];
-          const list = perPath.get(key) ?? [];
-          list.push(ms);
-          perPath.set(key, list);
-        } else {
-          fail(`${path}: HTTP ${res.statusCode}`);
-        }
-        resolve();
-      });
-      res.on('error', (err) => {
+  const once = (path: string): Promise<void> =>
+    new Promise((resolve) => {
+      const started = process.hrtime.bigint();
+      const req = request(
+        { host: base.hostname, port: base.port, path, agent, headers: { accept: 'application/json', ...o.headers }, timeout: timeoutMs },
+        (res) => {
+          res.on('data', () => {});
+          res.on('end', () => {
+            const ms = Number(process.hrtime.bigint() - started) / 1e6;
+            if ((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300) {
+              latencies.push(ms);
+              const key = path.split('?')[0];
+              const list = perPath.get(key) ?? [];
+              list.push(ms);
+              perPath.set(key, list);
+            } else {
+              fail(`${path}: HTTP ${res.statusCode}`);
+            }
+            resolve();
+          });
+          res.on('error', (err) => {
+            fail(`${path}: ${err.message}`);
+            resolve();
+          });
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error(`no answer in ${timeoutMs} ms`)));
+      req.on('error', (err) => {
         fail(`${path}: ${err.message}`);
         resolve();
       });
+      req.end();
     });
-    req.on('timeout', () => req.destroy(new Error(`no answer in ${timeoutMs} ms`)));
-    req.on('error', (err) => {
-      fail(`${path}: ${err.message}`);
-      resolve();
-    });
-    req.end();
-  });
 
   const startedAt = Date.now();
   const deadline = startedAt + o.seconds * 1000;
-  await Promise.all(Array.from({ length: o.clients }, async (_, client) => {
-    for (let i = client; Date.now() < deadline; i++) await once(o.paths[i % o.paths.length]);
-  }));
+  await Promise.all(
+    Array.from({ length: o.clients }, async (_, client) => {
+      for (let i = client; Date.now() < deadline; i++) await once(o.paths[i % o.paths.length]);
+    }),
+  );
   const elapsedS = (Date.now() - startedAt) / 1000;
   agent.destroy();
 
@@ -97,11 +103,18 @@ export async function runLoad(o: LoadOptions): Promise<LoadReport> {
     requestsPerSecond: Math.round((latencies.length + errors) / elapsedS),
     errors,
     errorExamples,
-    latencyMs: { p50: round(quantile(sorted, 0.5)), p90: round(quantile(sorted, 0.9)), p99: round(quantile(sorted, 0.99)), max: round(sorted.at(-1) ?? 0) },
-    byPath: [...perPath].map(([path, list]) => {
-      const s = [...list].sort((a, b) => a - b);
-      return { path, requests: s.length, p50: round(quantile(s, 0.5)), p99: round(quantile(s, 0.99)), max: round(s.at(-1) ?? 0) };
-    }).sort((a, b) => b.p99 - a.p99),
+    latencyMs: {
+      p50: round(quantile(sorted, 0.5)),
+      p90: round(quantile(sorted, 0.9)),
+      p99: round(quantile(sorted, 0.99)),
+      max: round(sorted.at(-1) ?? 0),
+    },
+    byPath: [...perPath]
+      .map(([path, list]) => {
+        const s = [...list].sort((a, b) => a - b);
+        return { path, requests: s.length, p50: round(quantile(s, 0.5)), p99: round(quantile(s, 0.99)), max: round(s.at(-1) ?? 0) };
+      })
+      .sort((a, b) => b.p99 - a.p99),
   };
 }
 

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, type Db } from '../../db/open-db';
-import { buildApp } from '../../server/app';
-import { fillSynthetic } from '../fixtures/synthetic';
-import { dashboardPaths, quantile, runLoad } from './load-client';
+import { openDb, type Db } from '../../db/open-db.js';
+import { buildApp } from '../../server/app.js';
+import { fillSynthetic } from '../fixtures/synthetic.js';
+import { dashboardPaths, quantile, runLoad } from './load-client.js';
 
 /*
  * The short version of `npm run load` (which runs 30 s against `serve` in its own process over a database seeded
@@ -54,6 +54,8 @@ describe('200 concurrent clients for 3 s', () => {
     expect(report.errors).toBe(0);
     expect(report.requests).toBeGreaterThanOrEqual(200); // every client was answered at least once
     expect(report.byPath.map((p) => p.path).sort()).toEqual([...new Set(paths.map((p) => p.split('?')[0]))].sort());
-    console.log(`load (short): ${report.requests} requests, ${report.requestsPerSecond}/s, p50 ${report.latencyMs.p50} ms, p99 ${report.latencyMs.p99} ms`);
+    console.log(
+      `load (short): ${report.requests} requests, ${report.requestsPerSecond}/s, p50 ${report.latencyMs.p50} ms, p99 ${report.latencyMs.p99} ms`,
+    );
   }, 30_000);
 });

@@ -12,10 +12,10 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { seedFromSandbox } from '../../cli/seed-sandbox';
-import { openDb } from '../../db/open-db';
-import { startSandbox } from '../../sandbox/index';
-import { dashboardPaths, runLoad, type LoadReport } from './load-client';
+import { seedFromSandbox } from '../../cli/seed-sandbox.js';
+import { openDb } from '../../db/open-db.js';
+import { startSandbox } from '../../sandbox/index.js';
+import { dashboardPaths, runLoad, type LoadReport } from './load-client.js';
 
 // As cli/run.ts: the pinned AWS SDK's notice about future Node versions would print in the middle of the seeding.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -31,7 +31,16 @@ async function seedDatabase(): Promise<string> {
   try {
     const sc = sb.scenario;
     console.error(`seeding ${path} from the sandbox (14 simulated days)…`);
-    await seedFromSandbox({ db, sandboxUrl: sb.url, kubeconfigPath: sb.kubeconfigPath, clusterName: sc.clusterName, region: sc.region, startMs: sc.start, endMs: sc.end, stepMs: sc.stepMs });
+    await seedFromSandbox({
+      db,
+      sandboxUrl: sb.url,
+      kubeconfigPath: sb.kubeconfigPath,
+      clusterName: sc.clusterName,
+      region: sc.region,
+      startMs: sc.start,
+      endMs: sc.end,
+      stepMs: sc.stepMs,
+    });
   } finally {
     db.close();
     await sb.close();
@@ -42,7 +51,10 @@ async function seedDatabase(): Promise<string> {
 
 /** `serve` in its own process; resolves with its URL and a stop function. */
 async function startServer(dbPath: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'cli', 'run.ts'), 'serve', '--db', dbPath, '--port', '0'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'cli', 'run.ts'), 'serve', '--db', dbPath, '--port', '0'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const exited = new Promise<void>((done) => child.on('exit', () => done()));
   const url = await new Promise<string>((done, fail) => {
     let out = '';
@@ -53,18 +65,27 @@ async function startServer(dbPath: string): Promise<{ url: string; stop: () => P
     });
     child.on('exit', (code) => fail(new Error(`serve exited (${code}) before listening: ${out}`)));
   });
-  return { url, stop: async () => { child.kill('SIGTERM'); await exited; } };
+  return {
+    url,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }
 
 function print(r: LoadReport): void {
   console.log(`${r.clients} clients for ${r.seconds} s: ${r.requests} requests (${r.requestsPerSecond}/s), ${r.errors} errors`);
   console.log(`latency ms: p50 ${r.latencyMs.p50}  p90 ${r.latencyMs.p90}  p99 ${r.latencyMs.p99}  max ${r.latencyMs.max}`);
   console.log('slowest routes (p99):');
-  for (const p of r.byPath.slice(0, 6)) console.log(`  ${p.path.padEnd(32)} ${String(p.requests).padStart(6)} requests  p50 ${p.p50}  p99 ${p.p99}  max ${p.max}`);
+  for (const p of r.byPath.slice(0, 6))
+    console.log(`  ${p.path.padEnd(32)} ${String(p.requests).padStart(6)} requests  p50 ${p.p50}  p99 ${p.p99}  max ${p.max}`);
   for (const e of r.errorExamples) console.log(`  error: ${e}`);
 }
 
-const { values } = parseArgs({ options: { db: { type: 'string' }, clients: { type: 'string' }, seconds: { type: 'string' }, json: { type: 'boolean' } } });
+const { values } = parseArgs({
+  options: { db: { type: 'string' }, clients: { type: 'string' }, seconds: { type: 'string' }, json: { type: 'boolean' } },
+});
 const clients = Number(values.clients ?? 200);
 const seconds = Number(values.seconds ?? 30);
 if (!(Number.isInteger(clients) && clients > 0 && clients <= 2000 && seconds > 0 && seconds <= 600)) {

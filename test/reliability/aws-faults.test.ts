@@ -5,17 +5,17 @@ import type { CostExplorerClient } from '@aws-sdk/client-cost-explorer';
 import type { EC2Client } from '@aws-sdk/client-ec2';
 import type { PricingClient } from '@aws-sdk/client-pricing';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_ATTEMPTS } from '../../collectors/aws-client-config';
-import { checkCostAllocationTags } from '../../collectors/cost-explorer/allocation-tags';
-import { createCostExplorerClient } from '../../collectors/cost-explorer/client';
-import { collectCostExplorer } from '../../collectors/cost-explorer/collect';
-import { createPricingClient } from '../../collectors/pricing/client';
-import { collectOnDemandPrices } from '../../collectors/pricing/collect';
-import { createEc2Client } from '../../collectors/spot/client';
-import { collectSpotPrices } from '../../collectors/spot/collect';
-import { openDb, type Db } from '../../db/open-db';
-import { startSandbox, type RunningSandbox } from '../../sandbox/index';
-import { onSandboxRequest } from './fixtures/request-hook';
+import { DEFAULT_MAX_ATTEMPTS } from '../../collectors/aws-client-config.js';
+import { checkCostAllocationTags } from '../../collectors/cost-explorer/allocation-tags.js';
+import { createCostExplorerClient } from '../../collectors/cost-explorer/client.js';
+import { collectCostExplorer } from '../../collectors/cost-explorer/collect.js';
+import { createPricingClient } from '../../collectors/pricing/client.js';
+import { collectOnDemandPrices } from '../../collectors/pricing/collect.js';
+import { createEc2Client } from '../../collectors/spot/client.js';
+import { collectSpotPrices } from '../../collectors/spot/collect.js';
+import { openDb, type Db } from '../../db/open-db.js';
+import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
+import { onSandboxRequest } from './fixtures/request-hook.js';
 
 /*
  * AWS throttling and 5xx storms through the real SDK clients as the collectors build them (standard retry mode,
@@ -66,9 +66,17 @@ async function collectAws(db: Db) {
 }
 
 const stored = (db: Db) => ({
-  costLines: db.prepare(`SELECT source, granularity, group_by, period_start, nodepool, dimension_value, unblended_usd, amortized_usd, usage_quantity, estimated
-    FROM cost_lines ORDER BY granularity, group_by, period_start, nodepool, dimension_value`).all(),
-  prices: db.prepare('SELECT kind, region, instance_type, zone, effective_at, usd_per_hour, source FROM prices ORDER BY kind, instance_type, zone, effective_at').all(),
+  costLines: db
+    .prepare(
+      `SELECT source, granularity, group_by, period_start, nodepool, dimension_value, unblended_usd, amortized_usd, usage_quantity, estimated
+    FROM cost_lines ORDER BY granularity, group_by, period_start, nodepool, dimension_value`,
+    )
+    .all(),
+  prices: db
+    .prepare(
+      'SELECT kind, region, instance_type, zone, effective_at, usd_per_hour, source FROM prices ORDER BY kind, instance_type, zone, effective_at',
+    )
+    .all(),
 });
 const awsOps = (): string[] => sb.ctx.requestLog.map((r) => r.operation).filter((op) => !op.startsWith('kube:') && !op.startsWith('_'));
 const countBy = (ops: string[]): Record<string, number> => {
@@ -85,7 +93,12 @@ describe('AWS throttling and 5xx storms', () => {
       let before = awsOps().length;
       const calm = await collectAws(calmDb);
       const calmOps = countBy(awsOps().slice(before));
-      expect(Object.keys(calmOps).sort()).toEqual(['ce:GetCostAndUsage', 'ce:ListCostAllocationTags', 'ec2:DescribeSpotPriceHistory', 'pricing:GetProducts']);
+      expect(Object.keys(calmOps).sort()).toEqual([
+        'ce:GetCostAndUsage',
+        'ce:ListCostAllocationTags',
+        'ec2:DescribeSpotPriceHistory',
+        'pricing:GetProducts',
+      ]);
       expect(calmOps['ce:GetCostAndUsage']).toBe(5);
 
       // Per operation, every other call fails twice (throttling, then a 500 or 503) and goes through on attempt 3.
@@ -101,7 +114,11 @@ describe('AWS throttling and 5xx storms', () => {
         if (c.call % 2 === 1 && c.failed < 2) {
           c.failed += 1;
           failedAt.push(Date.now());
-          sb.ctx.faults.push({ match: op.slice(op.indexOf(':') + 1), status: c.failed === 1 ? 400 : (c.call % 4 === 1 ? 500 : 503), remaining: 1 });
+          sb.ctx.faults.push({
+            match: op.slice(op.indexOf(':') + 1),
+            status: c.failed === 1 ? 400 : c.call % 4 === 1 ? 500 : 503,
+            remaining: 1,
+          });
         } else {
           c.failed = 0;
         }

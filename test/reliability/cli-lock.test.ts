@@ -2,10 +2,10 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { COLLECTOR_LOCK } from '../../db/lock';
-import { openDb } from '../../db/open-db';
-import { createLockRepository } from '../../db/repositories/lock-repository';
-import { runCli, startCli, type RunningCli } from './fixtures/cli';
+import { COLLECTOR_LOCK } from '../../db/lock.js';
+import { openDb } from '../../db/open-db.js';
+import { createLockRepository } from '../../db/repositories/lock-repository.js';
+import { runCli, startCli, type RunningCli } from './fixtures/cli.js';
 
 /*
  * Two collectors on one database, through the real command line: the second is refused and told which process
@@ -28,11 +28,18 @@ describe('two collectors on one database', () => {
     for (;;) {
       if (existsSync(path)) {
         const db = openDb({ path, readonly: true });
-        const holder = (() => { try { return createLockRepository(db).holder(COLLECTOR_LOCK); } catch { return null; } })();
+        const holder = (() => {
+          try {
+            return createLockRepository(db).holder(COLLECTOR_LOCK);
+          } catch {
+            return null;
+          }
+        })();
         db.close();
         if (holder !== null) break;
       }
-      if (Date.now() > deadline || demo.child.exitCode !== null) throw new Error(`demo did not take the lock: ${JSON.stringify(demo.output())}`);
+      if (Date.now() > deadline || demo.child.exitCode !== null)
+        throw new Error(`demo did not take the lock: ${JSON.stringify(demo.output())}`);
       await new Promise((r) => setTimeout(r, 50));
     }
 
@@ -42,7 +49,11 @@ describe('two collectors on one database', () => {
       runCli(['demo', '--db', path, '--port', '0', '--fresh']),
     ]);
     expect(collect.code).toBe(1);
-    expect(collect.stderr.trim()).toMatch(new RegExp(`^${path.replaceAll('/', '\\/')} is in use by another collector: "demo" \\(pid ${demo.child.pid} on [^,]+, started [^,]+, last alive \\d+ s ago\\)\\. Wait for it to finish or stop it`));
+    expect(collect.stderr.trim()).toMatch(
+      new RegExp(
+        `^${path.replaceAll('/', '\\/')} is in use by another collector: "demo" \\(pid ${demo.child.pid} on [^,]+, started [^,]+, last alive \\d+ s ago\\)\\. Wait for it to finish or stop it`,
+      ),
+    );
     expect(collect.stderr).not.toContain('    at '); // a message, not a stack trace
 
     expect(second.code).toBe(1);
@@ -51,4 +62,3 @@ describe('two collectors on one database', () => {
     demo.child.kill('SIGKILL');
   }, 90_000);
 });
-

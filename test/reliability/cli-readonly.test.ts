@@ -4,10 +4,10 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDb } from '../../db/open-db';
-import { runCli, startCli, type RunningCli } from './fixtures/cli';
-import { integrity } from './fixtures/db-checks';
-import { canMountTmpfs } from './fixtures/sandbox';
+import { openDb } from '../../db/open-db.js';
+import { runCli, startCli, type RunningCli } from './fixtures/cli.js';
+import { integrity } from './fixtures/db-checks.js';
+import { canMountTmpfs } from './fixtures/sandbox.js';
 
 /*
  * A database the user cannot write, through the real command line: a read-only file, a read-only folder, a
@@ -70,32 +70,42 @@ describe('a database the collector cannot write', () => {
     chmodSync(folder, 0o555);
     const collect = await runCli(['collect', '--cluster', 'c', '--db', join(folder, 'ledger.db'), '--quiet'], asUser);
     expect(collect.code).toBe(1);
-    expect(collect.stderr.trim()).toBe(`cannot use the database ${join(folder, 'ledger.db')}: the file cannot be opened or created: check that its folder exists and is writable (SQLITE_CANTOPEN: unable to open database file)`);
+    expect(collect.stderr.trim()).toBe(
+      `cannot use the database ${join(folder, 'ledger.db')}: the file cannot be opened or created: check that its folder exists and is writable (SQLITE_CANTOPEN: unable to open database file)`,
+    );
   }, 60_000);
 
   const mountable = canMountTmpfs();
 
-  it.skipIf(!mountable)('a read-only mount stops even root, and the file stays sound', async () => {
-    const mnt = join(dir, 'ro-mount');
-    mkdirSync(mnt);
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', mnt]);
-    try {
-      const path = join(mnt, 'ledger.db');
-      makeDb(path);
-      const before = sha(path);
-      execFileSync('mount', ['-o', 'remount,ro', mnt]);
-      const collect = await runCli(['collect', '--cluster', 'c', '--db', path, '--quiet']);
-      expect(collect.code).toBe(1);
-      // SQLite cannot create the -shm beside the file there: CANTOPEN (or READONLY once it exists).
-      expect(collect.stderr.trim()).toMatch(new RegExp(`^cannot use the database ${path.replaceAll('/', '\\/')}: (the file or its folder is read-only for this user|the file cannot be opened or created: check that its folder exists and is writable) \\(SQLITE_(READONLY|CANTOPEN)`));
-      expect(sha(path)).toBe(before);
-      execFileSync('mount', ['-o', 'remount,rw', mnt]);
-      const db = openDb({ path });
-      expect(integrity(db).integrity).toEqual(['ok']);
-      expect(db.prepare("SELECT value FROM settings WHERE key = 'kept'").pluck().get()).toBe('yes');
-      db.close();
-    } finally {
-      execFileSync('umount', ['-l', mnt]);
-    }
-  }, 60_000);
+  it.skipIf(!mountable)(
+    'a read-only mount stops even root, and the file stays sound',
+    async () => {
+      const mnt = join(dir, 'ro-mount');
+      mkdirSync(mnt);
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', mnt]);
+      try {
+        const path = join(mnt, 'ledger.db');
+        makeDb(path);
+        const before = sha(path);
+        execFileSync('mount', ['-o', 'remount,ro', mnt]);
+        const collect = await runCli(['collect', '--cluster', 'c', '--db', path, '--quiet']);
+        expect(collect.code).toBe(1);
+        // SQLite cannot create the -shm beside the file there: CANTOPEN (or READONLY once it exists).
+        expect(collect.stderr.trim()).toMatch(
+          new RegExp(
+            `^cannot use the database ${path.replaceAll('/', '\\/')}: (the file or its folder is read-only for this user|the file cannot be opened or created: check that its folder exists and is writable) \\(SQLITE_(READONLY|CANTOPEN)`,
+          ),
+        );
+        expect(sha(path)).toBe(before);
+        execFileSync('mount', ['-o', 'remount,rw', mnt]);
+        const db = openDb({ path });
+        expect(integrity(db).integrity).toEqual(['ok']);
+        expect(db.prepare("SELECT value FROM settings WHERE key = 'kept'").pluck().get()).toBe('yes');
+        db.close();
+      } finally {
+        execFileSync('umount', ['-l', mnt]);
+      }
+    },
+    60_000,
+  );
 });

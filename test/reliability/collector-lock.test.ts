@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { acquireCollectorLock, CollectorLockedError, COLLECTOR_LOCK, isHolderLive, type HeldLock } from '../../db/lock';
-import { openDb, type Db } from '../../db/open-db';
-import { createLockRepository, type LockHolder } from '../../db/repositories/lock-repository';
-import { createReportsRepository } from '../../db/repositories/reports-repository';
-import { createRunsRepository } from '../../db/repositories/runs-repository';
+import { acquireCollectorLock, CollectorLockedError, COLLECTOR_LOCK, isHolderLive, type HeldLock } from '../../db/lock.js';
+import { openDb, type Db } from '../../db/open-db.js';
+import { createLockRepository, type LockHolder } from '../../db/repositories/lock-repository.js';
+import { createReportsRepository } from '../../db/repositories/reports-repository.js';
+import { createRunsRepository } from '../../db/repositories/runs-repository.js';
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'lock-child.ts');
 const tmpDb = (): string => join(mkdtempSync(join(tmpdir(), 'ledger-lock-')), 'ledger.db');
@@ -37,7 +37,15 @@ const deadPid = (): number => {
 };
 
 describe('isHolderLive', () => {
-  const holder: LockHolder = { name: COLLECTOR_LOCK, owner: 'o', pid: 10, hostname: 'a', command: 'demo', acquiredAt: 0, heartbeatAt: 1_000 };
+  const holder: LockHolder = {
+    name: COLLECTOR_LOCK,
+    owner: 'o',
+    pid: 10,
+    hostname: 'a',
+    command: 'demo',
+    acquiredAt: 0,
+    heartbeatAt: 1_000,
+  };
   it.each([
     // [why, now ms, this host, pid alive, live]
     ['fresh heartbeat, same host, pid alive', 60_000, 'a', true, true],
@@ -115,7 +123,10 @@ describe('the collector lock', () => {
   });
 
   /** [kind, status, finishedAtMs, message] of the newest run of each kind. */
-  const runsOf = (d: Db) => createReportsRepository(d).lastRunPerKind().map((r) => [r.kind, r.status, r.finishedAtMs, r.message]);
+  const runsOf = (d: Db) =>
+    createReportsRepository(d)
+      .lastRunPerKind()
+      .map((r) => [r.kind, r.status, r.finishedAtMs, r.message]);
 
   it('closes the runs a holder whose process is gone left running (as abandoned, naming it); finished runs stay as they were', () => {
     const d = db(tmpDb());
@@ -139,7 +150,7 @@ describe('the collector lock', () => {
     expect(runsOf(d)[1]).toEqual(['kubernetes', 'running', null, null]);
   });
 
-  it('leaves a live holder\'s running runs alone when refusing a second collector', () => {
+  it("leaves a live holder's running runs alone when refusing a second collector", () => {
     const path = tmpDb();
     const d = db(path);
     take(d, { command: 'demo' });
@@ -156,7 +167,12 @@ describe('the collector lock', () => {
     now += 121_000;
     take(d, { command: 'collect', hostname: 'pod-b', now: () => now });
     expect(runsOf(d)).toEqual([
-      ['kubernetes', 'abandoned', 1_121_000, 'collector stopped without finishing (killed?): "collect --watch" (pid 1 on pod-a) last alive 1970-01-01T00:16:40.000Z'],
+      [
+        'kubernetes',
+        'abandoned',
+        1_121_000,
+        'collector stopped without finishing (killed?): "collect --watch" (pid 1 on pod-a) last alive 1970-01-01T00:16:40.000Z',
+      ],
     ]);
   });
 
@@ -164,14 +180,25 @@ describe('the collector lock', () => {
     for (let round = 0; round < 3; round++) {
       const path = tmpDb();
       const startAt = Date.now() + 1_500;
-      const run = (command: string) => new Promise<{ won: boolean; pid: number; message?: string }>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', CHILD, path, command, '800', String(startAt)], { stdio: ['ignore', 'pipe', 'pipe'] });
-        let out = '';
-        let err = '';
-        child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
-        child.stderr.on('data', (c: Buffer) => { err += c.toString(); });
-        child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as { won: boolean; pid: number; message?: string }) : reject(new Error(`child exited ${code}: ${err}`))));
-      });
+      const run = (command: string) =>
+        new Promise<{ won: boolean; pid: number; message?: string }>((resolve, reject) => {
+          const child = spawn(process.execPath, ['--import', 'tsx', CHILD, path, command, '800', String(startAt)], {
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
+          let out = '';
+          let err = '';
+          child.stdout.on('data', (c: Buffer) => {
+            out += c.toString();
+          });
+          child.stderr.on('data', (c: Buffer) => {
+            err += c.toString();
+          });
+          child.on('exit', (code) =>
+            code === 0
+              ? resolve(JSON.parse(out) as { won: boolean; pid: number; message?: string })
+              : reject(new Error(`child exited ${code}: ${err}`)),
+          );
+        });
       const results = await Promise.all([run('collect'), run('demo')]);
       expect(results.filter((r) => r.won)).toHaveLength(1);
       const winner = results.find((r) => r.won);

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { seedFromSandbox } from '../../cli/seed-sandbox';
-import { acquireCollectorLock, COLLECTOR_LOCK } from '../../db/lock';
-import { openDb } from '../../db/open-db';
-import { createLockRepository } from '../../db/repositories/lock-repository';
-import { createReportsRepository } from '../../db/repositories/reports-repository';
-import { estimatedUsd, incompleteSnapshots, integrity, rollups, snapshotTimes } from './fixtures/db-checks';
-import { sandboxPerFile, seedWindow } from './fixtures/sandbox';
+import { seedFromSandbox } from '../../cli/seed-sandbox.js';
+import { acquireCollectorLock, COLLECTOR_LOCK } from '../../db/lock.js';
+import { openDb } from '../../db/open-db.js';
+import { createLockRepository } from '../../db/repositories/lock-repository.js';
+import { createReportsRepository } from '../../db/repositories/reports-repository.js';
+import { estimatedUsd, incompleteSnapshots, integrity, rollups, snapshotTimes } from './fixtures/db-checks.js';
+import { sandboxPerFile, seedWindow } from './fixtures/sandbox.js';
 
 /*
  * kill -9 of the collector mid-run: the collector is a separate process (the seeding loop, writing a snapshot per
@@ -43,9 +43,14 @@ function storedCount(path: string): number {
 describe('kill -9 of the collector mid-snapshot', () => {
   it('leaves a clean file with whole snapshots only; the next run takes over the lock and fills the gap', async () => {
     const path = join(dir, 'killed.db');
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify({ ...window(), dbPath: path })], { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify({ ...window(), dbPath: path })], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: process.env,
+    });
     let stderr = '';
-    child.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
 
     // Kill it once a few dozen snapshots are in: it is then writing one every few milliseconds.
@@ -71,14 +76,23 @@ describe('kill -9 of the collector mid-snapshot', () => {
 
       // The dead collector's lock row is still there, and so is its run, 'running' for ever were nobody to close it.
       expect(createLockRepository(db).holder(COLLECTOR_LOCK)).toMatchObject({ command: 'seed-child', pid: child.pid });
-      const killedRun = () => createReportsRepository(db).lastRunPerKind().find((r) => r.kind === 'demo');
+      const killedRun = () =>
+        createReportsRepository(db)
+          .lastRunPerKind()
+          .find((r) => r.kind === 'demo');
       expect(killedRun()).toMatchObject({ status: 'running', finishedAtMs: null });
       const runId = killedRun()?.id;
       // The next collector takes the lock over (its pid is gone) and closes that run as abandoned, naming it.
       const lock = acquireCollectorLock(db, { command: 'demo', dbPath: path });
       expect(killedRun()).toMatchObject({
-        id: runId, status: 'abandoned', finishedAtMs: lock.holder.acquiredAt,
-        message: expect.stringMatching(new RegExp(`^collector stopped without finishing \\(killed\\?\\): "seed-child" \\(pid ${child.pid} on [^)]+\\) last alive 20\\d\\d-`)),
+        id: runId,
+        status: 'abandoned',
+        finishedAtMs: lock.holder.acquiredAt,
+        message: expect.stringMatching(
+          new RegExp(
+            `^collector stopped without finishing \\(killed\\?\\): "seed-child" \\(pid ${child.pid} on [^)]+\\) last alive 20\\d\\d-`,
+          ),
+        ),
       });
       await seedFromSandbox({ ...window(), db, quiet: true });
       lock.release();

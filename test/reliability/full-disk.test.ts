@@ -3,11 +3,11 @@ import { mkdirSync, mkdtempSync, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { seedFromSandbox } from '../../cli/seed-sandbox';
-import { DbAccessError, explainDbError } from '../../db/db-errors';
-import { openDb, type Db } from '../../db/open-db';
-import { incompleteSnapshots, integrity, snapshotTimes } from './fixtures/db-checks';
-import { canMountTmpfs, sandboxPerFile, seedWindow } from './fixtures/sandbox';
+import { seedFromSandbox } from '../../cli/seed-sandbox.js';
+import { DbAccessError, explainDbError } from '../../db/db-errors.js';
+import { openDb, type Db } from '../../db/open-db.js';
+import { incompleteSnapshots, integrity, snapshotTimes } from './fixtures/db-checks.js';
+import { canMountTmpfs, sandboxPerFile, seedWindow } from './fixtures/sandbox.js';
 
 /*
  * The disk fills up while the collector writes snapshots. Two ways: SQLite's own size limit (PRAGMA
@@ -26,7 +26,10 @@ async function fillUp(db: Db, fill: () => void): Promise<unknown> {
   await seed(db, 2);
   expect(snapshotTimes(db)).toHaveLength(24);
   fill();
-  return seed(db, 8).then(() => null, (err: unknown) => err);
+  return seed(db, 8).then(
+    () => null,
+    (err: unknown) => err,
+  );
 }
 
 /** After the failure, with room again: clean, whole, no hole; then the next run fills the gap. */
@@ -73,29 +76,33 @@ describe('a full disk while collecting', () => {
 
   const mountable = canMountTmpfs();
 
-  it.skipIf(!mountable)('a real ENOSPC (tmpfs shrunk to what the file holds): SQLITE_FULL, a clean file, and the gap filled once grown', async () => {
-    const mnt = join(dir, 'tmpfs');
-    mkdirSync(mnt);
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64m,mode=0755', 'tmpfs', mnt]);
-    try {
-      const path = join(mnt, 'ledger.db');
-      const db = openDb({ path });
-      const err = await fillUp(db, () => {
-        // Leave 256 KB: the WAL then cannot grow by the few snapshots that follow.
-        const fs = statfsSync(mnt);
-        const usedKb = Math.ceil(((fs.blocks - fs.bfree) * fs.bsize) / 1024);
-        execFileSync('mount', ['-o', `remount,size=${usedKb + 256}k`, mnt]);
-      });
-      expectFullDiskError(err, path);
+  it.skipIf(!mountable)(
+    'a real ENOSPC (tmpfs shrunk to what the file holds): SQLITE_FULL, a clean file, and the gap filled once grown',
+    async () => {
+      const mnt = join(dir, 'tmpfs');
+      mkdirSync(mnt);
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64m,mode=0755', 'tmpfs', mnt]);
       try {
-        db.close();
-      } catch {
-        // closing checkpoints the WAL, which may itself need room that is not there
+        const path = join(mnt, 'ledger.db');
+        const db = openDb({ path });
+        const err = await fillUp(db, () => {
+          // Leave 256 KB: the WAL then cannot grow by the few snapshots that follow.
+          const fs = statfsSync(mnt);
+          const usedKb = Math.ceil(((fs.blocks - fs.bfree) * fs.bsize) / 1024);
+          execFileSync('mount', ['-o', `remount,size=${usedKb + 256}k`, mnt]);
+        });
+        expectFullDiskError(err, path);
+        try {
+          db.close();
+        } catch {
+          // closing checkpoints the WAL, which may itself need room that is not there
+        }
+        execFileSync('mount', ['-o', 'remount,size=64m', mnt]); // free space
+        await checkAndResume(path);
+      } finally {
+        execFileSync('umount', ['-l', mnt]);
       }
-      execFileSync('mount', ['-o', 'remount,size=64m', mnt]); // free space
-      await checkAndResume(path);
-    } finally {
-      execFileSync('umount', ['-l', mnt]);
-    }
-  }, 60_000);
+    },
+    60_000,
+  );
 });

@@ -2,15 +2,15 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { seedFromSandbox } from '../../cli/seed-sandbox';
-import { createKubeClients, type KubeClients } from '../../collectors/kubernetes/client';
-import { collectKubeSnapshot } from '../../collectors/kubernetes/collect';
-import type { ListStats } from '../../collectors/kubernetes/list-all';
-import type { KubeSnapshot } from '../../core/model';
-import { openDb, type Db } from '../../db/open-db';
-import { startSandbox, type RunningSandbox } from '../../sandbox/index';
-import { FlakyProxy } from './fixtures/flaky-proxy';
-import { onSandboxRequest } from './fixtures/request-hook';
+import { seedFromSandbox } from '../../cli/seed-sandbox.js';
+import { createKubeClients, type KubeClients } from '../../collectors/kubernetes/client.js';
+import { collectKubeSnapshot } from '../../collectors/kubernetes/collect.js';
+import type { ListStats } from '../../collectors/kubernetes/list-all.js';
+import type { KubeSnapshot } from '../../core/model.js';
+import { openDb, type Db } from '../../db/open-db.js';
+import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
+import { FlakyProxy } from './fixtures/flaky-proxy.js';
+import { onSandboxRequest } from './fixtures/request-hook.js';
 
 /*
  * The Kubernetes API misbehaving under the real @kubernetes/client-node: 5xx storms, throttling and an expired
@@ -99,7 +99,9 @@ describe('a paged list when the API fails part way', () => {
   it('gives up with a clear error, naming the list and the cause, when the API stays away', async () => {
     await proxy.down();
     const started = Date.now();
-    await expect(collectKubeSnapshot(k, peak, { limit: 20 })).rejects.toThrow(/^listing (nodes|pods|namespaces|nodepools|nodeclaims) failed: .*ECONNREFUSED/);
+    await expect(collectKubeSnapshot(k, peak, { limit: 20 })).rejects.toThrow(
+      /^listing (nodes|pods|namespaces|nodepools|nodeclaims) failed: .*ECONNREFUSED/,
+    );
     // Five retries with backoff (0.1 + 0.2 + 0.4 + 0.8 + 1.6 s), not an endless loop.
     expect(Date.now() - started).toBeGreaterThan(3_000);
     expect(Date.now() - started).toBeLessThan(10_000);
@@ -109,14 +111,29 @@ describe('a paged list when the API fails part way', () => {
 describe('the watch cache when the API goes away mid-run', () => {
   const seed = async (db: Db, kubeconfigPath: string, hours: number): Promise<void> => {
     await seedFromSandbox({
-      db, sandboxUrl: sb.url, kubeconfigPath, clusterName: sb.scenario.clusterName, region: sb.scenario.region,
-      startMs: sb.scenario.start, endMs: sb.scenario.start + hours * HOUR, stepMs: sb.scenario.stepMs, quiet: true,
+      db,
+      sandboxUrl: sb.url,
+      kubeconfigPath,
+      clusterName: sb.scenario.clusterName,
+      region: sb.scenario.region,
+      startMs: sb.scenario.start,
+      endMs: sb.scenario.start + hours * HOUR,
+      stepMs: sb.scenario.stepMs,
+      quiet: true,
     });
   };
   const rows = (db: Db) => ({
     snapshots: db.prepare('SELECT taken_at, node_count, pod_count FROM snapshots ORDER BY taken_at').all(),
-    nodePools: db.prepare('SELECT taken_at, nodepool, capacity_type, nodes, req_cpu_m, req_memory_b, alloc_cpu_m, usd_per_hour FROM snapshot_nodepools ORDER BY taken_at, nodepool, capacity_type').all(),
-    namespaces: db.prepare('SELECT taken_at, namespace, nodepool, pods, req_cpu_m, req_memory_b FROM snapshot_namespaces ORDER BY taken_at, namespace, nodepool').all(),
+    nodePools: db
+      .prepare(
+        'SELECT taken_at, nodepool, capacity_type, nodes, req_cpu_m, req_memory_b, alloc_cpu_m, usd_per_hour FROM snapshot_nodepools ORDER BY taken_at, nodepool, capacity_type',
+      )
+      .all(),
+    namespaces: db
+      .prepare(
+        'SELECT taken_at, namespace, nodepool, pods, req_cpu_m, req_memory_b FROM snapshot_namespaces ORDER BY taken_at, namespace, nodepool',
+      )
+      .all(),
     events: db.prepare('SELECT uid, reason FROM events ORDER BY uid').all(),
   });
 

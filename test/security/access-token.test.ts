@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, type Db } from '../../db/open-db';
-import { sameSecret, SESSION_COOKIE, sessionValue } from '../../server/access-token';
-import { buildApp } from '../../server/app';
-import { fillSynthetic } from '../fixtures/synthetic';
-import { apiGets, recordRoutes, type RouteInfo } from './fixtures/api-routes';
+import { openDb, type Db } from '../../db/open-db.js';
+import { sameSecret, SESSION_COOKIE, sessionValue } from '../../server/access-token.js';
+import { buildApp } from '../../server/app.js';
+import { fillSynthetic } from '../fixtures/synthetic.js';
+import { apiGets, recordRoutes, type RouteInfo } from './fixtures/api-routes.js';
 
 /*
  * A server started with an access token (what `serve --host 0.0.0.0 --token …` builds), over real HTTP on
@@ -25,7 +25,10 @@ beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'ledger-token-'));
   const webRoot = join(dir, 'web');
   mkdirSync(join(webRoot, 'assets'), { recursive: true });
-  writeFileSync(join(webRoot, 'index.html'), '<!doctype html><title>NodePool Ledger</title><script type="module" src="/assets/app.js"></script>');
+  writeFileSync(
+    join(webRoot, 'index.html'),
+    '<!doctype html><title>NodePool Ledger</title><script type="module" src="/assets/app.js"></script>',
+  );
   writeFileSync(join(webRoot, 'assets', 'app.js'), 'export {};');
   db = openDb({ path: join(dir, 'ledger.db') });
   fillSynthetic(db, { startDay: '2026-11-01', days: 2 });
@@ -109,7 +112,13 @@ describe('a server with an access token', () => {
   });
 
   it('sends the security headers on the dashboard, the API, 401s and 404s', async () => {
-    const responses = [await get('/'), await get('/assets/app.js'), await get('/api/status'), await get('/api/status', { authorization: `Bearer ${TOKEN}` }), await get('/api/nope', { authorization: `Bearer ${TOKEN}` })];
+    const responses = [
+      await get('/'),
+      await get('/assets/app.js'),
+      await get('/api/status'),
+      await get('/api/status', { authorization: `Bearer ${TOKEN}` }),
+      await get('/api/nope', { authorization: `Bearer ${TOKEN}` }),
+    ];
     expect(responses.map((r) => r.status)).toEqual([200, 200, 401, 200, 404]);
     for (const res of responses) {
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
@@ -117,7 +126,13 @@ describe('a server with an access token', () => {
       expect(res.headers.get('referrer-policy')).toBe('no-referrer');
       expect(res.headers.get('cross-origin-opener-policy')).toBe('same-origin');
       const csp = res.headers.get('content-security-policy') ?? '';
-      for (const directive of ["default-src 'self'", "script-src 'self'", "object-src 'none'", "frame-ancestors 'none'", "base-uri 'none'"]) {
+      for (const directive of [
+        "default-src 'self'",
+        "script-src 'self'",
+        "object-src 'none'",
+        "frame-ancestors 'none'",
+        "base-uri 'none'",
+      ]) {
         expect(csp).toContain(directive);
       }
       expect(csp).not.toContain('unsafe-inline');

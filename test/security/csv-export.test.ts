@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../server/app';
-import { apiGets, recordRoutes, type RouteInfo } from './fixtures/api-routes';
-import { HOSTILE_TAG_VALUES, hostileTeams, seedHostileDb, type HostileDb } from './fixtures/hostile-db';
+import { buildApp } from '../../server/app.js';
+import { apiGets, recordRoutes, type RouteInfo } from './fixtures/api-routes.js';
+import { HOSTILE_TAG_VALUES, hostileTeams, seedHostileDb, type HostileDb } from './fixtures/hostile-db.js';
 
 /*
  * Every CSV download defuses formulas. The database holds what a hostile cluster and account can put there (team
@@ -34,17 +34,34 @@ export function parseCsv(text: string): string[][] {
   for (let i = 0; i < text.length; i++) {
     const c = text[i];
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') { cell += '"'; i++; } else if (c === '"') quoted = false; else cell += c;
+      if (c === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (c === '"') quoted = false;
+      else cell += c;
     } else if (c === '"') quoted = true;
-    else if (c === ',') { row.push(cell); cell = ''; } else if (c === '\r' && text[i + 1] === '\n') { row.push(cell); rows.push(row); row = []; cell = ''; i++; } else cell += c;
+    else if (c === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (c === '\r' && text[i + 1] === '\n') {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+      i++;
+    } else cell += c;
   }
-  if (cell !== '' || row.length > 0) { row.push(cell); rows.push(row); }
+  if (cell !== '' || row.length > 0) {
+    row.push(cell);
+    rows.push(row);
+  }
   return rows;
 }
 
 const NUMBER = /^-?\d+(\.\d+)?([eE][-+]?\d+)?$/;
 const FORMULA_START = /^[=+\-@\t\r]/;
-const props = (r: RouteInfo): string[] => Object.keys((r.schema?.querystring as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
+const props = (r: RouteInfo): string[] =>
+  Object.keys((r.schema?.querystring as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
 
 /** A query that gives the route data over the seeded days, asking for CSV where CSV is a format. */
 async function csvUrl(r: RouteInfo): Promise<string> {
@@ -52,7 +69,11 @@ async function csvUrl(r: RouteInfo): Promise<string> {
   const p = props(r);
   if (p.includes('lineId')) {
     // Explain the bill line tagged "=1+1": its NodePool value goes into every row of the explanation.
-    const lines = (await app.inject({ url: `/api/bill/lines?from=${new Date(h.startMs).toISOString().slice(0, 10)}&to=${new Date(h.endMs).toISOString().slice(0, 10)}` })).json<{ lines: { id: number; nodePool: string }[] }>();
+    const lines = (
+      await app.inject({
+        url: `/api/bill/lines?from=${new Date(h.startMs).toISOString().slice(0, 10)}&to=${new Date(h.endMs).toISOString().slice(0, 10)}`,
+      })
+    ).json<{ lines: { id: number; nodePool: string }[] }>();
     q.set('lineId', String(lines.lines.find((l) => l.nodePool === '=1+1')?.id ?? 0));
     return `${r.url}?${q}`;
   }
@@ -73,7 +94,11 @@ describe('CSV downloads', () => {
     for (const r of csvRoutes) {
       const url = await csvUrl(r);
       const res = await app.inject({ url });
-      expect({ url, status: res.statusCode, type: res.headers['content-type'] }).toEqual({ url, status: 200, type: 'text/csv; charset=utf-8' });
+      expect({ url, status: res.statusCode, type: res.headers['content-type'] }).toEqual({
+        url,
+        status: 200,
+        type: 'text/csv; charset=utf-8',
+      });
       expect(res.headers['content-disposition']).toMatch(/^attachment; filename="[\w.-]+\.csv"$/);
       for (const [i, row] of parseCsv(res.body).entries()) {
         for (const cell of row) {
@@ -89,7 +114,9 @@ describe('CSV downloads', () => {
   }, 60_000);
 
   it('keeps the text of a defused cell whole (the apostrophe is the only change)', async () => {
-    const res = await app.inject({ url: `/api/bill/lines.csv?from=${new Date(h.startMs).toISOString().slice(0, 10)}&to=${new Date(h.endMs).toISOString().slice(0, 10)}` });
+    const res = await app.inject({
+      url: `/api/bill/lines.csv?from=${new Date(h.startMs).toISOString().slice(0, 10)}&to=${new Date(h.endMs).toISOString().slice(0, 10)}`,
+    });
     const rows = parseCsv(res.body);
     const nodepool = rows[0].indexOf('nodepool');
     const values = rows.slice(1).map((r) => r[nodepool]);

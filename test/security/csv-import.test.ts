@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, type Db } from '../../db/open-db';
-import { buildApp } from '../../server/app';
+import { openDb, type Db } from '../../db/open-db.js';
+import { buildApp } from '../../server/app.js';
 
 /*
  * POST /api/bill/import against hostile and broken files, beyond the malformed-file cases of test/e2e/bill.test.ts:
@@ -30,25 +30,39 @@ afterAll(async () => {
 
 const HEADER = '"karpenter.sh/nodepool","general($)","No tag key: karpenter.sh/nodepool($)","Total costs($)"\n';
 const csv = (...rows: string[]): string => HEADER + rows.join('');
-const GOOD = csv('"karpenter.sh/nodepool total","3","0.5","3.5"\n', '"2026-11-02","1.5","0.25","1.75"\n', '"2026-11-03","1.5","0.25","1.75"\n');
+const GOOD = csv(
+  '"karpenter.sh/nodepool total","3","0.5","3.5"\n',
+  '"2026-11-02","1.5","0.25","1.75"\n',
+  '"2026-11-03","1.5","0.25","1.75"\n',
+);
 
 /** Many valid daily rows (for big files): day i of a long range, 1 USD general, no untagged. */
-const rowsOf = (n: number): string[] => Array.from({ length: n }, (_, i) => `"${new Date(Date.UTC(2020, 0, 1) + i * 86_400_000).toISOString().slice(0, 10)}","1","","1"\n`);
+const rowsOf = (n: number): string[] =>
+  Array.from({ length: n }, (_, i) => `"${new Date(Date.UTC(2020, 0, 1) + i * 86_400_000).toISOString().slice(0, 10)}","1","","1"\n`);
 
-const post = (body: Uint8Array | string, opts: { type?: string; name?: string } = {}) => app.inject({
-  method: 'POST', url: `/api/bill/import?name=${opts.name ?? 'kept'}`,
-  headers: opts.type === '' ? {} : { 'content-type': opts.type ?? 'text/csv' },
-  payload: typeof body === 'string' ? Buffer.from(body) : Buffer.from(body),
-});
+const post = (body: Uint8Array | string, opts: { type?: string; name?: string } = {}) =>
+  app.inject({
+    method: 'POST',
+    url: `/api/bill/import?name=${opts.name ?? 'kept'}`,
+    headers: opts.type === '' ? {} : { 'content-type': opts.type ?? 'text/csv' },
+    payload: typeof body === 'string' ? Buffer.from(body) : Buffer.from(body),
+  });
 
 const multipart = (file: Uint8Array | string): { body: Buffer; type: string } => {
   const boundary = 'ledgerBoundary7MA4YWxk';
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="export.csv"\r\nContent-Type: text/csv\r\n\r\n`);
-  return { body: Buffer.concat([head, Buffer.from(file), Buffer.from(`\r\n--${boundary}--\r\n`)]), type: `multipart/form-data; boundary=${boundary}` };
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="export.csv"\r\nContent-Type: text/csv\r\n\r\n`,
+  );
+  return {
+    body: Buffer.concat([head, Buffer.from(file), Buffer.from(`\r\n--${boundary}--\r\n`)]),
+    type: `multipart/form-data; boundary=${boundary}`,
+  };
 };
 
 const state = () => ({
-  lines: db.prepare("SELECT source, period_start, nodepool, unblended_usd FROM cost_lines WHERE source LIKE 'csv:%' ORDER BY 1, 2, 3").all(),
+  lines: db
+    .prepare("SELECT source, period_start, nodepool, unblended_usd FROM cost_lines WHERE source LIKE 'csv:%' ORDER BY 1, 2, 3")
+    .all(),
   imports: db.prepare('SELECT * FROM bill_imports ORDER BY source').all(),
 });
 
@@ -70,32 +84,115 @@ describe('the import refuses, saying why, and keeps nothing', () => {
     { what: '@ in an amount', body: () => longRow('"@SUM(A1:A9)"'), status: 422, says: /formulas are refused/ },
     { what: 'a tab before =', body: () => longRow('"\t=1+1"'), status: 422, says: /formulas are refused/ },
     { what: 'a formula as the period', body: () => csv('"=NOW()","1","0","1"\n'), status: 422, says: /formulas are refused/ },
-    { what: 'a formula as a column name', body: () => '"karpenter.sh/nodepool","=HYPERLINK(""x"")($)","Total costs($)"\n"2026-11-02","1","1"\n', status: 422, says: /formulas are refused/ },
-    { what: 'a formula in row 3000 of a long file', body: () => HEADER.replace(',"No tag key: karpenter.sh/nodepool($)"', '') + [...rowsOf(2999).map((r) => r.replace(',"",', ',')), '"2031-01-01","=1+2","3"\n'].join(''), status: 422, says: /Cell .*3001.* formulas are refused|formulas are refused/ },
+    {
+      what: 'a formula as a column name',
+      body: () => '"karpenter.sh/nodepool","=HYPERLINK(""x"")($)","Total costs($)"\n"2026-11-02","1","1"\n',
+      status: 422,
+      says: /formulas are refused/,
+    },
+    {
+      what: 'a formula in row 3000 of a long file',
+      body: () =>
+        HEADER.replace(',"No tag key: karpenter.sh/nodepool($)"', '') +
+        [...rowsOf(2999).map((r) => r.replace(',"",', ',')), '"2031-01-01","=1+2","3"\n'].join(''),
+      status: 422,
+      says: /Cell .*3001.* formulas are refused|formulas are refused/,
+    },
     // Markup where a NodePool name goes.
-    { what: 'markup as a NodePool column', body: () => '"karpenter.sh/nodepool","<img src=x onerror=alert(1)>($)","Total costs($)"\n"2026-11-02","1","1"\n', status: 422, says: /is not a NodePool name/ },
+    {
+      what: 'markup as a NodePool column',
+      body: () => '"karpenter.sh/nodepool","<img src=x onerror=alert(1)>($)","Total costs($)"\n"2026-11-02","1","1"\n',
+      status: 422,
+      says: /is not a NodePool name/,
+    },
     // Sizes.
     { what: '1 byte over 5 MB (raw)', body: () => HEADER + 'x'.repeat(LIMIT + 1 - HEADER.length), status: 413, says: /5 MB/ },
-    { what: '1 byte over 5 MB (multipart)', body: () => multipart(HEADER + 'x'.repeat(LIMIT + 1 - HEADER.length)).body, type: multipart('').type, status: 413, says: /5 MB/ },
+    {
+      what: '1 byte over 5 MB (multipart)',
+      body: () => multipart(HEADER + 'x'.repeat(LIMIT + 1 - HEADER.length)).body,
+      type: multipart('').type,
+      status: 413,
+      says: /5 MB/,
+    },
     { what: '20 MB', body: () => new Uint8Array(20 * 1024 * 1024).fill(0x31), status: 413, says: /5 MB/ },
     // Encodings.
-    { what: 'UTF-16 big-endian with a BOM', body: () => Uint8Array.from([0xfe, 0xff, ...[...GOOD].flatMap((c) => [0, c.charCodeAt(0)])]), status: 415, says: /UTF-16/ },
-    { what: 'UTF-16 without a BOM', body: () => Uint8Array.from([...GOOD].flatMap((c) => [c.charCodeAt(0), 0])), status: 415, says: /NUL bytes/ },
-    { what: 'Windows-1252 curly quotes', body: () => Uint8Array.from([...enc.encode(GOOD), 0x93, 0x94, 0x0a]), status: 415, says: /not valid UTF-8/ },
-    { what: 'an overlong UTF-8 encoding of "<"', body: () => Uint8Array.from([...enc.encode(GOOD), 0xc0, 0xbc, 0x0a]), status: 415, says: /not valid UTF-8/ },
-    { what: 'a PNG', body: () => Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), status: 415, says: /NUL bytes|not valid UTF-8/ },
+    {
+      what: 'UTF-16 big-endian with a BOM',
+      body: () => Uint8Array.from([0xfe, 0xff, ...[...GOOD].flatMap((c) => [0, c.charCodeAt(0)])]),
+      status: 415,
+      says: /UTF-16/,
+    },
+    {
+      what: 'UTF-16 without a BOM',
+      body: () => Uint8Array.from([...GOOD].flatMap((c) => [c.charCodeAt(0), 0])),
+      status: 415,
+      says: /NUL bytes/,
+    },
+    {
+      what: 'Windows-1252 curly quotes',
+      body: () => Uint8Array.from([...enc.encode(GOOD), 0x93, 0x94, 0x0a]),
+      status: 415,
+      says: /not valid UTF-8/,
+    },
+    {
+      what: 'an overlong UTF-8 encoding of "<"',
+      body: () => Uint8Array.from([...enc.encode(GOOD), 0xc0, 0xbc, 0x0a]),
+      status: 415,
+      says: /not valid UTF-8/,
+    },
+    {
+      what: 'a PNG',
+      body: () => Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]),
+      status: 415,
+      says: /NUL bytes|not valid UTF-8/,
+    },
     // Layouts that are almost Cost Explorer's.
-    { what: 'a Cost and Usage Report', body: () => 'identity/LineItemId,lineItem/UnblendedCost,lineItem/UsageStartDate\nabc,1,2026-11-02\n', status: 422, says: /Cost and Usage Report/ },
-    { what: 'semicolons between quoted cells (a European spreadsheet)', body: () => GOOD.replaceAll(',', ';'), status: 400, says: /semicolons: re-save with commas/ },
-    { what: 'semicolons between bare cells', body: () => GOOD.replaceAll('"', '').replaceAll(',', ';'), status: 422, says: /semicolons: re-save with commas/ },
+    {
+      what: 'a Cost and Usage Report',
+      body: () => 'identity/LineItemId,lineItem/UnblendedCost,lineItem/UsageStartDate\nabc,1,2026-11-02\n',
+      status: 422,
+      says: /Cost and Usage Report/,
+    },
+    {
+      what: 'semicolons between quoted cells (a European spreadsheet)',
+      body: () => GOOD.replaceAll(',', ';'),
+      status: 400,
+      says: /semicolons: re-save with commas/,
+    },
+    {
+      what: 'semicolons between bare cells',
+      body: () => GOOD.replaceAll('"', '').replaceAll(',', ';'),
+      status: 422,
+      says: /semicolons: re-save with commas/,
+    },
     { what: 'a header and no rows', body: () => HEADER, status: 422, says: /no period rows/ },
     { what: 'a short row', body: () => csv('"2026-11-02","1"\n'), status: 422, says: /Row 2 has 2 cells/ },
-    { what: 'a total that does not add up (cut short)', body: () => csv('"karpenter.sh/nodepool total","30","0","30"\n', '"2026-11-02","1.5","0","1.5"\n'), status: 422, says: /looks edited or cut short/ },
-    { what: 'the same NodePool twice', body: () => '"karpenter.sh/nodepool","general($)","general($)","Total costs($)"\n"2026-11-02","1","1","2"\n', status: 422, says: /two columns/ },
-    { what: 'a period twice', body: () => csv('"2026-11-02","1","0","1"\n', '"2026-11-02","1","0","1"\n'), status: 422, says: /appears twice/ },
+    {
+      what: 'a total that does not add up (cut short)',
+      body: () => csv('"karpenter.sh/nodepool total","30","0","30"\n', '"2026-11-02","1.5","0","1.5"\n'),
+      status: 422,
+      says: /looks edited or cut short/,
+    },
+    {
+      what: 'the same NodePool twice',
+      body: () => '"karpenter.sh/nodepool","general($)","general($)","Total costs($)"\n"2026-11-02","1","1","2"\n',
+      status: 422,
+      says: /two columns/,
+    },
+    {
+      what: 'a period twice',
+      body: () => csv('"2026-11-02","1","0","1"\n', '"2026-11-02","1","0","1"\n'),
+      status: 422,
+      says: /appears twice/,
+    },
     { what: 'a quote in the wrong place', body: () => csv('"2026-11-02,"1","0","1"\n'), status: 400, says: /CSV syntax error on line 2/ },
     { what: 'a quote left open', body: () => csv('"2026-11-02","1","0","1\n'), status: 400, says: /CSV syntax error/ },
-    { what: '1,001 columns', body: () => `"karpenter.sh/nodepool",${Array.from({ length: 999 }, (_, i) => `"p${i}($)"`).join(',')},"Total costs($)"\n`, status: 422, says: /at most 1000/ },
+    {
+      what: '1,001 columns',
+      body: () => `"karpenter.sh/nodepool",${Array.from({ length: 999 }, (_, i) => `"p${i}($)"`).join(',')},"Total costs($)"\n`,
+      status: 422,
+      says: /at most 1000/,
+    },
     // Requests that are not a CSV upload, and hostile names.
     { what: 'JSON', body: () => '{"lines":[]}', type: 'application/json', status: 415, says: /text\/csv or multipart/ },
     { what: 'no content type', body: () => GOOD, type: '', status: 415, says: /text\/csv or multipart/ },

@@ -17,7 +17,13 @@ interface Obj {
   metadata: { name: string; namespace?: string; labels?: Record<string, string> };
   [k: string]: unknown;
 }
-interface Rule { apiGroups: string[]; resources: string[]; verbs: string[]; resourceNames?: string[]; nonResourceURLs?: string[] }
+interface Rule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+  resourceNames?: string[];
+  nonResourceURLs?: string[];
+}
 interface Container {
   name: string;
   command?: string[];
@@ -25,7 +31,10 @@ interface Container {
   env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
   ports?: { name?: string; containerPort: number }[];
   securityContext?: {
-    allowPrivilegeEscalation?: boolean; readOnlyRootFilesystem?: boolean; runAsNonRoot?: boolean; privileged?: boolean;
+    allowPrivilegeEscalation?: boolean;
+    readOnlyRootFilesystem?: boolean;
+    runAsNonRoot?: boolean;
+    privileged?: boolean;
     capabilities?: { drop?: string[]; add?: string[] };
   };
   volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
@@ -33,7 +42,9 @@ interface Container {
 }
 interface PodSpec {
   serviceAccountName: string;
-  hostNetwork?: boolean; hostPID?: boolean; hostIPC?: boolean;
+  hostNetwork?: boolean;
+  hostPID?: boolean;
+  hostIPC?: boolean;
   securityContext: { runAsNonRoot?: boolean; runAsUser?: number; seccompProfile?: { type: string } };
   containers: Container[];
   initContainers?: Container[];
@@ -41,17 +52,27 @@ interface PodSpec {
 }
 
 const files = readdirSync(DIR).filter((f) => f.endsWith('.yaml'));
-const objects: Obj[] = files.filter((f) => f !== 'kustomization.yaml').flatMap((f) =>
-  parseAllDocuments(readFileSync(join(DIR, f), 'utf8')).map((doc) => {
-    if (doc.errors.length > 0) throw new Error(`${f}: ${doc.errors[0].message}`);
-    return doc.toJS() as Obj;
-  }));
+const objects: Obj[] = files
+  .filter((f) => f !== 'kustomization.yaml')
+  .flatMap((f) =>
+    parseAllDocuments(readFileSync(join(DIR, f), 'utf8')).map((doc) => {
+      if (doc.errors.length > 0) throw new Error(`${f}: ${doc.errors[0].message}`);
+      return doc.toJS() as Obj;
+    }),
+  );
 const one = (kind: string): Obj => {
   const found = objects.filter((o) => o.kind === kind);
   expect(found, kind).toHaveLength(1);
   return found[0];
 };
-const deployment = () => one('Deployment') as Obj & { spec: { replicas: number; selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: PodSpec } } };
+const deployment = () =>
+  one('Deployment') as Obj & {
+    spec: {
+      replicas: number;
+      selector: { matchLabels: Record<string, string> };
+      template: { metadata: { labels: Record<string, string> }; spec: PodSpec };
+    };
+  };
 const allContainers = (pod: PodSpec): Container[] => [...pod.containers, ...(pod.initContainers ?? [])];
 const argv = (c: Container): string => [...(c.command ?? []), ...(c.args ?? [])].join(' ');
 
@@ -73,20 +94,32 @@ describe('deploy/kubernetes', () => {
     const role = one('ClusterRole') as Obj & { rules: Rule[] };
     const granted = new Set<string>();
     for (const rule of role.rules) {
-      expect(rule.verbs.every((v) => ['list', 'watch'].includes(v)), `verbs ${rule.verbs.join(',')}`).toBe(true);
+      expect(
+        rule.verbs.every((v) => ['list', 'watch'].includes(v)),
+        `verbs ${rule.verbs.join(',')}`,
+      ).toBe(true);
       expect([...rule.apiGroups, ...rule.resources, ...rule.verbs]).not.toContain('*');
       expect(rule.nonResourceURLs).toBeUndefined();
       for (const g of rule.apiGroups) for (const r of rule.resources) for (const v of rule.verbs) granted.add(`${g}/${r}:${v}`);
     }
-    const needed = [['', 'nodes'], ['', 'pods'], ['', 'namespaces'], ['', 'events'], ['karpenter.sh', 'nodepools'], ['karpenter.sh', 'nodeclaims']]
-      .flatMap(([g, r]) => ['list', 'watch'].map((v) => `${g}/${r}:${v}`));
+    const needed = [
+      ['', 'nodes'],
+      ['', 'pods'],
+      ['', 'namespaces'],
+      ['', 'events'],
+      ['karpenter.sh', 'nodepools'],
+      ['karpenter.sh', 'nodeclaims'],
+    ].flatMap(([g, r]) => ['list', 'watch'].map((v) => `${g}/${r}:${v}`));
     expect([...granted].sort()).toEqual(needed.sort());
   });
 
   it('binds the ClusterRole to the ServiceAccount the Deployment runs as', () => {
     const sa = one('ServiceAccount');
     const role = one('ClusterRole');
-    const binding = one('ClusterRoleBinding') as Obj & { roleRef: { kind: string; name: string }; subjects: { kind: string; name: string; namespace: string }[] };
+    const binding = one('ClusterRoleBinding') as Obj & {
+      roleRef: { kind: string; name: string };
+      subjects: { kind: string; name: string; namespace: string }[];
+    };
     expect(binding.roleRef).toMatchObject({ kind: 'ClusterRole', name: role.metadata.name });
     expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: sa.metadata.name, namespace: sa.metadata.namespace }]);
     expect(deployment().spec.template.spec.serviceAccountName).toBe(sa.metadata.name);
@@ -104,8 +137,12 @@ describe('deploy/kubernetes', () => {
     expect(pod.volumes.filter((v) => v.hostPath !== undefined)).toEqual([]);
     for (const c of allContainers(pod)) {
       const sc = c.securityContext;
-      expect({ container: c.name, allowPrivilegeEscalation: sc?.allowPrivilegeEscalation, readOnlyRootFilesystem: sc?.readOnlyRootFilesystem, privileged: sc?.privileged ?? false })
-        .toEqual({ container: c.name, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, privileged: false });
+      expect({
+        container: c.name,
+        allowPrivilegeEscalation: sc?.allowPrivilegeEscalation,
+        readOnlyRootFilesystem: sc?.readOnlyRootFilesystem,
+        privileged: sc?.privileged ?? false,
+      }).toEqual({ container: c.name, allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, privileged: false });
       expect(sc?.capabilities?.drop).toContain('ALL');
       expect(sc?.capabilities?.add ?? []).toEqual([]);
       expect(c.resources?.limits?.memory, `${c.name} memory limit`).toBeDefined();
@@ -145,10 +182,14 @@ describe('deploy/kubernetes', () => {
   });
 
   it('exposes the dashboard on a ClusterIP Service pointing at the dashboard port', () => {
-    const svc = one('Service') as Obj & { spec: { type: string; selector: Record<string, string>; ports: { port: number; targetPort: string | number }[] } };
+    const svc = one('Service') as Obj & {
+      spec: { type: string; selector: Record<string, string>; ports: { port: number; targetPort: string | number }[] };
+    };
     expect(svc.spec.type).toBe('ClusterIP');
     expect(deployment().spec.template.metadata.labels).toEqual(expect.objectContaining(svc.spec.selector));
-    const portNames = deployment().spec.template.spec.containers.flatMap((c) => c.ports ?? []).map((p) => p.name);
+    const portNames = deployment()
+      .spec.template.spec.containers.flatMap((c) => c.ports ?? [])
+      .map((p) => p.name);
     for (const p of svc.spec.ports) expect(portNames).toContain(p.targetPort);
   });
 });

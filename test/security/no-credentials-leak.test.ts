@@ -2,14 +2,14 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb } from '../../db/open-db';
-import { awsHandlers, loadScenario } from '../../sandbox/index';
-import { writeKubeconfig } from '../../sandbox/kubeconfig';
-import { SandboxClock, type SandboxContext } from '../../sandbox/serve/context';
-import { createKubeHandler } from '../../sandbox/serve/kube';
-import { startSandboxServer } from '../../sandbox/serve/server';
-import { buildApp } from '../../server/app';
-import { runCli, startCli, waitForOutput } from '../reliability/fixtures/cli';
+import { openDb } from '../../db/open-db.js';
+import { awsHandlers, loadScenario } from '../../sandbox/index.js';
+import { writeKubeconfig } from '../../sandbox/kubeconfig.js';
+import { SandboxClock, type SandboxContext } from '../../sandbox/serve/context.js';
+import { createKubeHandler } from '../../sandbox/serve/kube.js';
+import { startSandboxServer } from '../../sandbox/serve/server.js';
+import { buildApp } from '../../server/app.js';
+import { runCli, startCli, waitForOutput } from '../reliability/fixtures/cli.js';
 
 /*
  * No credential is ever written to the output or the database. The collector runs as a process with recognisable
@@ -75,7 +75,19 @@ const env = (): NodeJS.ProcessEnv => ({
   AWS_MAX_ATTEMPTS: '2',
   LEDGER_TOKEN: CANARY.ledgerToken,
 });
-const collectArgs = (db: string, kc = kubeconfig): string[] => ['collect', '--cluster', ctx.scenario.clusterName, '--region', ctx.scenario.region, '--since', '20d', '--kubeconfig', kc, '--db', join(dir, db)];
+const collectArgs = (db: string, kc = kubeconfig): string[] => [
+  'collect',
+  '--cluster',
+  ctx.scenario.clusterName,
+  '--region',
+  ctx.scenario.region,
+  '--since',
+  '20d',
+  '--kubeconfig',
+  kc,
+  '--db',
+  join(dir, db),
+];
 
 describe('credentials in output and storage', () => {
   it('runs the collector through success and failure with dummy secrets, capturing everything', async () => {
@@ -97,7 +109,9 @@ describe('credentials in output and storage', () => {
     const [failed, refused, doctor] = await Promise.all([
       runCli(collectArgs('failed.db'), { env: env() }),
       runCli(collectArgs('refused.db', wrongKubeconfig), { env: env() }),
-      runCli(['doctor', '--cluster', ctx.scenario.clusterName, '--region', ctx.scenario.region, '--kubeconfig', wrongKubeconfig], { env: env() }),
+      runCli(['doctor', '--cluster', ctx.scenario.clusterName, '--region', ctx.scenario.region, '--kubeconfig', wrongKubeconfig], {
+        env: env(),
+      }),
     ]);
     ctx.faults.length = 0;
     expect(failed.code).toBe(1);
@@ -120,7 +134,7 @@ describe('credentials in output and storage', () => {
     expect(captured).toHaveLength(4);
   }, 240_000);
 
-  it('logs no token in the server\'s request log', async () => {
+  it("logs no token in the server's request log", async () => {
     // The request log (logger on) of a server taking the token as a link, a header, a cookie and a wrong one.
     const logged: string[] = [];
     const write = process.stdout.write.bind(process.stdout);

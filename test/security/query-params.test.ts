@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, type Db } from '../../db/open-db';
-import { buildApp } from '../../server/app';
-import { fillSynthetic } from '../fixtures/synthetic';
-import { apiGets, recordRoutes, type RouteInfo } from './fixtures/api-routes';
+import { openDb, type Db } from '../../db/open-db.js';
+import { buildApp } from '../../server/app.js';
+import { fillSynthetic } from '../fixtures/synthetic.js';
+import { apiGets, recordRoutes, type RouteInfo } from './fixtures/api-routes.js';
 
 /*
  * Query parameters out of range on every GET /api route, found from the routes the app registers (so routes added
@@ -31,13 +31,37 @@ afterAll(async () => {
 });
 
 const HOSTILE = [
-  '', ' ', 'NaN', 'Infinity', '-1', '-0', '0', '1.5', '1e309', '99999999999999999999', '0x10',
-  '2026-02-30', '2026-13-01', '0000-01-01', '9999-12-31', '2026-11-01T25:00:00Z', '1900-01-01', 'today',
-  '<script>alert(1)</script>', '"><img src=x onerror=alert(1)>', "' OR 1=1 --", '../../etc/passwd', '%00', '\u0000', 'ünïcødé', '=cmd|"/c calc"!A1',
+  '',
+  ' ',
+  'NaN',
+  'Infinity',
+  '-1',
+  '-0',
+  '0',
+  '1.5',
+  '1e309',
+  '99999999999999999999',
+  '0x10',
+  '2026-02-30',
+  '2026-13-01',
+  '0000-01-01',
+  '9999-12-31',
+  '2026-11-01T25:00:00Z',
+  '1900-01-01',
+  'today',
+  '<script>alert(1)</script>',
+  '"><img src=x onerror=alert(1)>',
+  "' OR 1=1 --",
+  '../../etc/passwd',
+  '%00',
+  '\u0000',
+  'ünïcødé',
+  '=cmd|"/c calc"!A1',
   'x'.repeat(5_000),
 ];
 
-const paramsOf = (r: RouteInfo): string[] => Object.keys((r.schema?.querystring as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
+const paramsOf = (r: RouteInfo): string[] =>
+  Object.keys((r.schema?.querystring as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
 
 describe('every GET /api route, every query parameter, hostile values', () => {
   it('finds the routes and their parameters', () => {

@@ -2,9 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accessFor, isLoopback } from '../../cli/access';
-import { openDb } from '../../db/open-db';
-import { runCli, startCli, waitForOutput, type RunningCli } from '../reliability/fixtures/cli';
+import { accessFor, isLoopback } from '../../cli/access.js';
+import { openDb } from '../../db/open-db.js';
+import { runCli, startCli, waitForOutput, type RunningCli } from '../reliability/fixtures/cli.js';
 
 /*
  * The exposure rule of `serve` and `demo`, through the real command line: loopback by default; another host only
@@ -34,8 +34,16 @@ afterAll(async () => {
 
 describe('the exposure rule', () => {
   it.each([
-    ['127.0.0.1', true], ['127.1.2.3', true], ['localhost', true], ['::1', true],
-    ['0.0.0.0', false], ['::', false], ['10.0.0.7', false], ['192.168.1.10', false], ['ledger.internal', false], ['127.0.0.1.example.com', false],
+    ['127.0.0.1', true],
+    ['127.1.2.3', true],
+    ['localhost', true],
+    ['::1', true],
+    ['0.0.0.0', false],
+    ['::', false],
+    ['10.0.0.7', false],
+    ['192.168.1.10', false],
+    ['ledger.internal', false],
+    ['127.0.0.1.example.com', false],
   ])('%s is loopback: %s', (host, loopback) => {
     expect(isLoopback(host)).toBe(loopback);
     if (loopback) expect(accessFor(host, undefined, {})).toEqual({ host, token: undefined });

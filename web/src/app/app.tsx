@@ -24,7 +24,9 @@ export function App() {
 
   return (
     <>
-      <a className="skip-link" href="#main">Skip to content</a>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
       <header className="app-header">
         <Nav pages={PAGES} current={page} theme={theme} onTheme={setTheme} />
         <DataSourceBanner />
@@ -44,7 +46,9 @@ function NotFound({ pathname }: { pathname: string }) {
   return (
     <div className="state state-empty" role="status">
       <h1>No page at {pathname}</h1>
-      <p>The link may be from a newer or older version. <Link to="/">Go to the overview</Link>.</p>
+      <p>
+        The link may be from a newer or older version. <Link to="/">Go to the overview</Link>.
+      </p>
     </div>
   );
 }

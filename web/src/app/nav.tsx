@@ -24,7 +24,9 @@ export function Nav({ pages, current, theme, onTheme }: NavProps) {
   const carried = pickParams(params.toString(), FILTER_KEYS);
   return (
     <div className="topbar">
-      <Link to={`/${carried}`} className="brand">NodePool Ledger</Link>
+      <Link to={`/${carried}`} className="brand">
+        NodePool Ledger
+      </Link>
       <nav aria-label="Pages">
         <ul className="nav-list">
           {pages.map((p) => (

@@ -2,7 +2,11 @@
 
 /** A failed API call. `status` is the HTTP status, or 0 when the server could not be reached. */
 export class ApiError extends Error {
-  constructor(readonly status: number, message: string, readonly path: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly path: string,
+  ) {
     super(message);
     this.name = 'ApiError';
   }
@@ -57,9 +61,11 @@ export async function postFile<T>(path: string, params: QueryParams, file: Blob,
 
 /** What the user can do about an error, in one sentence. */
 export function whatToDo(err: unknown): string {
-  if (!(err instanceof ApiError)) return 'Something went wrong in the page. Reload it; if it persists, report it with the browser console output.';
+  if (!(err instanceof ApiError))
+    return 'Something went wrong in the page. Reload it; if it persists, report it with the browser console output.';
   if (err.unreachable) return 'Cannot reach the NodePool Ledger server. Check that it is still running (npm start), then retry.';
-  if (err.status === 401 || err.status === 403) return 'This server needs its access token: open the link with ?token= that it printed when it started.';
+  if (err.status === 401 || err.status === 403)
+    return 'This server needs its access token: open the link with ?token= that it printed when it started.';
   if (err.status === 409) return `${err.message}`;
   if (err.status === 400) return `The server rejected the request: ${err.message} Pick another range or NodePool.`;
   if (err.status === 404) {

@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { formatAgo, formatBytes, formatUtcSpan, formatDayShort, formatMillicores, formatSignedFraction, formatUsdPerHour, formatUtcDateTime, nodePoolLabel } from './format';
+import {
+  formatAgo,
+  formatBytes,
+  formatUtcSpan,
+  formatDayShort,
+  formatMillicores,
+  formatSignedFraction,
+  formatUsdPerHour,
+  formatUtcDateTime,
+  nodePoolLabel,
+} from './format';
 
 describe('formatSignedFraction', () => {
   describe.each([

@@ -12,5 +12,7 @@ describe('gapThresholdMs', () => {
     // Hourly buckets, one point each, but a long hole: median step 60 -> 120 min; the 5 h hole is above it.
     { what: 'hourly with a hole', times: [0, 60, 120, 420, 480].map((m) => m * MIN), bucketMs: 60 * MIN, expected: 120 * MIN },
     { what: 'one point', times: [0], bucketMs: 5 * MIN, expected: 5 * MIN },
-  ])('$what', ({ times, bucketMs, expected }) => it(`-> ${expected / MIN} min`, () => expect(gapThresholdMs(times, bucketMs)).toBe(expected)));
+  ])('$what', ({ times, bucketMs, expected }) =>
+    it(`-> ${expected / MIN} min`, () => expect(gapThresholdMs(times, bucketMs)).toBe(expected)),
+  );
 });

@@ -15,7 +15,9 @@ describe('jsonQuery keys', () => {
 
   it('keeps requests that differ apart: another sort, another route with the same parameters', () => {
     // The NodePools and Consolidation pages both list every node at a snapshot, one by NodePool and one by name.
-    expect(key('/api/nodes', { at: 'x', limit: '5000', sort: 'nodePool' })).not.toBe(key('/api/nodes', { at: 'x', limit: '5000', sort: 'name' }));
+    expect(key('/api/nodes', { at: 'x', limit: '5000', sort: 'nodePool' })).not.toBe(
+      key('/api/nodes', { at: 'x', limit: '5000', sort: 'name' }),
+    );
     expect(key('/api/efficiency/summary', { from: 'a' })).not.toBe(key('/api/cost/nodepools/daily', { from: 'a' }));
   });
 

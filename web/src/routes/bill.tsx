@@ -20,10 +20,20 @@ export default function BillPage() {
   const state = useMemo(() => parseBillPage(params), [params]);
   return (
     <>
-      <PageHeader title="Explain this bill" question="Which NodeClaims make up each line of the bill, why did Karpenter launch them, and what is left over?">
+      <PageHeader
+        title="Explain this bill"
+        question="Which NodeClaims make up each line of the bill, why did Karpenter launch them, and what is left over?"
+      >
         <div className="filters">
-          <Segmented label="Mode" value={state.mode} options={MODES} onChange={(m) => update({ mode: m === 'bill' ? undefined : m, line: undefined })} />
-          {state.mode === 'bill' ? <FilterBar filters={filters} resolved={undefined} range={false} onChange={(u) => update({ ...u, line: undefined })} /> : null}
+          <Segmented
+            label="Mode"
+            value={state.mode}
+            options={MODES}
+            onChange={(m) => update({ mode: m === 'bill' ? undefined : m, line: undefined })}
+          />
+          {state.mode === 'bill' ? (
+            <FilterBar filters={filters} resolved={undefined} range={false} onChange={(u) => update({ ...u, line: undefined })} />
+          ) : null}
         </div>
       </PageHeader>
       {state.mode === 'practice' ? (

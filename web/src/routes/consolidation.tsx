@@ -20,7 +20,10 @@ export default function ConsolidationPage() {
   const resolved = resolveRange(filters.range, status.data?.defaultRange.to);
   return (
     <>
-      <PageHeader title="Consolidation" question="What did a consolidation change: nodes, cost per hour, packing — and which nodes went and came?">
+      <PageHeader
+        title="Consolidation"
+        question="What did a consolidation change: nodes, cost per hour, packing — and which nodes went and came?"
+      >
         <FilterBar filters={filters} resolved={resolved} onChange={(u) => update(firstPage(u))} />
       </PageHeader>
       <div className="panels">
@@ -52,4 +55,3 @@ export default function ConsolidationPage() {
     </>
   );
 }
-

@@ -18,7 +18,10 @@ export default function NodePoolsPage() {
   const resolved = resolveRange(filters.range, status.data?.defaultRange.to);
   return (
     <>
-      <PageHeader title="NodePools" question="How is each NodePool set up, what does it cost, how well does it pack, and what does spot save?">
+      <PageHeader
+        title="NodePools"
+        question="How is each NodePool set up, what does it cost, how well does it pack, and what does spot save?"
+      >
         <FilterBar filters={filters} resolved={resolved} onChange={update} />
       </PageHeader>
       <div className="panels">

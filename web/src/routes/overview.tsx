@@ -22,18 +22,32 @@ export default function OverviewPage() {
 
   return (
     <>
-      <PageHeader title="Overview" question="What did the cluster cost per day, how well were its nodes packed, and is it better or worse than before?">
+      <PageHeader
+        title="Overview"
+        question="What did the cluster cost per day, how well were its nodes packed, and is it better or worse than before?"
+      >
         <FilterBar filters={filters} resolved={resolved} onChange={update} />
       </PageHeader>
       <div className="panels">
-        <PeriodPanel current={query} previous={previous} nodePool={filters.nodePool} periodLabel={days === 1 ? '24 hours' : `${days} days`} />
+        <PeriodPanel
+          current={query}
+          previous={previous}
+          nodePool={filters.nodePool}
+          periodLabel={days === 1 ? '24 hours' : `${days} days`}
+        />
         <CostPanel query={query} colors={colors} />
         <TimelinePanel
           query={query}
           nodePool={filters.nodePool}
           title={filters.nodePool === undefined ? 'Cluster packing over time' : `Packing of ${filters.nodePool} over time`}
           subtitle="Requests ÷ allocatable (left axis) and our cost per hour (right axis); each mark along the top is a disruption, coloured by reason."
-          footer={<p className="chart-note"><Link to={`/consolidation${pickParams(params.toString(), FILTER_KEYS)}`}>Compare before and after an event on the Consolidation page →</Link></p>}
+          footer={
+            <p className="chart-note">
+              <Link to={`/consolidation${pickParams(params.toString(), FILTER_KEYS)}`}>
+                Compare before and after an event on the Consolidation page →
+              </Link>
+            </p>
+          }
         />
       </div>
     </>

@@ -23,8 +23,17 @@ export default function TeamsPage() {
   const teamParams = query === undefined ? undefined : teamCostParams(query, state, filters.team);
   return (
     <>
-      <PageHeader title="Teams" question="What does each team (or namespace) cost, NodePool by NodePool, and how much is paid for capacity nobody requested?">
-        <FilterBar filters={filters} resolved={resolved} onChange={update} teams={teamNames(all.data)} teamLabel={state.groupBy === 'team' ? 'Team' : 'Namespace'} />
+      <PageHeader
+        title="Teams"
+        question="What does each team (or namespace) cost, NodePool by NodePool, and how much is paid for capacity nobody requested?"
+      >
+        <FilterBar
+          filters={filters}
+          resolved={resolved}
+          onChange={update}
+          teams={teamNames(all.data)}
+          teamLabel={state.groupBy === 'team' ? 'Team' : 'Namespace'}
+        />
       </PageHeader>
       <div className="panels">
         <TeamOptions state={state} onChange={update} />

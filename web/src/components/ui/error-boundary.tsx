@@ -41,7 +41,9 @@ export class ErrorBoundary extends Component<Props, State> {
             : 'Reload it; if it happens again, report it with the message below and the browser console output.'}
         </p>
         {stale ? null : <code className="error-detail">{error.message}</code>}
-        <button type="button" className="button" onClick={() => window.location.reload()}>Reload</button>
+        <button type="button" className="button" onClick={() => window.location.reload()}>
+          Reload
+        </button>
       </div>
     );
   }

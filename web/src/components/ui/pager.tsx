@@ -20,15 +20,26 @@ export function Pager({ page, pageCount, total, pageSize, pageSizes, onPage, onP
   return (
     <nav className="pager" aria-label={`Pages of ${noun}`}>
       <span className="pager-range" aria-live="polite">
-        {noun[0]?.toUpperCase()}{noun.slice(1)} {formatCount(first)}–{formatCount(last)} of {formatCount(total)}
+        {noun[0]?.toUpperCase()}
+        {noun.slice(1)} {formatCount(first)}–{formatCount(last)} of {formatCount(total)}
       </span>
-      <button type="button" className="button" onClick={() => onPage(page - 1)} disabled={page <= 1}>← Previous</button>
-      <span className="pager-page">Page {page} of {pageCount}</span>
-      <button type="button" className="button" onClick={() => onPage(page + 1)} disabled={page >= pageCount}>Next →</button>
+      <button type="button" className="button" onClick={() => onPage(page - 1)} disabled={page <= 1}>
+        ← Previous
+      </button>
+      <span className="pager-page">
+        Page {page} of {pageCount}
+      </span>
+      <button type="button" className="button" onClick={() => onPage(page + 1)} disabled={page >= pageCount}>
+        Next →
+      </button>
       <label className="pager-size">
         Rows per page{' '}
         <select value={pageSize} onChange={(e) => onPageSize(Number(e.target.value))}>
-          {pageSizes.map((s) => <option key={s} value={s}>{s}</option>)}
+          {pageSizes.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
         </select>
       </label>
     </nav>

@@ -16,7 +16,9 @@ export function SortHeader<K extends string>({ column, sort, order, onSort, chil
     <th scope="col" className={className} aria-sort={active ? (order === 'asc' ? 'ascending' : 'descending') : 'none'}>
       <button type="button" className="sort-button" onClick={() => onSort(column)}>
         {children}
-        <span className="sort-arrow" aria-hidden="true">{active ? (order === 'asc' ? '▲' : '▼') : '↕'}</span>
+        <span className="sort-arrow" aria-hidden="true">
+          {active ? (order === 'asc' ? '▲' : '▼') : '↕'}
+        </span>
       </button>
     </th>
   );

@@ -25,8 +25,15 @@ export function BillLinesTable({ lines, keyOf, expanded, onToggle, detail, color
         <caption className="visually-hidden">{caption}</caption>
         <thead>
           <tr>
-            <th scope="col"><span className="visually-hidden">Expand</span></th>
-            <th scope="col">NodePool tag</th><th scope="col">Line</th><th scope="col" className="num">UnblendedCost</th><th scope="col">State</th>
+            <th scope="col">
+              <span className="visually-hidden">Expand</span>
+            </th>
+            <th scope="col">NodePool tag</th>
+            <th scope="col">Line</th>
+            <th scope="col" className="num">
+              UnblendedCost
+            </th>
+            <th scope="col">State</th>
           </tr>
         </thead>
         <tbody>
@@ -49,15 +56,23 @@ export function BillLinesTable({ lines, keyOf, expanded, onToggle, detail, color
                       {open ? '▾' : '▸'}
                     </button>
                   </td>
-                  <th scope="row"><span className="swatch" style={{ background: colorOf(l.nodePool, colors) }} />{nodePoolLabel(l.nodePool)}</th>
-                  <td>{l.dimensionValue || 'all usage with this tag'}{i === focus ? <span className="focus-tag">the question</span> : null}</td>
+                  <th scope="row">
+                    <span className="swatch" style={{ background: colorOf(l.nodePool, colors) }} />
+                    {nodePoolLabel(l.nodePool)}
+                  </th>
+                  <td>
+                    {l.dimensionValue || 'all usage with this tag'}
+                    {i === focus ? <span className="focus-tag">the question</span> : null}
+                  </td>
                   <td className="num">{formatUsd(l.unblendedUsd)}</td>
                   <td>{l.estimated ? 'estimated (not final)' : 'final'}</td>
                 </tr>
                 {open ? (
                   <tr className="detail-row">
                     <td />
-                    <td colSpan={4} id={detailId}>{detail(l, i)}</td>
+                    <td colSpan={4} id={detailId}>
+                      {detail(l, i)}
+                    </td>
                   </tr>
                 ) : null}
               </Fragment>

@@ -14,7 +14,10 @@ function Reasons({ nc }: { nc: ExplainedNodeClaim }) {
     <details className="reasons">
       <summary>Why this node</summary>
       <dl>
-        <div><dt>Instance type</dt><dd>{r.instanceType.summary}</dd></div>
+        <div>
+          <dt>Instance type</dt>
+          <dd>{r.instanceType.summary}</dd>
+        </div>
         <div>
           <dt>Size</dt>
           <dd>
@@ -22,16 +25,27 @@ function Reasons({ nc }: { nc: ExplainedNodeClaim }) {
             {pods.length === 0 ? null : (
               <ul className="pods">
                 {pods.slice(0, 12).map((p) => (
-                  <li key={`${p.namespace}/${p.name}`}>{p.namespace}/{p.name} · {formatMillicores(p.cpuMillicores)}, {formatBytes(p.memoryBytes)}</li>
+                  <li key={`${p.namespace}/${p.name}`}>
+                    {p.namespace}/{p.name} · {formatMillicores(p.cpuMillicores)}, {formatBytes(p.memoryBytes)}
+                  </li>
                 ))}
                 {pods.length > 12 ? <li>and {pods.length - 12} more pods</li> : null}
               </ul>
             )}
           </dd>
         </div>
-        <div><dt>Capacity type</dt><dd>{r.capacityType.summary}</dd></div>
-        <div><dt>Launched</dt><dd>{r.created.summary}</dd></div>
-        <div><dt>Removed</dt><dd>{r.removed.summary}</dd></div>
+        <div>
+          <dt>Capacity type</dt>
+          <dd>{r.capacityType.summary}</dd>
+        </div>
+        <div>
+          <dt>Launched</dt>
+          <dd>{r.created.summary}</dd>
+        </div>
+        <div>
+          <dt>Removed</dt>
+          <dd>{r.removed.summary}</dd>
+        </div>
       </dl>
     </details>
   );
@@ -45,15 +59,30 @@ export function ExplanationView({ e }: { e: Explanation }) {
         <span className={`status status-${e.status}`}>{STATUS_TEXT[e.status]}</span> {e.summary}
       </p>
       <dl className="summary">
-        <div><dt>Bill line</dt><dd>{formatUsd(e.lineUsd)}</dd></div>
-        <div><dt>NodeClaims × prices</dt><dd>{formatUsd(e.computedUsd)}</dd></div>
-        <div><dt>Remainder</dt><dd>{formatUsd(e.remainderUsd)}</dd></div>
-        <div><dt>Tolerance</dt><dd>{formatUsd(e.toleranceUsd)}</dd></div>
+        <div>
+          <dt>Bill line</dt>
+          <dd>{formatUsd(e.lineUsd)}</dd>
+        </div>
+        <div>
+          <dt>NodeClaims × prices</dt>
+          <dd>{formatUsd(e.computedUsd)}</dd>
+        </div>
+        <div>
+          <dt>Remainder</dt>
+          <dd>{formatUsd(e.remainderUsd)}</dd>
+        </div>
+        <div>
+          <dt>Tolerance</dt>
+          <dd>{formatUsd(e.toleranceUsd)}</dd>
+        </div>
       </dl>
       {e.remainderCauses.length === 0 ? null : (
         <ul className="causes" aria-label="Likely causes of the remainder">
           {e.remainderCauses.map((c) => (
-            <li key={c.code}>{c.message}{c.usd === null ? '' : ` (${formatUsd(c.usd)})`}</li>
+            <li key={c.code}>
+              {c.message}
+              {c.usd === null ? '' : ` (${formatUsd(c.usd)})`}
+            </li>
           ))}
         </ul>
       )}
@@ -63,9 +92,20 @@ export function ExplanationView({ e }: { e: Explanation }) {
             <caption className="visually-hidden">NodeClaims behind this line, largest cost first</caption>
             <thead>
               <tr>
-                <th scope="col">Node / NodeClaim</th><th scope="col">Instance</th><th scope="col">Zone</th>
-                <th scope="col">In the period (UTC)</th><th scope="col" className="num">Hours</th>
-                <th scope="col" className="num">USD / h</th><th scope="col" className="num">Cost</th><th scope="col">Reasons</th>
+                <th scope="col">Node / NodeClaim</th>
+                <th scope="col">Instance</th>
+                <th scope="col">Zone</th>
+                <th scope="col">In the period (UTC)</th>
+                <th scope="col" className="num">
+                  Hours
+                </th>
+                <th scope="col" className="num">
+                  USD / h
+                </th>
+                <th scope="col" className="num">
+                  Cost
+                </th>
+                <th scope="col">Reasons</th>
               </tr>
             </thead>
             <tbody>
@@ -75,15 +115,26 @@ export function ExplanationView({ e }: { e: Explanation }) {
                     <span className="nc-name">{nc.nodeClaim ?? nc.nodeName}</span>
                     <span className="sub">{nc.nodeClaim === null ? 'not launched by Karpenter' : nc.nodeName}</span>
                   </th>
-                  <td>{nc.instanceType}<span className="sub">{nc.capacityType}{nc.instanceId === null ? '' : ` · ${nc.instanceId}`}</span></td>
+                  <td>
+                    {nc.instanceType}
+                    <span className="sub">
+                      {nc.capacityType}
+                      {nc.instanceId === null ? '' : ` · ${nc.instanceId}`}
+                    </span>
+                  </td>
                   <td>{nc.zone}</td>
                   <td className="period">{formatUtcSpan(nc.from, nc.to)}</td>
                   <td className="num">{nc.hours.toFixed(2)}</td>
-                  <td className="num" title={`${nc.priceSource}${nc.priceChanges > 0 ? `, ${nc.priceChanges} price changes (${formatUsdPerHour(nc.minUsdPerHour)}–${formatUsdPerHour(nc.maxUsdPerHour)})` : ''}`}>
+                  <td
+                    className="num"
+                    title={`${nc.priceSource}${nc.priceChanges > 0 ? `, ${nc.priceChanges} price changes (${formatUsdPerHour(nc.minUsdPerHour)}–${formatUsdPerHour(nc.maxUsdPerHour)})` : ''}`}
+                  >
                     {formatUsdPerHour(nc.unitPriceUsdPerHour)}
                   </td>
                   <td className="num">{formatUsd(nc.computedUsd)}</td>
-                  <td><Reasons nc={nc} /></td>
+                  <td>
+                    <Reasons nc={nc} />
+                  </td>
                 </tr>
               ))}
             </tbody>
@@ -91,7 +142,11 @@ export function ExplanationView({ e }: { e: Explanation }) {
         </div>
       )}
       {e.notes.length === 0 ? null : (
-        <ul className="notes" aria-label="Notes">{e.notes.map((n) => <li key={n}>{n}</li>)}</ul>
+        <ul className="notes" aria-label="Notes">
+          {e.notes.map((n) => (
+            <li key={n}>{n}</li>
+          ))}
+        </ul>
       )}
     </div>
   );

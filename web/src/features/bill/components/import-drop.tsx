@@ -34,10 +34,13 @@ export function ImportDrop({ onImported }: ImportDropProps) {
     take(e.dataTransfer.files[0]);
   };
 
-  const serverError = upload.error === null ? null : {
-    message: upload.error.message,
-    advice: importAdvice(upload.error instanceof ApiError ? upload.error.status : 0),
-  };
+  const serverError =
+    upload.error === null
+      ? null
+      : {
+          message: upload.error.message,
+          advice: importAdvice(upload.error instanceof ApiError ? upload.error.status : 0),
+        };
   const error = localError ?? serverError;
   const result = upload.data;
 
@@ -45,22 +48,33 @@ export function ImportDrop({ onImported }: ImportDropProps) {
     <div
       className={dragging ? 'drop-zone is-dragging' : 'drop-zone'}
       data-testid="import-drop"
-      onDragOver={(e) => { e.preventDefault(); setDragging(true); }}
+      onDragOver={(e) => {
+        e.preventDefault();
+        setDragging(true);
+      }}
       onDragLeave={() => setDragging(false)}
       onDrop={onDrop}
     >
       <p className="drop-title">
         <strong>Import a Cost Explorer CSV</strong> — drop the file here, or{' '}
-        <button type="button" className="link-button" onClick={() => input.current?.click()}>choose a file</button>.
+        <button type="button" className="link-button" onClick={() => input.current?.click()}>
+          choose a file
+        </button>
+        .
       </p>
-      <label htmlFor={inputId} className="visually-hidden">Cost Explorer CSV file</label>
+      <label htmlFor={inputId} className="visually-hidden">
+        Cost Explorer CSV file
+      </label>
       <input
         id={inputId}
         ref={input}
         className="visually-hidden"
         type="file"
         accept=".csv,text/csv"
-        onChange={(e) => { take(e.target.files?.[0]); e.target.value = ''; }}
+        onChange={(e) => {
+          take(e.target.files?.[0]);
+          e.target.value = '';
+        }}
       />
       <p className="hint">{EXPORT_HOW_TO} Up to 5 MB.</p>
       {upload.isPending ? <p role="status">Reading {fileName ?? 'the file'}…</p> : null}
@@ -73,7 +87,8 @@ export function ImportDrop({ onImported }: ImportDropProps) {
       )}
       {result === undefined || error !== null ? null : (
         <p className="import-ok" role="status">
-          Imported {result.fileName ?? result.source}: {result.lines} lines over {result.periods} {result.granularity.toLowerCase()} periods, {formatUsd(result.totalUsd)}
+          Imported {result.fileName ?? result.source}: {result.lines} lines over {result.periods} {result.granularity.toLowerCase()}{' '}
+          periods, {formatUsd(result.totalUsd)}
           {result.fileTotalUsd === null ? '' : ` (the file's total row: ${formatUsd(result.fileTotalUsd)})`}.
           {result.warnings.length === 0 ? null : <span className="warnings"> {result.warnings.join(' ')}</span>}
         </p>

@@ -30,24 +30,29 @@ function Practice({ seed, onSeed, colors }: PracticePanelProps) {
 
   const body = (() => {
     if (question.isPending) return <LoadingState label="The sandbox is writing a bill…" />;
-    if (question.isError) return <ErrorState title="Could not make a practice bill." error={question.error} onRetry={() => void question.refetch()} />;
+    if (question.isError)
+      return <ErrorState title="Could not make a practice bill." error={question.error} onRetry={() => void question.refetch()} />;
     const q = question.data;
     const total = q.lines.reduce((s, l) => s + l.unblendedUsd, 0);
     return (
       <>
         <div className="question" data-testid="practice-question">
-          <p className="question-meta">Question {q.seed} · scenario {q.scenario} · {q.day} (UTC) · {q.lines.length} lines, {formatUsd(total)}</p>
+          <p className="question-meta">
+            Question {q.seed} · scenario {q.scenario} · {q.day} (UTC) · {q.lines.length} lines, {formatUsd(total)}
+          </p>
           <p className="question-prompt">{q.prompt}</p>
         </div>
         <BillLinesTable
           lines={q.lines}
           keyOf={(_l, i) => String(i)}
           expanded={expanded}
-          onToggle={(_l, i) => setExpanded((s) => {
-            const next = new Set(s);
-            if (!next.delete(String(i))) next.add(String(i));
-            return next;
-          })}
+          onToggle={(_l, i) =>
+            setExpanded((s) => {
+              const next = new Set(s);
+              if (!next.delete(String(i))) next.add(String(i));
+              return next;
+            })
+          }
           detail={(_l, i) => {
             if (!revealed) return <p className="hidden-answer">The explanation is part of the answer: reveal the answers to see it.</p>;
             if (answers.isPending) return <LoadingState label="Loading the answers…" />;
@@ -72,13 +77,17 @@ function Practice({ seed, onSeed, colors }: PracticePanelProps) {
           >
             {revealed ? 'Hide the answers' : 'Reveal the answers'}
           </button>
-          <button type="button" className="button" onClick={() => onSeed(seed + 1)}>Next question</button>
+          <button type="button" className="button" onClick={() => onSeed(seed + 1)}>
+            Next question
+          </button>
           <a className="button" href={`data:text/csv;charset=utf-8,${encodeURIComponent(q.csv)}`} download={`practice-${seed}.csv`}>
             Download as a Cost Explorer CSV
           </a>
         </div>
         <div id="practice-answers" data-testid="practice-answers" hidden={!revealed}>
-          {!revealed ? null : answers.isPending ? <LoadingState label="Loading the answers…" /> : answers.isError ? (
+          {!revealed ? null : answers.isPending ? (
+            <LoadingState label="Loading the answers…" />
+          ) : answers.isError ? (
             <ErrorState title="Could not load the answers." error={answers.error} onRetry={() => void answers.refetch()} />
           ) : (
             <div className="answers">

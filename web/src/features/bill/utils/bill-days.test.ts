@@ -3,20 +3,50 @@ import type { BillLine } from '../../../../../server/schemas/bill';
 import { dayBill, lineDays, parseBillPage, pickDay, sourceLabel, toggleLineUpdates } from './bill-days';
 
 const line = (day: string, nodePool: string, usd: number, estimated = false): BillLine => ({
-  id: 1, source: 'cost-explorer', granularity: 'DAILY', periodStart: `${day}T00:00:00.000Z`, periodEnd: '', nodePool,
-  groupBy: 'PURCHASE_TYPE', dimensionValue: 'On Demand Instances', unblendedUsd: usd, amortizedUsd: null, usageQuantity: null, usageUnit: null, estimated,
+  id: 1,
+  source: 'cost-explorer',
+  granularity: 'DAILY',
+  periodStart: `${day}T00:00:00.000Z`,
+  periodEnd: '',
+  nodePool,
+  groupBy: 'PURCHASE_TYPE',
+  dimensionValue: 'On Demand Instances',
+  unblendedUsd: usd,
+  amortizedUsd: null,
+  usageQuantity: null,
+  usageUnit: null,
+  estimated,
 });
 
 describe('parseBillPage', () => {
   it('defaults to your bill, newest day, question 1', () =>
-    expect(parseBillPage(new URLSearchParams(''))).toEqual({ mode: 'bill', source: undefined, day: undefined, groupBy: undefined, lines: [], seed: 1 }));
+    expect(parseBillPage(new URLSearchParams(''))).toEqual({
+      mode: 'bill',
+      source: undefined,
+      day: undefined,
+      groupBy: undefined,
+      lines: [],
+      seed: 1,
+    }));
   it('reads every key', () =>
-    expect(parseBillPage(new URLSearchParams('mode=practice&seed=7&source=csv:costs-3&day=2026-11-09&groupBy=INSTANCE_TYPE&line=4,12'))).toEqual({
-      mode: 'practice', source: 'csv:costs-3', day: '2026-11-09', groupBy: 'INSTANCE_TYPE', lines: [4, 12], seed: 7,
+    expect(
+      parseBillPage(new URLSearchParams('mode=practice&seed=7&source=csv:costs-3&day=2026-11-09&groupBy=INSTANCE_TYPE&line=4,12')),
+    ).toEqual({
+      mode: 'practice',
+      source: 'csv:costs-3',
+      day: '2026-11-09',
+      groupBy: 'INSTANCE_TYPE',
+      lines: [4, 12],
+      seed: 7,
     }));
   it('ignores what it cannot use', () =>
     expect(parseBillPage(new URLSearchParams('mode=quiz&seed=-1&source=s3:x&day=9 Nov&groupBy=TAG&line=a,0,3'))).toEqual({
-      mode: 'bill', source: undefined, day: undefined, groupBy: undefined, lines: [3], seed: 1,
+      mode: 'bill',
+      source: undefined,
+      day: undefined,
+      groupBy: undefined,
+      lines: [3],
+      seed: 1,
     }));
 });
 
@@ -24,11 +54,17 @@ describe('toggleLineUpdates', () => {
   const state = parseBillPage(new URLSearchParams('line=4,12'));
   it('adds a line', () => expect(toggleLineUpdates(state, 5)).toEqual({ line: '4,12,5' }));
   it('removes a line', () => expect(toggleLineUpdates(state, 4)).toEqual({ line: '12' }));
-  it('clears the key with the last line', () => expect(toggleLineUpdates(parseBillPage(new URLSearchParams('line=4')), 4)).toEqual({ line: undefined }));
+  it('clears the key with the last line', () =>
+    expect(toggleLineUpdates(parseBillPage(new URLSearchParams('line=4')), 4)).toEqual({ line: undefined }));
 });
 
 describe('days', () => {
-  const lines = [line('2026-11-02', 'general', 10), line('2026-11-01', 'general', 7), line('2026-11-02', '', 1.5, true), line('2026-11-02', 'spot-batch', 3)];
+  const lines = [
+    line('2026-11-02', 'general', 10),
+    line('2026-11-01', 'general', 7),
+    line('2026-11-02', '', 1.5, true),
+    line('2026-11-02', 'spot-batch', 3),
+  ];
   it('lists the days, oldest first', () => expect(lineDays(lines)).toEqual(['2026-11-01', '2026-11-02']));
   describe.each([
     { wanted: undefined, expected: '2026-11-02' },
@@ -40,7 +76,11 @@ describe('days', () => {
     const d = dayBill(lines, '2026-11-02');
     expect(d.lines).toHaveLength(3);
     expect(d.totalUsd).toBeCloseTo(14.5, 10);
-    expect(d.byNodePool).toEqual([{ nodePool: 'general', usd: 10 }, { nodePool: 'spot-batch', usd: 3 }, { nodePool: '', usd: 1.5 }]);
+    expect(d.byNodePool).toEqual([
+      { nodePool: 'general', usd: 10 },
+      { nodePool: 'spot-batch', usd: 3 },
+      { nodePool: '', usd: 1.5 },
+    ]);
     expect(d.anyEstimated).toBe(true);
   });
 });

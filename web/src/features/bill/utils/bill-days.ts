@@ -31,7 +31,10 @@ export function parseBillPage(params: URLSearchParams): BillPageState {
     source: source !== null && SOURCE_RE.test(source) ? source : undefined,
     day: day !== null && DAY_RE.test(day) ? day : undefined,
     groupBy: GROUP_BYS.find((g) => g === params.get('groupBy')),
-    lines: (params.get('line') ?? '').split(',').map(Number).filter((n) => Number.isInteger(n) && n > 0),
+    lines: (params.get('line') ?? '')
+      .split(',')
+      .map(Number)
+      .filter((n) => Number.isInteger(n) && n > 0),
     seed: Number.isInteger(seed) && seed >= 0 && seed < 2 ** 31 ? seed : 1,
   };
 }
@@ -68,13 +71,18 @@ export function dayBill(lines: readonly BillLine[], day: string | undefined): Da
   return {
     lines: of,
     totalUsd: of.reduce((s, l) => s + l.unblendedUsd, 0),
-    byNodePool: [...pools].map(([nodePool, usd]) => ({ nodePool, usd })).sort((a, b) => b.usd - a.usd || a.nodePool.localeCompare(b.nodePool)),
+    byNodePool: [...pools]
+      .map(([nodePool, usd]) => ({ nodePool, usd }))
+      .sort((a, b) => b.usd - a.usd || a.nodePool.localeCompare(b.nodePool)),
     anyEstimated: of.some((l) => l.estimated),
   };
 }
 
 const GROUP_BY_LABEL: Record<BillGroupBy, string> = {
-  PURCHASE_TYPE: 'Purchase type', INSTANCE_TYPE: 'Instance type', RESOURCE_ID: 'Instance', NONE: 'NodePool only',
+  PURCHASE_TYPE: 'Purchase type',
+  INSTANCE_TYPE: 'Instance type',
+  RESOURCE_ID: 'Instance',
+  NONE: 'NodePool only',
 };
 export const groupByLabel = (g: BillGroupBy): string => GROUP_BY_LABEL[g];
 

@@ -7,7 +7,10 @@ describe('precheckFile', () => {
     { file: { name: 'costs.csv', size: 2048, type: '' }, expected: null }, // some systems give no type
     { file: { name: 'export', size: 10, type: 'application/vnd.ms-excel' }, expected: null },
     { file: { name: 'costs.csv', size: 0, type: 'text/csv' }, expected: `costs.csv is empty. ${EXPORT_HOW_TO}` },
-    { file: { name: 'big.csv', size: 5 * 1024 * 1024 + 1, type: 'text/csv' }, expected: 'big.csv is over 5 MB: export a shorter date range.' },
+    {
+      file: { name: 'big.csv', size: 5 * 1024 * 1024 + 1, type: 'text/csv' },
+      expected: 'big.csv is over 5 MB: export a shorter date range.',
+    },
     { file: { name: 'chart.png', size: 900, type: 'image/png' }, expected: `chart.png is not a CSV file (image/png). ${EXPORT_HOW_TO}` },
   ])('$file.name ($file.size bytes, $file.type)', ({ file, expected }) => it('->', () => expect(precheckFile(file)).toBe(expected)));
 });

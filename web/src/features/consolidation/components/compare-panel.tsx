@@ -31,19 +31,46 @@ function RowsTable({ rows }: { rows: readonly CompareRow[] }) {
         <caption className="visually-hidden">Before and after, for the cluster and each NodePool</caption>
         <thead>
           <tr>
-            <th scope="col">Scope</th><th scope="col" className="num">Nodes</th><th scope="col" className="num">USD / h</th>
-            <th scope="col" className="num">CPU packed</th><th scope="col" className="num">Memory packed</th><th scope="col" className="num">Idle USD / h</th>
+            <th scope="col">Scope</th>
+            <th scope="col" className="num">
+              Nodes
+            </th>
+            <th scope="col" className="num">
+              USD / h
+            </th>
+            <th scope="col" className="num">
+              CPU packed
+            </th>
+            <th scope="col" className="num">
+              Memory packed
+            </th>
+            <th scope="col" className="num">
+              Idle USD / h
+            </th>
           </tr>
         </thead>
         <tbody>
           {rows.map((r) => (
             <tr key={r.nodePool ?? '(cluster)'} className={r.consolidated ? 'is-selected' : undefined}>
-              <th scope="row">{r.scope === 'cluster' ? 'Cluster' : nodePoolLabel(r.nodePool ?? '', 'nodes')}{r.consolidated ? <span className="sub">the event's NodePool</span> : null}</th>
-              <td className="num">{r.before.nodesAvg.toFixed(1)} → {r.after.nodesAvg.toFixed(1)}</td>
-              <td className="num">{formatUsd(r.before.usdPerHourAvg)} → {formatUsd(r.after.usdPerHourAvg)}</td>
-              <td className="num">{pct(r.before.cpu)} → {pct(r.after.cpu)} <span className="sub">{points(r.change.cpu)}</span></td>
-              <td className="num">{pct(r.before.memory)} → {pct(r.after.memory)} <span className="sub">{points(r.change.memory)}</span></td>
-              <td className="num">{formatUsd(r.before.idleUsdPerHourAvg)} → {formatUsd(r.after.idleUsdPerHourAvg)}</td>
+              <th scope="row">
+                {r.scope === 'cluster' ? 'Cluster' : nodePoolLabel(r.nodePool ?? '', 'nodes')}
+                {r.consolidated ? <span className="sub">the event's NodePool</span> : null}
+              </th>
+              <td className="num">
+                {r.before.nodesAvg.toFixed(1)} → {r.after.nodesAvg.toFixed(1)}
+              </td>
+              <td className="num">
+                {formatUsd(r.before.usdPerHourAvg)} → {formatUsd(r.after.usdPerHourAvg)}
+              </td>
+              <td className="num">
+                {pct(r.before.cpu)} → {pct(r.after.cpu)} <span className="sub">{points(r.change.cpu)}</span>
+              </td>
+              <td className="num">
+                {pct(r.before.memory)} → {pct(r.after.memory)} <span className="sub">{points(r.change.memory)}</span>
+              </td>
+              <td className="num">
+                {formatUsd(r.before.idleUsdPerHourAvg)} → {formatUsd(r.after.idleUsdPerHourAvg)}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -55,12 +82,17 @@ function RowsTable({ rows }: { rows: readonly CompareRow[] }) {
 function NodeList({ title, rows, usdPerHour, testId }: { title: string; rows: readonly NodeRow[]; usdPerHour: number; testId: string }) {
   return (
     <section className="node-list" aria-label={title} data-testid={testId}>
-      <h3>{title} · {rows.length} · {formatUsdPerHour(usdPerHour)} / h</h3>
-      {rows.length === 0 ? <p className="hint">None.</p> : (
+      <h3>
+        {title} · {rows.length} · {formatUsdPerHour(usdPerHour)} / h
+      </h3>
+      {rows.length === 0 ? (
+        <p className="hint">None.</p>
+      ) : (
         <ul>
           {rows.map((n) => (
             <li key={n.name}>
-              <span className="mono">{n.nodeClaim ?? n.name}</span> {n.instanceType} · {n.capacityType} · {nodePoolLabel(n.nodePool, 'nodes')}
+              <span className="mono">{n.nodeClaim ?? n.name}</span> {n.instanceType} · {n.capacityType} ·{' '}
+              {nodePoolLabel(n.nodePool, 'nodes')}
               {n.usdPerHour === null ? '' : ` · ${formatUsdPerHour(n.usdPerHour)}/h`}
             </li>
           ))}
@@ -82,7 +114,9 @@ function AtPicker({ at, onAt }: { at: string | undefined; onAt: (iso: string) =>
     <form className="snapshot-picker" onSubmit={submit}>
       <label htmlFor={id}>Around (UTC)</label>
       <input id={id} type="datetime-local" value={value} onChange={(e) => setValue(e.target.value)} required />
-      <button type="submit" className="button">Compare</button>
+      <button type="submit" className="button">
+        Compare
+      </button>
     </form>
   );
 }
@@ -108,54 +142,72 @@ export function ComparePanel({ state, nodePool, onWindow, onAt }: ComparePanelPr
 
   const body = (() => {
     if (state.event === undefined && state.at === undefined) {
-      return <EmptyState title="Nothing chosen yet.">Pick a disruption in the list below, or click a time on the timeline above.</EmptyState>;
+      return (
+        <EmptyState title="Nothing chosen yet.">Pick a disruption in the list below, or click a time on the timeline above.</EmptyState>
+      );
     }
     if (compare.isPending) return <LoadingState label="Comparing the windows…" />;
-    if (compare.isError) return <ErrorState title="Could not compare before and after." error={compare.error} onRetry={() => void compare.refetch()} />;
+    if (compare.isError)
+      return <ErrorState title="Could not compare before and after." error={compare.error} onRetry={() => void compare.refetch()} />;
     const c = compare.data;
     const e = c.event;
     return (
       <>
         <p className="compare-what" data-testid="compare-what">
-          {e === null
-            ? <>Around <strong>{formatIsoUtc(c.at)}</strong></>
-            : <>{e.action ?? 'Disruption'} of <strong>{e.nodeClaim ?? e.nodeName ?? 'a node'}</strong> ({e.instanceType ?? 'unknown type'}, {nodePoolLabel(e.nodePool, 'nodes')}) at <strong>{formatIsoUtc(e.at)}</strong>: {e.reason}, {reasonText(e.reason)}.</>}
-          {' '}Before: {formatIsoUtc(c.before.from).slice(11)} – {formatIsoUtc(c.before.to).slice(11)}; after: {formatIsoUtc(c.after.from).slice(11)} – {formatIsoUtc(c.after.to).slice(11)}.
+          {e === null ? (
+            <>
+              Around <strong>{formatIsoUtc(c.at)}</strong>
+            </>
+          ) : (
+            <>
+              {e.action ?? 'Disruption'} of <strong>{e.nodeClaim ?? e.nodeName ?? 'a node'}</strong> ({e.instanceType ?? 'unknown type'},{' '}
+              {nodePoolLabel(e.nodePool, 'nodes')}) at <strong>{formatIsoUtc(e.at)}</strong>: {e.reason}, {reasonText(e.reason)}.
+            </>
+          )}{' '}
+          Before: {formatIsoUtc(c.before.from).slice(11)} – {formatIsoUtc(c.before.to).slice(11)}; after:{' '}
+          {formatIsoUtc(c.after.from).slice(11)} – {formatIsoUtc(c.after.to).slice(11)}.
         </p>
         {row === undefined ? null : (
           <>
-            <h3 className="chart-heading">{row.scope === 'cluster' ? 'Cluster' : nodePoolLabel(row.nodePool ?? '', 'nodes')}: before and after</h3>
+            <h3 className="chart-heading">
+              {row.scope === 'cluster' ? 'Cluster' : nodePoolLabel(row.nodePool ?? '', 'nodes')}: before and after
+            </h3>
             <Suspense fallback={<LoadingState label="Loading chart…" />}>
               <BeforeAfterChart bars={compareBars(row)} />
             </Suspense>
           </>
         )}
         <RowsTable rows={c.rows} />
-        {change === undefined ? <LoadingState label="Listing the nodes…" /> : (
+        {change === undefined ? (
+          <LoadingState label="Listing the nodes…" />
+        ) : (
           <div className="node-lists">
             <NodeList title="Removed" rows={change.removed} usdPerHour={change.removedUsdPerHour} testId="nodes-removed" />
             <NodeList title="Added" rows={change.added} usdPerHour={change.addedUsdPerHour} testId="nodes-added" />
           </div>
         )}
-        <p className="hint">Removed and added: nodes in the last snapshot before the instant and not in the last snapshot of the after window, and the other way round.</p>
+        <p className="hint">
+          Removed and added: nodes in the last snapshot before the instant and not in the last snapshot of the after window, and the other
+          way round.
+        </p>
       </>
     );
   })();
 
   return (
     <div ref={top} className="scroll-target">
-    <Panel
-      title="Before and after"
-      subtitle="Two windows of equal length either side of the instant; averages are time-weighted over the snapshots in each."
-      actions={
-        <div className="panel-tools">
-          <AtPicker at={state.at} onAt={onAt} />
-          <Segmented<WindowChoice> label="Window length" value={state.window} options={WINDOW_OPTIONS} onChange={onWindow} />
-        </div>
-      }
-    >
-      <div className={compare.isFetching && !compare.isPending ? 'panel-body is-refreshing' : 'panel-body'}>{body}</div>
-    </Panel>
+      <Panel
+        title="Before and after"
+        subtitle="Two windows of equal length either side of the instant; averages are time-weighted over the snapshots in each."
+        actions={
+          <div className="panel-tools">
+            <AtPicker at={state.at} onAt={onAt} />
+            <Segmented<WindowChoice> label="Window length" value={state.window} options={WINDOW_OPTIONS} onChange={onWindow} />
+          </div>
+        }
+      >
+        <div className={compare.isFetching && !compare.isPending ? 'panel-body is-refreshing' : 'panel-body'}>{body}</div>
+      </Panel>
     </div>
   );
 }

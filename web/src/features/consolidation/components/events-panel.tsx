@@ -30,18 +30,22 @@ export function EventsPanel({ query, reason, selected, page, onPage, onPageSize,
   const pages = eventPageCount(total, page.pageSize);
   const body = (() => {
     if (query === undefined || events.isPending) return <LoadingState label="Loading disruptions…" />;
-    if (events.isError) return <ErrorState title="Could not load the disruptions." error={events.error} onRetry={() => void events.refetch()} />;
+    if (events.isError)
+      return <ErrorState title="Could not load the disruptions." error={events.error} onRetry={() => void events.refetch()} />;
     if (events.data.rows.length === 0 && total > 0) {
       return (
         <EmptyState title="No disruptions on this page.">
-          <button type="button" className="button" onClick={() => onPage(1)}>Go to the first page</button>
+          <button type="button" className="button" onClick={() => onPage(1)}>
+            Go to the first page
+          </button>
         </EmptyState>
       );
     }
     if (events.data.rows.length === 0) {
       return (
         <EmptyState title="No disruptions in this range.">
-          Karpenter removed no node{reason === undefined ? '' : ` for ${reason}`} here. Try a longer range{reason === undefined ? '' : ' or all reasons'}; or click the timeline to compare around any time.
+          Karpenter removed no node{reason === undefined ? '' : ` for ${reason}`} here. Try a longer range
+          {reason === undefined ? '' : ' or all reasons'}; or click the timeline to compare around any time.
         </EmptyState>
       );
     }
@@ -60,8 +64,16 @@ export function EventsPanel({ query, reason, selected, page, onPage, onPageSize,
             <caption className="visually-hidden">Disruptions, oldest first</caption>
             <thead>
               <tr>
-                <th scope="col">Time (UTC)</th><th scope="col">NodePool</th><th scope="col">Reason</th><th scope="col">Action</th>
-                <th scope="col">Node</th><th scope="col">Instance</th><th scope="col">Replaced by</th><th scope="col"><span className="visually-hidden">Compare</span></th>
+                <th scope="col">Time (UTC)</th>
+                <th scope="col">NodePool</th>
+                <th scope="col">Reason</th>
+                <th scope="col">Action</th>
+                <th scope="col">Node</th>
+                <th scope="col">Instance</th>
+                <th scope="col">Replaced by</th>
+                <th scope="col">
+                  <span className="visually-hidden">Compare</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -69,10 +81,19 @@ export function EventsPanel({ query, reason, selected, page, onPage, onPageSize,
                 <tr key={e.id} className={e.id === selected ? 'is-selected' : undefined}>
                   <td className="period">{formatUtcDateTime(e.atMs)}</td>
                   <td>{nodePoolLabel(e.nodePool, 'nodes')}</td>
-                  <td title={reasonText(e.reason)}><span className="swatch swatch-line" style={{ background: reasonColor(e.reason) }} />{e.reason}{e.spotInterrupted ? ' (spot)' : ''}</td>
+                  <td title={reasonText(e.reason)}>
+                    <span className="swatch swatch-line" style={{ background: reasonColor(e.reason) }} />
+                    {e.reason}
+                    {e.spotInterrupted ? ' (spot)' : ''}
+                  </td>
                   <td>{e.action ?? '—'}</td>
-                  <td className="node-name"><span title={e.nodeName ?? undefined}>{e.nodeClaim ?? e.nodeName ?? '—'}</span></td>
-                  <td>{e.instanceType ?? '—'}<span className="sub">{e.capacityType ?? ''}</span></td>
+                  <td className="node-name">
+                    <span title={e.nodeName ?? undefined}>{e.nodeClaim ?? e.nodeName ?? '—'}</span>
+                  </td>
+                  <td>
+                    {e.instanceType ?? '—'}
+                    <span className="sub">{e.capacityType ?? ''}</span>
+                  </td>
                   <td>{e.replacements.length === 0 ? '—' : e.replacements.join(', ')}</td>
                   <td>
                     <button type="button" className="button" aria-pressed={e.id === selected} onClick={() => onPick(e.id)}>
@@ -101,7 +122,14 @@ export function EventsPanel({ query, reason, selected, page, onPage, onPageSize,
     <Panel
       title={events.data === undefined ? 'Disruptions' : `Disruptions (${formatCount(total)})`}
       subtitle="Nodes Karpenter removed or replaced, from its events and the NodeClaims' lifetimes."
-      actions={<Segmented<ReasonChoice> label="Reason" value={(reason as ReasonChoice | undefined) ?? 'all'} options={REASON_OPTIONS} onChange={(r) => onReason(r === 'all' ? undefined : r)} />}
+      actions={
+        <Segmented<ReasonChoice>
+          label="Reason"
+          value={(reason as ReasonChoice | undefined) ?? 'all'}
+          options={REASON_OPTIONS}
+          onChange={(r) => onReason(r === 'all' ? undefined : r)}
+        />
+      }
     >
       <div className={events.isFetching && !events.isPending ? 'panel-body is-refreshing' : 'panel-body'}>{body}</div>
     </Panel>

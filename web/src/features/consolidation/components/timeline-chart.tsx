@@ -44,38 +44,89 @@ export default function TimelineChart({ data, nodePool, selectedMs, onPick, heig
         style={{ width: '100%', height }}
         data={rows}
         margin={{ top: 8, right: 8, bottom: 0, left: 8 }}
-        onClick={onPick === undefined ? undefined : (state) => {
-          const t = Number(state.activeLabel);
-          if (Number.isFinite(t)) onPick(t);
-        }}
+        onClick={
+          onPick === undefined
+            ? undefined
+            : (state) => {
+                const t = Number(state.activeLabel);
+                if (Number.isFinite(t)) onPick(t);
+              }
+        }
       >
         <CartesianGrid vertical={false} />
         <XAxis dataKey="t" type="number" scale="time" domain={[fromMs, toMs]} ticks={timeTicks(fromMs, toMs)} tickFormatter={tick} />
         {/* Up to 112 %: the band above 100 % holds the event marks, clear of the lines. */}
-        <YAxis yAxisId="pct" domain={[0, MARK_TOP]} ticks={[0, 25, 50, 75, 100]} tickFormatter={(v: number) => `${v} %`} width={52} allowDataOverflow />
+        <YAxis
+          yAxisId="pct"
+          domain={[0, MARK_TOP]}
+          ticks={[0, 25, 50, 75, 100]}
+          tickFormatter={(v: number) => `${v} %`}
+          width={52}
+          allowDataOverflow
+        />
         {/* Scaled so the highest cost sits at the 100 % line, below the marks. */}
-        <YAxis yAxisId="usd" orientation="right" domain={[0, (max: number) => (max > 0 ? (max * MARK_TOP) / 100 : 1)]} tickFormatter={formatUsdAxis} width={56} />
+        <YAxis
+          yAxisId="usd"
+          orientation="right"
+          domain={[0, (max: number) => (max > 0 ? (max * MARK_TOP) / 100 : 1)]}
+          tickFormatter={formatUsdAxis}
+          width={56}
+        />
         <Tooltip formatter={tooltipValue} labelFormatter={(t) => `${formatUtcDateTime(Number(t))} UTC`} />
         <Legend itemSorter={null} />
         {data.events.map((e) => (
           <ReferenceLine
             key={e.id}
             yAxisId="pct"
-            segment={[{ x: e.atMs, y: MARK_BOTTOM }, { x: e.atMs, y: MARK_TOP }]}
+            segment={[
+              { x: e.atMs, y: MARK_BOTTOM },
+              { x: e.atMs, y: MARK_TOP },
+            ]}
             stroke={reasonColor(e.reason)}
             strokeWidth={e.count > 1 ? 3 : 2}
             ifOverflow="hidden"
             shape={(props: SVGProps<SVGLineElement>) => (
-              <line {...props} className="recharts-reference-line-line timeline-mark"><title>{markTitle(e)}</title></line>
+              <line {...props} className="recharts-reference-line-line timeline-mark">
+                <title>{markTitle(e)}</title>
+              </line>
             )}
           />
         ))}
         {selectedMs === undefined ? null : (
           <ReferenceLine yAxisId="pct" x={selectedMs} className="selected-marker" strokeWidth={2} ifOverflow="hidden" />
         )}
-        <Line yAxisId="pct" dataKey="cpuPercent" name="CPU packed" stroke="var(--series-cpu)" strokeWidth={2} dot={false} connectNulls={false} isAnimationActive={false} />
-        <Line yAxisId="pct" dataKey="memoryPercent" name="Memory packed" stroke="var(--series-memory)" strokeWidth={2} strokeDasharray="6 4" dot={false} connectNulls={false} isAnimationActive={false} />
-        <Line yAxisId="usd" dataKey="usdPerHour" name="Cost per hour" stroke="var(--series-cost)" strokeWidth={1.5} dot={false} type="stepAfter" connectNulls={false} isAnimationActive={false} />
+        <Line
+          yAxisId="pct"
+          dataKey="cpuPercent"
+          name="CPU packed"
+          stroke="var(--series-cpu)"
+          strokeWidth={2}
+          dot={false}
+          connectNulls={false}
+          isAnimationActive={false}
+        />
+        <Line
+          yAxisId="pct"
+          dataKey="memoryPercent"
+          name="Memory packed"
+          stroke="var(--series-memory)"
+          strokeWidth={2}
+          strokeDasharray="6 4"
+          dot={false}
+          connectNulls={false}
+          isAnimationActive={false}
+        />
+        <Line
+          yAxisId="usd"
+          dataKey="usdPerHour"
+          name="Cost per hour"
+          stroke="var(--series-cost)"
+          strokeWidth={1.5}
+          dot={false}
+          type="stepAfter"
+          connectNulls={false}
+          isAnimationActive={false}
+        />
       </ComposedChart>
     </div>
   );

@@ -24,7 +24,8 @@ export function TimelinePanel({ query, nodePool, title, subtitle, selectedMs, on
   const timeline = useTimeline(query);
   const body = (() => {
     if (query === undefined || timeline.isPending) return <LoadingState label="Loading the timeline…" />;
-    if (timeline.isError) return <ErrorState title="Could not load the timeline." error={timeline.error} onRetry={() => void timeline.refetch()} />;
+    if (timeline.isError)
+      return <ErrorState title="Could not load the timeline." error={timeline.error} onRetry={() => void timeline.refetch()} />;
     if (timeline.data.series.every((s) => s.points.length === 0)) {
       return (
         <EmptyState title="No snapshots in this range.">

@@ -1,26 +1,45 @@
 import { describe, expect, it } from 'vitest';
 import type { CompareRow, WindowStats } from '../../../../../server/schemas/consolidation';
 import type { NodeRow } from '../../../../../server/schemas/efficiency';
-import { compareBars, diffNodes, focusRow, nodeListInstants, parseCompare, pickEventUpdates, pickTimeUpdates, selectedInstantMs } from './compare-state';
+import {
+  compareBars,
+  diffNodes,
+  focusRow,
+  nodeListInstants,
+  parseCompare,
+  pickEventUpdates,
+  pickTimeUpdates,
+  selectedInstantMs,
+} from './compare-state';
 
 describe('parseCompare', () => {
   it('defaults: no event, no instant, 1 h windows', () =>
     expect(parseCompare(new URLSearchParams(''))).toEqual({ event: undefined, at: undefined, window: '1h', reason: undefined }));
   it('an event wins over an instant', () =>
     expect(parseCompare(new URLSearchParams('event=1793523600000-general-5xzjd&at=2026-11-09T10:00:00Z&window=30m'))).toEqual({
-      event: '1793523600000-general-5xzjd', at: undefined, window: '30m', reason: undefined,
+      event: '1793523600000-general-5xzjd',
+      at: undefined,
+      window: '30m',
+      reason: undefined,
     }));
   it('reads an instant and a reason; drops a bad window', () =>
     expect(parseCompare(new URLSearchParams('at=2026-11-09T10:00:00.000Z&window=2h&reason=Empty'))).toEqual({
-      event: undefined, at: '2026-11-09T10:00:00.000Z', window: '1h', reason: 'Empty',
+      event: undefined,
+      at: '2026-11-09T10:00:00.000Z',
+      window: '1h',
+      reason: 'Empty',
     }));
   it('drops an instant without a zone and a malformed event', () =>
     expect(parseCompare(new URLSearchParams('at=2026-11-09T10:00&event=General_x'))).toMatchObject({ event: undefined, at: undefined }));
 });
 
 describe('selectedInstantMs', () => {
-  it('is the chosen instant', () => expect(selectedInstantMs(parseCompare(new URLSearchParams('at=2026-11-09T10:00:00.000Z')))).toBe(Date.parse('2026-11-09T10:00:00.000Z')));
-  it("is the event's time, from its id", () => expect(selectedInstantMs(parseCompare(new URLSearchParams('event=1793523600000-general-5xzjd')))).toBe(1793523600000));
+  it('is the chosen instant', () =>
+    expect(selectedInstantMs(parseCompare(new URLSearchParams('at=2026-11-09T10:00:00.000Z')))).toBe(
+      Date.parse('2026-11-09T10:00:00.000Z'),
+    ));
+  it("is the event's time, from its id", () =>
+    expect(selectedInstantMs(parseCompare(new URLSearchParams('event=1793523600000-general-5xzjd')))).toBe(1793523600000));
   it('is nothing without a choice', () => expect(selectedInstantMs(parseCompare(new URLSearchParams('')))).toBeUndefined());
 });
 
@@ -30,15 +49,38 @@ describe('picking', () => {
     expect(pickTimeUpdates(Date.parse('2026-11-09T10:07:29.500Z'))).toEqual({ at: '2026-11-09T10:07:00.000Z', event: undefined }));
   it('reads the nodes 1 ms before the instant and 1 ms before the end of the after window', () =>
     expect(nodeListInstants({ at: '2026-11-09T10:00:00.000Z', after: { to: '2026-11-09T11:00:00.000Z' } })).toEqual({
-      before: '2026-11-09T09:59:59.999Z', after: '2026-11-09T10:59:59.999Z',
+      before: '2026-11-09T09:59:59.999Z',
+      after: '2026-11-09T10:59:59.999Z',
     }));
 });
 
 const node = (name: string, usdPerHour: number | null): NodeRow => ({
-  name, nodeClaim: null, nodePool: 'general', instanceType: 'm6i.large', capacityType: 'on-demand', zone: 'a', createdAt: '', ageHours: 1,
-  usdPerHour, priceSource: null, allocatableVcpu: 2, allocatableMemoryGiB: 8, allocatablePods: 29, allocatableGpu: 0, requestedVcpu: 1,
-  requestedMemoryGiB: 4, requestedPods: 3, requestedGpu: 0, cpu: 0.5, memory: 0.5, pods: null, gpu: null, idleVcpu: 1, idleMemoryGiB: 4,
-  idleUsdPerHour: 0, snapshots: 1,
+  name,
+  nodeClaim: null,
+  nodePool: 'general',
+  instanceType: 'm6i.large',
+  capacityType: 'on-demand',
+  zone: 'a',
+  createdAt: '',
+  ageHours: 1,
+  usdPerHour,
+  priceSource: null,
+  allocatableVcpu: 2,
+  allocatableMemoryGiB: 8,
+  allocatablePods: 29,
+  allocatableGpu: 0,
+  requestedVcpu: 1,
+  requestedMemoryGiB: 4,
+  requestedPods: 3,
+  requestedGpu: 0,
+  cpu: 0.5,
+  memory: 0.5,
+  pods: null,
+  gpu: null,
+  idleVcpu: 1,
+  idleMemoryGiB: 4,
+  idleUsdPerHour: 0,
+  snapshots: 1,
 });
 
 describe('diffNodes', () => {
@@ -54,17 +96,47 @@ describe('diffNodes', () => {
 });
 
 const stats = (p: Partial<WindowStats>): WindowStats => ({
-  hours: 1, nodesAvg: 0, usdPerHourAvg: 0, costUsd: 0, cpu: null, memory: null, pods: null, gpu: null, costWeightedCpu: null,
-  costWeightedMemory: null, costWeightedPods: null, costWeightedGpu: null, idleUsdPerHourAvg: 0, ...p,
+  hours: 1,
+  nodesAvg: 0,
+  usdPerHourAvg: 0,
+  costUsd: 0,
+  cpu: null,
+  memory: null,
+  pods: null,
+  gpu: null,
+  costWeightedCpu: null,
+  costWeightedMemory: null,
+  costWeightedPods: null,
+  costWeightedGpu: null,
+  idleUsdPerHourAvg: 0,
+  ...p,
 });
-const row = (scope: 'cluster' | 'nodepool', nodePool: string | null, before: Partial<WindowStats>, after: Partial<WindowStats>): CompareRow => ({
-  scope, nodePool, consolidated: false, before: stats(before), after: stats(after),
+const row = (
+  scope: 'cluster' | 'nodepool',
+  nodePool: string | null,
+  before: Partial<WindowStats>,
+  after: Partial<WindowStats>,
+): CompareRow => ({
+  scope,
+  nodePool,
+  consolidated: false,
+  before: stats(before),
+  after: stats(after),
   change: { nodesAvg: 0, usdPerHourAvg: 0, cpu: null, memory: null, costWeightedCpu: null, costWeightedMemory: null },
 });
 
 describe('compareBars', () => {
   it('pairs before and after, efficiency in percent', () =>
-    expect(compareBars(row('cluster', null, { nodesAvg: 5, usdPerHourAvg: 1.2, cpu: 0.5, memory: null }, { nodesAvg: 4, usdPerHourAvg: 0.9, cpu: 0.625, memory: 0.25 }))).toEqual([
+    expect(
+      compareBars(
+        row(
+          'cluster',
+          null,
+          { nodesAvg: 5, usdPerHourAvg: 1.2, cpu: 0.5, memory: null },
+          { nodesAvg: 4, usdPerHourAvg: 0.9, cpu: 0.625, memory: 0.25 },
+        ),
+      ),
+    ).toEqual([
       { metric: 'nodes', label: 'Nodes (average)', before: 5, after: 4, unit: 'count' },
       { metric: 'usdPerHour', label: 'Cost per hour', before: 1.2, after: 0.9, unit: 'usd' },
       { metric: 'cpu', label: 'CPU packed', before: 50, after: 62.5, unit: 'percent' },

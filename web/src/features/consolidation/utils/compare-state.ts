@@ -45,7 +45,10 @@ export function selectedInstantMs(state: CompareState): number | undefined {
 
 export const pickEventUpdates = (id: string): ParamUpdates => ({ event: id, at: undefined });
 /** A click on the timeline: compare around the clicked bucket, rounded to the minute. */
-export const pickTimeUpdates = (tMs: number): ParamUpdates => ({ at: new Date(Math.round(tMs / 60_000) * 60_000).toISOString(), event: undefined });
+export const pickTimeUpdates = (tMs: number): ParamUpdates => ({
+  at: new Date(Math.round(tMs / 60_000) * 60_000).toISOString(),
+  event: undefined,
+});
 
 /** The instants to read the node lists at: the last snapshot before the compared instant, and the last one of the after window. */
 export function nodeListInstants(compare: { at: string; after: { to: string } }): { before: string; after: string } {

@@ -25,8 +25,10 @@ export function parseEventsPage(params: URLSearchParams): EventsPage {
 }
 
 /** limit and offset of /api/consolidation/events for this page. */
-export const eventsPageQuery = (p: EventsPage): { limit: string; offset: string } =>
-  ({ limit: String(p.pageSize), offset: String((p.page - 1) * p.pageSize) });
+export const eventsPageQuery = (p: EventsPage): { limit: string; offset: string } => ({
+  limit: String(p.pageSize),
+  offset: String((p.page - 1) * p.pageSize),
+});
 
 export const eventPageCount = (total: number, pageSize: number): number => Math.max(1, Math.ceil(total / pageSize));
 
@@ -34,7 +36,10 @@ export const eventPageCount = (total: number, pageSize: number): number => Math.
 export const pageUpdates = (page: number): ParamUpdates => ({ page: page <= 1 ? undefined : String(page) });
 
 /** Another page size starts again at page 1; the default size leaves the URL. */
-export const pageSizeUpdates = (size: number): ParamUpdates => ({ size: size === DEFAULT_EVENT_PAGE_SIZE ? undefined : String(size), page: undefined });
+export const pageSizeUpdates = (size: number): ParamUpdates => ({
+  size: size === DEFAULT_EVENT_PAGE_SIZE ? undefined : String(size),
+  page: undefined,
+});
 
 /** Filters that change which rows match send the table back to its first page. */
 export const firstPage = (updates: ParamUpdates): ParamUpdates => ({ ...updates, page: undefined });

@@ -6,7 +6,13 @@ import { pickSeries, rowNear, toTimelineRows } from './timeline-rows';
 const t0 = Date.parse('2026-11-01T00:00:00Z');
 const B = 15 * 60_000;
 const point = (tMs: number, cpu: number | null, usd = 1): TimelinePoint => ({
-  tMs, nodesAvg: 2, usdPerHourAvg: usd, cpu, memory: cpu === null ? null : cpu / 2, costWeightedCpu: null, costWeightedMemory: null,
+  tMs,
+  nodesAvg: 2,
+  usdPerHourAvg: usd,
+  cpu,
+  memory: cpu === null ? null : cpu / 2,
+  costWeightedCpu: null,
+  costWeightedMemory: null,
 });
 
 describe('toTimelineRows', () => {
@@ -21,9 +27,17 @@ describe('toTimelineRows', () => {
     ]);
   });
   it('draws across a single missed snapshot', () =>
-    expect(toTimelineRows([0, 1, 2, 4, 5].map((b) => point(t0 + b * B, 0.5)), B).every((r) => r.cpuPercent === 50)).toBe(true));
+    expect(
+      toTimelineRows(
+        [0, 1, 2, 4, 5].map((b) => point(t0 + b * B, 0.5)),
+        B,
+      ).every((r) => r.cpuPercent === 50),
+    ).toBe(true));
   it('does not break a line of 5-min snapshots in 2-min buckets (a 1-day range)', () => {
-    const rows = toTimelineRows([0, 4, 10, 14, 20].map((m) => point(t0 + m * 60_000, 0.5)), 2 * 60_000);
+    const rows = toTimelineRows(
+      [0, 4, 10, 14, 20].map((m) => point(t0 + m * 60_000, 0.5)),
+      2 * 60_000,
+    );
     expect(rows.map((r) => r.cpuPercent)).toEqual([50, 50, 50, 50, 50]);
   });
   it('keeps a null efficiency (nothing allocatable) as null', () => expect(toTimelineRows([point(t0, null)], B)[0]?.cpuPercent).toBeNull());
@@ -51,20 +65,35 @@ describe('rowNear', () => {
 describe('countByReason', () => {
   it('counts, most frequent first, ties by name', () =>
     expect(countByReason([{ reason: 'Empty' }, { reason: 'Underutilized' }, { reason: 'Drifted' }, { reason: 'Underutilized' }])).toEqual([
-      { reason: 'Underutilized', count: 2 }, { reason: 'Drifted', count: 1 }, { reason: 'Empty', count: 1 },
+      { reason: 'Underutilized', count: 2 },
+      { reason: 'Drifted', count: 1 },
+      { reason: 'Empty', count: 1 },
     ]));
   it('counts every disruption a thinned marker stands for', () =>
-    expect(countByReason([{ reason: 'Empty', count: 3 }, { reason: 'Underutilized', count: 2 }, { reason: 'Underutilized', count: 2 }, { reason: 'Drifted', count: 1 }])).toEqual([
-      { reason: 'Underutilized', count: 4 }, { reason: 'Empty', count: 3 }, { reason: 'Drifted', count: 1 },
+    expect(
+      countByReason([
+        { reason: 'Empty', count: 3 },
+        { reason: 'Underutilized', count: 2 },
+        { reason: 'Underutilized', count: 2 },
+        { reason: 'Drifted', count: 1 },
+      ]),
+    ).toEqual([
+      { reason: 'Underutilized', count: 4 },
+      { reason: 'Empty', count: 3 },
+      { reason: 'Drifted', count: 1 },
     ]));
 });
 
 describe('markTitle', () => {
   const at = Date.UTC(2026, 10, 3, 2, 30);
   it('names one disruption: reason/action, NodePool, time', () =>
-    expect(markTitle({ atMs: at, nodePool: 'general', reason: 'Underutilized', action: 'Replace', count: 1 })).toBe('Underutilized/Replace in general at Nov 3 02:30 UTC'));
+    expect(markTitle({ atMs: at, nodePool: 'general', reason: 'Underutilized', action: 'Replace', count: 1 })).toBe(
+      'Underutilized/Replace in general at Nov 3 02:30 UTC',
+    ));
   it('counts what a thinned mark stands for', () =>
-    expect(markTitle({ atMs: at, nodePool: 'spot-batch', reason: 'Empty', action: 'Delete', count: 12 })).toBe('12 disruptions: Empty in spot-batch, the first at Nov 3 02:30 UTC'));
+    expect(markTitle({ atMs: at, nodePool: 'spot-batch', reason: 'Empty', action: 'Delete', count: 12 })).toBe(
+      '12 disruptions: Empty in spot-batch, the first at Nov 3 02:30 UTC',
+    ));
   it('says so when the reason, action or NodePool is unknown', () =>
     expect(markTitle({ atMs: at, nodePool: '', reason: '', action: null, count: 1 })).toBe('Other in (no NodePool) at Nov 3 02:30 UTC'));
 });

@@ -17,19 +17,25 @@ const pct = (v: number | null): number | null => (v === null ? null : v * 100);
 
 /** The series to draw: the cluster's, or the NodePool's when one is chosen (the cluster's if the NodePool has none). */
 export function pickSeries(series: readonly TimelineSeries[], nodePool: string | undefined): TimelineSeries | undefined {
-  return (nodePool === undefined ? undefined : series.find((s) => s.scope === 'nodepool' && s.nodePool === nodePool))
-    ?? series.find((s) => s.scope === 'cluster');
+  return (
+    (nodePool === undefined ? undefined : series.find((s) => s.scope === 'nodepool' && s.nodePool === nodePool)) ??
+    series.find((s) => s.scope === 'cluster')
+  );
 }
 
 /** Rows sorted by time, with a null row after each point that is followed by a hole in the data (see gapThresholdMs). */
 export function toTimelineRows(points: readonly TimelinePoint[], bucketMs: number): TimelineRow[] {
   const sorted = [...points].sort((a, b) => a.tMs - b.tMs);
-  const gapMs = gapThresholdMs(sorted.map((p) => p.tMs), bucketMs);
+  const gapMs = gapThresholdMs(
+    sorted.map((p) => p.tMs),
+    bucketMs,
+  );
   const rows: TimelineRow[] = [];
   sorted.forEach((p, i) => {
     rows.push({ t: p.tMs, cpuPercent: pct(p.cpu), memoryPercent: pct(p.memory), usdPerHour: p.usdPerHourAvg, nodes: p.nodesAvg });
     const next = sorted[i + 1];
-    if (next !== undefined && next.tMs - p.tMs > gapMs) rows.push({ t: p.tMs + bucketMs, cpuPercent: null, memoryPercent: null, usdPerHour: null, nodes: null });
+    if (next !== undefined && next.tMs - p.tMs > gapMs)
+      rows.push({ t: p.tMs + bucketMs, cpuPercent: null, memoryPercent: null, usdPerHour: null, nodes: null });
   });
   return rows;
 }

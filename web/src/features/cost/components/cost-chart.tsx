@@ -43,7 +43,8 @@ function SegmentPatterns({ segments, colors }: { segments: readonly Segment[]; c
   );
 }
 
-const fillOf = (s: Segment, i: number, colors: NodePoolColors): string => (s.kind === 'on-demand' ? colorOf(s.nodePool, colors) : `url(#${patternId(i)})`);
+const fillOf = (s: Segment, i: number, colors: NodePoolColors): string =>
+  s.kind === 'on-demand' ? colorOf(s.nodePool, colors) : `url(#${patternId(i)})`;
 
 /**
  * Stacked bars per UTC day, one segment per NodePool × capacity type; "both" puts the estimate stack
@@ -53,8 +54,19 @@ export default function CostChart({ stacks, metric, colors }: CostChartProps) {
   const showBill = metric !== 'estimate';
   const showEstimate = metric !== 'bill';
   return (
-    <div className="chart" data-testid="cost-chart" role="img" aria-label={`Cost per day, stacked by NodePool and capacity type (${metric === 'both' ? 'bill and estimate' : metric})`}>
-      <BarChart responsive style={{ width: '100%', height: 340 }} data={stacks.days} margin={{ top: 8, right: 16, bottom: 0, left: 8 }} barGap={2}>
+    <div
+      className="chart"
+      data-testid="cost-chart"
+      role="img"
+      aria-label={`Cost per day, stacked by NodePool and capacity type (${metric === 'both' ? 'bill and estimate' : metric})`}
+    >
+      <BarChart
+        responsive
+        style={{ width: '100%', height: 340 }}
+        data={stacks.days}
+        margin={{ top: 8, right: 16, bottom: 0, left: 8 }}
+        barGap={2}
+      >
         <SegmentPatterns segments={stacks.segments} colors={colors} />
         <CartesianGrid vertical={false} />
         <XAxis dataKey="day" tickFormatter={formatDayShort} minTickGap={12} />

@@ -18,16 +18,36 @@ const METRICS: readonly { value: CostMetric; label: string }[] = [
   { value: 'both', label: 'Both' },
 ];
 
-function Summary({ billUsd, estimateUsd, estimateVsBill, notFinalDays }: { billUsd: number; estimateUsd: number; estimateVsBill: number | null; notFinalDays: number }) {
+function Summary({
+  billUsd,
+  estimateUsd,
+  estimateVsBill,
+  notFinalDays,
+}: {
+  billUsd: number;
+  estimateUsd: number;
+  estimateVsBill: number | null;
+  notFinalDays: number;
+}) {
   return (
     <dl className="summary">
-      <div><dt>Bill</dt><dd>{formatUsd(billUsd)}</dd></div>
-      <div><dt>Our estimate</dt><dd>{formatUsd(estimateUsd)}</dd></div>
+      <div>
+        <dt>Bill</dt>
+        <dd>{formatUsd(billUsd)}</dd>
+      </div>
+      <div>
+        <dt>Our estimate</dt>
+        <dd>{formatUsd(estimateUsd)}</dd>
+      </div>
       <div>
         <dt>Estimate vs bill</dt>
         <dd>{estimateVsBill === null ? '—' : formatSignedFraction(estimateVsBill)}</dd>
       </div>
-      {notFinalDays > 0 ? <div className="summary-note">{notFinalDays} day{notFinalDays === 1 ? ' is' : 's are'} not final in Cost Explorer yet.</div> : null}
+      {notFinalDays > 0 ? (
+        <div className="summary-note">
+          {notFinalDays} day{notFinalDays === 1 ? ' is' : 's are'} not final in Cost Explorer yet.
+        </div>
+      ) : null}
     </dl>
   );
 }
@@ -36,7 +56,10 @@ function Summary({ billUsd, estimateUsd, estimateVsBill, notFinalDays }: { billU
 export function CostPanel({ query, colors }: { query: RangeQuery | undefined; colors: NodePoolColors }) {
   const [metric, setMetric] = useState<CostMetric>('bill');
   const cost = useDailyCost(query ?? {});
-  const stacks = useMemo(() => (cost.data === undefined ? undefined : toDailyStacks(cost.data.rows, cost.data.from, cost.data.to)), [cost.data]);
+  const stacks = useMemo(
+    () => (cost.data === undefined ? undefined : toDailyStacks(cost.data.rows, cost.data.from, cost.data.to)),
+    [cost.data],
+  );
 
   const body = (() => {
     if (query === undefined || cost.isPending) return <LoadingState label="Loading daily cost…" />;
@@ -44,8 +67,8 @@ export function CostPanel({ query, colors }: { query: RangeQuery | undefined; co
     if (stacks === undefined || stacks.nodePools.length === 0) {
       return (
         <EmptyState title="No cost in this range.">
-          The bill appears after the Cost Explorer collector runs, and only for tags activated as cost allocation tags
-          (activation takes up to 24 h and is not retroactive). The estimate needs Kubernetes snapshots. Try a longer range.
+          The bill appears after the Cost Explorer collector runs, and only for tags activated as cost allocation tags (activation takes up
+          to 24 h and is not retroactive). The estimate needs Kubernetes snapshots. Try a longer range.
         </EmptyState>
       );
     }

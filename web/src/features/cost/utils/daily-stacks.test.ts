@@ -3,7 +3,13 @@ import type { DailyCostRow } from '../../../../../server/schemas/reports';
 import { daysBetween, toDailyStacks } from './daily-stacks';
 
 const row = (p: Partial<DailyCostRow> & Pick<DailyCostRow, 'day' | 'nodePool'>): DailyCostRow => ({
-  purchaseType: null, capacityType: 'on-demand', billUsd: null, billAmortizedUsd: null, billEstimated: false, estimateUsd: null, ...p,
+  purchaseType: null,
+  capacityType: 'on-demand',
+  billUsd: null,
+  billAmortizedUsd: null,
+  billEstimated: false,
+  estimateUsd: null,
+  ...p,
 });
 
 describe('daysBetween', () => {
@@ -17,18 +23,26 @@ describe('daysBetween', () => {
 });
 
 describe('toDailyStacks', () => {
-  const stacks = toDailyStacks([
-    row({ day: '2026-11-01', nodePool: 'general', billUsd: 20, estimateUsd: 18 }),
-    row({ day: '2026-11-01', nodePool: 'general', capacityType: 'spot', billUsd: 4, estimateUsd: 5 }),
-    row({ day: '2026-11-01', nodePool: '', billUsd: 1 }),
-    row({ day: '2026-11-03', nodePool: 'batch', billUsd: 5, estimateUsd: 4, billEstimated: true }),
-    row({ day: '2026-12-01', nodePool: 'outside', billUsd: 99 }),
-  ], '2026-11-01', '2026-11-04');
+  const stacks = toDailyStacks(
+    [
+      row({ day: '2026-11-01', nodePool: 'general', billUsd: 20, estimateUsd: 18 }),
+      row({ day: '2026-11-01', nodePool: 'general', capacityType: 'spot', billUsd: 4, estimateUsd: 5 }),
+      row({ day: '2026-11-01', nodePool: '', billUsd: 1 }),
+      row({ day: '2026-11-03', nodePool: 'batch', billUsd: 5, estimateUsd: 4, billEstimated: true }),
+      row({ day: '2026-12-01', nodePool: 'outside', billUsd: 99 }),
+    ],
+    '2026-11-01',
+    '2026-11-04',
+  );
 
   it('keeps a segment per NodePool and capacity type per day', () => {
     expect(stacks.days[0]).toEqual({
-      day: '2026-11-01', bill: { 'general|on-demand': 20, 'general|spot': 4, '|on-demand': 1 }, estimate: { 'general|on-demand': 18, 'general|spot': 5 },
-      billTotalUsd: 25, estimateTotalUsd: 23, billNotFinal: false,
+      day: '2026-11-01',
+      bill: { 'general|on-demand': 20, 'general|spot': 4, '|on-demand': 1 },
+      estimate: { 'general|on-demand': 18, 'general|spot': 5 },
+      billTotalUsd: 25,
+      estimateTotalUsd: 23,
+      billNotFinal: false,
     });
   });
   it('keeps empty days of the range and drops rows outside it', () => {
@@ -40,7 +54,11 @@ describe('toDailyStacks', () => {
     expect(stacks.segments.map((s) => s.key)).toEqual(['batch|on-demand', 'general|on-demand', 'general|spot', '|on-demand']);
   });
   it("puts purchase types without a capacity type (Savings Plans) in 'other'", () => {
-    const s = toDailyStacks([row({ day: '2026-11-01', nodePool: 'a', capacityType: null, purchaseType: 'Savings Plans', billUsd: 2 })], '2026-11-01', '2026-11-02');
+    const s = toDailyStacks(
+      [row({ day: '2026-11-01', nodePool: 'a', capacityType: null, purchaseType: 'Savings Plans', billUsd: 2 })],
+      '2026-11-01',
+      '2026-11-02',
+    );
     expect(s.segments).toEqual([{ key: 'a|other', nodePool: 'a', kind: 'other' }]);
     expect(s.days[0]?.bill).toEqual({ 'a|other': 2 });
   });
@@ -53,6 +71,8 @@ describe('toDailyStacks', () => {
     expect(stacks.estimateVsBill).toBeCloseTo(-0.1, 10);
   });
   it('has no comparison without a bill', () => {
-    expect(toDailyStacks([row({ day: '2026-11-01', nodePool: 'a', estimateUsd: 3 })], '2026-11-01', '2026-11-02').estimateVsBill).toBeNull();
+    expect(
+      toDailyStacks([row({ day: '2026-11-01', nodePool: 'a', estimateUsd: 3 })], '2026-11-01', '2026-11-02').estimateVsBill,
+    ).toBeNull();
   });
 });

@@ -58,9 +58,19 @@ const byNodePoolName = (a: string, b: string): number => (a === '' ? 1 : b === '
  * rows are kept, empty, so gaps in the data show as gaps.
  */
 export function toDailyStacks(rows: readonly DailyCostRow[], from: string, to: string): DailyStacks {
-  const byDay = new Map<string, DayStack>(daysBetween(from, to).map((day) => [day, {
-    day, bill: {}, estimate: {}, billTotalUsd: 0, estimateTotalUsd: 0, billNotFinal: false,
-  }]));
+  const byDay = new Map<string, DayStack>(
+    daysBetween(from, to).map((day) => [
+      day,
+      {
+        day,
+        bill: {},
+        estimate: {},
+        billTotalUsd: 0,
+        estimateTotalUsd: 0,
+        billNotFinal: false,
+      },
+    ]),
+  );
   const segments = new Map<string, Segment>();
   for (const r of rows) {
     const d = byDay.get(r.day);
@@ -81,9 +91,15 @@ export function toDailyStacks(rows: readonly DailyCostRow[], from: string, to: s
   const days = [...byDay.values()];
   const billTotalUsd = days.reduce((s, d) => s + d.billTotalUsd, 0);
   const estimateTotalUsd = days.reduce((s, d) => s + d.estimateTotalUsd, 0);
-  const sorted = [...segments.values()].sort((a, b) => byNodePoolName(a.nodePool, b.nodePool) || KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind));
+  const sorted = [...segments.values()].sort(
+    (a, b) => byNodePoolName(a.nodePool, b.nodePool) || KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind),
+  );
   return {
-    days, segments: sorted, nodePools: [...new Set(sorted.map((s) => s.nodePool))], billTotalUsd, estimateTotalUsd,
+    days,
+    segments: sorted,
+    nodePools: [...new Set(sorted.map((s) => s.nodePool))],
+    billTotalUsd,
+    estimateTotalUsd,
     estimateVsBill: billTotalUsd > 0 ? (estimateTotalUsd - billTotalUsd) / billTotalUsd : null,
   };
 }

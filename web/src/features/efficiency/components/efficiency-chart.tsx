@@ -26,7 +26,12 @@ export default function EfficiencyChart({ data, resource, colors }: EfficiencyCh
   const tick = showsHourTicks(fromMs, toMs) ? formatUtcTime : formatUtcDay;
 
   return (
-    <div className="chart" data-testid="efficiency-chart" role="img" aria-label="Packing efficiency per NodePool over time, CPU solid and memory dashed, percent of allocatable requested">
+    <div
+      className="chart"
+      data-testid="efficiency-chart"
+      role="img"
+      aria-label="Packing efficiency per NodePool over time, CPU solid and memory dashed, percent of allocatable requested"
+    >
       <LineChart responsive style={{ width: '100%', height: 340 }} data={rows} margin={{ top: 8, right: 16, bottom: 0, left: 8 }}>
         <CartesianGrid vertical={false} />
         <XAxis dataKey="t" type="number" scale="time" domain={[fromMs, toMs]} ticks={timeTicks(fromMs, toMs)} tickFormatter={tick} />

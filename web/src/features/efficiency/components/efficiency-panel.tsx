@@ -27,12 +27,21 @@ function AveragesTable({ series, colors }: { series: readonly EfficiencySeries[]
     <table className="averages">
       <caption>Averages over the buckets where the NodePool had nodes</caption>
       <thead>
-        <tr><th scope="col">NodePool</th><th scope="col">CPU</th><th scope="col">Memory</th><th scope="col">Nodes</th><th scope="col">USD / hour</th></tr>
+        <tr>
+          <th scope="col">NodePool</th>
+          <th scope="col">CPU</th>
+          <th scope="col">Memory</th>
+          <th scope="col">Nodes</th>
+          <th scope="col">USD / hour</th>
+        </tr>
       </thead>
       <tbody>
         {series.map((s) => (
           <tr key={s.nodePool}>
-            <th scope="row"><span className="swatch" style={{ background: colorOf(s.nodePool, colors) }} />{nodePoolLabel(s.nodePool, 'nodes')}</th>
+            <th scope="row">
+              <span className="swatch" style={{ background: colorOf(s.nodePool, colors) }} />
+              {nodePoolLabel(s.nodePool, 'nodes')}
+            </th>
             <td>{pct(meanPercent(s, 'cpu'))}</td>
             <td>{pct(meanPercent(s, 'memory'))}</td>
             <td>{meanOf(s, 'nodesAvg').toFixed(1)}</td>
@@ -55,8 +64,8 @@ export function EfficiencyPanel({ query, colors }: { query: RangeQuery | undefin
     if (eff.data.series.length === 0) {
       return (
         <EmptyState title="No snapshots in this range.">
-          Efficiency comes from Kubernetes snapshots, written by the Kubernetes collector at each interval. Try a longer range, or
-          check that the collector is running.
+          Efficiency comes from Kubernetes snapshots, written by the Kubernetes collector at each interval. Try a longer range, or check
+          that the collector is running.
         </EmptyState>
       );
     }

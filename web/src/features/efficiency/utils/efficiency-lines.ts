@@ -23,7 +23,10 @@ export function toEfficiencyRows(series: readonly EfficiencySeries[], bucketMs: 
   };
   for (const s of series) {
     const points = [...s.points].sort((a, b) => a.bucketStartMs - b.bucketStartMs);
-    const gapMs = gapThresholdMs(points.map((p) => p.bucketStartMs), bucketMs);
+    const gapMs = gapThresholdMs(
+      points.map((p) => p.bucketStartMs),
+      bucketMs,
+    );
     points.forEach((p, i) => {
       const row = rowAt(p.bucketStartMs);
       row.cpu[s.nodePool] = p.cpu === null ? null : p.cpu * 100;

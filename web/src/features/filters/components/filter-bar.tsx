@@ -30,15 +30,15 @@ export function FilterBar({ filters, resolved, onChange, nodePool = true, teams,
       {range ? <RangePicker value={filters.range} resolved={resolved} onChange={(r) => onChange(rangeUpdates(r))} /> : null}
       {nodePool ? (
         <span className="field">
-          <label className="select-label" htmlFor={poolId}>NodePool</label>
-          <select
-            id={poolId}
-            value={filters.nodePool ?? ''}
-            onChange={(e) => onChange({ nodepool: e.target.value })}
-          >
+          <label className="select-label" htmlFor={poolId}>
+            NodePool
+          </label>
+          <select id={poolId} value={filters.nodePool ?? ''} onChange={(e) => onChange({ nodepool: e.target.value })}>
             <option value="">All NodePools</option>
             {(nodePools.data?.items ?? []).map((n) => (
-              <option key={n.name} value={n.name}>{nodePoolLabel(n.name)}</option>
+              <option key={n.name} value={n.name}>
+                {nodePoolLabel(n.name)}
+              </option>
             ))}
             {/* A NodePool from a link is shown while the list loads, and flagged if the cluster has no such NodePool. */}
             {filters.nodePool !== undefined && (nodePools.data?.items.every((n) => n.name !== filters.nodePool) ?? true) ? (
@@ -49,10 +49,16 @@ export function FilterBar({ filters, resolved, onChange, nodePool = true, teams,
       ) : null}
       {teams === undefined ? null : (
         <span className="field">
-          <label className="select-label" htmlFor={teamId}>{teamLabel}</label>
+          <label className="select-label" htmlFor={teamId}>
+            {teamLabel}
+          </label>
           <select id={teamId} value={filters.team ?? ''} onChange={(e) => onChange({ team: e.target.value })}>
             <option value="">All</option>
-            {teams.map((t) => <option key={t} value={t}>{t}</option>)}
+            {teams.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
             {filters.team !== undefined && !teams.includes(filters.team) ? <option value={filters.team}>{filters.team}</option> : null}
           </select>
         </span>

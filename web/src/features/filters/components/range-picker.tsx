@@ -35,7 +35,13 @@ export function RangePicker({ value, resolved, onChange }: RangePickerProps) {
       {showCustom ? (
         <CustomDays
           key={value.kind === 'custom' ? `${value.fromDay}/${value.toDay}` : 'new'}
-          initial={value.kind === 'custom' ? value : resolved === undefined ? undefined : { fromDay: resolved.from.slice(0, 10), toDay: lastDayOf(resolved) }}
+          initial={
+            value.kind === 'custom'
+              ? value
+              : resolved === undefined
+                ? undefined
+                : { fromDay: resolved.from.slice(0, 10), toDay: lastDayOf(resolved) }
+          }
           onApply={(fromDay, toDay) => {
             setEditing(false);
             onChange({ kind: 'custom', fromDay, toDay });
@@ -46,7 +52,13 @@ export function RangePicker({ value, resolved, onChange }: RangePickerProps) {
   );
 }
 
-function CustomDays({ initial, onApply }: { initial: { fromDay: string; toDay: string } | undefined; onApply: (fromDay: string, toDay: string) => void }) {
+function CustomDays({
+  initial,
+  onApply,
+}: {
+  initial: { fromDay: string; toDay: string } | undefined;
+  onApply: (fromDay: string, toDay: string) => void;
+}) {
   const id = useId();
   const [fromDay, setFromDay] = useState(initial?.fromDay ?? '');
   const [toDay, setToDay] = useState(initial?.toDay ?? '');
@@ -64,8 +76,16 @@ function CustomDays({ initial, onApply }: { initial: { fromDay: string; toDay: s
       <input id={`${id}-from`} type="date" value={fromDay} onChange={(e) => setFromDay(e.target.value)} required />
       <label htmlFor={`${id}-to`}>to</label>
       <input id={`${id}-to`} type="date" value={toDay} min={fromDay || undefined} onChange={(e) => setToDay(e.target.value)} required />
-      <button type="submit" className="button">Apply</button>
-      {problem === null ? <span className="hint">UTC, both days included</span> : <span className="form-error" role="alert">{problem}</span>}
+      <button type="submit" className="button">
+        Apply
+      </button>
+      {problem === null ? (
+        <span className="hint">UTC, both days included</span>
+      ) : (
+        <span className="form-error" role="alert">
+          {problem}
+        </span>
+      )}
     </form>
   );
 }

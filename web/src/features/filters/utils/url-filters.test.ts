@@ -6,9 +6,15 @@ const parse = (qs: string) => parseFilters(new URLSearchParams(qs));
 describe('parseFilters', () => {
   describe.each([
     { qs: '', expected: { range: { kind: 'preset', days: 7 }, nodePool: undefined, team: undefined } },
-    { qs: 'range=14d&nodepool=general&team=payments', expected: { range: { kind: 'preset', days: 14 }, nodePool: 'general', team: 'payments' } },
+    {
+      qs: 'range=14d&nodepool=general&team=payments',
+      expected: { range: { kind: 'preset', days: 14 }, nodePool: 'general', team: 'payments' },
+    },
     { qs: 'range=5d', expected: { range: { kind: 'preset', days: 7 }, nodePool: undefined, team: undefined } }, // not a preset
-    { qs: 'range=7d&from=2026-11-03&to=2026-11-05', expected: { range: { kind: 'custom', fromDay: '2026-11-03', toDay: '2026-11-05' }, nodePool: undefined, team: undefined } },
+    {
+      qs: 'range=7d&from=2026-11-03&to=2026-11-05',
+      expected: { range: { kind: 'custom', fromDay: '2026-11-03', toDay: '2026-11-05' }, nodePool: undefined, team: undefined },
+    },
     { qs: 'from=2026-11-05&to=2026-11-03', expected: { range: { kind: 'preset', days: 7 }, nodePool: undefined, team: undefined } }, // reversed
     { qs: 'from=2026-11-03', expected: { range: { kind: 'preset', days: 7 }, nodePool: undefined, team: undefined } }, // half a range
     { qs: 'nodepool=&team=', expected: { range: { kind: 'preset', days: 7 }, nodePool: undefined, team: undefined } },
@@ -32,21 +38,34 @@ describe('rangeUpdates', () => {
     expect(rangeUpdates({ kind: 'preset', days: 7 })).toEqual({ range: undefined, from: undefined, to: undefined });
   });
   it('writes a custom range and clears the preset', () => {
-    expect(rangeUpdates({ kind: 'custom', fromDay: '2026-11-03', toDay: '2026-11-05' })).toEqual({ range: undefined, from: '2026-11-03', to: '2026-11-05' });
+    expect(rangeUpdates({ kind: 'custom', fromDay: '2026-11-03', toDay: '2026-11-05' })).toEqual({
+      range: undefined,
+      from: '2026-11-03',
+      to: '2026-11-05',
+    });
   });
 });
 
 describe('resolveRange', () => {
   it('ends a preset at the end of the data: 7 days before Nov 15 is Nov 8', () =>
-    expect(resolveRange({ kind: 'preset', days: 7 }, '2026-11-15T00:00:00.000Z')).toEqual({ from: '2026-11-08T00:00:00.000Z', to: '2026-11-15T00:00:00.000Z' }));
+    expect(resolveRange({ kind: 'preset', days: 7 }, '2026-11-15T00:00:00.000Z')).toEqual({
+      from: '2026-11-08T00:00:00.000Z',
+      to: '2026-11-15T00:00:00.000Z',
+    }));
   it('runs a custom range to the midnight after its last day: Nov 3..5 is 3 days', () =>
-    expect(resolveRange({ kind: 'custom', fromDay: '2026-11-03', toDay: '2026-11-05' }, undefined)).toEqual({ from: '2026-11-03T00:00:00.000Z', to: '2026-11-06T00:00:00.000Z' }));
+    expect(resolveRange({ kind: 'custom', fromDay: '2026-11-03', toDay: '2026-11-05' }, undefined)).toEqual({
+      from: '2026-11-03T00:00:00.000Z',
+      to: '2026-11-06T00:00:00.000Z',
+    }));
   it('cannot place a preset without the data end', () => expect(resolveRange({ kind: 'preset', days: 1 }, undefined)).toBeUndefined());
 });
 
 describe('previousRange', () => {
   it('is the same length, just before: Nov 8..15 -> Nov 1..8', () =>
-    expect(previousRange({ from: '2026-11-08T00:00:00.000Z', to: '2026-11-15T00:00:00.000Z' })).toEqual({ from: '2026-11-01T00:00:00.000Z', to: '2026-11-08T00:00:00.000Z' }));
+    expect(previousRange({ from: '2026-11-08T00:00:00.000Z', to: '2026-11-15T00:00:00.000Z' })).toEqual({
+      from: '2026-11-01T00:00:00.000Z',
+      to: '2026-11-08T00:00:00.000Z',
+    }));
 });
 
 describe('rangeQuery', () => {
@@ -54,8 +73,11 @@ describe('rangeQuery', () => {
   const status = { isPending: false, data: { defaultRange: { to: '2026-11-08T00:00:00.000Z' } } };
   it('waits for the status for a preset', () => expect(rangeQuery(filters, { isPending: true })).toBeUndefined());
   it('does not wait for a custom range', () =>
-    expect(rangeQuery({ ...filters, range: { kind: 'custom', fromDay: '2026-11-01', toDay: '2026-11-01' } }, { isPending: true }))
-      .toEqual({ from: '2026-11-01T00:00:00.000Z', to: '2026-11-02T00:00:00.000Z', nodepool: 'general' }));
+    expect(rangeQuery({ ...filters, range: { kind: 'custom', fromDay: '2026-11-01', toDay: '2026-11-01' } }, { isPending: true })).toEqual({
+      from: '2026-11-01T00:00:00.000Z',
+      to: '2026-11-02T00:00:00.000Z',
+      nodepool: 'general',
+    }));
   it('anchors the preset at the end of the data', () =>
     expect(rangeQuery(filters, status)).toEqual({ from: '2026-11-01T00:00:00.000Z', to: '2026-11-08T00:00:00.000Z', nodepool: 'general' }));
   it("falls back to the server's default range when the status failed", () =>

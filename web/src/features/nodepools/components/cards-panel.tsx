@@ -23,16 +23,24 @@ export function CardsPanel({ query, nodePool, colors }: CardsPanelProps) {
   const compare = useNodePoolCompare(unfiltered);
   const nodes = useNodesAt(query?.to);
   const cards = useMemo(
-    () => buildCards(pools.data?.items ?? [], summary.data?.rows ?? [], compare.data?.rows ?? [], nodes.data?.rows ?? [])
-      .filter((c) => nodePool === undefined || c.name === nodePool),
+    () =>
+      buildCards(pools.data?.items ?? [], summary.data?.rows ?? [], compare.data?.rows ?? [], nodes.data?.rows ?? []).filter(
+        (c) => nodePool === undefined || c.name === nodePool,
+      ),
     [pools.data, summary.data, compare.data, nodes.data, nodePool],
   );
   const failed = [pools, summary, compare, nodes].find((q) => q.isError);
   const body = (() => {
-    if (query === undefined || pools.isPending || summary.isPending || compare.isPending || nodes.isPending) return <LoadingState label="Loading NodePools…" />;
-    if (failed !== undefined) return <ErrorState title="Could not load the NodePools." error={failed.error} onRetry={() => void failed.refetch()} />;
+    if (query === undefined || pools.isPending || summary.isPending || compare.isPending || nodes.isPending)
+      return <LoadingState label="Loading NodePools…" />;
+    if (failed !== undefined)
+      return <ErrorState title="Could not load the NodePools." error={failed.error} onRetry={() => void failed.refetch()} />;
     if (cards.length === 0) {
-      return <EmptyState title="No NodePools.">The Kubernetes collector has not seen any karpenter.sh NodePool yet, or the filter names one that does not exist.</EmptyState>;
+      return (
+        <EmptyState title="No NodePools.">
+          The Kubernetes collector has not seen any karpenter.sh NodePool yet, or the filter names one that does not exist.
+        </EmptyState>
+      );
     }
     return <NodePoolCards cards={cards} colors={colors} />;
   })();

@@ -16,8 +16,19 @@ export default function CompareChart({ rows }: CompareChartProps) {
     requested: r.usdPerVcpuHourRequested,
   }));
   return (
-    <div className="chart" data-testid="compare-chart" role="img" aria-label="Cost per vCPU-hour by NodePool and capacity type, allocatable and requested">
-      <BarChart responsive layout="vertical" style={{ width: '100%', height: Math.max(160, 40 + data.length * 44) }} data={data} margin={{ top: 4, right: 24, bottom: 0, left: 8 }}>
+    <div
+      className="chart"
+      data-testid="compare-chart"
+      role="img"
+      aria-label="Cost per vCPU-hour by NodePool and capacity type, allocatable and requested"
+    >
+      <BarChart
+        responsive
+        layout="vertical"
+        style={{ width: '100%', height: Math.max(160, 40 + data.length * 44) }}
+        data={data}
+        margin={{ top: 4, right: 24, bottom: 0, left: 8 }}
+      >
         <CartesianGrid horizontal={false} />
         <XAxis type="number" tickFormatter={(v: number) => `$${v.toFixed(3)}`} />
         <YAxis type="category" dataKey="label" width={170} />

@@ -26,7 +26,8 @@ export function ComparePanel({ query, colors }: ComparePanelProps) {
       return <ErrorState title="Could not load the NodePool comparison." error={compare.error} onRetry={() => void compare.refetch()} />;
     }
     const { rows, totals } = compare.data;
-    if (rows.length === 0) return <EmptyState title="No node-hours in this range.">Pick a range inside the data (the banner above shows it).</EmptyState>;
+    if (rows.length === 0)
+      return <EmptyState title="No node-hours in this range.">Pick a range inside the data (the banner above shows it).</EmptyState>;
     return (
       <>
         <Suspense fallback={<LoadingState label="Loading chart…" />}>
@@ -37,30 +38,60 @@ export function ComparePanel({ query, colors }: ComparePanelProps) {
             <caption className="visually-hidden">Cost per vCPU-hour and spot savings by NodePool and capacity type</caption>
             <thead>
               <tr>
-                <th scope="col">NodePool</th><th scope="col">Capacity</th><th scope="col" className="num">Cost</th>
-                <th scope="col" className="num">Node-hours</th><th scope="col" className="num">USD / allocatable vCPU-h</th>
-                <th scope="col" className="num">USD / requested vCPU-h</th><th scope="col" className="num">USD / requested GiB-h</th>
-                <th scope="col" className="num">At on-demand prices</th><th scope="col" className="num">Savings</th>
+                <th scope="col">NodePool</th>
+                <th scope="col">Capacity</th>
+                <th scope="col" className="num">
+                  Cost
+                </th>
+                <th scope="col" className="num">
+                  Node-hours
+                </th>
+                <th scope="col" className="num">
+                  USD / allocatable vCPU-h
+                </th>
+                <th scope="col" className="num">
+                  USD / requested vCPU-h
+                </th>
+                <th scope="col" className="num">
+                  USD / requested GiB-h
+                </th>
+                <th scope="col" className="num">
+                  At on-demand prices
+                </th>
+                <th scope="col" className="num">
+                  Savings
+                </th>
               </tr>
             </thead>
             <tbody>
               {rows.map((r) => (
                 <tr key={`${r.nodePool}|${r.capacityType}`}>
-                  <th scope="row"><span className="swatch" style={{ background: colorOf(r.nodePool, colors) }} />{nodePoolLabel(r.nodePool, 'nodes')}</th>
-                  <td><span className={`capacity capacity-${r.capacityType}`}>{r.capacityType}</span></td>
+                  <th scope="row">
+                    <span className="swatch" style={{ background: colorOf(r.nodePool, colors) }} />
+                    {nodePoolLabel(r.nodePool, 'nodes')}
+                  </th>
+                  <td>
+                    <span className={`capacity capacity-${r.capacityType}`}>{r.capacityType}</span>
+                  </td>
                   <td className="num">{formatUsd(r.costUsd)}</td>
                   <td className="num">{r.nodeHours.toFixed(1)}</td>
                   <td className="num">{usd4(r.usdPerVcpuHourAllocatable)}</td>
                   <td className="num">{usd4(r.usdPerVcpuHourRequested)}</td>
                   <td className="num">{usd4(r.usdPerGiBHourRequested)}</td>
                   <td className="num">{usd(r.onDemandEquivalentUsd)}</td>
-                  <td className="num">{r.savingsUsd === null || r.capacityType === 'on-demand' ? '—' : `${formatUsd(r.savingsUsd)}${r.savingsFraction === null ? '' : ` (${formatFraction(r.savingsFraction)})`}`}</td>
+                  <td className="num">
+                    {r.savingsUsd === null || r.capacityType === 'on-demand'
+                      ? '—'
+                      : `${formatUsd(r.savingsUsd)}${r.savingsFraction === null ? '' : ` (${formatFraction(r.savingsFraction)})`}`}
+                  </td>
                 </tr>
               ))}
             </tbody>
             <tfoot>
               <tr>
-                <th scope="row" colSpan={2}>Total</th>
+                <th scope="row" colSpan={2}>
+                  Total
+                </th>
                 <td className="num">{formatUsd(totals.costUsd)}</td>
                 <td className="num">{totals.nodeHours.toFixed(1)}</td>
                 <td colSpan={3} />

@@ -13,8 +13,13 @@ function Mix({ mix, total }: { mix: readonly MixItem[]; total: number }) {
       {mix.map((m) => (
         <li key={m.instanceType}>
           <span className="mix-name">{m.instanceType}</span>
-          <span className="mix-bar" aria-hidden="true"><span style={{ width: `${(m.count / total) * 100}%` }} /></span>
-          <span className="mix-count">{m.count}{m.spot > 0 ? ` (${m.spot} spot)` : ''}</span>
+          <span className="mix-bar" aria-hidden="true">
+            <span style={{ width: `${(m.count / total) * 100}%` }} />
+          </span>
+          <span className="mix-count">
+            {m.count}
+            {m.spot > 0 ? ` (${m.spot} spot)` : ''}
+          </span>
         </li>
       ))}
     </ul>
@@ -31,23 +36,61 @@ function Card({ card, color }: { card: NodePoolCard; color: string }) {
       </header>
       {s === null ? null : (
         <dl className="spec">
-          <div className="spec-wide"><dt>Consolidation</dt><dd>{s.consolidationPolicy ?? '—'}{s.consolidateAfter === null ? '' : ` after ${s.consolidateAfter}`}</dd></div>
-          <div><dt>Weight</dt><dd>{s.weight ?? 'none'}</dd></div>
-          <div><dt>Capacity types</dt><dd>{s.capacityTypes.length === 0 ? 'any' : s.capacityTypes.join(', ')}</dd></div>
-          <div><dt>NodeClass</dt><dd>{s.nodeClass ?? '—'}</dd></div>
-          <div><dt>Expire after</dt><dd>{s.expireAfter ?? '—'}</dd></div>
+          <div className="spec-wide">
+            <dt>Consolidation</dt>
+            <dd>
+              {s.consolidationPolicy ?? '—'}
+              {s.consolidateAfter === null ? '' : ` after ${s.consolidateAfter}`}
+            </dd>
+          </div>
+          <div>
+            <dt>Weight</dt>
+            <dd>{s.weight ?? 'none'}</dd>
+          </div>
+          <div>
+            <dt>Capacity types</dt>
+            <dd>{s.capacityTypes.length === 0 ? 'any' : s.capacityTypes.join(', ')}</dd>
+          </div>
+          <div>
+            <dt>NodeClass</dt>
+            <dd>{s.nodeClass ?? '—'}</dd>
+          </div>
+          <div>
+            <dt>Expire after</dt>
+            <dd>{s.expireAfter ?? '—'}</dd>
+          </div>
         </dl>
       )}
       {s === null ? null : <NodePoolLimits spec={s} />}
       <dl className="card-figures">
-        <div><dt>Cost (estimate)</dt><dd>{usd(card.costUsd)}</dd></div>
-        <div><dt>Nodes (avg)</dt><dd>{card.nodesAvg === null ? '—' : card.nodesAvg.toFixed(1)}</dd></div>
-        <div><dt>CPU packed</dt><dd>{pct(card.cpu)}</dd></div>
-        <div><dt>Memory packed</dt><dd>{pct(card.memory)}</dd></div>
-        <div><dt>Idle per hour</dt><dd>{usd(card.idleUsdPerHour)}</dd></div>
-        <div><dt>Spot savings</dt><dd>{card.savingsUsd === null || card.savingsUsd === 0 ? '—' : usd(card.savingsUsd)}</dd></div>
+        <div>
+          <dt>Cost (estimate)</dt>
+          <dd>{usd(card.costUsd)}</dd>
+        </div>
+        <div>
+          <dt>Nodes (avg)</dt>
+          <dd>{card.nodesAvg === null ? '—' : card.nodesAvg.toFixed(1)}</dd>
+        </div>
+        <div>
+          <dt>CPU packed</dt>
+          <dd>{pct(card.cpu)}</dd>
+        </div>
+        <div>
+          <dt>Memory packed</dt>
+          <dd>{pct(card.memory)}</dd>
+        </div>
+        <div>
+          <dt>Idle per hour</dt>
+          <dd>{usd(card.idleUsdPerHour)}</dd>
+        </div>
+        <div>
+          <dt>Spot savings</dt>
+          <dd>{card.savingsUsd === null || card.savingsUsd === 0 ? '—' : usd(card.savingsUsd)}</dd>
+        </div>
       </dl>
-      <h4 className="card-subhead">Instance mix now · {card.nodesNow} node{card.nodesNow === 1 ? '' : 's'}</h4>
+      <h4 className="card-subhead">
+        Instance mix now · {card.nodesNow} node{card.nodesNow === 1 ? '' : 's'}
+      </h4>
       <Mix mix={card.mix} total={card.nodesNow} />
     </article>
   );
@@ -57,7 +100,9 @@ function Card({ card, color }: { card: NodePoolCard; color: string }) {
 export function NodePoolCards({ cards, colors }: { cards: readonly NodePoolCard[]; colors: NodePoolColors }) {
   return (
     <div className="cards">
-      {cards.map((c) => <Card key={c.name} card={c} color={colorOf(c.name, colors)} />)}
+      {cards.map((c) => (
+        <Card key={c.name} card={c} color={colorOf(c.name, colors)} />
+      ))}
     </div>
   );
 }

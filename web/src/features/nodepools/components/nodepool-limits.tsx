@@ -5,7 +5,9 @@ function LimitMeter({ bar }: { bar: LimitBar }) {
   const text = limitBarText(bar);
   return (
     <li className={`limit limit-${bar.level}`} data-testid="limit-bar">
-      <span className="limit-label" title={bar.label}>{bar.label}</span>
+      <span className="limit-label" title={bar.label}>
+        {bar.label}
+      </span>
       <span
         className="limit-track"
         role="meter"
@@ -18,8 +20,8 @@ function LimitMeter({ bar }: { bar: LimitBar }) {
         <span className="limit-fill" style={{ width: `${bar.widthPercent}%` }} />
       </span>
       <span className="limit-text">
-        {bar.percent === null ? null : <span className="limit-percent">{Math.round(bar.percent)} %</span>}
-        {' '}{bar.level === 'none' ? `${bar.usedText} · no limit` : `${bar.usedText} / ${bar.limitText}`}
+        {bar.percent === null ? null : <span className="limit-percent">{Math.round(bar.percent)} %</span>}{' '}
+        {bar.level === 'none' ? `${bar.usedText} · no limit` : `${bar.usedText} / ${bar.limitText}`}
       </span>
     </li>
   );
@@ -35,15 +37,23 @@ export function NodePoolLimits({ spec }: { spec: NodePool }) {
     <>
       <h4 className="card-subhead">Limits · capacity of the nodes now</h4>
       <ul className="limits" aria-label="Limits">
-        {bars.map((b) => <LimitMeter key={b.label} bar={b} />)}
+        {bars.map((b) => (
+          <LimitMeter key={b.label} bar={b} />
+        ))}
       </ul>
       {spec.usage.nodesWithoutCapacity > 0 ? (
-        <p className="card-note">{spec.usage.nodesWithoutCapacity} node(s) collected before capacity was recorded: their allocatable is counted.</p>
+        <p className="card-note">
+          {spec.usage.nodesWithoutCapacity} node(s) collected before capacity was recorded: their allocatable is counted.
+        </p>
       ) : null}
       {spec.requirements.length === 0 && spec.budgets.length === 0 ? null : (
         <ul className="spec-lines" aria-label="Requirements and disruption budgets">
-          {spec.requirements.map((r, i) => <li key={`r${i}`}>{formatRequirement(r)}</li>)}
-          {spec.budgets.map((b, i) => <li key={`b${i}`}>{formatBudget(b)}</li>)}
+          {spec.requirements.map((r, i) => (
+            <li key={`r${i}`}>{formatRequirement(r)}</li>
+          ))}
+          {spec.budgets.map((b, i) => (
+            <li key={`b${i}`}>{formatBudget(b)}</li>
+          ))}
         </ul>
       )}
     </>

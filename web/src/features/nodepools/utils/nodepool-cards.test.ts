@@ -5,16 +5,42 @@ import type { NodePool } from '../../../../../server/schemas/reports';
 import { buildCards, instanceMix } from './nodepool-cards';
 
 const node = (nodePool: string, instanceType: string, capacityType = 'on-demand'): NodeRow => ({
-  name: `${instanceType}-${Math.random()}`, nodeClaim: null, nodePool, instanceType, capacityType, zone: 'us-west-2a', createdAt: '', ageHours: 1,
-  usdPerHour: 0.1, priceSource: null, allocatableVcpu: 2, allocatableMemoryGiB: 8, allocatablePods: 29, allocatableGpu: 0,
-  requestedVcpu: 1, requestedMemoryGiB: 4, requestedPods: 5, requestedGpu: 0, cpu: 0.5, memory: 0.5, pods: null, gpu: null,
-  idleVcpu: 1, idleMemoryGiB: 4, idleUsdPerHour: 0.05, snapshots: 1,
+  name: `${instanceType}-${Math.random()}`,
+  nodeClaim: null,
+  nodePool,
+  instanceType,
+  capacityType,
+  zone: 'us-west-2a',
+  createdAt: '',
+  ageHours: 1,
+  usdPerHour: 0.1,
+  priceSource: null,
+  allocatableVcpu: 2,
+  allocatableMemoryGiB: 8,
+  allocatablePods: 29,
+  allocatableGpu: 0,
+  requestedVcpu: 1,
+  requestedMemoryGiB: 4,
+  requestedPods: 5,
+  requestedGpu: 0,
+  cpu: 0.5,
+  memory: 0.5,
+  pods: null,
+  gpu: null,
+  idleVcpu: 1,
+  idleMemoryGiB: 4,
+  idleUsdPerHour: 0.05,
+  snapshots: 1,
 });
 
 describe('instanceMix', () => {
   const rows = [
-    node('general', 'm6i.large'), node('general', 'm6i.large', 'spot'), node('general', 'c6i.xlarge'),
-    node('general', 'r6i.large'), node('general', 'c7i.large'), node('batch', 'm6i.large'),
+    node('general', 'm6i.large'),
+    node('general', 'm6i.large', 'spot'),
+    node('general', 'c6i.xlarge'),
+    node('general', 'r6i.large'),
+    node('general', 'c7i.large'),
+    node('batch', 'm6i.large'),
   ];
   it('counts per type within the NodePool, most first, ties by name, spot counted', () =>
     expect(instanceMix(rows, 'general')).toEqual([
@@ -33,19 +59,60 @@ describe('instanceMix', () => {
 
 describe('buildCards', () => {
   const pool = (name: string): NodePool => ({
-    name, weight: null, consolidationPolicy: 'WhenEmptyOrUnderutilized', consolidateAfter: '1m', expireAfter: null, capacityTypes: ['spot'],
-    requirements: [], budgets: [], limits: { cpu: null, cpuMillicores: null, memory: null, memoryBytes: null, resources: [] },
-    usage: { at: null, nodes: 0, cpuMillicores: 0, memoryBytes: 0, nodesWithoutCapacity: 0 }, nodeClass: 'default', updatedAt: '',
+    name,
+    weight: null,
+    consolidationPolicy: 'WhenEmptyOrUnderutilized',
+    consolidateAfter: '1m',
+    expireAfter: null,
+    capacityTypes: ['spot'],
+    requirements: [],
+    budgets: [],
+    limits: { cpu: null, cpuMillicores: null, memory: null, memoryBytes: null, resources: [] },
+    usage: { at: null, nodes: 0, cpuMillicores: 0, memoryBytes: 0, nodesWithoutCapacity: 0 },
+    nodeClass: 'default',
+    updatedAt: '',
   });
   const summary = (nodePool: string | null, costUsd: number, cpu: number): EfficiencySummaryRow => ({
-    scope: nodePool === null ? 'cluster' : 'nodepool', nodePool, nodesAvg: 2, nodeHours: 48, costUsd, usdPerHourAvg: costUsd / 24, cpu, memory: 0.4,
-    pods: null, gpu: null, costWeightedCpu: cpu, costWeightedMemory: null, costWeightedPods: null, costWeightedGpu: null,
-    idleVcpuAvg: 1, idleMemoryGiBAvg: 2, idleUsdPerHourAvg: 0.3,
+    scope: nodePool === null ? 'cluster' : 'nodepool',
+    nodePool,
+    nodesAvg: 2,
+    nodeHours: 48,
+    costUsd,
+    usdPerHourAvg: costUsd / 24,
+    cpu,
+    memory: 0.4,
+    pods: null,
+    gpu: null,
+    costWeightedCpu: cpu,
+    costWeightedMemory: null,
+    costWeightedPods: null,
+    costWeightedGpu: null,
+    idleVcpuAvg: 1,
+    idleMemoryGiBAvg: 2,
+    idleUsdPerHourAvg: 0.3,
   });
-  const compare = (nodePool: string, capacityType: 'on-demand' | 'spot', costUsd: number, savingsUsd: number | null): NodePoolCompareRow => ({
-    nodePool, capacityType, costUsd, nodeHours: 10, nodesAvg: 1, vcpuHoursAllocatable: 20, memoryGiBHoursAllocatable: 80, vcpuHoursRequested: 10,
-    memoryGiBHoursRequested: 40, usdPerVcpuHourAllocatable: null, usdPerGiBHourAllocatable: null, usdPerVcpuHourRequested: null,
-    usdPerGiBHourRequested: null, onDemandEquivalentUsd: null, savingsUsd, savingsFraction: null,
+  const compare = (
+    nodePool: string,
+    capacityType: 'on-demand' | 'spot',
+    costUsd: number,
+    savingsUsd: number | null,
+  ): NodePoolCompareRow => ({
+    nodePool,
+    capacityType,
+    costUsd,
+    nodeHours: 10,
+    nodesAvg: 1,
+    vcpuHoursAllocatable: 20,
+    memoryGiBHoursAllocatable: 80,
+    vcpuHoursRequested: 10,
+    memoryGiBHoursRequested: 40,
+    usdPerVcpuHourAllocatable: null,
+    usdPerGiBHourAllocatable: null,
+    usdPerVcpuHourRequested: null,
+    usdPerGiBHourRequested: null,
+    onDemandEquivalentUsd: null,
+    savingsUsd,
+    savingsFraction: null,
   });
   const cards = buildCards(
     [pool('spot-batch'), pool('general')],
@@ -53,8 +120,11 @@ describe('buildCards', () => {
     [compare('general', 'on-demand', 12, 0), compare('general', 'spot', 8, 5.5), compare('', 'on-demand', 4, 0)],
     [node('general', 'm6i.large'), node('', 'm6i.large')],
   );
-  it('sorts the cluster NodePools by name, then the nodes without one', () => expect(cards.map((c) => c.name)).toEqual(['general', 'spot-batch', '']));
-  it('sums cost and savings over capacity types: 12 + 8 = 20, 0 + 5.5 = 5.5', () => expect(cards[0]).toMatchObject({ costUsd: 20, savingsUsd: 5.5, cpu: 0.6, nodesNow: 1 }));
-  it('has no figures for a NodePool without data', () => expect(cards[1]).toMatchObject({ costUsd: null, savingsUsd: null, cpu: null, nodesNow: 0, mix: [] }));
+  it('sorts the cluster NodePools by name, then the nodes without one', () =>
+    expect(cards.map((c) => c.name)).toEqual(['general', 'spot-batch', '']));
+  it('sums cost and savings over capacity types: 12 + 8 = 20, 0 + 5.5 = 5.5', () =>
+    expect(cards[0]).toMatchObject({ costUsd: 20, savingsUsd: 5.5, cpu: 0.6, nodesNow: 1 }));
+  it('has no figures for a NodePool without data', () =>
+    expect(cards[1]).toMatchObject({ costUsd: null, savingsUsd: null, cpu: null, nodesNow: 0, mix: [] }));
   it('has no spec for the nodes without a NodePool', () => expect(cards[2]?.spec).toBeNull());
 });

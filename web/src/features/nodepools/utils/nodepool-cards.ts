@@ -44,7 +44,11 @@ export function instanceMix(rows: readonly NodeRow[], nodePool: string, top = 6)
   const rest = sorted.slice(top - 1);
   return [
     ...sorted.slice(0, top - 1),
-    { instanceType: `${rest.length} other types`, count: rest.reduce((s, i) => s + i.count, 0), spot: rest.reduce((s, i) => s + i.spot, 0) },
+    {
+      instanceType: `${rest.length} other types`,
+      count: rest.reduce((s, i) => s + i.count, 0),
+      spot: rest.reduce((s, i) => s + i.spot, 0),
+    },
   ];
 }
 

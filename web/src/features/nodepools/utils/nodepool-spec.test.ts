@@ -3,9 +3,21 @@ import type { NodePool, ResourceLimit } from '../../../../../server/schemas/repo
 import { formatBudget, formatRequirement, limitBars, limitBarText, limitLevel } from './nodepool-spec';
 
 const GiB = 1024 ** 3;
-const usage: NodePool['usage'] = { at: '2026-11-03T23:55:00.000Z', nodes: 3, cpuMillicores: 16_000, memoryBytes: 64 * GiB, nodesWithoutCapacity: 0 };
-const limit = (resource: string, unit: ResourceLimit['unit'], quantity: string, lim: number | null, used: number): ResourceLimit =>
-  ({ resource, quantity, unit, limit: lim, used, usedFraction: lim === null || lim === 0 ? null : used / lim });
+const usage: NodePool['usage'] = {
+  at: '2026-11-03T23:55:00.000Z',
+  nodes: 3,
+  cpuMillicores: 16_000,
+  memoryBytes: 64 * GiB,
+  nodesWithoutCapacity: 0,
+};
+const limit = (resource: string, unit: ResourceLimit['unit'], quantity: string, lim: number | null, used: number): ResourceLimit => ({
+  resource,
+  quantity,
+  unit,
+  limit: lim,
+  used,
+  usedFraction: lim === null || lim === 0 ? null : used / lim,
+});
 
 describe.each([
   { used: 0, limit: 10, level: 'ok' },
@@ -24,7 +36,10 @@ describe('limitBars', () => {
     const bars = limitBars({
       usage,
       limits: {
-        cpu: '1000', cpuMillicores: 1_000_000, memory: '1000Gi', memoryBytes: 1000 * GiB,
+        cpu: '1000',
+        cpuMillicores: 1_000_000,
+        memory: '1000Gi',
+        memoryBytes: 1000 * GiB,
         resources: [limit('cpu', 'millicores', '1000', 1_000_000, 16_000), limit('memory', 'bytes', '1000Gi', 1000 * GiB, 64 * GiB)],
       },
     });
@@ -48,9 +63,13 @@ describe('limitBars', () => {
     const bars = limitBars({
       usage,
       limits: {
-        cpu: '16', cpuMillicores: 16_000, memory: '72Gi', memoryBytes: 72 * GiB,
+        cpu: '16',
+        cpuMillicores: 16_000,
+        memory: '72Gi',
+        memoryBytes: 72 * GiB,
         resources: [
-          limit('cpu', 'millicores', '16', 16_000, 16_000), limit('memory', 'bytes', '72Gi', 72 * GiB, 64 * GiB),
+          limit('cpu', 'millicores', '16', 16_000, 16_000),
+          limit('memory', 'bytes', '72Gi', 72 * GiB, 64 * GiB),
           limit('nvidia.com/gpu', 'count', '4', 4, 8),
         ],
       },
@@ -69,7 +88,10 @@ describe('limitBars', () => {
     const bars = limitBars({
       usage: { ...usage, nodes: 0, cpuMillicores: 0, memoryBytes: 0 },
       limits: {
-        cpu: '256', cpuMillicores: 256_000, memory: '1024Gi', memoryBytes: 1024 * GiB,
+        cpu: '256',
+        cpuMillicores: 256_000,
+        memory: '1024Gi',
+        memoryBytes: 1024 * GiB,
         resources: [limit('cpu', 'millicores', '256', 256_000, 0), limit('memory', 'bytes', '1024Gi', 1024 * GiB, 0)],
       },
     });
@@ -77,7 +99,16 @@ describe('limitBars', () => {
   });
 
   it('a limit that does not parse is shown as written', () => {
-    const [cpu] = limitBars({ usage, limits: { cpu: 'lots', cpuMillicores: null, memory: null, memoryBytes: null, resources: [limit('cpu', 'millicores', 'lots', null, 16_000)] } });
+    const [cpu] = limitBars({
+      usage,
+      limits: {
+        cpu: 'lots',
+        cpuMillicores: null,
+        memory: null,
+        memoryBytes: null,
+        resources: [limit('cpu', 'millicores', 'lots', null, 16_000)],
+      },
+    });
     expect(cpu).toMatchObject({ limitText: 'lots (unreadable)', percent: null, widthPercent: 0, level: 'unreadable' });
   });
 });
@@ -86,11 +117,17 @@ describe('formatRequirement / formatBudget', () => {
   it.each([
     [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot', 'on-demand'] }, 'karpenter.sh/capacity-type In spot, on-demand'],
     [{ key: 'karpenter.k8s.aws/instance-cpu', operator: 'Lt', values: ['17'] }, 'karpenter.k8s.aws/instance-cpu Lt 17'],
-    [{ key: 'karpenter.k8s.aws/instance-gpu-count', operator: 'DoesNotExist', values: [] }, 'karpenter.k8s.aws/instance-gpu-count DoesNotExist'],
+    [
+      { key: 'karpenter.k8s.aws/instance-gpu-count', operator: 'DoesNotExist', values: [] },
+      'karpenter.k8s.aws/instance-gpu-count DoesNotExist',
+    ],
   ])('%o', (r, text) => expect(formatRequirement(r)).toBe(text));
 
   it.each([
     [{ nodes: '10%', reasons: [], schedule: null, duration: null }, 'budget: 10% nodes'],
-    [{ nodes: '0', reasons: ['Underutilized', 'Drifted'], schedule: '0 9 * * mon-fri', duration: '8h' }, 'budget: 0 nodes for Underutilized, Drifted, 0 9 * * mon-fri (UTC) for 8h'],
+    [
+      { nodes: '0', reasons: ['Underutilized', 'Drifted'], schedule: '0 9 * * mon-fri', duration: '8h' },
+      'budget: 0 nodes for Underutilized, Drifted, 0 9 * * mon-fri (UTC) for 8h',
+    ],
   ])('%o', (b, text) => expect(formatBudget(b)).toBe(text));
 });

@@ -54,7 +54,14 @@ function barOf(label: string, r: ResourceLimit): LimitBar {
 export function limitBars(pool: Pick<NodePool, 'limits' | 'usage'>): LimitBar[] {
   const { limits, usage } = pool;
   const find = (resource: string) => limits.resources.find((r) => r.resource === resource);
-  const unlimited = (label: string, usedText: string): LimitBar => ({ label, usedText, limitText: 'no limit', percent: null, widthPercent: 0, level: 'none' });
+  const unlimited = (label: string, usedText: string): LimitBar => ({
+    label,
+    usedText,
+    limitText: 'no limit',
+    percent: null,
+    widthPercent: 0,
+    level: 'none',
+  });
   const cpu = find('cpu');
   const memory = find('memory');
   return [

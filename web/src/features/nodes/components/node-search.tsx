@@ -56,7 +56,9 @@ export function NodeSearch({ q, onSearch }: NodeSearchProps) {
         onChange={(e) => setValue(e.target.value)}
         onKeyDown={onKeyDown}
       />
-      <span id={`${id}-hint`} className="visually-hidden">Matches node name, NodeClaim, instance type, NodePool and zone. Esc clears.</span>
+      <span id={`${id}-hint`} className="visually-hidden">
+        Matches node name, NodeClaim, instance type, NodePool and zone. Esc clears.
+      </span>
     </div>
   );
 }

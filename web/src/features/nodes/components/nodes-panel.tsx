@@ -21,7 +21,10 @@ interface NodesPanelProps {
 
 type CapacityChoice = CapacityFilter | 'all';
 const CAPACITY_OPTIONS: readonly { value: CapacityChoice; label: string }[] = [
-  { value: 'all', label: 'All' }, { value: 'on-demand', label: 'On-demand' }, { value: 'spot', label: 'Spot' }, { value: 'reserved', label: 'Reserved' },
+  { value: 'all', label: 'All' },
+  { value: 'on-demand', label: 'On-demand' },
+  { value: 'spot', label: 'Spot' },
+  { value: 'reserved', label: 'Reserved' },
 ];
 
 /** Every node at a snapshot, sortable and paged, with cpu and memory packing bars. */
@@ -37,12 +40,18 @@ export function NodesPanel({ state, nodePool, onChange, colors }: NodesPanelProp
     if (nodes.isPending) return <LoadingState label="Loading nodes…" />;
     if (nodes.isError) return <ErrorState title="Could not load the nodes." error={nodes.error} onRetry={() => void nodes.refetch()} />;
     if (nodes.data.snapshotAt === null) {
-      return <EmptyState title="No snapshot at or before this time.">Pick a later time, or clear it to see the newest snapshot.</EmptyState>;
+      return (
+        <EmptyState title="No snapshot at or before this time.">Pick a later time, or clear it to see the newest snapshot.</EmptyState>
+      );
     }
     if (nodes.data.rows.length === 0) {
       return (
         <EmptyState title={total > 0 ? 'No nodes on this page.' : 'No nodes match the filters.'}>
-          {total > 0 ? 'Go back to the first page.' : state.q === undefined ? 'Clear the NodePool or capacity type filter.' : 'Change the search (Esc clears it), or clear the NodePool or capacity type filter.'}
+          {total > 0
+            ? 'Go back to the first page.'
+            : state.q === undefined
+              ? 'Clear the NodePool or capacity type filter.'
+              : 'Change the search (Esc clears it), or clear the NodePool or capacity type filter.'}
         </EmptyState>
       );
     }
@@ -84,7 +93,9 @@ export function NodesPanel({ state, nodePool, onChange, colors }: NodesPanelProp
             onChange={(v) => onChange({ capacity: v === 'all' ? undefined : v, page: undefined })}
           />
           <SnapshotPicker at={state.at} onAt={(at) => onChange({ at, page: undefined })} />
-          <a className="button" href={csvHref} download>Download CSV</a>
+          <a className="button" href={csvHref} download>
+            Download CSV
+          </a>
         </div>
       }
     >
@@ -105,9 +116,20 @@ function SnapshotPicker({ at, onAt }: { at: string | undefined; onAt: (at: strin
     <form className="snapshot-picker" onSubmit={submit}>
       <label htmlFor={id}>At (UTC)</label>
       <input id={id} type="datetime-local" value={value} onChange={(e) => setValue(e.target.value)} />
-      <button type="submit" className="button">Show</button>
+      <button type="submit" className="button">
+        Show
+      </button>
       {at === undefined ? null : (
-        <button type="button" className="button" onClick={() => { setValue(''); onAt(undefined); }}>Newest</button>
+        <button
+          type="button"
+          className="button"
+          onClick={() => {
+            setValue('');
+            onAt(undefined);
+          }}
+        >
+          Newest
+        </button>
       )}
     </form>
   );

@@ -36,7 +36,9 @@ export function NodesTable({ rows, sort, order, onSort, colors, caption }: Nodes
         <thead>
           <tr>
             {COLUMNS.map((c) => (
-              <SortHeader key={c.key} column={c.key} sort={sort} order={order} onSort={onSort} className={c.className}>{c.label}</SortHeader>
+              <SortHeader key={c.key} column={c.key} sort={sort} order={order} onSort={onSort} className={c.className}>
+                {c.label}
+              </SortHeader>
             ))}
           </tr>
         </thead>
@@ -47,14 +49,25 @@ export function NodesTable({ rows, sort, order, onSort, colors, caption }: Nodes
                 <span title={n.name}>{n.name}</span>
                 {n.nodeClaim === null ? null : <span className="sub">{n.nodeClaim}</span>}
               </th>
-              <td><span className="swatch" style={{ background: colorOf(n.nodePool, colors) }} />{nodePoolLabel(n.nodePool, 'nodes')}</td>
+              <td>
+                <span className="swatch" style={{ background: colorOf(n.nodePool, colors) }} />
+                {nodePoolLabel(n.nodePool, 'nodes')}
+              </td>
               <td>{n.instanceType}</td>
-              <td><span className={`capacity capacity-${n.capacityType}`}>{n.capacityType}</span></td>
+              <td>
+                <span className={`capacity capacity-${n.capacityType}`}>{n.capacityType}</span>
+              </td>
               <td>{n.zone}</td>
               <td className="num">{formatAge(n.ageHours)}</td>
-              <td className="num" title={n.priceSource === null ? undefined : `price from ${n.priceSource}`}>{n.usdPerHour === null ? '—' : formatUsdPerHour(n.usdPerHour)}</td>
-              <td><PackingBar resource="CPU" requested={n.requestedVcpu} allocatable={n.allocatableVcpu} unit="vCPU" /></td>
-              <td><PackingBar resource="Memory" requested={n.requestedMemoryGiB} allocatable={n.allocatableMemoryGiB} unit="GiB" /></td>
+              <td className="num" title={n.priceSource === null ? undefined : `price from ${n.priceSource}`}>
+                {n.usdPerHour === null ? '—' : formatUsdPerHour(n.usdPerHour)}
+              </td>
+              <td>
+                <PackingBar resource="CPU" requested={n.requestedVcpu} allocatable={n.allocatableVcpu} unit="vCPU" />
+              </td>
+              <td>
+                <PackingBar resource="Memory" requested={n.requestedMemoryGiB} allocatable={n.allocatableMemoryGiB} unit="GiB" />
+              </td>
               <td className="num">{formatUsdPerHour(n.idleUsdPerHour)}</td>
             </tr>
           ))}

@@ -10,7 +10,18 @@ import type { ParamUpdates } from '../../../lib/url-params';
  *   &q=m5.                text to look for in name, NodeClaim, instance type, NodePool and zone
  */
 
-export const NODE_SORTS: readonly NodeSort[] = ['name', 'nodePool', 'instanceType', 'capacityType', 'zone', 'ageHours', 'usdPerHour', 'cpu', 'memory', 'idleUsdPerHour'];
+export const NODE_SORTS: readonly NodeSort[] = [
+  'name',
+  'nodePool',
+  'instanceType',
+  'capacityType',
+  'zone',
+  'ageHours',
+  'usdPerHour',
+  'cpu',
+  'memory',
+  'idleUsdPerHour',
+];
 export const PAGE_SIZES = [50, 100, 250, 500] as const;
 export type CapacityFilter = 'on-demand' | 'spot' | 'reserved';
 const CAPACITIES: readonly CapacityFilter[] = ['on-demand', 'spot', 'reserved'];
@@ -29,7 +40,15 @@ export interface NodeTableState {
 }
 
 /** The worst-packed nodes first: what a reader of this page is usually after. */
-export const DEFAULT_NODE_TABLE: NodeTableState = { sort: 'cpu', order: 'asc', capacityType: undefined, page: 1, pageSize: 100, at: undefined, q: undefined };
+export const DEFAULT_NODE_TABLE: NodeTableState = {
+  sort: 'cpu',
+  order: 'asc',
+  capacityType: undefined,
+  page: 1,
+  pageSize: 100,
+  at: undefined,
+  q: undefined,
+};
 
 /** The longest search /api/nodes takes. */
 export const MAX_SEARCH_LENGTH = 100;
@@ -54,7 +73,9 @@ export function parseNodeTable(params: URLSearchParams): NodeTableState {
   const size = Number(params.get('size'));
   const at = params.get('at');
   return {
-    sort, order, capacityType,
+    sort,
+    order,
+    capacityType,
     page: Number.isInteger(page) && page >= 1 ? page : 1,
     pageSize: PAGE_SIZES.find((s) => s === size) ?? DEFAULT_NODE_TABLE.pageSize,
     at: at !== null && AT_RE.test(at) && Number.isFinite(Date.parse(at)) ? at : undefined,
@@ -73,8 +94,14 @@ export const pageCount = (total: number, pageSize: number): number => Math.max(1
 /** The query of /api/nodes for this state. */
 export function nodesQuery(state: NodeTableState, nodePool: string | undefined): Record<string, string | undefined> {
   return {
-    sort: state.sort, order: state.order, nodepool: nodePool, capacityType: state.capacityType, at: state.at, q: state.q,
-    limit: String(state.pageSize), offset: String((state.page - 1) * state.pageSize),
+    sort: state.sort,
+    order: state.order,
+    nodepool: nodePool,
+    capacityType: state.capacityType,
+    at: state.at,
+    q: state.q,
+    limit: String(state.pageSize),
+    offset: String((state.page - 1) * state.pageSize),
   };
 }
 

@@ -15,7 +15,12 @@ interface PeriodPanelProps {
 }
 
 const LABEL: Record<FigureKey, string> = {
-  billUsd: 'Bill', estimateUsd: 'Our estimate', nodesAvg: 'Nodes (average)', cpu: 'CPU packed', memory: 'Memory packed', idleUsdPerHour: 'Idle cost per hour',
+  billUsd: 'Bill',
+  estimateUsd: 'Our estimate',
+  nodesAvg: 'Nodes (average)',
+  cpu: 'CPU packed',
+  memory: 'Memory packed',
+  idleUsdPerHour: 'Idle cost per hour',
 };
 
 function formatValue(key: FigureKey, v: number | null): string {
@@ -63,16 +68,35 @@ export function PeriodPanel({ current, previous, nodePool, periodLabel }: Period
   const now = usePeriod(current);
   const before = usePeriod(previous);
   const deltas = useMemo(
-    () => compareFigures(periodFigures(now.cost.data, now.summary.data, nodePool), periodFigures(before.cost.data, before.summary.data, nodePool)),
+    () =>
+      compareFigures(
+        periodFigures(now.cost.data, now.summary.data, nodePool),
+        periodFigures(before.cost.data, before.summary.data, nodePool),
+      ),
     [now.cost.data, now.summary.data, before.cost.data, before.summary.data, nodePool],
   );
   const failed = [now.cost, now.summary].find((q) => q.isError);
   const body = (() => {
     if (current === undefined || now.cost.isPending || now.summary.isPending) return <LoadingState label="Comparing periods…" />;
     if (failed !== undefined) {
-      return <ErrorState title="Could not compare the periods." error={failed.error} onRetry={() => { void now.cost.refetch(); void now.summary.refetch(); }} />;
+      return (
+        <ErrorState
+          title="Could not compare the periods."
+          error={failed.error}
+          onRetry={() => {
+            void now.cost.refetch();
+            void now.summary.refetch();
+          }}
+        />
+      );
     }
-    return <dl className="figures">{deltas.map((d) => <Figure key={d.key} d={d} />)}</dl>;
+    return (
+      <dl className="figures">
+        {deltas.map((d) => (
+          <Figure key={d.key} d={d} />
+        ))}
+      </dl>
+    );
   })();
   return (
     <Panel

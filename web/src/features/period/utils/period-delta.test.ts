@@ -4,14 +4,48 @@ import type { EfficiencySummaryResponse, EfficiencySummaryRow } from '../../../.
 import { compareFigures, periodFigures, type PeriodFigures } from './period-delta';
 
 const summaryRow = (p: Partial<EfficiencySummaryRow>): EfficiencySummaryRow => ({
-  scope: 'cluster', nodePool: null, nodesAvg: 0, nodeHours: 0, costUsd: 0, usdPerHourAvg: 0, cpu: null, memory: null, pods: null, gpu: null,
-  costWeightedCpu: null, costWeightedMemory: null, costWeightedPods: null, costWeightedGpu: null,
-  idleVcpuAvg: 0, idleMemoryGiBAvg: 0, idleUsdPerHourAvg: 0, ...p,
+  scope: 'cluster',
+  nodePool: null,
+  nodesAvg: 0,
+  nodeHours: 0,
+  costUsd: 0,
+  usdPerHourAvg: 0,
+  cpu: null,
+  memory: null,
+  pods: null,
+  gpu: null,
+  costWeightedCpu: null,
+  costWeightedMemory: null,
+  costWeightedPods: null,
+  costWeightedGpu: null,
+  idleVcpuAvg: 0,
+  idleMemoryGiBAvg: 0,
+  idleUsdPerHourAvg: 0,
+  ...p,
 });
-const summary = (rows: EfficiencySummaryRow[], hours = 24): EfficiencySummaryResponse => ({ from: 'a', to: 'b', hours, snapshots: 96, rows });
+const summary = (rows: EfficiencySummaryRow[], hours = 24): EfficiencySummaryResponse => ({
+  from: 'a',
+  to: 'b',
+  hours,
+  snapshots: 96,
+  rows,
+});
 const cost = (billUsd: number | null, estimateUsd: number | null): DailyCostResponse => ({
-  from: '2026-11-01', to: '2026-11-02', currency: 'USD',
-  rows: [{ day: '2026-11-01', nodePool: 'general', purchaseType: null, capacityType: 'on-demand', billUsd, billAmortizedUsd: null, billEstimated: false, estimateUsd }],
+  from: '2026-11-01',
+  to: '2026-11-02',
+  currency: 'USD',
+  rows: [
+    {
+      day: '2026-11-01',
+      nodePool: 'general',
+      purchaseType: null,
+      capacityType: 'on-demand',
+      billUsd,
+      billAmortizedUsd: null,
+      billEstimated: false,
+      estimateUsd,
+    },
+  ],
   totals: { billUsd: billUsd ?? 0, estimateUsd: estimateUsd ?? 0 },
 });
 
@@ -21,10 +55,25 @@ describe('periodFigures', () => {
     summaryRow({ scope: 'nodepool', nodePool: 'general', nodesAvg: 4, cpu: 0.7, memory: 0.5, idleUsdPerHourAvg: 0.5 }),
   ];
   it('takes the cluster row without a NodePool filter', () =>
-    expect(periodFigures(cost(100, 98), summary(rows), undefined)).toEqual({ billUsd: 100, estimateUsd: 98, nodesAvg: 10, cpu: 0.6, memory: 0.4, idleUsdPerHour: 2 }));
-  it("takes the NodePool's row with one", () => expect(periodFigures(cost(100, 98), summary(rows), 'general')).toMatchObject({ nodesAvg: 4, cpu: 0.7 }));
+    expect(periodFigures(cost(100, 98), summary(rows), undefined)).toEqual({
+      billUsd: 100,
+      estimateUsd: 98,
+      nodesAvg: 10,
+      cpu: 0.6,
+      memory: 0.4,
+      idleUsdPerHour: 2,
+    }));
+  it("takes the NodePool's row with one", () =>
+    expect(periodFigures(cost(100, 98), summary(rows), 'general')).toMatchObject({ nodesAvg: 4, cpu: 0.7 }));
   it('has nothing for a period before the data (no hours covered, no lines)', () =>
-    expect(periodFigures(cost(null, null), summary(rows, 0), undefined)).toEqual({ billUsd: null, estimateUsd: null, nodesAvg: null, cpu: null, memory: null, idleUsdPerHour: null }));
+    expect(periodFigures(cost(null, null), summary(rows, 0), undefined)).toEqual({
+      billUsd: null,
+      estimateUsd: null,
+      nodesAvg: null,
+      cpu: null,
+      memory: null,
+      idleUsdPerHour: null,
+    }));
 });
 
 describe('compareFigures', () => {

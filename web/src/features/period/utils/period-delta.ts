@@ -19,7 +19,12 @@ export type FigureKey = keyof PeriodFigures;
 
 /** Money: lower is better; efficiency: higher is better; node count: neither. */
 export const FIGURE_DIRECTION: Record<FigureKey, 'lower' | 'higher' | 'neutral'> = {
-  billUsd: 'lower', estimateUsd: 'lower', nodesAvg: 'neutral', cpu: 'higher', memory: 'higher', idleUsdPerHour: 'lower',
+  billUsd: 'lower',
+  estimateUsd: 'lower',
+  nodesAvg: 'neutral',
+  cpu: 'higher',
+  memory: 'higher',
+  idleUsdPerHour: 'lower',
 };
 
 export interface FigureDelta {
@@ -34,9 +39,14 @@ export interface FigureDelta {
 }
 
 /** Figures of a period from the daily cost route and the efficiency summary (cluster row, or the filtered NodePool's). */
-export function periodFigures(cost: DailyCostResponse | undefined, summary: EfficiencySummaryResponse | undefined, nodePool: string | undefined): PeriodFigures {
-  const row = summary?.rows.find((r) => (nodePool === undefined ? r.scope === 'cluster' : r.nodePool === nodePool))
-    ?? summary?.rows.find((r) => r.scope === 'cluster');
+export function periodFigures(
+  cost: DailyCostResponse | undefined,
+  summary: EfficiencySummaryResponse | undefined,
+  nodePool: string | undefined,
+): PeriodFigures {
+  const row =
+    summary?.rows.find((r) => (nodePool === undefined ? r.scope === 'cluster' : r.nodePool === nodePool)) ??
+    summary?.rows.find((r) => r.scope === 'cluster');
   const covered = summary !== undefined && summary.hours > 0 && row !== undefined;
   const hasBill = cost?.rows.some((r) => r.billUsd !== null) ?? false;
   const hasEstimate = cost?.rows.some((r) => r.estimateUsd !== null) ?? false;
@@ -65,7 +75,7 @@ export function compareFigures(current: PeriodFigures, previous: PeriodFigures):
     if (change !== null) {
       const small = isFraction ? Math.abs(change) < SAME_POINTS : relative === null ? change === 0 : Math.abs(relative) < SAME_RELATIVE;
       const direction = FIGURE_DIRECTION[key];
-      verdict = small || direction === 'neutral' ? 'same' : (change < 0) === (direction === 'lower') ? 'better' : 'worse';
+      verdict = small || direction === 'neutral' ? 'same' : change < 0 === (direction === 'lower') ? 'better' : 'worse';
     }
     return { key, current: c, previous: p, change, relative, verdict };
   });

@@ -31,7 +31,8 @@ function rangeText(s: StatusResponse): string {
 export function DataSourceBanner() {
   const status = useStatus();
   if (status.isPending) return <div className="banner banner-pending">Reading the data source…</div>;
-  if (status.isError) return <ErrorState title="Could not read the data source." error={status.error} onRetry={() => void status.refetch()} />;
+  if (status.isError)
+    return <ErrorState title="Could not read the data source." error={status.error} onRetry={() => void status.refetch()} />;
   const s = status.data;
   const source = SOURCE_TEXT[s.dataSource];
   const run = s.lastRun;
@@ -41,8 +42,12 @@ export function DataSourceBanner() {
       <span className="banner-text">{source.text}</span>
       <span className="banner-range">{rangeText(s)}</span>
       {run === null ? null : (
-        <span className={run.status === 'failed' || run.status === 'abandoned' ? 'banner-run is-failed' : 'banner-run'} title={run.message ?? undefined}>
-          Last collection: {run.kind} {RUN_STATUS_TEXT[run.status]}, {formatIsoUtc(run.finishedAt ?? run.startedAt)} ({formatAgo(run.finishedAt ?? run.startedAt, Date.now())})
+        <span
+          className={run.status === 'failed' || run.status === 'abandoned' ? 'banner-run is-failed' : 'banner-run'}
+          title={run.message ?? undefined}
+        >
+          Last collection: {run.kind} {RUN_STATUS_TEXT[run.status]}, {formatIsoUtc(run.finishedAt ?? run.startedAt)} (
+          {formatAgo(run.finishedAt ?? run.startedAt, Date.now())})
         </span>
       )}
     </div>

@@ -22,9 +22,14 @@ export function TeamChartPanel({ params, groupBy }: TeamChartPanelProps) {
 
   const body = (() => {
     if (params === undefined || series.isPending) return <LoadingState label="Splitting the cost over the teams…" />;
-    if (series.isError) return <ErrorState title="Could not load the cost per team." error={series.error} onRetry={() => void series.refetch()} />;
+    if (series.isError)
+      return <ErrorState title="Could not load the cost per team." error={series.error} onRetry={() => void series.refetch()} />;
     if (chart.keys.length === 0) {
-      return <EmptyState title="No node cost in this range.">Team cost needs Kubernetes snapshots with pods. Pick a range inside the data.</EmptyState>;
+      return (
+        <EmptyState title="No node cost in this range.">
+          Team cost needs Kubernetes snapshots with pods. Pick a range inside the data.
+        </EmptyState>
+      );
     }
     return (
       <Suspense fallback={<LoadingState label="Loading chart…" />}>

@@ -6,9 +6,33 @@ import type { TeamsState } from '../utils/team-series';
 export function TeamOptions({ state, onChange }: { state: TeamsState; onChange: (updates: ParamUpdates) => void }) {
   return (
     <div className="filters" role="group" aria-label="Attribution">
-      <Segmented label="Group by" value={state.groupBy} options={[{ value: 'team', label: 'Team' }, { value: 'namespace', label: 'Namespace' }]} onChange={(v) => onChange({ by: v === 'team' ? undefined : v, team: undefined })} />
-      <Segmented label="Idle cost" value={state.idle} options={[{ value: 'line', label: 'Idle as a band' }, { value: 'spread', label: 'Spread idle' }]} onChange={(v) => onChange({ idle: v === 'line' ? undefined : v })} />
-      <Segmented label="Split method" value={state.method} options={[{ value: 'request-share', label: 'Request share' }, { value: 'aws-split', label: 'AWS split' }]} onChange={(v) => onChange({ method: v === 'request-share' ? undefined : v })} />
+      <Segmented
+        label="Group by"
+        value={state.groupBy}
+        options={[
+          { value: 'team', label: 'Team' },
+          { value: 'namespace', label: 'Namespace' },
+        ]}
+        onChange={(v) => onChange({ by: v === 'team' ? undefined : v, team: undefined })}
+      />
+      <Segmented
+        label="Idle cost"
+        value={state.idle}
+        options={[
+          { value: 'line', label: 'Idle as a band' },
+          { value: 'spread', label: 'Spread idle' },
+        ]}
+        onChange={(v) => onChange({ idle: v === 'line' ? undefined : v })}
+      />
+      <Segmented
+        label="Split method"
+        value={state.method}
+        options={[
+          { value: 'request-share', label: 'Request share' },
+          { value: 'aws-split', label: 'AWS split' },
+        ]}
+        onChange={(v) => onChange({ method: v === 'request-share' ? undefined : v })}
+      />
     </div>
   );
 }

@@ -23,18 +23,40 @@ export function TeamTablePanel({ params, state, onChange, colors }: TeamTablePan
   const who = state.groupBy === 'team' ? 'Team' : 'Namespace';
   const body = (() => {
     if (params === undefined || cost.isPending) return <LoadingState label="Loading the cost per team…" />;
-    if (cost.isError) return <ErrorState title="Could not load the cost per team." error={cost.error} onRetry={() => void cost.refetch()} />;
+    if (cost.isError)
+      return <ErrorState title="Could not load the cost per team." error={cost.error} onRetry={() => void cost.refetch()} />;
     const { totals, notes } = cost.data;
-    if (rows.length === 0) return <EmptyState title="No cost in this range.">Pick a range inside the data, or clear the team filter.</EmptyState>;
+    if (rows.length === 0)
+      return <EmptyState title="No cost in this range.">Pick a range inside the data, or clear the team filter.</EmptyState>;
     const header = (column: TeamSort, label: string, className?: string) => (
-      <SortHeader column={column} sort={state.sort} order={state.order} onSort={(c) => onChange(teamSortUpdates(state, c))} className={className}>{label}</SortHeader>
+      <SortHeader
+        column={column}
+        sort={state.sort}
+        order={state.order}
+        onSort={(c) => onChange(teamSortUpdates(state, c))}
+        className={className}
+      >
+        {label}
+      </SortHeader>
     );
     return (
       <>
         <dl className="summary">
-          <div><dt>Node cost</dt><dd>{formatUsd(totals.nodeCostUsd)}</dd></div>
-          <div><dt>Requested by {state.groupBy === 'team' ? 'teams' : 'namespaces'}</dt><dd>{formatUsd(totals.teamsUsd)}</dd></div>
-          <div><dt>Idle</dt><dd>{formatUsd(totals.idleUsd)}{totals.nodeCostUsd > 0 ? <span className="sub-inline"> ({formatFraction(totals.idleUsd / totals.nodeCostUsd)})</span> : null}</dd></div>
+          <div>
+            <dt>Node cost</dt>
+            <dd>{formatUsd(totals.nodeCostUsd)}</dd>
+          </div>
+          <div>
+            <dt>Requested by {state.groupBy === 'team' ? 'teams' : 'namespaces'}</dt>
+            <dd>{formatUsd(totals.teamsUsd)}</dd>
+          </div>
+          <div>
+            <dt>Idle</dt>
+            <dd>
+              {formatUsd(totals.idleUsd)}
+              {totals.nodeCostUsd > 0 ? <span className="sub-inline"> ({formatFraction(totals.idleUsd / totals.nodeCostUsd)})</span> : null}
+            </dd>
+          </div>
         </dl>
         <div className="table-scroll">
           <table className="data-table" data-testid="team-table">
@@ -45,14 +67,23 @@ export function TeamTablePanel({ params, state, onChange, colors }: TeamTablePan
                 {header('nodePool', 'NodePool')}
                 {header('costUsd', 'Cost', 'num')}
                 {header('share', 'Share of node cost', 'num')}
-                <th scope="col" className="num">Idle spread in</th>
+                <th scope="col" className="num">
+                  Idle spread in
+                </th>
               </tr>
             </thead>
             <tbody>
               {rows.map((r) => (
                 <tr key={`${r.kind}|${r.team ?? ''}|${r.nodePool}`} className={r.kind === 'idle' ? 'is-idle' : undefined}>
-                  <th scope="row">{r.kind === 'idle' ? 'Idle (requested by no pod)' : r.team ?? `(no ${state.groupBy === 'team' ? 'team label' : 'namespace'})`}</th>
-                  <td><span className="swatch" style={{ background: colorOf(r.nodePool, colors) }} />{nodePoolLabel(r.nodePool, 'nodes')}</td>
+                  <th scope="row">
+                    {r.kind === 'idle'
+                      ? 'Idle (requested by no pod)'
+                      : (r.team ?? `(no ${state.groupBy === 'team' ? 'team label' : 'namespace'})`)}
+                  </th>
+                  <td>
+                    <span className="swatch" style={{ background: colorOf(r.nodePool, colors) }} />
+                    {nodePoolLabel(r.nodePool, 'nodes')}
+                  </td>
                   <td className="num">{formatUsd(r.costUsd)}</td>
                   <td className="num">{r.share === null ? '—' : formatFraction(r.share)}</td>
                   <td className="num">{r.idleSpreadUsd === 0 ? '—' : formatUsd(r.idleSpreadUsd)}</td>
@@ -61,7 +92,13 @@ export function TeamTablePanel({ params, state, onChange, colors }: TeamTablePan
             </tbody>
           </table>
         </div>
-        {notes.length === 0 ? null : <ul className="notes">{notes.map((n) => <li key={n}>{n}</li>)}</ul>}
+        {notes.length === 0 ? null : (
+          <ul className="notes">
+            {notes.map((n) => (
+              <li key={n}>{n}</li>
+            ))}
+          </ul>
+        )}
       </>
     );
   })();
@@ -69,7 +106,13 @@ export function TeamTablePanel({ params, state, onChange, colors }: TeamTablePan
     <Panel
       title={`Cost per ${state.groupBy} and NodePool`}
       subtitle="USD over the range; rows add up to the node cost to the cent."
-      actions={params === undefined ? undefined : <a className="button" href={apiUrl('/api/teams/cost', { ...params, format: 'csv' })} download>Download CSV</a>}
+      actions={
+        params === undefined ? undefined : (
+          <a className="button" href={apiUrl('/api/teams/cost', { ...params, format: 'csv' })} download>
+            Download CSV
+          </a>
+        )
+      }
     >
       <div className={cost.isFetching && !cost.isPending ? 'panel-body is-refreshing' : 'panel-body'}>{body}</div>
     </Panel>

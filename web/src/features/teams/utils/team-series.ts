@@ -32,7 +32,8 @@ export function parseTeams(params: URLSearchParams): TeamsState {
 
 /** Same column flips the order; a new column starts with the biggest (money) or A–Z (names). */
 export function teamSortUpdates(state: TeamsState, column: TeamSort): ParamUpdates {
-  const order = column === state.sort ? (state.order === 'asc' ? 'desc' : 'asc') : column === 'costUsd' || column === 'share' ? 'desc' : 'asc';
+  const order =
+    column === state.sort ? (state.order === 'asc' ? 'desc' : 'asc') : column === 'costUsd' || column === 'share' ? 'desc' : 'asc';
   return { sort: column, order };
 }
 
@@ -55,7 +56,7 @@ export interface TeamChart {
   keys: string[];
 }
 
-const keyOf = (r: { kind: 'team' | 'idle'; team: string | null }): string => (r.kind === 'idle' ? IDLE_KEY : r.team ?? UNLABELLED_KEY);
+const keyOf = (r: { kind: 'team' | 'idle'; team: string | null }): string => (r.kind === 'idle' ? IDLE_KEY : (r.team ?? UNLABELLED_KEY));
 
 /**
  * One chart row per bucket of the series, one band per team (the `top` largest over the whole range; the rest
@@ -64,11 +65,15 @@ const keyOf = (r: { kind: 'team' | 'idle'; team: string | null }): string => (r.
 export function toTeamChart(series: TeamCostSeriesResponse | undefined, top = 8): TeamChart {
   const buckets = series?.buckets ?? [];
   const totals = new Map<string, number>();
-  for (const b of buckets) for (const t of b.teams) {
-    const k = keyOf(t);
-    totals.set(k, (totals.get(k) ?? 0) + t.costUsd);
-  }
-  const teams = [...totals].filter(([k]) => k !== IDLE_KEY).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([k]) => k);
+  for (const b of buckets)
+    for (const t of b.teams) {
+      const k = keyOf(t);
+      totals.set(k, (totals.get(k) ?? 0) + t.costUsd);
+    }
+  const teams = [...totals]
+    .filter(([k]) => k !== IDLE_KEY)
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([k]) => k);
   const shown = new Set(teams.length > top ? teams.slice(0, top - 1) : teams);
   const keys = [...shown];
   if (teams.length > shown.size) keys.push(OTHER_KEY);
@@ -87,7 +92,7 @@ export function toTeamChart(series: TeamCostSeriesResponse | undefined, top = 8)
 
 /** Table rows in the chosen order; by name, idle rows come after the named ones either way. Ties by NodePool then team. */
 export function sortTeamRows(rows: readonly TeamCostRow[], sort: TeamSort, order: 'asc' | 'desc'): TeamCostRow[] {
-  const name = (r: TeamCostRow) => (r.kind === 'idle' ? '(idle)' : r.team ?? '(no label)');
+  const name = (r: TeamCostRow) => (r.kind === 'idle' ? '(idle)' : (r.team ?? '(no label)'));
   const value = (r: TeamCostRow): number | string => {
     if (sort === 'team') return name(r);
     if (sort === 'nodePool') return r.nodePool;
@@ -105,9 +110,16 @@ export function sortTeamRows(rows: readonly TeamCostRow[], sort: TeamSort, order
 }
 
 /** The query of /api/teams/cost for the page's state (without the team filter when `team` is undefined). */
-export function teamCostParams(range: { from?: string; to?: string; nodepool?: string }, state: TeamsState, team: string | undefined): Record<string, string | undefined> {
+export function teamCostParams(
+  range: { from?: string; to?: string; nodepool?: string },
+  state: TeamsState,
+  team: string | undefined,
+): Record<string, string | undefined> {
   return {
-    ...range, team, groupBy: state.groupBy === 'team' ? undefined : state.groupBy, idle: state.idle === 'line' ? undefined : state.idle,
+    ...range,
+    team,
+    groupBy: state.groupBy === 'team' ? undefined : state.groupBy,
+    idle: state.idle === 'line' ? undefined : state.idle,
     method: state.method === 'request-share' ? undefined : state.method,
   };
 }
