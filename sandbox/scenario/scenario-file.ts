@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CapacityType } from '../../core/labels.js';
+import { KarpenterVersionError, karpenterProfile } from './karpenter-profile.js';
 import type { NodeSelectorRequirement, SimNodePool } from './types.js';
 
 /** The scenario file: what the simulated cluster runs. The seed makes the rest (names, noise, spot prices). */
@@ -15,6 +16,8 @@ export interface ScenarioFile {
   start: string;
   days: number;
   stepMinutes: number;
+  /** The Karpenter release imitated (see karpenter-profile.ts); absent: CURRENT_KARPENTER_VERSION. */
+  karpenterVersion?: string;
   nodePools: (Omit<SimNodePool, 'instanceTypes'> & { requirements: NodeSelectorRequirement[] })[];
   managedNodes: { name: string; instanceType: string; count: number }[];
   namespaces: { name: string; labels: Record<string, string> }[];
@@ -69,6 +72,14 @@ export function loadScenarioFile(nameOrPath: string): ScenarioFile {
   if (Number.isNaN(Date.parse(parsed.start))) throw new ScenarioFileError(`scenario ${path}: "start" is not a date`);
   if (!(parsed.days > 0 && parsed.stepMinutes > 0))
     throw new ScenarioFileError(`scenario ${path}: "days" and "stepMinutes" must be positive`);
+  if (parsed.karpenterVersion !== undefined) {
+    try {
+      karpenterProfile(parsed.karpenterVersion);
+    } catch (err) {
+      if (err instanceof KarpenterVersionError) throw new ScenarioFileError(`scenario ${path}: ${err.message}`);
+      throw err;
+    }
+  }
   const pools = new Set(parsed.nodePools.map((p) => p.name));
   for (const w of parsed.workloads) {
     if (w.target !== 'managed' && !pools.has(w.target)) {

@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { CURRENT_KARPENTER_VERSION, KarpenterVersionError, LEGACY_KARPENTER_VERSION, karpenterProfile } from './karpenter-profile.js';
+
+describe('karpenterProfile', () => {
+  it.each([
+    ['1.0.0', { disruptionMessageHasMethod: true, disruptionReasonCondition: false, gteLteOperators: false, reservedCapacityType: false }],
+    ['1.3.2', { disruptionMessageHasMethod: true, disruptionReasonCondition: false, gteLteOperators: false, reservedCapacityType: true }],
+    ['1.5.0', { disruptionMessageHasMethod: true, disruptionReasonCondition: true, gteLteOperators: false, reservedCapacityType: true }],
+    ['v1.6.0', { disruptionMessageHasMethod: false, disruptionReasonCondition: true, gteLteOperators: false, reservedCapacityType: true }],
+    ['1.10', { disruptionMessageHasMethod: false, disruptionReasonCondition: true, gteLteOperators: true, reservedCapacityType: true }],
+  ])('%s', (version, expected) => {
+    expect(karpenterProfile(version)).toMatchObject(expected);
+  });
+
+  it('defaults to the current release, which differs from the legacy one in its event wording', () => {
+    expect(karpenterProfile().version).toBe(CURRENT_KARPENTER_VERSION);
+    expect(karpenterProfile().disruptionMessageHasMethod).toBe(false);
+    expect(karpenterProfile(LEGACY_KARPENTER_VERSION).disruptionMessageHasMethod).toBe(true);
+  });
+
+  it.each(['0.37.0', '2.0.0', 'latest', ''])('refuses %j, naming it', (version) => {
+    expect(() => karpenterProfile(version)).toThrow(KarpenterVersionError);
+  });
+});

@@ -1,0 +1,55 @@
+/**
+ * Which Karpenter release the sandbox imitates, and what that changes in the objects and events it serves.
+ * The product itself never branches on a version: it must read every release's shapes. The sandbox does, so the
+ * tests can run the same scenario as an older and as a current cluster and check that the answers agree.
+ *
+ * Facts (kubernetes-sigs/karpenter, read at the tags named):
+ * - v1.0.0–v1.5.x: DisruptionTerminating / DisruptionLaunching messages carry the method,
+ *   "Disrupting Node: Underutilized/Replace" (orchestration/queue.go Command.Reason() = "<reason>/<replace|delete>").
+ * - v1.6.0 and later: the message names the reason only, "Disrupting Node: Underutilized" (queue.go passes
+ *   string(cmd.Reason())).
+ * - v1.5.0 and later: a disrupted NodeClaim carries the DisruptionReason status condition (reason = the reason).
+ * - Gte / Lte requirement operators: v1.10.0 and later (pkg/apis/v1/nodeclaim.go NodeSelectorOpGte/Lte).
+ * - The `reserved` capacity type (on-demand capacity reservations): v1.3.0 and later (pkg/apis/v1/labels.go).
+ */
+
+export interface KarpenterProfile {
+  /** The release imitated, "major.minor.patch". */
+  version: string;
+  /** Disruption event messages end in "/Replace" or "/Delete" (v1.0–v1.5). */
+  disruptionMessageHasMethod: boolean;
+  /** Disrupted NodeClaims carry the DisruptionReason status condition (v1.5+). */
+  disruptionReasonCondition: boolean;
+  /** NodePool requirements may use Gte and Lte (v1.10+). */
+  gteLteOperators: boolean;
+  /** The `reserved` capacity type exists (v1.3+). */
+  reservedCapacityType: boolean;
+}
+
+/** The release `npm start` imitates, and the older one the end-to-end tests also run. */
+export const CURRENT_KARPENTER_VERSION = '1.14.1';
+export const LEGACY_KARPENTER_VERSION = '1.5.0';
+
+export class KarpenterVersionError extends Error {}
+
+function parseVersion(version: string): [number, number, number] {
+  const m = /^v?(\d+)\.(\d+)(?:\.(\d+))?$/.exec(version.trim());
+  if (m === null) throw new KarpenterVersionError(`karpenterVersion "${version}" is not a release number like 1.14.1`);
+  const parts: [number, number, number] = [Number(m[1]), Number(m[2]), Number(m[3] ?? 0)];
+  if (parts[0] !== 1)
+    throw new KarpenterVersionError(`karpenterVersion "${version}": the sandbox imitates Karpenter v1 releases (1.0.0 and later)`);
+  return parts;
+}
+
+const atLeast = (v: [number, number, number], minor: number): boolean => v[1] >= minor;
+
+export function karpenterProfile(version: string = CURRENT_KARPENTER_VERSION): KarpenterProfile {
+  const v = parseVersion(version);
+  return {
+    version: v.join('.'),
+    disruptionMessageHasMethod: !atLeast(v, 6),
+    disruptionReasonCondition: atLeast(v, 5),
+    gteLteOperators: atLeast(v, 10),
+    reservedCapacityType: atLeast(v, 3),
+  };
+}
