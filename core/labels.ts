@@ -4,6 +4,10 @@ export const LABEL_CAPACITY_TYPE = 'karpenter.sh/capacity-type';
 export const LABEL_INSTANCE_TYPE = 'node.kubernetes.io/instance-type';
 export const LABEL_ZONE = 'topology.kubernetes.io/zone';
 export const LABEL_NODECLASS = 'karpenter.k8s.aws/ec2nodeclass';
+/** What Karpenter labels its nodes with from the EC2 instance type: vCPUs, memory in MiB, GPUs (pkg/apis/v1/labels.go). */
+export const LABEL_INSTANCE_CPU = 'karpenter.k8s.aws/instance-cpu';
+export const LABEL_INSTANCE_MEMORY_MIB = 'karpenter.k8s.aws/instance-memory';
+export const LABEL_INSTANCE_GPU_COUNT = 'karpenter.k8s.aws/instance-gpu-count';
 export const ANNOTATION_DO_NOT_DISRUPT = 'karpenter.sh/do-not-disrupt';
 
 export const TAG_NODEPOOL = 'karpenter.sh/nodepool';

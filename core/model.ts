@@ -57,6 +57,18 @@ export interface NodeClaimRecord {
   conditions: { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string }[];
 }
 
+/**
+ * What a pod used, summarised over the time a snapshot stands for (e.g. p95 CPU and max working-set memory from
+ * metrics-server or Prometheus). Absent until usage is collected; the attribution methods that take
+ * max(request, usage) then fall back to the request, as AWS and OpenCost do when usage is unavailable.
+ */
+export interface PodUsage {
+  cpuMillicores: number;
+  memoryBytes: number;
+  /** GPUs in use; absent = not measured (the request stands in). */
+  gpu?: number;
+}
+
 export interface PodRecord {
   uid: string;
   namespace: string;
@@ -68,6 +80,8 @@ export interface PodRecord {
   ownerName: string | null;
   team: string | null;
   requests: ResourceAmounts;
+  /** Usage over the snapshot's interval; absent when not collected. */
+  usage?: PodUsage;
   doNotDisrupt: boolean;
   createdAt: number;
   labels: Record<string, string>;
