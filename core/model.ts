@@ -155,8 +155,16 @@ export interface NamespaceRollup {
    */
   cpuShareUsdPerHour?: number;
   memoryShareUsdPerHour?: number;
-  /** AWS split cost allocation computed from requests (see core/rollup.ts awsSplitCosts), USD/h. */
-  awsSplitUsdPerHour?: number;
+  /**
+   * AWS split cost allocation data for EKS (core/attribution/aws-split.ts), USD/h: the split cost of the namespace's
+   * pods, and the instance's unused cost AWS hands them. Absent in rows written before migration 0010.
+   */
+  awsSplitCostUsdPerHour?: number;
+  awsUnusedCostUsdPerHour?: number;
+  /** The OpenCost specification's workload cost of the namespace's pods (core/attribution/opencost.ts), USD/h. */
+  openCostUsdPerHour?: number;
+  /** Pods whose usage fed the AWS split and OpenCost figures (0: requests only). */
+  usagePods?: number;
 }
 
 export interface KubeSnapshot {

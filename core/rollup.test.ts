@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { KubeSnapshot, NodeRecord, PodRecord } from './model.js';
-import { awsSplitParts, awsSplitPodCost, buildSnapshotRows, requestShareCost } from './rollup.js';
+import type { KubeSnapshot, NamespaceRollup, NodeRecord, PodRecord } from './model.js';
+import { requestShareCost } from './attribution/request-share.js';
+import { buildSnapshotRows } from './rollup.js';
 
 const GiB = 1024 ** 3;
 const node = (
@@ -160,22 +161,97 @@ describe('buildSnapshotRows: cost-weighted sums, on-demand equivalent, per-resou
       .reduce((t, r) => t + (r.costWeighted?.cpuUsdPerHour ?? 0), 0);
     expect(cpuParts).toBeCloseTo(cpuWeighted, 12);
   });
-  it('splits a node as AWS split cost allocation does from requests (9:1 per vCPU:GiB, unused to the pods)', () => {
-    // n1: 9 x 4 + 16 = 52 units; cpu part 0.2 x 36/52, memory part 0.2 x 16/52.
-    expect(awsSplitParts(0.2, snap.nodes[0].allocatable).cpuUsdPerHour).toBeCloseTo((0.2 * 36) / 52, 12);
-    // web on n1: 3/4 of the pods' cpu, 1/4 of their memory: 0.2 x (36 x 0.75 + 16 x 0.25) / 52 = 6.2/52.
-    // jobs on n1: 0.2 x (36 x 0.25 + 16 x 0.75) / 52 = 4.2/52; together the whole $0.20.
-    // web on n2 (2 vCPU / 8 GiB, the only pod): the whole $0.20.
-    expect(ns('web')?.awsSplitUsdPerHour).toBeCloseTo(6.2 / 52 + 0.2, 12);
-    expect(ns('jobs')?.awsSplitUsdPerHour).toBeCloseTo(4.2 / 52, 12);
-    // n3 has no pods: its $0.20 stays idle under AWS split as well.
-    const general = rows.namespaceRollups.filter((r) => r.nodePool === 'general').reduce((t, r) => t + (r.awsSplitUsdPerHour ?? 0), 0);
+  it('AWS split over the instance capacity: with no labels or status.capacity, the allocatable stands in', () => {
+    // n1 (4 vCPU / 16 GiB, $0.20): 9 × 4 + 16 = 52 units. web 1.5 vCPU + 1 GiB, jobs 0.5 vCPU + 3 GiB.
+    // web split: 1.5 × 9/52 × 0.2 + 1 × 1/52 × 0.2 = 2.9/52; jobs: 0.5 × 1.8/52 ... = (0.9 + 0.6)/52 = 1.5/52.
+    // Unused 2 vCPU × 1.8/52 = 3.6/52 (web 3/4, jobs 1/4) and 12 GiB × 0.2/52 = 2.4/52 (web 1/4, jobs 3/4).
+    expect(ns('jobs')?.awsSplitCostUsdPerHour).toBeCloseTo(1.5 / 52, 12);
+    expect(ns('jobs')?.awsUnusedCostUsdPerHour).toBeCloseTo((0.9 + 1.8) / 52, 12);
+    // web on n1: split 2.9/52 + unused 2.7/52 + 0.6/52; n2 holds web alone, so all of its $0.20 goes to web.
+    expect((ns('web')?.awsSplitCostUsdPerHour ?? 0) + (ns('web')?.awsUnusedCostUsdPerHour ?? 0)).toBeCloseTo(
+      (2.9 + 2.7 + 0.6) / 52 + 0.2,
+      12,
+    );
+    // n3 has no pods: its $0.20 is nobody's. n4's GPU is weighed 9 : (0.9 vCPU, 0.1 GiB) and the only pod takes it all.
+    const general = rows.namespaceRollups
+      .filter((r) => r.nodePool === 'general')
+      .reduce((t, r) => t + (r.awsSplitCostUsdPerHour ?? 0) + (r.awsUnusedCostUsdPerHour ?? 0), 0);
     expect(general).toBeCloseTo(0.4, 12);
+    expect((ns('ml', 'gpu')?.awsSplitCostUsdPerHour ?? 0) + (ns('ml', 'gpu')?.awsUnusedCostUsdPerHour ?? 0)).toBeCloseTo(0.2, 12);
+    expect(ns('web')?.usagePods).toBe(0);
   });
-  it('leaves a resource part idle when no pod on the node requests it', () => {
-    const alloc = { cpuMillicores: 4000, memoryBytes: 16 * GiB, pods: 58, gpu: 0 };
-    const cpuOnly = { cpuMillicores: 1000, memoryBytes: 0, pods: 1, gpu: 0 };
-    // Only the cpu part (36/52 of $0.20) is charged; the memory part stays idle.
-    expect(awsSplitPodCost(0.2, cpuOnly, cpuOnly, alloc)).toBeCloseTo((0.2 * 36) / 52, 12);
+});
+
+/*
+ * One node where the three methods differ, hand-worked: an m5.xlarge as Karpenter labels it (4 vCPU, 16,384 MiB) and
+ * its kubelet reports it (status.capacity 4 cpu, 16Gi), allocatable 3.5 vCPU / 14 GiB, at $0.52/h.
+ *   web  (team storefront) requests 1.75 vCPU + 3.5 GiB: 50 % of allocatable cpu, 25 % of memory.
+ *   jobs (team data)       requests 0.7 vCPU + 7 GiB:    20 % of allocatable cpu, 50 % of memory.
+ * Request share 50/50 (over allocatable): web 0.375 × 0.52 = 0.195, jobs 0.35 × 0.52 = 0.182, idle 0.143.
+ * AWS split (9:1 over 4 vCPU / 16 GiB: 52 units, $0.01 each: $0.09 per vCPU, $0.01 per GiB):
+ *   split: web 1.75 × 0.09 + 3.5 × 0.01 = 0.1925, jobs 0.7 × 0.09 + 7 × 0.01 = 0.133;
+ *   unused: 1.55 vCPU × 0.09 = 0.1395 (web 1.75/2.45, jobs 0.7/2.45) + 5.5 GiB × 0.01 = 0.055 (web 1/3, jobs 2/3):
+ *   web 0.0996429 + 0.0183333 = 0.1179762, jobs 0.0398571 + 0.0366667 = 0.0765238; together 0.52.
+ * OpenCost (7.460703 per core : 1 per GiB over 4 cores / 16 GiB: 45.842813 units, $0.0113431 per GiB, $0.0846276 per
+ *   core): web 1.75 × 0.0846276 + 3.5 × 0.0113431 = 0.1877991, jobs 0.7 × 0.0846276 + 7 × 0.0113431 = 0.1386411,
+ *   idle 0.1935598.
+ */
+describe('buildSnapshotRows: one node, three methods', () => {
+  const m5: NodeRecord = node('n1', 'general', 3500, 14, {
+    labels: { 'karpenter.k8s.aws/instance-cpu': '4', 'karpenter.k8s.aws/instance-memory': '16384' },
+    capacity: { cpu: '4', memory: '16Gi', pods: '58' },
+  });
+  const snap = (pods: PodRecord[]): KubeSnapshot => ({
+    takenAt: 1000,
+    nodePools: [],
+    nodeClaims: [],
+    events: [],
+    namespaces: [
+      { name: 'web', team: 'storefront', labels: {} },
+      { name: 'jobs', team: 'data', labels: {} },
+    ],
+    nodes: [m5],
+    pods,
+  });
+  const web = pod('w', 'web', 'n1', 1750, 3.5);
+  const jobs = pod('j', 'jobs', 'n1', 700, 7);
+  const price = () => ({ usdPerHour: 0.52, source: 'pricing-api' as const });
+  const of = (rows: ReturnType<typeof buildSnapshotRows>, name: string) => rows.namespaceRollups.find((r) => r.namespace === name);
+
+  it.each([
+    // [method, web, jobs, idle] USD/h
+    ['request share', (r: NamespaceRollup) => r.usdPerHour, 0.195, 0.182, 0.143],
+    ['AWS split cost', (r: NamespaceRollup) => r.awsSplitCostUsdPerHour ?? NaN, 0.1925, 0.133, 0.1945],
+    [
+      'AWS split cost + unused cost',
+      (r: NamespaceRollup) => (r.awsSplitCostUsdPerHour ?? NaN) + (r.awsUnusedCostUsdPerHour ?? NaN),
+      0.3104762,
+      0.2095238,
+      0,
+    ],
+    ['OpenCost', (r: NamespaceRollup) => r.openCostUsdPerHour ?? NaN, 0.1877991, 0.1386411, 0.1935598],
+  ] as [string, (r: NamespaceRollup) => number, number, number, number][])(
+    '%s: web, jobs, and idle adding up to $0.52',
+    (_m, cost, w, j, idle) => {
+      const rows = buildSnapshotRows(snap([web, jobs]), price);
+      const [cw, cj] = [cost(of(rows, 'web') as NamespaceRollup), cost(of(rows, 'jobs') as NamespaceRollup)];
+      expect(cw).toBeCloseTo(w, 6);
+      expect(cj).toBeCloseTo(j, 6);
+      expect(0.52 - cw - cj).toBeCloseTo(idle, 6);
+    },
+  );
+
+  it('usage feeds AWS split and OpenCost, never the request share', () => {
+    // jobs uses 1.5 vCPU (above its 0.7 request) and 2 GiB (below its 7): charged 1.5 vCPU and 7 GiB.
+    // AWS: jobs split 1.5 × 0.09 + 0.07 = 0.205; unused vCPU 0.75 × 0.09 = 0.0675 now shared 1.75 : 1.5.
+    // OpenCost: jobs 1.5 × 0.0846276 + 7 × 0.0113431 = 0.2063431.
+    const used = { ...jobs, usage: { cpuMillicores: 1500, memoryBytes: 2 * GiB } };
+    const rows = buildSnapshotRows(snap([web, used]), price);
+    const j = of(rows, 'jobs');
+    expect(j?.usdPerHour).toBeCloseTo(0.182, 12);
+    expect(j?.awsSplitCostUsdPerHour).toBeCloseTo(0.205, 12);
+    expect(j?.awsUnusedCostUsdPerHour).toBeCloseTo((1.5 / 3.25) * 0.0675 + (7 / 10.5) * 0.055, 12);
+    expect(j?.openCostUsdPerHour).toBeCloseTo(0.2063431, 6);
+    expect([j?.usagePods, of(rows, 'web')?.usagePods]).toEqual([1, 0]);
   });
 });

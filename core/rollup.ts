@@ -5,28 +5,37 @@ import type {
   NamespaceRollup,
   NodePoolRollup,
   NodeRecord,
+  PodRecord,
   PriceQuote,
   ResourceAmounts,
   SnapshotNode,
 } from './model.js';
 import { addResources, zeroResources } from './model.js';
+import { awsSplit } from './attribution/aws-split.js';
+import { instanceTypeCapacity, nodeStatusCapacity } from './attribution/capacity.js';
+import { openCost } from './attribution/opencost.js';
+import { requestShareCost, shareOf } from './attribution/request-share.js';
 
 export type PriceLookup = (node: NodeRecord, at: number) => PriceQuote;
 /** On-demand USD/hour of a node's instance type at a time; null when unknown. */
 export type OnDemandLookup = (node: NodeRecord, at: number) => number | null;
 
-/** Share of a node's cost charged by request: cpu and memory weighted equally against allocatable. */
-export const DEFAULT_WEIGHTS = { cpu: 0.5, memory: 0.5 } as const;
-
-/** AWS split cost allocation data weighs a vCPU 9 times a GB of memory (derived from Fargate prices). */
-export const AWS_SPLIT_CPU_TO_MEMORY_WEIGHT = 9;
-const GiB = 1024 ** 3;
-
 /** requested ÷ allocatable, 0 with nothing allocatable (such a node contributes nothing to the cost-weighted sums). */
-const ratio = (requested: number, allocatable: number): number => (allocatable > 0 ? requested / allocatable : 0);
+const ratio = shareOf;
 
 type PoolSums = NodePoolRollup & { costWeighted: CostWeightedSums; onDemandUsdPerHour: number | null };
-type NamespaceSums = NamespaceRollup & { cpuShareUsdPerHour: number; memoryShareUsdPerHour: number; awsSplitUsdPerHour: number };
+type NamespaceSums = NamespaceRollup &
+  Required<
+    Pick<
+      NamespaceRollup,
+      | 'cpuShareUsdPerHour'
+      | 'memoryShareUsdPerHour'
+      | 'awsSplitCostUsdPerHour'
+      | 'awsUnusedCostUsdPerHour'
+      | 'openCostUsdPerHour'
+      | 'usagePods'
+    >
+  >;
 
 /** Pods that occupy node capacity: bound to a node and not finished. */
 export const podCounts = (p: { nodeName: string | null; phase?: string }): boolean =>
@@ -35,8 +44,9 @@ export const podCounts = (p: { nodeName: string | null; phase?: string }): boole
 /**
  * From one Kubernetes snapshot: per node allocatable vs summed requests and price, then the rollups per
  * NodePool x capacity type (with the cost-weighted efficiency sums and the on-demand price of the same
- * instances) and per namespace x NodePool (request-share cost, its cpu and memory parts, AWS split cost),
- * which the dashboard reads. `onDemand` prices spot nodes at the on-demand rate (spot savings); without it
+ * instances) and per namespace x NodePool under the three attribution methods (core/attribution/): request share
+ * and its cpu and memory parts, AWS split cost allocation (split and unused cost), OpenCost; the dashboard reads them.
+ * Pods carrying `usage` feed max(request, usage) to AWS split and OpenCost; without it, their requests do. `onDemand` prices spot nodes at the on-demand rate (spot savings); without it
  * a NodePool with spot nodes has no on-demand equivalent (null).
  */
 export function buildSnapshotRows(s: KubeSnapshot, price: PriceLookup, onDemand?: OnDemandLookup) {
@@ -95,13 +105,39 @@ export function buildSnapshotRows(s: KubeSnapshot, price: PriceLookup, onDemand?
     pools.set(key, r);
   }
 
+  // AWS split and OpenCost divide a node's price over all its pods at once: computed node by node, kept per pod.
+  const podsByNode = new Map<string, PodRecord[]>();
+  for (const p of s.pods) {
+    if (!podCounts(p)) continue;
+    const list = podsByNode.get(p.nodeName ?? '');
+    if (list === undefined) podsByNode.set(p.nodeName ?? '', [p]);
+    else list.push(p);
+  }
   const nodeByName = new Map(nodes.map((n) => [n.nodeName, n]));
+  const perPod = new Map<PodRecord, { awsSplitUsd: number; awsUnusedUsd: number; openCostUsd: number; usageFed: boolean }>();
+  for (const n of s.nodes) {
+    const pods = podsByNode.get(n.name);
+    if (pods === undefined) continue;
+    const nodeUsd = nodeByName.get(n.name)?.usdPerHour ?? 0;
+    const aws = awsSplit({ costUsd: nodeUsd, capacity: instanceTypeCapacity(n), pods });
+    const oc = openCost({ costUsd: nodeUsd, capacity: nodeStatusCapacity(n), pods });
+    pods.forEach((p, i) =>
+      perPod.set(p, {
+        awsSplitUsd: aws.pods[i].splitCostUsd,
+        awsUnusedUsd: aws.pods[i].unusedCostUsd,
+        openCostUsd: oc.pods[i].totalUsd,
+        usageFed: aws.pods[i].usageFed,
+      }),
+    );
+  }
+
   const teamOf = new Map(s.namespaces.map((ns) => [ns.name, ns.team]));
   const spaces = new Map<string, NamespaceSums>();
   for (const p of s.pods) {
     if (!podCounts(p)) continue;
     const node = nodeByName.get(p.nodeName ?? '');
-    if (!node) continue;
+    const split = perPod.get(p);
+    if (!node || !split) continue;
     const pool = node.nodePool ?? '';
     const key = `${p.namespace}|${pool}`;
     const r: NamespaceSums = spaces.get(key) ?? {
@@ -114,7 +150,10 @@ export function buildSnapshotRows(s: KubeSnapshot, price: PriceLookup, onDemand?
       usdPerHour: 0,
       cpuShareUsdPerHour: 0,
       memoryShareUsdPerHour: 0,
-      awsSplitUsdPerHour: 0,
+      awsSplitCostUsdPerHour: 0,
+      awsUnusedCostUsdPerHour: 0,
+      openCostUsdPerHour: 0,
+      usagePods: 0,
     };
     const nodeUsd = node.usdPerHour ?? 0;
     r.pods += 1;
@@ -123,7 +162,10 @@ export function buildSnapshotRows(s: KubeSnapshot, price: PriceLookup, onDemand?
     r.usdPerHour += requestShareCost(nodeUsd, p.requests, node.allocatable);
     r.cpuShareUsdPerHour += nodeUsd * ratio(p.requests.cpuMillicores, node.allocatable.cpuMillicores);
     r.memoryShareUsdPerHour += nodeUsd * ratio(p.requests.memoryBytes, node.allocatable.memoryBytes);
-    r.awsSplitUsdPerHour += awsSplitPodCost(nodeUsd, p.requests, node.requested, node.allocatable);
+    r.awsSplitCostUsdPerHour += split.awsSplitUsd;
+    r.awsUnusedCostUsdPerHour += split.awsUnusedUsd;
+    r.openCostUsdPerHour += split.openCostUsd;
+    if (split.usageFed) r.usagePods += 1;
     spaces.set(key, r);
   }
   return {
@@ -133,40 +175,4 @@ export function buildSnapshotRows(s: KubeSnapshot, price: PriceLookup, onDemand?
     ),
     namespaceRollups: [...spaces.values()].sort((a, b) => a.namespace.localeCompare(b.namespace) || a.nodePool.localeCompare(b.nodePool)),
   };
-}
-
-/** USD/hour of a node charged to one pod: its weighted share of cpu and memory allocatable (capped at 1). */
-export function requestShareCost(nodeUsdPerHour: number, req: ResourceAmounts, alloc: ResourceAmounts, w = DEFAULT_WEIGHTS): number {
-  const cpuShare = alloc.cpuMillicores > 0 ? req.cpuMillicores / alloc.cpuMillicores : 0;
-  const memShare = alloc.memoryBytes > 0 ? req.memoryBytes / alloc.memoryBytes : 0;
-  return nodeUsdPerHour * Math.min(1, w.cpu * cpuShare + w.memory * memShare);
-}
-
-/** A node's hourly price divided between cpu and memory as AWS split cost allocation does: 9:1 per vCPU:GiB of allocatable. */
-export function awsSplitParts(nodeUsdPerHour: number, alloc: ResourceAmounts): { cpuUsdPerHour: number; memoryUsdPerHour: number } {
-  const cpuUnits = AWS_SPLIT_CPU_TO_MEMORY_WEIGHT * (alloc.cpuMillicores / 1000);
-  const memoryUnits = alloc.memoryBytes / GiB;
-  const units = cpuUnits + memoryUnits;
-  if (units <= 0) return { cpuUsdPerHour: 0, memoryUsdPerHour: 0 };
-  return { cpuUsdPerHour: (nodeUsdPerHour * cpuUnits) / units, memoryUsdPerHour: (nodeUsdPerHour * memoryUnits) / units };
-}
-
-/**
- * A pod's cost under AWS split cost allocation data for EKS, fed with requests only. AWS charges a pod
- * max(request, usage) ÷ allocatable of each resource's part of the price, then hands the instance's unused
- * part to the pods in proportion to their allocation. With requests only that sums to: each part × the
- * pod's share of the pods' total request (pod ÷ Σ pods), so a node's whole price is charged as long as its
- * pods request something of both resources; a part no pod requests stays idle. GPU weighting is not applied.
- */
-export function awsSplitPodCost(
-  nodeUsdPerHour: number,
-  pod: ResourceAmounts,
-  nodeRequested: ResourceAmounts,
-  alloc: ResourceAmounts,
-): number {
-  const parts = awsSplitParts(nodeUsdPerHour, alloc);
-  return (
-    parts.cpuUsdPerHour * ratio(pod.cpuMillicores, nodeRequested.cpuMillicores) +
-    parts.memoryUsdPerHour * ratio(pod.memoryBytes, nodeRequested.memoryBytes)
-  );
 }

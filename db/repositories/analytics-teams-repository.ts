@@ -16,12 +16,20 @@ export interface NamespaceSumsRow {
   team: string | null;
   /** Σ stored request-share cost (cpu/memory 50/50) × hours, USD. */
   requestShareUsd: number;
-  /** Σ cpu share × price × hours, USD, over rows that recorded it (likewise memory, AWS split). */
+  /** Σ cpu share × price × hours, USD, over rows that recorded it (likewise memory). */
   cpuShareUsd: number;
   memoryShareUsd: number;
-  awsSplitUsd: number;
   /** Σ stored 50/50 cost × hours of rows without the per-resource columns (written before migration 0003). */
   legacyRequestShareUsd: number;
+  /** Σ AWS split cost, AWS unused cost and OpenCost workload cost × hours, USD, over rows that recorded them. */
+  awsSplitCostUsd: number;
+  awsUnusedCostUsd: number;
+  openCostUsd: number;
+  /** Σ stored 50/50 cost × hours of rows without the AWS split and OpenCost figures (written before migration 0010). */
+  legacyMethodsUsd: number;
+  /** Σ pods × hours, and Σ pods whose usage fed AWS split and OpenCost × hours (rows since migration 0010). */
+  podHours: number;
+  usagePodHours: number;
 }
 
 export interface BucketNamespaceSumsRow extends NamespaceSumsRow {
@@ -36,8 +44,13 @@ const mapNamespaceSums = (r: RawNamespaceSums): NamespaceSumsRow => ({
   requestShareUsd: r.request_share_usd,
   cpuShareUsd: r.cpu_share_usd,
   memoryShareUsd: r.memory_share_usd,
-  awsSplitUsd: r.aws_split_usd,
   legacyRequestShareUsd: r.legacy_usd,
+  awsSplitCostUsd: r.aws_split_cost_usd,
+  awsUnusedCostUsd: r.aws_unused_cost_usd,
+  openCostUsd: r.opencost_usd,
+  legacyMethodsUsd: r.legacy_methods_usd,
+  podHours: r.pod_hours,
+  usagePodHours: r.usage_pod_hours,
 });
 
 export function createAnalyticsTeamsRepository(db: Db) {

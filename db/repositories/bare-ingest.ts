@@ -146,7 +146,10 @@ export function flattenSnapshot(w: SnapshotWrite): BareSnapshot {
       r.usdPerHour,
       r.cpuShareUsdPerHour ?? null,
       r.memoryShareUsdPerHour ?? null,
-      r.awsSplitUsdPerHour ?? null,
+      r.awsSplitCostUsdPerHour ?? null,
+      r.awsUnusedCostUsdPerHour ?? null,
+      r.openCostUsdPerHour ?? null,
+      r.usagePods ?? null,
     ]),
     nodeCount: s.nodes.length,
     podCount: s.pods.length,
@@ -196,7 +199,8 @@ export function createBareIngest(db: Db) {
       gpu_nodes_usd_per_hour, on_demand_usd_per_hour) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const namespaceRollup =
     db.prepare(`INSERT INTO snapshot_namespaces (snapshot_id, taken_at, namespace, nodepool, team, pods, req_cpu_m, req_memory_b, usd_per_hour,
-      cpu_share_usd_per_hour, memory_share_usd_per_hour, aws_split_usd_per_hour) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      cpu_share_usd_per_hour, memory_share_usd_per_hour, aws_split_cost_usd_per_hour, aws_unused_cost_usd_per_hour, opencost_usd_per_hour,
+      usage_pods) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   return {
     write: db.transaction((b: BareSnapshot): void => {
       for (const r of b.nodePools) nodePool.run(r);

@@ -57,8 +57,9 @@ export function createKubeRepository(db: Db) {
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const insertNamespaceRollup = db.prepare(`
     INSERT INTO snapshot_namespaces (snapshot_id, taken_at, namespace, nodepool, team, pods, req_cpu_m, req_memory_b, usd_per_hour,
-      cpu_share_usd_per_hour, memory_share_usd_per_hour, aws_split_usd_per_hour)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      cpu_share_usd_per_hour, memory_share_usd_per_hour, aws_split_cost_usd_per_hour, aws_unused_cost_usd_per_hour, opencost_usd_per_hour,
+      usage_pods)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const snapshotExists = db.prepare('SELECT id FROM snapshots WHERE taken_at = ?').pluck();
 
   // Hour and day rollups for range reads (migration 0006), settled in the same transaction.
@@ -183,7 +184,10 @@ export function createKubeRepository(db: Db) {
         r.usdPerHour,
         r.cpuShareUsdPerHour ?? null,
         r.memoryShareUsdPerHour ?? null,
-        r.awsSplitUsdPerHour ?? null,
+        r.awsSplitCostUsdPerHour ?? null,
+        r.awsUnusedCostUsdPerHour ?? null,
+        r.openCostUsdPerHour ?? null,
+        r.usagePods ?? null,
       );
     }
     rangeRollups.addSnapshot(id, at);

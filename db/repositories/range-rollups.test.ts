@@ -326,10 +326,29 @@ describe('keeping the rollups', () => {
       loadMigrations().filter((m) => m.version < 6),
     );
     old.exec(`ATTACH '${join(dir, 'in-order.db')}' AS src`);
-    for (const t of ['snapshots', 'snapshot_nodepools', 'snapshot_namespaces']) old.exec(`INSERT INTO main.${t} SELECT * FROM src.${t}`);
+    // The columns a database of that age had (later migrations added more to snapshot_namespaces).
+    for (const t of ['snapshots', 'snapshot_nodepools', 'snapshot_namespaces']) {
+      const cols = (old.prepare(`PRAGMA main.table_info(${t})`).all() as { name: string }[]).map((c) => c.name).join(', ');
+      old.exec(`INSERT INTO main.${t} (${cols}) SELECT ${cols} FROM src.${t}`);
+    }
     old.exec('DETACH src');
-    expect(migrate(old, loadMigrations())).toEqual(expect.arrayContaining([6, 7]));
-    for (const t of TABLES) expectSameRows(table(db, t), table(old, t));
+    expect(migrate(old, loadMigrations())).toEqual(expect.arrayContaining([6, 7, 10]));
+    // What 0010 added cannot be backfilled (the pods per node were not kept): compared apart below.
+    const ADDED_BY_0010 = [
+      'aws_split_cost_usd',
+      'aws_unused_cost_usd',
+      'opencost_usd',
+      'legacy_methods_usd',
+      'pod_hours',
+      'usage_pod_hours',
+    ];
+    const before0010 = (rows: Record<string, unknown>[]) =>
+      rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !ADDED_BY_0010.includes(k))));
+    for (const t of TABLES) expectSameRows(before0010(table(db, t)), before0010(table(old, t)));
+    // There, all of the request-share cost is legacy for AWS split and OpenCost, which fall back to it.
+    const namespaces = table(old, 'rollup_namespaces');
+    expect(namespaces.length).toBeGreaterThan(0);
+    for (const r of namespaces) expect([r.legacy_methods_usd, r.aws_split_cost_usd, r.opencost_usd]).toEqual([r.request_share_usd, 0, 0]);
     old.close();
   });
 });

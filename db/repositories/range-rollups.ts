@@ -3,7 +3,7 @@ import { INTERVAL_CAP_MS } from './analytics-intervals.js';
 import { type Coarsest, coarsestFor, DAY_MS, HOUR_MS, pieceParams, rangePieces, WEEK_MS } from './range-pieces.js';
 
 /**
- * The hour, day and week rollups of migrations 0006 and 0007: kept in step with each snapshot written, and read for ranges, so a
+ * The hour, day and week rollups of migrations 0006 and 0007 (namespace columns added by 0010): kept in step with each snapshot written, and read for ranges, so a
  * range's cost is a few dozen rollup rows plus the snapshots of its partial edge hours, whatever its length.
  *
  * A snapshot stands for the time until the next one, capped at INTERVAL_CAP_MS; the newest stands for nothing
@@ -45,13 +45,21 @@ const POOL_PLAIN: readonly (readonly [string, string])[] = [
   ['snap_usd_per_hour', 'p.usd_per_hour'],
 ];
 
-/** Hours-weighted namespace sums from a snapshot_namespaces row `n`. */
+/**
+ * Hours-weighted namespace sums from a snapshot_namespaces row `n`. (aws_split_usd of migration 0006 is retired by
+ * 0010: it was not AWS's method; the column stays, unwritten.)
+ */
 const NAMESPACE_WEIGHTED: readonly (readonly [string, (h: string) => string])[] = [
   ['request_share_usd', (h) => `${h} * n.usd_per_hour`],
   ['cpu_share_usd', (h) => `${h} * COALESCE(n.cpu_share_usd_per_hour, 0)`],
   ['memory_share_usd', (h) => `${h} * COALESCE(n.memory_share_usd_per_hour, 0)`],
-  ['aws_split_usd', (h) => `${h} * COALESCE(n.aws_split_usd_per_hour, 0)`],
   ['legacy_usd', (h) => `CASE WHEN n.cpu_share_usd_per_hour IS NULL THEN ${h} * n.usd_per_hour ELSE 0 END`],
+  ['aws_split_cost_usd', (h) => `${h} * COALESCE(n.aws_split_cost_usd_per_hour, 0)`],
+  ['aws_unused_cost_usd', (h) => `${h} * COALESCE(n.aws_unused_cost_usd_per_hour, 0)`],
+  ['opencost_usd', (h) => `${h} * COALESCE(n.opencost_usd_per_hour, 0)`],
+  ['legacy_methods_usd', (h) => `CASE WHEN n.aws_split_cost_usd_per_hour IS NULL THEN ${h} * n.usd_per_hour ELSE 0 END`],
+  ['pod_hours', (h) => `${h} * n.pods`],
+  ['usage_pod_hours', (h) => `${h} * COALESCE(n.usage_pods, 0)`],
 ];
 
 const names = (cols: readonly (readonly [string, unknown])[]): string => cols.map(([c]) => c).join(', ');
@@ -248,8 +256,13 @@ export interface RawNamespaceSums {
   request_share_usd: number;
   cpu_share_usd: number;
   memory_share_usd: number;
-  aws_split_usd: number;
   legacy_usd: number;
+  aws_split_cost_usd: number;
+  aws_unused_cost_usd: number;
+  opencost_usd: number;
+  legacy_methods_usd: number;
+  pod_hours: number;
+  usage_pod_hours: number;
 }
 
 /** Range reads over the rollups (plus the snapshots of partial edge hours), in the row shapes the repositories map. */

@@ -8,6 +8,7 @@
  */
 
 import type { NodeWindowRow, PoolSumsRow } from '../../db/repositories/analytics-packing-repository.js';
+import { DEFAULT_WEIGHTS, type ShareWeights } from '../../core/attribution/request-share.js';
 import { efficiencyRatio } from './efficiency.js';
 
 const MILLICORES_PER_VCPU = 1000;
@@ -46,13 +47,9 @@ export function addSums(a: PackingSums, b: PackingSums): PackingSums {
   return out;
 }
 
-/** cpu and memory weights of a request-share split; they add up to 1. */
-export interface ShareWeights {
-  cpu: number;
-  memory: number;
-}
-
-export const DEFAULT_SHARE_WEIGHTS: ShareWeights = { cpu: 0.5, memory: 0.5 };
+// The request-share weights are declared with the method (core/attribution/request-share.ts).
+export type { ShareWeights };
+export const DEFAULT_SHARE_WEIGHTS: Readonly<ShareWeights> = DEFAULT_WEIGHTS;
 
 export interface PackingStats {
   nodesAvg: number;

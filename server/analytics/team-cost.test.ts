@@ -3,32 +3,50 @@ import { allocateCents, toCents } from './cents.js';
 import { attributeTeamCost, type NamespaceCostSums, type PoolCostSums, type TeamCostOptions } from './team-cost.js';
 
 /*
- * One general node, 4 vCPU / 16 GiB at $1.00/h, for 1 hour (node cost $1.00):
+ * One general node, 4 vCPU / 16 GiB at $1.00/h, for 1 hour (node cost $1.00), its capacity its allocatable:
  *   web  (team web)  requests 1 vCPU + 8 GiB: cpu share 0.25, memory share 0.50
  *   jobs (team data) requests 1 vCPU + 0 GiB: cpu share 0.25, memory share 0
  * Σ price × cpu efficiency = 0.50, Σ price × memory efficiency = 0.50.
- * AWS split: 9 × 4 + 16 = 52 units; cpu part 36/52, memory part 16/52; web has 1/2 of the pods' cpu and all their memory.
+ * AWS split: 9 × 4 + 16 = 52 units, 9/52 per vCPU, 1/52 per GiB. Split: web 9/52 + 8/52 = 17/52, jobs 9/52. Unused:
+ *   2 vCPU (18/52, half each) and 8 GiB (8/52, all web's: jobs allocates no memory): web 17/52, jobs 9/52.
+ * OpenCost: 4 × 7.460703 + 16 = 45.842813 GiB-equivalents: $0.0218137 per GiB, $0.1627453 per core:
+ *   web 0.1627453 + 8 × 0.0218137 = 0.3372547, jobs 0.1627453; idle 0.5.
  */
-const web: NamespaceCostSums = {
-  namespace: 'web',
+const sums = (o: Partial<NamespaceCostSums>): NamespaceCostSums => ({
+  namespace: 'x',
   nodePool: 'general',
+  team: null,
+  requestShareUsd: 0,
+  cpuShareUsd: 0,
+  memoryShareUsd: 0,
+  legacyRequestShareUsd: 0,
+  awsSplitCostUsd: 0,
+  awsUnusedCostUsd: 0,
+  openCostUsd: 0,
+  legacyMethodsUsd: 0,
+  podHours: 1,
+  usagePodHours: 0,
+  ...o,
+});
+const web = sums({
+  namespace: 'web',
   team: 'web',
   requestShareUsd: 0.375,
   cpuShareUsd: 0.25,
   memoryShareUsd: 0.5,
-  awsSplitUsd: 18 / 52 + 16 / 52,
-  legacyRequestShareUsd: 0,
-};
-const jobs: NamespaceCostSums = {
+  awsSplitCostUsd: 17 / 52,
+  awsUnusedCostUsd: 17 / 52,
+  openCostUsd: 0.3372547,
+});
+const jobs = sums({
   namespace: 'jobs',
-  nodePool: 'general',
   team: 'data',
   requestShareUsd: 0.125,
   cpuShareUsd: 0.25,
-  memoryShareUsd: 0,
-  awsSplitUsd: 18 / 52,
-  legacyRequestShareUsd: 0,
-};
+  awsSplitCostUsd: 9 / 52,
+  awsUnusedCostUsd: 9 / 52,
+  openCostUsd: 0.1627453,
+});
 const pools: PoolCostSums[] = [{ nodePool: 'general', costUsd: 1, costWeightedCpuUsd: 0.5, costWeightedMemoryUsd: 0.5 }];
 const opts = (o: Partial<TeamCostOptions> = {}): TeamCostOptions => ({
   method: 'request-share',
@@ -74,13 +92,55 @@ describe('attributeTeamCost', () => {
     expect(r.totals).toMatchObject({ teamsUsd: 1, idleUsd: 0 });
   });
 
-  it('AWS split: the whole node goes to its pods', () => {
-    // web 34/52 = 0.6538, data 18/52 = 0.3462 -> 65 + 35 cents (largest remainder), idle 0
+  it("AWS split, idle as a line: AWS's split cost per team, the unused capacity's cost as idle", () => {
+    // web 17/52 = 32.69 cents, data 9/52 = 17.31, idle 26/52 = 50 -> the missing cent to web (largest remainder).
     const r = attributeTeamCost([web, jobs], pools, opts({ method: 'aws-split' }));
+    expect(lines(r)).toEqual([
+      ['team', 'web', 0.33],
+      ['team', 'data', 0.17],
+      ['idle', null, 0.5],
+    ]);
+    expect(r.totals.residualUsd).toBe(0);
+  });
+
+  it("AWS split, idle spread: the unused cost goes to the pods as AWS hands it (AWS's total split cost)", () => {
+    // web 34/52 = 65.38 cents, data 18/52 = 34.62 -> 65 + 35; nothing left unassigned.
+    const r = attributeTeamCost([web, jobs], pools, opts({ method: 'aws-split', idle: 'spread' }));
     expect(lines(r)).toEqual([
       ['team', 'web', 0.65],
       ['team', 'data', 0.35],
-      ['idle', null, 0],
+    ]);
+    expect(r.rows.map((l) => l.idleSpreadUsd)).toEqual([0.33, 0.17]);
+  });
+
+  it('AWS split, idle spread with unassigned cost left (a node without pods): handed first, the rest by cost', () => {
+    // + batch pool $0.30 with no pods: unassigned under AWS, spread to nobody (no team there) -> its own idle line.
+    const r = attributeTeamCost(
+      [web, jobs],
+      [...pools, { nodePool: 'batch', costUsd: 0.3, costWeightedCpuUsd: 0, costWeightedMemoryUsd: 0 }],
+      opts({ method: 'aws-split', idle: 'spread' }),
+    );
+    expect(lines(r)).toEqual([
+      ['team', 'web', 0.65],
+      ['team', 'data', 0.35],
+      ['idle', null, 0.3],
+    ]);
+    // On general alone with $0.13 more than AWS assigned (as if a podless node ran there): handed 17/52 and 9/52,
+    // then 0.13 split 34 : 18 -> web 0.6538 + 0.0850 = 0.7388, data 0.3462 + 0.0450 = 0.3912.
+    const more = attributeTeamCost([web, jobs], [{ ...pools[0], costUsd: 1.13 }], opts({ method: 'aws-split', idle: 'spread' }));
+    expect(lines(more)).toEqual([
+      ['team', 'web', 0.74],
+      ['team', 'data', 0.39],
+    ]);
+  });
+
+  it('OpenCost: workload cost per team, the rest idle', () => {
+    // web 33.73 cents, data 16.27, idle 50.00 -> the missing cent to web.
+    const r = attributeTeamCost([web, jobs], pools, opts({ method: 'opencost' }));
+    expect(lines(r)).toEqual([
+      ['team', 'web', 0.34],
+      ['team', 'data', 0.16],
+      ['idle', null, 0.5],
     ]);
   });
 
@@ -105,7 +165,7 @@ describe('attributeTeamCost', () => {
   });
 
   it('says so when snapshots predate the per-resource shares, and keeps their 50/50 cost', () => {
-    const old = { ...jobs, cpuShareUsd: 0, memoryShareUsd: 0, awsSplitUsd: 0, legacyRequestShareUsd: 0.125 };
+    const old = { ...jobs, cpuShareUsd: 0, memoryShareUsd: 0, legacyRequestShareUsd: 0.125 };
     const r = attributeTeamCost([web, old], pools, opts({ weights: { cpu: 0.7, memory: 0.3 } }));
     // web 0.325, data keeps its stored 0.125, idle 1 − 0.45 = 0.55; the one cent of the two halves goes to the first line.
     expect(lines(r)).toEqual([
@@ -114,6 +174,49 @@ describe('attributeTeamCost', () => {
       ['idle', null, 0.55],
     ]);
     expect(r.notes).toHaveLength(1);
+  });
+});
+
+/*
+ * The node of core/rollup.test.ts "one node, three methods" ($0.52/h, an m5.xlarge with allocatable 3.5 vCPU / 14 GiB;
+ * web 1.75 vCPU + 3.5 GiB, jobs 0.7 vCPU + 7 GiB), for one hour: the three methods differ and each adds up, in cents.
+ */
+describe('attributeTeamCost: one node where the three methods differ', () => {
+  const w = sums({
+    namespace: 'web',
+    team: 'web',
+    requestShareUsd: 0.195,
+    cpuShareUsd: 0.26,
+    memoryShareUsd: 0.13,
+    awsSplitCostUsd: 0.1925,
+    awsUnusedCostUsd: 0.1179762,
+    openCostUsd: 0.1877991,
+  });
+  const j = sums({
+    namespace: 'jobs',
+    team: 'data',
+    requestShareUsd: 0.182,
+    cpuShareUsd: 0.104,
+    memoryShareUsd: 0.26,
+    awsSplitCostUsd: 0.133,
+    awsUnusedCostUsd: 0.0765238,
+    openCostUsd: 0.1386411,
+  });
+  // Σ price × cpu efficiency 0.52 × 2.45/3.5 = 0.364, memory 0.52 × 10.5/14 = 0.39.
+  const node: PoolCostSums[] = [{ nodePool: 'general', costUsd: 0.52, costWeightedCpuUsd: 0.364, costWeightedMemoryUsd: 0.39 }];
+
+  it.each([
+    // cents: web, data, idle (largest remainder to the line with the biggest fraction of a cent)
+    ['request share: 19.5, 18.2, 14.3', opts(), [0.2, 0.18, 0.14]],
+    ['AWS split, idle as a line: 19.25, 13.3, 19.45', opts({ method: 'aws-split' }), [0.19, 0.13, 0.2]],
+    ['AWS split, idle spread: 31.05, 20.95', opts({ method: 'aws-split', idle: 'spread' }), [0.31, 0.21]],
+    ['OpenCost: 18.78, 13.86, 19.36', opts({ method: 'opencost' }), [0.19, 0.14, 0.19]],
+  ] as [string, TeamCostOptions, number[]][])('%s', (_name, o, expected) => {
+    const r = attributeTeamCost([w, j], node, o);
+    expect(r.rows.map((l) => l.costUsd)).toEqual(expected);
+    expect(r.rows.reduce((t, l) => t + Math.round(l.costUsd * 100), 0)).toBe(52);
+    expect(r.totals.nodeCostUsd).toBe(0.52);
+    expect(Math.abs(r.totals.residualUsd)).toBeLessThan(1e-9);
   });
 });
 

@@ -84,8 +84,13 @@ const ns = (
   requestShareUsd,
   cpuShareUsd: requestShareUsd,
   memoryShareUsd: requestShareUsd,
-  awsSplitUsd: requestShareUsd,
   legacyRequestShareUsd,
+  awsSplitCostUsd: requestShareUsd,
+  awsUnusedCostUsd: 0,
+  openCostUsd: requestShareUsd,
+  legacyMethodsUsd: 0,
+  podHours: 1,
+  usagePodHours: 0,
 });
 const pool = (bucketStartMs: number, costUsd: number, cw: number) => ({
   bucketStartMs,
@@ -138,7 +143,18 @@ describe('teamCostSeries', () => {
 
   it('says once for the whole range how much cost predates the per-resource shares ($0.20 + $0.05)', () => {
     const legacy = [ns(T, 'web', 'web', 0.375, 0.2), ns(T + DAY, 'web', 'web', 0.1, 0.05)];
-    const { notes } = teamCostSeries(buckets, legacy, pools, { ...opts, method: 'aws-split' });
+    const { notes } = teamCostSeries(buckets, legacy, pools, { ...opts, weights: { cpu: 0.7, memory: 0.3 } });
     expect(notes).toEqual(['$0.25 of team cost comes from snapshots stored before per-resource shares were recorded: split 50/50 there.']);
+  });
+
+  it('likewise for cost that predates AWS split and OpenCost (migration 0010): $0.30 + $0.10', () => {
+    const legacy = [
+      { ...ns(T, 'web', 'web', 0.375), legacyMethodsUsd: 0.3 },
+      { ...ns(T + DAY, 'web', 'web', 0.1), legacyMethodsUsd: 0.1 },
+    ];
+    expect(teamCostSeries(buckets, legacy, pools, { ...opts, method: 'opencost' }).notes).toEqual([
+      '$0.40 of team cost comes from snapshots stored before OpenCost was recorded (before migration 0010): split by request share 50/50 there.',
+    ]);
+    expect(teamCostSeries(buckets, legacy, pools, opts).notes).toEqual([]);
   });
 });

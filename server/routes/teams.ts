@@ -22,7 +22,7 @@ export async function teamsRoutes(app: FastifyInstance, opts: { teams: TeamsServ
     {
       schema: {
         summary:
-          'Node cost split over teams by request share (or AWS split cost allocation), idle per NodePool; cents add up to the node cost',
+          'Node cost split over teams by request share, AWS split cost allocation or OpenCost (method=), idle per NodePool; cents add up to the node cost',
         tags: ['teams'],
         produces: TABLE_PRODUCES,
         querystring: TeamCostQuerySchema,

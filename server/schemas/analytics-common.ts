@@ -36,7 +36,8 @@ export const ANALYTICS_QUERY_PARAM_HINTS: Readonly<Record<string, string>> = {
   label: 'a Kubernetes label key like team or example.com/team',
   weights: 'two numbers for cpu and memory that add up to 1, like 0.5,0.5 or 0.7,0.3',
   idle: '"line" (idle cost as its own line per NodePool) or "spread" (idle cost spread over the teams by share)',
-  method: '"request-share" (weighted cpu/memory request share) or "aws-split" (AWS split cost allocation, from requests)',
+  method:
+    '"request-share" (weighted cpu/memory request share), "aws-split" (AWS split cost allocation data for EKS) or "opencost" (the OpenCost specification)',
   groupBy: '"team" or "namespace"',
   event: 'an event id from /api/consolidation/events, like 1793523600000-general-5xzjd',
   kind: '"disruption", "blocked" or "all"',

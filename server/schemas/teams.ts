@@ -2,18 +2,45 @@ import { Type, type Static } from '@sinclair/typebox';
 import { LABEL_KEY_PATTERN, Nullable, rangeQueryProperties, TEAM_PATTERN, WEIGHTS_PATTERN } from './analytics-common.js';
 
 /**
- * Team attribution (GET /api/teams/cost): each node's cost over the range split over its pods.
+ * Team attribution (GET /api/teams/cost): each node's cost over the range split over its pods, by one of three
+ * methods (core/attribution/; named with their source in `methodInfo`):
  *
  * method=request-share (default): a pod's share of a node-hour is w_cpu × pod cpu ÷ node allocatable cpu
  * + w_memory × pod memory ÷ node allocatable memory (weights default 0.5,0.5); what no pod requested is idle.
  *
- * method=aws-split: AWS split cost allocation data for EKS, fed with requests only (usage is not collected):
- * the node price is divided between cpu and memory by 9:1 per vCPU:GiB, each part split over the node's
- * pods by their request share, which hands the node's unused capacity to its pods proportionally; only
- * nodes without requesting pods leave idle cost.
+ * method=aws-split: AWS split cost allocation data for EKS as AWS defines it: the instance's cost divided over the
+ * instance type's vCPU and GB weighted 9:1, each pod charged its split usage ratio of max(used, reserved); the
+ * unused capacity's cost is the idle line (idle=line) or handed to the pods as AWS does (idle=spread).
  *
+ * method=opencost: the OpenCost specification: the node's price split into CPU and RAM prices by OpenCost's base
+ * prices over its capacity, each pod charged max(request, usage) × those prices; the rest is idle.
+ *
+ * AWS split and OpenCost take usage where it is collected and requests alone otherwise; `feed` says which.
  * Rows are in cents that add up exactly: Σ team rows + Σ idle rows = node cost (largest-remainder rounding).
  */
+
+export const TeamMethodSchema = Type.Union([Type.Literal('request-share'), Type.Literal('aws-split'), Type.Literal('opencost')]);
+
+/** The method as the dashboard names it, and where its definition comes from. */
+export const TeamMethodInfoSchema = Type.Object({
+  id: TeamMethodSchema,
+  name: Type.String(),
+  /** Whose definition it follows, by name. */
+  source: Type.String(),
+  /** Where that definition is published; null for request share (this project's README). */
+  url: Nullable(Type.String()),
+  definition: Type.String(),
+});
+
+/** What fed the method over the range. */
+export const TeamMethodFeedSchema = Type.Object({
+  /** not-applicable: requests by definition; none: requests only (no usage collected); partial / all: max(request, usage). */
+  usage: Type.Union([Type.Literal('not-applicable'), Type.Literal('none'), Type.Literal('partial'), Type.Literal('all')]),
+  /** Pod-hours with usage ÷ pod-hours; null when unknown or not applicable. */
+  usagePodHoursShare: Nullable(Type.Number()),
+  /** In words, e.g. "AWS split cost allocation fed by requests only (no usage collected): …". */
+  note: Type.String(),
+});
 
 /** The parameters of GET /api/teams/cost, shared by the series. */
 const teamCostQueryProperties = {
@@ -21,7 +48,7 @@ const teamCostQueryProperties = {
   team: Type.Optional(
     Type.String({ pattern: TEAM_PATTERN, maxLength: 63, description: 'Only this team (or namespace with groupBy=namespace).' }),
   ),
-  method: Type.Optional(Type.Union([Type.Literal('request-share'), Type.Literal('aws-split')])),
+  method: Type.Optional(TeamMethodSchema),
   weights: Type.Optional(
     Type.String({ pattern: WEIGHTS_PATTERN, maxLength: 20, description: 'cpu,memory weights (request-share). Default 0.5,0.5.' }),
   ),
@@ -54,7 +81,7 @@ export const TeamCostRowSchema = Type.Object({
   costUsd: Type.Number(),
   /** costUsd ÷ the node cost of the range. */
   share: Nullable(Type.Number()),
-  /** Idle spread into this row (idle=spread), USD, included in costUsd. */
+  /** Idle spread into this row (idle=spread; under aws-split AWS's unused cost first), USD, included in costUsd. */
   idleSpreadUsd: Type.Number(),
 });
 export type TeamCostRow = Static<typeof TeamCostRowSchema>;
@@ -70,10 +97,12 @@ const TeamCostTotalsSchema = Type.Object({
   /** Σ node price × hours over the range, USD, rounded to cents. */
   nodeCostUsd: Type.Number(),
   teamsUsd: Type.Number(),
+  /** Node cost − team lines; under opencost it can be negative where usage above requests passed a node's capacity. */
   idleUsd: Type.Number(),
   /**
    * Node cost − team lines − idle as computed independently from the NodePool rollup (Σ price × (1 − weighted
    * efficiency)), before rounding, USD: ~0 when the rollups agree. The idle lines absorb it so the rows add up.
+   * 0 for aws-split and opencost (no independent figure).
    */
   residualUsd: Type.Number(),
 });
@@ -81,8 +110,10 @@ const TeamCostTotalsSchema = Type.Object({
 export const TeamCostResponseSchema = Type.Object({
   from: Type.String(),
   to: Type.String(),
-  method: Type.Union([Type.Literal('request-share'), Type.Literal('aws-split')]),
-  /** null for aws-split. */
+  method: TeamMethodSchema,
+  methodInfo: TeamMethodInfoSchema,
+  feed: TeamMethodFeedSchema,
+  /** null for aws-split and opencost. */
   weights: Nullable(Type.Object({ cpu: Type.Number(), memory: Type.Number() })),
   idle: Type.Union([Type.Literal('line'), Type.Literal('spread')]),
   label: Type.String(),
@@ -131,7 +162,9 @@ export const TeamCostSeriesResponseSchema = Type.Object({
   from: Type.String(),
   to: Type.String(),
   bucket: Type.Union([Type.Literal('day'), Type.Literal('week')]),
-  method: Type.Union([Type.Literal('request-share'), Type.Literal('aws-split')]),
+  method: TeamMethodSchema,
+  methodInfo: TeamMethodInfoSchema,
+  feed: TeamMethodFeedSchema,
   weights: Nullable(Type.Object({ cpu: Type.Number(), memory: Type.Number() })),
   idle: Type.Union([Type.Literal('line'), Type.Literal('spread')]),
   label: Type.String(),

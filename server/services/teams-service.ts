@@ -6,6 +6,7 @@ import { DEFAULT_SHARE_WEIGHTS, sumByNodePool } from '../analytics/packing.js';
 import { parseWeights } from '../analytics/query-params.js';
 import { isoInstant, QueryParamError } from '../analytics/range.js';
 import { attributeTeamCost, type TeamCostOptions } from '../analytics/team-cost.js';
+import { methodFeed, TEAM_METHODS } from '../analytics/team-methods.js';
 import { BUCKET_MS, defaultBucket, seriesBuckets, teamCostSeries } from '../analytics/team-series.js';
 import type { TeamCostQuery, TeamCostResponse, TeamCostSeriesQuery, TeamCostSeriesResponse } from '../schemas/teams.js';
 import { rangeOf, type RangeContext } from './analytics-range.js';
@@ -15,8 +16,9 @@ export function createTeamsService(teams: AnalyticsTeamsRepository, packing: Ana
   /** The query's split options and the response fields that echo them. */
   const optionsOf = (q: TeamCostQuery) => {
     const method = q.method ?? 'request-share';
-    if (method === 'aws-split' && q.weights !== undefined) {
-      throw new QueryParamError('weights', 'cannot be combined with method=aws-split (AWS split weighs cpu and memory 9:1 per vCPU:GiB)');
+    if (method !== 'request-share' && q.weights !== undefined) {
+      const own = method === 'aws-split' ? 'AWS split weighs a vCPU 9 times a GB' : 'OpenCost weighs a core by its base prices';
+      throw new QueryParamError('weights', `applies to method=request-share only, not method=${method} (${own})`);
     }
     const weights = q.weights === undefined ? DEFAULT_SHARE_WEIGHTS : parseWeights('weights', q.weights);
     const label = q.label ?? DEFAULT_TEAM_LABEL;
@@ -34,7 +36,7 @@ export function createTeamsService(teams: AnalyticsTeamsRepository, packing: Ana
       notes.push(`Teams come from the namespace label "${label}"; pod labels other than "${DEFAULT_TEAM_LABEL}" are not stored.`);
     }
     const options: TeamCostOptions = { method, weights, idle, teamOf };
-    const echo = { method, weights: method === 'aws-split' ? null : weights, idle, label, groupBy };
+    const echo = { method, methodInfo: TEAM_METHODS[method], weights: method === 'request-share' ? weights : null, idle, label, groupBy };
     return { options, echo, notes };
   };
   const onlyTeam =
@@ -52,12 +54,14 @@ export function createTeamsService(teams: AnalyticsTeamsRepository, packing: Ana
         costWeightedCpuUsd: s.costWeightedCpuUsd,
         costWeightedMemoryUsd: s.costWeightedMemoryUsd,
       }));
-      const result = attributeTeamCost(teams.namespaceSums(range), pools, options);
+      const namespaces = teams.namespaceSums(range);
+      const result = attributeTeamCost(namespaces, pools, options);
       const only = onlyTeam(q);
       return {
         from: isoInstant(range.fromMs),
         to: isoInstant(range.toMs),
         ...echo,
+        feed: methodFeed(options.method, namespaces),
         rows: only(result.rows),
         teams: only(result.teams),
         totals: result.totals,
@@ -79,18 +83,15 @@ export function createTeamsService(teams: AnalyticsTeamsRepository, packing: Ana
       const { options, echo, notes } = optionsOf(q);
       const bucket = q.bucket ?? defaultBucket(range.fromMs, range.toMs);
       const cut = { ...range, bucketMs: BUCKET_MS[bucket], originMs: range.fromMs };
-      const series = teamCostSeries(
-        seriesBuckets(range.fromMs, range.toMs, cut.bucketMs),
-        teams.bucketNamespaceSums(cut),
-        packing.bucketSums(cut),
-        options,
-      );
+      const namespaces = teams.bucketNamespaceSums(cut);
+      const series = teamCostSeries(seriesBuckets(range.fromMs, range.toMs, cut.bucketMs), namespaces, packing.bucketSums(cut), options);
       const only = onlyTeam(q);
       return {
         from: isoInstant(range.fromMs),
         to: isoInstant(range.toMs),
         bucket,
         ...echo,
+        feed: methodFeed(options.method, namespaces),
         buckets: series.buckets.map((b) => ({
           from: isoInstant(b.fromMs),
           to: isoInstant(b.toMs),

@@ -164,6 +164,42 @@ describe('filters live in the URL', () => {
     await close();
   });
 
+  it('the Teams method switch offers three methods, each named with the source of its definition; idle stays shown', async () => {
+    const { page, errors, close } = await openPage(d.browser);
+    await page.goto(`${d.baseUrl}/teams?range=1d`);
+    const note = page.getByTestId('team-method-note');
+    const table = page.getByTestId('team-table');
+    await expect.poll(() => note.innerText()).toMatch(/^Request share\./);
+    await expect(note.innerText()).resolves.toContain('Definition: NodePool Ledger');
+    await expect(page.getByTestId('team-method-feed').count()).resolves.toBe(0);
+    const switchTo = async (label: string, param: string) => {
+      await page.getByRole('radiogroup', { name: 'Split method' }).getByRole('radio', { name: label }).click();
+      await expect.poll(() => new URL(page.url()).searchParams.get('method')).toBe(param);
+    };
+
+    await switchTo('AWS split', 'aws-split');
+    await expect.poll(() => note.innerText()).toMatch(/^AWS split cost allocation\./);
+    const aws = note.getByRole('link', { name: /AWS Data Exports User Guide/ });
+    await expect(aws.getAttribute('href')).resolves.toBe(
+      'https://docs.aws.amazon.com/cur/latest/userguide/example-split-cost-allocation-data.html',
+    );
+    await expect(page.getByTestId('team-method-feed').innerText()).resolves.toContain('fed by requests only (no usage collected)');
+    await expect.poll(() => table.locator('tbody th', { hasText: 'Idle (unused capacity)' }).count()).toBeGreaterThan(0);
+
+    await switchTo('OpenCost', 'opencost');
+    await expect.poll(() => note.innerText()).toMatch(/^OpenCost\./);
+    await expect(note.getByRole('link', { name: /OpenCost Specification/ }).getAttribute('href')).resolves.toMatch(
+      /^https:\/\/github\.com\/opencost\/opencost\/.*spec/,
+    );
+    await expect(page.getByTestId('team-method-feed').innerText()).resolves.toContain('fed by requests only (no usage collected)');
+    await expect.poll(() => table.locator('tbody th', { hasText: 'Idle (charged to no pod)' }).count()).toBeGreaterThan(0);
+    await page.locator('[data-testid="team-chart"] .recharts-bar-rectangle path').first().waitFor();
+    await expect.poll(() => page.getByTestId('team-chart').getByText('Idle (charged to no pod)').count()).toBe(1);
+    await screenshot(page, 'teams-opencost');
+    expect(errors).toEqual([]);
+    await close();
+  });
+
   it('the Teams chart asks for all its days in one series request', async () => {
     const { page, close } = await openPage(d.browser);
     const asked: string[] = [];

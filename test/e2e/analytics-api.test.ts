@@ -31,6 +31,14 @@ import type { TeamCostResponse } from '../../server/schemas/teams.js';
  *   Before 10:00 general cpu 3 / 8 = 0.375, memory 4 / 32 = 0.125; after 3 / 4 = 0.75, 4 / 16 = 0.25.
  *   Request share 50/50: web 0.5 × (1.5/4 + 2/16) × 0.20 = $0.05/h × 2 h = $0.10; data on general the same $0.10;
  *   data on batch 0.5 × (1/2 + 1/4) × 0.06 = $0.0225/h × 2 h = $0.045; idle general 0.60 − 0.20 = $0.40, batch $0.075.
+ *   AWS split (no instance labels or status.capacity here: allocatable stands in): a general node is 9 × 4 + 16 = 52
+ *   units, $0.2 × 9/52 per vCPU, $0.2/52 per GiB; a pod of 1.5 vCPU + 2 GiB splits 3.1/52 per hour, alone or with the
+ *   other (3 vCPU, 4 GiB fit). Over 2 h web and data each split 6.2/52 = $0.1192 on general; batch (18 + 4 = 22 units)
+ *   1 vCPU + 1 GiB = $0.06 × (9 + 1)/22 = $0.0273/h, $0.0545. Idle (AWS's unused cost) general 0.60 − 0.2385 = $0.3615,
+ *   batch $0.0655. Spread as AWS hands it: every node's unused cost goes to its pods, web 0.30, data 0.30 + 0.12.
+ *   OpenCost: a general node's $0.20 over 4 × 7.460703 + 16 = 45.842813 GiB-equivalents ($0.0043627 per GiB,
+ *   $0.0325491 per core): 1.5 vCPU + 2 GiB = $0.0575491/h, $0.1151 over 2 h; batch 2 × 7.460703 + 4 = 18.921407
+ *   ($0.0031710 per GiB, $0.0236583 per core): $0.0268290/h, $0.0537. Idle general 0.60 − 0.2302 = $0.3698, batch $0.0663.
  */
 
 const GiB = 1024 ** 3;
@@ -268,13 +276,37 @@ describe('GET /api/teams/cost', () => {
       { kind: 'team', team: 'web', costUsd: 0.15 },
       { kind: 'idle', team: null, costUsd: 0.36 },
     ]);
-    // AWS split: each node's price goes to its pods: web 0.20 + 0.10, data 0.20 + 0.10 + 0.12, no idle
+    // AWS split, idle as a line: cents 5.45 (data batch), 11.92 (data general), 11.92 (web), 6.55 and 36.15 (idle):
+    // the 3 missing cents to the largest remainders (.923, .923, .545).
     const aws = (await get<TeamCostResponse>(`/api/teams/cost?${RANGE}&method=aws-split`)).body;
-    expect(aws.teams).toEqual([
+    expect(aws.rows.map((r) => [r.kind, r.team, r.nodePool, r.costUsd])).toEqual([
+      ['team', 'data', 'batch', 0.05],
+      ['team', 'data', 'general', 0.12],
+      ['team', 'web', 'general', 0.12],
+      ['idle', null, 'batch', 0.07],
+      ['idle', null, 'general', 0.36],
+    ]);
+    expect(aws.methodInfo).toMatchObject({ id: 'aws-split', name: 'AWS split cost allocation' });
+    expect(aws.feed).toMatchObject({ usage: 'none', usagePodHoursShare: 0 });
+    expect(aws.feed.note).toContain('fed by requests only (no usage collected)');
+    expect(aws.weights).toBeNull();
+    // ... and spread as AWS hands it: every node's unused cost to its pods, web 0.30, data 0.30 + 0.12, no idle.
+    const awsSpread = (await get<TeamCostResponse>(`/api/teams/cost?${RANGE}&method=aws-split&idle=spread`)).body;
+    expect(awsSpread.teams).toEqual([
       { kind: 'team', team: 'data', costUsd: 0.42 },
       { kind: 'team', team: 'web', costUsd: 0.3 },
-      { kind: 'idle', team: null, costUsd: 0 },
     ]);
+    // OpenCost: cents 5.37, 11.51, 11.51, 6.63, 36.98: the 3 missing cents to .980, .634 and the first .510.
+    const opencost = (await get<TeamCostResponse>(`/api/teams/cost?${RANGE}&method=opencost`)).body;
+    expect(opencost.rows.map((r) => [r.kind, r.team, r.nodePool, r.costUsd])).toEqual([
+      ['team', 'data', 'batch', 0.05],
+      ['team', 'data', 'general', 0.12],
+      ['team', 'web', 'general', 0.11],
+      ['idle', null, 'batch', 0.07],
+      ['idle', null, 'general', 0.37],
+    ]);
+    expect(opencost.methodInfo.source).toMatch(/OpenCost Specification/);
+    expect(opencost.totals).toMatchObject({ nodeCostUsd: 0.72, teamsUsd: 0.28, idleUsd: 0.44, residualUsd: 0 });
     // idle spread: general 0.40 split 0.10 : 0.10; batch 0.075 to data
     const spread = (await get<TeamCostResponse>(`/api/teams/cost?${RANGE}&idle=spread`)).body;
     expect(spread.teams).toEqual([
@@ -284,6 +316,66 @@ describe('GET /api/teams/cost', () => {
     const owner = (await get<TeamCostResponse>(`/api/teams/cost?${RANGE}&label=example.com/owner&team=analytics`)).body;
     expect(owner.teams).toEqual([{ kind: 'team', team: 'analytics', costUsd: 0.15 }]);
     expect(owner.notes[0]).toMatch(/namespace label "example.com\/owner"/);
+  });
+});
+
+/*
+ * Usage, once collected, feeds AWS split and OpenCost (max(request, usage)) and never the request share. A database of
+ * its own: node-a alone with web-1 (1.5 vCPU + 2 GiB) at 12:00 and 12:15 (12:30 the newest, weighing nothing); at
+ * 12:00 web-1 used 3 vCPU and 1 GiB, at 12:15 no usage was collected: half of the pod-hours had usage. Node cost
+ * $0.20 × 0.5 h = $0.10.
+ *   request share: 0.5 × (1.5/4 + 2/16) × 0.20 × 0.5 h = $0.025 -> 2.5 + 7.5 cents, the tie to the first line: 0.03.
+ *   AWS split: (3 × 1.8 + 2 × 0.2)/52 × 0.25 h + (1.5 × 1.8 + 2 × 0.2)/52 × 0.25 h = 2.225/52 = $0.0428 (0.03 from
+ *   requests alone). OpenCost: (3 × 0.0325491 + 2 × 0.0043627) × 0.25 + 0.0575491 × 0.25 = $0.0410.
+ */
+describe('GET /api/teams/cost with usage collected for part of the range', () => {
+  let usageDir: string;
+  let usageDb: Db;
+  let usageApp: FastifyInstance;
+  beforeAll(async () => {
+    usageDir = mkdtempSync(join(tmpdir(), 'ledger-analytics-usage-'));
+    usageDb = openDb({ path: join(usageDir, 'ledger.db') });
+    const kube = createKubeRepository(usageDb);
+    const a = node('node-a', 'general', 'on-demand', 4000, 16);
+    for (const [hhmm, usage] of [
+      ['12:00', { cpuMillicores: 3000, memoryBytes: 1 * GiB }],
+      ['12:15', undefined],
+      ['12:30', undefined],
+    ] as const) {
+      const s: KubeSnapshot = {
+        takenAt: at(hhmm),
+        nodePools: [],
+        namespaces: [{ name: 'web', team: 'web', labels: {} }],
+        nodes: [a],
+        nodeClaims: [claim(a)],
+        pods: [{ ...pod('web-1', 'web', 'web', 'node-a', 1500, 2), usage }],
+        events: [],
+      };
+      kube.writeSnapshot({ snapshot: s, ...buildSnapshotRows(s, () => ({ usdPerHour: 0.2, source: 'pricing-api' })), runId: null });
+    }
+    usageApp = buildApp({ db: usageDb, webRoot: join(usageDir, 'no-web'), now: () => at('13:00') });
+    await usageApp.ready();
+  });
+  afterAll(async () => {
+    await usageApp.close();
+    usageDb.close();
+    rmSync(usageDir, { recursive: true, force: true });
+  });
+  const cost = async (method: string) =>
+    (
+      await usageApp.inject({ url: `/api/teams/cost?from=2026-11-01T12:00:00Z&to=2026-11-01T12:30:00Z&method=${method}` })
+    ).json<TeamCostResponse>();
+
+  it.each([
+    ['request-share', [0.03, 0.07], 'not-applicable', null],
+    ['aws-split', [0.04, 0.06], 'partial', 0.5],
+    ['opencost', [0.04, 0.06], 'partial', 0.5],
+  ] as [string, number[], string, number | null][])('%s: web and idle %j; usage %s', async (method, usd, usage, share) => {
+    const body = await cost(method);
+    expect(body.rows.map((r) => r.costUsd)).toEqual(usd);
+    expect(body.totals.nodeCostUsd).toBe(0.1);
+    expect(body.feed).toMatchObject({ usage, usagePodHoursShare: share });
+    if (usage === 'partial') expect(body.feed.note).toMatch(/max\(request, usage\) for 50 % of pod-hours/);
   });
 });
 
@@ -400,6 +492,8 @@ describe('bad query parameters: 400 naming the parameter', () => {
     ['/api/teams/cost?weights=0.6,0.6', 'weights'],
     ['/api/teams/cost?weights=half', 'weights'],
     ['/api/teams/cost?method=aws-split&weights=0.5,0.5', 'weights'],
+    ['/api/teams/cost?method=opencost&weights=0.5,0.5', 'weights'],
+    ['/api/teams/cost?method=kubecost', 'method'],
     ['/api/teams/cost?idle=hide', 'idle'],
     ['/api/teams/cost?label=Not%20A%20Label', 'label'],
     ['/api/teams/cost?groupBy=pod', 'groupBy'],

@@ -1,10 +1,13 @@
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../server/app.js';
 import type { RunningSandbox } from '../../sandbox/index.js';
 import type { ConsolidationCompareResponse, ConsolidationEventsResponse } from '../../server/schemas/consolidation.js';
 import type { EfficiencySummaryResponse } from '../../server/schemas/efficiency.js';
 import type { NodePoolCompareResponse, ReconciliationResponse } from '../../server/schemas/nodepool-cost.js';
 import type { DailyCostResponse } from '../../server/schemas/reports.js';
-import type { TeamCostResponse } from '../../server/schemas/teams.js';
+import type { TeamCostResponse, TeamCostSeriesResponse } from '../../server/schemas/teams.js';
 import { startSeededApi, type SeededApi } from '../fixtures/seeded-api.js';
 
 /*
@@ -117,6 +120,8 @@ describe('team attribution on the week4 sandbox', () => {
     ['request share 50/50', ''],
     ['request share 70/30', '&weights=0.7,0.3'],
     ['AWS split', '&method=aws-split'],
+    ['AWS split, idle spread as AWS hands it', '&method=aws-split&idle=spread'],
+    ['OpenCost', '&method=opencost'],
     ['idle spread', '&idle=spread'],
     ['by namespace', '&groupBy=namespace'],
   ])('%s: team costs + idle = node costs to the cent', async (_name, extra) => {
@@ -131,6 +136,63 @@ describe('team attribution on the week4 sandbox', () => {
     // The node cost is the snapshot estimate the daily cost route computes on its own.
     const daily = await get<DailyCostResponse>(`/api/cost/nodepools/daily?${range}`);
     expect(cents(t.totals.nodeCostUsd)).toBe(cents(daily.totals.estimateUsd));
+  });
+});
+
+describe('the three attribution methods side by side on the week4 sandbox (app.inject)', () => {
+  let app: FastifyInstance;
+  beforeAll(async () => {
+    app = buildApp({ db: api.db, webRoot: join(api.dir, 'no-web'), now: () => api.endMs });
+    await app.ready();
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+  const inject = async <T>(url: string): Promise<T> => {
+    const res = await app.inject({ url });
+    expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
+    return res.json<T>();
+  };
+  const cents = (usd: number) => Math.round(usd * 100);
+
+  it('each names its method and source, says it is fed by requests only, shows idle, and adds up to the same node cost', async () => {
+    const byMethod = new Map<string, TeamCostResponse>();
+    for (const method of ['request-share', 'aws-split', 'opencost']) {
+      const t = await inject<TeamCostResponse>(`/api/teams/cost?${range}&method=${method}`);
+      byMethod.set(method, t);
+      expect(t.method).toBe(method);
+      expect(t.methodInfo.id).toBe(method);
+      expect(t.rows.reduce((sum, r) => sum + cents(r.costUsd), 0)).toBe(cents(t.totals.nodeCostUsd));
+      // Idle is shown: an idle line per NodePool, and some of it is money (no method charges every node fully).
+      const pools = [...new Set(t.rows.map((r) => r.nodePool))].sort();
+      expect(t.rows.filter((r) => r.kind === 'idle').map((r) => r.nodePool)).toEqual(pools);
+      expect(pools.length).toBeGreaterThan(2);
+      expect(t.totals.idleUsd).toBeGreaterThan(0);
+    }
+    const [share, aws, opencost] = ['request-share', 'aws-split', 'opencost'].map((m) => byMethod.get(m) as TeamCostResponse);
+    expect(new Set([share, aws, opencost].map((t) => t.totals.nodeCostUsd)).size).toBe(1);
+    expect(share.feed.usage).toBe('not-applicable');
+    for (const t of [aws, opencost]) {
+      expect(t.feed.usage).toBe('none');
+      expect(t.feed.note).toContain('fed by requests only (no usage collected)');
+      expect(t.methodInfo.url).toMatch(/^https:\/\//);
+    }
+    expect(aws.methodInfo.source).toMatch(/^AWS Data Exports User Guide/);
+    expect(opencost.methodInfo.source).toMatch(/^OpenCost Specification/);
+    // The three split the same bill differently.
+    const teamCents = (t: TeamCostResponse) => t.teams.map((x) => `${x.kind}:${x.team}:${cents(x.costUsd)}`).join(' ');
+    expect(new Set([share, aws, opencost].map(teamCents)).size).toBe(3);
+  });
+
+  it("AWS split spread as AWS hands it leaves idle only where nodes ran without pods; the series carries the method's name and feed", async () => {
+    const line = await inject<TeamCostResponse>(`/api/teams/cost?${range}&method=aws-split`);
+    const spread = await inject<TeamCostResponse>(`/api/teams/cost?${range}&method=aws-split&idle=spread`);
+    expect(cents(spread.totals.idleUsd)).toBeLessThan(cents(line.totals.idleUsd));
+    expect(spread.rows.filter((r) => r.kind === 'team').every((r) => r.idleSpreadUsd >= 0)).toBe(true);
+    const series = await inject<TeamCostSeriesResponse>(`/api/teams/cost/series?${range}&method=opencost`);
+    expect(series.methodInfo.name).toBe('OpenCost');
+    expect(series.feed.usage).toBe('none');
+    for (const b of series.buckets) expect(b.teams.reduce((t, x) => t + cents(x.costUsd), 0)).toBe(cents(b.totals.nodeCostUsd));
   });
 });
 

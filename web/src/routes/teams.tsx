@@ -7,6 +7,7 @@ import { rangeQuery, resolveRange } from '../features/filters/utils/url-filters'
 import { useStatus } from '../features/status/api/use-status';
 import { useTeamCost } from '../features/teams/api/use-team-cost';
 import { TeamChartPanel } from '../features/teams/components/team-chart-panel';
+import { TeamMethodNote } from '../features/teams/components/team-method-note';
 import { TeamOptions } from '../features/teams/components/team-options';
 import { TeamTablePanel } from '../features/teams/components/team-table-panel';
 import { parseTeams, teamCostParams, teamNames } from '../features/teams/utils/team-series';
@@ -37,6 +38,7 @@ export default function TeamsPage() {
       </PageHeader>
       <div className="panels">
         <TeamOptions state={state} onChange={update} />
+        <TeamMethodNote params={teamParams} />
         <TeamChartPanel params={teamParams} groupBy={state.groupBy} />
         <TeamTablePanel params={teamParams} state={state} onChange={update} colors={colors} />
       </div>

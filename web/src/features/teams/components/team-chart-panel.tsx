@@ -33,14 +33,14 @@ export function TeamChartPanel({ params, groupBy }: TeamChartPanelProps) {
     }
     return (
       <Suspense fallback={<LoadingState label="Loading chart…" />}>
-        <TeamChart chart={chart} groupBy={groupBy} weekly={weekly} />
+        <TeamChart chart={chart} groupBy={groupBy} weekly={weekly} method={series.data?.method ?? 'request-share'} />
       </Suspense>
     );
   })();
   return (
     <Panel
       title={`Cost per ${weekly ? 'week' : 'day'} by ${groupBy}`}
-      subtitle="Our estimate of node cost, split over pods by their requests; what no pod requested is idle, shown as its own striped band unless spread over the teams."
+      subtitle="Our estimate of node cost, split over pods by the chosen method; what it charges to no pod is idle, shown as its own striped band unless spread over the teams."
     >
       <div className={series.isFetching ? 'panel-body is-refreshing' : 'panel-body'}>{body}</div>
     </Panel>

@@ -1,13 +1,21 @@
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from 'recharts';
 import { paletteColor, UNTAGGED_COLOR } from '../../../lib/colors';
 import { formatDayShort, formatUsd, formatUsdAxis } from '../../../lib/format';
-import { IDLE_KEY, OTHER_KEY, UNLABELLED_KEY, type TeamChart as TeamChartData, type TeamChartRow } from '../utils/team-series';
+import {
+  IDLE_KEY,
+  idleRowLabel,
+  OTHER_KEY,
+  UNLABELLED_KEY,
+  type TeamChart as TeamChartData,
+  type TeamChartRow,
+  type TeamMethod,
+} from '../utils/team-series';
 
 const tooltipUsd = (value: unknown): string => (typeof value === 'number' ? formatUsd(value) : String(value ?? ''));
 
-export const bandLabel = (key: string, groupBy: 'team' | 'namespace'): string =>
+export const bandLabel = (key: string, groupBy: 'team' | 'namespace', method: TeamMethod): string =>
   key === IDLE_KEY
-    ? 'Idle (requested by no pod)'
+    ? idleRowLabel(method)
     : key === OTHER_KEY
       ? `Other ${groupBy === 'team' ? 'teams' : 'namespaces'}`
       : key === UNLABELLED_KEY
@@ -18,7 +26,17 @@ const fillOf = (key: string, i: number): string =>
   key === IDLE_KEY ? 'url(#idle-pattern)' : key === OTHER_KEY ? '#6f7782' : key === UNLABELLED_KEY ? '#a7a7a7' : paletteColor(i);
 
 /** Cost per bucket stacked by team (or namespace), idle as a striped band on top. */
-export default function TeamChart({ chart, groupBy, weekly }: { chart: TeamChartData; groupBy: 'team' | 'namespace'; weekly: boolean }) {
+export default function TeamChart({
+  chart,
+  groupBy,
+  weekly,
+  method,
+}: {
+  chart: TeamChartData;
+  groupBy: 'team' | 'namespace';
+  weekly: boolean;
+  method: TeamMethod;
+}) {
   return (
     <div
       className="chart"
@@ -47,7 +65,7 @@ export default function TeamChart({ chart, groupBy, weekly }: { chart: TeamChart
             key={k}
             stackId="cost"
             dataKey={(r: TeamChartRow) => r.usd[k] ?? null}
-            name={bandLabel(k, groupBy)}
+            name={bandLabel(k, groupBy, method)}
             fill={fillOf(k, i + 4)}
             isAnimationActive={false}
           />

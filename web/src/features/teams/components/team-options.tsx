@@ -30,6 +30,7 @@ export function TeamOptions({ state, onChange }: { state: TeamsState; onChange: 
         options={[
           { value: 'request-share', label: 'Request share' },
           { value: 'aws-split', label: 'AWS split' },
+          { value: 'opencost', label: 'OpenCost' },
         ]}
         onChange={(v) => onChange({ method: v === 'request-share' ? undefined : v })}
       />

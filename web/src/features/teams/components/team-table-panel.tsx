@@ -7,7 +7,7 @@ import { colorOf, type NodePoolColors } from '../../../lib/colors';
 import { formatFraction, formatUsd, nodePoolLabel } from '../../../lib/format';
 import type { ParamUpdates } from '../../../lib/url-params';
 import { useTeamCost, type TeamCostParams } from '../api/use-team-cost';
-import { sortTeamRows, teamSortUpdates, type TeamSort, type TeamsState } from '../utils/team-series';
+import { idleRowLabel, sortTeamRows, teamSortUpdates, type TeamSort, type TeamsState } from '../utils/team-series';
 
 interface TeamTablePanelProps {
   params: TeamCostParams | undefined;
@@ -47,7 +47,7 @@ export function TeamTablePanel({ params, state, onChange, colors }: TeamTablePan
             <dd>{formatUsd(totals.nodeCostUsd)}</dd>
           </div>
           <div>
-            <dt>Requested by {state.groupBy === 'team' ? 'teams' : 'namespaces'}</dt>
+            <dt>Charged to {state.groupBy === 'team' ? 'teams' : 'namespaces'}</dt>
             <dd>{formatUsd(totals.teamsUsd)}</dd>
           </div>
           <div>
@@ -77,7 +77,7 @@ export function TeamTablePanel({ params, state, onChange, colors }: TeamTablePan
                 <tr key={`${r.kind}|${r.team ?? ''}|${r.nodePool}`} className={r.kind === 'idle' ? 'is-idle' : undefined}>
                   <th scope="row">
                     {r.kind === 'idle'
-                      ? 'Idle (requested by no pod)'
+                      ? idleRowLabel(cost.data.method)
                       : (r.team ?? `(no ${state.groupBy === 'team' ? 'team label' : 'namespace'})`)}
                   </th>
                   <td>

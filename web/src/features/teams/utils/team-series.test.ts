@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import type { TeamCostResponse, TeamCostRow, TeamCostSeriesResponse } from '../../../../../server/schemas/teams';
-import { IDLE_KEY, OTHER_KEY, parseTeams, sortTeamRows, teamCostParams, teamNames, teamSortUpdates, toTeamChart } from './team-series';
+import {
+  IDLE_KEY,
+  idleRowLabel,
+  OTHER_KEY,
+  parseTeams,
+  sortTeamRows,
+  teamCostParams,
+  teamNames,
+  teamSortUpdates,
+  toTeamChart,
+} from './team-series';
 
 describe('parseTeams', () => {
   it('defaults: by team, idle as a band, request share, largest cost first', () =>
@@ -19,6 +29,17 @@ describe('parseTeams', () => {
       sort: 'team',
       order: 'asc',
     }));
+  it.each([
+    ['method=opencost', 'opencost'],
+    ['method=aws-split', 'aws-split'],
+    ['method=kubecost', 'request-share'],
+  ])('reads %s as %s', (query, method) => expect(parseTeams(new URLSearchParams(query)).method).toBe(method));
+  it('names the idle row by what it is under each method', () =>
+    expect((['request-share', 'aws-split', 'opencost'] as const).map(idleRowLabel)).toEqual([
+      'Idle (requested by no pod)',
+      'Idle (unused capacity)',
+      'Idle (charged to no pod)',
+    ]));
   it('flips the same column, starts a name column A-Z', () => {
     const s = parseTeams(new URLSearchParams(''));
     expect(teamSortUpdates(s, 'costUsd')).toEqual({ sort: 'costUsd', order: 'asc' });
@@ -26,10 +47,16 @@ describe('parseTeams', () => {
   });
 });
 
+const METHOD = {
+  method: 'request-share',
+  methodInfo: { id: 'request-share', name: 'Request share', source: 'NodePool Ledger', url: null, definition: '' },
+  feed: { usage: 'not-applicable', usagePodHoursShare: null, note: '' },
+} as const;
+
 const response = (teams: [string | null, number][]): TeamCostResponse => ({
   from: '',
   to: '',
-  method: 'request-share',
+  ...METHOD,
   weights: null,
   idle: 'line',
   label: 'team',
@@ -44,7 +71,7 @@ const series = (days: [string, [string | null, number][]][]): TeamCostSeriesResp
   from: '',
   to: '',
   bucket: 'day',
-  method: 'request-share',
+  ...METHOD,
   weights: null,
   idle: 'line',
   label: 'team',

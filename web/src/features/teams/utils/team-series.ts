@@ -5,13 +5,16 @@ import type { ParamUpdates } from '../../../lib/url-params';
  * The Teams page's URL state (beside range, NodePool and team):
  *   ?by=namespace        group by namespace instead of team
  *   &idle=spread         spread idle cost over the teams instead of showing it as its own band
- *   &method=aws-split    AWS split cost allocation instead of the weighted request share
+ *   &method=aws-split    AWS split cost allocation instead of the weighted request share (or method=opencost)
  *   &sort=costUsd&order=desc   the table's order
  */
+export type TeamMethod = TeamCostResponse['method'];
+const METHODS: readonly TeamMethod[] = ['request-share', 'aws-split', 'opencost'];
+
 export interface TeamsState {
   groupBy: 'team' | 'namespace';
   idle: 'line' | 'spread';
-  method: 'request-share' | 'aws-split';
+  method: TeamMethod;
   sort: TeamSort;
   order: 'asc' | 'desc';
 }
@@ -24,7 +27,7 @@ export function parseTeams(params: URLSearchParams): TeamsState {
   return {
     groupBy: params.get('by') === 'namespace' ? 'namespace' : 'team',
     idle: params.get('idle') === 'spread' ? 'spread' : 'line',
-    method: params.get('method') === 'aws-split' ? 'aws-split' : 'request-share',
+    method: METHODS.find((m) => m === params.get('method')) ?? 'request-share',
     sort: SORTS.find((s) => s === params.get('sort')) ?? 'costUsd',
     order: order === 'asc' || order === 'desc' ? order : 'desc',
   };
@@ -122,6 +125,13 @@ export function teamCostParams(
     idle: state.idle === 'line' ? undefined : state.idle,
     method: state.method === 'request-share' ? undefined : state.method,
   };
+}
+
+/** What the idle row stands for under each method (idle as a line). */
+export function idleRowLabel(method: TeamMethod): string {
+  if (method === 'aws-split') return 'Idle (unused capacity)';
+  if (method === 'opencost') return 'Idle (charged to no pod)';
+  return 'Idle (requested by no pod)';
 }
 
 /** Team (or namespace) names of a response, for the filter, A–Z. */
