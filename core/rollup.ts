@@ -105,56 +105,37 @@ export function buildSnapshotRows(s: KubeSnapshot, price: PriceLookup, onDemand?
     pools.set(key, r);
   }
 
-  // AWS split and OpenCost divide a node's price over all its pods at once: computed node by node, kept per pod.
-  const podsByNode = new Map<string, PodRecord[]>();
-  for (const p of s.pods) {
-    if (!podCounts(p)) continue;
-    const list = podsByNode.get(p.nodeName ?? '');
-    if (list === undefined) podsByNode.set(p.nodeName ?? '', [p]);
-    else list.push(p);
-  }
+  // Per namespace x NodePool, created in pod order (a namespace's team is the one of its first pod): request share
+  // pod by pod, then AWS split and OpenCost, which divide a node's price over all its pods at once, node by node.
   const nodeByName = new Map(nodes.map((n) => [n.nodeName, n]));
-  const perPod = new Map<PodRecord, { awsSplitUsd: number; awsUnusedUsd: number; openCostUsd: number; usageFed: boolean }>();
-  for (const n of s.nodes) {
-    const pods = podsByNode.get(n.name);
-    if (pods === undefined) continue;
-    const nodeUsd = nodeByName.get(n.name)?.usdPerHour ?? 0;
-    const aws = awsSplit({ costUsd: nodeUsd, capacity: instanceTypeCapacity(n), pods });
-    const oc = openCost({ costUsd: nodeUsd, capacity: nodeStatusCapacity(n), pods });
-    pods.forEach((p, i) =>
-      perPod.set(p, {
-        awsSplitUsd: aws.pods[i].splitCostUsd,
-        awsUnusedUsd: aws.pods[i].unusedCostUsd,
-        openCostUsd: oc.pods[i].totalUsd,
-        usageFed: aws.pods[i].usageFed,
-      }),
-    );
-  }
-
   const teamOf = new Map(s.namespaces.map((ns) => [ns.name, ns.team]));
   const spaces = new Map<string, NamespaceSums>();
+  const podsByNode = new Map<string, { pods: PodRecord[]; sums: NamespaceSums[] }>();
   for (const p of s.pods) {
     if (!podCounts(p)) continue;
     const node = nodeByName.get(p.nodeName ?? '');
-    const split = perPod.get(p);
-    if (!node || !split) continue;
+    if (!node) continue;
     const pool = node.nodePool ?? '';
     const key = `${p.namespace}|${pool}`;
-    const r: NamespaceSums = spaces.get(key) ?? {
-      namespace: p.namespace,
-      nodePool: pool,
-      team: p.team ?? teamOf.get(p.namespace) ?? null,
-      pods: 0,
-      cpuMillicores: 0,
-      memoryBytes: 0,
-      usdPerHour: 0,
-      cpuShareUsdPerHour: 0,
-      memoryShareUsdPerHour: 0,
-      awsSplitCostUsdPerHour: 0,
-      awsUnusedCostUsdPerHour: 0,
-      openCostUsdPerHour: 0,
-      usagePods: 0,
-    };
+    let r = spaces.get(key);
+    if (r === undefined) {
+      r = {
+        namespace: p.namespace,
+        nodePool: pool,
+        team: p.team ?? teamOf.get(p.namespace) ?? null,
+        pods: 0,
+        cpuMillicores: 0,
+        memoryBytes: 0,
+        usdPerHour: 0,
+        cpuShareUsdPerHour: 0,
+        memoryShareUsdPerHour: 0,
+        awsSplitCostUsdPerHour: 0,
+        awsUnusedCostUsdPerHour: 0,
+        openCostUsdPerHour: 0,
+        usagePods: 0,
+      };
+      spaces.set(key, r);
+    }
     const nodeUsd = node.usdPerHour ?? 0;
     r.pods += 1;
     r.cpuMillicores += p.requests.cpuMillicores;
@@ -162,11 +143,25 @@ export function buildSnapshotRows(s: KubeSnapshot, price: PriceLookup, onDemand?
     r.usdPerHour += requestShareCost(nodeUsd, p.requests, node.allocatable);
     r.cpuShareUsdPerHour += nodeUsd * ratio(p.requests.cpuMillicores, node.allocatable.cpuMillicores);
     r.memoryShareUsdPerHour += nodeUsd * ratio(p.requests.memoryBytes, node.allocatable.memoryBytes);
-    r.awsSplitCostUsdPerHour += split.awsSplitUsd;
-    r.awsUnusedCostUsdPerHour += split.awsUnusedUsd;
-    r.openCostUsdPerHour += split.openCostUsd;
-    if (split.usageFed) r.usagePods += 1;
-    spaces.set(key, r);
+    const on = podsByNode.get(node.nodeName);
+    if (on === undefined) podsByNode.set(node.nodeName, { pods: [p], sums: [r] });
+    else {
+      on.pods.push(p);
+      on.sums.push(r);
+    }
+  }
+  for (const n of s.nodes) {
+    const on = podsByNode.get(n.name);
+    if (on === undefined) continue;
+    const nodeUsd = nodeByName.get(n.name)?.usdPerHour ?? 0;
+    const aws = awsSplit({ costUsd: nodeUsd, capacity: instanceTypeCapacity(n), pods: on.pods });
+    const oc = openCost({ costUsd: nodeUsd, capacity: nodeStatusCapacity(n), pods: on.pods });
+    on.sums.forEach((r, i) => {
+      r.awsSplitCostUsdPerHour += aws.pods[i].splitCostUsd;
+      r.awsUnusedCostUsdPerHour += aws.pods[i].unusedCostUsd;
+      r.openCostUsdPerHour += oc.pods[i].totalUsd;
+      if (aws.pods[i].usageFed) r.usagePods += 1;
+    });
   }
   return {
     nodes,
