@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
 
@@ -5,6 +6,9 @@ import react from '@vitejs/plugin-react';
 export default defineConfig({
   root: 'web',
   plugins: [react()],
+  // web/ imports the API contract's types as @schemas/<module> (the same alias as web/tsconfig.json); types only, so
+  // nothing of server/ reaches the bundle.
+  resolve: { alias: { '@schemas': fileURLToPath(new URL('./server/schemas', import.meta.url)) } },
   build: { outDir: '../dist/web', emptyOutDir: true },
   server: { host: '127.0.0.1', proxy: { '/api': 'http://127.0.0.1:5173' } },
   test: {

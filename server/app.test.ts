@@ -8,7 +8,11 @@ import { createFixturesRepository } from '../db/repositories/fixtures-repository
 import { createKubeRepository } from '../db/repositories/kube-repository.js';
 import { GiB, type NodeSpec, snapshotWrite } from '../test/fixtures/snapshots.js';
 import { buildApp } from './app.js';
-import type { DailyCostResponse, EfficiencyResponse, ErrorResponse, NodePoolsResponse, StatusResponse } from './schemas/reports.js';
+import type { DailyCostResponse } from './schemas/cost.js';
+import type { EfficiencyResponse } from './schemas/efficiency.js';
+import type { ErrorResponse } from './schemas/common.js';
+import type { NodePoolsResponse } from './schemas/nodepools.js';
+import type { StatusResponse } from './schemas/status.js';
 
 const at = (iso: string): number => Date.parse(iso);
 

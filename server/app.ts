@@ -24,13 +24,13 @@ import { cacheApiResponses } from './response-cache.js';
 import { QueryParamError } from './analytics/range.js';
 import { billRoutes } from './routes/bill.js';
 import { consolidationRoutes } from './routes/consolidation.js';
+import { costRoutes } from './routes/cost.js';
 import { registerOpenApi } from './routes/docs.js';
 import { efficiencyRoutes } from './routes/efficiency.js';
-import { nodePoolCostRoutes } from './routes/nodepool-cost.js';
-import { reportsRoutes } from './routes/reports.js';
+import { nodePoolsRoutes } from './routes/nodepools.js';
+import { statusRoutes } from './routes/status.js';
 import { teamsRoutes } from './routes/teams.js';
-import { ANALYTICS_QUERY_PARAM_HINTS } from './schemas/analytics-common.js';
-import { QUERY_PARAM_HINTS, type ErrorResponse } from './schemas/reports.js';
+import { QUERY_PARAM_HINTS, type ErrorResponse } from './schemas/common.js';
 import { createBillPractice } from './services/bill-practice.js';
 import { createBillService } from './services/bill-service.js';
 import { createConsolidationService } from './services/consolidation-service.js';
@@ -113,7 +113,7 @@ function handleError(err: FastifyError, req: FastifyRequest, reply: FastifyReply
     const where = err.validationContext ?? 'request';
     if (param === null) return reply.code(400).send(errorBody(400, 'Bad Request', `Invalid ${where}: ${err.message}`));
     const got = queryValue(req, param);
-    const hint = QUERY_PARAM_HINTS[param] ?? ANALYTICS_QUERY_PARAM_HINTS[param];
+    const hint = QUERY_PARAM_HINTS[param];
     const expected = hint === undefined ? (err.validation[0]?.message ?? 'is invalid') : `must be ${hint}`;
     const gotText = typeof got === 'string' ? ` (got "${got.slice(0, 60)}")` : '';
     return reply.code(400).send(errorBody(400, 'Bad Request', `Invalid ${where} parameter "${param}": ${expected}${gotText}`));
@@ -129,19 +129,29 @@ function handleError(err: FastifyError, req: FastifyRequest, reply: FastifyReply
     .send(errorBody(500, 'Internal Server Error', 'The server could not answer this request; the cause is in its log.'));
 }
 
-/** Efficiency, consolidation, NodePool cost, reconciliation, teams and nodes: repositories -> services -> routes. */
-function registerAnalyticsRoutes(app: FastifyInstance, db: Db, now: () => number): void {
+/**
+ * Every /api route, in one place: repositories -> services -> one route module per group (server/routes/<group>.ts),
+ * each route registered from the route map (server/schemas/api-routes.ts) and documented for /docs and the README.
+ */
+function registerApiRoutes(app: FastifyInstance, db: Db, now: () => number): void {
   const reportsRepo = createReportsRepository(db);
   const packing = createAnalyticsPackingRepository(db);
   const ctx = { extent: () => reportsRepo.dataRange(), now };
-  app.register(efficiencyRoutes, { efficiency: createEfficiencyService(packing, ctx) });
+  const reports = createReportsService(reportsRepo, now);
+  const nodePoolCost = createNodePoolCostService(packing, reportsRepo, ctx);
   const disruptions = keptDisruptions(createAnalyticsEventsRepository(db), createDisruptionsRepository(db), {
     onError: (err) => app.log.warn({ err }, 'disruptions: could not update the kept ones; built for the range asked instead'),
     onRefresh: (r) => app.log.debug(r, 'disruptions: kept ones brought up to date'),
   });
+  const bill = createBillService(db, now);
+
+  app.register(statusRoutes, { reports });
+  app.register(nodePoolsRoutes, { reports, nodePoolCost });
+  app.register(costRoutes, { reports, nodePoolCost });
+  app.register(efficiencyRoutes, { reports, efficiency: createEfficiencyService(packing, ctx) });
   app.register(consolidationRoutes, { consolidation: createConsolidationService(disruptions, packing, ctx) });
-  app.register(nodePoolCostRoutes, { nodePoolCost: createNodePoolCostService(packing, reportsRepo, ctx) });
   app.register(teamsRoutes, { teams: createTeamsService(createAnalyticsTeamsRepository(db), packing, ctx) });
+  app.register(billRoutes, { bill, practice: createBillPractice(db, bill) });
 }
 
 /** The API and the built dashboard. Does not listen: the caller listens (on 127.0.0.1). */
@@ -153,7 +163,6 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
       : false;
   // removeAdditional: false makes ajv refuse undeclared query parameters instead of dropping them (strict-query.ts).
   const app = Fastify({ logger, ajv: { customOptions: { removeAdditional: false } } });
-  const reports = createReportsService(createReportsRepository(options.db), options.now ?? Date.now);
   const webRoot = resolve(options.webRoot ?? DEFAULT_WEB_ROOT);
   const indexHtml = join(webRoot, 'index.html');
 
@@ -169,10 +178,7 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
 
   // OpenAPI (/docs) first: it documents the routes registered after it.
   registerOpenApi(app);
-  app.register(reportsRoutes, { reports });
-  registerAnalyticsRoutes(app, options.db, options.now ?? Date.now);
-  const bill = createBillService(options.db, options.now ?? Date.now);
-  app.register(billRoutes, { bill, practice: createBillPractice(options.db, bill) });
+  registerApiRoutes(app, options.db, options.now ?? Date.now);
 
   const webBuilt = existsSync(indexHtml);
   if (webBuilt) {

@@ -9,7 +9,7 @@ import { snapshotWrite } from '../test/fixtures/snapshots.js';
 import { fillSynthetic } from '../test/fixtures/synthetic.js';
 import { buildApp } from './app.js';
 import { cacheApiResponses } from './response-cache.js';
-import type { StatusResponse } from './schemas/reports.js';
+import type { StatusResponse } from './schemas/status.js';
 
 const dbs: Db[] = [];
 afterEach(() => {

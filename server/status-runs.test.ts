@@ -8,7 +8,7 @@ import { acquireCollectorLock } from '../db/lock.js';
 import { openDb, type Db } from '../db/open-db.js';
 import { createRunsRepository, RUN_STATUSES } from '../db/repositories/runs-repository.js';
 import { buildApp } from './app.js';
-import { RunStatusSchema, type StatusResponse } from './schemas/reports.js';
+import { RunStatusSchema, type StatusResponse } from './schemas/status.js';
 
 /*
  * A run whose collector died is served by /api/status as 'abandoned' (the response schema declares it, so the

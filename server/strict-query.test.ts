@@ -7,7 +7,8 @@ import { openDb, type Db } from '../db/open-db.js';
 import { fillSynthetic } from '../test/fixtures/synthetic.js';
 import { buildApp } from './app.js';
 import type { BillLinesResponse } from './schemas/bill.js';
-import type { EfficiencyResponse, ErrorResponse } from './schemas/reports.js';
+import type { EfficiencyResponse } from './schemas/efficiency.js';
+import type { ErrorResponse } from './schemas/common.js';
 
 /*
  * Unknown query parameters are refused on every /api route, found from the OpenAPI document (so a route added later
@@ -143,7 +144,7 @@ describe('declared parameters', () => {
     expect(typo.body).toEqual({
       statusCode: 400,
       error: 'Bad Request',
-      message: 'Unknown query parameter "nodPool" (did you mean "nodepool"?); this route takes from, to, nodepool',
+      message: 'Unknown query parameter "nodPool" (did you mean "nodepool"?); this route takes from, to, nodepool, format',
     });
   });
 

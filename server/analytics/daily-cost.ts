@@ -1,7 +1,8 @@
 /** Pure merge of the Cost Explorer bill and our snapshot estimate into daily rows. No I/O. */
 
 import type { BillDayRow, EstimateDayRow } from '../../db/repositories/reports-repository.js';
-import type { CapacityType, DailyCostRow } from '../schemas/reports.js';
+import type { CapacityType } from '../schemas/common.js';
+import type { DailyCostRow } from '../schemas/cost.js';
 import { utcDay } from './range.js';
 
 const CAPACITY_ORDER: readonly CapacityType[] = ['on-demand', 'spot', 'reserved'];

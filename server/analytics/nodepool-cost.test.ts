@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DailyCostRow } from '../schemas/reports.js';
+import type { DailyCostRow } from '../schemas/cost.js';
 import { nodePoolCompareRows, nodePoolCompareTotals } from './nodepool-cost.js';
 import { zeroSums } from './packing.js';
 import { reconcileDays, reconcileRows, reconciliationCause } from './reconciliation.js';

@@ -2,8 +2,8 @@
  * NodePool x capacity type cost comparison from hours-weighted rollup sums (pure, no I/O).
  */
 
-import type { CapacityType } from '../schemas/reports.js';
-import type { NodePoolCompareResponse, NodePoolCompareRow } from '../schemas/nodepool-cost.js';
+import type { CapacityType } from '../schemas/common.js';
+import type { NodePoolCompareResponse, NodePoolCompareRow } from '../schemas/nodepools.js';
 import { BYTES_PER_GIB, type PackingSums } from './packing.js';
 
 const CAPACITY_ORDER: readonly CapacityType[] = ['on-demand', 'spot', 'reserved'];

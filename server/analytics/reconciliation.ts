@@ -3,8 +3,8 @@
  * likely cause of each difference (pure, no I/O). The rows come from mergeDailyCost (daily-cost.ts).
  */
 
-import type { DailyCostRow } from '../schemas/reports.js';
-import type { ReconciliationCause, ReconciliationResponse, ReconciliationRow } from '../schemas/nodepool-cost.js';
+import type { DailyCostRow } from '../schemas/cost.js';
+import type { ReconciliationCause, ReconciliationResponse, ReconciliationRow } from '../schemas/cost.js';
 
 /** Within this, bill and estimate match: 1 % of the larger, or a cent. */
 export const MATCH_FRACTION = 0.01;

@@ -1,26 +1,20 @@
+import type { CsvTable } from '../csv/write-csv.js';
 import type { BillLine, Explanation } from '../schemas/bill.js';
 
 /**
- * Pure: the bill tables as CSV for download (RFC 4180, CRLF). Text cells that a spreadsheet would run as a
- * formula (starting with = + - @, tab or CR) get a leading apostrophe, so a NodePool or pod name can never
- * become a formula in the reader's spreadsheet; numbers are written as numbers.
+ * Pure: the bill tables for CSV download (written by server/csv/write-csv.ts, which defuses formula cells), with the
+ * snake_case columns these files have always had, so a spreadsheet built on them keeps working.
  */
 
-export type CsvValue = string | number | boolean | null;
+type Cell = string | number | boolean | null;
 
-export function csvCell(value: CsvValue): string {
-  if (value === null) return '';
-  if (typeof value === 'number') return Number.isFinite(value) ? String(value) : '';
-  if (typeof value === 'boolean') return value ? 'true' : 'false';
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return `"${safe.replaceAll('"', '""')}"`;
-}
+const rowsOf = (columns: readonly string[], rows: readonly (readonly Cell[])[]): CsvTable => ({
+  columns,
+  rows: rows.map((r) => Object.fromEntries(columns.map((c, i) => [c, r[i] ?? null]))),
+});
 
-export const toCsv = (header: readonly string[], rows: readonly (readonly CsvValue[])[]): string =>
-  [header.map(csvCell), ...rows.map((r) => r.map(csvCell))].map((r) => r.join(',')).join('\r\n') + '\r\n';
-
-export function linesToCsv(lines: readonly BillLine[]): string {
-  return toCsv(
+export function linesTable(lines: readonly BillLine[]): CsvTable {
+  return rowsOf(
     [
       'id',
       'source',
@@ -51,7 +45,7 @@ export function linesToCsv(lines: readonly BillLine[]): string {
 }
 
 /** One row per NodeClaim behind each line, then one row per line with its remainder and status. */
-export function explanationsToCsv(explanations: readonly Explanation[]): string {
+export function explanationsTable(explanations: readonly Explanation[]): CsvTable {
   const header = [
     'line_id',
     'period_start',
@@ -77,9 +71,9 @@ export function explanationsToCsv(explanations: readonly Explanation[]): string 
     'why_size',
     'why_capacity_type',
   ];
-  const rows: CsvValue[][] = [];
+  const rows: Cell[][] = [];
   for (const e of explanations) {
-    const key: CsvValue[] = [e.line.id, e.line.periodStart, e.line.nodePool, e.line.dimensionValue];
+    const key: Cell[] = [e.line.id, e.line.periodStart, e.line.nodePool, e.line.dimensionValue];
     for (const n of e.nodeClaims) {
       rows.push([
         ...key,
@@ -149,5 +143,5 @@ export function explanationsToCsv(explanations: readonly Explanation[]): string 
       null,
     ]);
   }
-  return toCsv(header, rows);
+  return rowsOf(header, rows);
 }

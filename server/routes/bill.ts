@@ -1,27 +1,14 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import fastifyMultipart from '@fastify/multipart';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import { explanationsTable, linesTable } from '../explain/csv-export.js';
 import { MAX_IMPORT_BYTES } from '../explain/csv-import.js';
 import { BillImportError } from '../explain/csv-syntax.js';
-import { fileFromMultipart } from '../explain/multipart.js';
-import {
-  BillExplainQuerySchema,
-  BillLinesQuerySchema,
-  BillLinesResponseSchema,
-  ExplanationSchema,
-  ImportQuerySchema,
-  ImportResponseSchema,
-  PracticeAnswersSchema,
-  PracticeQuerySchema,
-  PracticeQuestionSchema,
-  type BillExplainQuery,
-  type BillLinesQuery,
-  type ImportQuery,
-  type PracticeQuery,
-} from '../schemas/bill.js';
-import { ErrorResponseSchema } from '../schemas/reports.js';
+import { API_ROUTES, type ApiQuery } from '../schemas/api-routes.js';
+import { ErrorResponseSchema } from '../schemas/common.js';
 import type { BillPractice } from '../services/bill-practice.js';
 import type { BillService } from '../services/bill-service.js';
+import { apiRoutes } from './api-route.js';
 
-const errors = { 400: ErrorResponseSchema, 404: ErrorResponseSchema, 500: ErrorResponseSchema };
 const importErrors = {
   400: ErrorResponseSchema,
   413: ErrorResponseSchema,
@@ -29,102 +16,156 @@ const importErrors = {
   422: ErrorResponseSchema,
   500: ErrorResponseSchema,
 };
-/** Room for multipart framing around a file at the limit; the file itself is checked against MAX_IMPORT_BYTES. */
-const IMPORT_BODY_LIMIT = MAX_IMPORT_BYTES + 64 * 1024;
-const CSV_TYPES = ['text/csv', 'application/csv', 'text/plain', 'application/octet-stream', 'multipart/form-data'];
+/** A raw CSV body; multipart/form-data is streamed by @fastify/multipart instead. */
+const CSV_TYPES = ['text/csv', 'application/csv', 'text/plain', 'application/octet-stream'];
+const TOO_LARGE = `The upload is over ${MAX_IMPORT_BYTES} bytes (5 MB): export a shorter date range.`;
+const NO_FILE = 'The form has no file: send the CSV as a file field (e.g. curl -F file=@costs.csv).';
 
-function sendCsv(reply: FastifyReply, fileName: string, csv: string): FastifyReply {
-  return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${fileName}"`).send(csv);
+const REASON_PHRASES: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
+  422: 'Unprocessable Entity',
+};
+
+/** Just the file name, whatever path a browser sent. */
+const baseName = (name: string): string => name.split(/[\\/]/).pop() ?? name;
+
+/**
+ * The first file part of a multipart/form-data upload, streamed by @fastify/multipart with its limits: one file of
+ * at most MAX_IMPORT_BYTES (the part is cut there and the request refused with 413 before anything is parsed).
+ */
+async function fileOfForm(req: FastifyRequest): Promise<{ fileName: string | null; bytes: Buffer }> {
+  for await (const part of req.parts()) {
+    if (part.type === 'file') {
+      const bytes = await part.toBuffer();
+      return { fileName: part.filename === '' ? null : baseName(part.filename), bytes };
+    }
+  }
+  throw new BillImportError(400, NO_FILE);
+}
+
+/** @fastify/multipart's and busboy's errors as the import's own: the status it promises and a message that says what to do. */
+function importErrorOf(err: FastifyError): BillImportError | null {
+  if (err instanceof BillImportError) return err;
+  switch (err.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+    case 'FST_REQ_FILE_TOO_LARGE':
+      return new BillImportError(413, TOO_LARGE);
+    case 'FST_FILES_LIMIT':
+      return new BillImportError(400, 'The form holds more than one file: send one CSV per import.');
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+      return new BillImportError(400, 'The form holds too many fields: send just the CSV file (e.g. curl -F file=@costs.csv).');
+    case 'FST_MP_PREMATURE_CLOSE':
+      return new BillImportError(400, 'multipart body cut short: the closing boundary is missing.');
+    default:
+      break;
+  }
+  if (/boundary not found/i.test(err.message)) return new BillImportError(400, 'multipart/form-data without a boundary parameter.');
+  if (/unexpected end of (multipart|form)|part terminated early/i.test(err.message)) {
+    return new BillImportError(400, 'multipart body cut short: the closing boundary is missing.');
+  }
+  return null;
 }
 
 /** Explain this bill: lines, explanations, CSV import and practice bills. Each handler is one call into a service. */
 export async function billRoutes(app: FastifyInstance, opts: { bill: BillService; practice: BillPractice }): Promise<void> {
   const { bill, practice } = opts;
+  const routes = apiRoutes(app, 'bill');
 
   // Uploads arrive as raw bytes (the parser checks size and encoding itself); only for this plugin's routes.
-  app.addContentTypeParser(CSV_TYPES, { parseAs: 'buffer', bodyLimit: IMPORT_BODY_LIMIT }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser(CSV_TYPES, { parseAs: 'buffer', bodyLimit: MAX_IMPORT_BYTES }, (_req, body, done) => done(null, body));
+  await app.register(fastifyMultipart, {
+    limits: { fileSize: MAX_IMPORT_BYTES, files: 1, fields: 20, fieldSize: 64 * 1024, parts: 21, headerPairs: 100 },
+    throwFileSizeLimit: true,
+  });
 
-  // Import failures carry their own status (413/415/400/422); the body limit gets a message that says the limit.
-  app.setErrorHandler((err: FastifyError, _req, reply) => {
-    if (err instanceof BillImportError) {
-      return reply.code(err.statusCode).send({ statusCode: err.statusCode, error: reasonPhrase(err.statusCode), message: err.message });
-    }
-    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return reply
-        .code(413)
-        .send({
-          statusCode: 413,
-          error: 'Payload Too Large',
-          message: `The upload is over ${MAX_IMPORT_BYTES} bytes (5 MB): export a shorter date range.`,
-        });
+  // Import failures carry their own status (413/415/400/422) and say why; the others go to the app's handler.
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    const importError = importErrorOf(err);
+    if (importError !== null) {
+      const status = importError.statusCode;
+      return reply.code(status).send({ statusCode: status, error: REASON_PHRASES[status] ?? 'Client Error', message: importError.message });
     }
     if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return reply
-        .code(415)
-        .send({
-          statusCode: 415,
-          error: 'Unsupported Media Type',
-          message: `Send the CSV as text/csv or multipart/form-data (got ${String(_req.headers['content-type'] ?? 'no content type')}).`,
-        });
+      return reply.code(415).send({
+        statusCode: 415,
+        error: 'Unsupported Media Type',
+        message: `Send the CSV as text/csv or multipart/form-data (got ${String(req.headers['content-type'] ?? 'no content type')}).`,
+      });
     }
     throw err;
   });
 
-  app.get<{ Querystring: BillLinesQuery }>(
+  routes.get(
     '/api/bill/lines',
-    { schema: { querystring: BillLinesQuerySchema, response: { 200: BillLinesResponseSchema, ...errors } } },
-    async (req) => bill.lines(req.query),
+    {
+      summary: 'The lines of a stored bill (synced from Cost Explorer, or an imported CSV) with totals per NodePool',
+      description:
+        '`source` (cost-explorer, the default, or csv:<name>), one grouping (`groupBy`, default PURCHASE_TYPE) and one granularity at a time, so lines add up; `sources` lists every stored bill.',
+      csv: { fileName: 'bill-lines', table: (b) => linesTable(b.lines) },
+      csvAliases: ['/api/bill/lines.csv'],
+    },
+    (q) => bill.lines(q),
   );
 
-  app.get<{ Querystring: BillLinesQuery }>(
-    '/api/bill/lines.csv',
-    { schema: { querystring: BillLinesQuerySchema, response: errors } },
-    async (req, reply) => sendCsv(reply, 'bill-lines.csv', bill.linesCsv(req.query)),
-  );
-
-  app.get<{ Querystring: BillExplainQuery }>(
+  routes.get(
     '/api/bill/explain',
-    { schema: { querystring: BillExplainQuerySchema, response: { 200: ExplanationSchema, ...errors } } },
-    async (req) => bill.explain(req.query),
+    {
+      summary: 'One bill line explained: the NodeClaims behind it, what each cost and why it existed, and the remainder with its cause',
+      description:
+        'The line by `lineId` (from /api/bill/lines) or by its key (`source`, `period`, `nodepool`, `groupBy`, `dimension`). CSV: one row per NodeClaim, then the line and its remainder.',
+      errors: [404],
+      csv: { fileName: 'bill-explained', table: (b) => explanationsTable([b]) },
+      csvAliases: ['/api/bill/explain.csv'],
+    },
+    (q) => bill.explain(q),
   );
 
-  app.get<{ Querystring: BillExplainQuery }>(
-    '/api/bill/explain.csv',
-    { schema: { querystring: BillExplainQuerySchema, response: errors } },
-    async (req, reply) => sendCsv(reply, 'bill-explained.csv', bill.explainCsv(req.query)),
-  );
-
-  app.post<{ Querystring: ImportQuery; Body: unknown }>(
+  app.post(
     '/api/bill/import',
-    { bodyLimit: IMPORT_BODY_LIMIT, schema: { querystring: ImportQuerySchema, response: { 201: ImportResponseSchema, ...importErrors } } },
+    {
+      schema: {
+        summary: 'Import a Cost Explorer console CSV (grouped by the karpenter.sh/nodepool tag) as the bill csv:<name>',
+        description:
+          'The file as multipart/form-data (`-F file=@costs.csv`) or as the body (text/csv). At most 5 MB (413), UTF-8 only (415), a Cost Explorer export grouped by karpenter.sh/nodepool without formulas (422); nothing of a refused file is stored. Importing a name again replaces it.',
+        tags: ['bill'],
+        querystring: API_ROUTES['/api/bill/import'].query,
+        response: { 201: API_ROUTES['/api/bill/import'].response, ...importErrors },
+      },
+    },
     async (req, reply) => {
-      const type = String(req.headers['content-type'] ?? '');
-      if (!Buffer.isBuffer(req.body))
+      const upload = req.isMultipart() ? await fileOfForm(req) : Buffer.isBuffer(req.body) ? { fileName: null, bytes: req.body } : null;
+      if (upload === null) {
+        const type = String(req.headers['content-type'] ?? '');
         throw new BillImportError(415, `Send the CSV as text/csv or multipart/form-data (got ${type || 'no content type'}).`);
-      const upload = type.toLowerCase().startsWith('multipart/form-data')
-        ? fileFromMultipart(req.body, type)
-        : { fileName: null, bytes: req.body };
-      return reply.code(201).send(bill.importCsv({ bytes: upload.bytes, fileName: upload.fileName, query: req.query }));
+      }
+      const query = req.query as ApiQuery<'/api/bill/import'>;
+      return reply.code(201).send(bill.importCsv({ bytes: upload.bytes, fileName: upload.fileName, query }));
     },
   );
 
-  app.get<{ Querystring: PracticeQuery }>(
+  routes.get(
     '/api/bill/practice',
-    { schema: { querystring: PracticeQuerySchema, response: { 200: PracticeQuestionSchema, ...errors, 409: ErrorResponseSchema } } },
-    async (req) => practice.question(req.query),
+    {
+      summary: 'A practice question: a hypothetical bill the sandbox makes for a day, and which line to explain',
+      description:
+        'Needs a database seeded by `demo` (409 otherwise). `seed` picks the day, the perturbation and the question; the answers are a separate call. `csv` in the JSON is the bill as the Cost Explorer console would download it; the CSV download is its lines.',
+      errors: [409],
+      csv: { fileName: 'bill-practice', table: (b) => linesTable(b.lines) },
+    },
+    (q) => practice.question(q),
   );
 
-  app.get<{ Querystring: PracticeQuery }>(
+  routes.get(
     '/api/bill/practice/answers',
-    { schema: { querystring: PracticeQuerySchema, response: { 200: PracticeAnswersSchema, ...errors, 409: ErrorResponseSchema } } },
-    async (req) => practice.answers(req.query),
-  );
-}
-
-function reasonPhrase(status: number): string {
-  return (
-    (
-      { 400: 'Bad Request', 413: 'Payload Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Entity' } as Record<number, string>
-    )[status] ?? 'Client Error'
+    {
+      summary: 'The answers to a practice question: each line explained, and what the sandbox changed in the bill',
+      description: 'The same parameters as /api/bill/practice. CSV: the explanations, as /api/bill/explain writes them.',
+      errors: [409],
+      csv: { fileName: 'bill-practice-answers', table: (b) => explanationsTable(b.explanations) },
+    },
+    (q) => practice.answers(q),
   );
 }

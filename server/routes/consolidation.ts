@@ -1,75 +1,45 @@
 import type { FastifyInstance } from 'fastify';
-import {
-  ConsolidationCompareQuerySchema,
-  ConsolidationCompareResponseSchema,
-  ConsolidationEventsQuerySchema,
-  ConsolidationEventsResponseSchema,
-  ConsolidationTimelineQuerySchema,
-  ConsolidationTimelineResponseSchema,
-  type ConsolidationCompareQuery,
-  type ConsolidationEventsQuery,
-  type ConsolidationTimelineQuery,
-} from '../schemas/consolidation.js';
-import { ErrorResponseSchema } from '../schemas/reports.js';
 import type { ConsolidationService } from '../services/consolidation-service.js';
-import { TABLE_PRODUCES, tableReply, wantsCsv } from './table-reply.js';
+import { apiRoutes } from './api-route.js';
 
-const errors = { 400: ErrorResponseSchema, 500: ErrorResponseSchema };
-const tags = ['consolidation'];
-
-/** Consolidation routes; each is one call into the service, JSON or CSV. */
+/** Consolidation: the disruptions, and the cluster before and after them. */
 export async function consolidationRoutes(app: FastifyInstance, opts: { consolidation: ConsolidationService }): Promise<void> {
   const { consolidation } = opts;
+  const routes = apiRoutes(app, 'consolidation');
 
-  app.get<{ Querystring: ConsolidationEventsQuery }>(
+  routes.get(
     '/api/consolidation/events',
     {
-      schema: {
-        summary: 'Disruptions (Underutilized, Empty, Drifted, Expired, Interrupted) with their replacements, paged',
-        tags,
-        produces: TABLE_PRODUCES,
-        description:
-          'JSON answers one page (limit, offset; total and counts cover every matching row). CSV downloads every matching row: limit and offset are ignored.',
-        querystring: ConsolidationEventsQuerySchema,
-        response: { 200: ConsolidationEventsResponseSchema, ...errors },
-      },
+      summary: 'Disruptions (Underutilized, Empty, Drifted, Expired, Interrupted) with their action and replacements, a page at a time',
+      description:
+        '`kind=blocked` for DisruptionBlocked ones. `limit` 1–1000 rows (default 200), `offset` from 0; `total` and the per-reason `counts` cover every matching row. The CSV holds every matching row (limit and offset are ignored).',
+      csv: { fileName: 'consolidation-events', table: (b) => b.rows },
     },
-    async (req, reply) =>
-      tableReply(req, reply, consolidation.events(req.query, { allRows: wantsCsv(req) }), (b) => b.rows, 'consolidation-events'),
+    (q, ctx) => consolidation.events(q, { allRows: ctx.csv }),
   );
 
-  app.get<{ Querystring: ConsolidationCompareQuery }>(
+  routes.get(
     '/api/consolidation/compare',
     {
-      schema: {
-        summary: 'Equal windows before and after an event or an instant: nodes, cost per hour, efficiency, per NodePool',
-        tags,
-        produces: TABLE_PRODUCES,
-        querystring: ConsolidationCompareQuerySchema,
-        response: { 200: ConsolidationCompareResponseSchema, 404: ErrorResponseSchema, ...errors },
-      },
+      summary: 'Equal windows before and after a disruption (`event`) or an instant (`at`): nodes, cost per hour, efficiency, per NodePool',
+      description: '`window` from 5m to 24h (default 1h). 404 when the event is not found.',
+      errors: [404],
+      csv: { fileName: 'consolidation-compare', table: (b) => b.rows },
     },
-    async (req, reply) => tableReply(req, reply, consolidation.compare(req.query), (b) => b.rows, 'consolidation-compare'),
+    (q) => consolidation.compare(q),
   );
 
-  app.get<{ Querystring: ConsolidationTimelineQuery }>(
+  routes.get(
     '/api/consolidation/timeline',
     {
-      schema: {
-        summary: 'Efficiency and cost per hour over time per NodePool, with the disruptions marked',
-        tags,
-        produces: TABLE_PRODUCES,
-        querystring: ConsolidationTimelineQuerySchema,
-        response: { 200: ConsolidationTimelineResponseSchema, ...errors },
+      summary: 'Efficiency and cost per hour over time per NodePool and the cluster, with the disruptions marked',
+      description:
+        'At most 300 points per series (5-minute points for a day, hourly ones for a week, 3-hour ones for a month). Every disruption is a mark while there are at most 300; beyond, the first of each bucket × NodePool × reason with how many it stands for (`count`), the bucket widened until at most 300 marks are left. CSV: one line per series point.',
+      csv: {
+        fileName: 'consolidation-timeline',
+        table: (b) => b.series.flatMap((s) => s.points.map((p) => ({ scope: s.scope, nodePool: s.nodePool, ...p }))),
       },
     },
-    async (req, reply) =>
-      tableReply(
-        req,
-        reply,
-        consolidation.timeline(req.query),
-        (b) => b.series.flatMap((s) => s.points.map((p) => ({ scope: s.scope, nodePool: s.nodePool, ...p }))),
-        'consolidation-timeline',
-      ),
+    (q) => consolidation.timeline(q),
   );
 }

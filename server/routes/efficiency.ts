@@ -1,65 +1,57 @@
 import type { FastifyInstance } from 'fastify';
-import {
-  EfficiencyNodesQuerySchema,
-  EfficiencySummaryQuerySchema,
-  EfficiencySummaryResponseSchema,
-  NodesQuerySchema,
-  NodesResponseSchema,
-  type EfficiencyNodesQuery,
-  type EfficiencySummaryQuery,
-  type NodesQuery,
-} from '../schemas/efficiency.js';
-import { ErrorResponseSchema } from '../schemas/reports.js';
 import type { EfficiencyService } from '../services/efficiency-service.js';
-import { TABLE_PRODUCES, tableReply, wantsCsv } from './table-reply.js';
+import type { ReportsService } from '../services/reports-service.js';
+import { apiRoutes } from './api-route.js';
 
-const errors = { 400: ErrorResponseSchema, 500: ErrorResponseSchema };
-const tags = ['efficiency'];
+/** Efficiency: how well nodes are packed, over time, per NodePool and per node. */
+export async function efficiencyRoutes(
+  app: FastifyInstance,
+  opts: { reports: ReportsService; efficiency: EfficiencyService },
+): Promise<void> {
+  const { reports, efficiency } = opts;
+  const routes = apiRoutes(app, 'efficiency');
 
-/** Bin-packing efficiency routes; each is one call into the service, JSON or CSV. */
-export async function efficiencyRoutes(app: FastifyInstance, opts: { efficiency: EfficiencyService }): Promise<void> {
-  const { efficiency } = opts;
+  routes.get(
+    '/api/efficiency/nodepools',
+    {
+      summary: 'CPU and memory requests ÷ allocatable per NodePool over time, with node count and cost per hour',
+      description: 'At most 1,000 points per series (buckets aligned on UTC). CSV: one line per NodePool and bucket.',
+      csv: {
+        fileName: 'efficiency-nodepools',
+        table: (b) => b.series.flatMap((s) => s.points.map((p) => ({ nodePool: s.nodePool, ...p }))),
+      },
+    },
+    (q) => reports.efficiency(q),
+  );
 
-  app.get<{ Querystring: EfficiencySummaryQuery }>(
+  routes.get(
     '/api/efficiency/summary',
     {
-      schema: {
-        summary: 'Efficiency per NodePool and for the cluster over a range',
-        tags,
-        produces: TABLE_PRODUCES,
-        querystring: EfficiencySummaryQuerySchema,
-        response: { 200: EfficiencySummaryResponseSchema, ...errors },
-      },
+      summary:
+        'Efficiency (cpu, memory, pods, GPU; plain and cost-weighted) and idle vCPU, GiB and USD per hour, per NodePool and the cluster',
+      csv: { fileName: 'efficiency-summary', table: (b) => b.rows },
     },
-    async (req, reply) => tableReply(req, reply, efficiency.summary(req.query), (b) => b.rows, 'efficiency-summary'),
+    (q) => efficiency.summary(q),
   );
 
-  app.get<{ Querystring: EfficiencyNodesQuery }>(
+  routes.get(
     '/api/efficiency/nodes',
     {
-      schema: {
-        summary: 'Efficiency per node at a snapshot, or averaged over a window before it',
-        tags,
-        produces: TABLE_PRODUCES,
-        querystring: EfficiencyNodesQuerySchema,
-        response: { 200: NodesResponseSchema, ...errors },
-      },
+      summary: 'Efficiency per node at a snapshot, or averaged over up to 24 h before it (`window`)',
+      description: 'By node name, a page at a time (`limit` 1–5000, default 500; `total` counts every node). The CSV holds every node.',
+      csv: { fileName: 'efficiency-nodes', table: (b) => b.rows },
     },
-    async (req, reply) =>
-      tableReply(req, reply, efficiency.nodeEfficiency(req.query, { allRows: wantsCsv(req) }), (b) => b.rows, 'efficiency-nodes'),
+    (q, ctx) => efficiency.nodeEfficiency(q, { allRows: ctx.csv }),
   );
 
-  app.get<{ Querystring: NodesQuery }>(
+  routes.get(
     '/api/nodes',
     {
-      schema: {
-        summary: 'Every node at a snapshot with packing, type, capacity type, zone, age and price; sorted and paged',
-        tags: ['nodes'],
-        produces: TABLE_PRODUCES,
-        querystring: NodesQuerySchema,
-        response: { 200: NodesResponseSchema, ...errors },
-      },
+      summary: 'The node table at a snapshot: packing, instance type, capacity type, zone, age and price; sorted, searched and paged',
+      description:
+        '`q` keeps the nodes whose name, NodeClaim, instance type, NodePool or zone contains the text (ASCII case-insensitive, `%` and `_` match themselves, at most 100 characters); paged by `limit` (1–5000, default 500) and `offset`. The CSV holds every matching node.',
+      csv: { fileName: 'nodes', table: (b) => b.rows },
     },
-    async (req, reply) => tableReply(req, reply, efficiency.nodes(req.query, { allRows: wantsCsv(req) }), (b) => b.rows, 'nodes'),
+    (q, ctx) => efficiency.nodes(q, { allRows: ctx.csv }),
   );
 }

@@ -1,56 +1,35 @@
 import type { FastifyInstance } from 'fastify';
-import { ErrorResponseSchema } from '../schemas/reports.js';
-import {
-  TeamCostQuerySchema,
-  TeamCostResponseSchema,
-  TeamCostSeriesQuerySchema,
-  TeamCostSeriesResponseSchema,
-  type TeamCostQuery,
-  type TeamCostSeriesQuery,
-} from '../schemas/teams.js';
 import type { TeamsService } from '../services/teams-service.js';
-import { TABLE_PRODUCES, tableReply } from './table-reply.js';
+import { apiRoutes } from './api-route.js';
 
-const errors = { 400: ErrorResponseSchema, 500: ErrorResponseSchema };
-
-/** Team attribution routes, JSON or CSV. */
+/** Teams: the node cost split over the teams (or namespaces) that requested it. */
 export async function teamsRoutes(app: FastifyInstance, opts: { teams: TeamsService }): Promise<void> {
   const { teams } = opts;
+  const routes = apiRoutes(app, 'teams');
 
-  app.get<{ Querystring: TeamCostQuery }>(
+  routes.get(
     '/api/teams/cost',
     {
-      schema: {
-        summary:
-          'Node cost split over teams by request share, AWS split cost allocation or OpenCost (method=), idle per NodePool; cents add up to the node cost',
-        tags: ['teams'],
-        produces: TABLE_PRODUCES,
-        querystring: TeamCostQuerySchema,
-        response: { 200: TeamCostResponseSchema, ...errors },
-      },
+      summary: 'Node cost split over teams by request share, AWS split cost allocation or OpenCost (`method`), with idle per NodePool',
+      description:
+        'Lines in cents that add up exactly to the node cost. `method=request-share` (default; `weights=` cpu,memory applies to it only), `aws-split` or `opencost`, answered with `methodInfo` (name, source, link, definition) and `feed` (requests only, or how much of the range usage fed); `idle` (line or spread), `label` (the team label), `groupBy` (team or namespace), `team`.',
+      csv: { fileName: 'teams-cost', table: (b) => b.rows },
     },
-    async (req, reply) => tableReply(req, reply, teams.cost(req.query), (b) => b.rows, 'teams-cost'),
+    (q) => teams.cost(q),
   );
 
-  app.get<{ Querystring: TeamCostSeriesQuery }>(
+  routes.get(
     '/api/teams/cost/series',
     {
-      schema: {
-        summary:
-          'The same split per day or week from `from` (each bucket as /api/teams/cost over its range, cents adding up per bucket); CSV: one line per bucket and team',
-        tags: ['teams'],
-        produces: TABLE_PRODUCES,
-        querystring: TeamCostSeriesQuerySchema,
-        response: { 200: TeamCostSeriesResponseSchema, ...errors },
+      summary: 'The same split per day or week from `from` (`bucket`), each bucket equal to /api/teams/cost over its range',
+      description:
+        "The same parameters as /api/teams/cost; default days up to 31 days, weeks beyond; `from` on a whole UTC hour. Cents add up to each bucket's node cost, idle included. CSV: one line per bucket and team.",
+      csv: {
+        fileName: 'teams-cost-series',
+        table: (b) =>
+          b.buckets.flatMap((k) => k.teams.map((t) => ({ from: k.from, to: k.to, kind: t.kind, team: t.team, costUsd: t.costUsd }))),
       },
     },
-    async (req, reply) =>
-      tableReply(
-        req,
-        reply,
-        teams.series(req.query),
-        (b) => b.buckets.flatMap((k) => k.teams.map((t) => ({ from: k.from, to: k.to, kind: t.kind, team: t.team, costUsd: t.costUsd }))),
-        'teams-cost-series',
-      ),
+    (q) => teams.series(q),
   );
 }

@@ -1,5 +1,5 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { ISO_DATE_OR_DATE_TIME_PATTERN } from './reports.js';
+import { Type, type Static } from '@sinclair/typebox';
+import { FormatSchema, ISO_DATE_OR_DATE_TIME_PATTERN, Nullable } from './common.js';
 
 /**
  * The API contract of "Explain this bill": TypeBox schemas give Fastify its validation and serialization, and
@@ -9,8 +9,6 @@ import { ISO_DATE_OR_DATE_TIME_PATTERN } from './reports.js';
  * USD per hour, cpu in millicores, memory in bytes. Instants are ISO 8601 UTC strings. A bill line covers
  * [periodStart, periodEnd): one UTC day for DAILY lines, one hour for HOURLY, one calendar month for MONTHLY.
  */
-
-const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 
 /** A karpenter.sh/nodepool tag value, or '' for the untagged line. */
 export const NODEPOOL_OR_UNTAGGED_PATTERN = '^([a-z0-9]([-a-z0-9.]*[a-z0-9])?)?$';
@@ -86,6 +84,7 @@ export const BillLinesQuerySchema = Type.Object(
     nodepool: Type.Optional(
       Type.String({ pattern: NODEPOOL_OR_UNTAGGED_PATTERN, maxLength: 253, description: "Only this NodePool ('' = untagged)." }),
     ),
+    format: Type.Optional(FormatSchema),
   },
   { additionalProperties: false },
 );
@@ -126,6 +125,7 @@ export const BillExplainQuerySchema = Type.Object(
     nodepool: Type.Optional(Type.String({ pattern: NODEPOOL_OR_UNTAGGED_PATTERN, maxLength: 253 })),
     groupBy: Type.Optional(BillGroupBySchema),
     dimension: Type.Optional(Type.String({ maxLength: 200 })),
+    format: Type.Optional(FormatSchema),
   },
   { additionalProperties: false },
 );
@@ -346,6 +346,7 @@ export const PracticeQuerySchema = Type.Object(
     ),
     day: Type.Optional(Type.String({ pattern: DAY_PATTERN, description: 'A day of the sandbox scenario, YYYY-MM-DD.' })),
     perturbation: Type.Optional(PerturbationSchema),
+    format: Type.Optional(FormatSchema),
   },
   { additionalProperties: false },
 );

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { NODEPOOL_NAME_PATTERN } from './reports.js';
 import {
+  NODEPOOL_NAME_PATTERN,
   DURATION_PATTERN,
   EVENT_ID_PATTERN,
   FormatSchema,
@@ -8,7 +8,7 @@ import {
   Nullable,
   packingProperties,
   rangeQueryProperties,
-} from './analytics-common.js';
+} from './common.js';
 
 /**
  * Consolidation before/after: GET /api/consolidation/events (disruptions found in the Kubernetes events

@@ -1,17 +1,18 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { NODEPOOL_NAME_PATTERN } from './reports.js';
 import {
-  CapacityTypeQuerySchema,
+  CapacityTypeSchema,
+  NODEPOOL_NAME_PATTERN,
   DURATION_PATTERN,
   FormatSchema,
   IsoInstantQuery,
   Nullable,
   packingProperties,
   rangeQueryProperties,
-} from './analytics-common.js';
+} from './common.js';
 
 /**
- * Bin-packing efficiency: GET /api/efficiency/summary (per NodePool and the cluster over a range),
+ * Bin-packing efficiency: GET /api/efficiency/nodepools (per NodePool over time, for a chart),
+ * GET /api/efficiency/summary (per NodePool and the cluster over a range),
  * GET /api/efficiency/nodes (per node at a snapshot, or averaged over a window before it) and
  * GET /api/nodes (the node table, sortable and paged, for a Nodes page at 500+ nodes).
  *
@@ -19,6 +20,42 @@ import {
  * gap is not cost), clipped to the range. Idle capacity is allocatable minus requests; idle money is the
  * part of the node price its requests do not cover, cpu and memory weighted 50/50 (the default team split).
  */
+
+export const EfficiencySeriesQuerySchema = Type.Object(rangeQueryProperties, { additionalProperties: false });
+export type EfficiencySeriesQuery = Static<typeof EfficiencySeriesQuerySchema>;
+
+export const EfficiencyPointSchema = Type.Object({
+  /** Bucket start, epoch ms UTC. */
+  bucketStartMs: Type.Number(),
+  /** Σ cpu requests ÷ Σ cpu allocatable over the bucket, a fraction (0.5 = 50 %); null with nothing allocatable. */
+  cpu: Nullable(Type.Number()),
+  /** Same for memory. */
+  memory: Nullable(Type.Number()),
+  /** Mean node count over the bucket's snapshots. */
+  nodesAvg: Type.Number(),
+  /** Mean run rate over the bucket's snapshots, USD per hour. */
+  usdPerHourAvg: Type.Number(),
+});
+export type EfficiencyPoint = Static<typeof EfficiencyPointSchema>;
+
+export const EfficiencySeriesSchema = Type.Object({
+  /** '' = nodes without a NodePool. */
+  nodePool: Type.String(),
+  points: Type.Array(EfficiencyPointSchema),
+});
+export type EfficiencySeries = Static<typeof EfficiencySeriesSchema>;
+
+export const EfficiencyResponseSchema = Type.Object({
+  /** ISO 8601 UTC, inclusive. */
+  from: Type.String(),
+  /** ISO 8601 UTC, exclusive. */
+  to: Type.String(),
+  /** Bucket length in ms, chosen so a series has at most 1,000 points; buckets aligned on UTC. */
+  bucketMs: Type.Integer(),
+  /** One per NodePool, sorted by name; points sorted by time; buckets without snapshots are absent. */
+  series: Type.Array(EfficiencySeriesSchema),
+});
+export type EfficiencyResponse = Static<typeof EfficiencyResponseSchema>;
 
 export const EfficiencySummaryQuerySchema = Type.Object(rangeQueryProperties, { additionalProperties: false });
 export type EfficiencySummaryQuery = Static<typeof EfficiencySummaryQuerySchema>;
@@ -75,7 +112,7 @@ export type NodeSort = Static<typeof NodeSortSchema>;
 const nodeFilterProperties = {
   at: Type.Optional(IsoInstantQuery('The snapshot at or before this instant. Default: the newest snapshot.')),
   nodepool: Type.Optional(Type.String({ pattern: NODEPOOL_NAME_PATTERN, maxLength: 253, description: 'Only this NodePool.' })),
-  capacityType: Type.Optional(CapacityTypeQuerySchema),
+  capacityType: Type.Optional(CapacityTypeSchema),
   format: Type.Optional(FormatSchema),
 };
 

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { LABEL_KEY_PATTERN, Nullable, rangeQueryProperties, TEAM_PATTERN, WEIGHTS_PATTERN } from './analytics-common.js';
+import { LABEL_KEY_PATTERN, Nullable, rangeQueryProperties, TEAM_PATTERN, WEIGHTS_PATTERN } from './common.js';
 
 /**
  * Team attribution (GET /api/teams/cost): each node's cost over the range split over its pods, by one of three

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import type { Db } from '../../db/open-db.js';
 import { type BillLineRow, createBillLinesRepository } from '../../db/repositories/bill-lines-repository.js';
 import { isoInstant, parseInstant, QueryParamError, resolveRange } from '../analytics/range.js';
-import { explanationsToCsv, linesToCsv } from '../explain/csv-export.js';
 import { parseCostExplorerCsv } from '../explain/csv-import.js';
 import { explainLines } from '../explain/explain.js';
 import type { LineFact } from '../explain/facts.js';
@@ -136,9 +135,7 @@ export function createBillService(db: Db, now: () => number = Date.now) {
 
   return {
     lines,
-    linesCsv: (q: BillLinesQuery): string => linesToCsv(lines(q).lines),
     explain,
-    explainCsv: (q: BillExplainQuery): string => explanationsToCsv([explain(q)]),
 
     /** Every line of a source in [from, to) explained (the e2e test and a "whole bill" CSV). */
     explainAll(q: { source: string; groupBy: BillGroupBy; granularity: BillGranularity; fromMs: number; toMs: number }): Explanation[] {

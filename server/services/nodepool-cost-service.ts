@@ -4,7 +4,8 @@ import { mergeDailyCost } from '../analytics/daily-cost.js';
 import { nodePoolCompareRows, nodePoolCompareTotals } from '../analytics/nodepool-cost.js';
 import { dayCeil, dayFloor, isoInstant, utcDay } from '../analytics/range.js';
 import { reconcileDays, reconcileRows } from '../analytics/reconciliation.js';
-import type { NodePoolCompareResponse, ReconciliationResponse } from '../schemas/nodepool-cost.js';
+import type { NodePoolCompareResponse } from '../schemas/nodepools.js';
+import type { ReconciliationResponse } from '../schemas/cost.js';
 import { rangeOf, type RangeContext } from './analytics-range.js';
 
 /** NodePool x capacity type cost comparison, and the bill reconciled with our estimate per day. */

@@ -10,7 +10,7 @@ import { createKubeRepository } from '../../db/repositories/kube-repository.js';
 import { createReportsRepository } from '../../db/repositories/reports-repository.js';
 import { GiB, nodePoolRecord, snapshotWrite, type NodeSpec } from '../../test/fixtures/snapshots.js';
 import { buildApp } from '../app.js';
-import type { NodePoolsResponse } from '../schemas/reports.js';
+import type { NodePoolsResponse } from '../schemas/nodepools.js';
 import { createReportsService } from './reports-service.js';
 
 const T1 = Date.parse('2026-11-01T10:00:00Z');

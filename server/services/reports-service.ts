@@ -3,14 +3,11 @@ import { dailyCostTotals, mergeDailyCost } from '../analytics/daily-cost.js';
 import { chooseBucketMs, DAY_MS, toEfficiencySeries } from '../analytics/efficiency.js';
 import { nodePoolLimitUsage } from '../analytics/nodepool-limits.js';
 import { dayCeil, dayFloor, defaultEndMs, DEFAULT_RANGE_DAYS, isoInstant, resolveRange, utcDay } from '../analytics/range.js';
-import type {
-  CollectionRun,
-  DailyCostResponse,
-  EfficiencyResponse,
-  NodePoolsResponse,
-  RangeQuery,
-  StatusResponse,
-} from '../schemas/reports.js';
+import type { CollectionRun, StatusResponse } from '../schemas/status.js';
+import type { DailyCostResponse } from '../schemas/cost.js';
+import type { EfficiencyResponse } from '../schemas/efficiency.js';
+import type { NodePoolsResponse } from '../schemas/nodepools.js';
+import type { RangeQuery } from '../schemas/common.js';
 
 const toRun = (r: CollectionRunRow): CollectionRun => ({
   kind: r.kind,

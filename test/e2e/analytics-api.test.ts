@@ -15,8 +15,8 @@ import type {
   ConsolidationTimelineResponse,
 } from '../../server/schemas/consolidation.js';
 import type { EfficiencySummaryResponse, NodesResponse } from '../../server/schemas/efficiency.js';
-import type { NodePoolCompareResponse } from '../../server/schemas/nodepool-cost.js';
-import type { ErrorResponse } from '../../server/schemas/reports.js';
+import type { NodePoolCompareResponse } from '../../server/schemas/nodepools.js';
+import type { ErrorResponse } from '../../server/schemas/common.js';
 import type { TeamCostResponse } from '../../server/schemas/teams.js';
 
 /*

@@ -5,8 +5,8 @@ import { buildApp } from '../../server/app.js';
 import type { RunningSandbox } from '../../sandbox/index.js';
 import type { ConsolidationCompareResponse, ConsolidationEventsResponse } from '../../server/schemas/consolidation.js';
 import type { EfficiencySummaryResponse } from '../../server/schemas/efficiency.js';
-import type { NodePoolCompareResponse, ReconciliationResponse } from '../../server/schemas/nodepool-cost.js';
-import type { DailyCostResponse } from '../../server/schemas/reports.js';
+import type { NodePoolCompareResponse } from '../../server/schemas/nodepools.js';
+import type { DailyCostResponse, ReconciliationResponse } from '../../server/schemas/cost.js';
 import type { TeamCostResponse, TeamCostSeriesResponse } from '../../server/schemas/teams.js';
 import { startSeededApi, type SeededApi } from '../fixtures/seeded-api.js';
 

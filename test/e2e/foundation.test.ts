@@ -7,7 +7,9 @@ import { type Db, openDb } from '../../db/open-db.js';
 import { nodePoolCostByHand } from '../../sandbox/scenario/bill.js';
 import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import { buildApp } from '../../server/app.js';
-import type { DailyCostResponse, EfficiencyResponse, NodePoolsResponse } from '../../server/schemas/reports.js';
+import type { DailyCostResponse } from '../../server/schemas/cost.js';
+import type { EfficiencyResponse } from '../../server/schemas/efficiency.js';
+import type { NodePoolsResponse } from '../../server/schemas/nodepools.js';
 
 /**
  * The whole path, as `npm start` runs it: the sandbox on loopback, the real Kubernetes and AWS SDK clients

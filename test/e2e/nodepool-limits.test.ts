@@ -10,7 +10,7 @@ import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import { loadCatalog } from '../../sandbox/scenario/catalog.js';
 import { nodeAliveAt } from '../../sandbox/serve/kube-objects.js';
 import { buildApp } from '../../server/app.js';
-import type { NodePoolsResponse } from '../../server/schemas/reports.js';
+import type { NodePoolsResponse } from '../../server/schemas/nodepools.js';
 
 /**
  * week4's NodePools carry limits (system cpu 16 / memory 64Gi, general 400 / 1600Gi, spot-batch 256 / 1024Gi).

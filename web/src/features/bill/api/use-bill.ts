@@ -1,12 +1,5 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type {
-  BillGroupBy,
-  BillLinesResponse,
-  Explanation,
-  ImportResponse,
-  PracticeAnswers,
-  PracticeQuestion,
-} from '../../../../../server/schemas/bill';
+import type { BillGroupBy, BillLinesResponse, Explanation, ImportResponse, PracticeAnswers, PracticeQuestion } from '@schemas/bill';
 import { postFile } from '../../../lib/api-client';
 import { jsonQuery } from '../../../lib/json-query';
 

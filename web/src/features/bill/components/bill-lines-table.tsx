@@ -1,5 +1,5 @@
 import { Fragment, type ReactNode } from 'react';
-import type { BillLine } from '../../../../../server/schemas/bill';
+import type { BillLine } from '@schemas/bill';
 import { colorOf, type NodePoolColors } from '../../../lib/colors';
 import { formatUsd, nodePoolLabel } from '../../../lib/format';
 

@@ -1,4 +1,4 @@
-import type { ExplainedNodeClaim, Explanation } from '../../../../../server/schemas/bill';
+import type { ExplainedNodeClaim, Explanation } from '@schemas/bill';
 import { formatBytes, formatMillicores, formatUsd, formatUsdPerHour, formatUtcSpan } from '../../../lib/format';
 
 const STATUS_TEXT: Record<Explanation['status'], string> = {

@@ -1,5 +1,5 @@
 import { useId, useRef, useState, type DragEvent } from 'react';
-import type { ImportResponse } from '../../../../../server/schemas/bill';
+import type { ImportResponse } from '@schemas/bill';
 import { ApiError } from '../../../lib/api-client';
 import { formatUsd } from '../../../lib/format';
 import { useImportBill } from '../api/use-bill';

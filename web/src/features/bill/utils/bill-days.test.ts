@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { BillLine } from '../../../../../server/schemas/bill';
+import type { BillLine } from '@schemas/bill';
 import { dayBill, lineDays, parseBillPage, pickDay, sourceLabel, toggleLineUpdates } from './bill-days';
 
 const line = (day: string, nodePool: string, usd: number, estimated = false): BillLine => ({

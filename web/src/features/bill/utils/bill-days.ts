@@ -1,4 +1,4 @@
-import type { BillGroupBy, BillLine } from '../../../../../server/schemas/bill';
+import type { BillGroupBy, BillLine } from '@schemas/bill';
 import type { ParamUpdates } from '../../../lib/url-params';
 
 /**

@@ -1,7 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { ConsolidationCompareResponse, ConsolidationEventsResponse } from '../../../../../server/schemas/consolidation';
-import type { NodesResponse } from '../../../../../server/schemas/efficiency';
-import type { RangeQuery } from '../../../../../server/schemas/reports';
+import type { ConsolidationCompareResponse, ConsolidationEventsResponse } from '@schemas/consolidation';
+import type { NodesResponse } from '@schemas/efficiency';
+import type { RangeQuery } from '@schemas/common';
 import { jsonQuery } from '../../../lib/json-query';
 
 /** One page of the disruptions in the range (nodes removed or replaced), optionally of one reason; total and counts cover all. */

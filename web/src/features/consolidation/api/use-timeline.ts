@@ -1,6 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { ConsolidationTimelineResponse } from '../../../../../server/schemas/consolidation';
-import type { RangeQuery } from '../../../../../server/schemas/reports';
+import type { ConsolidationTimelineResponse } from '@schemas/consolidation';
+import type { RangeQuery } from '@schemas/common';
 import { jsonQuery } from '../../../lib/json-query';
 
 /** Cluster and NodePool efficiency and cost per hour over the range, with the disruptions in it. */

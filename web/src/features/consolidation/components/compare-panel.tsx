@@ -1,6 +1,6 @@
 import { lazy, Suspense, useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
-import type { CompareRow } from '../../../../../server/schemas/consolidation';
-import type { NodeRow } from '../../../../../server/schemas/efficiency';
+import type { CompareRow } from '@schemas/consolidation';
+import type { NodeRow } from '@schemas/efficiency';
 import { Panel } from '../../../components/ui/panel';
 import { Segmented } from '../../../components/ui/segmented';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';

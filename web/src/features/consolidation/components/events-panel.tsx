@@ -1,4 +1,4 @@
-import type { RangeQuery } from '../../../../../server/schemas/reports';
+import type { RangeQuery } from '@schemas/common';
 import { Pager } from '../../../components/ui/pager';
 import { Panel } from '../../../components/ui/panel';
 import { Segmented } from '../../../components/ui/segmented';

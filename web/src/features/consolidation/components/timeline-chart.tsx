@@ -1,6 +1,6 @@
 import { type SVGProps, useMemo } from 'react';
 import { CartesianGrid, ComposedChart, Legend, Line, ReferenceLine, Tooltip, XAxis, YAxis } from 'recharts';
-import type { ConsolidationTimelineResponse } from '../../../../../server/schemas/consolidation';
+import type { ConsolidationTimelineResponse } from '@schemas/consolidation';
 import { formatPercent, formatUsd, formatUsdAxis, formatUtcDateTime, formatUtcDay, formatUtcTime } from '../../../lib/format';
 import { showsHourTicks, timeTicks } from '../../../lib/time-ticks';
 import { markTitle, reasonColor } from '../utils/reasons';

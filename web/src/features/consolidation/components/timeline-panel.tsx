@@ -1,5 +1,5 @@
 import { lazy, Suspense, type ReactNode } from 'react';
-import type { RangeQuery } from '../../../../../server/schemas/reports';
+import type { RangeQuery } from '@schemas/common';
 import { Panel } from '../../../components/ui/panel';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
 import { useTimeline } from '../api/use-timeline';

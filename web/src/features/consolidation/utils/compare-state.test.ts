@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { CompareRow, WindowStats } from '../../../../../server/schemas/consolidation';
-import type { NodeRow } from '../../../../../server/schemas/efficiency';
+import type { CompareRow, WindowStats } from '@schemas/consolidation';
+import type { NodeRow } from '@schemas/efficiency';
 import {
   compareBars,
   diffNodes,

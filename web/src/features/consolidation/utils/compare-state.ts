@@ -1,5 +1,5 @@
-import type { CompareRow } from '../../../../../server/schemas/consolidation';
-import type { NodeRow } from '../../../../../server/schemas/efficiency';
+import type { CompareRow } from '@schemas/consolidation';
+import type { NodeRow } from '@schemas/efficiency';
 import type { ParamUpdates } from '../../../lib/url-params';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TimelinePoint } from '../../../../../server/schemas/consolidation';
+import type { TimelinePoint } from '@schemas/consolidation';
 import { countByReason, markTitle } from './reasons';
 import { pickSeries, rowNear, toTimelineRows } from './timeline-rows';
 

@@ -1,4 +1,4 @@
-import type { ConsolidationTimelineResponse, TimelinePoint } from '../../../../../server/schemas/consolidation';
+import type { ConsolidationTimelineResponse, TimelinePoint } from '@schemas/consolidation';
 import { gapThresholdMs } from '../../../lib/gaps';
 
 type TimelineSeries = ConsolidationTimelineResponse['series'][number];

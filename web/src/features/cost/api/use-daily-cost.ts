@@ -1,5 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { DailyCostResponse, RangeQuery } from '../../../../../server/schemas/reports';
+import type { DailyCostResponse } from '@schemas/cost';
+import type { RangeQuery } from '@schemas/common';
 import { jsonQuery } from '../../../lib/json-query';
 
 /** Bill and estimate per UTC day per NodePool for the range. */

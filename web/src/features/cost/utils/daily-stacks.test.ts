@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DailyCostRow } from '../../../../../server/schemas/reports';
+import type { DailyCostRow } from '@schemas/cost';
 import { daysBetween, toDailyStacks } from './daily-stacks';
 
 const row = (p: Partial<DailyCostRow> & Pick<DailyCostRow, 'day' | 'nodePool'>): DailyCostRow => ({

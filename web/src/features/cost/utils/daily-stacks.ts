@@ -1,4 +1,4 @@
-import type { DailyCostRow } from '../../../../../server/schemas/reports';
+import type { DailyCostRow } from '@schemas/cost';
 
 /** How a segment was bought: our capacity type, or `other` for purchase types with no Karpenter equivalent (Savings Plans, RIs). */
 export type PurchaseKind = 'on-demand' | 'spot' | 'reserved' | 'other';

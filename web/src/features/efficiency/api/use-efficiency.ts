@@ -1,5 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { EfficiencyResponse, RangeQuery } from '../../../../../server/schemas/reports';
+import type { EfficiencyResponse } from '@schemas/efficiency';
+import type { RangeQuery } from '@schemas/common';
 import { jsonQuery } from '../../../lib/json-query';
 
 /** Requests ÷ allocatable per NodePool over time (at most 1,000 points per series). */

@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import { CartesianGrid, Legend, Line, LineChart, Tooltip, XAxis, YAxis } from 'recharts';
-import type { EfficiencyResponse } from '../../../../../server/schemas/reports';
+import type { EfficiencyResponse } from '@schemas/efficiency';
 import { colorOf, type NodePoolColors } from '../../../lib/colors';
 import { formatPercent, formatUtcDateTime, formatUtcDay, formatUtcTime, nodePoolLabel } from '../../../lib/format';
 import { showsHourTicks, timeTicks } from '../../../lib/time-ticks';

@@ -1,5 +1,6 @@
 import { lazy, Suspense, useState } from 'react';
-import type { EfficiencySeries, RangeQuery } from '../../../../../server/schemas/reports';
+import type { EfficiencySeries } from '@schemas/efficiency';
+import type { RangeQuery } from '@schemas/common';
 import { Panel } from '../../../components/ui/panel';
 import { Segmented } from '../../../components/ui/segmented';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';

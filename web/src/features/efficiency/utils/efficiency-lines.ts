@@ -1,4 +1,4 @@
-import type { EfficiencySeries } from '../../../../../server/schemas/reports';
+import type { EfficiencySeries } from '@schemas/efficiency';
 import { gapThresholdMs } from '../../../lib/gaps';
 
 /** One chart row per bucket: percent per NodePool for cpu and memory (null: no data in that bucket). */

@@ -1,5 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
-import type { NodePoolsResponse } from '../../../../../server/schemas/reports';
+import type { NodePoolsResponse } from '@schemas/nodepools';
 import { jsonQuery } from '../../../lib/json-query';
 
 export const useNodePools = () =>

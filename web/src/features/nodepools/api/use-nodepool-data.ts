@@ -1,7 +1,8 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { EfficiencySummaryResponse, NodesResponse } from '../../../../../server/schemas/efficiency';
-import type { NodePoolCompareResponse } from '../../../../../server/schemas/nodepool-cost';
-import type { NodePoolsResponse, RangeQuery } from '../../../../../server/schemas/reports';
+import type { EfficiencySummaryResponse, NodesResponse } from '@schemas/efficiency';
+import type { NodePoolCompareResponse } from '@schemas/nodepools';
+import type { NodePoolsResponse } from '@schemas/nodepools';
+import type { RangeQuery } from '@schemas/common';
 import { jsonQuery } from '../../../lib/json-query';
 
 /** Cost, node-hours, cost per vCPU-hour and spot savings per NodePool × capacity type over the range. */

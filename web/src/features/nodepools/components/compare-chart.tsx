@@ -1,5 +1,5 @@
 import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from 'recharts';
-import type { NodePoolCompareRow } from '../../../../../server/schemas/nodepool-cost';
+import type { NodePoolCompareRow } from '@schemas/nodepools';
 import { nodePoolLabel } from '../../../lib/format';
 
 interface CompareChartProps {

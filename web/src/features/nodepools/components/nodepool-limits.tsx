@@ -1,4 +1,4 @@
-import type { NodePool } from '../../../../../server/schemas/reports';
+import type { NodePool } from '@schemas/nodepools';
 import { formatBudget, formatRequirement, limitBars, limitBarText, type LimitBar } from '../utils/nodepool-spec';
 
 function LimitMeter({ bar }: { bar: LimitBar }) {

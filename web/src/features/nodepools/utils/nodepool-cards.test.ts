@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { EfficiencySummaryRow, NodeRow } from '../../../../../server/schemas/efficiency';
-import type { NodePoolCompareRow } from '../../../../../server/schemas/nodepool-cost';
-import type { NodePool } from '../../../../../server/schemas/reports';
+import type { EfficiencySummaryRow, NodeRow } from '@schemas/efficiency';
+import type { NodePoolCompareRow } from '@schemas/nodepools';
+import type { NodePool } from '@schemas/nodepools';
 import { buildCards, instanceMix } from './nodepool-cards';
 
 const node = (nodePool: string, instanceType: string, capacityType = 'on-demand'): NodeRow => ({

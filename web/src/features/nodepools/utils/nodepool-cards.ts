@@ -1,6 +1,6 @@
-import type { NodeRow, EfficiencySummaryRow } from '../../../../../server/schemas/efficiency';
-import type { NodePoolCompareRow } from '../../../../../server/schemas/nodepool-cost';
-import type { NodePool } from '../../../../../server/schemas/reports';
+import type { NodeRow, EfficiencySummaryRow } from '@schemas/efficiency';
+import type { NodePoolCompareRow } from '@schemas/nodepools';
+import type { NodePool } from '@schemas/nodepools';
 
 /** What one NodePool card shows: its policy from the cluster, its money and packing over the range, its nodes at the end. */
 export interface NodePoolCard {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { NodePool, ResourceLimit } from '../../../../../server/schemas/reports';
+import type { NodePool, ResourceLimit } from '@schemas/nodepools';
 import { formatBudget, formatRequirement, limitBars, limitBarText, limitLevel } from './nodepool-spec';
 
 const GiB = 1024 ** 3;

@@ -1,4 +1,4 @@
-import type { DisruptionBudget, NodePool, NodePoolRequirement, ResourceLimit } from '../../../../../server/schemas/reports';
+import type { DisruptionBudget, NodePool, NodePoolRequirement, ResourceLimit } from '@schemas/nodepools';
 import { formatBytes, formatMillicores } from '../../../lib/format';
 
 /** How close a NodePool is to a limit: Karpenter launches nothing more once one is reached. */

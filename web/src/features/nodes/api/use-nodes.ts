@@ -1,5 +1,5 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { NodesResponse } from '../../../../../server/schemas/efficiency';
+import type { NodesResponse } from '@schemas/efficiency';
 import { jsonQuery } from '../../../lib/json-query';
 
 /** One page of the node table at a snapshot. */

@@ -1,4 +1,4 @@
-import type { NodeRow, NodeSort } from '../../../../../server/schemas/efficiency';
+import type { NodeRow, NodeSort } from '@schemas/efficiency';
 import { SortHeader } from '../../../components/ui/sort-header';
 import { colorOf, type NodePoolColors } from '../../../lib/colors';
 import { formatUsdPerHour, nodePoolLabel } from '../../../lib/format';

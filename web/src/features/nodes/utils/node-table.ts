@@ -1,4 +1,4 @@
-import type { NodeSort } from '../../../../../server/schemas/efficiency';
+import type { NodeSort } from '@schemas/efficiency';
 import type { ParamUpdates } from '../../../lib/url-params';
 
 /**

@@ -1,6 +1,7 @@
 import { useQueries } from '@tanstack/react-query';
-import type { DailyCostResponse, RangeQuery } from '../../../../../server/schemas/reports';
-import type { EfficiencySummaryResponse } from '../../../../../server/schemas/efficiency';
+import type { DailyCostResponse } from '@schemas/cost';
+import type { RangeQuery } from '@schemas/common';
+import type { EfficiencySummaryResponse } from '@schemas/efficiency';
 import { jsonQuery } from '../../../lib/json-query';
 
 /** Daily cost and the efficiency summary for one range (the same requests, so the same cache entries, as the panels that show them). */

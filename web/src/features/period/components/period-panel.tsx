@@ -1,5 +1,5 @@
 import { useMemo } from 'react';
-import type { RangeQuery } from '../../../../../server/schemas/reports';
+import type { RangeQuery } from '@schemas/common';
 import { Panel } from '../../../components/ui/panel';
 import { ErrorState, LoadingState } from '../../../components/ui/state-message';
 import { formatFraction, formatSignedFraction, formatUsd } from '../../../lib/format';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { DailyCostResponse } from '../../../../../server/schemas/reports';
-import type { EfficiencySummaryResponse, EfficiencySummaryRow } from '../../../../../server/schemas/efficiency';
+import type { DailyCostResponse } from '@schemas/cost';
+import type { EfficiencySummaryResponse, EfficiencySummaryRow } from '@schemas/efficiency';
 import { compareFigures, periodFigures, type PeriodFigures } from './period-delta';
 
 const summaryRow = (p: Partial<EfficiencySummaryRow>): EfficiencySummaryRow => ({

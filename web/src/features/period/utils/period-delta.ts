@@ -1,5 +1,5 @@
-import type { DailyCostResponse } from '../../../../../server/schemas/reports';
-import type { EfficiencySummaryResponse } from '../../../../../server/schemas/efficiency';
+import type { DailyCostResponse } from '@schemas/cost';
+import type { EfficiencySummaryResponse } from '@schemas/efficiency';
 
 /** The figures of one period that the overview compares with the period before. */
 export interface PeriodFigures {

@@ -1,4 +1,4 @@
-import type { CollectionRun, StatusResponse } from '../../../../../server/schemas/reports';
+import type { CollectionRun, StatusResponse } from '@schemas/status';
 import { ErrorState } from '../../../components/ui/state-message';
 import { formatAgo, formatDayShort, formatIsoUtc, formatUtcDateTime } from '../../../lib/format';
 import { useStatus } from '../api/use-status';

@@ -1,5 +1,5 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { TeamCostResponse, TeamCostSeriesResponse } from '../../../../../server/schemas/teams';
+import type { TeamCostResponse, TeamCostSeriesResponse } from '@schemas/teams';
 import { jsonQuery } from '../../../lib/json-query';
 
 export type TeamCostParams = Record<string, string | undefined>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { TeamCostResponse, TeamCostRow, TeamCostSeriesResponse } from '../../../../../server/schemas/teams';
+import type { TeamCostResponse, TeamCostRow, TeamCostSeriesResponse } from '@schemas/teams';
 import {
   IDLE_KEY,
   idleRowLabel,

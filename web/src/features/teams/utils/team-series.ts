@@ -1,4 +1,4 @@
-import type { TeamCostResponse, TeamCostRow, TeamCostSeriesResponse } from '../../../../../server/schemas/teams';
+import type { TeamCostResponse, TeamCostRow, TeamCostSeriesResponse } from '@schemas/teams';
 import type { ParamUpdates } from '../../../lib/url-params';
 
 /**

@@ -1,55 +1,56 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable, rangeQueryProperties } from './analytics-common.js';
-import { CapacityTypeSchema } from './reports.js';
+import { CapacityTypeSchema, Nullable, rangeQueryProperties } from './common.js';
 
 /**
- * NodePool cost comparison (GET /api/nodepools/compare) and reconciliation of our estimate with the
- * Cost Explorer bill (GET /api/reconciliation/daily).
+ * What the cluster cost: GET /api/cost/nodepools/daily (the Cost Explorer bill and our estimate per UTC day x
+ * NodePool x purchase kind) and GET /api/reconciliation/daily (the two side by side, the difference and its likely
+ * cause).
  */
 
-export const NodePoolCompareQuerySchema = Type.Object(rangeQueryProperties, { additionalProperties: false });
-export type NodePoolCompareQuery = Static<typeof NodePoolCompareQuerySchema>;
+export const DailyCostQuerySchema = Type.Object(rangeQueryProperties, { additionalProperties: false });
+export type DailyCostQuery = Static<typeof DailyCostQuerySchema>;
 
-export const NodePoolCompareRowSchema = Type.Object({
-  /** '' = nodes not launched by Karpenter. */
+/**
+ * One UTC day x NodePool x purchase kind. A Cost Explorer purchase type and our capacity type share a
+ * row when they mean the same thing ("On Demand Instances" = on-demand, "Spot Instances" = spot);
+ * other purchase types (Savings Plans, Reserved Instances, ...) get rows of their own with no estimate.
+ */
+export const DailyCostRowSchema = Type.Object({
+  /** UTC day start, YYYY-MM-DD. */
+  day: Type.String(),
+  /** karpenter.sh/nodepool value; '' = untagged bill lines / nodes without a NodePool. */
   nodePool: Type.String(),
-  capacityType: CapacityTypeSchema,
-  /** Σ price × hours, USD (our estimate from snapshots). */
-  costUsd: Type.Number(),
-  nodeHours: Type.Number(),
-  nodesAvg: Type.Number(),
-  vcpuHoursAllocatable: Type.Number(),
-  memoryGiBHoursAllocatable: Type.Number(),
-  vcpuHoursRequested: Type.Number(),
-  memoryGiBHoursRequested: Type.Number(),
-  /** The whole node cost ÷ allocatable vCPU-hours (not split between cpu and memory), USD. */
-  usdPerVcpuHourAllocatable: Nullable(Type.Number()),
-  usdPerGiBHourAllocatable: Nullable(Type.Number()),
-  /** The whole node cost ÷ requested vCPU-hours: what a requested vCPU-hour really cost; null when nothing was requested. */
-  usdPerVcpuHourRequested: Nullable(Type.Number()),
-  usdPerGiBHourRequested: Nullable(Type.Number()),
-  /** The same instances at the on-demand price, USD; null when an on-demand price was unknown for some snapshots. */
-  onDemandEquivalentUsd: Nullable(Type.Number()),
-  /** onDemandEquivalentUsd − costUsd (spot savings; 0 for on-demand), USD. */
-  savingsUsd: Nullable(Type.Number()),
-  /** savingsUsd ÷ onDemandEquivalentUsd. */
-  savingsFraction: Nullable(Type.Number()),
+  /** Cost Explorer PURCHASE_TYPE value, as given; null for estimate-only rows. */
+  purchaseType: Nullable(Type.String()),
+  /** Our capacity type; null where a purchase type has no Karpenter equivalent. */
+  capacityType: Nullable(CapacityTypeSchema),
+  /** Cost Explorer UnblendedCost, USD; null when the bill has no line for this row. */
+  billUsd: Nullable(Type.Number()),
+  /** Cost Explorer AmortizedCost, USD (differs from unblended under Savings Plans / RIs); null if not fetched. */
+  billAmortizedUsd: Nullable(Type.Number()),
+  /** True when Cost Explorer still marks the day as estimated (not final). */
+  billEstimated: Type.Boolean(),
+  /** Our estimate from snapshots (Σ price per hour × hours, intervals capped at 15 min), USD; null if none. */
+  estimateUsd: Nullable(Type.Number()),
 });
-export type NodePoolCompareRow = Static<typeof NodePoolCompareRowSchema>;
+export type DailyCostRow = Static<typeof DailyCostRowSchema>;
 
-export const NodePoolCompareResponseSchema = Type.Object({
+export const DailyCostResponseSchema = Type.Object({
+  /** First day (YYYY-MM-DD); `from` rounded down to UTC midnight. */
   from: Type.String(),
+  /** Day after the last (exclusive, YYYY-MM-DD); `to` rounded up to UTC midnight. */
   to: Type.String(),
-  /** By NodePool, then on-demand, spot, reserved. */
-  rows: Type.Array(NodePoolCompareRowSchema),
+  currency: Type.Literal('USD'),
+  /** Sorted by day, NodePool, then purchase kind. */
+  rows: Type.Array(DailyCostRowSchema),
   totals: Type.Object({
-    costUsd: Type.Number(),
-    nodeHours: Type.Number(),
-    onDemandEquivalentUsd: Nullable(Type.Number()),
-    savingsUsd: Nullable(Type.Number()),
+    /** Σ UnblendedCost, USD. */
+    billUsd: Type.Number(),
+    /** Σ estimate, USD. */
+    estimateUsd: Type.Number(),
   }),
 });
-export type NodePoolCompareResponse = Static<typeof NodePoolCompareResponseSchema>;
+export type DailyCostResponse = Static<typeof DailyCostResponseSchema>;
 
 export const ReconciliationQuerySchema = Type.Object(rangeQueryProperties, { additionalProperties: false });
 export type ReconciliationQuery = Static<typeof ReconciliationQuerySchema>;

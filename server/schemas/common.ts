@@ -1,18 +1,37 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { ISO_DATE_OR_DATE_TIME_PATTERN, NODEPOOL_NAME_PATTERN } from './reports.js';
 
 /**
- * Pieces shared by the analytics API (efficiency, consolidation, NodePool comparison, reconciliation,
- * teams, nodes). Units: money in USD; cpu in vCPU; memory in GiB (2^30 bytes); fractions are 0..1
- * (0.5 = 50 %), null where the denominator is zero (nothing allocatable, no cost). Instants are ISO 8601
- * UTC strings; chart points carry epoch milliseconds (`...Ms`).
+ * Pieces every group of the API shares (status, NodePools, cost, efficiency, consolidation, teams, bill): TypeBox
+ * schemas give Fastify its validation and serialization, and `Static<>` gives the TypeScript types that web/
+ * imports (type-only, through server/schemas/api-routes.ts).
  *
- * Every table route also answers CSV: `?format=csv` or `Accept: text/csv` (nested fields become dotted
- * columns, lists are joined with ";", text cells starting with = + - @ are prefixed with ' against
- * formula injection).
+ * Units: money in USD ("bill" figures are Cost Explorer UnblendedCost, AmortizedCost where named); cpu in vCPU;
+ * memory in GiB (2^30 bytes); fractions are 0..1 (0.5 = 50 %), null where the denominator is zero (nothing
+ * allocatable, no cost). Days are UTC days written `YYYY-MM-DD`, each standing for [00:00, 24:00) UTC. Instants
+ * are ISO 8601 UTC strings; chart points carry epoch milliseconds (`...Ms`).
+ *
+ * Every table route also answers CSV: `?format=csv` or `Accept: text/csv` (server/routes/api-route.ts; nested
+ * fields become dotted columns, lists are joined with ";", text cells starting with = + - @ are prefixed with '
+ * against formula injection).
  */
 
 export const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
+
+/** `2026-11-01` (UTC midnight) or `2026-11-01T10:00:00Z` / `...+02:00` (a zone is required). */
+export const ISO_DATE_OR_DATE_TIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2}))?$';
+/** A Kubernetes object name (DNS subdomain). */
+export const NODEPOOL_NAME_PATTERN = '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$';
+
+export const ErrorResponseSchema = Type.Object({
+  statusCode: Type.Integer(),
+  error: Type.String(),
+  /** For 400s: names the parameter and says what it expects. For 5xx: a generic message (details are logged). */
+  message: Type.String(),
+});
+export type ErrorResponse = Static<typeof ErrorResponseSchema>;
+
+export const CapacityTypeSchema = Type.Union([Type.Literal('on-demand'), Type.Literal('spot'), Type.Literal('reserved')]);
+export type CapacityType = Static<typeof CapacityTypeSchema>;
 
 /** A fraction 0..1 (can exceed 1 when requests exceed allocatable); null when nothing was allocatable. */
 export const Fraction = (description: string) => Nullable(Type.Number({ description }));
@@ -27,8 +46,11 @@ export const WEIGHTS_PATTERN = '^(0(\\.[0-9]{1,6})?|1(\\.0{1,6})?),(0(\\.[0-9]{1
 /** `<epoch ms>-<node or nodeclaim name>`, as /api/consolidation/events gives it. */
 export const EVENT_ID_PATTERN = '^[0-9]{1,16}-[a-z0-9]([-a-z0-9.]*[a-z0-9])?$';
 
-/** What each analytics query parameter expects, in words: the 400 messages use it. */
-export const ANALYTICS_QUERY_PARAM_HINTS: Readonly<Record<string, string>> = {
+/** What each query parameter expects, in words: the 400 messages use it. */
+export const QUERY_PARAM_HINTS: Readonly<Record<string, string>> = {
+  from: 'an ISO 8601 date like 2026-11-01 (UTC midnight) or a date-time with a zone like 2026-11-01T00:00:00Z',
+  to: 'an ISO 8601 date like 2026-11-08 (UTC midnight) or a date-time with a zone like 2026-11-08T00:00:00Z',
+  nodepool: 'a NodePool name (lower-case letters, digits, "-" and ".")',
   at: 'an ISO 8601 date like 2026-11-01 (UTC midnight) or a date-time with a zone like 2026-11-01T10:00:00Z',
   window: 'a duration in minutes or hours from 5m to 24h, like 30m or 1h',
   format: '"json" or "csv"',
@@ -56,8 +78,6 @@ export const FormatSchema = Type.Union([Type.Literal('json'), Type.Literal('csv'
 });
 export type Format = Static<typeof FormatSchema>;
 
-export const CapacityTypeQuerySchema = Type.Union([Type.Literal('on-demand'), Type.Literal('spot'), Type.Literal('reserved')]);
-
 export const IsoInstantQuery = (description: string) => Type.String({ pattern: ISO_DATE_OR_DATE_TIME_PATTERN, maxLength: 40, description });
 
 /** from / to / nodepool / format, shared by the range routes. */
@@ -70,9 +90,13 @@ export const rangeQueryProperties = {
   format: Type.Optional(FormatSchema),
 };
 
-export const AnalyticsRangeQuerySchema = Type.Object(rangeQueryProperties, { additionalProperties: false });
-/** from / to / nodepool / format. */
-export type AnalyticsRangeQuery = Static<typeof AnalyticsRangeQuerySchema>;
+export const RangeQuerySchema = Type.Object(rangeQueryProperties, { additionalProperties: false });
+/** from / to / nodepool / format: the query of the range routes. */
+export type RangeQuery = Static<typeof RangeQuerySchema>;
+
+/** The query of a route that takes no parameters (anything given is refused: server/strict-query.ts). */
+export const NoQuerySchema = Type.Object({}, { additionalProperties: false });
+export type NoQuery = Static<typeof NoQuerySchema>;
 
 /** Efficiency of a set of nodes, per resource: time-weighted Σ requests ÷ Σ allocatable. */
 export const packingProperties = {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { csvCell, toCsv } from './csv.js';
-import { eventIdTime, parseWeights, parseWindow } from './query-params.js';
-import { QueryParamError } from './range.js';
+import { parse } from 'csv-parse/sync';
+import { csvCell, toCsv } from './write-csv.js';
 
 describe('csvCell', () => {
   it.each([
@@ -30,31 +29,21 @@ describe('toCsv', () => {
     ]);
     expect(csv).toBe("nodePool,before.cpu,before.memory,replacements,extra\r\ngeneral,0.5,,a;b,\r\n'=cmd,0.75,0.25,,1\r\n");
   });
-  it('an empty table is an empty header line', () => {
+  it('an empty table is an empty header line, or the named columns', () => {
     expect(toCsv([])).toBe('\r\n');
+    expect(toCsv([], ['id', 'nodepool'])).toBe('id,nodepool\r\n');
   });
-});
-
-describe('query parameters', () => {
-  it.each([
-    ['5m', 300_000],
-    ['1h', 3_600_000],
-    ['90m', 5_400_000],
-    ['24h', 86_400_000],
-  ])('window %s', (v, ms) => {
-    expect(parseWindow('window', v)).toBe(ms);
+  it('named columns come first, in their order; columns the rows add follow', () => {
+    expect(toCsv([{ b: 2, a: 1, c: 3 }], ['a', 'b'])).toBe('a,b,c\r\n1,2,3\r\n');
   });
-  it.each(['4m', '25h', '1d', '0h'])('window %s is refused naming the parameter', (v) => {
-    expect(() => parseWindow('window', v)).toThrow(QueryParamError);
-    expect(() => parseWindow('window', v)).toThrow(/^window: /);
-  });
-  it('weights add up to 1', () => {
-    expect(parseWeights('weights', '0.7,0.3')).toEqual({ cpu: 0.7, memory: 0.3 });
-    expect(parseWeights('weights', '1,0')).toEqual({ cpu: 1, memory: 0 });
-    expect(() => parseWeights('weights', '0.7,0.7')).toThrow(/weights: .*add up to 1/);
-  });
-  it('event ids carry their time', () => {
-    expect(eventIdTime('event', '1793523600000-general-5xzjd')).toBe(1793523600000);
-    expect(() => eventIdTime('event', 'general-5xzjd')).toThrow(/^event: /);
+  it('reads back cell for cell with a maintained RFC 4180 parser (csv-parse), defused cells keeping their text', () => {
+    const rows = [
+      { name: 'a,b', note: 'line\r\nbreak', quote: 'say "hi"', formula: '=1+1', n: -1.5, none: null },
+      { name: '<img src=x>', note: '', quote: '""', formula: '@SUM(A1)', n: 0, none: null },
+    ];
+    expect(parse(toCsv(rows), { columns: true })).toEqual([
+      { name: 'a,b', note: 'line\r\nbreak', quote: 'say "hi"', formula: "'=1+1", n: '-1.5', none: '' },
+      { name: '<img src=x>', note: '', quote: '""', formula: "'@SUM(A1)", n: '0', none: '' },
+    ]);
   });
 });

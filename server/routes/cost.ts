@@ -1,0 +1,32 @@
+import type { FastifyInstance } from 'fastify';
+import type { NodePoolCostService } from '../services/nodepool-cost-service.js';
+import type { ReportsService } from '../services/reports-service.js';
+import { apiRoutes } from './api-route.js';
+
+/** Cost: the bill and our estimate per day, and why they differ. */
+export async function costRoutes(
+  app: FastifyInstance,
+  opts: { reports: ReportsService; nodePoolCost: NodePoolCostService },
+): Promise<void> {
+  const { reports, nodePoolCost } = opts;
+  const routes = apiRoutes(app, 'cost');
+
+  routes.get(
+    '/api/cost/nodepools/daily',
+    {
+      summary: 'Cost per UTC day x NodePool x purchase kind: the Cost Explorer bill (unblended and amortized) beside our estimate',
+      description: 'Whole UTC days (`from` rounded down, `to` up). Untagged bill lines are NodePool "".',
+      csv: { fileName: 'cost-nodepools-daily', table: (b) => b.rows },
+    },
+    (q) => reports.dailyCost(q),
+  );
+
+  routes.get(
+    '/api/reconciliation/daily',
+    {
+      summary: 'The bill beside our estimate per day x NodePool x purchase kind, the difference and its likely cause',
+      csv: { fileName: 'reconciliation-daily', table: (b) => b.rows },
+    },
+    (q) => nodePoolCost.reconciliation(q),
+  );
+}

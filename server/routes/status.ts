@@ -1,0 +1,18 @@
+import type { FastifyInstance } from 'fastify';
+import type { ReportsService } from '../services/reports-service.js';
+import { apiRoutes } from './api-route.js';
+
+/** Status: where the data comes from and how fresh it is. */
+export async function statusRoutes(app: FastifyInstance, opts: { reports: ReportsService }): Promise<void> {
+  const { reports } = opts;
+  const routes = apiRoutes(app, 'status');
+
+  routes.get(
+    '/api/status',
+    {
+      summary: 'Where the data comes from (sandbox or an AWS account), the range it covers, and the last collection of each kind',
+      description: 'Also the default range the range routes use when `from`/`to` are left out, and row counts. Not a table: JSON only.',
+    },
+    () => reports.status(),
+  );
+}

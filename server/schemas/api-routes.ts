@@ -1,0 +1,89 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import {
+  BillExplainQuerySchema,
+  BillLinesQuerySchema,
+  BillLinesResponseSchema,
+  ExplanationSchema,
+  ImportQuerySchema,
+  ImportResponseSchema,
+  PracticeAnswersSchema,
+  PracticeQuerySchema,
+  PracticeQuestionSchema,
+} from './bill.js';
+import { NoQuerySchema } from './common.js';
+import {
+  ConsolidationCompareQuerySchema,
+  ConsolidationCompareResponseSchema,
+  ConsolidationEventsQuerySchema,
+  ConsolidationEventsResponseSchema,
+  ConsolidationTimelineQuerySchema,
+  ConsolidationTimelineResponseSchema,
+} from './consolidation.js';
+import { DailyCostQuerySchema, DailyCostResponseSchema, ReconciliationQuerySchema, ReconciliationResponseSchema } from './cost.js';
+import {
+  EfficiencyNodesQuerySchema,
+  EfficiencyResponseSchema,
+  EfficiencySeriesQuerySchema,
+  EfficiencySummaryQuerySchema,
+  EfficiencySummaryResponseSchema,
+  NodesQuerySchema,
+  NodesResponseSchema,
+} from './efficiency.js';
+import { NodePoolCompareQuerySchema, NodePoolCompareResponseSchema, NodePoolsQuerySchema, NodePoolsResponseSchema } from './nodepools.js';
+import { StatusResponseSchema } from './status.js';
+import { TeamCostQuerySchema, TeamCostResponseSchema, TeamCostSeriesQuerySchema, TeamCostSeriesResponseSchema } from './teams.js';
+
+/**
+ * The API contract in one map: path -> method, query schema, response schema (the 2xx body). The server registers
+ * each route from its entry (server/routes/api-route.ts), so a route cannot take or answer other than the map says;
+ * web/ imports the map's type only (`import type { ApiRoutes } from '@schemas/api-routes'`) and its getJson is typed
+ * by path, so a renamed parameter or field is a compile error in web/ (web/src/lib/api-contract.test-d.ts proves it).
+ *
+ * Table routes also answer CSV (`?format=csv` or `Accept: text/csv`); the JSON is what is typed here. CSV-only
+ * aliases kept for old links (/api/bill/lines.csv, /api/bill/explain.csv) are not in the map: they answer no JSON.
+ */
+interface RouteEntry {
+  method: 'GET' | 'POST';
+  query: TSchema;
+  response: TSchema;
+}
+
+export const API_ROUTES = {
+  // status
+  '/api/status': { method: 'GET', query: NoQuerySchema, response: StatusResponseSchema },
+  // NodePools
+  '/api/nodepools': { method: 'GET', query: NodePoolsQuerySchema, response: NodePoolsResponseSchema },
+  '/api/nodepools/compare': { method: 'GET', query: NodePoolCompareQuerySchema, response: NodePoolCompareResponseSchema },
+  // cost
+  '/api/cost/nodepools/daily': { method: 'GET', query: DailyCostQuerySchema, response: DailyCostResponseSchema },
+  '/api/reconciliation/daily': { method: 'GET', query: ReconciliationQuerySchema, response: ReconciliationResponseSchema },
+  // efficiency
+  '/api/efficiency/nodepools': { method: 'GET', query: EfficiencySeriesQuerySchema, response: EfficiencyResponseSchema },
+  '/api/efficiency/summary': { method: 'GET', query: EfficiencySummaryQuerySchema, response: EfficiencySummaryResponseSchema },
+  '/api/efficiency/nodes': { method: 'GET', query: EfficiencyNodesQuerySchema, response: NodesResponseSchema },
+  '/api/nodes': { method: 'GET', query: NodesQuerySchema, response: NodesResponseSchema },
+  // consolidation
+  '/api/consolidation/events': { method: 'GET', query: ConsolidationEventsQuerySchema, response: ConsolidationEventsResponseSchema },
+  '/api/consolidation/compare': { method: 'GET', query: ConsolidationCompareQuerySchema, response: ConsolidationCompareResponseSchema },
+  '/api/consolidation/timeline': { method: 'GET', query: ConsolidationTimelineQuerySchema, response: ConsolidationTimelineResponseSchema },
+  // teams
+  '/api/teams/cost': { method: 'GET', query: TeamCostQuerySchema, response: TeamCostResponseSchema },
+  '/api/teams/cost/series': { method: 'GET', query: TeamCostSeriesQuerySchema, response: TeamCostSeriesResponseSchema },
+  // bill
+  '/api/bill/lines': { method: 'GET', query: BillLinesQuerySchema, response: BillLinesResponseSchema },
+  '/api/bill/explain': { method: 'GET', query: BillExplainQuerySchema, response: ExplanationSchema },
+  '/api/bill/import': { method: 'POST', query: ImportQuerySchema, response: ImportResponseSchema },
+  '/api/bill/practice': { method: 'GET', query: PracticeQuerySchema, response: PracticeQuestionSchema },
+  '/api/bill/practice/answers': { method: 'GET', query: PracticeQuerySchema, response: PracticeAnswersSchema },
+} as const satisfies Record<string, RouteEntry>;
+
+export type ApiRoutes = typeof API_ROUTES;
+export type ApiPath = keyof ApiRoutes;
+/** Paths a GET reaches (what the web's getJson takes). */
+export type ApiGetPath = { [P in ApiPath]: ApiRoutes[P]['method'] extends 'GET' ? P : never }[ApiPath];
+/** Paths a POST reaches. */
+export type ApiPostPath = Exclude<ApiPath, ApiGetPath>;
+/** The query a path takes, as the server validates it (numbers are numbers). */
+export type ApiQuery<P extends ApiPath> = Static<ApiRoutes[P]['query']>;
+/** The JSON a path answers. */
+export type ApiResponse<P extends ApiPath> = Static<ApiRoutes[P]['response']>;

@@ -1,0 +1,49 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable } from './common.js';
+
+/** GET /api/status: where the data comes from, what range it covers, and how the last collections went. */
+
+export const DataSourceSchema = Type.Union([Type.Literal('sandbox'), Type.Literal('aws'), Type.Literal('unknown')]);
+/** Where the data came from: the embedded sandbox (simulated cluster and bill) or a real AWS account. */
+export type DataSource = Static<typeof DataSourceSchema>;
+
+/**
+ * running: in progress; ok / failed: finished; abandoned: its collector stopped without finishing (killed, or its
+ * lock taken over), found by the next collector to take the lock — the message says which one.
+ */
+export const RunStatusSchema = Type.Union([Type.Literal('running'), Type.Literal('ok'), Type.Literal('failed'), Type.Literal('abandoned')]);
+export type RunStatus = Static<typeof RunStatusSchema>;
+
+export const CollectionRunSchema = Type.Object({
+  /** 'kubernetes' | 'cost-explorer' | 'pricing' | 'spot' | 'demo' */
+  kind: Type.String(),
+  source: DataSourceSchema,
+  status: RunStatusSchema,
+  /** ISO 8601 UTC. */
+  startedAt: Type.String(),
+  /** ISO 8601 UTC; null while running (for an abandoned run: when it was found abandoned). */
+  finishedAt: Nullable(Type.String()),
+  rowsWritten: Type.Integer(),
+  message: Nullable(Type.String()),
+});
+export type CollectionRun = Static<typeof CollectionRunSchema>;
+
+export const StatusResponseSchema = Type.Object({
+  /** Source of the most recent collection run; 'unknown' before any run. */
+  dataSource: DataSourceSchema,
+  range: Type.Object({
+    /** First and last snapshot, ISO 8601 UTC; null without snapshots. */
+    firstSnapshotAt: Nullable(Type.String()),
+    lastSnapshotAt: Nullable(Type.String()),
+    /** First and last Cost Explorer day (YYYY-MM-DD, UTC); null without cost lines. */
+    firstCostDay: Nullable(Type.String()),
+    lastCostDay: Nullable(Type.String()),
+  }),
+  /** What the cost and efficiency routes use when `from` / `to` are left out (ISO 8601 UTC; `to` exclusive). */
+  defaultRange: Type.Object({ from: Type.String(), to: Type.String() }),
+  lastRun: Nullable(CollectionRunSchema),
+  /** The latest run of each kind, sorted by kind. */
+  lastRunByKind: Type.Array(CollectionRunSchema),
+  counts: Type.Object({ snapshots: Type.Integer(), nodePools: Type.Integer(), costLines: Type.Integer() }),
+});
+export type StatusResponse = Static<typeof StatusResponseSchema>;

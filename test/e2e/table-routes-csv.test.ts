@@ -1,0 +1,165 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedFromSandbox } from '../../cli/seed-sandbox.js';
+import { openDb, type Db } from '../../db/open-db.js';
+import { createRunsRepository } from '../../db/repositories/runs-repository.js';
+import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
+import { buildApp } from '../../server/app.js';
+import { API_ROUTES } from '../../server/schemas/api-routes.js';
+
+/*
+ * CSV one way on every table route, found from the OpenAPI document (so a table route added later is covered without
+ * editing this file): `Accept: text/csv` gives the same download as `?format=csv` (a header line, rows, an attachment
+ * name), `?format=json` wins over the header, no Accept gives JSON, and every GET /api route is either a table route
+ * or named here as not one. A day of the default sandbox through the real collectors gives every route rows.
+ */
+const NOT_TABLES = ['/api/status'];
+const DAY_MS = 86_400_000;
+
+interface Operation {
+  summary?: string;
+  parameters?: { name: string; in: string }[];
+  responses: Record<string, { content?: Record<string, unknown> }>;
+}
+type Doc = { paths: Record<string, Record<string, Operation>> };
+
+let sb: RunningSandbox;
+let db: Db;
+let app: FastifyInstance;
+let doc: Doc;
+let day: string;
+const saved = { ...process.env };
+
+beforeAll(async () => {
+  sb = await startSandbox({});
+  Object.assign(process.env, sb.awsEnv);
+  db = openDb({ path: join(mkdtempSync(join(tmpdir(), 'ledger-table-csv-')), 'ledger.db') });
+  const sc = sb.scenario;
+  await seedFromSandbox({
+    db,
+    sandboxUrl: sb.url,
+    kubeconfigPath: sb.kubeconfigPath,
+    clusterName: sc.clusterName,
+    region: sc.region,
+    startMs: sc.start,
+    endMs: sc.start + DAY_MS,
+    stepMs: 3 * sc.stepMs,
+    quiet: true,
+  });
+  // What `demo` records, so practice bills know the scenario behind the database.
+  createRunsRepository(db).setSetting('demo.seeded', `${sc.name}|${sc.seed}|v1`);
+  app = buildApp({ db, now: () => sc.start + DAY_MS });
+  await app.ready();
+  doc = app.swagger() as unknown as Doc;
+  day = new Date(sc.start).toISOString().slice(0, 10);
+}, 180_000);
+
+afterAll(async () => {
+  await app?.close();
+  db?.close();
+  await sb?.close();
+  process.env = saved;
+});
+
+const gets = (): [string, Operation][] =>
+  Object.entries(doc.paths).flatMap(([path, ops]) => (path.startsWith('/api/') && ops.get !== undefined ? [[path, ops.get]] : []));
+const answersCsv = (op: Operation): boolean => Object.keys(op.responses['200']?.content ?? {}).includes('text/csv');
+const isAlias = (path: string): boolean => path.endsWith('.csv');
+
+/** A query that gives the route rows over the seeded day. */
+async function queryOf(path: string, op: Operation): Promise<URLSearchParams> {
+  const names = new Set((op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name));
+  const q = new URLSearchParams();
+  if (names.has('lineId')) {
+    const lines = (await app.inject({ url: `/api/bill/lines?from=${day}` })).json<{ lines: { id: number }[] }>();
+    q.set('lineId', String(lines.lines[0]?.id));
+    return q;
+  }
+  if (path.startsWith('/api/bill/practice')) {
+    q.set('seed', '3');
+    q.set('day', day);
+    return q;
+  }
+  if (names.has('from')) q.set('from', day);
+  if (names.has('at') && !names.has('from')) q.set('at', `${day}T12:00:00Z`);
+  return q;
+}
+
+describe('CSV on every table route', () => {
+  it('finds the table routes in the document, and every other GET /api route is named as not a table', () => {
+    const tables = gets().filter(([path, op]) => answersCsv(op) && !isAlias(path));
+    expect(tables.length).toBeGreaterThanOrEqual(17);
+    expect(gets().filter(([path, op]) => !answersCsv(op) && !NOT_TABLES.includes(path))).toEqual([]);
+  });
+
+  it('Accept: text/csv answers the ?format=csv download byte for byte; format=json wins over Accept; no Accept is JSON', async () => {
+    const problems: string[] = [];
+    for (const [path, op] of gets().filter(([p, o]) => answersCsv(o) && !isAlias(p))) {
+      const q = await queryOf(path, op);
+      const url = `${path}?${q}`;
+      const json = await app.inject({ url });
+      const byFormat = await app.inject({ url: `${path}?${new URLSearchParams([...q, ['format', 'csv']])}` });
+      const byAccept = await app.inject({ url, headers: { accept: 'text/csv' } });
+      const jsonWins = await app.inject({
+        url: `${path}?${new URLSearchParams([...q, ['format', 'json']])}`,
+        headers: { accept: 'text/csv' },
+      });
+      const seen = {
+        json: [json.statusCode, json.headers['content-type']],
+        byFormat: [byFormat.statusCode, byFormat.headers['content-type']],
+        byAccept: [byAccept.statusCode, byAccept.headers['content-type'], byAccept.headers['content-disposition'], byAccept.headers.vary],
+        jsonWins: [jsonWins.statusCode, jsonWins.headers['content-type']],
+      };
+      const want = {
+        json: [200, 'application/json; charset=utf-8'],
+        byFormat: [200, 'text/csv; charset=utf-8'],
+        byAccept: [200, 'text/csv; charset=utf-8', expect.stringMatching(/^attachment; filename="[\w.-]+\.csv"$/), 'accept'],
+        jsonWins: [200, 'application/json; charset=utf-8'],
+      };
+      try {
+        expect(seen).toEqual(want);
+        expect(byAccept.body).toBe(byFormat.body);
+        expect(jsonWins.json()).toEqual(json.json());
+        const rows = parse(byAccept.body, { columns: true }) as Record<string, string>[];
+        expect(rows.length, `${url}: rows in the CSV`).toBeGreaterThan(0);
+      } catch (err) {
+        problems.push(`${url}: ${(err as Error).message.slice(0, 400)}`);
+      }
+    }
+    expect(problems).toEqual([]);
+  }, 120_000);
+
+  it('the old .csv paths still answer the same download as ?format=csv', async () => {
+    const aliases = gets().filter(([path]) => isAlias(path));
+    expect(aliases.map(([p]) => p).sort()).toEqual(['/api/bill/explain.csv', '/api/bill/lines.csv']);
+    for (const [path, op] of aliases) {
+      const q = await queryOf(path, op);
+      const alias = await app.inject({ url: `${path}?${q}` });
+      const byFormat = await app.inject({ url: `${path.slice(0, -'.csv'.length)}?${new URLSearchParams([...q, ['format', 'csv']])}` });
+      expect([alias.statusCode, alias.headers['content-type']]).toEqual([200, 'text/csv; charset=utf-8']);
+      expect(alias.body).toBe(byFormat.body);
+    }
+  });
+
+  it('a route that is not a table answers JSON whatever the Accept header asks', async () => {
+    for (const path of NOT_TABLES) {
+      const res = await app.inject({ url: path, headers: { accept: 'text/csv' } });
+      expect([res.statusCode, res.headers['content-type']]).toEqual([200, 'application/json; charset=utf-8']);
+    }
+  });
+});
+
+describe('the route map and the document agree', () => {
+  it('every route of the map is in the document under its method, and every /api operation is in the map or a .csv alias', () => {
+    for (const [path, entry] of Object.entries(API_ROUTES)) expect(doc.paths[path]?.[entry.method.toLowerCase()], path).toBeDefined();
+    const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
+      path.startsWith('/api/') ? Object.keys(ops).map((m) => `${m} ${path}`) : [],
+    );
+    const mapped = Object.entries(API_ROUTES).map(([path, e]) => `${e.method.toLowerCase()} ${path}`);
+    expect(documented.filter((o) => !mapped.includes(o) && !o.endsWith('.csv')).sort()).toEqual([]);
+  });
+});
