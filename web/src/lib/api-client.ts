@@ -1,4 +1,10 @@
-/** Typed GETs against the ledger's API. Response types come from server/schemas (type-only imports). */
+import type { ApiGetPath, ApiPath, ApiPostPath, ApiQuery, ApiResponse } from '@schemas/api-routes';
+
+/**
+ * Calls to the ledger's API, typed by path from the route map in server/schemas/api-routes.ts (type-only import):
+ * the query a path takes and the JSON it answers, so a renamed parameter or field is a compile error here
+ * (web/src/lib/api-contract.test-d.ts proves it).
+ */
 
 /** A failed API call. `status` is the HTTP status, or 0 when the server could not be reached. */
 export class ApiError extends Error {
@@ -17,11 +23,19 @@ export class ApiError extends Error {
   }
 }
 
-export type QueryParams = Readonly<Record<string, string | undefined>>;
+/** The query of `path` as the server declares it (numbers as numbers); a parameter left undefined is left out. */
+export type ApiParams<P extends ApiPath> = Readonly<NoneIfEmpty<ApiQuery<P>>>;
+/** What getJson takes: the query without `format` (it always asks for JSON). */
+export type JsonParams<P extends ApiGetPath> = Readonly<NoneIfEmpty<Omit<ApiQuery<P>, 'format'>>>;
+/** A route without parameters takes none (an empty object type would take anything). */
+type NoneIfEmpty<Q> = [keyof Q] extends [never] ? Record<string, never> : Q;
 
-export function apiUrl(path: string, params: QueryParams = {}): string {
+/** The URL of `path` with its query: for fetches, and for CSV download links (`format: 'csv'`). */
+export function apiUrl<P extends ApiPath>(path: P, params?: ApiParams<P>): string {
   const search = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined) search.set(k, v);
+  for (const [k, v] of Object.entries(params ?? {}) as [string, unknown][]) {
+    if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') search.set(k, String(v));
+  }
   const qs = search.toString();
   return qs === '' ? path : `${path}?${qs}`;
 }
@@ -29,9 +43,9 @@ export function apiUrl(path: string, params: QueryParams = {}): string {
 const messageOf = (body: unknown): string | null =>
   typeof body === 'object' && body !== null && 'message' in body && typeof body.message === 'string' ? body.message : null;
 
-/** GET `path` and return its JSON as `T` (the server validates and serializes with the same schema). */
-export async function getJson<T>(path: string, params?: QueryParams, signal?: AbortSignal): Promise<T> {
-  const url = apiUrl(path, params);
+/** GET `path` and return its JSON, typed by the route map (the server validates and serializes with the same schemas). */
+export async function getJson<P extends ApiGetPath>(path: P, params?: JsonParams<P>, signal?: AbortSignal): Promise<ApiResponse<P>> {
+  const url = apiUrl(path, params as ApiParams<P> | undefined);
   let res: Response;
   try {
     res = await fetch(url, { headers: { accept: 'application/json' }, signal });
@@ -41,11 +55,16 @@ export async function getJson<T>(path: string, params?: QueryParams, signal?: Ab
   }
   const body: unknown = await res.json().catch(() => null);
   if (!res.ok) throw new ApiError(res.status, messageOf(body) ?? `HTTP ${res.status}`, path);
-  return body as T;
+  return body as ApiResponse<P>;
 }
 
-/** POST a file as multipart/form-data (field "file") and return the JSON answer as `T`. */
-export async function postFile<T>(path: string, params: QueryParams, file: Blob, fileName: string): Promise<T> {
+/** POST a file as multipart/form-data (field "file") and return the JSON answer. */
+export async function postFile<P extends ApiPostPath>(
+  path: P,
+  params: ApiParams<P>,
+  file: Blob,
+  fileName: string,
+): Promise<ApiResponse<P>> {
   const form = new FormData();
   form.append('file', file, fileName);
   let res: Response;
@@ -56,7 +75,7 @@ export async function postFile<T>(path: string, params: QueryParams, file: Blob,
   }
   const body: unknown = await res.json().catch(() => null);
   if (!res.ok) throw new ApiError(res.status, messageOf(body) ?? `HTTP ${res.status}`, path);
-  return body as T;
+  return body as ApiResponse<P>;
 }
 
 /** What the user can do about an error, in one sentence. */

@@ -5,23 +5,26 @@ import { Segmented } from '../../../components/ui/segmented';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
 import { formatCount, formatUtcDateTime, nodePoolLabel } from '../../../lib/format';
 import { useEvents } from '../api/use-consolidation';
+import { DISRUPTION_REASONS, type DisruptionReason } from '../utils/compare-state';
 import { EVENT_PAGE_SIZES, eventPageCount, eventsPageQuery, type EventsPage } from '../utils/events-page';
 import { reasonColor, reasonText } from '../utils/reasons';
 
 interface EventsPanelProps {
   query: RangeQuery | undefined;
-  reason: string | undefined;
+  reason: DisruptionReason | undefined;
   selected: string | undefined;
   page: EventsPage;
   onPage: (page: number) => void;
   onPageSize: (size: number) => void;
-  onReason: (reason: string | undefined) => void;
+  onReason: (reason: DisruptionReason | undefined) => void;
   onPick: (id: string) => void;
 }
 
-const REASONS = ['all', 'Underutilized', 'Empty', 'Drifted', 'Expired', 'Interrupted'] as const;
-type ReasonChoice = (typeof REASONS)[number];
-const REASON_OPTIONS = REASONS.map((r) => ({ value: r, label: r === 'all' ? 'All' : r }));
+type ReasonChoice = DisruptionReason | 'all';
+const REASON_OPTIONS: { value: ReasonChoice; label: string }[] = [
+  { value: 'all', label: 'All' },
+  ...DISRUPTION_REASONS.map((r) => ({ value: r, label: r })),
+];
 
 /** The disruptions of the range, oldest first, a page at a time; pick one to compare before and after it. */
 export function EventsPanel({ query, reason, selected, page, onPage, onPageSize, onReason, onPick }: EventsPanelProps) {
@@ -125,7 +128,7 @@ export function EventsPanel({ query, reason, selected, page, onPage, onPageSize,
       actions={
         <Segmented<ReasonChoice>
           label="Reason"
-          value={(reason as ReasonChoice | undefined) ?? 'all'}
+          value={reason ?? 'all'}
           options={REASON_OPTIONS}
           onChange={(r) => onReason(r === 'all' ? undefined : r)}
         />

@@ -1,3 +1,4 @@
+import type { ApiQuery } from '@schemas/api-routes';
 import type { CompareRow } from '@schemas/consolidation';
 import type { NodeRow } from '@schemas/efficiency';
 import type { ParamUpdates } from '../../../lib/url-params';
@@ -13,14 +14,18 @@ export interface CompareState {
   event: string | undefined;
   at: string | undefined;
   window: WindowChoice;
-  reason: string | undefined;
+  reason: DisruptionReason | undefined;
 }
+
+/** A reason /api/consolidation/events filters by. */
+export type DisruptionReason = NonNullable<ApiQuery<'/api/consolidation/events'>['reason']>;
+/** Every reason the API takes (a reason it no longer takes is a compile error here). */
+export const DISRUPTION_REASONS: readonly DisruptionReason[] = ['Underutilized', 'Empty', 'Drifted', 'Expired', 'Interrupted'];
 
 export const WINDOWS = ['15m', '30m', '1h', '3h', '6h', '24h'] as const;
 export type WindowChoice = (typeof WINDOWS)[number];
 
 const EVENT_RE = /^[0-9]{1,16}-[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
-const REASON_RE = /^[A-Za-z]{1,40}$/;
 
 export function parseCompare(params: URLSearchParams): CompareState {
   const event = params.get('event');
@@ -32,7 +37,7 @@ export function parseCompare(params: URLSearchParams): CompareState {
     // An event wins over an instant: it carries its own time.
     at: validEvent === undefined && at !== null && Number.isFinite(Date.parse(at)) && /Z$/.test(at) ? at : undefined,
     window: WINDOWS.find((w) => w === params.get('window')) ?? '1h',
-    reason: reason !== null && REASON_RE.test(reason) ? reason : undefined,
+    reason: DISRUPTION_REASONS.find((r) => r === reason),
   };
 }
 

@@ -15,12 +15,12 @@ describe('eventsPageQuery', () => {
   it.each([
     [
       { page: 1, pageSize: 200 },
-      { limit: '200', offset: '0' },
+      { limit: 200, offset: 0 },
     ],
     // page 3 of 50: rows 101..150 -> skip 2 × 50 = 100
     [
       { page: 3, pageSize: 50 },
-      { limit: '50', offset: '100' },
+      { limit: 50, offset: 100 },
     ],
   ])('%o', (p, want) => expect(eventsPageQuery(p)).toEqual(want));
 });

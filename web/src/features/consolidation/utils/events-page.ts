@@ -25,9 +25,9 @@ export function parseEventsPage(params: URLSearchParams): EventsPage {
 }
 
 /** limit and offset of /api/consolidation/events for this page. */
-export const eventsPageQuery = (p: EventsPage): { limit: string; offset: string } => ({
-  limit: String(p.pageSize),
-  offset: String((p.page - 1) * p.pageSize),
+export const eventsPageQuery = (p: EventsPage): { limit: number; offset: number } => ({
+  limit: p.pageSize,
+  offset: (p.page - 1) * p.pageSize,
 });
 
 export const eventPageCount = (total: number, pageSize: number): number => Math.max(1, Math.ceil(total / pageSize));

@@ -1,11 +1,10 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { DailyCostResponse } from '@schemas/cost';
 import type { RangeQuery } from '@schemas/common';
 import { jsonQuery } from '../../../lib/json-query';
 
 /** Bill and estimate per UTC day per NodePool for the range. */
 export const useDailyCost = (query: RangeQuery) =>
   useQuery({
-    ...jsonQuery<DailyCostResponse>('/api/cost/nodepools/daily', query),
+    ...jsonQuery('/api/cost/nodepools/daily', query),
     placeholderData: keepPreviousData,
   });

@@ -1,14 +1,11 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { EfficiencySummaryResponse, NodesResponse } from '@schemas/efficiency';
-import type { NodePoolCompareResponse } from '@schemas/nodepools';
-import type { NodePoolsResponse } from '@schemas/nodepools';
 import type { RangeQuery } from '@schemas/common';
 import { jsonQuery } from '../../../lib/json-query';
 
 /** Cost, node-hours, cost per vCPU-hour and spot savings per NodePool × capacity type over the range. */
 export const useNodePoolCompare = (query: RangeQuery | undefined) =>
   useQuery({
-    ...jsonQuery<NodePoolCompareResponse>('/api/nodepools/compare', query),
+    ...jsonQuery('/api/nodepools/compare', query),
     enabled: query !== undefined,
     placeholderData: keepPreviousData,
   });
@@ -16,7 +13,7 @@ export const useNodePoolCompare = (query: RangeQuery | undefined) =>
 /** Packing and cost per NodePool and the cluster over the range (the overview shares this cache entry). */
 export const useEfficiencySummary = (query: RangeQuery | undefined) =>
   useQuery({
-    ...jsonQuery<EfficiencySummaryResponse>('/api/efficiency/summary', query),
+    ...jsonQuery('/api/efficiency/summary', query),
     enabled: query !== undefined,
     placeholderData: keepPreviousData,
   });
@@ -24,12 +21,12 @@ export const useEfficiencySummary = (query: RangeQuery | undefined) =>
 /** Every node at the snapshot at or before `at` (default the newest), for the instance mix. */
 export const useNodesAt = (at: string | undefined) =>
   useQuery({
-    ...jsonQuery<NodesResponse>('/api/nodes', { at, limit: '5000', sort: 'nodePool' }),
+    ...jsonQuery('/api/nodes', { at, limit: 5000, sort: 'nodePool' }),
   });
 
 /** The cluster's NodePools as last collected (same cache entry as the NodePool filter's). */
 export const useNodePoolSpecs = () =>
   useQuery({
-    ...jsonQuery<NodePoolsResponse>('/api/nodepools'),
+    ...jsonQuery('/api/nodepools'),
     staleTime: 5 * 60_000,
   });

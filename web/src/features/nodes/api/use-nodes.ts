@@ -1,10 +1,10 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { NodesResponse } from '@schemas/efficiency';
+import type { JsonParams } from '../../../lib/api-client';
 import { jsonQuery } from '../../../lib/json-query';
 
 /** One page of the node table at a snapshot. */
-export const useNodes = (query: Record<string, string | undefined>) =>
+export const useNodes = (query: JsonParams<'/api/nodes'>) =>
   useQuery({
-    ...jsonQuery<NodesResponse>('/api/nodes', query),
+    ...jsonQuery('/api/nodes', query),
     placeholderData: keepPreviousData,
   });

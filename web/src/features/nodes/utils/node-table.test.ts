@@ -61,8 +61,8 @@ describe('pageCount and nodesQuery', () => {
       capacityType: undefined,
       at: undefined,
       q: undefined,
-      limit: '100',
-      offset: '200',
+      limit: 100,
+      offset: 200,
     }));
   it('passes the search on', () => expect(nodesQuery({ ...DEFAULT_NODE_TABLE, q: '50%' }, undefined).q).toBe('50%'));
 });

@@ -1,4 +1,5 @@
 import type { NodeSort } from '@schemas/efficiency';
+import type { JsonParams } from '../../../lib/api-client';
 import type { ParamUpdates } from '../../../lib/url-params';
 
 /**
@@ -92,7 +93,7 @@ export function sortUpdates(current: NodeTableState, column: NodeSort): ParamUpd
 export const pageCount = (total: number, pageSize: number): number => Math.max(1, Math.ceil(total / pageSize));
 
 /** The query of /api/nodes for this state. */
-export function nodesQuery(state: NodeTableState, nodePool: string | undefined): Record<string, string | undefined> {
+export function nodesQuery(state: NodeTableState, nodePool: string | undefined): JsonParams<'/api/nodes'> {
   return {
     sort: state.sort,
     order: state.order,
@@ -100,8 +101,8 @@ export function nodesQuery(state: NodeTableState, nodePool: string | undefined):
     capacityType: state.capacityType,
     at: state.at,
     q: state.q,
-    limit: String(state.pageSize),
-    offset: String((state.page - 1) * state.pageSize),
+    limit: state.pageSize,
+    offset: (state.page - 1) * state.pageSize,
   };
 }
 

@@ -1,7 +1,5 @@
 import { useQueries } from '@tanstack/react-query';
-import type { DailyCostResponse } from '@schemas/cost';
 import type { RangeQuery } from '@schemas/common';
-import type { EfficiencySummaryResponse } from '@schemas/efficiency';
 import { jsonQuery } from '../../../lib/json-query';
 
 /** Daily cost and the efficiency summary for one range (the same requests, so the same cache entries, as the panels that show them). */
@@ -9,8 +7,8 @@ export function usePeriod(query: RangeQuery | undefined) {
   const q = query ?? {};
   const [cost, summary] = useQueries({
     queries: [
-      { ...jsonQuery<DailyCostResponse>('/api/cost/nodepools/daily', q), enabled: query !== undefined },
-      { ...jsonQuery<EfficiencySummaryResponse>('/api/efficiency/summary', q), enabled: query !== undefined },
+      { ...jsonQuery('/api/cost/nodepools/daily', q), enabled: query !== undefined },
+      { ...jsonQuery('/api/efficiency/summary', q), enabled: query !== undefined },
     ],
   });
   return { cost, summary };

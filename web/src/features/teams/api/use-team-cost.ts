@@ -1,13 +1,14 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import type { TeamCostResponse, TeamCostSeriesResponse } from '@schemas/teams';
+import type { JsonParams } from '../../../lib/api-client';
 import { jsonQuery } from '../../../lib/json-query';
 
-export type TeamCostParams = Record<string, string | undefined>;
+/** The query of /api/teams/cost (and its series, which also takes `bucket`). */
+export type TeamCostParams = JsonParams<'/api/teams/cost'>;
 
 /** Team cost over the whole range (the table, the totals, the team list). */
 export const useTeamCost = (params: TeamCostParams | undefined) =>
   useQuery({
-    ...jsonQuery<TeamCostResponse>('/api/teams/cost', params),
+    ...jsonQuery('/api/teams/cost', params),
     enabled: params !== undefined,
     placeholderData: keepPreviousData,
   });
@@ -15,7 +16,7 @@ export const useTeamCost = (params: TeamCostParams | undefined) =>
 /** Team cost per day (or week past 31 days) over the range, for the chart: one request, the server cuts the buckets. */
 export const useTeamCostSeries = (params: TeamCostParams | undefined) =>
   useQuery({
-    ...jsonQuery<TeamCostSeriesResponse>('/api/teams/cost/series', params),
+    ...jsonQuery('/api/teams/cost/series', params),
     enabled: params !== undefined,
     placeholderData: keepPreviousData,
   });

@@ -1,4 +1,5 @@
 import type { TeamCostResponse, TeamCostRow, TeamCostSeriesResponse } from '@schemas/teams';
+import type { JsonParams } from '../../../lib/api-client';
 import type { ParamUpdates } from '../../../lib/url-params';
 
 /**
@@ -117,7 +118,7 @@ export function teamCostParams(
   range: { from?: string; to?: string; nodepool?: string },
   state: TeamsState,
   team: string | undefined,
-): Record<string, string | undefined> {
+): JsonParams<'/api/teams/cost'> {
   return {
     ...range,
     team,
