@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toCsv } from '../csv/write-csv.js';
 import { MAX_IMPORT_BYTES, parseCostExplorerCsv } from './csv-import.js';
-import { BillImportError, parseCsvRows } from './csv-syntax.js';
+import { BillImportError, firstInvalidUtf8, parseCsvRows } from './csv-syntax.js';
 
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 
@@ -214,5 +214,29 @@ describe('CSV syntax and export', () => {
       ['plain, with comma', ''],
       ['say "hi"', '-1.5'],
     ]);
+  });
+});
+
+describe('firstInvalidUtf8 (a fatal TextDecoder says whether, halving says where)', () => {
+  it.each([
+    // bytes, offset of the first bad byte, worked by hand
+    [[0x61, 0x62], -1],
+    [[0x61, 0xc3, 0xa9, 0xe2, 0x82, 0xac], -1], // a, é, €
+    [[0x61, 0x93, 0x62], 1], // Windows-1252 left quote: a continuation byte with no lead
+    [[0x61, 0xc3, 0xa9, 0x93], 3], // é is whole, the stray byte after it is the bad one
+    [[0x61, 0xe0, 0x41], 1], // a 3-byte lead cut off by "A": the lead is the bad one
+    [[0xc0, 0xbc], 0], // overlong "<"
+    [[0xed, 0xa0, 0x80], 0], // a UTF-16 surrogate (U+D800)
+    [[0xf4, 0x90, 0x80, 0x80], 0], // past U+10FFFF
+    [[0x61, 0xf0, 0x9f, 0x98], 1], // a 4-byte emoji cut by the end of the file
+    [[0x61, 0xff], 1],
+  ])('%j: %i', (bytes, offset) => {
+    expect(firstInvalidUtf8(Uint8Array.from(bytes))).toBe(offset);
+  });
+
+  it('finds the one bad byte of a megabyte', () => {
+    const bytes = new Uint8Array(1 << 20).fill(0x61);
+    bytes[777_777] = 0x93;
+    expect(firstInvalidUtf8(bytes)).toBe(777_777);
   });
 });

@@ -15,38 +15,51 @@ export class BillImportError extends Error {
   }
 }
 
-/** Position of the first byte that is not valid UTF-8, or -1. */
+/**
+ * Offset of the first byte that is not valid UTF-8, or -1: the platform's decoder judges (a fatal TextDecoder, the
+ * WHATWG rules: overlong forms, surrogates and code points past U+10FFFF refused), and only to say *where* in a file it
+ * failed is the longest valid prefix found by halving (streaming decodes, so a sequence cut by the split is not
+ * counted against it). Each probe decodes up to the whole file, log2(5 MB) = 23 of them, only for a refused file.
+ */
 export function firstInvalidUtf8(bytes: Uint8Array): number {
-  let i = 0;
-  while (i < bytes.length) {
-    const b = bytes[i];
-    let extra: number;
-    let min: number;
-    if (b < 0x80) {
-      i += 1;
-      continue;
-    }
-    if (b >= 0xc2 && b <= 0xdf) {
-      extra = 1;
-      min = 0x80;
-    } else if (b >= 0xe0 && b <= 0xef) {
-      extra = 2;
-      min = 0x800;
-    } else if (b >= 0xf0 && b <= 0xf4) {
-      extra = 3;
-      min = 0x10000;
-    } else return i;
-    if (i + extra >= bytes.length) return i; // a sequence cut off by the end of the file
-    let cp = b & (0x3f >> extra);
-    for (let k = 1; k <= extra; k += 1) {
-      const c = bytes[i + k];
-      if ((c & 0xc0) !== 0x80) return i;
-      cp = (cp << 6) | (c & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
-    i += extra + 1;
+  try {
+    new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+    return -1;
+  } catch {
+    // Where: the largest n whose first n bytes still decode (as the start of a stream).
   }
-  return -1;
+  const decodesAsPrefix = (n: number): boolean => {
+    try {
+      new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes.subarray(0, n), { stream: true });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  let good = 0; // the first `good` bytes decode
+  let bad = bytes.length; // the first `bad` bytes do not
+  if (decodesAsPrefix(bad)) {
+    // Every byte decoded but the file ends inside a sequence: point at its lead byte.
+    let lead = bytes.length - 1;
+    while (lead > 0 && (bytes[lead] & 0xc0) === 0x80) lead -= 1;
+    return lead;
+  }
+  while (bad - good > 1) {
+    const mid = Math.floor((good + bad) / 2);
+    if (decodesAsPrefix(mid)) good = mid;
+    else bad = mid;
+  }
+  // Byte f is where decoding failed; if it cut short a sequence begun just before it, that sequence's lead is the culprit.
+  const f = bad - 1;
+  for (let j = f - 1; j >= Math.max(0, f - 3); j -= 1) {
+    const b = bytes[j];
+    if (b < 0x80) break;
+    if (b >= 0xc0) {
+      const length = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2;
+      return j + length - 1 >= f ? j : f;
+    }
+  }
+  return f;
 }
 
 const lineOfOffset = (bytes: Uint8Array, offset: number): number => {
@@ -83,7 +96,8 @@ export function decodeUtf8Csv(bytes: Uint8Array): string {
       `The file is not valid UTF-8: byte 0x${b} at offset ${bad} (line ${lineOfOffset(body, bad)}) looks like Latin-1 or Windows-1252. Only UTF-8 is accepted: save the file as "CSV UTF-8".`,
     );
   }
-  return new TextDecoder('utf-8').decode(body);
+  // Valid by the check above; fatal all the same, so a byte it let through could never become U+FFFD silently.
+  return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body);
 }
 
 /** Rows of cells. Blank lines are dropped; a quote left open or text after a closing quote is an error. */

@@ -36,13 +36,15 @@ const baseName = (name: string): string => name.split(/[\\/]/).pop() ?? name;
  * at most MAX_IMPORT_BYTES (the part is cut there and the request refused with 413 before anything is parsed).
  */
 async function fileOfForm(req: FastifyRequest): Promise<{ fileName: string | null; bytes: Buffer }> {
+  let upload: { fileName: string | null; bytes: Buffer } | null = null;
+  // Read the form to its end before anything is stored: a second file or a form cut short refuses the whole upload.
   for await (const part of req.parts()) {
-    if (part.type === 'file') {
-      const bytes = await part.toBuffer();
-      return { fileName: part.filename === '' ? null : baseName(part.filename), bytes };
-    }
+    if (part.type !== 'file') continue;
+    if (upload !== null) throw new BillImportError(400, 'The form holds more than one file: send one CSV per import.');
+    upload = { fileName: part.filename === '' ? null : baseName(part.filename), bytes: await part.toBuffer() };
   }
-  throw new BillImportError(400, NO_FILE);
+  if (upload === null) throw new BillImportError(400, NO_FILE);
+  return upload;
 }
 
 /** @fastify/multipart's and busboy's errors as the import's own: the status it promises and a message that says what to do. */
@@ -103,7 +105,7 @@ export async function billRoutes(app: FastifyInstance, opts: { bill: BillService
     {
       summary: 'The lines of a stored bill (synced from Cost Explorer, or an imported CSV) with totals per NodePool',
       description:
-        '`source` (cost-explorer, the default, or csv:<name>), one grouping (`groupBy`, default PURCHASE_TYPE) and one granularity at a time, so lines add up; `sources` lists every stored bill.',
+        '`source` (cost-explorer, the default, or `csv:<name>`), one grouping (`groupBy`, default PURCHASE_TYPE) and one granularity at a time, so lines add up; `sources` lists every stored bill.',
       csv: { fileName: 'bill-lines', table: (b) => linesTable(b.lines) },
       csvAliases: ['/api/bill/lines.csv'],
     },
@@ -127,7 +129,7 @@ export async function billRoutes(app: FastifyInstance, opts: { bill: BillService
     '/api/bill/import',
     {
       schema: {
-        summary: 'Import a Cost Explorer console CSV (grouped by the karpenter.sh/nodepool tag) as the bill csv:<name>',
+        summary: 'Import a Cost Explorer console CSV (grouped by the karpenter.sh/nodepool tag) as the bill `csv:<name>`',
         description:
           'The file as multipart/form-data (`-F file=@costs.csv`) or as the body (text/csv). At most 5 MB (413), UTF-8 only (415), a Cost Explorer export grouped by karpenter.sh/nodepool without formulas (422); nothing of a refused file is stored. Importing a name again replaces it.',
         tags: ['bill'],

@@ -48,8 +48,18 @@ const post = (body: Uint8Array | string, opts: { type?: string; name?: string } 
     payload: typeof body === 'string' ? Buffer.from(body) : Buffer.from(body),
   });
 
+const BOUNDARY = 'ledgerBoundary7MA4YWxk';
+const filePart = (file: Uint8Array | string, name = 'export.csv'): Buffer =>
+  Buffer.concat([
+    Buffer.from(`--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: text/csv\r\n\r\n`),
+    Buffer.from(file),
+    Buffer.from('\r\n'),
+  ]);
+const twoFiles = (a: string, b: string): Buffer =>
+  Buffer.concat([filePart(a, 'a.csv'), filePart(b, 'b.csv'), Buffer.from(`--${BOUNDARY}--\r\n`)]);
+
 const multipart = (file: Uint8Array | string): { body: Buffer; type: string } => {
-  const boundary = 'ledgerBoundary7MA4YWxk';
+  const boundary = BOUNDARY;
   const head = Buffer.from(
     `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="export.csv"\r\nContent-Type: text/csv\r\n\r\n`,
   );
@@ -115,6 +125,49 @@ describe('the import refuses, saying why, and keeps nothing', () => {
       says: /5 MB/,
     },
     { what: '20 MB', body: () => new Uint8Array(20 * 1024 * 1024).fill(0x31), status: 413, says: /5 MB/ },
+    // Multipart, streamed by @fastify/multipart with its limits: the file part is cut at 5 MB, one file per form.
+    {
+      what: '20 MB (multipart)',
+      body: () => multipart(new Uint8Array(20 * 1024 * 1024).fill(0x31)).body,
+      type: multipart('').type,
+      status: 413,
+      says: /5 MB/,
+    },
+    {
+      what: 'UTF-16 with a BOM (multipart)',
+      body: () => multipart(Uint8Array.from([0xff, 0xfe, ...[...GOOD].flatMap((c) => [c.charCodeAt(0), 0])])).body,
+      type: multipart('').type,
+      status: 415,
+      says: /UTF-16/,
+    },
+    {
+      what: 'Latin-1 (multipart)',
+      body: () => multipart(Uint8Array.from([...enc.encode(GOOD), 0xe9, 0x0a])).body,
+      type: multipart('').type,
+      status: 415,
+      says: /byte 0xe9 at offset \d+ \(line 5\)/,
+    },
+    {
+      what: 'a form without a file (multipart)',
+      body: () => `--${BOUNDARY}\r\nContent-Disposition: form-data; name="note"\r\n\r\nhello\r\n--${BOUNDARY}--\r\n`,
+      type: multipart('').type,
+      status: 400,
+      says: /has no file/,
+    },
+    {
+      what: 'two files in one form (multipart)',
+      body: () => twoFiles(GOOD, GOOD),
+      type: multipart('').type,
+      status: 400,
+      says: /more than one file/,
+    },
+    {
+      what: 'a form cut short (multipart)',
+      body: () => multipart(GOOD).body.subarray(0, 200),
+      type: multipart('').type,
+      status: 400,
+      says: /cut short/,
+    },
     // Encodings.
     {
       what: 'UTF-16 big-endian with a BOM',
