@@ -100,7 +100,15 @@ export function decodeUtf8Csv(bytes: Uint8Array): string {
   return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body);
 }
 
-/** Rows of cells. Blank lines are dropped; a quote left open or text after a closing quote is an error. */
+/**
+ * Rows of cells. Blank lines are dropped; a quote left open or text after a closing quote is an error.
+ *
+ * Hand-written rather than csv-parse (which the tests use to read our downloads): on the two mistakes a user most
+ * needs explained, csv-parse 7 says less — a quote left open is reported at the line where the file ends, not where
+ * the quote opened (a file cut short), and the character found after a closing quote (";" or a tab: a spreadsheet
+ * re-saved the file with another separator) is only in its message text — and its record delimiter is guessed from
+ * the first line, so a file mixing CRLF and LF needs telling. Files are at most 5 MB, so streaming buys nothing.
+ */
 export function parseCsvRows(text: string): string[][] {
   const rows: string[][] = [];
   let row: string[] = [];

@@ -1,6 +1,9 @@
 /**
  * The /docs page: the OpenAPI document rendered as plain HTML on the server (no script, no inline style,
  * so the app's Content-Security-Policy holds). Pure: document in, HTML out.
+ *
+ * Hand-written rather than @fastify/swagger-ui: that serves Swagger UI, a script application (about 1 MB) that
+ * needs its own CSP exceptions, for a page that only has to list routes, parameters and fields.
  */
 
 const escapeHtml = (s: string): string =>
