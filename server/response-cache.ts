@@ -27,7 +27,7 @@ interface Entry {
   body: string | Buffer;
 }
 
-const KEPT_HEADERS = ['content-type', 'content-disposition', 'cache-control'];
+const KEPT_HEADERS = ['content-type', 'content-disposition', 'cache-control', 'vary'];
 const HIT_HEADER = 'x-ledger-cache';
 
 export function cacheApiResponses(app: FastifyInstance, db: Db, opts: ResponseCacheOptions = {}): void {

@@ -1,6 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedFromSandbox } from '../../cli/seed-sandbox.js';
@@ -172,11 +173,15 @@ describe('every synced week4 bill line is explained', () => {
 
   it('downloads the explained table as CSV, one row per NodeClaim plus the line and its remainder', async () => {
     const e = byPurchase.find((x) => x.line.nodePool === 'general') ?? byPurchase[0];
+    // The old .csv path and the one convention (?format=csv) give the same file.
     const res = await fetch(`${base}/api/bill/explain.csv?lineId=${e.line.id}`);
     expect(res.headers.get('content-type')).toContain('text/csv');
-    const rows = (await res.text()).trimEnd().split('\r\n');
-    expect(rows[0]).toMatch(/^"line_id","period_start","line_nodepool"/);
+    const text = await res.text();
+    expect(await (await fetch(`${base}/api/bill/explain?lineId=${e.line.id}&format=csv`)).text()).toBe(text);
+    const rows = parse(text) as string[][];
+    expect(rows[0].slice(0, 3)).toEqual(['line_id', 'period_start', 'line_nodepool']);
     expect(rows).toHaveLength(1 + e.nodeClaims.length + 2);
+    expect(rows.slice(1).map((r) => r[4])).toEqual([...e.nodeClaims.map(() => 'nodeclaim'), 'line', 'remainder']);
   });
 });
 

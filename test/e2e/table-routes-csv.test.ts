@@ -123,6 +123,14 @@ describe('CSV on every table route', () => {
       try {
         expect(seen).toEqual(want);
         expect(byAccept.body).toBe(byFormat.body);
+        // Answered again from the response cache: the same download, still marked as varying by Accept.
+        const again = await app.inject({ url, headers: { accept: 'text/csv' } });
+        expect([again.headers['x-ledger-cache'], again.headers.vary, again.headers['content-type'], again.body]).toEqual([
+          'hit',
+          'accept',
+          'text/csv; charset=utf-8',
+          byFormat.body,
+        ]);
         expect(jsonWins.json()).toEqual(json.json());
         const rows = parse(byAccept.body, { columns: true }) as Record<string, string>[];
         expect(rows.length, `${url}: rows in the CSV`).toBeGreaterThan(0);
