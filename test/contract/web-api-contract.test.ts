@@ -31,12 +31,16 @@ const EXPECTED: Readonly<Record<string, string>> = {
 let previous: ts.Program | undefined;
 
 function compile(source: string): ts.Diagnostic[] {
-  const config = ts.getParsedCommandLineOfConfigFile(join(root, 'web', 'tsconfig.json'), {}, {
-    ...ts.sys,
-    onUnRecoverableConfigFileDiagnostic: (d) => {
-      throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+  const config = ts.getParsedCommandLineOfConfigFile(
+    join(root, 'web', 'tsconfig.json'),
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
     },
-  });
+  );
   if (config === undefined) throw new Error('web/tsconfig.json did not parse');
   const host = ts.createCompilerHost(config.options);
   const readFile = host.readFile.bind(host);
