@@ -1,4 +1,4 @@
-import type { Disruption, DisruptionPageQuery, MarkerSource } from '../../server/analytics/disruptions.js';
+import type { Disruption, DisruptionPageQuery, MarkerSource } from '../../core/disruption.js';
 import type { Db } from '../open-db.js';
 
 /**

@@ -9,6 +9,7 @@
  */
 
 import { DISRUPTION_REASONS } from '../../core/labels.js';
+import type { Disruption, DisruptionPageQuery, MarkerSource } from '../../core/disruption.js';
 import { lastIndexAtOrBefore } from '../../core/time-search.js';
 import type { TimelineMarker } from '../schemas/consolidation.js';
 import type { EventJoinRow, GoneNodeClaimJoinRow } from '../../db/repositories/analytics-events-repository.js';
@@ -18,23 +19,8 @@ export type DisruptionEventRow = EventJoinRow;
 /** A NodeClaim gone with a disruption reason, for disruptions whose events expired (declared with its SQL). */
 export type GoneNodeClaimRow = GoneNodeClaimJoinRow;
 
-export interface Disruption {
-  id: string;
-  atMs: number;
-  nodeName: string | null;
-  nodeClaim: string | null;
-  nodePool: string;
-  reason: string;
-  action: string | null;
-  source: 'event' | 'nodeclaim';
-  spotInterrupted: boolean;
-  instanceType: string | null;
-  capacityType: string | null;
-  nodeDeletedAtMs: number | null;
-  replacements: string[];
-  message: string;
-  blocked: boolean;
-}
+// Declared in core/ so the repository that keeps them (db/) can name them too.
+export type { Disruption, DisruptionPageQuery, MarkerSource };
 
 /** Node and NodeClaim events of one disruption land within this of each other. */
 export const SAME_DISRUPTION_MS = 60_000;
@@ -231,9 +217,6 @@ export function buildDisruptions(events: readonly DisruptionEventRow[], gone: re
 /** A timeline marker: one disruption, or the first of `count` in a bucket x NodePool x reason. */
 export type DisruptionMarker = TimelineMarker;
 
-/** What a timeline marker is made of (the kept disruptions are read as just this). */
-export type MarkerSource = Pick<Disruption, 'id' | 'atMs' | 'nodePool' | 'reason' | 'action'>;
-
 /**
  * Timeline markers for disruptions sorted by time: every one while there are at most `max`; else the first of each
  * bucket x NodePool x reason with how many it stands for, buckets aligned on the epoch, starting at `bucketMs` and
@@ -285,18 +268,6 @@ export function countByReason(ds: readonly Disruption[]): { reason: string; coun
     counts.set(k, (counts.get(k) ?? 0) + 1);
   }
   return sortReasonCounts(counts);
-}
-
-/** Which disruptions a list shows: kind (disruptions, blocked attempts or both), NodePool, reason; and the page. */
-export interface DisruptionPageQuery {
-  fromMs: number;
-  toMs: number;
-  kind: 'disruption' | 'blocked' | 'all';
-  nodePool?: string;
-  reason?: string;
-  /** Rows to skip and rows to give; limit null: every row. */
-  offset: number;
-  limit: number | null;
 }
 
 export interface DisruptionPage {
