@@ -31,7 +31,7 @@ import { nodePoolsRoutes } from './routes/nodepools.js';
 import { statusRoutes } from './routes/status.js';
 import { teamsRoutes } from './routes/teams.js';
 import { QUERY_PARAM_HINTS, type ErrorResponse } from './schemas/common.js';
-import { createBillPractice } from './services/bill-practice.js';
+import { createBillPractice, type PracticeBillProvider } from './services/bill-practice.js';
 import { createBillService } from './services/bill-service.js';
 import { createConsolidationService } from './services/consolidation-service.js';
 import { keptDisruptions } from './services/disruption-source.js';
@@ -55,6 +55,11 @@ export interface BuildAppOptions {
   accessToken?: string;
   /** Answer repeated GET /api requests from memory until the data changes (server/response-cache.ts). Default true. */
   cacheResponses?: boolean;
+  /**
+   * Where practice bills come from: `demo` passes the sandbox's (sandbox/practice-bills.ts). Without one (`serve`) the
+   * server loads no simulator code and /api/bill/practice answers 501, saying practice bills need the demo.
+   */
+  practiceBills?: PracticeBillProvider;
 }
 
 export const DEFAULT_WEB_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'web');
@@ -119,7 +124,8 @@ function handleError(err: FastifyError, req: FastifyRequest, reply: FastifyReply
     return reply.code(400).send(errorBody(400, 'Bad Request', `Invalid ${where} parameter "${param}": ${expected}${gotText}`));
   }
   const status = err.statusCode ?? 500;
-  if (status >= 400 && status < 500) {
+  // 501: a feature this server was started without (practice bills under `serve`); the message says which.
+  if ((status >= 400 && status < 500) || status === 501) {
     return reply.code(status).send(errorBody(status, STATUS_CODES[status] ?? 'Client Error', err.message));
   }
   // 5xx: the detail goes to the log, never to the client.
@@ -133,7 +139,7 @@ function handleError(err: FastifyError, req: FastifyRequest, reply: FastifyReply
  * Every /api route, in one place: repositories -> services -> one route module per group (server/routes/<group>.ts),
  * each route registered from the route map (server/schemas/api-routes.ts) and documented for /docs and the README.
  */
-function registerApiRoutes(app: FastifyInstance, db: Db, now: () => number): void {
+function registerApiRoutes(app: FastifyInstance, db: Db, now: () => number, practiceBills: PracticeBillProvider | undefined): void {
   const reportsRepo = createReportsRepository(db);
   const packing = createAnalyticsPackingRepository(db);
   const ctx = { extent: () => reportsRepo.dataRange(), now };
@@ -151,7 +157,7 @@ function registerApiRoutes(app: FastifyInstance, db: Db, now: () => number): voi
   app.register(efficiencyRoutes, { reports, efficiency: createEfficiencyService(packing, ctx) });
   app.register(consolidationRoutes, { consolidation: createConsolidationService(disruptions, packing, ctx) });
   app.register(teamsRoutes, { teams: createTeamsService(createAnalyticsTeamsRepository(db), packing, ctx) });
-  app.register(billRoutes, { bill, practice: createBillPractice(db, bill) });
+  app.register(billRoutes, { bill, practice: createBillPractice(db, bill, practiceBills) });
 }
 
 /** The API and the built dashboard. Does not listen: the caller listens (on 127.0.0.1). */
@@ -178,7 +184,7 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
 
   // OpenAPI (/docs) first: it documents the routes registered after it.
   registerOpenApi(app);
-  registerApiRoutes(app, options.db, options.now ?? Date.now);
+  registerApiRoutes(app, options.db, options.now ?? Date.now, options.practiceBills);
 
   const webBuilt = existsSync(indexHtml);
   if (webBuilt) {

@@ -42,7 +42,7 @@ export interface RouteDoc<P extends ApiGetPath> {
   /** More on parameters, defaults, paging, CSV (the rest of the README table's cell). */
   description?: string;
   /** Statuses the route answers besides 200, 400 and 500. */
-  errors?: readonly (404 | 409)[];
+  errors?: readonly (404 | 409 | 501)[];
   /** A table route: the file name of its download and the table of its answer. */
   csv?: { fileName: string; table: (body: ApiResponse<P>) => CsvTable | readonly object[] };
   /** Older paths that answer the CSV only (`/api/bill/lines.csv`), kept so links and scripts keep working. */

@@ -154,7 +154,7 @@ export async function billRoutes(app: FastifyInstance, opts: { bill: BillService
       summary: 'A practice question: a hypothetical bill the sandbox makes for a day, and which line to explain',
       description:
         'Needs a database seeded by `demo` (409 otherwise). `seed` picks the day, the perturbation and the question; the answers are a separate call. `csv` in the JSON is the bill as the Cost Explorer console would download it; the CSV download is its lines.',
-      errors: [409],
+      errors: [409, 501],
       csv: { fileName: 'bill-practice', table: (b) => linesTable(b.lines) },
     },
     (q) => practice.question(q),
@@ -165,7 +165,7 @@ export async function billRoutes(app: FastifyInstance, opts: { bill: BillService
     {
       summary: 'The answers to a practice question: each line explained, and what the sandbox changed in the bill',
       description: 'The same parameters as /api/bill/practice. CSV: the explanations, as /api/bill/explain writes them.',
-      errors: [409],
+      errors: [409, 501],
       csv: { fileName: 'bill-practice-answers', table: (b) => explanationsTable(b.explanations) },
     },
     (q) => practice.answers(q),

@@ -1,8 +1,5 @@
 import type { Db } from '../../db/open-db.js';
 import { createRunsRepository } from '../../db/repositories/runs-repository.js';
-import { loadScenario } from '../../sandbox/index.js';
-import { type HypotheticalBill, hypotheticalBill, PERTURBATIONS } from '../../sandbox/scenario/hypothetical-bill.js';
-import type { Scenario } from '../../sandbox/scenario/types.js';
 import { parseInstant, QueryParamError } from '../analytics/range.js';
 import { parseCostExplorerCsv } from '../explain/csv-import.js';
 import type { LineFact } from '../explain/facts.js';
@@ -16,7 +13,32 @@ import { toBillLine, toLineFact } from './bill-lines.js';
  * from, perhaps perturbed, read back through the CSV import path and explained from the stored cluster data.
  * The question (the bill and what to work out) and the answers (explanations and what the sandbox changed) are
  * separate calls, so a page can hide the answers until asked.
+ *
+ * The bills come from a provider: `demo` passes the sandbox's (sandbox/practice-bills.ts); `serve` passes none, so
+ * a server on a real account never loads the simulator, and the practice routes answer 501 saying why.
  */
+
+/** What practice mode needs from the simulator. */
+export interface PracticeBillProvider {
+  /** Perturbations in the order practice seeds cycle through them. */
+  readonly perturbations: readonly Perturbation[];
+  /** The scenario behind a demo database: its days are [startMs, endMs). */
+  scenario(name: string, seed: number): { name: string; startMs: number; endMs: number };
+  /** A hypothetical bill for whole UTC days [fromMs, toMs) of that scenario, perturbed as asked. */
+  bill(
+    scenario: { name: string; seed: number },
+    window: { fromMs: number; toMs: number; perturbation: Perturbation; seed: number },
+  ): PracticeBill;
+}
+
+export interface PracticeBill {
+  /** The Cost Explorer console's "Download CSV" of the bill. */
+  csv: string;
+  /** What was changed, in words: the answer, not the question. */
+  whatChanged: string;
+  /** The NodePool tag value of what the perturbation touched, if it touched one NodeClaim. */
+  touchedNodePool: string | null;
+}
 
 const DAY_MS = 86_400_000;
 /** Set by `demo` once its database holds a scenario: "<scenario>|<seed>|v1". */
@@ -25,6 +47,14 @@ export const DEMO_SEEDED_SETTING = 'demo.seeded';
 export class PracticeUnavailableError extends Error {
   readonly statusCode = 409;
 }
+
+/** This server was started without the simulator (`serve`): practice bills are for `demo`. */
+export class PracticeNotServedError extends Error {
+  readonly statusCode = 501;
+}
+
+export const PRACTICE_NOT_SERVED =
+  'Practice bills are made by the sandbox, which only the demo loads (npm start, or nodepool-ledger demo); this server was started with serve, for real data.';
 
 /** The scenario behind a demo database, or null for a database filled from a real account. */
 export function seededScenario(db: Db): { name: string; seed: number } | null {
@@ -37,36 +67,37 @@ interface Plan {
   seed: number;
   dayMs: number;
   perturbation: Perturbation;
-  scenario: Scenario;
-  bill: HypotheticalBill;
+  scenario: { name: string; startMs: number; endMs: number };
+  bill: PracticeBill;
   lines: LineFact[];
   focusLine: number;
 }
 
-export function createBillPractice(db: Db, bill: BillService, scenarioOf: (name: string, seed: number) => Scenario = loadScenario) {
+export function createBillPractice(db: Db, bill: BillService, provider: PracticeBillProvider | undefined) {
   function plan(q: PracticeQuery): Plan {
+    if (provider === undefined) throw new PracticeNotServedError(PRACTICE_NOT_SERVED);
     const seeded = seededScenario(db);
     if (seeded === null) {
       throw new PracticeUnavailableError(
         'Practice bills need a database seeded from the sandbox (npm start, or nodepool-ledger demo): this one holds no sandbox scenario.',
       );
     }
-    const scenario = scenarioOf(seeded.name, seeded.seed);
+    const scenario = provider.scenario(seeded.name, seeded.seed);
     const seed = q.seed ?? 1;
-    const days = Math.round((scenario.end - scenario.start) / DAY_MS);
+    const days = Math.round((scenario.endMs - scenario.startMs) / DAY_MS);
     let dayMs: number;
-    if (q.day === undefined) dayMs = scenario.start + (seed % days) * DAY_MS;
+    if (q.day === undefined) dayMs = scenario.startMs + (seed % days) * DAY_MS;
     else {
       dayMs = parseInstant('day', q.day);
-      if (dayMs < scenario.start || dayMs >= scenario.end) {
+      if (dayMs < scenario.startMs || dayMs >= scenario.endMs) {
         throw new QueryParamError(
           'day',
-          `must be a day of scenario ${scenario.name}: ${new Date(scenario.start).toISOString().slice(0, 10)} to ${new Date(scenario.end - DAY_MS).toISOString().slice(0, 10)}`,
+          `must be a day of scenario ${scenario.name}: ${new Date(scenario.startMs).toISOString().slice(0, 10)} to ${new Date(scenario.endMs - DAY_MS).toISOString().slice(0, 10)}`,
         );
       }
     }
-    const perturbation = q.perturbation ?? PERTURBATIONS[seed % PERTURBATIONS.length];
-    const made = hypotheticalBill(scenario, { fromMs: dayMs, toMs: dayMs + DAY_MS, perturbation, seed });
+    const perturbation = q.perturbation ?? provider.perturbations[seed % provider.perturbations.length];
+    const made = provider.bill(seeded, { fromMs: dayMs, toMs: dayMs + DAY_MS, perturbation, seed });
     // Through the import path, as a downloaded export would go.
     const parsed = parseCostExplorerCsv(new TextEncoder().encode(made.csv));
     const source = `practice:${seed}`;
@@ -92,7 +123,7 @@ export function createBillPractice(db: Db, bill: BillService, scenarioOf: (name:
     );
     const focusPool =
       perturbation === 'untagged-node'
-        ? (made.touched?.nodePool ?? '')
+        ? (made.touchedNodePool ?? '')
         : perturbation === 'tags-inactive'
           ? ''
           : perturbation === 'spot-hourly-price'

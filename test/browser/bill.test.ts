@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PracticeQuestion } from '../../server/schemas/bill.js';
-import { dashboardPerFile, openPage, screenshot } from './harness.js';
+import { dashboardPerFile, openPage, screenshot, serveDashboard } from './harness.js';
 
 /*
  * Explain this bill in headless Chromium over three simulated days of the sandbox: a line expands into its
@@ -143,5 +143,29 @@ describe('practice mode', () => {
     await expect(page.getByTestId('practice-question').innerText()).resolves.toContain('Question 2');
     expect(errors).toEqual([]);
     await close();
+  });
+});
+
+describe('practice mode on a server without the sandbox (serve)', () => {
+  it('explains that practice bills need the demo instead of failing, and asks only once', async () => {
+    const served = await serveDashboard(d.db, d.endMs, { simulator: false });
+    try {
+      const { page, close } = await openPage(served.browser);
+      const asked: number[] = [];
+      page.on('response', (r) => {
+        if (r.url().includes('/api/bill/practice')) asked.push(r.status());
+      });
+      await page.goto(`${served.baseUrl}/bill?mode=practice&seed=1`);
+      const state = page.locator('.state-empty');
+      await state.waitFor();
+      await expect(state.innerText()).resolves.toMatch(/Practice bills need the demo[\s\S]*only the demo loads[\s\S]*npm start/);
+      await expect(page.getByRole('button', { name: 'Retry' }).count()).resolves.toBe(0);
+      await expect(page.getByTestId('practice-question').count()).resolves.toBe(0);
+      expect(asked).toEqual([501]); // not retried: the answer will not change
+      await screenshot(page, 'bill-practice-without-sandbox');
+      await close();
+    } finally {
+      await served.close();
+    }
   });
 });

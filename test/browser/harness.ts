@@ -9,6 +9,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { Db } from '../../db/open-db.js';
 import { createRunsRepository } from '../../db/repositories/runs-repository.js';
 import type { RunningSandbox } from '../../sandbox/index.js';
+import { sandboxPracticeBills } from '../../sandbox/practice-bills.js';
 import { buildApp } from '../../server/app.js';
 import { DEMO_SEEDED_SETTING } from '../../server/services/bill-practice.js';
 import { seedSandboxDb } from '../fixtures/seeded-api.js';
@@ -51,13 +52,19 @@ export interface Dashboard extends ServedDashboard {
 /**
  * The server `npm start` runs (buildApp over `db`, serving the built dist/web, with the clock at `nowMs`) on a free
  * loopback port, and Chromium. Builds the web first when dist/web is missing; says so when Chromium is.
+ * `simulator: false` serves it as `serve` does, without the sandbox's practice bills.
  */
-export async function serveDashboard(db: Db, nowMs: number): Promise<ServedDashboard> {
+export async function serveDashboard(db: Db, nowMs: number, { simulator = true }: { simulator?: boolean } = {}): Promise<ServedDashboard> {
   if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH`);
   if (!existsSync(join(WEB_ROOT, 'index.html')))
     execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
   mkdirSync(SCREENSHOTS, { recursive: true });
-  const app: FastifyInstance = buildApp({ db, webRoot: WEB_ROOT, now: () => nowMs });
+  const app: FastifyInstance = buildApp({
+    db,
+    webRoot: WEB_ROOT,
+    now: () => nowMs,
+    practiceBills: simulator ? sandboxPracticeBills : undefined,
+  });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });

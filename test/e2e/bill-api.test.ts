@@ -5,7 +5,9 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Db, openDb } from '../../db/open-db.js';
 import { createBillLinesRepository } from '../../db/repositories/bill-lines-repository.js';
+import { sandboxPracticeBills } from '../../sandbox/practice-bills.js';
 import { buildApp } from '../../server/app.js';
+import { PRACTICE_NOT_SERVED } from '../../server/services/bill-practice.js';
 import type { BillLinesResponse, ImportResponse } from '../../server/schemas/bill.js';
 
 /** The bill API's contract on a fresh database: 4xx messages that name the problem, whole imports or none. */
@@ -44,12 +46,28 @@ describe('bad requests name the parameter', () => {
     expect(message(res.body)).toContain(`"${param}"`);
   });
 
-  it('an unknown line is a 404 that says which; practice needs a sandbox database (409)', async () => {
+  it('an unknown line is a 404 that says which', async () => {
     const missing = await app.inject({ url: '/api/bill/explain?lineId=4242' });
     expect([missing.statusCode, message(missing.body)]).toEqual([404, 'No bill line with id 4242.']);
-    const practice = await app.inject({ url: '/api/bill/practice' });
-    expect(practice.statusCode).toBe(409);
-    expect(message(practice.body)).toContain('seeded from the sandbox');
+  });
+
+  it('practice bills: 501 saying they need the demo on a server started without the sandbox (serve)', async () => {
+    for (const url of ['/api/bill/practice', '/api/bill/practice/answers?seed=2']) {
+      const res = await app.inject({ url });
+      expect(res.statusCode, url).toBe(501);
+      expect(JSON.parse(res.body)).toEqual({ statusCode: 501, error: 'Not Implemented', message: PRACTICE_NOT_SERVED });
+    }
+  });
+
+  it('practice bills: 409 with the sandbox but a database not seeded from it', async () => {
+    const withSandbox = buildApp({ db, now: () => NOW, practiceBills: sandboxPracticeBills });
+    try {
+      const practice = await withSandbox.inject({ url: '/api/bill/practice' });
+      expect(practice.statusCode).toBe(409);
+      expect(message(practice.body)).toContain('seeded from the sandbox');
+    } finally {
+      await withSandbox.close();
+    }
   });
 });
 

@@ -10,6 +10,7 @@ import { createRunsRepository } from '../../db/repositories/runs-repository.js';
 import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import { hypotheticalBill } from '../../sandbox/scenario/hypothetical-bill.js';
 import type { SimNode } from '../../sandbox/scenario/types.js';
+import { sandboxPracticeBills } from '../../sandbox/practice-bills.js';
 import { buildApp } from '../../server/app.js';
 import type {
   BillGroupBy,
@@ -52,7 +53,7 @@ beforeAll(async () => {
   });
   // What `demo` records, so practice bills know the scenario behind the database.
   createRunsRepository(db).setSetting('demo.seeded', `${sc.name}|${sc.seed}|v1`);
-  app = buildApp({ db, now: () => sc.start + DAYS * DAY_MS });
+  app = buildApp({ db, now: () => sc.start + DAYS * DAY_MS, practiceBills: sandboxPracticeBills });
   base = await app.listen({ host: '127.0.0.1', port: 0 });
 }, 180_000);
 

@@ -10,8 +10,10 @@ const queryClient = new QueryClient({
   defaultOptions: {
     queries: {
       staleTime: 30_000,
-      // A 4xx will fail the same way again; retry only an unreachable or failing server.
-      retry: (failures, err) => failures < 2 && (!(err instanceof ApiError) || err.status === 0 || err.status >= 500),
+      // A 4xx (or a 501: a feature this server was started without) fails the same way again; retry only an
+      // unreachable or failing server.
+      retry: (failures, err) =>
+        failures < 2 && (!(err instanceof ApiError) || err.status === 0 || (err.status >= 500 && err.status !== 501)),
     },
   },
 });

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Panel } from '../../../components/ui/panel';
-import { ErrorState, LoadingState } from '../../../components/ui/state-message';
+import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
+import { ApiError } from '../../../lib/api-client';
 import type { NodePoolColors } from '../../../lib/colors';
 import { formatUsd } from '../../../lib/format';
 import { usePracticeAnswers, usePracticeQuestion } from '../api/use-bill';
@@ -30,6 +31,13 @@ function Practice({ seed, onSeed, colors }: PracticePanelProps) {
 
   const body = (() => {
     if (question.isPending) return <LoadingState label="The sandbox is writing a bill…" />;
+    // 501: a server started with `serve` has no simulator to make practice bills; say how to get one, not "retry".
+    if (question.error instanceof ApiError && question.error.status === 501)
+      return (
+        <EmptyState title="Practice bills need the demo.">
+          {question.error.message} Run <code>npm start</code> to practise on the sandbox; your bill is under “Your bill”.
+        </EmptyState>
+      );
     if (question.isError)
       return <ErrorState title="Could not make a practice bill." error={question.error} onRetry={() => void question.refetch()} />;
     const q = question.data;
