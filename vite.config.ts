@@ -2,6 +2,26 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
 
+/*
+ * Test tiers (README, "Tests"). A file is in exactly one:
+ * - browser: the dashboard in headless Chromium (needs the built dashboard: npm run test:browser builds it);
+ * - integration: the sandbox, HTTP servers (buildApp, even through inject), child processes;
+ * - unit: everything else — pure functions and SQLite in memory or in a file — in seconds for the edit loop. Its
+ *   setup file makes starting a server or a process throw, so a test that does belongs in INTEGRATION.
+ */
+const BROWSER = ['test/browser/**/*.test.ts'];
+const INTEGRATION = [
+  'test/**/*.test.ts',
+  'cli/**/*.test.ts',
+  'sandbox/**/*.test.ts',
+  'collectors/**/{collect,collect-recent,allocation-tags,incremental,list-all,watch-cache}.test.ts',
+  'server/{app,response-cache,status-runs,strict-query}.test.ts',
+  'server/services/nodepool-limits-service.test.ts',
+  // SQLite only, but two weeks of snapshots written to a file and read back every way: ~10 s on its own.
+  'db/repositories/range-rollups.test.ts',
+];
+const ALL = ['**/*.test.ts', '**/*.test.tsx'];
+
 // One file configures the dashboard build (root web/, output dist/web) and the test runner.
 export default defineConfig({
   root: 'web',
@@ -13,12 +33,20 @@ export default defineConfig({
   server: { host: '127.0.0.1', proxy: { '/api': 'http://127.0.0.1:5173' } },
   test: {
     root: '.',
-    include: ['**/*.test.ts', '**/*.test.tsx'],
     exclude: ['node_modules/**', 'dist/**'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
     // The pinned AWS SDK works on Node 20; its notice about future releases needing Node 22 is noise here.
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    reporters: ['default', './test/runner/skipped-tests-reporter.ts'],
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ALL, exclude: [...INTEGRATION, ...BROWSER], setupFiles: ['./test/runner/unit-guard.ts'] },
+      },
+      { extends: true, test: { name: 'integration', include: INTEGRATION, exclude: BROWSER } },
+      { extends: true, test: { name: 'browser', include: BROWSER } },
+    ],
   },
 });

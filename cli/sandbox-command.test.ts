@@ -32,7 +32,7 @@ const kubectl = (kubeconfig: string, ...args: string[]) =>
     p.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 
-describe.skipIf(!hasKubectl)('sandbox --no-auth with kubectl', () => {
+describe.skipIf(!hasKubectl)('sandbox --no-auth with kubectl (needs kubectl on PATH)', () => {
   let dir: string;
   let child: ChildProcess;
   let output = '';

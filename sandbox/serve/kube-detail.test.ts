@@ -106,7 +106,7 @@ describe('API discovery', () => {
     expect(karpenter.resources.map((r) => r.name).sort()).toEqual(['nodeclaims', 'nodepools']);
   });
 
-  it.skipIf(!existsSync(KUBECTL))('lets kubectl list every pod and node, page by page', async () => {
+  it.skipIf(!existsSync(KUBECTL))('lets kubectl list every pod and node, page by page (needs kubectl at /usr/bin/kubectl)', async () => {
     const kubectl = (args: string[]) =>
       run(KUBECTL, ['--kubeconfig', realistic.kubeconfig, '--cache-dir', join(dir, 'kubectl-cache'), ...args], { maxBuffer: 64 << 20 });
     const pods = JSON.parse((await kubectl(['get', 'pods', '-A', '-o', 'json', '--chunk-size', '100'])).stdout) as {

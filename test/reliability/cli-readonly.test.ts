@@ -78,7 +78,7 @@ describe('a database the collector cannot write', () => {
   const mountable = canMountTmpfs();
 
   it.skipIf(!mountable)(
-    'a read-only mount stops even root, and the file stays sound',
+    'a read-only mount stops even root, and the file stays sound (needs root and tmpfs mounts)',
     async () => {
       const mnt = join(dir, 'ro-mount');
       mkdirSync(mnt);

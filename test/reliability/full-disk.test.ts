@@ -77,7 +77,7 @@ describe('a full disk while collecting', () => {
   const mountable = canMountTmpfs();
 
   it.skipIf(!mountable)(
-    'a real ENOSPC (tmpfs shrunk to what the file holds): SQLITE_FULL, a clean file, and the gap filled once grown',
+    'a real ENOSPC (tmpfs shrunk to what the file holds): SQLITE_FULL, a clean file, and the gap filled once grown (needs root and tmpfs mounts)',
     async () => {
       const mnt = join(dir, 'tmpfs');
       mkdirSync(mnt);

@@ -138,7 +138,7 @@ describe('credentials in output and storage', () => {
     // The request log (logger on) of a server taking the token as a link, a header, a cookie and a wrong one.
     const logged: string[] = [];
     const write = process.stdout.write.bind(process.stdout);
-    process.stdout.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    process.stdout.write = ((chunk: string | Uint8Array, ..._rest: unknown[]) => {
       logged.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString());
       return true;
     }) as typeof process.stdout.write;

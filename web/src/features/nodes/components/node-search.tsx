@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useEffectEvent, useId, useRef, useState, type KeyboardEvent } from 'react';
 import { MAX_SEARCH_LENGTH } from '../utils/node-table';
 
 /** How long typing must pause before the search goes into the URL (and so to the server). */
@@ -31,10 +31,12 @@ export function NodeSearch({ q, onSearch }: NodeSearchProps) {
     sent.current = next;
     onSearch(next);
   };
+  // Only a change of the text re-arms the timer: onSearch is a new function each render, and depending on it would
+  // restart the pause; an effect event sees the latest one without being a dependency.
+  const sendLater = useEffectEvent(send);
   useEffect(() => {
-    const timer = setTimeout(() => send(value), SEARCH_DEBOUNCE_MS);
+    const timer = setTimeout(() => sendLater(value), SEARCH_DEBOUNCE_MS);
     return () => clearTimeout(timer);
-    // Only a change of the text re-arms the timer (onSearch is a new function each render, which would restart the pause).
   }, [value]);
 
   const onKeyDown = (e: KeyboardEvent<HTMLInputElement>): void => {

@@ -56,6 +56,7 @@ export const MAX_SEARCH_LENGTH = 100;
 
 /** Search text as the API takes it: control characters dropped (the server refuses them), at most 100 characters; '' = none. */
 export function searchText(raw: string | null): string | undefined {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what it drops
   const text = (raw ?? '').replace(/[\u0000-\u001f\u007f]/g, '').slice(0, MAX_SEARCH_LENGTH);
   return text === '' ? undefined : text;
 }
