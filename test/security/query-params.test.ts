@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb, type Db } from '../../db/open-db.js';
+import { sandboxPracticeBills } from '../../sandbox/practice-bills.js';
 import { buildApp } from '../../server/app.js';
 import { fillSynthetic } from '../fixtures/synthetic.js';
 import { apiGets, recordRoutes, type RouteInfo } from './fixtures/api-routes.js';
@@ -21,7 +22,8 @@ let routes: RouteInfo[];
 beforeAll(async () => {
   db = openDb({ path: join(mkdtempSync(join(tmpdir(), 'ledger-params-')), 'ledger.db') });
   fillSynthetic(db, { startDay: '2026-11-01', days: 3 });
-  app = buildApp({ db, now: () => Date.parse('2026-11-04T00:00:00Z') });
+  // With the demo's practice bills, so their parameters are checked too (without them the routes answer 501).
+  app = buildApp({ db, now: () => Date.parse('2026-11-04T00:00:00Z'), practiceBills: sandboxPracticeBills });
   routes = recordRoutes(app);
   await app.ready();
 });
