@@ -6,11 +6,12 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, it } from 'vitest';
 
 /*
- * `npm test` runs the type check, ESLint (with the import boundaries) and the Prettier check, in that order and
+ * `npm test` runs the Prettier check, the type check and ESLint (with the import boundaries), in that order and
  * stopping at the first that fails, before any test. This proves each of them bites: a scratch copy of the
  * configuration and a few real source files (with what they import; node_modules linked) gets one bad line, and
- * `npm test` there fails naming the file and what is wrong. The copy is otherwise clean: the lint and boundary
- * defects get past the type check, and the formatting defect past both.
+ * `npm test` there fails naming the file and what is wrong. The copy is otherwise clean: the type error gets past
+ * Prettier, and the lint and boundary errors past Prettier and the type check. One copy at a time: each run is a
+ * few seconds of CPU, and running them side by side on a busy machine only makes each slower.
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CONFIG = ['package.json', 'tsconfig.json', 'web/tsconfig.json', 'eslint.config.js', '.prettierrc.json', '.prettierignore'];
@@ -64,26 +65,29 @@ function npm(dir: string, script: string): Promise<{ code: number | null; output
 
 const DEFECTS = [
   {
-    kind: 'a type error',
-    line: "export const scratchTypeError: number = 'not a number';",
-    says: /core\/labels\.ts\(\d+,\d+\): error TS2322/,
-  },
-  { kind: 'a lint error', line: 'export const scratchLintError = (x: any): unknown => x;', says: /Unexpected any[\s\S]*no-explicit-any/ },
-  // Reaching Prettier means the type check and ESLint passed on the copy.
-  {
     kind: 'a formatting error',
     line: 'export const scratchFormatError = {a:1};',
     says: /> prettier --check[\s\S]*\[warn\] core\/labels\.ts/,
   },
   {
+    kind: 'a type error',
+    line: "export const scratchTypeError: number = 'not a number';",
+    says: /All matched files use Prettier code style![\s\S]*core\/labels\.ts\(\d+,\d+\): error TS2322/,
+  },
+  {
+    kind: 'a lint error',
+    line: 'export const scratchLintError = (x: any): unknown => x;',
+    says: /> eslint [\s\S]*Unexpected any[\s\S]*no-explicit-any/,
+  },
+  {
     kind: 'a boundary violation (core/ importing server/)',
     line: "export type { TeamCostRow } from '../server/schemas/teams.js';",
-    says: /core\/ imports nothing of ours/,
+    says: /> eslint [\s\S]*core\/ imports nothing of ours/,
   },
 ] as const;
 
-describe.concurrent('the checks before the tests bite', () => {
-  it.for(DEFECTS)('npm test fails on $kind, naming the file', { timeout: 240_000 }, async ({ line, says }, { expect }) => {
+describe('the checks before the tests bite', () => {
+  it.for(DEFECTS)('npm test fails on $kind, naming the file', { timeout: 300_000 }, async ({ line, says }, { expect }) => {
     const dir = scratchTree();
     appendFileSync(join(dir, 'core/labels.ts'), `\n${line}\n`);
     const r = await npm(dir, 'test');
