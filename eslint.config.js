@@ -122,7 +122,8 @@ export default tseslint.config(
     ['web/src/**/*.{ts,tsx}'],
     [
       {
-        regex: '^(\\.\\./)+server/schemas/',
+        // Relative, or through the @schemas alias (web/tsconfig.json, vite.config.ts).
+        regex: '^((\\.\\./)+server/schemas/|@schemas/)',
         allowTypeImports: true,
         message: 'web/ imports only type declarations from server/schemas (house rule): write `import type { … }`.',
       },
