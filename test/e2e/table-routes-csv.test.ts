@@ -8,6 +8,7 @@ import { seedFromSandbox } from '../../cli/seed-sandbox.js';
 import { openDb, type Db } from '../../db/open-db.js';
 import { createRunsRepository } from '../../db/repositories/runs-repository.js';
 import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
+import { sandboxPracticeBills } from '../../sandbox/practice-bills.js';
 import { buildApp } from '../../server/app.js';
 import { API_ROUTES } from '../../server/schemas/api-routes.js';
 
@@ -52,7 +53,8 @@ beforeAll(async () => {
   });
   // What `demo` records, so practice bills know the scenario behind the database.
   createRunsRepository(db).setSetting('demo.seeded', `${sc.name}|${sc.seed}|v1`);
-  app = buildApp({ db, now: () => sc.start + DAY_MS });
+  // demo injects the sandbox's practice bills; so does this test, to reach the practice routes' CSV.
+  app = buildApp({ db, now: () => sc.start + DAY_MS, practiceBills: sandboxPracticeBills });
   await app.ready();
   doc = app.swagger() as unknown as Doc;
   day = new Date(sc.start).toISOString().slice(0, 10);
