@@ -38,8 +38,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    // The pinned AWS SDK works on Node 20; its notice about future releases needing Node 22 is noise here.
-    env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
     reporters: ['default', './test/runner/skipped-tests-reporter.ts'],
     projects: [
       {

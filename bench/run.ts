@@ -31,9 +31,6 @@ const HELP = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(BENCHES
   --quick   reduced scale, under 3 minutes in all (the full run takes about half an hour)
   --only    run only these benches (comma-separated)`;
 
-// The pinned AWS SDK works on Node 20; its notice about later releases needing Node 22 would only clutter the run.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-
 async function main(): Promise<number> {
   const { values } = parseArgs({
     options: { quick: { type: 'boolean' }, only: { type: 'string' }, help: { type: 'boolean', short: 'h' } },

@@ -17,9 +17,6 @@ import { openDb } from '../../db/open-db.js';
 import { startSandbox } from '../../sandbox/index.js';
 import { dashboardPaths, runLoad, type LoadReport } from './load-client.js';
 
-// As cli/run.ts: the pinned AWS SDK's notice about future Node versions would print in the middle of the seeding.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 async function seedDatabase(): Promise<string> {

@@ -64,7 +64,6 @@ afterAll(async () => {
 const env = (): NodeJS.ProcessEnv => ({
   PATH: process.env.PATH,
   HOME: dir,
-  AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   AWS_ENDPOINT_URL_COST_EXPLORER: server.url,
   AWS_ENDPOINT_URL_PRICING: server.url,
   AWS_ENDPOINT_URL_EC2: server.url,
