@@ -62,7 +62,13 @@ export interface BuildAppOptions {
   practiceBills?: PracticeBillProvider;
 }
 
-export const DEFAULT_WEB_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'web');
+/**
+ * The dashboard Vite builds into dist/web: from this source file (server/app.ts, run through tsx) that is
+ * ../dist/web; from the compiled one (dist/server/app.js, what `npm run build:server` writes and the image runs), ../web.
+ */
+export const DEFAULT_WEB_ROOT = import.meta.url.endsWith('.js')
+  ? resolve(dirname(fileURLToPath(import.meta.url)), '..', 'web')
+  : resolve(dirname(fileURLToPath(import.meta.url)), '..', 'dist', 'web');
 
 /** Same-origin only; Recharts and React set styles through the CSSOM, which style-src does not restrict. */
 const CONTENT_SECURITY_POLICY = [

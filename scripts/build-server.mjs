@@ -1,0 +1,31 @@
+#!/usr/bin/env node
+// `npm run build:server`: compiles the server side (core, db, collectors, server, sandbox, cli) to JavaScript in
+// dist/ with tsc, and copies beside it the files that code reads relative to its own module (import.meta.url), at
+// the same relative paths, so `node dist/cli/run.js` runs on plain Node: no TypeScript loader, no sources.
+// The dashboard is Vite's (`npm run build:web` writes dist/web, which the compiled server serves).
+import { spawnSync } from 'node:child_process';
+import { cpSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const DIST = join(ROOT, 'dist');
+
+/** The folders tsconfig.build.json compiles (mirrored under dist/). */
+const COMPILED = ['core', 'db', 'collectors', 'server', 'sandbox', 'cli'];
+/**
+ * Read at run time relative to the module that reads them: data/ (core/static-prices, sandbox/scenario/catalog,
+ * server/services/bill-catalog), db/migrations (db/open-db), sandbox/scenarios (sandbox/scenario/scenario-file).
+ */
+const RUNTIME_FILES = ['data', 'db/migrations', 'sandbox/scenarios'];
+
+// A source file deleted since the last build must not live on as JavaScript; dist/web is left to Vite.
+for (const dir of [...COMPILED, 'data']) rmSync(join(DIST, dir), { recursive: true, force: true });
+
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const compiled = spawnSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+if (compiled.status !== 0) process.exit(compiled.status ?? 1);
+
+for (const path of RUNTIME_FILES) cpSync(join(ROOT, path), join(DIST, path), { recursive: true });
+console.log(`compiled ${COMPILED.join(', ')} and copied ${RUNTIME_FILES.join(', ')} to dist/`);
