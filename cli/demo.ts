@@ -133,13 +133,13 @@ export async function runSandbox(v: Record<string, string | boolean | undefined>
     auth: v['no-auth'] !== true,
   });
   console.log(
-    `sandbox ${sb.scenario.name} (seed ${sb.scenario.seed}) on ${sb.url}, clock at ${new Date(sb.ctx.clock.now()).toISOString()}`,
+    `sandbox ${sb.scenario.name} (seed ${sb.scenario.seed}) on ${sb.url} (Kubernetes API over TLS: ${sb.kubeUrl}), clock at ${new Date(sb.ctx.clock.now()).toISOString()}`,
   );
   console.log(`export KUBECONFIG=${sb.kubeconfigPath}`);
   console.log(
     v['no-auth'] === true
-      ? '# no token (--no-auth): kubectl get nodes works'
-      : "# kubectl sends the kubeconfig's token only over TLS, so it gets 401 here: restart with --no-auth for kubectl",
+      ? `# no token (--no-auth), plain HTTP: kubectl get nodes, or curl ${sb.kubeUrl}/api/v1/nodes`
+      : `# kubectl get nodes works (TLS, the kubeconfig's token); curl needs the token and --cacert ${sb.caCertPath}`,
   );
   for (const [k, val] of Object.entries(sb.awsEnv))
     if (k.startsWith('AWS_ENDPOINT_URL') || k === 'AWS_REGION') console.log(`export ${k}=${val}`);

@@ -38,11 +38,14 @@ session cookie and drops the token from the address bar. The token is never prin
   sandbox: `Usage: nodepool-ledger sandbox [--port 0] [--scenario week4] [--seed 42] [--dir DIR] [--no-auth]
 
 Serves the simulated cluster's Kubernetes API and the AWS endpoints (Cost Explorer, Pricing, EC2) on 127.0.0.1
-with the clock at the end of the scenario, and prints how to point kubectl and the AWS SDK at it.
+with the clock at the end of the scenario, and prints how to point kubectl and the AWS SDK at it. The port speaks
+HTTP and TLS: the kubeconfig written to --dir (default a new temp folder) names https://127.0.0.1:<port> with a
+bearer token and the certificate-authority-data of a CA made at start (also written there as ca.crt), so kubectl,
+curl --cacert and @kubernetes/client-node verify the server; the AWS endpoints are plain http on loopback.
 
-  --no-auth   the Kubernetes API asks for no token and the kubeconfig written holds none, so kubectl works
-              (it sends bearer tokens only over TLS; the sandbox speaks plain HTTP). Still 127.0.0.1 only: any
-              process on this machine can then read the simulated cluster.`,
+  --no-auth   the Kubernetes API asks for no token, and the kubeconfig written holds none and names the plain
+              http:// address, for clients that cannot send a token. Still 127.0.0.1 only: any process on this
+              machine can then read the simulated cluster.`,
   collect: COLLECT_HELP,
   doctor: DOCTOR_HELP,
 };

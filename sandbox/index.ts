@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { writeKubeconfig } from './kubeconfig.js';
 import { simulate } from './scenario/simulate.js';
 import { loadScenarioFile } from './scenario/scenario-file.js';
 import type { Scenario } from './scenario/types.js';
+import { sandboxCertificate } from './serve/certificate.js';
 import { SandboxClock, type SandboxContext, type SandboxHandler } from './serve/context.js';
 import { createCostExplorerHandler } from './serve/cost-explorer.js';
 import { ec2Handler } from './serve/ec2.js';
@@ -25,14 +26,19 @@ export interface SandboxOptions {
   /** Where to write the kubeconfig; default: a fresh temp dir. */
   dir?: string;
   /**
-   * false: the Kubernetes API takes requests without a bearer token and the kubeconfig carries none (kubectl sends
-   * tokens only over TLS, and the sandbox speaks plain HTTP). It still listens on 127.0.0.1 only. Default true.
+   * false: the Kubernetes API takes requests without a bearer token and the kubeconfig carries none, for a client
+   * that cannot send one; it names the plain-HTTP address. It still listens on 127.0.0.1 only. Default true.
    */
   auth?: boolean;
 }
 
 export interface RunningSandbox {
+  /** http://127.0.0.1:<port>: the AWS endpoints, the clock, and the Kubernetes API for plain-HTTP clients. */
   url: string;
+  /** https://127.0.0.1:<port>, the same port over TLS: the kubeconfig's server (http:// with auth: false). */
+  kubeUrl: string;
+  /** The CA certificate (PEM) that signed the sandbox's certificate, written next to the kubeconfig: curl's --cacert. */
+  caCertPath: string;
   scenario: Scenario;
   ctx: SandboxContext;
   kubeconfigPath: string;
@@ -64,12 +70,27 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   const scenario = loadScenario(opts.scenario, opts.seed);
   const ctx: SandboxContext = { scenario, clock: new SandboxClock(opts.at ?? scenario.end), requestLog: [], faults: [] };
   const token = opts.auth === false ? null : randomBytes(24).toString('hex');
-  const srv = await startSandboxServer(ctx, [createKubeHandler(scenario, token), ...awsHandlers()], opts.port ?? 0);
-  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'ledger-sandbox-'));
+  const certificate = await sandboxCertificate();
+  const srv = await startSandboxServer(
+    ctx,
+    [createKubeHandler(scenario, token), ...awsHandlers()],
+    opts.port ?? 0,
+    '127.0.0.1',
+    certificate,
+  );
+  // Without a token there is nothing to keep secret on the wire, and kubectl on https with no credential at all
+  // prompts for a username: the kubeconfig then names the plain-HTTP address, as before TLS.
+  const kubeUrl = token === null ? srv.url : (srv.httpsUrl ?? srv.url);
+  const dir = opts.dir === undefined ? mkdtempSync(join(tmpdir(), 'ledger-sandbox-')) : resolve(opts.dir);
+  mkdirSync(dir, { recursive: true });
   const kubeconfigPath = join(dir, 'kubeconfig');
-  writeKubeconfig(kubeconfigPath, srv.url, token, scenario.clusterName);
+  const caCertPath = join(dir, 'ca.crt');
+  writeFileSync(caCertPath, certificate.caCertPem);
+  writeKubeconfig(kubeconfigPath, kubeUrl, token, scenario.clusterName, token === null ? undefined : certificate.caCertPem);
   return {
     url: srv.url,
+    kubeUrl,
+    caCertPath,
     scenario,
     ctx,
     kubeconfigPath,

@@ -1,18 +1,36 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import type { SandboxContext, SandboxHandler, SandboxRequest, SandboxResponse, SandboxStream } from './context.js';
 import { isStream, json } from './context.js';
 
 const MAX_BODY_BYTES = 1 << 20;
 
-/** Serves the sandbox handlers on 127.0.0.1, one port for every protocol, plus the clock control endpoint. */
+export interface SandboxServer {
+  server: Server;
+  /** http://127.0.0.1:<port>: every protocol, as the AWS SDK and the tests reach it. */
+  url: string;
+  /** https://127.0.0.1:<port> when a certificate was given (the same port and handlers): what kubectl needs. */
+  httpsUrl: string | null;
+  close: () => Promise<void>;
+}
+
+/** TLS records start with a handshake byte (22); an HTTP/1 request starts with a method's letter. */
+const TLS_HANDSHAKE = 0x16;
+
+/**
+ * Serves the sandbox handlers on 127.0.0.1, one port for every protocol, plus the clock control endpoint. Given a
+ * certificate, the same port also speaks TLS: each connection goes to the plain or the TLS server by its first
+ * byte, so kubectl (which sends a bearer token only over TLS) and plain-HTTP clients share one address.
+ */
 export async function startSandboxServer(
   ctx: SandboxContext,
   handlers: SandboxHandler[],
   port = 0,
   host = '127.0.0.1',
-): Promise<{ server: Server; url: string; close: () => Promise<void> }> {
-  const server = createServer((req, res) => {
+  tls?: { keyPem: string; certPem: string },
+): Promise<SandboxServer> {
+  const answer = (req: IncomingMessage, res: ServerResponse): void => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
@@ -63,23 +81,40 @@ export async function startSandboxServer(
       res.writeHead(out.status, { ...out.headers, 'content-length': body.length });
       res.end(body);
     });
-  });
+  };
+  const server = createServer(answer);
+  const secure = tls === undefined ? null : createHttpsServer({ key: tls.keyPem, cert: tls.certPem }, answer);
   // Clients keep connections alive between steps; a short server-side idle timeout races their reuse (ECONNRESET).
   server.keepAliveTimeout = 60_000;
+  if (secure !== null) secure.keepAliveTimeout = 60_000;
+  const listener: Server | NetServer = secure === null ? server : createNetServer((socket) => route(socket, server, secure));
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve());
+    listener.once('error', reject);
+    listener.listen(port, host, () => resolve());
   });
-  const address = server.address() as AddressInfo;
+  const address = listener.address() as AddressInfo;
   return {
     server,
     url: `http://${host}:${address.port}`,
+    httpsUrl: secure === null ? null : `https://${host}:${address.port}`,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
-        server.close(() => resolve());
+        secure?.closeAllConnections();
+        listener.close(() => resolve());
       }),
   };
+}
+
+/** Hands a new connection to the TLS or the plain server by its first byte, which is put back for it to read. */
+function route(socket: Socket, plain: Server, secure: Server): void {
+  socket.once('data', (first: Buffer) => {
+    socket.pause();
+    socket.unshift(first);
+    (first[0] === TLS_HANDSHAKE ? secure : plain).emit('connection', socket);
+    process.nextTick(() => socket.resume());
+  });
+  socket.on('error', () => socket.destroy()); // a client gone before its first byte
 }
 
 function firstAnswer(handlers: SandboxHandler[], req: SandboxRequest, ctx: SandboxContext): SandboxResponse | SandboxStream | null {

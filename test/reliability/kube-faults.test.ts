@@ -32,7 +32,11 @@ beforeAll(async () => {
   proxy = new FlakyProxy(Number(new URL(sb.url).port));
   await proxy.up();
   proxiedKubeconfig = join(mkdtempSync(join(tmpdir(), 'ledger-kube-faults-')), 'kubeconfig');
-  writeFileSync(proxiedKubeconfig, readFileSync(sb.kubeconfigPath, 'utf8').replace(sb.url, proxy.url), { mode: 0o600 });
+  // The proxy passes TLS through: the same kubeconfig (token, CA) with the proxy's port.
+  const original = readFileSync(sb.kubeconfigPath, 'utf8');
+  const proxied = original.replace(sb.kubeUrl, `https://127.0.0.1:${proxy.port}`);
+  if (proxied === original) throw new Error(`the kubeconfig does not name ${sb.kubeUrl}`);
+  writeFileSync(proxiedKubeconfig, proxied, { mode: 0o600 });
   k = createKubeClients({ kubeconfig: proxiedKubeconfig });
   Object.assign(process.env, sb.awsEnv);
 });
