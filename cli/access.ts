@@ -14,6 +14,8 @@ export function accessFor(
   host: string,
   tokenFlag: string | undefined,
   env: NodeJS.ProcessEnv = process.env,
+  /** Where the host came from, named when it is refused (a $HOST set for another program is a likely surprise). */
+  hostFrom: string = '--host',
 ): { host: string; token: string | undefined } {
   const token = tokenFlag ?? (env.LEDGER_TOKEN === '' ? undefined : env.LEDGER_TOKEN);
   if (token !== undefined && token.length < MIN_TOKEN_LENGTH) {
@@ -21,7 +23,7 @@ export function accessFor(
   }
   if (!isLoopback(host) && token === undefined) {
     throw new UsageError(
-      `binding to ${host} exposes cost data beyond this machine: set LEDGER_TOKEN (or pass --token) to an access token of ${MIN_TOKEN_LENGTH}+ characters, e.g. LEDGER_TOKEN=$(openssl rand -hex 24); every /api request must then carry it`,
+      `binding to ${host}${hostFrom === '$HOST' ? ' (from $HOST)' : ''} exposes cost data beyond this machine: set LEDGER_TOKEN (or pass --token) to an access token of ${MIN_TOKEN_LENGTH}+ characters, e.g. LEDGER_TOKEN=$(openssl rand -hex 24); every /api request must then carry it`,
     );
   }
   return { host, token };

@@ -10,7 +10,8 @@ import { sandboxPracticeBills } from '../sandbox/practice-bills.js';
 import { buildApp } from '../server/app.js';
 import { accessFor, accessHint } from './access.js';
 import { BILL_HELP, BILL_USAGE, billWindowError, makeDemoBill, parseBillSpec } from './demo-bill.js';
-import { intOption, listen } from './listen.js';
+import { intOption } from './listen.js';
+import { listenAddress, listenOn } from './listen-address.js';
 import { seedFromSandbox } from './seed-sandbox.js';
 import { UsageError } from './usage-error.js';
 
@@ -26,7 +27,9 @@ Starts the sandbox on 127.0.0.1, walks its clock through the scenario collecting
 minutes through the real Kubernetes and AWS SDK clients, pulls the Cost Explorer bill, then serves the dashboard.
 A database already seeded with the same scenario and seed is reused; --fresh rebuilds it. One collector per
 database: a second demo or collect on the same --db is refused, naming the first.
-The dashboard binds 127.0.0.1; another --host needs an access token (see 'serve --help').
+The dashboard binds 127.0.0.1; another --host needs an access token (see 'serve --help'). --port and --host
+default to $PORT and $HOST when set (a flag wins), else 5173 and 127.0.0.1; only the default port moves on to the
+next free one when busy.
 
 ${BILL_HELP}`;
 
@@ -49,7 +52,9 @@ export async function runDemo(v: Record<string, string | boolean | undefined>): 
   const stamp = `${scenarioName}|${seed}|v1`;
   const billSpec = v.bill === undefined ? null : parseBillSpec(String(v.bill));
   if (billSpec !== null && 'error' in billSpec) throw new UsageError(billSpec.error);
-  const access = accessFor((v.host as string | undefined) ?? '127.0.0.1', v.token as string | undefined);
+  // Checked before the minute of seeding: a bad PORT or an exposed HOST without a token fails at once.
+  const address = listenAddress({ host: v.host as string | undefined, port: v.port as string | undefined });
+  const access = accessFor(address.host, v.token as string | undefined, process.env, address.hostFrom);
   const db = openDemoDb(dbPath, v.fresh === true);
   // Held until the demo stops: it writes the file (seed, bill) and serves it; a second demo would rebuild it.
   const lock = acquireCollectorLock(db, {
@@ -105,14 +110,14 @@ export async function runDemo(v: Record<string, string | boolean | undefined>): 
     );
   }
   const app = buildApp({ db, now: () => sc.end, accessToken: access.token, practiceBills: sandboxPracticeBills });
-  const address = await listen(app, access.host, intOption(v.port as string | undefined, 'port', 5173));
+  const url = await listenOn(app, address);
   console.log(
-    `NodePool Ledger dashboard: ${address}  (sandbox data, ${new Date(sc.start).toISOString().slice(0, 10)} .. ${new Date(sc.end).toISOString().slice(0, 10)})`,
+    `NodePool Ledger dashboard: ${url}  (sandbox data, ${new Date(sc.start).toISOString().slice(0, 10)} .. ${new Date(sc.end).toISOString().slice(0, 10)})`,
   );
-  const hint = accessHint(address, access.token);
+  const hint = accessHint(url, access.token);
   if (hint !== null) console.log(hint);
   if (billSource !== null)
-    console.log(`hypothetical bill: ${address}/api/bill/lines?source=${billSource}&from=${new Date(sc.start).toISOString().slice(0, 10)}`);
+    console.log(`hypothetical bill: ${url}/api/bill/lines?source=${billSource}&from=${new Date(sc.start).toISOString().slice(0, 10)}`);
   const stop = async () => {
     await app.close();
     await sandbox.close();

@@ -7,7 +7,7 @@ import { buildApp } from '../server/app.js';
 import { accessFor, accessHint } from './access.js';
 import { COLLECT_HELP, COLLECT_OPTIONS, collectOptionsFrom, runCollect } from './collect.js';
 import { DOCTOR_HELP, DOCTOR_OPTIONS, doctorOptionsFrom, runDoctor } from './doctor.js';
-import { intOption, listen } from './listen.js';
+import { ListenError, listenAddress, listenOn } from './listen-address.js';
 import { SeedLockLostError } from './seed-sandbox.js';
 import { UsageError } from './usage-error.js';
 
@@ -30,7 +30,9 @@ Commands:
 Run 'nodepool-ledger <command> --help' for a command's options.`,
   serve: `Usage: nodepool-ledger serve --db PATH [--port 5173] [--host 127.0.0.1] [--token T]
 
-Serves the dashboard and API over a database filled by 'collect' or 'demo', on 127.0.0.1 by default.
+Serves the dashboard and API over a database filled by 'collect' or 'demo', on 127.0.0.1:5173 by default.
+--port and --host default to $PORT and $HOST when set (a flag wins); a port asked for that way is used or
+refused, only the default one moves on to the next free port when busy.
 Binding another host (e.g. --host 0.0.0.0 in a container) requires an access token of 16+ characters, from
 $LEDGER_TOKEN (better: a flag shows in 'ps') or --token. Every /api request must then send
 "Authorization: Bearer <token>"; a browser opens /?token=<token> once, which sets an HttpOnly, SameSite=Strict
@@ -79,12 +81,13 @@ async function serve(v: Record<string, string | boolean | undefined>): Promise<v
   const dbPath = v.db as string | undefined;
   if (!dbPath) throw new UsageError('serve needs --db PATH (a database filled by collect or demo)');
   if (!existsSync(dbPath)) throw new UsageError(`no database at ${dbPath}: run 'nodepool-ledger demo' or 'collect' first`);
-  const { host, token } = accessFor((v.host as string | undefined) ?? '127.0.0.1', v.token as string | undefined);
+  const address = listenAddress({ host: v.host as string | undefined, port: v.port as string | undefined });
+  const { token } = accessFor(address.host, v.token as string | undefined, process.env, address.hostFrom);
   const db = openDb({ path: dbPath });
   const app = buildApp({ db, accessToken: token });
-  const address = await listen(app, host, intOption(v.port as string | undefined, 'port', 5173));
-  console.log(`NodePool Ledger dashboard: ${address}`);
-  const hint = accessHint(address, token);
+  const url = await listenOn(app, address);
+  console.log(`NodePool Ledger dashboard: ${url}`);
+  const hint = accessHint(url, token);
   if (hint !== null) console.log(hint);
 }
 
@@ -148,7 +151,12 @@ export async function main(argv: string[]): Promise<number> {
     }
     // Another collector on the file, or a file that cannot be written: the message says what to do, no stack.
     const explained = explainDbError(err);
-    if (explained instanceof CollectorLockedError || explained instanceof DbAccessError || explained instanceof SeedLockLostError) {
+    if (
+      explained instanceof CollectorLockedError ||
+      explained instanceof DbAccessError ||
+      explained instanceof SeedLockLostError ||
+      explained instanceof ListenError
+    ) {
       console.error(explained.message);
       return 1;
     }

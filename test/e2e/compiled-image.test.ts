@@ -1,5 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -109,10 +110,10 @@ let app: string;
 const running: ChildProcess[] = [];
 
 /** `node dist/cli/run.js <args>` in the image folder, with nothing of this test run's environment but PATH. */
-function run(args: string[]): Proc {
+function run(args: string[], env: Record<string, string> = {}): Proc {
   const child = spawn(process.execPath, ['dist/cli/run.js', ...args], {
     cwd: app,
-    env: { PATH: process.env.PATH, HOME: work, NODE_ENV: 'production' },
+    env: { PATH: process.env.PATH, HOME: work, NODE_ENV: 'production', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.push(child);
@@ -130,6 +131,14 @@ async function waitFor(p: Proc, pattern: RegExp, timeoutMs: number): Promise<Reg
     if (Date.now() > deadline || p.child.exitCode !== null) throw new Error(`no ${pattern} in time; output:\n${p.out()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+async function freePort(): Promise<number> {
+  const s = createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
 }
 
 async function stop(p: Proc): Promise<void> {
@@ -185,8 +194,11 @@ describe('the compiled CLI, from a folder holding only what the image holds', ()
     writeFileSync(scenarioPath, JSON.stringify(scenario));
     const db = join(work, 'demo.db');
 
-    const demo = run(['demo', '--db', db, '--port', '0', '--scenario', scenarioPath]);
+    // The port from $PORT, as a container platform (or `PORT=8080 npm start`) gives it.
+    const port = await freePort();
+    const demo = run(['demo', '--db', db, '--scenario', scenarioPath], { PORT: String(port) });
     const [, demoUrl] = await waitFor(demo, /dashboard: (http:\/\/127\.0\.0\.1:\d+)/, 240_000);
+    expect(demoUrl).toBe(`http://127.0.0.1:${port}`);
     const page = await fetch(`${demoUrl}/`);
     expect(page.status).toBe(200);
     expect(await page.text()).toMatch(/<script type="module" crossorigin src="\/assets\//); // Vite's build, not web/index.html
