@@ -20,7 +20,7 @@ beforeAll(async () => {
   app = buildApp({ db: h.db, now: () => h.endMs });
   routes = recordRoutes(app);
   await app.ready();
-}, 120_000);
+}, 300_000); // about 5 s idle; minutes on a loaded machine
 afterAll(async () => {
   await app?.close();
   h?.close();

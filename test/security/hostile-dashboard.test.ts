@@ -2,14 +2,16 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, serveDashboard, type ServedDashboard } from '../browser/harness.js';
-import { HOSTILE_TAG_VALUES, hostileTeams, seedHostileDb, type HostileDb } from './fixtures/hostile-db.js';
+import { HOSTILE_TAG_VALUES, hostileNodePool, hostileTeams, seedHostileDb, type HostileDb } from './fixtures/hostile-db.js';
 
 /*
- * Hostile label and tag values render as text. The dashboard is served over a database seeded from the `hostile`
- * sandbox scenario (team and label values like <img src=x onerror=alert(1)> and "><script>…) plus bill lines
- * tagged with markup, and every page is opened in headless Chromium with the Content-Security-Policy bypassed, so
- * the page's own escaping is what is tested (the CSP would otherwise block an injected handler and hide the bug).
- * No dialog may open, no element or handler may be injected, and the values must show literally.
+ * Hostile names, label and tag values render as text. The dashboard is served over a database seeded from the
+ * `hostile` sandbox scenario (a NodePool named general"><img src=x onerror=alert(6)>, so its NodeClaims too; team
+ * and label values like <img src=x onerror=alert(1)> and "><script>…) plus bill lines tagged with markup, and every
+ * page is opened in headless Chromium with the Content-Security-Policy bypassed, so the page's own escaping is what
+ * is tested (the CSP would otherwise block an injected handler and hide the bug). Each page must show a hostile
+ * string, exactly as written (a test over a page that never renders one could not fail), with no dialog opened
+ * and no element or handler injected.
  */
 let h: HostileDb;
 let served: ServedDashboard;
@@ -22,7 +24,7 @@ beforeAll(async () => {
   range = `from=${new Date(h.startMs).toISOString().slice(0, 10)}&to=${new Date(h.endMs).toISOString().slice(0, 10)}`;
   served = await serveDashboard(h.db, h.endMs);
   ({ browser, baseUrl } = served);
-}, 120_000);
+}, 300_000); // about 5 s idle; minutes on a loaded machine
 afterAll(async () => {
   await served?.close();
   h?.close();
@@ -31,11 +33,30 @@ afterAll(async () => {
 /** Elements and attributes only an injection would bring: the app itself renders none of them. */
 const INJECTED = 'img[src="x"], iframe, svg[onload], details[ontoggle], script:not([src]), [onerror], [onload], [ontoggle], [onclick]';
 
-/** Opens `path`, waits for its reads (and for `shows` to appear, when given), and reports what happened. */
+/**
+ * For each of `values`, how many visible text nodes of the page's content, outside form controls, hold it as
+ * written: a NodePool or team picker lists every value on every page, so finding a value there would prove nothing
+ * of what the page itself shows. Runs in the page (serialized by Playwright, so self-contained).
+ */
+function countShown(values: readonly string[]): number[] {
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  const texts: string[] = [];
+  for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+    const parent = node.parentElement;
+    if (parent === null || parent.closest('select, option, input, textarea') !== null || !parent.checkVisibility()) continue;
+    texts.push(node.textContent ?? '');
+  }
+  return values.map((v) => texts.filter((t) => t.includes(v)).length);
+}
+
+/**
+ * Opens `path`, waits for its reads (and for each of `shows` to appear in the page's content, as written, when
+ * given), and reports what happened: `shown` is how many content text nodes hold each of `shows`.
+ */
 async function visit(
   path: string,
   shows: readonly string[] = [],
-): Promise<{ page: Page; dialogs: string[]; text: string; injected: number }> {
+): Promise<{ page: Page; dialogs: string[]; injected: number; shown: number[] }> {
   const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   const dialogs: string[] = [];
@@ -45,29 +66,39 @@ async function visit(
   });
   await page.goto(`${baseUrl}${path}`);
   await page.waitForLoadState('networkidle'); // the page's lazy chunk and its API reads are in
-  if (shows.length > 0)
-    await page.waitForFunction((all) => all.every((t) => document.body.innerText.includes(t)), shows, { timeout: 20_000 });
-  else await page.waitForTimeout(500); // charts and tables render from what arrived
-  const text = await page.locator('body').innerText();
+  // Until each of `shows` is in the content (no throw on a timeout: the test's assertion on `shown` names what never came).
+  const deadline = Date.now() + 20_000;
+  while (shows.length > 0 && (await page.evaluate(countShown, shows)).includes(0) && Date.now() < deadline) await page.waitForTimeout(100);
+  if (shows.length === 0) await page.waitForTimeout(500); // charts and tables render from what arrived
   const injected = await page.locator(INJECTED).count();
-  return { page, dialogs, text, injected };
+  const shown = await page.evaluate(countShown, shows);
+  return { page, dialogs, injected, shown };
 }
 
 describe('the dashboard over hostile label and tag values', () => {
-  it.each(['/', '/nodepools', '/consolidation', '/nodes'])('%s: no dialog, nothing injected', async (path) => {
-    const { page, dialogs, injected } = await visit(`${path}?${range}`);
+  it.each([
+    ['/', 'the Overview legend'],
+    ['/nodepools', "the NodePool's card"],
+    ['/consolidation', 'the disruptions of that NodePool'],
+    ['/nodes', 'its nodes and NodeClaims'],
+  ])('%s: shows the hostile NodePool name literally (%s); no dialog, nothing injected', async (path, _where) => {
+    const pool = hostileNodePool();
+    const { page, dialogs, injected, shown } = await visit(`${path}?${range}`, [pool]);
     expect(dialogs).toEqual([]);
     expect(injected).toBe(0);
+    expect(shown[0], `${pool} shown in the page's content`).toBeGreaterThan(0);
+    const name = path === '/' ? 'overview' : path.slice(1);
+    await page.screenshot({ path: join(ROOT, 'test', 'screenshots', `hostile-${name}.png`), fullPage: true });
     await page.context().close();
   });
 
   it('/teams: no dialog, nothing injected, the team values shown literally', async () => {
     // The teams with pods in the first two days (the batch team's jobs start on day three).
     const present = hostileTeams().filter((t) => !t.startsWith('@'));
-    const { page, dialogs, text, injected } = await visit(`/teams?${range}`, present);
+    const { page, dialogs, injected, shown } = await visit(`/teams?${range}`, present);
     expect(dialogs).toEqual([]);
     expect(injected).toBe(0);
-    expect(present.filter((t) => !text.includes(t))).toEqual([]);
+    expect(present.filter((_t, i) => shown[i] === 0)).toEqual([]); // in the chart and table, not only the team picker
     expect(present).toEqual(
       expect.arrayContaining([
         '<img src=x onerror=alert(1)>',
@@ -88,10 +119,10 @@ describe('the dashboard over hostile label and tag values', () => {
 
   it('/bill on the day of the hostile tag values: no dialog, nothing injected, the values shown literally', async () => {
     const day = new Date(h.startMs).toISOString().slice(0, 10);
-    const { page, dialogs, text, injected } = await visit(`/bill?day=${day}`, HOSTILE_TAG_VALUES);
+    const { page, dialogs, injected, shown } = await visit(`/bill?day=${day}`, HOSTILE_TAG_VALUES);
     expect(dialogs).toEqual([]);
     expect(injected).toBe(0);
-    expect(HOSTILE_TAG_VALUES.filter((v) => !text.includes(v))).toEqual([]);
+    expect(HOSTILE_TAG_VALUES.filter((_v, i) => shown[i] === 0)).toEqual([]);
     await page.context().close();
   });
 });
