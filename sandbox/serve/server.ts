@@ -87,7 +87,17 @@ export async function startSandboxServer(
   // Clients keep connections alive between steps; a short server-side idle timeout races their reuse (ECONNRESET).
   server.keepAliveTimeout = 60_000;
   if (secure !== null) secure.keepAliveTimeout = 60_000;
-  const listener: Server | NetServer = secure === null ? server : createNetServer((socket) => route(socket, server, secure));
+  // Sockets handed to the servers by route() are not tracked by them (they never listened themselves), so
+  // closeAllConnections() would not reach them: a Kubernetes watch held open would keep close() waiting for ever.
+  const routed = new Set<Socket>();
+  const listener: Server | NetServer =
+    secure === null
+      ? server
+      : createNetServer((socket) => {
+          routed.add(socket);
+          socket.on('close', () => routed.delete(socket));
+          route(socket, server, secure);
+        });
   await new Promise<void>((resolve, reject) => {
     listener.once('error', reject);
     listener.listen(port, host, () => resolve());
@@ -100,7 +110,7 @@ export async function startSandboxServer(
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
-        secure?.closeAllConnections();
+        for (const socket of routed) socket.destroy();
         listener.close(() => resolve());
       }),
   };
