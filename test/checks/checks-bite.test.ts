@@ -23,15 +23,21 @@ afterAll(() => {
   for (const d of scratchDirs) rmSync(d, { recursive: true, force: true });
 });
 
-/** The seeds and every project file they import, transitively (relative imports; .js names .ts, web/ omits it). */
+/**
+ * The seeds and every project file they import, transitively: relative imports (.js names .ts, web/ omits it) and
+ * web/'s `@schemas/` alias for server/schemas (web/tsconfig.json's paths).
+ */
 function withImports(seeds: readonly string[]): string[] {
   const found = new Set<string>();
   const visit = (file: string): void => {
     if (found.has(file)) return;
     found.add(file);
     const text = readFileSync(join(ROOT, file), 'utf8');
-    for (const m of text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {
-      const base = join(dirname(file), m[1]).replace(/\.js$/, '');
+    for (const m of text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+|@schemas\/[^']+)'/g)) {
+      const spec = m[1];
+      const base = (
+        spec.startsWith('@schemas/') ? join('server/schemas', spec.slice('@schemas/'.length)) : join(dirname(file), spec)
+      ).replace(/\.js$/, '');
       const hit = ['.ts', '.tsx', '/index.ts'].map((ext) => base + ext).find((f) => existsSync(join(ROOT, f)));
       if (hit !== undefined) visit(hit);
     }
