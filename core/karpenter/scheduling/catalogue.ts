@@ -1,0 +1,232 @@
+import { parseBaseUnits, parseCpuMillicores } from '../../quantity.js';
+import { formatQuantity, parseQuantity, type QuantityInput } from './resources.js';
+import { CAPACITY_ON_DEMAND, CAPACITY_RESERVED, CAPACITY_SPOT, LABEL_ARCH, LABEL_INSTANCE_TYPE, LABEL_REGION } from './well-known.js';
+
+/**
+ * The instance-type catalogue the engine reads (issue 14 item 2), as a user writes it in a JSON file:
+ *
+ *   [{ "name": "m5.large",
+ *      "capacity": { "cpu": "2", "memory": "7569Mi", "pods": "29" },
+ *      "overhead": { "cpu": "70m", "memory": "674Mi" },
+ *      "labels": { "kubernetes.io/arch": "amd64", "karpenter.k8s.aws/instance-family": "m5" },
+ *      "offerings": [{ "zone": "us-east-1a", "capacityType": "on-demand", "priceUsdPerHour": 0.096, "available": true }] }]
+ *
+ * Quantities are Kubernetes strings (numbers accepted). allocatable = capacity − overhead. When `overhead` is left
+ * out it is computed as Karpenter's AWS provider does for AL2023 (kube-reserved CPU by core ranges, kube-reserved
+ * memory 11 MiB × pods + 255 MiB, eviction threshold 100 MiB). An offering with `available: false` cannot be
+ * launched but still prices an existing node on it.
+ */
+export interface CatalogueOffering {
+  zone: string;
+  capacityType: string;
+  priceUsdPerHour: number;
+  available: boolean;
+}
+
+export interface CatalogueEntry {
+  name: string;
+  capacity: Record<string, QuantityInput>;
+  overhead?: Record<string, QuantityInput>;
+  labels: Record<string, string>;
+  offerings: CatalogueOffering[];
+}
+
+export class CatalogueError extends Error {
+  constructor(readonly problems: string[]) {
+    super(
+      `instance-type catalogue is invalid:\n  ${problems.slice(0, 20).join('\n  ')}${problems.length > 20 ? `\n  … and ${problems.length - 20} more` : ''}`,
+    );
+  }
+}
+
+const CAPACITY_TYPES = [CAPACITY_ON_DEMAND, CAPACITY_SPOT, CAPACITY_RESERVED];
+const MI = 2 ** 20;
+
+/** Karpenter's AWS kube-reserved CPU (millicores) for a number of millicores: 6% of the first core, 1% of the next, 0.5% of the next two, 0.25% above. */
+export function kubeReservedCpuMillicores(cpuMillicores: number): number {
+  let reserved = 0;
+  for (const [start, end, pct] of [
+    [0, 1000, 0.06],
+    [1000, 2000, 0.01],
+    [2000, 4000, 0.005],
+    [4000, 2 ** 31, 0.0025],
+  ]) {
+    if (cpuMillicores >= start) reserved += Math.floor((Math.min(cpuMillicores, end) - start) * pct);
+  }
+  return reserved;
+}
+
+/** Karpenter's AWS overhead for AL2023 defaults: kube-reserved + eviction threshold (no system-reserved). */
+export function karpenterOverhead(cpuMillicores: number, pods: number): { cpu: number; memory: number } {
+  return { cpu: kubeReservedCpuMillicores(cpuMillicores), memory: (11 * pods + 255 + 100) * MI };
+}
+
+/** Karpenter's AWS node memory capacity: the instance's MiB, less 64 MiB on Graviton, less the 7.5% VM overhead (rounded up). */
+export function karpenterMemoryCapacityBytes(instanceMemoryMiB: number, arch: string): number {
+  const mib = arch === 'arm64' ? instanceMemoryMiB - 64 : instanceMemoryMiB;
+  return (mib - Math.ceil(mib * 0.075)) * MI;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function checkQuantities(where: string, v: unknown, problems: string[], required: string[]): void {
+  if (!isRecord(v)) {
+    problems.push(`${where} must be an object of Kubernetes quantities`);
+    return;
+  }
+  for (const r of required) if (v[r] === undefined) problems.push(`${where}.${r} is missing`);
+  for (const [k, q] of Object.entries(v)) {
+    if (typeof q !== 'string' && typeof q !== 'number') {
+      problems.push(`${where}.${k} must be a Kubernetes quantity string, got ${JSON.stringify(q)}`);
+      continue;
+    }
+    try {
+      if (parseQuantity(k, q) < 0) problems.push(`${where}.${k} must not be negative, got "${q}"`);
+    } catch {
+      problems.push(`${where}.${k} is not a Kubernetes quantity: ${JSON.stringify(q)}`);
+    }
+  }
+}
+
+/**
+ * Checks a parsed catalogue file (a top-level JSON array) and returns its entries; every problem is reported at
+ * once, each naming the entry and the field. Labels get node.kubernetes.io/instance-type when missing.
+ */
+export function validateCatalogue(value: unknown): CatalogueEntry[] {
+  const problems: string[] = [];
+  if (!Array.isArray(value)) throw new CatalogueError(['the file must hold a JSON array of instance types at the top level']);
+  const seen = new Set<string>();
+  value.forEach((e, i) => {
+    const where = isRecord(e) && typeof e.name === 'string' && e.name ? `instance type #${i + 1} "${e.name}"` : `instance type #${i + 1}`;
+    if (!isRecord(e)) {
+      problems.push(`${where} must be an object`);
+      return;
+    }
+    if (typeof e.name !== 'string' || !e.name) problems.push(`${where}: name must be a non-empty string`);
+    else if (seen.has(e.name)) problems.push(`${where}: name repeats an earlier entry`);
+    else seen.add(e.name);
+    checkQuantities(`${where}: capacity`, e.capacity, problems, ['cpu', 'memory', 'pods']);
+    if (e.overhead !== undefined) checkQuantities(`${where}: overhead`, e.overhead, problems, []);
+    if (isRecord(e.capacity) && isRecord(e.overhead)) {
+      for (const [k, q] of Object.entries(e.overhead)) {
+        const cap = e.capacity[k];
+        try {
+          if ((typeof q === 'string' || typeof q === 'number') && parseQuantity(k, q) > parseQuantity(k, (cap ?? 0) as QuantityInput)) {
+            problems.push(`${where}: overhead.${k} (${q}) exceeds capacity.${k} (${cap ?? 0})`);
+          }
+        } catch {
+          // already reported as a bad quantity
+        }
+      }
+    }
+    if (e.labels !== undefined && (!isRecord(e.labels) || Object.values(e.labels).some((v) => typeof v !== 'string'))) {
+      problems.push(`${where}: labels must be an object of string values`);
+    } else if (
+      isRecord(e.labels) &&
+      typeof e.name === 'string' &&
+      e.labels[LABEL_INSTANCE_TYPE] !== undefined &&
+      e.labels[LABEL_INSTANCE_TYPE] !== e.name
+    ) {
+      problems.push(`${where}: labels.${LABEL_INSTANCE_TYPE} is "${e.labels[LABEL_INSTANCE_TYPE]}", not the entry's name`);
+    }
+    if (!Array.isArray(e.offerings) || e.offerings.length === 0) {
+      problems.push(`${where}: offerings must be a non-empty array`);
+      return;
+    }
+    e.offerings.forEach((o: unknown, j: number) => {
+      const ow = `${where}: offerings[${j}]`;
+      if (!isRecord(o)) {
+        problems.push(`${ow} must be an object`);
+        return;
+      }
+      if (typeof o.zone !== 'string' || !o.zone) problems.push(`${ow}.zone must be a non-empty string`);
+      if (typeof o.capacityType !== 'string' || !CAPACITY_TYPES.includes(o.capacityType)) {
+        problems.push(`${ow}.capacityType must be one of ${CAPACITY_TYPES.join(', ')}, got ${JSON.stringify(o.capacityType)}`);
+      }
+      if (typeof o.priceUsdPerHour !== 'number' || !Number.isFinite(o.priceUsdPerHour) || o.priceUsdPerHour < 0) {
+        problems.push(`${ow}.priceUsdPerHour must be a number ≥ 0 (USD per hour), got ${JSON.stringify(o.priceUsdPerHour)}`);
+      }
+      if (typeof o.available !== 'boolean') problems.push(`${ow}.available must be true or false, got ${JSON.stringify(o.available)}`);
+    });
+  });
+  if (problems.length) throw new CatalogueError(problems);
+  return (value as CatalogueEntry[]).map((e) => ({
+    name: e.name,
+    capacity: e.capacity,
+    ...(e.overhead ? { overhead: e.overhead } : {}),
+    labels: { ...(e.labels ?? {}), [LABEL_INSTANCE_TYPE]: e.name },
+    offerings: e.offerings.map((o) => ({
+      zone: o.zone,
+      capacityType: o.capacityType,
+      priceUsdPerHour: o.priceUsdPerHour,
+      available: o.available,
+    })),
+  }));
+}
+
+/** Parses and checks a catalogue file's text; JSON syntax errors are reported as such. */
+export function parseCatalogue(text: string): CatalogueEntry[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new CatalogueError([`not JSON: ${err instanceof Error ? err.message : String(err)}`]);
+  }
+  return validateCatalogue(value);
+}
+
+/** data/instance-types.json as shipped: Karpenter's labels and AL2023 allocatable per type. */
+export interface BuiltInInstanceData {
+  instanceTypes: Record<string, { labels: Record<string, string>; allocatable: Record<string, string> }>;
+}
+
+export interface BuiltInCatalogueOptions {
+  region: string;
+  /** Zones to offer every type in (on-demand everywhere, spot where a price is known). */
+  zones: readonly string[];
+  /** On-demand USD/hour by type; types without one are left out (they cannot be priced). */
+  onDemandUsdPerHour: ReadonlyMap<string, number>;
+  /** Spot USD/hour keyed `${instanceType}/${zone}`. */
+  spotUsdPerHour?: ReadonlyMap<string, number>;
+}
+
+/**
+ * The built-in catalogue: every priced type of data/instance-types.json, its capacity derived as Karpenter derives
+ * it (vCPUs; memory less the VM overhead), its overhead = capacity − the allocatable Karpenter computed, offered
+ * on-demand in every zone and spot where a spot price is known. Pure: the caller reads the files.
+ */
+export function buildBuiltInCatalogue(data: BuiltInInstanceData, opts: BuiltInCatalogueOptions): CatalogueEntry[] {
+  const out: CatalogueEntry[] = [];
+  for (const name of Object.keys(data.instanceTypes).sort()) {
+    const { labels, allocatable } = data.instanceTypes[name];
+    const price = opts.onDemandUsdPerHour.get(name);
+    if (price === undefined || !allocatable.cpu || !allocatable.memory || !allocatable.pods) continue;
+    const vcpu = Number(labels['karpenter.k8s.aws/instance-cpu']);
+    const memMiB = Number(labels['karpenter.k8s.aws/instance-memory']);
+    const allocCpu = parseCpuMillicores(allocatable.cpu);
+    const allocMem = parseBaseUnits(allocatable.memory);
+    // derive capacity as Karpenter does; if the labels are missing, the allocatable is all we know
+    const capCpu = Number.isFinite(vcpu) && vcpu * 1000 >= allocCpu ? vcpu * 1000 : allocCpu;
+    const capMemDerived = Number.isFinite(memMiB) ? karpenterMemoryCapacityBytes(memMiB, labels[LABEL_ARCH] ?? 'amd64') : allocMem;
+    const capMem = capMemDerived >= allocMem ? capMemDerived : allocMem;
+    const capacity: Record<string, QuantityInput> = {
+      ...allocatable,
+      cpu: formatQuantity('cpu', capCpu),
+      memory: formatQuantity('memory', capMem),
+    };
+    const offerings: CatalogueOffering[] = [];
+    for (const zone of opts.zones) {
+      offerings.push({ zone, capacityType: CAPACITY_ON_DEMAND, priceUsdPerHour: price, available: true });
+      const spot = opts.spotUsdPerHour?.get(`${name}/${zone}`);
+      if (spot !== undefined) offerings.push({ zone, capacityType: CAPACITY_SPOT, priceUsdPerHour: spot, available: true });
+    }
+    out.push({
+      name,
+      capacity,
+      overhead: { cpu: formatQuantity('cpu', capCpu - allocCpu), memory: formatQuantity('memory', capMem - allocMem) },
+      labels: { ...labels, [LABEL_REGION]: opts.region, [LABEL_INSTANCE_TYPE]: name },
+      offerings,
+    });
+  }
+  return out;
+}

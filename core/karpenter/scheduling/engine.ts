@@ -1,0 +1,198 @@
+import type { CatalogueEntry } from './catalogue.js';
+import { EngineInputError } from './errors.js';
+import { type ExistingNodeBase, existingNodeBase } from './existing-node.js';
+import { catalogueResourceNames, compileInstanceType, type InstanceType, offeringPrice } from './instance-types.js';
+import type { KubeNode, KubeNodePool, KubePod, KubePodDisruptionBudget } from './kube-types.js';
+import { type ExistingNodeSpec, normalizeNode } from './nodes.js';
+import { normalizeNodePool, type NodePoolSpec } from './nodepools.js';
+import { normalizePdb, PdbLimits } from './pdb.js';
+import { isOwnedByDaemonSet, normalizePod, type SchedPod } from './pods.js';
+import { Requirements } from './requirements.js';
+import { ResourceSpace } from './resources.js';
+import { anyPreferNoSchedule, type NodeClaimTemplate, prepareTemplates } from './templates.js';
+import type { DomainSource, TopologyNode } from './topology.js';
+import { RESOURCE_NODES } from './well-known.js';
+
+/** Everything the engine reads, as Kubernetes objects plus a catalogue. */
+export interface EngineInput {
+  /** karpenter.sh/v1 NodePools. */
+  nodePools: readonly KubeNodePool[];
+  /** Pending pods (no spec.nodeName) and pods bound to the nodes below. */
+  pods?: readonly KubePod[];
+  /** Nodes with their labels, taints and status.allocatable; Karpenter's own when their karpenter.sh/nodepool label names a NodePool above. */
+  nodes?: readonly KubeNode[];
+  podDisruptionBudgets?: readonly KubePodDisruptionBudget[];
+  /**
+   * DaemonSet pod templates (a pod each DaemonSet would run on a new node). When left out, one running pod per
+   * DaemonSet found among `pods` stands for it.
+   */
+  daemonSetPods?: readonly KubePod[];
+  /** Namespaces with labels, for pod affinity terms with a namespaceSelector. */
+  namespaces?: readonly { metadata: { name: string; labels?: Record<string, string> } }[];
+  catalogue: readonly CatalogueEntry[];
+  /** The simulation's now (epoch ms): node ages, consolidateAfter, budget schedules, do-not-disrupt durations. */
+  now: number;
+  featureGates?: { spotToSpotConsolidation?: boolean };
+  /** Karpenter's --preference-policy=Ignore. */
+  ignorePreferences?: boolean;
+}
+
+/** The input, normalised and indexed once; simulations run against it. */
+export interface EngineContext {
+  now: number;
+  space: ResourceSpace;
+  catalogue: InstanceType[];
+  typeByName: Map<string, InstanceType>;
+  pools: NodePoolSpec[];
+  poolByName: Map<string, NodePoolSpec>;
+  templates: NodeClaimTemplate[];
+  /** NodePools left out because their requirements allow no instance type, with Karpenter's message. */
+  skippedPools: { nodePool: string; reason: string }[];
+  pods: SchedPod[];
+  nodes: ExistingNodeSpec[];
+  nodeByName: Map<string, ExistingNodeSpec>;
+  daemonPods: SchedPod[];
+  pdbs: PdbLimits;
+  namespaceLabels: Map<string, Record<string, string>>;
+  spotToSpotConsolidation: boolean;
+  ignorePreferences: boolean;
+  toleratePreferNoSchedule: boolean;
+  /** Things worth telling the user that did not stop the simulation. */
+  warnings: string[];
+  domainSources: () => Iterable<DomainSource>;
+}
+
+/** One pod per DaemonSet among the pods (the first by name), standing for its template. */
+function daemonRepresentatives(pods: readonly SchedPod[]): SchedPod[] {
+  const byOwner = new Map<string, SchedPod>();
+  for (const p of [...pods].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))) {
+    if (!isOwnedByDaemonSet(p)) continue;
+    const owner = `${p.namespace}/${p.ownerName}`;
+    if (!byOwner.has(owner)) byOwner.set(owner, { ...p, nodeName: null });
+  }
+  return [...byOwner.values()];
+}
+
+export function prepare(input: EngineInput): EngineContext {
+  if (input.catalogue.length === 0) throw new EngineInputError('catalogue', 'holds no instance types');
+  const warnings: string[] = [];
+  const pools = input.nodePools.map((np) => normalizeNodePool(np));
+  const poolByName = new Map<string, NodePoolSpec>();
+  for (const p of pools) {
+    if (poolByName.has(p.name)) throw new EngineInputError(`NodePool ${p.name}`, 'appears twice');
+    poolByName.set(p.name, p);
+  }
+  const pods = (input.pods ?? []).map((p, i) => normalizePod(p, i));
+  const seen = new Set<string>();
+  for (const p of pods) {
+    if (seen.has(p.key)) throw new EngineInputError(`Pod ${p.key}`, 'appears twice');
+    seen.add(p.key);
+  }
+  const podsByNode = new Map<string, SchedPod[]>();
+  for (const p of pods) {
+    if (p.nodeName === null) continue;
+    const list = podsByNode.get(p.nodeName) ?? [];
+    list.push(p);
+    podsByNode.set(p.nodeName, list);
+  }
+  const poolNames = new Set(poolByName.keys());
+  const nodes = (input.nodes ?? []).map((n) => normalizeNode(n, podsByNode.get(n.metadata?.name) ?? [], poolNames));
+  const nodeByName = new Map<string, ExistingNodeSpec>();
+  for (const n of nodes) {
+    if (nodeByName.has(n.name)) throw new EngineInputError(`Node ${n.name}`, 'appears twice');
+    nodeByName.set(n.name, n);
+  }
+  for (const [nodeName, list] of podsByNode) {
+    if (!nodeByName.has(nodeName))
+      warnings.push(`${list.length} pod(s) are bound to node ${nodeName}, which is not in the input; they are left out`);
+  }
+  const daemonPods = input.daemonSetPods
+    ? input.daemonSetPods.map((p, i) => ({ ...normalizePod(p, i), nodeName: null }))
+    : daemonRepresentatives(pods);
+
+  const names = new Set<string>(catalogueResourceNames(input.catalogue));
+  for (const p of [...pods, ...daemonPods]) for (const k of Object.keys(p.requests)) names.add(k);
+  for (const n of nodes) for (const k of [...Object.keys(n.allocatable), ...Object.keys(n.capacity)]) names.add(k);
+  for (const p of pools) for (const k of Object.keys(p.limits ?? {})) names.add(k);
+  names.add(RESOURCE_NODES);
+  const space = new ResourceSpace([...names].sort());
+  const catalogue = input.catalogue.map((e, i) => compileInstanceType(e, i, space));
+  const typeByName = new Map(catalogue.map((it) => [it.name, it]));
+  const { templates, skipped } = prepareTemplates(pools, catalogue, daemonPods, space);
+
+  const pdbs = new PdbLimits((input.podDisruptionBudgets ?? []).map((b) => normalizePdb(b, pods)));
+  const namespaceLabels = new Map<string, Record<string, string>>();
+  for (const p of pods)
+    if (!namespaceLabels.has(p.namespace)) namespaceLabels.set(p.namespace, { 'kubernetes.io/metadata.name': p.namespace });
+  for (const ns of input.namespaces ?? []) {
+    namespaceLabels.set(ns.metadata.name, { 'kubernetes.io/metadata.name': ns.metadata.name, ...(ns.metadata.labels ?? {}) });
+  }
+  for (const n of nodes) {
+    if (n.instanceType !== null && n.nodePool !== null && !typeByName.has(n.instanceType)) {
+      warnings.push(`Node ${n.name}: instance type ${n.instanceType} is not in the catalogue, so it cannot be priced or replaced`);
+    }
+  }
+  const domainSources = function* (): Iterable<DomainSource> {
+    for (const tpl of templates) {
+      for (const it of tpl.options) yield { requirements: tpl.pool.requirements.copy().addAll(it.requirements), taints: tpl.pool.taints };
+      yield { requirements: tpl.pool.requirements, taints: tpl.pool.taints };
+    }
+  };
+  return {
+    now: input.now,
+    space,
+    catalogue,
+    typeByName,
+    pools,
+    poolByName,
+    templates,
+    skippedPools: skipped,
+    pods,
+    nodes,
+    nodeByName,
+    daemonPods,
+    pdbs,
+    namespaceLabels,
+    spotToSpotConsolidation: input.featureGates?.spotToSpotConsolidation ?? false,
+    ignorePreferences: input.ignorePreferences ?? false,
+    toleratePreferNoSchedule: anyPreferNoSchedule(pools),
+    warnings,
+    domainSources,
+  };
+}
+
+/** A node's hourly price from the catalogue: the offering for its zone and capacity type, available or not. */
+export function nodePrice(ctx: EngineContext, node: ExistingNodeSpec): number | null {
+  if (node.instanceType === null || node.zone === null || node.capacityType === null) return null;
+  const it = ctx.typeByName.get(node.instanceType);
+  return it ? offeringPrice(it, node.zone, node.capacityType) : null;
+}
+
+export const topologyNode = (n: ExistingNodeSpec): TopologyNode => ({
+  name: n.name,
+  labels: n.labels,
+  taints: n.taints,
+  requirements: Requirements.fromLabels(n.labels),
+});
+
+export const nodeBase = (ctx: EngineContext, n: ExistingNodeSpec): ExistingNodeBase => existingNodeBase(n, ctx.daemonPods, ctx.space);
+
+/** NodePool limits less what its nodes already use (capacity, one per node), for the pools that have limits. */
+export function remainingLimits(
+  ctx: EngineContext,
+  nodes: readonly ExistingNodeSpec[],
+): Map<string, { slots: number[]; amounts: Float64Array }> {
+  const out = new Map<string, { slots: number[]; amounts: Float64Array }>();
+  for (const pool of ctx.pools) {
+    if (!pool.limits) continue;
+    const slots = Object.keys(pool.limits).map((k) => ctx.space.slot(k));
+    out.set(pool.name, { slots, amounts: ctx.space.vector(pool.limits) });
+  }
+  for (const n of nodes) {
+    const rem = n.nodePool === null ? undefined : out.get(n.nodePool);
+    if (!rem) continue;
+    const cap = ctx.space.vector({ ...n.capacity, [RESOURCE_NODES]: 1 });
+    for (const s of rem.slots) rem.amounts[s] -= cap[s];
+  }
+  return out;
+}

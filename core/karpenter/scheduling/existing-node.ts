@@ -1,0 +1,92 @@
+import { failure, type PlacementFailure } from './nodeclaim.js';
+import { type ExistingNodeSpec, nodeRequests } from './nodes.js';
+import type { PodData } from './pod-data.js';
+import { hostPortsConflict, type HostPort, podRequirements, type SchedPod } from './pods.js';
+import { Requirement, Requirements } from './requirements.js';
+import { addInto, fits, type ResourceSpace, type ResourceVector, subtractInto } from './resources.js';
+import { taintsMessage, toleratesAll, untoleratedTaints } from './taints.js';
+import type { Topology } from './topology.js';
+import { LABEL_HOSTNAME } from './well-known.js';
+
+/** What a node offers a scheduling round before anything is placed on it; computed once, copied per round. */
+export interface ExistingNodeBase {
+  node: ExistingNodeSpec;
+  requirements: Requirements;
+  /** allocatable − requests of its pods − DaemonSet requests still to come. */
+  remaining: ResourceVector;
+  hostPorts: HostPort[];
+}
+
+/** Karpenter's NewExistingNode arithmetic, with the DaemonSets that would run on this node. */
+export function existingNodeBase(node: ExistingNodeSpec, daemonPods: readonly SchedPod[], space: ResourceSpace): ExistingNodeBase {
+  const requirements = Requirements.fromLabels(node.labels).add(Requirement.of(LABEL_HOSTNAME, 'In', [node.hostname]));
+  const labelReqs = Requirements.fromLabels(node.labels);
+  const daemonTotal = space.vector();
+  for (const d of daemonPods) {
+    if (!toleratesAll(node.taints, d.constraints.tolerations)) continue;
+    if (!labelReqs.isCompatible(podRequirements(d, d.constraints, false))) continue;
+    addInto(daemonTotal, space.vector(d.requests));
+  }
+  const { all, daemons } = nodeRequests(node);
+  // DaemonSet pods already running have taken their share; unexpected extra ones must not make this negative
+  subtractInto(daemonTotal, space.vector(daemons));
+  for (let i = 0; i < daemonTotal.length; i++) if (daemonTotal[i] < 0) daemonTotal[i] = 0;
+  const remaining = subtractInto(subtractInto(space.vector(node.allocatable), space.vector(all)), daemonTotal);
+  const hostPorts = node.pods.filter((p) => p.phase !== 'Succeeded' && p.phase !== 'Failed').flatMap((p) => p.hostPorts);
+  return { node, requirements, remaining, hostPorts };
+}
+
+export interface ExistingPlan {
+  ok: true;
+  requirements: Requirements;
+}
+
+/** An existing (or just-provisioned) node as a destination in one scheduling round (Karpenter's ExistingNode). */
+export class ExistingNodeSlot {
+  readonly pods: SchedPod[] = [];
+  private readonly remaining: ResourceVector;
+  private readonly hostPorts: HostPort[];
+  private requirements: Requirements;
+
+  constructor(
+    readonly base: ExistingNodeBase,
+    /** Pods from other nodes may not move here yet (consolidation simulations only). */
+    readonly underConsolidateAfter: boolean,
+  ) {
+    this.remaining = Float64Array.from(base.remaining);
+    this.hostPorts = [...base.hostPorts];
+    this.requirements = base.requirements;
+  }
+
+  get node(): ExistingNodeSpec {
+    return this.base.node;
+  }
+
+  canAdd(data: PodData, topology: Topology): ExistingPlan | PlacementFailure {
+    const untolerated = untoleratedTaints(this.node.taints, data.constraints.tolerations);
+    if (untolerated.length) return failure(true, () => taintsMessage(untolerated));
+    if (data.pod.hostPorts.some((p) => this.hostPorts.some((q) => hostPortsConflict(p, q)))) {
+      return failure(true, () => 'checking host port usage, pod hostport conflicts with existing hostport configuration');
+    }
+    if (!fits(data.requests, this.remaining)) return failure(true, () => 'exceeds node resources');
+    const incompatible = this.requirements.compatibility(data.requirements);
+    if (incompatible) return failure(true, incompatible.message);
+    const reqs = this.requirements.copy().addAll(data.requirements);
+    if (!topology.empty) {
+      const topo = topology.addRequirements(data.pod, this.node.taints, data.strict, reqs);
+      if ('message' in topo) return failure(false, topo.message);
+      const conflict = reqs.compatibility(topo);
+      if (conflict) return failure(false, conflict.message);
+      reqs.addAll(topo);
+    }
+    return { ok: true, requirements: reqs };
+  }
+
+  add(data: PodData, plan: ExistingPlan, topology: Topology): void {
+    this.pods.push(data.pod);
+    subtractInto(this.remaining, data.requests);
+    this.requirements = plan.requirements;
+    this.hostPorts.push(...data.pod.hostPorts);
+    if (!topology.empty) topology.record(data.pod, this.node.taints, plan.requirements);
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * The Karpenter scheduling and consolidation engine: pure, deterministic, no I/O. See README.md in this folder
+ * for how to call it.
+ */
+export { simulate, consolidate, type SimulationResult } from './simulate.js';
+export { prepare, nodePrice, type EngineContext, type EngineInput } from './engine.js';
+export { provision, podsToProvision, type ProvisionedNodeClaim, type ProvisioningOutcome, type ProvisionOptions } from './provisioning.js';
+export {
+  describe as describeCommand,
+  evictionCost,
+  type ConsolidationCommand,
+  type ConsolidationOutcome,
+  type NodeVerdict,
+} from './consolidation.js';
+export {
+  buildBuiltInCatalogue,
+  CatalogueError,
+  karpenterOverhead,
+  parseCatalogue,
+  validateCatalogue,
+  type BuiltInInstanceData,
+  type CatalogueEntry,
+  type CatalogueOffering,
+} from './catalogue.js';
+export { EngineInputError } from './errors.js';
+export { normalizePod, type SchedPod } from './pods.js';
+export { normalizeNode, type ExistingNodeSpec } from './nodes.js';
+export { normalizeNodePool, type NodePoolSpec } from './nodepools.js';
+export { Requirement, Requirements, type SelectorRequirement } from './requirements.js';
+export type * from './kube-types.js';

@@ -1,0 +1,141 @@
+import { type CatalogueEntry, karpenterOverhead } from './catalogue.js';
+import { parseResourceList, type ResourceMap, type ResourceSpace, type ResourceVector } from './resources.js';
+import { Requirement, Requirements } from './requirements.js';
+import {
+  ABSENT_MEANS_DOES_NOT_EXIST,
+  EXOTIC_RESOURCES,
+  LABEL_CAPACITY_TYPE,
+  LABEL_INSTANCE_SIZE,
+  LABEL_ZONE,
+  RESOURCE_NODES,
+} from './well-known.js';
+
+/** Where and how an instance type can be bought, and at what price. */
+export interface Offering {
+  zone: string;
+  capacityType: string;
+  priceUsdPerHour: number;
+  available: boolean;
+}
+
+/** An instance type as the scheduler uses it (Karpenter's cloudprovider.InstanceType). */
+export interface InstanceType {
+  name: string;
+  /** Position in the catalogue; breaks price ties so orderings are deterministic. */
+  index: number;
+  labels: Readonly<Record<string, string>>;
+  /** Its labels as In requirements, DoesNotExist for absent well-known labels, zones and capacity types from the offerings. */
+  requirements: Requirements;
+  capacity: ResourceMap;
+  allocatable: ResourceMap;
+  capacityVector: ResourceVector;
+  allocatableVector: ResourceVector;
+  offerings: Offering[];
+  /** Metal or accelerator types, which the AWS launch filter avoids when anything else fits. */
+  exotic: boolean;
+}
+
+/** Whether an offering is allowed by requirements (the zone and capacity-type keys; others are not on offerings). */
+export const offeringAllowed = (reqs: Requirements, o: Offering): boolean =>
+  reqs.get(LABEL_ZONE).has(o.zone) && reqs.get(LABEL_CAPACITY_TYPE).has(o.capacityType);
+
+/** Every resource name the catalogue mentions, so the ResourceSpace can hold it. */
+export const catalogueResourceNames = (entries: readonly CatalogueEntry[]): Set<string> =>
+  new Set(entries.flatMap((e) => Object.keys(e.capacity)));
+
+export function compileInstanceType(entry: CatalogueEntry, index: number, space: ResourceSpace): InstanceType {
+  const capacity = parseResourceList(entry.capacity);
+  const overhead = entry.overhead ? parseResourceList(entry.overhead) : karpenterOverhead(capacity.cpu ?? 0, capacity.pods ?? 0);
+  const allocatable: ResourceMap = { ...capacity };
+  for (const [k, v] of Object.entries(overhead)) allocatable[k] = (allocatable[k] ?? 0) - v;
+  const requirements = new Requirements();
+  for (const [k, v] of Object.entries(entry.labels)) requirements.add(Requirement.of(k, 'In', [v]));
+  for (const k of ABSENT_MEANS_DOES_NOT_EXIST) if (entry.labels[k] === undefined) requirements.add(Requirement.of(k, 'DoesNotExist'));
+  const available = entry.offerings.filter((o) => o.available);
+  requirements.set(Requirement.of(LABEL_ZONE, 'In', [...new Set(available.map((o) => o.zone))]));
+  requirements.set(Requirement.of(LABEL_CAPACITY_TYPE, 'In', [...new Set(available.map((o) => o.capacityType))]));
+  const size = entry.labels[LABEL_INSTANCE_SIZE] ?? '';
+  const exotic = size.includes('metal') || EXOTIC_RESOURCES.some((r) => (capacity[r] ?? 0) > 0);
+  // every node counts one against a NodePool's `nodes` limit
+  const capacityVector = space.vector({ ...capacity, [RESOURCE_NODES]: 1 });
+  return {
+    name: entry.name,
+    index,
+    labels: entry.labels,
+    requirements,
+    capacity,
+    allocatable,
+    capacityVector,
+    allocatableVector: space.vector(allocatable),
+    offerings: entry.offerings.map((o) => ({ ...o })),
+    exotic,
+  };
+}
+
+/** The price of the offering a node of this type runs on (zone and capacity type), available or not; null if none. */
+export function offeringPrice(it: InstanceType, zone: string, capacityType: string): number | null {
+  for (const o of it.offerings) if (o.zone === zone && o.capacityType === capacityType) return o.priceUsdPerHour;
+  return null;
+}
+
+/** Cheapest available offering allowed by the requirements, USD/hour; Infinity if none (Karpenter's OrderByPrice key). */
+export function cheapestAllowedPrice(it: InstanceType, reqs: Requirements): number {
+  let best = Infinity;
+  for (const o of it.offerings) if (o.available && o.priceUsdPerHour < best && offeringAllowed(reqs, o)) best = o.priceUsdPerHour;
+  return best;
+}
+
+/** Karpenter's OrderByPrice: cheapest allowed available offering first; ties by catalogue order. */
+export function orderByPrice(types: readonly InstanceType[], reqs: Requirements): InstanceType[] {
+  const keyed = types.map((it) => ({ it, price: cheapestAllowedPrice(it, reqs) }));
+  keyed.sort((a, b) => a.price - b.price || a.it.index - b.it.index);
+  return keyed.map((k) => k.it);
+}
+
+/**
+ * Karpenter's WorstLaunchPrice: the dearest allowed available offering of the capacity type a launch would use
+ * (reserved, then spot, then on-demand).
+ */
+export function worstLaunchPrice(it: InstanceType, reqs: Requirements): number {
+  for (const ct of ['reserved', 'spot', 'on-demand']) {
+    let worst = -1;
+    for (const o of it.offerings) {
+      if (o.available && o.capacityType === ct && offeringAllowed(reqs, o) && o.priceUsdPerHour > worst) worst = o.priceUsdPerHour;
+    }
+    if (worst >= 0) return worst;
+  }
+  return Infinity;
+}
+
+/**
+ * Karpenter's SatisfiesMinValues over types in the given order: how many of the first types are needed to meet
+ * every minValues, and the keys (with the distinct values reached) that are not met by all of them.
+ */
+export function satisfiesMinValues(
+  types: readonly InstanceType[],
+  reqs: Requirements,
+): { needed: number; unmet: Map<string, number> | null } {
+  const keys = [...reqs.values()].filter((r) => r.minValues !== undefined);
+  if (keys.length === 0) return { needed: 0, unmet: null };
+  const seen = new Map<string, Set<string>>(keys.map((r) => [r.key, new Set<string>()]));
+  for (let i = 0; i < types.length; i++) {
+    let met = true;
+    for (const r of keys) {
+      const values = seen.get(r.key) as Set<string>;
+      const itReq = types[i].requirements.get(r.key);
+      if (!itReq.complement) for (const v of itReq.values) values.add(v);
+      if (values.size < (r.minValues ?? 0)) met = false;
+    }
+    if (met) return { needed: i + 1, unmet: null };
+  }
+  const unmet = new Map<string, number>();
+  for (const r of keys) {
+    const n = (seen.get(r.key) as Set<string>).size;
+    if (n < (r.minValues ?? 0)) unmet.set(r.key, n);
+  }
+  return { needed: types.length, unmet };
+}
+
+/** Karpenter's minValues error text. */
+export const minValuesMessage = (unmet: ReadonlyMap<string, number>): string =>
+  `minValues requirement is not met for label(s) (label(s)=[${[...unmet.keys()].sort().join(' ')}])`;

@@ -1,0 +1,134 @@
+import { filterInstanceTypes, refitInstanceTypes } from './instance-filter.js';
+import type { InstanceType } from './instance-types.js';
+import type { PodData } from './pod-data.js';
+import { hostPortsConflict, type HostPort, type SchedPod } from './pods.js';
+import { Requirement, type Requirements } from './requirements.js';
+import { addVectors, addInto, fitsSum, type ResourceSpace, type ResourceVector } from './resources.js';
+import { taintsMessage, untoleratedTaints } from './taints.js';
+import type { NodeClaimTemplate } from './templates.js';
+import type { Topology } from './topology.js';
+import { LABEL_HOSTNAME, WELL_KNOWN_LABELS } from './well-known.js';
+
+/** A pod could not be placed somewhere; `permanent` when the same pod shape can never fit there later. */
+export interface PlacementFailure {
+  ok: false;
+  permanent: boolean;
+  message: () => string;
+}
+
+export interface NodeClaimPlan {
+  ok: true;
+  requirements: Requirements;
+  options: InstanceType[];
+}
+
+export const failure = (permanent: boolean, message: () => string): PlacementFailure => ({ ok: false, permanent, message });
+
+/** Whether intersecting changed a requirement (the result is always a subset, so equal sizes mean equal sets). */
+const narrowed = (before: Requirement | undefined, after: Requirement) =>
+  before === undefined ||
+  before.complement !== after.complement ||
+  before.values.size !== after.values.size ||
+  before.gte !== after.gte ||
+  before.lte !== after.lte ||
+  before.minValues !== after.minValues;
+
+/**
+ * Adds `incoming` to `reqs` in place, saying whether any requirement other than the hostname narrowed (if none did,
+ * the instance types that met the old requirements still meet the new ones).
+ */
+function addTracking(reqs: Requirements, incoming: Requirements): boolean {
+  let changed = false;
+  for (const r of incoming.values()) {
+    const before = reqs.has(r.key) ? reqs.get(r.key) : undefined;
+    reqs.add(r);
+    if (r.key !== LABEL_HOSTNAME && narrowed(before, reqs.get(r.key))) changed = true;
+  }
+  return changed;
+}
+
+/**
+ * A NodeClaim being planned (Karpenter's scheduling.NodeClaim): the pods placed on it so far, the requirements they
+ * add up to, and the instance types that can still hold them all.
+ */
+export class InflightNodeClaim {
+  readonly pods: SchedPod[] = [];
+  readonly hostPorts: HostPort[] = [];
+  /** Sum of the pods' requests (DaemonSet overhead is added per type when fitting). */
+  readonly requests: ResourceVector;
+  readonly hostname: string;
+  requirements: Requirements;
+  options: InstanceType[];
+
+  constructor(
+    readonly id: number,
+    readonly template: NodeClaimTemplate,
+    options: InstanceType[],
+    private readonly space: ResourceSpace,
+  ) {
+    this.hostname = `hostname-placeholder-${String(id + 1).padStart(4, '0')}`;
+    this.requirements = template.requirements.copy().add(Requirement.of(LABEL_HOSTNAME, 'In', [this.hostname]));
+    this.options = options;
+    this.requests = space.vector();
+  }
+
+  canAdd(data: PodData, topology: Topology): NodeClaimPlan | PlacementFailure {
+    const taints = this.template.pool.taints;
+    const untolerated = untoleratedTaints(taints, data.constraints.tolerations);
+    if (untolerated.length) return failure(true, () => taintsMessage(untolerated));
+    if (data.pod.hostPorts.some((p) => this.hostPorts.some((q) => hostPortsConflict(p, q)))) {
+      return failure(true, () => 'pod hostport conflicts with existing hostport configuration');
+    }
+    const incompatible = this.requirements.compatibility(data.requirements, WELL_KNOWN_LABELS);
+    if (incompatible) return failure(true, () => `incompatible requirements, ${incompatible.message()}`);
+    const total = addVectors(this.requests, data.requests);
+    // no type holds these requests whatever topology decides: the same shape will never fit here
+    if (!this.anyOptionFits(total)) {
+      return failure(true, () => this.fullFilter(this.requirements.copy().addAll(data.requirements), data, total).message());
+    }
+    const reqs = this.requirements.copy();
+    const changed = addTracking(reqs, data.requirements);
+    let topologyChanged = false;
+    if (!topology.empty) {
+      const topo = topology.addRequirements(data.pod, taints, data.strict, reqs, WELL_KNOWN_LABELS);
+      if ('message' in topo) return failure(false, topo.message);
+      const conflict = reqs.compatibility(topo, WELL_KNOWN_LABELS);
+      if (conflict) return failure(false, conflict.message);
+      topologyChanged = addTracking(reqs, topo);
+    }
+    if (!changed && !topologyChanged) {
+      const types = refitInstanceTypes(this.options, reqs, total, this.template.daemons, data.pod.hostPorts);
+      if (types) return { ok: true, requirements: reqs, options: types };
+    }
+    const result = this.fullFilter(reqs, data, total);
+    // requirements only narrow and requests only grow, so unless topology chose the domain this stays a failure
+    if (!result.types.length) return failure(!topologyChanged, result.message);
+    return { ok: true, requirements: reqs, options: result.types };
+  }
+
+  add(data: PodData, plan: NodeClaimPlan, topology: Topology): void {
+    this.pods.push(data.pod);
+    this.options = plan.options;
+    addInto(this.requests, data.requests);
+    this.requirements = plan.requirements;
+    this.hostPorts.push(...data.pod.hostPorts);
+    if (!topology.empty) {
+      topology.register(LABEL_HOSTNAME, this.hostname);
+      topology.record(data.pod, this.template.pool.taints, plan.requirements, WELL_KNOWN_LABELS);
+    }
+  }
+
+  private anyOptionFits(total: ResourceVector): boolean {
+    const d = this.template.daemons;
+    for (const it of this.options) {
+      const g = d.groupOf[it.index];
+      if (g >= 0 && fitsSum(total, d.overhead[g], it.allocatableVector)) return true;
+    }
+    return false;
+  }
+
+  private fullFilter(reqs: Requirements, data: PodData, total: ResourceVector): { types: InstanceType[]; message: () => string } {
+    const r = filterInstanceTypes(this.options, reqs, data.requests, total, this.template.daemons, data.pod.hostPorts, this.space);
+    return { types: r.types, message: r.error ?? (() => 'no instance type fits') };
+  }
+}

@@ -1,0 +1,76 @@
+import { type EngineContext, nodeBase, remainingLimits, topologyNode } from './engine.js';
+import { chooseLaunch, type FinalNodeClaim, finalizeNodeClaim, type LaunchChoice, nodeClaimRequirements } from './launch.js';
+import type { ExistingNodeSpec } from './nodes.js';
+import { isProvisionable, isReschedulable, type SchedPod } from './pods.js';
+import { Scheduler } from './scheduler.js';
+import { type BoundPod, indexBoundPods } from './topology.js';
+
+/** A NodeClaim Karpenter would create for pending pods, and what it would launch. */
+export interface ProvisionedNodeClaim {
+  nodePool: string;
+  claim: FinalNodeClaim;
+  launch: LaunchChoice;
+  pods: SchedPod[];
+}
+
+export interface ProvisioningOutcome {
+  nodeClaims: ProvisionedNodeClaim[];
+  unschedulable: { pod: SchedPod; reason: string }[];
+  /** Pods placed on nodes that exist, by node name. */
+  onExistingNodes: Map<string, SchedPod[]>;
+}
+
+export interface ProvisionOptions {
+  /** Pods to place; default: pending pods plus the reschedulable pods of nodes being deleted. */
+  pods?: readonly SchedPod[];
+  /** Nodes they may go to; default: every node not being deleted. Pass [] to re-pack from scratch. */
+  destinations?: readonly ExistingNodeSpec[];
+}
+
+/** The pods a provisioning round places: pending ones, and those on nodes being deleted. */
+export function podsToProvision(ctx: EngineContext): SchedPod[] {
+  const out = ctx.pods.filter((p) => isProvisionable(p));
+  for (const n of ctx.nodes) if (n.markedForDeletion) out.push(...n.pods.filter((p) => isReschedulable(p)));
+  return out;
+}
+
+/** One provisioning round (Karpenter's Provisioner.Schedule → Scheduler.Solve → NodeClaim launch). */
+export function provision(ctx: EngineContext, opts: ProvisionOptions = {}): ProvisioningOutcome {
+  const pods = opts.pods ?? podsToProvision(ctx);
+  const destinations = opts.destinations ?? ctx.nodes.filter((n) => !n.markedForDeletion);
+  const excluded = new Set(pods.map((p) => p.uid));
+  const bound: BoundPod[] = [];
+  for (const n of ctx.nodes) for (const p of n.pods) bound.push({ pod: p, constraints: p.constraints, nodeName: n.name });
+  const scheduler = new Scheduler({
+    space: ctx.space,
+    templates: ctx.templates,
+    existing: destinations.map((n) => ({ base: nodeBase(ctx, n), underConsolidateAfter: false })),
+    remaining: remainingLimits(ctx, destinations),
+    topology: {
+      domainSources: ctx.domainSources,
+      nodes: ctx.nodes.map(topologyNode),
+      ...indexBoundPods(bound),
+      excluded,
+      namespaceLabels: ctx.namespaceLabels,
+    },
+    ignorePreferences: ctx.ignorePreferences,
+    toleratePreferNoSchedule: ctx.toleratePreferNoSchedule,
+    deletingNodes: new Set(ctx.nodes.filter((n) => n.markedForDeletion).map((n) => n.name)),
+  });
+  const result = scheduler.solve(pods);
+  const unschedulable = [...result.errors].map(([pod, reason]) => ({ pod, reason }));
+  const nodeClaims: ProvisionedNodeClaim[] = [];
+  for (const nc of result.newNodeClaims) {
+    const claim = finalizeNodeClaim(nc);
+    const launch = chooseLaunch(nodeClaimRequirements(claim.requirements, claim.options), claim.requests, claim.options);
+    if (!launch) {
+      for (const pod of nc.pods) unschedulable.push({ pod, reason: 'all requested instance types were unavailable during launch' });
+      continue;
+    }
+    nodeClaims.push({ nodePool: nc.template.pool.name, claim, launch, pods: nc.pods });
+  }
+  const onExistingNodes = new Map<string, SchedPod[]>();
+  for (const slot of result.existing) if (slot.pods.length) onExistingNodes.set(slot.node.name, slot.pods);
+  unschedulable.sort((a, b) => (a.pod.key < b.pod.key ? -1 : a.pod.key > b.pod.key ? 1 : 0));
+  return { nodeClaims, unschedulable, onExistingNodes };
+}

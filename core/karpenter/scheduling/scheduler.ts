@@ -1,0 +1,222 @@
+import { type ExistingNodeBase, ExistingNodeSlot } from './existing-node.js';
+import type { InstanceType } from './instance-types.js';
+import { InflightNodeClaim, type PlacementFailure } from './nodeclaim.js';
+import { type PodData, podData } from './pod-data.js';
+import { cloneConstraints, isProvisionable, type PodConstraints, type SchedPod } from './pods.js';
+import { relax } from './preferences.js';
+import type { ResourceSpace, ResourceVector } from './resources.js';
+import type { NodeClaimTemplate } from './templates.js';
+import { Topology, type TopologyInit } from './topology.js';
+import { RESOURCE_NODES } from './well-known.js';
+
+/**
+ * One scheduling round as Karpenter's Scheduler.Solve runs it (pkg/controllers/provisioning/scheduling/scheduler.go,
+ * v1.14.1): pods sorted by CPU then memory (largest first), each tried on existing nodes (initialized first, by
+ * name), then on the NodeClaims already planned (fewest pods first), then on a new NodeClaim from the first NodePool
+ * in weight order that can take it; a pod that fits nowhere has its preferences relaxed one at a time, and pods
+ * still unplaced are retried while the queue makes progress.
+ *
+ * Deviations that keep it deterministic and fast, not different: ties Karpenter leaves to Go's map order or unstable
+ * sorts are broken by name/creation order, and a node a pod shape has definitely failed on (taints, requirements,
+ * resources, host ports — never topology) is not tried again for the same shape.
+ */
+
+export interface SchedulerOptions {
+  space: ResourceSpace;
+  templates: readonly NodeClaimTemplate[];
+  /** Destinations that exist (or are being launched), in any order. */
+  existing: readonly { base: ExistingNodeBase; underConsolidateAfter: boolean }[];
+  /** Remaining room per NodePool (limits − capacity of its nodes), by resource slot; absent = no limits. */
+  remaining: ReadonlyMap<string, { slots: number[]; amounts: ResourceVector }>;
+  topology: Omit<TopologyInit, 'ignorePreferences'>;
+  ignorePreferences?: boolean;
+  toleratePreferNoSchedule: boolean;
+  /** Names of nodes being deleted: their pods may go to nodes under consolidateAfter. */
+  deletingNodes?: ReadonlySet<string>;
+}
+
+export interface SolveResult {
+  newNodeClaims: InflightNodeClaim[];
+  existing: ExistingNodeSlot[];
+  /** Why each pod that did not schedule did not, in Karpenter's words. */
+  errors: Map<SchedPod, string>;
+}
+
+interface LiveList<T> {
+  items: T[];
+  /** New NodeClaims created before this index have been added to items. */
+  seen: number;
+}
+
+export class Scheduler {
+  private readonly topology: Topology;
+  private readonly existing: ExistingNodeSlot[];
+  private readonly newNodeClaims: InflightNodeClaim[] = [];
+  private readonly remaining: Map<string, { slots: number[]; amounts: ResourceVector }>;
+  private readonly liveExisting = new Map<string, LiveList<ExistingNodeSlot>>();
+  private readonly liveClaims = new Map<string, LiveList<InflightNodeClaim>>();
+  private readonly original = new Map<string, PodConstraints>();
+
+  constructor(private readonly opts: SchedulerOptions) {
+    this.topology = new Topology({ ...opts.topology, ignorePreferences: opts.ignorePreferences ?? false });
+    this.existing = opts.existing
+      .map((e) => new ExistingNodeSlot(e.base, e.underConsolidateAfter))
+      .sort(
+        (a, b) =>
+          Number(b.node.initialized) - Number(a.node.initialized) || (a.node.name < b.node.name ? -1 : a.node.name > b.node.name ? 1 : 0),
+      );
+    this.remaining = new Map([...opts.remaining].map(([k, v]) => [k, { slots: v.slots, amounts: Float64Array.from(v.amounts) }]));
+  }
+
+  solve(pods: readonly SchedPod[]): SolveResult {
+    const { space } = this.opts;
+    const cpu = space.slot('cpu');
+    const mem = space.slot('memory');
+    const data = new Map<SchedPod, PodData>();
+    for (const p of pods) {
+      this.original.set(p.uid, p.constraints);
+      data.set(p, this.dataFor(p, p.constraints));
+      this.topology.update(p, p.constraints);
+    }
+    const queue = [...pods].sort((a, b) => {
+      const ra = (data.get(a) as PodData).requests;
+      const rb = (data.get(b) as PodData).requests;
+      return rb[cpu] - ra[cpu] || rb[mem] - ra[mem] || a.createdAt - b.createdAt || (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
+    });
+    const errors = new Map<SchedPod, string>();
+    const lastLen = new Map<string, number>();
+    let head = 0;
+    while (head < queue.length) {
+      const pod = queue[head];
+      const pending = queue.length - head;
+      // a full pass over the queue without progress: stop
+      if (lastLen.get(pod.uid) === pending) break;
+      head++;
+      const err = this.trySchedule(pod, cloneConstraints(pod.constraints));
+      if (err === null) {
+        errors.delete(pod);
+        continue;
+      }
+      errors.set(pod, err);
+      this.topology.update(pod, pod.constraints);
+      queue.push(pod);
+      lastLen.set(pod.uid, queue.length - head);
+      // compact now and then so a long retry tail does not grow the array without bound
+      if (head > 65536 && head * 2 > queue.length) {
+        queue.splice(0, head);
+        head = 0;
+      }
+    }
+    return { newNodeClaims: this.newNodeClaims, existing: this.existing, errors };
+  }
+
+  private dataFor(pod: SchedPod, c: PodConstraints): PodData {
+    return podData(pod, c, this.opts.space, this.opts.ignorePreferences ?? false);
+  }
+
+  private trySchedule(pod: SchedPod, c: PodConstraints): string | null {
+    for (;;) {
+      const d = this.dataFor(pod, c);
+      const err = this.add(d);
+      if (err === null) return null;
+      if (relax(c, this.opts.toleratePreferNoSchedule) === null) return err;
+      this.topology.update(pod, c);
+    }
+  }
+
+  private add(d: PodData): string | null {
+    if (this.addToExisting(d)) return null;
+    if (this.addToInflight(d)) return null;
+    if (this.opts.templates.length === 0) return 'nodepool requirements filtered out all available instance types';
+    return this.addToNew(d);
+  }
+
+  private addToExisting(d: PodData): boolean {
+    let live = this.liveExisting.get(d.key);
+    if (!live) {
+      live = { items: [...this.existing], seen: 0 };
+      this.liveExisting.set(d.key, live);
+    }
+    const movingPod = !isProvisionable(d.pod) && !(d.pod.nodeName !== null && this.opts.deletingNodes?.has(d.pod.nodeName));
+    let failed: Set<ExistingNodeSlot> | null = null;
+    let placed = false;
+    for (const slot of live.items) {
+      // pods moving off a consolidation candidate may not land on a node still under consolidateAfter
+      if (slot.underConsolidateAfter && movingPod) continue;
+      const plan = slot.canAdd(d, this.topology);
+      if (plan.ok) {
+        slot.add(d, plan, this.topology);
+        placed = true;
+        break;
+      }
+      if (plan.permanent) (failed ??= new Set()).add(slot);
+    }
+    if (failed) live.items = live.items.filter((s) => !failed.has(s));
+    return placed;
+  }
+
+  private addToInflight(d: PodData): boolean {
+    let live = this.liveClaims.get(d.key);
+    if (!live) {
+      live = { items: [], seen: 0 };
+      this.liveClaims.set(d.key, live);
+    }
+    if (live.seen < this.newNodeClaims.length) {
+      live.items.push(...this.newNodeClaims.slice(live.seen));
+      live.seen = this.newNodeClaims.length;
+    }
+    // Karpenter re-sorts its NodeClaims by pod count before each pod: the emptiest is tried first
+    const ordered = live.items.length > 1 ? [...live.items].sort((a, b) => a.pods.length - b.pods.length || a.id - b.id) : live.items;
+    let failed: Set<InflightNodeClaim> | null = null;
+    let placed = false;
+    for (const nc of ordered) {
+      const plan = nc.canAdd(d, this.topology);
+      if (plan.ok) {
+        nc.add(d, plan, this.topology);
+        placed = true;
+        break;
+      }
+      if (plan.permanent) (failed ??= new Set()).add(nc);
+    }
+    if (failed) live.items = live.items.filter((n) => !failed.has(n));
+    return placed;
+  }
+
+  private addToNew(d: PodData): string | null {
+    const errors: string[] = [];
+    for (const tpl of this.opts.templates) {
+      let options: readonly InstanceType[] = tpl.options;
+      const rem = this.remaining.get(tpl.pool.name);
+      if (rem) {
+        const nodesSlot = this.opts.space.indexOf(RESOURCE_NODES);
+        if (nodesSlot !== undefined && rem.slots.includes(nodesSlot) && rem.amounts[nodesSlot] <= 0) {
+          errors.push(`node limits have been exhausted for nodepool (NodePool=${tpl.pool.name})`);
+          continue;
+        }
+        options = options.filter((it) => rem.slots.every((s) => it.capacityVector[s] <= rem.amounts[s]));
+        if (options.length === 0) {
+          errors.push(`all available instance types exceed limits for nodepool (NodePool=${tpl.pool.name})`);
+          continue;
+        }
+      }
+      const nc = new InflightNodeClaim(this.newNodeClaims.length, tpl, [...options], this.opts.space);
+      const plan = nc.canAdd(d, this.topology);
+      if (!plan.ok) {
+        errors.push((plan as PlacementFailure).message());
+        continue;
+      }
+      nc.add(d, plan, this.topology);
+      this.newNodeClaims.push(nc);
+      if (rem) {
+        // Karpenter assumes the largest of the remaining types will launch (subtractMax)
+        for (const s of rem.slots) {
+          let max = 0;
+          for (const it of nc.options) max = Math.max(max, it.capacityVector[s]);
+          rem.amounts[s] -= max;
+        }
+      }
+      return null;
+    }
+    return errors.join('; ');
+  }
+}

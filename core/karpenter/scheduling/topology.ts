@@ -1,0 +1,535 @@
+import type { KubeLabelSelector, KubePodAffinityTerm } from './kube-types.js';
+import { compileSelector, type LabelMatcher } from './label-selector.js';
+import { hasAntiAffinity, type PodConstraints, type SchedPod } from './pods.js';
+import { Requirement, Requirements } from './requirements.js';
+import { type Taint, toleratesAll, type Toleration } from './taints.js';
+import { LABEL_HOSTNAME } from './well-known.js';
+
+/**
+ * Topology spread, pod affinity and pod anti-affinity as Karpenter's scheduler tracks them
+ * (pkg/controllers/provisioning/scheduling/topology.go, topologygroup.go, topologynodefilter.go, v1.14.1): one
+ * group per distinct constraint, counting matching pods per domain (zone, hostname, any node label), asked which
+ * domains a pod may go to next. Where Karpenter picks among equal domains by Go map order, we take the smallest name,
+ * so the same input always gives the same answer.
+ */
+
+export type TopologyType = 'topology spread' | 'pod affinity' | 'pod anti-affinity';
+const MAX_INT32 = 2147483647;
+
+/** Which nodes count for a spread constraint: the pod's node selector / required affinity and its tolerations. */
+export class NodeFilter {
+  constructor(
+    readonly requirements: Requirements[],
+    readonly taintPolicy: 'Honor' | 'Ignore',
+    readonly affinityPolicy: 'Honor' | 'Ignore',
+    readonly tolerations: Toleration[],
+  ) {}
+
+  static forPod(pod: SchedPod, c: PodConstraints, taintPolicy: 'Honor' | 'Ignore', affinityPolicy: 'Honor' | 'Ignore'): NodeFilter {
+    const selector = Requirements.fromLabels(pod.nodeSelector);
+    const reqs =
+      c.requiredNodeTerms.length === 0
+        ? [selector]
+        : c.requiredNodeTerms.map((term) => selector.copy().addAll(Requirements.fromSelectors(term)));
+    return new NodeFilter(reqs, taintPolicy, affinityPolicy, c.tolerations);
+  }
+
+  matches(taints: readonly Taint[], requirements: Requirements, allowUndefined?: ReadonlySet<string>): boolean {
+    if (this.affinityPolicy === 'Honor' && this.requirements.length > 0) {
+      if (!this.requirements.some((r) => requirements.isCompatible(r, allowUndefined))) return false;
+    }
+    if (this.taintPolicy === 'Honor' && !toleratesAll(taints, this.tolerations)) return false;
+    return true;
+  }
+
+  signature(): string {
+    return JSON.stringify([this.requirements.map((r) => r.signature()), this.taintPolicy, this.affinityPolicy, this.tolerations]);
+  }
+}
+
+export class TopologyGroup {
+  readonly owners = new Set<string>();
+  readonly domains = new Map<string, number>();
+  readonly emptyDomains = new Set<string>();
+
+  constructor(
+    readonly type: TopologyType,
+    readonly key: string,
+    readonly namespaces: ReadonlySet<string>,
+    readonly selector: LabelMatcher,
+    readonly maxSkew: number,
+    readonly minDomains: number | undefined,
+    /** Only for spread constraints; affinities count every node. */
+    readonly nodeFilter: NodeFilter | null,
+    readonly hash: string,
+  ) {}
+
+  selects(pod: SchedPod): boolean {
+    return this.namespaces.has(pod.namespace) && this.selector.matches(pod.labels);
+  }
+
+  counts(pod: SchedPod, taints: readonly Taint[], requirements: Requirements, allowUndefined?: ReadonlySet<string>): boolean {
+    return this.selects(pod) && (this.nodeFilter === null || this.nodeFilter.matches(taints, requirements, allowUndefined));
+  }
+
+  register(domain: string): void {
+    if (!this.domains.has(domain)) {
+      this.domains.set(domain, 0);
+      this.emptyDomains.add(domain);
+    }
+  }
+
+  record(domain: string): void {
+    this.domains.set(domain, (this.domains.get(domain) ?? 0) + 1);
+    this.emptyDomains.delete(domain);
+  }
+
+  private sortedDomains(): string[] {
+    return [...this.domains.keys()].sort();
+  }
+
+  /** The domains the pod may go to next, as a requirement on the key, and every domain within the skew. */
+  next(pod: SchedPod, podDomains: Requirement, nodeDomains: Requirement): { requirement: Requirement; valid: Set<string> } {
+    if (this.type === 'topology spread') return this.nextSpread(pod, podDomains, nodeDomains);
+    const r =
+      this.type === 'pod affinity' ? this.nextAffinity(pod, podDomains, nodeDomains) : this.nextAntiAffinity(podDomains, nodeDomains);
+    return { requirement: r, valid: new Set(r.complement ? [] : r.values) };
+  }
+
+  private singleHost(nodeDomains: Requirement): string | null {
+    return this.key === LABEL_HOSTNAME && !nodeDomains.complement && nodeDomains.values.size === 1 ? nodeDomains.any() : null;
+  }
+
+  private nextSpread(pod: SchedPod, podDomains: Requirement, nodeDomains: Requirement): { requirement: Requirement; valid: Set<string> } {
+    const min = this.domainMinCount(podDomains);
+    const self = this.selects(pod) ? 1 : 0;
+    const valid = new Set<string>();
+    const host = this.singleHost(nodeDomains);
+    if (host !== null) {
+      // a new hostname is always possible, so the global minimum is taken as zero
+      const count = (this.domains.get(host) ?? 0) + self;
+      if (count <= this.maxSkew) {
+        valid.add(host);
+        return { requirement: Requirement.of(this.key, 'In', [host]), valid };
+      }
+      return { requirement: Requirement.of(this.key, 'DoesNotExist'), valid };
+    }
+    let minDomain = '';
+    let minCount = MAX_INT32;
+    const candidates =
+      nodeDomains.operator() === 'In' ? nodeDomains.sortedValues() : this.sortedDomains().filter((d) => nodeDomains.has(d));
+    for (const domain of candidates) {
+      const c = this.domains.get(domain);
+      if (c === undefined) continue;
+      const count = c + self;
+      if (count - min <= this.maxSkew) {
+        valid.add(domain);
+        if (count < minCount) {
+          minDomain = domain;
+          minCount = count;
+        }
+      }
+    }
+    if (minDomain === '') return { requirement: Requirement.of(this.key, 'DoesNotExist'), valid };
+    return { requirement: Requirement.of(this.key, 'In', [minDomain]), valid };
+  }
+
+  private domainMinCount(podDomains: Requirement): number {
+    if (this.key === LABEL_HOSTNAME) return 0;
+    let min = MAX_INT32;
+    let supported = 0;
+    for (const [domain, count] of this.domains) {
+      if (!podDomains.has(domain)) continue;
+      supported++;
+      if (count < min) min = count;
+    }
+    if (this.minDomains !== undefined && supported < this.minDomains) min = 0;
+    return min;
+  }
+
+  private anyCompatiblePodDomain(podDomains: Requirement): boolean {
+    for (const [domain, count] of this.domains) if (podDomains.has(domain) && count > 0) return true;
+    return false;
+  }
+
+  private nextAffinity(pod: SchedPod, podDomains: Requirement, nodeDomains: Requirement): Requirement {
+    const options: string[] = [];
+    const host = this.singleHost(nodeDomains);
+    const bootstrap = () => this.selects(pod) && (this.domains.size === this.emptyDomains.size || !this.anyCompatiblePodDomain(podDomains));
+    if (host !== null) {
+      if (!podDomains.has(host)) return Requirement.of(this.key, 'DoesNotExist');
+      if ((this.domains.get(host) ?? 0) > 0 || bootstrap()) return Requirement.of(this.key, 'In', [host]);
+      return Requirement.of(this.key, 'DoesNotExist');
+    }
+    if (nodeDomains.operator() === 'In') {
+      for (const d of nodeDomains.sortedValues()) if (podDomains.has(d) && (this.domains.get(d) ?? 0) > 0) options.push(d);
+    } else {
+      for (const d of this.sortedDomains()) if (podDomains.has(d) && (this.domains.get(d) ?? 0) > 0 && nodeDomains.has(d)) options.push(d);
+    }
+    if (options.length > 0) return Requirement.of(this.key, 'In', options);
+    // a self-selecting pod with nowhere to join yet may start a domain
+    if (bootstrap()) {
+      const intersected = podDomains.intersection(nodeDomains);
+      const sorted = this.sortedDomains();
+      const first = sorted.find((d) => intersected.has(d));
+      if (first !== undefined) options.push(first);
+      const any = sorted.find((d) => podDomains.has(d));
+      if (any !== undefined && any !== first) options.push(any);
+    }
+    return Requirement.of(this.key, options.length ? 'In' : 'DoesNotExist', options);
+  }
+
+  private nextAntiAffinity(podDomains: Requirement, nodeDomains: Requirement): Requirement {
+    const host = this.singleHost(nodeDomains);
+    if (host !== null) {
+      return (this.domains.get(host) ?? 0) === 0 ? Requirement.of(this.key, 'In', [host]) : Requirement.of(this.key, 'DoesNotExist');
+    }
+    const options: string[] = [];
+    if (nodeDomains.operator() === 'In' && nodeDomains.len() < this.emptyDomains.size) {
+      for (const d of nodeDomains.sortedValues()) if (this.emptyDomains.has(d) && podDomains.has(d)) options.push(d);
+    } else {
+      for (const d of [...this.emptyDomains].sort()) if (nodeDomains.has(d) && podDomains.has(d)) options.push(d);
+    }
+    return Requirement.of(this.key, options.length ? 'In' : 'DoesNotExist', options);
+  }
+
+  countsText(): string {
+    const keys = this.sortedDomains();
+    const shown = keys.slice(0, 25).map((k) => `${k}: ${this.domains.get(k)}`);
+    return shown.join(', ') + (keys.length > 25 ? ` and ${keys.length - 25} other(s)` : '');
+  }
+}
+
+/** The domains a NodePool can create for a key, with the taints of the NodePools that create them. */
+export type DomainSource = { requirements: Requirements; taints: readonly Taint[] };
+
+/** A node that exists, for counting its pods into domains. */
+export interface TopologyNode {
+  name: string;
+  labels: Readonly<Record<string, string>>;
+  taints: readonly Taint[];
+  /** The labels as requirements (built once per node). */
+  requirements: Requirements;
+}
+
+export interface TopologyInit {
+  /** Per NodePool × instance type: the NodePool's requirements and labels intersected with the type's, and its taints. */
+  domainSources: () => Iterable<DomainSource>;
+  nodes: readonly TopologyNode[];
+  /** Pods bound to `nodes` by namespace, counted where they run (unless excluded). */
+  boundByNamespace: ReadonlyMap<string, readonly BoundPod[]>;
+  /** The bound pods with required anti-affinity, which keep others out of their domains. */
+  antiAffinityPods: readonly BoundPod[];
+  /** UIDs of the pods being scheduled: not counted where they are now. */
+  excluded: ReadonlySet<string>;
+  namespaceLabels: ReadonlyMap<string, Readonly<Record<string, string>>>;
+  ignorePreferences: boolean;
+}
+
+export interface BoundPod {
+  pod: SchedPod;
+  constraints: PodConstraints;
+  nodeName: string;
+}
+
+/** Indexes bound pods for TopologyInit. */
+export function indexBoundPods(bound: readonly BoundPod[]): { boundByNamespace: Map<string, BoundPod[]>; antiAffinityPods: BoundPod[] } {
+  const boundByNamespace = new Map<string, BoundPod[]>();
+  const antiAffinityPods: BoundPod[] = [];
+  for (const b of bound) {
+    const list = boundByNamespace.get(b.pod.namespace) ?? [];
+    list.push(b);
+    boundByNamespace.set(b.pod.namespace, list);
+    if (b.constraints.requiredAntiAffinity.length > 0) antiAffinityPods.push(b);
+  }
+  return { boundByNamespace, antiAffinityPods };
+}
+
+export interface TopologyFailure {
+  message(): string;
+}
+
+export class Topology {
+  private readonly groups = new Map<string, TopologyGroup>();
+  private readonly inverse = new Map<string, TopologyGroup>();
+  /** Groups by namespace they count in, so recording a pod only looks at groups that could select it. */
+  private readonly groupsByNamespace = new Map<string, TopologyGroup[]>();
+  private readonly inverseByNamespace = new Map<string, TopologyGroup[]>();
+  private readonly byKey = new Map<string, TopologyGroup[]>();
+  private readonly ownedBy = new Map<string, Set<TopologyGroup>>();
+  private readonly inverseOwnedBy = new Map<string, Set<TopologyGroup>>();
+  private readonly domainGroups = new Map<string, Map<string, Taint[][]>>();
+  private nodesByNameCache: Map<string, TopologyNode> | null = null;
+
+  constructor(private readonly init: TopologyInit) {
+    for (const b of init.antiAffinityPods) {
+      if (init.excluded.has(b.pod.uid)) continue;
+      this.updateInverse(b.pod, b.constraints, this.nodesByName.get(b.nodeName)?.labels ?? null);
+    }
+  }
+
+  private get nodesByName(): Map<string, TopologyNode> {
+    return (this.nodesByNameCache ??= new Map(this.init.nodes.map((n) => [n.name, n])));
+  }
+
+  /** Whether any group could affect this pod: owned ones, or others' anti-affinity selecting it. */
+  affects(pod: SchedPod): boolean {
+    if ((this.ownedBy.get(pod.uid)?.size ?? 0) > 0) return true;
+    for (const g of this.inverseByNamespace.get(pod.namespace) ?? []) if (g.selects(pod)) return true;
+    return false;
+  }
+
+  /** (Re)registers the pod's own constraints as groups it owns; call again after relaxing them. */
+  update(pod: SchedPod, c: PodConstraints): void {
+    const owned = this.ownedBy.get(pod.uid);
+    if (owned) for (const g of owned) g.owners.delete(pod.uid);
+    this.ownedBy.set(pod.uid, new Set());
+    const respect = !this.init.ignorePreferences;
+    if ((respect && hasAntiAffinity(c)) || (!respect && c.requiredAntiAffinity.length > 0)) this.updateInverse(pod, c, null);
+    for (const g of [...this.spreadGroups(pod, c), ...this.affinityGroups(pod, c)]) {
+      let group = this.groups.get(g.hash);
+      if (!group) {
+        this.countDomains(g);
+        this.groups.set(g.hash, g);
+        this.index(g, this.groupsByNamespace);
+        group = g;
+      }
+      group.owners.add(pod.uid);
+      this.ownedBy.get(pod.uid)?.add(group);
+    }
+  }
+
+  /** Records that `pod` lands on a node with these taints and requirements. */
+  record(pod: SchedPod, taints: readonly Taint[], requirements: Requirements, allowUndefined?: ReadonlySet<string>): void {
+    for (const g of this.groupsByNamespace.get(pod.namespace) ?? []) {
+      if (!g.counts(pod, taints, requirements, allowUndefined)) continue;
+      const domains = requirements.get(g.key);
+      if (g.type === 'pod anti-affinity') {
+        // every domain the pod could end up in is blocked
+        for (const d of domains.values) g.record(d);
+      } else if (domains.len() === 1) g.record(domains.any());
+    }
+    for (const g of this.inverseOwnedBy.get(pod.uid) ?? []) {
+      if (g.owners.has(pod.uid)) for (const d of requirements.get(g.key).values) g.record(d);
+    }
+  }
+
+  /**
+   * Tightens a node's requirements with what the pod's topologies (and others' anti-affinity toward it) allow, or
+   * says which topology cannot be satisfied.
+   */
+  addRequirements(
+    pod: SchedPod,
+    taints: readonly Taint[],
+    podRequirements: Requirements,
+    nodeRequirements: Requirements,
+    allowUndefined?: ReadonlySet<string>,
+  ): Requirements | TopologyFailure {
+    const out = new Requirements();
+    const matching: TopologyGroup[] = [...(this.ownedBy.get(pod.uid) ?? [])];
+    for (const g of this.inverseByNamespace.get(pod.namespace) ?? []) {
+      if (g.counts(pod, taints, nodeRequirements, allowUndefined)) matching.push(g);
+    }
+    for (const g of matching) {
+      const podDomains = podRequirements.has(g.key) ? podRequirements.get(g.key) : Requirement.of(g.key, 'Exists');
+      const nodeDomains = nodeRequirements.has(g.key) ? nodeRequirements.get(g.key) : Requirement.of(g.key, 'Exists');
+      const { requirement } = g.next(pod, podDomains, nodeDomains);
+      if (requirement.len() === 0) {
+        return {
+          message: () =>
+            `unsatisfiable topology constraint for ${g.type}, key=${g.key} (counts = ${g.countsText()}, podDomains = ${podDomains}, nodeDomains = ${nodeDomains}`,
+        };
+      }
+      out.add(requirement);
+    }
+    return out;
+  }
+
+  /** Makes a domain (a new hostname) known to every group on that key. */
+  register(key: string, domain: string): void {
+    for (const g of this.byKey.get(key) ?? []) g.register(domain);
+  }
+
+  /** Whether there are any groups at all (a workload without topology constraints skips topology work). */
+  get empty(): boolean {
+    return this.groups.size === 0 && this.inverse.size === 0;
+  }
+
+  private index(g: TopologyGroup, byNamespace: Map<string, TopologyGroup[]>): void {
+    for (const ns of g.namespaces) {
+      const list = byNamespace.get(ns) ?? [];
+      list.push(g);
+      byNamespace.set(ns, list);
+    }
+    const list = this.byKey.get(g.key) ?? [];
+    list.push(g);
+    this.byKey.set(g.key, list);
+  }
+
+  private updateInverse(pod: SchedPod, c: PodConstraints, nodeLabels: Readonly<Record<string, string>> | null): void {
+    // only required anti-affinity is tracked inversely, as in Karpenter
+    for (const term of c.requiredAntiAffinity) {
+      const g = this.newGroup(
+        'pod anti-affinity',
+        term.topologyKey,
+        pod,
+        this.namespacesFor(pod, term),
+        term.labelSelector ?? null,
+        MAX_INT32,
+        undefined,
+        null,
+        c.tolerations,
+      );
+      let group = this.inverse.get(g.hash);
+      if (!group) {
+        this.inverse.set(g.hash, g);
+        this.index(g, this.inverseByNamespace);
+        group = g;
+      }
+      const domain = nodeLabels?.[group.key];
+      if (domain !== undefined) group.record(domain);
+      group.owners.add(pod.uid);
+      const owned = this.inverseOwnedBy.get(pod.uid) ?? new Set<TopologyGroup>();
+      owned.add(group);
+      this.inverseOwnedBy.set(pod.uid, owned);
+    }
+  }
+
+  private spreadGroups(pod: SchedPod, c: PodConstraints): TopologyGroup[] {
+    const out: TopologyGroup[] = [];
+    for (const tsc of c.spread) {
+      if (this.init.ignorePreferences && tsc.whenUnsatisfiable !== 'DoNotSchedule') continue;
+      let selector: KubeLabelSelector | null = tsc.labelSelector ?? null;
+      if (selector && tsc.matchLabelKeys?.length) {
+        const extra = tsc.matchLabelKeys
+          .filter((k) => pod.labels[k] !== undefined)
+          .map((k) => ({ key: k, operator: 'In', values: [pod.labels[k]] }));
+        selector = { ...selector, matchExpressions: [...(selector.matchExpressions ?? []), ...extra] };
+      }
+      const taintPolicy = tsc.nodeTaintsPolicy === 'Honor' ? 'Honor' : 'Ignore';
+      const affinityPolicy = tsc.nodeAffinityPolicy === 'Ignore' ? 'Ignore' : 'Honor';
+      const filter = NodeFilter.forPod(pod, c, taintPolicy, affinityPolicy);
+      out.push(
+        this.newGroup(
+          'topology spread',
+          tsc.topologyKey,
+          pod,
+          new Set([pod.namespace]),
+          selector,
+          tsc.maxSkew,
+          tsc.minDomains,
+          filter,
+          c.tolerations,
+        ),
+      );
+    }
+    return out;
+  }
+
+  private affinityGroups(pod: SchedPod, c: PodConstraints): TopologyGroup[] {
+    const respect = !this.init.ignorePreferences;
+    const terms: [TopologyType, KubePodAffinityTerm][] = [
+      ...c.requiredPodAffinity.map((t): [TopologyType, KubePodAffinityTerm] => ['pod affinity', t]),
+      ...(respect ? c.preferredPodAffinity.map((w): [TopologyType, KubePodAffinityTerm] => ['pod affinity', w.term]) : []),
+      ...c.requiredAntiAffinity.map((t): [TopologyType, KubePodAffinityTerm] => ['pod anti-affinity', t]),
+      ...(respect ? c.preferredAntiAffinity.map((w): [TopologyType, KubePodAffinityTerm] => ['pod anti-affinity', w.term]) : []),
+    ];
+    return terms.map(([type, t]) =>
+      this.newGroup(
+        type,
+        t.topologyKey,
+        pod,
+        this.namespacesFor(pod, t),
+        t.labelSelector ?? null,
+        MAX_INT32,
+        undefined,
+        null,
+        c.tolerations,
+      ),
+    );
+  }
+
+  private namespacesFor(pod: SchedPod, term: KubePodAffinityTerm): Set<string> {
+    if (!term.namespaces?.length && !term.namespaceSelector) return new Set([pod.namespace]);
+    const out = new Set(term.namespaces ?? []);
+    if (term.namespaceSelector) {
+      const m = compileSelector(term.namespaceSelector);
+      for (const [ns, labels] of this.init.namespaceLabels) if (m.matches(labels)) out.add(ns);
+    }
+    return out;
+  }
+
+  private newGroup(
+    type: TopologyType,
+    key: string,
+    pod: SchedPod,
+    namespaces: Set<string>,
+    selector: KubeLabelSelector | null,
+    maxSkew: number,
+    minDomains: number | undefined,
+    nodeFilter: NodeFilter | null,
+    tolerations: readonly Toleration[],
+  ): TopologyGroup {
+    const matcher = compileSelector(selector);
+    const hash = JSON.stringify([
+      key,
+      type,
+      [...namespaces].sort(),
+      maxSkew,
+      nodeFilter?.signature() ?? null,
+      selector ? matcher.signature : null,
+    ]);
+    const g = new TopologyGroup(type, key, namespaces, matcher, maxSkew, minDomains, nodeFilter, hash);
+    const taintHonor = nodeFilter?.taintPolicy === 'Honor';
+    for (const [domain, taintSets] of this.domainGroup(key)) {
+      if (!taintHonor || taintSets.some((taints) => toleratesAll(taints, tolerations))) g.register(domain);
+    }
+    return g;
+  }
+
+  /** The domains NodePools can create for a key (Karpenter's buildDomainGroups), computed once per key. */
+  private domainGroup(key: string): Map<string, Taint[][]> {
+    let group = this.domainGroups.get(key);
+    if (group) return group;
+    group = new Map();
+    for (const src of this.init.domainSources()) {
+      const r = src.requirements.get(key);
+      if (!src.requirements.has(key) || r.operator() !== 'In') continue;
+      for (const domain of r.values) {
+        const sets = group.get(domain);
+        if (!sets || src.taints.length === 0) group.set(domain, [[...src.taints]]);
+        else if (sets[0].length > 0) sets.push([...src.taints]);
+      }
+    }
+    this.domainGroups.set(key, group);
+    return group;
+  }
+
+  /** Existing nodes' domains and pods (Karpenter's countDomains). */
+  private countDomains(g: TopologyGroup): void {
+    for (const n of this.init.nodes) {
+      if (g.nodeFilter && !g.nodeFilter.matches(n.taints, n.requirements)) continue;
+      const domain = n.labels[g.key];
+      if (domain !== undefined) g.register(domain);
+    }
+    for (const ns of g.namespaces) {
+      for (const { pod, nodeName } of this.init.boundByNamespace.get(ns) ?? []) {
+        if (
+          this.init.excluded.has(pod.uid) ||
+          !g.selector.matches(pod.labels) ||
+          pod.phase === 'Succeeded' ||
+          pod.phase === 'Failed' ||
+          pod.terminating
+        )
+          continue;
+        const node = this.nodesByName.get(nodeName);
+        if (!node) continue;
+        let domain = node.labels[g.key];
+        if (domain === undefined && g.key === LABEL_HOSTNAME) domain = node.name;
+        if (domain === undefined) continue;
+        if (g.nodeFilter && !g.nodeFilter.matches(node.taints, node.requirements)) continue;
+        g.record(domain);
+      }
+    }
+  }
+}
