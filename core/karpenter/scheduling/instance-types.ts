@@ -5,6 +5,7 @@ import {
   ABSENT_MEANS_DOES_NOT_EXIST,
   EXOTIC_RESOURCES,
   LABEL_CAPACITY_TYPE,
+  LABEL_INSTANCE_TYPE,
   LABEL_INSTANCE_SIZE,
   LABEL_ZONE,
   RESOURCE_NODES,
@@ -44,24 +45,25 @@ export const catalogueResourceNames = (entries: readonly CatalogueEntry[]): Set<
   new Set(entries.flatMap((e) => Object.keys(e.capacity)));
 
 export function compileInstanceType(entry: CatalogueEntry, index: number, space: ResourceSpace): InstanceType {
+  const labels: Record<string, string> = { ...entry.labels, [LABEL_INSTANCE_TYPE]: entry.name };
   const capacity = parseResourceList(entry.capacity);
   const overhead = entry.overhead ? parseResourceList(entry.overhead) : karpenterOverhead(capacity.cpu ?? 0, capacity.pods ?? 0);
   const allocatable: ResourceMap = { ...capacity };
   for (const [k, v] of Object.entries(overhead)) allocatable[k] = (allocatable[k] ?? 0) - v;
   const requirements = new Requirements();
-  for (const [k, v] of Object.entries(entry.labels)) requirements.add(Requirement.of(k, 'In', [v]));
-  for (const k of ABSENT_MEANS_DOES_NOT_EXIST) if (entry.labels[k] === undefined) requirements.add(Requirement.of(k, 'DoesNotExist'));
+  for (const [k, v] of Object.entries(labels)) requirements.add(Requirement.of(k, 'In', [v]));
+  for (const k of ABSENT_MEANS_DOES_NOT_EXIST) if (labels[k] === undefined) requirements.add(Requirement.of(k, 'DoesNotExist'));
   const available = entry.offerings.filter((o) => o.available);
   requirements.set(Requirement.of(LABEL_ZONE, 'In', [...new Set(available.map((o) => o.zone))]));
   requirements.set(Requirement.of(LABEL_CAPACITY_TYPE, 'In', [...new Set(available.map((o) => o.capacityType))]));
-  const size = entry.labels[LABEL_INSTANCE_SIZE] ?? '';
+  const size = labels[LABEL_INSTANCE_SIZE] ?? '';
   const exotic = size.includes('metal') || EXOTIC_RESOURCES.some((r) => (capacity[r] ?? 0) > 0);
   // every node counts one against a NodePool's `nodes` limit
   const capacityVector = space.vector({ ...capacity, [RESOURCE_NODES]: 1 });
   return {
     name: entry.name,
     index,
-    labels: entry.labels,
+    labels,
     requirements,
     capacity,
     allocatable,

@@ -1,6 +1,6 @@
 import { effectiveRequestList } from '../../pod-requests.js';
 import { naming } from './errors.js';
-import type { KubePod, KubePodAffinityTerm, KubeTopologySpreadConstraint } from './kube-types.js';
+import type { KubeContainer, KubePod, KubePodAffinityTerm, KubeTopologySpreadConstraint } from './kube-types.js';
 import { Requirement, Requirements, type SelectorRequirement } from './requirements.js';
 import type { ResourceMap } from './resources.js';
 import type { Toleration } from './taints.js';
@@ -83,7 +83,14 @@ export function normalizePod(pod: KubePod, index = 0): SchedPod {
     if (!name) throw new Error('metadata.name is missing');
     if (!pod.spec || !Array.isArray(pod.spec.containers)) throw new Error('spec.containers is missing');
     const spec = pod.spec;
-    const requests: ResourceMap = effectiveRequestList(spec.containers, spec.initContainers ?? [], spec.overhead ?? {});
+    // the API server defaults a request to its limit when only the limit is given
+    const withDefaults = (cs: KubeContainer[]) =>
+      cs.map((c) => ({ ...c, resources: { requests: { ...(c.resources?.limits ?? {}), ...(c.resources?.requests ?? {}) } } }));
+    const requests: ResourceMap = effectiveRequestList(
+      withDefaults(spec.containers),
+      withDefaults(spec.initContainers ?? []),
+      spec.overhead ?? {},
+    );
     requests.pods = 1;
     const owner = pod.metadata.ownerReferences?.find((o) => o.controller) ?? pod.metadata.ownerReferences?.[0];
     const na = spec.affinity?.nodeAffinity;

@@ -316,10 +316,10 @@ export class Requirements {
   private labelHint(key: string, allowUndefined?: ReadonlySet<string>): string {
     const suffix = key.includes('/') ? key.slice(key.indexOf('/') + 1) : key;
     const candidates = [...[...(allowUndefined ?? [])].sort(), ...[...this.byKey.keys()].sort()];
-    for (const known of candidates) {
-      if (known.includes(key) || known.endsWith(suffix)) return ` (typo of "${known}"?)`;
-    }
-    return '';
+    // Karpenter takes the first of its (unordered) set that ends with the key's name or contains the key; a name
+    // match is preferred here so the hint does not depend on set order
+    const hit = candidates.find((known) => known.endsWith(suffix)) ?? candidates.find((known) => known.includes(key));
+    return hit === undefined ? '' : ` (typo of "${hit}"?)`;
   }
 
   /** Karpenter's wording: requirements sorted, hostname left out, joined by ", ". */
