@@ -124,7 +124,7 @@ export class Consolidator {
     // every method is evaluated so each node gets its own reason; the first with a command is the round's command
     const empty = this.emptiness();
     const multi = this.multiNode();
-    const single = this.singleNode(empty !== null || multi !== null);
+    const single = this.singleNode(new Set((empty ?? multi)?.candidates.map((c) => c.node.name) ?? []));
     const command = empty ?? multi ?? single;
     const inCommand = new Set(command?.candidates.map((c) => c.node.name) ?? []);
     const unconsolidatable = this.world.nodes
@@ -316,7 +316,8 @@ export class Consolidator {
   }
 
   /** Single-node consolidation: candidates by savings ratio, interleaved across NodePools; the first that works. */
-  private singleNode(decided: boolean): ConsolidationCommand | null {
+  private singleNode(removed: Set<string>): ConsolidationCommand | null {
+    const decided = removed.size > 0;
     const budget = this.budgets('Underutilized');
     const byPool = new Map<string, Candidate[]>();
     for (const c of this.consolidationCandidates()) {
@@ -333,11 +334,14 @@ export class Consolidator {
         this.say(c.node, this.budgetMessage('Underutilized'));
         continue;
       }
-      // every candidate is evaluated so each node gets its reason; Karpenter would stop at the first command
-      const e = this.compute([c]);
+      // every candidate is evaluated so each node gets its reason (Karpenter stops at the first command); once a
+      // command is chosen, the others are evaluated as the next rounds would see them: without its nodes
+      const e = this.compute([c], removed);
       if ('command' in e) {
-        if (!chosen && !decided) chosen = { ...e.command, method: 'single-node' };
-        else this.say(c.node, `Would be consolidated in a later round: ${describe(e.command)}`, 'ledger');
+        if (!chosen && !decided) {
+          chosen = { ...e.command, method: 'single-node' };
+          removed.add(c.node.name);
+        } else this.say(c.node, `Would be consolidated in a later round: ${describe(e.command)}`, 'ledger');
       } else if (e.noop) this.say(c.node, e.noop);
     }
     return chosen;
@@ -385,9 +389,9 @@ export class Consolidator {
   }
 
   /** Karpenter's computeConsolidation for a set of candidates. */
-  private compute(cands: Candidate[]): Evaluation {
+  private compute(cands: Candidate[], gone: ReadonlySet<string> = new Set()): Evaluation {
     const { ctx } = this;
-    const names = new Set(cands.map((c) => c.node.name));
+    const names = new Set([...gone, ...cands.map((c) => c.node.name)]);
     const destinations = this.world.nodes.filter((n) => !names.has(n.name) && !n.markedForDeletion);
     const pods = cands.flatMap((c) => c.reschedulable.filter((p) => !ctx.pdbs.heldInPlace(p, ctx.now)));
     const scheduler = new Scheduler({

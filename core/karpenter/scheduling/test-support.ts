@@ -199,3 +199,32 @@ export function node(name: string, o: NodeOptions): KubeNode {
     status: { allocatable: o.allocatable, capacity: o.capacity ?? o.allocatable, conditions: [{ type: 'Ready', status: 'True' }] },
   };
 }
+
+/**
+ * fake.InstanceTypesAssorted (instancetype.go): every CPU (1…64) × memory (1…128 Gi) × zone (test-zone-1…3) ×
+ * capacity type × OS × arch, one offering each, named like Karpenter's ("4-cpu-8-mem-amd64-linux-test-zone-1-spot").
+ */
+export function fakeAssorted(): CatalogueEntry[] {
+  const out: CatalogueEntry[] = [];
+  for (const cpu of [1, 2, 4, 8, 16, 32, 64]) {
+    for (const mem of [1, 2, 4, 8, 16, 32, 64, 128]) {
+      for (const zone of ['test-zone-1', 'test-zone-2', 'test-zone-3']) {
+        for (const ct of ['spot', 'on-demand']) {
+          for (const os of ['linux', 'windows']) {
+            for (const arch of ['amd64', 'arm64']) {
+              const resources = { cpu: String(cpu), memory: `${mem}Gi` };
+              const e = fakeType(`${cpu}-cpu-${mem}-mem-${arch}-${os}-${zone}-${ct}`, {
+                arch,
+                resources,
+                offerings: [{ zone, capacityType: ct, priceUsdPerHour: fakePrice(resources), available: true }],
+              });
+              e.labels['kubernetes.io/os'] = os;
+              out.push(e);
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
