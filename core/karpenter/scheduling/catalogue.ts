@@ -32,9 +32,12 @@ export interface CatalogueEntry {
 }
 
 export class CatalogueError extends Error {
-  constructor(readonly problems: string[]) {
+  constructor(
+    readonly problems: string[],
+    source = 'instance-type catalogue',
+  ) {
     super(
-      `instance-type catalogue is invalid:\n  ${problems.slice(0, 20).join('\n  ')}${problems.length > 20 ? `\n  … and ${problems.length - 20} more` : ''}`,
+      `${source} is invalid:\n  ${problems.slice(0, 20).join('\n  ')}${problems.length > 20 ? `\n  … and ${problems.length - 20} more` : ''}`,
     );
   }
 }
@@ -92,9 +95,9 @@ function checkQuantities(where: string, v: unknown, problems: string[], required
  * Checks a parsed catalogue file (a top-level JSON array) and returns its entries; every problem is reported at
  * once, each naming the entry and the field. Labels get node.kubernetes.io/instance-type when missing.
  */
-export function validateCatalogue(value: unknown): CatalogueEntry[] {
+export function validateCatalogue(value: unknown, source?: string): CatalogueEntry[] {
   const problems: string[] = [];
-  if (!Array.isArray(value)) throw new CatalogueError(['the file must hold a JSON array of instance types at the top level']);
+  if (!Array.isArray(value)) throw new CatalogueError(['the file must hold a JSON array of instance types at the top level'], source);
   const seen = new Set<string>();
   value.forEach((e, i) => {
     const where = isRecord(e) && typeof e.name === 'string' && e.name ? `instance type #${i + 1} "${e.name}"` : `instance type #${i + 1}`;
@@ -149,7 +152,7 @@ export function validateCatalogue(value: unknown): CatalogueEntry[] {
       if (typeof o.available !== 'boolean') problems.push(`${ow}.available must be true or false, got ${JSON.stringify(o.available)}`);
     });
   });
-  if (problems.length) throw new CatalogueError(problems);
+  if (problems.length) throw new CatalogueError(problems, source);
   return (value as CatalogueEntry[]).map((e) => ({
     name: e.name,
     capacity: e.capacity,
@@ -165,14 +168,14 @@ export function validateCatalogue(value: unknown): CatalogueEntry[] {
 }
 
 /** Parses and checks a catalogue file's text; JSON syntax errors are reported as such. */
-export function parseCatalogue(text: string): CatalogueEntry[] {
+export function parseCatalogue(text: string, source?: string): CatalogueEntry[] {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new CatalogueError([`not JSON: ${err instanceof Error ? err.message : String(err)}`]);
+    throw new CatalogueError([`not JSON: ${err instanceof Error ? err.message : String(err)}`], source);
   }
-  return validateCatalogue(value);
+  return validateCatalogue(value, source);
 }
 
 /** data/instance-types.json as shipped: Karpenter's labels and AL2023 allocatable per type. */

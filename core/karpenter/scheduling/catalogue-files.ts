@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadStaticOnDemandPrices } from '../../static-prices.js';
+import { buildBuiltInCatalogue, type BuiltInInstanceData, type CatalogueEntry, parseCatalogue } from './catalogue.js';
+
+/**
+ * The catalogue's file side (the engine itself reads nothing): the built-in catalogue from data/ and a user's
+ * `--instance-types FILE.json`.
+ */
+
+const DATA_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'data');
+
+let instanceData: BuiltInInstanceData | null = null;
+
+/** data/instance-types.json, read once. */
+export function builtInInstanceData(): BuiltInInstanceData {
+  instanceData ??= JSON.parse(readFileSync(join(DATA_DIR, 'instance-types.json'), 'utf8')) as BuiltInInstanceData;
+  return instanceData;
+}
+
+export interface BuiltInOptions {
+  /** AWS region whose static on-demand prices are used (USD regions only). */
+  region: string;
+  /** Zones to offer every type in; default the region's a, b and c. */
+  zones?: readonly string[];
+  /** Spot USD/hour keyed `${instanceType}/${zone}`, where known. */
+  spotUsdPerHour?: ReadonlyMap<string, number>;
+}
+
+/**
+ * Every type of the built-in data that has a static on-demand price in `region`, offered on-demand in every zone
+ * and spot where a spot price is given. An empty result (a region without a USD table) is the caller's to report.
+ */
+export function builtInCatalogue(opts: BuiltInOptions): CatalogueEntry[] {
+  const zones = opts.zones ?? ['a', 'b', 'c'].map((z) => `${opts.region}${z}`);
+  return buildBuiltInCatalogue(builtInInstanceData(), {
+    region: opts.region,
+    zones,
+    onDemandUsdPerHour: loadStaticOnDemandPrices(opts.region),
+    ...(opts.spotUsdPerHour ? { spotUsdPerHour: opts.spotUsdPerHour } : {}),
+  });
+}
+
+/** A user's catalogue file (a top-level JSON array), checked; errors name the file, the entry and the field. */
+export function readCatalogueFile(path: string): CatalogueEntry[] {
+  return parseCatalogue(readFileSync(path, 'utf8'), path);
+}
