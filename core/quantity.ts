@@ -38,10 +38,25 @@ function parseScaled(text: string, unitExp10: number): number {
   return sign === '-' ? -out : out;
 }
 
+// A cluster repeats the same few hundred quantity strings across 150,000 pods; parsing (BigInt arithmetic) is
+// remembered per string, the table dropped when it grows past a bound so odd inputs cannot grow it for ever.
+const MEMO_LIMIT = 50_000;
+const memo = [new Map<string, number>(), new Map<string, number>()];
+function remembered(q: string, unitExp10: 0 | 3): number {
+  const table = memo[unitExp10 === 3 ? 1 : 0];
+  let v = table.get(q);
+  if (v === undefined) {
+    v = parseScaled(q, unitExp10);
+    if (table.size >= MEMO_LIMIT) table.clear();
+    table.set(q, v);
+  }
+  return v;
+}
+
 /** "3920m" -> 3920, "2" -> 2000, "0.5" -> 500. */
-export const parseCpuMillicores = (q: string): number => parseScaled(q, 3);
+export const parseCpuMillicores = (q: string): number => remembered(q, 3);
 /** "15Gi" -> 16106127360, "14320468Ki" -> bytes, "1G" -> 1e9. Also used for pods and GPUs (counts). */
-export const parseBaseUnits = (q: string): number => parseScaled(q, 0);
+export const parseBaseUnits = (q: string): number => remembered(q, 0);
 
 export const formatCpu = (millicores: number): string => (millicores % 1000 === 0 ? String(millicores / 1000) : `${millicores}m`);
 export const formatMemory = (bytes: number): string => {

@@ -4,7 +4,7 @@ import type { Requirements } from './requirements.js';
 import {
   addVectors,
   fits,
-  fitsSum,
+  fitsSum3,
   formatResources,
   maxVectors,
   minVectors,
@@ -135,30 +135,35 @@ export function filterInstanceTypes(
 
 /**
  * The same filter when the requirements did not change since the options were last filtered: every option still
- * meets them and has an offering, so only the resources (and minValues) need checking. Null when nothing is left,
- * so the caller can run the full filter for the message.
+ * meets them and has an offering, so only the resources (and minValues) need checking. The same array comes back
+ * when every option still fits; null when nothing is left, so the caller can run the full filter for the message.
  */
 export function refitInstanceTypes(
-  options: readonly InstanceType[],
+  options: InstanceType[],
   reqs: Requirements,
-  total: ResourceVector,
+  requests: ResourceVector,
+  podRequests: ResourceVector,
   daemons: DaemonGroups,
   podPorts: readonly HostPort[],
 ): InstanceType[] | null {
-  const out: InstanceType[] = [];
+  let out: InstanceType[] | null = null;
   let conflicted: Set<number> | null = null;
-  for (const it of options) {
+  for (let i = 0; i < options.length; i++) {
+    const it = options[i];
     const g = daemons.groupOf[it.index];
-    if (g < 0) continue;
-    if (podPorts.length) {
-      if (conflicted?.has(g)) continue;
-      if (portsConflict(podPorts, daemons.hostPorts[g])) {
+    let keep = g >= 0;
+    if (keep && podPorts.length) {
+      if (conflicted?.has(g)) keep = false;
+      else if (portsConflict(podPorts, daemons.hostPorts[g])) {
         (conflicted ??= new Set()).add(g);
-        continue;
+        keep = false;
       }
     }
-    if (fitsSum(total, daemons.overhead[g], it.allocatableVector)) out.push(it);
+    if (keep) keep = fitsSum3(requests, podRequests, daemons.overhead[g], it.allocatableVector);
+    if (!keep && out === null) out = options.slice(0, i);
+    else if (keep && out !== null) out.push(it);
   }
+  if (out === null) return options;
   if (out.length === 0) return null;
   if (reqs.hasMinValues() && satisfiesMinValues(out, reqs).unmet) return null;
   return out;

@@ -3,8 +3,8 @@ import type { InstanceType } from './instance-types.js';
 import type { PodData } from './pod-data.js';
 import { hostPortsConflict, type HostPort, type SchedPod } from './pods.js';
 import { Requirement, type Requirements } from './requirements.js';
-import { addVectors, addInto, fitsSum, type ResourceSpace, type ResourceVector } from './resources.js';
-import { taintsMessage, untoleratedTaints } from './taints.js';
+import { addVectors, addInto, fitsSum3, type ResourceSpace, type ResourceVector } from './resources.js';
+import { taintsMessage, toleratesAll, untoleratedTaints } from './taints.js';
 import type { NodeClaimTemplate } from './templates.js';
 import type { Topology } from './topology.js';
 import { LABEL_HOSTNAME, WELL_KNOWN_LABELS } from './well-known.js';
@@ -32,6 +32,17 @@ const narrowed = (before: Requirement | undefined, after: Requirement) =>
   before.gte !== after.gte ||
   before.lte !== after.lte ||
   before.minValues !== after.minValues;
+
+/** Whether adding `incoming` would narrow any requirement of `base` (other than the hostname). */
+function wouldNarrow(base: Requirements, incoming: Requirements): boolean {
+  for (const r of incoming.values()) {
+    if (r.key === LABEL_HOSTNAME) continue;
+    if (!base.has(r.key)) return true;
+    const before = base.get(r.key);
+    if (narrowed(before, before.intersection(r))) return true;
+  }
+  return false;
+}
 
 /**
  * Adds `incoming` to `reqs` in place, saying whether any requirement other than the hostname narrowed (if none did,
@@ -73,34 +84,46 @@ export class InflightNodeClaim {
   }
 
   canAdd(data: PodData, topology: Topology): NodeClaimPlan | PlacementFailure {
+    // this runs for most pods against several NodeClaims: nothing is allocated until something changes
     const taints = this.template.pool.taints;
-    const untolerated = untoleratedTaints(taints, data.constraints.tolerations);
-    if (untolerated.length) return failure(true, () => taintsMessage(untolerated));
-    if (data.pod.hostPorts.some((p) => this.hostPorts.some((q) => hostPortsConflict(p, q)))) {
+    if (taints.length && !toleratesAll(taints, data.constraints.tolerations)) {
+      return failure(true, () => taintsMessage(untoleratedTaints(taints, data.constraints.tolerations)));
+    }
+    if (data.pod.hostPorts.length && data.pod.hostPorts.some((p) => this.hostPorts.some((q) => hostPortsConflict(p, q)))) {
       return failure(true, () => 'pod hostport conflicts with existing hostport configuration');
     }
     const incompatible = this.requirements.compatibility(data.requirements, WELL_KNOWN_LABELS);
     if (incompatible) return failure(true, () => `incompatible requirements, ${incompatible.message()}`);
-    const total = addVectors(this.requests, data.requests);
     // no type holds these requests whatever topology decides: the same shape will never fit here
-    if (!this.anyOptionFits(total)) {
-      return failure(true, () => this.fullFilter(this.requirements.copy().addAll(data.requirements), data, total).message());
+    if (!this.anyOptionFits(data.requests)) {
+      return failure(true, () =>
+        this.fullFilter(this.requirements.copy().addAll(data.requirements), data, addVectors(this.requests, data.requests)).message(),
+      );
     }
-    const reqs = this.requirements.copy();
-    const changed = addTracking(reqs, data.requirements);
+    let reqs = this.requirements;
+    let changed = false;
+    if (data.requirements.size > 0 && wouldNarrow(reqs, data.requirements)) {
+      reqs = reqs.copy();
+      changed = addTracking(reqs, data.requirements);
+    }
     let topologyChanged = false;
     if (!topology.empty) {
       const topo = topology.addRequirements(data.pod, taints, data.strict, reqs, WELL_KNOWN_LABELS);
       if ('message' in topo) return failure(false, topo.message);
-      const conflict = reqs.compatibility(topo, WELL_KNOWN_LABELS);
-      if (conflict) return failure(false, conflict.message);
-      topologyChanged = addTracking(reqs, topo);
+      if (topo.size > 0) {
+        const conflict = reqs.compatibility(topo, WELL_KNOWN_LABELS);
+        if (conflict) return failure(false, conflict.message);
+        if (wouldNarrow(reqs, topo)) {
+          if (reqs === this.requirements) reqs = reqs.copy();
+          topologyChanged = addTracking(reqs, topo);
+        }
+      }
     }
     if (!changed && !topologyChanged) {
-      const types = refitInstanceTypes(this.options, reqs, total, this.template.daemons, data.pod.hostPorts);
+      const types = refitInstanceTypes(this.options, reqs, this.requests, data.requests, this.template.daemons, data.pod.hostPorts);
       if (types) return { ok: true, requirements: reqs, options: types };
     }
-    const result = this.fullFilter(reqs, data, total);
+    const result = this.fullFilter(reqs, data, addVectors(this.requests, data.requests));
     // requirements only narrow and requests only grow, so unless topology chose the domain this stays a failure
     if (!result.types.length) return failure(!topologyChanged, result.message);
     return { ok: true, requirements: reqs, options: result.types };
@@ -118,11 +141,11 @@ export class InflightNodeClaim {
     }
   }
 
-  private anyOptionFits(total: ResourceVector): boolean {
+  private anyOptionFits(podRequests: ResourceVector): boolean {
     const d = this.template.daemons;
     for (const it of this.options) {
       const g = d.groupOf[it.index];
-      if (g >= 0 && fitsSum(total, d.overhead[g], it.allocatableVector)) return true;
+      if (g >= 0 && fitsSum3(this.requests, podRequests, d.overhead[g], it.allocatableVector)) return true;
     }
     return false;
   }

@@ -85,7 +85,9 @@ export function normalizePod(pod: KubePod, index = 0): SchedPod {
     const spec = pod.spec;
     // the API server defaults a request to its limit when only the limit is given
     const withDefaults = (cs: KubeContainer[]) =>
-      cs.map((c) => ({ ...c, resources: { requests: { ...(c.resources?.limits ?? {}), ...(c.resources?.requests ?? {}) } } }));
+      cs.some((c) => c.resources?.limits)
+        ? cs.map((c) => ({ ...c, resources: { requests: { ...(c.resources?.limits ?? {}), ...(c.resources?.requests ?? {}) } } }))
+        : cs;
     const requests: ResourceMap = effectiveRequestList(
       withDefaults(spec.containers),
       withDefaults(spec.initContainers ?? []),

@@ -163,7 +163,9 @@ export class Requirement {
       for (const v of this.values) if (!other.values.has(v) && withinBounds(v, gte, lte)) return true;
       return false;
     }
-    const [small, large] = this.values.size <= other.values.size ? [this.values, other.values] : [other.values, this.values];
+    const swap = this.values.size > other.values.size;
+    const small = swap ? other.values : this.values;
+    const large = swap ? this.values : other.values;
     for (const v of small) if (large.has(v) && withinBounds(v, gte, lte)) return true;
     return false;
   }
@@ -296,17 +298,19 @@ export class Requirements {
   }
 
   private intersection(incoming: Requirements): Incompatibility | null {
-    const [small, large] = this.byKey.size <= incoming.byKey.size ? [this.byKey, incoming.byKey] : [incoming.byKey, this.byKey];
-    const bad: string[] = [];
+    const swap = this.byKey.size > incoming.byKey.size;
+    const small = swap ? incoming.byKey : this.byKey;
+    const large = swap ? this.byKey : incoming.byKey;
+    let bad: string[] | null = null;
     for (const key of small.keys()) {
       if (!large.has(key)) continue;
-      const existing = this.get(key);
-      const inc = incoming.get(key);
+      const existing = this.byKey.get(key) as Requirement;
+      const inc = incoming.byKey.get(key) as Requirement;
       if (existing.hasIntersection(inc)) continue;
       if (isNegative(inc.operator()) && isNegative(existing.operator())) continue;
-      bad.push(key);
+      (bad ??= []).push(key);
     }
-    if (bad.length === 0) return null;
+    if (bad === null) return null;
     bad.sort();
     return {
       message: () => bad.map((key) => `key ${key}, ${incoming.get(key)} not in ${this.get(key)}`).join('; '),

@@ -112,6 +112,14 @@ export function fitsSum(requests: ResourceVector, extra: ResourceVector, total: 
   return true;
 }
 
+/** Whether a + b + c fit the total, without allocating the sum. */
+export function fitsSum3(a: ResourceVector, b: ResourceVector, c: ResourceVector, total: ResourceVector): boolean {
+  for (let i = 0; i < total.length; i++) {
+    if (total[i] < 0 || a[i] + b[i] + c[i] > total[i]) return false;
+  }
+  return true;
+}
+
 export function addInto(target: ResourceVector, v: ResourceVector): ResourceVector {
   for (let i = 0; i < target.length; i++) target[i] += v[i];
   return target;

@@ -42,6 +42,21 @@ export interface SolveResult {
   errors: Map<SchedPod, string>;
 }
 
+/**
+ * Everything podData reads: nodeSelector, requests, host ports, tolerations and node affinity (labels, namespace
+ * and pod affinities only matter to topology, which reads them from the pod itself).
+ */
+function shapeKey(pod: SchedPod, c: PodConstraints): string {
+  let k = '';
+  for (const key in pod.nodeSelector) k += `${key}=${pod.nodeSelector[key]},`;
+  k += '|';
+  for (const key in pod.requests) k += `${key}:${pod.requests[key]},`;
+  if (pod.hostPorts.length) k += `|p${JSON.stringify(pod.hostPorts)}`;
+  if (c.tolerations.length) k += `|t${JSON.stringify(c.tolerations)}`;
+  if (c.requiredNodeTerms.length || c.preferredNodeTerms.length) k += `|n${JSON.stringify([c.requiredNodeTerms, c.preferredNodeTerms])}`;
+  return k;
+}
+
 interface LiveList<T> {
   items: T[];
   /** New NodeClaims created before this index have been added to items. */
@@ -55,7 +70,8 @@ export class Scheduler {
   private readonly remaining: Map<string, { slots: number[]; amounts: ResourceVector }>;
   private readonly liveExisting = new Map<string, LiveList<ExistingNodeSlot>>();
   private readonly liveClaims = new Map<string, LiveList<InflightNodeClaim>>();
-  private readonly original = new Map<string, PodConstraints>();
+  /** PodData shared by pods whose scheduling-relevant fields are identical (most pods of a workload). */
+  private readonly shapes = new Map<string, PodData>();
 
   constructor(private readonly opts: SchedulerOptions) {
     this.topology = new Topology({ ...opts.topology, ignorePreferences: opts.ignorePreferences ?? false });
@@ -74,15 +90,17 @@ export class Scheduler {
     const mem = space.slot('memory');
     const data = new Map<SchedPod, PodData>();
     for (const p of pods) {
-      this.original.set(p.uid, p.constraints);
       data.set(p, this.dataFor(p, p.constraints));
       this.topology.update(p, p.constraints);
     }
-    const queue = [...pods].sort((a, b) => {
-      const ra = (data.get(a) as PodData).requests;
-      const rb = (data.get(b) as PodData).requests;
-      return rb[cpu] - ra[cpu] || rb[mem] - ra[mem] || a.createdAt - b.createdAt || (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
+    const keyed = pods.map((p) => {
+      const r = (data.get(p) as PodData).requests;
+      return { p, cpu: r[cpu], mem: r[mem] };
     });
+    keyed.sort(
+      (a, b) => b.cpu - a.cpu || b.mem - a.mem || a.p.createdAt - b.p.createdAt || (a.p.uid < b.p.uid ? -1 : a.p.uid > b.p.uid ? 1 : 0),
+    );
+    const queue = keyed.map((k) => k.p);
     const errors = new Map<SchedPod, string>();
     const lastLen = new Map<string, number>();
     let head = 0;
@@ -92,7 +110,7 @@ export class Scheduler {
       // a full pass over the queue without progress: stop
       if (lastLen.get(pod.uid) === pending) break;
       head++;
-      const err = this.trySchedule(pod, cloneConstraints(pod.constraints));
+      const err = this.trySchedule(pod, cloneConstraints(pod.constraints), data.get(pod));
       if (err === null) {
         errors.delete(pod);
         continue;
@@ -111,16 +129,22 @@ export class Scheduler {
   }
 
   private dataFor(pod: SchedPod, c: PodConstraints): PodData {
-    return podData(pod, c, this.opts.space, this.opts.ignorePreferences ?? false);
+    const shape = shapeKey(pod, c);
+    const known = this.shapes.get(shape);
+    if (known) return { ...known, pod, constraints: c };
+    const d = podData(pod, c, this.opts.space, this.opts.ignorePreferences ?? false);
+    this.shapes.set(shape, d);
+    return d;
   }
 
-  private trySchedule(pod: SchedPod, c: PodConstraints): string | null {
+  private trySchedule(pod: SchedPod, c: PodConstraints, first?: PodData): string | null {
+    let d = first ?? this.dataFor(pod, c);
     for (;;) {
-      const d = this.dataFor(pod, c);
       const err = this.add(d);
       if (err === null) return null;
       if (relax(c, this.opts.toleratePreferNoSchedule) === null) return err;
       this.topology.update(pod, c);
+      d = this.dataFor(pod, c);
     }
   }
 
@@ -162,24 +186,34 @@ export class Scheduler {
       this.liveClaims.set(d.key, live);
     }
     if (live.seen < this.newNodeClaims.length) {
-      live.items.push(...this.newNodeClaims.slice(live.seen));
+      for (let i = live.seen; i < this.newNodeClaims.length; i++) live.items.push(this.newNodeClaims[i]);
       live.seen = this.newNodeClaims.length;
     }
-    // Karpenter re-sorts its NodeClaims by pod count before each pod: the emptiest is tried first
-    const ordered = live.items.length > 1 ? [...live.items].sort((a, b) => a.pods.length - b.pods.length || a.id - b.id) : live.items;
-    let failed: Set<InflightNodeClaim> | null = null;
-    let placed = false;
-    for (const nc of ordered) {
+    // Karpenter re-sorts its NodeClaims by pod count before each pod and takes the first that fits: the emptiest.
+    // Scanning for the smallest (pods, id) does the same without sorting the list for every pod.
+    const items = live.items;
+    let tried: Set<InflightNodeClaim> | null = null;
+    for (;;) {
+      let best = -1;
+      for (let i = 0; i < items.length; i++) {
+        const nc = items[i];
+        if (tried?.has(nc)) continue;
+        if (best < 0 || nc.pods.length < items[best].pods.length || (nc.pods.length === items[best].pods.length && nc.id < items[best].id))
+          best = i;
+      }
+      if (best < 0) return false;
+      const nc = items[best];
       const plan = nc.canAdd(d, this.topology);
       if (plan.ok) {
         nc.add(d, plan, this.topology);
-        placed = true;
-        break;
+        return true;
       }
-      if (plan.permanent) (failed ??= new Set()).add(nc);
+      if (plan.permanent) {
+        // never again for this pod shape: drop it from the list (order does not matter, the scan finds the minimum)
+        items[best] = items[items.length - 1];
+        items.pop();
+      } else (tried ??= new Set()).add(nc);
     }
-    if (failed) live.items = live.items.filter((n) => !failed.has(n));
-    return placed;
   }
 
   private addToNew(d: PodData): string | null {

@@ -281,6 +281,15 @@ export class Topology {
 
   /** (Re)registers the pod's own constraints as groups it owns; call again after relaxing them. */
   update(pod: SchedPod, c: PodConstraints): void {
+    const constrained =
+      c.spread.length +
+        c.requiredPodAffinity.length +
+        c.preferredPodAffinity.length +
+        c.requiredAntiAffinity.length +
+        c.preferredAntiAffinity.length >
+      0;
+    // most pods have no topology of their own: nothing to register or unregister
+    if (!constrained && !this.ownedBy.has(pod.uid)) return;
     const owned = this.ownedBy.get(pod.uid);
     if (owned) for (const g of owned) g.owners.delete(pod.uid);
     this.ownedBy.set(pod.uid, new Set());
