@@ -1,17 +1,21 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { builtInCatalogue } from '../core/karpenter/scheduling/catalogue-files.js';
 import { normalizePod, prepare, provision } from '../core/karpenter/scheduling/index.js';
-import type { KubeNodePool, KubePod } from '../core/karpenter/scheduling/kube-types.js';
+import type { KubeNode, KubeNodePool, KubePod } from '../core/karpenter/scheduling/kube-types.js';
 import { scaleScenario } from '../sandbox/scale/scale-scenario.js';
 import type { SimNodePool, SimPod } from '../sandbox/scenario/types.js';
 
 /**
- * The scheduling engine at the cluster envelope, in its own process so its peak RSS is its own:
- *   --mode repack   re-place every Karpenter pod of the scale scenario (5,000 nodes, 150,000 pods) from scratch
- *                   over the full built-in catalogue (nodes and NodePool limits set aside: the envelope is far
- *                   past week4's limits), as the what-if "consolidation headroom" does;
- *   --mode predict  a prepared 5,000-node cluster, then one pending pod placed `--runs` times (each a fresh
- *                   provisioning round against the existing nodes), as the "predict" box does.
+ * The scheduling engine at the cluster envelope, each step in its own process so time and peak RSS are the
+ * engine's (plus its parsed input, as `simulate` would hold it), not the scenario generator's:
+ *   --mode input --out FILE   the scale scenario (5,000 nodes, 30 pods each) as Kubernetes objects, to FILE;
+ *   --mode repack --input F   re-place every Karpenter pod from scratch over the full built-in catalogue (nodes and
+ *                             NodePool limits set aside: the envelope is far past week4's limits), as the what-if
+ *                             "consolidation headroom" does;
+ *   --mode predict --input F  the cluster prepared once, then one pending pod placed `--runs` times against the
+ *                             existing nodes, as the "predict" box does (the first run, which derives each node's
+ *                             free room, is reported on its own).
  * Prints one JSON line with its own figures.
  */
 
@@ -21,8 +25,23 @@ const { values } = parseArgs({
     nodes: { type: 'string', default: '5000' },
     'pods-per-node': { type: 'string', default: '30' },
     runs: { type: 'string', default: '200' },
+    input: { type: 'string' },
+    out: { type: 'string' },
   },
 });
+
+interface EnvelopeInput {
+  region: string;
+  zones: string[];
+  end: number;
+  nodePools: KubeNodePool[];
+  nodes: KubeNode[];
+  /** Every pod alive at the end, bound to its node. */
+  pods: KubePod[];
+  daemonSetPods: KubePod[];
+  /** `${type}/${zone}` → USD/hour */
+  spot: [string, number][];
+}
 
 const toKubePod = (p: SimPod, bound: boolean): KubePod => ({
   metadata: {
@@ -60,8 +79,7 @@ const toKubeNodePool = (p: SimNodePool): KubeNodePool => ({
   },
 });
 
-function main(): void {
-  const t0 = performance.now();
+function buildInput(): EnvelopeInput {
   const sc = scaleScenario({
     nodes: Number(values.nodes),
     podsPerNode: Number(values['pods-per-node']),
@@ -70,51 +88,14 @@ function main(): void {
     meanNodeLifetimeDays: 0,
   });
   const alive = sc.pods.filter((p) => p.deletedAt === null);
-  const karpenterNodes = new Set(sc.nodes.filter((n) => n.deletedAt === null && n.nodePool !== null).map((n) => n.name));
-  const daemonSetPods = [
-    ...new Map(alive.filter((p) => p.ownerKind === 'DaemonSet').map((p) => [`${p.namespace}/${p.ownerName}`, p])).values(),
-  ].map((p) => toKubePod(p, false));
   // spot where the scenario simulated a price (its last one), else 35% of on-demand, so spot-only NodePools have types
   const spot = new Map<string, number>();
   for (const sp of sc.spotPrices) spot.set(`${sp.instanceType}/${sp.zone}`, sp.usdPerHour);
-  const onDemandOnly = builtInCatalogue({ region: sc.region, zones: sc.zones });
-  for (const e of onDemandOnly) {
+  for (const e of builtInCatalogue({ region: sc.region, zones: sc.zones })) {
     for (const z of sc.zones)
       if (!spot.has(`${e.name}/${z}`)) spot.set(`${e.name}/${z}`, Number((e.offerings[0].priceUsdPerHour * 0.35).toFixed(5)));
   }
-  const catalogue = builtInCatalogue({ region: sc.region, zones: sc.zones, spotUsdPerHour: spot });
-  const nodePools = sc.nodePools.map(toKubeNodePool);
-  const t1 = performance.now();
-  if (values.mode === 'repack') {
-    const pods = alive.filter((p) => p.ownerKind !== 'DaemonSet' && karpenterNodes.has(p.nodeName)).map((p) => toKubePod(p, false));
-    const t2 = performance.now();
-    const cpu0 = process.cpuUsage();
-    const ctx = prepare({ nodePools, pods, daemonSetPods, catalogue, now: sc.end });
-    const t3 = performance.now();
-    const r = provision(ctx, { destinations: [] });
-    const t4 = performance.now();
-    const cpu = process.cpuUsage(cpu0);
-    const usd = r.nodeClaims.reduce((s, nc) => s + nc.launch.usdPerHour, 0);
-    console.log(
-      JSON.stringify({
-        mode: 'repack',
-        pods: pods.length,
-        catalogueTypes: catalogue.length,
-        nodeClaims: r.nodeClaims.length,
-        unschedulable: r.unschedulable.length,
-        usdPerHourAfter: usd,
-        scenarioMs: t1 - t0,
-        prepareMs: t3 - t2,
-        solveMs: t4 - t3,
-        engineMs: t4 - t2,
-        engineCpuMs: (cpu.user + cpu.system) / 1000,
-        podsPerSecond: pods.length / ((t4 - t2) / 1000),
-        rssBytes: process.memoryUsage().rss,
-      }),
-    );
-    return;
-  }
-  const nodes = sc.nodes
+  const nodes: KubeNode[] = sc.nodes
     .filter((n) => n.deletedAt === null)
     .map((n) => ({
       metadata: {
@@ -136,10 +117,71 @@ function main(): void {
         },
       },
     }));
-  const pods = alive.map((p) => toKubePod(p, true));
-  const t2 = performance.now();
-  const ctx = prepare({ nodePools, nodes, pods, daemonSetPods, catalogue, now: sc.end });
-  const t3 = performance.now();
+  const daemons = new Map(alive.filter((p) => p.ownerKind === 'DaemonSet').map((p) => [`${p.namespace}/${p.ownerName}`, p]));
+  return {
+    region: sc.region,
+    zones: sc.zones,
+    end: sc.end,
+    nodePools: sc.nodePools.map(toKubeNodePool),
+    nodes,
+    pods: alive.map((p) => toKubePod(p, true)),
+    daemonSetPods: [...daemons.values()].map((p) => toKubePod(p, false)),
+    spot: [...spot],
+  };
+}
+
+function main(): void {
+  if (values.mode === 'input') {
+    if (!values.out) throw new Error('--mode input needs --out FILE');
+    const input = buildInput();
+    writeFileSync(values.out, JSON.stringify(input));
+    console.log(JSON.stringify({ mode: 'input', nodes: input.nodes.length, pods: input.pods.length }));
+    return;
+  }
+  if (!values.input) throw new Error(`--mode ${values.mode} needs --input FILE (from --mode input)`);
+  const input = JSON.parse(readFileSync(values.input, 'utf8')) as EnvelopeInput;
+  const catalogue = builtInCatalogue({ region: input.region, zones: input.zones, spotUsdPerHour: new Map(input.spot) });
+  if (values.mode === 'repack') {
+    // the pods of Karpenter's nodes, unbound: where would Karpenter put them on an empty cluster?
+    const karpenterNodes = new Set(input.nodes.filter((n) => n.metadata.labels?.['karpenter.sh/nodepool']).map((n) => n.metadata.name));
+    const pods = input.pods
+      .filter((p) => p.metadata.ownerReferences?.[0]?.kind !== 'DaemonSet' && karpenterNodes.has(p.spec.nodeName ?? ''))
+      .map((p) => ({ ...p, spec: { ...p.spec, nodeName: undefined }, status: { phase: 'Pending' } }));
+    input.pods = [];
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    const ctx = prepare({ nodePools: input.nodePools, pods, daemonSetPods: input.daemonSetPods, catalogue, now: input.end });
+    const t1 = performance.now();
+    const r = provision(ctx, { destinations: [] });
+    const t2 = performance.now();
+    const cpu = process.cpuUsage(cpu0);
+    console.log(
+      JSON.stringify({
+        mode: 'repack',
+        pods: pods.length,
+        catalogueTypes: catalogue.length,
+        nodeClaims: r.nodeClaims.length,
+        unschedulable: r.unschedulable.length,
+        usdPerHourAfter: r.nodeClaims.reduce((s, nc) => s + nc.launch.usdPerHour, 0),
+        prepareMs: t1 - t0,
+        solveMs: t2 - t1,
+        engineMs: t2 - t0,
+        engineCpuMs: (cpu.user + cpu.system) / 1000,
+        podsPerSecond: pods.length / ((t2 - t0) / 1000),
+      }),
+    );
+    return;
+  }
+  const t0 = performance.now();
+  const ctx = prepare({
+    nodePools: input.nodePools,
+    nodes: input.nodes,
+    pods: input.pods,
+    daemonSetPods: input.daemonSetPods,
+    catalogue,
+    now: input.end,
+  });
+  const prepareMs = performance.now() - t0;
   const candidate = [
     normalizePod({
       metadata: { name: 'predict-me', namespace: 'default' },
@@ -150,26 +192,32 @@ function main(): void {
     }),
   ];
   const times: number[] = [];
-  let placedOnExisting = 0;
-  for (let i = 0; i < Number(values.runs); i++) {
+  let firstMs = 0;
+  let landed = '';
+  const runs = Number(values.runs);
+  for (let i = 0; i <= runs; i++) {
     const s = performance.now();
     const r = provision(ctx, { pods: candidate });
-    times.push(performance.now() - s);
-    placedOnExisting = r.onExistingNodes.size;
+    const ms = performance.now() - s;
+    if (i === 0) firstMs = ms;
+    else times.push(ms);
+    landed = r.nodeClaims.length
+      ? `new ${r.nodeClaims[0].launch.instanceType.name}`
+      : `existing ${[...r.onExistingNodes.keys()][0] ?? 'none'}`;
   }
   times.sort((a, b) => a - b);
   const q = (f: number) => times[Math.min(times.length - 1, Math.floor(f * times.length))];
   console.log(
     JSON.stringify({
       mode: 'predict',
-      nodes: nodes.length,
-      pods: pods.length,
-      prepareMs: t3 - t2,
-      runs: times.length,
+      nodes: input.nodes.length,
+      pods: input.pods.length,
+      prepareMs,
+      firstMs,
+      runs,
       p50Ms: q(0.5),
       p99Ms: q(0.99),
-      placedOnExisting,
-      rssBytes: process.memoryUsage().rss,
+      landed,
     }),
   );
 }

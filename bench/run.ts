@@ -8,6 +8,7 @@ import { describeMachine, loadSampler } from './machine.js';
 import { type BenchRow, figure, formatTable } from './report.js';
 import { bundleBench } from './bundle-bench.js';
 import { costExplorerBench } from './cost-explorer-bench.js';
+import { engineBench } from './engine-bench.js';
 import { ingestBench } from './ingest-bench.js';
 import { findKubectl, snapshotBench } from './snapshot-bench.js';
 import { storeBench } from './store-bench.js';
@@ -24,6 +25,7 @@ const BENCHES: Record<string, (ctx: BenchContext) => Promise<BenchResult>> = {
   ingest: ingestBench,
   'cost-explorer': costExplorerBench,
   bundle: bundleBench,
+  engine: engineBench,
 };
 
 const HELP = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(BENCHES).join(',')}]

@@ -113,7 +113,7 @@ export class Consolidator {
     private readonly world: ConsolidationWorld,
   ) {
     for (const n of world.nodes) this.bases.set(n.name, nodeBase(ctx, n));
-    this.topologyNodes = world.nodes.map(topologyNode);
+    this.topologyNodes = world.nodes.map((n) => topologyNode(ctx, n));
     const bound: BoundPod[] = [];
     for (const n of world.nodes) for (const p of n.pods) bound.push({ pod: p, constraints: p.constraints, nodeName: n.name });
     this.bound = indexBoundPods(bound);

@@ -10,7 +10,7 @@ import { isOwnedByDaemonSet, normalizePod, type SchedPod } from './pods.js';
 import { Requirements } from './requirements.js';
 import { ResourceSpace } from './resources.js';
 import { anyPreferNoSchedule, type NodeClaimTemplate, prepareTemplates } from './templates.js';
-import type { DomainSource, TopologyNode } from './topology.js';
+import { type BoundPod, type DomainSource, indexBoundPods, type TopologyNode } from './topology.js';
 import { RESOURCE_NODES } from './well-known.js';
 
 /** Everything the engine reads, as Kubernetes objects plus a catalogue. */
@@ -60,6 +60,14 @@ export interface EngineContext {
   /** Things worth telling the user that did not stop the simulation. */
   warnings: string[];
   domainSources: () => Iterable<DomainSource>;
+  /** Derived per node, kept so repeated simulations against the same cluster (predict) do not redo them. */
+  caches: {
+    bases: WeakMap<ExistingNodeSpec, ExistingNodeBase>;
+    capacity: WeakMap<ExistingNodeSpec, Float64Array>;
+    topologyNodes: WeakMap<ExistingNodeSpec, TopologyNode>;
+    /** Every node's pods indexed for topology, built on first use. */
+    bound: ReturnType<typeof indexBoundPods> | null;
+  };
 }
 
 /** One pod per DaemonSet among the pods (the first by name), standing for its template. */
@@ -158,6 +166,7 @@ export function prepare(input: EngineInput): EngineContext {
     toleratePreferNoSchedule: anyPreferNoSchedule(pools),
     warnings,
     domainSources,
+    caches: { bases: new WeakMap(), capacity: new WeakMap(), topologyNodes: new WeakMap(), bound: null },
   };
 }
 
@@ -168,14 +177,34 @@ export function nodePrice(ctx: EngineContext, node: ExistingNodeSpec): number | 
   return it ? offeringPrice(it, node.zone, node.capacityType) : null;
 }
 
-export const topologyNode = (n: ExistingNodeSpec): TopologyNode => ({
-  name: n.name,
-  labels: n.labels,
-  taints: n.taints,
-  requirements: Requirements.fromLabels(n.labels),
-});
+export function topologyNode(ctx: EngineContext, n: ExistingNodeSpec): TopologyNode {
+  let t = ctx.caches.topologyNodes.get(n);
+  if (!t) {
+    t = { name: n.name, labels: n.labels, taints: n.taints, requirements: Requirements.fromLabels(n.labels) };
+    ctx.caches.topologyNodes.set(n, t);
+  }
+  return t;
+}
 
-export const nodeBase = (ctx: EngineContext, n: ExistingNodeSpec): ExistingNodeBase => existingNodeBase(n, ctx.daemonPods, ctx.space);
+/** What a node offers a scheduling round (computed once per node object). */
+export function nodeBase(ctx: EngineContext, n: ExistingNodeSpec): ExistingNodeBase {
+  let b = ctx.caches.bases.get(n);
+  if (!b) {
+    b = existingNodeBase(n, ctx.daemonPods, ctx.space);
+    ctx.caches.bases.set(n, b);
+  }
+  return b;
+}
+
+/** The pods of the input's nodes, indexed for topology counting (built once). */
+export function clusterBoundPods(ctx: EngineContext): ReturnType<typeof indexBoundPods> {
+  if (!ctx.caches.bound) {
+    const bound: BoundPod[] = [];
+    for (const n of ctx.nodes) for (const p of n.pods) bound.push({ pod: p, constraints: p.constraints, nodeName: n.name });
+    ctx.caches.bound = indexBoundPods(bound);
+  }
+  return ctx.caches.bound;
+}
 
 /** NodePool limits less what its nodes already use (capacity, one per node), for the pools that have limits. */
 export function remainingLimits(
@@ -191,7 +220,11 @@ export function remainingLimits(
   for (const n of nodes) {
     const rem = n.nodePool === null ? undefined : out.get(n.nodePool);
     if (!rem) continue;
-    const cap = ctx.space.vector({ ...n.capacity, [RESOURCE_NODES]: 1 });
+    let cap = ctx.caches.capacity.get(n);
+    if (!cap) {
+      cap = ctx.space.vector({ ...n.capacity, [RESOURCE_NODES]: 1 });
+      ctx.caches.capacity.set(n, cap);
+    }
     for (const s of rem.slots) rem.amounts[s] -= cap[s];
   }
   return out;

@@ -44,17 +44,19 @@ export interface ExistingPlan {
 /** An existing (or just-provisioned) node as a destination in one scheduling round (Karpenter's ExistingNode). */
 export class ExistingNodeSlot {
   readonly pods: SchedPod[] = [];
-  private readonly remaining: ResourceVector;
-  private readonly hostPorts: HostPort[];
+  // the base's, until the first pod lands here (most slots of a round never get one)
+  private remaining: ResourceVector;
+  private hostPorts: HostPort[];
   private requirements: Requirements;
+  private owned = false;
 
   constructor(
     readonly base: ExistingNodeBase,
     /** Pods from other nodes may not move here yet (consolidation simulations only). */
     readonly underConsolidateAfter: boolean,
   ) {
-    this.remaining = Float64Array.from(base.remaining);
-    this.hostPorts = [...base.hostPorts];
+    this.remaining = base.remaining;
+    this.hostPorts = base.hostPorts;
     this.requirements = base.requirements;
   }
 
@@ -63,9 +65,11 @@ export class ExistingNodeSlot {
   }
 
   canAdd(data: PodData, topology: Topology): ExistingPlan | PlacementFailure {
-    const untolerated = untoleratedTaints(this.node.taints, data.constraints.tolerations);
-    if (untolerated.length) return failure(true, () => taintsMessage(untolerated));
-    if (data.pod.hostPorts.some((p) => this.hostPorts.some((q) => hostPortsConflict(p, q)))) {
+    const taints = this.node.taints;
+    if (taints.length && !toleratesAll(taints, data.constraints.tolerations)) {
+      return failure(true, () => taintsMessage(untoleratedTaints(taints, data.constraints.tolerations)));
+    }
+    if (data.pod.hostPorts.length && data.pod.hostPorts.some((p) => this.hostPorts.some((q) => hostPortsConflict(p, q)))) {
       return failure(true, () => 'checking host port usage, pod hostport conflicts with existing hostport configuration');
     }
     if (!fits(data.requests, this.remaining)) return failure(true, () => 'exceeds node resources');
@@ -83,6 +87,11 @@ export class ExistingNodeSlot {
   }
 
   add(data: PodData, plan: ExistingPlan, topology: Topology): void {
+    if (!this.owned) {
+      this.remaining = Float64Array.from(this.remaining);
+      this.hostPorts = [...this.hostPorts];
+      this.owned = true;
+    }
     this.pods.push(data.pod);
     subtractInto(this.remaining, data.requests);
     this.requirements = plan.requirements;

@@ -1,9 +1,8 @@
-import { type EngineContext, nodeBase, remainingLimits, topologyNode } from './engine.js';
+import { clusterBoundPods, type EngineContext, nodeBase, remainingLimits, topologyNode } from './engine.js';
 import { chooseLaunch, type FinalNodeClaim, finalizeNodeClaim, type LaunchChoice, nodeClaimRequirements } from './launch.js';
 import type { ExistingNodeSpec } from './nodes.js';
 import { isProvisionable, isReschedulable, type SchedPod } from './pods.js';
 import { Scheduler } from './scheduler.js';
-import { type BoundPod, indexBoundPods } from './topology.js';
 
 /** A NodeClaim Karpenter would create for pending pods, and what it would launch. */
 export interface ProvisionedNodeClaim {
@@ -34,28 +33,51 @@ export function podsToProvision(ctx: EngineContext): SchedPod[] {
   return out;
 }
 
+const views = new WeakMap<EngineContext, ReturnType<typeof buildView>>();
+
+function buildView(ctx: EngineContext) {
+  const destinations = ctx.nodes.filter((n) => !n.markedForDeletion);
+  return {
+    destinations,
+    // in the order the scheduler tries them, so it need not sort them again for every round
+    existing: [...destinations]
+      .sort((a, b) => Number(b.initialized) - Number(a.initialized) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+      .map((n) => ({ base: nodeBase(ctx, n), underConsolidateAfter: false })),
+    topologyNodes: ctx.nodes.map((n) => topologyNode(ctx, n)),
+    deleting: new Set(ctx.nodes.filter((n) => n.markedForDeletion).map((n) => n.name)),
+  };
+}
+
+/** The input's nodes as every provisioning round against them needs them, built once per context. */
+function clusterView(ctx: EngineContext): ReturnType<typeof buildView> {
+  let v = views.get(ctx);
+  if (!v) {
+    v = buildView(ctx);
+    views.set(ctx, v);
+  }
+  return v;
+}
+
 /** One provisioning round (Karpenter's Provisioner.Schedule → Scheduler.Solve → NodeClaim launch). */
 export function provision(ctx: EngineContext, opts: ProvisionOptions = {}): ProvisioningOutcome {
   const pods = opts.pods ?? podsToProvision(ctx);
-  const destinations = opts.destinations ?? ctx.nodes.filter((n) => !n.markedForDeletion);
-  const excluded = new Set(pods.map((p) => p.uid));
-  const bound: BoundPod[] = [];
-  for (const n of ctx.nodes) for (const p of n.pods) bound.push({ pod: p, constraints: p.constraints, nodeName: n.name });
+  const cluster = clusterView(ctx);
+  const destinations = opts.destinations ?? cluster.destinations;
   const scheduler = new Scheduler({
     space: ctx.space,
     templates: ctx.templates,
-    existing: destinations.map((n) => ({ base: nodeBase(ctx, n), underConsolidateAfter: false })),
+    existing: opts.destinations ? destinations.map((n) => ({ base: nodeBase(ctx, n), underConsolidateAfter: false })) : cluster.existing,
     remaining: remainingLimits(ctx, destinations),
     topology: {
       domainSources: ctx.domainSources,
-      nodes: ctx.nodes.map(topologyNode),
-      ...indexBoundPods(bound),
-      excluded,
+      nodes: cluster.topologyNodes,
+      ...clusterBoundPods(ctx),
+      excluded: new Set(pods.map((p) => p.uid)),
       namespaceLabels: ctx.namespaceLabels,
     },
     ignorePreferences: ctx.ignorePreferences,
     toleratePreferNoSchedule: ctx.toleratePreferNoSchedule,
-    deletingNodes: new Set(ctx.nodes.filter((n) => n.markedForDeletion).map((n) => n.name)),
+    deletingNodes: cluster.deleting,
   });
   const result = scheduler.solve(pods);
   const unschedulable = [...result.errors].map(([pod, reason]) => ({ pod, reason }));

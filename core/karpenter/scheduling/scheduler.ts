@@ -75,12 +75,11 @@ export class Scheduler {
 
   constructor(private readonly opts: SchedulerOptions) {
     this.topology = new Topology({ ...opts.topology, ignorePreferences: opts.ignorePreferences ?? false });
-    this.existing = opts.existing
-      .map((e) => new ExistingNodeSlot(e.base, e.underConsolidateAfter))
-      .sort(
-        (a, b) =>
-          Number(b.node.initialized) - Number(a.node.initialized) || (a.node.name < b.node.name ? -1 : a.node.name > b.node.name ? 1 : 0),
-      );
+    const order = (a: ExistingNodeSlot, b: ExistingNodeSlot) =>
+      Number(b.node.initialized) - Number(a.node.initialized) || (a.node.name < b.node.name ? -1 : a.node.name > b.node.name ? 1 : 0);
+    this.existing = opts.existing.map((e) => new ExistingNodeSlot(e.base, e.underConsolidateAfter));
+    // initialized nodes first, then by name (often given in that order already)
+    if (this.existing.some((s, i) => i > 0 && order(this.existing[i - 1], s) > 0)) this.existing.sort(order);
     this.remaining = new Map([...opts.remaining].map(([k, v]) => [k, { slots: v.slots, amounts: Float64Array.from(v.amounts) }]));
   }
 
