@@ -23,7 +23,7 @@ export {
   type CatalogueOffering,
 } from './catalogue.js';
 export { EngineInputError } from './errors.js';
-export { normalizePod, type SchedPod } from './pods.js';
+export { expandReplicas, isReschedulable, normalizePod, type SchedPod } from './pods.js';
 export { normalizeNode, type ExistingNodeSpec } from './nodes.js';
 export { normalizeNodePool, type NodePoolSpec } from './nodepools.js';
 export { Requirement, Requirements, type SelectorRequirement } from './requirements.js';

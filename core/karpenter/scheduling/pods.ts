@@ -187,3 +187,17 @@ export const isProvisionable = (p: SchedPod) => p.nodeName === null && isActive(
 export const hasAntiAffinity = (c: PodConstraints) => c.requiredAntiAffinity.length > 0 || c.preferredAntiAffinity.length > 0;
 
 export type { SelectorRequirement };
+
+/**
+ * `replicas` pending pods from one pod template (a Deployment's spec.template, a pasted Pod), named
+ * `<name>-0`, `<name>-1`…, for predicting where a workload would go.
+ */
+export function expandReplicas(template: KubePod, replicas: number): KubePod[] {
+  const base = template.metadata?.name ?? 'pod';
+  return Array.from({ length: replicas }, (_, i) => ({
+    ...template,
+    metadata: { ...template.metadata, name: `${base}-${i}`, uid: `${template.metadata?.namespace ?? 'default'}/${base}-${i}` },
+    spec: { ...template.spec, nodeName: undefined },
+    status: { phase: 'Pending' },
+  }));
+}
