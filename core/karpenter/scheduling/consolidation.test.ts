@@ -415,3 +415,87 @@ describe('provisioning then consolidation', () => {
     expect(r.costUsdPerHour).toEqual({ before: 0, after: r.provisioning.nodeClaims[0].usdPerHour });
   });
 });
+
+describe('consolidation with topology, time and same-type merges', () => {
+  const CHEAPEST = '1-cpu-1-mem-amd64-linux-test-zone-1-on-demand';
+  it.each([
+    ['on-demand', CHEAPEST],
+    ['spot', '1-cpu-1-mem-amd64-linux-test-zone-1-spot'],
+  ])("won't merge 2 nodes into 1 of the same type (%s): consolidation_test.go:4089 — deletes the node with the fewest pods", (ct, type) => {
+    const r = sim({
+      nodes: [nodeOf('n0', type, ct), nodeOf('n1', type, ct)],
+      pods: [rsPod('p0', 'n0'), rsPod('p1', 'n1'), rsPod('p2', 'n1')],
+      featureGates: { spotToSpotConsolidation: true },
+    });
+    expect(r.consolidation.decisions).toEqual([
+      {
+        action: 'delete',
+        reason: 'Underutilized',
+        method: 'single-node',
+        candidates: ['n0'],
+        replacement: null,
+        savingsUsdPerHour: expect.closeTo(0.207374, 6),
+      },
+    ]);
+  });
+  it('should not consolidate pods onto a destination node that is under its consolidateAfter window: consolidation_test.go:3050', () => {
+    // n1's pod has run for an hour; n0 received a pod 30 s ago, so with consolidateAfter 1m n1's pod may not move there
+    const pool = suitePool({ consolidateAfter: '1m' });
+    const input = () => ({
+      nodes: [nodeOf('n0', CHEAPEST), nodeOf('n1', CHEAPEST)],
+      pods: [
+        rsPod('p0', 'n0'),
+        rsPod('p1', 'n0', { createdAt: '2026-01-31T23:59:30Z' }),
+        rsPod('p2', 'n1', { createdAt: '2026-01-31T23:00:00Z' }),
+      ],
+      pool,
+    });
+    const early = sim(input());
+    expect(early.consolidation.decisions).toEqual([]);
+    // with nowhere to go but a new node, which is no cheaper than n1 itself
+    expect(early.consolidation.unconsolidatable.find((u) => u.node === 'n1')?.reason).toBe("Can't replace with a cheaper node");
+    // two minutes on, the window has passed for both: n1 goes
+    const later = simulate({ nodePools: [pool], ...input(), catalogue: fakeAssorted(), now: NOW + 120_000 });
+    expect(later.consolidation.decisions[0]).toMatchObject({ action: 'delete', candidates: ['n1'] });
+  });
+  it('can replace node maintaining zonal topology spread: consolidation_test.go:4525 (the replacement goes to the same zone)', () => {
+    const tsc = {
+      maxSkew: 1,
+      topologyKey: 'topology.kubernetes.io/zone',
+      whenUnsatisfiable: 'DoNotSchedule',
+      labelSelector: { matchLabels: { app: 'test-zonal-spread' } },
+    };
+    const one = { cpu: '1', memory: '1Gi', pods: '10' };
+    const zoned = (name: string, zone: string, type: string) => nodeOf(name, type, 'on-demand', { zone, allocatable: one });
+    const r = sim({
+      nodes: [
+        zoned('z1', 'test-zone-1', '1-cpu-1-mem-amd64-linux-test-zone-1-on-demand'),
+        zoned('z2', 'test-zone-2', '64-cpu-128-mem-amd64-linux-test-zone-2-on-demand'),
+        zoned('z3', 'test-zone-3', '1-cpu-1-mem-amd64-linux-test-zone-3-on-demand'),
+      ],
+      pods: ['z1', 'z2', 'z3'].map((n) =>
+        rsPod(`p-${n}`, n, { labels: { app: 'test-zonal-spread' }, requests: { cpu: '1' }, spec: { topologySpreadConstraints: [tsc] } }),
+      ),
+    });
+    const [d] = r.consolidation.decisions;
+    expect(d).toMatchObject({ action: 'replace', candidates: ['z2'] });
+    expect(d.replacement?.zone).toBe('test-zone-2');
+  });
+  it("won't delete node if it would violate pod anti-affinity: consolidation_test.go:4599", () => {
+    const anti = {
+      podAntiAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: labels } }],
+      },
+    };
+    const r = sim({
+      nodes: ['n0', 'n1', 'n2'].map((n, i) =>
+        nodeOf(n, `1-cpu-1-mem-amd64-linux-test-zone-${i + 1}-on-demand`, 'on-demand', {
+          zone: `test-zone-${i + 1}`,
+          allocatable: { cpu: '1', memory: '1Gi', pods: '10' },
+        }),
+      ),
+      pods: ['n0', 'n1', 'n2'].map((n) => rsPod(`p-${n}`, n, { requests: { cpu: '1' }, spec: { affinity: anti } })),
+    });
+    expect(r.consolidation.decisions).toEqual([]);
+  });
+});
