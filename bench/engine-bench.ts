@@ -26,6 +26,14 @@ interface Repack {
   podsPerSecond: number;
 }
 
+interface Consolidation {
+  nodes: number;
+  pods: number;
+  consolidateMs: number;
+  command: string | null;
+  verdicts: number;
+}
+
 interface Predict {
   nodes: number;
   pods: number;
@@ -55,6 +63,13 @@ export async function engineBench(ctx: BenchContext): Promise<BenchResult> {
   if (pr.code !== 0) throw new Error(`the predict run failed (${pr.code}): ${pr.stderr.slice(-800)}`);
   const predict = lastJsonLine<Predict>(pr.stdout);
   ctx.log(`engine: predict p50 ${predict.p50Ms.toFixed(1)} ms, p99 ${predict.p99Ms.toFixed(1)} ms over ${predict.runs} runs`);
+
+  const co = await run(['--mode', 'consolidate', '--input', input], 1_200_000);
+  if (co.code !== 0) throw new Error(`the consolidation run failed (${co.code}): ${co.stderr.slice(-800)}`);
+  const consolidation = lastJsonLine<Consolidation>(co.stdout);
+  ctx.log(
+    `engine: consolidation round over ${consolidation.nodes} nodes in ${(consolidation.consolidateMs / 1000).toFixed(1)} s: ${consolidation.command ?? 'no command'}`,
+  );
 
   const scale = `${repack.pods.toLocaleString('en-US')} pods, ${repack.catalogueTypes.toLocaleString('en-US')} types`;
   const rows: BenchRow[] = [
@@ -98,6 +113,26 @@ export async function engineBench(ctx: BenchContext): Promise<BenchResult> {
       target: { kind: 'at-most', max: 1 },
       note: `p50 ${predict.p50Ms.toFixed(1)} ms; the cluster prepared once (${(predict.prepareMs / 1000).toFixed(1)} s), the first predict after it ${predict.firstMs.toFixed(0)} ms`,
     }),
+    figure({
+      bench: 'engine',
+      figure: `consolidation round on ${consolidation.nodes.toLocaleString('en-US')} nodes, every node's reason`,
+      unit: 'ms',
+      ours: consolidation.consolidateMs,
+      peerLabel: 'no bound set',
+      peer: null,
+      target: { kind: 'info' },
+      note: `${consolidation.command ?? 'no command'}; ${consolidation.verdicts} nodes given a reason (each evaluated as single-node consolidation)`,
+    }),
   ];
-  return { rows, details: { repack, predict, repackRssBytes: rp.maxRssBytes, inputSeconds: made.wallMs / 1000 } };
+  return {
+    rows,
+    details: {
+      repack,
+      predict,
+      consolidation,
+      repackRssBytes: rp.maxRssBytes,
+      consolidateRssBytes: co.maxRssBytes,
+      inputSeconds: made.wallMs / 1000,
+    },
+  };
 }

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { builtInCatalogue } from '../core/karpenter/scheduling/catalogue-files.js';
-import { normalizePod, prepare, provision } from '../core/karpenter/scheduling/index.js';
+import { consolidate, normalizePod, prepare, provision } from '../core/karpenter/scheduling/index.js';
 import type { KubeNode, KubeNodePool, KubePod } from '../core/karpenter/scheduling/kube-types.js';
 import { scaleScenario } from '../sandbox/scale/scale-scenario.js';
 import type { SimNodePool, SimPod } from '../sandbox/scenario/types.js';
@@ -182,6 +182,25 @@ function main(): void {
     now: input.end,
   });
   const prepareMs = performance.now() - t0;
+  if (values.mode === 'consolidate') {
+    const c0 = performance.now();
+    const out = consolidate(ctx, provision(ctx));
+    const ms = performance.now() - c0;
+    console.log(
+      JSON.stringify({
+        mode: 'consolidate',
+        nodes: input.nodes.length,
+        pods: input.pods.length,
+        prepareMs,
+        consolidateMs: ms,
+        command: out.command
+          ? `${out.command.method} ${out.command.replacement ? 'replace' : 'delete'} ${out.command.candidates.length}`
+          : null,
+        verdicts: out.unconsolidatable.length,
+      }),
+    );
+    return;
+  }
   const candidate = [
     normalizePod({
       metadata: { name: 'predict-me', namespace: 'default' },

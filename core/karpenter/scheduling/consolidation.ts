@@ -1,5 +1,5 @@
 import { allowedDisruptions } from './budgets.js';
-import { type EngineContext, nodeBase, nodePrice, remainingLimits, topologyNode } from './engine.js';
+import { capacityVector, type EngineContext, nodeBase, nodePrice, remainingLimits, topologyNode } from './engine.js';
 import type { ExistingNodeBase } from './existing-node.js';
 import {
   cheapestAllowedPrice,
@@ -107,6 +107,13 @@ export class Consolidator {
   private readonly bound: ReturnType<typeof indexBoundPods>;
   private readonly candidates: Candidate[] = [];
   private readonly verdicts = new Map<string, NodeVerdict>();
+  /** Every node that is not being deleted, as a destination, in the order the scheduler tries them. */
+  private readonly destinations: { base: ExistingNodeBase; underConsolidateAfter: boolean; node: ExistingNodeSpec }[];
+  private readonly deleting: ReadonlySet<string>;
+  private readonly byName: ReadonlyMap<string, ExistingNodeSpec>;
+  private readonly destinationIndex: ReadonlyMap<string, number>;
+  /** NodePool limits less every destination's capacity; a simulation adds its candidates' back. */
+  private readonly remaining: Map<string, { slots: number[]; amounts: Float64Array }>;
 
   constructor(
     private readonly ctx: EngineContext,
@@ -117,6 +124,18 @@ export class Consolidator {
     const bound: BoundPod[] = [];
     for (const n of world.nodes) for (const p of n.pods) bound.push({ pod: p, constraints: p.constraints, nodeName: n.name });
     this.bound = indexBoundPods(bound);
+    const live = world.nodes
+      .filter((n) => !n.markedForDeletion)
+      .sort((a, b) => Number(b.initialized) - Number(a.initialized) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    this.destinations = live.map((n) => ({
+      base: this.bases.get(n.name) as ExistingNodeBase,
+      underConsolidateAfter: this.underConsolidateAfter(n),
+      node: n,
+    }));
+    this.deleting = new Set(world.nodes.filter((n) => n.markedForDeletion).map((n) => n.name));
+    this.byName = new Map(world.nodes.map((n) => [n.name, n]));
+    this.destinationIndex = new Map(this.destinations.map((d, i) => [d.node.name, i]));
+    this.remaining = remainingLimits(ctx, live);
   }
 
   run(): ConsolidationOutcome {
@@ -392,16 +411,28 @@ export class Consolidator {
   private compute(cands: Candidate[], gone: ReadonlySet<string> = new Set()): Evaluation {
     const { ctx } = this;
     const names = new Set([...gone, ...cands.map((c) => c.node.name)]);
-    const destinations = this.world.nodes.filter((n) => !names.has(n.name) && !n.markedForDeletion);
     const pods = cands.flatMap((c) => c.reschedulable.filter((p) => !ctx.pdbs.heldInPlace(p, ctx.now)));
+    // the candidates' capacity no longer counts against their NodePools' limits
+    const remaining = new Map([...this.remaining].map(([k, v]) => [k, { slots: v.slots, amounts: Float64Array.from(v.amounts) }]));
+    // the candidates (and nodes already gone this round) are no destinations; the rest stay in the scheduler's order
+    const skip = new Uint8Array(this.destinations.length);
+    for (const name of names) {
+      const n = this.byName.get(name);
+      const rem = n?.nodePool ? remaining.get(n.nodePool) : undefined;
+      if (n && rem) {
+        const cap = capacityVector(ctx, n);
+        for (const sl of rem.slots) rem.amounts[sl] += cap[sl];
+      }
+      const i = this.destinationIndex.get(name);
+      if (i !== undefined) skip[i] = 1;
+    }
     const scheduler = new Scheduler({
       space: ctx.space,
       templates: ctx.templates,
-      existing: destinations.map((n) => ({
-        base: this.bases.get(n.name) as ExistingNodeBase,
-        underConsolidateAfter: this.underConsolidateAfter(n),
-      })),
-      remaining: remainingLimits(ctx, destinations),
+      existing: this.destinations,
+      existingSorted: true,
+      skip,
+      remaining,
       topology: {
         domainSources: ctx.domainSources,
         nodes: this.topologyNodes,
@@ -411,7 +442,7 @@ export class Consolidator {
       },
       ignorePreferences: ctx.ignorePreferences,
       toleratePreferNoSchedule: ctx.toleratePreferNoSchedule,
-      deletingNodes: new Set(this.world.nodes.filter((n) => n.markedForDeletion).map((n) => n.name)),
+      deletingNodes: this.deleting,
     });
     const result = scheduler.solve(pods);
     const single = cands.length === 1;

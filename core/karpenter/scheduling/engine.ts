@@ -220,12 +220,18 @@ export function remainingLimits(
   for (const n of nodes) {
     const rem = n.nodePool === null ? undefined : out.get(n.nodePool);
     if (!rem) continue;
-    let cap = ctx.caches.capacity.get(n);
-    if (!cap) {
-      cap = ctx.space.vector({ ...n.capacity, [RESOURCE_NODES]: 1 });
-      ctx.caches.capacity.set(n, cap);
-    }
+    const cap = capacityVector(ctx, n);
     for (const s of rem.slots) rem.amounts[s] -= cap[s];
   }
   return out;
+}
+
+/** A node's capacity as NodePool limits count it (status.capacity, and 1 node), made once per node. */
+export function capacityVector(ctx: EngineContext, n: ExistingNodeSpec): Float64Array {
+  let cap = ctx.caches.capacity.get(n);
+  if (!cap) {
+    cap = ctx.space.vector({ ...n.capacity, [RESOURCE_NODES]: 1 });
+    ctx.caches.capacity.set(n, cap);
+  }
+  return cap;
 }

@@ -67,6 +67,7 @@ export function provision(ctx: EngineContext, opts: ProvisionOptions = {}): Prov
     space: ctx.space,
     templates: ctx.templates,
     existing: opts.destinations ? destinations.map((n) => ({ base: nodeBase(ctx, n), underConsolidateAfter: false })) : cluster.existing,
+    existingSorted: !opts.destinations,
     remaining: remainingLimits(ctx, destinations),
     topology: {
       domainSources: ctx.domainSources,

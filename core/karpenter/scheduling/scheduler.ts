@@ -26,6 +26,10 @@ export interface SchedulerOptions {
   templates: readonly NodeClaimTemplate[];
   /** Destinations that exist (or are being launched), in any order. */
   existing: readonly { base: ExistingNodeBase; underConsolidateAfter: boolean }[];
+  /** `existing` is already initialized-first, then by name. */
+  existingSorted?: boolean;
+  /** Entries of a sorted `existing` to leave out (consolidation candidates), by position. */
+  skip?: Uint8Array;
   /** Remaining room per NodePool (limits − capacity of its nodes), by resource slot; absent = no limits. */
   remaining: ReadonlyMap<string, { slots: number[]; amounts: ResourceVector }>;
   topology: Omit<TopologyInit, 'ignorePreferences'>;
@@ -65,21 +69,27 @@ interface LiveList<T> {
 
 export class Scheduler {
   private readonly topology: Topology;
-  private readonly existing: ExistingNodeSlot[];
+  /** Destinations in the order they are tried; their slots are made when first tried (most never are). */
+  private readonly existingInputs: readonly { base: ExistingNodeBase; underConsolidateAfter: boolean }[];
+  private readonly existing: (ExistingNodeSlot | undefined)[];
+  private readonly created: ExistingNodeSlot[] = [];
   private readonly newNodeClaims: InflightNodeClaim[] = [];
   private readonly remaining: Map<string, { slots: number[]; amounts: ResourceVector }>;
-  private readonly liveExisting = new Map<string, LiveList<ExistingNodeSlot>>();
+  /** Per pod shape, the destinations it has definitely failed on (1 = failed). */
+  private readonly failedExisting = new Map<string, Uint8Array>();
   private readonly liveClaims = new Map<string, LiveList<InflightNodeClaim>>();
   /** PodData shared by pods whose scheduling-relevant fields are identical (most pods of a workload). */
   private readonly shapes = new Map<string, PodData>();
 
   constructor(private readonly opts: SchedulerOptions) {
     this.topology = new Topology({ ...opts.topology, ignorePreferences: opts.ignorePreferences ?? false });
-    const order = (a: ExistingNodeSlot, b: ExistingNodeSlot) =>
-      Number(b.node.initialized) - Number(a.node.initialized) || (a.node.name < b.node.name ? -1 : a.node.name > b.node.name ? 1 : 0);
-    this.existing = opts.existing.map((e) => new ExistingNodeSlot(e.base, e.underConsolidateAfter));
-    // initialized nodes first, then by name (often given in that order already)
-    if (this.existing.some((s, i) => i > 0 && order(this.existing[i - 1], s) > 0)) this.existing.sort(order);
+    type Input = SchedulerOptions['existing'][number];
+    const order = (a: Input, b: Input) =>
+      Number(b.base.node.initialized) - Number(a.base.node.initialized) ||
+      (a.base.node.name < b.base.node.name ? -1 : a.base.node.name > b.base.node.name ? 1 : 0);
+    // initialized nodes first, then by name (callers that keep them in that order say so)
+    this.existingInputs = opts.existingSorted ? opts.existing : [...opts.existing].sort(order);
+    this.existing = new Array(this.existingInputs.length);
     this.remaining = new Map([...opts.remaining].map(([k, v]) => [k, { slots: v.slots, amounts: Float64Array.from(v.amounts) }]));
   }
 
@@ -124,7 +134,7 @@ export class Scheduler {
         head = 0;
       }
     }
-    return { newNodeClaims: this.newNodeClaims, existing: this.existing, errors };
+    return { newNodeClaims: this.newNodeClaims, existing: this.created, errors };
   }
 
   private dataFor(pod: SchedPod, c: PodConstraints): PodData {
@@ -154,28 +164,40 @@ export class Scheduler {
     return this.addToNew(d);
   }
 
+  private slotAt(i: number): ExistingNodeSlot {
+    let slot = this.existing[i];
+    if (!slot) {
+      const e = this.existingInputs[i];
+      slot = new ExistingNodeSlot(e.base, e.underConsolidateAfter);
+      this.existing[i] = slot;
+      this.created.push(slot);
+    }
+    return slot;
+  }
+
   private addToExisting(d: PodData): boolean {
-    let live = this.liveExisting.get(d.key);
-    if (!live) {
-      live = { items: [...this.existing], seen: 0 };
-      this.liveExisting.set(d.key, live);
+    const n = this.existingInputs.length;
+    if (n === 0) return false;
+    let failed = this.failedExisting.get(d.key);
+    if (!failed) {
+      // the skipped entries count as failed from the start
+      failed = this.opts.skip ? Uint8Array.from(this.opts.skip) : new Uint8Array(n);
+      this.failedExisting.set(d.key, failed);
     }
     const movingPod = !isProvisionable(d.pod) && !(d.pod.nodeName !== null && this.opts.deletingNodes?.has(d.pod.nodeName));
-    let failed: Set<ExistingNodeSlot> | null = null;
-    let placed = false;
-    for (const slot of live.items) {
+    for (let i = 0; i < n; i++) {
+      if (failed[i]) continue;
       // pods moving off a consolidation candidate may not land on a node still under consolidateAfter
-      if (slot.underConsolidateAfter && movingPod) continue;
+      if (this.existingInputs[i].underConsolidateAfter && movingPod) continue;
+      const slot = this.slotAt(i);
       const plan = slot.canAdd(d, this.topology);
       if (plan.ok) {
         slot.add(d, plan, this.topology);
-        placed = true;
-        break;
+        return true;
       }
-      if (plan.permanent) (failed ??= new Set()).add(slot);
+      if (plan.permanent) failed[i] = 1;
     }
-    if (failed) live.items = live.items.filter((s) => !failed.has(s));
-    return placed;
+    return false;
   }
 
   private addToInflight(d: PodData): boolean {
