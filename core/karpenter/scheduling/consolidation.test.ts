@@ -25,11 +25,14 @@ const BIG = { cpu: '32', pods: '100', memory: '128Gi' };
 const rsPod = (name: string, nodeName: string, o: Parameters<typeof pod>[1] = {}): KubePod =>
   pod(name, { labels, nodeName, ownerKind: 'ReplicaSet', ownerName: 'rs', createdAt: LONG_AGO, ...o });
 
+// one catalogue for the whole file: compiled once (cases that change a catalogue build their own)
+const ASSORTED = fakeAssorted();
+
 function sim(
   o: { nodes: KubeNode[]; pods: KubePod[]; pool?: ReturnType<typeof nodePool>; catalogue?: CatalogueEntry[] } & Partial<EngineInput>,
 ) {
   const { nodes, pods, pool, catalogue, ...rest } = o;
-  return simulate({ nodePools: [pool ?? suitePool()], nodes, pods, catalogue: catalogue ?? fakeAssorted(), now: NOW, ...rest });
+  return simulate({ nodePools: [pool ?? suitePool()], nodes, pods, catalogue: catalogue ?? ASSORTED, now: NOW, ...rest });
 }
 
 const nodeOf = (name: string, instanceType: string, capacityType = 'on-demand', o: Partial<Parameters<typeof node>[1]> = {}) =>
@@ -388,7 +391,7 @@ describe('NodePool disruption budgets', () => {
       nodePools: [suitePool({ budgets: [{ nodes: '10%' }, { nodes: '0', schedule: '0 9 * * mon-fri', duration: '8h' }] })],
       nodes: emptyNodes(),
       pods: [],
-      catalogue: fakeAssorted(),
+      catalogue: ASSORTED,
       now: Date.parse(now),
     });
     expect(r.consolidation.decisions[0]?.candidates.length ?? 0).toBe(deleted);
@@ -455,7 +458,7 @@ describe('consolidation with topology, time and same-type merges', () => {
     // with nowhere to go but a new node, which is no cheaper than n1 itself
     expect(early.consolidation.unconsolidatable.find((u) => u.node === 'n1')?.reason).toBe("Can't replace with a cheaper node");
     // two minutes on, the window has passed for both: n1 goes
-    const later = simulate({ nodePools: [pool], ...input(), catalogue: fakeAssorted(), now: NOW + 120_000 });
+    const later = simulate({ nodePools: [pool], ...input(), catalogue: ASSORTED, now: NOW + 120_000 });
     expect(later.consolidation.decisions[0]).toMatchObject({ action: 'delete', candidates: ['n1'] });
   });
   it('can replace node maintaining zonal topology spread: consolidation_test.go:4525 (the replacement goes to the same zone)', () => {

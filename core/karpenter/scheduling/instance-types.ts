@@ -44,7 +44,14 @@ export const offeringAllowed = (reqs: Requirements, o: Offering): boolean =>
 export const catalogueResourceNames = (entries: readonly CatalogueEntry[]): Set<string> =>
   new Set(entries.flatMap((e) => Object.keys(e.capacity)));
 
-export function compileInstanceType(entry: CatalogueEntry, index: number, space: ResourceSpace): InstanceType {
+type Compiled = Omit<InstanceType, 'index' | 'capacityVector' | 'allocatableVector'>;
+
+// Entries are read, never changed, once given to the engine: what they compile to is kept per entry, so a catalogue
+// used by many simulations (a server's predictions, a test suite) is parsed once. Only the vectors depend on the
+// simulation's resource names.
+const compiled = new WeakMap<CatalogueEntry, Compiled>();
+
+function compileEntry(entry: CatalogueEntry): Compiled {
   const labels: Record<string, string> = { ...entry.labels, [LABEL_INSTANCE_TYPE]: entry.name };
   const capacity = parseResourceList(entry.capacity);
   const overhead = entry.overhead ? parseResourceList(entry.overhead) : karpenterOverhead(capacity.cpu ?? 0, capacity.pods ?? 0);
@@ -57,20 +64,29 @@ export function compileInstanceType(entry: CatalogueEntry, index: number, space:
   requirements.set(Requirement.of(LABEL_ZONE, 'In', [...new Set(available.map((o) => o.zone))]));
   requirements.set(Requirement.of(LABEL_CAPACITY_TYPE, 'In', [...new Set(available.map((o) => o.capacityType))]));
   const size = labels[LABEL_INSTANCE_SIZE] ?? '';
-  const exotic = size.includes('metal') || EXOTIC_RESOURCES.some((r) => (capacity[r] ?? 0) > 0);
-  // every node counts one against a NodePool's `nodes` limit
-  const capacityVector = space.vector({ ...capacity, [RESOURCE_NODES]: 1 });
   return {
     name: entry.name,
-    index,
     labels,
     requirements,
     capacity,
     allocatable,
-    capacityVector,
-    allocatableVector: space.vector(allocatable),
     offerings: entry.offerings.map((o) => ({ ...o })),
-    exotic,
+    exotic: size.includes('metal') || EXOTIC_RESOURCES.some((r) => (capacity[r] ?? 0) > 0),
+  };
+}
+
+export function compileInstanceType(entry: CatalogueEntry, index: number, space: ResourceSpace): InstanceType {
+  let c = compiled.get(entry);
+  if (!c) {
+    c = compileEntry(entry);
+    compiled.set(entry, c);
+  }
+  return {
+    ...c,
+    index,
+    // every node counts one against a NodePool's `nodes` limit
+    capacityVector: space.vector({ ...c.capacity, [RESOURCE_NODES]: 1 }),
+    allocatableVector: space.vector(c.allocatable),
   };
 }
 
