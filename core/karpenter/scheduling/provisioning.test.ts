@@ -522,3 +522,64 @@ describe('Gte and Lte NodePool requirements (Karpenter ≥ 1.10)', () => {
     expect(r.claims[0].type).toBe('fake-it-3');
   });
 });
+
+describe('existing nodes first', () => {
+  const plainNode = (
+    name: string,
+    o: { initialized?: boolean; taints?: { key: string; value?: string; effect: string }[]; labels?: Record<string, string> } = {},
+  ) => ({
+    metadata: {
+      name,
+      labels: {
+        'kubernetes.io/hostname': name,
+        ...(o.initialized === false ? { 'karpenter.sh/initialized': 'false' } : {}),
+        ...(o.labels ?? {}),
+      },
+    },
+    spec: { taints: o.taints ?? [] },
+    status: { allocatable: { cpu: '10', memory: '100Gi', pods: '110' } },
+  });
+  const placed = (o: Partial<EngineInput>) => {
+    const r = provision(prepare({ nodePools: [suitePool()], catalogue: fakeDefaultCatalogue(), now: NOW, ...o }));
+    return { onNodes: Object.fromEntries([...r.onExistingNodes].map(([n, ps]) => [n, ps.length])), claims: r.nodeClaims.length };
+  };
+  it('should schedule multiple pods to an existing node unowned by Karpenter: suite_test.go:2633 (100 pods of 10m on a 10-CPU node)', () => {
+    expect(placed({ nodes: [plainNode('n1')], pods: pods(100, 'p', { requests: { cpu: '10m' } }) })).toEqual({
+      onNodes: { n1: 100 },
+      claims: 0,
+    });
+  });
+  it('should order initialized nodes for scheduling uninitialized nodes: suite_test.go:2662', () => {
+    expect(placed({ nodes: [plainNode('a', { initialized: false }), plainNode('b')], pods: [pod('p')] })).toEqual({
+      onNodes: { b: 1 },
+      claims: 0,
+    });
+  });
+  it('should not assume pod will schedule to a tainted node: suite_test.go:2078', () => {
+    expect(
+      placed({ nodes: [plainNode('n1', { taints: [{ key: 'foo', value: 'bar', effect: 'NoSchedule' }] })], pods: [pod('p')] }),
+    ).toEqual({ onNodes: {}, claims: 1 });
+  });
+  it('a node without the label a pod selects on is no destination (suite_test.go:2695); the NodePool can make one', () => {
+    const r = placed({ nodes: [plainNode('n1')], pods: [pod('p', { nodeSelector: { 'topology.kubernetes.io/zone': 'test-zone-1' } })] });
+    expect(r).toEqual({ onNodes: {}, claims: 1 });
+  });
+  it('should schedule pods with the same host port to different nodes: suite_test.go:2593', () => {
+    const hostPort = { spec: { containers: [{ ports: [{ containerPort: 8080, hostPort: 8080 }] }] } };
+    expect(placed({ pods: [pod('a', hostPort), pod('b', hostPort)] })).toEqual({ onNodes: {}, claims: 2 });
+  });
+  it("a node's room is its allocatable less its pods' requests and the DaemonSets still to come", () => {
+    // 10 CPU − 9.5 CPU running − 0.25 CPU of a DaemonSet not yet there = 0.25 CPU: a 0.3 CPU pod needs a new node
+    const ds = pod('ds', { requests: { cpu: '250m' }, ownerKind: 'DaemonSet', ownerName: 'ds' });
+    const nodes = [plainNode('n1')];
+    const busy = pod('busy', { nodeName: 'n1', requests: { cpu: '9500m' } });
+    expect(placed({ nodes, daemonSetPods: [ds], pods: [busy, pod('p', { requests: { cpu: '300m' } })] })).toEqual({
+      onNodes: {},
+      claims: 1,
+    });
+    expect(placed({ nodes, daemonSetPods: [ds], pods: [busy, pod('p', { requests: { cpu: '250m' } })] })).toEqual({
+      onNodes: { n1: 1 },
+      claims: 0,
+    });
+  });
+});
