@@ -518,7 +518,8 @@ export class Topology {
   private countDomains(g: TopologyGroup): void {
     for (const n of this.init.nodes) {
       if (g.nodeFilter && !g.nodeFilter.matches(n.taints, n.requirements)) continue;
-      const domain = n.labels[g.key];
+      // every existing node is a hostname domain, labelled or not (Karpenter registers its HostName())
+      const domain = n.labels[g.key] ?? (g.key === LABEL_HOSTNAME ? n.name : undefined);
       if (domain !== undefined) g.register(domain);
     }
     for (const ns of g.namespaces) {

@@ -3,20 +3,18 @@
  * (aws/karpenter-provider-aws pkg/apis/v1/labels.go, v1.14.1) treat specially. Defined once for the engine.
  */
 
+import { ANNOTATION_DO_NOT_DISRUPT, LABEL_CAPACITY_TYPE, LABEL_INSTANCE_TYPE, LABEL_NODEPOOL, LABEL_ZONE } from '../../labels.js';
+
+export { ANNOTATION_DO_NOT_DISRUPT, LABEL_CAPACITY_TYPE, LABEL_INSTANCE_TYPE, LABEL_NODEPOOL, LABEL_ZONE };
 export const LABEL_HOSTNAME = 'kubernetes.io/hostname';
-export const LABEL_ZONE = 'topology.kubernetes.io/zone';
 export const LABEL_REGION = 'topology.kubernetes.io/region';
-export const LABEL_INSTANCE_TYPE = 'node.kubernetes.io/instance-type';
 export const LABEL_ARCH = 'kubernetes.io/arch';
 export const LABEL_OS = 'kubernetes.io/os';
 export const LABEL_WINDOWS_BUILD = 'node.kubernetes.io/windows-build';
-export const LABEL_NODEPOOL = 'karpenter.sh/nodepool';
-export const LABEL_CAPACITY_TYPE = 'karpenter.sh/capacity-type';
 export const LABEL_NODE_INITIALIZED = 'karpenter.sh/initialized';
 export const LABEL_NODE_REGISTERED = 'karpenter.sh/registered';
 export const LABEL_INSTANCE_SIZE = 'karpenter.k8s.aws/instance-size';
 export const LABEL_ZONE_ID = 'topology.k8s.aws/zone-id';
-export const ANNOTATION_DO_NOT_DISRUPT = 'karpenter.sh/do-not-disrupt';
 export const ANNOTATION_POD_DELETION_COST = 'controller.kubernetes.io/pod-deletion-cost';
 
 export const CAPACITY_SPOT = 'spot';
