@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   CatalogueError,
+  catalogueZones,
   karpenterMemoryCapacityBytes,
   karpenterOverhead,
   kubeReservedCpuMillicores,
@@ -155,4 +156,36 @@ describe('the built-in catalogue', () => {
   it('a region without a USD table gives no types (the caller says so)', () => {
     expect(builtInCatalogue({ region: 'cn-north-1' })).toEqual([]);
   });
+});
+
+describe('catalogueZones', () => {
+  it.each([
+    [
+      'a NodePool naming zones, and a node elsewhere',
+      [
+        {
+          spec: {
+            template: {
+              spec: { requirements: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['us-west-2b', 'us-west-2a'] }] },
+            },
+          },
+        },
+      ],
+      [{ metadata: { labels: { 'topology.kubernetes.io/zone': 'us-west-2d' } } }],
+      ['us-west-2a', 'us-west-2b', 'us-west-2d'],
+    ],
+    ["nothing says: the region's a, b, c", [{ spec: {} }], [], ['us-west-2a', 'us-west-2b', 'us-west-2c']],
+    [
+      'NotIn names no zone to offer',
+      [
+        {
+          spec: {
+            template: { spec: { requirements: [{ key: 'topology.kubernetes.io/zone', operator: 'NotIn', values: ['us-west-2a'] }] } },
+          },
+        },
+      ],
+      [],
+      ['us-west-2a', 'us-west-2b', 'us-west-2c'],
+    ],
+  ])('%s', (_name, pools, nodes, zones) => expect(catalogueZones('us-west-2', pools, nodes)).toEqual(zones));
 });

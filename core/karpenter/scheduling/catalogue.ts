@@ -1,6 +1,14 @@
 import { parseBaseUnits, parseCpuMillicores } from '../../quantity.js';
 import { formatQuantity, parseQuantity, type QuantityInput } from './resources.js';
-import { CAPACITY_ON_DEMAND, CAPACITY_RESERVED, CAPACITY_SPOT, LABEL_ARCH, LABEL_INSTANCE_TYPE, LABEL_REGION } from './well-known.js';
+import {
+  CAPACITY_ON_DEMAND,
+  CAPACITY_RESERVED,
+  CAPACITY_SPOT,
+  LABEL_ARCH,
+  LABEL_INSTANCE_TYPE,
+  LABEL_REGION,
+  LABEL_ZONE,
+} from './well-known.js';
 
 /**
  * The instance-type catalogue the engine reads (issue 14 item 2), as a user writes it in a JSON file:
@@ -232,4 +240,27 @@ export function buildBuiltInCatalogue(data: BuiltInInstanceData, opts: BuiltInCa
     });
   }
   return out;
+}
+
+/**
+ * The zones to offer the built-in catalogue in: every zone a NodePool names (topology.kubernetes.io/zone In …) or
+ * an existing node is in; the region's a, b and c when none says.
+ */
+export function catalogueZones(
+  region: string,
+  nodePools: readonly { spec?: { template?: { spec?: { requirements?: { key: string; operator: string; values?: string[] }[] } } } }[],
+  nodes: readonly { metadata?: { labels?: Record<string, string> } }[] = [],
+): string[] {
+  const zones = new Set<string>();
+  for (const np of nodePools) {
+    for (const r of np.spec?.template?.spec?.requirements ?? []) {
+      if ((r.key === LABEL_ZONE || r.key === 'failure-domain.beta.kubernetes.io/zone') && r.operator === 'In')
+        for (const z of r.values ?? []) zones.add(z);
+    }
+  }
+  for (const n of nodes) {
+    const z = n.metadata?.labels?.[LABEL_ZONE];
+    if (z) zones.add(z);
+  }
+  return zones.size ? [...zones].sort() : ['a', 'b', 'c'].map((s) => `${region}${s}`);
 }

@@ -14,6 +14,7 @@ export {
 } from './consolidation.js';
 export {
   buildBuiltInCatalogue,
+  catalogueZones,
   CatalogueError,
   karpenterOverhead,
   parseCatalogue,
