@@ -70,3 +70,25 @@ export const formatMemory = (bytes: number): string => {
   return String(bytes);
 };
 export const GIB = 1024 ** 3;
+
+/**
+ * An int-or-string quantity as JSON carries it: the API server returns `spec.limits: {cpu: 100}` as a number when
+ * that is how it was written (Karpenter's own examples do), `"100"` or `"1000Gi"` as strings. The string form of
+ * either (100 -> "100", 1.5 -> "1.5"); null for anything else.
+ */
+export function quantityFromJson(v: unknown): string | null {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  return null;
+}
+
+/** A JSON object of int-or-string quantities (spec.limits) as strings; entries of any other type are dropped. */
+export function quantitiesFromJson(v: unknown): Record<string, string> {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return {};
+  const out: Record<string, string> = {};
+  for (const [resource, q] of Object.entries(v)) {
+    const text = quantityFromJson(q);
+    if (text !== null) out[resource] = text;
+  }
+  return out;
+}
