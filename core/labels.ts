@@ -8,6 +8,8 @@ export const LABEL_NODECLASS = 'karpenter.k8s.aws/ec2nodeclass';
 export const LABEL_INSTANCE_CPU = 'karpenter.k8s.aws/instance-cpu';
 export const LABEL_INSTANCE_MEMORY_MIB = 'karpenter.k8s.aws/instance-memory';
 export const LABEL_INSTANCE_GPU_COUNT = 'karpenter.k8s.aws/instance-gpu-count';
+/** On a node in an EC2 capacity reservation (capacity type `reserved`, AWS provider v1.3+): the reservation's cr- id. */
+export const LABEL_CAPACITY_RESERVATION_ID = 'karpenter.k8s.aws/capacity-reservation-id';
 export const ANNOTATION_DO_NOT_DISRUPT = 'karpenter.sh/do-not-disrupt';
 
 export const TAG_NODEPOOL = 'karpenter.sh/nodepool';

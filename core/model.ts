@@ -1,3 +1,4 @@
+import type { NodeSelectorRequirement } from './karpenter/requirements.js';
 import type { CapacityType } from './labels.js';
 
 /** Domain records as the collectors produce them and the store keeps them. Times: epoch ms UTC. */
@@ -15,7 +16,9 @@ export interface NodePoolRecord {
   consolidationPolicy: string | null;
   consolidateAfter: string | null;
   capacityTypes: string[];
-  requirements: { key: string; operator: string; values?: string[] }[];
+  /** spec.template.spec.requirements as written (minValues kept). */
+  requirements: NodeSelectorRequirement[];
+  /** spec.limits, each int-or-string quantity in its string form (`cpu: 100` -> "100"). */
   limits: Record<string, string>;
   budgets: { nodes: string; reasons?: string[]; schedule?: string; duration?: string }[];
   nodeClass: string | null;

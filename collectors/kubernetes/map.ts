@@ -11,7 +11,8 @@ import type {
   ResourceAmounts,
 } from '../../core/model.js';
 import { effectiveRequests } from '../../core/pod-requests.js';
-import { parseBaseUnits, parseCpuMillicores } from '../../core/quantity.js';
+import { requirementsFromJson } from '../../core/karpenter/requirements.js';
+import { parseBaseUnits, parseCpuMillicores, quantitiesFromJson } from '../../core/quantity.js';
 
 /** Pure mappings from Kubernetes API objects to the ledger's records. */
 
@@ -114,14 +115,7 @@ export function mapNodePool(raw: unknown): NodePoolRecord {
   const o = obj(raw);
   const spec = obj(o.spec);
   const tmpl = obj(obj(spec.template).spec);
-  const requirements = arr(tmpl.requirements).map((r) => {
-    const x = obj(r);
-    return {
-      key: str(x.key) ?? '',
-      operator: str(x.operator) ?? '',
-      values: arr(x.values).filter((v): v is string => typeof v === 'string'),
-    };
-  });
+  const requirements = requirementsFromJson(tmpl.requirements);
   const disruption = obj(spec.disruption);
   const ct = requirements.find((r) => r.key === LABEL_CAPACITY_TYPE && r.operator === 'In');
   return {
@@ -131,7 +125,8 @@ export function mapNodePool(raw: unknown): NodePoolRecord {
     consolidateAfter: str(disruption.consolidateAfter),
     capacityTypes: ct?.values ?? ['on-demand'],
     requirements,
-    limits: strMap(spec.limits),
+    // int-or-string: `cpu: 100` and `nodes: 10` arrive as JSON numbers, `memory: 1000Gi` as a string.
+    limits: quantitiesFromJson(spec.limits),
     budgets: arr(disruption.budgets).map((b) => {
       const x = obj(b);
       return {

@@ -1,3 +1,6 @@
+import { requirementsFromJson, type NodeSelectorRequirement } from '../../core/karpenter/requirements.js';
+import { quantitiesFromJson } from '../../core/quantity.js';
+import { DAY_MS } from '../../core/time.js';
 import type { Db } from '../open-db.js';
 import { INTERVAL_CAP_MS } from './analytics-intervals.js';
 import { createRangeRollupReader } from './range-rollups.js';
@@ -9,7 +12,6 @@ import { toRunStatus, type RunStatus } from './runs-repository.js';
  * Times are epoch ms UTC; money is USD; cpu in millicores; memory in bytes.
  */
 
-const DAY_MS = 86_400_000;
 /** An interval between snapshots longer than this counts only this long: a collector gap is not cost. */
 export const ESTIMATE_INTERVAL_CAP_MS = INTERVAL_CAP_MS;
 
@@ -71,19 +73,14 @@ export interface NodePoolRow {
   capacityTypes: string[];
   nodeClass: string | null;
   updatedAtMs: number;
-  requirements: RequirementRow[];
-  /** spec.limits as written: resource name -> Kubernetes quantity. */
+  requirements: NodeSelectorRequirement[];
+  /** spec.limits as written: resource name -> Kubernetes quantity (numbers in their string form). */
   limits: Record<string, string>;
   budgets: BudgetRow[];
   /** spec.template.spec.expireAfter; null when unset or collected before it was recorded. */
   expireAfter: string | null;
 }
 
-export interface RequirementRow {
-  key: string;
-  operator: string;
-  values: string[];
-}
 /** A disruption budget; reasons [] = every reason. */
 export interface BudgetRow {
   nodes: string;
@@ -213,14 +210,6 @@ const parseStringMap = (json: string | null): Record<string, string> | null => {
 /** An empty capacity says nothing: treat it as not recorded. */
 const nonEmpty = (m: Record<string, string> | null): Record<string, string> | null =>
   m === null || Object.keys(m).length === 0 ? null : m;
-const parseRequirements = (json: string): RequirementRow[] => {
-  const v = parseJson(json);
-  return (Array.isArray(v) ? v : []).filter(isRecord).map((r) => ({
-    key: stringOrNull(r.key) ?? '',
-    operator: stringOrNull(r.operator) ?? '',
-    values: strings(r.values),
-  }));
-};
 const parseBudgets = (json: string): BudgetRow[] => {
   const v = parseJson(json);
   return (Array.isArray(v) ? v : []).filter(isRecord).map((b) => ({
@@ -350,8 +339,8 @@ export function createReportsRepository(db: Db) {
         capacityTypes: parseStringArray(r.capacity_types_json),
         nodeClass: r.nodeclass,
         updatedAtMs: r.updated_at,
-        requirements: parseRequirements(r.requirements_json),
-        limits: parseStringMap(r.limits_json) ?? {},
+        requirements: requirementsFromJson(parseJson(r.requirements_json)),
+        limits: quantitiesFromJson(parseJson(r.limits_json)),
         budgets: parseBudgets(r.budgets_json),
         expireAfter: r.expire_after,
       }));

@@ -43,6 +43,7 @@ describe('mergeDailyCost', () => {
         billAmortizedUsd: null,
         billEstimated: true,
         estimateUsd: null,
+        estimateReservedUsd: null,
       },
       {
         day: '2026-11-01',
@@ -53,6 +54,7 @@ describe('mergeDailyCost', () => {
         billAmortizedUsd: 20,
         billEstimated: false,
         estimateUsd: 23.04,
+        estimateReservedUsd: null,
       },
       {
         day: '2026-11-01',
@@ -63,6 +65,7 @@ describe('mergeDailyCost', () => {
         billAmortizedUsd: null,
         billEstimated: false,
         estimateUsd: 2.5,
+        estimateReservedUsd: null,
       },
       {
         day: '2026-11-01',
@@ -73,6 +76,7 @@ describe('mergeDailyCost', () => {
         billAmortizedUsd: null,
         billEstimated: false,
         estimateUsd: null,
+        estimateReservedUsd: null,
       },
       {
         day: '2026-11-02',
@@ -83,6 +87,7 @@ describe('mergeDailyCost', () => {
         billAmortizedUsd: null,
         billEstimated: true,
         estimateUsd: 2.75,
+        estimateReservedUsd: null,
       },
     ]);
   });
@@ -91,5 +96,30 @@ describe('mergeDailyCost', () => {
     const t = dailyCostTotals(rows);
     expect(t.billUsd).toBeCloseTo(27.94, 10);
     expect(t.estimateUsd).toBeCloseTo(28.29, 10);
+  });
+});
+
+describe('mergeDailyCost: capacity reservations are billed as On Demand Instances', () => {
+  it('a reserved m6i.large (0.096/h x 24 h = 2.304) and an on-demand one reconcile against one On Demand line of 4.608', () => {
+    const rows = mergeDailyCost(
+      [{ dayMs: day1, nodePool: 'system', purchaseType: 'On Demand Instances', unblendedUsd: 4.608, amortizedUsd: null, estimated: false }],
+      [
+        { dayMs: day1, nodePool: 'system', capacityType: 'reserved', usd: 2.304 },
+        { dayMs: day1, nodePool: 'system', capacityType: 'on-demand', usd: 2.304 },
+      ],
+    );
+    expect(rows).toEqual([
+      {
+        day: '2026-11-01',
+        nodePool: 'system',
+        purchaseType: 'On Demand Instances',
+        capacityType: 'on-demand',
+        billUsd: 4.608,
+        billAmortizedUsd: null,
+        billEstimated: false,
+        estimateUsd: 4.608,
+        estimateReservedUsd: 2.304,
+      },
+    ]);
   });
 });

@@ -22,9 +22,16 @@ export function purchaseTypeToCapacityType(purchaseType: string): CapacityType |
 }
 
 /**
+ * The purchase kind a capacity type is billed under. A node in an on-demand capacity reservation (`reserved`) is
+ * billed at the on-demand rate as On Demand usage (AWS: "you just pay for the instance and nothing for the
+ * reservation"), so its estimate joins the on-demand row, where the bill for it is.
+ */
+export const billedAs = (capacityType: CapacityType): CapacityType => (capacityType === 'reserved' ? 'on-demand' : capacityType);
+
+/**
  * The bill (per day, NodePool and purchase type) beside our estimate (per day, NodePool and capacity type), as the
  * reports repository reads them. Rows sorted by day, NodePool, then on-demand, spot, reserved, then other purchase
- * types by name.
+ * types by name. Reserved capacity is estimated in the on-demand row (estimateReservedUsd says how much of it).
  */
 export function mergeDailyCost(bill: readonly BillDayRow[], estimate: readonly EstimateDayRow[]): DailyCostRow[] {
   const rows = new Map<string, DailyCostRow & { sortKind: string }>();
@@ -43,6 +50,7 @@ export function mergeDailyCost(bill: readonly BillDayRow[], estimate: readonly E
         billAmortizedUsd: null,
         billEstimated: false,
         estimateUsd: null,
+        estimateReservedUsd: null,
         sortKind: `${order}${kind}`,
       };
       rows.set(key, row);
@@ -59,8 +67,14 @@ export function mergeDailyCost(bill: readonly BillDayRow[], estimate: readonly E
   }
   for (const e of estimate) {
     const capacityType = asCapacityType(e.capacityType);
-    const row = rowFor(e.dayMs, e.nodePool, capacityType, capacityType === null ? e.capacityType : null);
+    const row = rowFor(
+      e.dayMs,
+      e.nodePool,
+      capacityType === null ? null : billedAs(capacityType),
+      capacityType === null ? e.capacityType : null,
+    );
     row.estimateUsd = (row.estimateUsd ?? 0) + e.usd;
+    if (capacityType === 'reserved') row.estimateReservedUsd = (row.estimateReservedUsd ?? 0) + e.usd;
   }
 
   return [...rows.values()]

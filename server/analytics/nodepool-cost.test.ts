@@ -82,6 +82,7 @@ describe('reconciliation', () => {
     billAmortizedUsd: 10,
     billEstimated: false,
     estimateUsd: 10,
+    estimateReservedUsd: null,
     ...o,
   });
 

@@ -52,6 +52,22 @@ describe('nodePoolLimitUsage: limits against the capacity of the nodes', () => {
       ],
     },
     {
+      name: 'nodes (Karpenter v1.4+): counts the nodes of the NodePool, 6 of 10, whether capacity was recorded or not',
+      limits: { nodes: '10', cpu: '100' },
+      expected: [
+        { resource: 'cpu', quantity: '100', unit: 'millicores', limit: 100_000, used: 111_800, usedFraction: 1.118 },
+        { resource: 'nodes', quantity: '10', unit: 'count', limit: 10, used: 6, usedFraction: 0.6 },
+      ],
+    },
+    {
+      name: 'numbers the API server returned as JSON numbers, in their string form: cpu 1.5 (1500m), nodes 6 (at the limit)',
+      limits: { cpu: '1.5', nodes: '6' },
+      expected: [
+        { resource: 'cpu', quantity: '1.5', unit: 'millicores', limit: 1500, used: 111_800, usedFraction: 74.533333 },
+        { resource: 'nodes', quantity: '6', unit: 'count', limit: 6, used: 6, usedFraction: 1 },
+      ],
+    },
+    {
       name: 'a limit that does not parse, a zero limit, a resource no node offers',
       limits: { cpu: 'lots', memory: '0', 'example.com/fpga': '4' },
       expected: [

@@ -66,8 +66,15 @@ function allocatableOf(resource: string, a: CapacityGroup['allocatable']): numbe
   return 0;
 }
 
+/**
+ * The `nodes` limit (Karpenter v1.4+, pkg/utils/resources Node = "nodes") counts nodes, not a resource a node
+ * reports: Karpenter's nodepool counter adds 1 per node of the NodePool to status.resources.nodes.
+ */
+export const NODES_LIMIT = 'nodes';
+
 /** Σ over the groups of `resource` in its unit; a capacity quantity that does not parse counts 0. */
 export function sumCapacity(resource: string, groups: readonly CapacityGroup[]): number {
+  if (resource === NODES_LIMIT) return groups.reduce((n, g) => n + g.nodes, 0);
   let total = 0;
   for (const g of groups) {
     if (g.capacity === null) total += allocatableOf(resource, g.allocatable);

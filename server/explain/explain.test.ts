@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BillGroupBy } from '../schemas/bill.js';
 import { explainLines } from './explain.js';
+import { instanceTypeReason, nextSmallerType } from './reasons.js';
 import type { EventFact, ExplainContext, InstanceTypeFact, LaunchFact, LineFact, NodeFact, NodePoolFact } from './facts.js';
 import type { PricePoint } from './price-timeline.js';
 
@@ -24,11 +25,12 @@ const catalogEntry = (name: string, cpuMillicores: number, memoryBytes: number, 
   labels: typeLabels(name),
   allocatable: { cpuMillicores, memoryBytes, pods },
 });
-const CATALOG = new Map([
+const TYPES = new Map([
   ['m5.large', catalogEntry('m5.large', 1930, 7 * GiB, 29)],
   ['m5.xlarge', catalogEntry('m5.xlarge', 3920, 14 * GiB, 58)],
   ['c5.xlarge', catalogEntry('c5.xlarge', 3920, 6 * GiB, 58)],
 ]);
+const CATALOG = { types: TYPES, labelKeys: new Set(Object.keys(typeLabels('m5.large'))) };
 
 const node = (n: Partial<NodeFact> & Pick<NodeFact, 'name' | 'instanceType' | 'capacityType' | 'launchedAtMs'>): NodeFact => ({
   nodeClaim: null,
@@ -39,7 +41,7 @@ const node = (n: Partial<NodeFact> & Pick<NodeFact, 'name' | 'instanceType' | 'c
   lastSeenMs: n.launchedAtMs,
   deletedAtMs: null,
   disruptionReason: null,
-  allocatable: CATALOG.get(n.instanceType)?.allocatable ?? { cpuMillicores: 0, memoryBytes: 0, pods: 0 },
+  allocatable: TYPES.get(n.instanceType)?.allocatable ?? { cpuMillicores: 0, memoryBytes: 0, pods: 0 },
   labels: { ...typeLabels(n.instanceType), 'karpenter.sh/capacity-type': n.capacityType },
   ...n,
 });
@@ -305,8 +307,24 @@ describe('reasons', () => {
   it('checks each NodePool requirement against the node labels', () => {
     const r = byName.get('b')?.instanceType;
     expect(r?.requirements).toEqual([
-      { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand', 'spot'], nodeValue: 'on-demand', satisfied: true },
-      { key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['c', 'm'], nodeValue: 'm', satisfied: true },
+      {
+        key: 'karpenter.sh/capacity-type',
+        operator: 'In',
+        values: ['on-demand', 'spot'],
+        minValues: null,
+        text: 'karpenter.sh/capacity-type In [on-demand, spot]',
+        nodeValue: 'on-demand',
+        satisfied: true,
+      },
+      {
+        key: 'karpenter.k8s.aws/instance-category',
+        operator: 'In',
+        values: ['c', 'm'],
+        minValues: null,
+        text: 'karpenter.k8s.aws/instance-category In [c, m]',
+        nodeValue: 'm',
+        satisfied: true,
+      },
     ]);
   });
 
@@ -337,5 +355,105 @@ describe('reasons', () => {
     expect(byName.get('s')?.removed).toMatchObject({ kind: 'interruption', reason: 'Interrupted', replacedBy: [] });
     expect(byName.get('s')?.capacityType).toMatchObject({ allowed: ['on-demand', 'spot'], chosen: 'spot' });
     expect(byName.get('b')?.capacityType.summary).toContain('allows spot too');
+  });
+});
+
+describe('instanceTypeReason: requirements as Karpenter judges them', () => {
+  // Karpenter's docs example (aws/karpenter-provider-aws@v1.14.1 website/content/en/docs/concepts/nodepools.md:387-389):
+  // instance-generation Gte 3. An m5.large is generation 5.
+  const pool = (requirements: NodePoolFact['requirements'], capacityTypes = ['on-demand', 'spot']): NodePoolFact => ({
+    name: 'general',
+    capacityTypes,
+    requirements,
+  });
+  const m5 = node({
+    name: 'g',
+    nodeClaim: 'general-ggggg',
+    nodePool: 'general',
+    instanceType: 'm5.large',
+    capacityType: 'on-demand',
+    launchedAtMs: DAY0,
+    labels: { ...typeLabels('m5.large'), 'karpenter.sh/capacity-type': 'on-demand', 'karpenter.k8s.aws/instance-generation': '5' },
+  });
+
+  it('Gte 3 and Lte 5 admit generation 5 (Karpenter v1.10+); the summary says it meets all', () => {
+    const r = instanceTypeReason(
+      m5,
+      pool([
+        { key: 'karpenter.k8s.aws/instance-generation', operator: 'Gte', values: ['3'] },
+        { key: 'karpenter.k8s.aws/instance-generation', operator: 'Lte', values: ['5'] },
+      ]),
+    );
+    expect(r.requirements.map((c) => [c.text, c.nodeValue, c.satisfied])).toEqual([
+      ['karpenter.k8s.aws/instance-generation Gte 3', '5', true],
+      ['karpenter.k8s.aws/instance-generation Lte 5', '5', true],
+    ]);
+    expect(r.summary).toBe(
+      'NodePool general admits m5.large: it meets all 2 requirements — karpenter.k8s.aws/instance-generation Gte 3 (5); karpenter.k8s.aws/instance-generation Lte 5 (5).',
+    );
+  });
+
+  it('Gte 6 is not met by generation 5: the NodePool changed after the launch', () => {
+    const r = instanceTypeReason(m5, pool([{ key: 'karpenter.k8s.aws/instance-generation', operator: 'Gte', values: ['6'] }]));
+    expect(r.summary).toBe(
+      'm5.large does not meet 1 requirement of NodePool general as stored now (karpenter.k8s.aws/instance-generation Gte 6: the node has 5): the NodePool changed after the launch.',
+    );
+  });
+
+  it('a node relabelled on-demand once its capacity reservation ended does not meet reserved-only: says so', () => {
+    const r = instanceTypeReason(m5, pool([{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['reserved'] }], ['reserved']));
+    expect(r.summary).toContain('its capacity reservation ended after the launch (Karpenter then relabels the node on-demand)');
+  });
+
+  it('an operator this version does not know is not judged, and the summary says which and why', () => {
+    const r = instanceTypeReason(
+      m5,
+      pool([
+        { key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['m'] },
+        { key: 'karpenter.k8s.aws/instance-generation', operator: 'Between', values: ['3', '6'] },
+      ]),
+    );
+    expect(r.requirements.map((c) => c.satisfied)).toEqual([true, null]);
+    expect(r.summary).toContain('meets the 1 requirement of NodePool general that can be judged');
+    expect(r.summary).toContain(
+      '1 requirement cannot be judged here: karpenter.k8s.aws/instance-generation Between [3, 6]: operator "Between"',
+    );
+  });
+
+  it('the next smaller type is chosen among types Gte/Lte admit, judged only on keys the catalogue carries', () => {
+    const labels = (t: string, cpu: string) => ({ ...typeLabels(t), 'karpenter.k8s.aws/instance-cpu': cpu });
+    const catalog = {
+      types: new Map<string, InstanceTypeFact>([
+        [
+          'm5.large',
+          { name: 'm5.large', labels: labels('m5.large', '2'), allocatable: { cpuMillicores: 1930, memoryBytes: 7 * GiB, pods: 29 } },
+        ],
+        [
+          'm5.xlarge',
+          { name: 'm5.xlarge', labels: labels('m5.xlarge', '4'), allocatable: { cpuMillicores: 3920, memoryBytes: 14 * GiB, pods: 58 } },
+        ],
+        [
+          'm5.2xlarge',
+          { name: 'm5.2xlarge', labels: labels('m5.2xlarge', '8'), allocatable: { cpuMillicores: 7910, memoryBytes: 29 * GiB, pods: 58 } },
+        ],
+      ]),
+      labelKeys: new Set([...Object.keys(labels('m5.large', '2'))]),
+    };
+    const big = node({
+      name: 'x',
+      nodeClaim: 'general-xxxxx',
+      nodePool: 'general',
+      instanceType: 'm5.2xlarge',
+      capacityType: 'spot',
+      launchedAtMs: DAY0,
+    });
+    const reqs = pool([
+      { key: 'karpenter.k8s.aws/instance-cpu', operator: 'Gte', values: ['4'] }, // m5.large (2 vCPU) is out
+      { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot'] }, // not a type label: not judged on types
+      { key: 'example.com/team', operator: 'In', values: ['web'] }, // a custom label: not judged on types
+    ]);
+    expect(nextSmallerType({ ...big, allocatable: { cpuMillicores: 7910, memoryBytes: 29 * GiB, pods: 58 } }, reqs, catalog)?.name).toBe(
+      'm5.xlarge',
+    );
   });
 });

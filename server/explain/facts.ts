@@ -1,6 +1,6 @@
 import type { BillLine } from '../schemas/bill.js';
 import type { PricePoint } from './price-timeline.js';
-import type { Requirement } from './requirements.js';
+import type { NodeSelectorRequirement } from '../../core/karpenter/requirements.js';
 
 /**
  * What the explainer reads: rows from the store turned into plain facts by the bill service. Times are epoch ms
@@ -46,7 +46,7 @@ export interface NodeFact {
 export interface NodePoolFact {
   name: string;
   capacityTypes: string[];
-  requirements: Requirement[];
+  requirements: NodeSelectorRequirement[];
 }
 
 export interface LaunchPod {
@@ -76,7 +76,7 @@ export interface EventFact {
 
 export interface InstanceTypeFact {
   name: string;
-  labels: Record<string, string>;
+  labels: Readonly<Record<string, string>>;
   allocatable: ResourceFact;
 }
 
@@ -95,8 +95,11 @@ export interface ExplainContext {
   claimOfNode: ReadonlyMap<string, string | null>;
   /** Price history of a node's market, sorted by time (spot: its zone; on-demand and reserved: the type). */
   prices: (node: Pick<NodeFact, 'capacityType' | 'instanceType' | 'zone'>) => PricePoint[];
-  /** Reference instance types (labels and allocatable), to name the next smaller type a NodePool admits. */
-  catalog: ReadonlyMap<string, InstanceTypeFact>;
+  /**
+   * Reference instance types (labels and allocatable), to name the next smaller type a NodePool admits, and the
+   * label keys they carry (a requirement on any other key says nothing about the type). core/instance-catalog.ts.
+   */
+  catalog: { types: ReadonlyMap<string, InstanceTypeFact>; labelKeys: ReadonlySet<string> };
   coverage: {
     firstSnapshotMs: number | null;
     lastSnapshotMs: number | null;

@@ -1,7 +1,8 @@
 import type { LifecycleEvent, NodeClaimReasons, ResourceTotals } from '../schemas/bill.js';
 import type { EventFact, ExplainContext, InstanceTypeFact, LaunchFact, NodeFact, NodePoolFact, ResourceFact } from './facts.js';
 import { gib, iso, plural, vcpu } from './format.js';
-import { admitsInstanceType, checkRequirements, describeRequirement } from './requirements.js';
+import { Requirements } from '../../core/karpenter/requirements.js';
+import { LABEL_CAPACITY_TYPE } from '../../core/labels.js';
 
 /**
  * Pure: why a NodeClaim exists the way it does — the NodePool requirements that admitted its instance type, the
@@ -61,13 +62,41 @@ export function instanceTypeReason(node: NodeFact, pool: NodePoolFact | undefine
       summary: `NodePool ${node.nodePool} is not in the stored data (deleted before the first snapshot?): its requirements are unknown.`,
     };
   }
-  const requirements = checkRequirements(node.labels, pool.requirements);
-  const failed = requirements.filter((r) => !r.satisfied);
-  const shown = requirements.map((r) => `${describeRequirement(r)} (${r.nodeValue ?? 'absent'})`).join('; ');
-  const summary =
-    failed.length === 0
-      ? `NodePool ${pool.name} admits ${node.instanceType}: it meets all ${requirements.length} requirements — ${shown}.`
-      : `${node.instanceType} does not meet ${plural(failed.length, 'requirement')} of NodePool ${pool.name} as stored now (${failed.map(describeRequirement).join('; ')}): the NodePool changed after the launch.`;
+  const checks = new Requirements(pool.requirements).check(node.labels);
+  const requirements = checks.map((c) => ({
+    key: c.key,
+    operator: c.operator,
+    values: c.values,
+    minValues: c.minValues,
+    text: c.text,
+    nodeValue: c.labelValue,
+    satisfied: c.satisfied,
+  }));
+  const failed = checks.filter((c) => c.satisfied === false);
+  const unjudged = checks.filter((c) => c.satisfied === null);
+  const shown = checks.map((c) => `${c.text} (${c.labelValue ?? 'absent'})`).join('; ');
+  const cannotJudge =
+    unjudged.length === 0
+      ? ''
+      : ` ${plural(unjudged.length, 'requirement')} cannot be judged here: ${unjudged.map((c) => `${c.text}: ${c.problem ?? 'unknown'}`).join('; ')}.`;
+  let summary: string;
+  if (failed.length === 0 && unjudged.length === 0)
+    summary = `NodePool ${pool.name} admits ${node.instanceType}: it meets all ${checks.length} requirements — ${shown}.`;
+  else if (failed.length === 0)
+    summary = `${node.instanceType} meets the ${plural(checks.length - unjudged.length, 'requirement')} of NodePool ${pool.name} that can be judged — ${shown}.${cannotJudge}`;
+  else {
+    // Karpenter relabels a node on-demand when its capacity reservation ends (AWS provider, capacityreservation
+    // capacitytype controller): a reserved-only NodePool then no longer matches, though it did at launch.
+    const demoted =
+      failed.length === 1 &&
+      failed[0].key === LABEL_CAPACITY_TYPE &&
+      failed[0].labelValue === 'on-demand' &&
+      (pool.capacityTypes.includes('reserved') || failed[0].values.includes('reserved'));
+    const why = demoted
+      ? 'its capacity reservation ended after the launch (Karpenter then relabels the node on-demand)'
+      : 'the NodePool changed after the launch';
+    summary = `${node.instanceType} does not meet ${plural(failed.length, 'requirement')} of NodePool ${pool.name} as stored now (${failed.map((c) => `${c.text}: the node has ${c.labelValue ?? 'no such label'}`).join('; ')}): ${why}.${cannotJudge}`;
+  }
   return { nodePoolFound: true, requirements, summary };
 }
 
@@ -83,10 +112,12 @@ function shortOf(req: ResourceFact, alloc: ResourceFact): string {
   return parts.join(' and ');
 }
 
-/** Per catalog, per requirement set: the types a NodePool admits (the catalog holds over a thousand types). */
-const admittedCache = new WeakMap<ReadonlyMap<string, InstanceTypeFact>, Map<string, InstanceTypeFact[]>>();
+type Catalog = ExplainContext['catalog'];
 
-function admittedTypes(pool: NodePoolFact, catalog: ReadonlyMap<string, InstanceTypeFact>): InstanceTypeFact[] {
+/** Per catalog, per requirement set: the types a NodePool admits (the catalog holds over a thousand types). */
+const admittedCache = new WeakMap<Catalog, Map<string, InstanceTypeFact[]>>();
+
+function admittedTypes(pool: NodePoolFact, catalog: Catalog): InstanceTypeFact[] {
   let byRequirements = admittedCache.get(catalog);
   if (!byRequirements) {
     byRequirements = new Map();
@@ -95,7 +126,8 @@ function admittedTypes(pool: NodePoolFact, catalog: ReadonlyMap<string, Instance
   const key = JSON.stringify(pool.requirements);
   let admitted = byRequirements.get(key);
   if (!admitted) {
-    admitted = [...catalog.values()].filter((t) => admitsInstanceType(t.labels, pool.requirements));
+    const requirements = new Requirements(pool.requirements);
+    admitted = [...catalog.types.values()].filter((t) => requirements.admitsInstanceType(t.labels, catalog.labelKeys));
     byRequirements.set(key, admitted);
   }
   return admitted;
@@ -105,11 +137,7 @@ function admittedTypes(pool: NodePoolFact, catalog: ReadonlyMap<string, Instance
  * The next smaller instance type the NodePool admits: the next size down in the node's own family (less cpu, or
  * as much cpu and less memory), else the biggest admitted type of any family with less cpu.
  */
-export function nextSmallerType(
-  node: NodeFact,
-  pool: NodePoolFact | undefined,
-  catalog: ReadonlyMap<string, InstanceTypeFact>,
-): InstanceTypeFact | null {
+export function nextSmallerType(node: NodeFact, pool: NodePoolFact | undefined, catalog: Catalog): InstanceTypeFact | null {
   if (!pool) return null;
   const cpu = node.allocatable.cpuMillicores;
   const admitted = admittedTypes(pool, catalog).filter((t) => t.name !== node.instanceType);
@@ -136,7 +164,7 @@ export function sizeReason(
   node: NodeFact,
   pool: NodePoolFact | undefined,
   launch: LaunchFact | undefined,
-  catalog: ReadonlyMap<string, InstanceTypeFact>,
+  catalog: Catalog,
 ): NodeClaimReasons['size'] {
   const allocatable = toTotals(node.allocatable);
   const offer = `${node.instanceType} offers ${vcpu(allocatable.cpuMillicores)}, ${gib(allocatable.memoryBytes)} and ${allocatable.pods} pods allocatable`;

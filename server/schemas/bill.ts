@@ -136,11 +136,17 @@ export type ResourceTotals = Static<typeof ResourceTotalsSchema>;
 
 export const RequirementCheckSchema = Type.Object({
   key: Type.String(),
+  /** In | NotIn | Exists | DoesNotExist | Gt | Lt | Gte | Lte, as written in the NodePool. */
   operator: Type.String(),
   values: Type.Array(Type.String()),
+  /** Karpenter's minValues for the key; null when unset. */
+  minValues: Nullable(Type.Integer()),
+  /** The requirement as one line, e.g. `karpenter.k8s.aws/instance-generation Gte 3`. */
+  text: Type.String(),
   /** The node's label value; null when the node has no such label. */
   nodeValue: Nullable(Type.String()),
-  satisfied: Type.Boolean(),
+  /** As Karpenter judges it (an absent label meets only NotIn and DoesNotExist); null when it cannot be judged (an operator this version does not know). */
+  satisfied: Nullable(Type.Boolean()),
 });
 export type RequirementCheck = Static<typeof RequirementCheckSchema>;
 

@@ -12,7 +12,7 @@ export type DailyCostQuery = Static<typeof DailyCostQuerySchema>;
 
 /**
  * One UTC day x NodePool x purchase kind. A Cost Explorer purchase type and our capacity type share a
- * row when they mean the same thing ("On Demand Instances" = on-demand, "Spot Instances" = spot);
+ * row when they are billed the same ("On Demand Instances" = on-demand and reserved, "Spot Instances" = spot);
  * other purchase types (Savings Plans, Reserved Instances, ...) get rows of their own with no estimate.
  */
 export const DailyCostRowSchema = Type.Object({
@@ -32,6 +32,11 @@ export const DailyCostRowSchema = Type.Object({
   billEstimated: Type.Boolean(),
   /** Our estimate from snapshots (Σ price per hour × hours, intervals capped at 15 min), USD; null if none. */
   estimateUsd: Nullable(Type.Number()),
+  /**
+   * The part of estimateUsd that ran in on-demand capacity reservations (capacity type `reserved`), USD; null if
+   * none. AWS bills it at the on-demand rate under On Demand Instances, so it is estimated in the on-demand row.
+   */
+  estimateReservedUsd: Nullable(Type.Number()),
 });
 export type DailyCostRow = Static<typeof DailyCostRowSchema>;
 

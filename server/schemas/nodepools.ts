@@ -9,10 +9,14 @@ import { CapacityTypeSchema, FormatSchema, Nullable, rangeQueryProperties } from
 /** One entry of spec.template.spec.requirements, e.g. `karpenter.sh/capacity-type In [spot, on-demand]`. */
 export const NodePoolRequirementSchema = Type.Object({
   key: Type.String(),
-  /** In | NotIn | Exists | DoesNotExist | Gt | Lt */
+  /** In | NotIn | Exists | DoesNotExist | Gt | Lt | Gte | Lte (Gte and Lte since Karpenter v1.10), as written. */
   operator: Type.String(),
-  /** [] for Exists / DoesNotExist. */
+  /** [] for Exists / DoesNotExist; one integer for Gt, Lt, Gte, Lte. */
   values: Type.Array(Type.String()),
+  /** Karpenter's minValues: at least this many distinct values of the key among the types it may launch; null when unset. */
+  minValues: Nullable(Type.Integer()),
+  /** The requirement as one line: `karpenter.k8s.aws/instance-generation Gte 3`, `… In [c, m, r] (minValues 2)`. */
+  text: Type.String(),
 });
 export type NodePoolRequirement = Static<typeof NodePoolRequirementSchema>;
 

@@ -1,3 +1,5 @@
+import { loadInstanceCatalog } from '../../core/instance-catalog.js';
+import { requirementsFromJson } from '../../core/karpenter/requirements.js';
 import { TAG_NODEPOOL } from '../../core/labels.js';
 import { loadStaticOnDemandPrices } from '../../core/static-prices.js';
 import type { Db } from '../../db/open-db.js';
@@ -9,9 +11,7 @@ import {
 import { ALLOCATION_TAGS_SETTING, createRunsRepository } from '../../db/repositories/runs-repository.js';
 import type { ExplainContext, LaunchFact, NodeFact, NodePoolFact, TagStatus } from '../explain/facts.js';
 import type { PricePoint } from '../explain/price-timeline.js';
-import type { Requirement } from '../explain/requirements.js';
 import { EVENT_MATCH_WINDOW_MS } from '../explain/reasons.js';
-import { loadInstanceCatalog } from './bill-catalog.js';
 
 /**
  * Loads what the explainer needs for a window, from the repositories, into plain facts: the nodes alive in it,
@@ -105,7 +105,7 @@ export function loadExplainContext(db: Db, fromMs: number, toMs: number): Explai
       {
         name: p.name,
         capacityTypes: parseJson<string[]>(p.capacityTypesJson, []),
-        requirements: parseJson<Requirement[]>(p.requirementsJson, []),
+        requirements: requirementsFromJson(parseJson<unknown>(p.requirementsJson, [])),
       },
     ]),
   );

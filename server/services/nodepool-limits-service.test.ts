@@ -47,7 +47,7 @@ const general: NodePoolRecord = {
   requirements: [
     { key: LABEL_CAPACITY_TYPE, operator: 'In', values: ['spot', 'on-demand'] },
     { key: 'karpenter.k8s.aws/instance-cpu', operator: 'Lt', values: ['17'] },
-    { key: 'karpenter.k8s.aws/instance-gpu-count', operator: 'DoesNotExist' },
+    { key: 'karpenter.k8s.aws/instance-gpu-count', operator: 'DoesNotExist', values: [] },
   ],
   limits: { cpu: '1000', memory: '1000Gi' },
   budgets: [{ nodes: '10%' }, { nodes: '0', reasons: ['Underutilized', 'Drifted'], schedule: '0 9 * * mon-fri', duration: '8h' }],
@@ -156,9 +156,27 @@ describe('NodePool limits against the capacity of the newest snapshot', () => {
       nodeClass: 'default',
     });
     expect(p.requirements).toEqual([
-      { key: LABEL_CAPACITY_TYPE, operator: 'In', values: ['spot', 'on-demand'] },
-      { key: 'karpenter.k8s.aws/instance-cpu', operator: 'Lt', values: ['17'] },
-      { key: 'karpenter.k8s.aws/instance-gpu-count', operator: 'DoesNotExist', values: [] },
+      {
+        key: LABEL_CAPACITY_TYPE,
+        operator: 'In',
+        values: ['spot', 'on-demand'],
+        minValues: null,
+        text: 'karpenter.sh/capacity-type In [spot, on-demand]',
+      },
+      {
+        key: 'karpenter.k8s.aws/instance-cpu',
+        operator: 'Lt',
+        values: ['17'],
+        minValues: null,
+        text: 'karpenter.k8s.aws/instance-cpu Lt 17',
+      },
+      {
+        key: 'karpenter.k8s.aws/instance-gpu-count',
+        operator: 'DoesNotExist',
+        values: [],
+        minValues: null,
+        text: 'karpenter.k8s.aws/instance-gpu-count DoesNotExist',
+      },
     ]);
     expect(p.budgets).toEqual([
       { nodes: '10%', reasons: [], schedule: null, duration: null },

@@ -1,3 +1,4 @@
+import { Requirement, type NodeSelectorRequirement } from '../../core/karpenter/requirements.js';
 import type { CollectionRunRow, ReportsRepository } from '../../db/repositories/reports-repository.js';
 import { dailyCostTotals, mergeDailyCost } from '../analytics/daily-cost.js';
 import { chooseBucketMs, DAY_MS, toEfficiencySeries } from '../analytics/efficiency.js';
@@ -6,7 +7,7 @@ import { dayCeil, dayFloor, defaultEndMs, DEFAULT_RANGE_DAYS, isoInstant, resolv
 import type { CollectionRun, StatusResponse } from '../schemas/status.js';
 import type { DailyCostResponse } from '../schemas/cost.js';
 import type { EfficiencyResponse } from '../schemas/efficiency.js';
-import type { NodePoolsResponse } from '../schemas/nodepools.js';
+import type { NodePoolRequirement, NodePoolsResponse } from '../schemas/nodepools.js';
 import type { RangeQuery } from '../schemas/common.js';
 
 const toRun = (r: CollectionRunRow): CollectionRun => ({
@@ -17,6 +18,14 @@ const toRun = (r: CollectionRunRow): CollectionRun => ({
   finishedAt: r.finishedAtMs === null ? null : isoInstant(r.finishedAtMs),
   rowsWritten: r.rowsWritten,
   message: r.message,
+});
+
+const requirementView = (r: NodeSelectorRequirement): NodePoolRequirement => ({
+  key: r.key,
+  operator: r.operator,
+  values: r.values,
+  minValues: r.minValues ?? null,
+  text: Requirement.of(r).describe(),
 });
 
 /** The overview's reports: repository rows through the pure analytics into API responses. */
@@ -67,7 +76,7 @@ export function createReportsService(repo: ReportsRepository, now: () => number 
             consolidateAfter: n.consolidateAfter,
             expireAfter: n.expireAfter,
             capacityTypes: n.capacityTypes,
-            requirements: n.requirements,
+            requirements: n.requirements.map(requirementView),
             budgets: n.budgets,
             limits,
             usage: { at, ...usage },

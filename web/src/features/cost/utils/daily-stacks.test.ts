@@ -9,6 +9,7 @@ const row = (p: Partial<DailyCostRow> & Pick<DailyCostRow, 'day' | 'nodePool'>):
   billAmortizedUsd: null,
   billEstimated: false,
   estimateUsd: null,
+  estimateReservedUsd: null,
   ...p,
 });
 
@@ -61,6 +62,26 @@ describe('toDailyStacks', () => {
     );
     expect(s.segments).toEqual([{ key: 'a|other', nodePool: 'a', kind: 'other' }]);
     expect(s.days[0]?.bill).toEqual({ 'a|other': 2 });
+  });
+  it('splits the estimate of an On Demand row into its capacity-reservation part (reserved) and the rest; the bill stays on-demand', () => {
+    const s = toDailyStacks(
+      [row({ day: '2026-11-01', nodePool: 'system', billUsd: 4.608, estimateUsd: 4.608, estimateReservedUsd: 2.304 })],
+      '2026-11-01',
+      '2026-11-02',
+    );
+    expect(s.segments.map((x) => x.key)).toEqual(['system|on-demand', 'system|reserved']);
+    expect(s.days[0]?.bill).toEqual({ 'system|on-demand': 4.608 });
+    expect(s.days[0]?.estimate).toEqual({ 'system|on-demand': 2.304, 'system|reserved': 2.304 });
+    expect(s.estimateVsBill).toBe(0);
+  });
+  it('a NodePool wholly in reservations shows only a reserved estimate segment, and the bill as on-demand', () => {
+    const s = toDailyStacks(
+      [row({ day: '2026-11-01', nodePool: 'system', estimateUsd: 2.304, estimateReservedUsd: 2.304 })],
+      '2026-11-01',
+      '2026-11-02',
+    );
+    expect(s.segments.map((x) => x.key)).toEqual(['system|reserved']);
+    expect(s.days[0]?.estimate).toEqual({ 'system|reserved': 2.304 });
   });
   it('flags days Cost Explorer has not finalised', () => {
     expect(stacks.days.map((d) => d.billNotFinal)).toEqual([false, false, true]);

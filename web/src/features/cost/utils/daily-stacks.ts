@@ -77,13 +77,22 @@ export function toDailyStacks(rows: readonly DailyCostRow[], from: string, to: s
     if (d === undefined) continue;
     const kind: PurchaseKind = r.capacityType ?? 'other';
     const key = segmentKey(r.nodePool, kind);
-    segments.set(key, { key, nodePool: r.nodePool, kind });
+    // The bill cannot tell capacity reservations from on-demand (both are On Demand Instances); the estimate can.
+    const reservedUsd = r.estimateReservedUsd ?? 0;
+    const ownEstimateUsd = r.estimateUsd === null ? null : r.estimateUsd - reservedUsd;
+    if (r.billUsd !== null || ownEstimateUsd === null || ownEstimateUsd > 0 || reservedUsd === 0)
+      segments.set(key, { key, nodePool: r.nodePool, kind });
     if (r.billUsd !== null) {
       d.bill[key] = (d.bill[key] ?? 0) + r.billUsd;
       d.billTotalUsd += r.billUsd;
     }
     if (r.estimateUsd !== null) {
-      d.estimate[key] = (d.estimate[key] ?? 0) + r.estimateUsd;
+      if (reservedUsd > 0) {
+        const reservedKey = segmentKey(r.nodePool, 'reserved');
+        segments.set(reservedKey, { key: reservedKey, nodePool: r.nodePool, kind: 'reserved' });
+        d.estimate[reservedKey] = (d.estimate[reservedKey] ?? 0) + reservedUsd;
+      }
+      if (ownEstimateUsd !== null && (ownEstimateUsd > 0 || reservedUsd === 0)) d.estimate[key] = (d.estimate[key] ?? 0) + ownEstimateUsd;
       d.estimateTotalUsd += r.estimateUsd;
     }
     d.billNotFinal ||= r.billEstimated;

@@ -1,5 +1,5 @@
 import type { NodePool } from '@schemas/nodepools';
-import { formatBudget, formatRequirement, limitBars, limitBarText, type LimitBar } from '../utils/nodepool-spec';
+import { formatBudget, limitBars, limitBarText, type LimitBar } from '../utils/nodepool-spec';
 
 function LimitMeter({ bar }: { bar: LimitBar }) {
   const text = limitBarText(bar);
@@ -49,7 +49,7 @@ export function NodePoolLimits({ spec }: { spec: NodePool }) {
       {spec.requirements.length === 0 && spec.budgets.length === 0 ? null : (
         <ul className="spec-lines" aria-label="Requirements and disruption budgets">
           {spec.requirements.map((r, i) => (
-            <li key={`r${i}`}>{formatRequirement(r)}</li>
+            <li key={`r${i}`}>{r.text}</li>
           ))}
           {spec.budgets.map((b, i) => (
             <li key={`b${i}`}>{formatBudget(b)}</li>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NodePool, ResourceLimit } from '@schemas/nodepools';
-import { formatBudget, formatRequirement, limitBars, limitBarText, limitLevel } from './nodepool-spec';
+import { formatBudget, limitBars, limitBarText, limitLevel } from './nodepool-spec';
 
 const GiB = 1024 ** 3;
 const usage: NodePool['usage'] = {
@@ -84,6 +84,19 @@ describe('limitBars', () => {
     expect(bars[2].usedText).toBe('8');
   });
 
+  it('a nodes limit (Karpenter v1.4+) is a bar of its own: 9 of 10 nodes is near it', () => {
+    const bars = limitBars({
+      usage,
+      limits: { cpu: null, cpuMillicores: null, memory: null, memoryBytes: null, resources: [limit('nodes', 'count', '10', 10, 9)] },
+    });
+    expect(bars.map((b) => [b.label, b.limitText, b.level])).toEqual([
+      ['CPU', 'no limit', 'none'],
+      ['Memory', 'no limit', 'none'],
+      ['Nodes', '10', 'near'],
+    ]);
+    expect(limitBarText(bars[2])).toBe('9 of 10 (90.0 %), near the limit');
+  });
+
   it('an empty NodePool reads 0 vCPU and 0 GiB against its limits (256 vCPU, 1024Gi)', () => {
     const bars = limitBars({
       usage: { ...usage, nodes: 0, cpuMillicores: 0, memoryBytes: 0 },
@@ -113,16 +126,7 @@ describe('limitBars', () => {
   });
 });
 
-describe('formatRequirement / formatBudget', () => {
-  it.each([
-    [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot', 'on-demand'] }, 'karpenter.sh/capacity-type In spot, on-demand'],
-    [{ key: 'karpenter.k8s.aws/instance-cpu', operator: 'Lt', values: ['17'] }, 'karpenter.k8s.aws/instance-cpu Lt 17'],
-    [
-      { key: 'karpenter.k8s.aws/instance-gpu-count', operator: 'DoesNotExist', values: [] },
-      'karpenter.k8s.aws/instance-gpu-count DoesNotExist',
-    ],
-  ])('%o', (r, text) => expect(formatRequirement(r)).toBe(text));
-
+describe('formatBudget', () => {
   it.each([
     [{ nodes: '10%', reasons: [], schedule: null, duration: null }, 'budget: 10% nodes'],
     [

@@ -1,4 +1,4 @@
-import type { DisruptionBudget, NodePool, NodePoolRequirement, ResourceLimit } from '@schemas/nodepools';
+import type { DisruptionBudget, NodePool, ResourceLimit } from '@schemas/nodepools';
 import { formatBytes, formatMillicores } from '../../../lib/format';
 
 /** How close a NodePool is to a limit: Karpenter launches nothing more once one is reached. */
@@ -6,7 +6,7 @@ export type LimitLevel = 'ok' | 'near' | 'at' | 'none' | 'unreadable';
 
 /** One usage bar of a NodePool card. */
 export interface LimitBar {
-  /** 'CPU', 'Memory', or the resource name as written (nvidia.com/gpu). */
+  /** 'CPU', 'Memory', 'Nodes', or the resource name as written (nvidia.com/gpu). */
   label: string;
   usedText: string;
   /** The limit formatted; 'no limit' when unset; the quantity as written when it does not parse. */
@@ -67,13 +67,11 @@ export function limitBars(pool: Pick<NodePool, 'limits' | 'usage'>): LimitBar[] 
   return [
     cpu === undefined ? unlimited('CPU', formatAmount('millicores', usage.cpuMillicores)) : barOf('CPU', cpu),
     memory === undefined ? unlimited('Memory', formatAmount('bytes', usage.memoryBytes)) : barOf('Memory', memory),
-    ...limits.resources.filter((r) => r.resource !== 'cpu' && r.resource !== 'memory').map((r) => barOf(r.resource, r)),
+    ...limits.resources
+      .filter((r) => r.resource !== 'cpu' && r.resource !== 'memory')
+      .map((r) => barOf(r.resource === 'nodes' ? 'Nodes' : r.resource, r)),
   ];
 }
-
-/** `karpenter.sh/capacity-type In spot, on-demand`; `karpenter.k8s.aws/instance-gpu-count DoesNotExist`. */
-export const formatRequirement = (r: NodePoolRequirement): string =>
-  r.values.length === 0 ? `${r.key} ${r.operator}` : `${r.key} ${r.operator} ${r.values.join(', ')}`;
 
 /** `budget: 10% nodes`; `budget: 0 nodes for Underutilized, Drifted, 0 9 * * mon-fri (UTC) for 8h`. */
 export function formatBudget(b: DisruptionBudget): string {

@@ -43,6 +43,7 @@ const cost = (billUsd: number | null, estimateUsd: number | null): DailyCostResp
       billUsd,
       billAmortizedUsd: null,
       billEstimated: false,
+      estimateReservedUsd: null,
       estimateUsd,
     },
   ],
