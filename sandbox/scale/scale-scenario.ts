@@ -1,6 +1,8 @@
 import { ANNOTATION_DO_NOT_DISRUPT, type CapacityType, type DisruptionReason } from '../../core/labels.js';
 import { effectiveRequests } from '../../core/pod-requests.js';
-import { loadCatalog, matchesRequirements } from '../scenario/catalog.js';
+import { Requirements } from '../../core/karpenter/requirements.js';
+import { catalogLabelKeys, loadCatalog } from '../scenario/catalog.js';
+import { CURRENT_KARPENTER_VERSION } from '../scenario/karpenter-profile.js';
 import { Rng } from '../scenario/rng.js';
 import { loadScenarioFile } from '../scenario/scenario-file.js';
 import { simulateSpotPrices } from '../scenario/spot-prices.js';
@@ -82,7 +84,12 @@ class ScaleBuilder {
     this.rng = new Rng(opts.seed ?? 1);
     this.end = opts.end ?? DEFAULT_END;
     this.start = this.end - opts.days * DAY;
-    this.pools = this.file.nodePools.map((p) => ({ ...p, instanceTypes: this.typesFor(p.requirements) }));
+    // Capacity reservations are not modelled at scale: a pool allowing reserved runs on-demand (the same price).
+    this.pools = this.file.nodePools.map((p) => ({
+      ...p,
+      capacityTypes: p.capacityTypes.filter((c) => c !== 'reserved'),
+      instanceTypes: this.typesFor(p.requirements),
+    }));
     this.nodeClassHash = this.rng.hex(16);
     const appNamespaces = Array.from({ length: opts.namespaces ?? 40 }, (_, i) => ({
       name: `team${Math.floor(i / 4) + 1}-${APP_WORDS[i % APP_WORDS.length]}`,
@@ -108,9 +115,9 @@ class ScaleBuilder {
 
   /** Instance types a NodePool admits that hold `podsPerNode` pods, cheapest first; the roomiest one when none does. */
   private typesFor(reqs: SimNodePool['requirements']): string[] {
-    const typeReqs = reqs.filter((r) => r.key !== 'karpenter.sh/capacity-type' && r.key !== 'topology.kubernetes.io/zone');
+    const requirements = new Requirements(reqs);
     const admitted = [...this.catalog.values()]
-      .filter((t) => matchesRequirements(t.labels, typeReqs))
+      .filter((t) => requirements.admitsInstanceType(t.labels, catalogLabelKeys()))
       .sort((a, b) => a.onDemandUsdPerHour - b.onDemandUsdPerHour || a.name.localeCompare(b.name));
     const roomy = admitted.filter((t) => t.allocatableParsed.pods >= this.opts.podsPerNode && t.vcpu >= 4);
     // Karpenter launches the cheapest types that fit: a handful per pool, not every one admitted.
@@ -134,6 +141,7 @@ class ScaleBuilder {
     );
     return {
       name: `scale-${this.opts.nodes}x${this.opts.podsPerNode}-${this.opts.days}d`,
+      karpenterVersion: CURRENT_KARPENTER_VERSION,
       seed: this.opts.seed ?? 1,
       clusterName: 'ledger-scale',
       region: this.file.region,

@@ -1,43 +1,30 @@
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseBaseUnits, parseCpuMillicores } from '../../core/quantity.js';
+import { loadInstanceCatalog } from '../../core/instance-catalog.js';
 import { loadStaticOnDemandPrices } from '../../core/static-prices.js';
-import type { InstanceTypeInfo, NodeSelectorRequirement } from './types.js';
-
-const DATA_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'data');
-
-interface RawCatalog {
-  instanceTypes: Record<string, { labels: Record<string, string>; allocatable: Record<string, string> }>;
-}
+import type { InstanceTypeInfo } from './types.js';
 
 /** On-demand USD/hour per instance type in `region`, from Karpenter's static table, as a plain record. */
 export const loadOnDemandPrices = (region: string): Record<string, number> => Object.fromEntries(loadStaticOnDemandPrices(region));
 
 let cached: Map<string, InstanceTypeInfo> | null = null;
 
-/** Instance types that have labels, allocatable and a us-east-1 on-demand price. */
+/**
+ * The instance types the sandbox can launch: those of the shipped catalogue (core/instance-catalog.ts) that have
+ * a us-east-1 on-demand price in Karpenter's static table, sorted by name.
+ */
 export function loadCatalog(): Map<string, InstanceTypeInfo> {
   if (cached) return cached;
-  const raw = JSON.parse(readFileSync(join(DATA_DIR, 'instance-types.json'), 'utf8')) as RawCatalog;
   const prices = loadStaticOnDemandPrices('us-east-1');
   const out = new Map<string, InstanceTypeInfo>();
-  for (const name of Object.keys(raw.instanceTypes).sort()) {
-    const { labels, allocatable } = raw.instanceTypes[name];
-    const price = prices.get(name);
-    if (price === undefined || !allocatable.cpu || !allocatable.memory || !allocatable.pods) continue;
-    out.set(name, {
-      name,
-      labels,
-      allocatable,
-      allocatableParsed: {
-        cpuMillicores: parseCpuMillicores(allocatable.cpu),
-        memoryBytes: parseBaseUnits(allocatable.memory),
-        pods: parseBaseUnits(allocatable.pods),
-        gpu: allocatable['nvidia.com/gpu'] ? parseBaseUnits(allocatable['nvidia.com/gpu']) : 0,
-      },
-      vcpu: Number(labels['karpenter.k8s.aws/instance-cpu']),
-      memoryMiB: Number(labels['karpenter.k8s.aws/instance-memory']),
+  for (const t of loadInstanceCatalog().types.values()) {
+    const price = prices.get(t.name);
+    if (price === undefined) continue;
+    out.set(t.name, {
+      name: t.name,
+      labels: { ...t.labels },
+      allocatable: { ...t.allocatableQuantities },
+      allocatableParsed: { ...t.allocatable },
+      vcpu: t.vcpu,
+      memoryMiB: t.memoryMiB,
       onDemandUsdPerHour: price,
     });
   }
@@ -45,23 +32,5 @@ export function loadCatalog(): Map<string, InstanceTypeInfo> {
   return out;
 }
 
-/** Whether a label set satisfies NodeSelectorRequirements (the subset NodePools use). */
-export function matchesRequirements(labels: Record<string, string>, reqs: NodeSelectorRequirement[]): boolean {
-  return reqs.every((r) => {
-    const v = labels[r.key];
-    switch (r.operator) {
-      case 'In':
-        return v !== undefined && (r.values ?? []).includes(v);
-      case 'NotIn':
-        return v === undefined || !(r.values ?? []).includes(v);
-      case 'Exists':
-        return v !== undefined;
-      case 'DoesNotExist':
-        return v === undefined;
-      case 'Gt':
-        return v !== undefined && Number(v) > Number(r.values?.[0]);
-      case 'Lt':
-        return v !== undefined && Number(v) < Number(r.values?.[0]);
-    }
-  });
-}
+/** The label keys the catalogue's types carry: a requirement on any other key says nothing about a type. */
+export const catalogLabelKeys = (): ReadonlySet<string> => loadInstanceCatalog().labelKeys;

@@ -12,6 +12,22 @@ describe('karpenterProfile', () => {
     expect(karpenterProfile(version)).toMatchObject(expected);
   });
 
+  it.each([
+    ['1.3.0', false, false, false],
+    ['1.5.0', false, false, false],
+    ['1.6.0', true, true, false],
+    ['1.14.1', true, true, true],
+  ])(
+    '%s: reserved capacity by default %s, reservation type label %s, interruptible label %s',
+    (version, byDefault, typeLabel, interruptible) => {
+      expect(karpenterProfile(version)).toMatchObject({
+        reservedCapacityByDefault: byDefault,
+        capacityReservationTypeLabel: typeLabel,
+        capacityReservationInterruptibleLabel: interruptible,
+      });
+    },
+  );
+
   it('defaults to the current release, which differs from the legacy one in its event wording', () => {
     expect(karpenterProfile().version).toBe(CURRENT_KARPENTER_VERSION);
     expect(karpenterProfile().disruptionMessageHasMethod).toBe(false);

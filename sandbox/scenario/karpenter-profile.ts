@@ -10,7 +10,11 @@
  *   string(cmd.Reason())).
  * - v1.5.0 and later: a disrupted NodeClaim carries the DisruptionReason status condition (reason = the reason).
  * - Gte / Lte requirement operators: v1.10.0 and later (pkg/apis/v1/nodeclaim.go NodeSelectorOpGte/Lte).
- * - The `reserved` capacity type (on-demand capacity reservations): v1.3.0 and later (pkg/apis/v1/labels.go).
+ * - The `reserved` capacity type (on-demand capacity reservations): v1.3.0 and later (pkg/apis/v1/labels.go),
+ *   behind the ReservedCapacity feature gate, off by default until v1.6.0 (pkg/operator/options/options.go).
+ * - Labels on a reserved node (aws/karpenter-provider-aws pkg/apis/v1/labels.go): karpenter.k8s.aws/
+ *   capacity-reservation-id from v1.3.0, capacity-reservation-type (default | capacity-block) from v1.6.0,
+ *   capacity-reservation-interruptible from v1.10.0.
  */
 
 export interface KarpenterProfile {
@@ -24,6 +28,12 @@ export interface KarpenterProfile {
   gteLteOperators: boolean;
   /** The `reserved` capacity type exists (v1.3+). */
   reservedCapacityType: boolean;
+  /** Reserved capacity is used without opting in: the ReservedCapacity feature gate defaults to true (v1.6+). */
+  reservedCapacityByDefault: boolean;
+  /** A reserved node carries karpenter.k8s.aws/capacity-reservation-type (v1.6+). */
+  capacityReservationTypeLabel: boolean;
+  /** A reserved node carries karpenter.k8s.aws/capacity-reservation-interruptible (v1.10+). */
+  capacityReservationInterruptibleLabel: boolean;
 }
 
 /** The release `npm start` imitates, and the older one the end-to-end tests also run. */
@@ -51,5 +61,8 @@ export function karpenterProfile(version: string = CURRENT_KARPENTER_VERSION): K
     disruptionReasonCondition: atLeast(v, 5),
     gteLteOperators: atLeast(v, 10),
     reservedCapacityType: atLeast(v, 3),
+    reservedCapacityByDefault: atLeast(v, 6),
+    capacityReservationTypeLabel: atLeast(v, 6),
+    capacityReservationInterruptibleLabel: atLeast(v, 10),
   };
 }

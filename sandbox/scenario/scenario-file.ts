@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { requirementsFromJson, type NodeSelectorRequirement } from '../../core/karpenter/requirements.js';
 import type { CapacityType } from '../../core/labels.js';
+import { CAPACITY_RESERVATION_ID, type CapacityReservationSpec } from './capacity-reservations.js';
 import { KarpenterVersionError, karpenterProfile } from './karpenter-profile.js';
-import type { NodeSelectorRequirement, SimNodePool } from './types.js';
+import type { SimNodePool } from './types.js';
 
 /** The scenario file: what the simulated cluster runs. The seed makes the rest (names, noise, spot prices). */
 export interface ScenarioFile {
@@ -19,6 +21,8 @@ export interface ScenarioFile {
   /** The Karpenter release imitated (see karpenter-profile.ts); absent: CURRENT_KARPENTER_VERSION. */
   karpenterVersion?: string;
   nodePools: (Omit<SimNodePool, 'instanceTypes'> & { requirements: NodeSelectorRequirement[] })[];
+  /** On-demand capacity reservations NodePools allowing `reserved` launch into first (Karpenter v1.6+ by default). */
+  capacityReservations?: CapacityReservationSpec[];
   managedNodes: { name: string; instanceType: string; count: number }[];
   namespaces: { name: string; labels: Record<string, string> }[];
   daemonSets: { namespace: string; name: string; requests: RequestSpec }[];
@@ -79,6 +83,14 @@ export function loadScenarioFile(nameOrPath: string): ScenarioFile {
       if (err instanceof KarpenterVersionError) throw new ScenarioFileError(`scenario ${path}: ${err.message}`);
       throw err;
     }
+  }
+  // Requirements as the API server would hold them (values [] where the file leaves them out).
+  for (const pool of parsed.nodePools) pool.requirements = requirementsFromJson(pool.requirements);
+  for (const r of parsed.capacityReservations ?? []) {
+    if (!CAPACITY_RESERVATION_ID.test(r.id) || !parsed.zones.includes(r.zone) || !(Number.isInteger(r.count) && r.count > 0))
+      throw new ScenarioFileError(
+        `scenario ${path}: capacity reservation ${JSON.stringify(r)} needs an id like cr-0123456789abcdef0, one of the zones and a positive count`,
+      );
   }
   const pools = new Set(parsed.nodePools.map((p) => p.name));
   for (const w of parsed.workloads) {

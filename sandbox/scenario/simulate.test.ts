@@ -17,7 +17,7 @@ describe('week4 scenario', () => {
   it('has the three NodePools the syllabus prescribes', () => {
     const pools = Object.fromEntries(sc.nodePools.map((p) => [p.name, p]));
     expect(Object.keys(pools).sort()).toEqual(['general', 'spot-batch', 'system']);
-    expect(pools.system.capacityTypes).toEqual(['on-demand']);
+    expect(pools.system.capacityTypes).toEqual(['reserved', 'on-demand']);
     expect(pools.general.capacityTypes).toEqual(['on-demand', 'spot']);
     expect(pools['spot-batch'].capacityTypes).toEqual(['spot']);
     for (const p of sc.nodePools) expect(p.consolidationPolicy).toBe('WhenEmptyOrUnderutilized');

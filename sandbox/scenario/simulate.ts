@@ -1,15 +1,19 @@
 import type { CapacityType, DisruptionReason } from '../../core/labels.js';
 import { ANNOTATION_DO_NOT_DISRUPT } from '../../core/labels.js';
 import { effectiveRequests } from '../../core/pod-requests.js';
-import { loadCatalog, matchesRequirements } from './catalog.js';
+import { parseKarpenterDuration } from '../../core/duration.js';
+import { Requirements } from '../../core/karpenter/requirements.js';
+import { DAY_MS as DAY, HOUR_MS as HOUR, MINUTE_MS as MINUTE } from '../../core/time.js';
+import { reservationWithRoom } from './capacity-reservations.js';
+import { catalogLabelKeys, loadCatalog } from './catalog.js';
+import { CURRENT_KARPENTER_VERSION } from './karpenter-profile.js';
+import { withinLimits } from './pool-limits.js';
+import { shapeForRelease } from './release-shape.js';
 import { Rng } from './rng.js';
 import type { ScenarioFile, WorkloadSpec } from './scenario-file.js';
 import { SpotPriceIndex, simulateSpotPrices } from './spot-prices.js';
 import type { EpochMs, InstanceTypeInfo, Resources, Scenario, SimContainer, SimEvent, SimNode, SimNodePool, SimPod } from './types.js';
 
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
 /** How long a pool waits after one disruption before the next: keeps the simulated churn near Karpenter's. */
 const DISRUPTION_COOLDOWN = 15 * MINUTE;
 const BLOCKED_EVENT_EVERY = 6 * HOUR;
@@ -60,7 +64,7 @@ const add = (a: Resources, b: Resources): Resources =>
 
 /** Runs the scenario file with a seed: a deterministic 14-day history of a Karpenter cluster. */
 export function simulate(file: ScenarioFile, seed: number): Scenario {
-  return new Simulation(file, seed).run();
+  return new Simulation(shapeForRelease(file), seed).run();
 }
 
 class Simulation {
@@ -112,9 +116,9 @@ class Simulation {
 
   /** Instance types a NodePool's requirements admit, cheapest first (capacity-type keys are not instance labels). */
   private typesFor(reqs: SimNodePool['requirements']): string[] {
-    const typeReqs = reqs.filter((r) => r.key !== 'karpenter.sh/capacity-type' && r.key !== 'topology.kubernetes.io/zone');
+    const requirements = new Requirements(reqs);
     return [...this.catalog.values()]
-      .filter((t) => matchesRequirements(t.labels, typeReqs))
+      .filter((t) => requirements.admitsInstanceType(t.labels, catalogLabelKeys()))
       .sort((a, b) => a.onDemandUsdPerHour - b.onDemandUsdPerHour || a.name.localeCompare(b.name))
       .map((t) => t.name);
   }
@@ -159,6 +163,7 @@ class Simulation {
     }
     return {
       name: this.file.name,
+      karpenterVersion: this.file.karpenterVersion ?? CURRENT_KARPENTER_VERSION,
       seed: this.seed,
       clusterName: this.file.clusterName,
       region: this.file.region,
@@ -224,6 +229,7 @@ class Simulation {
       launchReason,
       nodeClassHash: pool ? (this.nodeClassHash.get(pool.nodeClassName) ?? '') : '',
       allocatable: { ...type.allocatableParsed },
+      ...(capacityType === 'reserved' ? { capacityReservationId: this.reservationFor(typeName)?.id } : {}),
     };
     this.nodes.push(node);
     const live: LiveNode = {
@@ -447,12 +453,24 @@ class Simulation {
     this.provision(unplaced, t);
   }
 
-  private poolCpuInUse(pool: SimNodePool): number {
-    return this.live.filter((n) => n.pool === pool).reduce((a, n) => a + n.type.vcpu * 1000, 0);
+  /** A capacity reservation with room for `type` now (scenario-file capacityReservations). */
+  private reservationFor(type: string) {
+    return reservationWithRoom(
+      this.file.capacityReservations ?? [],
+      type,
+      this.live.map((n) => n.node),
+    );
   }
 
-  /** Price of a new node of `type` and where Karpenter would put it (lowest spot price zone, or round-robin). */
+  /**
+   * Price of a new node of `type` and where Karpenter would put it (a reservation with room, billed at the on-demand
+   * rate; the lowest spot price zone; or round-robin). No offer (Infinity) for reserved capacity without room.
+   */
   private offer(type: string, capacityType: CapacityType, t: EpochMs): { usd: number; zone: string } {
+    if (capacityType === 'reserved') {
+      const r = this.reservationFor(type);
+      return r ? { usd: this.onDemand[type], zone: r.zone } : { usd: Infinity, zone: this.file.zones[0] };
+    }
     if (capacityType === 'on-demand')
       return { usd: this.onDemand[type], zone: this.file.zones[this.nodes.length % this.file.zones.length] };
     let best = { usd: Infinity, zone: this.file.zones[0] };
@@ -492,13 +510,12 @@ class Simulation {
   }
 
   private chooseType(pool: SimNodePool, capacityType: CapacityType, pods: LivePod[], t: EpochMs, cheaperThan = Infinity) {
-    const limitCpu = Number(pool.limits.cpu) * 1000;
-    const inUse = this.poolCpuInUse(pool);
+    const running = this.live.filter((n) => n.pool === pool).map((n) => n.type);
     let best: { type: InstanceTypeInfo; usd: number; zone: string; taken: LivePod[] } | null = null;
     for (const name of pool.instanceTypes) {
       const type = this.catalog.get(name);
       if (!type) continue;
-      if (inUse + type.vcpu * 1000 > limitCpu) continue;
+      if (!withinLimits(pool.limits, running, type)) continue;
       const { usd, zone } = this.offer(name, capacityType, t);
       if (!(usd < cheaperThan)) continue;
       const taken = this.packInto(type, pods);
@@ -522,11 +539,18 @@ class Simulation {
       const [poolName, constraint] = key.split('|');
       const pool = this.pools.find((p) => p.name === poolName);
       if (!pool) continue;
-      const capacityType: CapacityType =
-        constraint === 'on-demand' ? 'on-demand' : pool.capacityTypes.includes('spot') ? 'spot' : 'on-demand';
+      const fallback: CapacityType = constraint === 'on-demand' ? 'on-demand' : pool.capacityTypes.includes('spot') ? 'spot' : 'on-demand';
+      // Karpenter launches into a capacity reservation first when the NodePool and the pods allow `reserved`.
+      const order: CapacityType[] = constraint === '' && pool.capacityTypes.includes('reserved') ? ['reserved', fallback] : [fallback];
       let remaining = group;
       while (remaining.length > 0) {
-        const choice = this.chooseType(pool, capacityType, remaining, t);
+        let capacityType: CapacityType = fallback;
+        let choice: ReturnType<Simulation['chooseType']> = null;
+        for (const ct of order) {
+          choice = this.chooseType(pool, ct, remaining, t);
+          capacityType = ct;
+          if (choice) break;
+        }
         if (!choice) break; // over the NodePool's limits: the pods stay pending
         const live = this.launch(pool, choice.type.name, capacityType, choice.zone, t, {
           kind: 'pending-pods',
@@ -608,10 +632,13 @@ class Simulation {
     const pool = live.pool;
     if (!pool) return false;
     const pods = live.pods.filter((p) => p.workload).sort((a, b) => b.requests.cpuMillicores - a.requests.cpuMillicores);
-    const choice = this.chooseType(pool, live.node.capacityType, pods, t, cheaperThan);
+    let capacityType = live.node.capacityType;
+    let choice = this.chooseType(pool, capacityType, pods, t, cheaperThan);
+    // No room left in the reservation (the node being replaced still holds its slot): on-demand, as Karpenter falls back.
+    if (!choice && capacityType === 'reserved') choice = this.chooseType(pool, (capacityType = 'on-demand'), pods, t, cheaperThan);
     if (!choice || choice.taken.length < pods.length) return false;
     this.nodeEvent(live, t, 'DisruptionTerminating', `Disrupting Node: ${reason}/Replace`);
-    const replacement = this.launch(pool, choice.type.name, live.node.capacityType, choice.zone, t, {
+    const replacement = this.launch(pool, choice.type.name, capacityType, choice.zone, t, {
       kind: 'replacement',
       replaces: [live.node.nodeClaimName ?? live.node.name],
       reason,
@@ -635,7 +662,7 @@ class Simulation {
 
   private consolidate(pool: SimNodePool, t: EpochMs): boolean {
     if (pool.consolidationPolicy !== 'WhenEmptyOrUnderutilized' && pool.consolidationPolicy !== 'WhenEmpty') return false;
-    const after = parseDuration(pool.consolidateAfter);
+    const after = parseKarpenterDuration(pool.consolidateAfter) ?? 0;
     const nodes = this.live.filter((n) => n.pool === pool);
     const candidates = nodes.filter((n) => t - n.lastPodChangeAt >= after);
     const budget = Math.max(1, budgetNodes(pool.budgets[0]?.nodes ?? '10%', nodes.length));
@@ -689,12 +716,6 @@ class Simulation {
     const order = live.pods.filter((p) => p.workload);
     return order.map((p) => targets[pods.indexOf(p)]);
   }
-}
-
-function parseDuration(d: string): number {
-  const m = /^(\d+)(s|m|h)$/.exec(d);
-  if (!m) return 0;
-  return Number(m[1]) * (m[2] === 's' ? 1000 : m[2] === 'm' ? MINUTE : HOUR);
 }
 
 function budgetNodes(spec: string, total: number): number {

@@ -1,3 +1,4 @@
+import type { NodeSelectorRequirement } from '../../core/karpenter/requirements.js';
 import type { CapacityType, DisruptionReason } from '../../core/labels.js';
 
 /** Times are epoch milliseconds (UTC) throughout the simulation. */
@@ -21,12 +22,6 @@ export interface InstanceTypeInfo {
   onDemandUsdPerHour: number;
 }
 
-export interface NodeSelectorRequirement {
-  key: string;
-  operator: 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Gt' | 'Lt';
-  values?: string[];
-}
-
 export interface SimNodePool {
   name: string;
   weight: number;
@@ -35,7 +30,8 @@ export interface SimNodePool {
   capacityTypes: CapacityType[];
   /** Instance types these requirements admit, cheapest first (derived, for the simulation). */
   instanceTypes: string[];
-  limits: { cpu: string; memory: string };
+  /** spec.limits as the scenario writes them: int-or-string quantities (`cpu: 16`, `memory: "64Gi"`, `nodes: 60`). */
+  limits: Record<string, string | number>;
   consolidationPolicy: 'WhenEmpty' | 'WhenEmptyOrUnderutilized';
   consolidateAfter: string;
   budgets: { nodes: string; reasons?: DisruptionReason[] }[];
@@ -65,6 +61,8 @@ export interface SimNode {
     | { kind: 'static' };
   /** NodeClass hash at launch; drift when the NodeClass changes. */
   nodeClassHash: string;
+  /** The capacity reservation it runs in (capacity type `reserved`); absent otherwise. */
+  capacityReservationId?: string;
   allocatable: Resources;
 }
 
@@ -120,6 +118,8 @@ export interface SpotPricePoint {
 
 export interface Scenario {
   name: string;
+  /** The Karpenter release imitated (karpenter-profile.ts). */
+  karpenterVersion: string;
   seed: number;
   clusterName: string;
   region: string;

@@ -1,6 +1,7 @@
-import { LABEL_CAPACITY_TYPE, LABEL_NODECLASS, LABEL_NODEPOOL, LABEL_ZONE } from '../../core/labels.js';
+import { LABEL_CAPACITY_RESERVATION_ID, LABEL_CAPACITY_TYPE, LABEL_NODECLASS, LABEL_NODEPOOL, LABEL_ZONE } from '../../core/labels.js';
 import { formatCpu, formatMemory } from '../../core/quantity.js';
 import { loadCatalog } from '../scenario/catalog.js';
+import { karpenterProfile } from '../scenario/karpenter-profile.js';
 import type { EpochMs, Scenario, SimEvent, SimNode, SimNodePool, SimPod } from '../scenario/types.js';
 
 /** Builds Kubernetes API objects (the JSON the real API server returns) from the simulated history. */
@@ -31,6 +32,20 @@ export function podPhaseAt(p: SimPod, t: EpochMs): 'Running' | 'Succeeded' | nul
 
 export const nodeAliveAt = (n: SimNode, t: EpochMs): boolean => n.createdAt <= t && (n.deletedAt === null || n.deletedAt > t);
 
+/**
+ * What the AWS provider puts on a node launched into a capacity reservation (cloudprovider.go instanceToNodeClaim),
+ * as the imitated release does: the reservation id; its type from v1.6 (an ODCR is `default`, a Capacity Block
+ * `capacity-block`); whether it is interruptible from v1.10.
+ */
+function reservationLabels(scenario: Scenario, id: string): Record<string, string> {
+  const profile = karpenterProfile(scenario.karpenterVersion);
+  return {
+    [LABEL_CAPACITY_RESERVATION_ID]: id,
+    ...(profile.capacityReservationTypeLabel ? { 'karpenter.k8s.aws/capacity-reservation-type': 'default' } : {}),
+    ...(profile.capacityReservationInterruptibleLabel ? { 'karpenter.k8s.aws/capacity-reservation-interruptible': 'false' } : {}),
+  };
+}
+
 export function nodeLabels(scenario: Scenario, n: SimNode): Record<string, string> {
   const type = loadCatalog().get(n.instanceType);
   const pool = scenario.nodePools.find((p) => p.name === n.nodePool);
@@ -46,6 +61,7 @@ export function nodeLabels(scenario: Scenario, n: SimNode): Record<string, strin
   if (n.nodePool) {
     labels[LABEL_NODEPOOL] = n.nodePool;
     labels[LABEL_CAPACITY_TYPE] = n.capacityType;
+    if (n.capacityReservationId !== undefined) Object.assign(labels, reservationLabels(scenario, n.capacityReservationId));
     labels[LABEL_NODECLASS] = pool?.nodeClassName ?? 'default';
     labels['karpenter.sh/initialized'] = 'true';
     labels['karpenter.sh/registered'] = 'true';

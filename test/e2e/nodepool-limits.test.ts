@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { seedFromSandbox } from '../../cli/seed-sandbox.js';
-import { parseBaseUnits, parseCpuMillicores } from '../../core/quantity.js';
+import { Requirement } from '../../core/karpenter/requirements.js';
+import { parseBaseUnits, parseCpuMillicores, quantityFromJson } from '../../core/quantity.js';
 import { openDb, type Db } from '../../db/open-db.js';
 import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import { loadCatalog } from '../../sandbox/scenario/catalog.js';
@@ -13,12 +14,16 @@ import { buildApp } from '../../server/app.js';
 import type { NodePoolsResponse } from '../../server/schemas/nodepools.js';
 
 /**
- * week4's NodePools carry limits (system cpu 16 / memory 64Gi, general 400 / 1600Gi, spot-batch 256 / 1024Gi).
+ * week4's NodePools carry limits written as Karpenter's examples write them, cpu and nodes as JSON numbers and memory
+ * as a string (system cpu 16 / memory 64Gi, general 400 / 1600Gi / 50 nodes, spot-batch 256 / 1024Gi / 10 nodes),
+ * and general's requirements use Gte and Lte (the sandbox serves Karpenter v1.14.1 by default).
  * Two simulated hours through the real Kubernetes client, then /api/nodepools over HTTP against the scenario
  * itself: the NodePool specs, and the capacity of the nodes alive at the last snapshot summed from the
  * instance-type catalogue (vCPUs and MiB), not from what the collector stored.
  */
 const HOUR = 3_600_000;
+/** A limit as the scenario writes it (int-or-string), in the string form the API reports. */
+const text = (q: string | number | undefined): string => quantityFromJson(q) ?? 'missing';
 let sb: RunningSandbox;
 let dir: string;
 let db: Db;
@@ -71,15 +76,38 @@ describe('week4 NodePools through the collector', () => {
         expireAfter: pool.expireAfter,
         nodeClass: pool.nodeClassName,
         limits: {
-          cpu: pool.limits.cpu,
-          cpuMillicores: parseCpuMillicores(pool.limits.cpu),
-          memory: pool.limits.memory,
-          memoryBytes: parseBaseUnits(pool.limits.memory),
+          cpu: text(pool.limits.cpu),
+          cpuMillicores: parseCpuMillicores(text(pool.limits.cpu)),
+          memory: text(pool.limits.memory),
+          memoryBytes: parseBaseUnits(text(pool.limits.memory)),
         },
       });
-      expect(got?.requirements).toEqual(pool.requirements.map((r) => ({ key: r.key, operator: r.operator, values: r.values ?? [] })));
+      expect(got?.requirements).toEqual(
+        pool.requirements.map((r) => ({
+          key: r.key,
+          operator: r.operator,
+          values: r.values,
+          minValues: r.minValues ?? null,
+          text: Requirement.of(r).describe(),
+        })),
+      );
       expect(got?.budgets).toEqual(pool.budgets.map((b) => ({ nodes: b.nodes, reasons: b.reasons ?? [], schedule: null, duration: null })));
     }
+  });
+
+  it('limits written as JSON numbers come out as quantities, not "no limit" (cpu 16, nodes 50)', () => {
+    const byName = new Map(body.items.map((p) => [p.name, p]));
+    expect(byName.get('system')?.limits).toMatchObject({ cpu: '16', cpuMillicores: 16_000, memory: '64Gi', memoryBytes: 64 * 1024 ** 3 });
+    expect(byName.get('general')?.limits.resources.map((r) => [r.resource, r.quantity, r.limit])).toEqual([
+      ['cpu', '400', 400_000],
+      ['memory', '1600Gi', 1600 * 1024 ** 3],
+      ['nodes', '50', 50],
+    ]);
+    expect(byName.get('general')?.requirements.map((r) => r.text)).toContain('karpenter.k8s.aws/instance-generation Gte 6');
+    expect(byName.get('spot-batch')?.requirements.find((r) => r.minValues !== null)).toMatchObject({
+      key: 'karpenter.k8s.aws/instance-family',
+      minValues: 5,
+    });
   });
 
   it('usage = Σ capacity (vCPUs, MiB) of the scenario nodes alive at the last snapshot, per NodePool', () => {
@@ -97,8 +125,10 @@ describe('week4 NodePools through the collector', () => {
         nodesWithoutCapacity: 0,
       });
       expect(got?.limits.resources.map((r) => [r.resource, r.used, r.usedFraction])).toEqual([
-        ['cpu', cpuMillicores, cpuMillicores / parseCpuMillicores(pool.limits.cpu)],
-        ['memory', memoryBytes, memoryBytes / parseBaseUnits(pool.limits.memory)],
+        ['cpu', cpuMillicores, cpuMillicores / parseCpuMillicores(text(pool.limits.cpu))],
+        ['memory', memoryBytes, memoryBytes / parseBaseUnits(text(pool.limits.memory))],
+        // the nodes limit counts the NodePool's nodes
+        ...(pool.limits.nodes === undefined ? [] : [['nodes', alive.length, alive.length / Number(pool.limits.nodes)]]),
       ]);
     }
     // The cluster has nodes in at least one NodePool, so the sums above are not all zero.
