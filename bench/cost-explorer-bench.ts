@@ -12,6 +12,7 @@ import { parseCeQuery } from '../sandbox/serve/ce-request.js';
 import { startSandboxServer } from '../sandbox/serve/server.js';
 import type { BenchContext, BenchResult } from './context.js';
 import { type BenchRow, figure } from './report.js';
+import { DAY_MS, HOUR_MS } from '../core/time.js';
 
 /**
  * Cost Explorer requests (USD 0.01 each): a 90-day backfill, then the next day's re-sync, by the collector
@@ -22,8 +23,6 @@ import { type BenchRow, figure } from './report.js';
  * ceil(result slots / page size), a slot being one (period, group), or a period with no group. Target: equal.
  */
 
-const DAY = 86_400_000;
-const HOUR = 3_600_000;
 const PAGE_SIZE = 50;
 const WINDOW_DAYS = 90;
 const RECENT_DAYS = 14;
@@ -42,7 +41,7 @@ interface Need {
   periods: EpochMs[];
 }
 
-const dayFloor = (t: EpochMs): EpochMs => Math.floor(t / DAY) * DAY;
+const dayFloor = (t: EpochMs): EpochMs => Math.floor(t / DAY_MS) * DAY_MS;
 const fmt = (t: EpochMs, g: 'DAILY' | 'HOURLY'): string =>
   g === 'DAILY' ? new Date(t).toISOString().slice(0, 10) : `${new Date(t).toISOString().slice(0, 19)}Z`;
 
@@ -51,26 +50,26 @@ function needs(now: EpochMs, previousNow: EpochMs | null): Need[] {
   const today = dayFloor(now);
   const periods = (from: EpochMs, to: EpochMs, unit: number) =>
     Array.from({ length: Math.max(0, (to - from) / unit) }, (_, i) => from + i * unit);
-  const daily = periods(today - (WINDOW_DAYS - 1) * DAY, today + DAY, DAY);
-  const recentDays = periods(today - (RECENT_DAYS - 1) * DAY, today + DAY, DAY);
-  const hours = periods(today - (RECENT_DAYS - 1) * DAY, Math.floor(now / HOUR) * HOUR + HOUR, HOUR);
+  const daily = periods(today - (WINDOW_DAYS - 1) * DAY_MS, today + DAY_MS, DAY_MS);
+  const recentDays = periods(today - (RECENT_DAYS - 1) * DAY_MS, today + DAY_MS, DAY_MS);
+  const hours = periods(today - (RECENT_DAYS - 1) * DAY_MS, Math.floor(now / HOUR_MS) * HOUR_MS + HOUR_MS, HOUR_MS);
   // A period fetched by the previous sync and final then is never needed again.
   const open = (unit: number) => (p: EpochMs) =>
     previousNow === null ||
     p >= previousNow ||
     isEstimatedPeriod(p + unit, previousNow) ||
-    p < dayFloor(previousNow) - (unit === HOUR ? RECENT_DAYS - 1 : WINDOW_DAYS - 1) * DAY;
+    p < dayFloor(previousNow) - (unit === HOUR_MS ? RECENT_DAYS - 1 : WINDOW_DAYS - 1) * DAY_MS;
   return [
-    { api: 'GetCostAndUsage', granularity: 'DAILY', groupBy: 'PURCHASE_TYPE', periods: daily.filter(open(DAY)) },
-    { api: 'GetCostAndUsage', granularity: 'DAILY', groupBy: 'INSTANCE_TYPE', periods: daily.filter(open(DAY)) },
-    { api: 'GetCostAndUsage', granularity: 'HOURLY', groupBy: 'PURCHASE_TYPE', periods: hours.filter(open(HOUR)) },
-    { api: 'GetCostAndUsageWithResources', granularity: 'DAILY', groupBy: 'RESOURCE_ID', periods: recentDays.filter(open(DAY)) },
+    { api: 'GetCostAndUsage', granularity: 'DAILY', groupBy: 'PURCHASE_TYPE', periods: daily.filter(open(DAY_MS)) },
+    { api: 'GetCostAndUsage', granularity: 'DAILY', groupBy: 'INSTANCE_TYPE', periods: daily.filter(open(DAY_MS)) },
+    { api: 'GetCostAndUsage', granularity: 'HOURLY', groupBy: 'PURCHASE_TYPE', periods: hours.filter(open(HOUR_MS)) },
+    { api: 'GetCostAndUsageWithResources', granularity: 'DAILY', groupBy: 'RESOURCE_ID', periods: recentDays.filter(open(DAY_MS)) },
   ];
 }
 
 /** Fewest requests: per run of consecutive needed periods, ceil(slots / page size). */
 function fewestRequests(sc: Scenario, now: EpochMs, need: Need): number {
-  const unit = need.granularity === 'DAILY' ? DAY : HOUR;
+  const unit = need.granularity === 'DAILY' ? DAY_MS : HOUR_MS;
   let requests = 0;
   const records = usageRecords(sc, now);
   for (let i = 0; i < need.periods.length;) {
@@ -100,8 +99,8 @@ export async function costExplorerBench(ctx: BenchContext): Promise<BenchResult>
   const nodes = ctx.quick ? 30 : 80;
   const sc = scaleScenario({ nodes, podsPerNode: 10, days: WINDOW_DAYS + 2, seed: 90, meanNodeLifetimeDays: 4 });
   // The backfill runs at 06:00 UTC the day before the scenario ends; the re-sync a day later.
-  const backfillAt = dayFloor(sc.end) - DAY - 18 * HOUR;
-  const resyncAt = backfillAt + DAY;
+  const backfillAt = dayFloor(sc.end) - DAY_MS - 18 * HOUR_MS;
+  const resyncAt = backfillAt + DAY_MS;
   const sandbox: SandboxContext = { scenario: sc, clock: new SandboxClock(backfillAt), requestLog: [], faults: [] };
   const server = await startSandboxServer(sandbox, [createCostExplorerHandler({ pageSize: PAGE_SIZE })]);
   Object.assign(process.env, DUMMY_AWS);
@@ -115,7 +114,7 @@ export async function costExplorerBench(ctx: BenchContext): Promise<BenchResult>
       const before = sandbox.requestLog.length;
       const result: CostCollectResult = await collectCostExplorer(
         { db, ce, clusterName: sc.clusterName, now, hourly: true, resources: true },
-        { startMs: dayFloor(now) - (WINDOW_DAYS - 1) * DAY, endMs: dayFloor(now) + DAY },
+        { startMs: dayFloor(now) - (WINDOW_DAYS - 1) * DAY_MS, endMs: dayFloor(now) + DAY_MS },
       );
       const served = sandbox.requestLog.slice(before).filter((r) => r.operation.startsWith('ce:GetCostAndUsage')).length;
       if (served !== result.requests) throw new Error(`the collector counted ${result.requests} requests, the sandbox served ${served}`);

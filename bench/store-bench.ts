@@ -13,6 +13,7 @@ import { buildApp } from '../server/app.js';
 import type { BenchContext, BenchResult } from './context.js';
 import { type BenchRow, figure } from './report.js';
 import { scaleHistory, scenarioPrices } from './scale-history.js';
+import { DAY_MS } from '../core/time.js';
 
 /**
  * Store and query: a month of 5-minute snapshots of a 1,000-node cluster written through the kube repository
@@ -22,7 +23,6 @@ import { scaleHistory, scenarioPrices } from './scale-history.js';
  * one (read from rollups, not scans of raw rows).
  */
 
-const DAY_MS = 86_400_000;
 const STEP_MS = 5 * 60_000;
 const P99_BOUND_MS = 100;
 const DUMMY_AWS = {

@@ -8,10 +8,9 @@ import { createLockRepository } from '../db/repositories/lock-repository.js';
 import { createReportsRepository } from '../db/repositories/reports-repository.js';
 import { type RunningSandbox, startSandbox } from '../sandbox/index.js';
 import { runCollect } from './collect.js';
+import { DAY_MS, MINUTE_MS } from '../core/time.js';
 
 /** `collect --watch` against the running sandbox (Kubernetes watches need its streaming server). */
-const MINUTE = 60_000;
-const DAY_MS = 86_400_000;
 let dir: string;
 
 beforeAll(() => {
@@ -36,7 +35,7 @@ describe('collect --watch', () => {
   afterAll(async () => sb.close());
 
   it('writes one snapshot per interval from the watch cache, the bill once, and stops cleanly when signalled', async () => {
-    const t0 = sb.scenario.start + 5 * DAY_MS + 20 * 60 * MINUTE;
+    const t0 = sb.scenario.start + 5 * DAY_MS + 20 * 60 * MINUTE_MS;
     sb.ctx.clock.set(t0);
     for (const [k, v] of Object.entries(sb.awsEnv)) vi.stubEnv(k, v);
     const dbPath = join(dir, 'watch.db');
@@ -59,13 +58,13 @@ describe('collect --watch', () => {
     // The simulated clock moves 5 minutes after each snapshot; the collector takes one per new clock time.
     for (let i = 1; i <= 3; i++) {
       await until(`snapshot ${i}`, () => reports.dataRange().snapshotCount === i);
-      if (i < 3) sb.ctx.clock.set(t0 + i * 5 * MINUTE);
+      if (i < 3) sb.ctx.clock.set(t0 + i * 5 * MINUTE_MS);
     }
     stop.abort();
     const summary = await running;
     expect(summary.ok).toBe(true);
     expect(summary.snapshots).toBe(3);
-    expect(reports.dataRange()).toMatchObject({ snapshotCount: 3, firstSnapshotMs: t0, lastSnapshotMs: t0 + 10 * MINUTE });
+    expect(reports.dataRange()).toMatchObject({ snapshotCount: 3, firstSnapshotMs: t0, lastSnapshotMs: t0 + 10 * MINUTE_MS });
     // The bill was read once (the next refresh is 8 h away): one tag check.
     expect(summary.costRuns).toHaveLength(1);
     expect(summary.awsRequests['ce:ListCostAllocationTags']).toBe(1);
@@ -101,7 +100,7 @@ describe('collect --watch', () => {
     const db = openDb({ path: dbPath });
     const reports = createReportsRepository(db);
     await until('a snapshot', () => reports.dataRange().snapshotCount === 1);
-    const ticking = setInterval(() => sb.ctx.clock.set(sb.ctx.clock.now() + 5 * MINUTE), 10);
+    const ticking = setInterval(() => sb.ctx.clock.set(sb.ctx.clock.now() + 5 * MINUTE_MS), 10);
     try {
       // Another collector takes over, as it would from a process silent past the stale limit (here: told its pid is gone).
       const other = acquireCollectorLock(db, { command: 'collect', dbPath, isPidAlive: () => false });

@@ -16,13 +16,13 @@ import { pricingHandler } from '../sandbox/serve/pricing.js';
 import { newContext, serveHandlers, type ServedHandlers } from '../test/fixtures/serve-handlers.js';
 import { TINY_END, tinyScenario } from '../test/fixtures/tiny-scenario.js';
 import { type CollectOptions, type CollectSummary, runCollect } from './collect.js';
+import { DAY_MS } from '../core/time.js';
 
 /**
  * `collect` as the CLI runs it (runCollect), against the tiny scenario's Kubernetes API and AWS account served on
  * loopback (its bill is worked by hand in test/fixtures/tiny-scenario.ts), with a spy that sees every Cost
  * Explorer request body. The clock stands at 11-15 00:00: days up to 11-12 are final, 11-13 and 11-14 estimated.
  */
-const DAY_MS = 86_400_000;
 interface CeCall {
   run: number;
   operation: string;

@@ -21,10 +21,11 @@ import { createApiRequestsRepository } from '../db/repositories/api-requests-rep
 import { createKubeRepository } from '../db/repositories/kube-repository.js';
 import type { LockHolder } from '../db/repositories/lock-repository.js';
 import { ALLOCATION_TAGS_SETTING, createRunsRepository, type RunSource } from '../db/repositories/runs-repository.js';
-import { parseDuration } from './duration.js';
 import { PriceCollector } from './price-collector.js';
 import { ProgressBar } from './progress.js';
 import { UsageError } from './usage-error.js';
+import { parseCalendarDuration } from '../core/duration.js';
+import { DAY_MS, HOUR_MS } from '../core/time.js';
 
 export const COLLECT_HELP = `Usage: nodepool-ledger collect --cluster NAME [--region R] [--since 90d] [--watch] [--interval 5m]
                                 [--kubeconfig PATH] [--context NAME] [--db .ledger/ledger.db] [--quiet]
@@ -37,7 +38,7 @@ already final are never requested again (each request costs USD 0.01); a summary
 
   --cluster NAME    the EKS cluster name (its cost is found by the eks:eks-cluster-name or kubernetes.io/cluster/NAME tag)
   --region R        the cluster's region; default $AWS_REGION, else the nodes' topology.kubernetes.io/region label
-  --since 90d       how much of the bill to read (s, m, h, d, w)
+  --since 90d       how much of the bill to read (Go-style ms, s, m, h, plus d and w; combined as in 1d12h)
   --watch           keep a watch cache of the cluster and write a snapshot every --interval until Ctrl-C / SIGTERM
                     (the bill is refreshed every 8 h, on-demand prices every 12 h, spot prices hourly); stops with
                     exit code 1 if another collector takes the database over (this one silent for over 2 minutes)
@@ -63,8 +64,6 @@ export const COLLECT_OPTIONS = {
 } as const;
 
 export const DEFAULT_DB_PATH = '.ledger/ledger.db';
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
 /** Cost Explorer refreshes the bill a few times a day: asking more often only costs requests. */
 const CE_REFRESH_MS = 8 * HOUR_MS;
 /** Karpenter refreshes on-demand prices every 12 h. */
@@ -126,8 +125,10 @@ export function collectOptionsFrom(v: Values): CollectOptions {
   if (!cluster) throw new UsageError('collect needs --cluster NAME (the EKS cluster name)');
   const duration = (k: string, fallback: string): number => {
     const text = str(k) ?? fallback;
-    const ms = parseDuration(text);
-    if (ms === null) throw new UsageError(`--${k} must be a duration like 90d, 12h, 5m or 30s, got "${text}"`);
+    const ms = parseCalendarDuration(text);
+    // A span of whole milliseconds, and more than none: "0s" or "1500us" would make no sense for --since or --interval.
+    if (ms === null || !Number.isSafeInteger(ms) || ms <= 0)
+      throw new UsageError(`--${k} must be a duration like 90d, 12h, 5m or 30s, got "${text}"`);
     return ms;
   };
   return {

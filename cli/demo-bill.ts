@@ -4,6 +4,7 @@ import type { Db } from '../db/open-db.js';
 import { checkWindow, hypotheticalBill, type Perturbation, PERTURBATIONS } from '../sandbox/scenario/hypothetical-bill.js';
 import type { Scenario } from '../sandbox/scenario/types.js';
 import { createBillService } from '../server/services/bill-service.js';
+import { DAY_MS } from '../core/time.js';
 
 /**
  * `demo --bill DAY[..DAY][:PERTURBATION]`: after seeding, the sandbox makes a hypothetical bill for those days
@@ -22,8 +23,6 @@ export interface BillSpec {
   perturbation: Perturbation;
   label: string;
 }
-
-const DAY_MS = 86_400_000;
 
 function parseDay(text: string): number | null {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return null;

@@ -15,6 +15,7 @@ import { createPricingClient, pricingEndpointRegion } from '../collectors/pricin
 import { createEc2Client } from '../collectors/spot/client.js';
 import { clusterOwnedTag, TAG_CLUSTER_NAME, TAG_NODEPOOL } from '../core/labels.js';
 import { UsageError } from './usage-error.js';
+import { DAY_MS } from '../core/time.js';
 
 export const DOCTOR_HELP = `Usage: nodepool-ledger doctor --cluster NAME [--region R] [--kubeconfig PATH] [--context NAME]
 
@@ -53,7 +54,6 @@ export interface DoctorReport {
   lines: string[];
 }
 
-const DAY_MS = 86_400_000;
 const BILLING_CONSOLE_PATH = 'AWS Billing and Cost Management console > Cost allocation tags > User-defined cost allocation tags';
 
 export function doctorOptionsFrom(v: Record<string, string | boolean | undefined>): DoctorOptions {

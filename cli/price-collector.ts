@@ -8,8 +8,7 @@ import type { NodeRecord, PriceQuote } from '../core/model.js';
 import { loadStaticOnDemandPrices } from '../core/static-prices.js';
 import type { Db } from '../db/open-db.js';
 import { PriceBook } from '../db/repositories/price-book.js';
-
-const HOUR = 3_600_000;
+import { HOUR_MS } from '../core/time.js';
 
 /**
  * Keeps the prices a snapshot needs: on-demand once from the Pricing API, spot history for every market
@@ -54,14 +53,14 @@ export class PriceCollector {
       this.rowsWritten += (
         await collectSpotPrices(
           { db: this.db, ec2: this.ec2, region: this.region, now, runId: this.runId },
-          { instanceTypes: fresh, since: now - 24 * HOUR, until: now },
+          { instanceTypes: fresh, since: now - 24 * HOUR_MS, until: now },
         )
       ).prices;
       fresh.forEach((t) => this.knownTypes.add(t));
       changed = true;
     }
-    if (now - this.lastRefresh >= HOUR && this.knownTypes.size > 0) {
-      const since = Number.isFinite(this.lastRefresh) ? this.lastRefresh : now - HOUR;
+    if (now - this.lastRefresh >= HOUR_MS && this.knownTypes.size > 0) {
+      const since = Number.isFinite(this.lastRefresh) ? this.lastRefresh : now - HOUR_MS;
       this.rowsWritten += (
         await collectSpotPrices(
           { db: this.db, ec2: this.ec2, region: this.region, now, runId: this.runId },

@@ -11,6 +11,7 @@ import { type CostGranularity, type CostGroupBy, createCostLinesRepository } fro
 import type { Db } from '../../db/open-db.js';
 import type { ClusterTag } from './allocation-tags.js';
 import { mapCostPeriods, mergePages } from './map.js';
+import { DAY_MS, HOUR_MS } from '../../core/time.js';
 
 /**
  * Cost Explorer lines for the cluster's EC2 compute, each query grouped by the NodePool tag and one dimension:
@@ -23,8 +24,6 @@ import { mapCostPeriods, mergePages } from './map.js';
 export const COST_EXPLORER_SOURCE = 'cost-explorer';
 export const EC2_COMPUTE_SERVICE = 'Amazon Elastic Compute Cloud - Compute';
 const METRICS = ['UnblendedCost', 'AmortizedCost', 'UsageQuantity'];
-const DAY_MS = 86_400_000;
-const HOUR_MS = 3_600_000;
 /** Hourly and resource-level data cover 14 days: today and the 13 before it. */
 const RECENT_DAYS = 14;
 

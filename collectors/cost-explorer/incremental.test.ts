@@ -10,10 +10,9 @@ import { newContext, serveHandlers, type ServedHandlers, useDummyAwsCredentials 
 import { T, TINY_END, tinyScenario } from '../../test/fixtures/tiny-scenario.js';
 import { createCostExplorerClient } from './client.js';
 import { collectCostExplorer } from './collect.js';
+import { DAY_MS } from '../../core/time.js';
 
 useDummyAwsCredentials();
-
-const DAY_MS = 86_400_000;
 
 /** What the server received: each GetCostAndUsage's group and time period, with the run it belonged to. */
 interface Seen {

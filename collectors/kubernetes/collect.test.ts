@@ -12,8 +12,8 @@ import { newContext, serveHandlers, type ServedHandlers } from '../../test/fixtu
 import { createKubeClients, type KubeClients } from './client.js';
 import { collectKubeSnapshot } from './collect.js';
 import type { ListStats } from './list-all.js';
+import { HOUR_MS } from '../../core/time.js';
 
-const HOUR = 3_600_000;
 const LISTS = [
   '/api/v1/namespaces',
   '/api/v1/nodes',
@@ -33,7 +33,7 @@ const requests: URL[] = [];
 
 beforeAll(async () => {
   const scenario = loadScenario();
-  peak = scenario.start + 4 * 24 * HOUR + 20 * HOUR;
+  peak = scenario.start + 4 * 24 * HOUR_MS + 20 * HOUR_MS;
   const token = randomBytes(16).toString('hex');
   const spy: SandboxHandler = (req) => {
     requests.push(req.url);

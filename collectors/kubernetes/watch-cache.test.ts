@@ -4,8 +4,8 @@ import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import { createKubeClients } from './client.js';
 import { collectKubeSnapshot } from './collect.js';
 import { KubeWatchCache } from './watch-cache.js';
+import { HOUR_MS } from '../../core/time.js';
 
-const HOUR = 3_600_000;
 let sb: RunningSandbox;
 
 beforeAll(async () => {
@@ -29,18 +29,18 @@ const canonical = (s: KubeSnapshot) => ({
 describe('KubeWatchCache against the sandbox (list, then watch with bookmarks)', () => {
   it('holds exactly what a fresh list shows, at every step across a day with scale-ups, consolidation and a batch burst', async () => {
     const k = createKubeClients({ kubeconfig: sb.kubeconfigPath });
-    const start = sb.scenario.start + 2 * 24 * HOUR; // the day of the first batch burst
+    const start = sb.scenario.start + 2 * 24 * HOUR_MS; // the day of the first batch burst
     await moveClock(start);
     const cache = new KubeWatchCache(k);
     await cache.start();
     try {
       let compared = 0;
       const seenEvents = new Set<string>();
-      for (let t = start; t <= start + 24 * HOUR; t += 5 * 60_000) {
+      for (let t = start; t <= start + 24 * HOUR_MS; t += 5 * 60_000) {
         await cache.waitFor(await moveClock(t));
         const fromWatch = cache.snapshot(t);
         fromWatch.events.forEach((e) => seenEvents.add(e.uid));
-        if ((t - start) % HOUR === 0) {
+        if ((t - start) % HOUR_MS === 0) {
           const fromList = await collectKubeSnapshot(k, t, { limit: 40 });
           expect(canonical(fromWatch)).toEqual(canonical(fromList));
           compared += 1;
@@ -48,7 +48,7 @@ describe('KubeWatchCache against the sandbox (list, then watch with bookmarks)',
       }
       expect(compared).toBe(25);
       // Every Karpenter event of the day reached the cache exactly as the API has it.
-      const dayEvents = sb.scenario.events.filter((e) => e.at > start && e.at <= start + 24 * HOUR);
+      const dayEvents = sb.scenario.events.filter((e) => e.at > start && e.at <= start + 24 * HOUR_MS);
       expect(dayEvents.length).toBeGreaterThan(0);
       for (const e of dayEvents) expect(seenEvents.has(e.uid)).toBe(true);
       // One list per resource, and the watches stayed open: no per-step requests.
@@ -60,12 +60,12 @@ describe('KubeWatchCache against the sandbox (list, then watch with bookmarks)',
 
   it('relists when the clock goes back in time (410 on the watch) and converges again', async () => {
     const k = createKubeClients({ kubeconfig: sb.kubeconfigPath });
-    const t1 = sb.scenario.start + 5 * 24 * HOUR;
+    const t1 = sb.scenario.start + 5 * 24 * HOUR_MS;
     await moveClock(t1);
     const cache = new KubeWatchCache(k);
     await cache.start();
     try {
-      const back = t1 - 3 * HOUR;
+      const back = t1 - 3 * HOUR_MS;
       const rv = await moveClock(back);
       // The watches end with 410 and relist at the earlier time.
       await new Promise((r) => setTimeout(r, 300));

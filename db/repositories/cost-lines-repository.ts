@@ -1,4 +1,5 @@
 import type { Db } from '../open-db.js';
+import { DAY_MS } from '../../core/time.js';
 
 /**
  * All SQL for cost_lines: Cost Explorer (or CSV) lines, money in USD.
@@ -88,7 +89,6 @@ export interface NodeClaimCost {
   lastDayMs: number;
 }
 
-const DAY_MS = 86_400_000;
 export const coverageSource = (source: string): string => `${source}:coverage`;
 
 interface RawLine {

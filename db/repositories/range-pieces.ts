@@ -1,13 +1,10 @@
+import { DAY_MS, HOUR_MS, WEEK_MS } from '../../core/time.js';
 /**
  * Pure: a time range [fromMs, toMs) cut into pieces each read from the coarsest rollup that covers it exactly —
  * whole weeks (7-day buckets aligned on the epoch, as 7-day chart buckets are) from the week rollup, whole UTC days
  * from the day rollup, whole hours from the hour rollup, and the partial hours at either edge from the snapshots
  * themselves. A 30-day range is then a few week and day rows per key, not 8,640 snapshots' rows.
  */
-
-export const HOUR_MS = 3_600_000;
-export const DAY_MS = 86_400_000;
-export const WEEK_MS = 7 * DAY_MS;
 
 /** [start, end) in epoch ms; empty when end <= start. */
 export type Span = readonly [number, number];

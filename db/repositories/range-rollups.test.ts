@@ -8,17 +8,16 @@ import { buildSnapshotRows } from '../../core/rollup.js';
 import { loadMigrations, migrate, openDb, type Db } from '../open-db.js';
 import { createKubeRepository, type SnapshotWrite } from './kube-repository.js';
 import { createRangeRollupReader } from './range-rollups.js';
+import { MINUTE_MS } from '../../core/time.js';
 
 /**
  * The rollups against a brute-force reading of the same snapshots: each snapshot stands for the time to the next
  * one, capped at 15 minutes, the newest for nothing; clipped to the range. Snapshot times are irregular on
  * purpose — they cross hour and day boundaries, and there is a collector gap longer than the cap.
  */
-
-const MIN = 60_000;
-const HOUR = 60 * MIN;
+const HOUR = 60 * MINUTE_MS;
 const DAY = 24 * HOUR;
-const CAP = 15 * MIN;
+const CAP = 15 * MINUTE_MS;
 const T0 = Date.parse('2026-11-01T21:00:00Z');
 
 /** Minutes after T0 of each snapshot: 7-minute steps with jitter, a 50-minute gap, over two weeks. */
@@ -28,7 +27,7 @@ for (let m = 3, i = 0; m < 16 * 24 * 60 + 200; i++) {
   // Mostly 7-10 minutes; one 50-minute collector gap; an hour-long step late on (coarser, so the test stays fast).
   m += i === 40 ? 50 : i > 600 ? 60 : 7 + ((i * 5) % 4);
 }
-const TIMES = OFFSETS.map((m) => T0 + m * MIN);
+const TIMES = OFFSETS.map((m) => T0 + m * MINUTE_MS);
 
 function snapshotAt(at: number, i: number): SnapshotWrite {
   // Two NodePools (one with spot and on-demand), three namespaces; sizes change with i so every snapshot differs.
@@ -114,12 +113,12 @@ function brutePools(
 const RANGES: [string, number, number][] = [
   ['whole days', Date.parse('2026-11-02T00:00:00Z'), Date.parse('2026-11-04T00:00:00Z')],
   ['weeks and days (weeks start on Thursdays)', Date.parse('2026-11-02T00:00:00Z'), Date.parse('2026-11-17T00:00:00Z')],
-  ['weeks, days, hours, minutes', T0 + 37 * MIN, T0 + 15 * DAY + 2 * HOUR + 11 * MIN],
+  ['weeks, days, hours, minutes', T0 + 37 * MINUTE_MS, T0 + 15 * DAY + 2 * HOUR + 11 * MINUTE_MS],
   ['the whole history and more', T0 - DAY, T0 + 4 * DAY],
-  ['ragged edges over days', T0 + 37 * MIN, T0 + 2 * DAY + 2 * HOUR + 11 * MIN],
+  ['ragged edges over days', T0 + 37 * MINUTE_MS, T0 + 2 * DAY + 2 * HOUR + 11 * MINUTE_MS],
   ['a few hours across midnight', Date.parse('2026-11-01T22:20:00Z'), Date.parse('2026-11-02T03:40:00Z')],
   ['inside one hour', Date.parse('2026-11-02T05:05:00Z'), Date.parse('2026-11-02T05:50:00Z')],
-  ['straddling the gap', T0 + OFFSETS[40] * MIN - 3 * MIN, T0 + OFFSETS[41] * MIN + 2 * MIN],
+  ['straddling the gap', T0 + OFFSETS[40] * MINUTE_MS - 3 * MINUTE_MS, T0 + OFFSETS[41] * MINUTE_MS + 2 * MINUTE_MS],
 ];
 
 let dir: string;
@@ -196,10 +195,10 @@ describe('range rollups read like the snapshots themselves', () => {
     for (const r of got) expect(r.usd).toBeCloseTo(want.get(`${r.day_ms}|${r.nodepool}|${r.capacity_type}`) ?? NaN, 9);
   });
 
-  it.each([[2 * MIN], [HOUR], [3 * HOUR], [DAY], [7 * DAY]])(
+  it.each([[2 * MINUTE_MS], [HOUR], [3 * HOUR], [DAY], [7 * DAY]])(
     'hourly-or-coarser buckets split time at bucket boundaries (bucket %d ms)',
     (bucketMs) => {
-      const [from, to] = [T0 + 37 * MIN, T0 + 15 * DAY + 2 * HOUR + 11 * MIN];
+      const [from, to] = [T0 + 37 * MINUTE_MS, T0 + 15 * DAY + 2 * HOUR + 11 * MINUTE_MS];
       const reader = createRangeRollupReader(db);
       const want = new Map<number, { nodeHours: number; hours: number; snapshots: number }>();
       WRITES.forEach((w, i) => {
@@ -268,8 +267,8 @@ describe('range rollups read like the snapshots themselves', () => {
     expect(new Set(namespaces.filter((r) => r.namespace === 'data').map((r) => r.team)).size).toBe(dataTeams);
   });
 
-  it.each([[2 * MIN], [HOUR], [DAY], [7 * DAY]])('plain sums of the snapshots taken per bucket (bucket %d ms)', (bucketMs) => {
-    const [from, to] = [T0 + 37 * MIN, T0 + 15 * DAY + 2 * HOUR + 11 * MIN];
+  it.each([[2 * MINUTE_MS], [HOUR], [DAY], [7 * DAY]])('plain sums of the snapshots taken per bucket (bucket %d ms)', (bucketMs) => {
+    const [from, to] = [T0 + 37 * MINUTE_MS, T0 + 15 * DAY + 2 * HOUR + 11 * MINUTE_MS];
     const want = new Map<string, { reqCpu: number; nodes: number; snapshots: number }>();
     const counts = new Map<number, number>();
     WRITES.forEach((w, i) => {

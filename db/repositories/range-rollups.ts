@@ -1,6 +1,7 @@
 import type { Db } from '../open-db.js';
 import { INTERVAL_CAP_MS } from './analytics-intervals.js';
-import { type Coarsest, coarsestFor, DAY_MS, HOUR_MS, pieceParams, rangePieces, WEEK_MS } from './range-pieces.js';
+import { type Coarsest, coarsestFor, pieceParams, rangePieces } from './range-pieces.js';
+import { DAY_MS, HOUR_MS, WEEK_MS } from '../../core/time.js';
 
 /**
  * The hour, day and week rollups of migrations 0006 and 0007 (namespace columns added by 0010): kept in step with each snapshot written, and read for ranges, so a

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { nodeAliveAt, podPhaseAt } from '../serve/kube-objects.js';
 import { scaleScenario } from './scale-scenario.js';
+import { HOUR_MS } from '../../core/time.js';
 
-const HOUR = 3_600_000;
 const sc = scaleScenario({ nodes: 60, podsPerNode: 30, days: 20, seed: 11, meanNodeLifetimeDays: 4 });
 
 describe('scaleScenario', () => {
@@ -18,7 +18,7 @@ describe('scaleScenario', () => {
   it('runs exactly nodes x podsPerNode pods on exactly `nodes` nodes at the end', () => {
     expect(sc.nodes.filter((n) => nodeAliveAt(n, sc.end))).toHaveLength(60);
     expect(sc.pods.filter((p) => podPhaseAt(p, sc.end) === 'Running')).toHaveLength(60 * 30);
-    expect(sc.end - sc.start).toBe(20 * 24 * HOUR);
+    expect(sc.end - sc.start).toBe(20 * 24 * HOUR_MS);
   });
 
   it('replaces nodes over time (churn) and says why, with pods that live and die with their node', () => {

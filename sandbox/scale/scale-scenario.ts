@@ -7,6 +7,7 @@ import { Rng } from '../scenario/rng.js';
 import { loadScenarioFile } from '../scenario/scenario-file.js';
 import { simulateSpotPrices } from '../scenario/spot-prices.js';
 import type { EpochMs, InstanceTypeInfo, Scenario, SimContainer, SimEvent, SimNode, SimNodePool, SimPod } from '../scenario/types.js';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../core/time.js';
 
 /**
  * A synthetic cluster of any size, built directly (no step-by-step simulation) and deterministic from a seed:
@@ -15,9 +16,6 @@ import type { EpochMs, InstanceTypeInfo, Scenario, SimContainer, SimEvent, SimNo
  * cluster envelope for benchmarks — 5,000 nodes and 150,000 pods — and a long bill for Cost Explorer.
  */
 
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
 const DEFAULT_END = Date.parse('2026-12-01T00:00:00Z');
 const MANAGED_NODES = 2;
 
@@ -83,7 +81,7 @@ class ScaleBuilder {
     }
     this.rng = new Rng(opts.seed ?? 1);
     this.end = opts.end ?? DEFAULT_END;
-    this.start = this.end - opts.days * DAY;
+    this.start = this.end - opts.days * DAY_MS;
     // Capacity reservations are not modelled at scale: a pool allowing reserved runs on-demand (the same price).
     this.pools = this.file.nodePools.map((p) => ({
       ...p,
@@ -149,7 +147,7 @@ class ScaleBuilder {
       accountId: this.file.accountId,
       start: this.start,
       end: this.end,
-      stepMs: 5 * MINUTE,
+      stepMs: 5 * MINUTE_MS,
       nodePools: this.pools,
       namespaces: this.namespaces,
       nodes: this.nodes,
@@ -202,13 +200,13 @@ class ScaleBuilder {
 
   /** The nodes that held a slot over the scenario, one after another, each with its pods. */
   private fillSlot(slot: Slot, index: number): void {
-    const meanMs = (this.opts.meanNodeLifetimeDays ?? 7) * DAY;
+    const meanMs = (this.opts.meanNodeLifetimeDays ?? 7) * DAY_MS;
     const churns = slot.pool !== null && slot.pool.name !== 'system' && meanMs > 0;
-    let createdAt = churns ? this.start - Math.floor((this.rng.next() * meanMs) / MINUTE) * MINUTE : this.start - 30 * DAY;
+    let createdAt = churns ? this.start - Math.floor((this.rng.next() * meanMs) / MINUTE_MS) * MINUTE_MS : this.start - 30 * DAY_MS;
     let previous: SimNode | null = null;
     for (;;) {
       const life = churns
-        ? Math.max(HOUR, Math.floor((-Math.log(1 - this.rng.next()) * meanMs) / MINUTE) * MINUTE)
+        ? Math.max(HOUR_MS, Math.floor((-Math.log(1 - this.rng.next()) * meanMs) / MINUTE_MS) * MINUTE_MS)
         : Number.POSITIVE_INFINITY;
       const deletedAt = createdAt + life < this.end ? createdAt + life : null;
       const reason: DisruptionReason | null =
@@ -289,7 +287,7 @@ class ScaleBuilder {
 
   /** The node's DaemonSet pods, then Deployment pods sized so that podsPerNode of them fill 45-90% of it. */
   private packPods(node: SimNode, slot: Slot, slotIndex: number): void {
-    const podAt = node.createdAt + MINUTE;
+    const podAt = node.createdAt + MINUTE_MS;
     const tolerations = (slot.pool?.taints ?? []).map((t) => ({ key: t.key, operator: 'Equal', value: t.value, effect: t.effect }));
     const selector: Record<string, string> = slot.pool
       ? { 'karpenter.sh/nodepool': slot.pool.name }

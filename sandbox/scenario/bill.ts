@@ -1,13 +1,12 @@
 import type { CapacityType } from '../../core/labels.js';
 import { lastIndexAtOrBefore } from '../../core/time-search.js';
 import type { EpochMs, Scenario, SimNode, SpotPricePoint } from './types.js';
+import { HOUR_MS } from '../../core/time.js';
 
 /**
  * The simulated AWS bill: what each instance of the scenario costs, hour by hour, as of a time.
  * Pure. Cost Explorer, the per-resource lines and the tests all read from this one source.
  */
-
-export const HOUR_MS = 3_600_000;
 
 /** One instance for one UTC hour (or the part of it the instance was running before `asOf`). */
 export interface BillLine {

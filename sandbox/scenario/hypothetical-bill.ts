@@ -2,6 +2,7 @@ import { TAG_NODEPOOL } from '../../core/labels.js';
 import { type BillLine, computeBill, formatCeAmount, publishedSpotUsd } from './bill.js';
 import { Rng } from './rng.js';
 import type { EpochMs, Scenario, SpotPricePoint } from './types.js';
+import { DAY_MS } from '../../core/time.js';
 
 /**
  * Hypothetical bills for the "explain this bill" practice mode: the sandbox's own bill for chosen days, optionally
@@ -12,8 +13,6 @@ import type { EpochMs, Scenario, SpotPricePoint } from './types.js';
 
 export const PERTURBATIONS = ['none', 'untagged-node', 'spot-hourly-price', 'tags-inactive'] as const;
 export type Perturbation = (typeof PERTURBATIONS)[number];
-
-const DAY_MS = 86_400_000;
 
 export interface HypotheticalBillOptions {
   /** [fromMs, toMs): whole UTC days inside the scenario. */

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { loadScenario } from '../index.js';
 import { simulate } from './simulate.js';
 import { loadScenarioFile } from './scenario-file.js';
+import { HOUR_MS } from '../../core/time.js';
 
-const HOUR = 3_600_000;
 const sc = loadScenario('week4', 42);
 
 describe('week4 scenario', () => {
@@ -37,7 +37,7 @@ describe('week4 scenario', () => {
 
   it('never overcommits a node', () => {
     // At every hour, the requests of pods on each node fit its allocatable.
-    for (let t = sc.start; t < sc.end; t += 6 * HOUR) {
+    for (let t = sc.start; t < sc.end; t += 6 * HOUR_MS) {
       const used = new Map<string, { cpu: number; mem: number; pods: number }>();
       for (const p of sc.pods) {
         if (p.createdAt > t || (p.deletedAt !== null && p.deletedAt <= t)) continue;
@@ -75,9 +75,9 @@ describe('week4 scenario', () => {
   it('has at least three teams, a daily cycle and a batch burst', () => {
     expect(new Set(sc.namespaces.map((n) => n.labels.team)).size).toBeGreaterThanOrEqual(3);
     const alive = (t: number) => sc.nodes.filter((n) => n.createdAt <= t && (n.deletedAt === null || n.deletedAt > t));
-    const day = sc.start + 3 * 24 * HOUR; // a Wednesday
-    expect(alive(day + 17 * HOUR).length).toBeGreaterThan(alive(day + 5 * HOUR).length);
-    const burst = sc.start + 2 * 24 * HOUR + 2 * HOUR;
+    const day = sc.start + 3 * 24 * HOUR_MS; // a Wednesday
+    expect(alive(day + 17 * HOUR_MS).length).toBeGreaterThan(alive(day + 5 * HOUR_MS).length);
+    const burst = sc.start + 2 * 24 * HOUR_MS + 2 * HOUR_MS;
     expect(alive(burst).filter((n) => n.nodePool === 'spot-batch').length).toBeGreaterThan(0);
     expect(sc.pods.some((p) => p.annotations['karpenter.sh/do-not-disrupt'] === 'true')).toBe(true);
   });

@@ -2,9 +2,7 @@ import { lastIndexAtOrBefore } from '../../core/time-search.js';
 import type { Rng } from './rng.js';
 import type { EpochMs, SpotPricePoint } from './types.js';
 import type { ScenarioFile } from './scenario-file.js';
-
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
+import { DAY_MS, HOUR_MS } from '../../core/time.js';
 
 /**
  * Simulated spot prices: per (type, zone) a bounded random walk below on-demand, a few changes a day at
@@ -23,8 +21,8 @@ export function simulateSpotPrices(
   for (const t of types) {
     for (const zone of zones) {
       let fraction = rng.uniform(cfg.initialFractionOfOnDemand[0], cfg.initialFractionOfOnDemand[1]);
-      out.push({ at: start - DAY, instanceType: t.name, zone, usdPerHour: round4(t.onDemandUsdPerHour * fraction) });
-      const changes = Math.round(((end - start) / DAY) * cfg.changesPerDay);
+      out.push({ at: start - DAY_MS, instanceType: t.name, zone, usdPerHour: round4(t.onDemandUsdPerHour * fraction) });
+      const changes = Math.round(((end - start) / DAY_MS) * cfg.changesPerDay);
       const times = Array.from({ length: changes }, () => start + Math.floor(rng.next() * ((end - start) / 60_000)) * 60_000).sort(
         (a, b) => a - b,
       );

@@ -1,7 +1,8 @@
 import { clusterOwnedTag, TAG_CLUSTER_NAME, TAG_NODECLAIM, TAG_NODECLASS, TAG_NODEPOOL } from '../../core/labels.js';
-import { type BillLine, computeBill, HOUR_MS } from '../scenario/bill.js';
+import { type BillLine, computeBill } from '../scenario/bill.js';
 import type { EpochMs, Scenario } from '../scenario/types.js';
 import type { CeQuery, Expression, Granularity, GroupDef, MatchOption } from './ce-request.js';
+import { DAY_MS, HOUR_MS } from '../../core/time.js';
 
 /**
  * Cost Explorer's evaluation over the simulated bill: usage records with the dimensions and tags a real EC2
@@ -11,8 +12,6 @@ import type { CeQuery, Expression, Granularity, GroupDef, MatchOption } from './
 export const EC2_COMPUTE_SERVICE = 'Amazon Elastic Compute Cloud - Compute';
 export const PURCHASE_TYPE_ON_DEMAND = 'On Demand Instances';
 export const PURCHASE_TYPE_SPOT = 'Spot Instances';
-
-const DAY_MS = 86_400_000;
 
 export interface UsageRecord {
   hourStart: EpochMs;

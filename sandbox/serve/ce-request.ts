@@ -1,5 +1,6 @@
 import type { EpochMs } from '../scenario/types.js';
 import { AwsJsonError } from './aws-json.js';
+import { DAY_MS, HOUR_MS } from '../../core/time.js';
 
 /**
  * Cost Explorer request validation: the JSON input of GetCostAndUsage(WithResources) turned into a typed query,
@@ -104,9 +105,6 @@ export function parseCeDate(text: string): EpochMs | null {
   if (back.getUTCMonth() !== Number(mo) - 1 || back.getUTCDate() !== Number(d) || Number(h) > 23) return null;
   return t;
 }
-
-const DAY_MS = 86_400_000;
-const HOUR_MS = 3_600_000;
 
 function parseTimePeriod(raw: unknown, granularity: Granularity): { start: EpochMs; end: EpochMs } {
   if (!isObject(raw) || typeof raw.Start !== 'string' || typeof raw.End !== 'string') {

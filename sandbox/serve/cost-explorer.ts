@@ -14,6 +14,7 @@ import {
 } from './ce-query.js';
 import { type CeQuery, invalid, type MetricRequest, parseCeQuery } from './ce-request.js';
 import type { SandboxContext, SandboxHandler } from './context.js';
+import { DAY_MS } from '../../core/time.js';
 
 /**
  * AWS Cost Explorer (awsJson1_1, target prefix AWSInsightsIndexService) over the simulated bill:
@@ -32,7 +33,6 @@ export interface CostExplorerOptions {
   hourlyEnabled?: boolean;
 }
 
-const DAY_MS = 86_400_000;
 /** Hourly and resource-level data cover the last 14 days. */
 const RECENT_DAYS = 14;
 

@@ -3,8 +3,8 @@ import { createKubeClients, type KubeClients } from '../../collectors/kubernetes
 import { collectKubeSnapshot } from '../../collectors/kubernetes/collect.js';
 import { listAll } from '../../collectors/kubernetes/list-all.js';
 import { startSandbox, type RunningSandbox } from '../index.js';
+import { HOUR_MS } from '../../core/time.js';
 
-const HOUR = 3_600_000;
 let sb: RunningSandbox;
 let k: KubeClients;
 let token: string;
@@ -13,7 +13,7 @@ beforeAll(async () => {
   sb = await startSandbox({});
   k = createKubeClients({ kubeconfig: sb.kubeconfigPath });
   token = JSON.parse((await import('node:fs')).readFileSync(sb.kubeconfigPath, 'utf8')).users[0].user.token;
-  sb.ctx.clock.set(sb.scenario.start + 4 * 24 * HOUR + 17 * HOUR); // a weekday peak
+  sb.ctx.clock.set(sb.scenario.start + 4 * 24 * HOUR_MS + 17 * HOUR_MS); // a weekday peak
 });
 afterAll(async () => sb.close());
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildDisruptions, countByReason, parseDisruptionMessage, timelineMarkers, type DisruptionEventRow } from './disruptions.js';
+import { HOUR_MS, MINUTE_MS } from '../../core/time.js';
 
 const T = Date.parse('2026-11-01T10:00:00Z');
 let uid = 0;
@@ -138,17 +139,16 @@ describe('buildDisruptions', () => {
 describe('buildDisruptions: replacement matching by time', () => {
   const replace = (atMs: number, claim: string, reason = 'Underutilized', nodePool = 'general') =>
     pair(atMs, 'DisruptionTerminating', `Disrupting Node: ${reason}/Replace`, `node-${claim}`, claim, nodePool);
-  const MIN = 60_000;
 
   it('gives each launch to the nearest Replace of its NodePool and reason within 2 minutes', () => {
     const ds = buildDisruptions([
       ...replace(T, 'old-a'), // 10:00
-      ...replace(T + 3 * MIN, 'old-b'), // 10:03
-      ...replace(T + 3 * MIN, 'old-c', 'Drifted'), // 10:03, another reason
-      launch(T + 1 * MIN, 'Launching NodeClaim: Underutilized/Replace', 'new-1'), // 1 min from a, 2 from b: a
-      launch(T + 2 * MIN + 30_000, 'Launching NodeClaim: Underutilized/Replace', 'new-2'), // 2.5 from a (too far), 0.5 from b: b
-      launch(T + 3 * MIN, 'Launching NodeClaim: Drifted/Replace', 'new-3'), // same time as b, but Drifted: c
-      launch(T + 6 * MIN, 'Launching NodeClaim: Underutilized/Replace', 'new-4'), // 3 min from b: nobody
+      ...replace(T + 3 * MINUTE_MS, 'old-b'), // 10:03
+      ...replace(T + 3 * MINUTE_MS, 'old-c', 'Drifted'), // 10:03, another reason
+      launch(T + 1 * MINUTE_MS, 'Launching NodeClaim: Underutilized/Replace', 'new-1'), // 1 min from a, 2 from b: a
+      launch(T + 2 * MINUTE_MS + 30_000, 'Launching NodeClaim: Underutilized/Replace', 'new-2'), // 2.5 from a (too far), 0.5 from b: b
+      launch(T + 3 * MINUTE_MS, 'Launching NodeClaim: Drifted/Replace', 'new-3'), // same time as b, but Drifted: c
+      launch(T + 6 * MINUTE_MS, 'Launching NodeClaim: Underutilized/Replace', 'new-4'), // 3 min from b: nobody
     ]);
     const byClaim = new Map(ds.map((d) => [d.nodeClaim, d.replacements]));
     expect(byClaim.get('old-a')).toEqual(['new-1']);
@@ -158,9 +158,9 @@ describe('buildDisruptions: replacement matching by time', () => {
 
   it('on a tie, the earlier Replace gets the launch', () => {
     const ds = buildDisruptions([
-      ...replace(T + 2 * MIN, 'late'),
+      ...replace(T + 2 * MINUTE_MS, 'late'),
       ...replace(T, 'early'),
-      launch(T + 1 * MIN, 'Launching NodeClaim: Underutilized/Replace', 'new'),
+      launch(T + 1 * MINUTE_MS, 'Launching NodeClaim: Underutilized/Replace', 'new'),
     ]);
     expect(ds.map((d) => [d.nodeClaim, d.replacements])).toEqual([
       ['early', ['new']],
@@ -169,13 +169,12 @@ describe('buildDisruptions: replacement matching by time', () => {
   });
 
   it('an unparsable launch message matches a Replace of any reason', () => {
-    const ds = buildDisruptions([...replace(T, 'old', 'Drifted'), launch(T + MIN, 'Launching NodeClaim', 'new')]);
+    const ds = buildDisruptions([...replace(T, 'old', 'Drifted'), launch(T + MINUTE_MS, 'Launching NodeClaim', 'new')]);
     expect(ds[0].replacements).toEqual(['new']);
   });
 });
 
 describe('timelineMarkers', () => {
-  const H = 3_600_000;
   // Six disruptions: general/Underutilized at 00:10, 00:20, 01:30, 05:00; general/Empty at 00:40; spot/Underutilized at 02:00.
   const ds = [
     [10, 'general', 'Underutilized'],
@@ -194,20 +193,20 @@ describe('timelineMarkers', () => {
   const shape = (ms: ReturnType<typeof timelineMarkers>) => ms.map((m) => `${m.id}x${m.count}`);
 
   it('gives every disruption while there are at most max', () => {
-    expect(shape(timelineMarkers(ds, H, 6))).toEqual(['d0x1', 'd1x1', 'd2x1', 'd3x1', 'd4x1', 'd5x1']);
+    expect(shape(timelineMarkers(ds, HOUR_MS, 6))).toEqual(['d0x1', 'd1x1', 'd2x1', 'd3x1', 'd4x1', 'd5x1']);
   });
 
   it('past max, the first of each bucket x NodePool x reason with how many it stands for', () => {
     // Hourly: hour 0 holds d0, d1 (general/Underutilized) and d2 (general/Empty); hour 1 d3; hour 2 d4; hour 5 d5.
-    expect(shape(timelineMarkers(ds, H, 5))).toEqual(['d0x2', 'd2x1', 'd3x1', 'd4x1', 'd5x1']);
+    expect(shape(timelineMarkers(ds, HOUR_MS, 5))).toEqual(['d0x2', 'd2x1', 'd3x1', 'd4x1', 'd5x1']);
   });
 
   it('doubles the bucket until at most max markers are left', () => {
     // 2 h: [0, 2) d0 d1 d3 + d2; [2, 4) d4; [4, 6) d5 -> 4 markers. 4 h: [0, 4) d0..d3 + d2 + d4; [4, 8) d5 -> 4; 8 h: 3.
-    expect(shape(timelineMarkers(ds, H, 4))).toEqual(['d0x3', 'd2x1', 'd4x1', 'd5x1']);
-    expect(shape(timelineMarkers(ds, H, 3))).toEqual(['d0x4', 'd2x1', 'd4x1']);
+    expect(shape(timelineMarkers(ds, HOUR_MS, 4))).toEqual(['d0x3', 'd2x1', 'd4x1', 'd5x1']);
+    expect(shape(timelineMarkers(ds, HOUR_MS, 3))).toEqual(['d0x4', 'd2x1', 'd4x1']);
     // Fewer than the NodePool x reason pairs cannot be: one bucket holds them all, counts adding up to every disruption.
-    const all = timelineMarkers(ds, H, 1);
+    const all = timelineMarkers(ds, HOUR_MS, 1);
     expect(shape(all)).toEqual(['d0x4', 'd2x1', 'd4x1']);
     expect(all.reduce((n, m) => n + m.count, 0)).toBe(6);
   });

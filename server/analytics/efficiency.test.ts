@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bucketStart, chooseBucketMs, DAY_MS, efficiencyRatio, HOUR_MS, MINUTE_MS, toEfficiencySeries } from './efficiency.js';
+import { bucketStart, chooseBucketMs, efficiencyRatio, toEfficiencySeries } from './efficiency.js';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../core/time.js';
 
 const GiB = 1024 ** 3;
 

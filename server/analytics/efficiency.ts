@@ -1,10 +1,7 @@
 /** Pure helpers for bin-packing efficiency (Σ requests ÷ Σ allocatable) and time bucketing. No I/O. */
 
 import type { EfficiencyBucketRow } from '../../db/repositories/reports-repository.js';
-
-export const MINUTE_MS = 60_000;
-export const HOUR_MS = 60 * MINUTE_MS;
-export const DAY_MS = 24 * HOUR_MS;
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../core/time.js';
 
 /** Default ceiling on points per series: Recharts slows down past a few thousand points per chart. */
 export const MAX_POINTS_PER_SERIES = 1000;

@@ -1,17 +1,17 @@
 /** Parsing of the analytics query parameters the schemas cannot check alone (pure, no I/O). */
 
-import { HOUR_MS, MINUTE_MS } from './efficiency.js';
 import type { ShareWeights } from './packing.js';
 import { QueryParamError } from './range.js';
+import { parseGoDuration } from '../../core/duration.js';
+import { HOUR_MS, MINUTE_MS } from '../../core/time.js';
 
 export const MIN_WINDOW_MS = 5 * MINUTE_MS;
 export const MAX_WINDOW_MS = 24 * HOUR_MS;
 
-/** "30m" / "1h" -> ms, between 5 minutes and 24 hours. */
+/** "30m" / "1h" (a Go duration, as the schema's pattern admits them) -> ms, between 5 minutes and 24 hours. */
 export function parseWindow(param: string, value: string): number {
-  const m = /^([1-9][0-9]*)(m|h)$/.exec(value);
-  if (m === null) throw new QueryParamError(param, `"${value}" is not a duration like 30m or 1h`);
-  const ms = Number(m[1]) * (m[2] === 'h' ? HOUR_MS : MINUTE_MS);
+  const ms = parseGoDuration(value);
+  if (ms === null) throw new QueryParamError(param, `"${value}" is not a duration like 30m or 1h`);
   if (ms < MIN_WINDOW_MS || ms > MAX_WINDOW_MS) throw new QueryParamError(param, `"${value}" must be from 5m to 24h`);
   return ms;
 }

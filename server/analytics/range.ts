@@ -1,6 +1,5 @@
+import { DAY_MS } from '../../core/time.js';
 /** Pure parsing of the `from` / `to` query parameters into a UTC time range. No I/O. */
-
-import { DAY_MS } from './efficiency.js';
 
 /** A query parameter that passed the schema but means nothing usable (e.g. 2026-02-30, to before from). */
 export class QueryParamError extends Error {

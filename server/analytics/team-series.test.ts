@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { NamespaceCostSums, TeamCostOptions } from './team-cost.js';
 import { defaultBucket, seriesBuckets, teamCostSeries } from './team-series.js';
+import { DAY_MS, HOUR_MS } from '../../core/time.js';
 
-const HOUR = 3_600_000;
-const DAY = 24 * HOUR;
 const T = Date.parse('2026-11-02T00:00:00Z');
 
 describe('seriesBuckets', () => {
@@ -11,51 +10,51 @@ describe('seriesBuckets', () => {
     [
       'two and a half days by day: the last bucket is short',
       T,
-      T + 2.5 * DAY,
-      DAY,
+      T + 2.5 * DAY_MS,
+      DAY_MS,
       [
-        [T, T + DAY],
-        [T + DAY, T + 2 * DAY],
-        [T + 2 * DAY, T + 2.5 * DAY],
+        [T, T + DAY_MS],
+        [T + DAY_MS, T + 2 * DAY_MS],
+        [T + 2 * DAY_MS, T + 2.5 * DAY_MS],
       ],
     ],
     [
       '14 days by week',
       T,
-      T + 14 * DAY,
-      7 * DAY,
+      T + 14 * DAY_MS,
+      7 * DAY_MS,
       [
-        [T, T + 7 * DAY],
-        [T + 7 * DAY, T + 14 * DAY],
+        [T, T + 7 * DAY_MS],
+        [T + 7 * DAY_MS, T + 14 * DAY_MS],
       ],
     ],
     [
       'from 05:00, one day and an hour',
-      T + 5 * HOUR,
-      T + 30 * HOUR,
-      DAY,
+      T + 5 * HOUR_MS,
+      T + 30 * HOUR_MS,
+      DAY_MS,
       [
-        [T + 5 * HOUR, T + 29 * HOUR],
-        [T + 29 * HOUR, T + 30 * HOUR],
+        [T + 5 * HOUR_MS, T + 29 * HOUR_MS],
+        [T + 29 * HOUR_MS, T + 30 * HOUR_MS],
       ],
     ],
-    ['an empty range', T, T, DAY, []],
+    ['an empty range', T, T, DAY_MS, []],
     [
       '90 days by week: 12 full weeks and one of 6 days',
       T,
-      T + 90 * DAY,
-      7 * DAY,
-      Array.from({ length: 13 }, (_x, k) => [T + k * 7 * DAY, Math.min(T + 90 * DAY, T + (k + 1) * 7 * DAY)]),
+      T + 90 * DAY_MS,
+      7 * DAY_MS,
+      Array.from({ length: 13 }, (_x, k) => [T + k * 7 * DAY_MS, Math.min(T + 90 * DAY_MS, T + (k + 1) * 7 * DAY_MS)]),
     ],
   ])('%s', (_name, from, to, bucketMs, want) => {
     expect(seriesBuckets(from, to, bucketMs).map((b) => [b.fromMs, b.toMs])).toEqual(want);
   });
 
   it.each([
-    [31 * DAY, 'day'],
-    [31 * DAY + HOUR, 'week'],
-    [DAY, 'day'],
-    [90 * DAY, 'week'],
+    [31 * DAY_MS, 'day'],
+    [31 * DAY_MS + HOUR_MS, 'week'],
+    [DAY_MS, 'day'],
+    [90 * DAY_MS, 'week'],
   ] as const)('a %d ms range defaults to %s buckets', (spanMs, bucket) => {
     expect(defaultBucket(T, T + spanMs)).toBe(bucket);
   });
@@ -102,9 +101,9 @@ const pool = (bucketStartMs: number, costUsd: number, cw: number) => ({
 const opts: TeamCostOptions = { method: 'request-share', weights: { cpu: 0.5, memory: 0.5 }, idle: 'line', teamOf: (r) => r.team };
 
 describe('teamCostSeries', () => {
-  const buckets = seriesBuckets(T, T + 2.5 * DAY, DAY);
-  const namespaces = [ns(T, 'web', 'web', 0.375), ns(T, 'jobs', 'data', 0.125), ns(T + DAY, 'web', 'web', 0.1)];
-  const pools = [pool(T, 0.6, 0.3), pool(T, 0.4, 0.2), pool(T + DAY, 0.3, 0.1)];
+  const buckets = seriesBuckets(T, T + 2.5 * DAY_MS, DAY_MS);
+  const namespaces = [ns(T, 'web', 'web', 0.375), ns(T, 'jobs', 'data', 0.125), ns(T + DAY_MS, 'web', 'web', 0.1)];
+  const pools = [pool(T, 0.6, 0.3), pool(T, 0.4, 0.2), pool(T + DAY_MS, 0.3, 0.1)];
 
   it('splits each bucket on its own; the cents of each add up to its node cost', () => {
     const { buckets: got, notes } = teamCostSeries(buckets, namespaces, pools, opts);
@@ -142,7 +141,7 @@ describe('teamCostSeries', () => {
   });
 
   it('says once for the whole range how much cost predates the per-resource shares ($0.20 + $0.05)', () => {
-    const legacy = [ns(T, 'web', 'web', 0.375, 0.2), ns(T + DAY, 'web', 'web', 0.1, 0.05)];
+    const legacy = [ns(T, 'web', 'web', 0.375, 0.2), ns(T + DAY_MS, 'web', 'web', 0.1, 0.05)];
     const { notes } = teamCostSeries(buckets, legacy, pools, { ...opts, weights: { cpu: 0.7, memory: 0.3 } });
     expect(notes).toEqual(['$0.25 of team cost comes from snapshots stored before per-resource shares were recorded: split 50/50 there.']);
   });
@@ -150,7 +149,7 @@ describe('teamCostSeries', () => {
   it('likewise for cost that predates AWS split and OpenCost (migration 0010): $0.30 + $0.10', () => {
     const legacy = [
       { ...ns(T, 'web', 'web', 0.375), legacyMethodsUsd: 0.3 },
-      { ...ns(T + DAY, 'web', 'web', 0.1), legacyMethodsUsd: 0.1 },
+      { ...ns(T + DAY_MS, 'web', 'web', 0.1), legacyMethodsUsd: 0.1 },
     ];
     expect(teamCostSeries(buckets, legacy, pools, { ...opts, method: 'opencost' }).notes).toEqual([
       '$0.40 of team cost comes from snapshots stored before OpenCost was recorded (before migration 0010): split by request share 50/50 there.',

@@ -4,7 +4,6 @@
  * exactly as GET /api/teams/cost over the bucket's range does.
  */
 
-import { DAY_MS } from './efficiency.js';
 import {
   attributeTeamCost,
   legacyNotes,
@@ -13,6 +12,7 @@ import {
   type TeamCostOptions,
   type TeamCostResult,
 } from './team-cost.js';
+import { DAY_MS } from '../../core/time.js';
 
 export type SeriesBucket = 'day' | 'week';
 

@@ -4,9 +4,9 @@ import { explainLines } from './explain.js';
 import { instanceTypeReason, nextSmallerType } from './reasons.js';
 import type { EventFact, ExplainContext, InstanceTypeFact, LaunchFact, LineFact, NodeFact, NodePoolFact } from './facts.js';
 import type { PricePoint } from './price-timeline.js';
+import { DAY_MS } from '../../core/time.js';
 
 const T = (s: string): number => Date.parse(s);
-const DAY = 86_400_000;
 const GiB = 2 ** 30;
 const DAY0 = T('2026-11-02T00:00:00Z');
 
@@ -62,7 +62,7 @@ const line = (l: Partial<LineFact> & Pick<LineFact, 'nodePool' | 'unblendedUsd'>
   periodStart: '2026-11-02T00:00:00.000Z',
   periodEnd: '2026-11-03T00:00:00.000Z',
   periodStartMs: DAY0,
-  periodEndMs: DAY0 + DAY,
+  periodEndMs: DAY0 + DAY_MS,
   billAsOfMs: null,
   groupBy,
   dimensionValue: groupBy === 'PURCHASE_TYPE' ? 'On Demand Instances' : '',

@@ -6,8 +6,7 @@
  */
 
 import { lastIndexAtOrBefore } from '../../core/time-search.js';
-
-export const HOUR_MS = 3_600_000;
+import { HOUR_MS } from '../../core/time.js';
 
 export interface PricePoint {
   atMs: number;

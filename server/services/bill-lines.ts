@@ -1,11 +1,9 @@
 import type { BillLineRow } from '../../db/repositories/bill-lines-repository.js';
 import type { LineFact } from '../explain/facts.js';
 import type { BillGranularity, BillLine } from '../schemas/bill.js';
+import { DAY_MS, HOUR_MS } from '../../core/time.js';
 
 /** Pure conversions between stored or imported lines and the API's bill lines. */
-
-const HOUR_MS = 3_600_000;
-const DAY_MS = 86_400_000;
 
 /** End of the period that starts at `startMs`: an hour, a UTC day, or the first of the next UTC month. */
 export function periodEndMs(startMs: number, granularity: BillGranularity): number {

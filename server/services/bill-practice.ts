@@ -7,6 +7,7 @@ import { nodePoolLabel, usd } from '../explain/format.js';
 import type { Perturbation, PracticeAnswers, PracticeQuery, PracticeQuestion } from '../schemas/bill.js';
 import type { BillService } from './bill-service.js';
 import { toBillLine, toLineFact } from './bill-lines.js';
+import { DAY_MS } from '../../core/time.js';
 
 /**
  * Practice mode: a hypothetical bill made by the sandbox for one day of the scenario the database was seeded
@@ -40,7 +41,6 @@ export interface PracticeBill {
   touchedNodePool: string | null;
 }
 
-const DAY_MS = 86_400_000;
 /** Set by `demo` once its database holds a scenario: "<scenario>|<seed>|v1". */
 export const DEMO_SEEDED_SETTING = 'demo.seeded';
 

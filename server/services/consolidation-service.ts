@@ -1,7 +1,7 @@
 import type { AnalyticsPackingRepository } from '../../db/repositories/analytics-packing-repository.js';
 import { compareWindows, timelineSeries } from '../analytics/before-after.js';
 import type { Disruption } from '../analytics/disruptions.js';
-import { chooseBucketMs, HOUR_MS } from '../analytics/efficiency.js';
+import { chooseBucketMs } from '../analytics/efficiency.js';
 import { eventIdTime, parseWindow } from '../analytics/query-params.js';
 import { isoInstant, parseInstant, QueryParamError } from '../analytics/range.js';
 import {
@@ -15,6 +15,7 @@ import {
 } from '../schemas/consolidation.js';
 import { NotFoundError, rangeOf, type RangeContext } from './analytics-range.js';
 import type { DisruptionSource } from './disruption-source.js';
+import { HOUR_MS } from '../../core/time.js';
 
 const DEFAULT_WINDOW_MS = HOUR_MS;
 /**

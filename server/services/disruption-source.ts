@@ -13,6 +13,7 @@ import {
   type DisruptionPage,
   type DisruptionPageQuery,
 } from '../analytics/disruptions.js';
+import { DAY_MS } from '../../core/time.js';
 
 /**
  * Events are read a little beyond a range so that what pairs across its edge is whole: a Node/NodeClaim pair, a
@@ -27,8 +28,6 @@ export const EDGE_MS = Math.max(SAME_DISRUPTION_MS, REPLACEMENT_MATCH_MS, INTERR
 export const REBUILD_LOOKBACK_MS = 24 * 3_600_000;
 /** A long rebuild (the first one on a big database) goes a week at a time, so memory stays bounded. */
 const REBUILD_CHUNK_MS = 7 * 24 * 3_600_000;
-
-const DAY_MS = 24 * 3_600_000;
 
 export interface DisruptionSource {
   /** Disruptions (and blocked attempts) in [fromMs, toMs), sorted as the analytics sort them. */

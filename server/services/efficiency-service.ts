@@ -12,8 +12,8 @@ import type {
   NodesResponse,
 } from '../schemas/efficiency.js';
 import { optionalInstant, rangeOf, type RangeContext } from './analytics-range.js';
+import { HOUR_MS } from '../../core/time.js';
 
-const HOUR_MS = 3_600_000;
 const DEFAULT_NODE_PAGE = 500;
 
 const summaryRow = (scope: EfficiencySummaryRow['scope'], nodePool: string | null, p: PackingStats): EfficiencySummaryRow => ({

@@ -1,7 +1,7 @@
 import { Requirement, type NodeSelectorRequirement } from '../../core/karpenter/requirements.js';
 import type { CollectionRunRow, ReportsRepository } from '../../db/repositories/reports-repository.js';
 import { dailyCostTotals, mergeDailyCost } from '../analytics/daily-cost.js';
-import { chooseBucketMs, DAY_MS, toEfficiencySeries } from '../analytics/efficiency.js';
+import { chooseBucketMs, toEfficiencySeries } from '../analytics/efficiency.js';
 import { nodePoolLimitUsage } from '../analytics/nodepool-limits.js';
 import { dayCeil, dayFloor, defaultEndMs, DEFAULT_RANGE_DAYS, isoInstant, resolveRange, utcDay } from '../analytics/range.js';
 import type { CollectionRun, StatusResponse } from '../schemas/status.js';

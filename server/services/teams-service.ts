@@ -1,7 +1,6 @@
 import type { AnalyticsPackingRepository } from '../../db/repositories/analytics-packing-repository.js';
 import type { AnalyticsTeamsRepository, NamespaceSumsRow } from '../../db/repositories/analytics-teams-repository.js';
 import { DEFAULT_TEAM_LABEL } from '../../core/labels.js';
-import { HOUR_MS } from '../analytics/efficiency.js';
 import { DEFAULT_SHARE_WEIGHTS, sumByNodePool } from '../analytics/packing.js';
 import { parseWeights } from '../analytics/query-params.js';
 import { isoInstant, QueryParamError } from '../analytics/range.js';
@@ -10,6 +9,7 @@ import { methodFeed, TEAM_METHODS } from '../analytics/team-methods.js';
 import { BUCKET_MS, defaultBucket, seriesBuckets, teamCostSeries } from '../analytics/team-series.js';
 import type { TeamCostQuery, TeamCostResponse, TeamCostSeriesQuery, TeamCostSeriesResponse } from '../schemas/teams.js';
 import { rangeOf, type RangeContext } from './analytics-range.js';
+import { HOUR_MS } from '../../core/time.js';
 
 /** Team attribution of node cost over a range, and per day or week of it. */
 export function createTeamsService(teams: AnalyticsTeamsRepository, packing: AnalyticsPackingRepository, ctx: RangeContext) {

@@ -23,15 +23,19 @@ let served: ServedDashboard;
 let browser: Browser;
 let baseUrl: string;
 
-/** 500 nodes: every 4th on spot, cpu packing 5 %, 10 %, ..., 100 % in turn, three NodePools. */
+/**
+ * 500 nodes: every 4th on spot, every 5th of the others in a capacity reservation (reserved, at the on-demand price),
+ * cpu packing 5 %, 10 %, ..., 100 % in turn, three NodePools.
+ */
 function nodes(): NodeSpec[] {
   return Array.from({ length: NODES }, (_, i) => {
     const spot = i % 4 === 0;
+    const reserved = !spot && i % 5 === 0;
     const cpuMillicores = 3920;
     return {
       name: `ip-10-1-${Math.floor(i / 250)}-${i % 250}.ec2.internal`,
       nodePool: ['general', 'batch', 'system'][i % 3] ?? null,
-      capacityType: spot ? 'spot' : 'on-demand',
+      capacityType: spot ? 'spot' : reserved ? 'reserved' : 'on-demand',
       instanceType: spot ? 'c6i.xlarge' : 'm6i.xlarge',
       zone: `us-west-2${'abc'[i % 3]}`,
       cpuMillicores,
@@ -107,6 +111,31 @@ describe('the Nodes page at 500 nodes', () => {
     // i % 3 == 0 and i % 4 == 0: i % 12 == 0, i < 500 -> 42 nodes.
     await expect.poll(() => page.locator('.pager-range').innerText()).toBe('Nodes 1–42 of 42');
     await expect.poll(() => new URL(page.url()).search).toBe('?capacity=spot&nodepool=general');
+    await close();
+  });
+
+  it('filters capacity reservations (reserved) and marks them apart from on-demand and spot', async () => {
+    const { page, errors, close } = await openPage(browser);
+    await page.goto(`${baseUrl}/nodes`);
+    await page.getByTestId('nodes-table').locator('tbody tr').first().waitFor();
+    await page.getByRole('radio', { name: 'Reserved' }).click();
+    // i % 5 == 0 but not i % 4 == 0, i < 500: 100 - 25 = 75 nodes.
+    await expect.poll(() => page.locator('.pager-range').innerText()).toBe('Nodes 1–75 of 75');
+    await expect.poll(() => new URL(page.url()).search).toBe('?capacity=reserved');
+    const badge = page.getByTestId('nodes-table').locator('tbody tr').first().locator('.capacity');
+    await expect(badge.innerText()).resolves.toBe('reserved');
+    const borderStyle = (className: string) =>
+      page.evaluate((c) => {
+        const el = document.createElement('span');
+        el.className = `capacity ${c}`;
+        document.body.append(el);
+        const style = getComputedStyle(el).borderTopStyle;
+        el.remove();
+        return style;
+      }, className);
+    await expect(badge.evaluate((el) => getComputedStyle(el).borderTopStyle)).resolves.toBe('dotted');
+    expect([await borderStyle('capacity-on-demand'), await borderStyle('capacity-spot')]).toEqual(['solid', 'dashed']);
+    expect(errors).toEqual([]);
     await close();
   });
 });

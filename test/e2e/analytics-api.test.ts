@@ -18,6 +18,7 @@ import type { EfficiencySummaryResponse, NodesResponse } from '../../server/sche
 import type { NodePoolCompareResponse } from '../../server/schemas/nodepools.js';
 import type { ErrorResponse } from '../../server/schemas/common.js';
 import type { TeamCostResponse } from '../../server/schemas/teams.js';
+import { MINUTE_MS } from '../../core/time.js';
 
 /*
  * A small cluster through the real path (buildSnapshotRows -> writeSnapshot -> SQLite -> routes), every 15 minutes
@@ -42,7 +43,6 @@ import type { TeamCostResponse } from '../../server/schemas/teams.js';
  */
 
 const GiB = 1024 ** 3;
-const MIN = 60_000;
 const at = (hhmm: string): number => Date.parse(`2026-11-01T${hhmm}:00Z`);
 const T_DELETE = at('10:00');
 const PRICES: Record<string, { usd: number; onDemand: number }> = {
@@ -143,7 +143,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ledger-analytics-api-'));
   db = openDb({ path: join(dir, 'ledger.db') });
   const kube = createKubeRepository(db);
-  for (let t = at('09:00'); t <= at('11:00'); t += 15 * MIN) {
+  for (let t = at('09:00'); t <= at('11:00'); t += 15 * MINUTE_MS) {
     const s = snapshotAt(t);
     const rows = buildSnapshotRows(
       s,
@@ -225,7 +225,7 @@ describe('GET /api/consolidation/*', () => {
   it('timeline series per NodePool with the event marked', async () => {
     const { body } = await get<ConsolidationTimelineResponse>(`/api/consolidation/timeline?${RANGE}`);
     const general = body.series.find((s) => s.nodePool === 'general');
-    expect(body.bucketMs).toBe(MIN); // the finest bucket that keeps 2 h within 1,000 points
+    expect(body.bucketMs).toBe(MINUTE_MS); // the finest bucket that keeps 2 h within 1,000 points
     expect(general?.points.map((p) => p.nodesAvg)).toEqual([2, 2, 2, 2, 1, 1, 1, 1]);
     expect(body.events).toEqual([
       { id: `${T_DELETE}-general-b`, atMs: T_DELETE, nodePool: 'general', reason: 'Underutilized', action: 'Delete', count: 1 },

@@ -9,6 +9,7 @@ import type { NodePoolCompareResponse } from '../../server/schemas/nodepools.js'
 import type { DailyCostResponse, ReconciliationResponse } from '../../server/schemas/cost.js';
 import type { TeamCostResponse, TeamCostSeriesResponse } from '../../server/schemas/teams.js';
 import { startSeededApi, type SeededApi } from '../fixtures/seeded-api.js';
+import { DAY_MS } from '../../core/time.js';
 
 /*
  * The week4 sandbox scenario, its first simulated day, through the real collectors into SQLite (seedFromSandbox),
@@ -16,7 +17,6 @@ import { startSeededApi, type SeededApi } from '../fixtures/seeded-api.js';
  * evening of Underutilized and Empty deletions as the web cycle winds down.
  */
 
-const DAY_MS = 86_400_000;
 let api: SeededApi;
 let sandbox: RunningSandbox;
 let base: string;

@@ -20,6 +20,7 @@ import type {
   PracticeAnswers,
   PracticeQuestion,
 } from '../../server/schemas/bill.js';
+import { DAY_MS } from '../../core/time.js';
 
 /**
  * Explain this bill, end to end: the sandbox's week4 scenario collected through the real clients into SQLite for
@@ -28,7 +29,6 @@ import type {
  * NodeClaims to under a cent, and every reason must agree with what the simulation actually did.
  */
 const DAYS = 6;
-const DAY_MS = 86_400_000;
 let sb: RunningSandbox;
 let db: Db;
 let app: FastifyInstance;

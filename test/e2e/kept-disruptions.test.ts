@@ -5,15 +5,13 @@ import { createAnalyticsEventsRepository } from '../../db/repositories/analytics
 import { createDisruptionsRepository } from '../../db/repositories/disruptions-repository.js';
 import { builtDisruptions, keptDisruptions, REBUILD_LOOKBACK_MS } from '../../server/services/disruption-source.js';
 import { type SeededSandbox, seedSandboxDb } from '../fixtures/seeded-api.js';
+import { DAY_MS, HOUR_MS } from '../../core/time.js';
 
 /**
  * Kept disruptions (migration 0009) against the same disruptions built from the raw events for the range asked:
  * equal on every range, after more collection (the triggers mark what changed), and built for the range when the
  * database cannot be written. The sandbox's first days through the real collectors.
  */
-
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
 
 describe('kept disruptions', () => {
   let s: SeededSandbox;

@@ -12,6 +12,7 @@ import { loadCatalog } from '../../sandbox/scenario/catalog.js';
 import { nodeAliveAt } from '../../sandbox/serve/kube-objects.js';
 import { buildApp } from '../../server/app.js';
 import type { NodePoolsResponse } from '../../server/schemas/nodepools.js';
+import { HOUR_MS } from '../../core/time.js';
 
 /**
  * week4's NodePools carry limits written as Karpenter's examples write them, cpu and nodes as JSON numbers and memory
@@ -21,7 +22,6 @@ import type { NodePoolsResponse } from '../../server/schemas/nodepools.js';
  * itself: the NodePool specs, and the capacity of the nodes alive at the last snapshot summed from the
  * instance-type catalogue (vCPUs and MiB), not from what the collector stored.
  */
-const HOUR = 3_600_000;
 /** A limit as the scenario writes it (int-or-string), in the string form the API reports. */
 const text = (q: string | number | undefined): string => quantityFromJson(q) ?? 'missing';
 let sb: RunningSandbox;
@@ -38,7 +38,7 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ledger-limits-e2e-'));
   db = openDb({ path: join(dir, 'ledger.db') });
   const sc = sb.scenario;
-  const endMs = sc.start + 2 * HOUR;
+  const endMs = sc.start + 2 * HOUR_MS;
   await seedFromSandbox({
     db,
     sandboxUrl: sb.url,

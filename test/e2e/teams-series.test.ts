@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TeamCostResponse, TeamCostSeriesResponse } from '../../server/schemas/teams.js';
 import { startSeededApi, type SeededApi } from '../fixtures/seeded-api.js';
+import { DAY_MS, HOUR_MS } from '../../core/time.js';
 
 /*
  * GET /api/teams/cost/series against GET /api/teams/cost asked once per bucket: the series reads every bucket in one
@@ -8,8 +9,6 @@ import { startSeededApi, type SeededApi } from '../fixtures/seeded-api.js';
  * Two simulated days of the week4 sandbox through the real collectors, real HTTP on 127.0.0.1.
  */
 
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
 const SEEDED_DAYS = 2;
 let api: SeededApi;
 let base: string;

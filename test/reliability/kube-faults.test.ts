@@ -11,13 +11,13 @@ import { openDb, type Db } from '../../db/open-db.js';
 import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import { FlakyProxy } from './fixtures/flaky-proxy.js';
 import { onSandboxRequest } from './fixtures/request-hook.js';
+import { HOUR_MS } from '../../core/time.js';
 
 /*
  * The Kubernetes API misbehaving under the real @kubernetes/client-node: 5xx storms, throttling and an expired
  * continue token in the middle of a paged list, the API server going away (connections reset, then refused)
  * mid-list and mid-watch, and for good. The collector must end with exactly what a calm API gives, or a clear error.
  */
-const HOUR = 3_600_000;
 let sb: RunningSandbox;
 let proxy: FlakyProxy;
 let k: KubeClients;
@@ -28,7 +28,7 @@ const savedEnv = { ...process.env };
 
 beforeAll(async () => {
   sb = await startSandbox({});
-  peak = sb.scenario.start + 4 * 24 * HOUR + 20 * HOUR; // a weekday evening: the most pods
+  peak = sb.scenario.start + 4 * 24 * HOUR_MS + 20 * HOUR_MS; // a weekday evening: the most pods
   proxy = new FlakyProxy(Number(new URL(sb.url).port));
   await proxy.up();
   proxiedKubeconfig = join(mkdtempSync(join(tmpdir(), 'ledger-kube-faults-')), 'kubeconfig');
@@ -121,7 +121,7 @@ describe('the watch cache when the API goes away mid-run', () => {
       clusterName: sb.scenario.clusterName,
       region: sb.scenario.region,
       startMs: sb.scenario.start,
-      endMs: sb.scenario.start + hours * HOUR,
+      endMs: sb.scenario.start + hours * HOUR_MS,
       stepMs: sb.scenario.stepMs,
       quiet: true,
     });
@@ -150,7 +150,7 @@ describe('the watch cache when the API goes away mid-run', () => {
       // Four simulated hours in, every watch connection is reset and the API refuses connections for a second.
       let dropped = false;
       const off = sb.ctx.clock.onChange((_from, to) => {
-        if (!dropped && to >= sb.scenario.start + 4 * HOUR) {
+        if (!dropped && to >= sb.scenario.start + 4 * HOUR_MS) {
           dropped = true;
           void proxy.down().then(() => setTimeout(() => void proxy.up(), 1_000));
         }

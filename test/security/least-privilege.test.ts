@@ -7,6 +7,7 @@ import { parseAllDocuments } from 'yaml';
 import { runCollect, type CollectOptions } from '../../cli/collect.js';
 import { runDoctor } from '../../cli/doctor.js';
 import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
+import { DAY_MS } from '../../core/time.js';
 
 /*
  * Least privilege, checked against what the code really sends: a full collection (one pass, then --watch for a
@@ -16,7 +17,6 @@ import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
  * seen, on exactly the resources read.
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const DAY_MS = 86_400_000;
 let sb: RunningSandbox;
 const dir = mkdtempSync(join(tmpdir(), 'ledger-least-privilege-'));
 

@@ -1,7 +1,6 @@
 /** Time-axis ticks on round UTC times, shared by every time chart. */
+import { DAY_MS, HOUR_MS } from './time';
 
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
 const TICK_STEPS_MS = [HOUR_MS, 3 * HOUR_MS, 6 * HOUR_MS, 12 * HOUR_MS, DAY_MS, 2 * DAY_MS, 7 * DAY_MS, 14 * DAY_MS, 28 * DAY_MS];
 
 /** Time ticks: hours for a range up to two days, days beyond. */

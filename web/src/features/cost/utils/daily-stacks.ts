@@ -1,4 +1,5 @@
 import type { DailyCostRow } from '@schemas/cost';
+import { DAY_MS } from '../../../lib/time';
 
 /** How a segment was bought: our capacity type, or `other` for purchase types with no Karpenter equivalent (Savings Plans, RIs). */
 export type PurchaseKind = 'on-demand' | 'spot' | 'reserved' | 'other';
@@ -37,7 +38,6 @@ export interface DailyStacks {
   estimateVsBill: number | null;
 }
 
-const DAY_MS = 86_400_000;
 const KIND_ORDER: readonly PurchaseKind[] = ['on-demand', 'spot', 'reserved', 'other'];
 
 /** Every day from `from` (inclusive) to `to` (exclusive), YYYY-MM-DD. */

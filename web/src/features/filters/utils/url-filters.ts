@@ -1,4 +1,5 @@
 import type { ParamUpdates } from '../../../lib/url-params';
+import { DAY_MS } from '../../../lib/time';
 
 /**
  * The filters every page shares, kept in the URL so a link shows the same view:
@@ -27,7 +28,6 @@ export interface Filters {
 /** The query keys a link to another page carries over. */
 export const FILTER_KEYS = ['range', 'from', 'to', 'nodepool', 'team'] as const;
 
-const DAY_MS = 86_400_000;
 const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A real calendar day written YYYY-MM-DD (2026-02-30 is not). */
