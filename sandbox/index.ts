@@ -20,6 +20,8 @@ export const DEFAULT_SEED = 42;
 export interface SandboxOptions {
   scenario?: string;
   seed?: number;
+  /** The Karpenter release to imitate (karpenter-profile.ts); default: the scenario file's, else the current one. */
+  karpenterVersion?: string;
   /** Initial clock; default: the end of the scenario (all history visible). */
   at?: number;
   port?: number;
@@ -49,12 +51,13 @@ export interface RunningSandbox {
 
 const cache = new Map<string, Scenario>();
 
-/** The simulated history for a scenario and seed (computed once per process). */
-export function loadScenario(name = DEFAULT_SCENARIO, seed = DEFAULT_SEED): Scenario {
-  const key = `${name}|${seed}`;
+/** The simulated history for a scenario, seed and Karpenter release (computed once per process). */
+export function loadScenario(name = DEFAULT_SCENARIO, seed = DEFAULT_SEED, karpenterVersion?: string): Scenario {
+  const key = `${name}|${seed}|${karpenterVersion ?? ''}`;
   let s = cache.get(key);
   if (!s) {
-    s = simulate(loadScenarioFile(name), seed);
+    const file = loadScenarioFile(name);
+    s = simulate(karpenterVersion === undefined ? file : { ...file, karpenterVersion }, seed);
     cache.set(key, s);
   }
   return s;
@@ -67,7 +70,7 @@ export function awsHandlers(): SandboxHandler[] {
 
 /** Starts the simulated cluster and AWS account on 127.0.0.1. */
 export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
-  const scenario = loadScenario(opts.scenario, opts.seed);
+  const scenario = loadScenario(opts.scenario, opts.seed, opts.karpenterVersion);
   const ctx: SandboxContext = { scenario, clock: new SandboxClock(opts.at ?? scenario.end), requestLog: [], faults: [] };
   const token = opts.auth === false ? null : randomBytes(24).toString('hex');
   const certificate = await sandboxCertificate();

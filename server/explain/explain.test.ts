@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BillGroupBy } from '../schemas/bill.js';
 import { explainLines } from './explain.js';
-import { instanceTypeReason, nextSmallerType } from './reasons.js';
+import { capacityReason, instanceTypeReason, nextSmallerType } from './reasons.js';
 import type { EventFact, ExplainContext, InstanceTypeFact, LaunchFact, LineFact, NodeFact, NodePoolFact } from './facts.js';
 import type { PricePoint } from './price-timeline.js';
 import { DAY_MS } from '../../core/time.js';
@@ -454,6 +454,36 @@ describe('instanceTypeReason: requirements as Karpenter judges them', () => {
     ]);
     expect(nextSmallerType({ ...big, allocatable: { cpuMillicores: 7910, memoryBytes: 29 * GiB, pods: 58 } }, reqs, catalog)?.name).toBe(
       'm5.xlarge',
+    );
+  });
+});
+
+describe('capacityReason: capacity reservations', () => {
+  const reserved = node({
+    name: 'r',
+    nodeClaim: 'system-rrrrr',
+    nodePool: 'system',
+    instanceType: 'm5.large',
+    capacityType: 'reserved',
+    launchedAtMs: DAY0,
+    labels: {
+      ...typeLabels('m5.large'),
+      'karpenter.sh/capacity-type': 'reserved',
+      'karpenter.k8s.aws/capacity-reservation-id': 'cr-0a1b2c3d4e5f60718',
+    },
+  });
+  const system: NodePoolFact = { name: 'system', capacityTypes: ['reserved', 'on-demand'], requirements: [] };
+  it('a reserved node: launched into a reservation with room, billed as On Demand usage', () => {
+    expect(capacityReason(reserved, system)).toEqual({
+      allowed: ['on-demand', 'reserved'],
+      chosen: 'reserved',
+      summary:
+        'NodePool system allows on-demand and reserved; Karpenter launches into a capacity reservation with room (cr-0a1b2c3d4e5f60718) before spot or on-demand. AWS bills it at the on-demand rate, as On Demand usage.',
+    });
+  });
+  it('an on-demand node of a NodePool that allows reserved: no reservation had room', () => {
+    expect(capacityReason({ ...reserved, capacityType: 'on-demand' }, system).summary).toBe(
+      'NodePool system allows on-demand and reserved; on-demand means no matching capacity reservation had room at the launch (or the pods required on-demand).',
     );
   });
 });

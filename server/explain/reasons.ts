@@ -2,7 +2,7 @@ import type { LifecycleEvent, NodeClaimReasons, ResourceTotals } from '../schema
 import type { EventFact, ExplainContext, InstanceTypeFact, LaunchFact, NodeFact, NodePoolFact, ResourceFact } from './facts.js';
 import { gib, iso, plural, vcpu } from './format.js';
 import { Requirements } from '../../core/karpenter/requirements.js';
-import { LABEL_CAPACITY_TYPE } from '../../core/labels.js';
+import { LABEL_CAPACITY_RESERVATION_ID, LABEL_CAPACITY_TYPE } from '../../core/labels.js';
 
 /**
  * Pure: why a NodeClaim exists the way it does — the NodePool requirements that admitted its instance type, the
@@ -216,11 +216,16 @@ export function capacityReason(node: NodeFact, pool: NodePoolFact | undefined): 
   let summary: string;
   if (!pool) summary = `The NodePool is not stored: which capacity types it allowed is unknown.`;
   else if (allowed.length === 1) summary = `NodePool ${pool.name} allows only ${allowed[0]}.`;
-  else if (chosen === 'spot')
+  else if (chosen === 'reserved') {
+    const id = node.labels[LABEL_CAPACITY_RESERVATION_ID];
+    summary = `NodePool ${pool.name} allows ${allowed.join(' and ')}; Karpenter launches into a capacity reservation with room${id === undefined ? '' : ` (${id})`} before spot or on-demand. AWS bills it at the on-demand rate, as On Demand usage.`;
+  } else if (chosen === 'spot')
     summary = `NodePool ${pool.name} allows ${allowed.join(' and ')}; Karpenter launches spot whenever the pods allow it, as it is the cheaper offer.`;
   else if (allowed.includes('spot')) {
     summary = `NodePool ${pool.name} allows spot too, so ${chosen} means the pods it was launched for required it (a karpenter.sh/capacity-type node selector or affinity; pod selectors are not stored here) or no spot offer was available.`;
-  } else summary = `NodePool ${pool.name} allows ${allowed.join(' and ')}.`;
+  } else if (allowed.includes('reserved'))
+    summary = `NodePool ${pool.name} allows ${allowed.join(' and ')}; ${chosen} means no matching capacity reservation had room at the launch (or the pods required ${chosen}).`;
+  else summary = `NodePool ${pool.name} allows ${allowed.join(' and ')}.`;
   return { allowed, chosen, summary };
 }
 

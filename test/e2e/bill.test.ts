@@ -129,6 +129,21 @@ describe('every synced week4 bill line is explained', () => {
     }
   });
 
+  it('the system NodePool runs in its capacity reservation: reserved NodeClaims under On Demand Instances, at the on-demand rate', () => {
+    const system = byPurchase.filter((e) => e.line.nodePool === 'system');
+    expect(system).toHaveLength(DAYS);
+    for (const e of system) {
+      expect(e.line.dimensionValue).toBe('On Demand Instances');
+      expect(e.nodeClaims.map((n) => [n.instanceType, n.capacityType, n.unitPriceUsdPerHour.toFixed(6), n.hours])).toEqual([
+        ['m6i.large', 'reserved', '0.096000', 24],
+      ]);
+      expect(e.nodeClaims[0].reasons.capacityType.summary).toContain('into a capacity reservation with room (cr-0a1b2c3d4e5f60718)');
+      // One m6i.large all day at 0.096 USD/h: 2.304, the sandbox billing reservation hours as On Demand usage.
+      expect(e.lineUsd).toBeCloseTo(2.304, 6);
+      expect(e.status).toBe('explained');
+    }
+  });
+
   it('gives the reasons the simulation actually had: launches, replacements, consolidations and the interruption', () => {
     const claims = new Map(
       byPurchase
