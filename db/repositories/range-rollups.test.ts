@@ -8,15 +8,13 @@ import { buildSnapshotRows } from '../../core/rollup.js';
 import { loadMigrations, migrate, openDb, type Db } from '../open-db.js';
 import { createKubeRepository, type SnapshotWrite } from './kube-repository.js';
 import { createRangeRollupReader } from './range-rollups.js';
-import { MINUTE_MS } from '../../core/time.js';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../core/time.js';
 
 /**
  * The rollups against a brute-force reading of the same snapshots: each snapshot stands for the time to the next
  * one, capped at 15 minutes, the newest for nothing; clipped to the range. Snapshot times are irregular on
  * purpose — they cross hour and day boundaries, and there is a collector gap longer than the cap.
  */
-const HOUR = 60 * MINUTE_MS;
-const DAY = 24 * HOUR;
 const CAP = 15 * MINUTE_MS;
 const T0 = Date.parse('2026-11-01T21:00:00Z');
 
@@ -96,7 +94,7 @@ function brutePools(
   WRITES.forEach((w, i) => {
     const [a, b] = clipped(i, from, to);
     if (b <= a) return;
-    const h = (b - a) / HOUR;
+    const h = (b - a) / HOUR_MS;
     for (const r of w.nodePoolRollups) {
       const key = `${r.nodePool}|${r.capacityType}`;
       const o = out.get(key) ?? { nodeHours: 0, costUsd: 0, reqCpuHours: 0, onDemandUnknown: 0 };
@@ -113,9 +111,9 @@ function brutePools(
 const RANGES: [string, number, number][] = [
   ['whole days', Date.parse('2026-11-02T00:00:00Z'), Date.parse('2026-11-04T00:00:00Z')],
   ['weeks and days (weeks start on Thursdays)', Date.parse('2026-11-02T00:00:00Z'), Date.parse('2026-11-17T00:00:00Z')],
-  ['weeks, days, hours, minutes', T0 + 37 * MINUTE_MS, T0 + 15 * DAY + 2 * HOUR + 11 * MINUTE_MS],
-  ['the whole history and more', T0 - DAY, T0 + 4 * DAY],
-  ['ragged edges over days', T0 + 37 * MINUTE_MS, T0 + 2 * DAY + 2 * HOUR + 11 * MINUTE_MS],
+  ['weeks, days, hours, minutes', T0 + 37 * MINUTE_MS, T0 + 15 * DAY_MS + 2 * HOUR_MS + 11 * MINUTE_MS],
+  ['the whole history and more', T0 - DAY_MS, T0 + 4 * DAY_MS],
+  ['ragged edges over days', T0 + 37 * MINUTE_MS, T0 + 2 * DAY_MS + 2 * HOUR_MS + 11 * MINUTE_MS],
   ['a few hours across midnight', Date.parse('2026-11-01T22:20:00Z'), Date.parse('2026-11-02T03:40:00Z')],
   ['inside one hour', Date.parse('2026-11-02T05:05:00Z'), Date.parse('2026-11-02T05:50:00Z')],
   ['straddling the gap', T0 + OFFSETS[40] * MINUTE_MS - 3 * MINUTE_MS, T0 + OFFSETS[41] * MINUTE_MS + 2 * MINUTE_MS],
@@ -148,7 +146,7 @@ describe('range rollups read like the snapshots themselves', () => {
       expect(g?.req_cpu_m_hours).toBeCloseTo(w.reqCpuHours, 6);
       expect(g?.on_demand_unknown_usd).toBeCloseTo(w.onDemandUnknown, 9);
     }
-    const hours = TIMES.reduce((s, _t, i) => s + Math.max(0, clipped(i, from, to)[1] - clipped(i, from, to)[0]) / HOUR, 0);
+    const hours = TIMES.reduce((s, _t, i) => s + Math.max(0, clipped(i, from, to)[1] - clipped(i, from, to)[0]) / HOUR_MS, 0);
     const snapshots = TIMES.filter((_t, i) => clipped(i, from, to)[1] > clipped(i, from, to)[0]).length;
     expect(reader.coverage({ fromMs: from, toMs: to }).hours).toBeCloseTo(hours, 9);
     expect(reader.coverage({ fromMs: from, toMs: to }).snapshots).toBe(snapshots);
@@ -162,7 +160,7 @@ describe('range rollups read like the snapshots themselves', () => {
       if (b <= a) return;
       for (const r of w.namespaceRollups.filter((x) => x.nodePool === 'general')) {
         const o = want.get(r.namespace) ?? { usd: 0, team: null, newest: -1 };
-        o.usd += ((b - a) / HOUR) * r.usdPerHour;
+        o.usd += ((b - a) / HOUR_MS) * r.usdPerHour;
         if (TIMES[i] > o.newest) Object.assign(o, { newest: TIMES[i], team: r.team });
         want.set(r.namespace, o);
       }
@@ -180,12 +178,12 @@ describe('range rollups read like the snapshots themselves', () => {
     WRITES.forEach((w, i) => {
       let [a, b] = clipped(i, from, to);
       while (a < b) {
-        const day = Math.floor(a / DAY) * DAY;
-        const end = Math.min(b, day + DAY);
+        const day = Math.floor(a / DAY_MS) * DAY_MS;
+        const end = Math.min(b, day + DAY_MS);
         for (const r of w.nodePoolRollups)
           want.set(
             `${day}|${r.nodePool}|${r.capacityType}`,
-            (want.get(`${day}|${r.nodePool}|${r.capacityType}`) ?? 0) + ((end - a) / HOUR) * r.usdPerHour,
+            (want.get(`${day}|${r.nodePool}|${r.capacityType}`) ?? 0) + ((end - a) / HOUR_MS) * r.usdPerHour,
           );
         a = end;
       }
@@ -195,20 +193,20 @@ describe('range rollups read like the snapshots themselves', () => {
     for (const r of got) expect(r.usd).toBeCloseTo(want.get(`${r.day_ms}|${r.nodepool}|${r.capacity_type}`) ?? NaN, 9);
   });
 
-  it.each([[2 * MINUTE_MS], [HOUR], [3 * HOUR], [DAY], [7 * DAY]])(
+  it.each([[2 * MINUTE_MS], [HOUR_MS], [3 * HOUR_MS], [DAY_MS], [7 * DAY_MS]])(
     'hourly-or-coarser buckets split time at bucket boundaries (bucket %d ms)',
     (bucketMs) => {
-      const [from, to] = [T0 + 37 * MINUTE_MS, T0 + 15 * DAY + 2 * HOUR + 11 * MINUTE_MS];
+      const [from, to] = [T0 + 37 * MINUTE_MS, T0 + 15 * DAY_MS + 2 * HOUR_MS + 11 * MINUTE_MS];
       const reader = createRangeRollupReader(db);
       const want = new Map<number, { nodeHours: number; hours: number; snapshots: number }>();
       WRITES.forEach((w, i) => {
         let [a, b] = clipped(i, from, to);
         // Finer than an hour: a snapshot falls whole in the bucket of its start (as the raw query always did).
-        if (bucketMs < HOUR && b > a) {
+        if (bucketMs < HOUR_MS && b > a) {
           const bucket = Math.floor(a / bucketMs) * bucketMs;
           const o = want.get(bucket) ?? { nodeHours: 0, hours: 0, snapshots: 0 };
-          o.nodeHours += ((b - a) / HOUR) * w.nodePoolRollups.filter((r) => r.nodePool === 'general').reduce((s, r) => s + r.nodes, 0);
-          o.hours += (b - a) / HOUR;
+          o.nodeHours += ((b - a) / HOUR_MS) * w.nodePoolRollups.filter((r) => r.nodePool === 'general').reduce((s, r) => s + r.nodes, 0);
+          o.hours += (b - a) / HOUR_MS;
           o.snapshots += 1;
           want.set(bucket, o);
           return;
@@ -218,8 +216,8 @@ describe('range rollups read like the snapshots themselves', () => {
           const bucket = Math.floor(a / bucketMs) * bucketMs;
           const end = Math.min(b, bucket + bucketMs);
           const o = want.get(bucket) ?? { nodeHours: 0, hours: 0, snapshots: 0 };
-          o.nodeHours += ((end - a) / HOUR) * w.nodePoolRollups.filter((r) => r.nodePool === 'general').reduce((s, r) => s + r.nodes, 0);
-          o.hours += (end - a) / HOUR;
+          o.nodeHours += ((end - a) / HOUR_MS) * w.nodePoolRollups.filter((r) => r.nodePool === 'general').reduce((s, r) => s + r.nodes, 0);
+          o.hours += (end - a) / HOUR_MS;
           o.snapshots += first ? 1 : 0;
           want.set(bucket, o);
           first = false;
@@ -241,9 +239,9 @@ describe('range rollups read like the snapshots themselves', () => {
 
   // Origins: a Monday midnight (7-day buckets nest days, not the epoch's Thursday weeks) and an hour (buckets nest hours).
   it.each([
-    ['weeks from a Monday', 7 * DAY, Date.parse('2026-11-02T00:00:00Z'), Date.parse('2026-11-17T05:13:00Z'), 1],
+    ['weeks from a Monday', 7 * DAY_MS, Date.parse('2026-11-02T00:00:00Z'), Date.parse('2026-11-17T05:13:00Z'), 1],
     // Namespace data changes team at 2026-11-03T02:06 (i > 200): the first bucket keeps the old team.
-    ['days from 22:00', DAY, Date.parse('2026-11-01T22:00:00Z'), Date.parse('2026-11-08T22:00:00Z'), 2],
+    ['days from 22:00', DAY_MS, Date.parse('2026-11-01T22:00:00Z'), Date.parse('2026-11-08T22:00:00Z'), 2],
   ])('buckets from an origin read as the ranges of each bucket: %s', (_name, bucketMs, from, to, dataTeams) => {
     const reader = createRangeRollupReader(db);
     const cut = { fromMs: from, toMs: to, bucketMs, originMs: from };
@@ -267,29 +265,32 @@ describe('range rollups read like the snapshots themselves', () => {
     expect(new Set(namespaces.filter((r) => r.namespace === 'data').map((r) => r.team)).size).toBe(dataTeams);
   });
 
-  it.each([[2 * MINUTE_MS], [HOUR], [DAY], [7 * DAY]])('plain sums of the snapshots taken per bucket (bucket %d ms)', (bucketMs) => {
-    const [from, to] = [T0 + 37 * MINUTE_MS, T0 + 15 * DAY + 2 * HOUR + 11 * MINUTE_MS];
-    const want = new Map<string, { reqCpu: number; nodes: number; snapshots: number }>();
-    const counts = new Map<number, number>();
-    WRITES.forEach((w, i) => {
-      if (TIMES[i] < from || TIMES[i] >= to) return;
-      const bucket = Math.floor(TIMES[i] / bucketMs) * bucketMs;
-      counts.set(bucket, (counts.get(bucket) ?? 0) + 1);
-      for (const r of w.nodePoolRollups) {
-        const o = want.get(`${bucket}|${r.nodePool}`) ?? { reqCpu: 0, nodes: 0, snapshots: 0 };
-        o.reqCpu += r.requested.cpuMillicores;
-        o.nodes += r.nodes;
-        want.set(`${bucket}|${r.nodePool}`, o);
+  it.each([[2 * MINUTE_MS], [HOUR_MS], [DAY_MS], [7 * DAY_MS]])(
+    'plain sums of the snapshots taken per bucket (bucket %d ms)',
+    (bucketMs) => {
+      const [from, to] = [T0 + 37 * MINUTE_MS, T0 + 15 * DAY_MS + 2 * HOUR_MS + 11 * MINUTE_MS];
+      const want = new Map<string, { reqCpu: number; nodes: number; snapshots: number }>();
+      const counts = new Map<number, number>();
+      WRITES.forEach((w, i) => {
+        if (TIMES[i] < from || TIMES[i] >= to) return;
+        const bucket = Math.floor(TIMES[i] / bucketMs) * bucketMs;
+        counts.set(bucket, (counts.get(bucket) ?? 0) + 1);
+        for (const r of w.nodePoolRollups) {
+          const o = want.get(`${bucket}|${r.nodePool}`) ?? { reqCpu: 0, nodes: 0, snapshots: 0 };
+          o.reqCpu += r.requested.cpuMillicores;
+          o.nodes += r.nodes;
+          want.set(`${bucket}|${r.nodePool}`, o);
+        }
+      });
+      const got = createRangeRollupReader(db).efficiencyBuckets({ fromMs: from, toMs: to, bucketMs });
+      expect(got.map((r) => `${r.bucket_ms}|${r.nodepool}`).sort()).toEqual([...want.keys()].sort());
+      for (const r of got) {
+        expect(r.req_cpu).toBe(want.get(`${r.bucket_ms}|${r.nodepool}`)?.reqCpu);
+        expect(r.nodes).toBe(want.get(`${r.bucket_ms}|${r.nodepool}`)?.nodes);
+        expect(r.snapshots).toBe(counts.get(r.bucket_ms));
       }
-    });
-    const got = createRangeRollupReader(db).efficiencyBuckets({ fromMs: from, toMs: to, bucketMs });
-    expect(got.map((r) => `${r.bucket_ms}|${r.nodepool}`).sort()).toEqual([...want.keys()].sort());
-    for (const r of got) {
-      expect(r.req_cpu).toBe(want.get(`${r.bucket_ms}|${r.nodepool}`)?.reqCpu);
-      expect(r.nodes).toBe(want.get(`${r.bucket_ms}|${r.nodepool}`)?.nodes);
-      expect(r.snapshots).toBe(counts.get(r.bucket_ms));
-    }
-  });
+    },
+  );
 });
 
 describe('keeping the rollups', () => {

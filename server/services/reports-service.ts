@@ -9,6 +9,7 @@ import type { DailyCostResponse } from '../schemas/cost.js';
 import type { EfficiencyResponse } from '../schemas/efficiency.js';
 import type { NodePoolRequirement, NodePoolsResponse } from '../schemas/nodepools.js';
 import type { RangeQuery } from '../schemas/common.js';
+import { DAY_MS } from '../../core/time.js';
 
 const toRun = (r: CollectionRunRow): CollectionRun => ({
   kind: r.kind,

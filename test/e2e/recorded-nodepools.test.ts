@@ -14,7 +14,7 @@ import { writeKubeconfig } from '../../sandbox/kubeconfig.js';
 import { json, type SandboxHandler } from '../../sandbox/serve/context.js';
 import { buildApp } from '../../server/app.js';
 import type { BillLinesResponse, Explanation, ImportResponse } from '../../server/schemas/bill.js';
-import type { NodePool, NodePoolsResponse } from '../../server/schemas/reports.js';
+import type { NodePool, NodePoolsResponse } from '../../server/schemas/nodepools.js';
 import { tinyScenario } from '../fixtures/tiny-scenario.js';
 import { DOCS_NODECLAIM, RECORDED_NODEPOOLS } from '../fixtures/karpenter-nodepools.js';
 import { newContext, serveHandlers, type ServedHandlers } from '../fixtures/serve-handlers.js';
@@ -30,7 +30,7 @@ import { newContext, serveHandlers, type ServedHandlers } from '../fixtures/serv
  * catalogue's for the type plus what Karpenter's AWS provider adds (cloudprovider.go instanceToNodeClaim).
  */
 
-const DAY = Date.parse('2026-11-02T00:00:00Z');
+const BILL_DAY = Date.parse('2026-11-02T00:00:00Z');
 const M5_CLAIM = 'default-7mq2v';
 const M5_NODE = 'ip-10-0-41-17.us-west-2.compute.internal';
 
@@ -126,7 +126,7 @@ beforeAll(async () => {
         '/api/v1/events': { kind: 'EventList', items: [] },
       }),
     ],
-    newContext(tinyScenario(), DAY),
+    newContext(tinyScenario(), BILL_DAY),
   );
   dir = mkdtempSync(join(tmpdir(), 'ledger-recorded-nodepools-'));
   writeKubeconfig(join(dir, 'kubeconfig'), served.url, 'token', 'recorded');
@@ -134,11 +134,11 @@ beforeAll(async () => {
   const k = createKubeClients({ kubeconfig: join(dir, 'kubeconfig') });
   const repo = createKubeRepository(db);
   // The cluster as the collector reads it, every six hours through the day: the same objects each time.
-  for (let t = DAY; t <= DAY + 24 * HOUR_MS; t += 6 * HOUR_MS) {
+  for (let t = BILL_DAY; t <= BILL_DAY + 24 * HOUR_MS; t += 6 * HOUR_MS) {
     const snapshot = await collectKubeSnapshot(k, t, { withEvents: true });
     repo.writeSnapshot({ snapshot, ...buildSnapshotRows(snapshot, () => ({ usdPerHour: 0.192, source: 'static-table' })), runId: null });
   }
-  app = buildApp({ db, now: () => DAY + 2 * 24 * HOUR_MS });
+  app = buildApp({ db, now: () => BILL_DAY + 2 * 24 * HOUR_MS });
   base = await app.listen({ host: '127.0.0.1', port: 0 });
 }, 60_000);
 

@@ -11,6 +11,7 @@ import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import { sandboxPracticeBills } from '../../sandbox/practice-bills.js';
 import { buildApp } from '../../server/app.js';
 import { API_ROUTES } from '../../server/schemas/api-routes.js';
+import { DAY_MS } from '../../core/time.js';
 
 /*
  * CSV one way on every table route, found from the OpenAPI document (so a table route added later is covered without
@@ -19,7 +20,6 @@ import { API_ROUTES } from '../../server/schemas/api-routes.js';
  * or named here as not one. A day of the default sandbox through the real collectors gives every route rows.
  */
 const NOT_TABLES = ['/api/status'];
-const DAY_MS = 86_400_000;
 
 interface Operation {
   summary?: string;
