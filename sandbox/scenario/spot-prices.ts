@@ -2,7 +2,7 @@ import { lastIndexAtOrBefore } from '../../core/time-search.js';
 import type { Rng } from './rng.js';
 import type { EpochMs, SpotPricePoint } from './types.js';
 import type { ScenarioFile } from './scenario-file.js';
-import { DAY_MS, HOUR_MS } from '../../core/time.js';
+import { DAY_MS } from '../../core/time.js';
 
 /**
  * Simulated spot prices: per (type, zone) a bounded random walk below on-demand, a few changes a day at

@@ -1,4 +1,5 @@
 import { generate } from 'selfsigned';
+import { DAY_MS, HOUR_MS } from '../../core/time.js';
 
 /** PEM text of what the sandbox's TLS needs: a CA for clients to trust, and the server's key and certificate it signed. */
 export interface SandboxCertificate {
@@ -8,8 +9,6 @@ export interface SandboxCertificate {
   certPem: string;
 }
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-
 /**
  * A throwaway CA and a server certificate for 127.0.0.1 and localhost signed by it, made at start (ECDSA
  * P-256, SHA-256; valid from an hour ago for a year of wall-clock time: TLS checks the real clock, never the
@@ -17,7 +16,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * CA certificate as a server's own. The keys live only in this process and the CA signs nothing else.
  */
 async function makeCertificate(): Promise<SandboxCertificate> {
-  const notBeforeDate = new Date(Date.now() - DAY_MS / 24);
+  const notBeforeDate = new Date(Date.now() - HOUR_MS);
   const notAfterDate = new Date(notBeforeDate.getTime() + 365 * DAY_MS);
   const ca = await generate([{ name: 'commonName', value: 'NodePool Ledger sandbox CA' }], {
     keyType: 'ec',
