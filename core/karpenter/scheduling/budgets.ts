@@ -1,3 +1,4 @@
+import { MINUTE_MS } from '../../time.js';
 import type { DisruptionBudget, DisruptionReason, NodePoolSpec } from './nodepools.js';
 
 /**
@@ -6,7 +7,6 @@ import type { DisruptionBudget, DisruptionReason, NodePoolSpec } from './nodepoo
  * up; a budget with a schedule is active for `duration` after each cron hit (UTC).
  */
 
-const MINUTE = 60_000;
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
 const DAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
 const DESCRIPTORS: Record<string, string> = {
@@ -79,7 +79,7 @@ export class CronSchedule {
 
   /** Whether the schedule fires at some whole minute in (from, to]. */
   firesBetween(fromMs: number, toMs: number): boolean {
-    let t = Math.floor(fromMs / MINUTE) * MINUTE + MINUTE;
+    let t = Math.floor(fromMs / MINUTE_MS) * MINUTE_MS + MINUTE_MS;
     while (t <= toMs) {
       const d = new Date(t);
       if (!this.month.allowed.has(d.getUTCMonth() + 1) || !this.dayMatches(d)) {
@@ -91,7 +91,7 @@ export class CronSchedule {
         continue;
       }
       if (this.minute.allowed.has(d.getUTCMinutes())) return true;
-      t += MINUTE;
+      t += MINUTE_MS;
     }
     return false;
   }

@@ -1,3 +1,4 @@
+import { HOUR_MS } from '../../time.js';
 import { parseGoDurationMs } from './duration.js';
 import { naming } from './errors.js';
 import type { KubeNodePool } from './kube-types.js';
@@ -41,7 +42,7 @@ export interface NodePoolSpec {
 
 const REASONS: DisruptionReason[] = ['Underutilized', 'Empty', 'Drifted'];
 const POLICIES: ConsolidationPolicy[] = ['WhenEmpty', 'WhenEmptyOrUnderutilized', 'Balanced'];
-const DEFAULT_EXPIRE_AFTER_MS = 720 * 3_600_000;
+const DEFAULT_EXPIRE_AFTER_MS = 720 * HOUR_MS;
 
 export function normalizeNodePool(np: KubeNodePool): NodePoolSpec {
   const name = np.metadata?.name;
