@@ -3,14 +3,16 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { DbAccessError, explainDbError } from '../db/db-errors.js';
 import { CollectorLockedError } from '../db/lock.js';
 import { openDb } from '../db/open-db.js';
-import { buildApp } from '../server/app.js';
 import { accessFor, accessHint } from './access.js';
-import { COLLECT_HELP, COLLECT_OPTIONS, collectOptionsFrom, runCollect } from './collect.js';
-import { DOCTOR_HELP, DOCTOR_OPTIONS, doctorOptionsFrom, runDoctor } from './doctor.js';
 import { ListenError, listenAddress, listenOn } from './listen-address.js';
-import { SeedLockLostError } from './seed-sandbox.js';
+import { SeedLockLostError } from './seed-lock-lost.js';
 import { UsageError } from './usage-error.js';
 
+/*
+ * Each command's modules are imported when that command runs, not at start: the AWS SDK's EC2 client and
+ * client-node take about a second each to load, and `serve`, `--help` or a refused flag need neither.
+ * collect's and doctor's --help and flags live beside their code and come with it.
+ */
 /** The simulator's commands, loaded only when one of them runs: `serve` on a real account loads no sandbox code. */
 const simulator = () => import('./demo.js');
 
@@ -48,8 +50,6 @@ curl --cacert and @kubernetes/client-node verify the server; the AWS endpoints a
   --no-auth   the Kubernetes API asks for no token, and the kubeconfig written holds none and names the plain
               http:// address, for clients that cannot send a token. Still 127.0.0.1 only: any process on this
               machine can then read the simulated cluster.`,
-  collect: COLLECT_HELP,
-  doctor: DOCTOR_HELP,
 };
 
 const ACCESS = { port: { type: 'string' }, host: { type: 'string' }, token: { type: 'string' } } as const;
@@ -73,8 +73,6 @@ const OPTIONS = {
     dir: { type: 'string' },
     'no-auth': { type: 'boolean' },
   },
-  collect: COLLECT_OPTIONS,
-  doctor: DOCTOR_OPTIONS,
 } as const;
 
 async function serve(v: Record<string, string | boolean | undefined>): Promise<void> {
@@ -84,6 +82,7 @@ async function serve(v: Record<string, string | boolean | undefined>): Promise<v
   const address = listenAddress({ host: v.host as string | undefined, port: v.port as string | undefined });
   const { token } = accessFor(address.host, v.token as string | undefined, process.env, address.hostFrom);
   const db = openDb({ path: dbPath });
+  const { buildApp } = await import('../server/app.js');
   const app = buildApp({ db, accessToken: token });
   const url = await listenOn(app, address);
   console.log(`NodePool Ledger dashboard: ${url}`);
@@ -91,28 +90,47 @@ async function serve(v: Record<string, string | boolean | undefined>): Promise<v
   if (hint !== null) console.log(hint);
 }
 
-/** `collect`: one pass, or --watch until SIGINT/SIGTERM (the snapshot being written is finished first). */
-async function collect(v: Record<string, string | boolean | undefined>): Promise<number> {
-  const options = collectOptionsFrom(v);
-  const stop = new AbortController();
-  const onSignal = (): void => stop.abort();
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  try {
-    const summary = await runCollect(options, { signal: stop.signal });
-    return summary.ok ? 0 : 1;
-  } finally {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-  }
+type Values = Record<string, string | boolean | undefined>;
+
+/** What running a command takes: its --help, its flags, and what it does with them. */
+interface Command {
+  help: string;
+  options: ParseArgsConfig['options'];
+  run: (v: Values) => Promise<void | number>;
 }
 
-async function doctor(v: Record<string, string | boolean | undefined>): Promise<number> {
-  const report = await runDoctor(doctorOptionsFrom(v));
-  return report.problems === 0 ? 0 : 1;
-}
-
-const helpOf = async (command: string): Promise<string> => (command === 'demo' ? (await simulator()).DEMO_HELP : (HELP[command] ?? ''));
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  demo: async () => {
+    const m = await simulator();
+    return { help: m.DEMO_HELP, options: OPTIONS.demo, run: m.runDemo };
+  },
+  serve: async () => ({ help: HELP.serve, options: OPTIONS.serve, run: serve }),
+  sandbox: async () => ({ help: HELP.sandbox, options: OPTIONS.sandbox, run: async (v) => (await simulator()).runSandbox(v) }),
+  /** One pass, or --watch until SIGINT/SIGTERM (the snapshot being written is finished first). */
+  collect: async () => {
+    const { COLLECT_HELP, COLLECT_OPTIONS, collectOptionsFrom, runCollect } = await import('./collect.js');
+    const run = async (v: Values): Promise<number> => {
+      const options = collectOptionsFrom(v);
+      const stop = new AbortController();
+      const onSignal = (): void => stop.abort();
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      try {
+        const summary = await runCollect(options, { signal: stop.signal });
+        return summary.ok ? 0 : 1;
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    };
+    return { help: COLLECT_HELP, options: COLLECT_OPTIONS, run };
+  },
+  doctor: async () => {
+    const { DOCTOR_HELP, DOCTOR_OPTIONS, doctorOptionsFrom, runDoctor } = await import('./doctor.js');
+    const run = async (v: Values): Promise<number> => ((await runDoctor(doctorOptionsFrom(v))).problems === 0 ? 0 : 1);
+    return { help: DOCTOR_HELP, options: DOCTOR_OPTIONS, run };
+  },
+};
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -120,33 +138,27 @@ export async function main(argv: string[]): Promise<number> {
     console.log(HELP.main);
     return command ? 0 : 1;
   }
-  const handlers: Record<string, (v: Record<string, string | boolean | undefined>) => Promise<void | number>> = {
-    demo: async (v) => (await simulator()).runDemo(v),
-    serve,
-    sandbox: async (v) => (await simulator()).runSandbox(v),
-    collect,
-    doctor,
-  };
-  const handler = handlers[command];
-  if (!handler) {
+  const load = COMMANDS[command];
+  if (!load) {
     console.error(`unknown command "${command}"\n\n${HELP.main}`);
     return 2;
   }
+  const spec = await load();
   try {
     const values: Record<string, string | boolean | undefined> = parseArgs({
       args: rest,
-      options: OPTIONS[command as keyof typeof OPTIONS] as ParseArgsConfig['options'],
+      options: spec.options,
       strict: true,
       allowPositionals: false,
     }).values;
     if (values.help) {
-      console.log(await helpOf(command));
+      console.log(spec.help);
       return 0;
     }
-    return (await handler(values)) ?? 0;
+    return (await spec.run(values)) ?? 0;
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      console.error(`${(err as Error).message}\n\n${await helpOf(command)}`);
+      console.error(`${(err as Error).message}\n\n${spec.help}`);
       return 2;
     }
     // Another collector on the file, or a file that cannot be written: the message says what to do, no stack.

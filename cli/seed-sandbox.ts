@@ -29,7 +29,9 @@ export interface SeedOptions {
 }
 
 /** The seeding stopped because another collector took the file over. */
-export class SeedLockLostError extends Error {}
+import { SeedLockLostError } from './seed-lock-lost.js';
+
+export { SeedLockLostError };
 
 export interface SeedSummary {
   snapshots: number;
