@@ -1,20 +1,27 @@
 import { spawn } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 
 /*
- * `npm test` runs the Prettier check, the type check and ESLint (with the import boundaries), in that order and
- * stopping at the first that fails, before any test. This proves each of them bites: a scratch copy of the
- * configuration and a few real source files (with what they import; node_modules linked) gets a bad line, and
- * `npm test` there fails naming the file and what is wrong. The copy is otherwise clean: the type error gets past
- * Prettier, and the lint and boundary errors past Prettier and the type check. One copy at a time: each run is a
- * few seconds of CPU (the ESLint one about 20), and side by side on a busy machine each only gets slower.
+ * `npm test` runs the Prettier check, the type check and ESLint (with the import boundaries) side by side, prints
+ * their outputs in that order, and stops before any test when one fails. This proves each of them bites: a scratch
+ * copy of the configuration and a few real source files (with what they import; node_modules linked) gets three
+ * files, each with one kind of defect, and `npm test` there fails, each check naming its file and what is wrong and
+ * none blaming another's file. One run for all three: each run costs about 40 s of CPU (tsc and ESLint).
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const CONFIG = ['package.json', 'tsconfig.json', 'web/tsconfig.json', 'eslint.config.js', '.prettierrc.json', '.prettierignore'];
+const CONFIG = [
+  'package.json',
+  'scripts/check.mjs',
+  'tsconfig.json',
+  'web/tsconfig.json',
+  'eslint.config.js',
+  '.prettierrc.json',
+  '.prettierignore',
+];
 /** A core module, and a web module that imports types from server/schemas: their imports come along. */
 const SEEDS = ['core/labels.ts', 'web/src/features/teams/utils/team-series.ts'];
 const scratchDirs: string[] = [];
@@ -69,34 +76,57 @@ function npm(dir: string, script: string): Promise<{ code: number | null; output
   });
 }
 
+/** One defect per file, so each check's part of the output can be held to naming its own. */
 const DEFECTS = [
   {
     kind: 'a formatting error',
+    check: 'format:check',
+    file: 'core/scratch-format.ts',
     lines: ['export const scratchFormatError = {a:1};'],
-    says: [/> prettier --check[\s\S]*\[warn\] core\/labels\.ts/],
+    says: [/\[warn\] core\/scratch-format\.ts/],
   },
   {
     kind: 'a type error',
+    check: 'typecheck',
+    file: 'core/scratch-types.ts',
     lines: ["export const scratchTypeError: number = 'not a number';"],
-    says: [/All matched files use Prettier code style![\s\S]*core\/labels\.ts\(\d+,\d+\): error TS2322/],
+    says: [/core\/scratch-types\.ts\(\d+,\d+\): error TS2322/],
   },
   {
-    // Both are ESLint's, which reports every problem it finds: one run tries both.
+    // Both are ESLint's, which reports every problem it finds.
     kind: 'a lint error and a boundary violation (core/ importing server/)',
+    check: 'lint',
+    file: 'core/scratch-lint.ts',
     lines: ['export const scratchLintError = (x: any): unknown => x;', "export type { TeamCostRow } from '../server/schemas/teams.js';"],
-    says: [/> eslint [\s\S]*Unexpected any[\s\S]*no-explicit-any/, /> eslint [\s\S]*core\/ imports nothing of ours/],
+    says: [/core\/scratch-lint\.ts[\s\S]*Unexpected any[\s\S]*no-explicit-any/, /core\/ imports nothing of ours/],
   },
 ];
 
+/** The part of `npm test`'s output under one check's `> name` header (scripts/check.mjs prints them in order). */
+function section(output: string, check: string): string {
+  const start = output.indexOf(`\n> ${check}\n`);
+  if (start < 0) return '';
+  const next = output.slice(start + 1).search(/\n> (format:check|typecheck|lint)\n|\ncheck (passed|failed)/);
+  return next < 0 ? output.slice(start) : output.slice(start, start + 1 + next);
+}
+
 describe('the checks before the tests bite', () => {
-  it.for(DEFECTS)('npm test fails on $kind, naming the file', { timeout: 300_000 }, async ({ lines, says }, { expect }) => {
+  // One scratch copy holds all three defects and one `npm test` finds them: the checks run side by side, and each
+  // reports on its own file only (a clean file is not blamed, a defect is not missed because another check failed).
+  let run: { code: number | null; output: string; dir: string };
+  beforeAll(async () => {
     const dir = scratchTree();
-    appendFileSync(join(dir, 'core/labels.ts'), `\n${lines.join('\n')}\n`);
-    const r = await npm(dir, 'test');
-    expect(r.code).not.toBe(0);
-    for (const s of says) expect(r.output).toMatch(s);
-    expect(r.output).toContain('core/labels.ts');
+    for (const d of DEFECTS) writeFileSync(join(dir, d.file), `${d.lines.join('\n')}\n`);
+    run = { ...(await npm(dir, 'test')), dir };
+  }, 300_000);
+
+  it.for(DEFECTS)('npm test fails on $kind, naming the file', ({ check, file, says }, { expect }) => {
+    expect(run.code).not.toBe(0);
+    expect(run.output).toMatch(new RegExp(`check failed: .*\\b${check}\\b`));
+    const part = section(run.output, check);
+    for (const s of says) expect(part).toMatch(s);
+    for (const other of DEFECTS.filter((d) => d.file !== file)) expect(part).not.toContain(other.file);
     // It stopped at the checks: the dashboard was not built, no test ran.
-    expect(existsSync(join(dir, 'dist'))).toBe(false);
+    expect(existsSync(join(run.dir, 'dist'))).toBe(false);
   });
 });
