@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { Agent as HttpsAgent } from 'node:https';
 import { delimiter, join } from 'node:path';
-import { CoreV1Api, CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, CustomObjectsApi, KubeConfig, type RequestContext } from '@kubernetes/client-node';
 
 export interface KubeClientConfig {
   /** Path of a kubeconfig; default: $KUBECONFIG, then in-cluster (in a pod), then ~/.kube/config. */
@@ -19,6 +20,32 @@ export interface KubeClients {
   describe: string;
 }
 
+/**
+ * client-node (1.4.0) builds a new https.Agent for every request (applySecurityAuthentication -> createAgent), so
+ * every list and every page of one paid a whole TLS handshake: the largest single cost of a snapshot against a TLS
+ * API server. This keeps one keep-alive agent per distinct set of TLS options (CA, client certificate and key, server
+ * name, verification), so the connection is reused; a rotated client certificate gives a new agent. Proxy and plain
+ * http agents are left as client-node made them. Idle keep-alive sockets do not hold the process open.
+ */
+export class KeepAliveKubeConfig extends KubeConfig {
+  readonly #agents = new Map<string, HttpsAgent>();
+
+  override async applySecurityAuthentication(context: RequestContext): Promise<void> {
+    await super.applySecurityAuthentication(context);
+    const made = context.getAgent();
+    if (!(made instanceof HttpsAgent) || made.constructor !== HttpsAgent) return;
+    const { ca, cert, key, pfx, passphrase, rejectUnauthorized, servername } = made.options;
+    const id = JSON.stringify([ca, cert, key, pfx, passphrase, rejectUnauthorized, servername]);
+    let agent = this.#agents.get(id);
+    if (agent === undefined) {
+      agent = new HttpsAgent({ ...made.options, keepAlive: true });
+      this.#agents.set(id, agent);
+    }
+    made.destroy();
+    context.setAgent(agent);
+  }
+}
+
 /** No kubeconfig anywhere, a context that does not exist, a file that cannot be read: says what was tried. */
 export class KubeConfigError extends Error {}
 
@@ -28,7 +55,7 @@ export class KubeConfigError extends Error {}
  */
 export function createKubeClients(cfg: KubeClientConfig = {}): KubeClients {
   const env = cfg.env ?? process.env;
-  const kc = new KubeConfig();
+  const kc = new KeepAliveKubeConfig();
   const homeConfig = join(homedir(), '.kube', 'config');
   let source: string;
   try {
