@@ -102,10 +102,12 @@ export function scenarioPrices(sc: Scenario): {
     price: (node, at) => {
       if (node.capacityType === 'spot') {
         const usd = spot.priceAt(node.instanceType, node.zone, at);
-        if (usd !== null) return { usdPerHour: usd, source: 'spot-history' };
+        if (usd !== null) return { pricePerHour: usd, currency: 'USD', source: 'spot-history' };
       }
       const od = sc.onDemandUsdPerHour[node.instanceType];
-      return od === undefined ? { usdPerHour: 0, source: 'unknown' } : { usdPerHour: od, source: 'pricing-api' };
+      return od === undefined
+        ? { pricePerHour: 0, currency: 'USD', source: 'unknown' }
+        : { pricePerHour: od, currency: 'USD', source: 'pricing-api' };
     },
     onDemand: (node) => sc.onDemandUsdPerHour[node.instanceType] ?? null,
   };

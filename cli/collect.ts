@@ -10,15 +10,17 @@ import { createKubeClients, type KubeClients } from '../collectors/kubernetes/cl
 import { collectKubeSnapshot } from '../collectors/kubernetes/collect.js';
 import type { ListStats } from '../collectors/kubernetes/list-all.js';
 import { KubeWatchCache } from '../collectors/kubernetes/watch-cache.js';
-import { createPricingClient, pricingEndpointRegion } from '../collectors/pricing/client.js';
+import { createPricingClient } from '../collectors/pricing/client.js';
 import { createEc2Client } from '../collectors/spot/client.js';
 import { TAG_NODEPOOL } from '../core/labels.js';
 import type { KubeSnapshot } from '../core/model.js';
+import { isRegionName, type RegionFacts, regionFacts } from '../core/partitions.js';
 import { buildSnapshotRows } from '../core/rollup.js';
 import { acquireCollectorLock, DEFAULT_STALE_MS, type HeldLock } from '../db/lock.js';
 import { type Db, openDb } from '../db/open-db.js';
 import { createApiRequestsRepository } from '../db/repositories/api-requests-repository.js';
 import { createKubeRepository } from '../db/repositories/kube-repository.js';
+import { createPricesRepository } from '../db/repositories/prices-repository.js';
 import type { LockHolder } from '../db/repositories/lock-repository.js';
 import { ALLOCATION_TAGS_SETTING, createRunsRepository, type RunSource } from '../db/repositories/runs-repository.js';
 import { PriceCollector } from './price-collector.js';
@@ -28,7 +30,7 @@ import { parseCalendarDuration } from '../core/duration.js';
 import { DAY_MS, HOUR_MS } from '../core/time.js';
 
 export const COLLECT_HELP = `Usage: nodepool-ledger collect --cluster NAME [--region R] [--since 90d] [--watch] [--interval 5m]
-                                [--kubeconfig PATH] [--context NAME] [--db .ledger/ledger.db] [--quiet]
+                                [--kubeconfig PATH] [--context NAME] [--db .ledger/ledger.db] [--billing-profile P] [--quiet]
 
 Reads a real cluster and AWS account into the database: a snapshot of the cluster's Nodes, Pods, NodeClaims,
 NodePools and Events; on-demand (Pricing API) and spot (EC2 spot price history) prices of the instances in use;
@@ -36,8 +38,14 @@ and the Cost Explorer bill of the last --since, DAILY per NodePool x purchase ty
 HOURLY and per-instance lines for the last 14 days where the account has them enabled. Cost Explorer days
 already final are never requested again (each request costs USD 0.01); a summary ends the run.
 
+Each AWS partition is asked where it answers: Pricing at us-east-1 (ap-south-1 for ap-*, eu-central-1 for eu-*,
+cn-northwest-1 for cn-*, in CNY), none in GovCloud (Karpenter's static table prices it); Cost Explorer at
+us-east-1, or cn-northwest-1 for China; EC2 in the cluster's region.
+
   --cluster NAME    the EKS cluster name (its cost is found by the eks:eks-cluster-name or kubernetes.io/cluster/NAME tag)
   --region R        the cluster's region; default $AWS_REGION, else the nodes' topology.kubernetes.io/region label
+  --billing-profile P  the AWS profile whose credentials read Cost Explorer (default: the standard chain). A GovCloud
+                    account is billed through its associated standard account: without this, collect reads no bill there
   --since 90d       how much of the bill to read (Go-style ms, s, m, h, plus d and w; combined as in 1d12h)
   --watch           keep a watch cache of the cluster and write a snapshot every --interval until Ctrl-C / SIGTERM
                     (the bill is refreshed every 8 h, on-demand prices every 12 h, spot prices hourly); stops with
@@ -60,6 +68,7 @@ export const COLLECT_OPTIONS = {
   kubeconfig: { type: 'string' },
   context: { type: 'string' },
   db: { type: 'string' },
+  'billing-profile': { type: 'string' },
   quiet: { type: 'boolean' },
 } as const;
 
@@ -82,6 +91,8 @@ export interface CollectOptions {
   context?: string;
   dbPath: string;
   quiet: boolean;
+  /** The AWS profile for Cost Explorer (GovCloud: the associated standard account's). */
+  billingProfile?: string;
 }
 
 export interface CollectIo {
@@ -123,6 +134,9 @@ export function collectOptionsFrom(v: Values): CollectOptions {
   const str = (k: string): string | undefined => (typeof v[k] === 'string' ? (v[k] as string) : undefined);
   const cluster = str('cluster');
   if (!cluster) throw new UsageError('collect needs --cluster NAME (the EKS cluster name)');
+  const region = str('region');
+  if (region !== undefined && !isRegionName(region))
+    throw new UsageError(`--region must be an AWS region name like us-east-1, eu-west-1 or cn-north-1, got "${region}"`);
   const duration = (k: string, fallback: string): number => {
     const text = str(k) ?? fallback;
     const ms = parseCalendarDuration(text);
@@ -133,7 +147,7 @@ export function collectOptionsFrom(v: Values): CollectOptions {
   };
   return {
     cluster,
-    region: str('region'),
+    region,
     sinceMs: duration('since', '90d'),
     watch: v.watch === true,
     intervalMs: duration('interval', '5m'),
@@ -141,6 +155,7 @@ export function collectOptionsFrom(v: Values): CollectOptions {
     context: str('context'),
     dbPath: resolve(str('db') ?? DEFAULT_DB_PATH),
     quiet: v.quiet === true,
+    billingProfile: str('billing-profile'),
   };
 }
 
@@ -185,7 +200,7 @@ class Collection {
     seconds: 0,
   };
   readonly counter = new AwsRequestCounter();
-  readonly ce: CostExplorerClient;
+  private ceClient: CostExplorerClient | null = null;
   readonly source: RunSource;
   readonly now: () => number;
   readonly out: (line: string) => void;
@@ -195,6 +210,8 @@ class Collection {
   private pricingRun: { id: number; failure: string | null } | null = null;
   private region: string | undefined;
   private lastOnDemandAt = -Infinity;
+  /** Notes said once per run (why no Pricing call, why no bill). */
+  private readonly said = new Set<string>();
 
   /**
    * @param stillHeld true while the collector lock is this process's (checked before each write: a collector taken
@@ -212,7 +229,47 @@ class Collection {
     const env = io.env ?? process.env;
     this.source = dataSourceOf(env);
     this.region = o.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
-    this.ce = this.counter.attach(createCostExplorerClient(), 'ce');
+  }
+
+  /** Says a note on stderr once per run. */
+  private note(line: string): void {
+    if (this.said.has(line)) return;
+    this.said.add(line);
+    this.err(line);
+  }
+
+  /** The partition facts of the cluster's region, once known (a malformed $AWS_REGION is a usage error). */
+  private facts(): RegionFacts | null {
+    if (this.region === undefined) return null;
+    if (!isRegionName(this.region))
+      throw new UsageError(`the cluster's region "${this.region}" is not an AWS region name: pass --region (like us-east-1)`);
+    return regionFacts(this.region);
+  }
+
+  /**
+   * Refuses to mix currencies in one file: a database holding USD amounts cannot take a China cluster's CNY ones
+   * (nor the other way), since every sum over it would add them.
+   */
+  checkCurrency(facts: RegionFacts): void {
+    const stored = createPricesRepository(this.db).storedCurrencies();
+    const other = stored.filter((c) => c !== facts.currency);
+    if (other.length > 0)
+      throw new UsageError(
+        `${this.o.dbPath} holds amounts in ${other.join(', ')}; cluster ${this.o.cluster} in ${facts.region} (${facts.partition}) is priced in ${facts.currency}: use another --db (amounts in two currencies are never added up)`,
+      );
+  }
+
+  /**
+   * The Cost Explorer client where the partition keeps the bill: us-east-1 (aws), cn-northwest-1 (aws-cn), the
+   * associated standard account's us-east-1 for GovCloud (its credentials from --billing-profile). The region the
+   * SDK is given picks the endpoint; AWS_ENDPOINT_URL_COST_EXPLORER still overrides it.
+   */
+  private ce(facts: RegionFacts | null): CostExplorerClient {
+    if (this.ceClient) return this.ceClient;
+    const profile = this.o.billingProfile;
+    const client = createCostExplorerClient({ region: facts?.costExplorer.region, ...(profile !== undefined ? { profile } : {}) });
+    this.ceClient = this.counter.attach(client, 'ce');
+    return this.ceClient;
   }
 
   /** Records a failed stage; Kubernetes failures name the kubeconfig, context and server that were tried. */
@@ -244,14 +301,27 @@ class Collection {
         "cannot tell the cluster's region (no --region, no $AWS_REGION, no topology.kubernetes.io/region label on the nodes): pass --region",
       );
     this.region = region;
+    const facts = this.facts();
+    if (facts === null) throw new Error('unreachable: the region was just set');
+    this.checkCurrency(facts);
     const runs = createRunsRepository(this.db);
     const runId = runs.startRun('pricing', this.source);
     this.pricingRun = { id: runId, failure: null };
-    // The Pricing API allows about 5 requests a second: adaptive retries also slow the client down after throttling.
-    const pricing = this.counter.attach(createPricingClient({ region: pricingEndpointRegion(region), retryMode: 'adaptive' }), 'pricing');
     const ec2 = this.counter.attach(createEc2Client({ region }), 'ec2');
-    this.awsClients.push(pricing, ec2);
+    this.awsClients.push(ec2);
+    let pricing;
+    if (facts.pricing.region !== null) {
+      // The Pricing API allows about 5 requests a second: adaptive retries also slow the client down after throttling.
+      pricing = this.counter.attach(createPricingClient({ region: facts.pricing.region, retryMode: 'adaptive' }), 'pricing');
+      this.awsClients.push(pricing);
+    }
     this.prices = new PriceCollector(this.db, region, runId, { pricing, ec2 });
+    const table = this.prices.staticTable;
+    const tableText = table
+      ? `Karpenter's static table (${table.region}, ${table.currency})`
+      : 'no static table (Karpenter ships none for this partition)';
+    if (facts.pricing.region === null)
+      this.note(`no Pricing API call in ${region}: ${facts.pricing.why}; on-demand prices from ${tableText}`);
     return this.prices;
   }
 
@@ -276,7 +346,7 @@ class Collection {
     const rows = buildSnapshotRows(
       snapshot,
       (n, at) => prices.quote(n, at),
-      (n, at) => prices.onDemandUsdPerHour(n, at),
+      (n, at) => prices.onDemandPricePerHour(n, at),
     );
     createKubeRepository(this.db).writeSnapshot({ snapshot, ...rows, runId });
     this.summary.snapshots += 1;
@@ -286,12 +356,22 @@ class Collection {
   /** Cost allocation tags, then the bill; HOURLY and per-instance data unless the account refused them lately. */
   async costExplorer(): Promise<void> {
     if (!this.stillHeld()) return;
+    const facts = this.facts();
+    if (facts?.costExplorer.otherAccount === true && this.o.billingProfile === undefined) {
+      // Not a failure: the bill is in another account, which these credentials cannot read. Estimates go on.
+      this.note(
+        `! no bill read for ${facts.region}: ${facts.costExplorer.note}; pass --billing-profile <profile of that account> to read it (estimates are collected meanwhile)`,
+      );
+      return;
+    }
+    if (facts) this.checkCurrency(facts);
+    const ce = this.ce(facts);
     const runs = createRunsRepository(this.db);
     const requests = createApiRequestsRepository(this.db);
     const runId = runs.startRun('cost-explorer', this.source);
     const now = this.now();
     try {
-      const tags = await checkCostAllocationTags(this.ce, this.o.cluster, {
+      const tags = await checkCostAllocationTags(ce, this.o.cluster, {
         onRequest: () => requests.recordApiRequest({ runId, at: now, service: 'ce', operation: 'ListCostAllocationTags' }),
       });
       const choice = chooseClusterTag(this.o.cluster, tags);
@@ -317,7 +397,8 @@ class Collection {
       const result = await collectCostExplorer(
         {
           db: this.db,
-          ce: this.ce,
+          ce,
+          currency: facts?.currency ?? 'USD',
           clusterName: this.o.cluster,
           now,
           runId,
@@ -421,7 +502,7 @@ class Collection {
   }
 
   destroy(): void {
-    this.ce.destroy();
+    this.ceClient?.destroy();
     for (const client of this.awsClients) client.destroy();
   }
 

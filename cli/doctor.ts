@@ -1,6 +1,6 @@
-import { GetCostAndUsageCommand } from '@aws-sdk/client-cost-explorer';
-import { DescribeSpotPriceHistoryCommand } from '@aws-sdk/client-ec2';
-import { GetProductsCommand } from '@aws-sdk/client-pricing';
+import { type CostExplorerClient, GetCostAndUsageCommand } from '@aws-sdk/client-cost-explorer';
+import { DescribeSpotPriceHistoryCommand, type EC2Client } from '@aws-sdk/client-ec2';
+import { GetProductsCommand, type PricingClient } from '@aws-sdk/client-pricing';
 import {
   type AllocationTagStatus,
   checkCostAllocationTags,
@@ -11,19 +11,23 @@ import { createCostExplorerClient } from '../collectors/cost-explorer/client.js'
 import { clusterComputeFilter } from '../collectors/cost-explorer/collect.js';
 import { kubeErrorText } from '../collectors/kubernetes/api-error.js';
 import { createKubeClients, type KubeClients } from '../collectors/kubernetes/client.js';
-import { createPricingClient, pricingEndpointRegion } from '../collectors/pricing/client.js';
+import { createPricingClient } from '../collectors/pricing/client.js';
 import { createEc2Client } from '../collectors/spot/client.js';
 import { clusterOwnedTag, TAG_CLUSTER_NAME, TAG_NODEPOOL } from '../core/labels.js';
+import { isRegionName, type RegionFacts, regionFacts } from '../core/partitions.js';
+import { staticTableFor } from '../core/static-prices.js';
 import { UsageError } from './usage-error.js';
 import { DAY_MS } from '../core/time.js';
 
-export const DOCTOR_HELP = `Usage: nodepool-ledger doctor --cluster NAME [--region R] [--kubeconfig PATH] [--context NAME]
+export const DOCTOR_HELP = `Usage: nodepool-ledger doctor --cluster NAME [--region R] [--kubeconfig PATH] [--context NAME] [--billing-profile P]
 
 Checks what 'collect' needs, and says how to fix what is missing:
   - the cost allocation tags karpenter.sh/nodepool and the cluster tag (eks:eks-cluster-name or
     kubernetes.io/cluster/NAME) are Active (ce:ListCostAllocationTags);
   - the IAM actions ce:GetCostAndUsage (one request: USD 0.01), ce:ListCostAllocationTags, pricing:GetProducts and
-    ec2:DescribeSpotPriceHistory (a dry run) are allowed for the credentials the standard AWS chain finds;
+    ec2:DescribeSpotPriceHistory (a dry run) are allowed for the credentials the standard AWS chain finds (Cost
+    Explorer: those of --billing-profile when given), each at the endpoint of the cluster's partition; where collect
+    makes no Pricing call (GovCloud, isolated partitions) it says why;
   - the cluster answers lists of nodes, pods, NodeClaims, NodePools and events (naming the kubeconfig, context and
     server it tried).
 Exit code 0 when everything is in order, 1 otherwise.`;
@@ -34,6 +38,7 @@ export const DOCTOR_OPTIONS = {
   region: { type: 'string' },
   kubeconfig: { type: 'string' },
   context: { type: 'string' },
+  'billing-profile': { type: 'string' },
 } as const;
 
 export interface DoctorOptions {
@@ -41,6 +46,8 @@ export interface DoctorOptions {
   region?: string;
   kubeconfig?: string;
   context?: string;
+  /** The AWS profile that reads Cost Explorer (GovCloud: the associated standard account's). */
+  billingProfile?: string;
 }
 
 export interface DoctorIo {
@@ -60,7 +67,10 @@ export function doctorOptionsFrom(v: Record<string, string | boolean | undefined
   const str = (k: string): string | undefined => (typeof v[k] === 'string' ? (v[k] as string) : undefined);
   const cluster = str('cluster');
   if (!cluster) throw new UsageError('doctor needs --cluster NAME (the EKS cluster name)');
-  return { cluster, region: str('region'), kubeconfig: str('kubeconfig'), context: str('context') };
+  const region = str('region');
+  if (region !== undefined && !isRegionName(region))
+    throw new UsageError(`--region must be an AWS region name like us-east-1, eu-west-1 or cn-north-1, got "${region}"`);
+  return { cluster, region, kubeconfig: str('kubeconfig'), context: str('context'), billingProfile: str('billing-profile') };
 }
 
 interface AwsErrorLike {
@@ -161,81 +171,136 @@ function reportTags(o: DoctorOptions, tags: AllocationTagStatus, say: (line: str
   return problems;
 }
 
+interface AwsCheck {
+  o: DoctorOptions;
+  io: Required<DoctorIo>;
+  say: (line: string) => void;
+  /** Records a failed call and says how to fix it; true when the credentials themselves were unusable. */
+  failed: (action: string, err: unknown, credentialSource: string) => boolean;
+}
+
+/**
+ * The bill: cost allocation tags and one GetCostAndUsage, with the Cost Explorer credentials. Returns false when
+ * those credentials are unusable and are the only ones (every other check would fail the same way).
+ */
+async function checkBill(c: AwsCheck, ce: CostExplorerClient, credentials: string, problems: { n: number }): Promise<boolean> {
+  const { o, io, say } = c;
+  let clusterTag: ClusterTag = { key: TAG_CLUSTER_NAME, value: o.cluster };
+  try {
+    const tags = await checkCostAllocationTags(ce, o.cluster);
+    say('  ✓ ce:ListCostAllocationTags allowed');
+    problems.n += reportTags(o, tags, say);
+    clusterTag = chooseClusterTag(o.cluster, tags).tag;
+  } catch (err) {
+    if (c.failed('ce:ListCostAllocationTags', err, credentials) && o.billingProfile === undefined) return false;
+  }
+  const today = Math.floor(io.now() / DAY_MS) * DAY_MS;
+  const yesterday = new Date(today - DAY_MS).toISOString().slice(0, 10);
+  try {
+    const out = await ce.send(
+      new GetCostAndUsageCommand({
+        TimePeriod: { Start: yesterday, End: new Date(today).toISOString().slice(0, 10) },
+        Granularity: 'DAILY',
+        Metrics: ['UnblendedCost'],
+        Filter: clusterComputeFilter(o.cluster, clusterTag),
+      }),
+    );
+    const total = out.ResultsByTime?.[0]?.Total?.UnblendedCost;
+    const amount = Number(total?.Amount ?? '0');
+    const unit = total?.Unit ?? 'USD';
+    say(
+      `  ✓ ce:GetCostAndUsage allowed (this check made 1 request, USD 0.01): EC2 compute tagged ${clusterTag.key}=${clusterTag.value} on ${yesterday}: ${unit} ${amount.toFixed(2)}`,
+    );
+    if (amount === 0)
+      say(`  ! no cost found for ${clusterTag.key}=${clusterTag.value} on ${yesterday}: check --cluster and the cluster tag above`);
+  } catch (err) {
+    c.failed('ce:GetCostAndUsage', err, credentials);
+  }
+  return true;
+}
+
+/** pricing:GetProducts at the partition's endpoint, or why collect makes no such call. */
+async function checkPricing(c: AwsCheck, facts: RegionFacts, pricing: PricingClient | null, credentials: string): Promise<void> {
+  if (pricing === null || facts.pricing.region === null) {
+    const table = staticTableFor(facts.region);
+    const why = facts.pricing.region === null ? facts.pricing.why : 'no endpoint';
+    const from = table ? `Karpenter's static table (${table.region}, ${table.currency})` : 'nowhere: no static table fits this partition';
+    c.say(`  ✓ no Pricing API call in ${facts.region}, so pricing:GetProducts is not needed: ${why}; on-demand prices come from ${from}`);
+    return;
+  }
+  try {
+    await pricing.send(
+      new GetProductsCommand({
+        ServiceCode: 'AmazonEC2',
+        MaxResults: 1,
+        Filters: [
+          { Type: 'TERM_MATCH', Field: 'regionCode', Value: facts.region },
+          { Type: 'TERM_MATCH', Field: 'instanceType', Value: 'm5.large' },
+        ],
+      }),
+    );
+    c.say(`  ✓ pricing:GetProducts allowed (endpoint ${facts.pricing.region}, prices in ${facts.currency})`);
+  } catch (err) {
+    c.failed('pricing:GetProducts', err, credentials);
+  }
+}
+
+async function checkSpot(c: AwsCheck, region: string, ec2: EC2Client, credentials: string): Promise<void> {
+  try {
+    await ec2.send(new DescribeSpotPriceHistoryCommand({ DryRun: true, ProductDescriptions: ['Linux/UNIX'], MaxResults: 5 }));
+    c.say(`  ✓ ec2:DescribeSpotPriceHistory allowed (${region})`);
+  } catch (err) {
+    // A dry run that would have succeeded answers DryRunOperation.
+    if (awsError(err).name === 'DryRunOperation') c.say(`  ✓ ec2:DescribeSpotPriceHistory allowed (dry run in ${region})`);
+    else c.failed('ec2:DescribeSpotPriceHistory', err, credentials);
+  }
+}
+
 async function checkAws(o: DoctorOptions, io: Required<DoctorIo>, say: (line: string) => void): Promise<number> {
   const region = o.region ?? io.env.AWS_REGION ?? io.env.AWS_DEFAULT_REGION;
   const credentials = credentialSourceOf(io.env);
-  say(`AWS (credentials: ${credentials}; cluster region ${region ?? 'us-east-1 (assumed: no --region or $AWS_REGION)'})`);
   const clusterRegion = region ?? 'us-east-1';
-  const ce = createCostExplorerClient();
-  const pricing = createPricingClient({ region: pricingEndpointRegion(clusterRegion) });
+  if (!isRegionName(clusterRegion)) {
+    say('AWS');
+    say(`  ✗ the cluster's region "${clusterRegion}" is not an AWS region name: pass --region (like us-east-1 or cn-north-1)`);
+    return 1;
+  }
+  const facts = regionFacts(clusterRegion);
+  say(
+    `AWS (credentials: ${credentials}; cluster region ${region ?? 'us-east-1 (assumed: no --region or $AWS_REGION)'}, partition ${facts.partition}, prices in ${facts.currency})`,
+  );
+  const ceCredentials = o.billingProfile === undefined ? credentials : `profile ${o.billingProfile} (--billing-profile)`;
+  const ce = createCostExplorerClient({
+    region: facts.costExplorer.region,
+    ...(o.billingProfile !== undefined ? { profile: o.billingProfile } : {}),
+  });
+  const pricing = facts.pricing.region === null ? null : createPricingClient({ region: facts.pricing.region });
   const ec2 = createEc2Client({ region: clusterRegion });
-  let problems = 0;
-  const failed = (action: string, err: unknown): boolean => {
-    problems += 1;
-    say(`  ✗ ${explainAwsFailure(action, err, credentials)}`);
-    return NO_CREDENTIALS.has(awsError(err).name);
+  const problems = { n: 0 };
+  const check: AwsCheck = {
+    o,
+    io,
+    say,
+    failed: (action, err, source) => {
+      problems.n += 1;
+      say(`  ✗ ${explainAwsFailure(action, err, source)}`);
+      return NO_CREDENTIALS.has(awsError(err).name);
+    },
   };
   try {
-    let clusterTag: ClusterTag = { key: TAG_CLUSTER_NAME, value: o.cluster };
-    try {
-      const tags = await checkCostAllocationTags(ce, o.cluster);
-      say('  ✓ ce:ListCostAllocationTags allowed');
-      problems += reportTags(o, tags, say);
-      clusterTag = chooseClusterTag(o.cluster, tags).tag;
-    } catch (err) {
-      // Without usable credentials every other AWS check fails the same way: one line says it.
-      if (failed('ce:ListCostAllocationTags', err)) return problems;
-    }
-
-    const today = Math.floor(io.now() / DAY_MS) * DAY_MS;
-    const yesterday = new Date(today - DAY_MS).toISOString().slice(0, 10);
-    try {
-      const out = await ce.send(
-        new GetCostAndUsageCommand({
-          TimePeriod: { Start: yesterday, End: new Date(today).toISOString().slice(0, 10) },
-          Granularity: 'DAILY',
-          Metrics: ['UnblendedCost'],
-          Filter: clusterComputeFilter(o.cluster, clusterTag),
-        }),
-      );
-      const usd = Number(out.ResultsByTime?.[0]?.Total?.UnblendedCost?.Amount ?? '0');
+    if (facts.costExplorer.otherAccount && o.billingProfile === undefined) {
+      // A GovCloud account's bill is in its associated standard account, which these credentials cannot read.
+      say(`  ! Cost Explorer not checked: ${facts.costExplorer.note}`);
       say(
-        `  ✓ ce:GetCostAndUsage allowed (this check made 1 request, USD 0.01): EC2 compute tagged ${clusterTag.key}=${clusterTag.value} on ${yesterday}: USD ${usd.toFixed(2)}`,
+        '      pass --billing-profile <profile of that account> to doctor and collect to read the bill; prices and estimates work without it',
       );
-      if (usd === 0)
-        say(`  ! no cost found for ${clusterTag.key}=${clusterTag.value} on ${yesterday}: check --cluster and the cluster tag above`);
-    } catch (err) {
-      failed('ce:GetCostAndUsage', err);
-    }
-
-    try {
-      await pricing.send(
-        new GetProductsCommand({
-          ServiceCode: 'AmazonEC2',
-          MaxResults: 1,
-          Filters: [
-            { Type: 'TERM_MATCH', Field: 'regionCode', Value: clusterRegion },
-            { Type: 'TERM_MATCH', Field: 'instanceType', Value: 'm5.large' },
-          ],
-        }),
-      );
-      say(`  ✓ pricing:GetProducts allowed (endpoint ${pricingEndpointRegion(clusterRegion)})`);
-    } catch (err) {
-      failed('pricing:GetProducts', err);
-    }
-
-    try {
-      await ec2.send(new DescribeSpotPriceHistoryCommand({ DryRun: true, ProductDescriptions: ['Linux/UNIX'], MaxResults: 5 }));
-      say(`  ✓ ec2:DescribeSpotPriceHistory allowed (${clusterRegion})`);
-    } catch (err) {
-      // A dry run that would have succeeded answers DryRunOperation.
-      if (awsError(err).name === 'DryRunOperation') say(`  ✓ ec2:DescribeSpotPriceHistory allowed (dry run in ${clusterRegion})`);
-      else failed('ec2:DescribeSpotPriceHistory', err);
-    }
-    return problems;
+    } else if (!(await checkBill(check, ce, ceCredentials, problems))) return problems.n;
+    await checkPricing(check, facts, pricing, credentials);
+    await checkSpot(check, clusterRegion, ec2, credentials);
+    return problems.n;
   } finally {
     ce.destroy();
-    pricing.destroy();
+    pricing?.destroy();
     ec2.destroy();
   }
 }

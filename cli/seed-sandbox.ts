@@ -89,7 +89,7 @@ export async function seedFromSandbox(o: SeedOptions): Promise<SeedSummary> {
       const rows = buildSnapshotRows(
         snapshot,
         (n, at) => prices.quote(n, at),
-        (n, at) => prices.onDemandUsdPerHour(n, at),
+        (n, at) => prices.onDemandPricePerHour(n, at),
       );
       if (o.confirm?.() === false)
         throw new SeedLockLostError(`another collector took over this database after ${written} snapshots; stopped seeding`);

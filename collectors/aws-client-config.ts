@@ -10,6 +10,8 @@ export interface AwsClientConfig {
   maxAttempts?: number;
   /** 'standard' (exponential backoff with jitter) or 'adaptive' (also rate-limits the client after throttling). */
   retryMode?: 'standard' | 'adaptive';
+  /** A named profile of the shared config/credentials files for this client only (instead of the default chain). */
+  profile?: string;
 }
 
 /**
@@ -21,6 +23,7 @@ export const DEFAULT_MAX_ATTEMPTS = 6;
 export interface SdkClientOptions {
   region: string;
   endpoint?: string;
+  profile?: string;
   maxAttempts?: number;
   retryMode?: string;
 }
@@ -35,6 +38,7 @@ export function sdkClientOptions(config: AwsClientConfig, defaultRegion: string,
   return {
     region: config.region ?? defaultRegion,
     ...(config.endpoint !== undefined ? { endpoint: config.endpoint } : {}),
+    ...(config.profile !== undefined ? { profile: config.profile } : {}),
     ...(maxAttempts !== undefined ? { maxAttempts } : {}),
     ...(retryMode !== undefined ? { retryMode } : {}),
   };

@@ -1,5 +1,6 @@
 import type { NodeSelectorRequirement } from './karpenter/requirements.js';
 import type { CapacityType } from './labels.js';
+import type { Currency } from './partitions.js';
 
 /** Domain records as the collectors produce them and the store keeps them. Times: epoch ms UTC. */
 
@@ -101,9 +102,18 @@ export interface EventRecord {
   namespace: string | null;
 }
 
+/**
+ * Where a price came from: the Pricing API, the spot price history, or Karpenter's static table of the region
+ * named (`static-table (us-east-1)`: which table priced it); plain `static-table` in rows written before the table
+ * was named.
+ */
+export type PriceSource = 'pricing-api' | 'spot-history' | 'static-table' | `static-table (${string})`;
+
+/** A price per hour in its currency; `unknown` (0) when nothing prices the type. */
 export interface PriceQuote {
-  usdPerHour: number;
-  source: 'pricing-api' | 'spot-history' | 'static-table' | 'unknown';
+  pricePerHour: number;
+  currency: Currency;
+  source: PriceSource | 'unknown';
 }
 
 /** One node at one snapshot: what it offers, what its pods request, what it costs then. */
@@ -114,8 +124,10 @@ export interface SnapshotNode {
   instanceType: string;
   allocatable: ResourceAmounts;
   requested: ResourceAmounts;
+  /** The node's price per hour in `currency` (the name predates currencies); null when unknown. */
   usdPerHour: number | null;
   priceSource: PriceQuote['source'] | null;
+  currency: Currency;
 }
 
 export interface NodePoolRollup {

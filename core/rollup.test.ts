@@ -58,7 +58,7 @@ describe('buildSnapshotRows', () => {
     ],
     events: [],
   };
-  const rows = buildSnapshotRows(snap, () => ({ usdPerHour: 0.2, source: 'pricing-api' }));
+  const rows = buildSnapshotRows(snap, () => ({ pricePerHour: 0.2, currency: 'USD', source: 'pricing-api' }));
 
   it('sums only bound, unfinished pods per node', () => {
     expect(rows.nodes[0].requested).toEqual({ cpuMillicores: 2000, memoryBytes: 4 * GiB, pods: 2, gpu: 0 });
@@ -122,7 +122,7 @@ describe('buildSnapshotRows: cost-weighted sums, on-demand equivalent, per-resou
       { ...pod('d', 'ml', 'n4', 2000, 8), requests: { cpuMillicores: 2000, memoryBytes: 8 * GiB, pods: 1, gpu: 1 } },
     ],
   };
-  const price = () => ({ usdPerHour: 0.2, source: 'pricing-api' as const });
+  const price = () => ({ pricePerHour: 0.2, currency: 'USD' as const, source: 'pricing-api' as const });
   const rows = buildSnapshotRows(snap, price, (n) => (n.instanceType === 'c5.large' ? 0.5 : null));
   const pool = (name: string, ct: string) => rows.nodePoolRollups.find((r) => r.nodePool === name && r.capacityType === ct);
   const ns = (name: string, p = 'general') => rows.namespaceRollups.find((r) => r.namespace === name && r.nodePool === p);
@@ -215,7 +215,7 @@ describe('buildSnapshotRows: one node, three methods', () => {
   });
   const web = pod('w', 'web', 'n1', 1750, 3.5);
   const jobs = pod('j', 'jobs', 'n1', 700, 7);
-  const price = () => ({ usdPerHour: 0.52, source: 'pricing-api' as const });
+  const price = () => ({ pricePerHour: 0.52, currency: 'USD' as const, source: 'pricing-api' as const });
   const of = (rows: ReturnType<typeof buildSnapshotRows>, name: string) => rows.namespaceRollups.find((r) => r.namespace === name);
 
   it.each([

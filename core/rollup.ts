@@ -15,9 +15,10 @@ import { awsSplit } from './attribution/aws-split.js';
 import { instanceTypeCapacity, nodeStatusCapacity } from './attribution/capacity.js';
 import { openCost } from './attribution/opencost.js';
 import { requestShareCost, shareOf } from './attribution/request-share.js';
+import type { Currency } from './partitions.js';
 
 export type PriceLookup = (node: NodeRecord, at: number) => PriceQuote;
-/** On-demand USD/hour of a node's instance type at a time; null when unknown. */
+/** On-demand price per hour (in the snapshot's currency) of a node's instance type at a time; null when unknown. */
 export type OnDemandLookup = (node: NodeRecord, at: number) => number | null;
 
 /** requested ÷ allocatable, 0 with nothing allocatable (such a node contributes nothing to the cost-weighted sums). */
@@ -47,7 +48,9 @@ export const podCounts = (p: { nodeName: string | null; phase?: string }): boole
  * instances) and per namespace x NodePool under the three attribution methods (core/attribution/): request share
  * and its cpu and memory parts, AWS split cost allocation (split and unused cost), OpenCost; the dashboard reads them.
  * Pods carrying `usage` feed max(request, usage) to AWS split and OpenCost; without it, their requests do. `onDemand` prices spot nodes at the on-demand rate (spot savings); without it
- * a NodePool with spot nodes has no on-demand equivalent (null).
+ * a NodePool with spot nodes has no on-demand equivalent (null). Every amount is in the snapshot's one currency
+ * (`currency`: a cluster is in one region, so one partition): prices in two currencies are refused rather than
+ * added up.
  */
 export function buildSnapshotRows(s: KubeSnapshot, price: PriceLookup, onDemand?: OnDemandLookup) {
   const requested = new Map<string, ResourceAmounts>();
@@ -57,9 +60,14 @@ export function buildSnapshotRows(s: KubeSnapshot, price: PriceLookup, onDemand?
     requested.set(key, addResources(requested.get(key) ?? zeroResources(), p.requests));
   }
   const onDemandByNode = new Map<string, number | null>();
+  let currency: Currency | null = null;
   const nodes: SnapshotNode[] = s.nodes.map((n) => {
     const q = price(n, s.takenAt);
-    const usdPerHour = q.source === 'unknown' ? null : q.usdPerHour;
+    if (currency !== null && q.currency !== currency) {
+      throw new Error(`node ${n.name} is priced in ${q.currency} and another node in ${currency}: amounts in two currencies are not added`);
+    }
+    currency = q.currency;
+    const usdPerHour = q.source === 'unknown' ? null : q.pricePerHour;
     // On-demand and reserved capacity is billed at (or discounted from) the on-demand rate: its own price.
     onDemandByNode.set(n.name, n.capacityType === 'spot' ? (onDemand?.(n, s.takenAt) ?? null) : usdPerHour);
     return {
@@ -71,6 +79,7 @@ export function buildSnapshotRows(s: KubeSnapshot, price: PriceLookup, onDemand?
       requested: requested.get(n.name) ?? zeroResources(),
       usdPerHour,
       priceSource: q.source,
+      currency: q.currency,
     };
   });
 
@@ -164,6 +173,8 @@ export function buildSnapshotRows(s: KubeSnapshot, price: PriceLookup, onDemand?
     });
   }
   return {
+    /** The currency of every amount below; USD for a snapshot without nodes. */
+    currency: (currency ?? 'USD') as Currency,
     nodes,
     nodePoolRollups: [...pools.values()].sort(
       (a, b) => a.nodePool.localeCompare(b.nodePool) || a.capacityType.localeCompare(b.capacityType),

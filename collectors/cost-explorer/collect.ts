@@ -6,6 +6,7 @@ import {
   type ResultByTime,
 } from '@aws-sdk/client-cost-explorer';
 import { TAG_CLUSTER_NAME, TAG_NODEPOOL } from '../../core/labels.js';
+import type { Currency } from '../../core/partitions.js';
 import { createApiRequestsRepository } from '../../db/repositories/api-requests-repository.js';
 import { type CostGranularity, type CostGroupBy, createCostLinesRepository } from '../../db/repositories/cost-lines-repository.js';
 import type { Db } from '../../db/open-db.js';
@@ -32,6 +33,8 @@ export type CostApi = 'GetCostAndUsage' | 'GetCostAndUsageWithResources';
 export interface CostExplorerDeps {
   db: Db;
   ce: CostExplorerClient;
+  /** The currency the account is billed in (CNY for China, else USD; default USD). */
+  currency?: Currency;
   clusterName: string;
   /** The collection time (epoch ms): periods after it are not asked for. */
   now: number;
@@ -231,7 +234,7 @@ async function runQuery(deps: CostExplorerDeps, spec: QuerySpec, total: CostColl
   }
 
   // All pages first: a period's groups can span pages, and a period is replaced whole, in one transaction.
-  const mapped = mapCostPeriods(mergePages(pages), { ...key, fetchedAt: deps.now });
+  const mapped = mapCostPeriods(mergePages(pages), { ...key, fetchedAt: deps.now, currency: deps.currency ?? 'USD' });
   query.lines = lines.replaceCostPeriods({ ...key, fetchedAt: deps.now, periods: mapped.periods, lines: mapped.lines });
   total.linesWritten += query.lines;
   return query;

@@ -73,6 +73,7 @@ describe('mapCostPeriods', () => {
         usageUnit: 'Hrs',
         estimated: false,
         fetchedAt: 42,
+        currency: 'USD',
       },
       expect.objectContaining({ nodePool: 'general', unblendedUsd: 0.96, usageQuantity: 10 }),
     ]);

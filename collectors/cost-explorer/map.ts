@@ -1,5 +1,6 @@
 import type { ResultByTime } from '@aws-sdk/client-cost-explorer';
 import { TAG_NODEPOOL } from '../../core/labels.js';
+import { CURRENCIES, type Currency } from '../../core/partitions.js';
 import type { CostGranularity, CostGroupBy, CostLine, CostPeriodFetched } from '../../db/repositories/cost-lines-repository.js';
 
 /** Pure: Cost Explorer GetCostAndUsage output -> cost_lines rows. */
@@ -57,6 +58,21 @@ export interface MapContext {
   granularity: CostGranularity;
   groupBy: CostGroupBy;
   fetchedAt: number;
+  /** The currency the account is billed in (CNY for China); a cost in another unit is an error, never converted. */
+  currency?: Currency;
+}
+
+/** The currency of a group's cost metrics (UnblendedCost's Unit), checked against the expected one. */
+function costCurrency(metrics: Record<string, { Amount?: string; Unit?: string }>, expected: Currency): Currency {
+  const unit = metrics.UnblendedCost?.Unit ?? metrics.AmortizedCost?.Unit;
+  if (unit === undefined) return expected;
+  const currency = CURRENCIES.find((c) => c === unit);
+  if (currency === undefined) throw new Error(`Cost Explorer returned a cost in "${unit}", which NodePool Ledger does not handle`);
+  if (currency !== expected)
+    throw new Error(
+      `Cost Explorer answered in ${currency}, but the cluster's prices are in ${expected}: amounts in two currencies are not mixed`,
+    );
+  return currency;
 }
 
 /**
@@ -91,6 +107,7 @@ export function mapCostPeriods(periods: readonly MergedPeriod[], ctx: MapContext
         usageUnit: g.metrics.UsageQuantity?.Unit ?? null,
         estimated: p.estimated,
         fetchedAt: ctx.fetchedAt,
+        currency: costCurrency(g.metrics, ctx.currency ?? 'USD'),
       });
     }
     fetched.push({ periodStart: p.start, periodStartMs: startMs, estimated: p.estimated, totalUnblendedUsd: total });

@@ -52,12 +52,13 @@ describe('collectOnDemandPrices against the sandbox (real SDK, real SQLite file)
       instanceType: 'm5.large',
       zone: '',
       effectiveAt: TINY_END,
-      usdPerHour: 0.096,
+      pricePerHour: 0.096,
+      currency: 'USD',
       source: 'pricing-api',
     });
-    expect(prices.onDemandPrice('us-east-1', 'm5.metal')?.usdPerHour).toBe(4.608);
+    expect(prices.onDemandPrice('us-east-1', 'm5.metal')?.pricePerHour).toBe(4.608);
     // Not the Windows, dedicated or capacity-reservation neighbours, nor the Reserved terms.
-    for (const [type, usd] of table) expect(prices.onDemandPrice('us-east-1', type)?.usdPerHour).toBeCloseTo(usd, 10);
+    for (const [type, usd] of table) expect(prices.onDemandPrice('us-east-1', type)?.pricePerHour).toBeCloseTo(usd, 10);
   });
 
   it('writes nothing new when prices did not change, and keeps the last good prices when a call fails', async () => {
@@ -70,7 +71,7 @@ describe('collectOnDemandPrices against the sandbox (real SDK, real SQLite file)
       name: 'ThrottlingException',
     });
     once.destroy();
-    expect(PriceBook.fromDb(db, 'us-east-1').onDemand('c5.xlarge')).toEqual({ usdPerHour: 0.17, source: 'pricing-api' });
+    expect(PriceBook.fromDb(db, 'us-east-1').onDemand('c5.xlarge')).toEqual({ pricePerHour: 0.17, currency: 'USD', source: 'pricing-api' });
   });
 
   it('rides out throttling and a 503 mid-list (the SDK retries) and still stores every price', async () => {
@@ -94,7 +95,7 @@ describe('collectOnDemandPrices against the sandbox (real SDK, real SQLite file)
     expect(result.requests).toBeGreaterThan(2);
     // Every page once, plus the three refused attempts.
     expect(logged()).toBe(result.requests + 3);
-    expect(PriceBook.fromDb(db, 'us-east-1').onDemand('m5.large')).toEqual({ usdPerHour: 0.096, source: 'pricing-api' });
+    expect(PriceBook.fromDb(db, 'us-east-1').onDemand('m5.large')).toEqual({ pricePerHour: 0.096, currency: 'USD', source: 'pricing-api' });
   });
 
   it.each([

@@ -81,11 +81,53 @@ function productDoc(o: { type?: string | null; region?: string; onDemandUsd?: st
 
 describe('parsePriceListItem', () => {
   it('reads the OnDemand hourly price and ignores the Reserved term beside it', () => {
-    expect(parsePriceListItem(productDoc())).toEqual({ sku: SKU, instanceType: 'm5.large', regionCode: 'us-east-1', usdPerHour: 0.096 });
+    expect(parsePriceListItem(productDoc())).toEqual({ sku: SKU, instanceType: 'm5.large', regionCode: 'us-east-1', pricePerHour: 0.096 });
   });
 
   it('accepts the boxed String the SDK hands over', () => {
-    expect(parsePriceListItem(Object(productDoc()))?.usdPerHour).toBe(0.096);
+    expect(parsePriceListItem(Object(productDoc()))?.pricePerHour).toBe(0.096);
+  });
+
+  // aws/karpenter-provider-aws@v1.14.1 pkg/fake/pricingapi.go:50 NewOnDemandPriceWithCurrency: the items Karpenter's
+  // own tests price with, an instance type and an OnDemand pricePerUnit, no regionCode and no unit.
+  const karpenterFake = (type: string, price: string, currency: string): string =>
+    JSON.stringify({
+      product: { attributes: { instanceType: type } },
+      terms: {
+        OnDemand: {
+          'JRTCKXETXF.foo': {
+            offerTermCode: 'JRTCKXETXF',
+            priceDimensions: { 'JRTCKXETXF.foo.bar': { pricePerUnit: { [currency]: price } } },
+          },
+        },
+      },
+    });
+
+  it.each([
+    [
+      'Karpenter fake, USD (pkg/controllers/providers/pricing/suite_test.go:120)',
+      karpenterFake('c98.large', '1.200000', 'USD'),
+      'USD',
+      1.2,
+    ],
+    [
+      'Karpenter fake, CNY (pkg/controllers/providers/pricing/suite_test.go:181)',
+      karpenterFake('c99.large', '1.230000', 'CNY'),
+      'CNY',
+      1.23,
+    ],
+    ['a unit spelled Hours', productDoc().replaceAll('"unit":"Hrs"', '"unit":"Hours"'), 'USD', 0.096],
+  ] as const)('prices an item without regionCode or "Hrs": %s', (_name, item, currency, price) => {
+    expect(parsePriceListItem(item, currency)?.pricePerHour).toBe(price);
+  });
+
+  it('reads the partition currency only: a CNY item has no USD price, and the reverse', () => {
+    expect(parsePriceListItem(karpenterFake('c99.large', '1.23', 'CNY'), 'USD')).toBeNull();
+    expect(parsePriceListItem(productDoc(), 'CNY')).toBeNull();
+  });
+
+  it('skips an OnDemand dimension in another unit than hours (a fee, not an hourly price)', () => {
+    expect(parsePriceListItem(productDoc().replaceAll('"unit":"Hrs"', '"unit":"Quantity"'))).toBeNull();
   });
 
   it.each([
@@ -98,6 +140,16 @@ describe('parsePriceListItem', () => {
 });
 
 describe('mapOnDemandPrices', () => {
+  it('keeps an item without regionCode (the query chose the region) but not one naming another region', () => {
+    const noRegion = productDoc({ type: 'c5.large', onDemandUsd: '0.0850000000' }).replace('"regionCode":"us-east-1",', '');
+    const rows = mapOnDemandPrices([noRegion, productDoc({ type: 'r5.large', region: 'eu-west-1' })], {
+      region: 'us-east-1',
+      currency: 'USD',
+      effectiveAt: 7,
+    });
+    expect(rows.map((r) => [r.instanceType, r.pricePerHour])).toEqual([['c5.large', 0.085]]);
+  });
+
   it('gives one on-demand row per type of the region, first product winning', () => {
     const list = [
       productDoc(),
@@ -105,14 +157,15 @@ describe('mapOnDemandPrices', () => {
       productDoc({ region: 'us-west-2', onDemandUsd: '0.5' }),
       productDoc({ onDemandUsd: '9.9' }),
     ];
-    expect(mapOnDemandPrices(list, { region: 'us-east-1', effectiveAt: 7 })).toEqual([
+    expect(mapOnDemandPrices(list, { region: 'us-east-1', currency: 'USD', effectiveAt: 7 })).toEqual([
       {
         kind: 'on-demand',
         region: 'us-east-1',
         instanceType: 'm5.large',
         zone: '',
         effectiveAt: 7,
-        usdPerHour: 0.096,
+        pricePerHour: 0.096,
+        currency: 'USD',
         source: 'pricing-api',
       },
       {
@@ -121,7 +174,8 @@ describe('mapOnDemandPrices', () => {
         instanceType: 'c5.xlarge',
         zone: '',
         effectiveAt: 7,
-        usdPerHour: 0.17,
+        pricePerHour: 0.17,
+        currency: 'USD',
         source: 'pricing-api',
       },
     ]);

@@ -43,10 +43,14 @@ describe('collectSpotPrices against the sandbox (real SDK, real SQLite file)', (
     expect(result).toEqual({ requests: 3, items: 6, prices: 6 });
     expect(createApiRequestsRepository(db).countApiRequests({ service: 'ec2', operation: 'DescribeSpotPriceHistory' })).toBe(3);
     const prices = createPricesRepository(db);
-    expect(prices.spotPriceAt('us-east-1', 'c5.xlarge', 'us-east-1b', T('2026-11-03T05:00:00Z'))?.usdPerHour).toBe(0.08);
-    expect(prices.spotPriceAt('us-east-1', 'c5.xlarge', 'us-east-1a', T('2026-11-10T00:00:00Z'))?.usdPerHour).toBe(0.075);
+    expect(prices.spotPriceAt('us-east-1', 'c5.xlarge', 'us-east-1b', T('2026-11-03T05:00:00Z'))?.pricePerHour).toBe(0.08);
+    expect(prices.spotPriceAt('us-east-1', 'c5.xlarge', 'us-east-1a', T('2026-11-10T00:00:00Z'))?.pricePerHour).toBe(0.075);
     const book = PriceBook.fromDb(db, 'us-east-1');
-    expect(book.spot('c5.xlarge', 'us-east-1c', T('2026-11-14T00:00:00Z'))).toEqual({ usdPerHour: 0.069, source: 'spot-history' });
+    expect(book.spot('c5.xlarge', 'us-east-1c', T('2026-11-14T00:00:00Z'))).toEqual({
+      pricePerHour: 0.069,
+      currency: 'USD',
+      source: 'spot-history',
+    });
   });
 
   it('asks for nothing after now and nothing at all for an empty type list', async () => {

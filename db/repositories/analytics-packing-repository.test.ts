@@ -100,7 +100,13 @@ describe('analytics packing repository', () => {
     // (10:44, 11:00]: 10:45 weighs 15 min at 2000 m, 11:00 (newest) weighs like the interval before it, 15 min, at 4000 m.
     const rows = repo.nodeWindow({ fromMs: T0 + 44 * MINUTE_MS, toMs: T0 + 60 * MINUTE_MS });
     expect(rows).toHaveLength(1);
-    expect(rows[0]).toMatchObject({ name: 'general-a', nodePool: 'general', snapshots: 2, usdPerHour: 0.96, priceSource: 'static-table' });
+    expect(rows[0]).toMatchObject({
+      name: 'general-a',
+      nodePool: 'general',
+      snapshots: 2,
+      usdPerHour: 0.96,
+      priceSource: 'static-table (us-east-1)',
+    });
     expect(rows[0].reqCpuMillicores).toBeCloseTo(3000, 9);
     // One snapshot: exactly its values; filters by capacity type.
     const one = repo.nodeWindow({ fromMs: T0 - 1, toMs: T0, capacityType: 'spot' });

@@ -1,3 +1,4 @@
+import type { Currency } from '../../core/partitions.js';
 import type { Db } from '../open-db.js';
 import { DAY_MS } from '../../core/time.js';
 
@@ -31,6 +32,8 @@ export interface CostLine {
   usageUnit: string | null;
   estimated: boolean;
   fetchedAt: number;
+  /** The currency of the amounts, as Cost Explorer gives it (CNY for a China account); absent = USD. */
+  currency?: Currency;
 }
 
 /** One fetched period of one query. */
@@ -105,6 +108,7 @@ interface RawLine {
   usage_unit: string | null;
   estimated: number;
   fetched_at: number;
+  currency: string;
 }
 interface RawNodeClaimCost {
   instance_id: string;
@@ -144,6 +148,7 @@ const toParams = (l: CostLine) => ({
   usageUnit: l.usageUnit,
   estimated: l.estimated ? 1 : 0,
   fetchedAt: l.fetchedAt,
+  currency: l.currency ?? 'USD',
 });
 
 const fromRaw = (r: RawLine): CostLine => ({
@@ -160,19 +165,20 @@ const fromRaw = (r: RawLine): CostLine => ({
   usageUnit: r.usage_unit,
   estimated: r.estimated === 1,
   fetchedAt: r.fetched_at,
+  currency: r.currency === 'CNY' ? 'CNY' : 'USD',
 });
 
 export function createCostLinesRepository(db: Db) {
   // A refreshed estimate replaces the earlier one in place (same UNIQUE key).
   const upsert = db.prepare(`
     INSERT INTO cost_lines (source, granularity, period_start, period_start_ms, group_by, nodepool, dimension_value,
-      unblended_usd, amortized_usd, usage_quantity, usage_unit, estimated, fetched_at)
+      unblended_usd, amortized_usd, usage_quantity, usage_unit, estimated, fetched_at, currency)
     VALUES (@source, @granularity, @periodStart, @periodStartMs, @groupBy, @nodePool, @dimensionValue,
-      @unblendedUsd, @amortizedUsd, @usageQuantity, @usageUnit, @estimated, @fetchedAt)
+      @unblendedUsd, @amortizedUsd, @usageQuantity, @usageUnit, @estimated, @fetchedAt, @currency)
     ON CONFLICT (source, granularity, group_by, period_start, nodepool, dimension_value) DO UPDATE SET
       period_start_ms = excluded.period_start_ms, unblended_usd = excluded.unblended_usd, amortized_usd = excluded.amortized_usd,
       usage_quantity = excluded.usage_quantity, usage_unit = excluded.usage_unit, estimated = excluded.estimated,
-      fetched_at = excluded.fetched_at`);
+      fetched_at = excluded.fetched_at, currency = excluded.currency`);
   const deletePeriod = db.prepare(`
     DELETE FROM cost_lines WHERE source IN (@source, @coverage) AND granularity = @granularity AND group_by = @groupBy
       AND period_start = @periodStart`);
@@ -266,6 +272,7 @@ export function createCostLinesRepository(db: Db) {
           usageUnit: null,
           estimated: p.estimated,
           fetchedAt: batch.fetchedAt,
+          currency: batch.lines[0]?.currency,
         }),
       );
     }

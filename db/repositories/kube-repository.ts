@@ -1,6 +1,7 @@
 import type { Db } from '../open-db.js';
 import { createRangeRollupWriter } from './range-rollups.js';
 import type { KubeSnapshot, NamespaceRollup, NodePoolRecord, NodePoolRollup, SnapshotNode } from '../../core/model.js';
+import type { Currency } from '../../core/partitions.js';
 
 export interface SnapshotWrite {
   snapshot: KubeSnapshot;
@@ -8,6 +9,8 @@ export interface SnapshotWrite {
   nodePoolRollups: NodePoolRollup[];
   namespaceRollups: NamespaceRollup[];
   runId: number | null;
+  /** The currency of every amount in the snapshot (buildSnapshotRows says it); USD when left out. */
+  currency?: Currency;
 }
 
 const json = (v: unknown): string => JSON.stringify(v);
@@ -45,11 +48,11 @@ export function createKubeRepository(db: Db) {
   const upsertEvent = db.prepare(`
     INSERT INTO events (uid, at, type, reason, message, kind, name, namespace) VALUES (@uid, @at, @type, @reason, @message, @kind, @name, @namespace)
     ON CONFLICT(uid) DO UPDATE SET at=excluded.at, message=excluded.message`);
-  const insertSnapshot = db.prepare('INSERT INTO snapshots (taken_at, run_id, node_count, pod_count) VALUES (?, ?, ?, ?)');
+  const insertSnapshot = db.prepare('INSERT INTO snapshots (taken_at, run_id, node_count, pod_count, currency) VALUES (?, ?, ?, ?, ?)');
   const insertSnapshotNode = db.prepare(`
     INSERT INTO snapshot_nodes (snapshot_id, node_name, nodepool, capacity_type, instance_type, alloc_cpu_m, alloc_memory_b, alloc_pods, alloc_gpu,
-      req_cpu_m, req_memory_b, req_pods, req_gpu, usd_per_hour, price_source)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      req_cpu_m, req_memory_b, req_pods, req_gpu, usd_per_hour, price_source, price_currency)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const insertNodePoolRollup = db.prepare(`
     INSERT INTO snapshot_nodepools (snapshot_id, taken_at, nodepool, capacity_type, nodes, alloc_cpu_m, alloc_memory_b, alloc_pods, alloc_gpu,
       req_cpu_m, req_memory_b, req_pods, req_gpu, usd_per_hour,
@@ -127,8 +130,10 @@ export function createKubeRepository(db: Db) {
       });
     }
     for (const e of s.events) upsertEvent.run(e);
-    const id = Number(insertSnapshot.run(at, w.runId, s.nodes.length, s.pods.length).lastInsertRowid);
+    const currency = w.currency ?? 'USD';
+    const id = Number(insertSnapshot.run(at, w.runId, s.nodes.length, s.pods.length, currency).lastInsertRowid);
     for (const n of w.nodes) {
+      if (n.currency !== currency) throw new Error(`node ${n.nodeName} is priced in ${n.currency} in a snapshot in ${currency}`);
       insertSnapshotNode.run(
         id,
         n.nodeName,
@@ -145,6 +150,7 @@ export function createKubeRepository(db: Db) {
         n.requested.gpu,
         n.usdPerHour,
         n.priceSource,
+        n.currency,
       );
     }
     for (const r of w.nodePoolRollups) {

@@ -1,9 +1,11 @@
+import type { PriceSource } from '../../core/model.js';
+import { CURRENCIES, type Currency } from '../../core/partitions.js';
 import type { Db } from '../open-db.js';
 
-/** All SQL for prices: on-demand (zone '') and spot (per zone) price history, USD per hour. */
+/** All SQL for prices: on-demand (zone '') and spot (per zone) price history, per hour in the row's currency. */
 
 export type PriceKind = 'on-demand' | 'spot';
-export type PriceSource = 'pricing-api' | 'spot-history' | 'static-table';
+export type { PriceSource };
 
 export interface PriceRow {
   kind: PriceKind;
@@ -13,7 +15,8 @@ export interface PriceRow {
   zone: string;
   /** From when the price applies (epoch ms). */
   effectiveAt: number;
-  usdPerHour: number;
+  pricePerHour: number;
+  currency: Currency;
   source: PriceSource;
 }
 
@@ -24,8 +27,16 @@ interface RawPrice {
   zone: string;
   effective_at: number;
   usd_per_hour: number;
+  currency: string;
   source: PriceSource;
 }
+
+/** Rows written before migration 0011 have USD by default; anything unreadable is refused, not guessed. */
+const currencyOf = (text: string): Currency => {
+  const c = CURRENCIES.find((x) => x === text);
+  if (c === undefined) throw new Error(`prices: unknown currency "${text}"`);
+  return c;
+};
 
 const fromRaw = (r: RawPrice): PriceRow => ({
   kind: r.kind,
@@ -33,7 +44,8 @@ const fromRaw = (r: RawPrice): PriceRow => ({
   instanceType: r.instance_type,
   zone: r.zone,
   effectiveAt: r.effective_at,
-  usdPerHour: r.usd_per_hour,
+  pricePerHour: r.usd_per_hour,
+  currency: currencyOf(r.currency),
   source: r.source,
 });
 
@@ -43,16 +55,17 @@ const toParams = (r: PriceRow) => ({
   instanceType: r.instanceType,
   zone: r.zone,
   effectiveAt: r.effectiveAt,
-  usdPerHour: r.usdPerHour,
+  pricePerHour: r.pricePerHour,
+  currency: r.currency,
   source: r.source,
 });
 
 export function createPricesRepository(db: Db) {
   const insert = db.prepare(`
-    INSERT INTO prices (kind, region, instance_type, zone, effective_at, usd_per_hour, source)
-    VALUES (@kind, @region, @instanceType, @zone, @effectiveAt, @usdPerHour, @source)
+    INSERT INTO prices (kind, region, instance_type, zone, effective_at, usd_per_hour, currency, source)
+    VALUES (@kind, @region, @instanceType, @zone, @effectiveAt, @pricePerHour, @currency, @source)
     ON CONFLICT (kind, region, instance_type, zone, effective_at) DO UPDATE SET
-      usd_per_hour = excluded.usd_per_hour, source = excluded.source`);
+      usd_per_hour = excluded.usd_per_hour, currency = excluded.currency, source = excluded.source`);
   const latestAtOrBefore = db.prepare(`
     SELECT * FROM prices
     WHERE kind = @kind AND region = @region AND instance_type = @instanceType AND zone = @zone AND effective_at <= @at
@@ -60,6 +73,11 @@ export function createPricesRepository(db: Db) {
   const all = db.prepare(`
     SELECT * FROM prices WHERE region = @region ORDER BY kind, instance_type, zone, effective_at`);
   const latestSpotTime = db.prepare(`SELECT MAX(effective_at) FROM prices WHERE kind = 'spot' AND region = @region`).pluck();
+  const storedCurrencies = db
+    .prepare(
+      `SELECT currency FROM prices UNION SELECT currency FROM snapshots UNION SELECT currency FROM cost_lines WHERE source = 'cost-explorer'`,
+    )
+    .pluck();
 
   const insertAll = db.transaction((rows: readonly PriceRow[]): number => {
     for (const r of rows) insert.run(toParams(r));
@@ -71,7 +89,7 @@ export function createPricesRepository(db: Db) {
     let written = 0;
     for (const r of rows) {
       const current = latestAtOrBefore.get({ ...toParams(r), at: r.effectiveAt }) as RawPrice | undefined;
-      if (current && current.usd_per_hour === r.usdPerHour) continue;
+      if (current && current.usd_per_hour === r.pricePerHour && current.currency === r.currency) continue;
       insert.run(toParams(r));
       written += 1;
     }
@@ -101,6 +119,10 @@ export function createPricesRepository(db: Db) {
     /** The newest spot change stored (where an incremental spot sync can resume), or null. */
     latestSpotChange(region: string): number | null {
       return (latestSpotTime.get({ region }) as number | null) ?? null;
+    },
+    /** The currencies of every price, snapshot and Cost Explorer line stored (one, or none, in a sound file). */
+    storedCurrencies(): string[] {
+      return (storedCurrencies.all() as string[]).sort();
     },
   };
 }

@@ -73,7 +73,7 @@ function snapshotAt(at: number, i: number): SnapshotWrite {
   const usd = new Map(nodes.map((n) => [n.name, n.usd]));
   const rows = buildSnapshotRows(
     snapshot,
-    (n) => ({ usdPerHour: usd.get(n.name) ?? 0, source: 'static-table' }),
+    (n) => ({ pricePerHour: usd.get(n.name) ?? 0, currency: 'USD', source: 'static-table (us-east-1)' }),
     (n) => (n.capacityType === 'spot' ? null : (usd.get(n.name) ?? null)),
   );
   return { snapshot, ...rows, runId: null };

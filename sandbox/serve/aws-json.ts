@@ -1,3 +1,4 @@
+import { type Refusal, signingScope } from './aws-account.js';
 import type { FaultRule, SandboxContext, SandboxRequest, SandboxResponse } from './context.js';
 
 /**
@@ -69,8 +70,17 @@ export function takeFault(ctx: SandboxContext, operation: string): FaultRule | n
   return rule;
 }
 
-/** A fault in the awsJson shape: 400/429 throttle (the SDK retries ThrottlingException), 5xx server errors. */
+/**
+ * A fault in the awsJson shape: 403 an access denial (the SDK does not retry it), 400/429 throttling (the SDK
+ * retries ThrottlingException), 5xx server errors.
+ */
 export function awsJsonFault(rule: FaultRule): SandboxResponse {
+  if (rule.status === 403)
+    return awsJsonError(
+      403,
+      'AccessDeniedException',
+      'User: arn:aws:iam::123456789012:user/ledger is not authorized to perform this action',
+    );
   if (rule.status < 500) return awsJsonError(rule.status, 'ThrottlingException', 'Rate exceeded');
   if (rule.status === 503) return awsJsonError(503, 'ServiceUnavailableException', 'Service is unavailable, please retry');
   return awsJsonError(rule.status, 'InternalFailure', 'The request processing has failed because of an unknown error');
@@ -86,10 +96,15 @@ export function serveAwsJson(
   service: string,
   prefix: string,
   operations: Record<string, (input: Record<string, unknown>, ctx: SandboxContext) => unknown>,
+  /** The account's checks of where and with what credentials the request was sent (see aws-account.ts). */
+  check?: (ctx: SandboxContext, req: SandboxRequest) => Refusal | null,
 ): SandboxResponse | null {
   const operation = awsJsonOperation(req, service);
   if (operation === null) return null;
-  ctx.requestLog.push({ at: ctx.clock.now(), operation: `${prefix}:${operation}` });
+  const region = signingScope(req)?.region;
+  ctx.requestLog.push({ at: ctx.clock.now(), operation: `${prefix}:${operation}`, ...(region !== undefined ? { region } : {}) });
+  const refusal = check?.(ctx, req) ?? null;
+  if (refusal) return awsJsonError(...refusal);
   const fault = takeFault(ctx, operation);
   if (fault) return awsJsonFault(fault);
   const run = Object.hasOwn(operations, operation) ? operations[operation] : undefined;

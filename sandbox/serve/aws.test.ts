@@ -347,9 +347,10 @@ describe('Pricing adapter through the real SDK', () => {
       'Linux/Shared/Used/SQL Web',
       'Windows/Shared/Used/NA',
     ]);
+    // Bare metal is listed under dedicated tenancy, as Karpenter's bare-metal query (tenancy Dedicated) expects.
     const metal = await products([
       { Type: 'TERM_MATCH', Field: 'instanceType', Value: 'm5.metal' },
-      { Type: 'TERM_MATCH', Field: 'tenancy', Value: 'shared' },
+      { Type: 'TERM_MATCH', Field: 'tenancy', Value: 'dedicated' },
       { Type: 'TERM_MATCH', Field: 'CapacityStatus', Value: 'used' },
       { Type: 'TERM_MATCH', Field: 'operatingSystem', Value: 'Linux' },
       { Type: 'TERM_MATCH', Field: 'preInstalledSw', Value: 'NA' },
@@ -442,7 +443,7 @@ describe('EC2 spot price history through the real SDK', () => {
     });
     const text = await raw.text();
     expect(text).toMatch(
-      /<DescribeSpotPriceHistoryResponse xmlns="http:\/\/ec2\.amazonaws\.com\/doc\/2016-11-15\/"><requestId>[0-9a-f-]{36}<\/requestId><spotPriceHistorySet><item><instanceType>c5\.xlarge<\/instanceType><productDescription>Linux\/UNIX<\/productDescription><spotPrice>0\.071000<\/spotPrice><timestamp>2026-11-01T00:00:00\.000Z<\/timestamp><availabilityZone>us-east-1a<\/availabilityZone><\/item><\/spotPriceHistorySet><\/DescribeSpotPriceHistoryResponse>$/,
+      /<DescribeSpotPriceHistoryResponse xmlns="http:\/\/ec2\.amazonaws\.com\/doc\/2016-11-15\/"><requestId>[0-9a-f-]{36}<\/requestId><spotPriceHistorySet><item><instanceType>c5\.xlarge<\/instanceType><productDescription>Linux\/UNIX<\/productDescription><spotPrice>0\.071000<\/spotPrice><timestamp>2026-11-01T00:00:00\.000Z<\/timestamp><availabilityZone>us-east-1a<\/availabilityZone><\/item><\/spotPriceHistorySet><nextToken\/><\/DescribeSpotPriceHistoryResponse>$/,
     );
     served.ctx.clock.set(TINY_END);
   });

@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Partition } from '../../core/partitions.js';
 import type { EpochMs, Scenario } from '../scenario/types.js';
 
 /** The simulated "now": the seeding driver advances it; every API answers as of this time. */
@@ -55,9 +56,17 @@ export interface FaultRule {
 export interface SandboxContext {
   scenario: Scenario;
   clock: SandboxClock;
-  /** Every request served, by protocol operation: for tests and request counting. */
-  requestLog: { at: EpochMs; operation: string }[];
+  /**
+   * Every request served, by protocol operation: for tests and request counting. AWS requests also carry the
+   * region they were signed for, which names the endpoint a real client would have called.
+   */
+  requestLog: { at: EpochMs; operation: string; region?: string }[];
   faults: FaultRule[];
+  /**
+   * The partition an access key id belongs to (a test giving the account a second set of credentials, e.g. the
+   * standard account that pays a GovCloud account's bill); keys not listed belong to the scenario's partition.
+   */
+  credentialPartitions?: Record<string, Partition>;
 }
 
 /** A protocol adapter: answers the request, or returns null when it is not its protocol. */

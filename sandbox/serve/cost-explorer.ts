@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { clusterOwnedTag, TAG_CLUSTER_NAME, TAG_NODECLAIM, TAG_NODECLASS, TAG_NODEPOOL } from '../../core/labels.js';
 import { formatCeAmount } from '../scenario/bill.js';
 import type { EpochMs } from '../scenario/types.js';
+import { regionFacts } from '../../core/partitions.js';
+import { checkCostExplorer } from './aws-account.js';
 import { AwsJsonError, serveAwsJson } from './aws-json.js';
 import {
   evaluate,
@@ -38,11 +40,12 @@ const RECENT_DAYS = 14;
 
 type MetricValue = { Amount: string; Unit: string };
 
-function metricValues(metrics: MetricRequest[], costUsd: number, usageHours: number): Record<string, MetricValue> {
+/** Costs are in the account's currency: CNY for a China account, USD otherwise (a GovCloud bill is the standard account's). */
+function metricValues(metrics: MetricRequest[], cost: number, usageHours: number, currency: string): Record<string, MetricValue> {
   const out: Record<string, MetricValue> = {};
   for (const m of metrics) {
     out[m.name] =
-      m.measure === 'cost' ? { Amount: formatCeAmount(costUsd), Unit: 'USD' } : { Amount: formatCeAmount(usageHours), Unit: 'Hrs' };
+      m.measure === 'cost' ? { Amount: formatCeAmount(cost), Unit: currency } : { Amount: formatCeAmount(usageHours), Unit: 'Hrs' };
   }
   return out;
 }
@@ -89,7 +92,13 @@ function slotsOf(results: PeriodResult[], grouped: boolean): { period: number; g
   return slots;
 }
 
-function answer(query: CeQuery, input: Record<string, unknown>, results: PeriodResult[], pageSize: number): Record<string, unknown> {
+function answer(
+  query: CeQuery,
+  input: Record<string, unknown>,
+  results: PeriodResult[],
+  pageSize: number,
+  currency: string,
+): Record<string, unknown> {
   const grouped = query.groupBy.length > 0;
   const fingerprint = fingerprintOf(input);
   let offset = 0;
@@ -109,7 +118,7 @@ function answer(query: CeQuery, input: Record<string, unknown>, results: PeriodR
     byTime.push({
       TimePeriod: { Start: formatPeriodBound(r.period.start, query.granularity), End: formatPeriodBound(r.period.end, query.granularity) },
       // Grouped results carry their amounts in the groups; Total is then an empty map.
-      Total: grouped ? {} : metricValues(query.metrics, r.total.costUsd, r.total.usageHours),
+      Total: grouped ? {} : metricValues(query.metrics, r.total.costUsd, r.total.usageHours, currency),
       Groups: current.groups,
       Estimated: r.estimated,
     });
@@ -121,7 +130,7 @@ function answer(query: CeQuery, input: Record<string, unknown>, results: PeriodR
     }
     if (slot.group !== null) {
       const g = results[slot.period].groups[slot.group];
-      current.groups.push({ Keys: g.keys, Metrics: metricValues(query.metrics, g.costUsd, g.usageHours) });
+      current.groups.push({ Keys: g.keys, Metrics: metricValues(query.metrics, g.costUsd, g.usageHours, currency) });
     }
   }
   flush();
@@ -160,7 +169,7 @@ function getCostAndUsage(options: CostExplorerOptions, withResources: boolean) {
       checkRecentWindow(query, now, 'Resource-level data');
     }
     const records = usageRecords(ctx.scenario, now, new Set(options.inactiveTags ?? []));
-    return answer(query, input, evaluate(query, records, now), options.pageSize ?? 50);
+    return answer(query, input, evaluate(query, records, now), options.pageSize ?? 50, regionFacts(ctx.scenario.region).currency);
   };
 }
 
@@ -222,7 +231,7 @@ export function createCostExplorerHandler(options: CostExplorerOptions = {}): Sa
     GetCostAndUsageWithResources: getCostAndUsage(options, true),
     ListCostAllocationTags: listCostAllocationTags(options),
   };
-  return (req, ctx) => serveAwsJson(req, ctx, 'AWSInsightsIndexService', 'ce', operations);
+  return (req, ctx) => serveAwsJson(req, ctx, 'AWSInsightsIndexService', 'ce', operations, checkCostExplorer);
 }
 
 /** The default adapter (page size 50) for the sandbox server. */

@@ -1,20 +1,35 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { indexSpotMarkets, publishedSpotUsd } from '../scenario/bill.js';
 import type { EpochMs, Scenario, SpotPricePoint } from '../scenario/types.js';
+import { checkEc2, signingScope } from './aws-account.js';
 import type { FaultRule, SandboxContext, SandboxHandler, SandboxRequest, SandboxResponse } from './context.js';
 
 /**
  * EC2 query protocol (form-encoded POST, XML answers): DescribeSpotPriceHistory over the scenario's simulated
  * spot prices. As on EC2: for a window, the price in effect at StartTime plus every change within it, never
- * after now; newest first; MaxResults up to 1000 with NextToken paging. Other EC2 actions are left to other
- * adapters (null).
+ * after now; newest first; MaxResults up to 1000 with NextToken paging, the last page ending with an empty
+ * `<nextToken/>`; every product description when none is asked for (SUSE, Red Hat and Windows markets beside the
+ * Linux one, as in the AWS CLI's published example), and each Linux market under one name: `Linux/UNIX`, or
+ * `Linux/UNIX (Amazon VPC)` in the zones an account from the EC2-Classic era has them filed so. Other EC2 actions
+ * are left to other adapters (null).
  */
 
 const XMLNS = 'http://ec2.amazonaws.com/doc/2016-11-15/';
 const MAX_RESULTS = 1000;
 const HISTORY_MS = 90 * 86_400_000;
-/** The sandbox simulates Linux spot markets only; both descriptions Karpenter asks for are answered. */
-const DESCRIPTIONS = ['Linux/UNIX', 'Linux/UNIX (Amazon VPC)'];
+const LINUX = 'Linux/UNIX';
+const LINUX_VPC = 'Linux/UNIX (Amazon VPC)';
+/** Other products' markets beside each Linux one, at a simulated premium over the Linux price (not AWS's). */
+const OTHER_PRODUCTS: readonly [string, number][] = [
+  ['Red Hat Enterprise Linux', 1.5],
+  ['SUSE Linux', 1.25],
+  ['Windows', 1.8],
+];
+
+export interface Ec2Options {
+  /** Zones whose Linux markets the account has filed under `Linux/UNIX (Amazon VPC)` (EC2-Classic era accounts). */
+  amazonVpcZones?: readonly string[];
+}
 
 class Ec2Error extends Error {
   constructor(
@@ -78,6 +93,8 @@ function time(params: URLSearchParams, name: string): EpochMs | null {
 interface Item {
   point: SpotPricePoint;
   description: string;
+  /** The product's price as a multiple of the Linux market's. */
+  factor: number;
 }
 
 const marketsCache = new WeakMap<Scenario, Map<string, SpotPricePoint[]>>();
@@ -102,7 +119,7 @@ function windowOf(points: readonly SpotPricePoint[], start: EpochMs, end: EpochM
   return inEffect ? [inEffect, ...changes] : changes;
 }
 
-function describeSpotPriceHistory(params: URLSearchParams, ctx: SandboxContext): string {
+function describeSpotPriceHistory(options: Ec2Options, params: URLSearchParams, ctx: SandboxContext): string {
   const now = ctx.clock.now();
   if (params.get('AvailabilityZone') && params.get('AvailabilityZoneId')) {
     throw new Ec2Error('InvalidParameterCombination', 'Only one of AvailabilityZone and AvailabilityZoneId can be specified.');
@@ -128,14 +145,17 @@ function describeSpotPriceHistory(params: URLSearchParams, ctx: SandboxContext):
     ...(f.get('availability-zone') ?? []),
     ...(params.get('AvailabilityZone') ? [params.get('AvailabilityZone') as string] : []),
   ]);
-  const wantedDescriptions = [...list(params, 'ProductDescription'), ...(f.get('product-description') ?? [])];
-  const descriptions = wantedDescriptions.length === 0 ? ['Linux/UNIX'] : DESCRIPTIONS.filter((d) => wantedDescriptions.includes(d));
+  const descriptions = [...list(params, 'ProductDescription'), ...(f.get('product-description') ?? [])];
+  const wanted = (d: string): boolean => descriptions.length === 0 || descriptions.includes(d);
+  const vpcZones = new Set(options.amazonVpcZones ?? []);
 
   const items: Item[] = [];
   for (const points of marketsOf(ctx.scenario).values()) {
     const { instanceType, zone } = points[0];
     if ((types.size > 0 && !types.has(instanceType)) || (zones.size > 0 && !zones.has(zone))) continue;
-    for (const point of windowOf(points, start, end)) for (const description of descriptions) items.push({ point, description });
+    const products: [string, number][] = [[vpcZones.has(zone) ? LINUX_VPC : LINUX, 1], ...OTHER_PRODUCTS];
+    for (const point of windowOf(points, start, end))
+      for (const [description, factor] of products) if (wanted(description)) items.push({ point, description, factor });
   }
   // Newest first, as EC2 lists history; ties in a stable order so pages do not overlap.
   items.sort(
@@ -159,35 +179,45 @@ function describeSpotPriceHistory(params: URLSearchParams, ctx: SandboxContext):
   }
   const page = items.slice(offset, offset + max);
   const next = offset + max < items.length ? Buffer.from(`${offset + max}.${fingerprint}`).toString('base64url') : null;
-  const rows = page.map(({ point, description }) =>
+  const rows = page.map(({ point, description, factor }) =>
     [
       '<item>',
       `<instanceType>${xmlEscape(point.instanceType)}</instanceType>`,
       `<productDescription>${xmlEscape(description)}</productDescription>`,
-      `<spotPrice>${publishedSpotUsd(point.usdPerHour).toFixed(6)}</spotPrice>`,
+      `<spotPrice>${publishedSpotUsd(point.usdPerHour * factor).toFixed(6)}</spotPrice>`,
       `<timestamp>${new Date(point.at).toISOString()}</timestamp>`,
       `<availabilityZone>${xmlEscape(point.zone)}</availabilityZone>`,
       '</item>',
     ].join(''),
   );
-  return `<DescribeSpotPriceHistoryResponse xmlns="${XMLNS}"><requestId>${randomUUID()}</requestId><spotPriceHistorySet>${rows.join('')}</spotPriceHistorySet>${next ? `<nextToken>${next}</nextToken>` : ''}</DescribeSpotPriceHistoryResponse>`;
+  return `<DescribeSpotPriceHistoryResponse xmlns="${XMLNS}"><requestId>${randomUUID()}</requestId><spotPriceHistorySet>${rows.join('')}</spotPriceHistorySet>${next ? `<nextToken>${next}</nextToken>` : '<nextToken/>'}</DescribeSpotPriceHistoryResponse>`;
 }
-
-const ACTIONS: Record<string, (params: URLSearchParams, ctx: SandboxContext) => string> = {
-  DescribeSpotPriceHistory: describeSpotPriceHistory,
-};
 
 function isForm(req: SandboxRequest): boolean {
   const type = req.headers['content-type'];
   return req.method === 'POST' && typeof type === 'string' && type.includes('application/x-www-form-urlencoded');
 }
 
-export const ec2Handler: SandboxHandler = (req, ctx) => {
+export function createEc2Handler(options: Ec2Options = {}): SandboxHandler {
+  const actions: Record<string, (params: URLSearchParams, ctx: SandboxContext) => string> = {
+    DescribeSpotPriceHistory: (params, ctx) => describeSpotPriceHistory(options, params, ctx),
+  };
+  return (req, ctx) => serveEc2(actions, req, ctx);
+}
+
+function serveEc2(
+  actions: Record<string, (params: URLSearchParams, ctx: SandboxContext) => string>,
+  req: SandboxRequest,
+  ctx: SandboxContext,
+): SandboxResponse | null {
   if (!isForm(req)) return null;
   const params = new URLSearchParams(req.body.toString('utf8'));
   const action = params.get('Action');
-  if (action === null || !Object.hasOwn(ACTIONS, action)) return null;
-  ctx.requestLog.push({ at: ctx.clock.now(), operation: `ec2:${action}` });
+  if (action === null || !Object.hasOwn(actions, action)) return null;
+  const region = signingScope(req)?.region;
+  ctx.requestLog.push({ at: ctx.clock.now(), operation: `ec2:${action}`, ...(region !== undefined ? { region } : {}) });
+  const refusal = checkEc2(ctx, req);
+  if (refusal) return ec2ErrorResponse(...refusal);
   const rule = ctx.faults.find((r) => r.remaining > 0 && r.match === action);
   if (rule) {
     rule.remaining -= 1;
@@ -196,9 +226,12 @@ export const ec2Handler: SandboxHandler = (req, ctx) => {
   if (params.get('DryRun') === 'true')
     return ec2ErrorResponse(412, 'DryRunOperation', 'Request would have succeeded, but DryRun flag is set.');
   try {
-    return xml(200, ACTIONS[action](params, ctx));
+    return xml(200, actions[action](params, ctx));
   } catch (err) {
     if (err instanceof Ec2Error) return ec2ErrorResponse(err.status, err.code, err.message);
     throw err;
   }
-};
+}
+
+/** The default adapter for the sandbox server: a current account (every Linux market under `Linux/UNIX`). */
+export const ec2Handler: SandboxHandler = createEc2Handler();

@@ -1,12 +1,20 @@
 import { createHash } from 'node:crypto';
+import { checkPricing } from './aws-account.js';
 import { AwsJsonError, serveAwsJson } from './aws-json.js';
 import type { SandboxContext, SandboxHandler } from './context.js';
 import { type CatalogueProduct, EC2_ATTRIBUTE_NAMES, pricingCatalogue, productDocument } from './pricing-catalogue.js';
 
 /**
  * AWS Price List query API (awsJson1_1, target prefix AWSPriceListService): GetProducts and DescribeServices
- * for AmazonEC2 in the scenario's region. PriceList is an array of JSON strings, as on the real service.
+ * for AmazonEC2 in the scenario's region. PriceList is an array of JSON strings, as on the real service. It answers
+ * only at its real endpoints (us-east-1, eu-central-1, ap-south-1; cn-northwest-1 in China, in CNY), to
+ * credentials of that partition (see aws-account.ts).
  */
+
+export interface PricingOptions {
+  /** Instance types the price list does not list (yet): a new type, or one not sold in the region. */
+  unlistedTypes?: readonly string[];
+}
 
 const MAX_RESULTS = 100;
 const FILTER_TYPES = ['TERM_MATCH', 'EQUALS', 'CONTAINS', 'ANY_OF', 'NONE_OF'] as const;
@@ -91,7 +99,7 @@ function checkFormat(input: Record<string, unknown>): void {
   if (input.FormatVersion !== undefined && input.FormatVersion !== 'aws_v1') throw invalidParameter('FormatVersion must be aws_v1');
 }
 
-function getProducts(input: Record<string, unknown>, ctx: SandboxContext): Record<string, unknown> {
+function getProducts(options: PricingOptions, input: Record<string, unknown>, ctx: SandboxContext): Record<string, unknown> {
   if (typeof input.ServiceCode !== 'string' || input.ServiceCode === '') throw invalidParameter('ServiceCode is required');
   checkFormat(input);
   const filters = parseFilters(input.Filters);
@@ -101,7 +109,9 @@ function getProducts(input: Record<string, unknown>, ctx: SandboxContext): Recor
   const fingerprint = fingerprintOf(input);
   const offset = readToken(input.NextToken, fingerprint);
   // Only EC2 is simulated; other services have no products here.
-  const all = input.ServiceCode === 'AmazonEC2' ? pricingCatalogue(ctx.scenario) : [];
+  const unlisted = new Set(options.unlistedTypes ?? []);
+  const all =
+    input.ServiceCode === 'AmazonEC2' ? pricingCatalogue(ctx.scenario).filter((p) => !unlisted.has(p.attributes.instanceType)) : [];
   const wanted = all.filter((p) => filters.every((f) => matches(p, f)));
   const out: Record<string, unknown> = { FormatVersion: 'aws_v1', PriceList: wanted.slice(offset, offset + max).map(productDocument) };
   if (offset + max < wanted.length) out.NextToken = Buffer.from(JSON.stringify({ o: offset + max, f: fingerprint })).toString('base64url');
@@ -116,5 +126,13 @@ function describeServices(input: Record<string, unknown>): Record<string, unknow
   return { FormatVersion: 'aws_v1', Services: [{ ServiceCode: 'AmazonEC2', AttributeNames: EC2_ATTRIBUTE_NAMES }] };
 }
 
-export const pricingHandler: SandboxHandler = (req, ctx) =>
-  serveAwsJson(req, ctx, 'AWSPriceListService', 'pricing', { GetProducts: getProducts, DescribeServices: describeServices });
+export function createPricingHandler(options: PricingOptions = {}): SandboxHandler {
+  const operations = {
+    GetProducts: (input: Record<string, unknown>, ctx: SandboxContext) => getProducts(options, input, ctx),
+    DescribeServices: describeServices,
+  };
+  return (req, ctx) => serveAwsJson(req, ctx, 'AWSPriceListService', 'pricing', operations, checkPricing);
+}
+
+/** The default adapter for the sandbox server: every type of the region listed. */
+export const pricingHandler: SandboxHandler = createPricingHandler();

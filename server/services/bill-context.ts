@@ -1,7 +1,8 @@
 import { loadInstanceCatalog } from '../../core/instance-catalog.js';
 import { requirementsFromJson } from '../../core/karpenter/requirements.js';
 import { TAG_NODEPOOL } from '../../core/labels.js';
-import { loadStaticOnDemandPrices } from '../../core/static-prices.js';
+import { isRegionName, staticTableSource } from '../../core/partitions.js';
+import { type StaticTable, staticTableFor } from '../../core/static-prices.js';
 import type { Db } from '../../db/open-db.js';
 import {
   type BillContextRepository,
@@ -53,13 +54,16 @@ function toNodeFact(r: BillNodeRow): NodeFact {
   };
 }
 
-/** Price histories per market from the prices table, on-demand falling back to Karpenter's static table. */
+/**
+ * Price histories per market from the prices table, on-demand falling back to Karpenter's static table (the
+ * region's, else its partition's, named in the source as `static-table (us-east-1)`).
+ */
 function priceLookup(repo: BillContextRepository, regions: readonly string[], instanceTypes: readonly string[]): ExplainContext['prices'] {
   const onDemand = new Map<string, PricePoint[]>();
   const spot = new Map<string, PricePoint[]>();
-  const statics = new Map<string, Map<string, number>>();
+  const statics = new Map<string, StaticTable | null>();
   for (const region of regions) {
-    statics.set(region, loadStaticOnDemandPrices(region));
+    statics.set(region, isRegionName(region) ? staticTableFor(region) : null);
     for (const row of repo.priceRows(region, instanceTypes)) {
       const map = row.kind === 'spot' ? spot : onDemand;
       const key = row.kind === 'spot' ? `${row.instanceType} ${row.zone}` : `${region} ${row.instanceType}`;
@@ -74,8 +78,9 @@ function priceLookup(repo: BillContextRepository, regions: readonly string[], in
     const region = regionOfZone(zone);
     const stored = onDemand.get(`${region} ${instanceType}`);
     if (stored && stored.length > 0) return stored;
-    const fallback = statics.get(region)?.get(instanceType);
-    return fallback === undefined ? [] : [{ atMs: 0, usdPerHour: fallback, source: 'static-table' }];
+    const table = statics.get(region) ?? null;
+    const fallback = table?.prices.get(instanceType);
+    return table === null || fallback === undefined ? [] : [{ atMs: 0, usdPerHour: fallback, source: staticTableSource(table.region) }];
   };
   return (node) => {
     if (node.capacityType === 'spot') {

@@ -147,7 +147,7 @@ beforeAll(async () => {
     const s = snapshotAt(t);
     const rows = buildSnapshotRows(
       s,
-      (n) => ({ usdPerHour: PRICES[n.name].usd, source: 'pricing-api' }),
+      (n) => ({ pricePerHour: PRICES[n.name].usd, currency: 'USD', source: 'pricing-api' }),
       (n) => PRICES[n.name].onDemand,
     );
     kube.writeSnapshot({ snapshot: s, ...rows, runId: null });
@@ -351,7 +351,11 @@ describe('GET /api/teams/cost with usage collected for part of the range', () =>
         pods: [{ ...pod('web-1', 'web', 'web', 'node-a', 1500, 2), usage }],
         events: [],
       };
-      kube.writeSnapshot({ snapshot: s, ...buildSnapshotRows(s, () => ({ usdPerHour: 0.2, source: 'pricing-api' })), runId: null });
+      kube.writeSnapshot({
+        snapshot: s,
+        ...buildSnapshotRows(s, () => ({ pricePerHour: 0.2, currency: 'USD', source: 'pricing-api' })),
+        runId: null,
+      });
     }
     usageApp = buildApp({ db: usageDb, webRoot: join(usageDir, 'no-web'), now: () => at('13:00') });
     await usageApp.ready();
