@@ -10,6 +10,7 @@ import { type StaticTable, staticTableFor } from '../core/static-prices.js';
 import type { Db } from '../db/open-db.js';
 import { PriceBook } from '../db/repositories/price-book.js';
 import { HOUR_MS } from '../core/time.js';
+import { CLUSTER_REGION_SETTING, createRunsRepository } from '../db/repositories/runs-repository.js';
 
 /**
  * Keeps the prices a snapshot needs: on-demand from the Pricing API where the partition has one (not in
@@ -41,6 +42,8 @@ export class PriceCollector {
     this.ec2 = clients.ec2 ?? createEc2Client({ region });
     this.staticTable = staticTableFor(region);
     this.book = PriceBook.fromDb(db, region, this.staticTable);
+    // The dashboard says where prices came from and in what currency from this.
+    createRunsRepository(db).setSetting(CLUSTER_REGION_SETTING, region);
   }
 
   /** Why the Pricing API is not asked in this region (GovCloud, isolated partitions), or null when it is. */

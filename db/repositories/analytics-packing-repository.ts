@@ -75,6 +75,8 @@ export interface NodeWindowRow {
   usdPerHour: number | null;
   /** The price source at the newest snapshot of the window where the node was present. */
   priceSource: string | null;
+  /** The currency of usdPerHour (USD, or CNY in China). */
+  currency: string;
 }
 
 interface RawSums {
@@ -119,6 +121,7 @@ interface RawNode {
   usd_hours: number;
   priced_hours: number;
   price_source: string | null;
+  price_currency: string;
 }
 
 const mapSums = (r: RawSums): PoolSumsRow => ({
@@ -157,7 +160,7 @@ export function createAnalyticsPackingRepository(db: Db) {
 
   // Snapshots in (fromMs, toMs], each weighted by the time to the next (the newest by the time since the one
   // before), capped like the range sums. Reads one day of snapshot_nodes at most (the service bounds the window).
-  // With a single MAX() aggregate SQLite takes the bare price_source from the node's newest row.
+  // With a single MAX() aggregate SQLite takes the bare price_source and price_currency from the node's newest row.
   const nodeWindow = db.prepare(`
     WITH s AS (
       SELECT id, taken_at, LEAD(taken_at) OVER (ORDER BY taken_at) AS next_at, LAG(taken_at) OVER (ORDER BY taken_at) AS prev_at
@@ -174,7 +177,7 @@ export function createAnalyticsPackingRepository(db: Db) {
            TOTAL(w.hours * sn.alloc_pods) AS alloc_pods, TOTAL(w.hours * sn.req_pods) AS req_pods,
            TOTAL(w.hours * sn.alloc_gpu) AS alloc_gpu, TOTAL(w.hours * sn.req_gpu) AS req_gpu,
            TOTAL(w.hours * sn.usd_per_hour) AS usd_hours, TOTAL(CASE WHEN sn.usd_per_hour IS NOT NULL THEN w.hours ELSE 0 END) AS priced_hours,
-           sn.price_source, MAX(w.taken_at) AS newest
+           sn.price_source, sn.price_currency, MAX(w.taken_at) AS newest
     FROM w JOIN snapshot_nodes sn ON sn.snapshot_id = w.id LEFT JOIN nodes n ON n.name = sn.node_name
     WHERE (@nodePool IS NULL OR COALESCE(sn.nodepool, '') = @nodePool) AND (@capacityType IS NULL OR sn.capacity_type = @capacityType)
       AND (@like IS NULL OR sn.node_name LIKE @like ESCAPE '\\' OR COALESCE(n.nodeclaim, '') LIKE @like ESCAPE '\\'
@@ -247,6 +250,7 @@ export function createAnalyticsPackingRepository(db: Db) {
           reqGpu: mean(r.req_gpu),
           usdPerHour: r.priced_hours > 0 ? r.usd_hours / r.priced_hours : null,
           priceSource: r.price_source,
+          currency: r.price_currency,
         };
       });
     },

@@ -61,6 +61,7 @@ interface RawLine {
   usage_unit: string | null;
   estimated: number;
   fetched_at: number;
+  currency: string;
 }
 
 const fromRaw = (r: RawLine): BillLineRow => ({
@@ -78,6 +79,7 @@ const fromRaw = (r: RawLine): BillLineRow => ({
   usageUnit: r.usage_unit,
   estimated: r.estimated === 1,
   fetchedAt: r.fetched_at,
+  currency: r.currency === 'CNY' ? 'CNY' : 'USD',
 });
 
 export function createBillLinesRepository(db: Db) {

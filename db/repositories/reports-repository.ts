@@ -4,7 +4,7 @@ import { DAY_MS } from '../../core/time.js';
 import type { Db } from '../open-db.js';
 import { INTERVAL_CAP_MS } from './analytics-intervals.js';
 import { createRangeRollupReader } from './range-rollups.js';
-import { toRunStatus, type RunStatus } from './runs-repository.js';
+import { CLUSTER_REGION_SETTING, toRunStatus, type RunStatus } from './runs-repository.js';
 
 /**
  * All read SQL behind the dashboard's overview: daily cost per NodePool (Cost Explorer bill and our
@@ -273,6 +273,8 @@ export function createReportsRepository(db: Db) {
     GROUP BY sn.nodepool, n.capacity_json
     ORDER BY sn.nodepool, n.capacity_json`);
 
+  const newestSnapshotCurrency = db.prepare('SELECT currency FROM snapshots ORDER BY taken_at DESC LIMIT 1').pluck();
+  const clusterRegion = db.prepare('SELECT value FROM settings WHERE key = ?').pluck();
   const dataRange = db.prepare(`
     SELECT s.snapshots, s.first_snapshot, s.last_snapshot, c.cost_lines, c.first_cost, c.last_cost,
            (SELECT COUNT(*) FROM nodepools) AS nodepools
@@ -359,6 +361,15 @@ export function createReportsRepository(db: Db) {
           allocatable: { cpuMillicores: r.alloc_cpu, memoryBytes: r.alloc_mem, pods: r.alloc_pods, gpu: r.alloc_gpu },
         })),
       };
+    },
+
+    /** The currency of the newest snapshot (every amount of a file is in one), or null without snapshots. */
+    newestSnapshotCurrency(): string | null {
+      return (newestSnapshotCurrency.get() as string | undefined) ?? null;
+    },
+    /** The cluster region the collector priced, or null before any pricing. */
+    clusterRegion(): string | null {
+      return (clusterRegion.get(CLUSTER_REGION_SETTING) as string | undefined) ?? null;
     },
 
     dataRange(): DataRangeRow {

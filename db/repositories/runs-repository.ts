@@ -2,6 +2,8 @@ import type { Db } from '../open-db.js';
 
 /** Settings key: the last ListCostAllocationTags answer ({active, inactive, checkedAt}), read by the bill explainer. */
 export const ALLOCATION_TAGS_SETTING = 'cost-explorer.allocation-tags';
+/** The region whose prices the collector stores (the cluster's): which partition, currency and tables apply. */
+export const CLUSTER_REGION_SETTING = 'pricing.cluster-region';
 
 export type RunKind = 'kubernetes' | 'cost-explorer' | 'pricing' | 'spot' | 'demo';
 export type RunSource = 'sandbox' | 'aws';

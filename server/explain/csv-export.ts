@@ -27,6 +27,7 @@ export function linesTable(lines: readonly BillLine[]): CsvTable {
       'unblended_usd',
       'amortized_usd',
       'estimated',
+      'currency',
     ],
     lines.map((l) => [
       l.id,
@@ -40,6 +41,7 @@ export function linesTable(lines: readonly BillLine[]): CsvTable {
       l.unblendedUsd,
       l.amortizedUsd,
       l.estimated,
+      l.currency,
     ]),
   );
 }

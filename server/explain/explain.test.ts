@@ -57,6 +57,7 @@ const GENERAL: NodePoolFact = {
 
 const line = (l: Partial<LineFact> & Pick<LineFact, 'nodePool' | 'unblendedUsd'>, groupBy: BillGroupBy = 'PURCHASE_TYPE'): LineFact => ({
   id: 1,
+  currency: 'USD',
   source: 'cost-explorer',
   granularity: 'DAILY',
   periodStart: '2026-11-02T00:00:00.000Z',

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { FormatSchema, ISO_DATE_OR_DATE_TIME_PATTERN, Nullable } from './common.js';
+import { CurrencySchema, FormatSchema, ISO_DATE_OR_DATE_TIME_PATTERN, Nullable } from './common.js';
 
 /**
  * The API contract of "Explain this bill": TypeBox schemas give Fastify its validation and serialization, and
@@ -48,9 +48,11 @@ export const BillLineSchema = Type.Object({
   groupBy: BillGroupBySchema,
   /** The purchase type ("On Demand Instances", "Spot Instances"), instance type or instance id; '' when groupBy is NONE. */
   dimensionValue: Type.String(),
-  /** UnblendedCost, USD. */
+  /** UnblendedCost, in `currency` (the name predates currencies). */
   unblendedUsd: Type.Number(),
-  /** AmortizedCost, USD; null when the source did not carry it. */
+  /** USD, or CNY for a China account's bill (Cost Explorer's Unit); imported CSVs are USD. */
+  currency: CurrencySchema,
+  /** AmortizedCost, in `currency`; null when the source did not carry it. */
   amortizedUsd: Nullable(Type.Number()),
   usageQuantity: Nullable(Type.Number()),
   usageUnit: Nullable(Type.String()),
@@ -239,7 +241,10 @@ export const ExplainedNodeClaimSchema = Type.Object({
   unitPriceUsdPerHour: Type.Number(),
   minUsdPerHour: Type.Number(),
   maxUsdPerHour: Type.Number(),
-  /** Where the price came from: pricing-api | spot-history | static-table | unknown. */
+  /**
+   * Where the price came from: pricing-api | spot-history | static-table (REGION) — which of Karpenter's static
+   * tables priced it — | unknown (plain static-table for prices stored before the table was named).
+   */
   priceSource: Type.String(),
   priceChanges: Type.Integer(),
   /** hours × prices in effect, integrated exactly over the price history. */

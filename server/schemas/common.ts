@@ -5,7 +5,9 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
  * schemas give Fastify its validation and serialization, and `Static<>` gives the TypeScript types that web/
  * imports (type-only, through server/schemas/api-routes.ts).
  *
- * Units: money in USD ("bill" figures are Cost Explorer UnblendedCost, AmortizedCost where named); cpu in vCPU;
+ * Units: money in the data's currency — USD, or CNY for a China (aws-cn) cluster, as /api/status says
+ * (`pricing.currency`); fields named ...Usd predate currencies and hold amounts in it ("bill" figures are Cost
+ * Explorer UnblendedCost, AmortizedCost where named); cpu in vCPU;
  * memory in GiB (2^30 bytes); fractions are 0..1 (0.5 = 50 %), null where the denominator is zero (nothing
  * allocatable, no cost). Days are UTC days written `YYYY-MM-DD`, each standing for [00:00, 24:00) UTC. Instants
  * are ISO 8601 UTC strings; chart points carry epoch milliseconds (`...Ms`).
@@ -29,6 +31,10 @@ export const ErrorResponseSchema = Type.Object({
   message: Type.String(),
 });
 export type ErrorResponse = Static<typeof ErrorResponseSchema>;
+
+/** USD, or CNY: what AWS prices and bills the China partition (aws-cn) in. Amounts in two currencies are never added. */
+export const CurrencySchema = Type.Union([Type.Literal('USD'), Type.Literal('CNY')]);
+export type Currency = Static<typeof CurrencySchema>;
 
 export const CapacityTypeSchema = Type.Union([Type.Literal('on-demand'), Type.Literal('spot'), Type.Literal('reserved')]);
 export type CapacityType = Static<typeof CapacityTypeSchema>;

@@ -165,10 +165,16 @@ export const NodeRowSchema = Type.Object({
   createdAt: Type.String(),
   /** Hours from creation to the snapshot. */
   ageHours: Type.Number(),
-  /** USD per hour (averaged over the window); null when no price was known. */
+  /** Price per hour in `currency` (averaged over the window); null when no price was known. */
   usdPerHour: Nullable(Type.Number()),
-  /** pricing-api | spot-history | static-table | unknown */
+  /**
+   * Where the price came from: pricing-api | spot-history | static-table (REGION) — Karpenter's static table of that
+   * region, the region's own or its partition's fallback — | unknown; plain static-table in rows collected before
+   * the table was named.
+   */
   priceSource: Nullable(Type.String()),
+  /** USD, or CNY for a China (aws-cn) cluster. */
+  currency: Type.String(),
   allocatableVcpu: Type.Number(),
   allocatableMemoryGiB: Type.Number(),
   allocatablePods: Type.Number(),

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Nullable } from './common.js';
+import { CurrencySchema, Nullable } from './common.js';
 
 /** GET /api/status: where the data comes from, what range it covers, and how the last collections went. */
 
@@ -28,6 +28,26 @@ export const CollectionRunSchema = Type.Object({
 });
 export type CollectionRun = Static<typeof CollectionRunSchema>;
 
+/** Where prices come from for the cluster's region, and the currency every amount of this database is in. */
+export const PricingStatusSchema = Type.Object({
+  /**
+   * USD, or CNY for a China (aws-cn) cluster: every amount the API returns is in it, including fields whose names
+   * end in Usd (their names predate currencies). Amounts in two currencies are never added up.
+   */
+  currency: CurrencySchema,
+  /** The cluster's region and partition as last collected; null before any collection priced a node. */
+  region: Nullable(Type.String()),
+  /** aws | aws-cn | aws-us-gov | aws-iso | aws-iso-b | aws-iso-e | aws-iso-f */
+  partition: Nullable(Type.String()),
+  /** The Pricing API endpoint region asked for on-demand prices; null where none is asked (GovCloud, isolated partitions). */
+  pricingEndpoint: Nullable(Type.String()),
+  /** Why no Pricing API call is made, when none is. */
+  pricingSkipped: Nullable(Type.String()),
+  /** The region of Karpenter's static table that prices what the APIs do not (the region's own, else its partition's). */
+  staticTable: Nullable(Type.String()),
+});
+export type PricingStatus = Static<typeof PricingStatusSchema>;
+
 export const StatusResponseSchema = Type.Object({
   /** Source of the most recent collection run; 'unknown' before any run. */
   dataSource: DataSourceSchema,
@@ -45,5 +65,6 @@ export const StatusResponseSchema = Type.Object({
   /** The latest run of each kind, sorted by kind. */
   lastRunByKind: Type.Array(CollectionRunSchema),
   counts: Type.Object({ snapshots: Type.Integer(), nodePools: Type.Integer(), costLines: Type.Integer() }),
+  pricing: PricingStatusSchema,
 });
 export type StatusResponse = Static<typeof StatusResponseSchema>;

@@ -29,6 +29,7 @@ export function toLineFact(r: Omit<BillLineRow, 'id' | 'fetchedAt'> & { id: numb
     usageQuantity: r.usageQuantity,
     usageUnit: r.usageUnit,
     estimated: r.estimated,
+    currency: r.currency ?? 'USD',
     periodStartMs: r.periodStartMs,
     periodEndMs: endMs,
     billAsOfMs,

@@ -49,6 +49,7 @@ function nodeRow(r: NodeWindowRow, snapshotAtMs: number): NodeRow {
     ageHours: Math.max(0, (snapshotAtMs - r.createdAtMs) / HOUR_MS),
     usdPerHour: r.usdPerHour,
     priceSource: r.priceSource,
+    currency: r.currency,
     allocatableVcpu: r.allocCpuMillicores / 1000,
     allocatableMemoryGiB: r.allocMemoryBytes / BYTES_PER_GIB,
     allocatablePods: r.allocPods,

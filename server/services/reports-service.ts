@@ -1,10 +1,12 @@
 import { Requirement, type NodeSelectorRequirement } from '../../core/karpenter/requirements.js';
+import { isRegionName, regionFacts } from '../../core/partitions.js';
+import { staticTableFor } from '../../core/static-prices.js';
 import type { CollectionRunRow, ReportsRepository } from '../../db/repositories/reports-repository.js';
 import { dailyCostTotals, mergeDailyCost } from '../analytics/daily-cost.js';
 import { chooseBucketMs, toEfficiencySeries } from '../analytics/efficiency.js';
 import { nodePoolLimitUsage } from '../analytics/nodepool-limits.js';
 import { dayCeil, dayFloor, defaultEndMs, DEFAULT_RANGE_DAYS, isoInstant, resolveRange, utcDay } from '../analytics/range.js';
-import type { CollectionRun, StatusResponse } from '../schemas/status.js';
+import type { CollectionRun, PricingStatus, StatusResponse } from '../schemas/status.js';
 import type { DailyCostResponse } from '../schemas/cost.js';
 import type { EfficiencyResponse } from '../schemas/efficiency.js';
 import type { NodePoolRequirement, NodePoolsResponse } from '../schemas/nodepools.js';
@@ -28,6 +30,21 @@ const requirementView = (r: NodeSelectorRequirement): NodePoolRequirement => ({
   minValues: r.minValues ?? null,
   text: Requirement.of(r).describe(),
 });
+
+/** The cluster's partition facts and the currency of the stored amounts (the newest snapshot's, else the region's). */
+function pricingStatus(repo: ReportsRepository): PricingStatus {
+  const region = repo.clusterRegion();
+  const facts = region !== null && isRegionName(region) ? regionFacts(region) : null;
+  const stored = repo.newestSnapshotCurrency();
+  return {
+    currency: stored === 'CNY' || (stored === null && facts?.currency === 'CNY') ? 'CNY' : 'USD',
+    region: facts?.region ?? null,
+    partition: facts?.partition ?? null,
+    pricingEndpoint: facts?.pricing.region ?? null,
+    pricingSkipped: facts && facts.pricing.region === null ? facts.pricing.why : null,
+    staticTable: facts ? (staticTableFor(facts.region)?.region ?? null) : null,
+  };
+}
 
 /** The overview's reports: repository rows through the pure analytics into API responses. */
 export function createReportsService(repo: ReportsRepository, now: () => number = Date.now) {
@@ -57,6 +74,7 @@ export function createReportsService(repo: ReportsRepository, now: () => number 
         lastRun: lastRun === null ? null : toRun(lastRun),
         lastRunByKind: repo.lastRunPerKind().map(toRun),
         counts: { snapshots: r.snapshotCount, nodePools: r.nodePoolCount, costLines: r.costLineCount },
+        pricing: pricingStatus(repo),
       };
     },
 

@@ -1,7 +1,9 @@
 import { Suspense, useEffect, useRef } from 'react';
 import { ErrorBoundary } from '../components/ui/error-boundary';
 import { LoadingState } from '../components/ui/state-message';
+import { useStatus } from '../features/status/api/use-status';
 import { DataSourceBanner } from '../features/status/components/data-source-banner';
+import { setDisplayCurrency } from '../lib/format';
 import { Link, usePathname } from '../lib/router';
 import { useTheme } from '../lib/theme';
 import { Nav } from './nav';
@@ -14,6 +16,10 @@ export function App() {
   const [theme, setTheme] = useTheme();
   const main = useRef<HTMLElement>(null);
   const first = useRef(true);
+  // Every amount is in the data's one currency (CNY for a China cluster): the formatters print it, set before the
+  // page renders; the page is keyed by it so a database in another currency redraws every figure.
+  const currency = useStatus().data?.pricing.currency ?? 'USD';
+  setDisplayCurrency(currency);
 
   useEffect(() => {
     document.title = page === undefined ? 'Not found · NodePool Ledger' : `${page.label} · NodePool Ledger`;
@@ -34,7 +40,7 @@ export function App() {
       <main id="main" ref={main} tabIndex={-1} className="page">
         <ErrorBoundary resetKey={pathname}>
           <Suspense fallback={<LoadingState label="Loading page…" />}>
-            {page === undefined ? <NotFound pathname={pathname} /> : <page.Component />}
+            {page === undefined ? <NotFound pathname={pathname} /> : <page.Component key={currency} />}
           </Suspense>
         </ErrorBoundary>
       </main>

@@ -1,5 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
+  currencyCode,
+  formatUsd,
+  setDisplayCurrency,
   formatAgo,
   formatBytes,
   formatUtcSpan,
@@ -66,4 +69,17 @@ describe('formatUtcSpan', () => {
     { from: '2026-11-14T10:15:00.000Z', to: '2026-11-14T17:00:00.000Z', expected: '10:15–17:00' },
     { from: '2026-11-14T00:00:00.000Z', to: '2026-11-14T00:00:00.000Z', expected: '00:00–00:00' },
   ])('$from .. $to', ({ from, to, expected }) => it(`-> ${expected}`, () => expect(formatUtcSpan(from, to)).toBe(expected)));
+});
+
+describe('money in the data currency', () => {
+  afterEach(() => setDisplayCurrency('USD'));
+  it.each([
+    ['USD', 0.0416, '$0.0416', 2.5, '$2.50'],
+    ['CNY', 0.483, 'CN¥0.4830', 1234.5, 'CN¥1,234.50'],
+  ] as const)('%s', (currency, hourly, hourlyText, amount, amountText) => {
+    setDisplayCurrency(currency);
+    expect(currencyCode()).toBe(currency);
+    expect(formatUsdPerHour(hourly)).toBe(hourlyText);
+    expect(formatUsd(amount)).toBe(amountText);
+  });
 });

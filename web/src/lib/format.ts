@@ -1,10 +1,33 @@
 /** Display formats. Everything is shown in UTC, the unit of Cost Explorer days. */
 
-const usd = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 });
-const usdCompact = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', notation: 'compact', maximumFractionDigits: 1 });
+/**
+ * The currency every amount of the database is in: USD, or CNY for a China (aws-cn) cluster, as /api/status says
+ * (`pricing.currency`). The app shell sets it before any page renders and remounts the page if it changes, so the
+ * money formatters below (named for USD, which they were written for) print the right one; amounts in two
+ * currencies never meet, the collector refusing to mix them in one file.
+ */
+export type DisplayCurrency = 'USD' | 'CNY';
+let current: DisplayCurrency = 'USD';
+export const setDisplayCurrency = (c: DisplayCurrency): void => {
+  current = c;
+};
+/** The currency code to print in labels ("USD / h", "CNY / h"). */
+export const currencyCode = (): DisplayCurrency => current;
 
-export const formatUsd = (v: number): string => usd.format(v);
-export const formatUsdAxis = (v: number): string => (Math.abs(v) >= 1000 ? usdCompact.format(v) : usd.format(v).replace(/\.00$/, ''));
+const money = {
+  USD: new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 }),
+  CNY: new Intl.NumberFormat('en-US', { style: 'currency', currency: 'CNY', minimumFractionDigits: 2, maximumFractionDigits: 2 }),
+};
+const moneyCompact = {
+  USD: new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', notation: 'compact', maximumFractionDigits: 1 }),
+  CNY: new Intl.NumberFormat('en-US', { style: 'currency', currency: 'CNY', notation: 'compact', maximumFractionDigits: 1 }),
+};
+/** "$" or "CN¥" (en-US spells the yuan so, never to be read as yen). */
+const symbolOf = (c: DisplayCurrency): string => money[c].formatToParts(0).find((p) => p.type === 'currency')?.value ?? c;
+
+export const formatUsd = (v: number): string => money[current].format(v);
+export const formatUsdAxis = (v: number): string =>
+  Math.abs(v) >= 1000 ? moneyCompact[current].format(v) : money[current].format(v).replace(/\.00$/, '');
 /** A fraction (0.5) as a percent ("50.0 %"). */
 export const formatFraction = (v: number): string => `${(v * 100).toFixed(1)} %`;
 export const formatPercent = (v: number): string => `${v.toFixed(1)} %`;
@@ -74,8 +97,8 @@ export function formatBytes(bytes: number): string {
 /** Millicores as cores when whole-ish (2 vCPU), else millicores (250m). */
 export const formatMillicores = (m: number): string => (m >= 1000 ? `${Number((m / 1000).toFixed(2))} vCPU` : `${m}m`);
 
-/** Hourly prices need more than cents: $0.0416 (cents above a dollar). */
-export const formatUsdPerHour = (v: number): string => (Math.abs(v) >= 1 ? formatUsd(v) : `$${v.toFixed(4)}`);
+/** Hourly prices need more than cents: $0.0416 (cents above a dollar); CN¥0.4830 in CNY. */
+export const formatUsdPerHour = (v: number): string => (Math.abs(v) >= 1 ? formatUsd(v) : `${symbolOf(current)}${v.toFixed(4)}`);
 
 /** A span within a day, "10:15–24:00" (UTC): an end at the next midnight reads 24:00, not 00:00. */
 export function formatUtcSpan(fromIso: string, toIso: string): string {

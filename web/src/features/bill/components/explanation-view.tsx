@@ -1,5 +1,5 @@
 import type { ExplainedNodeClaim, Explanation } from '@schemas/bill';
-import { formatBytes, formatMillicores, formatUsd, formatUsdPerHour, formatUtcSpan } from '../../../lib/format';
+import { currencyCode, formatBytes, formatMillicores, formatUsd, formatUsdPerHour, formatUtcSpan } from '../../../lib/format';
 
 const STATUS_TEXT: Record<Explanation['status'], string> = {
   explained: 'Explained',
@@ -100,7 +100,7 @@ export function ExplanationView({ e }: { e: Explanation }) {
                   Hours
                 </th>
                 <th scope="col" className="num">
-                  USD / h
+                  {currencyCode()} / h
                 </th>
                 <th scope="col" className="num">
                   Cost
@@ -130,6 +130,9 @@ export function ExplanationView({ e }: { e: Explanation }) {
                     title={`${nc.priceSource}${nc.priceChanges > 0 ? `, ${nc.priceChanges} price changes (${formatUsdPerHour(nc.minUsdPerHour)}–${formatUsdPerHour(nc.maxUsdPerHour)})` : ''}`}
                   >
                     {formatUsdPerHour(nc.unitPriceUsdPerHour)}
+                    <span className="sub price-source" data-testid="price-source">
+                      {nc.priceSource}
+                    </span>
                   </td>
                   <td className="num">{formatUsd(nc.computedUsd)}</td>
                   <td>

@@ -4,6 +4,7 @@ import { dayBill, lineDays, parseBillPage, pickDay, sourceLabel, toggleLineUpdat
 
 const line = (day: string, nodePool: string, usd: number, estimated = false): BillLine => ({
   id: 1,
+  currency: 'USD',
   source: 'cost-explorer',
   granularity: 'DAILY',
   periodStart: `${day}T00:00:00.000Z`,

@@ -4,7 +4,7 @@ import type { NodeRow } from '@schemas/efficiency';
 import { Panel } from '../../../components/ui/panel';
 import { Segmented } from '../../../components/ui/segmented';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
-import { formatFraction, formatIsoUtc, formatUsd, formatUsdPerHour, nodePoolLabel } from '../../../lib/format';
+import { currencyCode, formatFraction, formatIsoUtc, formatUsd, formatUsdPerHour, nodePoolLabel } from '../../../lib/format';
 import { useCompare, useNodesAt } from '../api/use-consolidation';
 import { compareBars, diffNodes, focusRow, nodeListInstants, WINDOWS, type CompareState, type WindowChoice } from '../utils/compare-state';
 import { reasonText } from '../utils/reasons';
@@ -36,7 +36,7 @@ function RowsTable({ rows }: { rows: readonly CompareRow[] }) {
               Nodes
             </th>
             <th scope="col" className="num">
-              USD / h
+              {currencyCode()} / h
             </th>
             <th scope="col" className="num">
               CPU packed
@@ -45,7 +45,7 @@ function RowsTable({ rows }: { rows: readonly CompareRow[] }) {
               Memory packed
             </th>
             <th scope="col" className="num">
-              Idle USD / h
+              Idle {currencyCode()} / h
             </th>
           </tr>
         </thead>

@@ -65,6 +65,7 @@ const node = (name: string, usdPerHour: number | null): NodeRow => ({
   ageHours: 1,
   usdPerHour,
   priceSource: null,
+  currency: 'USD',
   allocatableVcpu: 2,
   allocatableMemoryGiB: 8,
   allocatablePods: 29,

@@ -4,7 +4,7 @@ import { Panel } from '../../../components/ui/panel';
 import { Segmented } from '../../../components/ui/segmented';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
 import type { NodePoolColors } from '../../../lib/colors';
-import { formatSignedFraction, formatUsd } from '../../../lib/format';
+import { currencyCode, formatSignedFraction, formatUsd } from '../../../lib/format';
 import { useDailyCost } from '../api/use-daily-cost';
 import { toDailyStacks } from '../utils/daily-stacks';
 import type { CostMetric } from './cost-chart';
@@ -90,7 +90,7 @@ export function CostPanel({ query, colors }: { query: RangeQuery | undefined; co
   return (
     <Panel
       title="Cost per day"
-      subtitle="USD per UTC day, by NodePool and capacity type (solid on-demand, striped spot). Bill: Cost Explorer UnblendedCost by the karpenter.sh/nodepool tag. Estimate: node prices × time seen in snapshots."
+      subtitle={`${currencyCode()} per UTC day, by NodePool and capacity type (solid on-demand, striped spot). Bill: Cost Explorer UnblendedCost by the karpenter.sh/nodepool tag. Estimate: node prices × time seen in snapshots.`}
       actions={<Segmented label="Cost figure" value={metric} options={METRICS} onChange={setMetric} />}
     >
       <div className={cost.isFetching && !cost.isPending ? 'panel-body is-refreshing' : 'panel-body'}>{body}</div>

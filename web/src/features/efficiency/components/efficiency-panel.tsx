@@ -5,7 +5,7 @@ import { Panel } from '../../../components/ui/panel';
 import { Segmented } from '../../../components/ui/segmented';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
 import { colorOf, type NodePoolColors } from '../../../lib/colors';
-import { formatPercent, nodePoolLabel } from '../../../lib/format';
+import { currencyCode, formatPercent, nodePoolLabel } from '../../../lib/format';
 import { useEfficiency } from '../api/use-efficiency';
 import { meanPercent } from '../utils/efficiency-lines';
 import type { ResourceChoice } from './efficiency-chart';
@@ -33,7 +33,7 @@ function AveragesTable({ series, colors }: { series: readonly EfficiencySeries[]
           <th scope="col">CPU</th>
           <th scope="col">Memory</th>
           <th scope="col">Nodes</th>
-          <th scope="col">USD / hour</th>
+          <th scope="col">{currencyCode()} / hour</th>
         </tr>
       </thead>
       <tbody>

@@ -3,7 +3,7 @@ import type { RangeQuery } from '@schemas/common';
 import { Panel } from '../../../components/ui/panel';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
 import { colorOf, type NodePoolColors } from '../../../lib/colors';
-import { formatFraction, formatUsd, nodePoolLabel } from '../../../lib/format';
+import { currencyCode, formatFraction, formatUsd, nodePoolLabel } from '../../../lib/format';
 import { useNodePoolCompare } from '../api/use-nodepool-data';
 
 // Recharts is loaded with the chart, not with the page.
@@ -47,13 +47,13 @@ export function ComparePanel({ query, colors }: ComparePanelProps) {
                   Node-hours
                 </th>
                 <th scope="col" className="num">
-                  USD / allocatable vCPU-h
+                  {currencyCode()} / allocatable vCPU-h
                 </th>
                 <th scope="col" className="num">
-                  USD / requested vCPU-h
+                  {currencyCode()} / requested vCPU-h
                 </th>
                 <th scope="col" className="num">
-                  USD / requested GiB-h
+                  {currencyCode()} / requested GiB-h
                 </th>
                 <th scope="col" className="num">
                   At on-demand prices

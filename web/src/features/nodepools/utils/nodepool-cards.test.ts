@@ -15,6 +15,7 @@ const node = (nodePool: string, instanceType: string, capacityType = 'on-demand'
   ageHours: 1,
   usdPerHour: 0.1,
   priceSource: null,
+  currency: 'USD',
   allocatableVcpu: 2,
   allocatableMemoryGiB: 8,
   allocatablePods: 29,

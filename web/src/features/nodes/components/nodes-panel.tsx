@@ -5,7 +5,7 @@ import { Segmented } from '../../../components/ui/segmented';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
 import { apiUrl } from '../../../lib/api-client';
 import type { NodePoolColors } from '../../../lib/colors';
-import { formatIsoUtc } from '../../../lib/format';
+import { currencyCode, formatIsoUtc } from '../../../lib/format';
 import type { ParamUpdates } from '../../../lib/url-params';
 import { useNodes } from '../api/use-nodes';
 import { nodesQuery, pageCount, PAGE_SIZES, sortUpdates, type CapacityFilter, type NodeTableState } from '../utils/node-table';
@@ -82,7 +82,7 @@ export function NodesPanel({ state, nodePool, onChange, colors }: NodesPanelProp
   return (
     <Panel
       title={nodes.data?.snapshotAt == null ? 'Nodes' : `Nodes at ${formatIsoUtc(nodes.data.snapshotAt)}`}
-      subtitle="Each bar: the pods' requests against the node's allocatable. Idle USD / h: the part of the price requests do not cover (cpu and memory weighted 50/50)."
+      subtitle={`Each bar: the pods' requests against the node's allocatable. Idle ${currencyCode()} / h: the part of the price requests do not cover (cpu and memory weighted 50/50). Under each price, where it came from.`}
       actions={
         <div className="panel-tools">
           <NodeSearch q={state.q} onSearch={(q) => onChange({ q, page: undefined })} />

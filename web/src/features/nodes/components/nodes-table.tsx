@@ -1,7 +1,7 @@
 import type { NodeRow, NodeSort } from '@schemas/efficiency';
 import { SortHeader } from '../../../components/ui/sort-header';
 import { colorOf, type NodePoolColors } from '../../../lib/colors';
-import { formatUsdPerHour, nodePoolLabel } from '../../../lib/format';
+import { currencyCode, formatUsdPerHour, nodePoolLabel } from '../../../lib/format';
 import { formatAge } from '../utils/node-table';
 import { PackingBar } from './packing-bar';
 
@@ -14,17 +14,18 @@ interface NodesTableProps {
   caption: string;
 }
 
-const COLUMNS: readonly { key: NodeSort; label: string; className?: string }[] = [
+/** The columns; money ones are labelled in the data's currency. */
+const columns = (currency: string): readonly { key: NodeSort; label: string; className?: string }[] => [
   { key: 'name', label: 'Node' },
   { key: 'nodePool', label: 'NodePool' },
   { key: 'instanceType', label: 'Instance type' },
   { key: 'capacityType', label: 'Capacity' },
   { key: 'zone', label: 'Zone' },
   { key: 'ageHours', label: 'Age', className: 'num' },
-  { key: 'usdPerHour', label: 'USD / h', className: 'num' },
+  { key: 'usdPerHour', label: `${currency} / h`, className: 'num' },
   { key: 'cpu', label: 'CPU requested / allocatable', className: 'col-packing' },
   { key: 'memory', label: 'Memory requested / allocatable', className: 'col-packing' },
-  { key: 'idleUsdPerHour', label: 'Idle USD / h', className: 'num' },
+  { key: 'idleUsdPerHour', label: `Idle ${currency} / h`, className: 'num' },
 ];
 
 /** One row per node, each with its cpu and memory packing bars. */
@@ -35,7 +36,7 @@ export function NodesTable({ rows, sort, order, onSort, colors, caption }: Nodes
         <caption className="visually-hidden">{caption}</caption>
         <thead>
           <tr>
-            {COLUMNS.map((c) => (
+            {columns(currencyCode()).map((c) => (
               <SortHeader key={c.key} column={c.key} sort={sort} order={order} onSort={onSort} className={c.className}>
                 {c.label}
               </SortHeader>
@@ -59,8 +60,14 @@ export function NodesTable({ rows, sort, order, onSort, colors, caption }: Nodes
               </td>
               <td>{n.zone}</td>
               <td className="num">{formatAge(n.ageHours)}</td>
-              <td className="num" title={n.priceSource === null ? undefined : `price from ${n.priceSource}`}>
+              <td className="num" title={n.priceSource === null ? undefined : `price from ${n.priceSource}, ${n.currency}`}>
                 {n.usdPerHour === null ? '—' : formatUsdPerHour(n.usdPerHour)}
+                {/* Which source priced the node, visibly: a static table (and which region's) is an estimate's estimate. */}
+                {n.priceSource === null ? null : (
+                  <span className="sub price-source" data-testid="price-source">
+                    {n.priceSource}
+                  </span>
+                )}
               </td>
               <td>
                 <PackingBar resource="CPU" requested={n.requestedVcpu} allocatable={n.allocatableVcpu} unit="vCPU" />

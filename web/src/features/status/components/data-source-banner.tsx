@@ -27,6 +27,16 @@ function rangeText(s: StatusResponse): string {
   return parts.length === 0 ? 'No snapshots or bill lines stored.' : parts.join(' · ');
 }
 
+/** Which partition and currency the prices are in, and where on-demand prices come from; null before any pricing. */
+export function pricingText(p: StatusResponse['pricing']): string | null {
+  if (p.region === null) return null;
+  const from =
+    p.pricingEndpoint !== null
+      ? `on-demand from the Pricing API (${p.pricingEndpoint})`
+      : `no Pricing API here: Karpenter's static table${p.staticTable === null ? '' : ` (${p.staticTable})`}`;
+  return `Prices in ${p.currency} · ${p.region} (${p.partition ?? '?'}) · ${from}`;
+}
+
 /** Where the figures come from (sandbox or a real account), what time they cover, and when they were last collected. */
 export function DataSourceBanner() {
   const status = useStatus();
@@ -41,6 +51,11 @@ export function DataSourceBanner() {
       <span className="badge">{source.badge}</span>
       <span className="banner-text">{source.text}</span>
       <span className="banner-range">{rangeText(s)}</span>
+      {pricingText(s.pricing) === null ? null : (
+        <span className="banner-pricing" data-testid="banner-pricing" title={s.pricing.pricingSkipped ?? undefined}>
+          {pricingText(s.pricing)}
+        </span>
+      )}
       {run === null ? null : (
         <span
           className={run.status === 'failed' || run.status === 'abandoned' ? 'banner-run is-failed' : 'banner-run'}

@@ -4,7 +4,7 @@ import { SortHeader } from '../../../components/ui/sort-header';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
 import { apiUrl } from '../../../lib/api-client';
 import { colorOf, type NodePoolColors } from '../../../lib/colors';
-import { formatFraction, formatUsd, nodePoolLabel } from '../../../lib/format';
+import { currencyCode, formatFraction, formatUsd, nodePoolLabel } from '../../../lib/format';
 import type { ParamUpdates } from '../../../lib/url-params';
 import { useTeamCost, type TeamCostParams } from '../api/use-team-cost';
 import { idleRowLabel, sortTeamRows, teamSortUpdates, type TeamSort, type TeamsState } from '../utils/team-series';
@@ -105,7 +105,7 @@ export function TeamTablePanel({ params, state, onChange, colors }: TeamTablePan
   return (
     <Panel
       title={`Cost per ${state.groupBy} and NodePool`}
-      subtitle="USD over the range; rows add up to the node cost to the cent."
+      subtitle={`${currencyCode()} over the range; rows add up to the node cost to the cent.`}
       actions={
         params === undefined ? undefined : (
           <a className="button" href={apiUrl('/api/teams/cost', { ...params, format: 'csv' })} download>
