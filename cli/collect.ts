@@ -332,15 +332,24 @@ class Collection {
   async writeSnapshot(snapshot: KubeSnapshot, runId: number): Promise<void> {
     const prices = this.priceCollector(snapshot.nodes);
     const before = prices.rowsWritten;
+    const failed = (what: string, err: unknown): void => {
+      if (this.pricingRun) this.pricingRun.failure = errorText(err);
+      this.fail(what, err);
+    };
+    // On-demand and spot apart: a Pricing API that refuses (or is down) must not cost the spot markets their prices.
     try {
       if (snapshot.takenAt - this.lastOnDemandAt >= ON_DEMAND_REFRESH_MS) {
         await prices.loadOnDemand(snapshot.takenAt);
         this.lastOnDemandAt = snapshot.takenAt;
       }
+    } catch (err) {
+      const table = prices.staticTable;
+      failed(`prices: on-demand (the last stored prices${table ? ` or Karpenter's static table (${table.region})` : ''} are used)`, err);
+    }
+    try {
       await prices.ensureSpotMarkets(snapshot.nodes, snapshot.takenAt);
     } catch (err) {
-      if (this.pricingRun) this.pricingRun.failure = errorText(err);
-      this.fail('prices (the last stored prices or the static table are used)', err);
+      failed('prices: spot (the last stored history, else the on-demand price, is used)', err);
     }
     this.summary.priceRows += prices.rowsWritten - before;
     const rows = buildSnapshotRows(

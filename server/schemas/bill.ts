@@ -107,7 +107,8 @@ export const BillLinesResponseSchema = Type.Object({
   availableGranularities: Type.Array(BillGranularitySchema),
   /** Every source in the database, for a picker. */
   sources: Type.Array(BillSourceSummarySchema),
-  currency: Type.Literal('USD'),
+  /** The currency of every amount below: the source's (a China account's bill is CNY; imported CSVs are USD). */
+  currency: CurrencySchema,
   /** Sorted by period, NodePool, dimension value. */
   lines: Type.Array(BillLineSchema),
   totals: Type.Object({

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { CapacityTypeSchema, Nullable, rangeQueryProperties } from './common.js';
+import { CapacityTypeSchema, CurrencySchema, Nullable, rangeQueryProperties } from './common.js';
 
 /**
  * What the cluster cost: GET /api/cost/nodepools/daily (the Cost Explorer bill and our estimate per UTC day x
@@ -45,7 +45,8 @@ export const DailyCostResponseSchema = Type.Object({
   from: Type.String(),
   /** Day after the last (exclusive, YYYY-MM-DD); `to` rounded up to UTC midnight. */
   to: Type.String(),
-  currency: Type.Literal('USD'),
+  /** The currency of every amount (CNY for a China cluster). */
+  currency: CurrencySchema,
   /** Sorted by day, NodePool, then purchase kind. */
   rows: Type.Array(DailyCostRowSchema),
   totals: Type.Object({

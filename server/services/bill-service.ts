@@ -105,6 +105,9 @@ export function createBillService(db: Db, now: () => number = Date.now) {
     const { fromMs, toMs } = resolveRange(q, { lastSnapshotMs: null, lastCostDayMs: last }, now());
     const rows = repo.listLines({ source, groupBy, granularity, fromMs, toMs, nodePool: q.nodepool });
     const billLines = rows.map((r) => toBillLine(storedLineFact(r)));
+    // A source is one account's bill in one currency; should two ever meet they are refused, not added.
+    const currencies = [...new Set(billLines.map((l) => l.currency))];
+    if (currencies.length > 1) throw new Error(`bill source ${source} holds amounts in ${currencies.join(' and ')}: not added up`);
     const byPool = new Map<string, { unblendedUsd: number; lines: number }>();
     for (const l of billLines) {
       const t = byPool.get(l.nodePool) ?? { unblendedUsd: 0, lines: 0 };
@@ -119,7 +122,7 @@ export function createBillService(db: Db, now: () => number = Date.now) {
       granularity,
       availableGranularities: granularities,
       sources: summaries(),
-      currency: 'USD',
+      currency: currencies[0] ?? 'USD',
       lines: billLines,
       totals: {
         unblendedUsd: billLines.reduce((s, l) => s + l.unblendedUsd, 0),
