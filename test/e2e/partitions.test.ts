@@ -1,25 +1,23 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type CollectSummary, runCollect } from '../../cli/collect.js';
 import { runDoctor } from '../../cli/doctor.js';
-import type { Partition } from '../../core/partitions.js';
 import { openDb } from '../../db/open-db.js';
-import { writeKubeconfig } from '../../sandbox/kubeconfig.js';
 import type { Scenario } from '../../sandbox/scenario/types.js';
-import type { SandboxContext } from '../../sandbox/serve/context.js';
-import { createCostExplorerHandler } from '../../sandbox/serve/cost-explorer.js';
-import { createEc2Handler } from '../../sandbox/serve/ec2.js';
-import { createKubeHandler } from '../../sandbox/serve/kube.js';
-import { createPricingHandler, type PricingOptions } from '../../sandbox/serve/pricing.js';
 import { buildApp } from '../../server/app.js';
 import type { NodesResponse } from '../../server/schemas/efficiency.js';
 import type { StatusResponse } from '../../server/schemas/status.js';
-import { newContext, serveHandlers, type ServedHandlers } from '../fixtures/serve-handlers.js';
-import { T, tinyScenario } from '../fixtures/tiny-scenario.js';
+import {
+  type AccountOptions,
+  type CollectedAccount,
+  collectAccount,
+  MANAGED_NODE,
+  PARTITION_AT,
+  scenarioIn,
+  SPOT_NODE,
+} from '../fixtures/partition-account.js';
 
 /**
  * `collect` as a user runs it, for a cluster in each partition, against a simulated account that answers as AWS does
@@ -31,32 +29,13 @@ import { T, tinyScenario } from '../fixtures/tiny-scenario.js';
  * and the spot c5.xlarge in zone b (spot 0.08 from 04:30, × the partition's scale).
  */
 
-const AT = T('2026-11-03T06:00:00Z');
-const DAY_MS = 86_400_000;
-const MANAGED = 'ip-10-0-3-30.ec2.internal';
-const SPOT = 'ip-10-0-2-20.ec2.internal';
+const AT = PARTITION_AT;
+const MANAGED = MANAGED_NODE;
+const SPOT = SPOT_NODE;
+const inRegion = scenarioIn;
 
-/** The tiny scenario in `region`: zones renamed, on-demand prices the region's (in its currency), spot scaled. */
-function inRegion(region: string, onDemand: Record<string, number>, spotScale = 1): Scenario {
-  const s = tinyScenario();
-  const zone = (z: string): string => `${region}${z.slice(-1)}`;
-  return {
-    ...s,
-    region,
-    zones: s.zones.map(zone),
-    nodes: s.nodes.map((n) => ({ ...n, zone: zone(n.zone) })),
-    spotPrices: s.spotPrices.map((p) => ({ ...p, zone: zone(p.zone), usdPerHour: Number((p.usdPerHour * spotScale).toFixed(6)) })),
-    onDemandUsdPerHour: onDemand,
-  };
-}
-
-interface Run {
-  served: ServedHandlers;
-  summary: CollectSummary;
-  err: string[];
+interface Run extends CollectedAccount {
   app: FastifyInstance;
-  /** Signing regions of the requests of one service ('pricing', 'ce', 'ec2'), deduplicated. */
-  regions(service: string): string[];
   node(name: string): Promise<NodesResponse['rows'][number] | undefined>;
   status(): Promise<StatusResponse>;
 }
@@ -72,66 +51,17 @@ afterAll(async () => {
 });
 afterEach(() => vi.unstubAllEnvs());
 
-async function collectIn(
-  scenario: Scenario,
-  opts: {
-    pricing?: PricingOptions;
-    faults?: SandboxContext['faults'];
-    billingProfile?: string;
-    credentialPartitions?: Record<string, Partition>;
-  } = {},
-): Promise<Run> {
-  const token = randomBytes(16).toString('hex');
-  const ctx = newContext(scenario, AT);
-  ctx.faults.push(...(opts.faults ?? []));
-  if (opts.credentialPartitions) ctx.credentialPartitions = opts.credentialPartitions;
-  const served = await serveHandlers(
-    [
-      createKubeHandler(scenario, token),
-      createCostExplorerHandler({ pageSize: 20 }),
-      createPricingHandler(opts.pricing),
-      createEc2Handler(),
-    ],
-    ctx,
-  );
-  const name = `${scenario.region}-${runs.length}`;
-  const kubeconfig = join(dir, `${name}.kubeconfig`);
-  writeKubeconfig(kubeconfig, served.url, token, scenario.clusterName);
-  for (const key of ['AWS_ENDPOINT_URL_COST_EXPLORER', 'AWS_ENDPOINT_URL_PRICING', 'AWS_ENDPOINT_URL_EC2']) vi.stubEnv(key, served.url);
-  vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDCLUSTERACCOUNT');
-  vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'partition-test-secret');
-  vi.stubEnv('AWS_REGION', scenario.region);
-  vi.stubEnv('AWS_MAX_ATTEMPTS', '1');
-  const dbPath = join(dir, `${name}.db`);
-  const err: string[] = [];
-  const summary = await runCollect(
-    {
-      cluster: scenario.clusterName,
-      region: scenario.region,
-      sinceMs: 2 * DAY_MS,
-      watch: false,
-      intervalMs: 300_000,
-      kubeconfig,
-      dbPath,
-      quiet: true,
-      billingProfile: opts.billingProfile,
-    },
-    { now: () => AT, out: () => {}, err: (l) => err.push(l) },
-  );
-  const app = buildApp({ db: openDb({ path: dbPath, readonly: true }), webRoot: join(dir, 'no-web'), now: () => AT });
+async function collectIn(scenario: Scenario, opts: AccountOptions = {}): Promise<Run> {
+  const collected = await collectAccount(scenario, dir, `${scenario.region}-${runs.length}`, (k, v) => vi.stubEnv(k, v), opts);
+  const app = buildApp({ db: openDb({ path: collected.dbPath, readonly: true }), webRoot: join(dir, 'no-web'), now: () => AT });
   const get = async <R>(url: string): Promise<R> => {
     const res = await app.inject({ method: 'GET', url });
     expect(res.statusCode, res.body).toBe(200);
     return res.json<R>();
   };
   const run: Run = {
-    served,
-    summary,
-    err,
+    ...collected,
     app,
-    regions: (service) => [
-      ...new Set(ctx.requestLog.filter((r) => r.operation.startsWith(`${service}:`)).map((r) => r.region ?? '(unsigned)')),
-    ],
     node: async (n) => (await get<NodesResponse>(`/api/nodes?at=${new Date(AT).toISOString()}`)).rows.find((i) => i.name === n),
     status: () => get<StatusResponse>('/api/status'),
   };
@@ -261,33 +191,10 @@ describe('issue 12 item 4: a price the Pricing API does not give comes from a st
 
 describe('issue 12 item 6: markets EC2 files under Linux/UNIX (Amazon VPC)', () => {
   it('get their spot price, not the on-demand one', async () => {
-    const scenario = inRegion('us-east-1', { 'm5.large': 0.096, 'm5.xlarge': 0.192, 'c5.xlarge': 0.17 });
-    const token = randomBytes(16).toString('hex');
-    const ctx = newContext(scenario, AT);
     // An account from the EC2-Classic era: zone b's markets are filed under the VPC name.
-    const served = await serveHandlers(
-      [
-        createKubeHandler(scenario, token),
-        createCostExplorerHandler(),
-        createPricingHandler(),
-        createEc2Handler({ amazonVpcZones: ['us-east-1b'] }),
-      ],
-      ctx,
-    );
-    const kubeconfig = join(dir, 'vpc.kubeconfig');
-    writeKubeconfig(kubeconfig, served.url, token, scenario.clusterName);
-    for (const key of ['AWS_ENDPOINT_URL_COST_EXPLORER', 'AWS_ENDPOINT_URL_PRICING', 'AWS_ENDPOINT_URL_EC2']) vi.stubEnv(key, served.url);
-    vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDCLUSTERACCOUNT');
-    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'partition-test-secret');
-    const dbPath = join(dir, 'vpc.db');
-    await runCollect(
-      { cluster: 'tiny-cluster', region: 'us-east-1', sinceMs: DAY_MS, watch: false, intervalMs: 300_000, kubeconfig, dbPath, quiet: true },
-      { now: () => AT, out: () => {}, err: () => {} },
-    );
-    const app = buildApp({ db: openDb({ path: dbPath, readonly: true }), webRoot: join(dir, 'no-web'), now: () => AT });
-    const nodes = (await app.inject({ method: 'GET', url: `/api/nodes?at=${new Date(AT).toISOString()}` })).json<NodesResponse>();
-    expect(nodes.rows.find((n) => n.name === SPOT)).toMatchObject({ usdPerHour: 0.08, priceSource: 'spot-history' });
-    await app.close();
-    await served.close();
+    const run = await collectIn(inRegion('us-east-1', { 'm5.large': 0.096, 'm5.xlarge': 0.192, 'c5.xlarge': 0.17 }), {
+      ec2: { amazonVpcZones: ['us-east-1b'] },
+    });
+    expect(await run.node(SPOT)).toMatchObject({ usdPerHour: 0.08, priceSource: 'spot-history' });
   }, 120_000);
 });
