@@ -177,6 +177,17 @@ describe('issue 12 item 4: a price the Pricing API does not give comes from a st
     const run = await collectIn(eu(), { pricing: { unlistedTypes: ['m5.xlarge'] } });
     expect(run.summary.failures).toEqual([]);
     expect(await run.node(MANAGED)).toMatchObject({ usdPerHour: 0.192, priceSource: 'static-table (us-east-1)', currency: 'USD' });
+    // Explain this bill prices the node's hours on the untagged on-demand line the same way, and says so.
+    const explained = await run.app.inject({
+      method: 'GET',
+      url: '/api/bill/explain?period=2026-11-02&nodepool=&dimension=On%20Demand%20Instances',
+    });
+    expect(explained.statusCode, explained.body).toBe(200);
+    const claims = (explained.json() as { nodeClaims: { nodeName: string; priceSource: string; unitPriceUsdPerHour: number }[] })
+      .nodeClaims;
+    const managed = claims.find((c) => c.nodeName === MANAGED);
+    expect(managed?.priceSource).toBe('static-table (us-east-1)');
+    expect(managed?.unitPriceUsdPerHour).toBeCloseTo(0.192, 12);
   }, 120_000);
 
   it('Pricing denied: every on-demand node from the static table, the failure reported, the snapshot kept', async () => {
