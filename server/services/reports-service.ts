@@ -111,7 +111,13 @@ export function createReportsService(repo: ReportsRepository, now: () => number 
       const r = range(query);
       const days = { fromMs: dayFloor(r.fromMs), toMs: dayCeil(r.toMs), nodePool: r.nodePool };
       const rows = mergeDailyCost(repo.billByDay(days), repo.estimateByDay(days));
-      return { from: utcDay(days.fromMs), to: utcDay(days.toMs), currency: pricingStatus(repo).currency, rows, totals: dailyCostTotals(rows) };
+      return {
+        from: utcDay(days.fromMs),
+        to: utcDay(days.toMs),
+        currency: pricingStatus(repo).currency,
+        rows,
+        totals: dailyCostTotals(rows),
+      };
     },
 
     efficiency(query: RangeQuery): EfficiencyResponse {
