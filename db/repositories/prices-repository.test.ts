@@ -125,13 +125,13 @@ describe('PriceBook (built once from the table, binary search, fallbacks)', () =
   });
 });
 
-describe('currencies (migration 0011)', () => {
+describe('currencies (migration 0012)', () => {
   it('reads rows written before the currency column as USD', () => {
     const db = new Database(':memory:');
     const all = loadMigrations();
     migrate(
       db,
-      all.filter((m) => m.version < 11),
+      all.filter((m) => m.version < 12),
     );
     db.prepare(
       `INSERT INTO prices (kind, region, instance_type, zone, effective_at, usd_per_hour, source) VALUES ('on-demand', 'us-east-1', 'm5.large', '', 0, 0.096, 'static-table')`,

@@ -31,7 +31,7 @@ interface RawPrice {
   source: PriceSource;
 }
 
-/** Rows written before migration 0011 have USD by default; anything unreadable is refused, not guessed. */
+/** Rows written before migration 0012 have USD by default; anything unreadable is refused, not guessed. */
 const currencyOf = (text: string): Currency => {
   const c = CURRENCIES.find((x) => x === text);
   if (c === undefined) throw new Error(`prices: unknown currency "${text}"`);
