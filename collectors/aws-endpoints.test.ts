@@ -1,14 +1,22 @@
 import { CostExplorerClient, ListCostAllocationTagsCommand } from '@aws-sdk/client-cost-explorer';
 import { DescribeSpotPriceHistoryCommand, type EC2Client } from '@aws-sdk/client-ec2';
 import { GetProductsCommand, PricingClient } from '@aws-sdk/client-pricing';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { regionFacts } from '../core/partitions.js';
-import { useDummyAwsCredentials } from '../test/fixtures/serve-handlers.js';
 import { createCostExplorerClient } from './cost-explorer/client.js';
 import { createPricingClient } from './pricing/client.js';
 import { createEc2Client } from './spot/client.js';
 
-useDummyAwsCredentials();
+// A unit test: its files share one process, so the environment it sets is put back afterwards. No endpoint
+// override may reach the clients: the SDK's own resolution is what is under test.
+beforeAll(() => {
+  vi.stubEnv('AWS_ACCESS_KEY_ID', 'AKIDSANDBOX');
+  vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'sandbox-secret');
+  vi.stubEnv('AWS_PROFILE', undefined);
+  for (const key of ['AWS_ENDPOINT_URL', 'AWS_ENDPOINT_URL_COST_EXPLORER', 'AWS_ENDPOINT_URL_PRICING', 'AWS_ENDPOINT_URL_EC2'])
+    vi.stubEnv(key, undefined);
+});
+afterAll(() => vi.unstubAllEnvs());
 
 /**
  * The endpoints the real SDK resolves for the clients collect creates in each partition (no AWS_ENDPOINT_URL_*):
