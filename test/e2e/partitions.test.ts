@@ -13,10 +13,10 @@ import {
   type AccountOptions,
   type CollectedAccount,
   collectAccount,
-  MANAGED_NODE,
-  PARTITION_AT,
-  scenarioIn,
-  SPOT_NODE,
+  PARTITION_AT as AT,
+  MANAGED_NODE as MANAGED,
+  scenarioIn as inRegion,
+  SPOT_NODE as SPOT,
 } from '../fixtures/partition-account.js';
 
 /**
@@ -28,11 +28,6 @@ import {
  * The tiny scenario moved to the region, collected at 11-03 06:00: on the nodes then, the managed m5.xlarge (on-demand)
  * and the spot c5.xlarge in zone b (spot 0.08 from 04:30, × the partition's scale).
  */
-
-const AT = PARTITION_AT;
-const MANAGED = MANAGED_NODE;
-const SPOT = SPOT_NODE;
-const inRegion = scenarioIn;
 
 interface Run extends CollectedAccount {
   app: FastifyInstance;
