@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadStaticOnDemandPrices } from '../../static-prices.js';
+import { loadStaticTables } from '../../static-prices.js';
 import { buildBuiltInCatalogue, type BuiltInInstanceData, type CatalogueEntry, parseCatalogue } from './catalogue.js';
 
 /**
@@ -34,10 +34,12 @@ export interface BuiltInOptions {
  */
 export function builtInCatalogue(opts: BuiltInOptions): CatalogueEntry[] {
   const zones = opts.zones ?? ['a', 'b', 'c'].map((z) => `${opts.region}${z}`);
+  // The static tables now carry China's in CNY; the engine's prices are USD, so only a USD table is used.
+  const table = loadStaticTables().get(opts.region);
   return buildBuiltInCatalogue(builtInInstanceData(), {
     region: opts.region,
     zones,
-    onDemandUsdPerHour: loadStaticOnDemandPrices(opts.region),
+    onDemandUsdPerHour: table?.currency === 'USD' ? table.prices : new Map<string, number>(),
     ...(opts.spotUsdPerHour ? { spotUsdPerHour: opts.spotUsdPerHour } : {}),
   });
 }
