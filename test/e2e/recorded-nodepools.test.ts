@@ -136,7 +136,11 @@ beforeAll(async () => {
   // The cluster as the collector reads it, every six hours through the day: the same objects each time.
   for (let t = BILL_DAY; t <= BILL_DAY + 24 * HOUR_MS; t += 6 * HOUR_MS) {
     const snapshot = await collectKubeSnapshot(k, t, { withEvents: true });
-    repo.writeSnapshot({ snapshot, ...buildSnapshotRows(snapshot, () => ({ usdPerHour: 0.192, source: 'static-table' })), runId: null });
+    repo.writeSnapshot({
+      snapshot,
+      ...buildSnapshotRows(snapshot, () => ({ pricePerHour: 0.192, currency: 'USD', source: 'static-table' })),
+      runId: null,
+    });
   }
   app = buildApp({ db, now: () => BILL_DAY + 2 * 24 * HOUR_MS });
   base = await app.listen({ host: '127.0.0.1', port: 0 });
