@@ -1,6 +1,7 @@
 import type { NodeSelectorRequirement } from './karpenter/requirements.js';
 import type { CapacityType } from './labels.js';
 import type { Currency } from './partitions.js';
+import type { ContainerRecord } from './usage.js';
 
 /** Domain records as the collectors produce them and the store keeps them. Times: epoch ms UTC. */
 
@@ -86,6 +87,8 @@ export interface PodRecord {
   requests: ResourceAmounts;
   /** Usage over the snapshot's interval; absent when not collected. */
   usage?: PodUsage;
+  /** Its app containers' requests, limits and restarts (core/usage.ts); absent in records made before they were read. */
+  containers?: ContainerRecord[];
   doNotDisrupt: boolean;
   createdAt: number;
   labels: Record<string, string>;

@@ -1,5 +1,6 @@
 import type { Db } from '../open-db.js';
 import { createRangeRollupWriter } from './range-rollups.js';
+import { createUsageRepository, type UsageSnapshotWrite } from './usage-repository.js';
 import type { KubeSnapshot, NamespaceRollup, NodePoolRecord, NodePoolRollup, SnapshotNode } from '../../core/model.js';
 import type { Currency } from '../../core/partitions.js';
 
@@ -11,6 +12,8 @@ export interface SnapshotWrite {
   runId: number | null;
   /** The currency of every amount in the snapshot (buildSnapshotRows says it); USD when left out. */
   currency?: Currency;
+  /** What the pods used (metrics.k8s.io), stored in the same transaction; absent when usage was not collected. */
+  usage?: UsageSnapshotWrite;
 }
 
 const json = (v: unknown): string => JSON.stringify(v);
@@ -67,6 +70,7 @@ export function createKubeRepository(db: Db) {
 
   // Hour and day rollups for range reads (migration 0006), settled in the same transaction.
   const rangeRollups = createRangeRollupWriter(db);
+  const usage = createUsageRepository(db);
 
   /** One snapshot is one transaction: a failure leaves no partial snapshot behind. Returns the snapshot id. */
   const writeSnapshot = db.transaction((w: SnapshotWrite): number => {
@@ -197,6 +201,7 @@ export function createKubeRepository(db: Db) {
       );
     }
     rangeRollups.addSnapshot(id, at);
+    if (w.usage) usage.addSnapshot(id, at, w.usage);
     return id;
   });
 

@@ -1,0 +1,260 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { KubeSnapshot, NodeRecord, PodRecord } from '../../core/model.js';
+import { buildSnapshotRows } from '../../core/rollup.js';
+import { joinSnapshotUsage } from '../../core/usage-snapshot.js';
+import type { SnapshotUsage } from '../../core/usage.js';
+import { openDb } from '../open-db.js';
+import { createKubeRepository } from './kube-repository.js';
+import { createUsageRepository, type PrometheusBackfillStatus } from './usage-repository.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'ledger-usage-repo-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const H = 3_600_000;
+const MIN = 60_000;
+const MiB = 2 ** 20;
+const GiB = 2 ** 30;
+const T0 = Date.parse('2026-11-02T10:00:00Z');
+
+const node: NodeRecord = {
+  name: 'n1',
+  nodeClaim: 'general-abcde',
+  nodePool: 'general',
+  instanceType: 'm5.xlarge',
+  capacityType: 'on-demand',
+  zone: 'us-east-1a',
+  instanceId: 'i-0123',
+  createdAt: 0,
+  allocatable: { cpuMillicores: 4000, memoryBytes: 16 * GiB, pods: 58, gpu: 0 },
+  labels: {},
+};
+
+/** web: a Deployment's pod requesting 1,000m / 1 GiB; db: a StatefulSet pod with a 512 MiB limit, OOM-killed once. */
+function pods(oomAt: number | null): PodRecord[] {
+  const container = (name: string, cpu: number, mem: number, limitMem: number | null, oom: number | null) => ({
+    name,
+    requests: { cpuMillicores: cpu, memoryBytes: mem },
+    limits: { cpuMillicores: null, memoryBytes: limitMem },
+    restartCount: oom === null ? 0 : 1,
+    lastTermination: oom === null ? null : { reason: 'OOMKilled', finishedAt: oom, exitCode: 137 },
+  });
+  const base = { nodeName: 'n1', phase: 'Running', team: null, doNotDisrupt: false, createdAt: 0 };
+  return [
+    {
+      ...base,
+      uid: 'u-web',
+      namespace: 'storefront',
+      name: 'web-7d9f8c6b5-x2k9q',
+      ownerKind: 'ReplicaSet',
+      ownerName: 'web-7d9f8c6b5',
+      labels: { 'pod-template-hash': '7d9f8c6b5' },
+      requests: { cpuMillicores: 1000, memoryBytes: GiB, pods: 1, gpu: 0 },
+      containers: [container('web', 1000, GiB, null, null)],
+    },
+    {
+      ...base,
+      uid: 'u-db',
+      namespace: 'payments',
+      name: 'db-0',
+      ownerKind: 'StatefulSet',
+      ownerName: 'db',
+      labels: {},
+      requests: { cpuMillicores: 500, memoryBytes: 256 * MiB, pods: 1, gpu: 0 },
+      containers: [container('db', 500, 256 * MiB, 512 * MiB, oomAt)],
+    },
+  ];
+}
+
+function snapshot(takenAt: number, webCpu: number, oomAt: number | null, available = true): { s: KubeSnapshot; u: SnapshotUsage } {
+  const s: KubeSnapshot = { takenAt, nodePools: [], namespaces: [], nodes: [node], nodeClaims: [], pods: pods(oomAt), events: [] };
+  const u: SnapshotUsage = available
+    ? {
+        status: { state: 'available', message: 'metrics-server answered', checkedAt: takenAt },
+        pods: [
+          {
+            namespace: 'storefront',
+            name: 'web-7d9f8c6b5-x2k9q',
+            measuredAt: takenAt - 10_000,
+            windowMs: 10_500,
+            containers: [{ name: 'web', cpuMillicores: webCpu, memoryBytes: 300 * MiB }],
+          },
+          {
+            namespace: 'payments',
+            name: 'db-0',
+            measuredAt: takenAt - 10_000,
+            windowMs: 10_500,
+            containers: [{ name: 'db', cpuMillicores: 50, memoryBytes: 480 * MiB }],
+          },
+        ],
+        nodes: [{ name: 'n1', measuredAt: takenAt - 5_000, windowMs: 20_000, cpuMillicores: 1700, memoryBytes: 3 * GiB }],
+      }
+    : { status: { state: 'absent', message: 'no metrics-server (404 on metrics.k8s.io)', checkedAt: takenAt }, pods: [], nodes: [] };
+  return { s, u };
+}
+
+function write(
+  db: ReturnType<typeof openDb>,
+  takenAt: number,
+  webCpu: number,
+  oomAt: number | null,
+  retentionMs = 3 * 24 * H,
+  available = true,
+) {
+  const { s, u } = snapshot(takenAt, webCpu, oomAt, available);
+  const rows = joinSnapshotUsage(s, u);
+  const built = buildSnapshotRows(s, () => ({ usdPerHour: 0.192, source: 'pricing-api' }));
+  return {
+    id: createKubeRepository(db).writeSnapshot({ snapshot: s, ...built, runId: null, usage: { rows, status: u.status, retentionMs } }),
+    built,
+    rows,
+  };
+}
+
+describe('usage storage with each snapshot (real SQLite file)', () => {
+  const db = openDb({ path: join(dir, 'usage.db') });
+  const repo = createUsageRepository(db);
+  // Twelve 5-minute snapshots in 10:00-11:00 with web CPU 10, 20, ..., 120 m (p50 65, p95 114.5, p99 118.9, see
+  // core/usage.test.ts); the db container OOM-killed at 10:07 (every later snapshot still shows that lastState).
+  const oomAt = T0 + 7 * MIN;
+  for (let i = 0; i < 12; i++) write(db, T0 + i * 5 * MIN, (i + 1) * 10, i >= 2 ? oomAt : null);
+
+  it('fills each pod usage and the namespace / NodePool rows beside requests', () => {
+    const ns = repo.namespaceUsage({ fromMs: T0, toMs: T0 + 1 });
+    expect(ns).toEqual([
+      expect.objectContaining({
+        namespace: 'payments',
+        nodePool: 'general',
+        pods: 1,
+        podsWithUsage: 1,
+        requestCpuMillicores: 500,
+        usageCpuMillicores: 50,
+        usageMemoryBytes: 480 * MiB,
+      }),
+      expect.objectContaining({
+        namespace: 'storefront',
+        requestCpuMillicoresWithUsage: 1000,
+        usageCpuMillicores: 10,
+        usageMemoryBytes: 300 * MiB,
+      }),
+    ]);
+    expect(repo.nodePoolUsage({ fromMs: T0, toMs: T0 + 1 })).toEqual([
+      {
+        takenAt: T0,
+        nodePool: 'general',
+        nodes: 1,
+        nodesWithUsage: 1,
+        podUsageCpuMillicores: 60,
+        podUsageMemoryBytes: 780 * MiB,
+        nodeUsageCpuMillicores: 1700,
+        nodeUsageMemoryBytes: 3 * GiB,
+      },
+    ]);
+    // The attribution methods saw the usage: every pod had some.
+    const { built } = write(db, T0 - H, 5, null);
+    expect(built.namespaceRollups.every((r) => r.usagePods === r.pods)).toBe(true);
+  });
+
+  it('keeps the open hour in samples and computes it on read, marked not final', () => {
+    const open = repo.workloadHours({ fromMs: T0, toMs: T0 + H }).filter((r) => r.workloadName === 'web');
+    expect(open).toEqual([
+      expect.objectContaining({ final: false, workloadKind: 'Deployment', samples: 12, cpuP50Millicores: 65, cpuMaxMillicores: 120 }),
+    ]);
+    expect(open[0].cpuP95Millicores).toBeCloseTo(114.5, 9);
+  });
+
+  it('rolls the hour up once a snapshot of the next hour arrives, counting the OOM kill once', () => {
+    write(db, T0 + H, 200, oomAt);
+    const hours = repo.workloadHours({ fromMs: T0, toMs: T0 + H });
+    const web = hours.find((r) => r.workloadName === 'web');
+    const dbRow = hours.find((r) => r.workloadName === 'db');
+    expect(web).toMatchObject({
+      final: true,
+      source: 'metrics-server',
+      samples: 12,
+      pods: 1,
+      cpuP50Millicores: 65,
+      cpuMaxMillicores: 120,
+      requestCpuMillicores: 1000,
+      memoryMaxBytes: 300 * MiB,
+    });
+    expect(web?.cpuP95Millicores).toBeCloseTo(114.5, 9);
+    expect(web?.cpuP99Millicores).toBeCloseTo(118.9, 9);
+    expect(dbRow).toMatchObject({ workloadKind: 'StatefulSet', oomKills: 1, memoryMaxBytes: 480 * MiB, requestMemoryBytes: 256 * MiB });
+    expect(repo.oomKills({ fromMs: T0, toMs: T0 + 2 * H })).toEqual([
+      {
+        at: oomAt,
+        namespace: 'payments',
+        workloadKind: 'StatefulSet',
+        workloadName: 'db',
+        container: 'db',
+        pod: 'db-0',
+        memoryLimitBytes: 512 * MiB,
+      },
+    ]);
+  });
+
+  it('a Prometheus backfill fills only hours metrics-server did not measure, in one transaction', () => {
+    const status: PrometheusBackfillStatus = {
+      url: 'http://127.0.0.1:9090',
+      at: T0,
+      ok: true,
+      message: null,
+      fromMs: T0 - 3 * H,
+      toMs: T0 + H,
+      requests: 2,
+      series: 1,
+      rollupsWritten: 0,
+    };
+    const roll = (hourStart: number, cpu: number) => ({
+      hourStart,
+      namespace: 'storefront',
+      workloadKind: 'Deployment',
+      workloadName: 'web',
+      container: 'web',
+      samples: 12,
+      pods: 1,
+      cpuP50Millicores: cpu,
+      cpuP95Millicores: cpu,
+      cpuP99Millicores: cpu,
+      cpuMaxMillicores: cpu,
+      cpuAvgMillicores: cpu,
+      memoryMaxBytes: 100,
+      memoryAvgBytes: 100,
+      requestCpuMillicores: null,
+      requestMemoryBytes: null,
+      oomKills: 0,
+    });
+    // 08:00 is new; 10:00 was measured by metrics-server and stays as it was.
+    expect(repo.writeBackfill([roll(T0 - 2 * H, 999), roll(T0, 999)], status)).toBe(1);
+    const web = repo.workloadHours({ fromMs: T0 - 3 * H, toMs: T0 + H }).filter((r) => r.workloadName === 'web' && r.final);
+    expect(web.map((r) => [r.hourStart, r.source, r.cpuMaxMillicores])).toEqual([
+      [T0 - 2 * H, 'prometheus', 999],
+      [T0 - H, 'metrics-server', 5],
+      [T0, 'metrics-server', 120],
+    ]);
+    expect(repo.prometheusStatus()).toMatchObject({ rollupsWritten: 1, ok: true });
+  });
+
+  it('prunes samples past the retention, never an hour not rolled up yet', () => {
+    expect(repo.sampleCount()).toBeGreaterThan(20);
+    // Retention of 30 minutes at 11:05: samples before 10:35 go (10:00 is rolled up), 10:35 to 11:05 stay.
+    write(db, T0 + H + 5 * MIN, 100, oomAt, 30 * MIN);
+    const kept = db.prepare('SELECT DISTINCT taken_at FROM usage_samples ORDER BY taken_at').pluck().all();
+    expect(kept).toEqual([35, 40, 45, 50, 55, 60, 65].map((m) => T0 + m * MIN));
+    // A retention shorter than the open hour never cuts into it: 1 minute at 11:10 keeps 11:00 onwards.
+    write(db, T0 + H + 10 * MIN, 100, oomAt, MIN);
+    expect(db.prepare('SELECT MIN(taken_at) FROM usage_samples').pluck().get()).toBe(T0 + H);
+    // The rolled-up hour is untouched.
+    expect(repo.workloadHours({ fromMs: T0, toMs: T0 + H }).find((r) => r.workloadName === 'web')?.samples).toBe(12);
+  });
+
+  it('a snapshot without metrics-server says so and stores no usage rows', () => {
+    write(db, T0 + 2 * H, 0, null, 3 * 24 * H, false);
+    expect(repo.metricsStatus()).toMatchObject({ state: 'absent' });
+    expect(repo.namespaceUsage({ fromMs: T0 + 2 * H, toMs: T0 + 2 * H + 1 })).toEqual([]);
+    expect(repo.coverage(T0, T0 + 3 * H)).toEqual({ snapshots: 16, withUsage: 15, lastUsageAt: T0 + H + 10 * MIN });
+  });
+});

@@ -1,0 +1,384 @@
+import type { Db } from '../open-db.js';
+import type { SnapshotUsageRows } from '../../core/usage-snapshot.js';
+import { HOUR_MS, hourStart, type MetricsStatus, type WorkloadHourRollup, WorkloadHourAccumulator } from '../../core/usage.js';
+
+/**
+ * All SQL for what pods really use (migration 0011). Writes happen inside the snapshot's transaction
+ * (kube-repository calls addSnapshot) or, for a Prometheus backfill, in one transaction of their own. Reads are for
+ * the analytics on top: hourly workload rollups (closed hours stored, the open hour computed from the samples),
+ * per-snapshot namespace and NodePool usage beside requests, OOM kills, and the metrics-server status.
+ *
+ * Units: CPU millicores (fractional), memory bytes, times epoch ms UTC.
+ */
+
+/** Settings key: the last metrics-server status (MetricsStatus JSON), for doctor-like messages in /api/status. */
+export const METRICS_STATUS_SETTING = 'usage.metrics-server';
+/** Settings key: the last Prometheus backfill (PrometheusBackfillStatus JSON). */
+export const PROMETHEUS_STATUS_SETTING = 'usage.prometheus';
+
+export const DEFAULT_USAGE_RETENTION_MS = 3 * 24 * HOUR_MS;
+
+export interface PrometheusBackfillStatus {
+  /** The API's base URL without credentials or query. */
+  url: string;
+  at: number;
+  ok: boolean;
+  message: string | null;
+  /** The hours asked for, [fromMs, toMs). */
+  fromMs: number;
+  toMs: number;
+  requests: number;
+  series: number;
+  rollupsWritten: number;
+}
+
+export interface UsageSnapshotWrite {
+  rows: SnapshotUsageRows;
+  status: MetricsStatus;
+  /** Samples older than this behind the snapshot are deleted (never those of an hour not yet rolled up). */
+  retentionMs: number;
+}
+
+/** Read filter: [fromMs, toMs) and, optionally, one namespace. */
+export interface UsageRange {
+  fromMs: number;
+  toMs: number;
+  namespace?: string;
+}
+
+export interface NamespaceUsageRow {
+  takenAt: number;
+  namespace: string;
+  nodePool: string;
+  pods: number;
+  podsWithUsage: number;
+  requestCpuMillicores: number;
+  requestMemoryBytes: number;
+  requestCpuMillicoresWithUsage: number;
+  requestMemoryBytesWithUsage: number;
+  usageCpuMillicores: number;
+  usageMemoryBytes: number;
+}
+
+export interface NodePoolUsageRow {
+  takenAt: number;
+  nodePool: string;
+  nodes: number;
+  nodesWithUsage: number;
+  podUsageCpuMillicores: number;
+  podUsageMemoryBytes: number;
+  nodeUsageCpuMillicores: number;
+  nodeUsageMemoryBytes: number;
+}
+
+export interface OomKillRow {
+  at: number;
+  namespace: string;
+  workloadKind: string;
+  workloadName: string;
+  container: string;
+  pod: string;
+  memoryLimitBytes: number | null;
+}
+
+export interface StoredWorkloadHour extends WorkloadHourRollup {
+  source: 'metrics-server' | 'prometheus';
+  /** false for the open hour, computed from the samples at read time. */
+  final: boolean;
+}
+
+type SampleTuple = [number, string, string, string, string, string, number, number, number | null, number | null];
+
+export function createUsageRepository(db: Db) {
+  const insertUsageSnapshot = db.prepare(
+    'INSERT INTO usage_snapshots (snapshot_id, taken_at, state, message, pods_with_usage) VALUES (?, ?, ?, ?, ?)',
+  );
+  const insertSample = db.prepare(`
+    INSERT INTO usage_samples (snapshot_id, taken_at, namespace, workload_kind, workload_name, container, pod, node_name, nodepool,
+      cpu_m, memory_b, req_cpu_m, req_memory_b, measured_at, window_ms)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const insertNamespace = db.prepare(`
+    INSERT INTO usage_namespaces (snapshot_id, taken_at, namespace, nodepool, pods, pods_with_usage, req_cpu_m, req_memory_b,
+      req_cpu_m_with_usage, req_memory_b_with_usage, usage_cpu_m, usage_memory_b)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const insertNodePool = db.prepare(`
+    INSERT INTO usage_nodepools (snapshot_id, taken_at, nodepool, nodes, nodes_with_usage, pod_usage_cpu_m, pod_usage_memory_b,
+      node_usage_cpu_m, node_usage_memory_b)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const insertNode = db.prepare(
+    'INSERT INTO usage_nodes (snapshot_id, node_name, cpu_m, memory_b, measured_at, window_ms) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  const insertOomKill = db.prepare(`
+    INSERT OR IGNORE INTO usage_oom_kills (pod_uid, container, at, namespace, workload_kind, workload_name, pod, memory_limit_b, snapshot_id)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const noteHour = db.prepare('INSERT OR IGNORE INTO usage_hours (hour_start) VALUES (?)');
+  const hourIsFinal = db.prepare('SELECT final FROM usage_hours WHERE hour_start = ?').pluck();
+  const openHoursBefore = db.prepare('SELECT hour_start FROM usage_hours WHERE final = 0 AND hour_start < ? ORDER BY hour_start').pluck();
+  const markFinal = db.prepare('UPDATE usage_hours SET final = 1 WHERE hour_start = ?');
+  const samplesOfHour = db
+    .prepare(
+      `SELECT taken_at, namespace, workload_kind, workload_name, container, pod, cpu_m, memory_b, req_cpu_m, req_memory_b
+       FROM usage_samples WHERE taken_at >= ? AND taken_at < ?`,
+    )
+    .raw();
+  const oomKillsBetween = db.prepare(
+    `SELECT at, namespace, workload_kind AS workloadKind, workload_name AS workloadName, container, pod, memory_limit_b AS memoryLimitBytes
+     FROM usage_oom_kills WHERE at >= @fromMs AND at < @toMs AND (@namespace IS NULL OR namespace = @namespace)
+     ORDER BY at, namespace, workload_kind, workload_name, container`,
+  );
+  const upsertRollup = db.prepare(`
+    INSERT INTO usage_workload_hours (hour_start, namespace, workload_kind, workload_name, container, samples, pods, cpu_p50_m, cpu_p95_m,
+      cpu_p99_m, cpu_max_m, cpu_avg_m, memory_max_b, memory_avg_b, req_cpu_m, req_memory_b, oom_kills, source)
+    VALUES (@hourStart, @namespace, @workloadKind, @workloadName, @container, @samples, @pods, @cpuP50Millicores, @cpuP95Millicores,
+      @cpuP99Millicores, @cpuMaxMillicores, @cpuAvgMillicores, @memoryMaxBytes, @memoryAvgBytes, @requestCpuMillicores,
+      @requestMemoryBytes, @oomKills, @source)
+    ON CONFLICT (namespace, workload_kind, workload_name, container, hour_start) DO UPDATE SET samples = excluded.samples,
+      pods = excluded.pods, cpu_p50_m = excluded.cpu_p50_m, cpu_p95_m = excluded.cpu_p95_m, cpu_p99_m = excluded.cpu_p99_m,
+      cpu_max_m = excluded.cpu_max_m, cpu_avg_m = excluded.cpu_avg_m, memory_max_b = excluded.memory_max_b,
+      memory_avg_b = excluded.memory_avg_b, req_cpu_m = excluded.req_cpu_m, req_memory_b = excluded.req_memory_b,
+      oom_kills = excluded.oom_kills, source = excluded.source
+    WHERE usage_workload_hours.source = 'prometheus' OR excluded.source = 'metrics-server'`);
+  const bumpOomKills = db.prepare(`
+    UPDATE usage_workload_hours SET oom_kills = oom_kills + 1
+    WHERE hour_start = ? AND namespace = ? AND workload_kind = ? AND workload_name = ? AND container = ?`);
+  const pruneSamples = db.prepare('DELETE FROM usage_samples WHERE taken_at < ?');
+  const setting = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
+  const getSetting = db.prepare('SELECT value FROM settings WHERE key = ?').pluck();
+
+  /** Rolls the hour's samples (and OOM kills) up into usage_workload_hours, replacing any backfilled rows. */
+  const finalizeHour = (hour: number): number => {
+    const acc = new WorkloadHourAccumulator();
+    for (const r of samplesOfHour.iterate(hour, hour + HOUR_MS) as IterableIterator<SampleTuple>) {
+      acc.add({
+        at: r[0],
+        namespace: r[1],
+        workloadKind: r[2],
+        workloadName: r[3],
+        container: r[4],
+        pod: r[5],
+        cpuMillicores: r[6],
+        memoryBytes: r[7],
+        requestCpuMillicores: r[8],
+        requestMemoryBytes: r[9],
+      });
+    }
+    for (const k of oomKillsBetween.all({ fromMs: hour, toMs: hour + HOUR_MS, namespace: null }) as OomKillRow[]) acc.addOomKill(k);
+    const rollups = acc.finish();
+    for (const r of rollups) upsertRollup.run({ ...r, source: 'metrics-server' });
+    markFinal.run(hour);
+    return rollups.length;
+  };
+
+  /**
+   * Stores one snapshot's usage: its status, the samples, the namespace / NodePool / node rows, new OOM kills; then
+   * rolls up every hour before the snapshot's that is not yet final, and prunes samples past the retention (never of
+   * an hour not yet rolled up). Call inside the snapshot's transaction.
+   */
+  const addSnapshot = (snapshotId: number, takenAt: number, w: UsageSnapshotWrite): void => {
+    const { rows } = w;
+    insertUsageSnapshot.run(
+      snapshotId,
+      takenAt,
+      w.status.state,
+      w.status.state === 'available' ? null : w.status.message,
+      rows.podsWithUsage,
+    );
+    setting.run(METRICS_STATUS_SETTING, JSON.stringify(w.status));
+    for (const s of rows.samples) {
+      insertSample.run(
+        snapshotId,
+        takenAt,
+        s.namespace,
+        s.workloadKind,
+        s.workloadName,
+        s.container,
+        s.pod,
+        s.nodeName,
+        s.nodePool,
+        s.cpuMillicores,
+        s.memoryBytes,
+        s.requestCpuMillicores,
+        s.requestMemoryBytes,
+        s.measuredAt,
+        s.windowMs,
+      );
+    }
+    if (rows.samples.length > 0) noteHour.run(hourStart(takenAt));
+    for (const n of rows.namespaces) {
+      insertNamespace.run(
+        snapshotId,
+        takenAt,
+        n.namespace,
+        n.nodePool,
+        n.pods,
+        n.podsWithUsage,
+        n.requestCpuMillicores,
+        n.requestMemoryBytes,
+        n.requestCpuMillicoresWithUsage,
+        n.requestMemoryBytesWithUsage,
+        n.usageCpuMillicores,
+        n.usageMemoryBytes,
+      );
+    }
+    for (const p of rows.nodePools) {
+      insertNodePool.run(
+        snapshotId,
+        takenAt,
+        p.nodePool,
+        p.nodes,
+        p.nodesWithUsage,
+        p.podUsageCpuMillicores,
+        p.podUsageMemoryBytes,
+        p.nodeUsageCpuMillicores,
+        p.nodeUsageMemoryBytes,
+      );
+    }
+    for (const n of rows.nodes) insertNode.run(snapshotId, n.nodeName, n.cpuMillicores, n.memoryBytes, n.measuredAt, n.windowMs);
+    for (const k of rows.oomKills) {
+      const added = insertOomKill.run(
+        k.podUid,
+        k.container,
+        k.at,
+        k.namespace,
+        k.workloadKind,
+        k.workloadName,
+        k.pod,
+        k.memoryLimitBytes,
+        snapshotId,
+      ).changes;
+      // A kill first seen after its hour was rolled up (the pod's status reached us late) still counts there.
+      if (added > 0 && hourIsFinal.get(hourStart(k.at)) === 1) {
+        const bumped = bumpOomKills.run(hourStart(k.at), k.namespace, k.workloadKind, k.workloadName, k.container).changes;
+        if (bumped === 0) {
+          const acc = new WorkloadHourAccumulator();
+          acc.addOomKill(k);
+          for (const r of acc.finish()) upsertRollup.run({ ...r, source: 'metrics-server' });
+        }
+      }
+    }
+    const current = hourStart(takenAt);
+    for (const hour of openHoursBefore.all(current) as number[]) finalizeHour(hour);
+    pruneSamples.run(Math.min(takenAt - w.retentionMs, current));
+  };
+
+  const rollupRow = (r: Record<string, unknown>): StoredWorkloadHour => ({
+    hourStart: r.hour_start as number,
+    namespace: r.namespace as string,
+    workloadKind: r.workload_kind as string,
+    workloadName: r.workload_name as string,
+    container: r.container as string,
+    samples: r.samples as number,
+    pods: r.pods as number,
+    cpuP50Millicores: r.cpu_p50_m as number,
+    cpuP95Millicores: r.cpu_p95_m as number,
+    cpuP99Millicores: r.cpu_p99_m as number,
+    cpuMaxMillicores: r.cpu_max_m as number,
+    cpuAvgMillicores: r.cpu_avg_m as number,
+    memoryMaxBytes: r.memory_max_b as number,
+    memoryAvgBytes: r.memory_avg_b as number,
+    requestCpuMillicores: r.req_cpu_m as number | null,
+    requestMemoryBytes: r.req_memory_b as number | null,
+    oomKills: r.oom_kills as number,
+    source: r.source as StoredWorkloadHour['source'],
+    final: true,
+  });
+  const storedHours = db.prepare(`
+    SELECT * FROM usage_workload_hours WHERE hour_start >= @fromMs AND hour_start < @toMs AND (@namespace IS NULL OR namespace = @namespace)
+    ORDER BY hour_start, namespace, workload_kind, workload_name, container`);
+  const openHours = db.prepare('SELECT hour_start FROM usage_hours WHERE final = 0 AND hour_start >= ? AND hour_start < ?').pluck();
+  const namespaceRows = db.prepare(`
+    SELECT taken_at AS takenAt, namespace, nodepool AS nodePool, pods, pods_with_usage AS podsWithUsage,
+      req_cpu_m AS requestCpuMillicores, req_memory_b AS requestMemoryBytes, req_cpu_m_with_usage AS requestCpuMillicoresWithUsage,
+      req_memory_b_with_usage AS requestMemoryBytesWithUsage, usage_cpu_m AS usageCpuMillicores, usage_memory_b AS usageMemoryBytes
+    FROM usage_namespaces WHERE taken_at >= @fromMs AND taken_at < @toMs AND (@namespace IS NULL OR namespace = @namespace)
+    ORDER BY taken_at, namespace, nodepool`);
+  const nodePoolRows = db.prepare(`
+    SELECT taken_at AS takenAt, nodepool AS nodePool, nodes, nodes_with_usage AS nodesWithUsage, pod_usage_cpu_m AS podUsageCpuMillicores,
+      pod_usage_memory_b AS podUsageMemoryBytes, node_usage_cpu_m AS nodeUsageCpuMillicores, node_usage_memory_b AS nodeUsageMemoryBytes
+    FROM usage_nodepools WHERE taken_at >= @fromMs AND taken_at < @toMs ORDER BY taken_at, nodepool`);
+  const coverage = db.prepare(`
+    SELECT COUNT(*) AS snapshots, COALESCE(SUM(state = 'available'), 0) AS withUsage, MAX(CASE WHEN state = 'available' THEN taken_at END) AS lastUsageAt
+    FROM usage_snapshots WHERE taken_at >= ? AND taken_at < ?`);
+
+  return {
+    addSnapshot,
+
+    /**
+     * A Prometheus backfill's rollups, in one transaction: rows land only where metrics-server has none for that
+     * workload, container and hour (a backfill never replaces measured snapshots). Returns the rows written.
+     */
+    writeBackfill: db.transaction((rollups: WorkloadHourRollup[], status: PrometheusBackfillStatus): number => {
+      let written = 0;
+      for (const r of rollups) written += upsertRollup.run({ ...r, source: 'prometheus' }).changes;
+      setting.run(PROMETHEUS_STATUS_SETTING, JSON.stringify({ ...status, rollupsWritten: written }));
+      return written;
+    }),
+
+    /** Records a backfill that failed (nothing of it was written). */
+    noteBackfillFailure: (status: PrometheusBackfillStatus): void => {
+      setting.run(PROMETHEUS_STATUS_SETTING, JSON.stringify(status));
+    },
+
+    /**
+     * Hourly rollups per workload × container over [fromMs, toMs): the stored (final) hours, plus hours still open
+     * (no snapshot of a later hour yet) computed from their samples now, marked final: false.
+     */
+    workloadHours: (q: UsageRange): StoredWorkloadHour[] => {
+      const namespace = q.namespace ?? null;
+      const rows = (storedHours.all({ fromMs: q.fromMs, toMs: q.toMs, namespace }) as Record<string, unknown>[]).map(rollupRow);
+      for (const hour of openHours.all(hourStart(q.fromMs), q.toMs) as number[]) {
+        const acc = new WorkloadHourAccumulator();
+        for (const r of samplesOfHour.iterate(hour, hour + HOUR_MS) as IterableIterator<SampleTuple>) {
+          if (namespace !== null && r[1] !== namespace) continue;
+          acc.add({
+            at: r[0],
+            namespace: r[1],
+            workloadKind: r[2],
+            workloadName: r[3],
+            container: r[4],
+            pod: r[5],
+            cpuMillicores: r[6],
+            memoryBytes: r[7],
+            requestCpuMillicores: r[8],
+            requestMemoryBytes: r[9],
+          });
+        }
+        for (const k of oomKillsBetween.all({ fromMs: hour, toMs: hour + HOUR_MS, namespace }) as OomKillRow[]) acc.addOomKill(k);
+        for (const r of acc.finish()) rows.push({ ...r, source: 'metrics-server', final: false });
+      }
+      return rows.filter((r) => r.hourStart >= hourStart(q.fromMs));
+    },
+
+    /** Per namespace × NodePool per snapshot: usage beside requests. */
+    namespaceUsage: (q: UsageRange): NamespaceUsageRow[] =>
+      namespaceRows.all({ fromMs: q.fromMs, toMs: q.toMs, namespace: q.namespace ?? null }) as NamespaceUsageRow[],
+
+    /** Per NodePool per snapshot: pod usage and node usage (NodeMetrics). */
+    nodePoolUsage: (q: UsageRange): NodePoolUsageRow[] => nodePoolRows.all({ fromMs: q.fromMs, toMs: q.toMs }) as NodePoolUsageRow[],
+
+    /** OOM kills that ended in [fromMs, toMs). */
+    oomKills: (q: UsageRange): OomKillRow[] =>
+      oomKillsBetween.all({ fromMs: q.fromMs, toMs: q.toMs, namespace: q.namespace ?? null }) as OomKillRow[],
+
+    /** How many snapshots in [fromMs, toMs) had usage, and the last one that did. */
+    coverage: (fromMs: number, toMs: number): { snapshots: number; withUsage: number; lastUsageAt: number | null } =>
+      coverage.get(fromMs, toMs) as { snapshots: number; withUsage: number; lastUsageAt: number | null },
+
+    /** The last metrics-server status a snapshot recorded; null before any. */
+    metricsStatus: (): MetricsStatus | null => {
+      const v = getSetting.get(METRICS_STATUS_SETTING) as string | undefined;
+      return v === undefined ? null : (JSON.parse(v) as MetricsStatus);
+    },
+
+    /** The last Prometheus backfill; null before any. */
+    prometheusStatus: (): PrometheusBackfillStatus | null => {
+      const v = getSetting.get(PROMETHEUS_STATUS_SETTING) as string | undefined;
+      return v === undefined ? null : (JSON.parse(v) as PrometheusBackfillStatus);
+    },
+
+    /** Container samples kept now (what retention prunes). */
+    sampleCount: (): number => db.prepare('SELECT COUNT(*) FROM usage_samples').pluck().get() as number,
+  };
+}
+
+export type UsageRepository = ReturnType<typeof createUsageRepository>;
