@@ -8,6 +8,7 @@ import { collectCostExplorer, type CostCollectResult } from '../collectors/cost-
 import { kubeErrorText } from '../collectors/kubernetes/api-error.js';
 import { createKubeClients, type KubeClients } from '../collectors/kubernetes/client.js';
 import { collectKubeSnapshot } from '../collectors/kubernetes/collect.js';
+import { collectUsage } from '../collectors/kubernetes/metrics.js';
 import type { ListStats } from '../collectors/kubernetes/list-all.js';
 import { KubeWatchCache } from '../collectors/kubernetes/watch-cache.js';
 import { createPricingClient } from '../collectors/pricing/client.js';
@@ -16,6 +17,9 @@ import { TAG_NODEPOOL } from '../core/labels.js';
 import type { KubeSnapshot } from '../core/model.js';
 import { isRegionName, type RegionFacts, regionFacts } from '../core/partitions.js';
 import { buildSnapshotRows } from '../core/rollup.js';
+import type { MetricsState, SnapshotUsage } from '../core/usage.js';
+import { joinSnapshotUsage } from '../core/usage-snapshot.js';
+import { DEFAULT_USAGE_RETENTION_MS } from '../db/repositories/usage-repository.js';
 import { acquireCollectorLock, DEFAULT_STALE_MS, type HeldLock } from '../db/lock.js';
 import { type Db, openDb } from '../db/open-db.js';
 import { createApiRequestsRepository } from '../db/repositories/api-requests-repository.js';
@@ -51,6 +55,15 @@ us-east-1, or cn-northwest-1 for China; EC2 in the cluster's region.
                     (the bill is refreshed every 8 h, on-demand prices every 12 h, spot prices hourly); stops with
                     exit code 1 if another collector takes the database over (this one silent for over 2 minutes)
   --interval 5m     time between snapshots with --watch
+  --usage-retention 3d
+                    how long per-container usage samples (metrics.k8s.io, read with every snapshot) are kept; hourly
+                    rollups per workload are kept for good (at least 2h: an hour is rolled up when it is over)
+  --prometheus URL  also backfill usage history from a Prometheus-compatible HTTP API (its base URL, e.g.
+                    http://prometheus.monitoring:9090 or a path prefix): rate(container_cpu_usage_seconds_total[5m])
+                    and container_memory_working_set_bytes per namespace/pod/container, at --interval steps, into the
+                    hours metrics-server did not measure
+  --prometheus-since 14d
+                    how much usage history to backfill (once; later runs ask only for what is new)
   --kubeconfig P    kubeconfig file; default $KUBECONFIG, else the pod's service account in a cluster, else ~/.kube/config
   --context C       kubeconfig context
   --db PATH         the database (created if missing)
@@ -65,6 +78,9 @@ export const COLLECT_OPTIONS = {
   since: { type: 'string' },
   watch: { type: 'boolean' },
   interval: { type: 'string' },
+  'usage-retention': { type: 'string' },
+  prometheus: { type: 'string' },
+  'prometheus-since': { type: 'string' },
   kubeconfig: { type: 'string' },
   context: { type: 'string' },
   db: { type: 'string' },
@@ -87,6 +103,12 @@ export interface CollectOptions {
   sinceMs: number;
   watch: boolean;
   intervalMs: number;
+  /** How long per-container usage samples are kept behind the newest snapshot (default 3 days). */
+  usageRetentionMs?: number;
+  /** Base URL of a Prometheus-compatible HTTP API to backfill usage history from; absent: none. */
+  prometheusUrl?: string;
+  /** How much usage history a Prometheus backfill asks for (default 14 days). */
+  prometheusSinceMs?: number;
   kubeconfig?: string;
   context?: string;
   dbPath: string;
@@ -117,6 +139,11 @@ export interface CollectSummary {
   costLines: number;
   priceRows: number;
   kubeRequests: number;
+  /** The last snapshot's metrics.k8s.io status, and how many pods it reported; null before any snapshot. */
+  usage: { state: MetricsState; message: string; pods: number } | null;
+  /** Requests sent to the Prometheus API (retries included) and the hourly rollups its backfill wrote. */
+  prometheusRequests: number;
+  prometheusRollups: number;
   /** `service:Operation` -> HTTP requests sent (retries included). */
   awsRequests: Record<string, number>;
   costExplorerRequests: number;
@@ -145,12 +172,23 @@ export function collectOptionsFrom(v: Values): CollectOptions {
       throw new UsageError(`--${k} must be a duration like 90d, 12h, 5m or 30s, got "${text}"`);
     return ms;
   };
+  const usageRetentionMs = duration('usage-retention', '3d');
+  if (usageRetentionMs < 2 * HOUR_MS)
+    throw new UsageError(
+      `--usage-retention must be at least 2h (an hour's samples are rolled up once it is over), got "${str('usage-retention')}"`,
+    );
+  const prometheusUrl = str('prometheus');
+  if (prometheusUrl !== undefined && !/^https?:\/\/[^/\s]+/.test(prometheusUrl))
+    throw new UsageError(`--prometheus must be an http(s) URL such as http://prometheus.monitoring:9090, got "${prometheusUrl}"`);
   return {
     cluster,
     region,
     sinceMs: duration('since', '90d'),
     watch: v.watch === true,
     intervalMs: duration('interval', '5m'),
+    usageRetentionMs,
+    prometheusUrl,
+    prometheusSinceMs: duration('prometheus-since', '14d'),
     kubeconfig: str('kubeconfig'),
     context: str('context'),
     dbPath: resolve(str('db') ?? DEFAULT_DB_PATH),
@@ -192,6 +230,9 @@ class Collection {
     costLines: 0,
     priceRows: 0,
     kubeRequests: 0,
+    usage: null,
+    prometheusRequests: 0,
+    prometheusRollups: 0,
     awsRequests: {},
     costExplorerRequests: 0,
     costExplorerUsd: 0,
@@ -212,6 +253,7 @@ class Collection {
   private lastOnDemandAt = -Infinity;
   /** Notes said once per run (why no Pricing call, why no bill). */
   private readonly said = new Set<string>();
+  private lastMetricsState: MetricsState | null = null;
 
   /**
    * @param stillHeld true while the collector lock is this process's (checked before each write: a collector taken
@@ -329,7 +371,7 @@ class Collection {
    * Prices the snapshot's nodes and writes it, in one transaction. Price failures are reported and the snapshot
    * is still written with the last good prices (or Karpenter's static table).
    */
-  async writeSnapshot(snapshot: KubeSnapshot, runId: number): Promise<void> {
+  async writeSnapshot(snapshot: KubeSnapshot, runId: number, usage: SnapshotUsage | null = null): Promise<void> {
     const prices = this.priceCollector(snapshot.nodes);
     const before = prices.rowsWritten;
     const failed = (what: string, err: unknown): void => {
@@ -352,14 +394,46 @@ class Collection {
       failed('prices: spot (the last stored history, else the on-demand price, is used)', err);
     }
     this.summary.priceRows += prices.rowsWritten - before;
+    // Before the rollups: it fills each pod's usage, which AWS split and OpenCost take as max(request, usage).
+    const usageRows = usage === null ? null : joinSnapshotUsage(snapshot, usage);
     const rows = buildSnapshotRows(
       snapshot,
       (n, at) => prices.quote(n, at),
       (n, at) => prices.onDemandPricePerHour(n, at),
     );
-    createKubeRepository(this.db).writeSnapshot({ snapshot, ...rows, runId });
+    createKubeRepository(this.db).writeSnapshot({
+      snapshot,
+      ...rows,
+      runId,
+      usage:
+        usage === null || usageRows === null
+          ? undefined
+          : { rows: usageRows, status: usage.status, retentionMs: this.o.usageRetentionMs ?? DEFAULT_USAGE_RETENTION_MS },
+    });
+    if (usage !== null && usageRows !== null) this.noteUsage(usage, usageRows.podsWithUsage);
     this.summary.snapshots += 1;
     this.summary.snapshotNodeRows += rows.nodes.length;
+  }
+
+  /** Says once when usage cannot be read (and once when it can again), not at every snapshot. */
+  private noteUsage(usage: SnapshotUsage, pods: number): void {
+    const { state, message } = usage.status;
+    this.summary.usage = { state, message, pods };
+    if (state !== this.lastMetricsState) {
+      if (state !== 'available') this.err(`! usage: ${message}`);
+      else if (this.lastMetricsState !== null) this.err(`usage: metrics-server answers again (${pods} pods)`);
+    }
+    this.lastMetricsState = state;
+  }
+
+  /** What pods use now (metrics.k8s.io), read right after the snapshot's lists; its requests count as Kubernetes ones. */
+  private async usageAt(k: KubeClients, at: number): Promise<SnapshotUsage> {
+    const stats: ListStats = { requests: 0, restarts: 0 };
+    try {
+      return await collectUsage(k, at, {}, stats);
+    } finally {
+      this.summary.kubeRequests += stats.requests;
+    }
   }
 
   /** Cost allocation tags, then the bill; HOURLY and per-instance data unless the account refused them lately. */
@@ -451,9 +525,10 @@ class Collection {
     try {
       k = createKubeClients({ kubeconfig: this.o.kubeconfig, context: this.o.context, env: this.io.env });
       const snapshot = await collectKubeSnapshot(k, this.now(), { withEvents: true }, stats);
+      const usage = await this.usageAt(k, snapshot.takenAt);
       if (ticker) clearInterval(ticker);
       bar?.update(1, `${snapshot.nodes.length} nodes, ${snapshot.pods.length} pods in ${stats.requests} list pages`);
-      await this.writeSnapshot(snapshot, runId);
+      await this.writeSnapshot(snapshot, runId, usage);
       runs.finishRun(runId, 'ok', 1);
     } catch (err) {
       runs.finishRun(runId, 'failed', 0, errorText(err));
@@ -486,7 +561,7 @@ class Collection {
         if (t > lastTakenAt) {
           try {
             const snapshot = cache.snapshot(t);
-            await this.writeSnapshot(snapshot, runId);
+            await this.writeSnapshot(snapshot, runId, await this.usageAt(k, t));
             lastTakenAt = t;
             if (!this.o.quiet)
               this.err(`snapshot ${new Date(t).toISOString()}: ${snapshot.nodes.length} nodes, ${snapshot.pods.length} pods`);
@@ -593,7 +668,14 @@ export function formatSummary(s: CollectSummary, dbPath: string): string[] {
     const service = key.split(':')[0];
     services.set(service, (services.get(service) ?? 0) + n);
   }
+  if (s.prometheusRequests > 0) services.set('prometheus', s.prometheusRequests);
   lines.push(`requests: ${[...services].map(([k, n]) => `${k} ${n}`).join(', ')}`);
+  if (s.usage !== null)
+    lines.push(
+      s.usage.state === 'available'
+        ? `usage: metrics-server reported ${s.usage.pods} pods at the last snapshot${s.prometheusRollups > 0 ? `; Prometheus backfilled ${s.prometheusRollups} workload-hours` : ''}`
+        : `usage: not collected (requests only): ${s.usage.message}`,
+    );
   const ops = Object.entries(s.awsRequests).map(([k, n]) => `${k} ${n}`);
   if (ops.length > 0) lines.push(`  by operation: ${ops.join(', ')}`);
   for (const run of s.costRuns) {

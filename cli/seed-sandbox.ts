@@ -1,8 +1,11 @@
 import { createCostExplorerClient } from '../collectors/cost-explorer/client.js';
 import { collectCostExplorer } from '../collectors/cost-explorer/collect.js';
 import { createKubeClients } from '../collectors/kubernetes/client.js';
+import { collectUsage } from '../collectors/kubernetes/metrics.js';
 import { KubeWatchCache } from '../collectors/kubernetes/watch-cache.js';
 import { buildSnapshotRows } from '../core/rollup.js';
+import { joinSnapshotUsage } from '../core/usage-snapshot.js';
+import { DEFAULT_USAGE_RETENTION_MS } from '../db/repositories/usage-repository.js';
 import type { Db } from '../db/open-db.js';
 import { createKubeRepository } from '../db/repositories/kube-repository.js';
 import { createRunsRepository } from '../db/repositories/runs-repository.js';
@@ -26,6 +29,8 @@ export interface SeedOptions {
    * long enough for another collector to take it over); the seeding then stops rather than write beside it.
    */
   confirm?: () => boolean;
+  /** How long per-container usage samples are kept (default 3 days behind the newest snapshot). */
+  usageRetentionMs?: number;
 }
 
 /** The seeding stopped because another collector took the file over. */
@@ -78,6 +83,7 @@ export async function seedFromSandbox(o: SeedOptions): Promise<SeedSummary> {
   const bar = o.quiet ? null : new ProgressBar('snapshots', total);
   let written = 0;
   const cache = new KubeWatchCache(k);
+  const usageStats = { requests: 0, restarts: 0 };
   try {
     await setClock(o.sandboxUrl, first);
     await prices.loadOnDemand(first);
@@ -85,6 +91,9 @@ export async function seedFromSandbox(o: SeedOptions): Promise<SeedSummary> {
     for (let t = first, i = 0; t < o.endMs; t += o.stepMs, i++) {
       await cache.waitFor(await setClock(o.sandboxUrl, t));
       const snapshot = cache.snapshot(t);
+      // What the pods use then (the sandbox's metrics.k8s.io), as collect reads it with every snapshot.
+      const usage = await collectUsage(k, t, {}, usageStats);
+      const usageRows = joinSnapshotUsage(snapshot, usage);
       await prices.ensureSpotMarkets(snapshot.nodes, t);
       const rows = buildSnapshotRows(
         snapshot,
@@ -93,7 +102,12 @@ export async function seedFromSandbox(o: SeedOptions): Promise<SeedSummary> {
       );
       if (o.confirm?.() === false)
         throw new SeedLockLostError(`another collector took over this database after ${written} snapshots; stopped seeding`);
-      kubeRepo.writeSnapshot({ snapshot, ...rows, runId });
+      kubeRepo.writeSnapshot({
+        snapshot,
+        ...rows,
+        runId,
+        usage: { rows: usageRows, status: usage.status, retentionMs: o.usageRetentionMs ?? DEFAULT_USAGE_RETENTION_MS },
+      });
       written += 1;
       if (i % 12 === 0 || t + o.stepMs >= o.endMs) bar?.update(i + 1, `${snapshot.nodes.length} nodes, ${snapshot.pods.length} pods`);
     }
@@ -107,7 +121,7 @@ export async function seedFromSandbox(o: SeedOptions): Promise<SeedSummary> {
     runs.finishRun(runId, 'ok', written + ce.linesWritten + prices.rowsWritten);
     return {
       snapshots: written,
-      kubeRequests: cache.stats.requests + cache.watchesStarted,
+      kubeRequests: cache.stats.requests + cache.watchesStarted + usageStats.requests,
       costExplorerRequests: ce.requests,
       costLines: ce.linesWritten,
       priceRows: prices.rowsWritten,

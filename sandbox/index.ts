@@ -13,6 +13,8 @@ import { ec2Handler } from './serve/ec2.js';
 import { createKubeHandler } from './serve/kube.js';
 import { pricingHandler } from './serve/pricing.js';
 import { startSandboxServer } from './serve/server.js';
+import { createPrometheusHandler, PROMETHEUS_PREFIX } from './serve/prometheus.js';
+import { type UsageModel, usageModelFor } from './scenario/usage.js';
 
 export const DEFAULT_SCENARIO = 'week4';
 export const DEFAULT_SEED = 42;
@@ -32,6 +34,8 @@ export interface SandboxOptions {
    * that cannot send one; it names the plain-HTTP address. It still listens on 127.0.0.1 only. Default true.
    */
   auth?: boolean;
+  /** false: a cluster without metrics-server (metrics.k8s.io answers 404 and is not discovered). Default true. */
+  metricsServer?: boolean;
 }
 
 export interface RunningSandbox {
@@ -44,12 +48,28 @@ export interface RunningSandbox {
   scenario: Scenario;
   ctx: SandboxContext;
   kubeconfigPath: string;
+  /** Base URL of the sandbox's Prometheus-compatible API (what `collect --prometheus` takes). */
+  prometheusUrl: string;
+  /** What the simulated containers use (both metrics-server and Prometheus answer from it). */
+  usage: UsageModel;
   /** The standard knobs that point the AWS SDK at the sandbox, with dummy credentials. */
   awsEnv: Record<string, string>;
   close: () => Promise<void>;
 }
 
 const cache = new Map<string, Scenario>();
+const usageModels = new Map<string, UsageModel>();
+
+/** The usage model of a scenario and seed: the profiles its file declares per workload. */
+export function loadUsageModel(name = DEFAULT_SCENARIO, seed = DEFAULT_SEED): UsageModel {
+  const key = `${name}|${seed}`;
+  let m = usageModels.get(key);
+  if (!m) {
+    m = usageModelFor({ seed }, loadScenarioFile(name));
+    usageModels.set(key, m);
+  }
+  return m;
+}
 
 /** The simulated history for a scenario, seed and Karpenter release (computed once per process). */
 export function loadScenario(name = DEFAULT_SCENARIO, seed = DEFAULT_SEED, karpenterVersion?: string): Scenario {
@@ -74,9 +94,14 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   const ctx: SandboxContext = { scenario, clock: new SandboxClock(opts.at ?? scenario.end), requestLog: [], faults: [] };
   const token = opts.auth === false ? null : randomBytes(24).toString('hex');
   const certificate = await sandboxCertificate();
+  const usage = loadUsageModel(opts.scenario, opts.seed);
   const srv = await startSandboxServer(
     ctx,
-    [createKubeHandler(scenario, token), ...awsHandlers()],
+    [
+      createPrometheusHandler(scenario, usage),
+      createKubeHandler(scenario, token, { usage, metricsServer: opts.metricsServer !== false }),
+      ...awsHandlers(),
+    ],
     opts.port ?? 0,
     '127.0.0.1',
     certificate,
@@ -97,6 +122,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     scenario,
     ctx,
     kubeconfigPath,
+    prometheusUrl: `${srv.url}${PROMETHEUS_PREFIX}`,
+    usage,
     awsEnv: {
       AWS_ENDPOINT_URL_COST_EXPLORER: srv.url,
       AWS_ENDPOINT_URL_PRICING: srv.url,

@@ -29,5 +29,6 @@ export function internPod(p: PodRecord, intern: (s: string) => string): PodRecor
     ownerName: opt(p.ownerName),
     team: opt(p.team),
     labels,
+    containers: p.containers?.map((c) => ({ ...c, name: intern(c.name) })),
   };
 }

@@ -13,6 +13,7 @@ import type {
 import { effectiveRequests } from '../../core/pod-requests.js';
 import { requirementsFromJson } from '../../core/karpenter/requirements.js';
 import { parseBaseUnits, parseCpuMillicores, quantitiesFromJson } from '../../core/quantity.js';
+import { mapContainers } from './map-metrics.js';
 
 /** Pure mappings from Kubernetes API objects to the ledger's records. */
 
@@ -79,6 +80,8 @@ export function mapPod(p: V1Pod, namespaceTeam: Map<string, string | null>, team
       })),
       (p.spec?.overhead ?? {}) as Record<string, string>,
     ),
+    // Per container: requests and limits beside usage, restarts and OOM kills (lastState.terminated).
+    containers: mapContainers(p.spec?.containers, p.status?.containerStatuses),
     doNotDisrupt: p.metadata?.annotations?.[ANNOTATION_DO_NOT_DISRUPT] === 'true',
     createdAt: ms(p.metadata?.creationTimestamp),
     labels,

@@ -6,6 +6,7 @@ import type { CapacityType } from '../../core/labels.js';
 import { CAPACITY_RESERVATION_ID, type CapacityReservationSpec } from './capacity-reservations.js';
 import { KarpenterVersionError, karpenterProfile } from './karpenter-profile.js';
 import type { SimNodePool } from './types.js';
+import type { UsageProfileSpec } from './usage.js';
 
 /** The scenario file: what the simulated cluster runs. The seed makes the rest (names, noise, spot prices). */
 export interface ScenarioFile {
@@ -55,6 +56,8 @@ export interface WorkloadSpec {
   bursts?: { day: number; hourUtc: number; parallelism: number; hours: number }[];
   /** Extra pod labels (also used by hostile-name scenarios). */
   labels?: Record<string, string>;
+  /** What its containers use (sandbox/scenario/usage.ts); absent: the default profile. */
+  usage?: UsageProfileSpec;
 }
 
 export type IncidentSpec =

@@ -30,6 +30,19 @@ const KARPENTER_RESOURCES = {
   ],
 };
 
+/** metrics.k8s.io as metrics-server registers it (pkg/api/install.go): pods (namespaced) and nodes, get and list. */
+const METRICS_VERSION = { groupVersion: 'metrics.k8s.io/v1beta1', version: 'v1beta1' };
+const METRICS_GROUP = { name: 'metrics.k8s.io', versions: [METRICS_VERSION], preferredVersion: METRICS_VERSION };
+const METRICS_RESOURCES = {
+  kind: 'APIResourceList',
+  apiVersion: 'v1',
+  groupVersion: 'metrics.k8s.io/v1beta1',
+  resources: [
+    { name: 'nodes', singularName: '', namespaced: false, kind: 'NodeMetrics', verbs: ['get', 'list'] },
+    { name: 'pods', singularName: '', namespaced: true, kind: 'PodMetrics', verbs: ['get', 'list'] },
+  ],
+};
+
 const DOCUMENTS: Record<string, unknown> = {
   '/api': { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [] },
   '/api/v1': CORE_RESOURCES,
@@ -38,7 +51,17 @@ const DOCUMENTS: Record<string, unknown> = {
   '/apis/karpenter.sh/v1': KARPENTER_RESOURCES,
 };
 
-/** The discovery document served at `path`, or null when the path is not a discovery path. */
-export function discovery(path: string): unknown {
-  return DOCUMENTS[path] ?? null;
+const WITH_METRICS: Record<string, unknown> = {
+  ...DOCUMENTS,
+  '/apis': { kind: 'APIGroupList', apiVersion: 'v1', groups: [KARPENTER_GROUP, METRICS_GROUP] },
+  '/apis/metrics.k8s.io': { kind: 'APIGroup', apiVersion: 'v1', ...METRICS_GROUP },
+  '/apis/metrics.k8s.io/v1beta1': METRICS_RESOURCES,
+};
+
+/**
+ * The discovery document served at `path`, or null when the path is not a discovery path. `metrics`: whether
+ * metrics-server is installed (its group listed and described), as in a cluster with or without it.
+ */
+export function discovery(path: string, metrics = false): unknown {
+  return (metrics ? WITH_METRICS : DOCUMENTS)[path] ?? null;
 }

@@ -1,3 +1,4 @@
+import type { UsageModel } from '../scenario/usage.js';
 import { LABEL_CAPACITY_RESERVATION_ID, LABEL_CAPACITY_TYPE, LABEL_NODECLASS, LABEL_NODEPOOL, LABEL_ZONE } from '../../core/labels.js';
 import { formatCpu, formatMemory } from '../../core/quantity.js';
 import { loadCatalog } from '../scenario/catalog.js';
@@ -277,8 +278,43 @@ export function nodePoolObject(p: SimNodePool, start: EpochMs) {
   };
 }
 
-export function podObject(p: SimPod, phase: 'Running' | 'Succeeded', hostIp: string) {
+/** What the usage model adds to a Pod: its containers' limits, and their restarts (OOM kills) by the time served. */
+export interface PodUsageView {
+  limits: { cpu?: string; memory?: string } | null;
+  restarts: { name: string; restartCount: number; lastOomKillAt: EpochMs | null }[];
+}
+
+export function podUsageView(model: UsageModel, p: SimPod, t: EpochMs): PodUsageView {
+  return { limits: model.limitsOf(p), restarts: p.containers.map((c) => ({ name: c.name, ...model.restartsAt(p, c, t) })) };
+}
+
+/**
+ * status.containerStatuses as the kubelet reports a restarted container: restartCount, and lastState.terminated
+ * with reason OOMKilled and exit code 137 for the last kill. Served only for pods whose containers restarted.
+ */
+function restartStatuses(p: SimPod, view: PodUsageView, phase: 'Running' | 'Succeeded') {
+  return view.restarts.map((r) => {
+    const c = p.containers.find((x) => x.name === r.name);
+    const startedAt = r.lastOomKillAt ?? p.createdAt + 4_000;
+    return {
+      name: r.name,
+      image: c?.image ?? '',
+      ready: phase === 'Running',
+      started: phase === 'Running',
+      restartCount: r.restartCount,
+      state: { running: { startedAt: iso(startedAt + 1_000) } },
+      lastState:
+        r.lastOomKillAt === null
+          ? {}
+          : { terminated: { exitCode: 137, reason: 'OOMKilled', startedAt: iso(p.createdAt + 4_000), finishedAt: iso(r.lastOomKillAt) } },
+    };
+  });
+}
+
+export function podObject(p: SimPod, phase: 'Running' | 'Succeeded', hostIp: string, usage?: PodUsageView) {
   const ownerApi = p.ownerKind === 'Job' ? 'batch/v1' : 'apps/v1';
+  const limits = usage?.limits ?? null;
+  const restarted = usage !== undefined && usage.restarts.some((r) => r.restartCount > 0);
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -306,7 +342,7 @@ export function podObject(p: SimPod, phase: 'Running' | 'Succeeded', hostIp: str
       containers: p.containers.map((c) => ({
         name: c.name,
         image: c.image,
-        resources: { requests: c.resources.requests },
+        resources: limits === null ? { requests: c.resources.requests } : { requests: c.resources.requests, limits },
         imagePullPolicy: 'IfNotPresent',
       })),
       ...(p.initContainers.length
@@ -326,6 +362,7 @@ export function podObject(p: SimPod, phase: 'Running' | 'Succeeded', hostIp: str
       qosClass: 'Burstable',
       startTime: iso(p.createdAt),
       conditions: [{ type: 'Ready', status: phase === 'Running' ? 'True' : 'False', lastTransitionTime: iso(p.createdAt + 5_000) }],
+      ...(restarted && usage ? { containerStatuses: restartStatuses(p, usage, phase) } : {}),
     },
   };
 }

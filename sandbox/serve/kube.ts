@@ -10,9 +10,12 @@ import {
   nodePoolObject,
   podObject,
   podPhaseAt,
+  podUsageView,
 } from './kube-objects.js';
 import { discovery } from './kube-discovery.js';
 import { type PodDetail, realisticPodObject } from './pod-detail.js';
+import { createMetricsApi } from './metrics.js';
+import type { UsageModel } from '../scenario/usage.js';
 
 /** A continue token stays valid for five simulated minutes, like an etcd compaction window; then 410 Gone. */
 const CONTINUE_TTL_MS = 5 * 60_000;
@@ -77,6 +80,13 @@ function deletedCopy(text: string, at: EpochMs): string {
 export interface KubeHandlerOptions {
   /** 'realistic' serves pods of 10+ KB (managedFields, env, probes, statuses), as a real API server does. */
   podDetail?: PodDetail;
+  /**
+   * What the containers use (sandbox/scenario/usage.ts): pods then carry its limits and OOM restarts, and unless
+   * `metricsServer` is false the metrics.k8s.io API (metrics-server) answers from it. Absent: no metrics-server,
+   * as in a cluster without one (the group is not discovered and its paths answer 404).
+   */
+  usage?: UsageModel;
+  metricsServer?: boolean;
 }
 
 function kinds(sc: Scenario, opts: KubeHandlerOptions): Record<string, Kind> {
@@ -101,9 +111,19 @@ function kinds(sc: Scenario, opts: KubeHandlerOptions): Record<string, Kind> {
   };
 
   const nodeJson = memo((n: SimNode) => nodeObject(sc, n, n.nodePool ? poolByName.get(n.nodePool) : undefined, null));
-  const podJson = memo((x: { p: SimPod; phase: 'Running' | 'Succeeded' }) =>
-    (opts.podDetail === 'realistic' ? realisticPodObject : podObject)(x.p, x.phase, nodeIp.get(x.p.nodeName) ?? ''),
+  const model = opts.usage;
+  const podJson = memo((x: { p: SimPod; phase: 'Running' | 'Succeeded'; at: EpochMs }) =>
+    opts.podDetail === 'realistic'
+      ? realisticPodObject(x.p, x.phase, nodeIp.get(x.p.nodeName) ?? '')
+      : podObject(x.p, x.phase, nodeIp.get(x.p.nodeName) ?? '', model ? podUsageView(model, x.p, x.at) : undefined),
   );
+  /** A pod's JSON as of t: its phase, and (with a usage model) how often its containers were OOM-killed by then. */
+  const restartsKey = (p: SimPod, t: EpochMs): string =>
+    model ? p.containers.map((c) => model.restartsAt(p, c, t).restartCount).join(',') : '';
+  const podAt = (p: SimPod, phase: 'Running' | 'Succeeded', t: EpochMs) => {
+    const at = p.deletedAt === null ? t : Math.min(t, p.deletedAt);
+    return podJson(`${p.uid}|${phase}|${restartsKey(p, at)}`, { p, phase, at });
+  };
   const claimJson = memo((x: { n: SimNode; hash: { at: EpochMs; hash: string } }) => {
     const pool = poolByName.get(x.n.nodePool ?? '');
     return pool
@@ -123,12 +143,15 @@ function kinds(sc: Scenario, opts: KubeHandlerOptions): Record<string, Kind> {
   const sortByTime = (c: Change[]) => c.sort((a, b) => a.at - b.at);
   const podTimeline: Change[] = [];
   for (const p of sc.pods) {
-    const running = () => podJson(`${p.uid}|Running`, { p, phase: 'Running' });
+    const running = () => podAt(p, 'Running', p.createdAt);
     podTimeline.push({ at: p.createdAt, type: 'ADDED', namespace: p.namespace, json: running });
+    // An OOM kill changes the Pod (restartCount, lastState): a MODIFIED event then.
+    for (const at of model?.oomKillTimes(p, p.createdAt, p.deletedAt ?? sc.end) ?? [])
+      podTimeline.push({ at, type: 'MODIFIED', namespace: p.namespace, json: () => podAt(p, 'Running', at) });
     if (p.deletedAt === null) continue;
     const end = p.deletedAt;
     if (p.endPhase === 'Succeeded') {
-      const done = () => podJson(`${p.uid}|Succeeded`, { p, phase: 'Succeeded' });
+      const done = () => podAt(p, 'Succeeded', end);
       podTimeline.push({ at: end, type: 'MODIFIED', namespace: p.namespace, json: done });
       podTimeline.push({
         at: end + JOB_POD_LINGER_MS,
@@ -137,7 +160,7 @@ function kinds(sc: Scenario, opts: KubeHandlerOptions): Record<string, Kind> {
         json: () => deletedCopy(done(), end + JOB_POD_LINGER_MS),
       });
     } else {
-      podTimeline.push({ at: end, type: 'DELETED', namespace: p.namespace, json: () => deletedCopy(running(), end) });
+      podTimeline.push({ at: end, type: 'DELETED', namespace: p.namespace, json: () => deletedCopy(podAt(p, 'Running', end), end) });
     }
   }
   const nodeTimeline: Change[] = [];
@@ -186,8 +209,7 @@ function kinds(sc: Scenario, opts: KubeHandlerOptions): Record<string, Kind> {
         const out: Item[] = [];
         for (const p of podsByKey) {
           const phase = podPhaseAt(p, t);
-          if (phase)
-            out.push({ key: `${p.namespace}/${p.name}`, namespace: p.namespace, json: podJson(`${p.uid}|${phase}`, { p, phase }) });
+          if (phase) out.push({ key: `${p.namespace}/${p.name}`, namespace: p.namespace, json: podAt(p, phase, t) });
         }
         return out;
       },
@@ -263,6 +285,8 @@ function decodeToken(s: string): ContinueToken | null {
 export function createKubeHandler(scenario: Scenario, token: string | null, opts: KubeHandlerOptions = {}): SandboxHandler {
   const all = kinds(scenario, opts);
   const lists = new ListCache();
+  const withMetrics = opts.usage !== undefined && opts.metricsServer !== false;
+  const metrics = withMetrics && opts.usage ? createMetricsApi(scenario, opts.usage, status) : null;
   return (req: SandboxRequest, ctx: SandboxContext): SandboxResponse | SandboxStream | null => {
     const path = req.url.pathname;
     if (!(path === '/version' || path === '/api' || path === '/apis' || path.startsWith('/api/') || path.startsWith('/apis/'))) return null;
@@ -281,8 +305,12 @@ export function createKubeHandler(scenario: Scenario, token: string | null, opts
     }
     if (req.method !== 'GET') return status(405, 'MethodNotAllowed', `the sandbox API is read-only: ${req.method} ${path}`);
     if (path === '/version') return json(200, { major: '1', minor: '31', gitVersion: 'v1.31.7-eks-sandbox', platform: 'linux/amd64' });
-    const found = discovery(path);
+    const found = discovery(path, withMetrics);
     if (found) return json(200, found);
+    if (metrics !== null) {
+      const answer = metrics(path, ctx.clock.now());
+      if (answer) return answer;
+    }
     for (const route of ROUTES) {
       const m = route.re.exec(path);
       if (!m) continue;
