@@ -155,7 +155,7 @@ describe('the three attribution methods side by side on the week4 sandbox (app.i
   };
   const cents = (usd: number) => Math.round(usd * 100);
 
-  it('each names its method and source, says it is fed by requests only, shows idle, and adds up to the same node cost', async () => {
+  it('each names its method and source, says usage fed it, shows idle, and adds up to the same node cost', async () => {
     const byMethod = new Map<string, TeamCostResponse>();
     for (const method of ['request-share', 'aws-split', 'opencost']) {
       const t = await inject<TeamCostResponse>(`/api/teams/cost?${range}&method=${method}`);
@@ -172,9 +172,11 @@ describe('the three attribution methods side by side on the week4 sandbox (app.i
     const [share, aws, opencost] = ['request-share', 'aws-split', 'opencost'].map((m) => byMethod.get(m) as TeamCostResponse);
     expect(new Set([share, aws, opencost].map((t) => t.totals.nodeCostUsd)).size).toBe(1);
     expect(share.feed.usage).toBe('not-applicable');
+    // The sandbox runs metrics-server: every pod-hour of the range had usage to feed max(request, usage).
     for (const t of [aws, opencost]) {
-      expect(t.feed.usage).toBe('none');
-      expect(t.feed.note).toContain('fed by requests only (no usage collected)');
+      expect(t.feed.usage).toBe('all');
+      expect(t.feed.usagePodHoursShare).toBe(1);
+      expect(t.feed.note).toContain('max(request, usage)');
       expect(t.methodInfo.url).toMatch(/^https:\/\//);
     }
     expect(aws.methodInfo.source).toMatch(/^AWS Data Exports User Guide/);
@@ -191,7 +193,7 @@ describe('the three attribution methods side by side on the week4 sandbox (app.i
     expect(spread.rows.filter((r) => r.kind === 'team').every((r) => r.idleSpreadUsd >= 0)).toBe(true);
     const series = await inject<TeamCostSeriesResponse>(`/api/teams/cost/series?${range}&method=opencost`);
     expect(series.methodInfo.name).toBe('OpenCost');
-    expect(series.feed.usage).toBe('none');
+    expect(series.feed.usage).toBe('all');
     for (const b of series.buckets) expect(b.teams.reduce((t, x) => t + cents(x.costUsd), 0)).toBe(cents(b.totals.nodeCostUsd));
   });
 });
