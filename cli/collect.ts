@@ -9,6 +9,8 @@ import { kubeErrorText } from '../collectors/kubernetes/api-error.js';
 import { createKubeClients, type KubeClients } from '../collectors/kubernetes/client.js';
 import { collectKubeSnapshot } from '../collectors/kubernetes/collect.js';
 import { collectUsage } from '../collectors/kubernetes/metrics.js';
+import { createPrometheusClient } from '../collectors/prometheus/client.js';
+import { backfillPrometheus } from '../collectors/prometheus/collect.js';
 import type { ListStats } from '../collectors/kubernetes/list-all.js';
 import { KubeWatchCache } from '../collectors/kubernetes/watch-cache.js';
 import { createPricingClient } from '../collectors/pricing/client.js';
@@ -436,6 +438,38 @@ class Collection {
     }
   }
 
+  /**
+   * Usage history from a Prometheus-compatible API (--prometheus): the closed hours of --prometheus-since not asked
+   * for before, in one transaction; a failure writes nothing, is reported, and the next run asks again.
+   */
+  async prometheus(): Promise<void> {
+    const url = this.o.prometheusUrl;
+    if (url === undefined || !this.stillHeld()) return;
+    const runs = createRunsRepository(this.db);
+    const runId = runs.startRun('prometheus', this.source);
+    const client = createPrometheusClient({ url });
+    const bar = this.o.quiet ? null : new ProgressBar('prometheus', 1);
+    try {
+      const result = await backfillPrometheus({
+        db: this.db,
+        client,
+        now: this.now(),
+        stepMs: this.o.intervalMs,
+        sinceMs: this.o.prometheusSinceMs ?? 14 * DAY_MS,
+        runId,
+        onChunk: (done, total) => bar?.update(done / total, `${done}/${total} chunks of ${client.url}`),
+      });
+      bar?.update(1, result.upToDate ? 'up to date' : `${result.series} series, ${result.rollupsWritten} workload-hours`);
+      this.summary.prometheusRollups += result.rollupsWritten;
+      runs.finishRun(runId, 'ok', result.rollupsWritten);
+    } catch (err) {
+      runs.finishRun(runId, 'failed', 0, errorText(err));
+      this.fail('prometheus (nothing written)', err);
+    } finally {
+      this.summary.prometheusRequests += client.attempts();
+    }
+  }
+
   /** Cost allocation tags, then the bill; HOURLY and per-instance data unless the account refused them lately. */
   async costExplorer(): Promise<void> {
     if (!this.stillHeld()) return;
@@ -547,6 +581,7 @@ class Collection {
     let cache: KubeWatchCache | undefined;
     let nextCostAt = -Infinity;
     let lastTakenAt = -Infinity;
+    let prometheusDone = false;
     try {
       k = createKubeClients({ kubeconfig: this.o.kubeconfig, context: this.o.context, env: this.io.env });
       const describe = k.describe;
@@ -568,6 +603,10 @@ class Collection {
           } catch (err) {
             this.fail(`snapshot at ${new Date(t).toISOString()} (nothing written)`, err);
           }
+        }
+        if (!prometheusDone) {
+          await this.prometheus();
+          prometheusDone = true;
         }
         if (t >= nextCostAt) {
           await this.costExplorer();
@@ -640,6 +679,7 @@ export async function runCollect(o: CollectOptions, io: CollectIo = {}): Promise
     if (o.watch) await c.watch();
     else {
       await c.kubeOnce();
+      await c.prometheus();
       await c.costExplorer();
     }
     return report(c, startedAt);

@@ -96,22 +96,29 @@ export function workloadFromPodName(podName: string): WorkloadRef {
   return { kind: 'Pod', name: podName };
 }
 
-const DECIMAL_SUFFIX: Record<string, number> = { n: 1e-9, u: 1e-6, m: 1e-3, '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12 };
+const DECIMAL_EXP: Record<string, number> = { n: -9, u: -6, m: -3, '': 0, k: 3, M: 6, G: 9, T: 12 };
 const BINARY_SUFFIX: Record<string, number> = { Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40 };
 const QUANTITY = /^(\d+(?:\.\d*)?|\.\d+)(Ki|Mi|Gi|Ti|n|u|m|k|M|G|T)?$/;
 
-/** A usage quantity in base units, fractions kept ("429151n" -> 0.000429151, "408Ki" -> 417792); NaN when malformed. */
-function usageBaseUnits(q: string): number {
+/**
+ * A usage quantity × 10^scaleExp10, fractions kept ("429151n" at scale 3 -> 0.429151 millicores, "408Ki" -> 417792);
+ * NaN when malformed. Decimal suffixes shift the exponent and divide once, so "9559630n" is 9.55963, not
+ * 9.559630000000001.
+ */
+function usageScaled(q: string, scaleExp10: number): number {
   const m = QUANTITY.exec(q.trim());
   if (!m) return Number.NaN;
   const unit = m[2] ?? '';
-  return Number(m[1]) * (BINARY_SUFFIX[unit] ?? DECIMAL_SUFFIX[unit]);
+  const binary = BINARY_SUFFIX[unit];
+  const value = Number(m[1]) * (binary ?? 1);
+  const exp = (binary === undefined ? DECIMAL_EXP[unit] : 0) + scaleExp10;
+  return exp >= 0 ? value * 10 ** exp : value / 10 ** -exp;
 }
 
 /** "9559630n" -> 9.55963 millicores; "7m" -> 7; "0" -> 0. Not rounded (requests round up; a measurement does not). */
-export const usageCpuMillicores = (q: string): number => usageBaseUnits(q) * 1000;
+export const usageCpuMillicores = (q: string): number => usageScaled(q, 3);
 /** "22244Ki" -> 22777856 bytes. */
-export const usageMemoryBytes = (q: string): number => Math.round(usageBaseUnits(q));
+export const usageMemoryBytes = (q: string): number => Math.round(usageScaled(q, 0));
 
 /** A Go duration as metav1.Duration prints it ("30s", "1m0s", "34.475s", "1h2m3.5s", "500ms") in ms; NaN when malformed. */
 export function goDurationMs(text: string): number {

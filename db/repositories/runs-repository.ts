@@ -5,7 +5,7 @@ export const ALLOCATION_TAGS_SETTING = 'cost-explorer.allocation-tags';
 /** The region whose prices the collector stores (the cluster's): which partition, currency and tables apply. */
 export const CLUSTER_REGION_SETTING = 'pricing.cluster-region';
 
-export type RunKind = 'kubernetes' | 'cost-explorer' | 'pricing' | 'spot' | 'demo';
+export type RunKind = 'kubernetes' | 'cost-explorer' | 'pricing' | 'spot' | 'demo' | 'prometheus';
 export type RunSource = 'sandbox' | 'aws';
 
 /**

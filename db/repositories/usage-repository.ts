@@ -376,6 +376,22 @@ export function createUsageRepository(db: Db) {
       return v === undefined ? null : (JSON.parse(v) as PrometheusBackfillStatus);
     },
 
+    /** Owners of every pod ever listed, by `namespace/name`: a Prometheus series' workload. */
+    podOwners: (): Map<string, { ownerKind: string | null; ownerName: string | null; labels: Record<string, string> }> => {
+      const out = new Map<string, { ownerKind: string | null; ownerName: string | null; labels: Record<string, string> }>();
+      const rows = db
+        .prepare('SELECT namespace, name, owner_kind, owner_name, labels_json FROM pods ORDER BY last_seen')
+        .raw()
+        .iterate() as IterableIterator<[string, string, string | null, string | null, string | null]>;
+      for (const [ns, name, kind, owner, labels] of rows)
+        out.set(`${ns}/${name}`, {
+          ownerKind: kind,
+          ownerName: owner,
+          labels: labels ? (JSON.parse(labels) as Record<string, string>) : {},
+        });
+      return out;
+    },
+
     /** Container samples kept now (what retention prunes). */
     sampleCount: (): number => db.prepare('SELECT COUNT(*) FROM usage_samples').pluck().get() as number,
   };
