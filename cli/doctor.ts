@@ -11,6 +11,7 @@ import { createCostExplorerClient } from '../collectors/cost-explorer/client.js'
 import { clusterComputeFilter } from '../collectors/cost-explorer/collect.js';
 import { kubeErrorText } from '../collectors/kubernetes/api-error.js';
 import { createKubeClients, type KubeClients } from '../collectors/kubernetes/client.js';
+import { METRICS_GROUP, METRICS_VERSION, metricsMessage, metricsStateOf } from '../collectors/kubernetes/metrics.js';
 import { createPricingClient } from '../collectors/pricing/client.js';
 import { createEc2Client } from '../collectors/spot/client.js';
 import { clusterOwnedTag, TAG_CLUSTER_NAME, TAG_NODEPOOL } from '../core/labels.js';
@@ -29,7 +30,9 @@ Checks what 'collect' needs, and says how to fix what is missing:
     Explorer: those of --billing-profile when given), each at the endpoint of the cluster's partition; where collect
     makes no Pricing call (GovCloud, isolated partitions) it says why;
   - the cluster answers lists of nodes, pods, NodeClaims, NodePools and events (naming the kubeconfig, context and
-    server it tried).
+    server it tried);
+  - metrics-server answers metrics.k8s.io (what pods really use); without it collect goes on with requests only, so
+    this is a warning (!), not a problem.
 Exit code 0 when everything is in order, 1 otherwise.`;
 
 export const DOCTOR_OPTIONS = {
@@ -349,8 +352,16 @@ async function checkKubernetes(o: DoctorOptions, io: Required<DoctorIo>, say: (l
       problems += 1;
       say(`  ✗ ${explainKubeFailure(what, err)} (tried ${k.describe})`);
       // An unreachable server fails every list the same way: one line says it.
-      if (kubeStatus(err) === undefined) break;
+      if (kubeStatus(err) === undefined) return problems;
     }
+  }
+  // Usage: optional (collect carries on with requests only), so a warning rather than a problem.
+  try {
+    await k.custom.listClusterCustomObject({ group: METRICS_GROUP, version: METRICS_VERSION, plural: 'nodes', limit: 1 });
+    say(`  ✓ list ${METRICS_GROUP} nodes (metrics-server answers: usage is collected with every snapshot)`);
+  } catch (err) {
+    const state = metricsStateOf(kubeStatus(err));
+    say(`  ! ${metricsMessage(state, state === 'absent' ? undefined : kubeErrorText(err))}`);
   }
   return problems;
 }

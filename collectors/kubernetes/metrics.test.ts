@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runDoctor } from '../../cli/doctor.js';
 import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import { podPhaseAt } from '../../sandbox/serve/kube-objects.js';
 import { KUBE_SCHEDULER_POD_METRICS, MINIKUBE_NODE_METRICS } from '../../test/fixtures/metrics-server.js';
@@ -117,6 +118,21 @@ describe('a cluster without metrics-server', () => {
     expect(usage.status.message).toMatch(/^no metrics-server/);
     expect(stats.requests).toBe(1);
     expect(sb.ctx.requestLog.filter((r) => r.operation.includes('metrics.k8s.io'))).toHaveLength(1);
+  });
+
+  it('doctor says so once, as a warning with the fix, not as a problem', async () => {
+    for (const [k, v] of Object.entries(sb.awsEnv)) vi.stubEnv(k, v);
+    try {
+      const report = await runDoctor(
+        { cluster: sb.scenario.clusterName, region: sb.scenario.region, kubeconfig: sb.kubeconfigPath },
+        { out: () => {}, now: () => AT },
+      );
+      const warnings = report.lines.filter((l) => l.includes('metrics-server'));
+      expect(warnings).toEqual([expect.stringMatching(/^ {2}! no metrics-server: .*HTTP 404.*requests only.*metrics-server add-on/)]);
+      expect(report.problems).toBe(0);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });
 

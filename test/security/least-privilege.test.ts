@@ -111,9 +111,17 @@ describe('the ClusterRole in deploy/kubernetes', () => {
     return { rbac: [...rbac].sort(), discovery: [...discovery].sort() };
   };
 
-  it('grants exactly the lists and watches the collector sends, both ways (no get: nothing is read by name)', () => {
+  it('grants exactly the lists and watches the collector sends, both ways, metrics.k8s.io included (no get: nothing is read by name)', () => {
     const { rbac } = requested();
-    expect(rbac).toEqual(expect.arrayContaining(['/pods:list', '/pods:watch', 'karpenter.sh/nodeclaims:watch']));
+    expect(rbac).toEqual(
+      expect.arrayContaining([
+        '/pods:list',
+        '/pods:watch',
+        'karpenter.sh/nodeclaims:watch',
+        'metrics.k8s.io/pods:list',
+        'metrics.k8s.io/nodes:list',
+      ]),
+    );
     expect([...granted].sort()).toEqual(rbac);
   });
 
