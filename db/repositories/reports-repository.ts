@@ -5,6 +5,7 @@ import type { Db } from '../open-db.js';
 import { INTERVAL_CAP_MS } from './analytics-intervals.js';
 import { createRangeRollupReader } from './range-rollups.js';
 import { CLUSTER_REGION_SETTING, toRunStatus, type RunStatus } from './runs-repository.js';
+import { METRICS_STATUS_SETTING, PROMETHEUS_STATUS_SETTING } from './usage-repository.js';
 
 /**
  * All read SQL behind the dashboard's overview: daily cost per NodePool (Cost Explorer bill and our
@@ -287,6 +288,11 @@ export function createReportsRepository(db: Db) {
     SELECT id, kind, source, status, started_at, finished_at, rows_written, message
     FROM collection_runs ORDER BY started_at DESC, id DESC LIMIT 1`);
 
+  const setting = db.prepare('SELECT value FROM settings WHERE key = ?').pluck();
+  const usageCoverage = db.prepare(`
+    SELECT COUNT(*) AS snapshots, COALESCE(SUM(state = 'available'), 0) AS withUsage,
+      MAX(CASE WHEN state = 'available' THEN taken_at END) AS lastUsageAt
+    FROM usage_snapshots`);
   const lastRunPerKind = db.prepare(`
     SELECT id, kind, source, status, started_at, finished_at, rows_written, message FROM (
       SELECT *, ROW_NUMBER() OVER (PARTITION BY kind ORDER BY started_at DESC, id DESC) AS rn FROM collection_runs
@@ -395,7 +401,28 @@ export function createReportsRepository(db: Db) {
     lastRunPerKind(): CollectionRunRow[] {
       return (lastRunPerKind.all() as RawRun[]).map(mapRun);
     },
+
+    /**
+     * Where usage comes from (migration 0011): the last metrics-server status and Prometheus backfill a collector
+     * recorded (JSON settings), and how many snapshots carried usage, the last of them.
+     */
+    usageStatus(): UsageStatusRow {
+      const text = (key: string): string | null => (setting.get(key) as string | undefined) ?? null;
+      const c = usageCoverage.get() as { snapshots: number; withUsage: number; lastUsageAt: number | null };
+      return { metricsServer: text(METRICS_STATUS_SETTING), prometheus: text(PROMETHEUS_STATUS_SETTING), ...c };
+    },
   };
+}
+
+export interface UsageStatusRow {
+  /** MetricsStatus JSON as the collector stored it; null before any snapshot recorded one. */
+  metricsServer: string | null;
+  /** PrometheusBackfillStatus JSON; null before any backfill. */
+  prometheus: string | null;
+  /** Snapshots with a usage status, those where metrics-server answered, and the last of those (epoch ms). */
+  snapshots: number;
+  withUsage: number;
+  lastUsageAt: number | null;
 }
 
 export type ReportsRepository = ReturnType<typeof createReportsRepository>;

@@ -47,6 +47,50 @@ export const PricingStatusSchema = Type.Object({
   staticTable: Nullable(Type.String()),
 });
 export type PricingStatus = Static<typeof PricingStatusSchema>;
+export const UsageStatusSchema = Type.Object({
+  /**
+   * The last snapshot's metrics.k8s.io status: available; absent (no metrics-server, 404); unavailable (its
+   * APIService not answering, 503); forbidden (RBAC); failed. null before any snapshot recorded one.
+   */
+  metricsServer: Nullable(
+    Type.Object({
+      state: Type.Union([
+        Type.Literal('available'),
+        Type.Literal('absent'),
+        Type.Literal('unavailable'),
+        Type.Literal('forbidden'),
+        Type.Literal('failed'),
+      ]),
+      /** One sentence for the user: what happened and what to do. */
+      message: Type.String(),
+      /** ISO 8601 UTC. */
+      checkedAt: Type.String(),
+    }),
+  ),
+  /** Snapshots that recorded a usage status, and those where metrics-server answered. */
+  snapshots: Type.Integer(),
+  snapshotsWithUsage: Type.Integer(),
+  /** The last snapshot with usage, ISO 8601 UTC; null without any. */
+  lastUsageAt: Nullable(Type.String()),
+  /** The last Prometheus backfill (collect --prometheus); null without one. */
+  prometheus: Nullable(
+    Type.Object({
+      /** The API's base URL, without credentials. */
+      url: Type.String(),
+      ok: Type.Boolean(),
+      message: Nullable(Type.String()),
+      /** ISO 8601 UTC: when it ran, and the hours it covered [from, to). */
+      at: Type.String(),
+      from: Type.String(),
+      to: Type.String(),
+      requests: Type.Integer(),
+      series: Type.Integer(),
+      /** Workload-hours written (hours metrics-server had measured are never replaced). */
+      rollupsWritten: Type.Integer(),
+    }),
+  ),
+});
+export type UsageStatus = Static<typeof UsageStatusSchema>;
 
 export const StatusResponseSchema = Type.Object({
   /** Source of the most recent collection run; 'unknown' before any run. */
@@ -66,5 +110,7 @@ export const StatusResponseSchema = Type.Object({
   lastRunByKind: Type.Array(CollectionRunSchema),
   counts: Type.Object({ snapshots: Type.Integer(), nodePools: Type.Integer(), costLines: Type.Integer() }),
   pricing: PricingStatusSchema,
+  /** Where what pods really use comes from: metrics-server with every snapshot, and an optional Prometheus backfill. */
+  usage: UsageStatusSchema,
 });
 export type StatusResponse = Static<typeof StatusResponseSchema>;

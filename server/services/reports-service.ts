@@ -1,12 +1,14 @@
 import { Requirement, type NodeSelectorRequirement } from '../../core/karpenter/requirements.js';
 import { isRegionName, regionFacts } from '../../core/partitions.js';
 import { staticTableFor } from '../../core/static-prices.js';
-import type { CollectionRunRow, ReportsRepository } from '../../db/repositories/reports-repository.js';
+import type { CollectionRunRow, ReportsRepository, UsageStatusRow } from '../../db/repositories/reports-repository.js';
+import type { PrometheusBackfillStatus } from '../../db/repositories/usage-repository.js';
+import type { MetricsStatus } from '../../core/usage.js';
 import { dailyCostTotals, mergeDailyCost } from '../analytics/daily-cost.js';
 import { chooseBucketMs, toEfficiencySeries } from '../analytics/efficiency.js';
 import { nodePoolLimitUsage } from '../analytics/nodepool-limits.js';
 import { dayCeil, dayFloor, defaultEndMs, DEFAULT_RANGE_DAYS, isoInstant, resolveRange, utcDay } from '../analytics/range.js';
-import type { CollectionRun, PricingStatus, StatusResponse } from '../schemas/status.js';
+import type { CollectionRun, PricingStatus, StatusResponse, UsageStatus } from '../schemas/status.js';
 import type { DailyCostResponse } from '../schemas/cost.js';
 import type { EfficiencyResponse } from '../schemas/efficiency.js';
 import type { NodePoolRequirement, NodePoolsResponse } from '../schemas/nodepools.js';
@@ -46,6 +48,40 @@ function pricingStatus(repo: ReportsRepository): PricingStatus {
   };
 }
 
+/** The stored usage status as the API says it (settings JSON read defensively: a malformed value reads as none). */
+function usageStatus(u: UsageStatusRow): UsageStatus {
+  const parse = <T>(text: string | null): T | null => {
+    if (text === null) return null;
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      return null;
+    }
+  };
+  const m = parse<MetricsStatus>(u.metricsServer);
+  const p = parse<PrometheusBackfillStatus>(u.prometheus);
+  return {
+    metricsServer: m === null ? null : { state: m.state, message: m.message, checkedAt: isoInstant(m.checkedAt) },
+    snapshots: u.snapshots,
+    snapshotsWithUsage: u.withUsage,
+    lastUsageAt: u.lastUsageAt === null ? null : isoInstant(u.lastUsageAt),
+    prometheus:
+      p === null
+        ? null
+        : {
+            url: p.url,
+            ok: p.ok,
+            message: p.message,
+            at: isoInstant(p.at),
+            from: isoInstant(p.fromMs),
+            to: isoInstant(p.toMs),
+            requests: p.requests,
+            series: p.series,
+            rollupsWritten: p.rollupsWritten,
+          },
+  };
+}
+
 /** The overview's reports: repository rows through the pure analytics into API responses. */
 export function createReportsService(repo: ReportsRepository, now: () => number = Date.now) {
   const extent = () => {
@@ -75,6 +111,7 @@ export function createReportsService(repo: ReportsRepository, now: () => number 
         lastRunByKind: repo.lastRunPerKind().map(toRun),
         counts: { snapshots: r.snapshotCount, nodePools: r.nodePoolCount, costLines: r.costLineCount },
         pricing: pricingStatus(repo),
+        usage: usageStatus(repo.usageStatus()),
       };
     },
 

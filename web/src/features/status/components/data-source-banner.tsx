@@ -37,6 +37,32 @@ export function pricingText(p: StatusResponse['pricing']): string | null {
   return `Prices in ${p.currency} · ${p.region} (${p.partition ?? '?'}) · ${from}`;
 }
 
+/**
+ * Where usage comes from: said once, in the banner, when metrics-server is missing (figures then use requests only),
+ * else how many snapshots carried usage and what a Prometheus backfill added.
+ */
+function UsageNote({ usage }: { usage: StatusResponse['usage'] }) {
+  const m = usage.metricsServer;
+  if (m === null) return null;
+  if (m.state !== 'available')
+    return (
+      <span className="banner-run is-failed" data-testid="usage-source" title={m.message}>
+        Usage not collected (requests only): {m.message}
+      </span>
+    );
+  const p = usage.prometheus;
+  return (
+    <span className="banner-run" data-testid="usage-source" title={m.message}>
+      Usage: metrics-server in {usage.snapshotsWithUsage.toLocaleString('en-US')} of {usage.snapshots.toLocaleString('en-US')} snapshots
+      {p === null
+        ? ''
+        : p.ok
+          ? `; Prometheus backfilled ${p.rollupsWritten.toLocaleString('en-US')} workload-hours`
+          : '; Prometheus backfill failed'}
+    </span>
+  );
+}
+
 /** Where the figures come from (sandbox or a real account), what time they cover, and when they were last collected. */
 export function DataSourceBanner() {
   const status = useStatus();
@@ -65,6 +91,7 @@ export function DataSourceBanner() {
           {formatAgo(run.finishedAt ?? run.startedAt, Date.now())})
         </span>
       )}
+      <UsageNote usage={s.usage} />
     </div>
   );
 }
