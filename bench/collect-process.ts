@@ -1,6 +1,9 @@
 import { parseArgs } from 'node:util';
 import { createKubeClients } from '../collectors/kubernetes/client.js';
 import { collectKubeSnapshot } from '../collectors/kubernetes/collect.js';
+import { collectUsage } from '../collectors/kubernetes/metrics.js';
+import { joinSnapshotUsage } from '../core/usage-snapshot.js';
+import { DEFAULT_USAGE_RETENTION_MS } from '../db/repositories/usage-repository.js';
 import { buildSnapshotRows } from '../core/rollup.js';
 import { staticTableFor } from '../core/static-prices.js';
 import { openDb } from '../db/open-db.js';
@@ -14,7 +17,13 @@ import { PriceBook } from '../db/repositories/price-book.js';
  */
 
 const { values } = parseArgs({
-  options: { kubeconfig: { type: 'string' }, db: { type: 'string' }, region: { type: 'string', default: 'us-east-1' } },
+  options: {
+    kubeconfig: { type: 'string' },
+    db: { type: 'string' },
+    region: { type: 'string', default: 'us-east-1' },
+    // Also read PodMetrics and NodeMetrics (metrics.k8s.io) and store the usage, as collect does.
+    usage: { type: 'boolean', default: false },
+  },
 });
 
 async function main(): Promise<void> {
@@ -26,10 +35,19 @@ async function main(): Promise<void> {
   const stats = { requests: 0, restarts: 0 };
   const takenAt = Date.now();
   const snapshot = await collectKubeSnapshot(k, takenAt, { withEvents: true }, stats);
+  const usage = values.usage ? await collectUsage(k, takenAt, {}, stats) : null;
+  if (usage !== null && usage.status.state !== 'available') throw new Error(`metrics.k8s.io: ${usage.status.message}`);
   const t1 = performance.now();
+  const usageRows = usage === null ? null : joinSnapshotUsage(snapshot, usage);
   const rows = buildSnapshotRows(snapshot, (n, at) => prices.price(n, at) ?? { pricePerHour: 0, currency: 'USD', source: 'unknown' });
   const t2 = performance.now();
-  createKubeRepository(db).writeSnapshot({ snapshot, ...rows, runId: null });
+  createKubeRepository(db).writeSnapshot({
+    snapshot,
+    ...rows,
+    runId: null,
+    usage:
+      usage === null || usageRows === null ? undefined : { rows: usageRows, status: usage.status, retentionMs: DEFAULT_USAGE_RETENTION_MS },
+  });
   db.close();
   const t3 = performance.now();
   console.log(
@@ -40,6 +58,8 @@ async function main(): Promise<void> {
       writeMs: t3 - t2,
       nodes: snapshot.nodes.length,
       pods: snapshot.pods.length,
+      podMetrics: usage?.pods.length ?? 0,
+      usageSamples: usageRows?.samples.length ?? 0,
       requests: stats.requests,
       maxRssBytes: process.resourceUsage().maxRSS * 1024,
     }),

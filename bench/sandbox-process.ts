@@ -9,6 +9,7 @@ import { SandboxClock, type SandboxContext } from '../sandbox/serve/context.js';
 import { createKubeHandler } from '../sandbox/serve/kube.js';
 import type { PodDetail } from '../sandbox/serve/pod-detail.js';
 import { startSandboxServer } from '../sandbox/serve/server.js';
+import { usageModelFor } from '../sandbox/scenario/usage.js';
 
 /**
  * The sandbox serving a scale scenario, in its own process so that the collector's time and peak RSS measured
@@ -45,7 +46,8 @@ async function main(): Promise<void> {
     seed: int('seed', values.seed),
   });
   const ctx: SandboxContext = { scenario, clock: new SandboxClock(scenario.end), requestLog: [], faults: [] };
-  const kube = createKubeHandler(scenario, null, { podDetail });
+  // metrics-server too (the default usage profile for every pod): the usage rows of the bench read PodMetrics.
+  const kube = createKubeHandler(scenario, null, { podDetail, usage: usageModelFor(scenario, null) });
   const srv = await startSandboxServer(ctx, [kube, ...awsHandlers()], 0);
   // The first page of a list builds and serialises every object once; the pages after it, and the
   // clients measured later, read the cache. Paging through here also counts the bytes a full list sends.
@@ -77,6 +79,8 @@ async function main(): Promise<void> {
     '/api/v1/events',
     '/apis/karpenter.sh/v1/nodepools',
     '/apis/karpenter.sh/v1/nodeclaims',
+    '/apis/metrics.k8s.io/v1beta1/pods',
+    '/apis/metrics.k8s.io/v1beta1/nodes',
   ];
   const listBytes = Object.fromEntries(paths.map((p) => [p, warm(p)]));
   ctx.requestLog.length = 0;

@@ -35,6 +35,8 @@ interface CollectOutput {
   writeMs: number;
   nodes: number;
   pods: number;
+  podMetrics: number;
+  usageSamples: number;
   requests: number;
   maxRssBytes: number;
 }
@@ -78,12 +80,22 @@ async function ours(
   reps: number,
   timeoutMs: number,
   tag: string,
+  usage = false,
 ): Promise<{ best: Run; runs: (Run & { inProcess: CollectOutput })[] }> {
   const runs: (Run & { inProcess: CollectOutput })[] = [];
   for (let i = 0; i < reps; i++) {
     const m = await measure(
       process.execPath,
-      ['--import', 'tsx', COLLECT, '--kubeconfig', sb.kubeconfig, '--db', join(ctx.tmp, `snapshot-${tag}-${i}.db`)],
+      [
+        '--import',
+        'tsx',
+        COLLECT,
+        '--kubeconfig',
+        sb.kubeconfig,
+        '--db',
+        join(ctx.tmp, `snapshot-${tag}-${i}.db`),
+        ...(usage ? ['--usage'] : []),
+      ],
       { timeoutMs },
     );
     if (m.code !== 0) throw new Error(`the collector failed (${m.code}): ${m.stderr.slice(-800)}`);
@@ -92,9 +104,11 @@ async function ours(
       throw new Error(
         `the collector read ${inProcess.pods} pods and ${inProcess.nodes} nodes, the sandbox serves ${sb.pods} and ${sb.nodes}`,
       );
+    if (usage && inProcess.podMetrics !== sb.pods)
+      throw new Error(`the collector read PodMetrics of ${inProcess.podMetrics} pods, the sandbox runs ${sb.pods}`);
     runs.push({ wallMs: m.wallMs, maxRssBytes: m.maxRssBytes ?? inProcess.maxRssBytes, inProcess });
     ctx.log(
-      `snapshot: ours ${sb.pods} pods: ${(m.wallMs / 1000).toFixed(1)} s, peak RSS ${Math.round((m.maxRssBytes ?? inProcess.maxRssBytes) / MB)} MB`,
+      `snapshot: ours ${sb.pods} pods${usage ? ' + PodMetrics' : ''}: ${(m.wallMs / 1000).toFixed(1)} s, peak RSS ${Math.round((m.maxRssBytes ?? inProcess.maxRssBytes) / MB)} MB`,
     );
   }
   return { best: best(runs), runs };
@@ -133,6 +147,7 @@ export async function snapshotBench(ctx: BenchContext): Promise<BenchResult> {
   const h = await withSandbox(ctx, headToHeadNodes, 180_000, async (sb) => ({
     sb,
     ours: await ours(ctx, sb, 2, 300_000, 'h'),
+    withUsage: envelopeNodes === null ? await ours(ctx, sb, 2, 300_000, 'hu', true) : null,
     kubectl: bin ? await kubectl(ctx, bin, sb, ctx.quick ? 1 : 2, 600_000) : null,
   }));
   details.headToHead = h;
@@ -163,11 +178,15 @@ export async function snapshotBench(ctx: BenchContext): Promise<BenchResult> {
     }),
   );
 
-  let envelope: { pods: number; run: Run } = { pods: hPods, run: h.ours.best };
+  let envelope: { pods: number; run: Run; withUsage: Run | null } = { pods: hPods, run: h.ours.best, withUsage: h.withUsage?.best ?? null };
   if (envelopeNodes !== null) {
-    const e = await withSandbox(ctx, envelopeNodes, 900_000, async (sb) => ({ sb, ours: await ours(ctx, sb, 1, 1_800_000, 'e') }));
+    const e = await withSandbox(ctx, envelopeNodes, 900_000, async (sb) => ({
+      sb,
+      ours: await ours(ctx, sb, 1, 1_800_000, 'e'),
+      withUsage: await ours(ctx, sb, 1, 1_800_000, 'eu', true),
+    }));
     details.envelope = e;
-    envelope = { pods: e.sb.pods, run: e.ours.best };
+    envelope = { pods: e.sb.pods, run: e.ours.best, withUsage: e.withUsage.best };
     const scale = e.sb.pods / hPods;
     rows.push(
       figure({
@@ -193,6 +212,30 @@ export async function snapshotBench(ctx: BenchContext): Promise<BenchResult> {
       peer: RSS_BOUND_BYTES / MB,
       target: { kind: 'at-most', max: 1 },
       note: ctx.quick ? 'quick mode: the 600 MB bound is meant for 150,000 pods (full run)' : undefined,
+    }),
+  );
+  // What reading and storing every pod's usage (metrics.k8s.io PodMetrics and NodeMetrics, one list each as
+  // metrics-server answers) adds to the same snapshot, in its own process against the same sandbox.
+  const pods = envelope.pods.toLocaleString('en-US');
+  rows.push(
+    figure({
+      bench: 'snapshot',
+      figure: `snapshot ${pods} pods + their PodMetrics: time`,
+      unit: 's',
+      ours: envelope.withUsage === null ? null : envelope.withUsage.wallMs / 1000,
+      peerLabel: 'the same snapshot without usage',
+      peer: envelope.run.wallMs / 1000,
+      target: { kind: 'at-most', max: 1.5 },
+      note: "usage: every running pod's PodMetrics and every NodeMetrics listed once, joined to the pods, stored per container with the namespace and NodePool rows, in the snapshot's transaction",
+    }),
+    figure({
+      bench: 'snapshot',
+      figure: `snapshot ${pods} pods + their PodMetrics: peak RSS`,
+      unit: 'MB',
+      ours: envelope.withUsage?.maxRssBytes ? envelope.withUsage.maxRssBytes / MB : null,
+      peerLabel: 'the same snapshot without usage',
+      peer: envelope.run.maxRssBytes === null ? null : envelope.run.maxRssBytes / MB,
+      target: { kind: 'at-most', max: 1.3 },
     }),
   );
   return { rows, details };
