@@ -175,7 +175,8 @@ export class UsageModel {
     const jitter = (salt: string) => 1 + noise * (2 * hash(`${this.seed}|${p.uid}|${c.name}|${step}|${salt}`) - 1);
     let cpu = req.cpu * fractionAt(r.profile.cpu, shape) * jitter('cpu');
     const burst = r.profile.bursts;
-    if (burst && hash(`${this.seed}|${p.uid}|${c.name}|${step}|burst`) < burst.probability) cpu = req.cpu * burst.cpu * jitter('burst');
+    if (burst && hash(`${this.seed}|${p.uid}|${c.name}|${step}|burst`) < burst.probability)
+      cpu = req.cpu * burst.cpu * jitter('burst-size');
     if (r.limits.cpuMillicores !== null) cpu = Math.min(cpu, r.limits.cpuMillicores);
     let memory = req.memory * fractionAt(r.profile.memory, shape) * jitter('memory');
     const period = this.oomPeriodMs(p, c);
