@@ -403,7 +403,7 @@ export function createReportsRepository(db: Db) {
     },
 
     /**
-     * Where usage comes from (migration 0011): the last metrics-server status and Prometheus backfill a collector
+     * Where usage comes from (migration 0013): the last metrics-server status and Prometheus backfill a collector
      * recorded (JSON settings), and how many snapshots carried usage, the last of them.
      */
     usageStatus(): UsageStatusRow {

@@ -3,7 +3,7 @@ import type { SnapshotUsageRows } from '../../core/usage-snapshot.js';
 import { HOUR_MS, hourStart, type MetricsStatus, type WorkloadHourRollup, WorkloadHourAccumulator } from '../../core/usage.js';
 
 /**
- * All SQL for what pods really use (migration 0011). Writes happen inside the snapshot's transaction
+ * All SQL for what pods really use (migration 0013). Writes happen inside the snapshot's transaction
  * (kube-repository calls addSnapshot) or, for a Prometheus backfill, in one transaction of their own. Reads are for
  * the analytics on top: hourly workload rollups (closed hours stored, the open hour computed from the samples),
  * per-snapshot namespace and NodePool usage beside requests, OOM kills, and the metrics-server status.
