@@ -93,7 +93,8 @@ export function createPrometheusClient(o: PrometheusClientOptions) {
         throw new PrometheusError(`${shown}${endpoint}: ${(err as Error).message}`, undefined, undefined);
       }
       const text = await res.text();
-      let body: PrometheusBody | null = null;
+      // An answer that is not JSON (a proxy's HTML error page) reads as no body: its text goes into the message.
+      let body: PrometheusBody | null;
       try {
         body = JSON.parse(text) as PrometheusBody;
       } catch {

@@ -23,7 +23,10 @@ afterAll(async () => sb?.close());
 
 const kubectl = async (...args: string[]): Promise<string[]> => {
   const { stdout } = await run(KUBECTL, ['--kubeconfig', sb.kubeconfigPath, ...args], { timeout: 60_000 });
-  return stdout.trim().split('\n').map((l) => l.trim());
+  return stdout
+    .trim()
+    .split('\n')
+    .map((l) => l.trim());
 };
 
 describe.skipIf(!existsSync(KUBECTL))('kubectl top against the sandbox', () => {

@@ -2,7 +2,6 @@ import { formatGoDuration } from '../../core/usage.js';
 import type { UsageModel } from '../scenario/usage.js';
 import type { EpochMs, Scenario, SimPod } from '../scenario/types.js';
 import type { SandboxResponse } from './context.js';
-import { json } from './context.js';
 import { nodeAliveAt, nodeLabels, podPhaseAt } from './kube-objects.js';
 
 /**
