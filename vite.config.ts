@@ -15,7 +15,7 @@ const INTEGRATION = [
   'test/**/*.test.ts',
   'cli/**/*.test.ts',
   'sandbox/**/*.test.ts',
-  'collectors/**/{collect,collect-recent,allocation-tags,incremental,list-all,watch-cache,keep-alive}.test.ts',
+  'collectors/**/{collect,collect-recent,allocation-tags,incremental,list-all,watch-cache,keep-alive,metrics}.test.ts',
   'server/{app,response-cache,status-runs,strict-query}.test.ts',
   'server/services/nodepool-limits-service.test.ts',
   // SQLite only, but two weeks of snapshots written to a file and read back every way: ~10 s on its own.
