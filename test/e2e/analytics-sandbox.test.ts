@@ -12,9 +12,9 @@ import { startSeededApi, type SeededApi } from '../fixtures/seeded-api.js';
 import { DAY_MS } from '../../core/time.js';
 
 /*
- * The week4 sandbox scenario, its first simulated day, through the real collectors into SQLite (seedFromSandbox),
- * then the analytics API over real HTTP on 127.0.0.1. The day holds an Underutilized replacement at 02:30 and an
- * evening of Underutilized and Empty deletions as the web cycle winds down.
+ * The week4 sandbox scenario, its first simulated day, through the real collectors into SQLite (seedFromSandbox, with
+ * metrics.k8s.io usage), then the analytics API over real HTTP on 127.0.0.1. The day holds an Underutilized
+ * replacement at 02:30 and an evening of Underutilized and Empty deletions as the web cycle winds down.
  */
 
 let api: SeededApi;
@@ -29,7 +29,7 @@ async function get<T>(path: string): Promise<T> {
 }
 
 beforeAll(async () => {
-  api = await startSeededApi({ prefix: 'ledger-analytics-e2e-', days: 1 });
+  api = await startSeededApi({ prefix: 'ledger-analytics-e2e-', days: 1, usage: true });
   ({ sandbox, base } = api);
   range = `from=${new Date(api.startMs).toISOString()}&to=${new Date(api.endMs).toISOString()}`;
 });

@@ -35,6 +35,7 @@ beforeAll(async () => {
     endMs: sc.end,
     stepMs: sc.stepMs,
     quiet: true,
+    usage: false, // usage is not what this test looks at, and reading it doubles the seeding time
   });
 }, 240_000);
 
@@ -123,6 +124,7 @@ describe('sandbox -> collectors -> SQLite -> API', () => {
       endMs: sc.end,
       stepMs: sc.stepMs,
       quiet: true,
+      usage: false, // usage is not what this test looks at, and reading it doubles the seeding time
     });
     expect(again.snapshots).toBe(0);
     // Every day is final by now: the second Cost Explorer sync asks for nothing but the days still estimated.

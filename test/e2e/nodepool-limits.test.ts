@@ -49,6 +49,7 @@ beforeAll(async () => {
     endMs,
     stepMs: sc.stepMs,
     quiet: true,
+    usage: false, // usage is not what this test looks at, and reading it doubles the seeding time
   });
   lastSnapshotMs = endMs - sc.stepMs;
   app = buildApp({ db, now: () => endMs });

@@ -50,6 +50,7 @@ beforeAll(async () => {
     endMs: sc.start + DAY_MS,
     stepMs: 3 * sc.stepMs,
     quiet: true,
+    usage: false, // usage is not what this test looks at, and reading it doubles the seeding time
   });
   // What `demo` records, so practice bills know the scenario behind the database.
   createRunsRepository(db).setSetting('demo.seeded', `${sc.name}|${sc.seed}|v1`);

@@ -124,6 +124,7 @@ describe('the watch cache when the API goes away mid-run', () => {
       endMs: sb.scenario.start + hours * HOUR_MS,
       stepMs: sb.scenario.stepMs,
       quiet: true,
+      usage: false, // usage is not what this test looks at, and reading it doubles the seeding time
     });
   };
   const rows = (db: Db) => ({
