@@ -1,4 +1,6 @@
+import { parseGoDuration } from './duration.js';
 import type { PodRecord } from './model.js';
+import { HOUR_MS, MINUTE_MS, SECOND_MS } from './time.js';
 
 /**
  * What containers really use, as the resource metrics API (metrics.k8s.io/v1beta1, served by metrics-server) and a
@@ -122,26 +124,16 @@ export const usageMemoryBytes = (q: string): number => Math.round(usageScaled(q,
 
 /** A Go duration as metav1.Duration prints it ("30s", "1m0s", "34.475s", "1h2m3.5s", "500ms") in ms; NaN when malformed. */
 export function goDurationMs(text: string): number {
-  if (text === '0' || text === '0s') return 0;
-  const unitMs: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1, us: 1e-3, µs: 1e-3, ns: 1e-6 };
-  let rest = text;
-  let total = 0;
-  while (rest.length > 0) {
-    const m = /^(\d+(?:\.\d+)?)(ms|us|µs|ns|h|m|s)/.exec(rest);
-    if (!m) return Number.NaN;
-    total += Number(m[1]) * unitMs[m[2]];
-    rest = rest.slice(m[0].length);
-  }
-  return text.length === 0 ? Number.NaN : total;
+  return parseGoDuration(text) ?? Number.NaN;
 }
 
 /** A Go duration string for ms, as metav1.Duration marshals it ("10.5s", "1m0s", "0s"). */
 export function formatGoDuration(ms: number): string {
   if (ms === 0) return '0s';
   if (ms < 1000) return `${ms}ms`;
-  const h = Math.floor(ms / 3_600_000);
-  const m = Math.floor((ms % 3_600_000) / 60_000);
-  const s = (ms % 60_000) / 1000;
+  const h = Math.floor(ms / HOUR_MS);
+  const m = Math.floor((ms % HOUR_MS) / MINUTE_MS);
+  const s = (ms % MINUTE_MS) / SECOND_MS;
   const sec = `${Number.isInteger(s) ? s : s.toFixed(3).replace(/0+$/, '')}s`;
   if (h > 0) return `${h}h${m}m${sec}`;
   if (m > 0) return `${m}m${sec}`;
@@ -162,7 +154,6 @@ export function quantileSorted(sorted: readonly number[], p: number): number {
   return sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo);
 }
 
-export const HOUR_MS = 3_600_000;
 export const hourStart = (t: number): number => Math.floor(t / HOUR_MS) * HOUR_MS;
 
 /** One container's usage at one instant, with what it belongs to: the input of the hourly rollup. */

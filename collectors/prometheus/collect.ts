@@ -1,7 +1,8 @@
 import type { Db } from '../../db/open-db.js';
 import { createApiRequestsRepository } from '../../db/repositories/api-requests-repository.js';
 import { createUsageRepository, type PrometheusBackfillStatus } from '../../db/repositories/usage-repository.js';
-import { HOUR_MS, hourStart, WorkloadHourAccumulator, workloadFromPodName, type WorkloadRef, workloadOf } from '../../core/usage.js';
+import { hourStart, WorkloadHourAccumulator, workloadFromPodName, type WorkloadRef, workloadOf } from '../../core/usage.js';
+import { HOUR_MS } from '../../core/time.js';
 import type { PrometheusClient, PrometheusSeries } from './client.js';
 
 /**

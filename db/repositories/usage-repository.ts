@@ -1,6 +1,7 @@
 import type { Db } from '../open-db.js';
 import type { SnapshotUsageRows } from '../../core/usage-snapshot.js';
-import { HOUR_MS, hourStart, type MetricsStatus, type WorkloadHourRollup, WorkloadHourAccumulator } from '../../core/usage.js';
+import { hourStart, type MetricsStatus, type WorkloadHourRollup, WorkloadHourAccumulator } from '../../core/usage.js';
+import { HOUR_MS } from '../../core/time.js';
 
 /**
  * All SQL for what pods really use (migration 0013). Writes happen inside the snapshot's transaction

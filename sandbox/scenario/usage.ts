@@ -1,4 +1,5 @@
 import { parseBaseUnits, parseCpuMillicores } from '../../core/quantity.js';
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../core/time.js';
 import type { ScenarioFile } from './scenario-file.js';
 import type { EpochMs, Scenario, SimContainer, SimPod } from './types.js';
 
@@ -37,9 +38,7 @@ export const DEFAULT_PROFILE: UsageProfileSpec = { cpu: [0.2, 0.4], memory: 0.55
 /** A container with no memory request (aws-node, kube-proxy) still uses some. */
 const MEMORY_WITHOUT_REQUEST_BYTES = 48 * 2 ** 20;
 const CPU_WITHOUT_REQUEST_MILLICORES = 5;
-const STEP_MS = 5 * 60_000;
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
+const STEP_MS = 5 * MINUTE_MS;
 const PAGE_BYTES = 4096;
 
 export interface ContainerUsageNow {

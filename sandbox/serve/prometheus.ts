@@ -1,3 +1,4 @@
+import { DAY_MS, HOUR_MS, MINUTE_MS, SECOND_MS } from '../../core/time.js';
 import type { UsageModel } from '../scenario/usage.js';
 import type { EpochMs, Scenario, SimPod } from '../scenario/types.js';
 import type { SandboxContext, SandboxHandler, SandboxRequest, SandboxResponse } from './context.js';
@@ -64,7 +65,7 @@ function parseStep(text: string | null): number {
   if (/^\d+(\.\d+)?$/.test(text)) return Number(text) * 1000;
   const m = /^(\d+)(ms|s|m|h|d)$/.exec(text);
   if (!m) return Number.NaN;
-  return Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as 'ms' | 's' | 'm' | 'h' | 'd'];
+  return Number(m[1]) * { ms: 1, s: SECOND_MS, m: MINUTE_MS, h: HOUR_MS, d: DAY_MS }[m[2] as 'ms' | 's' | 'm' | 'h' | 'd'];
 }
 
 /** How Prometheus prints a sample value: shortest round-trip float. */
