@@ -105,7 +105,7 @@ function write(
 ) {
   const { s, u } = snapshot(takenAt, webCpu, oomAt, available);
   const rows = joinSnapshotUsage(s, u);
-  const built = buildSnapshotRows(s, () => ({ usdPerHour: 0.192, source: 'pricing-api' }));
+  const built = buildSnapshotRows(s, () => ({ pricePerHour: 0.192, currency: 'USD', source: 'pricing-api' }));
   return {
     id: createKubeRepository(db).writeSnapshot({ snapshot: s, ...built, runId: null, usage: { rows, status: u.status, retentionMs } }),
     built,
