@@ -1,23 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { loadInstanceCatalog } from '../../instance-catalog.js';
 import { loadStaticTables } from '../../static-prices.js';
-import { buildBuiltInCatalogue, type BuiltInInstanceData, type CatalogueEntry, parseCatalogue } from './catalogue.js';
+import { buildBuiltInCatalogue, type CatalogueEntry, parseCatalogue } from './catalogue.js';
 
 /**
- * The catalogue's file side (the engine itself reads nothing): the built-in catalogue from data/ and a user's
- * `--instance-types FILE.json`.
+ * The catalogue's file side (the engine itself reads nothing): the built-in catalogue from data/ (read through
+ * core/instance-catalog.ts, the one reader of data/instance-types.json) and a user's `--instance-types FILE.json`.
  */
-
-const DATA_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'data');
-
-let instanceData: BuiltInInstanceData | null = null;
-
-/** data/instance-types.json, read once. */
-export function builtInInstanceData(): BuiltInInstanceData {
-  instanceData ??= JSON.parse(readFileSync(join(DATA_DIR, 'instance-types.json'), 'utf8')) as BuiltInInstanceData;
-  return instanceData;
-}
 
 export interface BuiltInOptions {
   /** AWS region whose static on-demand prices are used (USD regions only). */
@@ -36,7 +25,7 @@ export function builtInCatalogue(opts: BuiltInOptions): CatalogueEntry[] {
   const zones = opts.zones ?? ['a', 'b', 'c'].map((z) => `${opts.region}${z}`);
   // The static tables now carry China's in CNY; the engine's prices are USD, so only a USD table is used.
   const table = loadStaticTables().get(opts.region);
-  return buildBuiltInCatalogue(builtInInstanceData(), {
+  return buildBuiltInCatalogue(loadInstanceCatalog(), {
     region: opts.region,
     zones,
     onDemandUsdPerHour: table?.currency === 'USD' ? table.prices : new Map<string, number>(),

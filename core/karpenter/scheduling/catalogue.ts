@@ -1,4 +1,4 @@
-import { parseBaseUnits, parseCpuMillicores } from '../../quantity.js';
+import type { InstanceCatalog } from '../../instance-catalog.js';
 import { formatQuantity, parseQuantity, type QuantityInput } from './resources.js';
 import {
   CAPACITY_ON_DEMAND,
@@ -186,11 +186,6 @@ export function parseCatalogue(text: string, source?: string): CatalogueEntry[] 
   return validateCatalogue(value, source);
 }
 
-/** data/instance-types.json as shipped: Karpenter's labels and AL2023 allocatable per type. */
-export interface BuiltInInstanceData {
-  instanceTypes: Record<string, { labels: Record<string, string>; allocatable: Record<string, string> }>;
-}
-
 export interface BuiltInCatalogueOptions {
   region: string;
   /** Zones to offer every type in (on-demand everywhere, spot where a price is known). */
@@ -204,18 +199,16 @@ export interface BuiltInCatalogueOptions {
 /**
  * The built-in catalogue: every priced type of data/instance-types.json, its capacity derived as Karpenter derives
  * it (vCPUs; memory less the VM overhead), its overhead = capacity − the allocatable Karpenter computed, offered
- * on-demand in every zone and spot where a spot price is known. Pure: the caller reads the files.
+ * on-demand in every zone and spot where a spot price is known. Pure: the caller reads the files (core/instance-catalog.ts
+ * reads data/instance-types.json, sorted by name, and has already left out the types without cpu, memory or pods).
  */
-export function buildBuiltInCatalogue(data: BuiltInInstanceData, opts: BuiltInCatalogueOptions): CatalogueEntry[] {
+export function buildBuiltInCatalogue(data: Pick<InstanceCatalog, 'types'>, opts: BuiltInCatalogueOptions): CatalogueEntry[] {
   const out: CatalogueEntry[] = [];
-  for (const name of Object.keys(data.instanceTypes).sort()) {
-    const { labels, allocatable } = data.instanceTypes[name];
+  for (const { name, labels, allocatableQuantities: allocatable, allocatable: parsed, vcpu, memoryMiB: memMiB } of data.types.values()) {
     const price = opts.onDemandUsdPerHour.get(name);
-    if (price === undefined || !allocatable.cpu || !allocatable.memory || !allocatable.pods) continue;
-    const vcpu = Number(labels['karpenter.k8s.aws/instance-cpu']);
-    const memMiB = Number(labels['karpenter.k8s.aws/instance-memory']);
-    const allocCpu = parseCpuMillicores(allocatable.cpu);
-    const allocMem = parseBaseUnits(allocatable.memory);
+    if (price === undefined) continue;
+    const allocCpu = parsed.cpuMillicores;
+    const allocMem = parsed.memoryBytes;
     // derive capacity as Karpenter does; if the labels are missing, the allocatable is all we know
     const capCpu = Number.isFinite(vcpu) && vcpu * 1000 >= allocCpu ? vcpu * 1000 : allocCpu;
     const capMemDerived = Number.isFinite(memMiB) ? karpenterMemoryCapacityBytes(memMiB, labels[LABEL_ARCH] ?? 'amd64') : allocMem;

@@ -19,7 +19,6 @@ export {
   karpenterOverhead,
   parseCatalogue,
   validateCatalogue,
-  type BuiltInInstanceData,
   type CatalogueEntry,
   type CatalogueOffering,
 } from './catalogue.js';
