@@ -8,8 +8,9 @@ import { NORMALIZED_LABELS, RESTRICTED_LABELS } from './well-known.js';
  * NodePools, NodeClaims and instance types can be compared with Karpenter's own rules.
  */
 
-export type Operator = 'In' | 'NotIn' | 'Exists' | 'DoesNotExist' | 'Gt' | 'Lt' | 'Gte' | 'Lte';
-export const OPERATORS: readonly Operator[] = ['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt', 'Gte', 'Lte'];
+export const OPERATORS = ['In', 'NotIn', 'Exists', 'DoesNotExist', 'Gt', 'Lt', 'Gte', 'Lte'] as const;
+export type Operator = (typeof OPERATORS)[number];
+export const isOperator = (s: string): s is Operator => (OPERATORS as readonly string[]).includes(s);
 
 /** A NodeSelectorRequirement as Kubernetes and Karpenter write it (minValues only on NodePools). */
 export interface SelectorRequirement {
@@ -22,16 +23,32 @@ export interface SelectorRequirement {
 const INT = /^[+-]?\d+$/;
 const MAX_LEN = Number.MAX_SAFE_INTEGER;
 const EMPTY: ReadonlySet<string> = new Set();
+const INT64_MAX = (1n << 63n) - 1n;
+const INT64_MIN = -(1n << 63n);
 
-function parseIntStrict(value: string): number | null {
+/** Go's strconv.Atoi on a 64-bit platform: optional sign, decimal digits, int64 range; null otherwise. */
+export function atoi(text: string): bigint | null {
+  if (!INT.test(text)) return null;
+  const n = BigInt(text);
+  return n > INT64_MAX || n < INT64_MIN ? null : n;
+}
+
+/**
+ * A label value as the integer Karpenter's bounds compare (strconv.Atoi), null when it is not one. Bounds are kept
+ * as safe integers (see Requirement.tryOf), so an int64 beyond them compares as ±Infinity, exactly; the common short
+ * value skips BigInt.
+ */
+function intValue(value: string): number | null {
   if (!INT.test(value)) return null;
   const n = Number(value);
-  return Number.isSafeInteger(n) ? n : null;
+  if (Number.isSafeInteger(n)) return n;
+  const big = atoi(value);
+  return big === null ? null : big > 0n ? Infinity : -Infinity;
 }
 
 function withinBounds(value: string, gte: number | undefined, lte: number | undefined): boolean {
   if (gte === undefined && lte === undefined) return true;
-  const n = parseIntStrict(value);
+  const n = intValue(value);
   if (n === null) return false;
   if (gte !== undefined && n < gte) return false;
   if (lte !== undefined && n > lte) return false;
@@ -56,6 +73,16 @@ export class Requirement {
 
   /** Builds a requirement from a selector operator; Gt/Lt become inclusive bounds as Karpenter canonicalises them. */
   static of(key: string, operator: Operator, values: readonly string[] = [], minValues?: number): Requirement {
+    const r = Requirement.tryOf(key, operator, values, minValues);
+    if (typeof r === 'string') throw new RequirementError(`${key}: ${r}`);
+    return r;
+  }
+
+  /**
+   * Each operator's meaning, the one place it is defined (Karpenter's NewRequirementWithFlexibility): the requirement,
+   * or why it cannot be one (an unknown operator, a bound that is not one integer). The key is normalized.
+   */
+  static tryOf(key: string, operator: string, values: readonly string[] = [], minValues?: number): Requirement | string {
     const k = NORMALIZED_LABELS[key] ?? key;
     switch (operator) {
       case 'In':
@@ -70,26 +97,30 @@ export class Requirement {
       case 'Lt':
       case 'Gte':
       case 'Lte': {
-        const bound = values.length === 1 ? parseIntStrict(values[0]) : null;
-        if (bound === null) throw new RequirementError(`${key} ${operator} needs exactly one integer value, got [${values.join(' ')}]`);
-        if (operator === 'Gt') {
-          // Gt MaxInt matches nothing
-          if (bound >= MAX_LEN) return new Requirement(k, false, EMPTY, undefined, undefined, minValues);
-          return new Requirement(k, true, EMPTY, bound + 1, undefined, minValues);
-        }
+        if (values.length !== 1) return `${operator} takes one integer value, got ${values.length}`;
+        const big = atoi(values[0]);
+        if (big === null) return `${operator} takes an integer, got "${values[0]}"`;
+        // nothing is greater than the largest int64 (Karpenter's requirement_test.go checks it)
+        if (operator === 'Gt' && big === INT64_MAX) return new Requirement(k, false, EMPTY, undefined, undefined, minValues);
+        // bounds are kept as numbers, exact to 2^53; no instance label comes near, so a larger bound is refused
+        // rather than compared inexactly
+        const bound = Number(big);
+        if (!Number.isSafeInteger(bound)) return `${operator} takes an integer within ±${MAX_LEN}, got "${values[0]}"`;
+        if (operator === 'Gt') return new Requirement(k, true, EMPTY, bound + 1, undefined, minValues);
         if (operator === 'Lt') return new Requirement(k, true, EMPTY, undefined, bound - 1, minValues);
         if (operator === 'Gte') return new Requirement(k, true, EMPTY, bound, undefined, minValues);
         return new Requirement(k, true, EMPTY, undefined, bound, minValues);
       }
+      default:
+        return `unknown operator "${operator}" (expected one of ${OPERATORS.join(', ')})`;
     }
   }
 
   /** From a selector requirement as written in YAML; an unknown operator is an error naming it. */
   static fromSelector(r: SelectorRequirement): Requirement {
-    if (!OPERATORS.includes(r.operator as Operator)) {
-      throw new RequirementError(`${r.key}: unknown operator "${r.operator}" (expected one of ${OPERATORS.join(', ')})`);
-    }
-    return Requirement.of(r.key, r.operator as Operator, (r.values ?? []).map(String), r.minValues);
+    const out = Requirement.tryOf(r.key, r.operator, (r.values ?? []).map(String), r.minValues);
+    if (typeof out === 'string') throw new RequirementError(`${r.key}: ${out}`);
+    return out;
   }
 
   withMinValues(minValues: number | undefined): Requirement {
