@@ -7,6 +7,7 @@ import {
   requirementsFromJson,
   type NodeSelectorRequirement,
 } from './requirements.js';
+import { DOCS_NODEPOOL } from '../../test/fixtures/karpenter-nodepools.js';
 
 /**
  * Cases transcribed from kubernetes-sigs/karpenter v1.14.1 (commit of the tag in the local mirror):
@@ -489,16 +490,9 @@ describe('Gte and Lte (REQ lines 953-1083, Karpenter v1.10+)', () => {
 
 describe('a real NodePool against real node labels (hand-worked)', () => {
   // Karpenter's docs example NodePool (aws/karpenter-provider-aws@v1.14.1 website/content/en/docs/concepts/nodepools.md:90-118).
-  const docs = new Requirements([
-    { key: 'karpenter.k8s.aws/instance-category', operator: 'In', values: ['c', 'm', 'r'], minValues: 2 },
-    { key: 'karpenter.k8s.aws/instance-family', operator: 'In', values: ['m5', 'm5d', 'c5', 'c5d', 'c4', 'r4'], minValues: 5 },
-    { key: 'karpenter.k8s.aws/instance-cpu', operator: 'In', values: ['4', '8', '16', '32'] },
-    { key: 'karpenter.k8s.aws/instance-hypervisor', operator: 'In', values: ['nitro'] },
-    { key: 'karpenter.k8s.aws/instance-generation', operator: 'Gte', values: ['3'] },
-    { key: 'topology.kubernetes.io/zone', operator: 'In', values: ['us-west-2a', 'us-west-2b'] },
-    { key: 'kubernetes.io/arch', operator: 'In', values: ['arm64', 'amd64'] },
-    { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot', 'on-demand', 'reserved'] },
-  ]);
+  // The same eight requirements as test/fixtures/karpenter-nodepools.ts transcribes them (category minValues 2,
+  // family minValues 5, cpu 4-32, nitro, generation Gte 3, two zones, both arches, spot/on-demand/reserved).
+  const docs = new Requirements(DOCS_NODEPOOL.spec.template.spec.requirements);
   const m5xlarge = {
     'karpenter.k8s.aws/instance-category': 'm',
     'karpenter.k8s.aws/instance-family': 'm5',
