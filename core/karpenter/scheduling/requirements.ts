@@ -112,12 +112,15 @@ export class Requirement {
         return new Requirement(k, true, EMPTY, undefined, bound, minValues);
       }
       default:
-        return `unknown operator "${operator}" (expected one of ${OPERATORS.join(', ')})`;
+        return `operator "${operator}" is not one Karpenter knows (${OPERATORS.join(', ')})`;
     }
   }
 
   /** From a selector requirement as written in YAML; an unknown operator is an error naming it. */
   static fromSelector(r: SelectorRequirement): Requirement {
+    // the engine's own wording for a refused operator (its error messages name what was expected)
+    if (!isOperator(r.operator))
+      throw new RequirementError(`${r.key}: unknown operator "${r.operator}" (expected one of ${OPERATORS.join(', ')})`);
     const out = Requirement.tryOf(r.key, r.operator, (r.values ?? []).map(String), r.minValues);
     if (typeof out === 'string') throw new RequirementError(`${r.key}: ${out}`);
     return out;
