@@ -10,6 +10,7 @@ import { bundleBench } from './bundle-bench.js';
 import { costExplorerBench } from './cost-explorer-bench.js';
 import { engineBench } from './engine-bench.js';
 import { ingestBench } from './ingest-bench.js';
+import { seedBench } from './seed-bench.js';
 import { findKubectl, snapshotBench } from './snapshot-bench.js';
 import { storeBench } from './store-bench.js';
 
@@ -22,6 +23,7 @@ import { storeBench } from './store-bench.js';
 const BENCHES: Record<string, (ctx: BenchContext) => Promise<BenchResult>> = {
   snapshot: snapshotBench,
   store: storeBench,
+  seed: seedBench,
   ingest: ingestBench,
   'cost-explorer': costExplorerBench,
   bundle: bundleBench,

@@ -7,7 +7,10 @@ import { createResetRepository } from '../db/repositories/reset-repository.js';
 import { createRunsRepository } from '../db/repositories/runs-repository.js';
 import { DEFAULT_SCENARIO, DEFAULT_SEED, startSandbox } from '../sandbox/index.js';
 import { sandboxPracticeBills } from '../sandbox/practice-bills.js';
+import { CURRENT_KARPENTER_VERSION, KarpenterVersionError, karpenterProfile } from '../sandbox/scenario/karpenter-profile.js';
+import { loadScenarioFile, ScenarioFileError } from '../sandbox/scenario/scenario-file.js';
 import { buildApp } from '../server/app.js';
+import { heldLockWriter } from '../server/database-writer.js';
 import { accessFor, accessHint } from './access.js';
 import { BILL_HELP, BILL_USAGE, billWindowError, makeDemoBill, parseBillSpec } from './demo-bill.js';
 import { intOption } from './listen.js';
@@ -21,17 +24,32 @@ import { UsageError } from './usage-error.js';
  */
 
 export const DEMO_HELP = `Usage: nodepool-ledger demo [--port 5173] [--db .ledger/demo.db] [--scenario week4] [--seed 42] [--fresh] [${BILL_USAGE}]
-                             [--host 127.0.0.1] [--token T]
+                             [--karpenter-version ${CURRENT_KARPENTER_VERSION}] [--host 127.0.0.1] [--token T]
 
 Starts the sandbox on 127.0.0.1, walks its clock through the scenario collecting a snapshot every 5 simulated
 minutes through the real Kubernetes and AWS SDK clients, pulls the Cost Explorer bill, then serves the dashboard.
-A database already seeded with the same scenario and seed is reused; --fresh rebuilds it. One collector per
-database: a second demo or collect on the same --db is refused, naming the first.
+A database already seeded with the same scenario, seed and Karpenter release is reused; --fresh rebuilds it. One
+collector per database: a second demo or collect on the same --db is refused, naming the first.
 The dashboard binds 127.0.0.1; another --host needs an access token (see 'serve --help'). --port and --host
 default to $PORT and $HOST when set (a flag wins), else 5173 and 127.0.0.1; only the default port moves on to the
 next free one when busy.
 
+  --karpenter-version V  the Karpenter v1 release the sandbox imitates (its event wording and NodeClaim conditions):
+                         default the scenario's karpenterVersion, else ${CURRENT_KARPENTER_VERSION}; e.g. 1.5.0 writes
+                         "Disrupting Node: Underutilized/Replace", 1.6.0 and later "Disrupting Node: Underutilized"
+
 ${BILL_HELP}`;
+
+/** The release to imitate: the flag, else the scenario file's, else the current one; a bad one is a UsageError. */
+function karpenterVersionOption(flag: string | undefined, scenario: string): string {
+  try {
+    return karpenterProfile(flag ?? loadScenarioFile(scenario).karpenterVersion).version;
+  } catch (err) {
+    if (err instanceof KarpenterVersionError) throw new UsageError(`--karpenter-version: ${err.message}`);
+    if (err instanceof ScenarioFileError) throw new UsageError(err.message);
+    throw err;
+  }
+}
 
 /** The demo database; with --fresh, a file that is not a ledger database (or is damaged) is replaced. */
 function openDemoDb(path: string, fresh: boolean): Db {
@@ -47,9 +65,10 @@ function openDemoDb(path: string, fresh: boolean): Db {
 export async function runDemo(v: Record<string, string | boolean | undefined>): Promise<void> {
   const scenarioName = (v.scenario as string | undefined) ?? DEFAULT_SCENARIO;
   const seed = intOption(v.seed as string | undefined, 'seed', DEFAULT_SEED);
+  const karpenterVersion = karpenterVersionOption(v['karpenter-version'] as string | undefined, scenarioName);
   const dbPath = resolve((v.db as string | undefined) ?? join('.ledger', 'demo.db'));
   mkdirSync(resolve(dbPath, '..'), { recursive: true });
-  const stamp = `${scenarioName}|${seed}|v1`;
+  const stamp = `${scenarioName}|${seed}|v1|karpenter=${karpenterVersion}`;
   const billSpec = v.bill === undefined ? null : parseBillSpec(String(v.bill));
   if (billSpec !== null && 'error' in billSpec) throw new UsageError(billSpec.error);
   // Checked before the minute of seeding: a bad PORT or an exposed HOST without a token fails at once.
@@ -72,8 +91,8 @@ export async function runDemo(v: Record<string, string | boolean | undefined>): 
     if (v.fresh !== true) console.error(`${dbPath} holds another scenario (${seeded}); rebuilding it for ${stamp}`);
     createResetRepository(db).clearCollectedData();
   }
-  console.error(`simulating scenario "${scenarioName}" with seed ${seed}…`);
-  const sandbox = await startSandbox({ scenario: scenarioName, seed, dir: resolve(dbPath, '..') });
+  console.error(`simulating scenario "${scenarioName}" with seed ${seed}, as Karpenter ${karpenterVersion} writes it…`);
+  const sandbox = await startSandbox({ scenario: scenarioName, seed, karpenterVersion, dir: resolve(dbPath, '..') });
   const sc = sandbox.scenario;
   const billProblem = billSpec === null ? null : billWindowError(sc, billSpec);
   if (billProblem !== null) {
@@ -109,7 +128,14 @@ export async function runDemo(v: Record<string, string | boolean | undefined>): 
       `hypothetical bill (${billSpec.perturbation}): ${b.lines} lines, USD ${b.totalUsd.toFixed(2)}, written to ${b.file} and imported as ${b.source}`,
     );
   }
-  const app = buildApp({ db, now: () => sc.end, accessToken: access.token, practiceBills: sandboxPracticeBills });
+  // The demo is the collector: a bill import writes under the lock it already holds.
+  const app = buildApp({
+    db,
+    now: () => sc.end,
+    accessToken: access.token,
+    practiceBills: sandboxPracticeBills,
+    writer: heldLockWriter(db, lock),
+  });
   const url = await listenOn(app, address);
   console.log(
     `NodePool Ledger dashboard: ${url}  (sandbox data, ${new Date(sc.start).toISOString().slice(0, 10)} .. ${new Date(sc.end).toISOString().slice(0, 10)})`,
@@ -130,15 +156,17 @@ export async function runDemo(v: Record<string, string | boolean | undefined>): 
 }
 
 export async function runSandbox(v: Record<string, string | boolean | undefined>): Promise<void> {
+  const scenario = v.scenario as string | undefined;
   const sb = await startSandbox({
-    scenario: v.scenario as string | undefined,
+    scenario,
     seed: intOption(v.seed as string | undefined, 'seed', DEFAULT_SEED),
+    karpenterVersion: karpenterVersionOption(v['karpenter-version'] as string | undefined, scenario ?? DEFAULT_SCENARIO),
     port: intOption(v.port as string | undefined, 'port', 0),
     dir: v.dir as string | undefined,
     auth: v['no-auth'] !== true,
   });
   console.log(
-    `sandbox ${sb.scenario.name} (seed ${sb.scenario.seed}) on ${sb.url} (Kubernetes API over TLS: ${sb.kubeUrl}), clock at ${new Date(sb.ctx.clock.now()).toISOString()}`,
+    `sandbox ${sb.scenario.name} (seed ${sb.scenario.seed}, Karpenter ${sb.scenario.karpenterVersion}) on ${sb.url} (Kubernetes API over TLS: ${sb.kubeUrl}), clock at ${new Date(sb.ctx.clock.now()).toISOString()}`,
   );
   console.log(`export KUBECONFIG=${sb.kubeconfigPath}`);
   console.log(

@@ -49,6 +49,21 @@ describe('command-line flags', () => {
     }
   });
 
+  it.each([
+    [
+      ['demo', '--karpenter-version', '0.37.0'],
+      'the sandbox imitates Karpenter v1 releases (1.0.0 and later)',
+      'Usage: nodepool-ledger demo',
+    ],
+    [['sandbox', '--karpenter-version', 'latest'], 'is not a release number like 1.14.1', 'Usage: nodepool-ledger sandbox'],
+    [['demo', '--scenario', 'no-such-scenario'], 'cannot read scenario', 'Usage: nodepool-ledger demo'],
+  ])('%j is refused before anything starts, saying why', async (argv, why, usage) => {
+    const r = await run(argv);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(why);
+    expect(r.err).toContain(usage);
+  });
+
   it('refuses serve without a database, and an unknown command', async () => {
     const noDb = await run(['serve']);
     expect(noDb.code).toBe(2);

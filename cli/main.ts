@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { DbAccessError, explainDbError } from '../db/db-errors.js';
 import { CollectorLockedError } from '../db/lock.js';
@@ -32,20 +33,26 @@ Commands:
 Run 'nodepool-ledger <command> --help' for a command's options.`,
   serve: `Usage: nodepool-ledger serve --db PATH [--port 5173] [--host 127.0.0.1] [--token T]
 
-Serves the dashboard and API over a database filled by 'collect' or 'demo', on 127.0.0.1:5173 by default.
+Serves the dashboard and API over a database filled by 'collect' or 'demo', on 127.0.0.1:5173 by default. It opens
+the file read-only and no page view writes to it (a read-only file serves as well); importing a bill CSV does write,
+so it takes the collector lock for that moment and is refused while 'collect' or 'demo' holds the file. A file
+written by an older nodepool-ledger is upgraded by running 'collect' (or 'demo') on it once.
 --port and --host default to $PORT and $HOST when set (a flag wins); a port asked for that way is used or
 refused, only the default one moves on to the next free port when busy.
 Binding another host (e.g. --host 0.0.0.0 in a container) requires an access token of 16+ characters, from
 $LEDGER_TOKEN (better: a flag shows in 'ps') or --token. Every /api request must then send
 "Authorization: Bearer <token>"; a browser opens /?token=<token> once, which sets an HttpOnly, SameSite=Strict
 session cookie and drops the token from the address bar. The token is never printed or logged.`,
-  sandbox: `Usage: nodepool-ledger sandbox [--port 0] [--scenario week4] [--seed 42] [--dir DIR] [--no-auth]
+  sandbox: `Usage: nodepool-ledger sandbox [--port 0] [--scenario week4] [--seed 42] [--karpenter-version V] [--dir DIR] [--no-auth]
 
 Serves the simulated cluster's Kubernetes API and the AWS endpoints (Cost Explorer, Pricing, EC2) on 127.0.0.1
 with the clock at the end of the scenario, and prints how to point kubectl and the AWS SDK at it. The port speaks
 HTTP and TLS: the kubeconfig written to --dir (default a new temp folder) names https://127.0.0.1:<port> with a
 bearer token and the certificate-authority-data of a CA made at start (also written there as ca.crt), so kubectl,
 curl --cacert and @kubernetes/client-node verify the server; the AWS endpoints are plain http on loopback.
+
+  --karpenter-version V  the Karpenter v1 release imitated: its event wording and NodeClaim conditions (default the
+                         scenario's karpenterVersion, else the newest the sandbox knows; see 'demo --help')
 
   --no-auth   the Kubernetes API asks for no token, and the kubeconfig written holds none and names the plain
               http:// address, for clients that cannot send a token. Still 127.0.0.1 only: any process on this
@@ -63,6 +70,7 @@ const OPTIONS = {
     seed: { type: 'string' },
     fresh: { type: 'boolean' },
     bill: { type: 'string' },
+    'karpenter-version': { type: 'string' },
   },
   serve: { help: { type: 'boolean', short: 'h' }, ...ACCESS, db: { type: 'string' } },
   sandbox: {
@@ -70,6 +78,7 @@ const OPTIONS = {
     port: { type: 'string' },
     scenario: { type: 'string' },
     seed: { type: 'string' },
+    'karpenter-version': { type: 'string' },
     dir: { type: 'string' },
     'no-auth': { type: 'boolean' },
   },
@@ -81,9 +90,11 @@ async function serve(v: Record<string, string | boolean | undefined>): Promise<v
   if (!existsSync(dbPath)) throw new UsageError(`no database at ${dbPath}: run 'nodepool-ledger demo' or 'collect' first`);
   const address = listenAddress({ host: v.host as string | undefined, port: v.port as string | undefined });
   const { token } = accessFor(address.host, v.token as string | undefined, process.env, address.hostFrom);
-  const db = openDb({ path: dbPath });
+  // Read-only: no page view writes (the collector keeps the disruptions); an import writes under the collector lock.
+  const db = openDb({ path: dbPath, readonly: true });
   const { buildApp } = await import('../server/app.js');
-  const app = buildApp({ db, accessToken: token });
+  const { lockingWriter } = await import('../server/database-writer.js');
+  const app = buildApp({ db, accessToken: token, writer: lockingWriter(resolve(dbPath)) });
   const url = await listenOn(app, address);
   console.log(`NodePool Ledger dashboard: ${url}`);
   const hint = accessHint(url, token);

@@ -37,6 +37,8 @@ export interface SeedOptions {
    * snapshot made seeding about 2x slower (288 snapshots: 14 s without, 30 s with, at load average 11).
    */
   usage?: boolean;
+  /** Each snapshot's write: how long it took, and how much of it keeping the disruptions current took (npm run bench). */
+  onWrite?: (w: { writeMs: number; disruptionsMs: number }) => void;
 }
 
 /** The seeding stopped because another collector took the file over. */
@@ -78,7 +80,8 @@ async function setClock(sandboxUrl: string, t: number, attempt = 1): Promise<str
  */
 export async function seedFromSandbox(o: SeedOptions): Promise<SeedSummary> {
   const startedAt = Date.now();
-  const kubeRepo = createKubeRepository(o.db);
+  let disruptionsMs = 0;
+  const kubeRepo = createKubeRepository(o.db, { onDisruptionsRefreshed: (r) => (disruptionsMs += r.ms) });
   const runs = createRunsRepository(o.db);
   const runId = runs.startRun('demo', 'sandbox');
   const k = createKubeClients({ kubeconfig: o.kubeconfigPath });
@@ -109,6 +112,8 @@ export async function seedFromSandbox(o: SeedOptions): Promise<SeedSummary> {
       );
       if (o.confirm?.() === false)
         throw new SeedLockLostError(`another collector took over this database after ${written} snapshots; stopped seeding`);
+      disruptionsMs = 0;
+      const t0 = performance.now();
       kubeRepo.writeSnapshot({
         snapshot,
         ...rows,
@@ -122,6 +127,7 @@ export async function seedFromSandbox(o: SeedOptions): Promise<SeedSummary> {
                 retentionMs: o.usageRetentionMs ?? DEFAULT_USAGE_RETENTION_MS,
               },
       });
+      o.onWrite?.({ writeMs: performance.now() - t0, disruptionsMs });
       written += 1;
       if (i % 12 === 0 || t + o.stepMs >= o.endMs) bar?.update(i + 1, `${snapshot.nodes.length} nodes, ${snapshot.pods.length} pods`);
     }

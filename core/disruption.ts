@@ -1,18 +1,27 @@
-/** A disruption as the analytics build it from events and NodeClaim lifetimes and the database keeps it. Times: epoch ms UTC. */
+/**
+ * A disruption as core/karpenter/disruptions.ts builds it from Karpenter's events and NodeClaims and the collector
+ * keeps it in the database. Times: epoch ms UTC.
+ */
 export interface Disruption {
+  /** `<atMs>-<nodeclaim or node name>`. */
   id: string;
   atMs: number;
   nodeName: string | null;
   nodeClaim: string | null;
   nodePool: string;
+  /** Underutilized | Empty | Drifted | Expired | Interrupted; 'Unrecognised' for a wording no release wrote; '' when blocked. */
   reason: string;
+  /** Delete | Replace | Blocked; null when what happened is not known (only the NodeClaim's conditions tell). */
   action: string | null;
+  /** event: from stored events; nodeclaim: a NodeClaim gone without a stored event (from its conditions or age). */
   source: 'event' | 'nodeclaim';
   spotInterrupted: boolean;
   instanceType: string | null;
   capacityType: string | null;
   nodeDeletedAtMs: number | null;
+  /** NodeClaims launched in the same decision, sorted. */
   replacements: string[];
+  /** The Node event's message (for blocked attempts: why), or what the NodeClaim showed. */
   message: string;
   blocked: boolean;
 }

@@ -58,7 +58,12 @@ export interface NodeClaimRecord {
   zone: string | null;
   instanceId: string | null;
   createdAt: number;
+  /** The disruption reason its conditions record (core/karpenter/events.ts disruptionFromConditions), as written. */
   disruptionReason: string | null;
+  /** When its DisruptionReason condition was set (the disruption decision), epoch ms; null or absent when unknown. */
+  disruptionAt?: number | null;
+  /** spec.expireAfter as written ("720h", "Never"); null or absent when unknown. */
+  expireAfter?: string | null;
   conditions: { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string }[];
 }
 
@@ -193,6 +198,11 @@ export interface KubeSnapshot {
   nodeClaims: NodeClaimRecord[];
   pods: PodRecord[];
   events: EventRecord[];
+  /**
+   * NodeClaims deleted since the previous snapshot as last seen by a watch (their final conditions: a disruption's
+   * DisruptionReason is often set and deleted between two snapshots). Absent when the snapshot came from lists.
+   */
+  goneNodeClaims?: NodeClaimRecord[];
 }
 
 export const zeroResources = (): ResourceAmounts => ({ cpuMillicores: 0, memoryBytes: 0, pods: 0, gpu: 0 });

@@ -2,7 +2,8 @@ import Database from 'better-sqlite3';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { explainDbError } from './db-errors.js';
+import { DbAccessError, explainDbError } from './db-errors.js';
+import { createDisruptionsRepository } from './repositories/disruptions-repository.js';
 
 export type Db = Database.Database;
 
@@ -46,7 +47,28 @@ export function migrate(db: Db, migrations = loadMigrations()): number[] {
 
 export interface OpenDbOptions {
   path: string;
+  /**
+   * Read only (`serve`): nothing is written, not even a migration, so a file of another schema version is refused
+   * with what to run; a writer (collect, demo) migrates it.
+   */
   readonly?: boolean;
+}
+
+/** The schema version this build reads and writes: the newest migration's. */
+export const SCHEMA_VERSION = loadMigrations().reduce((v, m) => Math.max(v, m.version), 0);
+
+/** A read-only open of a file whose schema is not this build's. */
+export class SchemaVersionError extends DbAccessError {}
+
+function checkSchema(db: Db, path: string): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  if (version === SCHEMA_VERSION) return;
+  const message =
+    version < SCHEMA_VERSION
+      ? `${path} was written by an older nodepool-ledger (schema ${version}; this one reads ${SCHEMA_VERSION}) and serve never ` +
+        `writes: run 'nodepool-ledger collect' (or 'demo') on it once, which upgrades it, then serve it`
+      : `${path} was written by a newer nodepool-ledger (schema ${version}; this one reads up to ${SCHEMA_VERSION}): upgrade nodepool-ledger`;
+  throw new SchemaVersionError(message, 'SCHEMA_VERSION', path);
 }
 
 const WAL_WAIT_MS = 15_000;
@@ -69,7 +91,10 @@ function toWal(db: Db): void {
   }
 }
 
-/** Opens (creating if needed) the ledger database with WAL, foreign keys and a busy timeout, and migrates it. */
+/**
+ * Opens (creating if needed) the ledger database with WAL, foreign keys and a busy timeout, migrates it and brings
+ * its kept disruptions up to date; read-only, it checks the schema and writes nothing.
+ */
 export function openDb({ path, readonly = false }: OpenDbOptions): Db {
   let db: Db | undefined;
   try {
@@ -82,7 +107,13 @@ export function openDb({ path, readonly = false }: OpenDbOptions): Db {
       db.pragma('synchronous = NORMAL');
     }
     db.pragma('foreign_keys = ON');
-    if (!readonly) migrate(db);
+    if (readonly) checkSchema(db, path);
+    else {
+      migrate(db);
+      // A migration that changes what a disruption is leaves the kept ones to rebuild: a writer does it once, here,
+      // so that a reader never has to (a no-op when they are up to date).
+      createDisruptionsRepository(db).refresh();
+    }
     return db;
   } catch (err) {
     // A file SQLite could only open read-only (permissions) fails here, on the first write: say which and why.

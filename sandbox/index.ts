@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { writeKubeconfig } from './kubeconfig.js';
+import { karpenterProfile } from './scenario/karpenter-profile.js';
 import { simulate } from './scenario/simulate.js';
 import { loadScenarioFile } from './scenario/scenario-file.js';
 import type { Scenario } from './scenario/types.js';
@@ -22,7 +23,10 @@ export const DEFAULT_SEED = 42;
 export interface SandboxOptions {
   scenario?: string;
   seed?: number;
-  /** The Karpenter release to imitate (karpenter-profile.ts); default: the scenario file's, else the current one. */
+  /**
+   * The Karpenter release to imitate (scenario/karpenter-profile.ts): its objects, event wording and NodeClaim
+   * conditions. Default: the scenario file's, else the current one.
+   */
   karpenterVersion?: string;
   /** Initial clock; default: the end of the scenario (all history visible). */
   at?: number;
@@ -71,13 +75,17 @@ export function loadUsageModel(name = DEFAULT_SCENARIO, seed = DEFAULT_SEED): Us
   return m;
 }
 
-/** The simulated history for a scenario, seed and Karpenter release (computed once per process). */
+/**
+ * The simulated history for a scenario and seed (computed once per process), imitating `karpenterVersion` (default:
+ * the file's, else the current release). A version that is not a Karpenter v1 release throws KarpenterVersionError.
+ */
 export function loadScenario(name = DEFAULT_SCENARIO, seed = DEFAULT_SEED, karpenterVersion?: string): Scenario {
-  const key = `${name}|${seed}|${karpenterVersion ?? ''}`;
+  const file = loadScenarioFile(name);
+  const version = karpenterProfile(karpenterVersion ?? file.karpenterVersion).version;
+  const key = `${name}|${seed}|${version}`;
   let s = cache.get(key);
   if (!s) {
-    const file = loadScenarioFile(name);
-    s = simulate(karpenterVersion === undefined ? file : { ...file, karpenterVersion }, seed);
+    s = simulate({ ...file, karpenterVersion: version }, seed);
     cache.set(key, s);
   }
   return s;

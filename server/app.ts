@@ -11,12 +11,12 @@ import { STATUS_CODES } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Db } from '../db/open-db.js';
-import { createAnalyticsEventsRepository } from '../db/repositories/analytics-events-repository.js';
 import { createDisruptionsRepository } from '../db/repositories/disruptions-repository.js';
 import { createAnalyticsPackingRepository } from '../db/repositories/analytics-packing-repository.js';
 import { createAnalyticsTeamsRepository } from '../db/repositories/analytics-teams-repository.js';
 import { createReportsRepository } from '../db/repositories/reports-repository.js';
 import { redactToken, requireAccessToken } from './access-token.js';
+import { type DatabaseWriter, sameConnectionWriter } from './database-writer.js';
 import { refuseNonFiniteNumbers } from './finite-numbers.js';
 import { declaredQueryParams, strictQueryStrings, undeclaredQueryParams } from './strict-query.js';
 import { unknownQueryParamMessage } from './unknown-query-param.js';
@@ -60,6 +60,12 @@ export interface BuildAppOptions {
    * server loads no simulator code and /api/bill/practice answers 501, saying practice bills need the demo.
    */
   practiceBills?: PracticeBillProvider;
+  /**
+   * How the few user actions that write (a bill CSV import) write: under the collector lock, on a writable connection
+   * (server/database-writer.ts). `serve` reads a read-only `db` and passes lockingWriter(path); `demo` passes
+   * heldLockWriter. Default: the lock taken on `db` itself for each action.
+   */
+  writer?: DatabaseWriter;
 }
 
 /**
@@ -145,17 +151,21 @@ function handleError(err: FastifyError, req: FastifyRequest, reply: FastifyReply
  * Every /api route, in one place: repositories -> services -> one route module per group (server/routes/<group>.ts),
  * each route registered from the route map (server/schemas/api-routes.ts) and documented for /docs and the README.
  */
-function registerApiRoutes(app: FastifyInstance, db: Db, now: () => number, practiceBills: PracticeBillProvider | undefined): void {
+function registerApiRoutes(
+  app: FastifyInstance,
+  db: Db,
+  now: () => number,
+  writer: DatabaseWriter,
+  practiceBills: PracticeBillProvider | undefined,
+): void {
   const reportsRepo = createReportsRepository(db);
   const packing = createAnalyticsPackingRepository(db);
   const ctx = { extent: () => reportsRepo.dataRange(), now };
   const reports = createReportsService(reportsRepo, now);
   const nodePoolCost = createNodePoolCostService(packing, reportsRepo, ctx);
-  const disruptions = keptDisruptions(createAnalyticsEventsRepository(db), createDisruptionsRepository(db), {
-    onError: (err) => app.log.warn({ err }, 'disruptions: could not update the kept ones; built for the range asked instead'),
-    onRefresh: (r) => app.log.debug(r, 'disruptions: kept ones brought up to date'),
-  });
-  const bill = createBillService(db, now);
+  // Kept current by the collector in the same transaction as what they derive from: read as they are.
+  const disruptions = keptDisruptions(createDisruptionsRepository(db));
+  const bill = createBillService(db, now, writer);
 
   app.register(statusRoutes, { reports });
   app.register(nodePoolsRoutes, { reports, nodePoolCost });
@@ -190,7 +200,7 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
 
   // OpenAPI (/docs) first: it documents the routes registered after it.
   registerOpenApi(app);
-  registerApiRoutes(app, options.db, options.now ?? Date.now, options.practiceBills);
+  registerApiRoutes(app, options.db, options.now ?? Date.now, options.writer ?? sameConnectionWriter(options.db), options.practiceBills);
 
   const webBuilt = existsSync(indexHtml);
   if (webBuilt) {

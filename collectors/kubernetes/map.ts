@@ -10,6 +10,7 @@ import type {
   PodRecord,
   ResourceAmounts,
 } from '../../core/model.js';
+import { disruptionFromConditions } from '../../core/karpenter/events.js';
 import { effectiveRequests } from '../../core/pod-requests.js';
 import { requirementsFromJson } from '../../core/karpenter/requirements.js';
 import { parseBaseUnits, parseCpuMillicores, quantitiesFromJson } from '../../core/quantity.js';
@@ -160,7 +161,8 @@ export function mapNodeClaim(raw: unknown): NodeClaimRecord {
       lastTransitionTime: str(x.lastTransitionTime) ?? undefined,
     };
   });
-  const disruption = conditions.find((c) => c.type === 'DisruptionReason' && c.status === 'True');
+  const disruption = disruptionFromConditions(conditions);
+  const spec = obj(o.spec);
   return {
     name: str(md.name) ?? '',
     nodePool: labels[LABEL_NODEPOOL] ?? null,
@@ -170,7 +172,9 @@ export function mapNodeClaim(raw: unknown): NodeClaimRecord {
     zone: labels[LABEL_ZONE] ?? null,
     instanceId: instanceIdFromProviderId(str(status.providerID) ?? undefined),
     createdAt: ms(str(md.creationTimestamp) ?? undefined),
-    disruptionReason: disruption?.reason ?? (conditions.some((c) => c.type === 'Drifted' && c.status === 'True') ? 'Drifted' : null),
+    disruptionReason: disruption?.text ?? null,
+    disruptionAt: disruption?.atMs ?? null,
+    expireAfter: str(spec.expireAfter),
     conditions,
   };
 }

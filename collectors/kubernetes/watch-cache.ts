@@ -56,6 +56,8 @@ export class KubeWatchCache {
   private readonly all: WatchedResource<unknown>[];
   private readonly waiters: { rv: number; resolve: () => void }[] = [];
   private readonly pendingEvents = new Map<string, EventRecord>();
+  /** NodeClaims deleted since the last snapshot, as their DELETED watch event last showed them. */
+  private readonly goneNodeClaims = new Map<string, NodeClaimRecord>();
   private readonly controllers = new Set<AbortController>();
   private stopped = false;
   readonly stats: ListStats = { requests: 0, restarts: 0 };
@@ -159,6 +161,8 @@ export class KubeWatchCache {
     const teamLabel = this.opts.teamLabel ?? DEFAULT_TEAM_LABEL;
     const events = [...this.pendingEvents.values()];
     this.pendingEvents.clear();
+    const goneNodeClaims = [...this.goneNodeClaims.values()];
+    this.goneNodeClaims.clear();
     return {
       takenAt,
       namespaces,
@@ -167,6 +171,7 @@ export class KubeWatchCache {
       nodePools: [...this.nodePools.objects.values()],
       pods: [...this.pods.objects.values()].map((p) => ({ ...p, team: p.labels[teamLabel] ?? teamByNs.get(p.namespace) ?? null })),
       events,
+      goneNodeClaims,
     };
   }
 
@@ -224,6 +229,8 @@ export class KubeWatchCache {
                 if (r === this.events) this.pendingEvents.set((rec as EventRecord).uid, rec as EventRecord);
               } else if (type === 'DELETED') {
                 r.objects.delete(keyOf(o));
+                // Its last state: a disruption's DisruptionReason condition is often set and gone between snapshots.
+                if (r === this.nodeClaims) this.goneNodeClaims.set(keyOf(o), r.map(obj) as NodeClaimRecord);
               }
               failures = 0;
               r.resourceVersion = o.metadata?.resourceVersion ?? r.resourceVersion;

@@ -1,42 +1,16 @@
+import { DISRUPTION_EVENT_REASONS, REMOVAL_EVENT_REASONS } from '../../core/karpenter/events.js';
+import type { DisruptionEventInput, NodeClaimInput } from '../../core/karpenter/disruptions.js';
 import type { Db } from '../open-db.js';
 
 /**
- * Read SQL behind consolidation events: Karpenter's disruption events joined with the Node and NodeClaim
- * they name, and NodeClaims gone with a disruption reason (for disruptions whose events expired).
+ * Read SQL behind the disruptions: Karpenter's disruption events joined with the Node and NodeClaim they name, and
+ * the NodeClaims a build needs (replacement candidates, the disrupted ones' conditions, those gone without an event).
+ * What the rows mean is core/karpenter/disruptions.ts.
  */
 
-export const DISRUPTION_EVENT_REASONS = ['DisruptionTerminating', 'DisruptionLaunching', 'SpotInterrupted', 'DisruptionBlocked'] as const;
+const sqlList = (values: readonly string[]): string => values.map((v) => `'${v.replaceAll("'", "''")}'`).join(', ');
 
-/** An event row joined with the Node / NodeClaim it names. */
-export interface EventJoinRow {
-  uid: string;
-  atMs: number;
-  /** Kubernetes event reason: one of DISRUPTION_EVENT_REASONS. */
-  reason: string;
-  message: string;
-  /** Kind of the involved object: Node | NodeClaim. */
-  kind: string;
-  name: string;
-  nodeName: string | null;
-  nodeClaim: string | null;
-  nodePool: string | null;
-  instanceType: string | null;
-  capacityType: string | null;
-  nodeDeletedAtMs: number | null;
-}
-
-/** A NodeClaim gone with a disruption reason (conditions), for disruptions whose events expired. */
-export interface GoneNodeClaimJoinRow {
-  nodeClaim: string;
-  nodeName: string | null;
-  nodePool: string | null;
-  instanceType: string | null;
-  capacityType: string | null;
-  deletedAtMs: number;
-  disruptionReason: string;
-}
-
-/** One row of the events query as an array (raw mode: no per-row object from the driver), columns in EventJoinRow order. */
+/** One row of the events query as an array (raw mode: no per-row object from the driver), columns in DisruptionEventInput order. */
 type RawEvent = [
   uid: string,
   at: number,
@@ -51,23 +25,27 @@ type RawEvent = [
   capacityType: string | null,
   deletedAt: number | null,
 ];
-interface RawGone {
-  nodeclaim: string;
-  node_name: string | null;
-  nodepool: string | null;
-  instance_type: string | null;
-  capacity_type: string | null;
-  deleted_at: number;
-  disruption_reason: string;
-}
+type RawClaim = [
+  name: string,
+  nodePool: string | null,
+  nodeName: string | null,
+  instanceType: string | null,
+  capacityType: string | null,
+  createdAt: number,
+  lastSeen: number,
+  deletedAt: number | null,
+  disruptionReason: string | null,
+  disruptionAt: number | null,
+  expireAfter: string | null,
+  removalEventStored: number,
+];
 
 export function createAnalyticsEventsRepository(db: Db) {
   // Two halves, each joining only what its kind needs: a Node event finds its NodeClaim through nodes.nodeclaim;
   // a NodeClaim event finds its Node through the node that names it (nodeclaims.node_name can be empty before
   // registration). Rows come back as arrays: at a month of a churning 1,000-node cluster (12k events) building
   // one object per row in the driver cost half the query (npm run bench, store).
-  const inRange = `e.at >= CAST(@fromMs AS INTEGER) AND e.at < CAST(@toMs AS INTEGER)
-      AND e.reason IN (${DISRUPTION_EVENT_REASONS.map((r) => `'${r}'`).join(', ')})`;
+  const inRange = `e.at >= CAST(@fromMs AS INTEGER) AND e.at < CAST(@toMs AS INTEGER) AND e.reason IN (${sqlList(DISRUPTION_EVENT_REASONS)})`;
   const events = db
     .prepare(
       `
@@ -85,28 +63,37 @@ export function createAnalyticsEventsRepository(db: Db) {
     FROM events e
     LEFT JOIN nodeclaims c ON c.name = e.name
     LEFT JOIN nodes cn ON cn.nodeclaim = e.name
-    WHERE ${inRange} AND e.kind = 'NodeClaim'
+    WHERE ${inRange} AND e.kind IN ('NodeClaim', 'Machine')
     ORDER BY 2, 1`,
     )
     .raw(true);
 
-  // A NodeClaim whose removal event is stored, however far from its deletion (a drain held by a PodDisruptionBudget
-  // can take days), is that event's disruption: were it read here, a range (or a rebuild) holding the deletion but
-  // not the event would count it a second time.
-  const gone = db.prepare(`
-    SELECT c.name AS nodeclaim, COALESCE(c.node_name, n.name) AS node_name, c.nodepool, c.instance_type, c.capacity_type,
-           c.deleted_at, c.disruption_reason
-    FROM nodeclaims c LEFT JOIN nodes n ON n.nodeclaim = c.name
-    WHERE c.deleted_at >= CAST(@fromMs AS INTEGER) AND c.deleted_at < CAST(@toMs AS INTEGER) AND c.disruption_reason IS NOT NULL
-      AND NOT EXISTS (
-        SELECT 1 FROM events e
-        WHERE e.reason IN ('DisruptionTerminating', 'SpotInterrupted')
-          AND ((e.kind = 'NodeClaim' AND e.name = c.name) OR (e.kind = 'Node' AND e.name IN (c.node_name, n.name))))
-    ORDER BY c.deleted_at, c.name`);
+  // The NodeClaims a build of [fromMs, toMs) needs: created in it (replacement candidates), gone in it, and those its
+  // termination events name (their DisruptionReason condition dates the decision). A NodeClaim whose removal event
+  // is stored, however far from its deletion (a drain held by a PodDisruptionBudget can take days), is that event's
+  // disruption: were it counted as gone without one, a range (or a rebuild) holding the deletion but not the event
+  // would count it a second time.
+  const claims = db
+    .prepare(
+      `
+    WITH ids(name) AS (
+      SELECT name FROM nodeclaims WHERE created_at >= CAST(@fromMs AS INTEGER) AND created_at < CAST(@toMs AS INTEGER)
+      UNION SELECT name FROM nodeclaims WHERE deleted_at >= CAST(@fromMs AS INTEGER) AND deleted_at < CAST(@toMs AS INTEGER)
+      UNION SELECT e.name FROM events e WHERE ${inRange} AND e.kind IN ('NodeClaim', 'Machine'))
+    SELECT c.name, c.nodepool, COALESCE(c.node_name, n.name), c.instance_type, c.capacity_type, c.created_at, c.last_seen,
+           c.deleted_at, c.disruption_reason, c.disruption_at, c.expire_after,
+           CASE WHEN c.deleted_at IS NULL THEN 0 ELSE EXISTS (
+             SELECT 1 FROM events r
+             WHERE r.reason IN (${sqlList(REMOVAL_EVENT_REASONS)})
+               AND ((r.kind IN ('NodeClaim', 'Machine') AND r.name = c.name) OR (r.kind = 'Node' AND r.name IN (c.node_name, n.name)))) END
+    FROM ids JOIN nodeclaims c ON c.name = ids.name LEFT JOIN nodes n ON n.nodeclaim = c.name
+    ORDER BY c.created_at, c.name`,
+    )
+    .raw(true);
 
   return {
     /** Disruption-related events in [fromMs, toMs), each joined with its Node and NodeClaim. */
-    disruptionEvents(range: { fromMs: number; toMs: number }): EventJoinRow[] {
+    disruptionEvents(range: { fromMs: number; toMs: number }): DisruptionEventInput[] {
       return (events.all(range) as RawEvent[]).map(
         ([uid, atMs, reason, message, kind, name, nodeName, nodeClaim, nodePool, instanceType, capacityType, nodeDeletedAtMs]) => ({
           uid,
@@ -125,17 +112,37 @@ export function createAnalyticsEventsRepository(db: Db) {
       );
     },
 
-    /** NodeClaims first missing in [fromMs, toMs) that carried a disruption reason, and whose removal event is not stored. */
-    goneNodeClaims(range: { fromMs: number; toMs: number }): GoneNodeClaimJoinRow[] {
-      return (gone.all(range) as RawGone[]).map((r) => ({
-        nodeClaim: r.nodeclaim,
-        nodeName: r.node_name,
-        nodePool: r.nodepool,
-        instanceType: r.instance_type,
-        capacityType: r.capacity_type,
-        deletedAtMs: r.deleted_at,
-        disruptionReason: r.disruption_reason,
-      }));
+    /** NodeClaims created or gone in [fromMs, toMs), or named by its disruption events. */
+    nodeClaims(range: { fromMs: number; toMs: number }): NodeClaimInput[] {
+      return (claims.all(range) as RawClaim[]).map(
+        ([
+          name,
+          nodePool,
+          nodeName,
+          instanceType,
+          capacityType,
+          createdAtMs,
+          lastSeenMs,
+          deletedAtMs,
+          disruptionReason,
+          disruptionAtMs,
+          expireAfter,
+          stored,
+        ]) => ({
+          name,
+          nodePool,
+          nodeName,
+          instanceType,
+          capacityType,
+          createdAtMs,
+          lastSeenMs,
+          deletedAtMs,
+          disruptionReason,
+          disruptionAtMs,
+          expireAfter,
+          removalEventStored: stored === 1,
+        }),
+      );
     },
   };
 }

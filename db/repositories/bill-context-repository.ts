@@ -1,3 +1,4 @@
+import { BLOCKED_EVENT_REASONS, DISRUPTION_EVENT_REASONS } from '../../core/karpenter/events.js';
 import type { Db } from '../open-db.js';
 
 /**
@@ -72,8 +73,8 @@ export interface SnapshotCoverage {
   count: number;
 }
 
-/** The events that say why NodeClaims came and went. */
-export const LIFECYCLE_EVENT_REASONS = ['DisruptionTerminating', 'DisruptionLaunching', 'SpotInterrupted'] as const;
+/** The events that say why NodeClaims came and went (listed beside the reasons; blocked attempts left out). */
+export const LIFECYCLE_EVENT_REASONS = DISRUPTION_EVENT_REASONS.filter((r) => !BLOCKED_EVENT_REASONS.some((b) => b === r));
 
 export function createBillContextRepository(db: Db) {
   const nodesIn = db.prepare(`
@@ -102,8 +103,6 @@ export function createBillContextRepository(db: Db) {
     SELECT at, reason, message, kind, name FROM events
     WHERE at >= @fromMs AND at <= @toMs AND reason IN (${LIFECYCLE_EVENT_REASONS.map((r) => `'${r}'`).join(', ')})
     ORDER BY at, kind, name`);
-  const claimPool = db.prepare(`SELECT nodepool FROM nodeclaims WHERE name = ?`).pluck();
-  const nodeClaimOf = db.prepare(`SELECT nodeclaim FROM nodes WHERE name = ?`).pluck();
   const coverage = db.prepare(`SELECT MIN(taken_at) AS firstMs, MAX(taken_at) AS lastMs, COUNT(*) AS count FROM snapshots`);
   const prices = db.prepare(`
     SELECT kind, instance_type AS instanceType, zone, effective_at AS effectiveAt, usd_per_hour AS usdPerHour, source FROM prices
@@ -126,18 +125,6 @@ export function createBillContextRepository(db: Db) {
       return out;
     },
     lifecycleEvents: (fromMs: number, toMs: number): BillEventRow[] => events.all({ fromMs, toMs }) as BillEventRow[],
-    /** NodeClaim -> NodePool for the names given (unknown names map to null). */
-    nodePoolsOfClaims(names: Iterable<string>): Map<string, string | null> {
-      const out = new Map<string, string | null>();
-      for (const n of names) out.set(n, (claimPool.get(n) as string | null | undefined) ?? null);
-      return out;
-    },
-    /** Node -> NodeClaim for the names given. */
-    claimsOfNodes(names: Iterable<string>): Map<string, string | null> {
-      const out = new Map<string, string | null>();
-      for (const n of names) out.set(n, (nodeClaimOf.get(n) as string | null | undefined) ?? null);
-      return out;
-    },
     snapshotCoverage: (): SnapshotCoverage => coverage.get() as SnapshotCoverage,
     /** Price history of a region for these instance types only (all zones), sorted by time per market. */
     priceRows: (region: string, instanceTypes: readonly string[]): BillPriceRow[] =>

@@ -1,11 +1,27 @@
 import type { Disruption, DisruptionPageQuery, MarkerSource } from '../../core/disruption.js';
+import { buildDisruptions, DISRUPTION_EDGE_MS } from '../../core/karpenter/disruptions.js';
 import type { Db } from '../open-db.js';
+import { createAnalyticsEventsRepository } from './analytics-events-repository.js';
 
 /**
- * Kept disruptions (migration 0009): read by time, and replaced from a time on when the triggers say the events,
- * nodes or NodeClaims behind them changed. What a disruption is stays in server/analytics/disruptions.ts; this
- * file only stores and reads its output.
+ * Kept disruptions (migrations 0009, 0011): replaced from a time on by the writer when the triggers say the events,
+ * nodes or NodeClaims behind them changed (refresh(), called in the writer's own transaction), and read by time.
+ * What a disruption is stays in core/karpenter/disruptions.ts; this file stores its output and reads it back.
  */
+
+/**
+ * A rebuild starts this long before the earliest change: whatever a change can alter (a pairing, a grouping) lies
+ * within DISRUPTION_EDGE_MS of it. (A NodeClaim deleted long after its removal event is matched in SQL, however far.)
+ */
+export const REBUILD_LOOKBACK_MS = DISRUPTION_EDGE_MS;
+/** A long rebuild (the first one on a big database) goes a week at a time, so memory stays bounded. */
+const REBUILD_CHUNK_MS = 7 * 24 * 3_600_000;
+
+export interface RefreshResult {
+  rebuiltFromMs: number;
+  rows: number;
+  ms: number;
+}
 
 interface RawDisruption {
   id: string;
@@ -26,6 +42,7 @@ interface RawDisruption {
 }
 
 export function createDisruptionsRepository(db: Db) {
+  const sources = createAnalyticsEventsRepository(db);
   const dirty = db.prepare('SELECT dirty_from_ms FROM disruptions_state WHERE id = 1').pluck();
   const clean = db.prepare('UPDATE disruptions_state SET dirty_from_ms = NULL WHERE id = 1');
   const newest = db
@@ -98,52 +115,53 @@ export function createDisruptionsRepository(db: Db) {
     /** The earliest time whose disruptions may be stale, or null when the kept ones are up to date. */
     dirtyFromMs: (): number | null => (dirty.get() as number | null | undefined) ?? null,
 
-    /** The oldest and the newest event or NodeClaim deletion: where a rebuild can start and how far it has to go. */
-    sourceExtentMs: (): { oldestMs: number; newestMs: number } | null => {
-      const o = oldest.get() as number | null | undefined;
-      const n = newest.get() as number | null | undefined;
-      return o === null || o === undefined || n === null || n === undefined ? null : { oldestMs: o, newestMs: n };
-    },
-
     /**
-     * In one write transaction (so no collector writes in between): `rebuild(fromMs)` returns the disruptions at
-     * or after fromMs, which replace the kept ones, and the table is marked up to date. Nothing is done when it
-     * already is.
+     * Brings the kept disruptions up to date when the triggers marked a change: rebuilds from REBUILD_LOOKBACK_MS
+     * before the earliest one to the newest event or deletion, replaces the rows from there, marks the table clean.
+     * Called by writers inside the transaction that made the change (a snapshot and its disruptions commit
+     * together); on its own it takes a write transaction. Null when there was nothing to do.
      */
-    refresh(
-      rebuild: (dirtyFromMs: number) => { fromMs: number; rows: readonly Disruption[] },
-    ): { rebuiltFromMs: number; rows: number } | null {
-      // Up to date is the common case: a plain read, so an answer takes the write lock only after a collection.
+    refresh(): RefreshResult | null {
       if (dirty.get() === null) return null;
-      return db
-        .transaction(() => {
-          const from = dirty.get() as number | null | undefined;
-          if (from === null || from === undefined) return null;
-          const built = rebuild(from);
-          deleteFrom.run(built.fromMs);
-          built.rows.forEach((d, seq) =>
-            insert.run({
-              id: d.id,
-              atMs: d.atMs,
-              nodeName: d.nodeName,
-              nodeClaim: d.nodeClaim,
-              nodePool: d.nodePool,
-              reason: d.reason,
-              action: d.action,
-              source: d.source,
-              spotInterrupted: d.spotInterrupted ? 1 : 0,
-              instanceType: d.instanceType,
-              capacityType: d.capacityType,
-              replacements: JSON.stringify(d.replacements),
-              message: d.message,
-              blocked: d.blocked ? 1 : 0,
-              seq,
-            }),
-          );
-          clean.run();
-          return { rebuiltFromMs: built.fromMs, rows: built.rows.length };
-        })
-        .immediate();
+      const run = db.transaction((): RefreshResult | null => {
+        const t0 = performance.now();
+        const from = dirty.get() as number | null | undefined;
+        if (from === null || from === undefined) return null;
+        const o = oldest.get() as number | null | undefined;
+        const n = newest.get() as number | null | undefined;
+        const fromMs = Math.max(from - REBUILD_LOOKBACK_MS, o ?? 0);
+        const untilMs = n === null || n === undefined ? fromMs : n + 1;
+        const rows: Disruption[] = [];
+        for (let a = fromMs; a < untilMs; a += REBUILD_CHUNK_MS) {
+          const b = Math.min(untilMs, a + REBUILD_CHUNK_MS);
+          const read = { fromMs: a - DISRUPTION_EDGE_MS, toMs: b + DISRUPTION_EDGE_MS };
+          for (const d of buildDisruptions(sources.disruptionEvents(read), sources.nodeClaims(read)))
+            if (d.atMs >= a && d.atMs < b) rows.push(d);
+        }
+        deleteFrom.run(fromMs);
+        rows.forEach((d, seq) =>
+          insert.run({
+            id: d.id,
+            atMs: d.atMs,
+            nodeName: d.nodeName,
+            nodeClaim: d.nodeClaim,
+            nodePool: d.nodePool,
+            reason: d.reason,
+            action: d.action,
+            source: d.source,
+            spotInterrupted: d.spotInterrupted ? 1 : 0,
+            instanceType: d.instanceType,
+            capacityType: d.capacityType,
+            replacements: JSON.stringify(d.replacements),
+            message: d.message,
+            blocked: d.blocked ? 1 : 0,
+            seq,
+          }),
+        );
+        clean.run();
+        return { rebuiltFromMs: fromMs, rows: rows.length, ms: performance.now() - t0 };
+      });
+      return db.inTransaction ? run() : run.immediate();
     },
 
     /** Kept disruptions in [fromMs, toMs), in the analytics' order. */

@@ -1,4 +1,5 @@
 import type { Db } from '../open-db.js';
+import { createDisruptionsRepository, type RefreshResult } from './disruptions-repository.js';
 import { createRangeRollupWriter } from './range-rollups.js';
 import { createUsageRepository, type UsageSnapshotWrite } from './usage-repository.js';
 import type { KubeSnapshot, NamespaceRollup, NodePoolRecord, NodePoolRollup, SnapshotNode } from '../../core/model.js';
@@ -18,8 +19,13 @@ export interface SnapshotWrite {
 
 const json = (v: unknown): string => JSON.stringify(v);
 
-/** All SQL for the Kubernetes side: objects seen, snapshots and their rollups. */
-export function createKubeRepository(db: Db) {
+export interface KubeRepositoryOptions {
+  /** Told what keeping the disruptions current cost each write that changed them (npm run bench). */
+  onDisruptionsRefreshed?: (r: RefreshResult) => void;
+}
+
+/** All SQL for the Kubernetes side: objects seen, snapshots and their rollups, and the disruptions they change. */
+export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
   const upsertNodePool = db.prepare(`
     INSERT INTO nodepools (name, weight, consolidation_policy, consolidate_after, capacity_types_json, requirements_json, limits_json, budgets_json, nodeclass, expire_after, updated_at)
     VALUES (@name, @weight, @consolidationPolicy, @consolidateAfter, @capacityTypes, @requirements, @limits, @budgets, @nodeClass, @expireAfter, @at)
@@ -38,11 +44,21 @@ export function createKubeRepository(db: Db) {
     ON CONFLICT(name) DO UPDATE SET last_seen=excluded.last_seen, nodeclaim=excluded.nodeclaim, deleted_at=NULL,
       capacity_json=COALESCE(excluded.capacity_json, nodes.capacity_json)`);
   const markNodesGone = db.prepare('UPDATE nodes SET deleted_at = ? WHERE deleted_at IS NULL AND last_seen < ?');
+  // The disruption condition as last seen, not as once seen: Karpenter clears DisruptionReason from candidates whose
+  // command failed or went stale (disruption/controller.go ClearNodeClaimsCondition), and such a NodeClaim was not disrupted.
   const upsertNodeClaim = db.prepare(`
-    INSERT INTO nodeclaims (name, nodepool, node_name, instance_type, capacity_type, zone, instance_id, created_at, first_seen, last_seen, disruption_reason, conditions_json)
-    VALUES (@name, @nodePool, @nodeName, @instanceType, @capacityType, @zone, @instanceId, @createdAt, @at, @at, @disruptionReason, @conditions)
+    INSERT INTO nodeclaims (name, nodepool, node_name, instance_type, capacity_type, zone, instance_id, created_at, first_seen, last_seen,
+      disruption_reason, disruption_at, expire_after, conditions_json)
+    VALUES (@name, @nodePool, @nodeName, @instanceType, @capacityType, @zone, @instanceId, @createdAt, @at, @at,
+      @disruptionReason, @disruptionAt, @expireAfter, @conditions)
     ON CONFLICT(name) DO UPDATE SET last_seen=excluded.last_seen, node_name=excluded.node_name, instance_id=excluded.instance_id,
-      disruption_reason=COALESCE(excluded.disruption_reason, nodeclaims.disruption_reason), conditions_json=excluded.conditions_json, deleted_at=NULL`);
+      disruption_reason=excluded.disruption_reason, disruption_at=excluded.disruption_at,
+      expire_after=COALESCE(excluded.expire_after, nodeclaims.expire_after), conditions_json=excluded.conditions_json, deleted_at=NULL`);
+  // A NodeClaim a watch saw deleted since the last snapshot: its final conditions (last_seen stays the last snapshot's).
+  const finalNodeClaim = db.prepare(`
+    UPDATE nodeclaims SET disruption_reason=@disruptionReason, disruption_at=@disruptionAt,
+      expire_after=COALESCE(@expireAfter, expire_after), conditions_json=@conditions
+    WHERE name=@name AND deleted_at IS NULL AND last_seen < @at`);
   const markNodeClaimsGone = db.prepare('UPDATE nodeclaims SET deleted_at = ? WHERE deleted_at IS NULL AND last_seen < ?');
   const upsertPod = db.prepare(`
     INSERT INTO pods (uid, namespace, name, node_name, owner_kind, owner_name, team, req_cpu_m, req_memory_b, req_gpu, do_not_disrupt, created_at, first_seen, last_seen, labels_json)
@@ -71,6 +87,7 @@ export function createKubeRepository(db: Db) {
   // Hour and day rollups for range reads (migration 0006), settled in the same transaction.
   const rangeRollups = createRangeRollupWriter(db);
   const usage = createUsageRepository(db);
+  const disruptions = createDisruptionsRepository(db);
 
   /** One snapshot is one transaction: a failure leaves no partial snapshot behind. Returns the snapshot id. */
   const writeSnapshot = db.transaction((w: SnapshotWrite): number => {
@@ -111,6 +128,18 @@ export function createKubeRepository(db: Db) {
         createdAt: c.createdAt,
         at,
         disruptionReason: c.disruptionReason,
+        disruptionAt: c.disruptionAt ?? null,
+        expireAfter: c.expireAfter ?? null,
+        conditions: json(c.conditions),
+      });
+    }
+    for (const c of s.goneNodeClaims ?? []) {
+      finalNodeClaim.run({
+        name: c.name,
+        at,
+        disruptionReason: c.disruptionReason,
+        disruptionAt: c.disruptionAt ?? null,
+        expireAfter: c.expireAfter ?? null,
         conditions: json(c.conditions),
       });
     }
@@ -202,13 +231,20 @@ export function createKubeRepository(db: Db) {
     }
     rangeRollups.addSnapshot(id, at);
     if (w.usage) usage.addSnapshot(id, at, w.usage);
+    // The disruptions these events and NodeClaims change, in the same transaction: a reader never sees a snapshot
+    // without them, and never has to write to bring them up to date.
+    const refreshed = disruptions.refresh();
+    if (refreshed !== null) opts.onDisruptionsRefreshed?.(refreshed);
     return id;
   });
 
   return {
     writeSnapshot,
+    /** Events alone (and the disruptions they change), in one transaction. */
     upsertEvents: db.transaction((events: KubeSnapshot['events']) => {
       for (const e of events) upsertEvent.run(e);
+      const refreshed = disruptions.refresh();
+      if (refreshed !== null) opts.onDisruptionsRefreshed?.(refreshed);
     }),
     latestSnapshotAt: (): number | null => (db.prepare('SELECT MAX(taken_at) FROM snapshots').pluck().get() as number | null) ?? null,
     snapshotCount: (): number => db.prepare('SELECT COUNT(*) FROM snapshots').pluck().get() as number,

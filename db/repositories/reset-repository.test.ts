@@ -9,7 +9,7 @@ import { createLockRepository } from './lock-repository.js';
 import { createResetRepository } from './reset-repository.js';
 
 describe('clearCollectedData', () => {
-  it('empties every table but the lock, in one go, keeping the schema and the lock holder', () => {
+  it("empties every table but the lock and the disruptions' state row, in one go, keeping the schema and the lock holder", () => {
     const db = openDb({ path: join(mkdtempSync(join(tmpdir(), 'ledger-reset-')), 'ledger.db') });
     fillSynthetic(db, { startDay: '2026-11-01', days: 1 });
     db.prepare("INSERT INTO settings (key, value) VALUES ('demo.seeded', 'week4|42|v1')").run();
@@ -25,7 +25,9 @@ describe('clearCollectedData', () => {
 
     createResetRepository(db).clearCollectedData();
 
-    expect(tables.filter((t) => count(t) > 0)).toEqual(['locks']);
+    // The disruptions' state keeps its one row, clean: a later collection marks and rebuilds what it writes.
+    expect(tables.filter((t) => count(t) > 0)).toEqual(['disruptions_state', 'locks']);
+    expect(db.prepare('SELECT dirty_from_ms FROM disruptions_state').pluck().all()).toEqual([null]);
     expect(createLockRepository(db).holder(COLLECTOR_LOCK)?.owner).toBe(lock.holder.owner);
     expect(db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().get()).toBe(
       tables.length,

@@ -2,12 +2,13 @@ import { ANNOTATION_DO_NOT_DISRUPT, type CapacityType, type DisruptionReason } f
 import { effectiveRequests } from '../../core/pod-requests.js';
 import { Requirements } from '../../core/karpenter/requirements.js';
 import { catalogLabelKeys, loadCatalog } from '../scenario/catalog.js';
-import { CURRENT_KARPENTER_VERSION } from '../scenario/karpenter-profile.js';
 import { Rng } from '../scenario/rng.js';
 import { loadScenarioFile } from '../scenario/scenario-file.js';
 import { simulateSpotPrices } from '../scenario/spot-prices.js';
 import type { EpochMs, InstanceTypeInfo, Scenario, SimContainer, SimEvent, SimNode, SimNodePool, SimPod } from '../scenario/types.js';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../core/time.js';
+import { type EventSpec, karpenterEventWriter } from '../scenario/karpenter-events.js';
+import { CURRENT_KARPENTER_VERSION, karpenterProfile } from '../scenario/karpenter-profile.js';
 
 /**
  * A synthetic cluster of any size, built directly (no step-by-step simulation) and deterministic from a seed:
@@ -257,22 +258,33 @@ class ScaleBuilder {
       allocatable: { ...slot.type.allocatableParsed },
     };
     this.nodes.push(node);
+    // What the current Karpenter release writes: a consolidation replaces the node (its replacement launched with a
+    // DisruptionLaunching event), an interruption is the AWS provider's events, and an expiry writes nothing (v1).
+    const writer = karpenterEventWriter(karpenterProfile(CURRENT_KARPENTER_VERSION));
+    if (previous?.deletionReason === 'Underutilized') this.emit(node, createdAt, [writer.launching('Underutilized')]);
     if (deletedAt !== null && reason !== null) {
-      const message = `Disrupting Node: ${reason}/${reason === 'Interrupted' ? 'Delete' : 'Replace'}`;
-      this.event(deletedAt, { kind: 'Node', name: node.name }, 'DisruptionTerminating', message);
-      if (node.nodeClaimName)
-        this.event(
-          deletedAt,
-          { kind: 'NodeClaim', name: node.nodeClaimName },
-          'DisruptionTerminating',
-          message.replace('Node:', 'NodeClaim:'),
-        );
+      this.emit(
+        node,
+        deletedAt,
+        reason === 'Interrupted' ? writer.spotInterruption() : reason === 'Expired' ? [] : writer.terminating(reason, 'Replace'),
+      );
     }
     return node;
   }
 
-  private event(at: EpochMs, involvedObject: SimEvent['involvedObject'], reason: string, message: string): void {
-    this.events.push({ uid: this.rng.uuid(), at, type: 'Normal', reason, message, involvedObject });
+  private emit(node: SimNode, at: EpochMs, specs: readonly EventSpec[]): void {
+    for (const e of specs) {
+      const name = e.object === 'Node' ? node.name : node.nodeClaimName;
+      if (name !== null)
+        this.events.push({
+          uid: this.rng.uuid(),
+          at,
+          type: e.type,
+          reason: e.reason,
+          message: e.message,
+          involvedObject: { kind: e.object, name },
+        });
+    }
   }
 
   private uniqueName(prefix: string): string {

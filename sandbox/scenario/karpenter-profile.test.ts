@@ -4,8 +4,21 @@ import { CURRENT_KARPENTER_VERSION, KarpenterVersionError, LEGACY_KARPENTER_VERS
 describe('karpenterProfile', () => {
   it.each([
     ['1.0.0', { disruptionMessageHasMethod: true, disruptionReasonCondition: false, gteLteOperators: false, reservedCapacityType: false }],
-    ['1.3.2', { disruptionMessageHasMethod: true, disruptionReasonCondition: false, gteLteOperators: false, reservedCapacityType: true }],
-    ['1.5.0', { disruptionMessageHasMethod: true, disruptionReasonCondition: true, gteLteOperators: false, reservedCapacityType: true }],
+    ['1.2.0', { disruptionReasonCondition: true, disruptionReasonInMessageOnly: true, blockedWording: 'sentence-with-pod' }],
+    ['1.3.0', { disruptionReasonCondition: true, disruptionReasonInMessageOnly: true }],
+    ['1.3.1', { disruptionReasonCondition: true, disruptionReasonInMessageOnly: false }],
+    ['1.3.2', { disruptionMessageHasMethod: true, disruptionReasonCondition: true, gteLteOperators: false, reservedCapacityType: true }],
+    ['1.1.5', { disruptionReasonCondition: false, blockedWording: 'cannot-disrupt' }],
+    [
+      '1.5.0',
+      {
+        disruptionMessageHasMethod: true,
+        disruptionReasonCondition: true,
+        gteLteOperators: false,
+        reservedCapacityType: true,
+        blockedWording: 'sentence',
+      },
+    ],
     ['v1.6.0', { disruptionMessageHasMethod: false, disruptionReasonCondition: true, gteLteOperators: false, reservedCapacityType: true }],
     ['1.10', { disruptionMessageHasMethod: false, disruptionReasonCondition: true, gteLteOperators: true, reservedCapacityType: true }],
   ])('%s', (version, expected) => {

@@ -8,7 +8,12 @@
  *   "Disrupting Node: Underutilized/Replace" (orchestration/queue.go Command.Reason() = "<reason>/<replace|delete>").
  * - v1.6.0 and later: the message names the reason only, "Disrupting Node: Underutilized" (queue.go passes
  *   string(cmd.Reason())).
- * - v1.5.0 and later: a disrupted NodeClaim carries the DisruptionReason status condition (reason = the reason).
+ * - v1.2.0 and later: a disrupted NodeClaim carries the DisruptionReason status condition, set True when the command
+ *   is queued (disruption/controller.go MarkDisrupted): v1.2.0–v1.3.0 with reason "DisruptionReason" and the reason in
+ *   the message, v1.3.1 and later with the reason in both (not v1.5 as first noted: git grep ConditionTypeDisruptionReason).
+ * - DisruptionBlocked for a do-not-disrupt pod (state/statenode.go, disruption/types.go): v1.0–v1.1 "Cannot disrupt
+ *   Node: pod "ns/name" has "karpenter.sh/do-not-disrupt" annotation" (NodeClaim: "Cannot disrupt NodeClaim: …"),
+ *   v1.2–v1.4 'Pod "ns/name" has …' (pretty.Sentence), v1.5 and later 'Pod has …' (serrors.Wrap keeps the name out).
  * - Gte / Lte requirement operators: v1.10.0 and later (pkg/apis/v1/nodeclaim.go NodeSelectorOpGte/Lte).
  * - The `reserved` capacity type (on-demand capacity reservations): v1.3.0 and later (pkg/apis/v1/labels.go),
  *   behind the ReservedCapacity feature gate, off by default until v1.6.0 (pkg/operator/options/options.go).
@@ -22,8 +27,12 @@ export interface KarpenterProfile {
   version: string;
   /** Disruption event messages end in "/Replace" or "/Delete" (v1.0–v1.5). */
   disruptionMessageHasMethod: boolean;
-  /** Disrupted NodeClaims carry the DisruptionReason status condition (v1.5+). */
+  /** Disrupted NodeClaims carry the DisruptionReason status condition (v1.2+). */
   disruptionReasonCondition: boolean;
+  /** Where that condition writes the reason: its message only, reason "DisruptionReason" (v1.2.0–v1.3.0); else both. */
+  disruptionReasonInMessageOnly: boolean;
+  /** How a DisruptionBlocked message names a do-not-disrupt pod: prefixed (v1.0–v1.1), a sentence naming it (v1.2–v1.4), or not (v1.5+). */
+  blockedWording: 'cannot-disrupt' | 'sentence-with-pod' | 'sentence';
   /** NodePool requirements may use Gte and Lte (v1.10+). */
   gteLteOperators: boolean;
   /** The `reserved` capacity type exists (v1.3+). */
@@ -51,14 +60,16 @@ function parseVersion(version: string): [number, number, number] {
   return parts;
 }
 
-const atLeast = (v: [number, number, number], minor: number): boolean => v[1] >= minor;
+const atLeast = (v: [number, number, number], minor: number, patch = 0): boolean => v[1] > minor || (v[1] === minor && v[2] >= patch);
 
 export function karpenterProfile(version: string = CURRENT_KARPENTER_VERSION): KarpenterProfile {
   const v = parseVersion(version);
   return {
     version: v.join('.'),
     disruptionMessageHasMethod: !atLeast(v, 6),
-    disruptionReasonCondition: atLeast(v, 5),
+    disruptionReasonCondition: atLeast(v, 2),
+    disruptionReasonInMessageOnly: atLeast(v, 2) && !atLeast(v, 3, 1),
+    blockedWording: atLeast(v, 5) ? 'sentence' : atLeast(v, 2) ? 'sentence-with-pod' : 'cannot-disrupt',
     gteLteOperators: atLeast(v, 10),
     reservedCapacityType: atLeast(v, 3),
     reservedCapacityByDefault: atLeast(v, 6),

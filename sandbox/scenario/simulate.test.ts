@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadScenario } from '../index.js';
 import { simulate } from './simulate.js';
+import { CURRENT_KARPENTER_VERSION, LEGACY_KARPENTER_VERSION } from './karpenter-profile.js';
 import { loadScenarioFile } from './scenario-file.js';
 import { HOUR_MS } from '../../core/time.js';
 
@@ -66,10 +67,17 @@ describe('week4 scenario', () => {
     expect(reasons.filter((r) => r === 'Drifted').length).toBeGreaterThan(0);
     const replacements = sc.nodes.filter((n) => n.launchReason.kind === 'replacement');
     expect(replacements.some((n) => n.launchReason.kind === 'replacement' && n.launchReason.reason === 'Underutilized')).toBe(true);
-    expect(sc.events.some((e) => e.reason === 'DisruptionTerminating' && e.message === 'Disrupting Node: Underutilized/Replace')).toBe(
-      true,
-    );
-    expect(sc.events.some((e) => e.reason === 'DisruptionBlocked' && e.message.includes('karpenter.sh/do-not-disrupt'))).toBe(true);
+    // The current release's wording: the reason alone (queue.go@v1.14.1), the blocked pod unnamed (statenode.go@v1.14.1).
+    expect(sc.events.some((e) => e.reason === 'DisruptionTerminating' && e.message === 'Disrupting Node: Underutilized')).toBe(true);
+    expect(
+      sc.events.some((e) => e.reason === 'DisruptionBlocked' && e.message === 'Pod has "karpenter.sh/do-not-disrupt" annotation'),
+    ).toBe(true);
+    // The interruption as the AWS provider writes it: no "Disrupting Node" event.
+    expect(sc.events.filter((e) => e.reason === 'TerminatingOnInterruption').map((e) => e.involvedObject.kind)).toEqual([
+      'NodeClaim',
+      'Node',
+    ]);
+    expect(sc.events.some((e) => e.message.includes('Interrupted'))).toBe(false);
   });
 
   it('has at least three teams, a daily cycle and a batch burst', () => {
@@ -87,5 +95,25 @@ describe('week4 scenario', () => {
       expect(p.usdPerHour).toBeGreaterThan(0);
       expect(p.usdPerHour).toBeLessThan(sc.onDemandUsdPerHour[p.instanceType]);
     }
+  });
+});
+
+describe('week4 imitating the legacy and the current Karpenter release', () => {
+  const legacy = loadScenario('week4', 42, LEGACY_KARPENTER_VERSION);
+  const current = loadScenario('week4', 42, CURRENT_KARPENTER_VERSION);
+
+  it('is the same cluster, event for event, but for the words of the disruption events', () => {
+    expect(legacy.karpenterVersion).toBe('1.5.0');
+    expect(current).toBe(sc);
+    const { events: le, karpenterVersion: _lv, ...lrest } = legacy;
+    const { events: ce, karpenterVersion: _cv, ...crest } = current;
+    expect(JSON.stringify(lrest)).toBe(JSON.stringify(crest));
+    expect(le.map(({ message: _m, ...e }) => e)).toEqual(ce.map(({ message: _m, ...e }) => e));
+    const differing = le.flatMap((e, i) => (e.message === ce[i].message ? [] : [[e.reason, e.message, ce[i].message]]));
+    // v1.5 already writes blocked pods as v1.14 does (statenode.go@v1.5.0): only the method differs.
+    expect(new Set(differing.map(([reason]) => reason))).toEqual(new Set(['DisruptionTerminating', 'DisruptionLaunching']));
+    expect(differing).toContainEqual(['DisruptionTerminating', 'Disrupting Node: Underutilized/Replace', 'Disrupting Node: Underutilized']);
+    expect(differing).toContainEqual(['DisruptionLaunching', 'Launching NodeClaim: Drifted/Replace', 'Launching NodeClaim: Drifted']);
+    expect(differing).toContainEqual(['DisruptionTerminating', 'Disrupting NodeClaim: Empty/Delete', 'Disrupting NodeClaim: Empty']);
   });
 });

@@ -6,9 +6,10 @@ import { Requirements } from '../../core/karpenter/requirements.js';
 import { DAY_MS as DAY, HOUR_MS as HOUR, MINUTE_MS as MINUTE } from '../../core/time.js';
 import { reservationWithRoom } from './capacity-reservations.js';
 import { catalogLabelKeys, loadCatalog } from './catalog.js';
-import { CURRENT_KARPENTER_VERSION } from './karpenter-profile.js';
+import { karpenterProfile } from './karpenter-profile.js';
 import { withinLimits } from './pool-limits.js';
 import { shapeForRelease } from './release-shape.js';
+import { type EventSpec, karpenterEventWriter, type KarpenterEventWriter } from './karpenter-events.js';
 import { Rng } from './rng.js';
 import type { ScenarioFile, WorkloadSpec } from './scenario-file.js';
 import { SpotPriceIndex, simulateSpotPrices } from './spot-prices.js';
@@ -88,12 +89,18 @@ class Simulation {
   private readonly evaluatedAt = new Map<string, { version: number; at: EpochMs }>();
   private readonly onDemand: Record<string, number> = {};
   private ipCounter = 10;
+  /** What the imitated Karpenter release writes (karpenterVersion of the scenario file, else the current release). */
+  private readonly karpenterVersion: string;
+  private readonly karpenter: KarpenterEventWriter;
 
   constructor(
     private readonly file: ScenarioFile,
     private readonly seed: number,
   ) {
     this.rng = new Rng(seed);
+    const profile = karpenterProfile(file.karpenterVersion);
+    this.karpenterVersion = profile.version;
+    this.karpenter = karpenterEventWriter(profile);
     this.start = Date.parse(file.start);
     this.end = this.start + file.days * DAY;
     this.step = file.stepMinutes * MINUTE;
@@ -163,8 +170,8 @@ class Simulation {
     }
     return {
       name: this.file.name,
-      karpenterVersion: this.file.karpenterVersion ?? CURRENT_KARPENTER_VERSION,
       seed: this.seed,
+      karpenterVersion: this.karpenterVersion,
       clusterName: this.file.clusterName,
       region: this.file.region,
       zones: this.file.zones,
@@ -281,10 +288,12 @@ class Simulation {
     return evicted;
   }
 
-  private nodeEvent(live: LiveNode, t: EpochMs, reason: string, message: string, type: SimEvent['type'] = 'Normal'): void {
-    this.event(t, { kind: 'Node', name: live.node.name }, reason, message, type);
-    if (live.node.nodeClaimName)
-      this.event(t, { kind: 'NodeClaim', name: live.node.nodeClaimName }, reason, message.replace('Node:', 'NodeClaim:'), type);
+  /** Events on the node and its NodeClaim, as the imitated release writes them (karpenter-events.ts). */
+  private emit(live: LiveNode, t: EpochMs, specs: readonly EventSpec[]): void {
+    for (const e of specs) {
+      const name = e.object === 'Node' ? live.node.name : live.node.nodeClaimName;
+      if (name !== null) this.event(t, { kind: e.object, name }, e.reason, e.message, e.type);
+    }
   }
 
   private event(
@@ -571,12 +580,7 @@ class Simulation {
   private noteBlocked(live: LiveNode, pod: LivePod, t: EpochMs): void {
     if (t - live.lastBlockedEventAt < BLOCKED_EVENT_EVERY) return;
     live.lastBlockedEventAt = t;
-    this.nodeEvent(
-      live,
-      t,
-      'DisruptionBlocked',
-      `Cannot disrupt Node: pod "${pod.record?.namespace}/${pod.name}" has "${ANNOTATION_DO_NOT_DISRUPT}" annotation`,
-    );
+    this.emit(live, t, this.karpenter.blocked(`${pod.record?.namespace}/${pod.name}`));
   }
 
   private incidents(t: EpochMs): void {
@@ -591,8 +595,7 @@ class Simulation {
           .filter((n) => n.pool?.name === inc.nodePool && n.node.capacityType === 'spot')
           .sort((a, b) => b.pods.length - a.pods.length || a.node.name.localeCompare(b.node.name))[0];
         if (!victim) continue;
-        this.nodeEvent(victim, t, 'SpotInterrupted', 'Spot interruption warning was triggered', 'Warning');
-        this.nodeEvent(victim, t, 'DisruptionTerminating', 'Disrupting Node: Interrupted/Delete', 'Warning');
+        this.emit(victim, t, this.karpenter.spotInterruption());
         this.remove(victim, t, 'Interrupted');
       }
     }
@@ -637,19 +640,13 @@ class Simulation {
     // No room left in the reservation (the node being replaced still holds its slot): on-demand, as Karpenter falls back.
     if (!choice && capacityType === 'reserved') choice = this.chooseType(pool, (capacityType = 'on-demand'), pods, t, cheaperThan);
     if (!choice || choice.taken.length < pods.length) return false;
-    this.nodeEvent(live, t, 'DisruptionTerminating', `Disrupting Node: ${reason}/Replace`);
+    this.emit(live, t, this.karpenter.terminating(reason, 'Replace'));
     const replacement = this.launch(pool, choice.type.name, capacityType, choice.zone, t, {
       kind: 'replacement',
       replaces: [live.node.nodeClaimName ?? live.node.name],
       reason,
     });
-    if (replacement.node.nodeClaimName)
-      this.event(
-        t,
-        { kind: 'NodeClaim', name: replacement.node.nodeClaimName },
-        'DisruptionLaunching',
-        `Launching NodeClaim: ${reason}/Replace`,
-      );
+    this.emit(replacement, t, [this.karpenter.launching(reason)]);
     for (const p of this.remove(live, t, reason)) this.bind(p, replacement, t);
     return true;
   }
@@ -668,7 +665,7 @@ class Simulation {
     const budget = Math.max(1, budgetNodes(pool.budgets[0]?.nodes ?? '10%', nodes.length));
     const empty = candidates.filter((n) => n.pods.every((p) => !p.workload)).slice(0, budget);
     for (const live of empty) {
-      this.nodeEvent(live, t, 'DisruptionTerminating', 'Disrupting Node: Empty/Delete');
+      this.emit(live, t, this.karpenter.terminating('Empty', 'Delete'));
       this.remove(live, t, 'Empty');
     }
     if (empty.length > 0) return true;
@@ -685,7 +682,7 @@ class Simulation {
       }
       const placement = this.placeElsewhere(live);
       if (placement) {
-        this.nodeEvent(live, t, 'DisruptionTerminating', 'Disrupting Node: Underutilized/Delete');
+        this.emit(live, t, this.karpenter.terminating('Underutilized', 'Delete'));
         const moved = this.remove(live, t, 'Underutilized');
         moved.forEach((p, i) => this.bind(p, placement[i], t));
         return true;

@@ -121,6 +121,8 @@ export interface Scenario {
   /** The Karpenter release imitated (karpenter-profile.ts). */
   karpenterVersion: string;
   seed: number;
+  /** The Karpenter release whose objects and events the sandbox serves (scenario-file karpenterVersion, "1.14.1"). */
+  karpenterVersion: string;
   clusterName: string;
   region: string;
   zones: string[];

@@ -2,6 +2,7 @@ import type { UsageModel } from '../scenario/usage.js';
 import { LABEL_CAPACITY_RESERVATION_ID, LABEL_CAPACITY_TYPE, LABEL_NODECLASS, LABEL_NODEPOOL, LABEL_ZONE } from '../../core/labels.js';
 import { formatCpu, formatMemory } from '../../core/quantity.js';
 import { loadCatalog } from '../scenario/catalog.js';
+import { disruptionReasonCondition } from '../scenario/karpenter-events.js';
 import { karpenterProfile } from '../scenario/karpenter-profile.js';
 import type { EpochMs, Scenario, SimEvent, SimNode, SimNodePool, SimPod } from '../scenario/types.js';
 
@@ -162,6 +163,11 @@ export function nodeObject(scenario: Scenario, n: SimNode, pool: SimNodePool | u
   };
 }
 
+/**
+ * A NodeClaim as the API server returns it. `final`: as its DELETED watch event shows it, the disruption decided at
+ * its deletion (the simulation removes a node in the step it decides to): the DisruptionReason condition the imitated
+ * release sets (null before v1.2, and for interruptions) and its deletionTimestamp.
+ */
 export function nodeClaimObject(
   scenario: Scenario,
   n: SimNode,
@@ -169,6 +175,7 @@ export function nodeClaimObject(
   podsByName: Map<string, SimPod>,
   currentHash: string,
   changedAt: EpochMs = n.createdAt,
+  final = false,
 ) {
   const name = n.nodeClaimName ?? '';
   const type = loadCatalog().get(n.instanceType);
@@ -203,6 +210,11 @@ export function nodeClaimObject(
         ]
       : []),
   ];
+  const decided =
+    final && n.deletedAt !== null && n.deletionReason !== null
+      ? disruptionReasonCondition(karpenterProfile(scenario.karpenterVersion), n.deletionReason, iso(n.deletedAt))
+      : null;
+  if (decided !== null) conditions.push(decided);
   return {
     apiVersion: 'karpenter.sh/v1',
     kind: 'NodeClaim',
@@ -211,13 +223,13 @@ export function nodeClaimObject(
       uid: uidFor('NodeClaim', name),
       resourceVersion: String(Math.floor(Math.max(n.createdAt, changedAt) / 1000)),
       creationTimestamp: iso(n.createdAt),
+      ...(final && n.deletedAt !== null ? { deletionTimestamp: iso(n.deletedAt) } : {}),
       generateName: `${pool.name}-`,
       labels: { ...nodeLabels(scenario, n), 'kubernetes.io/hostname': undefined },
       annotations: {
         'karpenter.k8s.aws/ec2nodeclass-hash': n.nodeClassHash,
         'karpenter.k8s.aws/ec2nodeclass-hash-version': 'v4',
         'karpenter.sh/nodepool-hash-version': 'v3',
-        ...(n.launchReason.kind === 'replacement' ? { 'ledger.sandbox/replaces': n.launchReason.replaces.join(',') } : {}),
       },
       ownerReferences: [
         { apiVersion: 'karpenter.sh/v1', kind: 'NodePool', name: pool.name, uid: uidFor('NodePool', pool.name), blockOwnerDeletion: true },
@@ -383,13 +395,21 @@ export function namespaceObject(ns: Scenario['namespaces'][number], start: Epoch
   };
 }
 
+/**
+ * An Event as Karpenter's recorder creates it: client-go's record.EventRecorder (controller-runtime
+ * GetEventRecorderFor("karpenter"), pkg/operator/operator.go): named "<object>.<UnixNano in hex>", in "default" for
+ * cluster-scoped objects, source.component and reportingComponent "karpenter", count 1, first and last timestamps
+ * equal, the involved object's reference (apiVersion, kind, name, uid, resourceVersion).
+ */
 export function eventObject(e: SimEvent) {
   const apiVersion = e.involvedObject.kind === 'NodeClaim' || e.involvedObject.kind === 'NodePool' ? 'karpenter.sh/v1' : 'v1';
+  // Nanoseconds below the millisecond from the uid: two events on one object in the same millisecond keep their names apart.
+  const unixNano = BigInt(e.at) * 1_000_000n + BigInt(parseInt(e.uid.replaceAll('-', '').slice(0, 5), 16) % 1_000_000);
   return {
     apiVersion: 'v1',
     kind: 'Event',
     metadata: {
-      name: `${e.involvedObject.name}.${e.uid.replaceAll('-', '').slice(0, 16)}`,
+      name: `${e.involvedObject.name}.${unixNano.toString(16)}`,
       namespace: e.involvedObject.namespace ?? 'default',
       uid: e.uid,
       resourceVersion: String(Math.floor(e.at / 1000)),
@@ -400,6 +420,7 @@ export function eventObject(e: SimEvent) {
       kind: e.involvedObject.kind,
       name: e.involvedObject.name,
       uid: uidFor(e.involvedObject.kind, e.involvedObject.name),
+      resourceVersion: String(Math.floor(e.at / 1000)),
       ...(e.involvedObject.namespace ? { namespace: e.involvedObject.namespace } : {}),
     },
     reason: e.reason,

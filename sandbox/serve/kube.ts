@@ -124,15 +124,15 @@ function kinds(sc: Scenario, opts: KubeHandlerOptions): Record<string, Kind> {
     const at = p.deletedAt === null ? t : Math.min(t, p.deletedAt);
     return podJson(`${p.uid}|${phase}|${restartsKey(p, at)}`, { p, phase, at });
   };
-  const claimJson = memo((x: { n: SimNode; hash: { at: EpochMs; hash: string } }) => {
+  const claimJson = memo((x: { n: SimNode; hash: { at: EpochMs; hash: string }; final: boolean }) => {
     const pool = poolByName.get(x.n.nodePool ?? '');
     return pool
-      ? nodeClaimObject(sc, x.n, pool, podsByName, x.hash.hash, x.n.nodeClassHash === x.hash.hash ? x.n.createdAt : x.hash.at)
+      ? nodeClaimObject(sc, x.n, pool, podsByName, x.hash.hash, x.n.nodeClassHash === x.hash.hash ? x.n.createdAt : x.hash.at, x.final)
       : null;
   });
-  const claimAt = (n: SimNode, t: EpochMs) => {
+  const claimAt = (n: SimNode, t: EpochMs, final = false) => {
     const h = hashAt(poolByName.get(n.nodePool ?? '')?.nodeClassName ?? '', t);
-    return claimJson(`${n.nodeClaimName}|${h.hash}`, { n, hash: h });
+    return claimJson(`${n.nodeClaimName}|${h.hash}|${final}`, { n, hash: h, final });
   };
   const events = sc.events.map((e) => ({ e, json: JSON.stringify(eventObject(e)), key: '' }));
   for (const x of events) {
@@ -181,7 +181,8 @@ function kinds(sc: Scenario, opts: KubeHandlerOptions): Record<string, Kind> {
     }
     if (n.deletedAt !== null) {
       const end = n.deletedAt;
-      claimTimeline.push({ at: end, type: 'DELETED', namespace: null, json: () => deletedCopy(claimAt(n, end - 1), end) });
+      // As last seen: marked for its disruption (the DisruptionReason condition) and being deleted.
+      claimTimeline.push({ at: end, type: 'DELETED', namespace: null, json: () => deletedCopy(claimAt(n, end - 1, true), end) });
     }
   }
   const eventTimeline: Change[] = events.flatMap(({ e, json: text }) => [

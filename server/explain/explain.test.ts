@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { buildDisruptions, type DisruptionEventInput } from '../../core/karpenter/disruptions.js';
 import type { BillGroupBy } from '../schemas/bill.js';
 import { explainLines } from './explain.js';
 import { capacityReason, instanceTypeReason, nextSmallerType } from './reasons.js';
@@ -88,8 +89,7 @@ function context(nodes: NodeFact[], extra: Partial<ExplainContext> = {}): Explai
     nodePools: new Map([['general', GENERAL]]),
     launches: new Map(),
     events: [],
-    nodePoolOfClaim: new Map(nodes.filter((n) => n.nodeClaim).map((n) => [n.nodeClaim ?? '', n.nodePool])),
-    claimOfNode: new Map(nodes.map((n) => [n.name, n.nodeClaim])),
+    disruptions: [],
     prices: (n) =>
       n.capacityType === 'spot'
         ? n.instanceType === 'c5.xlarge' && n.zone === 'us-east-1b'
@@ -248,28 +248,29 @@ describe('reasons', () => {
       { namespace: 'kube-system', name: 'aws-node-x', ownerKind: 'DaemonSet', cpuMillicores: 100, memoryBytes: GiB },
     ],
   };
-  // B replaced A (Underutilized) at 16:30 ... as a story: A terminated, B launched later for pending pods.
+  // R replaced A (Underutilized) at 16:30; S was interrupted at 12:00. Written as Karpenter v1.6+ writes it: no
+  // "/Replace" anywhere, so that the replacement is known from R's DisruptionLaunching event alone.
   const events: EventFact[] = [
+    {
+      atMs: T('2026-11-02T16:29:00Z'),
+      reason: 'DisruptionLaunching',
+      message: 'Launching NodeClaim: Underutilized',
+      kind: 'NodeClaim',
+      name: 'general-rrrrr',
+    },
     {
       atMs: T('2026-11-02T16:30:00Z'),
       reason: 'DisruptionTerminating',
-      message: 'Disrupting Node: Underutilized/Replace',
+      message: 'Disrupting Node: Underutilized',
       kind: 'Node',
       name: 'a',
     },
     {
       atMs: T('2026-11-02T16:30:00Z'),
       reason: 'DisruptionTerminating',
-      message: 'Disrupting NodeClaim: Underutilized/Replace',
+      message: 'Disrupting NodeClaim: Underutilized',
       kind: 'NodeClaim',
       name: 'general-aaaaa',
-    },
-    {
-      atMs: T('2026-11-02T16:30:00Z'),
-      reason: 'DisruptionLaunching',
-      message: 'Launching NodeClaim: Underutilized/Replace',
-      kind: 'NodeClaim',
-      name: 'general-rrrrr',
     },
     {
       atMs: T('2026-11-02T12:00:00Z'),
@@ -280,8 +281,8 @@ describe('reasons', () => {
     },
     {
       atMs: T('2026-11-02T12:00:00Z'),
-      reason: 'DisruptionTerminating',
-      message: 'Disrupting Node: Interrupted/Delete',
+      reason: 'TerminatingOnInterruption',
+      message: 'Interruption triggered termination for the Node',
       kind: 'Node',
       name: 's',
     },
@@ -292,10 +293,25 @@ describe('reasons', () => {
     nodePool: 'general',
     instanceType: 'm5.large',
     capacityType: 'on-demand',
-    launchedAtMs: T('2026-11-02T16:30:00Z'),
+    launchedAtMs: T('2026-11-02T16:29:00Z'),
     lastSeenMs: T('2026-11-02T23:55:00Z'),
   });
-  const ctx = context([A, B, R, S], { events, launches: new Map([['b', launchOfB]]) });
+  // The kept disruptions, as the collector builds them from those events joined with their nodes (the repository's join).
+  const joined = (e: EventFact, i: number): DisruptionEventInput => {
+    const n = [A, B, R, S].find((x) => x.name === e.name || x.nodeClaim === e.name);
+    return {
+      uid: `e${i}`,
+      ...e,
+      nodeName: n?.name ?? null,
+      nodeClaim: n?.nodeClaim ?? null,
+      nodePool: n?.nodePool ?? null,
+      instanceType: n?.instanceType ?? null,
+      capacityType: n?.capacityType ?? null,
+      nodeDeletedAtMs: n?.deletedAtMs ?? null,
+    };
+  };
+  const disruptions = buildDisruptions(events.map(joined));
+  const ctx = context([A, B, R, S], { events, disruptions, launches: new Map([['b', launchOfB]]) });
   const byName = new Map(
     explainLines(
       [line({ nodePool: 'general', unblendedUsd: 0 }), line({ nodePool: 'general', dimensionValue: 'Spot Instances', unblendedUsd: 0 })],
@@ -350,6 +366,16 @@ describe('reasons', () => {
     });
     expect(byName.get('r')?.created).toMatchObject({ kind: 'replacement', reason: 'Underutilized', replaces: ['general-aaaaa'] });
     expect(byName.get('r')?.removed.kind).toBe('still-running');
+    // Not "deleted because its pods fit elsewhere": the v1.6 message has no "/Replace", the launch event says it.
+    expect(byName.get('a')?.removed.summary).toBe(
+      'Consolidated at 2026-11-02T16:30:00.000Z (Underutilized): its pods fit a cheaper replacement, general-rrrrr, so it was replaced.',
+    );
+    // The events behind each reason are listed as they were written.
+    expect(byName.get('r')?.created.events.map((e) => e.message)).toEqual([
+      'Launching NodeClaim: Underutilized',
+      'Disrupting Node: Underutilized',
+      'Disrupting NodeClaim: Underutilized',
+    ]);
   });
 
   it('names the spot interruption, and why spot: the NodePool allows both and spot is preferred', () => {

@@ -2,7 +2,7 @@ import type { ExplainedNodeClaim, Explanation, ExplanationStatus, RemainderCause
 import type { ExplainContext, LineFact, NodeFact } from './facts.js';
 import { hoursText, iso, nodePoolLabel, plural, usd } from './format.js';
 import { costOverSpan, type SpanCost } from './price-timeline.js';
-import { ownEvents, reasonsFor } from './reasons.js';
+import { disruptionsOf, reasonsFor } from './reasons.js';
 
 /**
  * Pure: "explain this bill line". The NodeClaims behind a Cost Explorer line (its NodePool tag, purchase type,
@@ -71,10 +71,11 @@ function deletionUncertaintyUsd(c: Costed, ctx: ExplainContext): number {
   const { node } = c;
   const deletedAtMs = node.deletedAtMs;
   if (deletedAtMs === null || deletedAtMs > c.toMs || deletedAtMs <= c.fromMs) return 0;
-  const terminating = ownEvents(node, ctx).filter(
-    (e) => e.reason === 'DisruptionTerminating' && e.atMs > node.lastSeenMs && e.atMs <= deletedAtMs,
-  );
-  const earliestEnd = Math.max(node.lastSeenMs, c.fromMs, ...terminating.map((e) => e.atMs));
+  // The kept disruption's time is its termination event's (a NodeClaim known only from its conditions has none).
+  const removal = disruptionsOf(node, ctx).removedBy;
+  const terminatedAt =
+    removal !== null && removal.source === 'event' && removal.atMs > node.lastSeenMs && removal.atMs <= deletedAtMs ? [removal.atMs] : [];
+  const earliestEnd = Math.max(node.lastSeenMs, c.fromMs, ...terminatedAt);
   const uncertainMs = Math.max(0, deletedAtMs - earliestEnd);
   return (uncertainMs / 3_600_000) * c.cost.averageUsdPerHour;
 }

@@ -1,3 +1,4 @@
+import type { Disruption } from '../../core/karpenter/disruptions.js';
 import type { BillLine } from '../schemas/bill.js';
 import type { PricePoint } from './price-timeline.js';
 import type { NodeSelectorRequirement } from '../../core/karpenter/requirements.js';
@@ -87,12 +88,13 @@ export interface ExplainContext {
   nodes: NodeFact[];
   nodePools: ReadonlyMap<string, NodePoolFact>;
   launches: ReadonlyMap<string, LaunchFact>;
-  /** Disruption events around those nodes' launches and removals, sorted by time. */
+  /** Karpenter's lifecycle events around those nodes' launches and removals, sorted by time: listed as they are, not read. */
   events: EventFact[];
-  /** NodeClaim name -> NodePool, for events naming NodeClaims outside `nodes`. */
-  nodePoolOfClaim: ReadonlyMap<string, string | null>;
-  /** Node name -> NodeClaim name, for events on Nodes. */
-  claimOfNode: ReadonlyMap<string, string | null>;
+  /**
+   * The kept disruptions around those nodes, the rows the Consolidation page lists (core/karpenter/disruptions.ts):
+   * why each NodeClaim went, what replaced it, what it replaced. Sorted by time.
+   */
+  disruptions: Disruption[];
   /** Price history of a node's market, sorted by time (spot: its zone; on-demand and reserved: the type). */
   prices: (node: Pick<NodeFact, 'capacityType' | 'instanceType' | 'zone'>) => PricePoint[];
   /**

@@ -1,3 +1,5 @@
+import { disruptionsOfNodeClaim, type Disruption } from '../../core/karpenter/disruptions.js';
+import { LAUNCHING_EVENT_REASONS, REMOVAL_EVENT_REASONS, TERMINATING_EVENT_REASONS } from '../../core/karpenter/events.js';
 import type { LifecycleEvent, NodeClaimReasons, ResourceTotals } from '../schemas/bill.js';
 import type { EventFact, ExplainContext, InstanceTypeFact, LaunchFact, NodeFact, NodePoolFact, ResourceFact } from './facts.js';
 import { gib, iso, plural, vcpu } from './format.js';
@@ -7,11 +9,10 @@ import { LABEL_CAPACITY_RESERVATION_ID, LABEL_CAPACITY_TYPE } from '../../core/l
 /**
  * Pure: why a NodeClaim exists the way it does — the NodePool requirements that admitted its instance type, the
  * pods whose requests sized it, why spot or on-demand, and the consolidation or interruption that created or
- * removed it. Every statement is derived from stored facts; what the data cannot tell is said, not guessed.
+ * removed it. Every statement is derived from stored facts; what the data cannot tell is said, not guessed. Why a
+ * NodeClaim came and went is read from the kept disruptions the Consolidation page lists, never from the events'
+ * wording (which Karpenter changed from release to release: core/karpenter/events.ts).
  */
-
-/** Karpenter writes a replacement's launch and its predecessor's termination at the same moment; allow for clocks. */
-export const EVENT_MATCH_WINDOW_MS = 5 * 60_000;
 
 const DISRUPTION_KIND: Record<string, NodeClaimReasons['removed']['kind']> = {
   Underutilized: 'consolidation',
@@ -24,23 +25,21 @@ const DISRUPTION_KIND: Record<string, NodeClaimReasons['removed']['kind']> = {
 const toTotals = (r: ResourceFact): ResourceTotals => ({ cpuMillicores: r.cpuMillicores, memoryBytes: r.memoryBytes, pods: r.pods });
 const toEvent = (e: EventFact): LifecycleEvent => ({ at: iso(e.atMs), reason: e.reason, message: e.message });
 
-/** The NodeClaim an event is about (events on Nodes are mapped to their NodeClaim). */
-function claimOf(e: EventFact, ctx: ExplainContext): string | null {
-  if (e.kind === 'NodeClaim') return e.name;
-  return ctx.claimOfNode.get(e.name) ?? null;
+/** Events naming these Nodes or NodeClaims, to list beside a reason (they are shown, not read). */
+function eventsNaming(ctx: ExplainContext, names: ReadonlySet<string>, reasons: readonly string[]): EventFact[] {
+  return ctx.events.filter((e) => names.has(e.name) && reasons.includes(e.reason));
 }
 
-/** Events about this node or its NodeClaim. */
-export function ownEvents(node: NodeFact, ctx: ExplainContext): EventFact[] {
-  return ctx.events.filter(
-    (e) => (e.kind === 'Node' && e.name === node.name) || (e.kind === 'NodeClaim' && node.nodeClaim !== null && e.name === node.nodeClaim),
-  );
-}
+const LAUNCH_EVENTS: readonly string[] = LAUNCHING_EVENT_REASONS;
+const REMOVAL_EVENTS = REMOVAL_EVENT_REASONS;
 
-/** "Disrupting Node: Underutilized/Replace" -> { reason: 'Underutilized', action: 'Replace' } */
-export function parseDisruptionMessage(message: string): { reason: string; action: string | null } | null {
-  const m = /(?:Disrupting|Launching) (?:Node|NodeClaim):\s*([A-Za-z]+)(?:\/([A-Za-z]+))?/.exec(message);
-  return m ? { reason: m[1], action: m[2] ?? null } : null;
+/** The kept disruptions about this node: the one that removed it, those it replaced (core/karpenter/disruptions.ts). */
+export function disruptionsOf(node: NodeFact, ctx: ExplainContext): { removedBy: Disruption | null; replaced: Disruption[] } {
+  if (node.nodeClaim === null) {
+    const removedBy = ctx.disruptions.find((d) => !d.blocked && d.nodeClaim === null && d.nodeName === node.name) ?? null;
+    return { removedBy, replaced: [] };
+  }
+  return disruptionsOfNodeClaim(ctx.disruptions, node.nodeClaim, node.name);
 }
 
 function uniqueSorted(values: Iterable<string>): string[] {
@@ -239,29 +238,18 @@ export function createdReason(node: NodeFact, ctx: ExplainContext, launch: Launc
       summary: 'Not launched by Karpenter (no NodeClaim): a managed node group or another launcher started it.',
     };
   }
-  const launching = ownEvents(node, ctx).filter((e) => e.reason === 'DisruptionLaunching');
-  if (launching.length > 0) {
-    const first = launching[0];
-    const reason = parseDisruptionMessage(first.message)?.reason ?? null;
-    const terminating = ctx.events.filter(
-      (e) =>
-        e.reason === 'DisruptionTerminating' &&
-        Math.abs(e.atMs - first.atMs) <= EVENT_MATCH_WINDOW_MS &&
-        parseDisruptionMessage(e.message)?.action === 'Replace',
-    );
-    const replaces = uniqueSorted(
-      terminating
-        .map((e) => claimOf(e, ctx) ?? e.name)
-        .filter((c) => c !== node.nodeClaim && (ctx.nodePoolOfClaim.get(c) ?? node.nodePool) === node.nodePool),
-    );
-    const events = [...launching, ...terminating].sort((a, b) => a.atMs - b.atMs).map(toEvent);
-    const what = replaces.length > 0 ? `replacing ${replaces.join(', ')}` : 'as a replacement';
+  const { replaced } = disruptionsOf(node, ctx);
+  if (replaced.length > 0) {
+    const reason = replaced[0].reason;
+    const replaces = uniqueSorted(replaced.map((d) => d.nodeClaim ?? d.nodeName ?? ''));
+    const names = new Set([node.nodeClaim, ...replaced.flatMap((d) => [d.nodeClaim, d.nodeName])].filter((x): x is string => x !== null));
+    const events = eventsNaming(ctx, names, [...LAUNCH_EVENTS, ...TERMINATING_EVENT_REASONS]).map(toEvent);
     return {
       kind: 'replacement',
       reason,
       replaces,
       events,
-      summary: `Launched ${what} (${reason ?? 'disruption'}): Karpenter moved the pods of a disrupted NodeClaim onto this one.`,
+      summary: `Launched replacing ${replaces.join(', ')} (${reason}): Karpenter moved the pods of a disrupted NodeClaim onto this one.`,
     };
   }
   const first = ctx.coverage.firstSnapshotMs;
@@ -296,54 +284,60 @@ export function removedReason(node: NodeFact, ctx: ExplainContext): NodeClaimRea
       summary: `Still running at the last snapshot${last === null ? '' : ` (${iso(last)})`}.`,
     };
   }
-  const own = ownEvents(node, ctx).filter((e) => e.reason === 'SpotInterrupted' || e.reason === 'DisruptionTerminating');
-  const terminating = own.find((e) => e.reason === 'DisruptionTerminating');
-  const parsed = terminating ? parseDisruptionMessage(terminating.message) : null;
-  const interrupted = own.some((e) => e.reason === 'SpotInterrupted');
-  const reason = interrupted ? 'Interrupted' : (parsed?.reason ?? node.disruptionReason);
-  const kind: NodeClaimReasons['removed']['kind'] = interrupted
-    ? 'interruption'
-    : reason !== null
-      ? (DISRUPTION_KIND[reason] ?? 'deleted')
-      : 'deleted';
-  const atMs = terminating?.atMs ?? node.deletedAtMs;
-  let replacedBy: string[] = [];
-  if (parsed?.action === 'Replace' && terminating) {
-    replacedBy = uniqueSorted(
-      ctx.events
-        .filter(
-          (e) =>
-            e.reason === 'DisruptionLaunching' &&
-            e.kind === 'NodeClaim' &&
-            Math.abs(e.atMs - terminating.atMs) <= EVENT_MATCH_WINDOW_MS &&
-            e.name !== node.nodeClaim &&
-            (ctx.nodePoolOfClaim.get(e.name) ?? node.nodePool) === node.nodePool,
-        )
-        .map((e) => e.name),
-    );
+  const d = disruptionsOf(node, ctx).removedBy;
+  const names = new Set([node.name, node.nodeClaim].filter((x): x is string => x !== null));
+  const events = eventsNaming(ctx, names, REMOVAL_EVENTS).map(toEvent);
+  if (d === null) {
+    return {
+      kind: 'deleted',
+      reason: null,
+      at: iso(node.deletedAtMs),
+      replacedBy: [],
+      events,
+      summary: `Gone by ${iso(node.deletedAtMs)} with no disruption recorded: deleted by hand, by its node group, or its events expired before collection.`,
+    };
   }
-  const events = own.map(toEvent);
+  const interrupted = d.reason === 'Interrupted' || d.spotInterrupted;
+  const reason = interrupted ? 'Interrupted' : d.reason;
+  const kind: NodeClaimReasons['removed']['kind'] = interrupted ? 'interruption' : (DISRUPTION_KIND[reason] ?? 'deleted');
+  const at = iso(d.atMs);
+  const replacedBy = d.replacements;
+  const by = replacedBy.length > 0 ? ` by ${replacedBy.join(', ')}` : '';
+  // What happened to it, as the kept disruption says: replaced, deleted, or not known (its events expired).
+  const fate =
+    d.action === 'Replace'
+      ? `replaced${replacedBy.length > 0 ? by : ' (the replacement is not in the data)'}`
+      : d.action === 'Delete'
+        ? 'deleted'
+        : 'removed (whether it was replaced is not in the data)';
   let summary: string;
   switch (kind) {
     case 'interruption':
-      summary = `Spot interruption at ${iso(atMs)}: EC2 reclaimed the capacity and Karpenter drained the node; its pods went to other or new nodes.`;
+      summary = `${d.spotInterrupted ? 'Spot interruption' : 'Interruption'} at ${at}: EC2 reclaimed the capacity and Karpenter drained the node; its pods went to other or new nodes.`;
       break;
     case 'consolidation':
       summary =
         reason === 'Empty'
-          ? `Consolidated at ${iso(atMs)}: it was empty (only DaemonSet pods) and deleted.`
-          : `Consolidated at ${iso(atMs)} (Underutilized): its pods fit ${replacedBy.length > 0 ? `a cheaper replacement, ${replacedBy.join(', ')}` : "on the NodePool's other nodes"}, so it was ${replacedBy.length > 0 ? 'replaced' : 'deleted'}.`;
+          ? `Consolidated at ${at}: it was empty (only DaemonSet pods) and deleted.`
+          : d.action === 'Replace'
+            ? `Consolidated at ${at} (Underutilized): its pods fit ${replacedBy.length > 0 ? `a cheaper replacement, ${replacedBy.join(', ')}` : 'a cheaper replacement (not in the data)'}, so it was replaced.`
+            : d.action === 'Delete'
+              ? `Consolidated at ${at} (Underutilized): its pods fit on the NodePool's other nodes, so it was deleted.`
+              : `Consolidated at ${at} (Underutilized); ${fate}.`;
       break;
     case 'drift':
-      summary = `Replaced at ${iso(atMs)} because it drifted from its NodePool or EC2NodeClass${replacedBy.length > 0 ? ` (by ${replacedBy.join(', ')})` : ''}.`;
+      summary = `${d.action === 'Delete' ? 'Deleted' : d.action === 'Replace' ? 'Replaced' : 'Removed'} at ${at} because it drifted from its NodePool or EC2NodeClass${by}.`;
       break;
     case 'expiry':
-      summary = `Expired at ${iso(atMs)} (the NodePool's expireAfter) and was replaced${replacedBy.length > 0 ? ` by ${replacedBy.join(', ')}` : ''}.`;
+      summary =
+        d.source === 'nodeclaim' && d.action === 'Delete'
+          ? `Expired at ${at}: its age reached the NodePool's expireAfter and Karpenter deleted it (v1 records no event for this); its pods went to other or new nodes.`
+          : `Expired at ${at} (the NodePool's expireAfter) and was ${fate}.`;
       break;
     default:
-      summary = `Gone by ${iso(node.deletedAtMs)} with no disruption event: deleted by hand, by its node group, or its events expired before collection.`;
+      summary = `Removed by Karpenter at ${at} with a message this version does not recognise: "${d.message}".`;
   }
-  return { kind, reason, at: iso(atMs), replacedBy, events, summary };
+  return { kind, reason, at, replacedBy, events, summary };
 }
 
 export function reasonsFor(node: NodeFact, ctx: ExplainContext): NodeClaimReasons {

@@ -2,6 +2,7 @@ import fastifyMultipart from '@fastify/multipart';
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { explanationsTable, linesTable } from '../explain/csv-export.js';
 import { MAX_IMPORT_BYTES } from '../explain/csv-import.js';
+import { DatabaseWriteError } from '../database-writer.js';
 import { BillImportError } from '../explain/csv-syntax.js';
 import { API_ROUTES, type ApiQuery } from '../schemas/api-routes.js';
 import { ErrorResponseSchema } from '../schemas/common.js';
@@ -11,10 +12,14 @@ import { apiRoutes } from './api-route.js';
 
 const importErrors = {
   400: ErrorResponseSchema,
+  /** A collector holds the database: an import writes, so it needs the collector lock. */
+  409: ErrorResponseSchema,
   413: ErrorResponseSchema,
   415: ErrorResponseSchema,
   422: ErrorResponseSchema,
   500: ErrorResponseSchema,
+  /** The database cannot be written (read-only file or folder, full disk). */
+  503: ErrorResponseSchema,
 };
 /** A raw CSV body; multipart/form-data is streamed by @fastify/multipart instead. */
 const CSV_TYPES = ['text/csv', 'application/csv', 'text/plain', 'application/octet-stream'];
@@ -23,9 +28,11 @@ const NO_FILE = 'The form has no file: send the CSV as a file field (e.g. curl -
 
 const REASON_PHRASES: Readonly<Record<number, string>> = {
   400: 'Bad Request',
+  409: 'Conflict',
   413: 'Payload Too Large',
   415: 'Unsupported Media Type',
   422: 'Unprocessable Entity',
+  503: 'Service Unavailable',
 };
 
 /** Just the file name, whatever path a browser sent. */
@@ -48,8 +55,8 @@ async function fileOfForm(req: FastifyRequest): Promise<{ fileName: string | nul
 }
 
 /** @fastify/multipart's and busboy's errors as the import's own: the status it promises and a message that says what to do. */
-function importErrorOf(err: FastifyError): BillImportError | null {
-  if (err instanceof BillImportError) return err;
+function importErrorOf(err: FastifyError): BillImportError | DatabaseWriteError | null {
+  if (err instanceof BillImportError || err instanceof DatabaseWriteError) return err;
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
     case 'FST_REQ_FILE_TOO_LARGE':
@@ -83,7 +90,8 @@ export async function billRoutes(app: FastifyInstance, opts: { bill: BillService
     throwFileSizeLimit: true,
   });
 
-  // Import failures carry their own status (413/415/400/422) and say why; the others go to the app's handler.
+  // Import failures carry their own status (413/415/400/422, 409/503 when the database cannot be written) and say
+  // why; the others go to the app's handler.
   app.setErrorHandler((err: FastifyError, req, reply) => {
     const importError = importErrorOf(err);
     if (importError !== null) {
@@ -131,7 +139,7 @@ export async function billRoutes(app: FastifyInstance, opts: { bill: BillService
       schema: {
         summary: 'Import a Cost Explorer console CSV (grouped by the karpenter.sh/nodepool tag) as the bill `csv:<name>`',
         description:
-          'The file as multipart/form-data (`-F file=@costs.csv`) or as the body (text/csv). At most 5 MB (413), UTF-8 only (415), a Cost Explorer export grouped by karpenter.sh/nodepool without formulas (422); nothing of a refused file is stored. Importing a name again replaces it.',
+          'The file as multipart/form-data (`-F file=@costs.csv`) or as the body (text/csv). At most 5 MB (413), UTF-8 only (415), a Cost Explorer export grouped by karpenter.sh/nodepool without formulas (422); nothing of a refused file is stored. Importing a name again replaces it. An import writes: it takes the collector lock for that moment, so it is refused (409, naming the collector) while a collector holds the database, and with 503 when the file cannot be written.',
         tags: ['bill'],
         querystring: API_ROUTES['/api/bill/import'].query,
         response: { 201: API_ROUTES['/api/bill/import'].response, ...importErrors },

@@ -10,9 +10,10 @@ import {
   type BillNodeRow,
 } from '../../db/repositories/bill-context-repository.js';
 import { ALLOCATION_TAGS_SETTING, createRunsRepository } from '../../db/repositories/runs-repository.js';
+import { DISRUPTION_EDGE_MS } from '../../core/karpenter/disruptions.js';
+import { createDisruptionsRepository } from '../../db/repositories/disruptions-repository.js';
 import type { ExplainContext, LaunchFact, NodeFact, NodePoolFact, TagStatus } from '../explain/facts.js';
 import type { PricePoint } from '../explain/price-timeline.js';
-import { EVENT_MATCH_WINDOW_MS } from '../explain/reasons.js';
 
 /**
  * Loads what the explainer needs for a window, from the repositories, into plain facts: the nodes alive in it,
@@ -135,25 +136,15 @@ export function loadExplainContext(db: Db, fromMs: number, toMs: number): Explai
     ]),
   );
 
-  // Karpenter's events around these NodeClaims' launches and removals (managed nodes have none worth a 30-day scan).
+  // Karpenter's events and the kept disruptions around these NodeClaims' launches and removals (managed nodes have
+  // none worth a 30-day scan). A disruption that replaced a node comes up to DISRUPTION_EDGE_MS after its launch.
   const karpenter = nodes.filter((n) => n.nodeClaim !== null);
-  const eventsFrom = Math.min(fromMs, ...karpenter.map((n) => n.launchedAtMs)) - EVENT_MATCH_WINDOW_MS;
-  const eventsTo = Math.max(toMs, ...karpenter.map((n) => n.deletedAtMs ?? n.lastSeenMs)) + EVENT_MATCH_WINDOW_MS;
+  const aroundFrom = Math.min(fromMs, ...karpenter.map((n) => n.launchedAtMs)) - DISRUPTION_EDGE_MS;
+  const aroundTo = Math.max(toMs, ...karpenter.map((n) => n.deletedAtMs ?? n.lastSeenMs)) + DISRUPTION_EDGE_MS;
   const events = repo
-    .lifecycleEvents(eventsFrom, eventsTo)
+    .lifecycleEvents(aroundFrom, aroundTo)
     .map((e) => ({ atMs: e.at, reason: e.reason, message: e.message, kind: e.kind, name: e.name }));
-
-  const claimOfNode = new Map(nodes.map((n) => [n.name, n.nodeClaim]));
-  const nodePoolOfClaim = new Map(karpenter.map((n) => [n.nodeClaim ?? '', n.nodePool]));
-  const missingNodes = new Set(events.filter((e) => e.kind === 'Node' && !claimOfNode.has(e.name)).map((e) => e.name));
-  for (const [node, claim] of repo.claimsOfNodes(missingNodes)) claimOfNode.set(node, claim);
-  const missingClaims = new Set(
-    [
-      ...events.filter((e) => e.kind === 'NodeClaim').map((e) => e.name),
-      ...[...claimOfNode.values()].filter((c): c is string => c !== null),
-    ].filter((c) => !nodePoolOfClaim.has(c)),
-  );
-  for (const [claim, pool] of repo.nodePoolsOfClaims(missingClaims)) nodePoolOfClaim.set(claim, pool);
+  const disruptions = createDisruptionsRepository(db).inRange({ fromMs: aroundFrom, toMs: aroundTo + 1 });
 
   const cov = repo.snapshotCoverage();
   const snapshotIntervalMs =
@@ -167,8 +158,7 @@ export function loadExplainContext(db: Db, fromMs: number, toMs: number): Explai
     nodePools,
     launches,
     events,
-    nodePoolOfClaim,
-    claimOfNode,
+    disruptions,
     prices: priceLookup(repo, regions, [...new Set(nodes.map((n) => n.instanceType))].sort()),
     catalog: loadInstanceCatalog(),
     coverage: { firstSnapshotMs: cov.firstMs, lastSnapshotMs: cov.lastMs, snapshotIntervalMs },

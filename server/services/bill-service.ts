@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Db } from '../../db/open-db.js';
 import { type BillLineRow, createBillLinesRepository } from '../../db/repositories/bill-lines-repository.js';
+import { type DatabaseWriter, sameConnectionWriter } from '../database-writer.js';
 import { isoInstant, parseInstant, QueryParamError, resolveRange } from '../analytics/range.js';
 import { parseCostExplorerCsv } from '../explain/csv-import.js';
 import { explainLines } from '../explain/explain.js';
@@ -39,7 +40,11 @@ export function importNameOf(fileName: string | null, sha256: string): string {
   return stem === '' ? `import-${sha256.slice(0, 8)}` : stem;
 }
 
-export function createBillService(db: Db, now: () => number = Date.now) {
+/**
+ * `writer`: how an import is written (server/database-writer.ts): under the collector lock, never on the connection the
+ * reads use (which `serve` opens read-only).
+ */
+export function createBillService(db: Db, now: () => number = Date.now, writer: DatabaseWriter = sameConnectionWriter(db)) {
   const repo = createBillLinesRepository(db);
 
   const summaries = (): BillSourceSummary[] =>
@@ -145,25 +150,30 @@ export function createBillService(db: Db, now: () => number = Date.now) {
       return explainWithSiblings(repo.listLines(q));
     },
 
-    /** Parses, then stores the whole import in one transaction; a refused file leaves the database untouched. */
+    /**
+     * Parses, then stores the whole import in one transaction, under the collector lock (a write: refused while a
+     * collector holds the database); a refused file leaves the database untouched.
+     */
     importCsv(input: { bytes: Uint8Array; fileName: string | null; query: ImportQuery }): ImportResponse {
       const parsed = parseCostExplorerCsv(input.bytes, { granularity: input.query.granularity });
       const sha256 = createHash('sha256').update(input.bytes).digest('hex');
       const source = `csv:${input.query.name ?? importNameOf(input.fileName, sha256)}`;
-      const replaced = repo.replaceImport(
-        {
-          source,
-          fileName: input.fileName,
-          layout: parsed.layout,
-          granularity: parsed.granularity,
-          sha256,
-          bytes: input.bytes.length,
-          periods: parsed.periods,
-          totalUsd: parsed.totalUsd,
-          fileTotalUsd: parsed.fileTotalUsd,
-          importedAt: now(),
-        },
-        parsed.lines,
+      const replaced = writer.write('bill import', (wdb) =>
+        createBillLinesRepository(wdb).replaceImport(
+          {
+            source,
+            fileName: input.fileName,
+            layout: parsed.layout,
+            granularity: parsed.granularity,
+            sha256,
+            bytes: input.bytes.length,
+            periods: parsed.periods,
+            totalUsd: parsed.totalUsd,
+            fileTotalUsd: parsed.fileTotalUsd,
+            importedAt: now(),
+          },
+          parsed.lines,
+        ),
       );
       return {
         source,

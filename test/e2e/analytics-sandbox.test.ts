@@ -8,228 +8,282 @@ import type { EfficiencySummaryResponse } from '../../server/schemas/efficiency.
 import type { NodePoolCompareResponse } from '../../server/schemas/nodepools.js';
 import type { DailyCostResponse, ReconciliationResponse } from '../../server/schemas/cost.js';
 import type { TeamCostResponse, TeamCostSeriesResponse } from '../../server/schemas/teams.js';
+import { CURRENT_KARPENTER_VERSION, LEGACY_KARPENTER_VERSION } from '../../sandbox/scenario/karpenter-profile.js';
 import { startSeededApi, type SeededApi } from '../fixtures/seeded-api.js';
 import { DAY_MS } from '../../core/time.js';
 
 /*
- * The week4 sandbox scenario, its first simulated day, through the real collectors into SQLite (seedFromSandbox, with
- * metrics.k8s.io usage), then the analytics API over real HTTP on 127.0.0.1. The day holds an Underutilized
- * replacement at 02:30 and an evening of Underutilized and Empty deletions as the web cycle winds down.
+ * The week4 sandbox scenario, its first simulated day, through the real collectors into SQLite (seedFromSandbox),
+ * then the analytics API over real HTTP on 127.0.0.1. The day holds an Underutilized replacement at 02:30 and an
+ * evening of Underutilized and Empty deletions as the web cycle winds down. Everything runs twice: the sandbox
+ * imitating Karpenter 1.5.0 ("Disrupting Node: Underutilized/Replace") and the current release ("Disrupting Node:
+ * Underutilized", no method), and the two must give the same disruptions.
  */
 
-let api: SeededApi;
-let sandbox: RunningSandbox;
-let base: string;
-let range: string;
-
-async function get<T>(path: string): Promise<T> {
-  const res = await fetch(`${base}${path}`);
-  if (res.status !== 200) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
-  return (await res.json()) as T;
-}
+const PROFILES = [LEGACY_KARPENTER_VERSION, CURRENT_KARPENTER_VERSION];
+const seeded = new Map<string, SeededApi>();
 
 beforeAll(async () => {
-  api = await startSeededApi({ prefix: 'ledger-analytics-e2e-', days: 1, usage: true });
-  ({ sandbox, base } = api);
-  range = `from=${new Date(api.startMs).toISOString()}&to=${new Date(api.endMs).toISOString()}`;
-});
+  // One after the other: the seeding points the AWS SDK at its sandbox through process.env.
+  for (const karpenterVersion of PROFILES)
+    seeded.set(
+      karpenterVersion,
+      // The current release's sandbox runs metrics-server (usage read with every snapshot, as collect does); the
+      // legacy one is seeded without it, so the methods are seen fed by usage and by requests only.
+      await startSeededApi({
+        prefix: 'ledger-analytics-e2e-',
+        days: 1,
+        karpenterVersion,
+        usage: karpenterVersion === CURRENT_KARPENTER_VERSION,
+      }),
+    );
+}, 240_000);
 
 afterAll(async () => {
-  await api?.close();
+  for (const api of [...seeded.values()].reverse()) await api.close();
 });
 
-describe('consolidation on the week4 sandbox', () => {
-  it('finds every disruption the simulation made, with its reason and replacements', async () => {
-    const sc = sandbox.scenario;
-    const endMs = sc.start + DAY_MS;
-    const { rows } = await get<ConsolidationEventsResponse>(`/api/consolidation/events?${range}`);
-    const simulated = sc.nodes.filter((n) => n.deletionReason !== null && n.deletedAt !== null && n.deletedAt < endMs);
-    expect(simulated.length).toBeGreaterThan(10);
-    for (const n of simulated) {
-      const found = rows.find((r) => r.nodeClaim === n.nodeClaimName);
-      expect(found, n.nodeClaimName ?? n.name).toMatchObject({
-        nodeName: n.name,
-        nodePool: n.nodePool,
-        reason: n.deletionReason,
-        atMs: n.deletedAt,
-      });
-      const replacements = sc.nodes.filter(
-        (r) => r.launchReason.kind === 'replacement' && r.launchReason.replaces.includes(n.nodeClaimName ?? ''),
-      );
-      expect(found?.replacements, n.nodeClaimName ?? n.name).toEqual(replacements.map((r) => r.nodeClaimName).sort());
-    }
-    expect(rows).toHaveLength(simulated.length);
+describe.each(PROFILES)('week4 imitating Karpenter %s', (karpenterVersion) => {
+  let api: SeededApi;
+  let sandbox: RunningSandbox;
+  let base: string;
+  let range: string;
+
+  async function get<T>(path: string): Promise<T> {
+    const res = await fetch(`${base}${path}`);
+    if (res.status !== 200) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
+    return (await res.json()) as T;
+  }
+
+  beforeAll(() => {
+    const found = seeded.get(karpenterVersion);
+    if (found === undefined) throw new Error(`not seeded: ${karpenterVersion}`);
+    api = found;
+    ({ sandbox, base } = api);
+    range = `from=${new Date(api.startMs).toISOString()}&to=${new Date(api.endMs).toISOString()}`;
   });
 
-  it('after its consolidation the NodePool packs better and costs less per hour', async () => {
-    const { rows } = await get<ConsolidationEventsResponse>(`/api/consolidation/events?${range}&reason=Underutilized`);
-    const replace = rows.find((r) => r.action === 'Replace');
-    expect(replace?.replacements.length).toBeGreaterThan(0);
-    const cmp = await get<ConsolidationCompareResponse>(`/api/consolidation/compare?event=${replace?.id ?? ''}`);
-    const pool = cmp.rows.find((r) => r.consolidated);
-    expect(pool?.nodePool).toBe(replace?.nodePool);
-    expect(pool?.before.hours).toBeCloseTo(1, 9);
-    expect(pool?.after.cpu).toBeGreaterThan(pool?.before.cpu ?? Infinity);
-    expect(pool?.after.memory).toBeGreaterThan(pool?.before.memory ?? Infinity);
-    expect(pool?.after.costWeightedCpu).toBeGreaterThan(pool?.before.costWeightedCpu ?? Infinity);
-    expect(pool?.after.usdPerHourAvg).toBeLessThan(pool?.before.usdPerHourAvg ?? -Infinity);
-  });
-});
+  describe('consolidation on the week4 sandbox', () => {
+    it('finds every disruption the simulation made, with its reason and replacements', async () => {
+      const sc = sandbox.scenario;
+      const endMs = sc.start + DAY_MS;
+      const { rows } = await get<ConsolidationEventsResponse>(`/api/consolidation/events?${range}`);
+      const simulated = sc.nodes.filter((n) => n.deletionReason !== null && n.deletedAt !== null && n.deletedAt < endMs);
+      expect(simulated.length).toBeGreaterThan(10);
+      for (const n of simulated) {
+        const found = rows.find((r) => r.nodeClaim === n.nodeClaimName);
+        expect(found, n.nodeClaimName ?? n.name).toMatchObject({
+          nodeName: n.name,
+          nodePool: n.nodePool,
+          reason: n.deletionReason,
+          atMs: n.deletedAt,
+        });
+        const replacements = sc.nodes.filter(
+          (r) => r.launchReason.kind === 'replacement' && r.launchReason.replaces.includes(n.nodeClaimName ?? ''),
+        );
+        expect(found?.replacements, n.nodeClaimName ?? n.name).toEqual(replacements.map((r) => r.nodeClaimName).sort());
+      }
+      expect(rows).toHaveLength(simulated.length);
+    });
 
-describe('paging the disruptions', () => {
-  const all = `/api/consolidation/events?kind=all&limit=1000`;
-
-  it('pages of 7 cover every disruption exactly once, in order; total and counts cover all of them on every page', async () => {
-    const whole = await get<ConsolidationEventsResponse>(`${all}&${range}`);
-    // The day holds 25 simulated disruptions (and some blocked events): more than three pages of 7.
-    expect(whole.total).toBe(whole.rows.length);
-    expect(whole.total).toBeGreaterThan(21);
-    const ids: string[] = [];
-    for (let offset = 0; offset < whole.total; offset += 7) {
-      const page = await get<ConsolidationEventsResponse>(`/api/consolidation/events?kind=all&${range}&limit=7&offset=${offset}`);
-      expect(page).toMatchObject({ total: whole.total, limit: 7, offset, counts: whole.counts });
-      expect(page.rows.length).toBe(Math.min(7, whole.total - offset));
-      ids.push(...page.rows.map((r) => r.id));
-    }
-    expect(ids).toEqual(whole.rows.map((r) => r.id));
-    expect(new Set(ids).size).toBe(ids.length);
-    expect(whole.counts.reduce((s, c) => s + c.count, 0)).toBe(whole.total);
-  });
-
-  it('defaults to the first 200; past the end is an empty page that still counts', async () => {
-    const whole = await get<ConsolidationEventsResponse>(`${all}&${range}`);
-    const first = await get<ConsolidationEventsResponse>(`/api/consolidation/events?kind=all&${range}`);
-    expect(first).toMatchObject({ limit: 200, offset: 0, total: whole.total });
-    expect(first.rows).toEqual(whole.rows.slice(0, 200));
-    const past = await get<ConsolidationEventsResponse>(`/api/consolidation/events?kind=all&${range}&offset=${whole.total}`);
-    expect(past).toMatchObject({ rows: [], total: whole.total, counts: whole.counts });
+    it('after its consolidation the NodePool packs better and costs less per hour', async () => {
+      const { rows } = await get<ConsolidationEventsResponse>(`/api/consolidation/events?${range}&reason=Underutilized`);
+      const replace = rows.find((r) => r.action === 'Replace');
+      expect(replace?.replacements.length).toBeGreaterThan(0);
+      const cmp = await get<ConsolidationCompareResponse>(`/api/consolidation/compare?event=${replace?.id ?? ''}`);
+      const pool = cmp.rows.find((r) => r.consolidated);
+      expect(pool?.nodePool).toBe(replace?.nodePool);
+      expect(pool?.before.hours).toBeCloseTo(1, 9);
+      expect(pool?.after.cpu).toBeGreaterThan(pool?.before.cpu ?? Infinity);
+      expect(pool?.after.memory).toBeGreaterThan(pool?.before.memory ?? Infinity);
+      expect(pool?.after.costWeightedCpu).toBeGreaterThan(pool?.before.costWeightedCpu ?? Infinity);
+      expect(pool?.after.usdPerHourAvg).toBeLessThan(pool?.before.usdPerHourAvg ?? -Infinity);
+    });
   });
 
-  it('CSV downloads every matching row whatever the page asked', async () => {
-    const whole = await get<ConsolidationEventsResponse>(`${all}&${range}&reason=Underutilized`);
-    const res = await fetch(`${base}/api/consolidation/events?${range}&reason=Underutilized&limit=2&offset=3&format=csv`);
-    const lines = (await res.text()).trim().split('\r\n');
-    expect(whole.total).toBeGreaterThan(5);
-    expect(lines).toHaveLength(1 + whole.total);
-    expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(whole.rows.map((r) => r.id));
-  });
-});
+  describe('paging the disruptions', () => {
+    const all = `/api/consolidation/events?kind=all&limit=1000`;
 
-describe('team attribution on the week4 sandbox', () => {
-  it.each([
-    ['request share 50/50', ''],
-    ['request share 70/30', '&weights=0.7,0.3'],
-    ['AWS split', '&method=aws-split'],
-    ['AWS split, idle spread as AWS hands it', '&method=aws-split&idle=spread'],
-    ['OpenCost', '&method=opencost'],
-    ['idle spread', '&idle=spread'],
-    ['by namespace', '&groupBy=namespace'],
-  ])('%s: team costs + idle = node costs to the cent', async (_name, extra) => {
-    const t = await get<TeamCostResponse>(`/api/teams/cost?${range}${extra}`);
+    it('pages of 7 cover every disruption exactly once, in order; total and counts cover all of them on every page', async () => {
+      const whole = await get<ConsolidationEventsResponse>(`${all}&${range}`);
+      // The day holds 25 simulated disruptions (and some blocked events): more than three pages of 7.
+      expect(whole.total).toBe(whole.rows.length);
+      expect(whole.total).toBeGreaterThan(21);
+      const ids: string[] = [];
+      for (let offset = 0; offset < whole.total; offset += 7) {
+        const page = await get<ConsolidationEventsResponse>(`/api/consolidation/events?kind=all&${range}&limit=7&offset=${offset}`);
+        expect(page).toMatchObject({ total: whole.total, limit: 7, offset, counts: whole.counts });
+        expect(page.rows.length).toBe(Math.min(7, whole.total - offset));
+        ids.push(...page.rows.map((r) => r.id));
+      }
+      expect(ids).toEqual(whole.rows.map((r) => r.id));
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(whole.counts.reduce((s, c) => s + c.count, 0)).toBe(whole.total);
+    });
+
+    it('defaults to the first 200; past the end is an empty page that still counts', async () => {
+      const whole = await get<ConsolidationEventsResponse>(`${all}&${range}`);
+      const first = await get<ConsolidationEventsResponse>(`/api/consolidation/events?kind=all&${range}`);
+      expect(first).toMatchObject({ limit: 200, offset: 0, total: whole.total });
+      expect(first.rows).toEqual(whole.rows.slice(0, 200));
+      const past = await get<ConsolidationEventsResponse>(`/api/consolidation/events?kind=all&${range}&offset=${whole.total}`);
+      expect(past).toMatchObject({ rows: [], total: whole.total, counts: whole.counts });
+    });
+
+    it('CSV downloads every matching row whatever the page asked', async () => {
+      const whole = await get<ConsolidationEventsResponse>(`${all}&${range}&reason=Underutilized`);
+      const res = await fetch(`${base}/api/consolidation/events?${range}&reason=Underutilized&limit=2&offset=3&format=csv`);
+      const lines = (await res.text()).trim().split('\r\n');
+      expect(whole.total).toBeGreaterThan(5);
+      expect(lines).toHaveLength(1 + whole.total);
+      expect(lines.slice(1).map((l) => l.split(',')[0])).toEqual(whole.rows.map((r) => r.id));
+    });
+  });
+
+  describe('team attribution on the week4 sandbox', () => {
+    it.each([
+      ['request share 50/50', ''],
+      ['request share 70/30', '&weights=0.7,0.3'],
+      ['AWS split', '&method=aws-split'],
+      ['AWS split, idle spread as AWS hands it', '&method=aws-split&idle=spread'],
+      ['OpenCost', '&method=opencost'],
+      ['idle spread', '&idle=spread'],
+      ['by namespace', '&groupBy=namespace'],
+    ])('%s: team costs + idle = node costs to the cent', async (_name, extra) => {
+      const t = await get<TeamCostResponse>(`/api/teams/cost?${range}${extra}`);
+      const cents = (usd: number) => Math.round(usd * 100);
+      // The lines are in cents and add up exactly; the independent idle figure agrees to under half a cent.
+      expect(t.rows.reduce((s, r) => s + cents(r.costUsd), 0)).toBe(cents(t.totals.nodeCostUsd));
+      expect(cents(t.totals.teamsUsd) + cents(t.totals.idleUsd)).toBe(cents(t.totals.nodeCostUsd));
+      expect(Math.abs(t.totals.residualUsd)).toBeLessThan(0.005);
+      expect(t.rows.filter((r) => r.kind === 'team').length).toBeGreaterThan(3);
+
+      // The node cost is the snapshot estimate the daily cost route computes on its own.
+      const daily = await get<DailyCostResponse>(`/api/cost/nodepools/daily?${range}`);
+      expect(cents(t.totals.nodeCostUsd)).toBe(cents(daily.totals.estimateUsd));
+    });
+  });
+
+  describe('the three attribution methods side by side on the week4 sandbox (app.inject)', () => {
+    let app: FastifyInstance;
+    beforeAll(async () => {
+      app = buildApp({ db: api.db, webRoot: join(api.dir, 'no-web'), now: () => api.endMs });
+      await app.ready();
+    });
+    afterAll(async () => {
+      await app?.close();
+    });
+    const inject = async <T>(url: string): Promise<T> => {
+      const res = await app.inject({ url });
+      expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
+      return res.json<T>();
+    };
     const cents = (usd: number) => Math.round(usd * 100);
-    // The lines are in cents and add up exactly; the independent idle figure agrees to under half a cent.
-    expect(t.rows.reduce((s, r) => s + cents(r.costUsd), 0)).toBe(cents(t.totals.nodeCostUsd));
-    expect(cents(t.totals.teamsUsd) + cents(t.totals.idleUsd)).toBe(cents(t.totals.nodeCostUsd));
-    expect(Math.abs(t.totals.residualUsd)).toBeLessThan(0.005);
-    expect(t.rows.filter((r) => r.kind === 'team').length).toBeGreaterThan(3);
 
-    // The node cost is the snapshot estimate the daily cost route computes on its own.
-    const daily = await get<DailyCostResponse>(`/api/cost/nodepools/daily?${range}`);
-    expect(cents(t.totals.nodeCostUsd)).toBe(cents(daily.totals.estimateUsd));
+    it('each names its method and source, says what fed it (usage, or requests only), shows idle, and adds up to the same node cost', async () => {
+      const byMethod = new Map<string, TeamCostResponse>();
+      for (const method of ['request-share', 'aws-split', 'opencost']) {
+        const t = await inject<TeamCostResponse>(`/api/teams/cost?${range}&method=${method}`);
+        byMethod.set(method, t);
+        expect(t.method).toBe(method);
+        expect(t.methodInfo.id).toBe(method);
+        expect(t.rows.reduce((sum, r) => sum + cents(r.costUsd), 0)).toBe(cents(t.totals.nodeCostUsd));
+        // Idle is shown: an idle line per NodePool, and some of it is money (no method charges every node fully).
+        const pools = [...new Set(t.rows.map((r) => r.nodePool))].sort();
+        expect(t.rows.filter((r) => r.kind === 'idle').map((r) => r.nodePool)).toEqual(pools);
+        expect(pools.length).toBeGreaterThan(2);
+        expect(t.totals.idleUsd).toBeGreaterThan(0);
+      }
+      const [share, aws, opencost] = ['request-share', 'aws-split', 'opencost'].map((m) => byMethod.get(m) as TeamCostResponse);
+      expect(new Set([share, aws, opencost].map((t) => t.totals.nodeCostUsd)).size).toBe(1);
+      expect(share.feed.usage).toBe('not-applicable');
+      for (const t of [aws, opencost]) {
+        if (karpenterVersion === CURRENT_KARPENTER_VERSION) {
+          // metrics-server ran: every pod-hour of the range had usage to feed max(request, usage).
+          expect(t.feed.usage).toBe('all');
+          expect(t.feed.usagePodHoursShare).toBe(1);
+          expect(t.feed.note).toContain('max(request, usage)');
+        } else {
+          expect(t.feed.usage).toBe('none');
+          expect(t.feed.note).toContain('fed by requests only (no usage collected)');
+        }
+        expect(t.methodInfo.url).toMatch(/^https:\/\//);
+      }
+      expect(aws.methodInfo.source).toMatch(/^AWS Data Exports User Guide/);
+      expect(opencost.methodInfo.source).toMatch(/^OpenCost Specification/);
+      // The three split the same bill differently.
+      const teamCents = (t: TeamCostResponse) => t.teams.map((x) => `${x.kind}:${x.team}:${cents(x.costUsd)}`).join(' ');
+      expect(new Set([share, aws, opencost].map(teamCents)).size).toBe(3);
+    });
+
+    it("AWS split spread as AWS hands it leaves idle only where nodes ran without pods; the series carries the method's name and feed", async () => {
+      const line = await inject<TeamCostResponse>(`/api/teams/cost?${range}&method=aws-split`);
+      const spread = await inject<TeamCostResponse>(`/api/teams/cost?${range}&method=aws-split&idle=spread`);
+      expect(cents(spread.totals.idleUsd)).toBeLessThan(cents(line.totals.idleUsd));
+      expect(spread.rows.filter((r) => r.kind === 'team').every((r) => r.idleSpreadUsd >= 0)).toBe(true);
+      const series = await inject<TeamCostSeriesResponse>(`/api/teams/cost/series?${range}&method=opencost`);
+      expect(series.methodInfo.name).toBe('OpenCost');
+      expect(series.feed.usage).toBe(karpenterVersion === CURRENT_KARPENTER_VERSION ? 'all' : 'none');
+      for (const b of series.buckets) expect(b.teams.reduce((t, x) => t + cents(x.costUsd), 0)).toBe(cents(b.totals.nodeCostUsd));
+    });
+  });
+
+  describe('efficiency, NodePool cost and reconciliation on the week4 sandbox', () => {
+    it('the cluster row sums the NodePools; cost-weighted efficiency is a fraction', async () => {
+      const s = await get<EfficiencySummaryResponse>(`/api/efficiency/summary?${range}`);
+      const [cluster, ...pools] = s.rows;
+      expect(cluster.costUsd).toBeCloseTo(
+        pools.reduce((t, p) => t + p.costUsd, 0),
+        9,
+      );
+      expect(pools.map((p) => p.nodePool)).toEqual(['', 'general', 'system']);
+      for (const r of s.rows) {
+        expect(r.costWeightedCpu).toBeGreaterThan(0);
+        expect(r.costWeightedCpu).toBeLessThan(1);
+        expect(r.idleUsdPerHourAvg).toBeGreaterThan(0);
+      }
+    });
+
+    it('spot capacity saves against the on-demand price of the same instances', async () => {
+      const c = await get<NodePoolCompareResponse>(`/api/nodepools/compare?${range}`);
+      const spot = c.rows.filter((r) => r.capacityType === 'spot');
+      expect(spot.length).toBeGreaterThan(0);
+      // The sandbox keeps spot between 20 % and 70 % of on-demand: savings between 30 % and 80 %.
+      for (const r of spot) {
+        expect(r.savingsFraction).toBeGreaterThan(0.3);
+        expect(r.savingsFraction).toBeLessThan(0.8);
+      }
+      for (const r of c.rows.filter((x) => x.capacityType === 'on-demand')) expect(r.savingsUsd).toBeCloseTo(0, 9);
+    });
+
+    it('reconciles the sandbox bill with the estimate, with no unexplained difference', async () => {
+      const r = await get<ReconciliationResponse>(`/api/reconciliation/daily?${range}`);
+      expect(r.rows.length).toBeGreaterThan(3);
+      expect(r.rows.filter((x) => x.cause === 'unexplained' || x.cause === 'no-bill' || x.cause === 'no-estimate')).toEqual([]);
+      expect(Math.abs(r.totals.differenceUsd)).toBeLessThan(0.01 * r.totals.billUsd);
+    });
   });
 });
 
-describe('the three attribution methods side by side on the week4 sandbox (app.inject)', () => {
-  let app: FastifyInstance;
-  beforeAll(async () => {
-    app = buildApp({ db: api.db, webRoot: join(api.dir, 'no-web'), now: () => api.endMs });
-    await app.ready();
-  });
-  afterAll(async () => {
-    await app?.close();
-  });
-  const inject = async <T>(url: string): Promise<T> => {
-    const res = await app.inject({ url });
-    expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
-    return res.json<T>();
-  };
-  const cents = (usd: number) => Math.round(usd * 100);
-
-  it('each names its method and source, says usage fed it, shows idle, and adds up to the same node cost', async () => {
-    const byMethod = new Map<string, TeamCostResponse>();
-    for (const method of ['request-share', 'aws-split', 'opencost']) {
-      const t = await inject<TeamCostResponse>(`/api/teams/cost?${range}&method=${method}`);
-      byMethod.set(method, t);
-      expect(t.method).toBe(method);
-      expect(t.methodInfo.id).toBe(method);
-      expect(t.rows.reduce((sum, r) => sum + cents(r.costUsd), 0)).toBe(cents(t.totals.nodeCostUsd));
-      // Idle is shown: an idle line per NodePool, and some of it is money (no method charges every node fully).
-      const pools = [...new Set(t.rows.map((r) => r.nodePool))].sort();
-      expect(t.rows.filter((r) => r.kind === 'idle').map((r) => r.nodePool)).toEqual(pools);
-      expect(pools.length).toBeGreaterThan(2);
-      expect(t.totals.idleUsd).toBeGreaterThan(0);
-    }
-    const [share, aws, opencost] = ['request-share', 'aws-split', 'opencost'].map((m) => byMethod.get(m) as TeamCostResponse);
-    expect(new Set([share, aws, opencost].map((t) => t.totals.nodeCostUsd)).size).toBe(1);
-    expect(share.feed.usage).toBe('not-applicable');
-    // The sandbox runs metrics-server: every pod-hour of the range had usage to feed max(request, usage).
-    for (const t of [aws, opencost]) {
-      expect(t.feed.usage).toBe('all');
-      expect(t.feed.usagePodHoursShare).toBe(1);
-      expect(t.feed.note).toContain('max(request, usage)');
-      expect(t.methodInfo.url).toMatch(/^https:\/\//);
-    }
-    expect(aws.methodInfo.source).toMatch(/^AWS Data Exports User Guide/);
-    expect(opencost.methodInfo.source).toMatch(/^OpenCost Specification/);
-    // The three split the same bill differently.
-    const teamCents = (t: TeamCostResponse) => t.teams.map((x) => `${x.kind}:${x.team}:${cents(x.costUsd)}`).join(' ');
-    expect(new Set([share, aws, opencost].map(teamCents)).size).toBe(3);
-  });
-
-  it("AWS split spread as AWS hands it leaves idle only where nodes ran without pods; the series carries the method's name and feed", async () => {
-    const line = await inject<TeamCostResponse>(`/api/teams/cost?${range}&method=aws-split`);
-    const spread = await inject<TeamCostResponse>(`/api/teams/cost?${range}&method=aws-split&idle=spread`);
-    expect(cents(spread.totals.idleUsd)).toBeLessThan(cents(line.totals.idleUsd));
-    expect(spread.rows.filter((r) => r.kind === 'team').every((r) => r.idleSpreadUsd >= 0)).toBe(true);
-    const series = await inject<TeamCostSeriesResponse>(`/api/teams/cost/series?${range}&method=opencost`);
-    expect(series.methodInfo.name).toBe('OpenCost');
-    expect(series.feed.usage).toBe('all');
-    for (const b of series.buckets) expect(b.teams.reduce((t, x) => t + cents(x.costUsd), 0)).toBe(cents(b.totals.nodeCostUsd));
-  });
-});
-
-describe('efficiency, NodePool cost and reconciliation on the week4 sandbox', () => {
-  it('the cluster row sums the NodePools; cost-weighted efficiency is a fraction', async () => {
-    const s = await get<EfficiencySummaryResponse>(`/api/efficiency/summary?${range}`);
-    const [cluster, ...pools] = s.rows;
-    expect(cluster.costUsd).toBeCloseTo(
-      pools.reduce((t, p) => t + p.costUsd, 0),
-      9,
-    );
-    expect(pools.map((p) => p.nodePool)).toEqual(['', 'general', 'system']);
-    for (const r of s.rows) {
-      expect(r.costWeightedCpu).toBeGreaterThan(0);
-      expect(r.costWeightedCpu).toBeLessThan(1);
-      expect(r.idleUsdPerHourAvg).toBeGreaterThan(0);
-    }
-  });
-
-  it('spot capacity saves against the on-demand price of the same instances', async () => {
-    const c = await get<NodePoolCompareResponse>(`/api/nodepools/compare?${range}`);
-    const spot = c.rows.filter((r) => r.capacityType === 'spot');
-    expect(spot.length).toBeGreaterThan(0);
-    // The sandbox keeps spot between 20 % and 70 % of on-demand: savings between 30 % and 80 %.
-    for (const r of spot) {
-      expect(r.savingsFraction).toBeGreaterThan(0.3);
-      expect(r.savingsFraction).toBeLessThan(0.8);
-    }
-    for (const r of c.rows.filter((x) => x.capacityType === 'on-demand')) expect(r.savingsUsd).toBeCloseTo(0, 9);
-  });
-
-  it('reconciles the sandbox bill with the estimate, with no unexplained difference', async () => {
-    const r = await get<ReconciliationResponse>(`/api/reconciliation/daily?${range}`);
-    expect(r.rows.length).toBeGreaterThan(3);
-    expect(r.rows.filter((x) => x.cause === 'unexplained' || x.cause === 'no-bill' || x.cause === 'no-estimate')).toEqual([]);
-    expect(Math.abs(r.totals.differenceUsd)).toBeLessThan(0.01 * r.totals.billUsd);
+describe('the legacy and the current Karpenter release', () => {
+  it('give the same disruptions, actions and replacements; only the messages keep each release’s words', async () => {
+    const rows = async (version: string) => {
+      const api = seeded.get(version);
+      if (api === undefined) throw new Error(`not seeded: ${version}`);
+      const range = `from=${new Date(api.startMs).toISOString()}&to=${new Date(api.endMs).toISOString()}`;
+      const res = await fetch(`${api.base}/api/consolidation/events?kind=all&limit=1000&${range}`);
+      return (await res.json()) as ConsolidationEventsResponse;
+    };
+    const legacy = await rows(LEGACY_KARPENTER_VERSION);
+    const current = await rows(CURRENT_KARPENTER_VERSION);
+    expect(legacy.total).toBeGreaterThan(20);
+    expect(current.counts).toEqual(legacy.counts);
+    const strip = (r: ConsolidationEventsResponse) => r.rows.map(({ message: _m, ...rest }) => rest);
+    expect(strip(current)).toEqual(strip(legacy));
+    expect(current.rows.filter((r) => r.action === 'Replace').length).toBeGreaterThan(0);
+    const words = (r: ConsolidationEventsResponse) => new Set(r.rows.filter((x) => x.action !== 'Blocked').map((x) => x.message));
+    expect(words(legacy)).toContain('Disrupting Node: Underutilized/Replace');
+    expect(words(current)).toContain('Disrupting Node: Underutilized');
+    expect([...words(current)].some((m) => m.includes('/'))).toBe(false);
   });
 });

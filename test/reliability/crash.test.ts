@@ -9,7 +9,7 @@ import { acquireCollectorLock, COLLECTOR_LOCK } from '../../db/lock.js';
 import { openDb } from '../../db/open-db.js';
 import { createLockRepository } from '../../db/repositories/lock-repository.js';
 import { createReportsRepository } from '../../db/repositories/reports-repository.js';
-import { estimatedUsd, incompleteSnapshots, integrity, rollups, snapshotTimes } from './fixtures/db-checks.js';
+import { estimatedUsd, incompleteSnapshots, integrity, keptDisruptions, rollups, snapshotTimes } from './fixtures/db-checks.js';
 import { sandboxPerFile, seedWindow } from './fixtures/sandbox.js';
 
 /*
@@ -62,6 +62,18 @@ describe('kill -9 of the collector mid-snapshot', () => {
     child.kill('SIGKILL');
     expect(await exited).toBe('SIGKILL');
 
+    // Whatever the kill cut, each snapshot's disruptions landed with it or not at all: nothing pending, and the kept
+    // rows equal a whole build from what is stored. Read before any writer opens the file (it would rebuild them).
+    const ro = openDb({ path, readonly: true });
+    try {
+      const d = keptDisruptions(ro);
+      expect(d.pendingFromMs).toBeNull();
+      expect(d.kept.length).toBeGreaterThan(0);
+      expect(d.kept).toEqual(d.builtWhole);
+    } finally {
+      ro.close();
+    }
+
     const db = openDb({ path });
     try {
       expect(integrity(db)).toEqual({ integrity: ['ok'], foreignKeys: [] });
@@ -106,6 +118,7 @@ describe('kill -9 of the collector mid-snapshot', () => {
       try {
         await seedFromSandbox({ ...window(), db: calm, quiet: true });
         expect(rollups(db)).toEqual(rollups(calm));
+        expect(keptDisruptions(db).kept).toEqual(keptDisruptions(calm).kept);
         expect(Math.abs(estimatedUsd(db) / estimatedUsd(calm) - 1)).toBeLessThan(0.001);
       } finally {
         calm.close();

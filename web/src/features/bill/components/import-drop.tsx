@@ -3,7 +3,7 @@ import type { ImportResponse } from '@schemas/bill';
 import { ApiError } from '../../../lib/api-client';
 import { formatUsd } from '../../../lib/format';
 import { useImportBill } from '../api/use-bill';
-import { EXPORT_HOW_TO, importAdvice, precheckFile } from '../utils/import-file';
+import { EXPORT_HOW_TO, IMPORT_WRITES, importAdvice, precheckFile } from '../utils/import-file';
 
 interface ImportDropProps {
   /** Called with the stored source (csv:<name>) after a good import. */
@@ -77,6 +77,7 @@ export function ImportDrop({ onImported }: ImportDropProps) {
         }}
       />
       <p className="hint">{EXPORT_HOW_TO} Up to 5 MB.</p>
+      <p className="hint">{IMPORT_WRITES}</p>
       {upload.isPending ? <p role="status">Reading {fileName ?? 'the file'}…</p> : null}
       {error === null ? null : (
         <div className="state state-error" role="alert" data-testid="import-error">

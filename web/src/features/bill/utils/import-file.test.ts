@@ -20,6 +20,8 @@ describe('importAdvice', () => {
     { status: 400, expected: EXPORT_HOW_TO },
     { status: 422, expected: EXPORT_HOW_TO },
     { status: 413, expected: 'Export a shorter date range and import it in parts.' },
+    { status: 409, expected: 'Importing writes to the database, which a collector is writing now: import once it has stopped.' },
+    { status: 503, expected: 'Importing writes to the database, which this server cannot write (a read-only file or a full disk).' },
     { status: 500, expected: 'The server failed while reading the file (its log has the cause). Try again.' },
   ])('$status', ({ status, expected }) => it('->', () => expect(importAdvice(status)).toBe(expected)));
 });

@@ -15,10 +15,16 @@ export function precheckFile(file: { name: string; size: number; type: string })
   return null;
 }
 
+/** Shown beside the drop zone: an import is the one thing on the dashboard that writes. */
+export const IMPORT_WRITES =
+  "Importing stores the file in the ledger's database, under the collector's lock: it is refused while a collector (collect, or the demo's seeding) is writing that database.";
+
 /** What to do after the server refused an upload, by its status. */
 export function importAdvice(status: number): string {
   if (status === 413) return 'Export a shorter date range and import it in parts.';
   if (status === 415) return 'Choose the .csv file Cost Explorer downloaded.';
+  if (status === 409) return 'Importing writes to the database, which a collector is writing now: import once it has stopped.';
+  if (status === 503) return 'Importing writes to the database, which this server cannot write (a read-only file or a full disk).';
   if (status === 0) return 'The server did not answer: check that it is still running, then try again.';
   if (status >= 500) return 'The server failed while reading the file (its log has the cause). Try again.';
   return EXPORT_HOW_TO;

@@ -1,0 +1,95 @@
+import { ANNOTATION_DO_NOT_DISRUPT, type DisruptionReason } from '../../core/labels.js';
+import type { KarpenterProfile } from './karpenter-profile.js';
+
+/**
+ * The events (reason, type, message, object) the imitated Karpenter release publishes for what the simulation does,
+ * as its Go code builds them. Sources, kubernetes-sigs/karpenter unless named:
+ * - DisruptionTerminating / DisruptionLaunching: pkg/controllers/disruption/events/events.go ("Disrupting Node: %s",
+ *   "Disrupting NodeClaim: %s", "Launching NodeClaim: %s", Normal), the %s being "<Reason>/<Replace|Delete>" up to
+ *   v1.5 (orchestration/queue.go Command.Reason()) and "<Reason>" from v1.6 (queue.go string(cmd.Reason())).
+ * - DisruptionBlocked for a do-not-disrupt pod: see KarpenterProfile.blockedWording.
+ * - Interruption: aws/karpenter-provider-aws pkg/controllers/interruption/events/events.go: SpotInterrupted on the
+ *   NodeClaim then the Node (Warning), and once it deletes the NodeClaim TerminatingOnInterruption (Warning,
+ *   "Interruption triggered termination for the NodeClaim" / "… for the Node"). It writes no "Disrupting Node" event.
+ */
+
+export interface EventSpec {
+  object: 'Node' | 'NodeClaim';
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+}
+
+export type DisruptionMethod = 'Delete' | 'Replace';
+
+export interface KarpenterEventWriter {
+  /** On the disrupted Node, then its NodeClaim. */
+  terminating(reason: DisruptionReason, method: DisruptionMethod): EventSpec[];
+  /** On a replacement NodeClaim. */
+  launching(reason: DisruptionReason): EventSpec;
+  /** A do-not-disrupt pod ("namespace/name") keeps the node: on the Node, then its NodeClaim. */
+  blocked(pod: string): EventSpec[];
+  /** A spot interruption, in the order the provider publishes them. */
+  spotInterruption(): EventSpec[];
+}
+
+export function karpenterEventWriter(profile: KarpenterProfile): KarpenterEventWriter {
+  const said = (reason: DisruptionReason, method: DisruptionMethod): string =>
+    profile.disruptionMessageHasMethod ? `${reason}/${method}` : reason;
+  const annotation = `"${ANNOTATION_DO_NOT_DISRUPT}" annotation`;
+  return {
+    terminating: (reason, method) => [
+      { object: 'Node', type: 'Normal', reason: 'DisruptionTerminating', message: `Disrupting Node: ${said(reason, method)}` },
+      { object: 'NodeClaim', type: 'Normal', reason: 'DisruptionTerminating', message: `Disrupting NodeClaim: ${said(reason, method)}` },
+    ],
+    launching: (reason) => ({
+      object: 'NodeClaim',
+      type: 'Normal',
+      reason: 'DisruptionLaunching',
+      message: `Launching NodeClaim: ${said(reason, 'Replace')}`,
+    }),
+    blocked: (pod) => {
+      const why =
+        profile.blockedWording === 'cannot-disrupt'
+          ? (object: string) => `Cannot disrupt ${object}: pod "${pod}" has ${annotation}`
+          : profile.blockedWording === 'sentence-with-pod'
+            ? () => `Pod "${pod}" has ${annotation}`
+            : () => `Pod has ${annotation}`;
+      return [
+        { object: 'Node', type: 'Normal', reason: 'DisruptionBlocked', message: why('Node') },
+        { object: 'NodeClaim', type: 'Normal', reason: 'DisruptionBlocked', message: why('NodeClaim') },
+      ];
+    },
+    spotInterruption: () => [
+      { object: 'NodeClaim', type: 'Warning', reason: 'SpotInterrupted', message: 'Spot interruption warning was triggered' },
+      { object: 'Node', type: 'Warning', reason: 'SpotInterrupted', message: 'Spot interruption warning was triggered' },
+      {
+        object: 'NodeClaim',
+        type: 'Warning',
+        reason: 'TerminatingOnInterruption',
+        message: 'Interruption triggered termination for the NodeClaim',
+      },
+      { object: 'Node', type: 'Warning', reason: 'TerminatingOnInterruption', message: 'Interruption triggered termination for the Node' },
+    ],
+  };
+}
+
+/**
+ * The DisruptionReason condition Karpenter sets on a NodeClaim it disrupts (pkg/apis/v1/nodeclaim_status.go,
+ * disruption/controller.go MarkDisrupted@v1.2.0, queue.go markDisrupted@v1.14.1); null before v1.2, and for
+ * interruptions, which the AWS provider handles without it.
+ */
+export function disruptionReasonCondition(
+  profile: KarpenterProfile,
+  reason: DisruptionReason,
+  lastTransitionTime: string,
+): { type: string; status: string; reason: string; message: string; lastTransitionTime: string } | null {
+  if (!profile.disruptionReasonCondition || reason === 'Interrupted') return null;
+  return {
+    type: 'DisruptionReason',
+    status: 'True',
+    reason: profile.disruptionReasonInMessageOnly ? 'DisruptionReason' : reason,
+    message: reason,
+    lastTransitionTime,
+  };
+}
