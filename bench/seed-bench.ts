@@ -4,6 +4,7 @@ import { openDb } from '../db/open-db.js';
 import { startSandbox } from '../sandbox/index.js';
 import type { BenchContext, BenchResult } from './context.js';
 import { figure } from './report.js';
+import { DAY_MS } from '../core/time.js';
 
 /**
  * The demo's seeding of week4 (what `npm start` runs): a snapshot every 5 simulated minutes through the real
@@ -11,7 +12,6 @@ import { figure } from './report.js';
  * transaction). What keeping them costs, beside the whole write and the whole seeding measured in the same run.
  */
 
-const DAY_MS = 86_400_000;
 const percentileOf = (sorted: readonly number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildDisruptions, disruptionsOfNodeClaim, type DisruptionEventInput, type NodeClaimInput } from './disruptions.js';
+import { HOUR_MS } from '../time.js';
 
 const T = Date.parse('2026-11-01T10:00:00Z');
 const S = 1000;
@@ -95,7 +96,7 @@ function hour(method: boolean): DisruptionEventInput[] {
 }
 
 const HOUR_CLAIMS: NodeClaimInput[] = [
-  claim('general-a', T - 5 * 3_600_000, {
+  claim('general-a', T - 5 * HOUR_MS, {
     deletedAtMs: T + 5 * MIN,
     removalEventStored: true,
     disruptionReason: 'Underutilized',
@@ -233,7 +234,7 @@ describe('buildDisruptions: wording no release wrote', () => {
 
 describe('buildDisruptions: NodeClaims gone without a removal event', () => {
   const gone = (name: string, over: Partial<NodeClaimInput>) =>
-    claim(name, T - 10 * 3_600_000, { deletedAtMs: T, lastSeenMs: T - 5 * MIN, ...over });
+    claim(name, T - 10 * HOUR_MS, { deletedAtMs: T, lastSeenMs: T - 5 * MIN, ...over });
   const ds = buildDisruptions(
     [],
     [

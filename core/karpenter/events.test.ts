@@ -8,6 +8,7 @@ import {
   type KarpenterEvent,
 } from './events.js';
 import { expireAfterMs } from './expire-after.js';
+import { HOUR_MS } from '../time.js';
 
 /*
  * Every wording a Karpenter release has written for a disruption, each row naming where it comes from
@@ -434,8 +435,8 @@ describe('disruptionFromConditions', () => {
 
 describe('expireAfterMs (pkg/apis/v1/duration.go NillableDuration, Go time.ParseDuration)', () => {
   it.each([
-    ['720h', 720 * 3_600_000],
-    ['720h0m0s', 720 * 3_600_000],
+    ['720h', 720 * HOUR_MS],
+    ['720h0m0s', 720 * HOUR_MS],
     ['1h30m', 90 * 60_000],
     ['1.5h', 90 * 60_000],
     ['300s', 300_000],

@@ -10,6 +10,7 @@ import { buildSnapshotRows } from '../../core/rollup.js';
 import { loadMigrations, migrate, openDb, SCHEMA_VERSION, SchemaVersionError } from '../open-db.js';
 import { createDisruptionsRepository } from './disruptions-repository.js';
 import { createKubeRepository } from './kube-repository.js';
+import { HOUR_MS } from '../../core/time.js';
 
 const T = Date.parse('2026-11-02T10:00:00Z');
 const MIN = 60_000;
@@ -23,7 +24,7 @@ const node = (name: string, claim: string): NodeRecord => ({
   capacityType: 'on-demand',
   zone: 'us-east-1a',
   instanceId: null,
-  createdAt: T - 3_600_000,
+  createdAt: T - HOUR_MS,
   allocatable: { cpuMillicores: 1930, memoryBytes: 7 * 2 ** 30, pods: 29, gpu: 0 },
   labels: {},
 });

@@ -2,6 +2,7 @@ import type { Disruption, DisruptionPageQuery, MarkerSource } from '../../core/d
 import { buildDisruptions, DISRUPTION_EDGE_MS } from '../../core/karpenter/disruptions.js';
 import type { Db } from '../open-db.js';
 import { createAnalyticsEventsRepository } from './analytics-events-repository.js';
+import { WEEK_MS } from '../../core/time.js';
 
 /**
  * Kept disruptions (migrations 0009, 0011): replaced from a time on by the writer when the triggers say the events,
@@ -15,7 +16,7 @@ import { createAnalyticsEventsRepository } from './analytics-events-repository.j
  */
 export const REBUILD_LOOKBACK_MS = DISRUPTION_EDGE_MS;
 /** A long rebuild (the first one on a big database) goes a week at a time, so memory stays bounded. */
-const REBUILD_CHUNK_MS = 7 * 24 * 3_600_000;
+const REBUILD_CHUNK_MS = WEEK_MS;
 
 export interface RefreshResult {
   rebuiltFromMs: number;

@@ -118,11 +118,9 @@ export interface SpotPricePoint {
 
 export interface Scenario {
   name: string;
-  /** The Karpenter release imitated (karpenter-profile.ts). */
+  /** The Karpenter release whose objects and events the sandbox serves (karpenter-profile.ts; "1.14.1"). */
   karpenterVersion: string;
   seed: number;
-  /** The Karpenter release whose objects and events the sandbox serves (scenario-file karpenterVersion, "1.14.1"). */
-  karpenterVersion: string;
   clusterName: string;
   region: string;
   zones: string[];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Disruption } from '../../core/karpenter/disruptions.js';
 import { countByReason, pageDisruptions, timelineMarkers } from './disruptions.js';
+import { HOUR_MS } from '../../core/time.js';
 
 /* How kept disruptions are shown. How they are built is core/karpenter/disruptions.test.ts. */
 
@@ -47,7 +48,7 @@ describe('countByReason and pageDisruptions', () => {
 });
 
 describe('timelineMarkers', () => {
-  const H = 3_600_000;
+  const H = HOUR_MS;
   // Six disruptions: general/Underutilized at 00:10, 00:20, 01:30, 05:00; general/Empty at 00:40; spot/Underutilized at 02:00.
   const ds = [
     [10, 'general', 'Underutilized'],

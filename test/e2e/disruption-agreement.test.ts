@@ -12,6 +12,7 @@ import { createKubeRepository } from '../../db/repositories/kube-repository.js';
 import { buildApp } from '../../server/app.js';
 import type { BillLinesResponse, Explanation } from '../../server/schemas/bill.js';
 import type { ConsolidationEventsResponse, DisruptionEvent } from '../../server/schemas/consolidation.js';
+import { DAY_MS, HOUR_MS } from '../../core/time.js';
 
 /*
  * The Consolidation page and Explain this bill read the same kept disruptions, so they can never disagree about a
@@ -186,7 +187,7 @@ const claimOf = (n: NodeRecord, expireAfter = '720h', conditions: NodeClaimRecor
 
 /** Every variant's node, its replacement, and the snapshots and events the collector would have written. */
 function history(): KubeSnapshot[] {
-  const originals = VARIANTS.map((v, i) => node(`node-v${i}`, claimName(i), T0 - 2 * 3_600_000, v.spot));
+  const originals = VARIANTS.map((v, i) => node(`node-v${i}`, claimName(i), T0 - 2 * HOUR_MS, v.spot));
   const replacements = VARIANTS.map((v, i) => (v.launch === undefined ? null : node(`node-r${i}`, replacementName(i), at(i) - MIN)));
   const snapshot = (takenAt: number, events: EventRecord[], gone: NodeClaimRecord[]): KubeSnapshot => {
     const alive = [...originals, ...replacements.filter((r): r is NodeRecord => r !== null)].filter(
@@ -285,7 +286,7 @@ beforeAll(async () => {
       unblendedUsd: 10,
     })),
   );
-  app = buildApp({ db, webRoot: join(dir, 'no-web'), now: () => T0 + 86_400_000 });
+  app = buildApp({ db, webRoot: join(dir, 'no-web'), now: () => T0 + DAY_MS });
   base = await app.listen({ host: '127.0.0.1', port: 0 });
   const get = async <T>(path: string): Promise<T> => (await (await fetch(`${base}${path}`)).json()) as T;
   const range = 'from=2026-11-01T00:00:00Z&to=2026-11-04T00:00:00Z';
