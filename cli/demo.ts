@@ -34,7 +34,7 @@ The dashboard binds 127.0.0.1; another --host needs an access token (see 'serve 
 default to $PORT and $HOST when set (a flag wins), else 5173 and 127.0.0.1; only the default port moves on to the
 next free one when busy.
 
-  --karpenter-version V  the Karpenter v1 release the sandbox imitates (its event wording and NodeClaim conditions):
+  --karpenter-version V  the Karpenter v1 release the sandbox imitates (its NodePools, events and NodeClaim conditions):
                          default the scenario's karpenterVersion, else ${CURRENT_KARPENTER_VERSION}; e.g. 1.5.0 writes
                          "Disrupting Node: Underutilized/Replace", 1.6.0 and later "Disrupting Node: Underutilized"
 

@@ -51,7 +51,7 @@ HTTP and TLS: the kubeconfig written to --dir (default a new temp folder) names 
 bearer token and the certificate-authority-data of a CA made at start (also written there as ca.crt), so kubectl,
 curl --cacert and @kubernetes/client-node verify the server; the AWS endpoints are plain http on loopback.
 
-  --karpenter-version V  the Karpenter v1 release imitated: its event wording and NodeClaim conditions (default the
+  --karpenter-version V  the Karpenter v1 release imitated: its NodePools, events and NodeClaim conditions (default the
                          scenario's karpenterVersion, else the newest the sandbox knows; see 'demo --help')
 
   --no-auth   the Kubernetes API asks for no token, and the kubeconfig written holds none and names the plain
