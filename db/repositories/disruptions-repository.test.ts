@@ -62,7 +62,7 @@ const snapshot = (takenAt: number, nodes: NodeRecord[], events: EventRecord[]): 
 const write = (db: ReturnType<typeof openDb>, s: KubeSnapshot) =>
   createKubeRepository(db).writeSnapshot({
     snapshot: s,
-    ...buildSnapshotRows(s, () => ({ usdPerHour: 0.1, source: 'pricing-api' })),
+    ...buildSnapshotRows(s, () => ({ pricePerHour: 0.1, currency: 'USD', source: 'pricing-api' })),
     runId: null,
   });
 

@@ -272,7 +272,7 @@ beforeAll(async () => {
     });
     kube.writeSnapshot({
       snapshot: { ...s, goneNodeClaims: gone },
-      ...buildSnapshotRows(s, () => ({ usdPerHour: 0.096, source: 'pricing-api' })),
+      ...buildSnapshotRows(s, () => ({ pricePerHour: 0.096, currency: 'USD', source: 'pricing-api' })),
       runId: null,
     });
   }

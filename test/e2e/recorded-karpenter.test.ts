@@ -66,7 +66,11 @@ async function collectRecorded(wording: Wording): Promise<Disruption[]> {
     ] as const) {
       current = listing;
       const snapshot = await collectKubeSnapshot(k, Date.parse(at), { withEvents: true });
-      kube.writeSnapshot({ snapshot, ...buildSnapshotRows(snapshot, () => ({ usdPerHour: 0.1, source: 'pricing-api' })), runId: null });
+      kube.writeSnapshot({
+        snapshot,
+        ...buildSnapshotRows(snapshot, () => ({ pricePerHour: 0.1, currency: 'USD', source: 'pricing-api' })),
+        runId: null,
+      });
     }
     return createDisruptionsRepository(db).inRange({ fromMs: Date.parse(BEFORE), toMs: Date.parse(AFTER) });
   } finally {
