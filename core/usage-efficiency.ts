@@ -1,0 +1,168 @@
+import type { WorkloadHourRollup } from './usage.js';
+
+/**
+ * Usage beside requests, and what requests cost, by request share of the node cost: a NodePool's node cost per hour
+ * split into CPU and memory by weights (50/50 by default, the teams page's default request share), each part divided
+ * by what its pods request. One requested millicore or byte then costs the same wherever it sits in the NodePool, so
+ * a change in requests is priced without re-packing nodes (the engine re-pack is future work): a first-order figure,
+ * what request-share attribution would charge, not what the bill would become.
+ */
+
+/** Hours in a month as AWS and Kubecost quote monthly prices (8,760 / 12). */
+export const HOURS_PER_MONTH = 730;
+
+export interface CostWeights {
+  cpu: number;
+  memory: number;
+}
+
+export const HALF_AND_HALF: CostWeights = { cpu: 0.5, memory: 0.5 };
+
+/** One node at a snapshot: its NodePool, price and what its pods request. */
+export interface NodeRequestCost {
+  nodePool: string;
+  /** null: no price known (the node is left out). */
+  usdPerHour: number | null;
+  requestCpuMillicores: number;
+  requestMemoryBytes: number;
+}
+
+export interface RequestRates {
+  nodePool: string;
+  usdPerHour: number;
+  requestCpuMillicores: number;
+  requestMemoryBytes: number;
+  /** weights.cpu × Σ price ÷ Σ requested millicores; null when nothing is requested. */
+  usdPerCpuMillicoreHour: number | null;
+  /** weights.memory × Σ price ÷ Σ requested bytes; null when nothing is requested. */
+  usdPerMemoryByteHour: number | null;
+}
+
+/** Per NodePool: the cost of one requested millicore and one requested byte per hour. Nodes without a price are left out. */
+export function requestRates(nodes: readonly NodeRequestCost[], weights: CostWeights = HALF_AND_HALF): Map<string, RequestRates> {
+  const sums = new Map<string, { usd: number; cpu: number; memory: number }>();
+  for (const n of nodes) {
+    if (n.usdPerHour === null) continue;
+    const s = sums.get(n.nodePool) ?? { usd: 0, cpu: 0, memory: 0 };
+    s.usd += n.usdPerHour;
+    s.cpu += n.requestCpuMillicores;
+    s.memory += n.requestMemoryBytes;
+    sums.set(n.nodePool, s);
+  }
+  const out = new Map<string, RequestRates>();
+  for (const [nodePool, s] of sums) {
+    out.set(nodePool, {
+      nodePool,
+      usdPerHour: s.usd,
+      requestCpuMillicores: s.cpu,
+      requestMemoryBytes: s.memory,
+      usdPerCpuMillicoreHour: s.cpu > 0 ? (weights.cpu * s.usd) / s.cpu : null,
+      usdPerMemoryByteHour: s.memory > 0 ? (weights.memory * s.usd) / s.memory : null,
+    });
+  }
+  return out;
+}
+
+/**
+ * USD per month of requesting `cpuMillicores` and `memoryBytes` more (negative: less) on each of `replicas` pods:
+ * replicas × (Δcpu × USD per millicore-hour + Δmemory × USD per byte-hour) × 730. Null without rates.
+ */
+export function monthlyRequestCostUsd(
+  cpuMillicores: number,
+  memoryBytes: number,
+  replicas: number,
+  rates: RequestRates | undefined,
+): number | null {
+  if (rates === undefined || rates.usdPerCpuMillicoreHour === null || rates.usdPerMemoryByteHour === null) return null;
+  return replicas * (cpuMillicores * rates.usdPerCpuMillicoreHour + memoryBytes * rates.usdPerMemoryByteHour) * HOURS_PER_MONTH;
+}
+
+/** The fields of an hourly rollup the efficiency reads. */
+export type EfficiencyHour = Pick<WorkloadHourRollup, 'samples' | 'cpuAvgMillicores' | 'memoryAvgBytes'>;
+
+export interface WorkloadEfficiency {
+  /** Sample-weighted mean usage over the window. */
+  cpuAvgMillicores: number;
+  memoryAvgBytes: number;
+  /** Mean usage ÷ request (0.3 = 30 %); null without a request. */
+  cpuUsageOverRequest: number | null;
+  memoryUsageOverRequest: number | null;
+  /**
+   * Workload idle as Kubecost names it (requested, unused) at request-share prices: replicas × (max(0, request −
+   * mean usage) per resource × its rate) × 730. Null without rates.
+   */
+  idleUsdPerMonth: number | null;
+}
+
+const ratio = (usage: number, request: number | null): number | null => (request === null || request <= 0 ? null : usage / request);
+
+/** One workload container's usage ÷ request and idle USD, over its hours, at its current requests and replicas. */
+export function workloadEfficiency(
+  hours: readonly EfficiencyHour[],
+  request: { cpuMillicores: number | null; memoryBytes: number | null },
+  replicas: number,
+  rates: RequestRates | undefined,
+): WorkloadEfficiency {
+  const samples = hours.reduce((s, h) => s + h.samples, 0);
+  const cpuAvg = samples === 0 ? 0 : hours.reduce((s, h) => s + h.cpuAvgMillicores * h.samples, 0) / samples;
+  const memoryAvg = samples === 0 ? 0 : hours.reduce((s, h) => s + h.memoryAvgBytes * h.samples, 0) / samples;
+  const idleCpu = Math.max(0, (request.cpuMillicores ?? 0) - cpuAvg);
+  const idleMemory = Math.max(0, (request.memoryBytes ?? 0) - memoryAvg);
+  return {
+    cpuAvgMillicores: cpuAvg,
+    memoryAvgBytes: memoryAvg,
+    cpuUsageOverRequest: ratio(cpuAvg, request.cpuMillicores),
+    memoryUsageOverRequest: ratio(memoryAvg, request.memoryBytes),
+    idleUsdPerMonth: monthlyRequestCostUsd(idleCpu, idleMemory, replicas, rates),
+  };
+}
+
+/** Per namespace per snapshot: the usage of the pods metrics-server reported, beside those same pods' requests. */
+export interface NamespaceUsageSample {
+  namespace: string;
+  usageCpuMillicores: number;
+  usageMemoryBytes: number;
+  requestCpuMillicoresWithUsage: number;
+  requestMemoryBytesWithUsage: number;
+}
+
+export interface NamespaceEfficiency {
+  namespace: string;
+  /** Σ usage ÷ Σ requests over the window's snapshots (like with like); null with nothing requested. */
+  cpuUsageOverRequest: number | null;
+  memoryUsageOverRequest: number | null;
+  /** Σ of its workloads' idleUsdPerMonth (null ones count 0). */
+  idleUsdPerMonth: number;
+}
+
+/** Per namespace, sorted by name: usage ÷ request over the window and the idle of its workloads. */
+export function namespaceEfficiency(
+  rows: readonly NamespaceUsageSample[],
+  workloadIdle: readonly { namespace: string; idleUsdPerMonth: number | null }[],
+): NamespaceEfficiency[] {
+  const sums = new Map<string, { cpu: number; memory: number; reqCpu: number; reqMemory: number; idle: number }>();
+  const of = (ns: string) => {
+    let s = sums.get(ns);
+    if (s === undefined) {
+      s = { cpu: 0, memory: 0, reqCpu: 0, reqMemory: 0, idle: 0 };
+      sums.set(ns, s);
+    }
+    return s;
+  };
+  for (const r of rows) {
+    const s = of(r.namespace);
+    s.cpu += r.usageCpuMillicores;
+    s.memory += r.usageMemoryBytes;
+    s.reqCpu += r.requestCpuMillicoresWithUsage;
+    s.reqMemory += r.requestMemoryBytesWithUsage;
+  }
+  for (const w of workloadIdle) of(w.namespace).idle += w.idleUsdPerMonth ?? 0;
+  return [...sums.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([namespace, s]) => ({
+      namespace,
+      cpuUsageOverRequest: ratio(s.cpu, s.reqCpu),
+      memoryUsageOverRequest: ratio(s.memory, s.reqMemory),
+      idleUsdPerMonth: s.idle,
+    }));
+}
