@@ -15,6 +15,7 @@ import { createDisruptionsRepository } from '../db/repositories/disruptions-repo
 import { createAnalyticsPackingRepository } from '../db/repositories/analytics-packing-repository.js';
 import { createAnalyticsTeamsRepository } from '../db/repositories/analytics-teams-repository.js';
 import { createReportsRepository } from '../db/repositories/reports-repository.js';
+import { createUsageRepository } from '../db/repositories/usage-repository.js';
 import { redactToken, requireAccessToken } from './access-token.js';
 import { type DatabaseWriter, sameConnectionWriter } from './database-writer.js';
 import { refuseNonFiniteNumbers } from './finite-numbers.js';
@@ -30,6 +31,7 @@ import { efficiencyRoutes } from './routes/efficiency.js';
 import { nodePoolsRoutes } from './routes/nodepools.js';
 import { statusRoutes } from './routes/status.js';
 import { teamsRoutes } from './routes/teams.js';
+import { workloadsRoutes } from './routes/workloads.js';
 import { QUERY_PARAM_HINTS, type ErrorResponse } from './schemas/common.js';
 import { createBillPractice, type PracticeBillProvider } from './services/bill-practice.js';
 import { createBillService } from './services/bill-service.js';
@@ -39,6 +41,7 @@ import { createEfficiencyService } from './services/efficiency-service.js';
 import { createNodePoolCostService } from './services/nodepool-cost-service.js';
 import { createReportsService } from './services/reports-service.js';
 import { createTeamsService } from './services/teams-service.js';
+import { createWorkloadsService } from './services/workloads-service.js';
 
 export interface BuildAppOptions {
   db: Db;
@@ -173,6 +176,7 @@ function registerApiRoutes(
   app.register(efficiencyRoutes, { reports, efficiency: createEfficiencyService(packing, ctx) });
   app.register(consolidationRoutes, { consolidation: createConsolidationService(disruptions, packing, ctx) });
   app.register(teamsRoutes, { teams: createTeamsService(createAnalyticsTeamsRepository(db), packing, ctx) });
+  app.register(workloadsRoutes, { workloads: createWorkloadsService(createUsageRepository(db), packing) });
   app.register(billRoutes, { bill, practice: createBillPractice(db, bill, practiceBills) });
 }
 

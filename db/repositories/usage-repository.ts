@@ -61,6 +61,18 @@ export interface NamespaceUsageRow {
   usageMemoryBytes: number;
 }
 
+/** A workload container's pods in one NodePool at one snapshot. */
+export interface WorkloadPlacementRow {
+  namespace: string;
+  workloadKind: string;
+  workloadName: string;
+  container: string;
+  /** '' = a node without a NodePool (or a pod not yet bound). */
+  nodePool: string;
+  pods: number;
+  takenAt: number;
+}
+
 export interface NodePoolUsageRow {
   takenAt: number;
   nodePool: string;
@@ -301,6 +313,14 @@ export function createUsageRepository(db: Db) {
     SELECT COUNT(*) AS snapshots, COALESCE(SUM(state = 'available'), 0) AS withUsage, MAX(CASE WHEN state = 'available' THEN taken_at END) AS lastUsageAt
     FROM usage_snapshots WHERE taken_at >= ? AND taken_at < ?`);
 
+  const newestSampleSnapshot = db.prepare('SELECT MAX(taken_at) FROM usage_samples WHERE taken_at < ?').pluck();
+  const placementAt = db.prepare(`
+    SELECT namespace, workload_kind AS workloadKind, workload_name AS workloadName, container, COALESCE(nodepool, '') AS nodePool,
+      COUNT(DISTINCT pod) AS pods, MAX(taken_at) AS takenAt
+    FROM usage_samples WHERE taken_at = ?
+    GROUP BY namespace, workload_kind, workload_name, container, COALESCE(nodepool, '')
+    ORDER BY namespace, workload_kind, workload_name, container, nodePool`);
+
   return {
     addSnapshot,
 
@@ -360,6 +380,15 @@ export function createUsageRepository(db: Db) {
     /** OOM kills that ended in [fromMs, toMs). */
     oomKills: (q: UsageRange): OomKillRow[] =>
       oomKillsBetween.all({ fromMs: q.fromMs, toMs: q.toMs, namespace: q.namespace ?? null }) as OomKillRow[],
+
+    /**
+     * Where each workload container runs at the newest snapshot with samples taken before `beforeMs`: its pods per
+     * NodePool ('' = a node without one) then. Empty when no samples are kept (they are pruned after the retention).
+     */
+    workloadPlacement: (beforeMs: number): WorkloadPlacementRow[] => {
+      const takenAt = newestSampleSnapshot.get(beforeMs) as number | null;
+      return takenAt === null ? [] : (placementAt.all(takenAt) as WorkloadPlacementRow[]);
+    },
 
     /** How many snapshots in [fromMs, toMs) had usage, and the last one that did. */
     coverage: (fromMs: number, toMs: number): { snapshots: number; withUsage: number; lastUsageAt: number | null } =>

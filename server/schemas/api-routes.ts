@@ -31,6 +31,7 @@ import {
 } from './efficiency.js';
 import { NodePoolCompareQuerySchema, NodePoolCompareResponseSchema, NodePoolsQuerySchema, NodePoolsResponseSchema } from './nodepools.js';
 import { StatusResponseSchema } from './status.js';
+import { RecommendationsQuerySchema, RecommendationsResponseSchema } from './workloads.js';
 import { TeamCostQuerySchema, TeamCostResponseSchema, TeamCostSeriesQuerySchema, TeamCostSeriesResponseSchema } from './teams.js';
 
 /**
@@ -69,6 +70,8 @@ export const API_ROUTES = {
   // teams
   '/api/teams/cost': { method: 'GET', query: TeamCostQuerySchema, response: TeamCostResponseSchema },
   '/api/teams/cost/series': { method: 'GET', query: TeamCostSeriesQuerySchema, response: TeamCostSeriesResponseSchema },
+  // workloads
+  '/api/workloads/recommendations': { method: 'GET', query: RecommendationsQuerySchema, response: RecommendationsResponseSchema },
   // bill
   '/api/bill/lines': { method: 'GET', query: BillLinesQuerySchema, response: BillLinesResponseSchema },
   '/api/bill/explain': { method: 'GET', query: BillExplainQuerySchema, response: ExplanationSchema },

@@ -9,6 +9,7 @@ import type { NodePoolCompareResponse } from '../../server/schemas/nodepools.js'
 import type { DailyCostResponse, ReconciliationResponse } from '../../server/schemas/cost.js';
 import type { TeamCostResponse, TeamCostSeriesResponse } from '../../server/schemas/teams.js';
 import { CURRENT_KARPENTER_VERSION, LEGACY_KARPENTER_VERSION } from '../../sandbox/scenario/karpenter-profile.js';
+import type { RecommendationsResponse } from '../../server/schemas/workloads.js';
 import { startSeededApi, type SeededApi } from '../fixtures/seeded-api.js';
 import { DAY_MS } from '../../core/time.js';
 
@@ -285,5 +286,82 @@ describe('the legacy and the current Karpenter release', () => {
     expect(words(legacy)).toContain('Disrupting Node: Underutilized/Replace');
     expect(words(current)).toContain('Disrupting Node: Underutilized');
     expect([...words(current)].some((m) => m.includes('/'))).toBe(false);
+  });
+});
+
+describe('right-sizing recommendations on the week4 sandbox (its one day of metrics.k8s.io usage)', () => {
+  let rec: RecommendationsResponse;
+  let base: string;
+  const get = async <T>(url: string): Promise<T> => {
+    const res = await fetch(`${base}${url}`);
+    if (res.status !== 200) throw new Error(`${url}: HTTP ${res.status} ${await res.text()}`);
+    return (await res.json()) as T;
+  };
+  beforeAll(async () => {
+    // The current release's sandbox is the one seeded with usage.
+    base = seeded.get(CURRENT_KARPENTER_VERSION)?.base ?? '';
+    rec = await get<RecommendationsResponse>('/api/workloads/recommendations');
+  });
+
+  it('without metrics-server (the legacy sandbox, seeded without usage) there is nothing to recommend from', async () => {
+    const legacy = await fetch(`${seeded.get(LEGACY_KARPENTER_VERSION)?.base ?? ''}/api/workloads/recommendations`);
+    expect(((await legacy.json()) as RecommendationsResponse).rows).toEqual([]);
+  });
+
+  it("the payments team over-requests memory four-fold: each container's memory recommendation is at most a third of its request, and saves", () => {
+    const payments = rec.rows.filter((r) => r.namespace === 'payments');
+    expect(payments.map((r) => r.workloadName)).toEqual(expect.arrayContaining(['payments-api', 'ledger-db']));
+    for (const r of payments) {
+      const name = `${r.workloadName}/${r.container}`;
+      expect(r.currentMemoryBytes, name).not.toBeNull();
+      expect(r.recommendedMemoryBytes, name).toBeLessThanOrEqual((r.currentMemoryBytes ?? 0) / 3);
+      expect(r.memoryUsageOverRequest, name).toBeLessThan(0.3);
+      expect(r.monthlyEffectUsd, name).toBeLessThan(0);
+    }
+    const ns = rec.namespaces.find((n) => n.namespace === 'payments');
+    expect(ns?.memoryUsageOverRequest).toBeLessThan(0.3);
+    expect(ns?.idleUsdPerMonth).toBeGreaterThan(0);
+  });
+
+  it('catalog-api runs above its CPU request: its CPU recommendation is above the request, flagged throttled, and costs more', () => {
+    const catalog = rec.rows.filter((r) => r.workloadName === 'catalog-api');
+    expect(catalog.length).toBeGreaterThan(0);
+    for (const r of catalog) {
+      expect(r.recommendedCpuMillicores).toBeGreaterThan(r.currentCpuMillicores ?? Infinity);
+      expect(r.flags).toContain('throttled');
+      expect(r.cpuUsageOverRequest).toBeGreaterThan(1);
+    }
+  });
+
+  it('grafana, OOM-killed at its limit, keeps at least its memory request', () => {
+    const grafana = rec.rows.find((r) => r.workloadName === 'grafana');
+    expect(grafana?.flags).toContain('oom-killed');
+    expect(grafana?.recommendedMemoryBytes).toBeGreaterThanOrEqual(grafana?.currentMemoryBytes ?? Infinity);
+  });
+
+  it('one day of history: at most 24 h, flagged short-history exactly when under a day; the dollar effect says it is by request share', () => {
+    expect(rec.rows.length).toBeGreaterThan(5);
+    for (const r of rec.rows) {
+      expect(r.historyHours).toBeLessThanOrEqual(24);
+      expect(r.flags.includes('short-history'), `${r.workloadName}: ${r.historyHours} h`).toBe(r.historyHours < 24);
+    }
+    expect(rec.dollarMethod).toMatch(/request share/);
+    expect(rec.settings).toMatchObject({ cpuQuantile: 0.95, memoryBuffer: 0.15, minCpuMillicores: 10, minMemoryBytes: 20 * 2 ** 20 });
+    const effects = rec.rows.map((r) => r.monthlyEffectUsd).filter((x): x is number => x !== null);
+    expect(effects).toEqual([...effects].sort((a, b) => a - b));
+    expect(rec.totals.monthlyEffectUsd).toBeCloseTo(
+      effects.reduce((t, x) => t + x, 0),
+      9,
+    );
+  });
+
+  it('CSV: one line per row, biggest saving first; a bad window names itself', async () => {
+    const res = await fetch(`${base}/api/workloads/recommendations?format=csv`);
+    const lines = (await res.text()).trim().split('\r\n');
+    expect(lines).toHaveLength(1 + rec.rows.length);
+    expect(lines[1]).toContain(rec.rows[0].workloadName);
+    const bad = await fetch(`${base}/api/workloads/recommendations?window=900d`);
+    expect(bad.status).toBe(400);
+    expect(await bad.text()).toMatch(/window.*900d/);
   });
 });

@@ -20,6 +20,11 @@ import { DAY_MS } from '../../core/time.js';
  * or named here as not one. A day of the default sandbox through the real collectors gives every route rows.
  */
 const NOT_TABLES = ['/api/status'];
+/**
+ * Table routes built on metrics.k8s.io usage, which this test does not seed (it doubles the seeding time): without
+ * usage they answer their header and no rows. Their rows are checked in analytics-sandbox.test.ts, seeded with usage.
+ */
+const USAGE_TABLES = ['/api/workloads/recommendations'];
 
 interface Operation {
   summary?: string;
@@ -136,7 +141,8 @@ describe('CSV on every table route', () => {
         ]);
         expect(jsonWins.json()).toEqual(json.json());
         const rows = parse(byAccept.body, { columns: true }) as Record<string, string>[];
-        expect(rows.length, `${url}: rows in the CSV`).toBeGreaterThan(0);
+        if (USAGE_TABLES.includes(path)) expect(byAccept.body.split('\r\n')[0], `${url}: the header`).toMatch(/^namespace,/);
+        else expect(rows.length, `${url}: rows in the CSV`).toBeGreaterThan(0);
       } catch (err) {
         problems.push(`${url}: ${(err as Error).message.slice(0, 400)}`);
       }
