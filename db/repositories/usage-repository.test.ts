@@ -258,3 +258,21 @@ describe('usage storage with each snapshot (real SQLite file)', () => {
     expect(repo.coverage(T0, T0 + 3 * H)).toEqual({ snapshots: 16, withUsage: 15, lastUsageAt: T0 + H + 10 * MIN });
   });
 });
+
+describe('where each workload runs, for right-sizing (real SQLite file)', () => {
+  const db = openDb({ path: join(dir, 'placement.db') });
+  const repo = createUsageRepository(db);
+  write(db, T0, 10, null);
+  write(db, T0 + 5 * MIN, 20, null);
+
+  it('its pods per NodePool at the newest snapshot with samples before the instant asked', () => {
+    const at = (beforeMs: number) =>
+      repo
+        .workloadPlacement(beforeMs)
+        .map((r) => `${r.takenAt - T0} ${r.namespace}/${r.workloadKind}/${r.workloadName}/${r.container} ${r.nodePool}:${r.pods}`);
+    expect(at(T0 + H)).toEqual([`${5 * MIN} payments/StatefulSet/db/db general:1`, `${5 * MIN} storefront/Deployment/web/web general:1`]);
+    // Before the second snapshot: the first; at an instant itself, that snapshot is not "before".
+    expect(at(T0 + 5 * MIN)).toEqual([`0 payments/StatefulSet/db/db general:1`, `0 storefront/Deployment/web/web general:1`]);
+    expect(at(T0)).toEqual([]);
+  });
+});
