@@ -8,6 +8,7 @@ import {
   requestRates,
   workloadEfficiency,
   type EfficiencyHour,
+  type RequestRates,
 } from '../../core/usage-efficiency.js';
 import { workloadKey } from '../../core/usage.js';
 import { DAY_MS, HOUR_MS } from '../../core/time.js';
@@ -95,7 +96,7 @@ export function createWorkloadsService(usage: UsageRepository, packing: Analytic
 
       const rates =
         pricesAtMs === null
-          ? new Map()
+          ? new Map<string, RequestRates>()
           : requestRates(
               packing.nodeWindow({ fromMs: pricesAtMs - 1, toMs: pricesAtMs }).map((n) => ({
                 nodePool: n.nodePool,
