@@ -27,15 +27,19 @@ describe('two collectors on one database', () => {
     const deadline = Date.now() + 60_000;
     for (;;) {
       if (existsSync(path)) {
-        const db = openDb({ path, readonly: true });
+        // While the demo is still migrating the new file, a read-only open refuses its older schema: try again.
         const holder = (() => {
           try {
-            return createLockRepository(db).holder(COLLECTOR_LOCK);
+            const db = openDb({ path, readonly: true });
+            try {
+              return createLockRepository(db).holder(COLLECTOR_LOCK);
+            } finally {
+              db.close();
+            }
           } catch {
             return null;
           }
         })();
-        db.close();
         if (holder !== null) break;
       }
       if (Date.now() > deadline || demo.child.exitCode !== null)
