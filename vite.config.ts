@@ -38,6 +38,10 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // Vitest's default is one worker fewer than the cores: one on this 2-core machine, where the suite then used about
+    // one core on average (its tests wait on sandboxes, servers and child processes much of the time): 747 s of
+    // Vitest wall time for 700 s of CPU. Two side by side use both cores.
+    maxWorkers: 2,
     reporters: ['default', './test/runner/skipped-tests-reporter.ts'],
     projects: [
       {
