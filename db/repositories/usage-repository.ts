@@ -1,5 +1,9 @@
 import type { Db } from '../open-db.js';
-import type { SnapshotUsageRows } from '../../core/usage-snapshot.js';
+import type {
+  NamespaceUsageRow as SnapshotNamespaceUsage,
+  NodePoolUsageRow as SnapshotNodePoolUsage,
+  SnapshotUsageRows,
+} from '../../core/usage-snapshot.js';
 import { hourStart, type MetricsStatus, type WorkloadHourRollup, WorkloadHourAccumulator } from '../../core/usage.js';
 import { HOUR_MS } from '../../core/time.js';
 
@@ -47,18 +51,9 @@ export interface UsageRange {
   namespace?: string;
 }
 
-export interface NamespaceUsageRow {
+/** A namespace × NodePool row as core builds it, at the snapshot it was stored with. */
+export interface NamespaceUsageRow extends SnapshotNamespaceUsage {
   takenAt: number;
-  namespace: string;
-  nodePool: string;
-  pods: number;
-  podsWithUsage: number;
-  requestCpuMillicores: number;
-  requestMemoryBytes: number;
-  requestCpuMillicoresWithUsage: number;
-  requestMemoryBytesWithUsage: number;
-  usageCpuMillicores: number;
-  usageMemoryBytes: number;
 }
 
 /** A workload container's pods in one NodePool at one snapshot. */
@@ -73,15 +68,9 @@ export interface WorkloadPlacementRow {
   takenAt: number;
 }
 
-export interface NodePoolUsageRow {
+/** A NodePool row as core builds it, at the snapshot it was stored with. */
+export interface NodePoolUsageRow extends SnapshotNodePoolUsage {
   takenAt: number;
-  nodePool: string;
-  nodes: number;
-  nodesWithUsage: number;
-  podUsageCpuMillicores: number;
-  podUsageMemoryBytes: number;
-  nodeUsageCpuMillicores: number;
-  nodeUsageMemoryBytes: number;
 }
 
 export interface OomKillRow {
