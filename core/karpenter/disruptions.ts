@@ -149,6 +149,28 @@ function merged(group: readonly Classified[]) {
   };
 }
 
+/** A disruption read from a group of events: where and when from the merged rows, what it was from the caller. */
+function eventDisruption(
+  m: ReturnType<typeof merged>,
+  key: string,
+  what: Pick<Disruption, 'reason' | 'action' | 'spotInterrupted' | 'blocked'>,
+): Disruption {
+  return {
+    id: disruptionId(m.atMs, key),
+    atMs: m.atMs,
+    nodeName: m.nodeName,
+    nodeClaim: m.nodeClaim,
+    nodePool: m.nodePool,
+    instanceType: m.instanceType,
+    capacityType: m.capacityType,
+    nodeDeletedAtMs: m.nodeDeletedAtMs,
+    message: m.message,
+    ...what,
+    source: 'event',
+    replacements: [],
+  };
+}
+
 /** One disruption command as the cluster shows it: the candidates removed together, of one NodePool and reason. */
 interface Decision {
   nodePool: string;
@@ -221,23 +243,7 @@ export function buildDisruptions(events: readonly DisruptionEventInput[], nodeCl
       reason = UNRECOGNISED_REASON;
       action = null;
     }
-    const d: Disruption = {
-      id: disruptionId(m.atMs, key),
-      atMs: m.atMs,
-      nodeName: m.nodeName,
-      nodeClaim: m.nodeClaim,
-      nodePool: m.nodePool,
-      instanceType: m.instanceType,
-      capacityType: m.capacityType,
-      nodeDeletedAtMs: m.nodeDeletedAtMs,
-      message: m.message,
-      reason,
-      action,
-      source: 'event',
-      spotInterrupted,
-      replacements: [],
-      blocked: false,
-    };
+    const d = eventDisruption(m, key, { reason, action, spotInterrupted, blocked: false });
     out.push(d);
     if (!byInterruption && m.k.kind === 'terminating') {
       if (DISRUPTION_KINDS_BY_DECISION.has(m.k.reason)) decisionOf.set(d, { reason: m.k.reason, method: m.k.method });
@@ -250,23 +256,14 @@ export function buildDisruptions(events: readonly DisruptionEventInput[], nodeCl
   for (const group of warningGroups) {
     if (usedWarnings.has(group)) continue;
     const m = merged(group);
-    out.push({
-      id: disruptionId(m.atMs, keyOf(m)),
-      atMs: m.atMs,
-      nodeName: m.nodeName,
-      nodeClaim: m.nodeClaim,
-      nodePool: m.nodePool,
-      instanceType: m.instanceType,
-      capacityType: m.capacityType,
-      nodeDeletedAtMs: m.nodeDeletedAtMs,
-      message: m.message,
-      reason: 'Interrupted',
-      action: null,
-      source: 'event',
-      spotInterrupted: group.some((g) => g.k.kind === 'interruption-warning' && g.k.signal === 'SpotInterrupted'),
-      replacements: [],
-      blocked: false,
-    });
+    out.push(
+      eventDisruption(m, keyOf(m), {
+        reason: 'Interrupted',
+        action: null,
+        spotInterrupted: group.some((g) => g.k.kind === 'interruption-warning' && g.k.signal === 'SpotInterrupted'),
+        blocked: false,
+      }),
+    );
   }
 
   // Decisions: candidates of one NodePool, reason and written method, removed within SAME_DECISION_MS of each other.
@@ -443,23 +440,7 @@ export function buildDisruptions(events: readonly DisruptionEventInput[], nodeCl
 
   for (const group of groupSameObject(blocked)) {
     const m = merged(group);
-    out.push({
-      id: disruptionId(m.atMs, keyOf(m)),
-      atMs: m.atMs,
-      nodeName: m.nodeName,
-      nodeClaim: m.nodeClaim,
-      nodePool: m.nodePool,
-      instanceType: m.instanceType,
-      capacityType: m.capacityType,
-      nodeDeletedAtMs: m.nodeDeletedAtMs,
-      message: m.message,
-      reason: '',
-      action: 'Blocked',
-      source: 'event',
-      spotInterrupted: false,
-      replacements: [],
-      blocked: true,
-    });
+    out.push(eventDisruption(m, keyOf(m), { reason: '', action: 'Blocked', spotInterrupted: false, blocked: true }));
   }
 
   for (const d of out) d.replacements.sort();
