@@ -4,7 +4,7 @@ import type {
   NodePoolUsageRow as SnapshotNodePoolUsage,
   SnapshotUsageRows,
 } from '../../core/usage-snapshot.js';
-import { hourStart, type MetricsStatus, type WorkloadHourRollup, WorkloadHourAccumulator } from '../../core/usage.js';
+import { hourStart, type MetricsStatus, type RollupInput, type WorkloadHourRollup, WorkloadHourAccumulator } from '../../core/usage.js';
 import { HOUR_MS } from '../../core/time.js';
 
 /**
@@ -91,6 +91,20 @@ export interface StoredWorkloadHour extends WorkloadHourRollup {
 
 type SampleTuple = [number, string, string, string, string, string, number, number, number | null, number | null];
 
+/** A stored sample row as the hourly rollup takes it. */
+const sampleOf = (r: SampleTuple): RollupInput => ({
+  at: r[0],
+  namespace: r[1],
+  workloadKind: r[2],
+  workloadName: r[3],
+  container: r[4],
+  pod: r[5],
+  cpuMillicores: r[6],
+  memoryBytes: r[7],
+  requestCpuMillicores: r[8],
+  requestMemoryBytes: r[9],
+});
+
 export function createUsageRepository(db: Db) {
   const insertUsageSnapshot = db.prepare(
     'INSERT INTO usage_snapshots (snapshot_id, taken_at, state, message, pods_with_usage) VALUES (?, ?, ?, ?, ?)',
@@ -151,18 +165,7 @@ export function createUsageRepository(db: Db) {
   const finalizeHour = (hour: number): number => {
     const acc = new WorkloadHourAccumulator();
     for (const r of samplesOfHour.iterate(hour, hour + HOUR_MS) as IterableIterator<SampleTuple>) {
-      acc.add({
-        at: r[0],
-        namespace: r[1],
-        workloadKind: r[2],
-        workloadName: r[3],
-        container: r[4],
-        pod: r[5],
-        cpuMillicores: r[6],
-        memoryBytes: r[7],
-        requestCpuMillicores: r[8],
-        requestMemoryBytes: r[9],
-      });
+      acc.add(sampleOf(r));
     }
     for (const k of oomKillsBetween.all({ fromMs: hour, toMs: hour + HOUR_MS, namespace: null }) as OomKillRow[]) acc.addOomKill(k);
     const rollups = acc.finish();
@@ -340,18 +343,7 @@ export function createUsageRepository(db: Db) {
         const acc = new WorkloadHourAccumulator();
         for (const r of samplesOfHour.iterate(hour, hour + HOUR_MS) as IterableIterator<SampleTuple>) {
           if (namespace !== null && r[1] !== namespace) continue;
-          acc.add({
-            at: r[0],
-            namespace: r[1],
-            workloadKind: r[2],
-            workloadName: r[3],
-            container: r[4],
-            pod: r[5],
-            cpuMillicores: r[6],
-            memoryBytes: r[7],
-            requestCpuMillicores: r[8],
-            requestMemoryBytes: r[9],
-          });
+          acc.add(sampleOf(r));
         }
         for (const k of oomKillsBetween.all({ fromMs: hour, toMs: hour + HOUR_MS, namespace }) as OomKillRow[]) acc.addOomKill(k);
         for (const r of acc.finish()) rows.push({ ...r, source: 'metrics-server', final: false });
