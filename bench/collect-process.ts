@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createKubeClients } from '../collectors/kubernetes/client.js';
 import { collectKubeSnapshot } from '../collectors/kubernetes/collect.js';
-import { collectUsage } from '../collectors/kubernetes/metrics.js';
+import { collectUsage, usageNamespaces } from '../collectors/kubernetes/metrics.js';
 import { joinSnapshotUsage } from '../core/usage-snapshot.js';
 import { DEFAULT_USAGE_RETENTION_MS } from '../db/repositories/usage-repository.js';
 import { buildSnapshotRows } from '../core/rollup.js';
@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   const stats = { requests: 0, restarts: 0 };
   const takenAt = Date.now();
   const snapshot = await collectKubeSnapshot(k, takenAt, { withEvents: true }, stats);
-  const usage = values.usage ? await collectUsage(k, takenAt, {}, stats) : null;
+  const usage = values.usage ? await collectUsage(k, takenAt, { namespaces: usageNamespaces(snapshot.pods) }, stats) : null;
   if (usage !== null && usage.status.state !== 'available') throw new Error(`metrics.k8s.io: ${usage.status.message}`);
   const t1 = performance.now();
   const usageRows = usage === null ? null : joinSnapshotUsage(snapshot, usage);

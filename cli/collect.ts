@@ -8,7 +8,7 @@ import { collectCostExplorer, type CostCollectResult } from '../collectors/cost-
 import { kubeErrorText } from '../collectors/kubernetes/api-error.js';
 import { createKubeClients, type KubeClients } from '../collectors/kubernetes/client.js';
 import { collectKubeSnapshot } from '../collectors/kubernetes/collect.js';
-import { collectUsage } from '../collectors/kubernetes/metrics.js';
+import { collectUsage, usageNamespaces } from '../collectors/kubernetes/metrics.js';
 import { createPrometheusClient } from '../collectors/prometheus/client.js';
 import { backfillPrometheus } from '../collectors/prometheus/collect.js';
 import type { ListStats } from '../collectors/kubernetes/list-all.js';
@@ -429,10 +429,10 @@ class Collection {
   }
 
   /** What pods use now (metrics.k8s.io), read right after the snapshot's lists; its requests count as Kubernetes ones. */
-  private async usageAt(k: KubeClients, at: number): Promise<SnapshotUsage> {
+  private async usageAt(k: KubeClients, snapshot: KubeSnapshot): Promise<SnapshotUsage> {
     const stats: ListStats = { requests: 0, restarts: 0 };
     try {
-      return await collectUsage(k, at, {}, stats);
+      return await collectUsage(k, snapshot.takenAt, { namespaces: usageNamespaces(snapshot.pods) }, stats);
     } finally {
       this.summary.kubeRequests += stats.requests;
     }
@@ -559,7 +559,7 @@ class Collection {
     try {
       k = createKubeClients({ kubeconfig: this.o.kubeconfig, context: this.o.context, env: this.io.env });
       const snapshot = await collectKubeSnapshot(k, this.now(), { withEvents: true }, stats);
-      const usage = await this.usageAt(k, snapshot.takenAt);
+      const usage = await this.usageAt(k, snapshot);
       if (ticker) clearInterval(ticker);
       bar?.update(1, `${snapshot.nodes.length} nodes, ${snapshot.pods.length} pods in ${stats.requests} list pages`);
       await this.writeSnapshot(snapshot, runId, usage);
@@ -596,7 +596,7 @@ class Collection {
         if (t > lastTakenAt) {
           try {
             const snapshot = cache.snapshot(t);
-            await this.writeSnapshot(snapshot, runId, await this.usageAt(k, t));
+            await this.writeSnapshot(snapshot, runId, await this.usageAt(k, snapshot));
             lastTakenAt = t;
             if (!this.o.quiet)
               this.err(`snapshot ${new Date(t).toISOString()}: ${snapshot.nodes.length} nodes, ${snapshot.pods.length} pods`);

@@ -1,7 +1,7 @@
 import { createCostExplorerClient } from '../collectors/cost-explorer/client.js';
 import { collectCostExplorer } from '../collectors/cost-explorer/collect.js';
 import { createKubeClients } from '../collectors/kubernetes/client.js';
-import { collectUsage } from '../collectors/kubernetes/metrics.js';
+import { collectUsage, usageNamespaces } from '../collectors/kubernetes/metrics.js';
 import { KubeWatchCache } from '../collectors/kubernetes/watch-cache.js';
 import { buildSnapshotRows } from '../core/rollup.js';
 import { joinSnapshotUsage } from '../core/usage-snapshot.js';
@@ -101,7 +101,7 @@ export async function seedFromSandbox(o: SeedOptions): Promise<SeedSummary> {
       await cache.waitFor(await setClock(o.sandboxUrl, t));
       const snapshot = cache.snapshot(t);
       // What the pods use then (the sandbox's metrics.k8s.io), as collect reads it with every snapshot.
-      const usage = o.usage === false ? null : await collectUsage(k, t, {}, usageStats);
+      const usage = o.usage === false ? null : await collectUsage(k, t, { namespaces: usageNamespaces(snapshot.pods) }, usageStats);
       // Before the rollup: it fills each pod's usage, which AWS split and OpenCost read.
       const usageRows = usage === null ? null : joinSnapshotUsage(snapshot, usage);
       await prices.ensureSpotMarkets(snapshot.nodes, t);

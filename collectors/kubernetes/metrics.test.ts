@@ -10,12 +10,23 @@ import { podPhaseAt } from '../../sandbox/serve/kube-objects.js';
 import { KUBE_SCHEDULER_POD_METRICS, MINIKUBE_NODE_METRICS } from '../../test/fixtures/metrics-server.js';
 import { createKubeClients } from './client.js';
 import { collectKubeSnapshot } from './collect.js';
-import { collectUsage } from './metrics.js';
+import { collectUsage, PER_NAMESPACE_ABOVE_PODS, usageNamespaces } from './metrics.js';
 import { mapNodeMetrics, mapPodMetrics } from './map-metrics.js';
 
 /* The resource metrics API through the real @kubernetes/client-node, over HTTP on loopback. */
 
 const AT = Date.parse('2026-11-05T17:00:00Z');
+
+describe('usageNamespaces: one cluster-wide list up to PER_NAMESPACE_ABOVE_PODS pods, then one per namespace', () => {
+  const pods = (n: number): { namespace: string }[] => Array.from({ length: n }, (_, i) => ({ namespace: `ns-${i % 3}` }));
+  it.each([
+    [1, undefined],
+    [PER_NAMESPACE_ABOVE_PODS, undefined],
+    [PER_NAMESPACE_ABOVE_PODS + 1, ['ns-0', 'ns-1', 'ns-2']],
+  ])('%i pods -> %j', (n, want) => {
+    expect(usageNamespaces(pods(n))).toEqual(want);
+  });
+});
 
 describe('the real metrics-server samples map exactly', () => {
   it('PodMetrics: nanocores to fractional millicores, Ki to bytes, the window as a Go duration', () => {
@@ -71,6 +82,19 @@ describe('against the sandbox metrics-server', () => {
     expect(got.containers[0].memoryBytes).toBe(want.memoryBytes);
     expect(got.windowMs).toBeGreaterThanOrEqual(14_000);
     expect(got.measuredAt).toBeLessThan(AT);
+  });
+
+  it('listed namespace by namespace (large clusters) it reads the same pods, one request per namespace', async () => {
+    const k = createKubeClients({ kubeconfig: sb.kubeconfigPath });
+    const whole = await collectUsage(k, AT);
+    const namespaces = [...new Set(sb.scenario.pods.map((p) => p.namespace))].sort();
+    const stats = { requests: 0, restarts: 0 };
+    const byNamespace = await collectUsage(k, AT, { namespaces }, stats);
+    expect(byNamespace.status.state).toBe('available');
+    const key = (p: { namespace: string; name: string }): string => `${p.namespace}/${p.name}`;
+    expect(byNamespace.pods.map(key).sort()).toEqual(whole.pods.map(key).sort());
+    expect(byNamespace.pods.length).toBeGreaterThan(0);
+    expect(stats.requests).toBe(namespaces.length + 1);
   });
 
   it('the OOM-killed container is on its Pod: restartCount and lastState.terminated.reason OOMKilled, with its memory limit', async () => {

@@ -41,42 +41,69 @@ export function metricsMessage(state: Exclude<MetricsState, 'available'>, detail
 }
 
 /**
+ * Above this many pods in the snapshot, PodMetrics are listed namespace by namespace. metrics-server ignores
+ * `limit` and answers a list in one body, which the client holds as text and as parsed JSON at once: 150,000 pods
+ * in one answer raised the collector's peak RSS by ~226 MB (npm run bench, snapshot). One list per namespace
+ * bounds that by the largest namespace, at one request per namespace; small clusters keep their one request.
+ */
+export const PER_NAMESPACE_ABOVE_PODS = 10_000;
+
+/** The namespaces to list PodMetrics in one by one, or undefined for one cluster-wide list. */
+export function usageNamespaces(pods: readonly { namespace: string }[]): string[] | undefined {
+  if (pods.length <= PER_NAMESPACE_ABOVE_PODS) return undefined;
+  return [...new Set(pods.map((p) => p.namespace))].sort();
+}
+
+/**
  * PodMetrics and NodeMetrics at `at`. Never throws for the API's answers: a 404 (no metrics-server), 503
  * (APIService unavailable), 401/403 or any other failure gives a status that says so and empty lists. 5xx and
  * dropped connections are retried twice (a 503 from an unavailable APIService lasts: retrying longer only delays
- * the snapshot).
+ * the snapshot). With `namespaces` (see usageNamespaces), PodMetrics are listed in each of them instead of
+ * cluster-wide.
  */
 export async function collectUsage(
   k: KubeClients,
   at: number,
-  opts: { limit?: number } = {},
+  opts: { limit?: number; namespaces?: readonly string[] } = {},
   stats: ListStats = { requests: 0, restarts: 0 },
 ): Promise<SnapshotUsage> {
   const limit = opts.limit ?? 500;
-  const list =
-    <R>(plural: string, map: (raw: unknown) => R | null) =>
-    async (): Promise<R[]> => {
-      const items = await listMapped(
-        `${plural}.${METRICS_GROUP}`,
-        (cont) =>
-          k.custom
-            .listClusterCustomObject({ group: METRICS_GROUP, version: METRICS_VERSION, plural, limit, _continue: cont })
-            .then((r: unknown) => {
-              const o = r as { items?: unknown; metadata?: { continue?: unknown } };
-              const c = o.metadata?.continue;
-              return { items: Array.isArray(o.items) ? o.items : [], continueToken: typeof c === 'string' && c !== '' ? c : undefined };
-            }),
-        map,
-        stats,
-        1,
-        2,
-      );
-      return items.filter((x): x is R => x !== null);
-    };
+  const list = async <R>(plural: string, map: (raw: unknown) => R | null, namespace?: string): Promise<R[]> => {
+    const page = (cont: string | undefined): Promise<unknown> =>
+      namespace === undefined
+        ? k.custom.listClusterCustomObject({ group: METRICS_GROUP, version: METRICS_VERSION, plural, limit, _continue: cont })
+        : k.custom.listNamespacedCustomObject({
+            group: METRICS_GROUP,
+            version: METRICS_VERSION,
+            namespace,
+            plural,
+            limit,
+            _continue: cont,
+          });
+    const items = await listMapped(
+      namespace === undefined ? `${plural}.${METRICS_GROUP}` : `${plural}.${METRICS_GROUP} in ${namespace}`,
+      (cont) =>
+        page(cont).then((r: unknown) => {
+          const o = r as { items?: unknown; metadata?: { continue?: unknown } };
+          const c = o.metadata?.continue;
+          return { items: Array.isArray(o.items) ? o.items : [], continueToken: typeof c === 'string' && c !== '' ? c : undefined };
+        }),
+      map,
+      stats,
+      1,
+      2,
+    );
+    return items.filter((x): x is R => x !== null);
+  };
   try {
     // Pods first: when the group is absent, one request says so.
-    const pods = await list<PodMetricsRecord>('pods', mapPodMetrics)();
-    const nodes = await list<NodeMetricsRecord>('nodes', mapNodeMetrics)();
+    let pods: PodMetricsRecord[];
+    if (opts.namespaces === undefined) pods = await list<PodMetricsRecord>('pods', mapPodMetrics);
+    else {
+      pods = [];
+      for (const ns of opts.namespaces) for (const p of await list<PodMetricsRecord>('pods', mapPodMetrics, ns)) pods.push(p);
+    }
+    const nodes = await list<NodeMetricsRecord>('nodes', mapNodeMetrics);
     return {
       status: { state: 'available', message: `metrics-server reported ${pods.length} pods and ${nodes.length} nodes`, checkedAt: at },
       pods,
