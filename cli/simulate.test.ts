@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { GETTING_STARTED_LIST_YAML, INFLATE_DEPLOYMENT_YAML, ZONE_SPREAD_DEPLOYMENT_YAML } from '../test/fixtures/kubectl-objects.js';
+import { openDb } from '../db/open-db.js';
+import { createPricesRepository } from '../db/repositories/prices-repository.js';
 import { main } from './main.js';
 import type { SimulateJson } from './simulate.js';
 
@@ -105,7 +107,7 @@ function node(
     metadata: {
       name,
       creationTimestamp: '2026-12-03T10:00:00Z',
-      labels: {
+      labels: <Record<string, string>>{
         'karpenter.sh/nodepool': o.pool ?? 'general',
         'karpenter.sh/initialized': 'true',
         'karpenter.sh/registered': 'true',
@@ -319,6 +321,100 @@ describe('simulate: hand-worked cases on a small catalogue file', () => {
     expect(r.provisioning.nodeClaims).toHaveLength(2);
     expect(r.provisioning.unschedulable.map((u) => u.pod)).toEqual(['shop/w-2', 'shop/w-3', 'shop/w-4']);
     expect(r.provisioning.unschedulable[0].reason).toContain('all available instance types exceed limits for nodepool');
+  });
+});
+
+describe('simulate: spot-to-spot, --db spot prices, the region', () => {
+  /** A spot t.xlarge ($0.14/h) running one 1-CPU pod since 10:00, in a spot-only NodePool. */
+  function spotCluster(): string {
+    const n = node('ip-10-0-2-1', 't.xlarge', { capacityType: 'spot', allocatable: { cpu: '7900m', memory: '31Gi', pods: '30' } });
+    const p = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'one', namespace: 'shop', creationTimestamp: '2026-12-03T10:00:00Z' },
+      spec: { nodeName: 'ip-10-0-2-1', containers: [{ name: 'c', resources: { requests: { cpu: '1' } } }] },
+      status: { phase: 'Running', startTime: '2026-12-03T10:00:00Z' },
+    };
+    return file(yamlStream(nodePool('general', { capacityTypes: ['spot'] }), n, p));
+  }
+  /** t.xlarge and 16 cheaper 2-CPU types s.0 … s.15 at $0.010 … $0.025 spot. */
+  const sixteenCheaper = () =>
+    catalogueFile([
+      type('t.xlarge', 8, 32, 0.4, 0.14),
+      ...Array.from({ length: 16 }, (_, i) => type(`s.${i}`, 2, 4, 0.05, Number((0.01 + i * 0.001).toFixed(3)))),
+    ]);
+
+  it("gate off: the spot node stays with Karpenter's message (consolidation.go spot-to-spot check)", async () => {
+    const r = await json(spotCluster(), ['--instance-types', sixteenCheaper()]);
+    expect(r.consolidation.decisions).toEqual([]);
+    expect(r.consolidation.unconsolidatable).toEqual([
+      {
+        node: 'ip-10-0-2-1',
+        nodePool: 'general',
+        reason: "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node",
+        wording: 'karpenter',
+        usdPerHour: 0.14,
+      },
+    ]);
+  });
+
+  it('gate on, 16 cheaper spot types: replaced by s.0 at $0.010 (the 15 cheapest kept), saving $0.13/h', async () => {
+    const r = await json(spotCluster(), ['--instance-types', sixteenCheaper(), '--feature-gates', 'SpotToSpotConsolidation=true']);
+    expect(r.consolidation.decisions).toHaveLength(1);
+    const d = r.consolidation.decisions[0];
+    expect([d.action, d.candidates, d.replacement?.instanceType, d.replacement?.capacityType]).toEqual([
+      'replace',
+      ['ip-10-0-2-1'],
+      's.0',
+      'spot',
+    ]);
+    expect(d.replacement?.instanceTypeOptions).toEqual(Array.from({ length: 15 }, (_, i) => `s.${i}`));
+    expect(d.savingsUsdPerHour).toBeCloseTo(0.13, 10);
+    expect(r.costUsdPerHour.before).toBe(0.14);
+    expect(r.costUsdPerHour.after).toBeCloseTo(0.01, 10);
+  });
+
+  it('gate on, only 2 cheaper types: Karpenter\'s "requires 15 cheaper instance type options" message', async () => {
+    const r = await json(spotCluster(), ['--instance-types', catalogueFile(), '--feature-gates', 'SpotToSpotConsolidation=true']);
+    expect(r.consolidation.unconsolidatable.map((u) => u.reason)).toEqual([
+      'SpotToSpotConsolidation requires 15 cheaper instance type options than the current candidate to consolidate, got 2',
+    ]);
+  });
+
+  it('--db: the newest spot price at --now joins the built-in catalogue (a later one does not)', async () => {
+    const dbPath = join(dir, 'prices.db');
+    const db = openDb({ path: dbPath });
+    const row = {
+      kind: 'spot' as const,
+      region: 'us-east-1',
+      instanceType: 'm5.large',
+      zone: 'us-east-1a',
+      currency: 'USD' as const,
+      source: 'spot-history' as const,
+    };
+    createPricesRepository(db).insertPrices([
+      { ...row, effectiveAt: Date.parse('2026-12-03T06:00:00Z'), pricePerHour: 0.035 },
+      { ...row, effectiveAt: Date.parse('2026-12-03T13:00:00Z'), pricePerHour: 0.001 },
+    ]);
+    db.close();
+    const zoneA = [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['us-east-1a'] }];
+    const objects = file(
+      yamlStream(nodePool('spot', { capacityTypes: ['spot'], requirements: zoneA }), deployment('web', 1, { cpu: '1' })),
+    );
+    const r = await json(objects, ['--region', 'us-east-1', '--db', dbPath]);
+    expect(r.provisioning.nodeClaims.map((nc) => [nc.instanceType, nc.capacityType, nc.zone, nc.usdPerHour])).toEqual([
+      ['m5.large', 'spot', 'us-east-1a', 0.035],
+    ]);
+    expect([r.input.catalogue, r.input.spotPrices]).toEqual(['built-in us-east-1', 1]);
+  });
+
+  it("nodes in another region than the built-in catalogue's: a warning saying which --region to pass", async () => {
+    const n = node('ip-10-0-3-1', 'm5.large', { zone: 'us-west-2a' });
+    n.metadata.labels['topology.kubernetes.io/region'] = 'us-west-2';
+    const r = await json(file(yamlStream(nodePool('general'), n)), ['--region', 'us-east-1']);
+    expect(r.warnings).toContain(
+      "nodes are in us-west-2 but the built-in catalogue holds us-east-1's prices: pass --region us-west-2 (or set AWS_REGION)",
+    );
   });
 });
 

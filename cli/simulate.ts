@@ -129,6 +129,19 @@ export interface SimulateJson extends SimulationResult {
   };
 }
 
+/** The built-in catalogue prices every zone at one region's prices: say so when the nodes are in another region. */
+function regionMismatch(stream: ObjectStream, builtInRegion: string | null): string[] {
+  if (builtInRegion === null) return [];
+  const regions = new Set<string>();
+  for (const n of stream.nodes) {
+    const r = n.metadata.labels?.['topology.kubernetes.io/region'];
+    if (r !== undefined && r !== builtInRegion) regions.add(r);
+  }
+  return [...regions]
+    .sort()
+    .map((r) => `nodes are in ${r} but the built-in catalogue holds ${builtInRegion}'s prices: pass --region ${r} (or set AWS_REGION)`);
+}
+
 export async function runSimulate(o: SimulateOptions): Promise<number> {
   try {
     const source = o.objects === '-' ? 'stdin' : o.objects;
@@ -152,6 +165,7 @@ export async function runSimulate(o: SimulateOptions): Promise<number> {
       now: o.now,
       featureGates: { spotToSpotConsolidation: o.spotToSpotConsolidation },
     });
+    result.warnings.push(...regionMismatch(stream, o.instanceTypes === undefined ? o.region : null));
     if (o.json) {
       const json: SimulateJson = {
         ...result,
