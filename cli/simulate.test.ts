@@ -358,6 +358,26 @@ describe('simulate: spot-to-spot, --db spot prices, the region', () => {
     ]);
   });
 
+  it('the readable report of a consolidation round: the node that stays with its reason and price, or the delete and the monthly saving', async () => {
+    const stays = await run(['--objects', spotCluster(), '--instance-types', sixteenCheaper(), '--now', NOW]);
+    expect(stays.code).toBe(0);
+    expect(stays.out).toContain('Consolidation (the next disruption round):\n  no action');
+    expect(stays.out).toMatch(
+      /Nodes that stay: 1\n +NODE +NODEPOOL +USD\/H +REASON\n +ip-10-0-2-1 +general +\$0\.1400 +SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node\n/,
+    );
+    const empty = await run([
+      '--objects',
+      file(yamlStream(nodePool('general'), node('ip-10-0-1-1', 't.large'))),
+      '--instance-types',
+      catalogueFile(),
+      '--now',
+      NOW,
+    ]);
+    expect(empty.out).toContain('  delete ip-10-0-1-1: Empty, emptiness, saves $0.2000/h');
+    // 0.20 × 730 hours = 146.00 a month
+    expect(empty.out).toContain('Cost per hour: before $0.2000, after $0.0000 (−$0.2000/h, −$146.00/month)');
+  });
+
   it('gate on, 16 cheaper spot types: replaced by s.0 at $0.010 (the 15 cheapest kept), saving $0.13/h', async () => {
     const r = await json(spotCluster(), ['--instance-types', sixteenCheaper(), '--feature-gates', 'SpotToSpotConsolidation=true']);
     expect(r.consolidation.decisions).toHaveLength(1);
