@@ -13,7 +13,7 @@ import react from '@vitejs/plugin-react';
 const BROWSER = ['test/browser/**/*.test.ts'];
 const INTEGRATION = [
   'test/**/*.test.ts',
-  // cli/simulate*.test.ts run main() in-process on files: unit-level, but for the one real process
+  // cli/simulate*.test.ts call main() in-process on files (unit tier), except its one real-process run below
   'cli/**/!(simulate)*.test.ts',
   'cli/simulate-process.test.ts',
   'sandbox/**/*.test.ts',
