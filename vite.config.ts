@@ -13,7 +13,9 @@ import react from '@vitejs/plugin-react';
 const BROWSER = ['test/browser/**/*.test.ts'];
 const INTEGRATION = [
   'test/**/*.test.ts',
-  'cli/**/*.test.ts',
+  // cli/simulate*.test.ts call main() in-process on files (unit tier), except its one real-process run below
+  'cli/**/!(simulate)*.test.ts',
+  'cli/simulate-process.test.ts',
   'sandbox/**/*.test.ts',
   'collectors/**/{collect,collect-recent,allocation-tags,incremental,list-all,watch-cache,keep-alive,metrics}.test.ts',
   'server/{app,response-cache,status-runs,strict-query}.test.ts',

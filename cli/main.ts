@@ -29,6 +29,7 @@ Commands:
   sandbox   only run the sandbox's Kubernetes and AWS endpoints (prints the kubeconfig and AWS_ENDPOINT_URL_* to use)
   collect   read a real cluster and AWS account (Cost Explorer, Pricing, spot prices, Kubernetes) into the database
   doctor    check cost allocation tags, IAM permissions and cluster access before collecting
+  simulate  what Karpenter would do with a set of objects (kubectl get -o yaml): NodeClaims, consolidation, cost
 
 Run 'nodepool-ledger <command> --help' for a command's options.`,
   serve: `Usage: nodepool-ledger serve --db PATH [--port 5173] [--host 127.0.0.1] [--token T]
@@ -140,6 +141,10 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
     const { DOCTOR_HELP, DOCTOR_OPTIONS, doctorOptionsFrom, runDoctor } = await import('./doctor.js');
     const run = async (v: Values): Promise<number> => ((await runDoctor(doctorOptionsFrom(v))).problems === 0 ? 0 : 1);
     return { help: DOCTOR_HELP, options: DOCTOR_OPTIONS, run };
+  },
+  simulate: async () => {
+    const { SIMULATE_HELP, SIMULATE_OPTIONS, simulateOptionsFrom, runSimulate } = await import('./simulate.js');
+    return { help: SIMULATE_HELP, options: SIMULATE_OPTIONS, run: (v: Values) => runSimulate(simulateOptionsFrom(v)) };
   },
 };
 

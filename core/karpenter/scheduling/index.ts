@@ -28,3 +28,11 @@ export { normalizeNode, type ExistingNodeSpec } from './nodes.js';
 export { normalizeNodePool, type NodePoolSpec } from './nodepools.js';
 export { Requirement, Requirements, type SelectorRequirement } from './requirements.js';
 export type * from './kube-types.js';
+export {
+  ObjectStreamError,
+  parseObjectStream,
+  type ExpandedWorkload,
+  type IgnoredObject,
+  type ObjectStream,
+  type StreamNamespace,
+} from './object-stream.js';

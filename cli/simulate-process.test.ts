@@ -1,0 +1,45 @@
+import { spawn } from 'node:child_process';
+import { expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { GETTING_STARTED_LIST_YAML, INFLATE_DEPLOYMENT_YAML } from '../test/fixtures/kubectl-objects.js';
+
+/**
+ * The one real-process run of `simulate` (the other cases run through main() in simulate.test.ts): objects piped on
+ * stdin with `--objects -`, and with --json the JSON is the only thing on stdout, even with an unschedulable pod.
+ */
+
+function runCli(args: string[], stdin: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'cli/run.ts', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(stdin);
+  });
+}
+
+it('simulate --objects - --json as a process: stdout is exactly one JSON document, exit 0 with a pod unschedulable', async () => {
+  const huge = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'huge', namespace: 'default' },
+    spec: { containers: [{ name: 'c', resources: { requests: { cpu: '1000' } } }] },
+  };
+  const input = `${GETTING_STARTED_LIST_YAML}---\n${INFLATE_DEPLOYMENT_YAML}---\n${stringify(huge)}`;
+  const r = await runCli(['simulate', '--objects', '-', '--region', 'us-east-1', '--now', '2026-12-03T12:00:00Z', '--json'], input);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  const out = JSON.parse(r.stdout) as {
+    provisioning: { nodeClaims: { pods: string[] }[]; unschedulable: { pod: string }[] };
+    input: { now: string };
+  };
+  expect(out.provisioning.nodeClaims.flatMap((nc) => nc.pods)).toHaveLength(5);
+  expect(out.provisioning.unschedulable.map((u) => u.pod)).toEqual(['default/huge']);
+  expect(out.input.now).toBe('2026-12-03T12:00:00.000Z');
+  // nothing before or after the document but its final newline
+  expect(r.stdout.startsWith('{')).toBe(true);
+  expect(r.stdout.endsWith('}\n')).toBe(true);
+});
