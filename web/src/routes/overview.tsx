@@ -3,6 +3,7 @@ import { Link } from '../lib/router';
 import { pickParams } from '../lib/url-params';
 import { useDailyCost } from '../features/cost/api/use-daily-cost';
 import { CostPanel } from '../features/cost/components/cost-panel';
+import { GapPanel } from '../features/cost/components/gap-panel';
 import { TimelinePanel } from '../features/consolidation/components/timeline-panel';
 import { useNodePoolColors } from '../features/filters/api/use-nodepool-colors';
 import { FilterBar } from '../features/filters/components/filter-bar';
@@ -35,10 +36,12 @@ export default function OverviewPage() {
         <PeriodPanel
           current={query}
           previous={previous}
+          metric={filters.metric}
           nodePool={filters.nodePool}
           periodLabel={days === 1 ? '24 hours' : `${days} days`}
         />
         <CostPanel query={billQuery} colors={colors} />
+        <GapPanel query={billQuery} />
         <TimelinePanel
           query={query}
           nodePool={filters.nodePool}
