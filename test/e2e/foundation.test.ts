@@ -84,7 +84,9 @@ describe('sandbox -> collectors -> SQLite -> API', () => {
       for (const pool of ['system', 'general', 'spot-batch', '']) expect(storageBy.get(pool) ?? 0).toBeGreaterThan(0);
       // Amortized per NodePool = the simulated node-hours x prices − what the Savings Plan saved on them, to the cent.
       const savedBy = new Map<string, number>();
+      // The plan applies over the whole simulated bill (nodes launched before the window too); the window's hours count.
       for (const c of applySavingsPlan(computeBill(sb.scenario, sb.scenario.end), defaultSavingsPlan(sb.scenario)).lines) {
+        if (c.line.hourStart < sb.scenario.start) continue;
         const pool = c.line.nodePool ?? '';
         savedBy.set(pool, (savedBy.get(pool) ?? 0) + c.coveredOnDemandUsd - c.savingsPlanEffectiveUsd);
       }
