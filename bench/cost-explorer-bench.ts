@@ -1,6 +1,12 @@
 import { join } from 'node:path';
 import { createCostExplorerClient } from '../collectors/cost-explorer/client.js';
-import { clusterComputeFilter, collectCostExplorer, type CostCollectResult } from '../collectors/cost-explorer/collect.js';
+import {
+  clusterComputeFilter,
+  collectCostExplorer,
+  type CostCollectResult,
+  EC2_COMPUTE_SERVICE,
+  EC2_OTHER_SERVICE,
+} from '../collectors/cost-explorer/collect.js';
 import { TAG_NODEPOOL } from '../core/labels.js';
 import { openDb } from '../db/open-db.js';
 import { scaleScenario } from '../sandbox/scale/scale-scenario.js';
@@ -17,8 +23,9 @@ import { DAY_MS, HOUR_MS } from '../core/time.js';
 /**
  * Cost Explorer requests (USD 0.01 each): a 90-day backfill, then the next day's re-sync, by the collector
  * against the sandbox's Cost Explorer over a 92-day synthetic bill — beside the fewest requests that can fetch
- * what is needed. Needed: for the backfill, every period asked for (90 days DAILY x purchase type and x
- * instance type; the last 14 days HOURLY x purchase type and per instance); for the re-sync, only the periods
+ * what is needed. Needed: for the backfill, every period asked for (90 days DAILY x purchase type, x instance type
+ * and, for EC2 - Other (volumes, data transfer), x usage type; the last 14 days HOURLY x purchase type and per
+ * instance), each request asking for all four cost metrics; for the re-sync, only the periods
  * Cost Explorer had not called final at the backfill, and the new ones. Fewest requests for a run of periods =
  * ceil(result slots / page size), a slot being one (period, group), or a period with no group. Target: equal.
  */
@@ -26,7 +33,7 @@ import { DAY_MS, HOUR_MS } from '../core/time.js';
 const PAGE_SIZE = 50;
 const WINDOW_DAYS = 90;
 const RECENT_DAYS = 14;
-const METRICS = ['UnblendedCost', 'AmortizedCost', 'UsageQuantity'];
+const METRICS = ['UnblendedCost', 'AmortizedCost', 'NetUnblendedCost', 'NetAmortizedCost', 'UsageQuantity'];
 const DUMMY_AWS = {
   AWS_ACCESS_KEY_ID: 'AKIABENCHEXAMPLE0000',
   AWS_SECRET_ACCESS_KEY: 'bench-secret-not-a-real-key',
@@ -35,6 +42,7 @@ const DUMMY_AWS = {
 
 interface Need {
   api: 'GetCostAndUsage' | 'GetCostAndUsageWithResources';
+  service: string;
   granularity: 'DAILY' | 'HOURLY';
   groupBy: string;
   /** Period starts to fetch. */
@@ -60,10 +68,41 @@ function needs(now: EpochMs, previousNow: EpochMs | null): Need[] {
     isEstimatedPeriod(p + unit, previousNow) ||
     p < dayFloor(previousNow) - (unit === HOUR_MS ? RECENT_DAYS - 1 : WINDOW_DAYS - 1) * DAY_MS;
   return [
-    { api: 'GetCostAndUsage', granularity: 'DAILY', groupBy: 'PURCHASE_TYPE', periods: daily.filter(open(DAY_MS)) },
-    { api: 'GetCostAndUsage', granularity: 'DAILY', groupBy: 'INSTANCE_TYPE', periods: daily.filter(open(DAY_MS)) },
-    { api: 'GetCostAndUsage', granularity: 'HOURLY', groupBy: 'PURCHASE_TYPE', periods: hours.filter(open(HOUR_MS)) },
-    { api: 'GetCostAndUsageWithResources', granularity: 'DAILY', groupBy: 'RESOURCE_ID', periods: recentDays.filter(open(DAY_MS)) },
+    {
+      api: 'GetCostAndUsage',
+      service: EC2_COMPUTE_SERVICE,
+      granularity: 'DAILY',
+      groupBy: 'PURCHASE_TYPE',
+      periods: daily.filter(open(DAY_MS)),
+    },
+    {
+      api: 'GetCostAndUsage',
+      service: EC2_COMPUTE_SERVICE,
+      granularity: 'DAILY',
+      groupBy: 'INSTANCE_TYPE',
+      periods: daily.filter(open(DAY_MS)),
+    },
+    {
+      api: 'GetCostAndUsage',
+      service: EC2_OTHER_SERVICE,
+      granularity: 'DAILY',
+      groupBy: 'USAGE_TYPE',
+      periods: daily.filter(open(DAY_MS)),
+    },
+    {
+      api: 'GetCostAndUsage',
+      service: EC2_COMPUTE_SERVICE,
+      granularity: 'HOURLY',
+      groupBy: 'PURCHASE_TYPE',
+      periods: hours.filter(open(HOUR_MS)),
+    },
+    {
+      api: 'GetCostAndUsageWithResources',
+      service: EC2_COMPUTE_SERVICE,
+      granularity: 'DAILY',
+      groupBy: 'RESOURCE_ID',
+      periods: recentDays.filter(open(DAY_MS)),
+    },
   ];
 }
 
@@ -80,7 +119,7 @@ function fewestRequests(sc: Scenario, now: EpochMs, need: Need): number {
         TimePeriod: { Start: fmt(need.periods[i], need.granularity), End: fmt(need.periods[j] + unit, need.granularity) },
         Granularity: need.granularity,
         Metrics: METRICS,
-        Filter: clusterComputeFilter(sc.clusterName),
+        Filter: clusterComputeFilter(sc.clusterName, undefined, need.service),
         GroupBy: [
           { Type: 'TAG', Key: TAG_NODEPOOL },
           { Type: 'DIMENSION', Key: need.groupBy },
@@ -143,7 +182,7 @@ export async function costExplorerBench(ctx: BenchContext): Promise<BenchResult>
           peerLabel: 'fewest pages',
           peer: minimum,
           target: { kind: 'equal' },
-          note: `USD ${(served * 0.01).toFixed(2)} on a real account; DAILY x purchase type and x instance type, last 14 days HOURLY and per instance; page ${PAGE_SIZE} slots`,
+          note: `USD ${(served * 0.01).toFixed(2)} on a real account; DAILY x purchase type, x instance type and EC2 - Other x usage type (four cost metrics a request), last 14 days HOURLY and per instance; page ${PAGE_SIZE} slots`,
         }),
       );
     };

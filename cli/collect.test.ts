@@ -111,7 +111,7 @@ const callsOf = (r: number): CeCall[] => ceCalls.filter((c) => c.run === r);
 const allLines = (dbName: string): Omit<CostLine, 'fetchedAt'>[] => {
   const db = openDb({ path: join(dir, dbName) });
   const repo = createCostLinesRepository(db);
-  const lines = (['PURCHASE_TYPE', 'INSTANCE_TYPE', 'RESOURCE_ID'] as const).flatMap((groupBy) =>
+  const lines = (['PURCHASE_TYPE', 'INSTANCE_TYPE', 'USAGE_TYPE', 'RESOURCE_ID'] as const).flatMap((groupBy) =>
     (['DAILY', 'HOURLY'] as const).flatMap((granularity) =>
       repo.listCostLines({ source: 'cost-explorer', granularity, groupBy, fromMs: 0, toMs: TINY_END }).map(({ fetchedAt: _f, ...l }) => l),
     ),
@@ -124,26 +124,27 @@ describe('collect (one pass) against a local cluster and AWS account', () => {
   it('run twice over the same range: the second asks Cost Explorer only for estimated periods, and says so', async () => {
     const first = await collectOnce('twice.db');
     expect(first.summary.ok).toBe(true);
-    // ListCostAllocationTags 1; 16 daily slots a query, 12 a page: 2 + 2; 312 hours of the managed node + 11 hours
-    // of general + 12 of spot-batch = 335 hourly slots: 28 pages; 13 + 1 + 1 per-instance slots: 2 pages.
-    expect(first.summary.costExplorerRequests).toBe(1 + 2 + 2 + 28 + 2);
+    // ListCostAllocationTags 1; 16 daily slots a query, 12 a page: 2 + 2; EC2 - Other, a volume and a transfer line per
+    // NodePool and day (14 x 2 untagged + 2 + 2 = 32 slots): 3; 312 hours of the managed node + 11 hours of general + 12
+    // of spot-batch = 335 hourly slots: 28 pages; 13 + 1 + 1 per-instance slots: 2 pages.
+    expect(first.summary.costExplorerRequests).toBe(1 + 2 + 2 + 3 + 28 + 2);
     expect(first.summary.snapshots).toBe(1);
     const linesAfterFirst = allLines('twice.db');
 
     const second = await collectOnce('twice.db');
-    // Only the managed node is billed on 11-13 and 11-14: one page for each daily query, 48 hourly slots in
-    // 4 pages, one per-instance page, and the tag check.
-    expect(second.summary.costExplorerRequests).toBe(1 + 1 + 1 + 4 + 1);
-    expect(second.out).toContain('Cost Explorer: 8 requests x USD 0.01 = USD 0.08; 299 final periods skipped');
-    // 299 = 12 final days for each daily query + 11 days x 24 final hours + 11 final per-instance days.
-    expect(12 + 12 + 11 * 24 + 11).toBe(299);
+    // Only the managed node is billed on 11-13 and 11-14: one page for each daily query (EC2 - Other included), 48
+    // hourly slots in 4 pages, one per-instance page, and the tag check.
+    expect(second.summary.costExplorerRequests).toBe(1 + 1 + 1 + 1 + 4 + 1);
+    expect(second.out).toContain('Cost Explorer: 9 requests x USD 0.01 = USD 0.09; 311 final periods skipped');
+    // 311 = 12 final days for each of the three daily queries + 11 days x 24 final hours + 11 final per-instance days.
+    expect(12 + 12 + 12 + 11 * 24 + 11).toBe(311);
     // The server saw exactly those: none for a final day or hour.
-    expect(callsOf(run)).toHaveLength(8 - 1);
+    expect(callsOf(run)).toHaveLength(9 - 1);
     for (const c of callsOf(run)) expect(c.start >= '2026-11-13', JSON.stringify(c)).toBe(true);
     // Six lists of one page each, and the PodMetrics list the tiny cluster answers 404 (no metrics-server: one
     // request says so, NodeMetrics is not asked); no spot node, so no spot price request.
     expect(second.out.find((l) => l.startsWith('requests:'))).toBe(
-      `requests: kubernetes ${6 + 1}, ce 8, pricing ${second.summary.awsRequests['pricing:GetProducts']}`,
+      `requests: kubernetes ${6 + 1}, ce 9, pricing ${second.summary.awsRequests['pricing:GetProducts']}`,
     );
     // Refetching the estimated periods at the same clock leaves every line as it was: none lost, none doubled.
     expect(allLines('twice.db')).toEqual(linesAfterFirst);
@@ -189,6 +190,8 @@ describe('collect (one pass) against a local cluster and AWS account', () => {
     expect([...new Set(asked)]).toEqual([
       'DAILY PURCHASE_TYPE 2026-11-13..2026-11-15',
       'DAILY INSTANCE_TYPE 2026-11-01..2026-11-15',
+      // The failed run stopped before the EC2 - Other query: it asks for the whole range now.
+      'DAILY USAGE_TYPE 2026-11-01..2026-11-15',
       'HOURLY PURCHASE_TYPE 2026-11-02T00:00:00Z..2026-11-15T00:00:00Z',
       'DAILY RESOURCE_ID 2026-11-02..2026-11-15',
     ]);

@@ -122,8 +122,9 @@ const getJson = async <T>(url: string): Promise<{ status: number; body: T; heade
 
 describe('GET /api/cost/nodepools/daily', () => {
   it('joins the bill with the snapshot estimate per day, NodePool and purchase kind', async () => {
-    const { status, body } = await getJson<DailyCostResponse>('/api/cost/nodepools/daily?from=2026-11-01&to=2026-11-04');
+    const { status, body } = await getJson<DailyCostResponse>('/api/cost/nodepools/daily?from=2026-11-01&to=2026-11-04&metric=unblended');
     expect(status).toBe(200);
+    expect(body.metric).toBe('unblended');
     expect(body.from).toBe('2026-11-01');
     expect(body.to).toBe('2026-11-04');
     expect(body.currency).toBe('USD');
@@ -139,6 +140,20 @@ describe('GET /api/cost/nodepools/daily', () => {
     // Bill 0.05 + 0.11 + 0.7 + 0.09 + 0.09 = 1.04; estimate 0.1 + 0.64 + 0.08 = 0.82.
     expect(body.totals.billUsd).toBeCloseTo(1.04, 10);
     expect(body.totals.estimateUsd).toBeCloseTo(0.82, 10);
+  });
+
+  it('defaults to AmortizedCost when commitments apply (general amortized 0.6 against 0.7 unblended): bill 1.04 − 0.1 = 0.94', async () => {
+    const { body } = await getJson<DailyCostResponse>('/api/cost/nodepools/daily?from=2026-11-01&to=2026-11-04');
+    expect([body.metric, body.commitments]).toEqual(['amortized', true]);
+    expect(body.rows[2]).toMatchObject({ billUsd: 0.6, billUnblendedUsd: 0.7, billAmortizedUsd: 0.6, band: 'compute' });
+    expect(body.totals.billUsd).toBeCloseTo(0.94, 10);
+    // Lines stored without the net metrics read at their gross figure in a net metric.
+    const net = await getJson<DailyCostResponse>('/api/cost/nodepools/daily?from=2026-11-01&to=2026-11-04&metric=net-unblended');
+    expect(net.body.totals.billUsd).toBeCloseTo(1.04, 10);
+    expect(net.body.rows[2].billNetUnblendedUsd).toBeNull();
+    const bad = await app.inject({ url: '/api/cost/nodepools/daily?metric=blended' });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('metric');
   });
 
   it('two snapshots 5 minutes apart at $0.96/h estimate $0.08 (the last snapshot counts nothing)', async () => {

@@ -36,7 +36,9 @@ describe('collectCostExplorer against the sandbox (real SDK, real SQLite file)',
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const deps = (now: number) => ({ db, ce, clusterName: 'tiny-cluster', now });
+  // The compute queries alone (otherCosts: false): their paging and counts are worked by hand below; the EC2 - Other
+  // query has its own test.
+  const deps = (now: number) => ({ db, ce, clusterName: 'tiny-cluster', now, otherCosts: false });
   const ceCalls = (): number => served.ctx.requestLog.filter((r) => r.operation === 'ce:GetCostAndUsage').length;
 
   it("collects every page, keeps untagged cost as nodepool '', and matches the hand-worked bill", async () => {
@@ -71,6 +73,62 @@ describe('collectCostExplorer against the sandbox (real SDK, real SQLite file)',
       ['', 'm5.xlarge', 4.608],
       ['spot-batch', 'c5.xlarge', 0.87],
     ]);
+  });
+
+  it('collects EC2 - Other (root volumes, data transfer) by NodePool and usage type, with all four cost metrics in one request', async () => {
+    const result = await collectCostExplorer({ ...deps(TINY_END), otherCosts: true }, WINDOW);
+    expect(result.queries.map((q) => [q.groupBy, q.requests])).toEqual([
+      ['PURCHASE_TYPE', 4],
+      ['INSTANCE_TYPE', 4],
+      // 14 days of the untagged node's volume and transfer (28 slots) + general's and spot-batch's day (4) = 32 slots, 5 a page.
+      ['USAGE_TYPE', 7],
+    ]);
+    expect(createApiRequestsRepository(db).countApiRequests({ service: 'ce', operation: 'GetCostAndUsage' })).toBe(15);
+    const lines = createCostLinesRepository(db);
+    const other = lines.listCostLines({
+      source: 'cost-explorer',
+      granularity: 'DAILY',
+      groupBy: 'USAGE_TYPE',
+      fromMs: T('2026-11-02T00:00:00Z'),
+      toMs: T('2026-11-03T00:00:00Z'),
+    });
+    const general = other.filter((l) => l.nodePool === 'general');
+    expect(general.map((l) => l.dimensionValue)).toEqual(['DataTransfer-Regional-Bytes', 'EBS:VolumeUsage.gp3']);
+    // 20 GiB for 10 h of a 720-hour month = 0.2778 GB-Mo at USD 0.08.
+    const volume = general[1];
+    expect(volume.usageQuantity).toBeCloseTo((20 * 10) / 720, 9);
+    expect(volume.usageUnit).toBe('GB-Mo');
+    expect(volume.unblendedUsd).toBeCloseTo(((20 * 10) / 720) * 0.08, 9);
+    expect([volume.amortizedUsd, volume.netUnblendedUsd, volume.netAmortizedUsd]).toEqual([
+      volume.unblendedUsd,
+      volume.unblendedUsd,
+      volume.unblendedUsd,
+    ]);
+    // 0.02-0.10 GB an hour between zones at USD 0.01/GB, for 10 h.
+    expect(general[0].unblendedUsd).toBeGreaterThanOrEqual(10 * 0.02 * 0.01);
+    expect(general[0].unblendedUsd).toBeLessThanOrEqual(10 * 0.1 * 0.01);
+    // Every NodePool that ran has its volume: general, spot-batch and the untagged managed node.
+    const pools = new Set(
+      lines
+        .listCostLines({ source: 'cost-explorer', granularity: 'DAILY', groupBy: 'USAGE_TYPE', fromMs: WINDOW.startMs, toMs: WINDOW.endMs })
+        .filter((l) => l.dimensionValue === 'EBS:VolumeUsage.gp3')
+        .map((l) => l.nodePool),
+    );
+    expect([...pools].sort()).toEqual(['', 'general', 'spot-batch']);
+    // The compute line carries all four metrics: amortized under the Savings Plan (fully covered: 0.96 x 0.72), net = gross (no credits).
+    const compute = lines
+      .listCostLines({
+        source: 'cost-explorer',
+        granularity: 'DAILY',
+        groupBy: 'PURCHASE_TYPE',
+        fromMs: T('2026-11-02T00:00:00Z'),
+        toMs: T('2026-11-03T00:00:00Z'),
+      })
+      .find((l) => l.nodePool === 'general');
+    expect(compute?.unblendedUsd).toBeCloseTo(0.96, 9);
+    expect(compute?.amortizedUsd).toBeCloseTo(0.6912, 9);
+    expect(compute?.netUnblendedUsd).toBeCloseTo(0.96, 9);
+    expect(compute?.netAmortizedUsd).toBeCloseTo(0.6912, 9);
   });
 
   it('asks again only for days not final: zero GetCostAndUsage calls when the whole range is final', async () => {

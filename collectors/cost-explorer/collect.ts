@@ -16,7 +16,8 @@ import { DAY_MS, HOUR_MS } from '../../core/time.js';
 
 /**
  * Cost Explorer lines for the cluster's EC2 compute, each query grouped by the NodePool tag and one dimension:
- * DAILY x purchase type and DAILY x instance type over the window; optionally HOURLY x purchase type and
+ * DAILY x purchase type and DAILY x instance type over the window, and the cluster's "EC2 - Other" (volumes, data
+ * transfer) DAILY x usage type (GetCostAndUsage cannot group by USAGE_TYPE_GROUP; core/ec2-other.ts names the group); optionally HOURLY x purchase type and
  * per-instance DAILY lines (GetCostAndUsageWithResources, RESOURCE_ID) over the last 14 days, where the account
  * has them. Every request costs USD 0.01, so periods Cost Explorer already called final are never asked for
  * again: only the runs of periods not stored as final are requested (estimated ones are refreshed).
@@ -24,7 +25,11 @@ import { DAY_MS, HOUR_MS } from '../../core/time.js';
 
 export const COST_EXPLORER_SOURCE = 'cost-explorer';
 export const EC2_COMPUTE_SERVICE = 'Amazon Elastic Compute Cloud - Compute';
-const METRICS = ['UnblendedCost', 'AmortizedCost', 'UsageQuantity'];
+/** Cost Explorer's SERVICE value for EBS volumes, snapshots, data transfer, NAT gateways and Elastic IPs. */
+export const EC2_OTHER_SERVICE = 'EC2 - Other';
+/** All four cost metrics finance teams read, in one request (a request costs the same whatever it asks for). */
+export const COST_METRICS = ['UnblendedCost', 'AmortizedCost', 'NetUnblendedCost', 'NetAmortizedCost'] as const;
+const METRICS = [...COST_METRICS, 'UsageQuantity'];
 /** Hourly and resource-level data cover 14 days: today and the 13 before it. */
 const RECENT_DAYS = 14;
 
@@ -45,6 +50,11 @@ export interface CostExplorerDeps {
   hourly?: boolean;
   /** Also per-instance DAILY lines for the last 14 days (GetCostAndUsageWithResources, an account opt-in). */
   resources?: boolean;
+  /**
+   * Also "EC2 - Other" (volumes, snapshots, data transfer, NAT) DAILY x USAGE_TYPE by the NodePool tag, which
+   * Karpenter puts on volumes and network interfaces too: the rest of a NodePool's bill. Default true.
+   */
+  otherCosts?: boolean;
   /** Called after each request (progress bars). */
   onRequest?: (r: { query: string; page: number }) => void;
 }
@@ -79,6 +89,8 @@ export interface CostCollectResult {
 
 interface QuerySpec {
   api: CostApi;
+  /** The Cost Explorer SERVICE the query reads. */
+  service: string;
   granularity: CostGranularity;
   groupBy: CostGroupBy;
   startMs: number;
@@ -97,8 +109,12 @@ const label = (q: { granularity: CostGranularity; groupBy: CostGroupBy }): strin
 export const defaultClusterTag = (clusterName: string): ClusterTag => ({ key: TAG_CLUSTER_NAME, value: clusterName });
 
 /** The cluster's EC2 compute: what Karpenter and managed node groups launch, tagged with the cluster. */
-export const clusterComputeFilter = (clusterName: string, tag: ClusterTag = defaultClusterTag(clusterName)): Expression => ({
-  And: [{ Tags: { Key: tag.key, Values: [tag.value] } }, { Dimensions: { Key: 'SERVICE', Values: [EC2_COMPUTE_SERVICE] } }],
+export const clusterComputeFilter = (
+  clusterName: string,
+  tag: ClusterTag = defaultClusterTag(clusterName),
+  service: string = EC2_COMPUTE_SERVICE,
+): Expression => ({
+  And: [{ Tags: { Key: tag.key, Values: [tag.value] } }, { Dimensions: { Key: 'SERVICE', Values: [service] } }],
 });
 
 /** Errors with which an account says an opt-in query is not available to it (rather than a failed run). */
@@ -124,12 +140,39 @@ export async function collectCostExplorer(deps: CostExplorerDeps, window: CostWi
   const hourEndMs = Math.min(Math.ceil(window.endMs / HOUR_MS) * HOUR_MS, Math.floor(deps.now / HOUR_MS) * HOUR_MS + HOUR_MS);
 
   const specs: QuerySpec[] = [
-    { api: 'GetCostAndUsage', granularity: 'DAILY', groupBy: 'PURCHASE_TYPE', startMs, endMs, optional: false },
-    { api: 'GetCostAndUsage', granularity: 'DAILY', groupBy: 'INSTANCE_TYPE', startMs, endMs, optional: false },
+    {
+      api: 'GetCostAndUsage',
+      service: EC2_COMPUTE_SERVICE,
+      granularity: 'DAILY',
+      groupBy: 'PURCHASE_TYPE',
+      startMs,
+      endMs,
+      optional: false,
+    },
+    {
+      api: 'GetCostAndUsage',
+      service: EC2_COMPUTE_SERVICE,
+      granularity: 'DAILY',
+      groupBy: 'INSTANCE_TYPE',
+      startMs,
+      endMs,
+      optional: false,
+    },
   ];
+  if (deps.otherCosts ?? true)
+    specs.push({
+      api: 'GetCostAndUsage',
+      service: EC2_OTHER_SERVICE,
+      granularity: 'DAILY',
+      groupBy: 'USAGE_TYPE',
+      startMs,
+      endMs,
+      optional: false,
+    });
   if (deps.hourly)
     specs.push({
       api: 'GetCostAndUsage',
+      service: EC2_COMPUTE_SERVICE,
       granularity: 'HOURLY',
       groupBy: 'PURCHASE_TYPE',
       startMs: recentStartMs,
@@ -139,6 +182,7 @@ export async function collectCostExplorer(deps: CostExplorerDeps, window: CostWi
   if (deps.resources)
     specs.push({
       api: 'GetCostAndUsageWithResources',
+      service: EC2_COMPUTE_SERVICE,
       granularity: 'DAILY',
       groupBy: 'RESOURCE_ID',
       startMs: recentStartMs,
@@ -203,7 +247,7 @@ async function runQuery(deps: CostExplorerDeps, spec: QuerySpec, total: CostColl
         TimePeriod: { Start: range.start, End: range.end },
         Granularity: spec.granularity,
         Metrics: METRICS,
-        Filter: clusterComputeFilter(deps.clusterName, deps.clusterTag),
+        Filter: clusterComputeFilter(deps.clusterName, deps.clusterTag, spec.service),
         GroupBy: [
           { Type: 'TAG' as const, Key: TAG_NODEPOOL },
           { Type: 'DIMENSION' as const, Key: spec.groupBy },

@@ -78,7 +78,8 @@ describe('incremental Cost Explorer sync over a week of runs (requests seen by t
       '2026-11-13': [4, 5, 6, 7],
       '2026-11-14': [6, 7],
     };
-    for (const groupBy of ['PURCHASE_TYPE', 'INSTANCE_TYPE']) {
+    // The EC2 - Other query (volumes, data transfer) follows the same rule: no final day is asked for twice.
+    for (const groupBy of ['PURCHASE_TYPE', 'INSTANCE_TYPE', 'USAGE_TYPE']) {
       const runsByDay: Record<string, number[]> = {};
       for (const s of seen.filter((x) => x.groupBy === groupBy)) {
         for (let t = T(`${s.start}T00:00:00Z`); t < T(`${s.end}T00:00:00Z`); t += DAY_MS) {

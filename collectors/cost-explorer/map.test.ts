@@ -69,6 +69,9 @@ describe('mapCostPeriods', () => {
         dimensionValue: 'On Demand Instances',
         unblendedUsd: 4.608,
         amortizedUsd: 4.608,
+        // This page asked for no net metrics: unknown, not zero.
+        netUnblendedUsd: null,
+        netAmortizedUsd: null,
         usageQuantity: 24,
         usageUnit: 'Hrs',
         estimated: false,

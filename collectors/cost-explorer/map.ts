@@ -103,6 +103,8 @@ export function mapCostPeriods(periods: readonly MergedPeriod[], ctx: MapContext
         dimensionValue,
         unblendedUsd,
         amortizedUsd: amount(g.metrics, 'AmortizedCost'),
+        netUnblendedUsd: amount(g.metrics, 'NetUnblendedCost'),
+        netAmortizedUsd: amount(g.metrics, 'NetAmortizedCost'),
         usageQuantity: amount(g.metrics, 'UsageQuantity'),
         usageUnit: g.metrics.UsageQuantity?.Unit ?? null,
         estimated: p.estimated,

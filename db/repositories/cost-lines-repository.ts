@@ -13,7 +13,7 @@ import { DAY_MS } from '../../core/time.js';
 
 export type CostGranularity = 'DAILY' | 'HOURLY' | 'MONTHLY';
 /** The second grouping of the query that produced the line (the first is always the NodePool tag). */
-export type CostGroupBy = 'PURCHASE_TYPE' | 'INSTANCE_TYPE' | 'RESOURCE_ID';
+export type CostGroupBy = 'PURCHASE_TYPE' | 'INSTANCE_TYPE' | 'RESOURCE_ID' | 'USAGE_TYPE';
 
 export interface CostLine {
   source: string;
@@ -28,6 +28,9 @@ export interface CostLine {
   dimensionValue: string;
   unblendedUsd: number;
   amortizedUsd: number | null;
+  /** NetUnblendedCost / NetAmortizedCost (after credits and private discounts); null = not fetched (before migration 0014). */
+  netUnblendedUsd?: number | null;
+  netAmortizedUsd?: number | null;
   usageQuantity: number | null;
   usageUnit: string | null;
   estimated: boolean;
@@ -104,6 +107,8 @@ interface RawLine {
   dimension_value: string;
   unblended_usd: number;
   amortized_usd: number | null;
+  net_unblended_usd: number | null;
+  net_amortized_usd: number | null;
   usage_quantity: number | null;
   usage_unit: string | null;
   estimated: number;
@@ -144,6 +149,8 @@ const toParams = (l: CostLine) => ({
   dimensionValue: l.dimensionValue,
   unblendedUsd: l.unblendedUsd,
   amortizedUsd: l.amortizedUsd,
+  netUnblendedUsd: l.netUnblendedUsd ?? null,
+  netAmortizedUsd: l.netAmortizedUsd ?? null,
   usageQuantity: l.usageQuantity,
   usageUnit: l.usageUnit,
   estimated: l.estimated ? 1 : 0,
@@ -161,6 +168,8 @@ const fromRaw = (r: RawLine): CostLine => ({
   dimensionValue: r.dimension_value,
   unblendedUsd: r.unblended_usd,
   amortizedUsd: r.amortized_usd,
+  netUnblendedUsd: r.net_unblended_usd,
+  netAmortizedUsd: r.net_amortized_usd,
   usageQuantity: r.usage_quantity,
   usageUnit: r.usage_unit,
   estimated: r.estimated === 1,
@@ -172,11 +181,12 @@ export function createCostLinesRepository(db: Db) {
   // A refreshed estimate replaces the earlier one in place (same UNIQUE key).
   const upsert = db.prepare(`
     INSERT INTO cost_lines (source, granularity, period_start, period_start_ms, group_by, nodepool, dimension_value,
-      unblended_usd, amortized_usd, usage_quantity, usage_unit, estimated, fetched_at, currency)
+      unblended_usd, amortized_usd, net_unblended_usd, net_amortized_usd, usage_quantity, usage_unit, estimated, fetched_at, currency)
     VALUES (@source, @granularity, @periodStart, @periodStartMs, @groupBy, @nodePool, @dimensionValue,
-      @unblendedUsd, @amortizedUsd, @usageQuantity, @usageUnit, @estimated, @fetchedAt, @currency)
+      @unblendedUsd, @amortizedUsd, @netUnblendedUsd, @netAmortizedUsd, @usageQuantity, @usageUnit, @estimated, @fetchedAt, @currency)
     ON CONFLICT (source, granularity, group_by, period_start, nodepool, dimension_value) DO UPDATE SET
       period_start_ms = excluded.period_start_ms, unblended_usd = excluded.unblended_usd, amortized_usd = excluded.amortized_usd,
+      net_unblended_usd = excluded.net_unblended_usd, net_amortized_usd = excluded.net_amortized_usd,
       usage_quantity = excluded.usage_quantity, usage_unit = excluded.usage_unit, estimated = excluded.estimated,
       fetched_at = excluded.fetched_at, currency = excluded.currency`);
   const deletePeriod = db.prepare(`

@@ -37,9 +37,15 @@ export interface BillDayRow {
   unblendedUsd: number;
   /** Σ AmortizedCost, USD; null when no line carried it. */
   amortizedUsd: number | null;
+  /** Σ NetUnblendedCost / NetAmortizedCost, USD; null unless every line carried it (lines synced before migration 0014 did not). */
+  netUnblendedUsd?: number | null;
+  netAmortizedUsd?: number | null;
   /** True when any line of the day is still marked Estimated by Cost Explorer (not final). */
   estimated: boolean;
 }
+
+/** The purchase type billByDay gives the NodePool's "EC2 - Other" lines (volumes, data transfer): their service's name. */
+export const EC2_OTHER_PURCHASE_TYPE = 'EC2 - Other';
 
 /** Our estimate: Σ usd_per_hour × hours until the next snapshot (capped), per UTC day, NodePool and capacity type. */
 export interface EstimateDayRow {
@@ -136,6 +142,8 @@ interface RawBill {
   purchase_type: string;
   unblended: number;
   amortized: number | null;
+  net_unblended: number | null;
+  net_amortized: number | null;
   estimated: number;
 }
 interface RawNodePool {
@@ -236,18 +244,23 @@ export function createReportsRepository(db: Db) {
   // better-sqlite3 binds JS numbers as REAL, and REAL / INTEGER does not floor: every time parameter
   // is CAST to INTEGER in the SQL so day and bucket arithmetic stays integral.
   // Prefer DAILY lines; a day with none falls back to the sum of its HOURLY lines (never both: no double count).
+  // The NodePool's EC2 - Other lines (group_by USAGE_TYPE, DAILY only) join as one purchase kind of their own.
   const billDaily = db.prepare(`
     WITH lines AS (
-      SELECT granularity, (period_start_ms / ${DAY_MS}) * ${DAY_MS} AS day_ms, nodepool, dimension_value,
-             unblended_usd, amortized_usd, estimated
+      SELECT granularity, group_by, (period_start_ms / ${DAY_MS}) * ${DAY_MS} AS day_ms, nodepool,
+             CASE WHEN group_by = 'USAGE_TYPE' THEN '${EC2_OTHER_PURCHASE_TYPE}' ELSE dimension_value END AS dimension_value,
+             unblended_usd, amortized_usd, net_unblended_usd, net_amortized_usd, estimated
       FROM cost_lines
-      WHERE source = 'cost-explorer' AND group_by = 'PURCHASE_TYPE'
+      WHERE source = 'cost-explorer' AND (group_by = 'PURCHASE_TYPE' OR (group_by = 'USAGE_TYPE' AND granularity = 'DAILY'))
         AND period_start_ms >= CAST(@fromMs AS INTEGER) AND period_start_ms < CAST(@toMs AS INTEGER)
         AND (@nodePool IS NULL OR nodepool = @nodePool)
     ),
-    daily_days AS (SELECT DISTINCT day_ms FROM lines WHERE granularity = 'DAILY')
+    daily_days AS (SELECT DISTINCT day_ms FROM lines WHERE granularity = 'DAILY' AND group_by = 'PURCHASE_TYPE')
     SELECT day_ms, nodepool, dimension_value AS purchase_type, TOTAL(unblended_usd) AS unblended,
-           SUM(amortized_usd) AS amortized, MAX(estimated) AS estimated
+           SUM(amortized_usd) AS amortized,
+           CASE WHEN COUNT(net_unblended_usd) = COUNT(*) THEN SUM(net_unblended_usd) END AS net_unblended,
+           CASE WHEN COUNT(net_amortized_usd) = COUNT(*) THEN SUM(net_amortized_usd) END AS net_amortized,
+           MAX(estimated) AS estimated
     FROM lines
     WHERE granularity = 'DAILY' OR (granularity = 'HOURLY' AND day_ms NOT IN daily_days)
     GROUP BY day_ms, nodepool, dimension_value
@@ -309,6 +322,8 @@ export function createReportsRepository(db: Db) {
         purchaseType: r.purchase_type,
         unblendedUsd: r.unblended,
         amortizedUsd: r.amortized,
+        netUnblendedUsd: r.net_unblended,
+        netAmortizedUsd: r.net_amortized,
         estimated: r.estimated === 1,
       }));
     },

@@ -69,7 +69,13 @@ describe('Cost Explorer adapter through the real SDK', () => {
     ]);
     expect(day2[1].Metrics?.UnblendedCost).toEqual({ Amount: '0.96', Unit: 'USD' });
     expect(day2[1].Metrics?.UsageQuantity).toEqual({ Amount: '10', Unit: 'Hrs' });
-    expect(day2[0].Metrics?.AmortizedCost).toEqual({ Amount: '4.608', Unit: 'USD' });
+    // The Compute Savings Plan (USD 0.10/h at 28 % off: volumes-savings-plan.ts) covers the hour's on-demand usage in
+    // instance-id order. general's m5.large (0.096/h, 06:30-16:30) comes first: fully covered, amortized 0.96 x 0.72.
+    // The untagged m5.xlarge (0.192/h) gets the rest: 13 h alone (0.10 of commitment), 9 h beside a whole general hour
+    // (0.10 - 0.06912), 2 half hours beside half a general hour (0.10 - 0.03456); savings = commitment used / 0.72 x 0.28.
+    const saved = ((13 * 0.1 + 9 * (0.1 - 0.06912) + 2 * (0.1 - 0.03456)) / 0.72) * 0.28;
+    expect(Number(day2[0].Metrics?.AmortizedCost?.Amount)).toBeCloseTo(4.608 - saved, 9);
+    expect(Number(day2[1].Metrics?.AmortizedCost?.Amount)).toBeCloseTo(0.96 * 0.72, 9);
     const day3 = results.filter((r) => r.TimePeriod?.Start === '2026-11-03').flatMap((r) => r.Groups ?? []);
     expect(day3.find((g) => g.Keys?.[0] === 'karpenter.sh/nodepool$spot-batch')).toMatchObject({
       Keys: ['karpenter.sh/nodepool$spot-batch', 'Spot Instances'],
@@ -90,7 +96,13 @@ describe('Cost Explorer adapter through the real SDK', () => {
         TimePeriod: { Start: '2026-11-01', End: '2026-11-03' },
         Granularity: 'DAILY',
         Metrics: ['UnblendedCost'],
-        Filter: { Tags: { Key: 'karpenter.sh/nodepool', MatchOptions: ['ABSENT'] } },
+        // Compute only: the untagged node's volume and traffic are EC2 - Other.
+        Filter: {
+          And: [
+            { Tags: { Key: 'karpenter.sh/nodepool', MatchOptions: ['ABSENT'] } },
+            { Dimensions: { Key: 'SERVICE', Values: ['Amazon Elastic Compute Cloud - Compute'] } },
+          ],
+        },
       }),
     );
     expect(out.ResultsByTime?.map((r) => [r.TimePeriod?.Start, r.Total?.UnblendedCost?.Amount, r.Groups])).toEqual([
@@ -105,7 +117,12 @@ describe('Cost Explorer adapter through the real SDK', () => {
         TimePeriod: { Start: '2026-11-03T04:00:00Z', End: '2026-11-03T06:00:00Z' },
         Granularity: 'HOURLY',
         Metrics: ['UnblendedCost'],
-        Filter: { Tags: { Key: 'karpenter.sh/nodepool', Values: ['spot-batch'] } },
+        Filter: {
+          And: [
+            { Tags: { Key: 'karpenter.sh/nodepool', Values: ['spot-batch'] } },
+            { Dimensions: { Key: 'SERVICE', Values: ['Amazon Elastic Compute Cloud - Compute'] } },
+          ],
+        },
       }),
     );
     expect(out.ResultsByTime?.map((r) => [r.TimePeriod?.Start, r.TimePeriod?.End, r.Total?.UnblendedCost?.Amount])).toEqual([

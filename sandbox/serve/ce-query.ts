@@ -1,6 +1,15 @@
 import { clusterOwnedTag, TAG_CLUSTER_NAME, TAG_NODECLAIM, TAG_NODECLASS, TAG_NODEPOOL } from '../../core/labels.js';
 import { type BillLine, computeBill } from '../scenario/bill.js';
 import type { EpochMs, Scenario } from '../scenario/types.js';
+import {
+  applySavingsPlan,
+  type BillModelOptions,
+  defaultSavingsPlan,
+  EC2_OTHER_SERVICE,
+  type LineCosts,
+  type OtherLine,
+  otherLines,
+} from '../scenario/volumes-savings-plan.js';
 import type { CeQuery, Expression, Granularity, GroupDef, MatchOption } from './ce-request.js';
 import { DAY_MS, HOUR_MS } from '../../core/time.js';
 
@@ -15,8 +24,13 @@ export const PURCHASE_TYPE_SPOT = 'Spot Instances';
 
 export interface UsageRecord {
   hourStart: EpochMs;
+  /** UsageQuantity in its unit: hours for instances, GB-Mo for volumes, GB for data transfer. */
   usageHours: number;
+  usageUnit: string;
+  /** UnblendedCost. */
   costUsd: number;
+  /** The four cost metrics (UnblendedCost = costUsd). */
+  costs: LineCosts;
   dims: Record<string, string>;
   /** Only cost allocation tags that are active show in Cost Explorer. */
   tags: Record<string, string>;
@@ -32,29 +46,45 @@ const USAGE_TYPE_PREFIX: Record<string, string> = {
   'eu-central-1': 'EUC1-',
 };
 
-function recordOf(
+/** The tags Karpenter puts at launch on the instance, its volumes and network interfaces (the NodeClaim's on the instance only). */
+function launchTags(
   scenario: Scenario,
   nodeClassByPool: Map<string, string>,
-  line: BillLine,
+  nodePool: string | null,
+  nodeClaim: string | null,
   inactiveTags: ReadonlySet<string>,
-): UsageRecord {
-  const spot = line.capacityType === 'spot';
-  const prefix = USAGE_TYPE_PREFIX[scenario.region] ?? '';
+): Record<string, string> {
   const tags: Record<string, string> = {
     [TAG_CLUSTER_NAME]: scenario.clusterName,
     [clusterOwnedTag(scenario.clusterName)]: 'owned',
   };
-  if (line.nodePool !== null) {
-    tags[TAG_NODEPOOL] = line.nodePool;
-    const nodeClass = nodeClassByPool.get(line.nodePool);
+  if (nodePool !== null) {
+    tags[TAG_NODEPOOL] = nodePool;
+    const nodeClass = nodeClassByPool.get(nodePool);
     if (nodeClass !== undefined) tags[TAG_NODECLASS] = nodeClass;
   }
-  if (line.nodeClaim !== null) tags[TAG_NODECLAIM] = line.nodeClaim;
+  if (nodeClaim !== null) tags[TAG_NODECLAIM] = nodeClaim;
   for (const key of inactiveTags) delete tags[key];
+  return tags;
+}
+
+function recordOf(
+  scenario: Scenario,
+  nodeClassByPool: Map<string, string>,
+  line: BillLine,
+  costs: LineCosts,
+  covered: boolean,
+  inactiveTags: ReadonlySet<string>,
+): UsageRecord {
+  const spot = line.capacityType === 'spot';
+  const prefix = USAGE_TYPE_PREFIX[scenario.region] ?? '';
+  const tags = launchTags(scenario, nodeClassByPool, line.nodePool, line.nodeClaim, inactiveTags);
   return {
     hourStart: line.hourStart,
     usageHours: line.usageHours,
-    costUsd: line.unblendedUsd,
+    usageUnit: 'Hrs',
+    costUsd: costs.unblendedUsd,
+    costs,
     dims: {
       SERVICE: EC2_COMPUTE_SERVICE,
       SERVICE_CODE: 'AmazonEC2',
@@ -71,12 +101,45 @@ function recordOf(
       PLATFORM: 'Linux/UNIX',
       OPERATING_SYSTEM: 'Linux',
       TENANCY: 'Shared',
-      RECORD_TYPE: 'Usage',
+      // Usage the Savings Plan covered (in whole or in part) is recorded as such; its unblended cost stays on-demand.
+      RECORD_TYPE: covered ? 'SavingsPlanCoveredUsage' : 'Usage',
       RESOURCE_ID: line.instanceId,
     },
     tags,
   };
 }
+
+/** A volume's or network interface's line, under EC2 - Other, tagged like the instance minus its NodeClaim. */
+function otherRecordOf(
+  scenario: Scenario,
+  nodeClassByPool: Map<string, string>,
+  line: OtherLine,
+  inactiveTags: ReadonlySet<string>,
+): UsageRecord {
+  const prefix = USAGE_TYPE_PREFIX[scenario.region] ?? '';
+  return {
+    hourStart: line.hourStart,
+    usageHours: line.usageQuantity,
+    usageUnit: line.usageUnit,
+    costUsd: line.costs.unblendedUsd,
+    costs: line.costs,
+    dims: {
+      SERVICE: EC2_OTHER_SERVICE,
+      SERVICE_CODE: 'AmazonEC2',
+      REGION: scenario.region,
+      AZ: line.zone,
+      LINKED_ACCOUNT: scenario.accountId,
+      USAGE_TYPE: `${prefix}${line.usageType}`,
+      USAGE_TYPE_GROUP: line.usageTypeGroup,
+      OPERATION: line.usageUnit === 'GB-Mo' ? 'CreateVolume-Gp3' : 'RunInstances',
+      RECORD_TYPE: 'Usage',
+    },
+    tags: launchTags(scenario, nodeClassByPool, line.nodePool, null, inactiveTags),
+  };
+}
+
+/** The sandbox account's bill model: a 20 GiB gp3 root volume per node and its default Savings Plan. */
+export const sandboxBillModel = (scenario: Scenario): BillModelOptions => ({ savingsPlan: defaultSavingsPlan(scenario) });
 
 /** The bill as usage records, cached per scenario for the latest `asOf` (every request recomputes otherwise). */
 const cache = new WeakMap<Scenario, { asOf: EpochMs; inactiveKey: string; records: UsageRecord[] }>();
@@ -86,7 +149,13 @@ export function usageRecords(scenario: Scenario, asOf: EpochMs, inactiveTags: Re
   const hit = cache.get(scenario);
   if (hit && hit.asOf === asOf && hit.inactiveKey === inactiveKey) return hit.records;
   const nodeClassByPool = new Map(scenario.nodePools.map((p) => [p.name, p.nodeClassName]));
-  const records = computeBill(scenario, asOf).map((l) => recordOf(scenario, nodeClassByPool, l, inactiveTags));
+  const compute = computeBill(scenario, asOf);
+  const model = sandboxBillModel(scenario);
+  const covered = applySavingsPlan(compute, model.savingsPlan ?? null, model.netDiscountFraction);
+  const records = [
+    ...covered.lines.map((c) => recordOf(scenario, nodeClassByPool, c.line, c.costs, c.coveredOnDemandUsd > 0, inactiveTags)),
+    ...otherLines(scenario, compute, model).map((l) => otherRecordOf(scenario, nodeClassByPool, l, inactiveTags)),
+  ].sort((a, b) => a.hourStart - b.hourStart);
   cache.set(scenario, { asOf, inactiveKey, records });
   return records;
 }
@@ -193,12 +262,15 @@ export interface GroupTotal {
   keys: string[];
   costUsd: number;
   usageHours: number;
+  costs: LineCosts;
+  /** The usage unit when every record shares it, else 'N/A' (Cost Explorer's answer for mixed units). */
+  usageUnit: string;
 }
 
 export interface PeriodResult {
   period: Period;
   estimated: boolean;
-  total: { costUsd: number; usageHours: number };
+  total: Omit<GroupTotal, 'keys'>;
   /** Sorted by keys; empty when the query has no GroupBy. */
   groups: GroupTotal[];
 }
@@ -209,13 +281,30 @@ function groupKey(def: GroupDef, rec: UsageRecord): string {
   return `${def.key}$`;
 }
 
+const emptyTotal = (): Omit<GroupTotal, 'keys'> => ({
+  costUsd: 0,
+  usageHours: 0,
+  costs: { unblendedUsd: 0, amortizedUsd: 0, netUnblendedUsd: 0, netAmortizedUsd: 0 },
+  usageUnit: '',
+});
+
+function addTo(total: Omit<GroupTotal, 'keys'>, rec: UsageRecord): void {
+  total.costUsd += rec.costUsd;
+  total.usageHours += rec.usageHours;
+  total.costs.unblendedUsd += rec.costs.unblendedUsd;
+  total.costs.amortizedUsd += rec.costs.amortizedUsd;
+  total.costs.netUnblendedUsd += rec.costs.netUnblendedUsd;
+  total.costs.netAmortizedUsd += rec.costs.netAmortizedUsd;
+  total.usageUnit = total.usageUnit === '' || total.usageUnit === rec.usageUnit ? rec.usageUnit : 'N/A';
+}
+
 /** Evaluates a query over the records: per period, the total and the groups (before paging). */
 export function evaluate(query: CeQuery, records: readonly UsageRecord[], now: EpochMs): PeriodResult[] {
   const periods = periodsOf(query.start, query.end, query.granularity, now);
   const results: PeriodResult[] = periods.map((period) => ({
     period,
     estimated: isEstimatedPeriod(period.end, now),
-    total: { costUsd: 0, usageHours: 0 },
+    total: emptyTotal(),
     groups: [],
   }));
   if (periods.length === 0) return results;
@@ -229,16 +318,16 @@ export function evaluate(query: CeQuery, records: readonly UsageRecord[], now: E
     while (p > 0 && rec.hourStart < periods[p].start) p -= 1;
     while (rec.hourStart >= periods[p].end) p += 1;
     const result = results[p];
-    result.total.costUsd += rec.costUsd;
-    result.total.usageHours += rec.usageHours;
+    addTo(result.total, rec);
     if (query.groupBy.length === 0) continue;
     const keys = query.groupBy.map((g) => groupKey(g, rec));
     const id = keys.join('\u0000');
-    const group = buckets[p].get(id);
-    if (group) {
-      group.costUsd += rec.costUsd;
-      group.usageHours += rec.usageHours;
-    } else buckets[p].set(id, { keys, costUsd: rec.costUsd, usageHours: rec.usageHours });
+    let group = buckets[p].get(id);
+    if (!group) {
+      group = { keys, ...emptyTotal() };
+      buckets[p].set(id, group);
+    }
+    addTo(group, rec);
   }
   results.forEach((r, i) => {
     r.groups = [...buckets[i].values()].sort((a, b) => (a.keys.join('\u0000') < b.keys.join('\u0000') ? -1 : 1));

@@ -8,6 +8,7 @@ import { AwsJsonError, serveAwsJson } from './aws-json.js';
 import {
   evaluate,
   formatPeriodBound,
+  type GroupTotal,
   mentionsDimension,
   type PeriodResult,
   requiresComputeService,
@@ -40,12 +41,28 @@ const RECENT_DAYS = 14;
 
 type MetricValue = { Amount: string; Unit: string };
 
+/** The cost a metric reads: amortized and net variants from the bill model; BlendedCost is unblended in a single account. */
+function costOf(metric: string, t: Omit<GroupTotal, 'keys'>): number {
+  switch (metric.toLowerCase().replace(/[^a-z]/g, '')) {
+    case 'amortizedcost':
+      return t.costs.amortizedUsd;
+    case 'netamortizedcost':
+      return t.costs.netAmortizedUsd;
+    case 'netunblendedcost':
+      return t.costs.netUnblendedUsd;
+    default:
+      return t.costs.unblendedUsd;
+  }
+}
+
 /** Costs are in the account's currency: CNY for a China account, USD otherwise (a GovCloud bill is the standard account's). */
-function metricValues(metrics: MetricRequest[], cost: number, usageHours: number, currency: string): Record<string, MetricValue> {
+function metricValues(metrics: MetricRequest[], t: Omit<GroupTotal, 'keys'>, currency: string): Record<string, MetricValue> {
   const out: Record<string, MetricValue> = {};
   for (const m of metrics) {
     out[m.name] =
-      m.measure === 'cost' ? { Amount: formatCeAmount(cost), Unit: currency } : { Amount: formatCeAmount(usageHours), Unit: 'Hrs' };
+      m.measure === 'cost'
+        ? { Amount: formatCeAmount(costOf(m.name, t)), Unit: currency }
+        : { Amount: formatCeAmount(t.usageHours), Unit: t.usageUnit === '' ? 'N/A' : t.usageUnit };
   }
   return out;
 }
@@ -118,7 +135,7 @@ function answer(
     byTime.push({
       TimePeriod: { Start: formatPeriodBound(r.period.start, query.granularity), End: formatPeriodBound(r.period.end, query.granularity) },
       // Grouped results carry their amounts in the groups; Total is then an empty map.
-      Total: grouped ? {} : metricValues(query.metrics, r.total.costUsd, r.total.usageHours, currency),
+      Total: grouped ? {} : metricValues(query.metrics, r.total, currency),
       Groups: current.groups,
       Estimated: r.estimated,
     });
@@ -130,7 +147,7 @@ function answer(
     }
     if (slot.group !== null) {
       const g = results[slot.period].groups[slot.group];
-      current.groups.push({ Keys: g.keys, Metrics: metricValues(query.metrics, g.costUsd, g.usageHours, currency) });
+      current.groups.push({ Keys: g.keys, Metrics: metricValues(query.metrics, g, currency) });
     }
   }
   flush();

@@ -73,17 +73,22 @@ describe('nodePoolCompareRows', () => {
 });
 
 describe('reconciliation', () => {
+  // The bill in the unblended metric unless a case says otherwise: billUnblendedUsd follows billUsd.
   const row = (o: Partial<DailyCostRow>): DailyCostRow => ({
     day: '2026-11-01',
     nodePool: 'general',
     purchaseType: 'On Demand Instances',
     capacityType: 'on-demand',
+    band: 'compute',
     billUsd: 10,
     billAmortizedUsd: 10,
+    billNetUnblendedUsd: null,
+    billNetAmortizedUsd: null,
     billEstimated: false,
     estimateUsd: 10,
     estimateReservedUsd: null,
     ...o,
+    billUnblendedUsd: o.billUnblendedUsd ?? (o.billUsd === undefined ? 10 : o.billUsd),
   });
 
   it.each([
@@ -94,6 +99,19 @@ describe('reconciliation', () => {
     ['no bill line', row({ billUsd: null, billAmortizedUsd: null }), 'no-bill'],
     ['Savings Plans row', row({ capacityType: null, purchaseType: 'Savings Plans', estimateUsd: null }), 'no-estimate'],
     ['amortized below unblended', row({ billUsd: 10.5, billAmortizedUsd: 7 }), 'amortized-differs'],
+    ['amortized below unblended, read in amortized', row({ billUsd: 7, billUnblendedUsd: 10.5, billAmortizedUsd: 7 }), 'amortized-differs'],
+    [
+      'volumes and data transfer (EC2 - Other)',
+      row({
+        band: 'storage-network',
+        purchaseType: 'EC2 - Other',
+        capacityType: null,
+        billUsd: 1.6,
+        billAmortizedUsd: 1.6,
+        estimateUsd: null,
+      }),
+      'volumes',
+    ],
     ['spot within 5 %', row({ capacityType: 'spot', billUsd: 10.4, billAmortizedUsd: 10.4 }), 'spot-price-within-hour'],
     ['on-demand within 5 %', row({ billUsd: 9.6, billAmortizedUsd: 9.6 }), 'sampling'],
     ['far apart', row({ billUsd: 13, billAmortizedUsd: 13 }), 'unexplained'],

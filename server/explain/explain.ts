@@ -36,6 +36,9 @@ function matchesDimension(node: NodeFact, line: LineFact): boolean {
       return node.instanceType === line.dimensionValue;
     case 'RESOURCE_ID':
       return node.instanceId === line.dimensionValue;
+    case 'USAGE_TYPE':
+      // EC2 - Other (volumes, data transfer): billed apart from any instance's hours, so no node's price explains it.
+      return false;
     case 'NONE':
       return true;
   }
@@ -162,6 +165,11 @@ function explainOne(line: LineFact, ctx: ExplainContext, tagsInactive: boolean, 
     );
   }
   const unpriced = costed.filter((c) => c.cost.source === 'unknown');
+  if (line.groupBy === 'USAGE_TYPE') {
+    notes.push(
+      `"${line.dimensionValue}" is EC2 - Other usage (volumes, snapshots, data transfer) that Karpenter tagged with the NodePool at launch: part of the NodePool's bill, never of one NodeClaim (the NodeClaim tag is on the instance only), and outside our instance-price estimate.`,
+    );
+  }
   if (line.groupBy === 'PURCHASE_TYPE' && isCommitmentPurchaseType(line.dimensionValue)) {
     notes.push(
       `"${line.dimensionValue}" is usage covered by a commitment (Savings Plans or Reserved Instances) at a discounted rate; the NodeClaims below are priced on demand, so they show what the hours would cost without it.`,

@@ -14,8 +14,10 @@ export async function costRoutes(
   routes.get(
     '/api/cost/nodepools/daily',
     {
-      summary: 'Cost per UTC day x NodePool x purchase kind: the Cost Explorer bill (unblended and amortized) beside our estimate',
-      description: 'Whole UTC days (`from` rounded down, `to` up). Untagged bill lines are NodePool "".',
+      summary:
+        'Cost per UTC day x NodePool x purchase kind: the Cost Explorer bill (all four metrics; billUsd in `metric`) beside our estimate, volumes and data transfer as a storage-network band',
+      description:
+        'Whole UTC days (`from` rounded down, `to` up). Untagged bill lines are NodePool "". `metric` = unblended | amortized | net-unblended | net-amortized; default amortized when commitments apply in the range, else unblended.',
       csv: { fileName: 'cost-nodepools-daily', table: (b) => b.rows },
     },
     (q) => reports.dailyCost(q),
@@ -24,7 +26,8 @@ export async function costRoutes(
   routes.get(
     '/api/reconciliation/daily',
     {
-      summary: 'The bill beside our estimate per day x NodePool x purchase kind, the difference and its likely cause',
+      summary:
+        'The bill (in `metric`) beside our estimate per day x NodePool x purchase kind, the difference and its likely cause, and the whole gap split by cause with amounts',
       csv: { fileName: 'reconciliation-daily', table: (b) => b.rows },
     },
     (q) => nodePoolCost.reconciliation(q),

@@ -24,6 +24,7 @@ export const BillGroupBySchema = Type.Union([
   Type.Literal('PURCHASE_TYPE'),
   Type.Literal('INSTANCE_TYPE'),
   Type.Literal('RESOURCE_ID'),
+  Type.Literal('USAGE_TYPE'),
   /** Grouped by the NodePool tag only (a Cost Explorer console CSV export has one grouping). */
   Type.Literal('NONE'),
 ]);

@@ -1,11 +1,11 @@
 import type { AnalyticsPackingRepository } from '../../db/repositories/analytics-packing-repository.js';
 import type { ReportsRepository } from '../../db/repositories/reports-repository.js';
-import { mergeDailyCost } from '../analytics/daily-cost.js';
+import { hasCommitments, mergeDailyCost } from '../analytics/daily-cost.js';
 import { nodePoolCompareRows, nodePoolCompareTotals } from '../analytics/nodepool-cost.js';
 import { dayCeil, dayFloor, isoInstant, utcDay } from '../analytics/range.js';
-import { reconcileDays, reconcileRows } from '../analytics/reconciliation.js';
+import { gapByCause, reconcileDays, reconcileRows } from '../analytics/reconciliation.js';
 import type { NodePoolCompareResponse } from '../schemas/nodepools.js';
-import type { ReconciliationResponse } from '../schemas/cost.js';
+import type { CostMetric, ReconciliationResponse } from '../schemas/cost.js';
 import { rangeOf, type RangeContext } from './analytics-range.js';
 
 /** NodePool x capacity type cost comparison, and the bill reconciled with our estimate per day. */
@@ -18,15 +18,22 @@ export function createNodePoolCostService(packing: AnalyticsPackingRepository, r
     },
 
     /** Whole UTC days (from rounded down, to rounded up), as the bill comes per day. */
-    reconciliation(q: { from?: string; to?: string; nodepool?: string }): ReconciliationResponse {
+    reconciliation(q: { from?: string; to?: string; nodepool?: string; metric?: CostMetric }): ReconciliationResponse {
       const range = rangeOf(ctx, q);
       const days = { fromMs: dayFloor(range.fromMs), toMs: dayCeil(range.toMs), nodePool: range.nodePool };
-      const rows = reconcileRows(mergeDailyCost(reports.billByDay(days), reports.estimateByDay(days)));
+      const bill = reports.billByDay(days);
+      const commitments = hasCommitments(bill);
+      const metric = q.metric ?? (commitments ? 'amortized' : 'unblended');
+      const merged = mergeDailyCost(bill, reports.estimateByDay(days), metric);
+      const rows = reconcileRows(merged);
       const billUsd = rows.reduce((t, r) => t + (r.billUsd ?? 0), 0);
       const estimateUsd = rows.reduce((t, r) => t + (r.estimateUsd ?? 0), 0);
       return {
         from: utcDay(days.fromMs),
         to: utcDay(days.toMs),
+        metric,
+        commitments,
+        causes: gapByCause(merged, metric),
         rows,
         days: reconcileDays(rows),
         totals: { billUsd, estimateUsd, differenceUsd: billUsd - estimateUsd },

@@ -4,12 +4,12 @@ import { staticTableFor } from '../../core/static-prices.js';
 import type { CollectionRunRow, ReportsRepository, UsageStatusRow } from '../../db/repositories/reports-repository.js';
 import type { PrometheusBackfillStatus } from '../../db/repositories/usage-repository.js';
 import type { MetricsStatus } from '../../core/usage.js';
-import { dailyCostTotals, mergeDailyCost } from '../analytics/daily-cost.js';
+import { dailyCostTotals, hasCommitments, mergeDailyCost } from '../analytics/daily-cost.js';
 import { chooseBucketMs, toEfficiencySeries } from '../analytics/efficiency.js';
 import { nodePoolLimitUsage } from '../analytics/nodepool-limits.js';
 import { dayCeil, dayFloor, defaultEndMs, DEFAULT_RANGE_DAYS, isoInstant, resolveRange, utcDay } from '../analytics/range.js';
 import type { CollectionRun, PricingStatus, StatusResponse, UsageStatus } from '../schemas/status.js';
-import type { DailyCostResponse } from '../schemas/cost.js';
+import type { DailyCostQuery, DailyCostResponse } from '../schemas/cost.js';
 import type { EfficiencyResponse } from '../schemas/efficiency.js';
 import type { NodePoolRequirement, NodePoolsResponse } from '../schemas/nodepools.js';
 import type { RangeQuery } from '../schemas/common.js';
@@ -144,14 +144,19 @@ export function createReportsService(repo: ReportsRepository, now: () => number 
     },
 
     /** Whole UTC days: from rounded down, to rounded up to midnight. */
-    dailyCost(query: RangeQuery): DailyCostResponse {
+    dailyCost(query: DailyCostQuery): DailyCostResponse {
       const r = range(query);
       const days = { fromMs: dayFloor(r.fromMs), toMs: dayCeil(r.toMs), nodePool: r.nodePool };
-      const rows = mergeDailyCost(repo.billByDay(days), repo.estimateByDay(days));
+      const bill = repo.billByDay(days);
+      const commitments = hasCommitments(bill);
+      const metric = query.metric ?? (commitments ? 'amortized' : 'unblended');
+      const rows = mergeDailyCost(bill, repo.estimateByDay(days), metric);
       return {
         from: utcDay(days.fromMs),
         to: utcDay(days.toMs),
         currency: pricingStatus(repo).currency,
+        metric,
+        commitments,
         rows,
         totals: dailyCostTotals(rows),
       };

@@ -11,6 +11,50 @@ import { dashboardPerFile, openPage, screenshot, SCREENSHOTS } from './harness.j
 
 const d = dashboardPerFile({ days: 3 });
 
+describe('the cost metric switch', () => {
+  it('chooses the metric of every bill figure, is kept in the URL, and the gap is split by cause', async () => {
+    const { page, errors, close } = await openPage(d.browser);
+    await page.goto(`${d.baseUrl}/`);
+    await page.locator(COST_BARS).first().waitFor();
+    // The sandbox account has a Savings Plan: the default is amortized, and the switch says so.
+    const metric = page.getByLabel('Cost metric');
+    await expect.poll(async () => (await metric.locator('option').first().textContent()) ?? '').toBe('Default (Amortized)');
+    const amortized = await page.getByTestId('bill-total').innerText();
+    const amortizedPeriod = await page.getByTestId('figure-billUsd').locator('.figure-value').innerText();
+    // Every NodePool's volumes and data transfer are a band of the daily chart.
+    expect(
+      await page.locator('[data-testid="cost-chart"] .recharts-legend-item-text', { hasText: 'storage and network' }).count(),
+    ).toBeGreaterThan(0);
+    await expect
+      .poll(async () => Number((await page.locator('tr[data-cause="commitments"] td.num').innerText()).replace(/[^0-9.-]/g, '')))
+      .toBeLessThan(0);
+    await expect
+      .poll(async () => Number((await page.locator('tr[data-cause="volumes"] td.num').innerText()).replace(/[^0-9.-]/g, '')))
+      .toBeGreaterThan(0);
+
+    await metric.selectOption('unblended');
+    await expect.poll(() => new URL(page.url()).searchParams.get('metric')).toBe('unblended');
+    // Unblended has no Savings Plan discount: the bill is higher, in the cost panel and the period figures alike.
+    await expect.poll(() => page.getByTestId('bill-total').innerText()).not.toBe(amortized);
+    await expect.poll(() => page.getByTestId('figure-billUsd').locator('.figure-value').innerText()).not.toBe(amortizedPeriod);
+    await expect
+      .poll(async () => (await page.locator('tr[data-cause="commitments"] td.num').innerText()).replace(/[^0-9.-]/g, ''))
+      .toBe('0.00');
+    const parse = (t: string): number => Number(t.replace(/[^0-9.]/g, ''));
+    expect(parse(await page.getByTestId('bill-total').innerText())).toBeGreaterThan(parse(amortized));
+
+    // The link keeps it, and the other pages' links carry it.
+    await page.reload();
+    await expect.poll(() => page.getByLabel('Cost metric').inputValue()).toBe('unblended');
+    await expect(
+      page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Teams' }).getAttribute('href'),
+    ).resolves.toContain('metric=unblended');
+    await screenshot(page, 'overview-metric-unblended');
+    expect(errors).toEqual([]);
+    await close();
+  });
+});
+
 describe('filters live in the URL', () => {
   it('a NodePool and a range change the charts and the URL; back restores them', async () => {
     const { page, errors, close } = await openPage(d.browser);

@@ -257,11 +257,20 @@ describe.each(PROFILES)('week4 imitating Karpenter %s', (karpenterVersion) => {
       for (const r of c.rows.filter((x) => x.capacityType === 'on-demand')) expect(r.savingsUsd).toBeCloseTo(0, 9);
     });
 
-    it('reconciles the sandbox bill with the estimate, with no unexplained difference', async () => {
+    it('reconciles the sandbox bill with the estimate, every gap with its cause: the Savings Plan, volumes, the rest under 1 %', async () => {
       const r = await get<ReconciliationResponse>(`/api/reconciliation/daily?${range}`);
       expect(r.rows.length).toBeGreaterThan(3);
       expect(r.rows.filter((x) => x.cause === 'unexplained' || x.cause === 'no-bill' || x.cause === 'no-estimate')).toEqual([]);
-      expect(Math.abs(r.totals.differenceUsd)).toBeLessThan(0.01 * r.totals.billUsd);
+      // The sandbox account has a Compute Savings Plan: amortized is the default metric, and it lowers the bill.
+      expect([r.metric, r.commitments]).toEqual(['amortized', true]);
+      const cause = (c: string): number | null => r.causes.find((x) => x.cause === c)?.amountUsd ?? null;
+      expect(cause('commitments')).toBeLessThan(0);
+      // Every NodePool's volumes and data transfer are on its bill, beside compute.
+      expect(cause('volumes')).toBeGreaterThan(0);
+      const pools = new Set(r.rows.filter((x) => x.band === 'storage-network' && (x.billUsd ?? 0) > 0).map((x) => x.nodePool));
+      expect([...pools].sort()).toEqual(['', 'general', 'system']);
+      expect(r.causes.reduce((t, c) => t + (c.amountUsd ?? 0), 0)).toBeCloseTo(r.totals.differenceUsd, 6);
+      expect(Math.abs(cause('other') ?? 0)).toBeLessThan(0.01 * r.totals.billUsd);
     });
   });
 });

@@ -125,7 +125,9 @@ describe.each(PROFILES)('Karpenter %s', (karpenterVersion) => {
       // Any other grouping or granularity the collector stored (hourly, per instance) too.
       const { availableGroupBys } = await getJson<BillLinesResponse>('/api/bill/lines');
       const others: Explanation[] = [];
-      for (const groupBy of availableGroupBys) {
+      // EC2 - Other lines (volumes, data transfer) are the NodePool's, never a NodeClaim's: explained apart, below.
+      expect(availableGroupBys).toContain('USAGE_TYPE');
+      for (const groupBy of availableGroupBys.filter((g) => g !== 'USAGE_TYPE')) {
         const { availableGranularities } = await getJson<BillLinesResponse>(`/api/bill/lines?groupBy=${groupBy}`);
         for (const g of availableGranularities)
           if (!(g === 'DAILY' && (groupBy === 'PURCHASE_TYPE' || groupBy === 'INSTANCE_TYPE')))
@@ -140,6 +142,15 @@ describe.each(PROFILES)('Karpenter %s', (karpenterVersion) => {
       // Both groupings hold the same money.
       const sum = (es: Explanation[]) => es.reduce((s, e) => s + e.lineUsd, 0);
       expect(sum(byType)).toBeCloseTo(sum(byPurchase), 6);
+    });
+
+    it('EC2 - Other lines (root volumes, data transfer) are listed and say why no NodeClaim explains them', async () => {
+      const other = await explainAll('cost-explorer', 'USAGE_TYPE');
+      expect(new Set(other.map((e) => e.line.nodePool))).toEqual(new Set(['', 'general', 'spot-batch', 'system']));
+      for (const e of other) {
+        expect(e.nodeClaims).toEqual([]);
+        expect(e.notes.join(' ')).toContain('EC2 - Other');
+      }
     });
 
     it('the untagged line is the managed node group: two m5.large not launched by Karpenter, 24 h a day', () => {

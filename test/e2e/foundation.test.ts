@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedFromSandbox, type SeedSummary } from '../../cli/seed-sandbox.js';
 import { type Db, openDb } from '../../db/open-db.js';
-import { nodePoolCostByHand } from '../../sandbox/scenario/bill.js';
+import { computeBill, nodePoolCostByHand } from '../../sandbox/scenario/bill.js';
+import { applySavingsPlan, defaultSavingsPlan } from '../../sandbox/scenario/volumes-savings-plan.js';
 import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import { buildApp } from '../../server/app.js';
 import type { DailyCostResponse } from '../../server/schemas/cost.js';
@@ -63,15 +64,33 @@ describe('sandbox -> collectors -> SQLite -> API', () => {
       const pools = (await app.inject({ url: '/api/nodepools' })).json<NodePoolsResponse>();
       expect(pools.items.map((p) => p.name).sort()).toEqual(['general', 'spot-batch', 'system']);
 
-      const res = await app.inject({ url: '/api/cost/nodepools/daily?from=2026-11-01&to=2026-11-15' });
+      const res = await app.inject({ url: '/api/cost/nodepools/daily?from=2026-11-01&to=2026-11-15&metric=unblended' });
       expect(res.statusCode).toBe(200);
       const cost = res.json<DailyCostResponse>();
       const billBy = new Map<string, number>();
+      const amortizedBy = new Map<string, number>();
+      const storageBy = new Map<string, number>();
       const estimateBy = new Map<string, number>();
       for (const r of cost.rows) {
+        if (r.band === 'storage-network') {
+          storageBy.set(r.nodePool, (storageBy.get(r.nodePool) ?? 0) + (r.billUsd ?? 0));
+          continue;
+        }
         billBy.set(r.nodePool, (billBy.get(r.nodePool) ?? 0) + (r.billUsd ?? 0));
+        amortizedBy.set(r.nodePool, (amortizedBy.get(r.nodePool) ?? 0) + (r.billAmortizedUsd ?? 0));
         estimateBy.set(r.nodePool, (estimateBy.get(r.nodePool) ?? 0) + (r.estimateUsd ?? 0));
       }
+      // Every NodePool's root volumes and data transfer are on its bill, beside its instances.
+      for (const pool of ['system', 'general', 'spot-batch', '']) expect(storageBy.get(pool) ?? 0).toBeGreaterThan(0);
+      // Amortized per NodePool = the simulated node-hours x prices − what the Savings Plan saved on them, to the cent.
+      const savedBy = new Map<string, number>();
+      // The plan applies over the whole simulated bill (nodes launched before the window too); the window's hours count.
+      for (const c of applySavingsPlan(computeBill(sb.scenario, sb.scenario.end), defaultSavingsPlan(sb.scenario)).lines) {
+        if (c.line.hourStart < sb.scenario.start) continue;
+        const pool = c.line.nodePool ?? '';
+        savedBy.set(pool, (savedBy.get(pool) ?? 0) + c.coveredOnDemandUsd - c.savingsPlanEffectiveUsd);
+      }
+      expect([...savedBy.values()].reduce((t, v) => t + v, 0)).toBeGreaterThan(0);
       for (const pool of ['system', 'general', 'spot-batch']) expect(billBy.get(pool) ?? 0).toBeGreaterThan(0);
       // The untagged line (the managed node group running Karpenter) is kept, not dropped.
       expect(billBy.get('') ?? 0).toBeGreaterThan(0);
@@ -80,6 +99,7 @@ describe('sandbox -> collectors -> SQLite -> API', () => {
       const byHand = nodePoolCostByHand(sb.scenario, sb.scenario.end, sb.scenario.start);
       expect(byHand.get('')).toBeCloseTo(2 * 0.096 * 14 * 24, 6); // two m5.large all fortnight
       for (const [pool, usd] of byHand) expect(billBy.get(pool) ?? 0).toBeCloseTo(usd, 2);
+      for (const [pool, usd] of byHand) expect(amortizedBy.get(pool) ?? 0).toBeCloseTo(usd - (savedBy.get(pool) ?? 0), 2);
       // Our snapshot estimate agrees with the bill: exactly for on-demand, within 1% where spot prices move mid-step.
       for (const pool of ['system', 'general', 'spot-batch', '']) {
         const bill = billBy.get(pool) ?? 0;

@@ -10,6 +10,7 @@ import { createPricingClient } from '../../collectors/pricing/client.js';
 import { collectOnDemandPrices } from '../../collectors/pricing/collect.js';
 import { createEc2Client } from '../../collectors/spot/client.js';
 import type { NodeRecord } from '../../core/model.js';
+import { ec2OtherUsage } from '../../core/ec2-other.js';
 import { type Db, openDb } from '../../db/open-db.js';
 import { createCostLinesRepository } from '../../db/repositories/cost-lines-repository.js';
 import { createPricesRepository } from '../../db/repositories/prices-repository.js';
@@ -155,6 +156,7 @@ describe('Cost Explorer (recorded shapes: grouped by tag and purchase type, page
       const groupBy = ((r.json?.GroupBy ?? []) as { Key: string }[])[1]?.Key;
       if (r.operation === 'GetCostAndUsageWithResources') return jsonAnswer(fixture.withResources[0]);
       if (groupBy === 'INSTANCE_TYPE') return jsonAnswer(fixture.instanceType[0]);
+      if (groupBy === 'USAGE_TYPE') return jsonAnswer(fixture.ec2OtherUsageType[0]);
       const pages = fixture.purchaseType;
       return jsonAnswer(r.json?.NextPageToken === pages[0].NextPageToken ? pages[1] : pages[0]);
     });
@@ -170,7 +172,38 @@ describe('Cost Explorer (recorded shapes: grouped by tag and purchase type, page
     expect(result.queries.map((q) => [q.groupBy, q.requests])).toEqual([
       ['PURCHASE_TYPE', 2],
       ['INSTANCE_TYPE', 1],
+      ['USAGE_TYPE', 1],
       ['RESOURCE_ID', 1],
+    ]);
+    // The EC2 - Other request: filtered to the service, grouped by the NodePool tag and usage type, all four cost metrics.
+    const otherRequest = endpoint.requests.find((r) => ((r.json?.GroupBy ?? []) as { Key: string }[])[1]?.Key === 'USAGE_TYPE');
+    expect(otherRequest?.json).toMatchObject({
+      Metrics: ['UnblendedCost', 'AmortizedCost', 'NetUnblendedCost', 'NetAmortizedCost', 'UsageQuantity'],
+      Filter: { And: [{ Tags: { Key: 'eks:eks-cluster-name' } }, { Dimensions: { Key: 'SERVICE', Values: ['EC2 - Other'] } }] },
+    });
+    const other = createCostLinesRepository(db).listCostLines({
+      source: 'cost-explorer',
+      granularity: 'DAILY',
+      groupBy: 'USAGE_TYPE',
+      fromMs: 0,
+      toMs: NOW + 86_400_000,
+    });
+    expect(
+      other.map((l) => [
+        l.periodStart,
+        l.nodePool,
+        ec2OtherUsage(l.dimensionValue).group,
+        l.unblendedUsd,
+        l.netUnblendedUsd,
+        l.usageUnit,
+        l.estimated,
+      ]),
+    ).toEqual([
+      ['2026-11-12', '', 'EC2: EBS - SSD(gp3)', 0.0533333333, 0.0506666667, 'GB-Mo', false],
+      ['2026-11-12', 'general', 'EC2: Data Transfer - Inter AZ', 0.0061, 0.005795, 'GB', false],
+      ['2026-11-12', 'general', 'EC2: EBS - Snapshots', 0.0016666667, 0.0015833333, 'GB-Mo', false],
+      ['2026-11-12', 'general', 'EC2: EBS - SSD(gp3)', 0.0222222222, 0.0211111111, 'GB-Mo', false],
+      ['2026-11-13', '', 'EC2: EBS - SSD(gp3)', 0.0533333333, 0.0506666667, 'GB-Mo', true],
     ]);
     const lines = createCostLinesRepository(db).listCostLines({
       source: 'cost-explorer',

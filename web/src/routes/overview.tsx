@@ -1,12 +1,14 @@
 import { PageHeader } from '../components/ui/page-header';
 import { Link } from '../lib/router';
 import { pickParams } from '../lib/url-params';
+import { useDailyCost } from '../features/cost/api/use-daily-cost';
 import { CostPanel } from '../features/cost/components/cost-panel';
+import { GapPanel } from '../features/cost/components/gap-panel';
 import { TimelinePanel } from '../features/consolidation/components/timeline-panel';
 import { useNodePoolColors } from '../features/filters/api/use-nodepool-colors';
 import { FilterBar } from '../features/filters/components/filter-bar';
 import { useUrlFilters } from '../features/filters/hooks/use-url-filters';
-import { FILTER_KEYS, previousRange, rangeDays, rangeQuery, resolveRange } from '../features/filters/utils/url-filters';
+import { FILTER_KEYS, previousRange, rangeDays, rangeQuery, resolveRange, withMetric } from '../features/filters/utils/url-filters';
 import { PeriodPanel } from '../features/period/components/period-panel';
 import { useStatus } from '../features/status/api/use-status';
 
@@ -19,6 +21,8 @@ export default function OverviewPage() {
   const resolved = resolveRange(filters.range, status.data?.defaultRange.to);
   const previous = resolved === undefined ? undefined : { ...previousRange(resolved), nodepool: filters.nodePool };
   const days = resolved === undefined ? 0 : rangeDays(resolved);
+  const billQuery = withMetric(query, filters.metric);
+  const metricInEffect = useDailyCost(billQuery ?? {}).data?.metric;
 
   return (
     <>
@@ -26,16 +30,18 @@ export default function OverviewPage() {
         title="Overview"
         question="What did the cluster cost per day, how well were its nodes packed, and is it better or worse than before?"
       >
-        <FilterBar filters={filters} resolved={resolved} onChange={update} />
+        <FilterBar filters={filters} resolved={resolved} onChange={update} metric={{ inEffect: metricInEffect }} />
       </PageHeader>
       <div className="panels">
         <PeriodPanel
           current={query}
           previous={previous}
+          metric={filters.metric}
           nodePool={filters.nodePool}
           periodLabel={days === 1 ? '24 hours' : `${days} days`}
         />
-        <CostPanel query={query} colors={colors} />
+        <CostPanel query={billQuery} colors={colors} />
+        <GapPanel query={billQuery} />
         <TimelinePanel
           query={query}
           nodePool={filters.nodePool}

@@ -17,7 +17,7 @@ export interface BillPageState {
   seed: number;
 }
 
-const GROUP_BYS: readonly BillGroupBy[] = ['PURCHASE_TYPE', 'INSTANCE_TYPE', 'RESOURCE_ID', 'NONE'];
+const GROUP_BYS: readonly BillGroupBy[] = ['PURCHASE_TYPE', 'INSTANCE_TYPE', 'RESOURCE_ID', 'USAGE_TYPE', 'NONE'];
 const SOURCE_RE = /^(cost-explorer|csv:[A-Za-z0-9][A-Za-z0-9._-]{0,63})$/;
 const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -82,6 +82,7 @@ const GROUP_BY_LABEL: Record<BillGroupBy, string> = {
   PURCHASE_TYPE: 'Purchase type',
   INSTANCE_TYPE: 'Instance type',
   RESOURCE_ID: 'Instance',
+  USAGE_TYPE: 'Storage and network (EC2 - Other)',
   NONE: 'NodePool only',
 };
 export const groupByLabel = (g: BillGroupBy): string => GROUP_BY_LABEL[g];

@@ -13,11 +13,17 @@ interface CostChartProps {
 
 const tooltipUsd = (value: unknown): string => (typeof value === 'number' ? formatUsd(value) : String(value ?? ''));
 
-const KIND_LABEL: Record<PurchaseKind, string> = { 'on-demand': 'on-demand', spot: 'spot', reserved: 'reserved', other: 'other purchase' };
+const KIND_LABEL: Record<PurchaseKind, string> = {
+  'on-demand': 'on-demand',
+  spot: 'spot',
+  reserved: 'reserved',
+  other: 'other purchase',
+  'storage-network': 'storage and network',
+};
 const segmentLabel = (s: Segment): string => `${nodePoolLabel(s.nodePool)} · ${KIND_LABEL[s.kind]}`;
 const patternId = (i: number): string => `cost-pattern-${i}`;
 
-/** Spot is striped, reserved and other purchases dotted, on-demand solid: the NodePool keeps its colour. */
+/** Spot is striped, reserved and other purchases dotted, storage and network cross-hatched, on-demand solid: the NodePool keeps its colour. */
 function SegmentPatterns({ segments, colors }: { segments: readonly Segment[]; colors: NodePoolColors }) {
   return (
     <defs>
@@ -32,6 +38,14 @@ function SegmentPatterns({ segments, colors }: { segments: readonly Segment[]; c
           );
         }
         if (s.kind === 'on-demand') return null;
+        if (s.kind === 'storage-network') {
+          return (
+            <pattern key={s.key} id={patternId(i)} patternUnits="userSpaceOnUse" width="6" height="6">
+              <rect width="6" height="6" fill={color} fillOpacity="0.25" />
+              <path d="M0 3h6M3 0v6" stroke={color} strokeWidth="1.2" />
+            </pattern>
+          );
+        }
         return (
           <pattern key={s.key} id={patternId(i)} patternUnits="userSpaceOnUse" width="5" height="5">
             <rect width="5" height="5" fill={color} fillOpacity="0.3" />

@@ -1,5 +1,5 @@
 import { lazy, Suspense, useMemo, useState } from 'react';
-import type { RangeQuery } from '@schemas/common';
+import type { DailyCostQuery } from '@schemas/cost';
 import { Panel } from '../../../components/ui/panel';
 import { Segmented } from '../../../components/ui/segmented';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
@@ -18,22 +18,38 @@ const METRICS: readonly { value: CostMetric; label: string }[] = [
   { value: 'both', label: 'Both' },
 ];
 
+/** How the panel names a Cost Explorer metric. */
+export const METRIC_NAME: Record<string, string> = {
+  unblended: 'UnblendedCost',
+  amortized: 'AmortizedCost',
+  'net-unblended': 'NetUnblendedCost',
+  'net-amortized': 'NetAmortizedCost',
+};
+
 function Summary({
   billUsd,
   estimateUsd,
   estimateVsBill,
   notFinalDays,
+  storageNetworkUsd,
+  metric,
 }: {
   billUsd: number;
   estimateUsd: number;
   estimateVsBill: number | null;
   notFinalDays: number;
+  storageNetworkUsd: number;
+  metric: string;
 }) {
   return (
     <dl className="summary">
       <div>
-        <dt>Bill</dt>
-        <dd>{formatUsd(billUsd)}</dd>
+        <dt>Bill ({METRIC_NAME[metric] ?? metric})</dt>
+        <dd data-testid="bill-total">{formatUsd(billUsd)}</dd>
+      </div>
+      <div>
+        <dt>of which storage and network</dt>
+        <dd>{formatUsd(storageNetworkUsd)}</dd>
       </div>
       <div>
         <dt>Our estimate</dt>
@@ -52,8 +68,8 @@ function Summary({
   );
 }
 
-/** Cost per UTC day by NodePool: the Cost Explorer bill (UnblendedCost) and our estimate from snapshots. */
-export function CostPanel({ query, colors }: { query: RangeQuery | undefined; colors: NodePoolColors }) {
+/** Cost per UTC day by NodePool: the Cost Explorer bill (in the chosen metric) and our estimate from snapshots. */
+export function CostPanel({ query, colors }: { query: DailyCostQuery | undefined; colors: NodePoolColors }) {
   const [metric, setMetric] = useState<CostMetric>('bill');
   const cost = useDailyCost(query ?? {});
   const stacks = useMemo(
@@ -79,6 +95,8 @@ export function CostPanel({ query, colors }: { query: RangeQuery | undefined; co
           estimateUsd={stacks.estimateTotalUsd}
           estimateVsBill={stacks.estimateVsBill}
           notFinalDays={stacks.days.filter((d) => d.billNotFinal).length}
+          storageNetworkUsd={cost.data?.totals.storageNetworkUsd ?? 0}
+          metric={cost.data?.metric ?? 'unblended'}
         />
         <Suspense fallback={<LoadingState label="Loading chart…" />}>
           <CostChart stacks={stacks} metric={metric} colors={colors} />
@@ -90,7 +108,7 @@ export function CostPanel({ query, colors }: { query: RangeQuery | undefined; co
   return (
     <Panel
       title="Cost per day"
-      subtitle={`${currencyCode()} per UTC day, by NodePool and capacity type (solid on-demand, striped spot). Bill: Cost Explorer UnblendedCost by the karpenter.sh/nodepool tag. Estimate: node prices × time seen in snapshots.`}
+      subtitle={`${currencyCode()} per UTC day, by NodePool and capacity type (solid on-demand, striped spot, cross-hatched storage and network: the NodePool's volumes and data transfer). Bill: Cost Explorer ${METRIC_NAME[cost.data?.metric ?? 'unblended']} by the karpenter.sh/nodepool tag. Estimate: node prices × time seen in snapshots.`}
       actions={<Segmented label="Cost figure" value={metric} options={METRICS} onChange={setMetric} />}
     >
       <div className={cost.isFetching && !cost.isPending ? 'panel-body is-refreshing' : 'panel-body'}>{body}</div>

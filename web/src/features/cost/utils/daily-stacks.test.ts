@@ -5,8 +5,12 @@ import { daysBetween, toDailyStacks } from './daily-stacks';
 const row = (p: Partial<DailyCostRow> & Pick<DailyCostRow, 'day' | 'nodePool'>): DailyCostRow => ({
   purchaseType: null,
   capacityType: 'on-demand',
+  band: 'compute',
   billUsd: null,
+  billUnblendedUsd: null,
   billAmortizedUsd: null,
+  billNetUnblendedUsd: null,
+  billNetAmortizedUsd: null,
   billEstimated: false,
   estimateUsd: null,
   estimateReservedUsd: null,
@@ -95,5 +99,29 @@ describe('toDailyStacks', () => {
     expect(
       toDailyStacks([row({ day: '2026-11-01', nodePool: 'a', estimateUsd: 3 })], '2026-11-01', '2026-11-02').estimateVsBill,
     ).toBeNull();
+  });
+});
+
+describe("toDailyStacks: the NodePool's volumes and data transfer are a band of their own", () => {
+  it('general: on-demand 10 + storage and network 0.5 = 10.5 billed on the day, after its compute in the stack', () => {
+    const stacks = toDailyStacks(
+      [
+        row({ day: '2026-11-01', nodePool: 'general', purchaseType: 'On Demand Instances', billUsd: 10, estimateUsd: 9.9 }),
+        row({
+          day: '2026-11-01',
+          nodePool: 'general',
+          purchaseType: 'EC2 - Other',
+          capacityType: null,
+          band: 'storage-network',
+          billUsd: 0.5,
+        }),
+      ],
+      '2026-11-01',
+      '2026-11-02',
+    );
+    expect(stacks.segments.map((s) => s.key)).toEqual(['general|on-demand', 'general|storage-network']);
+    expect(stacks.days[0].bill).toEqual({ 'general|on-demand': 10, 'general|storage-network': 0.5 });
+    expect(stacks.billTotalUsd).toBe(10.5);
+    expect(stacks.estimateTotalUsd).toBe(9.9);
   });
 });

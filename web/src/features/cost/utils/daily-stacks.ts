@@ -1,8 +1,11 @@
 import type { DailyCostRow } from '@schemas/cost';
 import { DAY_MS } from '../../../lib/time';
 
-/** How a segment was bought: our capacity type, or `other` for purchase types with no Karpenter equivalent (Savings Plans, RIs). */
-export type PurchaseKind = 'on-demand' | 'spot' | 'reserved' | 'other';
+/**
+ * How a segment was bought: our capacity type, `other` for purchase types with no Karpenter equivalent (Savings Plans,
+ * RIs), or `storage-network` for the NodePool's volumes and data transfer (EC2 - Other).
+ */
+export type PurchaseKind = 'on-demand' | 'spot' | 'reserved' | 'other' | 'storage-network';
 
 /** One stacked segment: a NodePool and how its capacity was bought. */
 export interface Segment {
@@ -16,7 +19,7 @@ export interface Segment {
 export interface DayStack {
   /** YYYY-MM-DD, UTC. */
   day: string;
-  /** Cost Explorer UnblendedCost per segment key, USD. */
+  /** The bill in the response's metric per segment key, USD. */
   bill: Record<string, number>;
   /** Our estimate per segment key, USD. */
   estimate: Record<string, number>;
@@ -28,7 +31,7 @@ export interface DayStack {
 
 export interface DailyStacks {
   days: DayStack[];
-  /** Every segment with cost in the range: NodePools sorted with '' (untagged) last, then on-demand, spot, reserved, other. */
+  /** Every segment with cost in the range: NodePools sorted with '' (untagged) last, then on-demand, spot, reserved, other, storage and network. */
   segments: Segment[];
   /** Every NodePool with cost in the range, same order. */
   nodePools: string[];
@@ -38,7 +41,7 @@ export interface DailyStacks {
   estimateVsBill: number | null;
 }
 
-const KIND_ORDER: readonly PurchaseKind[] = ['on-demand', 'spot', 'reserved', 'other'];
+const KIND_ORDER: readonly PurchaseKind[] = ['on-demand', 'spot', 'reserved', 'other', 'storage-network'];
 
 /** Every day from `from` (inclusive) to `to` (exclusive), YYYY-MM-DD. */
 export function daysBetween(from: string, to: string): string[] {
@@ -75,7 +78,7 @@ export function toDailyStacks(rows: readonly DailyCostRow[], from: string, to: s
   for (const r of rows) {
     const d = byDay.get(r.day);
     if (d === undefined) continue;
-    const kind: PurchaseKind = r.capacityType ?? 'other';
+    const kind: PurchaseKind = r.band === 'storage-network' ? 'storage-network' : (r.capacityType ?? 'other');
     const key = segmentKey(r.nodePool, kind);
     // The bill cannot tell capacity reservations from on-demand (both are On Demand Instances); the estimate can.
     const reservedUsd = r.estimateReservedUsd ?? 0;

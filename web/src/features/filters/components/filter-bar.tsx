@@ -2,7 +2,7 @@ import { useId } from 'react';
 import type { ParamUpdates } from '../../../lib/url-params';
 import { nodePoolLabel } from '../../../lib/format';
 import { useNodePools } from '../api/use-nodepools';
-import { rangeUpdates, type Filters, type InstantRange } from '../utils/url-filters';
+import { COST_METRICS, rangeUpdates, type Filters, type InstantRange } from '../utils/url-filters';
 import { RangePicker } from './range-picker';
 
 interface FilterBarProps {
@@ -18,13 +18,26 @@ interface FilterBarProps {
   range?: boolean;
   /** The team select's label (default "Team"). */
   teamLabel?: string;
+  /** Show the cost metric switch (pages with bill figures); the metric the server chose when none is in the URL. */
+  metric?: { inEffect: string | undefined };
 }
 
 /** Time range, NodePool and team, written to the URL. */
-export function FilterBar({ filters, resolved, onChange, nodePool = true, teams, range = true, teamLabel = 'Team' }: FilterBarProps) {
+export function FilterBar({
+  filters,
+  resolved,
+  onChange,
+  nodePool = true,
+  teams,
+  range = true,
+  teamLabel = 'Team',
+  metric,
+}: FilterBarProps) {
   const nodePools = useNodePools();
   const poolId = useId();
   const teamId = useId();
+  const metricId = useId();
+  const inEffect = COST_METRICS.find((m) => m.value === metric?.inEffect)?.label;
   return (
     <div className="filters" role="group" aria-label="Filters">
       {range ? <RangePicker value={filters.range} resolved={resolved} onChange={(r) => onChange(rangeUpdates(r))} /> : null}
@@ -47,6 +60,21 @@ export function FilterBar({ filters, resolved, onChange, nodePool = true, teams,
           </select>
         </span>
       ) : null}
+      {metric === undefined ? null : (
+        <span className="field">
+          <label className="select-label" htmlFor={metricId}>
+            Cost metric
+          </label>
+          <select id={metricId} value={filters.metric ?? ''} onChange={(e) => onChange({ metric: e.target.value })}>
+            <option value="">{inEffect === undefined ? 'Default' : `Default (${inEffect})`}</option>
+            {COST_METRICS.map((m) => (
+              <option key={m.value} value={m.value}>
+                {m.label}
+              </option>
+            ))}
+          </select>
+        </span>
+      )}
       {teams === undefined ? null : (
         <span className="field">
           <label className="select-label" htmlFor={teamId}>

@@ -1,23 +1,36 @@
 import { describe, expect, it } from 'vitest';
-import { isDay, parseFilters, previousRange, rangeQuery, rangeUpdates, resolveRange, type Filters } from './url-filters';
+import { isDay, parseFilters, previousRange, rangeQuery, rangeUpdates, resolveRange, withMetric, type Filters } from './url-filters';
 
 const parse = (qs: string) => parseFilters(new URLSearchParams(qs));
 
 describe('parseFilters', () => {
   describe.each([
-    { qs: '', expected: { range: { kind: 'preset', days: 7 }, nodePool: undefined, team: undefined } },
+    { qs: '', expected: { range: { kind: 'preset', days: 7 }, nodePool: undefined, team: undefined, metric: undefined } },
     {
       qs: 'range=14d&nodepool=general&team=payments',
-      expected: { range: { kind: 'preset', days: 14 }, nodePool: 'general', team: 'payments' },
+      expected: { range: { kind: 'preset', days: 14 }, nodePool: 'general', team: 'payments', metric: undefined },
     },
-    { qs: 'range=5d', expected: { range: { kind: 'preset', days: 7 }, nodePool: undefined, team: undefined } }, // not a preset
+    { qs: 'range=5d', expected: { range: { kind: 'preset', days: 7 }, nodePool: undefined, team: undefined, metric: undefined } }, // not a preset
     {
       qs: 'range=7d&from=2026-11-03&to=2026-11-05',
-      expected: { range: { kind: 'custom', fromDay: '2026-11-03', toDay: '2026-11-05' }, nodePool: undefined, team: undefined },
+      expected: {
+        range: { kind: 'custom', fromDay: '2026-11-03', toDay: '2026-11-05' },
+        nodePool: undefined,
+        team: undefined,
+        metric: undefined,
+      },
     },
-    { qs: 'from=2026-11-05&to=2026-11-03', expected: { range: { kind: 'preset', days: 7 }, nodePool: undefined, team: undefined } }, // reversed
-    { qs: 'from=2026-11-03', expected: { range: { kind: 'preset', days: 7 }, nodePool: undefined, team: undefined } }, // half a range
-    { qs: 'nodepool=&team=', expected: { range: { kind: 'preset', days: 7 }, nodePool: undefined, team: undefined } },
+    {
+      qs: 'from=2026-11-05&to=2026-11-03',
+      expected: { range: { kind: 'preset', days: 7 }, nodePool: undefined, team: undefined, metric: undefined },
+    }, // reversed
+    { qs: 'from=2026-11-03', expected: { range: { kind: 'preset', days: 7 }, nodePool: undefined, team: undefined, metric: undefined } }, // half a range
+    { qs: 'nodepool=&team=', expected: { range: { kind: 'preset', days: 7 }, nodePool: undefined, team: undefined, metric: undefined } },
+    {
+      qs: 'metric=net-amortized&nodepool=general',
+      expected: { range: { kind: 'preset', days: 7 }, nodePool: 'general', team: undefined, metric: 'net-amortized' },
+    },
+    { qs: 'metric=blended', expected: { range: { kind: 'preset', days: 7 }, nodePool: undefined, team: undefined, metric: undefined } }, // not a metric we show
   ])('?$qs', ({ qs, expected }) => {
     it('parses', () => expect(parse(qs)).toEqual(expected));
   });
@@ -69,7 +82,7 @@ describe('previousRange', () => {
 });
 
 describe('rangeQuery', () => {
-  const filters: Filters = { range: { kind: 'preset', days: 7 }, nodePool: 'general', team: undefined };
+  const filters: Filters = { range: { kind: 'preset', days: 7 }, nodePool: 'general', team: undefined, metric: undefined };
   const status = { isPending: false, data: { defaultRange: { to: '2026-11-08T00:00:00.000Z' } } };
   it('waits for the status for a preset', () => expect(rangeQuery(filters, { isPending: true })).toBeUndefined());
   it('does not wait for a custom range', () =>
@@ -82,4 +95,12 @@ describe('rangeQuery', () => {
     expect(rangeQuery(filters, status)).toEqual({ from: '2026-11-01T00:00:00.000Z', to: '2026-11-08T00:00:00.000Z', nodepool: 'general' }));
   it("falls back to the server's default range when the status failed", () =>
     expect(rangeQuery({ ...filters, nodePool: undefined }, { isPending: false })).toEqual({}));
+});
+
+describe('withMetric: the metric goes only to bill routes, and only when chosen', () => {
+  it.each([
+    [{ from: 'a' }, undefined, { from: 'a' }],
+    [{ from: 'a' }, 'unblended' as const, { from: 'a', metric: 'unblended' }],
+    [undefined, 'amortized' as const, undefined],
+  ])('%j + %s -> %j', (query, metric, expected) => expect(withMetric(query, metric)).toEqual(expected));
 });

@@ -1,3 +1,4 @@
+import type { CostMetric } from '@schemas/cost';
 import type { ParamUpdates } from '../../../lib/url-params';
 import { DAY_MS } from '../../../lib/time';
 
@@ -7,6 +8,8 @@ import { DAY_MS } from '../../../lib/time';
  *   ?from=2026-11-03&to=2026-11-05  UTC days, both inclusive (three days here)
  *   &nodepool=general               one NodePool ('' = all)
  *   &team=payments                  one team (the Teams page)
+ *   &metric=unblended               the Cost Explorer metric of bill figures (unset = the server's default: amortized
+ *                                   when commitments apply, else unblended)
  * Presets end at the newest data, not at "now": sandbox data and an idle collector sit in the past.
  */
 
@@ -23,10 +26,30 @@ export interface Filters {
   range: RangeChoice;
   nodePool: string | undefined;
   team: string | undefined;
+  /** The bill's cost metric; undefined = the server's default. */
+  metric: CostMetric | undefined;
 }
 
 /** The query keys a link to another page carries over. */
-export const FILTER_KEYS = ['range', 'from', 'to', 'nodepool', 'team'] as const;
+export const FILTER_KEYS = ['range', 'from', 'to', 'nodepool', 'team', 'metric'] as const;
+
+export const COST_METRICS: readonly { value: CostMetric; label: string }[] = [
+  { value: 'amortized', label: 'Amortized' },
+  { value: 'unblended', label: 'Unblended' },
+  { value: 'net-amortized', label: 'Net amortized' },
+  { value: 'net-unblended', label: 'Net unblended' },
+];
+
+const parseMetric = (text: string | null): CostMetric | undefined => COST_METRICS.find((m) => m.value === text)?.value;
+
+/** The bill query of a bill route: the range query with the metric when one is chosen. */
+export function withMetric<Q extends object>(
+  query: Q | undefined,
+  metric: CostMetric | undefined,
+): (Q & { metric?: CostMetric }) | undefined {
+  if (query === undefined) return undefined;
+  return metric === undefined ? query : { ...query, metric };
+}
 
 const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
 
@@ -41,7 +64,12 @@ export function isDay(text: string | null): text is string {
 export function parseFilters(params: URLSearchParams): Filters {
   const nodePool = params.get('nodepool') ?? '';
   const team = params.get('team') ?? '';
-  return { range: parseRange(params), nodePool: nodePool === '' ? undefined : nodePool, team: team === '' ? undefined : team };
+  return {
+    range: parseRange(params),
+    nodePool: nodePool === '' ? undefined : nodePool,
+    team: team === '' ? undefined : team,
+    metric: parseMetric(params.get('metric')),
+  };
 }
 
 function parseRange(params: URLSearchParams): RangeChoice {

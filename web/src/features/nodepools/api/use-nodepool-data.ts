@@ -1,11 +1,20 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { RangeQuery } from '@schemas/common';
+import type { DailyCostQuery } from '@schemas/cost';
 import { jsonQuery } from '../../../lib/json-query';
 
 /** Cost, node-hours, cost per vCPU-hour and spot savings per NodePool × capacity type over the range. */
 export const useNodePoolCompare = (query: RangeQuery | undefined) =>
   useQuery({
     ...jsonQuery('/api/nodepools/compare', query),
+    enabled: query !== undefined,
+    placeholderData: keepPreviousData,
+  });
+
+/** The bill per day and NodePool in the chosen metric, storage and network included (the cost panel shares this cache entry). */
+export const useNodePoolBill = (query: DailyCostQuery | undefined) =>
+  useQuery({
+    ...jsonQuery('/api/cost/nodepools/daily', query),
     enabled: query !== undefined,
     placeholderData: keepPreviousData,
   });

@@ -1,10 +1,11 @@
 import { useMemo } from 'react';
 import type { RangeQuery } from '@schemas/common';
+import type { CostMetric } from '@schemas/cost';
 import { Panel } from '../../../components/ui/panel';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
 import type { NodePoolColors } from '../../../lib/colors';
 import { formatIsoUtc } from '../../../lib/format';
-import { useEfficiencySummary, useNodePoolCompare, useNodePoolSpecs, useNodesAt } from '../api/use-nodepool-data';
+import { useEfficiencySummary, useNodePoolBill, useNodePoolCompare, useNodePoolSpecs, useNodesAt } from '../api/use-nodepool-data';
 import { buildCards } from '../utils/nodepool-cards';
 import { NodePoolCards } from './nodepool-cards';
 
@@ -12,22 +13,30 @@ interface CardsPanelProps {
   query: RangeQuery | undefined;
   /** Only this NodePool's card. */
   nodePool: string | undefined;
+  /** The bill's cost metric (the URL's); undefined = the server's default. */
+  metric?: CostMetric;
   colors: NodePoolColors;
 }
 
 /** The NodePool cards, from the cluster's NodePools, the range's summary and comparison, and the nodes at the range's end. */
-export function CardsPanel({ query, nodePool, colors }: CardsPanelProps) {
+export function CardsPanel({ query, nodePool, metric, colors }: CardsPanelProps) {
   const unfiltered = query === undefined ? undefined : { from: query.from, to: query.to };
+  // The bill as the cost panel asks for it (same cache entry): its NodePool filter narrows both alike.
+  const bill = useNodePoolBill(query === undefined ? undefined : metric === undefined ? query : { ...query, metric });
   const pools = useNodePoolSpecs();
   const summary = useEfficiencySummary(unfiltered);
   const compare = useNodePoolCompare(unfiltered);
   const nodes = useNodesAt(query?.to);
   const cards = useMemo(
     () =>
-      buildCards(pools.data?.items ?? [], summary.data?.rows ?? [], compare.data?.rows ?? [], nodes.data?.rows ?? []).filter(
-        (c) => nodePool === undefined || c.name === nodePool,
-      ),
-    [pools.data, summary.data, compare.data, nodes.data, nodePool],
+      buildCards(
+        pools.data?.items ?? [],
+        summary.data?.rows ?? [],
+        compare.data?.rows ?? [],
+        nodes.data?.rows ?? [],
+        bill.data?.rows ?? [],
+      ).filter((c) => nodePool === undefined || c.name === nodePool),
+    [pools.data, summary.data, compare.data, nodes.data, bill.data, nodePool],
   );
   const failed = [pools, summary, compare, nodes].find((q) => q.isError);
   const body = (() => {

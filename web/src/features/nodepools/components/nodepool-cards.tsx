@@ -68,6 +68,14 @@ function Card({ card, color }: { card: NodePoolCard; color: string }) {
           <dd>{usd(card.costUsd)}</dd>
         </div>
         <div>
+          <dt>Bill</dt>
+          <dd data-testid="card-bill">{usd(card.billUsd)}</dd>
+        </div>
+        <div>
+          <dt>of which storage and network</dt>
+          <dd>{usd(card.billStorageNetworkUsd)}</dd>
+        </div>
+        <div>
           <dt>Nodes (avg)</dt>
           <dd>{card.nodesAvg === null ? '—' : card.nodesAvg.toFixed(1)}</dd>
         </div>

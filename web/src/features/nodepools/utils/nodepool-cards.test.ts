@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { EfficiencySummaryRow, NodeRow } from '@schemas/efficiency';
 import type { NodePoolCompareRow } from '@schemas/nodepools';
 import type { NodePool } from '@schemas/nodepools';
+import type { DailyCostRow } from '@schemas/cost';
 import { buildCards, instanceMix } from './nodepool-cards';
 
 const node = (nodePool: string, instanceType: string, capacityType = 'on-demand'): NodeRow => ({
@@ -115,11 +116,32 @@ describe('buildCards', () => {
     savingsUsd,
     savingsFraction: null,
   });
+  const billRow = (nodePool: string, band: DailyCostRow['band'], billUsd: number): DailyCostRow => ({
+    day: '2026-11-01',
+    nodePool,
+    purchaseType: band === 'compute' ? 'On Demand Instances' : 'EC2 - Other',
+    capacityType: band === 'compute' ? 'on-demand' : null,
+    band,
+    billUsd,
+    billUnblendedUsd: billUsd,
+    billAmortizedUsd: billUsd,
+    billNetUnblendedUsd: null,
+    billNetAmortizedUsd: null,
+    billEstimated: false,
+    estimateUsd: null,
+    estimateReservedUsd: null,
+  });
   const cards = buildCards(
     [pool('spot-batch'), pool('general')],
     [summary(null, 30, 0.5), summary('general', 20, 0.6), summary('', 4, 0.2)],
     [compare('general', 'on-demand', 12, 0), compare('general', 'spot', 8, 5.5), compare('', 'on-demand', 4, 0)],
     [node('general', 'm6i.large'), node('', 'm6i.large')],
+    [
+      billRow('general', 'compute', 18.5),
+      billRow('general', 'storage-network', 0.75),
+      billRow('general', 'storage-network', 0.25),
+      billRow('', 'compute', 4.1),
+    ],
   );
   it('sorts the cluster NodePools by name, then the nodes without one', () =>
     expect(cards.map((c) => c.name)).toEqual(['general', 'spot-batch', '']));
@@ -128,4 +150,11 @@ describe('buildCards', () => {
   it('has no figures for a NodePool without data', () =>
     expect(cards[1]).toMatchObject({ costUsd: null, savingsUsd: null, cpu: null, nodesNow: 0, mix: [] }));
   it('has no spec for the nodes without a NodePool', () => expect(cards[2]?.spec).toBeNull());
+  it('the bill is the whole NodePool: instances 18.5 + storage and network 0.75 + 0.25 = 19.5; none without a line', () => {
+    expect(cards.map((c) => [c.name, c.billUsd, c.billStorageNetworkUsd])).toEqual([
+      ['general', 19.5, 1],
+      ['spot-batch', null, null],
+      ['', 4.1, null],
+    ]);
+  });
 });

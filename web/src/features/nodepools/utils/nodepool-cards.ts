@@ -1,6 +1,7 @@
 import type { NodeRow, EfficiencySummaryRow } from '@schemas/efficiency';
 import type { NodePoolCompareRow } from '@schemas/nodepools';
 import type { NodePool } from '@schemas/nodepools';
+import type { DailyCostRow } from '@schemas/cost';
 
 /** What one NodePool card shows: its policy from the cluster, its money and packing over the range, its nodes at the end. */
 export interface NodePoolCard {
@@ -10,6 +11,10 @@ export interface NodePoolCard {
   spec: NodePool | null;
   /** Our estimate over the range, USD (Σ over capacity types); null without snapshots. */
   costUsd: number | null;
+  /** The bill over the range in the chosen metric, instances and storage and network together, USD; null without a bill line. */
+  billUsd: number | null;
+  /** Its volumes and data transfer (EC2 - Other), USD; null without such a line. */
+  billStorageNetworkUsd: number | null;
   nodesAvg: number | null;
   cpu: number | null;
   memory: number | null;
@@ -53,7 +58,7 @@ export function instanceMix(rows: readonly NodeRow[], nodePool: string, top = 6)
 }
 
 /** Σ a nullable field over rows; null when every row has null (or there are no rows). */
-function sumOrNull(rows: readonly NodePoolCompareRow[], pick: (r: NodePoolCompareRow) => number | null): number | null {
+function sumOrNull<R>(rows: readonly R[], pick: (r: R) => number | null): number | null {
   const values = rows.map(pick).filter((v): v is number => v !== null);
   return values.length === 0 ? null : values.reduce((a, b) => a + b, 0);
 }
@@ -67,17 +72,24 @@ export function buildCards(
   summary: readonly EfficiencySummaryRow[],
   compare: readonly NodePoolCompareRow[],
   nodes: readonly NodeRow[],
+  bill: readonly DailyCostRow[] = [],
 ): NodePoolCard[] {
   const names = [...pools.map((p) => p.name).sort()];
   if (summary.some((r) => r.scope === 'nodepool' && r.nodePool === '') || nodes.some((n) => n.nodePool === '')) names.push('');
   return names.map((name) => {
     const s = summary.find((r) => r.scope === 'nodepool' && r.nodePool === name);
     const c = compare.filter((r) => r.nodePool === name);
+    const billed = bill.filter((r) => r.nodePool === name && r.billUsd !== null);
     const mix = instanceMix(nodes, name);
     return {
       name,
       spec: pools.find((p) => p.name === name) ?? null,
       costUsd: sumOrNull(c, (r) => r.costUsd) ?? s?.costUsd ?? null,
+      billUsd: billed.length === 0 ? null : billed.reduce((t, r) => t + (r.billUsd ?? 0), 0),
+      billStorageNetworkUsd: sumOrNull(
+        billed.filter((r) => r.band === 'storage-network'),
+        (r) => r.billUsd,
+      ),
       nodesAvg: s?.nodesAvg ?? null,
       cpu: s?.cpu ?? null,
       memory: s?.memory ?? null,

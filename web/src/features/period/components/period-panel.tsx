@@ -3,12 +3,15 @@ import type { RangeQuery } from '@schemas/common';
 import { Panel } from '../../../components/ui/panel';
 import { ErrorState, LoadingState } from '../../../components/ui/state-message';
 import { formatFraction, formatSignedFraction, formatUsd } from '../../../lib/format';
+import type { CostMetric } from '@schemas/cost';
 import { usePeriod } from '../api/use-period';
 import { compareFigures, periodFigures, type FigureDelta, type FigureKey } from '../utils/period-delta';
 
 interface PeriodPanelProps {
   current: RangeQuery | undefined;
   previous: RangeQuery | undefined;
+  /** The bill's cost metric (the URL's); undefined = the server's default. */
+  metric?: CostMetric;
   nodePool: string | undefined;
   /** "7 days", for the labels. */
   periodLabel: string;
@@ -64,9 +67,9 @@ function Figure({ d }: { d: FigureDelta }) {
 }
 
 /** This period against the one just before it, of equal length. */
-export function PeriodPanel({ current, previous, nodePool, periodLabel }: PeriodPanelProps) {
-  const now = usePeriod(current);
-  const before = usePeriod(previous);
+export function PeriodPanel({ current, previous, metric, nodePool, periodLabel }: PeriodPanelProps) {
+  const now = usePeriod(current, metric);
+  const before = usePeriod(previous, metric);
   const deltas = useMemo(
     () =>
       compareFigures(

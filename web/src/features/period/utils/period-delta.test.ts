@@ -34,20 +34,26 @@ const cost = (billUsd: number | null, estimateUsd: number | null): DailyCostResp
   from: '2026-11-01',
   to: '2026-11-02',
   currency: 'USD',
+  metric: 'unblended',
+  commitments: false,
   rows: [
     {
       day: '2026-11-01',
       nodePool: 'general',
       purchaseType: null,
       capacityType: 'on-demand',
+      band: 'compute',
       billUsd,
+      billUnblendedUsd: billUsd,
       billAmortizedUsd: null,
+      billNetUnblendedUsd: null,
+      billNetAmortizedUsd: null,
       billEstimated: false,
       estimateReservedUsd: null,
       estimateUsd,
     },
   ],
-  totals: { billUsd: billUsd ?? 0, estimateUsd: estimateUsd ?? 0 },
+  totals: { billUsd: billUsd ?? 0, estimateUsd: estimateUsd ?? 0, storageNetworkUsd: 0 },
 });
 
 describe('periodFigures', () => {
