@@ -225,6 +225,7 @@ describe('usage storage with each snapshot (real SQLite file)', () => {
       memoryAvgBytes: 100,
       requestCpuMillicores: null,
       requestMemoryBytes: null,
+      limitCpuMillicores: null,
       oomKills: 0,
     });
     // 08:00 is new; 10:00 was measured by metrics-server and stays as it was.

@@ -4,9 +4,10 @@ import { FormatSchema, IsoInstantQuery, Nullable } from './common.js';
 /**
  * Workloads: GET /api/workloads/recommendations — right-sized requests per workload (owner kind/name, namespace) and
  * container over a window of usage (core/rightsizing.ts), its usage efficiency (core/usage-efficiency.ts), and the
- * dollar effect of the change BY REQUEST SHARE: the change in requests × its NodePool's node cost per requested unit
- * at the newest snapshot, × 730 h. Nodes are not re-packed (that is the what-if engine's, future work), so the figure
- * is what request-share attribution would charge, not a bill after consolidation.
+ * dollar effect of the change: through the scheduling engine (the NodePool's pods at the newest snapshot re-packed
+ * from scratch with current and with recommended requests; server/analytics/rightsizing-repack.ts) where it can, else
+ * by request share (the change in requests × its NodePool's node cost per requested unit, × 730 h). `dollarMethod`
+ * on each row and NodePool says which.
  */
 
 /** `14d`, `36h`: 1 hour to 90 days. */
@@ -33,6 +34,9 @@ export const RightsizingFlagSchema = Type.Union([
   Type.Literal('no-request'),
 ]);
 
+/** engine-repack: the difference of two re-packs of the NodePool; request-share: Δrequests × cost per requested unit. */
+export const DollarMethodSchema = Type.Union([Type.Literal('engine-repack'), Type.Literal('request-share')]);
+
 export const RecommendationRowSchema = Type.Object({
   namespace: Type.String(),
   workloadKind: Type.String(),
@@ -58,15 +62,46 @@ export const RecommendationRowSchema = Type.Object({
   historyHours: Type.Number(),
   samples: Type.Integer(),
   flags: Type.Array(RightsizingFlagSchema),
+  /** The container's newest CPU limit (null: none known); throttling is also read against it. */
+  cpuLimitMillicores: Nullable(Type.Number()),
+  /** Why `throttled`: limit (p95 at or near the CPU limit, or the peak at it), request (p95 above the request). */
+  throttledBy: Type.Array(Type.Union([Type.Literal('limit'), Type.Literal('request')])),
   /** Mean usage ÷ current request over the window; null without a request. */
   cpuUsageOverRequest: Nullable(Type.Number()),
   memoryUsageOverRequest: Nullable(Type.Number()),
   /** Workload idle (requested, unused) × replicas at request-share prices, USD per month; null without prices. */
   idleUsdPerMonth: Nullable(Type.Number()),
-  /** replicas × (Δcpu × USD per requested millicore-hour + Δmemory × USD per requested byte-hour) × 730; negative saves. */
+  /**
+   * USD per month, negative saves: the engine's (NodePool re-packed with this recommendation alone − re-packed as is,
+   * USD/hour × 730) when dollarMethod is engine-repack, else requestShareMonthlyUsd. Null without either.
+   */
   monthlyEffectUsd: Nullable(Type.Number()),
+  /** replicas × (Δcpu × USD per requested millicore-hour + Δmemory × USD per requested byte-hour) × 730. */
+  requestShareMonthlyUsd: Nullable(Type.Number()),
+  /** Engine only: the change in its NodePool's node count. */
+  nodesDelta: Nullable(Type.Integer()),
+  dollarMethod: Nullable(DollarMethodSchema),
 });
 export type RecommendationRow = Static<typeof RecommendationRowSchema>;
+
+/** Per NodePool: every recommendation of its running workloads applied at once. */
+export const NodePoolEffectRowSchema = Type.Object({
+  nodePool: Type.String(),
+  /** Its pods at the snapshot (DaemonSet pods included; they count as per-node overhead in the re-pack). */
+  pods: Type.Integer(),
+  /** Recommendation rows (workload containers) running in it. */
+  workloads: Type.Integer(),
+  dollarMethod: DollarMethodSchema,
+  /** Engine only: nodes and USD/hour of the re-pack with current requests, and with the recommended ones. */
+  nodesBefore: Nullable(Type.Integer()),
+  nodesAfter: Nullable(Type.Integer()),
+  usdPerHourBefore: Nullable(Type.Number()),
+  usdPerHourAfter: Nullable(Type.Number()),
+  /** (after − before) × 730 by the engine, else the sum of its rows by request share. */
+  monthlyEffectUsd: Type.Number(),
+  requestShareMonthlyUsd: Type.Number(),
+});
+export type NodePoolEffectRow = Static<typeof NodePoolEffectRowSchema>;
 
 export const NamespaceEfficiencyRowSchema = Type.Object({
   namespace: Type.String(),
@@ -82,7 +117,7 @@ export const RecommendationsResponseSchema = Type.Object({
   windowTo: Nullable(Type.String()),
   /** The snapshot whose node prices and requests price a requested unit; null before any snapshot. */
   pricesAt: Nullable(Type.String()),
-  /** How the dollar effect is computed, in words (by request share; no re-pack). */
+  /** How the dollar effect is computed, in words (engine re-pack, request share as the fallback). */
   dollarMethod: Type.String(),
   settings: Type.Object({
     cpuQuantile: Type.Number(),
@@ -90,12 +125,15 @@ export const RecommendationsResponseSchema = Type.Object({
     minCpuMillicores: Type.Number(),
     minMemoryBytes: Type.Number(),
     minHistoryHours: Type.Number(),
+    cpuLimitNearFraction: Type.Number(),
     cpuWeight: Type.Number(),
     memoryWeight: Type.Number(),
   }),
   /** Biggest saving first (most negative monthlyEffectUsd), rows without a figure last. */
   rows: Type.Array(RecommendationRowSchema),
+  nodePools: Type.Array(NodePoolEffectRowSchema),
   namespaces: Type.Array(NamespaceEfficiencyRowSchema),
-  totals: Type.Object({ monthlyEffectUsd: Type.Number(), idleUsdPerMonth: Type.Number() }),
+  /** monthlyEffectUsd: Σ of nodePools (each one re-pack with all its recommendations); requestShareMonthlyUsd: Σ of rows. */
+  totals: Type.Object({ monthlyEffectUsd: Type.Number(), requestShareMonthlyUsd: Type.Number(), idleUsdPerMonth: Type.Number() }),
 });
 export type RecommendationsResponse = Static<typeof RecommendationsResponseSchema>;
