@@ -316,8 +316,21 @@ export function createUsageRepository(db: Db) {
     GROUP BY namespace, workload_kind, workload_name, container, COALESCE(nodepool, '')
     ORDER BY namespace, workload_kind, workload_name, container, nodePool`);
 
+  const podUsageByNode = db.prepare(`
+    SELECT node_name AS nodeName, SUM(cpu_m) AS usageCpuMillicores, SUM(memory_b) AS usageMemoryBytes
+    FROM usage_samples WHERE taken_at = ? AND node_name IS NOT NULL GROUP BY node_name ORDER BY node_name`);
+  const namespaceTeams = db.prepare('SELECT name, team FROM namespaces ORDER BY name');
+
   return {
     addSnapshot,
+
+    /** Per node, the summed usage of the pods metrics-server reported at the snapshot taken at `takenAt` (none once pruned). */
+    podUsageByNode: (takenAt: number): { nodeName: string; usageCpuMillicores: number; usageMemoryBytes: number }[] =>
+      podUsageByNode.all(takenAt) as { nodeName: string; usageCpuMillicores: number; usageMemoryBytes: number }[],
+
+    /** Each namespace's team as the collector resolved it (null: none). */
+    namespaceTeams: (): Map<string, string | null> =>
+      new Map((namespaceTeams.all() as { name: string; team: string | null }[]).map((r) => [r.name, r.team])),
 
     /**
      * A Prometheus backfill's rollups, in one transaction: rows land only where metrics-server has none for that

@@ -111,6 +111,48 @@ export const NamespaceEfficiencyRowSchema = Type.Object({
   idleUsdPerMonth: Type.Number(),
 });
 
+/** Usage ÷ request and ÷ allocatable, and the node cost split three ways (core/usage-efficiency.ts capacityEfficiency). */
+const capacityProperties = {
+  nodes: Type.Integer(),
+  usdPerMonth: Type.Number(),
+  allocCpuMillicores: Type.Number(),
+  allocMemoryBytes: Type.Number(),
+  requestCpuMillicores: Type.Number(),
+  requestMemoryBytes: Type.Number(),
+  usageCpuMillicores: Type.Number(),
+  usageMemoryBytes: Type.Number(),
+  cpuUsageOverRequest: Nullable(Type.Number()),
+  memoryUsageOverRequest: Nullable(Type.Number()),
+  cpuUsageOverAllocatable: Nullable(Type.Number()),
+  memoryUsageOverAllocatable: Nullable(Type.Number()),
+  /** USD per month (× 730) of capacity used; + the two idles = usdPerMonth. */
+  usedUsdPerMonth: Type.Number(),
+  /** Kubecost's workload idle: requested, unused (request − usage). */
+  workloadIdleUsdPerMonth: Type.Number(),
+  /** Kubecost's infrastructure idle: allocatable no pod requested or used (allocatable − max(request, usage)). */
+  infrastructureIdleUsdPerMonth: Type.Number(),
+};
+export const CapacityEfficiencySchema = Type.Object(capacityProperties);
+export const NodePoolCapacityRowSchema = Type.Object({ nodePool: Type.String(), ...capacityProperties });
+export const NodeCapacityRowSchema = Type.Object({
+  node: Type.String(),
+  nodePool: Type.String(),
+  instanceType: Type.String(),
+  ...capacityProperties,
+});
+export type NodeCapacityRow = Static<typeof NodeCapacityRowSchema>;
+
+export const TeamEfficiencyRowSchema = Type.Object({
+  /** The namespace's team ('' = namespaces without one). */
+  team: Type.String(),
+  cpuUsageOverRequest: Nullable(Type.Number()),
+  memoryUsageOverRequest: Nullable(Type.Number()),
+  idleUsdPerMonth: Type.Number(),
+});
+
+/** At most this many nodes are listed (most infrastructure idle first); the cluster and NodePool rows count them all. */
+export const CAPACITY_NODES_LISTED = 500;
+
 export const RecommendationsResponseSchema = Type.Object({
   /** ISO 8601 UTC: the usage window [windowFrom, windowTo]. */
   windowFrom: Nullable(Type.String()),
@@ -133,7 +175,65 @@ export const RecommendationsResponseSchema = Type.Object({
   rows: Type.Array(RecommendationRowSchema),
   nodePools: Type.Array(NodePoolEffectRowSchema),
   namespaces: Type.Array(NamespaceEfficiencyRowSchema),
+  /** The namespaces' rows summed by team. */
+  teams: Type.Array(TeamEfficiencyRowSchema),
+  /**
+   * Node, NodePool and cluster efficiency at the snapshot `pricesAt` (the pods' usage metrics-server reported then,
+   * their requests, their nodes' allocatable and price, cost split 50/50 into CPU and memory); null when that
+   * snapshot has no usage.
+   */
+  capacity: Nullable(
+    Type.Object({
+      cluster: CapacityEfficiencySchema,
+      nodePools: Type.Array(NodePoolCapacityRowSchema),
+      /** Most infrastructure idle first, at most CAPACITY_NODES_LISTED. */
+      nodes: Type.Array(NodeCapacityRowSchema),
+    }),
+  ),
   /** monthlyEffectUsd: Σ of nodePools (each one re-pack with all its recommendations); requestShareMonthlyUsd: Σ of rows. */
   totals: Type.Object({ monthlyEffectUsd: Type.Number(), requestShareMonthlyUsd: Type.Number(), idleUsdPerMonth: Type.Number() }),
 });
 export type RecommendationsResponse = Static<typeof RecommendationsResponseSchema>;
+
+const NAME_PATTERN = '^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$';
+
+/** GET /api/workloads/usage: one workload container's hourly usage beside its request and limit, for its chart. */
+export const WorkloadUsageQuerySchema = Type.Object(
+  {
+    namespace: Type.String({ pattern: NAMESPACE_PATTERN, maxLength: 63 }),
+    kind: Type.String({ pattern: '^[A-Za-z]+$', maxLength: 63, description: 'Owner kind: Deployment, StatefulSet, Job, DaemonSet, Pod…' }),
+    name: Type.String({ pattern: NAME_PATTERN, maxLength: 253 }),
+    container: Type.String({ pattern: NAME_PATTERN, maxLength: 63 }),
+    window: Type.Optional(
+      Type.String({ pattern: USAGE_WINDOW_PATTERN, maxLength: 5, description: 'Usage history read, `1h` to `90d`. Default 14d.' }),
+    ),
+    at: Type.Optional(IsoInstantQuery('End of the window. Default: the newest snapshot.')),
+  },
+  { additionalProperties: false },
+);
+export type WorkloadUsageQuery = Static<typeof WorkloadUsageQuerySchema>;
+
+export const WorkloadUsagePointSchema = Type.Object({
+  /** ISO 8601 UTC start of the hour. */
+  hour: Type.String(),
+  hourMs: Type.Number(),
+  samples: Type.Integer(),
+  pods: Type.Integer(),
+  cpuP95Millicores: Type.Number(),
+  cpuMaxMillicores: Type.Number(),
+  memoryMaxBytes: Type.Number(),
+  /** Per container, the largest request / CPU limit seen in the hour; null when unknown. */
+  requestCpuMillicores: Nullable(Type.Number()),
+  requestMemoryBytes: Nullable(Type.Number()),
+  limitCpuMillicores: Nullable(Type.Number()),
+  oomKills: Type.Integer(),
+  source: Type.Union([Type.Literal('metrics-server'), Type.Literal('prometheus')]),
+});
+
+export const WorkloadUsageResponseSchema = Type.Object({
+  windowFrom: Nullable(Type.String()),
+  windowTo: Nullable(Type.String()),
+  /** Oldest first; empty when the container has no usage in the window. */
+  points: Type.Array(WorkloadUsagePointSchema),
+});
+export type WorkloadUsageResponse = Static<typeof WorkloadUsageResponseSchema>;

@@ -2,6 +2,10 @@ import type { AnalyticsPackingRepository } from '../../db/repositories/analytics
 import type { UsageRepository, WorkloadPlacementRow } from '../../db/repositories/usage-repository.js';
 import { DEFAULT_RIGHTSIZING, recommend, type RightsizingHour } from '../../core/rightsizing.js';
 import {
+  capacityEfficiency,
+  HOURS_PER_MONTH,
+  type CapacityEfficiency,
+  type NodeCapacityUsage,
   HALF_AND_HALF,
   monthlyRequestCostUsd,
   namespaceEfficiency,
@@ -13,7 +17,16 @@ import {
 import { workloadKey, type WorkloadHourRollup } from '../../core/usage.js';
 import { DAY_MS, HOUR_MS } from '../../core/time.js';
 import { isoInstant, QueryParamError } from '../analytics/range.js';
-import type { NodePoolEffectRow, RecommendationRow, RecommendationsQuery, RecommendationsResponse } from '../schemas/workloads.js';
+import {
+  CAPACITY_NODES_LISTED,
+  type NodeCapacityRow,
+  type NodePoolEffectRow,
+  type RecommendationRow,
+  type WorkloadUsageQuery,
+  type WorkloadUsageResponse,
+  RecommendationsQuery,
+  RecommendationsResponse,
+} from '../schemas/workloads.js';
 import { optionalInstant } from './analytics-range.js';
 import type { StoredSnapshot, StoredSnapshotRepository } from '../../db/repositories/stored-snapshot-repository.js';
 import type { CatalogueEntry } from '../../core/karpenter/scheduling/catalogue.js';
@@ -144,9 +157,98 @@ function engineEffects(rows: RecommendationRow[], snapshot: StoredSnapshot, cata
   return pools;
 }
 
+type CapacityFields = Omit<NodeCapacityRow, 'node' | 'nodePool' | 'instanceType'>;
+
+const perMonth = (e: CapacityEfficiency): CapacityFields => ({
+  nodes: e.nodes,
+  usdPerMonth: e.usdPerHour * HOURS_PER_MONTH,
+  allocCpuMillicores: e.allocCpuMillicores,
+  allocMemoryBytes: e.allocMemoryBytes,
+  requestCpuMillicores: e.requestCpuMillicores,
+  requestMemoryBytes: e.requestMemoryBytes,
+  usageCpuMillicores: e.usageCpuMillicores,
+  usageMemoryBytes: e.usageMemoryBytes,
+  cpuUsageOverRequest: e.cpuUsageOverRequest,
+  memoryUsageOverRequest: e.memoryUsageOverRequest,
+  cpuUsageOverAllocatable: e.cpuUsageOverAllocatable,
+  memoryUsageOverAllocatable: e.memoryUsageOverAllocatable,
+  usedUsdPerMonth: e.usedUsdPerHour * HOURS_PER_MONTH,
+  workloadIdleUsdPerMonth: e.workloadIdleUsdPerHour * HOURS_PER_MONTH,
+  infrastructureIdleUsdPerMonth: e.infrastructureIdleUsdPerHour * HOURS_PER_MONTH,
+});
+
+/** Node, NodePool and cluster efficiency at one snapshot; null when it has no pod usage. */
+function capacityAt(
+  nodes: readonly {
+    name: string;
+    nodePool: string;
+    instanceType: string;
+    usdPerHour: number | null;
+    allocCpuMillicores: number;
+    allocMemoryBytes: number;
+    reqCpuMillicores: number;
+    reqMemoryBytes: number;
+  }[],
+  usage: readonly { nodeName: string; usageCpuMillicores: number; usageMemoryBytes: number }[],
+): RecommendationsResponse['capacity'] {
+  if (usage.length === 0) return null;
+  const usageOf = new Map(usage.map((u) => [u.nodeName, u]));
+  const rows = nodes.map((n) => {
+    const u = usageOf.get(n.name);
+    const input: NodeCapacityUsage = {
+      usdPerHour: n.usdPerHour,
+      allocCpuMillicores: n.allocCpuMillicores,
+      allocMemoryBytes: n.allocMemoryBytes,
+      requestCpuMillicores: n.reqCpuMillicores,
+      requestMemoryBytes: n.reqMemoryBytes,
+      usageCpuMillicores: u?.usageCpuMillicores ?? 0,
+      usageMemoryBytes: u?.usageMemoryBytes ?? 0,
+    };
+    return { n, input };
+  });
+  const pools = new Map<string, NodeCapacityUsage[]>();
+  for (const { n, input } of rows) pools.set(n.nodePool, [...(pools.get(n.nodePool) ?? []), input]);
+  const nodeRows = rows
+    .map(({ n, input }) => ({ node: n.name, nodePool: n.nodePool, instanceType: n.instanceType, ...perMonth(capacityEfficiency([input])) }))
+    .sort((a, b) => b.infrastructureIdleUsdPerMonth - a.infrastructureIdleUsdPerMonth || (a.node < b.node ? -1 : 1));
+  return {
+    cluster: perMonth(capacityEfficiency(rows.map((r) => r.input))),
+    nodePools: [...pools.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([nodePool, list]) => ({ nodePool, ...perMonth(capacityEfficiency(list)) })),
+    nodes: nodeRows.slice(0, CAPACITY_NODES_LISTED),
+  };
+}
+
 /** Right-sizing recommendations with usage efficiency and their dollar effect (engine re-pack, else request share). */
 export function createWorkloadsService(usage: UsageRepository, packing: AnalyticsPackingRepository, engine?: WorkloadsEngine) {
   return {
+    /** One workload container's hourly usage over the window, oldest first. */
+    usage(q: WorkloadUsageQuery): WorkloadUsageResponse {
+      const windowMs = parseUsageWindow(q.window ?? DEFAULT_WINDOW);
+      const endMs = optionalInstant('at', q.at) ?? packing.snapshotAtOrBefore();
+      if (endMs === null) return { windowFrom: null, windowTo: null, points: [] };
+      const points = usage
+        .workloadHours({ fromMs: endMs - windowMs, toMs: endMs + 1, namespace: q.namespace })
+        .filter((h) => h.workloadKind === q.kind && h.workloadName === q.name && h.container === q.container)
+        .sort((a, b) => a.hourStart - b.hourStart)
+        .map((h) => ({
+          hour: isoInstant(h.hourStart),
+          hourMs: h.hourStart,
+          samples: h.samples,
+          pods: h.pods,
+          cpuP95Millicores: h.cpuP95Millicores,
+          cpuMaxMillicores: h.cpuMaxMillicores,
+          memoryMaxBytes: h.memoryMaxBytes,
+          requestCpuMillicores: h.requestCpuMillicores,
+          requestMemoryBytes: h.requestMemoryBytes,
+          limitCpuMillicores: h.limitCpuMillicores,
+          oomKills: h.oomKills,
+          source: h.source,
+        }));
+      return { windowFrom: isoInstant(endMs - windowMs), windowTo: isoInstant(endMs), points };
+    },
+
     recommendations(q: RecommendationsQuery): RecommendationsResponse {
       const windowMs = parseUsageWindow(q.window ?? DEFAULT_WINDOW);
       const atMs = optionalInstant('at', q.at);
@@ -172,17 +274,20 @@ export function createWorkloadsService(usage: UsageRepository, packing: Analytic
           rows: [],
           nodePools: [],
           namespaces: [],
+          teams: [],
+          capacity: null,
           totals: { monthlyEffectUsd: 0, requestShareMonthlyUsd: 0, idleUsdPerMonth: 0 },
         };
       }
       // [end − window, end]: the hour holding `end` counts.
       const range = { fromMs: endMs - windowMs, toMs: endMs + 1, namespace: q.namespace };
 
+      const pricedNodes = pricesAtMs === null ? [] : packing.nodeWindow({ fromMs: pricesAtMs - 1, toMs: pricesAtMs });
       const rates =
         pricesAtMs === null
           ? new Map<string, RequestRates>()
           : requestRates(
-              packing.nodeWindow({ fromMs: pricesAtMs - 1, toMs: pricesAtMs }).map((n) => ({
+              pricedNodes.map((n) => ({
                 nodePool: n.nodePool,
                 usdPerHour: n.usdPerHour,
                 requestCpuMillicores: n.reqCpuMillicores,
@@ -265,7 +370,15 @@ export function createWorkloadsService(usage: UsageRepository, packing: Analytic
       const catalogue = catalogueOptions === null || engine === undefined ? [] : engine.catalogue(catalogueOptions);
       const nodePools = snapshot === null ? [] : engineEffects(rows, snapshot, catalogue);
       rows.sort(byEffect);
-      const namespaces = namespaceEfficiency(usage.namespaceUsage(range), rows);
+      const namespaceRows = usage.namespaceUsage(range);
+      const namespaces = namespaceEfficiency(namespaceRows, rows);
+      const teamOf = usage.namespaceTeams();
+      const team = (ns: string) => teamOf.get(ns) ?? '';
+      const teams = namespaceEfficiency(
+        namespaceRows.map((r) => ({ ...r, namespace: team(r.namespace) })),
+        rows.map((r) => ({ namespace: team(r.namespace), idleUsdPerMonth: r.idleUsdPerMonth })),
+      ).map(({ namespace, ...rest }) => ({ team: namespace, ...rest }));
+      const capacity = pricesAtMs === null ? null : capacityAt(pricedNodes, usage.podUsageByNode(pricesAtMs));
       return {
         windowFrom: isoInstant(range.fromMs),
         windowTo: isoInstant(endMs),
@@ -275,6 +388,8 @@ export function createWorkloadsService(usage: UsageRepository, packing: Analytic
         rows,
         nodePools,
         namespaces,
+        teams,
+        capacity,
         totals: {
           // The NodePools' figures: one re-pack with every recommendation applied (per-row re-packs do not add up).
           monthlyEffectUsd: nodePools.reduce((s, p) => s + p.monthlyEffectUsd, 0),

@@ -377,6 +377,25 @@ describe('right-sizing recommendations on the week4 sandbox (its one day of metr
     for (const r of rec.rows.filter((x) => x.dollarMethod === 'engine-repack')) expect(Number.isInteger(r.nodesDelta)).toBe(true);
   });
 
+  it('usage ÷ request and ÷ allocatable, workload and infrastructure idle per node, NodePool and cluster, adding up to the node cost', () => {
+    const c = rec.capacity;
+    expect(c).not.toBeNull();
+    if (c === null) return;
+    for (const row of [c.cluster, ...c.nodePools, ...c.nodes]) {
+      expect(row.usedUsdPerMonth + row.workloadIdleUsdPerMonth + row.infrastructureIdleUsdPerMonth).toBeCloseTo(row.usdPerMonth, 6);
+      expect(row.cpuUsageOverAllocatable ?? 0).toBeLessThanOrEqual(1);
+    }
+    expect(c.nodePools.reduce((t, p) => t + p.nodes, 0)).toBe(c.cluster.nodes);
+    expect(c.nodes.length).toBe(c.cluster.nodes);
+    expect(c.cluster.usdPerMonth).toBeCloseTo(c.nodePools.reduce((t, p) => t + p.usdPerMonth, 0), 6);
+    // The over-requesting payments team leaves memory requested and unused: workload idle is real money.
+    expect(c.cluster.workloadIdleUsdPerMonth).toBeGreaterThan(0);
+    expect(c.cluster.memoryUsageOverRequest).toBeLessThan(1);
+    expect(c.cluster.memoryUsageOverAllocatable).toBeLessThan(c.cluster.memoryUsageOverRequest ?? 0);
+    const payments = rec.teams.find((t) => t.team === 'payments');
+    expect(payments?.memoryUsageOverRequest).toBeLessThan(0.3);
+  });
+
   it('CSV: one line per row, biggest saving first; a bad window names itself', async () => {
     const res = await fetch(`${base}/api/workloads/recommendations?format=csv`);
     const lines = (await res.text()).trim().split('\r\n');
