@@ -4,7 +4,7 @@ import { Panel } from '../../../components/ui/panel';
 import { SortHeader } from '../../../components/ui/sort-header';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
 import { apiUrl } from '../../../lib/api-client';
-import { formatBytes, formatFraction, formatMillicores, formatUsd } from '../../../lib/format';
+import { formatBytes, formatFraction, formatMillicores, formatUsd, formatUtcDateTime } from '../../../lib/format';
 import type { ParamUpdates } from '../../../lib/url-params';
 import { useRecommendations } from '../api/use-workloads';
 import { rowKey, sortRows, sortUpdates, type WorkloadSort, type WorkloadTableState } from '../utils/workload-table';
@@ -12,12 +12,12 @@ import { WorkloadDetail } from './workload-detail';
 
 const COLUMNS: readonly { key: WorkloadSort | null; label: string; className?: string }[] = [
   { key: 'workload', label: 'Workload / container' },
-  { key: null, label: 'CPU request → recommended', className: 'num' },
-  { key: null, label: 'Memory request → recommended', className: 'num' },
-  { key: 'cpu', label: 'CPU used ÷ requested', className: 'num' },
-  { key: 'memory', label: 'Memory used ÷ requested', className: 'num' },
-  { key: 'idle', label: 'Workload idle / month', className: 'num' },
   { key: 'savings', label: 'Effect / month', className: 'num' },
+  { key: null, label: 'CPU request → rec.', className: 'num' },
+  { key: null, label: 'Memory request → rec.', className: 'num' },
+  { key: 'cpu', label: 'CPU used ÷ req.', className: 'num' },
+  { key: 'memory', label: 'Memory used ÷ req.', className: 'num' },
+  { key: 'idle', label: 'Workload idle / month', className: 'num' },
 ];
 
 const ratio = (v: number | null): string => (v === null ? '—' : formatFraction(v));
@@ -48,6 +48,12 @@ function Row({ r, open, onToggle, window }: { r: RecommendationRow; open: boolea
             </span>
           )}
         </th>
+        <td className="num" data-testid="workload-savings" title={r.dollarMethod === 'engine-repack' ? 'engine re-pack' : 'request share'}>
+          {signedUsd(r.monthlyEffectUsd)}
+          <span className="sub">
+            {r.dollarMethod === 'engine-repack' ? 're-pack' : r.dollarMethod === 'request-share' ? 'request share' : ''}
+          </span>
+        </td>
         <td className="num">
           {r.currentCpuMillicores === null ? '—' : formatMillicores(r.currentCpuMillicores)} →{' '}
           {formatMillicores(r.recommendedCpuMillicores)}
@@ -58,12 +64,6 @@ function Row({ r, open, onToggle, window }: { r: RecommendationRow; open: boolea
         <td className="num">{ratio(r.cpuUsageOverRequest)}</td>
         <td className="num">{ratio(r.memoryUsageOverRequest)}</td>
         <td className="num">{r.idleUsdPerMonth === null ? '—' : formatUsd(r.idleUsdPerMonth)}</td>
-        <td className="num" data-testid="workload-savings" title={r.dollarMethod === 'engine-repack' ? 'engine re-pack' : 'request share'}>
-          {signedUsd(r.monthlyEffectUsd)}
-          <span className="sub">
-            {r.dollarMethod === 'engine-repack' ? 're-pack' : r.dollarMethod === 'request-share' ? 'request share' : ''}
-          </span>
-        </td>
       </tr>
       {open ? (
         <tr className="detail-row">
@@ -130,9 +130,9 @@ export function WorkloadsPanel({
     <Panel
       title="Workloads"
       subtitle={
-        rec.data === undefined
+        rec.data?.windowFrom == null || rec.data.windowTo === null
           ? 'Requests beside usage, per workload container.'
-          : `Requests beside usage over ${rec.data.windowFrom ?? '…'} – ${rec.data.windowTo ?? '…'} (UTC). ${rec.data.dollarMethod}`
+          : `Requests beside usage, ${formatUtcDateTime(Date.parse(rec.data.windowFrom))} – ${formatUtcDateTime(Date.parse(rec.data.windowTo))} UTC. CPU at the p95 of usage, memory at the peak + 15 %; the effect re-packs the NodePool with the scheduling engine.`
       }
       actions={
         <a className="button" href={csv} download>
@@ -152,6 +152,10 @@ export function WorkloadsPanel({
       ) : (
         <>
           <Summary data={rec.data} />
+          <details className="method-details">
+            <summary>How the dollar effect is worked out</summary>
+            <p>{rec.data.dollarMethod}</p>
+          </details>
           <div className="table-scroll">
             <table className="data-table workloads-table" data-testid="workloads-table">
               <caption className="visually-hidden">Workload containers, requests beside usage and the recommended requests</caption>
