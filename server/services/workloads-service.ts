@@ -125,10 +125,9 @@ function engineEffects(rows: RecommendationRow[], snapshot: StoredSnapshot, cata
     const requestShare = poolRows.reduce((s, r) => s + (r.requestShareMonthlyUsd ?? 0), 0);
     const poolNodes = new Set(snapshot.nodes.filter((n) => n.nodePool === nodePool).map((n) => n.name));
     const podsInPool = snapshot.pods.filter((p) => poolNodes.has(p.nodeName)).length;
-    let before: RepackResult | null = null;
     let all = null;
     if (catalogue.length > 0 && podsInPool > 0 && podsInPool <= ENGINE_POOL_BUDGET) {
-      before = repack(snapshotToEngineInput(snapshot, catalogue, { nodePool, unbound: true }));
+      const before: RepackResult = repack(snapshotToEngineInput(snapshot, catalogue, { nodePool, unbound: true }));
       all = repackEffect(snapshot, catalogue, nodePool, poolRows.map(delta), before);
       if (podsInPool * poolRows.length <= ENGINE_ROW_BUDGET) {
         for (const r of poolRows) {

@@ -78,10 +78,10 @@ describe('the Workloads page', () => {
       expect.arrayContaining(['CPU request', 'CPU usage p95', 'CPU usage max']),
     );
     const block = await detail.getByTestId('resources-block').innerText();
-    expect(block).toMatch(/^resources:\n  requests:\n    cpu: \d+m?\n    memory: \d+(Mi|Gi)$/);
-    const [, cpu, memory] = /cpu: (\S+)\n    memory: (\S+)/.exec(block) ?? [];
+    expect(block).toMatch(/^resources:\n {2}requests:\n {4}cpu: \d+m?\n {4}memory: \d+(Mi|Gi)$/);
+    const [, cpu, memory] = /cpu: (\S+)\n {4}memory: (\S+)/.exec(block) ?? [];
     await expect(detail.getByTestId('kubectl-line').innerText()).resolves.toBe(
-      `kubectl set resources deployment/payments-api -n payments --containers=${/--containers=(\S+)/.exec(await detail.getByTestId('kubectl-line').innerText())?.[1] ?? ''} --requests=cpu=${cpu},memory=${memory}`,
+      `kubectl set resources deployment/payments-api -n payments --containers=payments --requests=cpu=${cpu},memory=${memory}`,
     );
     await expect(detail.getByTestId('workload-effect').innerText()).resolves.toMatch(/saves|costs|no dollar figure/);
     await detail.getByRole('radio', { name: 'Memory' }).click();

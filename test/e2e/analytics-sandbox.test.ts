@@ -387,7 +387,10 @@ describe('right-sizing recommendations on the week4 sandbox (its one day of metr
     }
     expect(c.nodePools.reduce((t, p) => t + p.nodes, 0)).toBe(c.cluster.nodes);
     expect(c.nodes.length).toBe(c.cluster.nodes);
-    expect(c.cluster.usdPerMonth).toBeCloseTo(c.nodePools.reduce((t, p) => t + p.usdPerMonth, 0), 6);
+    expect(c.cluster.usdPerMonth).toBeCloseTo(
+      c.nodePools.reduce((t, p) => t + p.usdPerMonth, 0),
+      6,
+    );
     // The over-requesting payments team leaves memory requested and unused: workload idle is real money.
     expect(c.cluster.workloadIdleUsdPerMonth).toBeGreaterThan(0);
     expect(c.cluster.memoryUsageOverRequest).toBeLessThan(1);
