@@ -172,3 +172,36 @@ describe('right-sized requests (KRR simple strategy: CPU p95, memory max + 15 %;
     expect(recommend(history(hours(2, () => ({ samples: 0, oomKills: 1 }))))).toBeNull();
   });
 });
+
+describe('throttling at the CPU limit (migration 0015 stores limits with the rollups)', () => {
+  // Request 1,000m throughout; the limit and the hourly p95s vary. Near = p95 ≥ 0.9 × limit.
+  it.each([
+    {
+      name: 'p95 460m, peak 480m, limit 500m: 460 ≥ 0.9 × 500 = 450, at its limit though under the request',
+      p95: 460,
+      max: 480,
+      limit: 500,
+      by: ['limit'],
+    },
+    { name: 'p95 440m, peak 480m, limit 500m: 440 < 450 and the peak under 500: not throttled', p95: 440, max: 480, limit: 500, by: [] },
+    { name: 'p95 300m, peak 500m, limit 500m: the peak reached the limit', p95: 300, max: 500, limit: 500, by: ['limit'] },
+    {
+      name: 'p95 1,200m, limit 1,300m: near the limit (≥ 1,170m) and above the 1,000m request',
+      p95: 1200,
+      max: 1250,
+      limit: 1300,
+      by: ['limit', 'request'],
+    },
+    { name: 'p95 1,200m, no limit: above the request only', p95: 1200, max: 1250, limit: null, by: ['request'] },
+  ])('$name', ({ p95, max, limit, by }) => {
+    const r = recommend(
+      history(
+        hours(24, () => ({ cpuP95Millicores: p95, cpuMaxMillicores: max, memoryMaxBytes: 100 * MIB })),
+        { cpuLimitMillicores: limit },
+      ),
+    );
+    expect(r?.throttledBy).toEqual(by);
+    expect(r?.flags.includes('throttled')).toBe(by.length > 0);
+    expect(r?.cpuLimitMillicores).toBe(limit);
+  });
+});

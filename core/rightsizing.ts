@@ -19,6 +19,11 @@ export interface RightsizingOptions {
   minMemoryBytes: number;
   /** History shorter than this is flagged `short-history` (one day: a daily cycle not yet seen whole). */
   minHistoryMs: number;
+  /**
+   * A CPU quantile at or above this fraction of the container's CPU limit is flagged `throttled` (0.9: the CFS quota
+   * cuts a container off at its limit within each 100 ms period, so a p95 within 10 % of it means periods throttled).
+   */
+  cpuLimitNearFraction: number;
 }
 
 export const MIB = 2 ** 20;
@@ -29,6 +34,7 @@ export const DEFAULT_RIGHTSIZING: RightsizingOptions = {
   minCpuMillicores: 10,
   minMemoryBytes: 20 * MIB,
   minHistoryMs: DAY_MS,
+  cpuLimitNearFraction: 0.9,
 };
 
 /** The fields of an hourly rollup a recommendation reads. */
@@ -59,8 +65,9 @@ export interface ContainerHistory {
 }
 
 /**
- * short-history: the usage seen spans less than minHistoryMs. throttled: the CPU peak reached the CPU limit, or the
- * window's CPU quantile is above the request (the container needs more than it asks for). oom-killed: an OOM kill
+ * short-history: the usage seen spans less than minHistoryMs. throttled: the CPU peak reached the CPU limit, the
+ * window's CPU quantile is at or near the limit (cpuLimitNearFraction), or the quantile is above the request (the
+ * container needs more than it asks for); `throttledBy` says which. oom-killed: an OOM kill
  * in the window (memory is not lowered). no-request: no request was ever seen (the current requests read as 0).
  */
 export type RightsizingFlag = 'short-history' | 'throttled' | 'oom-killed' | 'no-request';
@@ -90,6 +97,10 @@ export interface Recommendation {
   historyMs: number;
   samples: number;
   flags: RightsizingFlag[];
+  /** The CPU limit the throttling was read against (null: none known). */
+  cpuLimitMillicores: number | null;
+  /** Why `throttled` was flagged: 'limit' (p95 at or near the CPU limit, or the peak at it), 'request' (p95 above the request). */
+  throttledBy: ('limit' | 'request')[];
 }
 
 const newestRequest = (hours: readonly RightsizingHour[], pick: (h: RightsizingHour) => number | null): number | null => {
@@ -134,8 +145,13 @@ export function recommend(h: ContainerHistory, o: RightsizingOptions = DEFAULT_R
   const historyMs = Math.max(...starts) + HOUR_MS - Math.min(...starts);
   const flags: RightsizingFlag[] = [];
   if (historyMs < o.minHistoryMs) flags.push('short-history');
-  const atLimit = h.cpuLimitMillicores !== null && cpuMax >= h.cpuLimitMillicores;
-  if (atLimit || (currentCpu !== null && cpuQuantile > currentCpu)) flags.push('throttled');
+  const limit = h.cpuLimitMillicores;
+  const atLimit = limit !== null && limit > 0 && (cpuMax >= limit || cpuQuantile >= o.cpuLimitNearFraction * limit);
+  const overRequest = currentCpu !== null && cpuQuantile > currentCpu;
+  const throttledBy: ('limit' | 'request')[] = [];
+  if (atLimit) throttledBy.push('limit');
+  if (overRequest) throttledBy.push('request');
+  if (throttledBy.length > 0) flags.push('throttled');
   if (oomKilled) flags.push('oom-killed');
   if (currentCpu === null && currentMemory === null) flags.push('no-request');
 
@@ -157,5 +173,7 @@ export function recommend(h: ContainerHistory, o: RightsizingOptions = DEFAULT_R
     historyMs,
     samples: measured.reduce((s, x) => s + x.samples, 0),
     flags,
+    cpuLimitMillicores: limit,
+    throttledBy,
   };
 }

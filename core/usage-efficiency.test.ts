@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { MIB } from './rightsizing.js';
-import { monthlyRequestCostUsd, namespaceEfficiency, requestRates, workloadEfficiency, type NodeRequestCost } from './usage-efficiency.js';
+import {
+  capacityEfficiency,
+  monthlyRequestCostUsd,
+  namespaceEfficiency,
+  requestRates,
+  workloadEfficiency,
+  type NodeRequestCost,
+} from './usage-efficiency.js';
 
 const GIB = 2 ** 30;
 
@@ -140,5 +147,68 @@ describe('usage efficiency per namespace', () => {
     // (1 + 1 + 0) GiB ÷ (4 + 4 + 0) GiB
     expect(out[1].memoryUsageOverRequest).toBeCloseTo(0.25, 12);
     expect(out[1].idleUsdPerMonth).toBeCloseTo(12.75, 12);
+  });
+});
+
+describe('usage ÷ allocatable and the two idles (Kubecost: workload idle, infrastructure idle) on two nodes', () => {
+  const GI = 2 ** 30;
+  // Node 1: 2,000m / 8 GiB at USD 0.10/h; requests 1,500m / 6 GiB; usage 500m / 2 GiB.
+  //   CPU half 0.05: taken max(1500, 500) = 1500; workload idle 1000/2000 × 0.05 = 0.025; infra 500/2000 × 0.05 = 0.0125; used 0.0125.
+  //   Memory half 0.05: taken 6; workload idle 4/8 × 0.05 = 0.025; infra 2/8 × 0.05 = 0.0125; used 0.0125.
+  // Node 2: 4,000m / 16 GiB at USD 0.20/h; requests 1,000m / 4 GiB; usage 1,500m (above its request) / 1 GiB.
+  //   CPU half 0.10: taken max(1000, 1500) = 1500; workload idle 0; infra 2500/4000 × 0.10 = 0.0625; used 0.0375.
+  //   Memory half 0.10: taken 4; workload idle 3/16 × 0.10 = 0.01875; infra 12/16 × 0.10 = 0.075; used 0.00625.
+  // Σ workload idle 0.06875, Σ infrastructure idle 0.1625, Σ used 0.06875: 0.30 = the two nodes' cost.
+  const node1 = {
+    usdPerHour: 0.1,
+    allocCpuMillicores: 2000,
+    allocMemoryBytes: 8 * GI,
+    requestCpuMillicores: 1500,
+    requestMemoryBytes: 6 * GI,
+    usageCpuMillicores: 500,
+    usageMemoryBytes: 2 * GI,
+  };
+  const node2 = {
+    usdPerHour: 0.2,
+    allocCpuMillicores: 4000,
+    allocMemoryBytes: 16 * GI,
+    requestCpuMillicores: 1000,
+    requestMemoryBytes: 4 * GI,
+    usageCpuMillicores: 1500,
+    usageMemoryBytes: GI,
+  };
+
+  it.each([
+    { name: 'node 1 alone', nodes: [node1], used: 0.025, workloadIdle: 0.05, infra: 0.025 },
+    { name: 'node 2 alone (CPU used above its request is not idle)', nodes: [node2], used: 0.04375, workloadIdle: 0.01875, infra: 0.1375 },
+    { name: 'both', nodes: [node1, node2], used: 0.06875, workloadIdle: 0.06875, infra: 0.1625 },
+  ])('$name: used $used, workload idle $workloadIdle, infrastructure idle $infra USD/h, adding up to the node cost', (c) => {
+    const e = capacityEfficiency(c.nodes);
+    expect(e.usedUsdPerHour).toBeCloseTo(c.used, 12);
+    expect(e.workloadIdleUsdPerHour).toBeCloseTo(c.workloadIdle, 12);
+    expect(e.infrastructureIdleUsdPerHour).toBeCloseTo(c.infra, 12);
+    expect(e.usedUsdPerHour + e.workloadIdleUsdPerHour + e.infrastructureIdleUsdPerHour).toBeCloseTo(e.usdPerHour, 12);
+  });
+
+  it('ratios over both: CPU usage ÷ request 2,000 / 2,500 = 0.8, ÷ allocatable 2,000 / 6,000; memory 3 / 10 and 3 / 24', () => {
+    const e = capacityEfficiency([node1, node2]);
+    expect(e.cpuUsageOverRequest).toBeCloseTo(0.8, 12);
+    expect(e.cpuUsageOverAllocatable).toBeCloseTo(1 / 3, 12);
+    expect(e.memoryUsageOverRequest).toBeCloseTo(0.3, 12);
+    expect(e.memoryUsageOverAllocatable).toBeCloseTo(0.125, 12);
+  });
+
+  it('a node without a price counts in the ratios, not in USD; no nodes give nulls', () => {
+    const e = capacityEfficiency([node1, { ...node2, usdPerHour: null }]);
+    expect(e.usdPerHour).toBeCloseTo(0.1, 12);
+    expect(e.infrastructureIdleUsdPerHour).toBeCloseTo(0.025, 12);
+    expect(e.cpuUsageOverAllocatable).toBeCloseTo(1 / 3, 12);
+    expect(capacityEfficiency([])).toMatchObject({ cpuUsageOverRequest: null, cpuUsageOverAllocatable: null, usdPerHour: 0 });
+  });
+
+  it('weights 70/30 move the split, not the total: node 1 workload idle 0.07 × 1000/2000 + 0.03 × 4/8 = 0.05', () => {
+    const e = capacityEfficiency([node1], { cpu: 0.7, memory: 0.3 });
+    expect(e.workloadIdleUsdPerHour).toBeCloseTo(0.05, 12);
+    expect(e.infrastructureIdleUsdPerHour).toBeCloseTo(0.07 * 0.25 + 0.03 * 0.25, 12);
   });
 });

@@ -166,3 +166,104 @@ export function namespaceEfficiency(
       idleUsdPerMonth: s.idle,
     }));
 }
+
+/**
+ * One node at a snapshot with what its pods requested and used (usage: the pods metrics-server reported, so system
+ * processes outside pods are not counted).
+ */
+export interface NodeCapacityUsage {
+  /** null: no price known (the node counts in the ratios, not in USD). */
+  usdPerHour: number | null;
+  allocCpuMillicores: number;
+  allocMemoryBytes: number;
+  requestCpuMillicores: number;
+  requestMemoryBytes: number;
+  usageCpuMillicores: number;
+  usageMemoryBytes: number;
+}
+
+export interface CapacityEfficiency {
+  nodes: number;
+  usdPerHour: number;
+  allocCpuMillicores: number;
+  allocMemoryBytes: number;
+  requestCpuMillicores: number;
+  requestMemoryBytes: number;
+  usageCpuMillicores: number;
+  usageMemoryBytes: number;
+  /** Σ usage ÷ Σ request; null with nothing requested. */
+  cpuUsageOverRequest: number | null;
+  memoryUsageOverRequest: number | null;
+  /** Σ usage ÷ Σ allocatable; null with no allocatable. */
+  cpuUsageOverAllocatable: number | null;
+  memoryUsageOverAllocatable: number | null;
+  /** USD/hour of capacity used (the rest of max(request, usage) after workload idle). */
+  usedUsdPerHour: number;
+  /** Kubecost's workload idle: requested and not used, max(0, request − usage), at the node's price per unit. */
+  workloadIdleUsdPerHour: number;
+  /** Kubecost's infrastructure (cluster) idle: allocatable that no pod took, allocatable − max(request, usage). */
+  infrastructureIdleUsdPerHour: number;
+}
+
+/** One resource of one node: its cost part split into used, workload idle and infrastructure idle; the three add up. */
+function splitResource(partUsd: number, alloc: number, request: number, usage: number) {
+  if (alloc <= 0) return { used: 0, workloadIdle: 0, infrastructureIdle: partUsd };
+  // Kubecost's allocation is max(request, usage), capped at what the node has.
+  const taken = Math.min(alloc, Math.max(request, usage));
+  const workloadIdle = Math.min(taken, Math.max(0, request - usage));
+  return {
+    used: (partUsd * (taken - workloadIdle)) / alloc,
+    workloadIdle: (partUsd * workloadIdle) / alloc,
+    infrastructureIdle: (partUsd * (alloc - taken)) / alloc,
+  };
+}
+
+/**
+ * Usage ÷ request and usage ÷ allocatable over a set of nodes (a node, a NodePool, the cluster), and the node cost
+ * split three ways, per node then summed: each node's USD/hour into CPU and memory by `weights` (the request-share
+ * split), each part over its allocatable into used, workload idle (requested, unused) and infrastructure idle
+ * (allocatable, unrequested), the two idles as Kubecost names them. used + workload idle + infrastructure idle = the
+ * priced nodes' cost.
+ */
+export function capacityEfficiency(nodes: readonly NodeCapacityUsage[], weights: CostWeights = HALF_AND_HALF): CapacityEfficiency {
+  const out: CapacityEfficiency = {
+    nodes: nodes.length,
+    usdPerHour: 0,
+    allocCpuMillicores: 0,
+    allocMemoryBytes: 0,
+    requestCpuMillicores: 0,
+    requestMemoryBytes: 0,
+    usageCpuMillicores: 0,
+    usageMemoryBytes: 0,
+    cpuUsageOverRequest: null,
+    memoryUsageOverRequest: null,
+    cpuUsageOverAllocatable: null,
+    memoryUsageOverAllocatable: null,
+    usedUsdPerHour: 0,
+    workloadIdleUsdPerHour: 0,
+    infrastructureIdleUsdPerHour: 0,
+  };
+  for (const n of nodes) {
+    out.allocCpuMillicores += n.allocCpuMillicores;
+    out.allocMemoryBytes += n.allocMemoryBytes;
+    out.requestCpuMillicores += n.requestCpuMillicores;
+    out.requestMemoryBytes += n.requestMemoryBytes;
+    out.usageCpuMillicores += n.usageCpuMillicores;
+    out.usageMemoryBytes += n.usageMemoryBytes;
+    if (n.usdPerHour === null) continue;
+    out.usdPerHour += n.usdPerHour;
+    for (const s of [
+      splitResource(weights.cpu * n.usdPerHour, n.allocCpuMillicores, n.requestCpuMillicores, n.usageCpuMillicores),
+      splitResource(weights.memory * n.usdPerHour, n.allocMemoryBytes, n.requestMemoryBytes, n.usageMemoryBytes),
+    ]) {
+      out.usedUsdPerHour += s.used;
+      out.workloadIdleUsdPerHour += s.workloadIdle;
+      out.infrastructureIdleUsdPerHour += s.infrastructureIdle;
+    }
+  }
+  out.cpuUsageOverRequest = ratio(out.usageCpuMillicores, out.requestCpuMillicores);
+  out.memoryUsageOverRequest = ratio(out.usageMemoryBytes, out.requestMemoryBytes);
+  out.cpuUsageOverAllocatable = ratio(out.usageCpuMillicores, out.allocCpuMillicores);
+  out.memoryUsageOverAllocatable = ratio(out.usageMemoryBytes, out.allocMemoryBytes);
+  return out;
+}

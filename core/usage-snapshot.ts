@@ -145,6 +145,7 @@ export function joinSnapshotUsage(s: KubeSnapshot, usage: SnapshotUsage | null):
         memoryBytes: c.memoryBytes,
         requestCpuMillicores: spec?.requests.cpuMillicores ?? null,
         requestMemoryBytes: spec?.requests.memoryBytes ?? null,
+        limitCpuMillicores: spec?.limits.cpuMillicores ?? null,
         nodeName: p.nodeName,
         nodePool,
         measuredAt: m.measuredAt,

@@ -150,6 +150,7 @@ describe('rollupWorkloadHours', () => {
       memoryAvgBytes: 340 * 2 ** 20,
       requestCpuMillicores: 500,
       requestMemoryBytes: 2 ** 30,
+      limitCpuMillicores: null,
       oomKills: 1,
     });
     expect(rows[1]).toMatchObject({ hourStart: t + H, samples: 1, pods: 1, cpuP95Millicores: 50, oomKills: 0 });
@@ -158,6 +159,16 @@ describe('rollupWorkloadHours', () => {
   it('a container using 300m of a 1,000m request: every quantile at 300, mean 300', () => {
     const rows = rollupWorkloadHours([0, 1, 2, 3].map((i) => s(i * 300_000, 'p', 300, 64, 1000)));
     expect(rows[0]).toMatchObject({ cpuP50Millicores: 300, cpuP95Millicores: 300, cpuMaxMillicores: 300, requestCpuMillicores: 1000 });
+  });
+
+  it('the CPU limit is the largest seen in the hour (a rollout from 800m to 1,200m), null where no sample had one', () => {
+    const rows = rollupWorkloadHours([
+      { ...s(0, 'a', 100, 64), limitCpuMillicores: 800 },
+      { ...s(60_000, 'b', 100, 64), limitCpuMillicores: 1200 },
+      { ...s(120_000, 'c', 100, 64), limitCpuMillicores: null },
+      s(H, 'a', 100, 64),
+    ]);
+    expect(rows.map((r) => r.limitCpuMillicores)).toEqual([1200, null]);
   });
 
   it('an OOM kill in an hour without samples still gets a row', () => {

@@ -169,6 +169,8 @@ export interface UsageSample {
   /** The container's requests then (null when not known, e.g. a Prometheus sample of a pod never listed). */
   requestCpuMillicores: number | null;
   requestMemoryBytes: number | null;
+  /** The container's CPU limit then (null: none, or not known; absent in samples read before limits were stored). */
+  limitCpuMillicores?: number | null;
 }
 
 /** Per workload (kind/name) × container × UTC hour: the distribution of CPU and the peak of memory. */
@@ -191,6 +193,8 @@ export interface WorkloadHourRollup {
   /** The largest request seen in the hour (null when no sample knew it). */
   requestCpuMillicores: number | null;
   requestMemoryBytes: number | null;
+  /** The largest CPU limit seen in the hour (null when no sample had one; migration 0015). */
+  limitCpuMillicores: number | null;
   oomKills: number;
 }
 
@@ -219,6 +223,7 @@ export type RollupInput = Pick<
   | 'memoryBytes'
   | 'requestCpuMillicores'
   | 'requestMemoryBytes'
+  | 'limitCpuMillicores'
 >;
 
 interface Group {
@@ -233,6 +238,7 @@ interface Group {
   pods: Set<string>;
   reqCpu: number | null;
   reqMem: number | null;
+  limCpu: number | null;
   oomKills: number;
 }
 
@@ -262,6 +268,7 @@ export class WorkloadHourAccumulator {
         pods: new Set(),
         reqCpu: null,
         reqMem: null,
+        limCpu: null,
         oomKills: 0,
       };
       this.groups.set(key, g);
@@ -277,6 +284,8 @@ export class WorkloadHourAccumulator {
     g.pods.add(s.pod);
     if (s.requestCpuMillicores !== null) g.reqCpu = Math.max(g.reqCpu ?? 0, s.requestCpuMillicores);
     if (s.requestMemoryBytes !== null) g.reqMem = Math.max(g.reqMem ?? 0, s.requestMemoryBytes);
+    const lim = s.limitCpuMillicores ?? null;
+    if (lim !== null) g.limCpu = Math.max(g.limCpu ?? 0, lim);
   }
 
   addOomKill(k: OomKill): void {
@@ -305,6 +314,7 @@ export class WorkloadHourAccumulator {
         memoryMaxBytes: g.memMax,
         memoryAvgBytes: n === 0 ? 0 : g.memSum / n,
         requestCpuMillicores: g.reqCpu,
+        limitCpuMillicores: g.limCpu,
         requestMemoryBytes: g.reqMem,
         oomKills: g.oomKills,
       });

@@ -42,6 +42,8 @@ import { createNodePoolCostService } from './services/nodepool-cost-service.js';
 import { createReportsService } from './services/reports-service.js';
 import { createTeamsService } from './services/teams-service.js';
 import { createWorkloadsService } from './services/workloads-service.js';
+import { createEngineCatalogue } from './services/engine-catalogue.js';
+import { createStoredSnapshotRepository } from '../db/repositories/stored-snapshot-repository.js';
 
 export interface BuildAppOptions {
   db: Db;
@@ -176,7 +178,12 @@ function registerApiRoutes(
   app.register(efficiencyRoutes, { reports, efficiency: createEfficiencyService(packing, ctx) });
   app.register(consolidationRoutes, { consolidation: createConsolidationService(disruptions, packing, ctx) });
   app.register(teamsRoutes, { teams: createTeamsService(createAnalyticsTeamsRepository(db), packing, ctx) });
-  app.register(workloadsRoutes, { workloads: createWorkloadsService(createUsageRepository(db), packing) });
+  app.register(workloadsRoutes, {
+    workloads: createWorkloadsService(createUsageRepository(db), packing, {
+      snapshots: createStoredSnapshotRepository(db),
+      catalogue: createEngineCatalogue(),
+    }),
+  });
   app.register(billRoutes, { bill, practice: createBillPractice(db, bill, practiceBills) });
 }
 

@@ -9,6 +9,7 @@ import type { SnapshotUsage } from '../../core/usage.js';
 import { openDb } from '../open-db.js';
 import { createKubeRepository } from './kube-repository.js';
 import { createUsageRepository, type PrometheusBackfillStatus } from './usage-repository.js';
+import { createStoredSnapshotRepository } from './stored-snapshot-repository.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-usage-repo-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -34,10 +35,11 @@ const node: NodeRecord = {
 
 /** web: a Deployment's pod requesting 1,000m / 1 GiB; db: a StatefulSet pod with a 512 MiB limit, OOM-killed once. */
 function pods(oomAt: number | null): PodRecord[] {
+  // The db container's CPU limit is 750m (stored with the rollups, migration 0015); web has none.
   const container = (name: string, cpu: number, mem: number, limitMem: number | null, oom: number | null) => ({
     name,
     requests: { cpuMillicores: cpu, memoryBytes: mem },
-    limits: { cpuMillicores: null, memoryBytes: limitMem },
+    limits: { cpuMillicores: limitMem === null ? null : 750, memoryBytes: limitMem },
     restartCount: oom === null ? 0 : 1,
     lastTermination: oom === null ? null : { reason: 'OOMKilled', finishedAt: oom, exitCode: 137 },
   });
@@ -120,6 +122,29 @@ describe('usage storage with each snapshot (real SQLite file)', () => {
   // core/usage.test.ts); the db container OOM-killed at 10:07 (every later snapshot still shows that lastState).
   const oomAt = T0 + 7 * MIN;
   for (let i = 0; i < 12; i++) write(db, T0 + i * 5 * MIN, (i + 1) * 10, i >= 2 ? oomAt : null);
+
+  it('stores the CPU limit with the samples and the hourly rollups: db 750m, web none (null)', () => {
+    const hours = repo.workloadHours({ fromMs: T0, toMs: T0 + H });
+    expect(hours.map((h) => [h.workloadName, h.limitCpuMillicores])).toEqual([
+      ['db', 750],
+      ['web', null],
+    ]);
+  });
+
+  it('the pods’ usage per node at a snapshot, and the stored snapshot as the engine reads it', () => {
+    // 10:00: web 10m + db 50m; 300 + 480 MiB.
+    expect(repo.podUsageByNode(T0)).toEqual([{ nodeName: 'n1', usageCpuMillicores: 60, usageMemoryBytes: 780 * MiB }]);
+    const snap = createStoredSnapshotRepository(db).storedSnapshotAt(T0 + 7 * MIN);
+    expect(snap?.takenAt).toBe(T0 + 5 * MIN);
+    expect(snap?.nodes).toEqual([
+      expect.objectContaining({ name: 'n1', nodePool: 'general', instanceType: 'm5.xlarge', zone: 'us-east-1a', usdPerHour: 0.192 }),
+    ]);
+    expect(snap?.pods.map((p) => [p.namespace, p.name, p.nodeName, p.reqCpuMillicores])).toEqual([
+      ['payments', 'db-0', 'n1', 500],
+      ['storefront', 'web-7d9f8c6b5-x2k9q', 'n1', 1000],
+    ]);
+    expect(createStoredSnapshotRepository(db).storedSnapshotAt(T0 - 1)).toBeNull();
+  });
 
   it('fills each pod usage and the namespace / NodePool rows beside requests', () => {
     const ns = repo.namespaceUsage({ fromMs: T0, toMs: T0 + 1 });
@@ -225,6 +250,7 @@ describe('usage storage with each snapshot (real SQLite file)', () => {
       memoryAvgBytes: 100,
       requestCpuMillicores: null,
       requestMemoryBytes: null,
+      limitCpuMillicores: null,
       oomKills: 0,
     });
     // 08:00 is new; 10:00 was measured by metrics-server and stays as it was.

@@ -89,7 +89,7 @@ export interface StoredWorkloadHour extends WorkloadHourRollup {
   final: boolean;
 }
 
-type SampleTuple = [number, string, string, string, string, string, number, number, number | null, number | null];
+type SampleTuple = [number, string, string, string, string, string, number, number, number | null, number | null, number | null];
 
 /** A stored sample row as the hourly rollup takes it. */
 const sampleOf = (r: SampleTuple): RollupInput => ({
@@ -103,6 +103,7 @@ const sampleOf = (r: SampleTuple): RollupInput => ({
   memoryBytes: r[7],
   requestCpuMillicores: r[8],
   requestMemoryBytes: r[9],
+  limitCpuMillicores: r[10],
 });
 
 export function createUsageRepository(db: Db) {
@@ -111,8 +112,8 @@ export function createUsageRepository(db: Db) {
   );
   const insertSample = db.prepare(`
     INSERT INTO usage_samples (snapshot_id, taken_at, namespace, workload_kind, workload_name, container, pod, node_name, nodepool,
-      cpu_m, memory_b, req_cpu_m, req_memory_b, measured_at, window_ms)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      cpu_m, memory_b, req_cpu_m, req_memory_b, lim_cpu_m, measured_at, window_ms)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const insertNamespace = db.prepare(`
     INSERT INTO usage_namespaces (snapshot_id, taken_at, namespace, nodepool, pods, pods_with_usage, req_cpu_m, req_memory_b,
       req_cpu_m_with_usage, req_memory_b_with_usage, usage_cpu_m, usage_memory_b)
@@ -133,7 +134,7 @@ export function createUsageRepository(db: Db) {
   const markFinal = db.prepare('UPDATE usage_hours SET final = 1 WHERE hour_start = ?');
   const samplesOfHour = db
     .prepare(
-      `SELECT taken_at, namespace, workload_kind, workload_name, container, pod, cpu_m, memory_b, req_cpu_m, req_memory_b
+      `SELECT taken_at, namespace, workload_kind, workload_name, container, pod, cpu_m, memory_b, req_cpu_m, req_memory_b, lim_cpu_m
        FROM usage_samples WHERE taken_at >= ? AND taken_at < ?`,
     )
     .raw();
@@ -144,15 +145,15 @@ export function createUsageRepository(db: Db) {
   );
   const upsertRollup = db.prepare(`
     INSERT INTO usage_workload_hours (hour_start, namespace, workload_kind, workload_name, container, samples, pods, cpu_p50_m, cpu_p95_m,
-      cpu_p99_m, cpu_max_m, cpu_avg_m, memory_max_b, memory_avg_b, req_cpu_m, req_memory_b, oom_kills, source)
+      cpu_p99_m, cpu_max_m, cpu_avg_m, memory_max_b, memory_avg_b, req_cpu_m, req_memory_b, lim_cpu_m, oom_kills, source)
     VALUES (@hourStart, @namespace, @workloadKind, @workloadName, @container, @samples, @pods, @cpuP50Millicores, @cpuP95Millicores,
       @cpuP99Millicores, @cpuMaxMillicores, @cpuAvgMillicores, @memoryMaxBytes, @memoryAvgBytes, @requestCpuMillicores,
-      @requestMemoryBytes, @oomKills, @source)
+      @requestMemoryBytes, @limitCpuMillicores, @oomKills, @source)
     ON CONFLICT (namespace, workload_kind, workload_name, container, hour_start) DO UPDATE SET samples = excluded.samples,
       pods = excluded.pods, cpu_p50_m = excluded.cpu_p50_m, cpu_p95_m = excluded.cpu_p95_m, cpu_p99_m = excluded.cpu_p99_m,
       cpu_max_m = excluded.cpu_max_m, cpu_avg_m = excluded.cpu_avg_m, memory_max_b = excluded.memory_max_b,
       memory_avg_b = excluded.memory_avg_b, req_cpu_m = excluded.req_cpu_m, req_memory_b = excluded.req_memory_b,
-      oom_kills = excluded.oom_kills, source = excluded.source
+      lim_cpu_m = excluded.lim_cpu_m, oom_kills = excluded.oom_kills, source = excluded.source
     WHERE usage_workload_hours.source = 'prometheus' OR excluded.source = 'metrics-server'`);
   const bumpOomKills = db.prepare(`
     UPDATE usage_workload_hours SET oom_kills = oom_kills + 1
@@ -204,6 +205,7 @@ export function createUsageRepository(db: Db) {
         s.memoryBytes,
         s.requestCpuMillicores,
         s.requestMemoryBytes,
+        s.limitCpuMillicores ?? null,
         s.measuredAt,
         s.windowMs,
       );
@@ -283,6 +285,7 @@ export function createUsageRepository(db: Db) {
     memoryAvgBytes: r.memory_avg_b as number,
     requestCpuMillicores: r.req_cpu_m as number | null,
     requestMemoryBytes: r.req_memory_b as number | null,
+    limitCpuMillicores: (r.lim_cpu_m as number | null | undefined) ?? null,
     oomKills: r.oom_kills as number,
     source: r.source as StoredWorkloadHour['source'],
     final: true,
@@ -313,8 +316,21 @@ export function createUsageRepository(db: Db) {
     GROUP BY namespace, workload_kind, workload_name, container, COALESCE(nodepool, '')
     ORDER BY namespace, workload_kind, workload_name, container, nodePool`);
 
+  const podUsageByNode = db.prepare(`
+    SELECT node_name AS nodeName, SUM(cpu_m) AS usageCpuMillicores, SUM(memory_b) AS usageMemoryBytes
+    FROM usage_samples WHERE taken_at = ? AND node_name IS NOT NULL GROUP BY node_name ORDER BY node_name`);
+  const namespaceTeams = db.prepare('SELECT name, team FROM namespaces ORDER BY name');
+
   return {
     addSnapshot,
+
+    /** Per node, the summed usage of the pods metrics-server reported at the snapshot taken at `takenAt` (none once pruned). */
+    podUsageByNode: (takenAt: number): { nodeName: string; usageCpuMillicores: number; usageMemoryBytes: number }[] =>
+      podUsageByNode.all(takenAt) as { nodeName: string; usageCpuMillicores: number; usageMemoryBytes: number }[],
+
+    /** Each namespace's team as the collector resolved it (null: none). */
+    namespaceTeams: (): Map<string, string | null> =>
+      new Map((namespaceTeams.all() as { name: string; team: string | null }[]).map((r) => [r.name, r.team])),
 
     /**
      * A Prometheus backfill's rollups, in one transaction: rows land only where metrics-server has none for that
@@ -322,7 +338,8 @@ export function createUsageRepository(db: Db) {
      */
     writeBackfill: db.transaction((rollups: WorkloadHourRollup[], status: PrometheusBackfillStatus): number => {
       let written = 0;
-      for (const r of rollups) written += upsertRollup.run({ ...r, source: 'prometheus' }).changes;
+      for (const r of rollups)
+        written += upsertRollup.run({ ...r, limitCpuMillicores: r.limitCpuMillicores ?? null, source: 'prometheus' }).changes;
       setting.run(PROMETHEUS_STATUS_SETTING, JSON.stringify({ ...status, rollupsWritten: written }));
       return written;
     }),

@@ -220,6 +220,54 @@ describe('attributeTeamCost: one node where the three methods differ', () => {
   });
 });
 
+/*
+ * The same node with usage (core/rollup.test.ts "usage feeds AWS split and OpenCost"): jobs uses 1.5 vCPU (above its
+ * 0.7 request) and 2 GiB (below its 7), web stays under its requests. Charged max(request, usage):
+ *   request share (requests only, by definition): 0.195, 0.182, idle 0.143, as before;
+ *   AWS split: web 0.1925; jobs 1.5 × 0.09 + 7 × 0.01 = 0.205; unused 0.75 vCPU × 0.09 + 5.5 GiB × 0.01 = 0.1225, shared
+ *     web 1.75/3.25 × 0.0675 + 1/3 × 0.055 = 0.0546795, jobs 1.5/3.25 × 0.0675 + 2/3 × 0.055 = 0.0678205;
+ *   OpenCost: web 0.1877991; jobs 1.5 × 0.0846276 + 7 × 0.0113431 = 0.2063431; idle 0.52 − both = 0.1258578.
+ * Each adds up to 52 cents.
+ */
+describe('attributeTeamCost: the three methods on that node with usage, each to the cent', () => {
+  const w = sums({
+    namespace: 'web',
+    team: 'web',
+    requestShareUsd: 0.195,
+    cpuShareUsd: 0.26,
+    memoryShareUsd: 0.13,
+    awsSplitCostUsd: 0.1925,
+    awsUnusedCostUsd: 0.0546795,
+    openCostUsd: 0.1877991,
+    usagePodHours: 1,
+  });
+  const j = sums({
+    namespace: 'jobs',
+    team: 'data',
+    requestShareUsd: 0.182,
+    cpuShareUsd: 0.104,
+    memoryShareUsd: 0.26,
+    awsSplitCostUsd: 0.205,
+    awsUnusedCostUsd: 0.0678205,
+    openCostUsd: 0.2063431,
+    usagePodHours: 1,
+  });
+  const node: PoolCostSums[] = [{ nodePool: 'general', costUsd: 0.52, costWeightedCpuUsd: 0.364, costWeightedMemoryUsd: 0.39 }];
+
+  it.each([
+    ['request share: 19.5, 18.2, 14.3', opts(), [0.2, 0.18, 0.14]],
+    // Rows biggest first: data now costs more than web.
+    ['AWS split · max(request, usage), idle as a line: data 20.5, web 19.25, 12.25', opts({ method: 'aws-split' }), [0.21, 0.19, 0.12]],
+    ['AWS split · max(request, usage), idle spread: data 27.28, web 24.72', opts({ method: 'aws-split', idle: 'spread' }), [0.27, 0.25]],
+    ['OpenCost · max(request, usage): data 20.63, web 18.78, 12.59', opts({ method: 'opencost' }), [0.21, 0.19, 0.12]],
+  ] as [string, TeamCostOptions, number[]][])('%s', (_name, o, expected) => {
+    const r = attributeTeamCost([w, j], node, o);
+    expect(r.rows.map((l) => l.costUsd)).toEqual(expected);
+    expect(r.rows.reduce((t, l) => t + Math.round(l.costUsd * 100), 0)).toBe(52);
+    expect(Math.abs(r.totals.residualUsd)).toBeLessThan(1e-9);
+  });
+});
+
 describe('cents', () => {
   it.each([
     [[1 / 3, 1 / 3, 1 / 3], 100, [34, 33, 33]],

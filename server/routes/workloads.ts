@@ -12,9 +12,9 @@ export async function workloadsRoutes(app: FastifyInstance, opts: { workloads: W
     '/api/workloads/recommendations',
     {
       summary:
-        'Right-sized requests per workload and container over a usage window (CPU at p95, memory at peak + 15 %, floors 10m / 20 MiB), usage ÷ request, idle USD, and the monthly USD effect by request share',
+        'Right-sized requests per workload and container over a usage window (CPU at p95, memory at peak + 15 %, floors 10m / 20 MiB), their monthly USD effect through an engine re-pack of the NodePool (request share as the fallback), usage ÷ request and ÷ allocatable, workload and infrastructure idle',
       description:
-        '`window` (1h–90d, default 14d) of hourly usage rollups ending at `at` (default: the newest snapshot); `namespace`. Flags: short-history (under a day), throttled (p95 above the request), oom-killed (memory not lowered), no-request. The USD effect is by request share of the NodePool’s node cost at the newest snapshot × 730 h, without re-packing nodes. CSV: one line per workload container, biggest saving first.',
+        '`window` (1h–90d, default 14d) of hourly usage rollups ending at `at` (default: the newest snapshot); `namespace`. Flags: short-history (under a day), throttled (p95 at or near the CPU limit, or above the request; `throttledBy`), oom-killed (memory not lowered), no-request. The USD effect: the NodePool’s pods at the newest snapshot re-packed from scratch by the scheduling engine with current and with recommended requests, the difference × 730 h (`dollarMethod` engine-repack); by request share of the node cost where the engine cannot price it (request-share). `capacity`: per node, NodePool and cluster at that snapshot, usage ÷ request and ÷ allocatable and the node cost split into used, workload idle and infrastructure idle. CSV: one line per workload container, biggest saving first.',
       csv: {
         fileName: 'workload-recommendations',
         // The columns named, so a window without usage still downloads its header.
@@ -22,5 +22,15 @@ export async function workloadsRoutes(app: FastifyInstance, opts: { workloads: W
       },
     },
     (q) => workloads.recommendations(q),
+  );
+
+  routes.get(
+    '/api/workloads/usage',
+    {
+      summary: 'One workload container’s hourly usage (CPU p95 and max, memory max) beside its request and CPU limit, for its chart',
+      description:
+        '`namespace`, `kind`, `name`, `container` name the workload container (as the recommendations list them); `window` (1h–90d, default 14d) ending at `at` (default: the newest snapshot). Hours oldest first; the open hour is computed from the samples kept.',
+    },
+    (q) => workloads.usage(q),
   );
 }

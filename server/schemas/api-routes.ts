@@ -31,7 +31,12 @@ import {
 } from './efficiency.js';
 import { NodePoolCompareQuerySchema, NodePoolCompareResponseSchema, NodePoolsQuerySchema, NodePoolsResponseSchema } from './nodepools.js';
 import { StatusResponseSchema } from './status.js';
-import { RecommendationsQuerySchema, RecommendationsResponseSchema } from './workloads.js';
+import {
+  RecommendationsQuerySchema,
+  RecommendationsResponseSchema,
+  WorkloadUsageQuerySchema,
+  WorkloadUsageResponseSchema,
+} from './workloads.js';
 import { TeamCostQuerySchema, TeamCostResponseSchema, TeamCostSeriesQuerySchema, TeamCostSeriesResponseSchema } from './teams.js';
 
 /**
@@ -72,6 +77,7 @@ export const API_ROUTES = {
   '/api/teams/cost/series': { method: 'GET', query: TeamCostSeriesQuerySchema, response: TeamCostSeriesResponseSchema },
   // workloads
   '/api/workloads/recommendations': { method: 'GET', query: RecommendationsQuerySchema, response: RecommendationsResponseSchema },
+  '/api/workloads/usage': { method: 'GET', query: WorkloadUsageQuerySchema, response: WorkloadUsageResponseSchema },
   // bill
   '/api/bill/lines': { method: 'GET', query: BillLinesQuerySchema, response: BillLinesResponseSchema },
   '/api/bill/explain': { method: 'GET', query: BillExplainQuerySchema, response: ExplanationSchema },

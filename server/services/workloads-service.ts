@@ -2,6 +2,10 @@ import type { AnalyticsPackingRepository } from '../../db/repositories/analytics
 import type { UsageRepository, WorkloadPlacementRow } from '../../db/repositories/usage-repository.js';
 import { DEFAULT_RIGHTSIZING, recommend, type RightsizingHour } from '../../core/rightsizing.js';
 import {
+  capacityEfficiency,
+  HOURS_PER_MONTH,
+  type CapacityEfficiency,
+  type NodeCapacityUsage,
   HALF_AND_HALF,
   monthlyRequestCostUsd,
   namespaceEfficiency,
@@ -10,17 +14,45 @@ import {
   type EfficiencyHour,
   type RequestRates,
 } from '../../core/usage-efficiency.js';
-import { workloadKey } from '../../core/usage.js';
+import { workloadKey, type WorkloadHourRollup } from '../../core/usage.js';
 import { DAY_MS, HOUR_MS } from '../../core/time.js';
 import { isoInstant, QueryParamError } from '../analytics/range.js';
-import type { RecommendationRow, RecommendationsQuery, RecommendationsResponse } from '../schemas/workloads.js';
+import {
+  CAPACITY_NODES_LISTED,
+  type NodeCapacityRow,
+  type NodePoolEffectRow,
+  type RecommendationRow,
+  type WorkloadUsageQuery,
+  type WorkloadUsageResponse,
+  RecommendationsQuery,
+  RecommendationsResponse,
+} from '../schemas/workloads.js';
 import { optionalInstant } from './analytics-range.js';
+import type { StoredSnapshot, StoredSnapshotRepository } from '../../db/repositories/stored-snapshot-repository.js';
+import type { CatalogueEntry } from '../../core/karpenter/scheduling/catalogue.js';
+import { snapshotCatalogueOptions, snapshotToEngineInput, type SnapshotCatalogueOptions } from '../analytics/snapshot-to-engine.js';
+import { repack, repackEffect, workloadRef, type RepackResult, type WorkloadRequestDelta } from '../analytics/rightsizing-repack.js';
 
 const DEFAULT_WINDOW = '14d';
 const MAX_WINDOW_MS = 90 * DAY_MS;
 
 export const DOLLAR_METHOD =
-  'By request share: the change in requests times its NodePool’s node cost per requested unit at the newest snapshot (cost split 50/50 into CPU and memory, each over what the pods request), × replicas × 730 h. Nodes are not re-packed (the what-if engine’s re-pack is future work), so this is what request-share attribution would charge, not the bill after consolidation.';
+  'Through the scheduling engine where it can: the NodePool’s pods at the newest snapshot re-packed from scratch as Karpenter provisions (core/karpenter/scheduling), once with the current requests and once with the recommended ones; the change in nodes and in USD/hour × 730 is the difference of the two re-packs (rows: that recommendation alone; nodePools: all of them). By request share otherwise (no snapshot, no catalogue for the region, a pod neither re-pack could place, or too many pods): the change in requests times its NodePool’s node cost per requested unit (cost split 50/50 into CPU and memory), × replicas × 730 h. Each row’s dollarMethod says which.';
+
+/**
+ * Engine re-packs are made within these budgets, else request share stands: each re-pack prepares the NodePool over
+ * the 1,345-type catalogue (about 0.15–0.25 s here) and places its pods (about 0.1 s for 60 pods), so the per-row
+ * re-packs (one per workload container) stop at 20,000 pod placements per NodePool and the NodePool's own pair at
+ * 10,000 pods; a request stays within a few seconds.
+ */
+export const ENGINE_ROW_BUDGET = 20_000;
+export const ENGINE_POOL_BUDGET = 10_000;
+
+export interface WorkloadsEngine {
+  snapshots: StoredSnapshotRepository;
+  /** The instance types and prices to re-pack over (the built-in catalogue of the snapshot's region); [] when none. */
+  catalogue: (o: SnapshotCatalogueOptions) => readonly CatalogueEntry[];
+}
 
 /** `14d` / `36h` -> ms, 1 h to 90 days. */
 export function parseUsageWindow(value: string): number {
@@ -30,7 +62,7 @@ export function parseUsageWindow(value: string): number {
   return ms;
 }
 
-type Hour = RightsizingHour & EfficiencyHour;
+type Hour = RightsizingHour & EfficiencyHour & Pick<WorkloadHourRollup, 'limitCpuMillicores'>;
 
 /** Per workload container: its pods at the newest snapshot with usage, and the NodePool most of them ran in. */
 function placements(rows: readonly WorkloadPlacementRow[]): Map<string, { nodePool: string; replicas: number }> {
@@ -48,23 +80,176 @@ function placements(rows: readonly WorkloadPlacementRow[]): Map<string, { nodePo
   return out;
 }
 
-/** Rows with a saving first (most negative), then the rest, rows without a figure last; ties by name. */
+const byNullLast = (x: number | null, y: number | null): number => {
+  if (x === y) return 0;
+  if (x === null) return 1;
+  if (y === null) return -1;
+  return x - y;
+};
+
+/** Rows with a saving first (most negative), then the rest, rows without a figure last; ties by request share, then name. */
 function byEffect(a: RecommendationRow, b: RecommendationRow): number {
-  const x = a.monthlyEffectUsd;
-  const y = b.monthlyEffectUsd;
-  if (x !== y) {
-    if (x === null) return 1;
-    if (y === null) return -1;
-    return x - y;
-  }
+  const d = byNullLast(a.monthlyEffectUsd, b.monthlyEffectUsd) || byNullLast(a.requestShareMonthlyUsd, b.requestShareMonthlyUsd);
+  if (d !== 0) return d;
   const ka = workloadKey(a);
   const kb = workloadKey(b);
   return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
 
-/** Right-sizing recommendations with usage efficiency and their dollar effect by request share. */
-export function createWorkloadsService(usage: UsageRepository, packing: AnalyticsPackingRepository) {
+const newestLimit = (hours: readonly { hourStart: number; limitCpuMillicores: number | null }[]): number | null => {
+  let at = -Infinity;
+  let limit: number | null = null;
+  for (const h of hours)
+    if (h.limitCpuMillicores !== null && h.hourStart >= at) {
+      at = h.hourStart;
+      limit = h.limitCpuMillicores;
+    }
+  return limit;
+};
+
+/**
+ * The engine's figures: per row (that recommendation alone) and per NodePool (all of its recommendations), each the
+ * difference of two re-packs of the NodePool at the snapshot. Rows and pools it cannot price keep request share.
+ */
+function engineEffects(rows: RecommendationRow[], snapshot: StoredSnapshot, catalogue: readonly CatalogueEntry[]): NodePoolEffectRow[] {
+  const byPool = new Map<string, RecommendationRow[]>();
+  for (const r of rows) {
+    if (r.nodePool === null || r.replicas === 0) continue;
+    byPool.set(r.nodePool, [...(byPool.get(r.nodePool) ?? []), r]);
+  }
+  const delta = (r: RecommendationRow): WorkloadRequestDelta => ({
+    workload: workloadRef(r.namespace, r.workloadKind, r.workloadName),
+    cpuMillicores: r.deltaCpuMillicores,
+    memoryBytes: r.deltaMemoryBytes,
+  });
+  const pools: NodePoolEffectRow[] = [];
+  for (const [nodePool, poolRows] of [...byPool.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const requestShare = poolRows.reduce((s, r) => s + (r.requestShareMonthlyUsd ?? 0), 0);
+    const poolNodes = new Set(snapshot.nodes.filter((n) => n.nodePool === nodePool).map((n) => n.name));
+    const podsInPool = snapshot.pods.filter((p) => poolNodes.has(p.nodeName)).length;
+    let all = null;
+    if (catalogue.length > 0 && podsInPool > 0 && podsInPool <= ENGINE_POOL_BUDGET) {
+      const before: RepackResult = repack(snapshotToEngineInput(snapshot, catalogue, { nodePool, unbound: true }));
+      all = repackEffect(snapshot, catalogue, nodePool, poolRows.map(delta), before);
+      if (podsInPool * poolRows.length <= ENGINE_ROW_BUDGET) {
+        for (const r of poolRows) {
+          const one = repackEffect(snapshot, catalogue, nodePool, [delta(r)], before);
+          if (one.monthlyEffectUsd === null) continue;
+          r.monthlyEffectUsd = one.monthlyEffectUsd;
+          r.nodesDelta = one.nodesDelta;
+          r.dollarMethod = 'engine-repack';
+        }
+      }
+    }
+    const engine = all !== null && all.monthlyEffectUsd !== null ? all : null;
+    pools.push({
+      nodePool,
+      pods: podsInPool,
+      workloads: poolRows.length,
+      dollarMethod: engine === null ? 'request-share' : 'engine-repack',
+      nodesBefore: engine?.before.nodes ?? null,
+      nodesAfter: engine?.after.nodes ?? null,
+      usdPerHourBefore: engine?.before.usdPerHour ?? null,
+      usdPerHourAfter: engine?.after.usdPerHour ?? null,
+      monthlyEffectUsd: engine?.monthlyEffectUsd ?? requestShare,
+      requestShareMonthlyUsd: requestShare,
+    });
+  }
+  return pools;
+}
+
+type CapacityFields = Omit<NodeCapacityRow, 'node' | 'nodePool' | 'instanceType'>;
+
+const perMonth = (e: CapacityEfficiency): CapacityFields => ({
+  nodes: e.nodes,
+  usdPerMonth: e.usdPerHour * HOURS_PER_MONTH,
+  allocCpuMillicores: e.allocCpuMillicores,
+  allocMemoryBytes: e.allocMemoryBytes,
+  requestCpuMillicores: e.requestCpuMillicores,
+  requestMemoryBytes: e.requestMemoryBytes,
+  usageCpuMillicores: e.usageCpuMillicores,
+  usageMemoryBytes: e.usageMemoryBytes,
+  cpuUsageOverRequest: e.cpuUsageOverRequest,
+  memoryUsageOverRequest: e.memoryUsageOverRequest,
+  cpuUsageOverAllocatable: e.cpuUsageOverAllocatable,
+  memoryUsageOverAllocatable: e.memoryUsageOverAllocatable,
+  usedUsdPerMonth: e.usedUsdPerHour * HOURS_PER_MONTH,
+  workloadIdleUsdPerMonth: e.workloadIdleUsdPerHour * HOURS_PER_MONTH,
+  infrastructureIdleUsdPerMonth: e.infrastructureIdleUsdPerHour * HOURS_PER_MONTH,
+});
+
+/** Node, NodePool and cluster efficiency at one snapshot; null when it has no pod usage. */
+function capacityAt(
+  nodes: readonly {
+    name: string;
+    nodePool: string;
+    instanceType: string;
+    usdPerHour: number | null;
+    allocCpuMillicores: number;
+    allocMemoryBytes: number;
+    reqCpuMillicores: number;
+    reqMemoryBytes: number;
+  }[],
+  usage: readonly { nodeName: string; usageCpuMillicores: number; usageMemoryBytes: number }[],
+): RecommendationsResponse['capacity'] {
+  if (usage.length === 0) return null;
+  const usageOf = new Map(usage.map((u) => [u.nodeName, u]));
+  const rows = nodes.map((n) => {
+    const u = usageOf.get(n.name);
+    const input: NodeCapacityUsage = {
+      usdPerHour: n.usdPerHour,
+      allocCpuMillicores: n.allocCpuMillicores,
+      allocMemoryBytes: n.allocMemoryBytes,
+      requestCpuMillicores: n.reqCpuMillicores,
+      requestMemoryBytes: n.reqMemoryBytes,
+      usageCpuMillicores: u?.usageCpuMillicores ?? 0,
+      usageMemoryBytes: u?.usageMemoryBytes ?? 0,
+    };
+    return { n, input };
+  });
+  const pools = new Map<string, NodeCapacityUsage[]>();
+  for (const { n, input } of rows) pools.set(n.nodePool, [...(pools.get(n.nodePool) ?? []), input]);
+  const nodeRows = rows
+    .map(({ n, input }) => ({ node: n.name, nodePool: n.nodePool, instanceType: n.instanceType, ...perMonth(capacityEfficiency([input])) }))
+    .sort((a, b) => b.infrastructureIdleUsdPerMonth - a.infrastructureIdleUsdPerMonth || (a.node < b.node ? -1 : 1));
   return {
+    cluster: perMonth(capacityEfficiency(rows.map((r) => r.input))),
+    nodePools: [...pools.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([nodePool, list]) => ({ nodePool, ...perMonth(capacityEfficiency(list)) })),
+    nodes: nodeRows.slice(0, CAPACITY_NODES_LISTED),
+  };
+}
+
+/** Right-sizing recommendations with usage efficiency and their dollar effect (engine re-pack, else request share). */
+export function createWorkloadsService(usage: UsageRepository, packing: AnalyticsPackingRepository, engine?: WorkloadsEngine) {
+  return {
+    /** One workload container's hourly usage over the window, oldest first. */
+    usage(q: WorkloadUsageQuery): WorkloadUsageResponse {
+      const windowMs = parseUsageWindow(q.window ?? DEFAULT_WINDOW);
+      const endMs = optionalInstant('at', q.at) ?? packing.snapshotAtOrBefore();
+      if (endMs === null) return { windowFrom: null, windowTo: null, points: [] };
+      const points = usage
+        .workloadHours({ fromMs: endMs - windowMs, toMs: endMs + 1, namespace: q.namespace })
+        .filter((h) => h.workloadKind === q.kind && h.workloadName === q.name && h.container === q.container)
+        .sort((a, b) => a.hourStart - b.hourStart)
+        .map((h) => ({
+          hour: isoInstant(h.hourStart),
+          hourMs: h.hourStart,
+          samples: h.samples,
+          pods: h.pods,
+          cpuP95Millicores: h.cpuP95Millicores,
+          cpuMaxMillicores: h.cpuMaxMillicores,
+          memoryMaxBytes: h.memoryMaxBytes,
+          requestCpuMillicores: h.requestCpuMillicores,
+          requestMemoryBytes: h.requestMemoryBytes,
+          limitCpuMillicores: h.limitCpuMillicores,
+          oomKills: h.oomKills,
+          source: h.source,
+        }));
+      return { windowFrom: isoInstant(endMs - windowMs), windowTo: isoInstant(endMs), points };
+    },
+
     recommendations(q: RecommendationsQuery): RecommendationsResponse {
       const windowMs = parseUsageWindow(q.window ?? DEFAULT_WINDOW);
       const atMs = optionalInstant('at', q.at);
@@ -75,6 +260,7 @@ export function createWorkloadsService(usage: UsageRepository, packing: Analytic
         minCpuMillicores: DEFAULT_RIGHTSIZING.minCpuMillicores,
         minMemoryBytes: DEFAULT_RIGHTSIZING.minMemoryBytes,
         minHistoryHours: DEFAULT_RIGHTSIZING.minHistoryMs / HOUR_MS,
+        cpuLimitNearFraction: DEFAULT_RIGHTSIZING.cpuLimitNearFraction,
         cpuWeight: HALF_AND_HALF.cpu,
         memoryWeight: HALF_AND_HALF.memory,
       };
@@ -87,18 +273,22 @@ export function createWorkloadsService(usage: UsageRepository, packing: Analytic
           dollarMethod: DOLLAR_METHOD,
           settings,
           rows: [],
+          nodePools: [],
           namespaces: [],
-          totals: { monthlyEffectUsd: 0, idleUsdPerMonth: 0 },
+          teams: [],
+          capacity: null,
+          totals: { monthlyEffectUsd: 0, requestShareMonthlyUsd: 0, idleUsdPerMonth: 0 },
         };
       }
       // [end − window, end]: the hour holding `end` counts.
       const range = { fromMs: endMs - windowMs, toMs: endMs + 1, namespace: q.namespace };
 
+      const pricedNodes = pricesAtMs === null ? [] : packing.nodeWindow({ fromMs: pricesAtMs - 1, toMs: pricesAtMs });
       const rates =
         pricesAtMs === null
           ? new Map<string, RequestRates>()
           : requestRates(
-              packing.nodeWindow({ fromMs: pricesAtMs - 1, toMs: pricesAtMs }).map((n) => ({
+              pricedNodes.map((n) => ({
                 nodePool: n.nodePool,
                 usdPerHour: n.usdPerHour,
                 requestCpuMillicores: n.reqCpuMillicores,
@@ -132,13 +322,13 @@ export function createWorkloadsService(usage: UsageRepository, packing: Analytic
           container: ref.container,
           hours,
           oomKillLimitsBytes: oomLimits.get(key) ?? [],
-          // Container CPU limits are not stored with the rollups; throttling is read from p95 over the request.
-          cpuLimitMillicores: null,
+          cpuLimitMillicores: newestLimit(hours),
         });
         if (r === null) continue;
         const place = placed.get(key);
         const replicas = place?.replicas ?? 0;
         const poolRates = place === undefined ? undefined : rates.get(place.nodePool);
+        const requestShare = monthlyRequestCostUsd(r.deltaCpuMillicores, r.deltaMemoryBytes, replicas, poolRates);
         const eff = workloadEfficiency(
           hours,
           { cpuMillicores: r.currentCpuMillicores, memoryBytes: r.currentMemoryBytes },
@@ -165,14 +355,31 @@ export function createWorkloadsService(usage: UsageRepository, packing: Analytic
           historyHours: r.historyMs / HOUR_MS,
           samples: r.samples,
           flags: r.flags,
+          cpuLimitMillicores: r.cpuLimitMillicores,
+          throttledBy: r.throttledBy,
           cpuUsageOverRequest: eff.cpuUsageOverRequest,
           memoryUsageOverRequest: eff.memoryUsageOverRequest,
           idleUsdPerMonth: eff.idleUsdPerMonth,
-          monthlyEffectUsd: monthlyRequestCostUsd(r.deltaCpuMillicores, r.deltaMemoryBytes, replicas, poolRates),
+          monthlyEffectUsd: requestShare,
+          requestShareMonthlyUsd: requestShare,
+          nodesDelta: null,
+          dollarMethod: requestShare === null ? null : 'request-share',
         });
       }
+      const snapshot = engine?.snapshots.storedSnapshotAt(pricesAtMs ?? undefined) ?? null;
+      const catalogueOptions = snapshot === null ? null : snapshotCatalogueOptions(snapshot);
+      const catalogue = catalogueOptions === null || engine === undefined ? [] : engine.catalogue(catalogueOptions);
+      const nodePools = snapshot === null ? [] : engineEffects(rows, snapshot, catalogue);
       rows.sort(byEffect);
-      const namespaces = namespaceEfficiency(usage.namespaceUsage(range), rows);
+      const namespaceRows = usage.namespaceUsage(range);
+      const namespaces = namespaceEfficiency(namespaceRows, rows);
+      const teamOf = usage.namespaceTeams();
+      const team = (ns: string) => teamOf.get(ns) ?? '';
+      const teams = namespaceEfficiency(
+        namespaceRows.map((r) => ({ ...r, namespace: team(r.namespace) })),
+        rows.map((r) => ({ namespace: team(r.namespace), idleUsdPerMonth: r.idleUsdPerMonth })),
+      ).map(({ namespace, ...rest }) => ({ team: namespace, ...rest }));
+      const capacity = pricesAtMs === null ? null : capacityAt(pricedNodes, usage.podUsageByNode(pricesAtMs));
       return {
         windowFrom: isoInstant(range.fromMs),
         windowTo: isoInstant(endMs),
@@ -180,9 +387,14 @@ export function createWorkloadsService(usage: UsageRepository, packing: Analytic
         dollarMethod: DOLLAR_METHOD,
         settings,
         rows,
+        nodePools,
         namespaces,
+        teams,
+        capacity,
         totals: {
-          monthlyEffectUsd: rows.reduce((s, r) => s + (r.monthlyEffectUsd ?? 0), 0),
+          // The NodePools' figures: one re-pack with every recommendation applied (per-row re-packs do not add up).
+          monthlyEffectUsd: nodePools.reduce((s, p) => s + p.monthlyEffectUsd, 0),
+          requestShareMonthlyUsd: rows.reduce((s, r) => s + (r.requestShareMonthlyUsd ?? 0), 0),
           idleUsdPerMonth: rows.reduce((s, r) => s + (r.idleUsdPerMonth ?? 0), 0),
         },
       };

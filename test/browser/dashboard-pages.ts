@@ -23,4 +23,6 @@ export const PAGES = [
     ready: ['[data-testid="team-chart"] .recharts-bar-rectangle path', '[data-testid="team-table"] tbody tr'],
   },
   { name: 'bill', path: '/bill', ready: ['[data-testid="bill-lines"] tbody tr'] },
+  // Rows only where usage was collected (pages.test.ts seeds with metrics-server).
+  { name: 'workloads', path: '/workloads', ready: ['[data-testid="workloads-table"] tbody tr'] },
 ] as const;

@@ -78,9 +78,12 @@ export async function serveDashboard(db: Db, nowMs: number, { simulator = true }
   };
 }
 
-/** Seeds `days` simulated days of the default scenario (about 2 s a day), serves them, and opens Chromium. */
-export async function startDashboard({ days }: { days: number }): Promise<Dashboard> {
-  const seeded = await seedSandboxDb({ prefix: 'ledger-browser-', days });
+/**
+ * Seeds `days` simulated days of the default scenario (about 2 s a day; `usage` reads metrics.k8s.io with every
+ * snapshot too, for the Workloads page), serves them, and opens Chromium.
+ */
+export async function startDashboard({ days, usage = false }: { days: number; usage?: boolean }): Promise<Dashboard> {
+  const seeded = await seedSandboxDb({ prefix: 'ledger-browser-', days, usage });
   const { sandbox, db, startMs, endMs } = seeded;
   const sc = sandbox.scenario;
   // As `demo` does: the database says which scenario it holds, so practice bills can be made from it.
@@ -105,7 +108,7 @@ export async function startDashboard({ days }: { days: number }): Promise<Dashbo
  * startDashboard before the file's tests, closed after them. The returned object is filled in by beforeAll: read
  * its fields inside the tests.
  */
-export function dashboardPerFile(options: { days: number }): Dashboard {
+export function dashboardPerFile(options: { days: number; usage?: boolean }): Dashboard {
   const d = {} as Dashboard; // filled in by beforeAll, read only by the tests that follow it
   beforeAll(async () => {
     Object.assign(d, await startDashboard(options));

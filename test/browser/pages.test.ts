@@ -8,7 +8,8 @@ import { dashboardPerFile, horizontalOverflow, openPage, screenshot } from './ha
  * in light and dark, at 1280 px without sideways scrolling. Screenshots go to test/screenshots/ (git-ignored) for review.
  */
 
-const d = dashboardPerFile({ days: 3 });
+// With metrics-server usage, so the Workloads page has its rows.
+const d = dashboardPerFile({ days: 3, usage: true });
 
 describe('every page with sandbox data', () => {
   it.each(PAGES)('$name loads, shows its data, logs no error', async ({ name, path, ready }) => {
@@ -42,6 +43,52 @@ describe('every page with sandbox data', () => {
     // 1280 px wide (wider screens, a 1366 px laptop included, have more room): nothing spills sideways.
     await expect(horizontalOverflow(page)).resolves.toBe(0);
     await screenshot(page, name);
+    expect(errors).toEqual([]);
+    await close();
+  });
+});
+
+describe('the Workloads page', () => {
+  it('sorts by savings, opens a workload’s usage chart, and shows the resources block and kubectl line to paste', async () => {
+    const { page, errors, close } = await openPage(d.browser);
+    await page.goto(`${d.baseUrl}/workloads`);
+    const table = page.getByTestId('workloads-table');
+    await table.locator('tbody tr').first().waitFor();
+    const effects = async (): Promise<number[]> =>
+      (await table.getByTestId('workload-savings').allInnerTexts())
+        .map((t) => /^([+−]?)\D*([\d,.]+)/.exec(t))
+        .filter((m): m is RegExpExecArray => m !== null)
+        .map((m) => (m[1] === '−' ? -1 : 1) * Number(m[2].replace(/,/g, '')));
+    // Biggest saving first by default; the header flips it.
+    const first = await effects();
+    expect(first.length).toBeGreaterThan(3);
+    expect(first).toEqual([...first].sort((a, b) => a - b));
+    expect(first[0]).toBeLessThan(0);
+    await table.getByRole('button', { name: /Effect \/ month/ }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('order')).toBe('desc');
+    const flipped = await effects();
+    expect(flipped).toEqual([...flipped].sort((a, b) => b - a));
+    await table.getByRole('button', { name: /Effect \/ month/ }).click();
+
+    // The payments team's API: open it; its chart draws request and usage lines, and the paste blocks agree.
+    await table.getByRole('button', { name: 'payments/payments-api' }).click();
+    const detail = page.getByTestId('workload-detail');
+    await detail.locator('[data-testid="workload-usage-chart"] .recharts-line-curve').first().waitFor({ state: 'attached' });
+    await expect(detail.locator('.recharts-legend-item-text').allInnerTexts()).resolves.toEqual(
+      expect.arrayContaining(['CPU request', 'CPU usage p95', 'CPU usage max']),
+    );
+    const block = await detail.getByTestId('resources-block').innerText();
+    expect(block).toMatch(/^resources:\n {2}requests:\n {4}cpu: \d+m?\n {4}memory: \d+(Mi|Gi)$/);
+    const [, cpu, memory] = /cpu: (\S+)\n {4}memory: (\S+)/.exec(block) ?? [];
+    await expect(detail.getByTestId('kubectl-line').innerText()).resolves.toBe(
+      `kubectl set resources deployment/payments-api -n payments --containers=payments --requests=cpu=${cpu},memory=${memory}`,
+    );
+    await expect(detail.getByTestId('workload-effect').innerText()).resolves.toMatch(/saves|costs|no dollar figure/);
+    await detail.getByRole('radio', { name: 'Memory' }).click();
+    await expect
+      .poll(() => detail.locator('.recharts-legend-item-text').allInnerTexts())
+      .toEqual(expect.arrayContaining(['Memory request', 'Memory working set max']));
+    await screenshot(page, 'workloads-open');
     expect(errors).toEqual([]);
     await close();
   });

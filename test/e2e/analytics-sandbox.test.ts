@@ -325,7 +325,9 @@ describe('right-sizing recommendations on the week4 sandbox (its one day of metr
       expect(r.currentMemoryBytes, name).not.toBeNull();
       expect(r.recommendedMemoryBytes, name).toBeLessThanOrEqual((r.currentMemoryBytes ?? 0) / 3);
       expect(r.memoryUsageOverRequest, name).toBeLessThan(0.3);
-      expect(r.monthlyEffectUsd, name).toBeLessThan(0);
+      expect(r.requestShareMonthlyUsd, name).toBeLessThan(0);
+      // Through the engine one workload alone may free no node: never a cost, though.
+      expect(r.monthlyEffectUsd, name).toBeLessThanOrEqual(0);
     }
     const ns = rec.namespaces.find((n) => n.namespace === 'payments');
     expect(ns?.memoryUsageOverRequest).toBeLessThan(0.3);
@@ -338,6 +340,9 @@ describe('right-sizing recommendations on the week4 sandbox (its one day of metr
     for (const r of catalog) {
       expect(r.recommendedCpuMillicores).toBeGreaterThan(r.currentCpuMillicores ?? Infinity);
       expect(r.flags).toContain('throttled');
+      expect(r.throttledBy).toContain('request');
+      // Its 1,500m limit is stored with the rollups (migration 0015).
+      expect(r.cpuLimitMillicores).toBe(1500);
       expect(r.cpuUsageOverRequest).toBeGreaterThan(1);
     }
   });
@@ -354,14 +359,53 @@ describe('right-sizing recommendations on the week4 sandbox (its one day of metr
       expect(r.historyHours).toBeLessThanOrEqual(24);
       expect(r.flags.includes('short-history'), `${r.workloadName}: ${r.historyHours} h`).toBe(r.historyHours < 24);
     }
-    expect(rec.dollarMethod).toMatch(/request share/);
+    expect(rec.dollarMethod).toMatch(/re-pack.*request share/s);
     expect(rec.settings).toMatchObject({ cpuQuantile: 0.95, memoryBuffer: 0.15, minCpuMillicores: 10, minMemoryBytes: 20 * 2 ** 20 });
     const effects = rec.rows.map((r) => r.monthlyEffectUsd).filter((x): x is number => x !== null);
     expect(effects).toEqual([...effects].sort((a, b) => a - b));
-    expect(rec.totals.monthlyEffectUsd).toBeCloseTo(
-      effects.reduce((t, x) => t + x, 0),
+    const shares = rec.rows.map((r) => r.requestShareMonthlyUsd ?? 0);
+    expect(rec.totals.requestShareMonthlyUsd).toBeCloseTo(
+      shares.reduce((t, x) => t + x, 0),
       9,
     );
+    expect(rec.totals.monthlyEffectUsd).toBeCloseTo(
+      rec.nodePools.reduce((t, p) => t + p.monthlyEffectUsd, 0),
+      9,
+    );
+  });
+
+  it('applying the recommendations lowers the simulated cost of the NodePool the payments team runs in (engine re-pack, both sides)', () => {
+    const pool = rec.rows.find((r) => r.namespace === 'payments' && r.nodePool !== null)?.nodePool;
+    const effect = rec.nodePools.find((p) => p.nodePool === pool);
+    expect(effect, JSON.stringify(rec.nodePools)).toMatchObject({ dollarMethod: 'engine-repack' });
+    expect(effect?.usdPerHourAfter).toBeLessThan(effect?.usdPerHourBefore ?? 0);
+    expect(effect?.nodesAfter).toBeLessThanOrEqual(effect?.nodesBefore ?? 0);
+    expect(effect?.monthlyEffectUsd).toBeCloseTo(((effect?.usdPerHourAfter ?? 0) - (effect?.usdPerHourBefore ?? 0)) * 730, 6);
+    expect(effect?.monthlyEffectUsd).toBeLessThan(0);
+    // Rows priced by the engine say so, and their node change is whole nodes.
+    for (const r of rec.rows.filter((x) => x.dollarMethod === 'engine-repack')) expect(Number.isInteger(r.nodesDelta)).toBe(true);
+  });
+
+  it('usage ÷ request and ÷ allocatable, workload and infrastructure idle per node, NodePool and cluster, adding up to the node cost', () => {
+    const c = rec.capacity;
+    expect(c).not.toBeNull();
+    if (c === null) return;
+    for (const row of [c.cluster, ...c.nodePools, ...c.nodes]) {
+      expect(row.usedUsdPerMonth + row.workloadIdleUsdPerMonth + row.infrastructureIdleUsdPerMonth).toBeCloseTo(row.usdPerMonth, 6);
+      expect(row.cpuUsageOverAllocatable ?? 0).toBeLessThanOrEqual(1);
+    }
+    expect(c.nodePools.reduce((t, p) => t + p.nodes, 0)).toBe(c.cluster.nodes);
+    expect(c.nodes.length).toBe(c.cluster.nodes);
+    expect(c.cluster.usdPerMonth).toBeCloseTo(
+      c.nodePools.reduce((t, p) => t + p.usdPerMonth, 0),
+      6,
+    );
+    // The over-requesting payments team leaves memory requested and unused: workload idle is real money.
+    expect(c.cluster.workloadIdleUsdPerMonth).toBeGreaterThan(0);
+    expect(c.cluster.memoryUsageOverRequest).toBeLessThan(1);
+    expect(c.cluster.memoryUsageOverAllocatable).toBeLessThan(c.cluster.memoryUsageOverRequest ?? 0);
+    const payments = rec.teams.find((t) => t.team === 'payments');
+    expect(payments?.memoryUsageOverRequest).toBeLessThan(0.3);
   });
 
   it('CSV: one line per row, biggest saving first; a bad window names itself', async () => {

@@ -13,6 +13,7 @@ export const PAGES: readonly PageDef[] = [
   { path: '/consolidation', label: 'Consolidation', Component: lazy(() => import('../routes/consolidation')) },
   { path: '/nodes', label: 'Nodes', Component: lazy(() => import('../routes/nodes')) },
   { path: '/teams', label: 'Teams', Component: lazy(() => import('../routes/teams')) },
+  { path: '/workloads', label: 'Workloads', Component: lazy(() => import('../routes/workloads')) },
   { path: '/bill', label: 'Explain this bill', Component: lazy(() => import('../routes/bill')) },
 ];
 

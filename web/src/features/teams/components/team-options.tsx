@@ -29,8 +29,9 @@ export function TeamOptions({ state, onChange }: { state: TeamsState; onChange: 
         value={state.method}
         options={[
           { value: 'request-share', label: 'Request share' },
-          { value: 'aws-split', label: 'AWS split' },
-          { value: 'opencost', label: 'OpenCost' },
+          // AWS split and OpenCost charge max(request, usage) where usage is collected (requests alone otherwise).
+          { value: 'aws-split', label: 'AWS split · max(request, usage)' },
+          { value: 'opencost', label: 'OpenCost · max(request, usage)' },
         ]}
         onChange={(v) => onChange({ method: v === 'request-share' ? undefined : v })}
       />
