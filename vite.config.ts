@@ -45,6 +45,9 @@ export default defineConfig({
     // Vitest wall time for 700 s of CPU. Two side by side use both cores.
     maxWorkers: 2,
     reporters: ['default', './test/runner/skipped-tests-reporter.ts'],
+    // Each test file is its own worker: a simulated history (seconds of CPU for week4) is kept on disk and read back
+    // by the next worker that asks for the same one (sandbox/scenario/scenario-cache.ts; the key covers the sources).
+    env: { LEDGER_SCENARIO_CACHE: fileURLToPath(new URL('./node_modules/.cache/nodepool-ledger/scenarios', import.meta.url)) },
     projects: [
       {
         extends: true,

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { writeKubeconfig } from './kubeconfig.js';
 import { karpenterProfile } from './scenario/karpenter-profile.js';
 import { simulate } from './scenario/simulate.js';
+import { cachedSimulation } from './scenario/scenario-cache.js';
 import { loadScenarioFile } from './scenario/scenario-file.js';
 import type { Scenario } from './scenario/types.js';
 import { sandboxCertificate } from './serve/certificate.js';
@@ -76,7 +77,8 @@ export function loadUsageModel(name = DEFAULT_SCENARIO, seed = DEFAULT_SEED): Us
 }
 
 /**
- * The simulated history for a scenario and seed (computed once per process), imitating `karpenterVersion` (default:
+ * The simulated history for a scenario and seed (computed once per process, and kept on disk between the test
+ * suite's workers: scenario-cache.ts), imitating `karpenterVersion` (default:
  * the file's, else the current release). A version that is not a Karpenter v1 release throws KarpenterVersionError.
  */
 export function loadScenario(name = DEFAULT_SCENARIO, seed = DEFAULT_SEED, karpenterVersion?: string): Scenario {
@@ -85,7 +87,8 @@ export function loadScenario(name = DEFAULT_SCENARIO, seed = DEFAULT_SEED, karpe
   const key = `${name}|${seed}|${version}`;
   let s = cache.get(key);
   if (!s) {
-    s = simulate({ ...file, karpenterVersion: version }, seed);
+    const input = { ...file, karpenterVersion: version };
+    s = cachedSimulation({ input, seed }, () => simulate(input, seed));
     cache.set(key, s);
   }
   return s;
