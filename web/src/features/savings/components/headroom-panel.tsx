@@ -9,7 +9,7 @@ import { FootprintCell, mixText } from './footprint';
 
 const WaterfallChart = lazy(() => import('./waterfall-chart'));
 
-const signedUsd = (v: number): string => (v >= 0 ? `−${formatUsd(v)}` : `+${formatUsd(-v)}`);
+const signedUsd = (v: number): string => (Math.abs(v) < 0.005 ? formatUsd(0) : v >= 0 ? `−${formatUsd(v)}` : `+${formatUsd(-v)}`);
 
 /** The waterfall of what each lever would save per month, per NodePool, and the NodePool edit the user tries. */
 export function HeadroomPanel({ at }: { at: string | undefined }) {
