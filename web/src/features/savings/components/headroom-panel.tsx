@@ -16,11 +16,13 @@ export function HeadroomPanel({ at }: { at: string | undefined }) {
   const headroom = useHeadroom(at === undefined ? {} : { at });
   const [edit, setEdit] = useState<{ query: EditQuery; label: string } | null>(null);
   const edited = useNodePoolEdit(edit?.query ?? null);
-  const tried: TriedEdit | null =
-    edit !== null && edited.data !== undefined && edited.data.savingsUsdPerMonth !== null
-      ? { label: edit.label, savingsUsdPerMonth: edited.data.savingsUsdPerMonth }
-      : null;
-  const steps = useMemo(() => (headroom.data === undefined ? [] : savingsWaterfall(headroom.data, tried)), [headroom.data, tried]);
+  const editLabel = edit?.label ?? null;
+  const editSavings = edit === null ? null : (edited.data?.savingsUsdPerMonth ?? null);
+  const steps = useMemo(() => {
+    const tried: TriedEdit | null =
+      editLabel !== null && editSavings !== null ? { label: editLabel, savingsUsdPerMonth: editSavings } : null;
+    return headroom.data === undefined ? [] : savingsWaterfall(headroom.data, tried);
+  }, [headroom.data, editLabel, editSavings]);
 
   if (headroom.isPending) return <LoadingState label="Simulating the re-pack…" />;
   if (headroom.isError)

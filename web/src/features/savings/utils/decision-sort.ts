@@ -9,12 +9,11 @@ const text = (v: string | null): string => v ?? '';
 export function sortDecisions(rows: readonly NodeDecision[], sort: DecisionSort, order: 'asc' | 'desc'): NodeDecision[] {
   const sign = order === 'asc' ? 1 : -1;
   return [...rows].sort((a, b) => {
-    let c = 0;
-    if (sort === 'usdPerHour') {
-      if (a.usdPerHour === null || b.usdPerHour === null) c = a.usdPerHour === b.usdPerHour ? 0 : a.usdPerHour === null ? 1 : -1;
-      else c = sign * (a.usdPerHour - b.usdPerHour);
-      if (a.usdPerHour === null || b.usdPerHour === null) return c !== 0 ? c : a.node.localeCompare(b.node);
-    } else c = sign * text(a[sort]).localeCompare(text(b[sort]));
+    let c: number;
+    if (sort !== 'usdPerHour') c = sign * text(a[sort]).localeCompare(text(b[sort]));
+    // unpriced nodes last, whichever the order
+    else if (a.usdPerHour === null || b.usdPerHour === null) c = a.usdPerHour === b.usdPerHour ? 0 : a.usdPerHour === null ? 1 : -1;
+    else c = sign * (a.usdPerHour - b.usdPerHour);
     return c !== 0 ? c : a.node.localeCompare(b.node);
   });
 }
