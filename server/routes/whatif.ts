@@ -24,6 +24,23 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { whatif: WhatIfS
         'Consolidation headroom and the spot lever per NodePool: today’s cost per hour against a re-pack of every pod from scratch, USD per month (× 730)',
       description: `${SIMULATION_NOTE} Pods stay in their NodePool and capacity type for the lower bound (the cheaper of the re-pack and today); the spot figure lets pods without karpenter.sh/do-not-disrupt take spot.`,
       errors: [404],
+      csv: {
+        fileName: 'whatif-headroom',
+        table: (b) =>
+          b.rows.map((r) => ({
+            nodePool: r.nodePool,
+            todayNodes: r.today.nodes,
+            todayUsdPerHour: r.today.usdPerHour,
+            lowerBoundNodes: r.lowerBound.nodes,
+            lowerBoundUsdPerHour: r.lowerBound.usdPerHour,
+            lowerBoundSource: r.lowerBoundSource,
+            spotNodes: r.spot.nodes,
+            spotUsdPerHour: r.spot.usdPerHour,
+            headroomUsdPerMonth: r.headroomUsdPerMonth,
+            spotUsdPerMonth: r.spotUsdPerMonth,
+            snapshotAt: b.snapshotAt,
+          })),
+      },
     },
     (q) => whatif.headroom(q),
   );
@@ -35,6 +52,11 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { whatif: WhatIfS
         'A NodePool edit (capacity types, families, generation, arch, vCPU bounds) or a merge into another: node count, instance mix and cost per hour before and after',
       description: `${SIMULATION_NOTE} Before: the cheaper of today and the re-pack under today's NodePools; after: the re-pack under the edited ones; both with the pods of the NodePools touched only.`,
       errors: [404],
+      csv: {
+        fileName: 'whatif-nodepool-edit',
+        table: (b) =>
+          (['today', 'before', 'after'] as const).flatMap((side) => b[side].mix.map((m) => ({ side, ...m, snapshotAt: b.snapshotAt }))),
+      },
     },
     (q) => whatif.nodePoolEdit(q),
   );
@@ -46,6 +68,21 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { whatif: WhatIfS
         'This workload on that NodePool: a stored workload’s pods provisioned on fresh nodes of each NodePool asked, priced without running it',
       description: `${SIMULATION_NOTE} Without namespace/kind/name: the workloads to choose from. \`nodepools\` default: every NodePool.`,
       errors: [404],
+      csv: {
+        fileName: 'whatif-workload',
+        // The placements of the workload asked for; without one, the workloads to choose from.
+        table: (b) =>
+          b.workload === null
+            ? b.workloads
+            : b.placements.map((p) => ({
+                nodePool: p.nodePool,
+                nodes: p.footprint.nodes,
+                usdPerHour: p.footprint.usdPerHour,
+                usdPerMonth: p.usdPerMonth,
+                instanceTypes: p.footprint.mix.map((m) => `${m.nodes} x ${m.instanceType} ${m.capacityType}`).join('; '),
+                unschedulable: p.unschedulable.length,
+              })),
+      },
     },
     (q) => whatif.workload(q),
   );

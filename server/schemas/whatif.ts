@@ -43,7 +43,10 @@ export const UnschedulableSchema = Type.Object({ pod: Type.String(), nodePool: T
 
 // --- consolidation headroom and the spot lever
 
-export const HeadroomQuerySchema = Type.Object({ at: Type.Optional(at) }, { additionalProperties: false });
+export const HeadroomQuerySchema = Type.Object(
+  { at: Type.Optional(at), format: Type.Optional(FormatSchema) },
+  { additionalProperties: false },
+);
 export type HeadroomQuery = Static<typeof HeadroomQuerySchema>;
 
 export const HeadroomRowSchema = Type.Object({
@@ -116,6 +119,7 @@ export const NodePoolEditQuerySchema = Type.Object(
         description: 'Merge `nodepool` into this NodePool (its pods move there).',
       }),
     ),
+    format: Type.Optional(FormatSchema),
   },
   { additionalProperties: false },
 );
@@ -160,6 +164,7 @@ export const WorkloadPlacementQuerySchema = Type.Object(
         description: 'NodePools to place it on, comma-separated. Default: every NodePool.',
       }),
     ),
+    format: Type.Optional(FormatSchema),
   },
   { additionalProperties: false },
 );
