@@ -22,6 +22,8 @@ const INTEGRATION = [
   'server/services/nodepool-limits-service.test.ts',
   // SQLite only, but two weeks of snapshots written to a file and read back every way: ~10 s on its own.
   'db/repositories/range-rollups.test.ts',
+  // the what-if repository, then its routes through buildApp (inject)
+  'db/repositories/whatif-repository.test.ts',
 ];
 const ALL = ['**/*.test.ts', '**/*.test.tsx'];
 

@@ -26,6 +26,15 @@ export interface NodePoolRecord {
   nodeClass: string | null;
   /** spec.template.spec.expireAfter ("720h", "Never"); null/absent when unset. */
   expireAfter?: string | null;
+  /** spec.template.spec.taints (Karpenter puts them on every node it launches); absent when not collected. */
+  taints?: NodePoolTaint[];
+}
+
+export interface NodePoolTaint {
+  key: string;
+  value?: string;
+  /** NoSchedule | PreferNoSchedule | NoExecute */
+  effect: string;
 }
 
 export interface NamespaceRecord {

@@ -32,6 +32,10 @@ import { nodePoolsRoutes } from './routes/nodepools.js';
 import { statusRoutes } from './routes/status.js';
 import { teamsRoutes } from './routes/teams.js';
 import { workloadsRoutes } from './routes/workloads.js';
+import { whatIfRoutes } from './routes/whatif.js';
+import { createWhatIfService } from './services/whatif-service.js';
+import { createWhatIfWorlds } from './services/whatif-world.js';
+import { createWhatIfRepository } from '../db/repositories/whatif-repository.js';
 import { QUERY_PARAM_HINTS, type ErrorResponse } from './schemas/common.js';
 import { createBillPractice, type PracticeBillProvider } from './services/bill-practice.js';
 import { createBillService } from './services/bill-service.js';
@@ -185,6 +189,7 @@ function registerApiRoutes(
     }),
   });
   app.register(billRoutes, { bill, practice: createBillPractice(db, bill, practiceBills) });
+  app.register(whatIfRoutes, { whatif: createWhatIfService(createWhatIfWorlds(createWhatIfRepository(db))) });
 }
 
 /** The API and the built dashboard. Does not listen: the caller listens (on 127.0.0.1). */

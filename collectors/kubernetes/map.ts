@@ -143,6 +143,14 @@ export function mapNodePool(raw: unknown): NodePoolRecord {
     nodeClass: str(obj(tmpl.nodeClassRef).name),
     // karpenter.sh/v1 moved expireAfter into the template; v1beta1 had it under disruption.
     expireAfter: str(tmpl.expireAfter) ?? str(disruption.expireAfter),
+    taints: arr(tmpl.taints).flatMap((t) => {
+      const x = obj(t);
+      const key = str(x.key);
+      const effect = str(x.effect);
+      if (key === null || effect === null) return [];
+      const value = str(x.value);
+      return [{ key, ...(value === null ? {} : { value }), effect }];
+    }),
   };
 }
 

@@ -27,12 +27,12 @@ export interface KubeRepositoryOptions {
 /** All SQL for the Kubernetes side: objects seen, snapshots and their rollups, and the disruptions they change. */
 export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
   const upsertNodePool = db.prepare(`
-    INSERT INTO nodepools (name, weight, consolidation_policy, consolidate_after, capacity_types_json, requirements_json, limits_json, budgets_json, nodeclass, expire_after, updated_at)
-    VALUES (@name, @weight, @consolidationPolicy, @consolidateAfter, @capacityTypes, @requirements, @limits, @budgets, @nodeClass, @expireAfter, @at)
+    INSERT INTO nodepools (name, weight, consolidation_policy, consolidate_after, capacity_types_json, requirements_json, limits_json, budgets_json, nodeclass, expire_after, taints_json, updated_at)
+    VALUES (@name, @weight, @consolidationPolicy, @consolidateAfter, @capacityTypes, @requirements, @limits, @budgets, @nodeClass, @expireAfter, @taints, @at)
     ON CONFLICT(name) DO UPDATE SET weight=excluded.weight, consolidation_policy=excluded.consolidation_policy,
       consolidate_after=excluded.consolidate_after, capacity_types_json=excluded.capacity_types_json,
       requirements_json=excluded.requirements_json, limits_json=excluded.limits_json, budgets_json=excluded.budgets_json,
-      nodeclass=excluded.nodeclass, expire_after=excluded.expire_after, updated_at=excluded.updated_at`);
+      nodeclass=excluded.nodeclass, expire_after=excluded.expire_after, taints_json=excluded.taints_json, updated_at=excluded.updated_at`);
   const upsertNamespace = db.prepare(`
     INSERT INTO namespaces (name, team, labels_json) VALUES (?, ?, ?)
     ON CONFLICT(name) DO UPDATE SET team=excluded.team, labels_json=excluded.labels_json`);
@@ -271,6 +271,7 @@ function nodePoolParams(np: NodePoolRecord, at: number) {
     budgets: json(np.budgets),
     nodeClass: np.nodeClass,
     expireAfter: np.expireAfter ?? null,
+    taints: json(np.taints ?? []),
     at,
   };
 }

@@ -37,6 +37,18 @@ import {
   WorkloadUsageQuerySchema,
   WorkloadUsageResponseSchema,
 } from './workloads.js';
+import {
+  HeadroomQuerySchema,
+  HeadroomResponseSchema,
+  NodePoolEditQuerySchema,
+  NodePoolEditResponseSchema,
+  WorkloadPlacementQuerySchema,
+  WorkloadPlacementResponseSchema,
+  WhyNotQuerySchema,
+  WhyNotResponseSchema,
+  PredictQuerySchema,
+  PredictResponseSchema,
+} from './whatif.js';
 import { TeamCostQuerySchema, TeamCostResponseSchema, TeamCostSeriesQuerySchema, TeamCostSeriesResponseSchema } from './teams.js';
 
 /**
@@ -78,6 +90,12 @@ export const API_ROUTES = {
   // workloads
   '/api/workloads/recommendations': { method: 'GET', query: RecommendationsQuerySchema, response: RecommendationsResponseSchema },
   '/api/workloads/usage': { method: 'GET', query: WorkloadUsageQuerySchema, response: WorkloadUsageResponseSchema },
+  // what-if (simulations over a stored snapshot)
+  '/api/whatif/headroom': { method: 'GET', query: HeadroomQuerySchema, response: HeadroomResponseSchema },
+  '/api/whatif/nodepool-edit': { method: 'GET', query: NodePoolEditQuerySchema, response: NodePoolEditResponseSchema },
+  '/api/whatif/workload': { method: 'GET', query: WorkloadPlacementQuerySchema, response: WorkloadPlacementResponseSchema },
+  '/api/whatif/why-not': { method: 'GET', query: WhyNotQuerySchema, response: WhyNotResponseSchema },
+  '/api/whatif/predict': { method: 'POST', query: PredictQuerySchema, response: PredictResponseSchema },
   // bill
   '/api/bill/lines': { method: 'GET', query: BillLinesQuerySchema, response: BillLinesResponseSchema },
   '/api/bill/explain': { method: 'GET', query: BillExplainQuerySchema, response: ExplanationSchema },

@@ -22,6 +22,11 @@ export const PAGES = [
     path: '/teams',
     ready: ['[data-testid="team-chart"] .recharts-bar-rectangle path', '[data-testid="team-table"] tbody tr'],
   },
+  {
+    name: 'savings',
+    path: '/savings',
+    ready: ['[data-testid="savings-waterfall"] .recharts-bar-rectangle path', '[data-testid="why-not-table"] tbody tr'],
+  },
   { name: 'bill', path: '/bill', ready: ['[data-testid="bill-lines"] tbody tr'] },
   // Rows only where usage was collected (pages.test.ts seeds with metrics-server).
   { name: 'workloads', path: '/workloads', ready: ['[data-testid="workloads-table"] tbody tr'] },

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { HeadroomResponse } from '../../server/schemas/whatif.js';
 import { PAGES } from './dashboard-pages.js';
 import { dashboardPerFile, horizontalOverflow, openPage, screenshot } from './harness.js';
 
@@ -117,6 +118,79 @@ describe('dark theme', () => {
     await expect.poll(() => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)).toBe('rgb(18, 22, 29)');
     await page.reload();
     await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    await close();
+  });
+});
+
+describe('the Savings page (simulations over the newest snapshot)', () => {
+  it('its waterfall shows the API’s numbers, the why-not table sorts, predict answers a pasted Deployment', async () => {
+    const { page, errors, close } = await openPage(d.browser);
+    await page.goto(`${d.baseUrl}/savings`);
+    await page
+      .locator('[data-testid="savings-waterfall"] .recharts-bar-rectangle path')
+      .first()
+      .waitFor({ state: 'attached', timeout: 30_000 });
+    const api = (await (await fetch(`${d.baseUrl}/api/whatif/headroom`)).json()) as HeadroomResponse;
+    // Every figure says it is a simulation, and at which snapshot.
+    await expect(page.getByTestId('simulation-note').innerText()).resolves.toMatch(
+      /^Simulation · snapshot 2026-11-03 23:55 UTC · built-in instance types/,
+    );
+    // The waterfall's figures are the API's, lever by lever.
+    const steps = page.getByTestId('waterfall-steps');
+    await expect(steps.locator('[data-step="today"] td').getAttribute('data-usd')).resolves.toBe(
+      (api.totals.todayUsdPerHour * 730).toFixed(2),
+    );
+    for (const r of api.rows) {
+      await expect(steps.locator(`[data-step="${r.nodePool}:consolidation"] td`).getAttribute('data-usd')).resolves.toBe(
+        r.headroomUsdPerMonth.toFixed(2),
+      );
+      await expect(steps.locator(`[data-step="${r.nodePool}:spot"] td`).getAttribute('data-usd')).resolves.toBe(
+        r.spotUsdPerMonth.toFixed(2),
+      );
+    }
+    // One step per lever per NodePool between today and after; Recharts draws no rectangle for a zero-height bar,
+    // so the chart has a visible bar per total and per non-zero lever (and a transparent base under each lever).
+    await expect(steps.locator('tbody tr').count()).resolves.toBe(2 + 2 * api.rows.length);
+    const nonZero = api.rows.flatMap((r) => [r.headroomUsdPerMonth, r.spotUsdPerMonth]).filter((v) => v.toFixed(2) !== '0.00').length;
+    await expect(page.locator('[data-testid="savings-waterfall"] .recharts-bar-rectangle').count()).resolves.toBeGreaterThanOrEqual(
+      2 + nonZero,
+    );
+
+    // The table sorts: by cost (the default, dearest first), then by node name on a click.
+    const table = page.getByTestId('why-not-table');
+    const costs = async () =>
+      (await table.locator('tbody td[data-usd-per-hour]').evaluateAll((tds) => tds.map((td) => td.getAttribute('data-usd-per-hour'))))
+        .filter((v) => v !== '')
+        .map(Number);
+    const before = await costs();
+    expect(before).toEqual([...before].sort((a, b) => b - a));
+    await table.getByRole('button', { name: /Node/ }).first().click();
+    const names = await table.locator('tbody th').allInnerTexts();
+    expect(names).toEqual([...names].sort((a, b) => a.localeCompare(b)));
+
+    // Predict: a pasted Deployment gets an answer naming its NodePool and cost.
+    await page
+      .getByLabel('Pod or Deployment YAML')
+      .fill(
+        [
+          'apiVersion: apps/v1',
+          'kind: Deployment',
+          'metadata: {name: web, namespace: shop}',
+          'spec:',
+          '  replicas: 6',
+          '  selector: {matchLabels: {app: web}}',
+          '  template:',
+          '    metadata: {labels: {app: web}}',
+          '    spec:',
+          '      containers: [{name: c, image: x, resources: {requests: {cpu: "3", memory: 8Gi}}}]',
+        ].join('\n'),
+      );
+    await page.getByRole('button', { name: 'Predict' }).click();
+    const answer = page.getByTestId('predict-answer');
+    await answer.waitFor({ timeout: 30_000 });
+    await expect(answer.innerText()).resolves.toMatch(/Deployment shop\/web: 6 replica\(s\)/);
+    await expect(page.getByTestId('predict-table').locator('tbody th').first().innerText()).resolves.toBe('general');
+    expect(errors).toEqual([]);
     await close();
   });
 });

@@ -4,12 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../server/app.js';
 import type { RunningSandbox } from '../../sandbox/index.js';
 import type { ConsolidationCompareResponse, ConsolidationEventsResponse } from '../../server/schemas/consolidation.js';
-import type { EfficiencySummaryResponse } from '../../server/schemas/efficiency.js';
+import type { EfficiencySummaryResponse, NodesResponse } from '../../server/schemas/efficiency.js';
 import type { NodePoolCompareResponse } from '../../server/schemas/nodepools.js';
 import type { DailyCostResponse, ReconciliationResponse } from '../../server/schemas/cost.js';
 import type { TeamCostResponse, TeamCostSeriesResponse } from '../../server/schemas/teams.js';
 import { CURRENT_KARPENTER_VERSION, LEGACY_KARPENTER_VERSION } from '../../sandbox/scenario/karpenter-profile.js';
 import type { RecommendationsResponse } from '../../server/schemas/workloads.js';
+import type { HeadroomResponse, PredictResponse, WhyNotResponse } from '../../server/schemas/whatif.js';
 import { startSeededApi, type SeededApi } from '../fixtures/seeded-api.js';
 import { DAY_MS } from '../../core/time.js';
 
@@ -416,5 +417,86 @@ describe('right-sizing recommendations on the week4 sandbox (its one day of metr
     const bad = await fetch(`${base}/api/workloads/recommendations?window=900d`);
     expect(bad.status).toBe(400);
     expect(await bad.text()).toMatch(/window.*900d/);
+  });
+});
+
+describe('what-if on the week4 sandbox (issue 14: the engine over the stored snapshots, real HTTP)', () => {
+  let base: string;
+  const get = async <T>(url: string): Promise<T> => {
+    const res = await fetch(`${base}${url}`);
+    if (res.status !== 200) throw new Error(`${url}: HTTP ${res.status} ${await res.text()}`);
+    return (await res.json()) as T;
+  };
+  let startMs = 0;
+  beforeAll(() => {
+    const api = seeded.get(CURRENT_KARPENTER_VERSION);
+    if (api === undefined) throw new Error('not seeded');
+    base = api.base;
+    startMs = api.startMs;
+  });
+  // Four times of the day: the web cycle's rise, peak, decline and wind-down.
+  const AT = [3, 9, 15, 21].map((h) => h * 3_600_000);
+
+  it.each(AT)('headroom per NodePool ≥ 0 and the re-pack lower bound never costs more than today (+%i ms)', async (offsetMs) => {
+    const at = new Date(startMs + offsetMs).toISOString();
+    const h = await get<HeadroomResponse>(`/api/whatif/headroom?at=${at}`);
+    expect(h).toMatchObject({ simulation: true, snapshotAt: at, currency: 'USD', unschedulable: [], unpricedNodes: [] });
+    expect(h.catalogueSource).toMatch(/stored Pricing API price/);
+    expect(h.rows.length).toBeGreaterThan(0);
+    // Today is priced by the engine's catalogue (built from the stored prices) as the snapshot priced its nodes.
+    const { rows: nodes } = await get<NodesResponse>(`/api/nodes?at=${at}&limit=5000`);
+    for (const r of h.rows) {
+      const stored = nodes.filter((n) => n.nodePool === r.nodePool).reduce((s, n) => s + (n.usdPerHour ?? 0), 0);
+      expect(r.today.usdPerHour, r.nodePool).toBeCloseTo(stored, 6);
+      expect(r.headroomUsdPerHour, r.nodePool).toBeGreaterThanOrEqual(0);
+      expect(r.lowerBound.usdPerHour, r.nodePool).toBeLessThanOrEqual(r.today.usdPerHour + 1e-9);
+      expect(r.spot.usdPerHour, r.nodePool).toBeLessThanOrEqual(r.lowerBound.usdPerHour + 1e-9);
+      expect(r.headroomUsdPerMonth).toBeCloseTo(r.headroomUsdPerHour * 730, 4);
+      // The mix adds up to the footprint.
+      for (const f of [r.today, r.repack, r.lowerBound, r.spot]) {
+        expect(f.mix.reduce((s, m) => s + m.nodes, 0)).toBe(f.nodes);
+        expect(f.mix.reduce((s, m) => s + m.usdPerHour, 0)).toBeCloseTo(f.usdPerHour, 6);
+      }
+    }
+  });
+
+  it('why not consolidated: one row per node of the snapshot, each with a decision, a reason and its cost', async () => {
+    const at = new Date(startMs + 12 * 3_600_000).toISOString();
+    const w = await get<WhyNotResponse>(`/api/whatif/why-not?at=${at}`);
+    const { rows: nodes } = await get<NodesResponse>(`/api/nodes?at=${at}&limit=5000`);
+    expect(w.simulation).toBe(true);
+    expect(w.nodes.map((n) => n.node).sort()).toEqual(nodes.map((n) => n.name).sort());
+    for (const n of w.nodes) expect(n.reason, n.node).not.toBe('');
+    // week4's two managed-node-group nodes are not Karpenter's, in Karpenter's words.
+    expect(w.nodes.filter((n) => n.nodePool === null).map((n) => n.reason)).toEqual([
+      "Node isn't managed by karpenter",
+      "Node isn't managed by karpenter",
+    ]);
+  });
+
+  it('predict: a Deployment without tolerations lands in general (system and spot-batch are tainted); bad YAML is a 400 naming it', async () => {
+    const yaml = [
+      'apiVersion: apps/v1',
+      'kind: Deployment',
+      'metadata: {name: api, namespace: shop}',
+      'spec:',
+      '  replicas: 4',
+      '  selector: {matchLabels: {app: api}}',
+      '  template:',
+      '    metadata: {labels: {app: api}}',
+      '    spec:',
+      '      containers: [{name: c, image: x, resources: {requests: {cpu: "3", memory: 6Gi}}}]',
+    ].join('\n');
+    const res = await fetch(`${base}/api/whatif/predict`, { method: 'POST', body: yaml, headers: { 'content-type': 'application/yaml' } });
+    expect(res.status).toBe(200);
+    const p = (await res.json()) as PredictResponse;
+    expect(p).toMatchObject({ simulation: true, pods: 4, workloads: ['Deployment shop/api: 4 replica(s)'], unschedulable: [] });
+    const placed = [...p.nodeClaims.flatMap((nc) => nc.pods), ...p.existingNodes.flatMap((n) => n.pods)];
+    expect(placed.sort()).toEqual(['shop/api-0', 'shop/api-1', 'shop/api-2', 'shop/api-3']);
+    for (const nc of p.nodeClaims) expect(nc.nodePool).toBe('general');
+    for (const n of p.existingNodes) expect(n.nodePool).toBe('general');
+    const bad = await fetch(`${base}/api/whatif/predict`, { method: 'POST', body: 'kind: [', headers: { 'content-type': 'text/plain' } });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { message: string }).message).toMatch(/^body document 1: not valid YAML/);
   });
 });

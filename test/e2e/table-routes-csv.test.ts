@@ -31,7 +31,7 @@ const USAGE_TABLES = ['/api/workloads/recommendations'];
 
 interface Operation {
   summary?: string;
-  parameters?: { name: string; in: string }[];
+  parameters?: { name: string; in: string; required?: boolean }[];
   responses: Record<string, { content?: Record<string, unknown> }>;
 }
 type Doc = { paths: Record<string, Record<string, Operation>> };
@@ -94,6 +94,11 @@ async function queryOf(path: string, op: Operation): Promise<URLSearchParams> {
     q.set('seed', '3');
     q.set('day', day);
     return q;
+  }
+  // A route that needs a NodePool (a what-if edit) gets one of the data's.
+  if ((op.parameters ?? []).some((p) => p.in === 'query' && p.name === 'nodepool' && p.required === true)) {
+    const pools = (await app.inject({ url: '/api/nodepools' })).json<{ items: { name: string }[] }>();
+    q.set('nodepool', pools.items[0]?.name ?? '');
   }
   if (names.has('from')) q.set('from', day);
   if (names.has('at') && !names.has('from')) q.set('at', `${day}T12:00:00Z`);

@@ -14,6 +14,7 @@ export const PAGES: readonly PageDef[] = [
   { path: '/nodes', label: 'Nodes', Component: lazy(() => import('../routes/nodes')) },
   { path: '/teams', label: 'Teams', Component: lazy(() => import('../routes/teams')) },
   { path: '/workloads', label: 'Workloads', Component: lazy(() => import('../routes/workloads')) },
+  { path: '/savings', label: 'Savings', Component: lazy(() => import('../routes/savings')) },
   { path: '/bill', label: 'Explain this bill', Component: lazy(() => import('../routes/bill')) },
 ];
 

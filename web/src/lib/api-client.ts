@@ -78,6 +78,28 @@ export async function postFile<P extends ApiPostPath>(
   return body as ApiResponse<P>;
 }
 
+/** POST text (YAML, say) as the body and return the JSON answer. */
+export async function postText<P extends ApiPostPath>(
+  path: P,
+  params: ApiParams<P>,
+  text: string,
+  contentType: string,
+): Promise<ApiResponse<P>> {
+  let res: Response;
+  try {
+    res = await fetch(apiUrl(path, params), {
+      method: 'POST',
+      body: text,
+      headers: { accept: 'application/json', 'content-type': contentType },
+    });
+  } catch {
+    throw new ApiError(0, 'The NodePool Ledger server did not answer.', path);
+  }
+  const body: unknown = await res.json().catch(() => null);
+  if (!res.ok) throw new ApiError(res.status, messageOf(body) ?? `HTTP ${res.status}`, path);
+  return body as ApiResponse<P>;
+}
+
 /** What the user can do about an error, in one sentence. */
 export function whatToDo(err: unknown): string {
   if (!(err instanceof ApiError))

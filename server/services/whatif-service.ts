@@ -1,0 +1,230 @@
+import { EngineInputError, parseObjectStream, type KubePod } from '../../core/karpenter/scheduling/index.js';
+import { consolidationHeadroom } from '../analytics/whatif/headroom.js';
+import { nodePoolEdit, NodePoolEditError, type NodePoolEdit } from '../analytics/whatif/nodepool-edit.js';
+import { predict } from '../analytics/whatif/predict.js';
+import { perMonth, type Footprint } from '../analytics/whatif/repack.js';
+import { whyNotConsolidated } from '../analytics/whatif/why-not.js';
+import { snapshotWorkloads, workloadId, workloadOnNodePools } from '../analytics/whatif/workload-placement.js';
+import { isoInstant, QueryParamError } from '../analytics/range.js';
+import type { Currency } from '../schemas/common.js';
+import type {
+  FootprintJson,
+  HeadroomQuery,
+  HeadroomResponse,
+  NodePoolEditQuery,
+  NodePoolEditResponse,
+  PredictQuery,
+  PredictResponse,
+  WhyNotQuery,
+  WhyNotResponse,
+  WorkloadPlacementQuery,
+  WorkloadPlacementResponse,
+} from '../schemas/whatif.js';
+import { NotFoundError, optionalInstant } from './analytics-range.js';
+import type { LoadedWorld, WhatIfWorlds } from './whatif-world.js';
+
+/** What the stored data cannot tell the engine, said in every answer. */
+export const ASSUMPTIONS = [
+  'Pods keep their NodePool: their nodeSelectors, affinities, tolerations and topology spread are not stored, so the NodePool they run in stands for them.',
+  'PodDisruptionBudgets are not stored; NodePools (requirements, taints, limits) are as last collected, and a node carries its NodePool’s taints.',
+  'Karpenter’s first-fit packing is not optimal: where its re-pack costs more than today, today’s placement is the lower bound.',
+];
+
+/** A bad predict body: 400, naming the problem. */
+export class PredictInputError extends Error {
+  readonly statusCode = 400;
+}
+
+const MAX_PREDICT_PODS = 1000;
+
+const round = (n: number): number => Math.round(n * 1e6) / 1e6;
+const footprint = (f: Footprint): FootprintJson => ({
+  nodes: f.nodes,
+  usdPerHour: round(f.usdPerHour),
+  mix: f.mix.map((m) => ({ ...m, usdPerHour: round(m.usdPerHour) })),
+});
+const list = (v: string | undefined): string[] | undefined => (v === undefined ? undefined : [...new Set(v.split(','))]);
+
+export function createWhatIfService(worlds: WhatIfWorlds) {
+  const load = (q: { at?: string }): LoadedWorld => worlds.load(optionalInstant('at', q.at));
+  const about = (w: LoadedWorld) => ({
+    simulation: true as const,
+    snapshotAt: isoInstant(w.world.takenAt),
+    currency: (w.currency === 'CNY' ? 'CNY' : 'USD') as Currency,
+    catalogueSource: w.catalogueSource,
+    assumptions: ASSUMPTIONS,
+  });
+
+  return {
+    headroom(q: HeadroomQuery): HeadroomResponse {
+      const w = load(q);
+      const h = consolidationHeadroom(w.world, w.context);
+      const sum = (pick: (r: (typeof h.rows)[number]) => number) => round(h.rows.reduce((s, r) => s + pick(r), 0));
+      return {
+        ...about(w),
+        rows: h.rows.map((r) => ({
+          nodePool: r.nodePool,
+          today: footprint(r.today),
+          repack: footprint(r.repack),
+          lowerBound: footprint(r.lowerBound),
+          lowerBoundSource: r.lowerBoundSource,
+          spot: footprint(r.spot),
+          spotSource: r.spotSource,
+          headroomUsdPerHour: round(r.headroomUsdPerHour),
+          headroomUsdPerMonth: round(r.headroomUsdPerMonth),
+          spotUsdPerHour: round(r.spotUsdPerHour),
+          spotUsdPerMonth: round(r.spotUsdPerMonth),
+        })),
+        totals: {
+          todayUsdPerHour: sum((r) => r.today.usdPerHour),
+          lowerBoundUsdPerHour: sum((r) => r.lowerBound.usdPerHour),
+          spotUsdPerHour: sum((r) => r.spot.usdPerHour),
+          headroomUsdPerMonth: sum((r) => r.headroomUsdPerMonth),
+          spotUsdPerMonth: sum((r) => r.spotUsdPerMonth),
+        },
+        unschedulable: h.unschedulable,
+        unpricedNodes: h.unpricedNodes,
+      };
+    },
+
+    nodePoolEdit(q: NodePoolEditQuery): NodePoolEditResponse {
+      const w = load(q);
+      const edit: NodePoolEdit = {
+        nodePool: q.nodepool,
+        ...(q.capacityTypes === undefined ? {} : { capacityTypes: list(q.capacityTypes) }),
+        ...(q.families === undefined ? {} : { families: list(q.families) }),
+        ...(q.minGeneration === undefined ? {} : { minGeneration: q.minGeneration }),
+        ...(q.arch === undefined ? {} : { arch: q.arch }),
+        ...(q.minCpu === undefined ? {} : { minCpu: q.minCpu }),
+        ...(q.maxCpu === undefined ? {} : { maxCpu: q.maxCpu }),
+        ...(q.mergeInto === undefined ? {} : { mergeInto: q.mergeInto }),
+      };
+      if (q.minCpu !== undefined && q.maxCpu !== undefined && q.minCpu > q.maxCpu)
+        throw new QueryParamError('minCpu', `${q.minCpu} is above maxCpu ${q.maxCpu}`);
+      try {
+        const r = nodePoolEdit(w.world, edit, w.context);
+        return {
+          ...about(w),
+          nodePools: r.nodePools,
+          requirements: r.requirements,
+          today: footprint(r.today),
+          before: footprint(r.before),
+          after: footprint(r.after),
+          savingsUsdPerHour: r.savingsUsdPerHour === null ? null : round(r.savingsUsdPerHour),
+          savingsUsdPerMonth: r.savingsUsdPerHour === null ? null : round(perMonth(r.savingsUsdPerHour)),
+          unschedulable: r.unschedulable,
+          skippedNodePools: r.skippedNodePools,
+        };
+      } catch (err) {
+        if (err instanceof NodePoolEditError) throw new QueryParamError(err.param, err.message);
+        throw err;
+      }
+    },
+
+    workload(q: WorkloadPlacementQuery): WorkloadPlacementResponse {
+      const w = load(q);
+      const workloads = snapshotWorkloads(w.context);
+      const given = [q.namespace, q.kind, q.name].filter((v) => v !== undefined).length;
+      if (given !== 0 && given !== 3)
+        throw new QueryParamError(
+          q.namespace === undefined ? 'namespace' : q.kind === undefined ? 'kind' : 'name',
+          'a workload is named by namespace, kind and name together',
+        );
+      const pools = w.world.objects.nodePools.map((np) => np.metadata.name);
+      const asked = list(q.nodepools) ?? pools;
+      const unknown = asked.filter((p) => !pools.includes(p));
+      if (unknown.length > 0) throw new QueryParamError('nodepools', `${unknown.join(', ')} not in the snapshot (${pools.join(', ')})`);
+      let workload: WorkloadPlacementResponse['workload'] = null;
+      let placements: WorkloadPlacementResponse['placements'] = [];
+      if (q.namespace !== undefined && q.kind !== undefined && q.name !== undefined) {
+        const id = workloadId({ namespace: q.namespace, kind: q.kind, name: q.name });
+        workload = workloads.find((x) => workloadId(x) === id) ?? null;
+        if (workload === null)
+          throw new NotFoundError(
+            `no workload ${q.kind} ${q.namespace}/${q.name} runs on Karpenter nodes at ${isoInstant(w.world.takenAt)}`,
+          );
+        placements = workloadOnNodePools(w.context, workload, asked).map((p) => ({
+          nodePool: p.nodePool,
+          footprint: footprint(p.footprint),
+          usdPerMonth: round(perMonth(p.footprint.usdPerHour)),
+          unschedulable: p.unschedulable,
+        }));
+      }
+      return { ...about(w), workloads, workload, placements };
+    },
+
+    whyNot(q: WhyNotQuery): WhyNotResponse {
+      const w = load(q);
+      const r = whyNotConsolidated(w.context);
+      return {
+        ...about(w),
+        nodes: r.nodes.map((n) => ({
+          ...n,
+          usdPerHour: n.usdPerHour === null ? null : round(n.usdPerHour),
+          usdPerMonth: n.usdPerHour === null ? null : round(perMonth(n.usdPerHour)),
+        })),
+        command: r.command,
+      };
+    },
+
+    predict(q: PredictQuery, body: string): PredictResponse {
+      if (body.trim() === '') throw new PredictInputError('The body is empty: send a Pod or Deployment as YAML or JSON.');
+      let stream;
+      try {
+        stream = parseObjectStream(body, 'body');
+      } catch (err) {
+        if (err instanceof EngineInputError) throw new PredictInputError(err.message);
+        throw err;
+      }
+      const pods: KubePod[] = stream.pods.filter((p) => !p.spec.nodeName);
+      if (pods.length === 0)
+        throw new PredictInputError('The YAML holds no Pod or workload to place (a Pod, Deployment, StatefulSet, ReplicaSet or Job).');
+      if (pods.length > MAX_PREDICT_PODS)
+        throw new PredictInputError(`${pods.length} pods to place: at most ${MAX_PREDICT_PODS} per request.`);
+      const w = load(q);
+      let r;
+      try {
+        r = predict(w.context, pods);
+      } catch (err) {
+        if (err instanceof EngineInputError) throw new PredictInputError(err.message);
+        throw err;
+      }
+      const byPool = new Map<string, { nodes: number; types: Set<string>; cts: Set<string>; usd: number }>();
+      for (const nc of r.nodeClaims) {
+        const p = byPool.get(nc.nodePool) ?? { nodes: 0, types: new Set<string>(), cts: new Set<string>(), usd: 0 };
+        p.nodes += 1;
+        p.types.add(nc.instanceType);
+        p.cts.add(nc.capacityType);
+        p.usd += nc.usdPerHour;
+        byPool.set(nc.nodePool, p);
+      }
+      const ignored = [
+        ...stream.nodePools.map((np) => `NodePool ${np.metadata.name} (predict uses the stored NodePools)`),
+        ...stream.nodes.map((n) => `Node ${n.metadata.name} (predict uses the stored nodes)`),
+        ...stream.ignored.map((o) => `${o.kind} ${o.name}`),
+      ];
+      return {
+        ...about(w),
+        pods: r.pods,
+        workloads: stream.expanded.map((e) => `${e.workload}: ${e.pods.length} replica(s)`),
+        nodeClaims: r.nodeClaims.map((nc) => ({ ...nc, usdPerHour: round(nc.usdPerHour) })),
+        byNodePool: [...byPool]
+          .sort((a, b) => a[0].localeCompare(b[0]))
+          .map(([nodePool, p]) => ({
+            nodePool,
+            nodes: p.nodes,
+            instanceTypes: [...p.types].sort(),
+            capacityTypes: [...p.cts].sort(),
+            usdPerHour: round(p.usd),
+          })),
+        existingNodes: r.existingNodes,
+        unschedulable: r.unschedulable,
+        addedUsdPerHour: round(r.addedUsdPerHour),
+        addedUsdPerMonth: round(perMonth(r.addedUsdPerHour)),
+        ignored,
+      };
+    },
+  };
+}
+
+export type WhatIfService = ReturnType<typeof createWhatIfService>;

@@ -1,0 +1,119 @@
+import { lazy, Suspense, useMemo, useState } from 'react';
+import { Panel } from '../../../components/ui/panel';
+import { ErrorState, LoadingState } from '../../../components/ui/state-message';
+import { formatIsoUtc, formatUsd } from '../../../lib/format';
+import { useHeadroom, useNodePoolEdit } from '../api/use-whatif';
+import { savingsWaterfall, type TriedEdit } from '../utils/waterfall';
+import { EditForm, type EditQuery } from './edit-form';
+import { FootprintCell, mixText } from './footprint';
+
+const WaterfallChart = lazy(() => import('./waterfall-chart'));
+
+const signedUsd = (v: number): string => (Math.abs(v) < 0.005 ? formatUsd(0) : v >= 0 ? `−${formatUsd(v)}` : `+${formatUsd(-v)}`);
+
+/** The waterfall of what each lever would save per month, per NodePool, and the NodePool edit the user tries. */
+export function HeadroomPanel({ at }: { at: string | undefined }) {
+  const headroom = useHeadroom(at === undefined ? {} : { at });
+  const [edit, setEdit] = useState<{ query: EditQuery; label: string } | null>(null);
+  const edited = useNodePoolEdit(edit?.query ?? null);
+  const editLabel = edit?.label ?? null;
+  const editSavings = edit === null ? null : (edited.data?.savingsUsdPerMonth ?? null);
+  const steps = useMemo(() => {
+    const tried: TriedEdit | null =
+      editLabel !== null && editSavings !== null ? { label: editLabel, savingsUsdPerMonth: editSavings } : null;
+    return headroom.data === undefined ? [] : savingsWaterfall(headroom.data, tried);
+  }, [headroom.data, editLabel, editSavings]);
+
+  if (headroom.isPending) return <LoadingState label="Simulating the re-pack…" />;
+  if (headroom.isError)
+    return <ErrorState title="Could not simulate the savings." error={headroom.error} onRetry={() => void headroom.refetch()} />;
+  const h = headroom.data;
+  const snapshot = formatIsoUtc(h.snapshotAt);
+  return (
+    <Panel
+      title="What each lever would save (simulation)"
+      subtitle={`Simulated by the scheduling engine at the snapshot of ${snapshot}, USD per month (per hour × 730). Consolidation: every pod re-packed from scratch in its NodePool and capacity type; spot: the same with spot allowed where no do-not-disrupt forbids it.`}
+    >
+      <p className="simulation-note" data-testid="simulation-note">
+        Simulation · snapshot {snapshot} · {h.catalogueSource}
+      </p>
+      <Suspense fallback={<LoadingState label="Loading the chart…" />}>
+        <WaterfallChart steps={steps} />
+      </Suspense>
+      <div className="table-scroll">
+        <table className="data-table" data-testid="waterfall-steps">
+          <caption>The waterfall’s figures, USD per month (simulation at {snapshot})</caption>
+          <thead>
+            <tr>
+              <th scope="col">Step</th>
+              <th scope="col" className="num">
+                Per month
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {steps.map((s) => (
+              <tr key={s.key} data-step={s.key}>
+                <th scope="row">{s.label}</th>
+                <td className="num" data-usd={s.valueUsd.toFixed(2)}>
+                  {s.kind === 'total' ? formatUsd(s.valueUsd) : signedUsd(s.valueUsd)}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <div className="table-scroll">
+        <table className="data-table" data-testid="headroom-table">
+          <caption>Per NodePool: today, the re-pack lower bound and with spot (simulation at {snapshot})</caption>
+          <thead>
+            <tr>
+              <th scope="col">NodePool</th>
+              <th scope="col">Today</th>
+              <th scope="col">Lower bound</th>
+              <th scope="col">With spot</th>
+              <th scope="col" className="num">
+                Consolidation / month
+              </th>
+              <th scope="col" className="num">
+                Spot / month
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {h.rows.map((r) => (
+              <tr key={r.nodePool}>
+                <th scope="row">{r.nodePool}</th>
+                <FootprintCell f={r.today} />
+                <FootprintCell f={r.lowerBound} />
+                <FootprintCell f={r.spot} />
+                <td className="num">{formatUsd(r.headroomUsdPerMonth)}</td>
+                <td className="num">{formatUsd(r.spotUsdPerMonth)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <h3>Try a NodePool edit</h3>
+      <EditForm nodePools={h.rows.map((r) => r.nodePool)} at={h.snapshotAt} onTry={(query, label) => setEdit({ query, label })} />
+      {edit === null ? null : edited.isError ? (
+        <ErrorState title="Could not simulate the edit." error={edited.error} />
+      ) : edited.data === undefined ? (
+        <LoadingState label="Simulating the edit…" />
+      ) : (
+        <div className="edit-result" data-testid="edit-result" aria-live="polite">
+          <p>
+            <strong>{edit.label}</strong> (simulation at {formatIsoUtc(edited.data.snapshotAt)}): before {mixText(edited.data.before)},{' '}
+            {formatUsd(edited.data.before.usdPerHour * 730)}/month; after {mixText(edited.data.after)},{' '}
+            {formatUsd(edited.data.after.usdPerHour * 730)}/month.{' '}
+            {edited.data.savingsUsdPerMonth === null
+              ? `${edited.data.unschedulable.length} pod(s) would not fit: ${edited.data.skippedNodePools[0]?.reason ?? edited.data.unschedulable[0]?.reason ?? ''}`
+              : edited.data.savingsUsdPerMonth >= 0
+                ? `Saves ${formatUsd(edited.data.savingsUsdPerMonth)} per month.`
+                : `Costs ${formatUsd(-edited.data.savingsUsdPerMonth)} more per month.`}
+          </p>
+        </div>
+      )}
+    </Panel>
+  );
+}

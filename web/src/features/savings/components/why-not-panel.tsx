@@ -1,0 +1,109 @@
+import { useMemo, useState } from 'react';
+import { Panel } from '../../../components/ui/panel';
+import { SortHeader } from '../../../components/ui/sort-header';
+import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
+import { apiUrl } from '../../../lib/api-client';
+import { formatIsoUtc, formatUsd, formatUsdPerHour } from '../../../lib/format';
+import { useWhyNot } from '../api/use-whatif';
+import { sortDecisions, type DecisionSort } from '../utils/decision-sort';
+
+const DECISION_TEXT = { delete: 'Delete', replace: 'Replace', keep: 'Keep' } as const;
+
+/** Per node: the next consolidation round's decision or why the node stays, and what keeping it costs. Sortable. */
+export function WhyNotPanel({ at }: { at: string | undefined }) {
+  const query = at === undefined ? {} : { at };
+  const whyNot = useWhyNot(query);
+  const [sort, setSort] = useState<DecisionSort>('usdPerHour');
+  const [order, setOrder] = useState<'asc' | 'desc'>('desc');
+  const rows = useMemo(() => (whyNot.data === undefined ? [] : sortDecisions(whyNot.data.nodes, sort, order)), [whyNot.data, sort, order]);
+  const onSort = (c: DecisionSort) => {
+    if (c === sort) setOrder(order === 'asc' ? 'desc' : 'asc');
+    else {
+      setSort(c);
+      setOrder(c === 'usdPerHour' ? 'desc' : 'asc');
+    }
+  };
+
+  const body = (() => {
+    if (whyNot.isPending) return <LoadingState label="Simulating the consolidation round…" />;
+    if (whyNot.isError)
+      return <ErrorState title="Could not simulate consolidation." error={whyNot.error} onRetry={() => void whyNot.refetch()} />;
+    if (rows.length === 0) return <EmptyState title="No nodes at this snapshot.">Collect first, or pick a later time.</EmptyState>;
+    const cmd = whyNot.data.command;
+    return (
+      <>
+        <p className="simulation-note">
+          Simulation · snapshot {formatIsoUtc(whyNot.data.snapshotAt)} ·{' '}
+          {cmd === null
+            ? 'Karpenter’s next round would do nothing.'
+            : `Karpenter’s next round: ${cmd.action} ${cmd.candidates.join(', ')} (${cmd.reason}, ${cmd.method}), saving ${formatUsdPerHour(cmd.savingsUsdPerHour)}/h${cmd.replacement === null ? '' : `, replaced by ${cmd.replacement.instanceType} ${cmd.replacement.capacityType}`}.`}
+        </p>
+        <div className="table-scroll">
+          <table className="data-table" data-testid="why-not-table">
+            <caption>
+              Why not consolidated, per node (simulation at {formatIsoUtc(whyNot.data.snapshotAt)}), sorted by {sort}{' '}
+              {order === 'asc' ? 'ascending' : 'descending'}
+            </caption>
+            <thead>
+              <tr>
+                <SortHeader column="node" sort={sort} order={order} onSort={onSort}>
+                  Node
+                </SortHeader>
+                <SortHeader column="nodePool" sort={sort} order={order} onSort={onSort}>
+                  NodePool
+                </SortHeader>
+                <th scope="col">Instance</th>
+                <th scope="col" className="num">
+                  Pods
+                </th>
+                <SortHeader column="usdPerHour" sort={sort} order={order} onSort={onSort} className="num">
+                  Cost to keep
+                </SortHeader>
+                <SortHeader column="decision" sort={sort} order={order} onSort={onSort}>
+                  Decision
+                </SortHeader>
+                <SortHeader column="reason" sort={sort} order={order} onSort={onSort}>
+                  Reason
+                </SortHeader>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((n) => (
+                <tr key={n.node} data-node={n.node}>
+                  <th scope="row">{n.node}</th>
+                  <td>{n.nodePool ?? '(not Karpenter’s)'}</td>
+                  <td>
+                    {n.instanceType ?? '?'} {n.capacityType ?? ''}
+                  </td>
+                  <td className="num">{n.pods}</td>
+                  <td className="num" data-usd-per-hour={n.usdPerHour ?? ''}>
+                    {n.usdPerHour === null ? 'unpriced' : `${formatUsdPerHour(n.usdPerHour)}/h · ${formatUsd(n.usdPerMonth ?? 0)}/mo`}
+                  </td>
+                  <td>{DECISION_TEXT[n.decision]}</td>
+                  <td>
+                    {n.reason}
+                    {n.wording === 'ledger' ? <small title="Karpenter says nothing here: the ledger’s words"> (ledger)</small> : null}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </>
+    );
+  })();
+
+  return (
+    <Panel
+      title="Why not consolidated (simulation)"
+      subtitle="Each node: the decision of Karpenter’s next consolidation round, or the reason it stays — in Karpenter’s own words where it has them — and what keeping it costs."
+      actions={
+        <a className="button" href={apiUrl('/api/whatif/why-not', { ...query, format: 'csv' })} download>
+          CSV
+        </a>
+      }
+    >
+      {body}
+    </Panel>
+  );
+}
