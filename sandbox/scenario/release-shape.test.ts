@@ -62,14 +62,18 @@ describe('the simulated history is the same on both releases', () => {
   const current = simulate(week4(), 42);
   const legacy = simulate(week4(LEGACY_KARPENTER_VERSION), 42);
 
-  it('same nodes, times, types, zones and reasons; only the system nodes differ, reserved vs on-demand', () => {
-    const shape = (n: (typeof current.nodes)[number]) => [n.name, n.instanceType, n.zone, n.createdAt, n.deletedAt, n.deletionReason];
+  it('same nodes, times, types and reasons; only the system nodes differ, reserved in the reservation vs on-demand', () => {
+    const shape = (n: (typeof current.nodes)[number]) => [n.name, n.instanceType, n.createdAt, n.deletedAt, n.deletionReason];
     expect(current.nodes.map(shape)).toEqual(legacy.nodes.map(shape));
     const differ = current.nodes.filter((n, i) => n.capacityType !== legacy.nodes[i].capacityType);
-    expect(differ.map((n) => [n.nodePool, n.instanceType, n.capacityType, n.capacityReservationId])).toEqual([
-      ['system', 'm6i.large', 'reserved', 'cr-0a1b2c3d4e5f60718'],
-      ['system', 'm6i.large', 'reserved', 'cr-0a1b2c3d4e5f60718'],
+    expect(differ.map((n) => [n.nodePool, n.instanceType, n.capacityType, n.zone, n.capacityReservationId])).toEqual([
+      ['system', 'm6i.large', 'reserved', 'us-east-1b', 'cr-0a1b2c3d4e5f60718'],
+      ['system', 'm6i.large', 'reserved', 'us-east-1b', 'cr-0a1b2c3d4e5f60718'],
     ]);
+    // on-demand, m6i.large costs the same in every zone: the engine launches where its tie-break says (the first
+    // zone by name); in the reservation it runs in the reservation's zone. Every other node is in the same zone.
+    expect(legacy.nodes.filter((n) => differ.some((d) => d.name === n.name)).map((n) => n.zone)).toEqual(['us-east-1a', 'us-east-1a']);
+    expect(current.nodes.filter((n, i) => n.zone !== legacy.nodes[i].zone).map((n) => n.name)).toEqual(differ.map((n) => n.name));
     expect(legacy.nodes.some((n) => n.capacityType === 'reserved')).toBe(false);
     expect(current.events.map((e) => [e.at, e.reason, e.involvedObject.name])).toEqual(
       legacy.events.map((e) => [e.at, e.reason, e.involvedObject.name]),

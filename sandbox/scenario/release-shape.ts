@@ -9,7 +9,8 @@ import type { ScenarioFile } from './scenario-file.js';
  * - without Gte/Lte (before v1.10): Gte N becomes Gt N-1 and Lte N becomes Lt N+1, exactly how Karpenter itself
  *   canonicalizes Gt and Lt (pkg/scheduling/requirement.go); Gte 0 has no Gt form (values must be >= 0) and is refused;
  * - without reserved capacity by default (before v1.6): `reserved` leaves the capacity-type requirement and the
- *   capacity reservations are not used, so those nodes launch on-demand (same type, zone and price).
+ *   capacity reservations are not used, so those nodes launch on-demand (same type and price; the zone is the
+ *   engine's pick among equally priced zones rather than the reservation's).
  * Pure: returns a new file.
  */
 

@@ -21,6 +21,8 @@ export interface ScenarioFile {
   stepMinutes: number;
   /** The Karpenter release imitated (see karpenter-profile.ts); absent: CURRENT_KARPENTER_VERSION. */
   karpenterVersion?: string;
+  /** Karpenter feature gates of the simulated controller; absent: Karpenter's defaults (SpotToSpotConsolidation off). */
+  featureGates?: { spotToSpotConsolidation?: boolean };
   nodePools: (Omit<SimNodePool, 'instanceTypes'> & { requirements: NodeSelectorRequirement[] })[];
   /** On-demand capacity reservations NodePools allowing `reserved` launch into first (Karpenter v1.6+ by default). */
   capacityReservations?: CapacityReservationSpec[];

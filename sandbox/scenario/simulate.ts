@@ -2,12 +2,24 @@ import type { CapacityType, DisruptionReason } from '../../core/labels.js';
 import { ANNOTATION_DO_NOT_DISRUPT } from '../../core/labels.js';
 import { effectiveRequests } from '../../core/pod-requests.js';
 import { parseKarpenterDuration } from '../../core/duration.js';
-import { Requirements } from '../../core/karpenter/requirements.js';
+import { loadInstanceCatalog } from '../../core/instance-catalog.js';
+import {
+  consolidate as consolidateRound,
+  type EngineContext,
+  isReschedulable,
+  type KubeNode,
+  type KubePod,
+  prepare,
+  provision,
+  type ProvisioningOutcome,
+  type SchedPod,
+} from '../../core/karpenter/scheduling/index.js';
+import type { LaunchChoice } from '../../core/karpenter/scheduling/launch.js';
 import { DAY_MS as DAY, HOUR_MS as HOUR, MINUTE_MS as MINUTE } from '../../core/time.js';
 import { reservationWithRoom } from './capacity-reservations.js';
-import { catalogLabelKeys, loadCatalog } from './catalog.js';
+import { loadCatalog } from './catalog.js';
+import { admittedTypes, kubeNode, kubeNodePool, nodeLabels, PricedCatalogue } from './engine-cluster.js';
 import { karpenterProfile } from './karpenter-profile.js';
-import { withinLimits } from './pool-limits.js';
 import { shapeForRelease } from './release-shape.js';
 import { type EventSpec, karpenterEventWriter, type KarpenterEventWriter } from './karpenter-events.js';
 import { Rng } from './rng.js';
@@ -15,15 +27,56 @@ import type { ScenarioFile, WorkloadSpec } from './scenario-file.js';
 import { SpotPriceIndex, simulateSpotPrices } from './spot-prices.js';
 import type { EpochMs, InstanceTypeInfo, Resources, Scenario, SimContainer, SimEvent, SimNode, SimNodePool, SimPod } from './types.js';
 
+/** What every pod of one workload (or DaemonSet) carries. */
+interface PodShape {
+  namespace: string;
+  ownerKind: SimPod['ownerKind'];
+  ownerName: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  containers: SimContainer[];
+  initContainers: SimContainer[];
+  nodeSelector: Record<string, string>;
+  tolerations: SimPod['tolerations'];
+}
+
+const daemonContainers = (ds: ScenarioFile['daemonSets'][number]): SimContainer[] => [
+  {
+    name: ds.name,
+    image: `public.ecr.aws/eks/${ds.name}:v1.31.0`,
+    resources: { requests: { ...ds.requests } as Record<string, string> },
+  },
+];
+
+/** A DaemonSet's pods as the engine sees them: they tolerate every taint, as DaemonSets like these do. */
+const daemonShape = (ds: ScenarioFile['daemonSets'][number] | undefined): PodShape => ({
+  namespace: ds?.namespace ?? 'kube-system',
+  ownerKind: 'DaemonSet',
+  ownerName: ds?.name ?? '',
+  labels: { app: ds?.name ?? '' },
+  annotations: {},
+  containers: ds ? daemonContainers(ds) : [],
+  initContainers: [],
+  nodeSelector: {},
+  tolerations: [{ key: '', operator: 'Exists' }],
+});
+
 /** How long a pool waits after one disruption before the next: keeps the simulated churn near Karpenter's. */
 const DISRUPTION_COOLDOWN = 15 * MINUTE;
+/**
+ * How long a pool waits after a consolidation round that found nothing before the next look (unless a drift is
+ * pending). Karpenter looks again within seconds of a change; the sandbox's clock moves in 5-minute steps and a
+ * round of the engine evaluates every candidate, so a pool is looked at every 15 simulated minutes at most.
+ */
+const LOOK_INTERVAL = 15 * MINUTE;
 const BLOCKED_EVENT_EVERY = 6 * HOUR;
 
 interface LiveNode {
   node: SimNode;
   type: InstanceTypeInfo;
   pool: SimNodePool | null;
-  free: Resources;
+  /** The Node object the engine reads. */
+  kube: KubeNode;
   pods: LivePod[];
   lastPodChangeAt: EpochMs;
   lastBlockedEventAt: EpochMs;
@@ -35,6 +88,7 @@ interface Workload {
   containers: SimContainer[];
   initContainers: SimContainer[];
   templateHash: string;
+  shape: PodShape;
   /** Live and pending pods, oldest first. */
   pods: LivePod[];
   noiseHour: number;
@@ -48,20 +102,12 @@ interface LivePod {
   requests: Resources;
   node: LiveNode | null;
   record: SimPod | null;
+  createdAt: EpochMs;
+  /** The Pod object the engine reads, while its binding holds. */
+  kube?: KubePod;
   jobEndsAt?: EpochMs;
   ordinal?: number;
 }
-
-const fits = (free: Resources, r: Resources) =>
-  free.cpuMillicores >= r.cpuMillicores && free.memoryBytes >= r.memoryBytes && free.pods >= r.pods && free.gpu >= r.gpu;
-const sub = (a: Resources, b: Resources): Resources => ({
-  cpuMillicores: a.cpuMillicores - b.cpuMillicores,
-  memoryBytes: a.memoryBytes - b.memoryBytes,
-  pods: a.pods - b.pods,
-  gpu: a.gpu - b.gpu,
-});
-const add = (a: Resources, b: Resources): Resources =>
-  sub(a, { cpuMillicores: -b.cpuMillicores, memoryBytes: -b.memoryBytes, pods: -b.pods, gpu: -b.gpu });
 
 /** Runs the scenario file with a seed: a deterministic 14-day history of a Karpenter cluster. */
 export function simulate(file: ScenarioFile, seed: number): Scenario {
@@ -88,6 +134,8 @@ class Simulation {
   private readonly poolVersion = new Map<string, number>();
   private readonly evaluatedAt = new Map<string, { version: number; at: EpochMs }>();
   private readonly onDemand: Record<string, number> = {};
+  private readonly prices: PricedCatalogue;
+  private readonly daemonTemplates: KubePod[];
   private ipCounter = 10;
   /** What the imitated Karpenter release writes (karpenterVersion of the scenario file, else the current release). */
   private readonly karpenterVersion: string;
@@ -105,7 +153,10 @@ class Simulation {
     this.end = this.start + file.days * DAY;
     this.step = file.stepMinutes * MINUTE;
     for (const t of this.catalog.values()) this.onDemand[t.name] = t.onDemandUsdPerHour;
-    this.pools = file.nodePools.map((p) => ({ ...p, instanceTypes: this.typesFor(p.requirements) }));
+    const data = loadInstanceCatalog();
+    const onDemand = new Map(Object.entries(this.onDemand));
+    const admitted = admittedTypes(file.nodePools, data, file.region, file.zones, onDemand);
+    this.pools = file.nodePools.map((p) => ({ ...p, instanceTypes: admitted.get(p.name) ?? [] }));
     for (const p of this.pools) this.nodeClassHash.set(p.nodeClassName, this.rng.hex(16));
     const spotTypes = new Set<string>();
     for (const p of this.pools) if (p.capacityTypes.includes('spot')) p.instanceTypes.forEach((t) => spotTypes.add(t));
@@ -118,16 +169,32 @@ class Simulation {
       this.end,
     );
     this.spot = new SpotPriceIndex(this.spotPoints);
+    // The engine prices with the types the NodePools admit and the managed group's: nothing else can run here.
+    const relevant = new Set([...this.pools.flatMap((p) => p.instanceTypes), ...file.managedNodes.map((m) => m.instanceType)]);
+    this.prices = new PricedCatalogue(
+      { types: new Map([...data.types].filter(([name]) => relevant.has(name))) },
+      {
+        region: file.region,
+        zones: file.zones,
+        onDemandUsdPerHour: onDemand,
+        spot: this.spot,
+        spotTypes,
+        reservations: file.capacityReservations ?? [],
+      },
+    );
+    this.daemonTemplates = file.daemonSets.map((ds) => {
+      const pod: LivePod = {
+        name: ds.name,
+        workload: null,
+        daemonSet: ds,
+        requests: effectiveRequests(daemonContainers(ds)),
+        node: null,
+        record: null,
+        createdAt: this.start,
+      };
+      return this.kubePod(pod);
+    });
     this.workloads = file.workloads.map((spec) => this.makeWorkload(spec));
-  }
-
-  /** Instance types a NodePool's requirements admit, cheapest first (capacity-type keys are not instance labels). */
-  private typesFor(reqs: SimNodePool['requirements']): string[] {
-    const requirements = new Requirements(reqs);
-    return [...this.catalog.values()]
-      .filter((t) => requirements.admitsInstanceType(t.labels, catalogLabelKeys()))
-      .sort((a, b) => a.onDemandUsdPerHour - b.onDemandUsdPerHour || a.name.localeCompare(b.name))
-      .map((t) => t.name);
   }
 
   private makeWorkload(spec: WorkloadSpec): Workload {
@@ -147,12 +214,31 @@ class Simulation {
           },
         ]
       : [];
+    const templateHash = this.rng.suffix(9).slice(0, 9);
+    const pool = this.file.nodePools.find((p) => p.name === spec.target);
+    const nodeSelector: Record<string, string> = {};
+    if (spec.target !== 'managed') nodeSelector['karpenter.sh/nodepool'] = spec.target;
+    if (spec.capacityType) nodeSelector['karpenter.sh/capacity-type'] = spec.capacityType;
+    if (spec.target === 'managed') nodeSelector['eks.amazonaws.com/nodegroup'] = 'karpenter-mng';
+    const shape: PodShape = {
+      namespace: spec.namespace,
+      ownerKind: spec.kind === 'Deployment' ? 'ReplicaSet' : spec.kind,
+      ownerName: spec.kind === 'Deployment' ? `${spec.name}-${templateHash}` : spec.name,
+      labels: { app: spec.name, ...(spec.labels ?? {}), ...(spec.kind === 'Deployment' ? { 'pod-template-hash': templateHash } : {}) },
+      annotations: spec.doNotDisrupt ? { [ANNOTATION_DO_NOT_DISRUPT]: 'true' } : {},
+      containers,
+      initContainers,
+      nodeSelector,
+      // the taints of the NodePool it targets
+      tolerations: (pool?.taints ?? []).map((taint) => ({ key: taint.key, operator: 'Equal', value: taint.value, effect: taint.effect })),
+    };
     return {
       spec,
       containers,
       initContainers,
       requests: effectiveRequests(containers, initContainers),
-      templateHash: this.rng.suffix(9).slice(0, 9),
+      templateHash,
+      shape,
       pods: [],
       noiseHour: -1,
       noise: 0,
@@ -165,7 +251,7 @@ class Simulation {
       this.incidents(t);
       for (const w of this.workloads) this.reconcile(w, t);
       this.schedulePending(t);
-      for (const pool of this.pools) this.disrupt(pool, t);
+      this.disrupt(t);
       this.schedulePending(t);
     }
     return {
@@ -203,9 +289,15 @@ class Simulation {
   private launchManagedNodes(): void {
     for (const m of this.file.managedNodes) {
       for (let i = 0; i < m.count; i++) {
-        this.launch(null, m.instanceType, 'on-demand', this.file.zones[i % this.file.zones.length], this.start - 30 * DAY, {
-          kind: 'static',
-        });
+        this.launch(
+          null,
+          m.instanceType,
+          'on-demand',
+          this.file.zones[i % this.file.zones.length],
+          this.start - 30 * DAY,
+          { kind: 'static' },
+          m.name,
+        );
       }
     }
   }
@@ -217,6 +309,7 @@ class Simulation {
     zone: string,
     t: EpochMs,
     launchReason: SimNode['launchReason'],
+    managedNodeGroup: string | null = null,
   ): LiveNode {
     const type = this.catalog.get(typeName);
     if (!type) throw new Error(`instance type ${typeName} is not in the catalogue`);
@@ -239,31 +332,44 @@ class Simulation {
       ...(capacityType === 'reserved' ? { capacityReservationId: this.reservationFor(typeName)?.id } : {}),
     };
     this.nodes.push(node);
+    const labels = nodeLabels({
+      name: node.name,
+      typeLabels: type.labels,
+      instanceType: typeName,
+      region: this.file.region,
+      zone,
+      capacityType,
+      nodePool: node.nodePool,
+      managedNodeGroup,
+    });
+    const kube = kubeNode({
+      name: node.name,
+      labels,
+      taints: pool?.taints ?? [],
+      createdAt: t,
+      allocatable: type.allocatable,
+      capacity: this.prices.capacity(typeName),
+    });
     const live: LiveNode = {
       node,
       type,
       pool,
-      free: { ...type.allocatableParsed },
+      kube,
       pods: [],
       lastPodChangeAt: t,
       lastBlockedEventAt: -Infinity,
     };
     this.live.push(live);
+    this.touch(pool);
     for (const ds of this.file.daemonSets) {
-      const containers: SimContainer[] = [
-        {
-          name: ds.name,
-          image: `public.ecr.aws/eks/${ds.name}:v1.31.0`,
-          resources: { requests: { ...ds.requests } as Record<string, string> },
-        },
-      ];
       const pod: LivePod = {
         name: `${ds.name}-${this.rng.suffix(5)}`,
         workload: null,
         daemonSet: ds,
-        requests: effectiveRequests(containers),
+        requests: effectiveRequests(daemonContainers(ds)),
         node: null,
         record: null,
+        createdAt: t,
       };
       this.bind(pod, live, t);
     }
@@ -274,6 +380,7 @@ class Simulation {
     live.node.deletedAt = t;
     live.node.deletionReason = reason;
     this.live.splice(this.live.indexOf(live), 1);
+    this.touch(live.pool);
     const evicted: LivePod[] = [];
     for (const pod of [...live.pods]) {
       this.unbind(pod, t);
@@ -313,56 +420,39 @@ class Simulation {
     if (w.spec.kind === 'StatefulSet') name = `${w.spec.name}-${ordinal ?? 0}`;
     else if (w.spec.kind === 'Job') name = `${w.spec.name}-${Math.floor(t / 60_000)}-${this.rng.suffix(5)}`;
     else name = `${w.spec.name}-${w.templateHash}-${this.rng.suffix(5)}`;
-    return { name, workload: w, requests: w.requests, node: null, record: null, ordinal };
+    return { name, workload: w, requests: w.requests, node: null, record: null, createdAt: t, ordinal };
   }
 
+  /** Room was freed or added in the pool (a pod removed, a node launched or removed): consolidation may find more. */
   private touch(pool: SimNodePool | null): void {
     if (pool) this.poolVersion.set(pool.name, (this.poolVersion.get(pool.name) ?? 0) + 1);
   }
 
   private bind(pod: LivePod, live: LiveNode, t: EpochMs): void {
-    this.touch(live.pool);
     pod.node = live;
+    pod.kube = undefined;
     live.pods.push(pod);
-    live.free = sub(live.free, pod.requests);
     live.lastPodChangeAt = t;
     const w = pod.workload;
-    const ds = pod.daemonSet;
-    const namespace = w ? w.spec.namespace : (ds?.namespace ?? 'kube-system');
-    const ownerKind: SimPod['ownerKind'] = w ? (w.spec.kind === 'Deployment' ? 'ReplicaSet' : w.spec.kind) : 'DaemonSet';
-    const ownerName = w ? (w.spec.kind === 'Deployment' ? `${w.spec.name}-${w.templateHash}` : w.spec.name) : (ds?.name ?? '');
-    const appName = w ? w.spec.name : (ds?.name ?? '');
-    const selector: Record<string, string> = {};
-    const tolerations: SimPod['tolerations'] = [];
-    if (w && w.spec.target !== 'managed') selector['karpenter.sh/nodepool'] = w.spec.target;
-    if (w?.spec.capacityType) selector['karpenter.sh/capacity-type'] = w.spec.capacityType;
-    if (w && w.spec.target === 'managed') selector['eks.amazonaws.com/nodegroup'] = 'karpenter-mng';
-    for (const taint of live.pool?.taints ?? [])
-      tolerations.push({ key: taint.key, operator: 'Equal', value: taint.value, effect: taint.effect });
-    if (!w) tolerations.push({ key: '', operator: 'Exists' });
+    const shape = w ? w.shape : daemonShape(pod.daemonSet);
+    // A DaemonSet pod's record names the taints of its node, then tolerates everything.
+    const tolerations: SimPod['tolerations'] = w
+      ? shape.tolerations
+      : [
+          ...(live.pool?.taints ?? []).map((taint) => ({ key: taint.key, operator: 'Equal', value: taint.value, effect: taint.effect })),
+          { key: '', operator: 'Exists' },
+        ];
     pod.record = {
       uid: this.rng.uuid(),
-      namespace,
+      namespace: shape.namespace,
       name: pod.name,
-      ownerKind,
-      ownerName,
-      labels: {
-        app: appName,
-        ...(w?.spec.labels ?? {}),
-        ...(w?.spec.kind === 'Deployment' ? { 'pod-template-hash': w.templateHash } : {}),
-      },
-      annotations: w?.spec.doNotDisrupt ? { [ANNOTATION_DO_NOT_DISRUPT]: 'true' } : {},
-      containers: w
-        ? w.containers
-        : [
-            {
-              name: appName,
-              image: `public.ecr.aws/eks/${appName}:v1.31.0`,
-              resources: { requests: { ...(ds?.requests ?? {}) } as Record<string, string> },
-            },
-          ],
-      initContainers: w ? w.initContainers : [],
-      nodeSelector: selector,
+      ownerKind: shape.ownerKind,
+      ownerName: shape.ownerName,
+      labels: { ...shape.labels },
+      annotations: { ...shape.annotations },
+      containers: shape.containers,
+      initContainers: shape.initContainers,
+      nodeSelector: { ...shape.nodeSelector },
       tolerations,
       nodeName: live.node.name,
       createdAt: t,
@@ -378,13 +468,13 @@ class Simulation {
     if (!live) return;
     this.touch(live.pool);
     live.pods.splice(live.pods.indexOf(pod), 1);
-    live.free = add(live.free, pod.requests);
     live.lastPodChangeAt = t;
     if (pod.record) {
       pod.record.deletedAt = t;
       pod.record.endPhase = phase;
     }
     pod.node = null;
+    pod.kube = undefined;
   }
 
   /** Desired replicas of a workload at t. */
@@ -436,30 +526,103 @@ class Simulation {
     }
   }
 
-  // ---- scheduling and provisioning -----------------------------------------------------------------------------
+  // ---- scheduling and provisioning (the engine's) ---------------------------------------------------------------
 
-  private accepts(live: LiveNode, pod: LivePod): boolean {
-    const w = pod.workload;
-    if (!w) return false;
-    if (w.spec.target === 'managed') return live.pool === null;
-    if (live.pool?.name !== w.spec.target) return false;
-    return !w.spec.capacityType || w.spec.capacityType === live.node.capacityType;
+  /** The Kubernetes object of a pod as the engine reads it (rebuilt when it is bound or unbound). */
+  private kubePod(pod: LivePod): KubePod {
+    if (pod.kube) return pod.kube;
+    const shape = pod.workload ? pod.workload.shape : daemonShape(pod.daemonSet);
+    const live = pod.node;
+    pod.kube = {
+      metadata: {
+        name: pod.name,
+        namespace: shape.namespace,
+        uid: pod.record?.uid ?? `${shape.namespace}/${pod.name}`,
+        labels: shape.labels,
+        annotations: shape.annotations,
+        creationTimestamp: new Date(pod.createdAt).toISOString(),
+        ownerReferences: [
+          { apiVersion: shape.ownerKind === 'Node' ? 'v1' : 'apps/v1', kind: shape.ownerKind, name: shape.ownerName, controller: true },
+        ],
+      },
+      spec: {
+        ...(live ? { nodeName: live.node.name } : {}),
+        nodeSelector: shape.nodeSelector,
+        tolerations: shape.tolerations,
+        containers: shape.containers,
+        initContainers: shape.initContainers,
+      },
+      status: live ? { phase: 'Running', startTime: new Date(pod.record?.createdAt ?? pod.createdAt).toISOString() } : { phase: 'Pending' },
+    };
+    return pod.kube;
   }
 
+  /**
+   * The cluster as it stands at t, prepared for the engine. `paused` NodePools are given consolidateAfter Never:
+   * their nodes are no consolidation candidates this round but still take pods.
+   */
+  private engine(t: EpochMs, paused: ReadonlySet<string> = new Set()): { ctx: EngineContext; podByKey: Map<string, LivePod> } {
+    const podByKey = new Map<string, LivePod>();
+    const pods: KubePod[] = [];
+    const add = (p: LivePod) => {
+      const k = this.kubePod(p);
+      podByKey.set(`${k.metadata.namespace}/${k.metadata.name}`, p);
+      pods.push(k);
+    };
+    for (const live of this.live) for (const p of live.pods) add(p);
+    for (const w of this.workloads) for (const p of w.pods) if (p.node === null) add(p);
+    const ctx = prepare({
+      nodePools: this.pools.map((p) => kubeNodePool(p, paused.has(p.name))),
+      nodes: this.live.map((n) => n.kube),
+      pods,
+      daemonSetPods: this.daemonTemplates,
+      catalogue: this.prices.at(
+        t,
+        (r) =>
+          reservationWithRoom(
+            [r],
+            r.instanceType,
+            this.live.map((n) => n.node),
+          ) !== null,
+      ),
+      now: t,
+      lastPodEventAt: new Map(this.live.map((n) => [n.node.name, n.lastPodChangeAt])),
+      featureGates: { spotToSpotConsolidation: this.file.featureGates?.spotToSpotConsolidation ?? false },
+    });
+    return { ctx, podByKey };
+  }
+
+  private liveNamed(name: string): LiveNode | undefined {
+    return this.live.find((n) => n.node.name === name);
+  }
+
+  /** One provisioning round for the pending pods: bound where the engine places them, NodeClaims launched. */
   private schedulePending(t: EpochMs): void {
-    const pending = this.workloads
-      .flatMap((w) => w.pods.filter((p) => p.node === null))
-      .sort((a, b) => b.requests.cpuMillicores - a.requests.cpuMillicores || a.name.localeCompare(b.name));
-    const unplaced: LivePod[] = [];
-    for (const pod of pending) {
-      // Most-allocated first: pack nodes the way the scheduler's bin-packing profile would.
-      const target = this.live
-        .filter((n) => this.accepts(n, pod) && fits(n.free, pod.requests))
-        .sort((a, b) => a.free.cpuMillicores - b.free.cpuMillicores || a.node.name.localeCompare(b.node.name))[0];
-      if (target) this.bind(pod, target, t);
-      else unplaced.push(pod);
+    if (!this.workloads.some((w) => w.pods.some((p) => p.node === null))) return;
+    const { ctx, podByKey } = this.engine(t);
+    this.applyProvisioning(provision(ctx), podByKey, t);
+  }
+
+  private applyProvisioning(out: ProvisioningOutcome, podByKey: ReadonlyMap<string, LivePod>, t: EpochMs): void {
+    const pods = (list: readonly SchedPod[]) => list.flatMap((p) => podByKey.get(p.key) ?? []);
+    for (const [nodeName, placed] of out.onExistingNodes) {
+      const live = this.liveNamed(nodeName);
+      if (live) for (const p of pods(placed)) this.bind(p, live, t);
     }
-    this.provision(unplaced, t);
+    for (const nc of out.nodeClaims) {
+      const taken = pods(nc.pods);
+      const live = this.launchChoice(nc.nodePool, nc.launch, t, { kind: 'pending-pods', podNames: taken.map((p) => p.name) });
+      for (const p of taken) this.bind(p, live, t);
+    }
+    // pods the engine finds no room for (a NodePool's limits, the managed group full) stay pending
+  }
+
+  /** Launches what the engine chose; a reservation filled within the round falls back to on-demand, as EC2 does. */
+  private launchChoice(poolName: string, choice: LaunchChoice, t: EpochMs, reason: SimNode['launchReason']): LiveNode {
+    const pool = this.pools.find((p) => p.name === poolName) ?? null;
+    const type = choice.instanceType.name;
+    const capacityType = choice.capacityType === 'reserved' && !this.reservationFor(type) ? 'on-demand' : choice.capacityType;
+    return this.launch(pool, type, capacityType as CapacityType, choice.zone, t, reason);
   }
 
   /** A capacity reservation with room for `type` now (scenario-file capacityReservations). */
@@ -469,106 +632,6 @@ class Simulation {
       type,
       this.live.map((n) => n.node),
     );
-  }
-
-  /**
-   * Price of a new node of `type` and where Karpenter would put it (a reservation with room, billed at the on-demand
-   * rate; the lowest spot price zone; or round-robin). No offer (Infinity) for reserved capacity without room.
-   */
-  private offer(type: string, capacityType: CapacityType, t: EpochMs): { usd: number; zone: string } {
-    if (capacityType === 'reserved') {
-      const r = this.reservationFor(type);
-      return r ? { usd: this.onDemand[type], zone: r.zone } : { usd: Infinity, zone: this.file.zones[0] };
-    }
-    if (capacityType === 'on-demand')
-      return { usd: this.onDemand[type], zone: this.file.zones[this.nodes.length % this.file.zones.length] };
-    let best = { usd: Infinity, zone: this.file.zones[0] };
-    for (const zone of this.file.zones) {
-      const p = this.spot.priceAt(type, zone, t);
-      if (p !== null && p < best.usd) best = { usd: p, zone };
-    }
-    return best;
-  }
-
-  private daemonSetOverhead: Resources | null = null;
-
-  /** Free capacity of an empty node of `type` once its DaemonSet pods run. */
-  private emptyCapacity(type: InstanceTypeInfo): Resources {
-    if (!this.daemonSetOverhead) {
-      this.daemonSetOverhead = { cpuMillicores: 0, memoryBytes: 0, pods: 0, gpu: 0 };
-      for (const ds of this.file.daemonSets)
-        this.daemonSetOverhead = add(
-          this.daemonSetOverhead,
-          effectiveRequests([{ resources: { requests: { ...ds.requests } as Record<string, string> } }]),
-        );
-    }
-    return sub(type.allocatableParsed, this.daemonSetOverhead);
-  }
-
-  /** How many of `pods` (sorted big first) one empty node of `type` holds, first-fit. */
-  private packInto(type: InstanceTypeInfo, pods: LivePod[]): LivePod[] {
-    let free = this.emptyCapacity(type);
-    const taken: LivePod[] = [];
-    for (const p of pods) {
-      if (fits(free, p.requests)) {
-        free = sub(free, p.requests);
-        taken.push(p);
-      }
-    }
-    return taken;
-  }
-
-  private chooseType(pool: SimNodePool, capacityType: CapacityType, pods: LivePod[], t: EpochMs, cheaperThan = Infinity) {
-    const running = this.live.filter((n) => n.pool === pool).map((n) => n.type);
-    let best: { type: InstanceTypeInfo; usd: number; zone: string; taken: LivePod[] } | null = null;
-    for (const name of pool.instanceTypes) {
-      const type = this.catalog.get(name);
-      if (!type) continue;
-      if (!withinLimits(pool.limits, running, type)) continue;
-      const { usd, zone } = this.offer(name, capacityType, t);
-      if (!(usd < cheaperThan)) continue;
-      const taken = this.packInto(type, pods);
-      if (taken.length === 0) continue;
-      // Prefer the type that takes the most pods, then the cheapest: Karpenter launches for all it can.
-      if (!best || taken.length > best.taken.length || (taken.length === best.taken.length && usd < best.usd))
-        best = { type, usd, zone, taken };
-    }
-    return best;
-  }
-
-  private provision(pods: LivePod[], t: EpochMs): void {
-    const groups = new Map<string, LivePod[]>();
-    for (const p of pods) {
-      const w = p.workload;
-      if (!w || w.spec.target === 'managed') continue;
-      const key = `${w.spec.target}|${w.spec.capacityType ?? ''}`;
-      groups.set(key, [...(groups.get(key) ?? []), p]);
-    }
-    for (const [key, group] of groups) {
-      const [poolName, constraint] = key.split('|');
-      const pool = this.pools.find((p) => p.name === poolName);
-      if (!pool) continue;
-      const fallback: CapacityType = constraint === 'on-demand' ? 'on-demand' : pool.capacityTypes.includes('spot') ? 'spot' : 'on-demand';
-      // Karpenter launches into a capacity reservation first when the NodePool and the pods allow `reserved`.
-      const order: CapacityType[] = constraint === '' && pool.capacityTypes.includes('reserved') ? ['reserved', fallback] : [fallback];
-      let remaining = group;
-      while (remaining.length > 0) {
-        let capacityType: CapacityType = fallback;
-        let choice: ReturnType<Simulation['chooseType']> = null;
-        for (const ct of order) {
-          choice = this.chooseType(pool, ct, remaining, t);
-          capacityType = ct;
-          if (choice) break;
-        }
-        if (!choice) break; // over the NodePool's limits: the pods stay pending
-        const live = this.launch(pool, choice.type.name, capacityType, choice.zone, t, {
-          kind: 'pending-pods',
-          podNames: choice.taken.map((p) => p.name),
-        });
-        for (const p of choice.taken) this.bind(p, live, t);
-        remaining = remaining.filter((p) => !choice.taken.includes(p));
-      }
-    }
   }
 
   // ---- disruption ----------------------------------------------------------------------------------------------
@@ -601,14 +664,32 @@ class Simulation {
     }
   }
 
-  private disrupt(pool: SimNodePool, t: EpochMs): void {
-    if (t - (this.lastDisruption.get(pool.name) ?? -Infinity) < DISRUPTION_COOLDOWN) return;
-    // Nothing changed since a fruitless look (spot prices aside, which an hourly look catches): skip the work.
-    const version = this.poolVersion.get(pool.name) ?? 0;
-    const seen = this.evaluatedAt.get(pool.name);
-    if (seen && seen.version === version && t - seen.at < HOUR && !this.driftPending(pool)) return;
-    if (this.drift(pool, t) || this.consolidate(pool, t)) this.lastDisruption.set(pool.name, t);
-    else this.evaluatedAt.set(pool.name, { version: this.poolVersion.get(pool.name) ?? 0, at: t });
+  /**
+   * The disruption controller's turn: drift (the sandbox knows when a NodeClass changed) for each NodePool whose
+   * pace allows, then one consolidation round decided by the engine over those NodePools.
+   */
+  private disrupt(t: EpochMs): void {
+    const due = this.pools.filter((pool) => {
+      if (t - (this.lastDisruption.get(pool.name) ?? -Infinity) < DISRUPTION_COOLDOWN) return false;
+      // Nothing that could make room changed since a fruitless look, no node's consolidateAfter ended since (spot
+      // prices aside, which an hourly look catches): Karpenter would find nothing new, so skip the work.
+      const seen = this.evaluatedAt.get(pool.name);
+      if (seen && t - seen.at < LOOK_INTERVAL && !this.driftPending(pool)) return false;
+      if (!seen || seen.version !== (this.poolVersion.get(pool.name) ?? 0) || t - seen.at >= HOUR || this.driftPending(pool)) return true;
+      const after = parseKarpenterDuration(pool.consolidateAfter);
+      return (
+        after !== null && this.live.some((n) => n.pool === pool && n.lastPodChangeAt + after > seen.at && n.lastPodChangeAt + after <= t)
+      );
+    });
+    if (due.length === 0) return;
+    const consolidating = new Set<string>();
+    for (const pool of due) {
+      if (this.drift(pool, t)) this.lastDisruption.set(pool.name, t);
+      else consolidating.add(pool.name);
+    }
+    if (consolidating.size > 0 && !this.consolidate(consolidating, t)) {
+      for (const name of consolidating) this.evaluatedAt.set(name, { version: this.poolVersion.get(name) ?? 0, at: t });
+    }
   }
 
   private driftPending(pool: SimNodePool): boolean {
@@ -616,6 +697,11 @@ class Simulation {
     return this.live.some((n) => n.pool === pool && n.node.nodeClassHash !== hash && !this.blocker(n));
   }
 
+  /**
+   * Replaces one drifted node of the pool, as Karpenter's drift method does: its pods scheduled on the rest of the
+   * cluster by the engine, NodeClaims launched for what does not fit, then the node deleted. Not when its pods
+   * would not all schedule.
+   */
   private drift(pool: SimNodePool, t: EpochMs): boolean {
     const hash = this.nodeClassHash.get(pool.nodeClassName);
     const drifted = this.live.filter((n) => n.pool === pool && n.node.nodeClassHash !== hash);
@@ -625,96 +711,67 @@ class Simulation {
         this.noteBlocked(live, blocker, t);
         continue;
       }
-      this.replace(live, 'Drifted', t, Infinity);
+      const { ctx } = this.engine(t);
+      const pods = ctx.pods.filter((p) => p.nodeName === live.node.name && isReschedulable(p)).map((p) => ({ ...p, nodeName: null }));
+      const plan = provision(ctx, { pods, destinations: ctx.nodes.filter((n) => n.name !== live.node.name) });
+      if (plan.unschedulable.length > 0) continue;
+      this.emit(live, t, this.karpenter.terminating('Drifted', plan.nodeClaims.length > 0 ? 'Replace' : 'Delete'));
+      for (const nc of plan.nodeClaims) {
+        const replacement = this.launchChoice(nc.nodePool, nc.launch, t, {
+          kind: 'replacement',
+          replaces: [live.node.nodeClaimName ?? live.node.name],
+          reason: 'Drifted',
+        });
+        this.emit(replacement, t, [this.karpenter.launching('Drifted')]);
+      }
+      // the evicted pods are placed by the next provisioning round, where the engine planned them
+      this.remove(live, t, 'Drifted');
       return true;
     }
     return false;
   }
 
-  private replace(live: LiveNode, reason: DisruptionReason, t: EpochMs, cheaperThan: number): boolean {
-    const pool = live.pool;
-    if (!pool) return false;
-    const pods = live.pods.filter((p) => p.workload).sort((a, b) => b.requests.cpuMillicores - a.requests.cpuMillicores);
-    let capacityType = live.node.capacityType;
-    let choice = this.chooseType(pool, capacityType, pods, t, cheaperThan);
-    // No room left in the reservation (the node being replaced still holds its slot): on-demand, as Karpenter falls back.
-    if (!choice && capacityType === 'reserved') choice = this.chooseType(pool, (capacityType = 'on-demand'), pods, t, cheaperThan);
-    if (!choice || choice.taken.length < pods.length) return false;
-    this.emit(live, t, this.karpenter.terminating(reason, 'Replace'));
-    const replacement = this.launch(pool, choice.type.name, capacityType, choice.zone, t, {
-      kind: 'replacement',
-      replaces: [live.node.nodeClaimName ?? live.node.name],
-      reason,
-    });
-    this.emit(replacement, t, [this.karpenter.launching(reason)]);
-    for (const p of this.remove(live, t, reason)) this.bind(p, replacement, t);
+  /**
+   * One consolidation round by the engine over the given NodePools (the others paused): the command Karpenter
+   * would run, carried out. Nodes a do-not-disrupt pod holds get Karpenter's DisruptionBlocked events.
+   */
+  private consolidate(pools: ReadonlySet<string>, t: EpochMs): boolean {
+    // Karpenter considers a node only once its consolidateAfter has passed since its last pod event: when no node of
+    // these pools has, the round is known to find nothing (but the do-not-disrupt nodes it reports as blocked)
+    const considered = this.live.filter((n) => n.pool !== null && pools.has(n.pool.name));
+    if (!considered.some((n) => t - n.lastPodChangeAt >= (parseKarpenterDuration(n.pool?.consolidateAfter ?? 'Never') ?? Infinity))) {
+      for (const live of considered) {
+        const blocker = this.blocker(live);
+        if (blocker) this.noteBlocked(live, blocker, t);
+      }
+      return false;
+    }
+    const paused = new Set(this.pools.map((p) => p.name).filter((name) => !pools.has(name)));
+    const { ctx } = this.engine(t, paused);
+    const outcome = consolidateRound(ctx, provision(ctx), { commandOnly: true });
+    for (const v of outcome.unconsolidatable) {
+      if (!v.reason.startsWith(`Pod has "${ANNOTATION_DO_NOT_DISRUPT}"`) || !pools.has(v.node.nodePool ?? '')) continue;
+      const live = this.liveNamed(v.node.name);
+      const blocker = live && this.blocker(live);
+      if (live && blocker) this.noteBlocked(live, blocker, t);
+    }
+    const cmd = outcome.command;
+    if (!cmd) return false;
+    const victims = cmd.candidates.flatMap((c) => this.liveNamed(c.node.name) ?? []);
+    const method = cmd.replacement ? 'Replace' : 'Delete';
+    for (const live of victims) this.emit(live, t, this.karpenter.terminating(cmd.reason, method));
+    if (cmd.replacement) {
+      const replacement = this.launchChoice(cmd.candidates[0].pool.name, cmd.replacement.launch, t, {
+        kind: 'replacement',
+        replaces: victims.map((v) => v.node.nodeClaimName ?? v.node.name),
+        reason: cmd.reason,
+      });
+      this.emit(replacement, t, [this.karpenter.launching(cmd.reason)]);
+    }
+    for (const live of victims) {
+      this.remove(live, t, cmd.reason);
+      if (live.pool) this.lastDisruption.set(live.pool.name, t);
+    }
     return true;
   }
-
-  private currentPrice(live: LiveNode, t: EpochMs): number {
-    if (live.node.capacityType === 'spot')
-      return this.spot.priceAt(live.node.instanceType, live.node.zone, t) ?? this.onDemand[live.node.instanceType];
-    return this.onDemand[live.node.instanceType];
-  }
-
-  private consolidate(pool: SimNodePool, t: EpochMs): boolean {
-    if (pool.consolidationPolicy !== 'WhenEmptyOrUnderutilized' && pool.consolidationPolicy !== 'WhenEmpty') return false;
-    const after = parseKarpenterDuration(pool.consolidateAfter) ?? 0;
-    const nodes = this.live.filter((n) => n.pool === pool);
-    const candidates = nodes.filter((n) => t - n.lastPodChangeAt >= after);
-    const budget = Math.max(1, budgetNodes(pool.budgets[0]?.nodes ?? '10%', nodes.length));
-    const empty = candidates.filter((n) => n.pods.every((p) => !p.workload)).slice(0, budget);
-    for (const live of empty) {
-      this.emit(live, t, this.karpenter.terminating('Empty', 'Delete'));
-      this.remove(live, t, 'Empty');
-    }
-    if (empty.length > 0) return true;
-    if (pool.consolidationPolicy === 'WhenEmpty') return false;
-    const ordered = candidates
-      .map((n) => ({ n, load: n.pods.filter((p) => p.workload).length }))
-      .sort((a, b) => a.load - b.load || b.n.free.cpuMillicores - a.n.free.cpuMillicores || a.n.node.name.localeCompare(b.n.node.name))
-      .map((x) => x.n);
-    for (const live of ordered.slice(0, 6)) {
-      const blocker = this.blocker(live);
-      if (blocker) {
-        this.noteBlocked(live, blocker, t);
-        continue;
-      }
-      const placement = this.placeElsewhere(live);
-      if (placement) {
-        this.emit(live, t, this.karpenter.terminating('Underutilized', 'Delete'));
-        const moved = this.remove(live, t, 'Underutilized');
-        moved.forEach((p, i) => this.bind(p, placement[i], t));
-        return true;
-      }
-      // Replace with a cheaper node; spot-to-spot only where many cheaper types exist, as Karpenter requires.
-      const price = this.currentPrice(live, t);
-      if (live.node.capacityType === 'spot' && pool.instanceTypes.filter((n) => this.offer(n, 'spot', t).usd < price).length < 15) continue;
-      if (this.replace(live, 'Underutilized', t, price * 0.98)) return true;
-    }
-    return false;
-  }
-
-  /** Targets for each workload pod of `live` on the pool's other nodes, or null when they do not all fit. */
-  private placeElsewhere(live: LiveNode): LiveNode[] | null {
-    const pods = live.pods.filter((p) => p.workload).sort((a, b) => b.requests.cpuMillicores - a.requests.cpuMillicores);
-    const others = this.live.filter((n) => n !== live && n.pool === live.pool);
-    const free = new Map(others.map((n) => [n, { ...n.free }]));
-    const targets: LiveNode[] = [];
-    for (const p of pods) {
-      const target = others
-        .filter((n) => this.accepts(n, p) && fits(free.get(n) ?? n.free, p.requests))
-        .sort((a, b) => (free.get(a)?.cpuMillicores ?? 0) - (free.get(b)?.cpuMillicores ?? 0))[0];
-      if (!target) return null;
-      free.set(target, sub(free.get(target) ?? target.free, p.requests));
-      targets.push(target);
-    }
-    // remove() re-creates pods in the node's pod order; map targets onto that order.
-    const order = live.pods.filter((p) => p.workload);
-    return order.map((p) => targets[pods.indexOf(p)]);
-  }
-}
-
-function budgetNodes(spec: string, total: number): number {
-  return spec.endsWith('%') ? Math.floor((Number(spec.slice(0, -1)) / 100) * total) : Number(spec);
 }

@@ -2,7 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { CatalogueEntry } from './catalogue.js';
 import type { EngineInput } from './engine.js';
 import type { KubeNode, KubePod } from './kube-types.js';
-import { simulate } from './simulate.js';
+import { consolidate, simulate } from './simulate.js';
+import { prepare } from './engine.js';
+import { provision } from './provisioning.js';
 import { fakeAssorted, fakeType, node, nodePool, type NodePoolOptions, pod } from './test-support.js';
 
 /**
@@ -500,5 +502,63 @@ describe('consolidation with topology, time and same-type merges', () => {
       pods: ['n0', 'n1', 'n2'].map((n) => rsPod(`p-${n}`, n, { requests: { cpu: '1' }, spec: { affinity: anti } })),
     });
     expect(r.consolidation.decisions).toEqual([]);
+  });
+});
+
+describe("a caller's last pod event and command-only rounds (the sandbox's use)", () => {
+  it('lastPodEventAt: a pod removed 2 minutes ago restarts consolidateAfter (5m) though every pod started long ago', () => {
+    const input = { nodes: [nodeOf('n1', MOST_EXPENSIVE)], pods: [rsPod('p', 'n1')], pool: suitePool({ consolidateAfter: '5m' }) };
+    expect(sim(input).consolidation.decisions.map((d) => d.action)).toEqual(['replace']);
+    const r = sim({ ...input, lastPodEventAt: new Map([['n1', NOW - 120_000]]) });
+    expect(r.consolidation.decisions).toEqual([]);
+    expect(r.consolidation.unconsolidatable[0].reason).toContain("has not passed since the node's last pod event (120s ago)");
+  });
+
+  const cheapestSpot = '1-cpu-1-mem-amd64-linux-test-zone-1-spot';
+  const cases: [string, Parameters<typeof sim>[0]][] = [
+    ['replace (consolidation_test.go:1006)', { nodes: [nodeOf('n1', MOST_EXPENSIVE)], pods: [rsPod('p', 'n1')] }],
+    [
+      'delete onto another node (consolidation_test.go:2421)',
+      {
+        nodes: [
+          nodeOf('n0', '1-cpu-1-mem-amd64-linux-test-zone-1-on-demand'),
+          nodeOf('n1', '1-cpu-1-mem-amd64-linux-test-zone-1-on-demand'),
+        ],
+        pods: [rsPod('p0', 'n0'), rsPod('p1', 'n0'), rsPod('p2', 'n1')],
+      },
+    ],
+    [
+      'spot nodes whose pods fit nowhere else (the quick proof skips them; nothing to do either way)',
+      {
+        nodes: [
+          nodeOf('s0', cheapestSpot, 'spot', { allocatable: { cpu: '1', memory: '1Gi', pods: '10' } }),
+          nodeOf('s1', cheapestSpot, 'spot', { allocatable: { cpu: '1', memory: '1Gi', pods: '10' } }),
+        ],
+        pods: [rsPod('p0', 's0', { requests: { cpu: '700m' } }), rsPod('p1', 's1', { requests: { cpu: '700m' } })],
+      },
+    ],
+    [
+      'a spot node whose pod fits on the other: deleted',
+      {
+        nodes: [nodeOf('s0', MOST_EXPENSIVE_SPOT, 'spot'), nodeOf('s1', MOST_EXPENSIVE_SPOT, 'spot')],
+        pods: [
+          rsPod('p0', 's0', { requests: { cpu: '1' } }),
+          rsPod('p1', 's0', { requests: { cpu: '1' } }),
+          rsPod('p2', 's1', { requests: { cpu: '1' } }),
+        ],
+      },
+    ],
+  ];
+  it.each(cases)('commandOnly finds the same command: %s', (_name, input) => {
+    const ctx = prepare({ nodePools: [input.pool ?? suitePool()], nodes: input.nodes, pods: input.pods, catalogue: ASSORTED, now: NOW });
+    const full = consolidate(ctx, provision(ctx));
+    const only = consolidate(ctx, provision(ctx), { commandOnly: true });
+    const summary = (o: typeof full) =>
+      o.command && {
+        method: o.command.method,
+        candidates: o.command.candidates.map((c) => c.node.name),
+        type: o.command.replacement?.launch.instanceType.name,
+      };
+    expect(summary(only)).toEqual(summary(full));
   });
 });

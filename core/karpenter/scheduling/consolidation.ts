@@ -16,6 +16,7 @@ import type { DisruptionReason, NodePoolSpec } from './nodepools.js';
 import { doNotDisruptActive } from './pdb.js';
 import { isActive, isReschedulable, type SchedPod } from './pods.js';
 import { Requirement, Requirements } from './requirements.js';
+import { addInto, fits } from './resources.js';
 import { Scheduler } from './scheduler.js';
 import { type BoundPod, indexBoundPods, type TopologyNode } from './topology.js';
 import {
@@ -99,6 +100,12 @@ export interface ConsolidationWorld {
   nodes: ExistingNodeSpec[];
   /** Nodes that just received pending pods (nominated), and nodes just launched: neither is a candidate. */
   nominated: ReadonlySet<string>;
+  /**
+   * Stop single-node consolidation at the first command, as Karpenter does, instead of evaluating every candidate
+   * so each node gets its reason: for a caller that only carries the command out (the sandbox). Nodes left
+   * unevaluated get "No consolidation found for this node".
+   */
+  commandOnly?: boolean;
 }
 
 export class Consolidator {
@@ -142,8 +149,11 @@ export class Consolidator {
     this.buildCandidates();
     // every method is evaluated so each node gets its own reason; the first with a command is the round's command
     const empty = this.emptiness();
-    const multi = this.multiNode();
-    const single = this.singleNode(new Set((empty ?? multi)?.candidates.map((c) => c.node.name) ?? []));
+    const multi = this.world.commandOnly && empty ? null : this.multiNode();
+    const single =
+      this.world.commandOnly && (empty ?? multi)
+        ? null
+        : this.singleNode(new Set((empty ?? multi)?.candidates.map((c) => c.node.name) ?? []));
     const command = empty ?? multi ?? single;
     const inCommand = new Set(command?.candidates.map((c) => c.node.name) ?? []);
     const unconsolidatable = this.world.nodes
@@ -353,6 +363,7 @@ export class Consolidator {
         this.say(c.node, this.budgetMessage('Underutilized'));
         continue;
       }
+      if (this.world.commandOnly && this.cannotConsolidate(c, removed)) continue;
       // every candidate is evaluated so each node gets its reason (Karpenter stops at the first command); once a
       // command is chosen, the others are evaluated as the next rounds would see them: without its nodes
       const e = this.compute([c], removed);
@@ -360,10 +371,30 @@ export class Consolidator {
         if (!chosen && !decided) {
           chosen = { ...e.command, method: 'single-node' };
           removed.add(c.node.name);
+          if (this.world.commandOnly) break;
         } else this.say(c.node, `Would be consolidated in a later round: ${describe(e.command)}`, 'ledger');
       } else if (e.noop) this.say(c.node, e.noop);
     }
     return chosen;
+  }
+
+  /**
+   * A quick proof that single-node consolidation of a spot candidate yields no command when SpotToSpotConsolidation
+   * is off: it could only be deleted (a spot replacement is refused), and its pods' requests exceed the free room of
+   * all other destinations together. Used only when the caller wants the command alone (nodes skipped get no reason).
+   */
+  private cannotConsolidate(c: Candidate, gone: ReadonlySet<string>): boolean {
+    const { ctx } = this;
+    if (c.node.capacityType !== CAPACITY_SPOT || ctx.spotToSpotConsolidation) return false;
+    const requests = ctx.space.vector();
+    for (const p of c.reschedulable) if (!ctx.pdbs.heldInPlace(p, ctx.now)) addInto(requests, ctx.space.vector(p.requests));
+    const room = ctx.space.vector();
+    for (const d of this.destinations) {
+      if (d.node.name === c.node.name || gone.has(d.node.name)) continue;
+      const r = d.base.remaining;
+      for (let i = 0; i < r.length; i++) if (r[i] > 0) room[i] += r[i];
+    }
+    return !fits(requests, room);
   }
 
   /** Karpenter's filterOutSameInstanceType: a merge into one of the merged nodes' own types must be cheaper than that node. */

@@ -1,7 +1,7 @@
 import type { CatalogueEntry } from './catalogue.js';
 import { EngineInputError } from './errors.js';
 import { type ExistingNodeBase, existingNodeBase } from './existing-node.js';
-import { catalogueResourceNames, compileInstanceType, type InstanceType, offeringPrice } from './instance-types.js';
+import { catalogueResourceNames, compileInstanceTypeReusing, type InstanceType, offeringPrice } from './instance-types.js';
 import type { KubeNode, KubeNodePool, KubePod, KubePodDisruptionBudget } from './kube-types.js';
 import { type ExistingNodeSpec, normalizeNode } from './nodes.js';
 import { normalizeNodePool, type NodePoolSpec } from './nodepools.js';
@@ -9,7 +9,7 @@ import { normalizePdb, PdbLimits } from './pdb.js';
 import { isOwnedByDaemonSet, normalizePod, type SchedPod } from './pods.js';
 import { Requirements } from './requirements.js';
 import { ResourceSpace } from './resources.js';
-import { anyPreferNoSchedule, type NodeClaimTemplate, prepareTemplates } from './templates.js';
+import { anyPreferNoSchedule, type NodeClaimTemplate, prepareTemplatesReusing } from './templates.js';
 import { type BoundPod, type DomainSource, indexBoundPods, type TopologyNode } from './topology.js';
 import { RESOURCE_NODES } from './well-known.js';
 
@@ -35,6 +35,12 @@ export interface EngineInput {
   featureGates?: { spotToSpotConsolidation?: boolean };
   /** Karpenter's --preference-policy=Ignore. */
   ignorePreferences?: boolean;
+  /**
+   * When each node last had a pod bound to it or removed from it (epoch ms, by Node name), as Karpenter's cluster
+   * state remembers it and consolidateAfter counts from. Objects do not carry it, so without it the newest pod's start
+   * (or the node's creation) stands in; a caller that watched the cluster (the sandbox) knows removals too.
+   */
+  lastPodEventAt?: ReadonlyMap<string, number>;
 }
 
 /** The input, normalised and indexed once; simulations run against it. */
@@ -81,6 +87,51 @@ function daemonRepresentatives(pods: readonly SchedPod[]): SchedPod[] {
   return [...byOwner.values()];
 }
 
+// A pod object given again (a caller stepping through time keeps the objects of pods that did not change) is not
+// normalised again; SchedPods are never changed once made.
+const normalizedPods = new WeakMap<KubePod, SchedPod>();
+
+function normalizedPod(p: KubePod, index: number): SchedPod {
+  let n = normalizedPods.get(p);
+  if (!n) {
+    n = normalizePod(p, index);
+    normalizedPods.set(p, n);
+  }
+  return n;
+}
+
+const shapes = new WeakMap<CatalogueEntry, string>();
+
+/** An entry apart from its prices: what decides which NodePools admit its type and what fits on it. */
+function entryShape(e: CatalogueEntry): string {
+  let shape = shapes.get(e);
+  if (shape === undefined) {
+    const available = e.offerings.filter((o) => o.available).map((o) => `${o.zone}/${o.capacityType}`);
+    shape = JSON.stringify([e.name, e.capacity, e.overhead ?? null, e.labels, available]);
+    shapes.set(e, shape);
+  }
+  return shape;
+}
+
+// The last compilation of a catalogue array, so a caller that gives the same array again skips even the lookups.
+const compiledCatalogues = new WeakMap<readonly CatalogueEntry[], { spaceKey: string; catalogue: InstanceType[]; shapes: string[] }>();
+
+function compiledCatalogue(
+  entries: readonly CatalogueEntry[],
+  space: ResourceSpace,
+  spaceKey: string,
+): { catalogue: InstanceType[]; shapes: string[] } {
+  const kept = compiledCatalogues.get(entries);
+  if (kept && kept.spaceKey === spaceKey) return kept;
+  const out = {
+    spaceKey,
+    catalogue: entries.map((e, i) => compileInstanceTypeReusing(e, i, space, spaceKey)),
+    shapes: entries.map((e) => entryShape(e)),
+  };
+  compiledCatalogues.set(entries, out);
+  return out;
+}
+
 export function prepare(input: EngineInput): EngineContext {
   if (input.catalogue.length === 0) throw new EngineInputError('catalogue', 'holds no instance types');
   const warnings: string[] = [];
@@ -90,7 +141,7 @@ export function prepare(input: EngineInput): EngineContext {
     if (poolByName.has(p.name)) throw new EngineInputError(`NodePool ${p.name}`, 'appears twice');
     poolByName.set(p.name, p);
   }
-  const pods = (input.pods ?? []).map((p, i) => normalizePod(p, i));
+  const pods = (input.pods ?? []).map((p, i) => normalizedPod(p, i));
   const seen = new Set<string>();
   for (const p of pods) {
     if (seen.has(p.key)) throw new EngineInputError(`Pod ${p.key}`, 'appears twice');
@@ -105,6 +156,10 @@ export function prepare(input: EngineInput): EngineContext {
   }
   const poolNames = new Set(poolByName.keys());
   const nodes = (input.nodes ?? []).map((n) => normalizeNode(n, podsByNode.get(n.metadata?.name) ?? [], poolNames));
+  for (const n of nodes) {
+    const at = input.lastPodEventAt?.get(n.name);
+    if (at !== undefined) n.lastPodEventAt = at;
+  }
   const nodeByName = new Map<string, ExistingNodeSpec>();
   for (const n of nodes) {
     if (nodeByName.has(n.name)) throw new EngineInputError(`Node ${n.name}`, 'appears twice');
@@ -124,9 +179,16 @@ export function prepare(input: EngineInput): EngineContext {
   for (const p of pools) for (const k of Object.keys(p.limits ?? {})) names.add(k);
   names.add(RESOURCE_NODES);
   const space = new ResourceSpace([...names].sort());
-  const catalogue = input.catalogue.map((e, i) => compileInstanceType(e, i, space));
+  const spaceKey = space.names.join('\n');
+  const { catalogue, shapes: entryShapes } = compiledCatalogue(input.catalogue, space, spaceKey);
   const typeByName = new Map(catalogue.map((it) => [it.name, it]));
-  const { templates, skipped } = prepareTemplates(pools, catalogue, daemonPods, space);
+  // what the templates depend on besides the catalogue: the NodePools' templates, the DaemonSets, the resource names
+  const templateKey = JSON.stringify([
+    input.nodePools.map((np) => [np.metadata?.name, np.spec?.weight, np.spec?.template]),
+    daemonPods.map((p) => [p.key, p.requests, p.nodeSelector, p.constraints, p.hostPorts]),
+    spaceKey,
+  ]);
+  const { templates, skipped } = prepareTemplatesReusing(pools, catalogue, daemonPods, space, templateKey, entryShapes);
 
   const pdbs = new PdbLimits((input.podDisruptionBudgets ?? []).map((b) => normalizePdb(b, pods)));
   const namespaceLabels = new Map<string, Record<string, string>>();

@@ -41,8 +41,11 @@ export const offeringAllowed = (reqs: Requirements, o: Offering): boolean =>
   reqs.get(LABEL_ZONE).has(o.zone) && reqs.get(LABEL_CAPACITY_TYPE).has(o.capacityType);
 
 /** Every resource name the catalogue mentions, so the ResourceSpace can hold it. */
-export const catalogueResourceNames = (entries: readonly CatalogueEntry[]): Set<string> =>
-  new Set(entries.flatMap((e) => Object.keys(e.capacity)));
+export function catalogueResourceNames(entries: readonly CatalogueEntry[]): Set<string> {
+  const names = new Set<string>();
+  for (const e of entries) for (const k in e.capacity) names.add(k);
+  return names;
+}
 
 type Compiled = Omit<InstanceType, 'index' | 'capacityVector' | 'allocatableVector'>;
 
@@ -90,6 +93,19 @@ export function compileInstanceType(entry: CatalogueEntry, index: number, space:
   };
 }
 
+// The compiled type of an entry at its catalogue position in a resource space (names in slot order), kept so a
+// catalogue given again to a like simulation (a sandbox step, a server's predictions) is not compiled again.
+const placed = new WeakMap<CatalogueEntry, { index: number; spaceKey: string; it: InstanceType }>();
+
+/** compileInstanceType, reusing the last result for this entry when its position and the space's names are the same. */
+export function compileInstanceTypeReusing(entry: CatalogueEntry, index: number, space: ResourceSpace, spaceKey: string): InstanceType {
+  const kept = placed.get(entry);
+  if (kept && kept.index === index && kept.spaceKey === spaceKey) return kept.it;
+  const it = compileInstanceType(entry, index, space);
+  placed.set(entry, { index, spaceKey, it });
+  return it;
+}
+
 /** The price of the offering a node of this type runs on (zone and capacity type), available or not; null if none. */
 export function offeringPrice(it: InstanceType, zone: string, capacityType: string): number | null {
   for (const o of it.offerings) if (o.zone === zone && o.capacityType === capacityType) return o.priceUsdPerHour;
@@ -105,7 +121,25 @@ export function cheapestAllowedPrice(it: InstanceType, reqs: Requirements): numb
 
 /** Karpenter's OrderByPrice: cheapest allowed available offering first; ties by catalogue order. */
 export function orderByPrice(types: readonly InstanceType[], reqs: Requirements): InstanceType[] {
-  const keyed = types.map((it) => ({ it, price: cheapestAllowedPrice(it, reqs) }));
+  // the zone and capacity-type verdicts are the same for every type: judged once per distinct value
+  const zone = reqs.get(LABEL_ZONE);
+  const capacityType = reqs.get(LABEL_CAPACITY_TYPE);
+  const zoneOk = new Map<string, boolean>();
+  const capacityTypeOk = new Map<string, boolean>();
+  const allowed = (o: Offering): boolean => {
+    let z = zoneOk.get(o.zone);
+    if (z === undefined) zoneOk.set(o.zone, (z = zone.has(o.zone)));
+    if (!z) return false;
+    let c = capacityTypeOk.get(o.capacityType);
+    if (c === undefined) capacityTypeOk.set(o.capacityType, (c = capacityType.has(o.capacityType)));
+    return c;
+  };
+  const cheapest = (it: InstanceType): number => {
+    let best = Infinity;
+    for (const o of it.offerings) if (o.available && o.priceUsdPerHour < best && allowed(o)) best = o.priceUsdPerHour;
+    return best;
+  };
+  const keyed = types.map((it) => ({ it, price: cheapest(it) }));
   keyed.sort((a, b) => a.price - b.price || a.it.index - b.it.index);
   return keyed.map((k) => k.it);
 }

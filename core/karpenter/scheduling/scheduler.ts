@@ -255,7 +255,13 @@ export class Scheduler {
         }
       }
       const nc = new InflightNodeClaim(this.newNodeClaims.length, tpl, [...options], this.opts.space);
-      const plan = nc.canAdd(d, this.topology);
+      // without topology a first pod's plan depends only on the claim's number, its options and the pod's shape
+      const planKey = this.topology.empty
+        ? `${nc.id}|${options.length}|${rem ? rem.slots.map((s) => rem.amounts[s]).join(',') : ''}|${d.key}`
+        : null;
+      const known = planKey === null ? undefined : tpl.firstPlans.get(planKey);
+      const plan = known ?? nc.canAdd(d, this.topology);
+      if (planKey !== null && plan.ok && !known) tpl.firstPlans.set(planKey, plan);
       if (!plan.ok) {
         errors.push((plan as PlacementFailure).message());
         continue;

@@ -86,8 +86,15 @@ function launchedNode(ctx: EngineContext, nc: ProvisionedNodeClaim, i: number): 
 
 const bind = (p: SchedPod, nodeName: string, now: number): SchedPod => ({ ...p, nodeName, phase: 'Running', startTime: now });
 
-/** Consolidation runs on the cluster as provisioning leaves it: pending pods placed, new nodes launched. */
-export function consolidate(ctx: EngineContext, provisioned: ProvisioningOutcome): ConsolidationOutcome {
+/**
+ * Consolidation runs on the cluster as provisioning leaves it: pending pods placed, new nodes launched.
+ * `commandOnly`: stop at the round's command as Karpenter does (nodes not evaluated get no reason of their own).
+ */
+export function consolidate(
+  ctx: EngineContext,
+  provisioned: ProvisioningOutcome,
+  opts: { commandOnly?: boolean } = {},
+): ConsolidationOutcome {
   const nominated = new Set<string>();
   const nodes: ExistingNodeSpec[] = ctx.nodes.map((n) => {
     const extra = provisioned.onExistingNodes.get(n.name);
@@ -100,7 +107,7 @@ export function consolidate(ctx: EngineContext, provisioned: ProvisioningOutcome
     nominated.add(n.name);
     nodes.push(n);
   });
-  return new Consolidator(ctx, { nodes, nominated }).run();
+  return new Consolidator(ctx, { nodes, nominated, commandOnly: opts.commandOnly ?? false }).run();
 }
 
 /** Provisioning for pending pods, then one consolidation round, priced: the whole `simulate` answer. */

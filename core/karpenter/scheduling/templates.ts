@@ -1,5 +1,6 @@
 import { type DaemonGroups, filterInstanceTypes } from './instance-filter.js';
 import type { InstanceType } from './instance-types.js';
+import type { NodeClaimPlan } from './nodeclaim.js';
 import { type NodePoolSpec, orderByWeight, templateRequirements } from './nodepools.js';
 import { podRequirements, type SchedPod } from './pods.js';
 import { Requirements } from './requirements.js';
@@ -18,6 +19,11 @@ export interface NodeClaimTemplate {
   daemons: DaemonGroups;
   /** Options narrowed by extra requirements, cached by their signature (pods repeat the same constraints). */
   narrowed: Map<string, InstanceType[]>;
+  /**
+   * The plan for a pod shape as the first pod of a new NodeClaim (by NodeClaim number, options and shape) when no
+   * topology is in play: consolidation simulates many candidates against one context, and their pods repeat shapes.
+   */
+  firstPlans: Map<string, NodeClaimPlan>;
 }
 
 /** Whether a DaemonSet pod would run on nodes of this template and type (Karpenter's isDaemonPodCompatible). */
@@ -99,9 +105,70 @@ export function prepareTemplates(
       continue;
     }
     const daemons = buildDaemonGroups(requirements, pool.taints, types, catalogue.length, daemonPods, daemonVectors, space);
-    templates.push({ pool, order: templates.length, requirements, options: types, daemons, narrowed: new Map() });
+    templates.push({ pool, order: templates.length, requirements, options: types, daemons, narrowed: new Map(), firstPlans: new Map() });
   }
   return { templates, skipped };
+}
+
+/** A template without its instance-type objects: what does not depend on prices. */
+interface TemplateSkeleton {
+  poolName: string;
+  requirements: Requirements;
+  optionIndices: number[];
+  daemons: DaemonGroups;
+}
+
+interface KeptTemplates {
+  /** Per catalogue position, what the entry's type is apart from its prices. */
+  shapes: readonly string[];
+  skeletons: TemplateSkeleton[];
+  skipped: { nodePool: string; reason: string }[];
+}
+
+const KEPT_TEMPLATE_SETS = 8;
+const keptTemplates = new Map<string, KeptTemplates>();
+
+/**
+ * prepareTemplates, reusing an earlier result when the NodePools' templates, the DaemonSets, the resource space and
+ * every catalogue entry apart from its prices are the same (`key` says the first three, `shapes` the entries):
+ * which types a NodePool admits and their DaemonSet overhead do not depend on prices, so a simulation stepping
+ * through time with moving spot prices prepares its templates once. The options are the new catalogue's types.
+ */
+export function prepareTemplatesReusing(
+  pools: readonly NodePoolSpec[],
+  catalogue: readonly InstanceType[],
+  daemonPods: readonly SchedPod[],
+  space: ResourceSpace,
+  key: string,
+  shapes: readonly string[],
+): { templates: NodeClaimTemplate[]; skipped: { nodePool: string; reason: string }[] } {
+  const kept = keptTemplates.get(key);
+  const byName = new Map(pools.map((p) => [p.name, p]));
+  if (kept && kept.shapes.length === shapes.length && kept.shapes.every((s, i) => s === shapes[i])) {
+    const templates = kept.skeletons.map((k, order) => ({
+      pool: byName.get(k.poolName) as NodePoolSpec,
+      order,
+      requirements: k.requirements,
+      options: k.optionIndices.map((i) => catalogue[i]),
+      daemons: k.daemons,
+      narrowed: new Map<string, InstanceType[]>(),
+      firstPlans: new Map<string, NodeClaimPlan>(),
+    }));
+    return { templates, skipped: kept.skipped };
+  }
+  const result = prepareTemplates(pools, catalogue, daemonPods, space);
+  if (keptTemplates.size >= KEPT_TEMPLATE_SETS) keptTemplates.delete(keptTemplates.keys().next().value as string);
+  keptTemplates.set(key, {
+    shapes,
+    skeletons: result.templates.map((t) => ({
+      poolName: t.pool.name,
+      requirements: t.requirements,
+      optionIndices: t.options.map((it) => it.index),
+      daemons: t.daemons,
+    })),
+    skipped: result.skipped,
+  });
+  return result;
 }
 
 /** Whether any NodePool taints PreferNoSchedule, which lets relaxation add a toleration for it. */
