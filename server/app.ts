@@ -36,7 +36,7 @@ import { whatIfRoutes } from './routes/whatif.js';
 import { createWhatIfService } from './services/whatif-service.js';
 import { createWhatIfWorlds } from './services/whatif-world.js';
 import { createWhatIfRepository } from '../db/repositories/whatif-repository.js';
-import { QUERY_PARAM_HINTS, type ErrorResponse } from './schemas/common.js';
+import { QUERY_PARAM_HINTS, QUERY_PARAM_ROUTE_HINTS, type ErrorResponse } from './schemas/common.js';
 import { createBillPractice, type PracticeBillProvider } from './services/bill-practice.js';
 import { createBillService } from './services/bill-service.js';
 import { createConsolidationService } from './services/consolidation-service.js';
@@ -139,7 +139,7 @@ function handleError(err: FastifyError, req: FastifyRequest, reply: FastifyReply
     const where = err.validationContext ?? 'request';
     if (param === null) return reply.code(400).send(errorBody(400, 'Bad Request', `Invalid ${where}: ${err.message}`));
     const got = queryValue(req, param);
-    const hint = QUERY_PARAM_HINTS[param];
+    const hint = QUERY_PARAM_ROUTE_HINTS[req.routeOptions.url ?? '']?.[param] ?? QUERY_PARAM_HINTS[param];
     const expected = hint === undefined ? (err.validation[0]?.message ?? 'is invalid') : `must be ${hint}`;
     const gotText = typeof got === 'string' ? ` (got "${got.slice(0, 60)}")` : '';
     return reply.code(400).send(errorBody(400, 'Bad Request', `Invalid ${where} parameter "${param}": ${expected}${gotText}`));

@@ -79,6 +79,11 @@ export const QUERY_PARAM_HINTS: Readonly<Record<string, string>> = {
   q: 'text to look for in node names, NodeClaims, instance types, NodePools and zones (at most 100 characters)',
 };
 
+/** Where one parameter name means something else on one route, what it expects there (before QUERY_PARAM_HINTS). */
+export const QUERY_PARAM_ROUTE_HINTS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  '/api/workloads/usage': { kind: 'the kind of the workload that owns the pods, like Deployment, StatefulSet, DaemonSet or Job' },
+};
+
 export const FormatSchema = Type.Union([Type.Literal('json'), Type.Literal('csv')], {
   description: 'Response format; csv downloads the table (same as Accept: text/csv). Default json.',
 });

@@ -54,6 +54,11 @@ function reuseEntries(c: WhatIfCatalogue): WhatIfCatalogue {
  * Loads a snapshot through the repository and keeps the last few: a snapshot never changes once written, so a
  * prepared one serves every what-if asked of it (the dashboard asks four at once).
  */
+/** 422: a stored snapshot the engine cannot be given (nothing to price it with); the message says why. */
+export class WhatIfUnavailableError extends Error {
+  readonly statusCode = 422;
+}
+
 export function createWhatIfWorlds(repo: WhatIfRepository, { keep = 4 }: { keep?: number } = {}) {
   const loaded = new Map<number, LoadedWorld>();
 
@@ -96,6 +101,11 @@ export function createWhatIfWorlds(repo: WhatIfRepository, { keep = 4 }: { keep?
       const oldest = catalogues.keys().next();
       if (oldest.done !== true) catalogues.delete(oldest.value);
     }
+    if (catalogue.entries.length === 0)
+      throw new WhatIfUnavailableError(
+        `the snapshot of ${new Date(snap.takenAt).toISOString()} cannot be simulated: no instance type has a price in ${region} ` +
+          `in the zones its nodes and NodePools name (${input.zones.join(', ') || 'none: the nodes carry no zone label'})`,
+      );
     const world: WhatIfWorld = { objects, catalogue: catalogue.entries, takenAt: snap.takenAt };
     const entry: LoadedWorld = {
       world,

@@ -64,6 +64,7 @@ const HOSTILE = [
 
 const paramsOf = (r: RouteInfo): string[] =>
   Object.keys((r.schema?.querystring as { properties?: Record<string, unknown> } | undefined)?.properties ?? {});
+const requiredOf = (r: RouteInfo): string[] => (r.schema?.querystring as { required?: string[] } | undefined)?.required ?? [];
 
 describe('every GET /api route, every query parameter, hostile values', () => {
   it('finds the routes and their parameters', () => {
@@ -88,7 +89,9 @@ describe('every GET /api route, every query parameter, hostile values', () => {
           if (res.statusCode >= 500) problems.push(`${where}: ${res.statusCode} ${res.body.slice(0, 200)}`);
           if (res.statusCode === 400 && res.body !== needs) {
             const message = (res.json() as { message: string }).message;
-            if (!message.includes(`"${param}"`)) problems.push(`${where}: 400 without naming "${param}": ${message}`);
+            // A route needing several parameters (a workload's chart) asks for the next one it was not given.
+            const asksForAnother = requiredOf(r).some((other) => other !== param && message.includes(`parameter "${other}"`));
+            if (!message.includes(`"${param}"`) && !asksForAnother) problems.push(`${where}: 400 without naming "${param}": ${message}`);
             if (message.length > 600) problems.push(`${where}: a ${message.length}-character message (echoes the input?)`);
           }
         }
