@@ -72,6 +72,16 @@ export interface EfficiencyBucketRow {
   snapshotsInBucket: number;
 }
 
+/** What a NodePool's pods used per time bucket, beside the allocatable of the same snapshots (those with usage). */
+export interface UsageBucketRow {
+  bucketStartMs: number;
+  nodePool: string;
+  usageCpuMillicores: number;
+  usageMemoryBytes: number;
+  allocatableCpuMillicores: number;
+  allocatableMemoryBytes: number;
+}
+
 export interface NodePoolRow {
   name: string;
   weight: number | null;
@@ -271,6 +281,18 @@ export function createReportsRepository(db: Db) {
   // of partial edge hours, so a month costs about what a day does.
   const rollups = createRangeRollupReader(db);
 
+  // Pods' usage (metrics.k8s.io, per snapshot) over the allocatable of the same snapshot and NodePool, both summed
+  // per bucket: only snapshots that read usage count, so a gap in metrics-server lowers neither side.
+  const usageBuckets = db.prepare(`
+    WITH alloc AS (
+      SELECT snapshot_id, nodepool, TOTAL(alloc_cpu_m) AS cpu, TOTAL(alloc_memory_b) AS mem
+      FROM snapshot_nodepools WHERE taken_at >= @fromMs AND taken_at < @toMs GROUP BY snapshot_id, nodepool
+    )
+    SELECT (u.taken_at / @bucketMs) * @bucketMs AS bucket_ms, u.nodepool, TOTAL(u.pod_usage_cpu_m) AS use_cpu,
+           TOTAL(u.pod_usage_memory_b) AS use_mem, TOTAL(a.cpu) AS alloc_cpu, TOTAL(a.mem) AS alloc_mem
+    FROM usage_nodepools u JOIN alloc a ON a.snapshot_id = u.snapshot_id AND a.nodepool = u.nodepool
+    WHERE u.taken_at >= @fromMs AND u.taken_at < @toMs AND (@nodePool IS NULL OR u.nodepool = @nodePool)
+    GROUP BY bucket_ms, u.nodepool ORDER BY u.nodepool, bucket_ms`);
   const nodePools = db.prepare(`
     SELECT name, weight, consolidation_policy, consolidate_after, capacity_types_json, nodeclass, updated_at,
            requirements_json, limits_json, budgets_json, expire_after
@@ -350,6 +372,26 @@ export function createReportsRepository(db: Db) {
         nodeSnapshots: r.nodes,
         usdPerHourSum: r.usd,
         snapshotsInBucket: r.snapshots,
+      }));
+    },
+
+    /** Pods' usage and allocatable per bucket (aligned on the epoch, UTC) per NodePool, snapshots with usage only. */
+    usageBuckets(range: TimeRange & { bucketMs: number }): UsageBucketRow[] {
+      const rows = usageBuckets.all({ ...rangeParams(range), bucketMs: range.bucketMs }) as {
+        bucket_ms: number;
+        nodepool: string;
+        use_cpu: number;
+        use_mem: number;
+        alloc_cpu: number;
+        alloc_mem: number;
+      }[];
+      return rows.map((r) => ({
+        bucketStartMs: r.bucket_ms,
+        nodePool: r.nodepool,
+        usageCpuMillicores: r.use_cpu,
+        usageMemoryBytes: r.use_mem,
+        allocatableCpuMillicores: r.alloc_cpu,
+        allocatableMemoryBytes: r.alloc_mem,
       }));
     },
 

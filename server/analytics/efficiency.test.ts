@@ -111,11 +111,74 @@ describe('toEfficiencySeries', () => {
   });
 
   it('computes ratios from sums and averages over every snapshot of the bucket', () => {
-    expect(series[0].points[1]).toEqual({ bucketStartMs: t0 + 5 * MINUTE_MS, cpu: 0.625, memory: 0.25, nodesAvg: 1, usdPerHourAvg: 0.192 });
-    expect(series[1].points[0]).toEqual({ bucketStartMs: t0, cpu: 0.5, memory: 0.125, nodesAvg: 0.5, usdPerHourAvg: 0.05 });
+    expect(series[0].points[1]).toEqual({
+      bucketStartMs: t0 + 5 * MINUTE_MS,
+      cpu: 0.625,
+      memory: 0.25,
+      cpuUsage: null,
+      memoryUsage: null,
+      nodesAvg: 1,
+      usdPerHourAvg: 0.192,
+    });
+    expect(series[1].points[0]).toEqual({
+      bucketStartMs: t0,
+      cpu: 0.5,
+      memory: 0.125,
+      cpuUsage: null,
+      memoryUsage: null,
+      nodesAvg: 0.5,
+      usdPerHourAvg: 0.05,
+    });
   });
 
   it('gives null ratios (not 0 %) where nothing was allocatable', () => {
     expect(series[0].points[0]).toMatchObject({ cpu: null, memory: null, nodesAvg: 0 });
+  });
+});
+
+describe('toEfficiencySeries with usage', () => {
+  const t0 = Date.parse('2026-11-01T00:00:00Z');
+  const bucket = {
+    bucketStartMs: t0,
+    nodePool: 'general',
+    requestedCpuMillicores: 5000,
+    allocatableCpuMillicores: 8000,
+    requestedMemoryBytes: 8 * GiB,
+    allocatableMemoryBytes: 32 * GiB,
+    nodeSnapshots: 2,
+    usdPerHourSum: 0.384,
+    snapshotsInBucket: 2,
+  };
+  // Usage was read in one of the two snapshots: pods used 1500 m of that snapshot's 4000 m and 2 of its 16 GiB.
+  // Usage ÷ allocatable counts only that snapshot: 1500 / 4000 = 0.375 (not / 8000), 2 / 16 = 0.125.
+  const [general] = toEfficiencySeries(
+    [bucket, { ...bucket, bucketStartMs: t0 + 5 * MINUTE_MS }],
+    [
+      {
+        bucketStartMs: t0,
+        nodePool: 'general',
+        usageCpuMillicores: 1500,
+        usageMemoryBytes: 2 * GiB,
+        allocatableCpuMillicores: 4000,
+        allocatableMemoryBytes: 16 * GiB,
+      },
+      // Another NodePool's usage does not leak into this one.
+      {
+        bucketStartMs: t0 + 5 * MINUTE_MS,
+        nodePool: 'spot',
+        usageCpuMillicores: 900,
+        usageMemoryBytes: GiB,
+        allocatableCpuMillicores: 1000,
+        allocatableMemoryBytes: 2 * GiB,
+      },
+    ],
+  );
+
+  it('puts usage ÷ allocatable of the snapshots that read usage beside requests ÷ allocatable', () => {
+    expect(general.points[0]).toMatchObject({ cpu: 0.625, memory: 0.25, cpuUsage: 0.375, memoryUsage: 0.125 });
+  });
+
+  it('leaves usage null in a bucket without usage, whatever other NodePools had', () => {
+    expect(general.points[1]).toMatchObject({ cpu: 0.625, cpuUsage: null, memoryUsage: null });
   });
 });

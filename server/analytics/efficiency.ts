@@ -1,6 +1,6 @@
 /** Pure helpers for bin-packing efficiency (Σ requests ÷ Σ allocatable) and time bucketing. No I/O. */
 
-import type { EfficiencyBucketRow } from '../../db/repositories/reports-repository.js';
+import type { EfficiencyBucketRow, UsageBucketRow } from '../../db/repositories/reports-repository.js';
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../core/time.js';
 
 /** Default ceiling on points per series: Recharts slows down past a few thousand points per chart. */
@@ -58,6 +58,9 @@ export interface EfficiencyPoint {
   bucketStartMs: number;
   cpu: number | null;
   memory: number | null;
+  /** Pods' usage ÷ allocatable over the bucket's snapshots that read usage; null without usage. */
+  cpuUsage: number | null;
+  memoryUsage: number | null;
   nodesAvg: number;
   usdPerHourAvg: number;
 }
@@ -71,17 +74,22 @@ export interface EfficiencySeries {
  * Turns bucket sums into one series per NodePool (sorted by name, points by time). Summing requests
  * and allocatable over the equally spaced snapshots of a bucket before dividing gives the
  * time-weighted ratio. Averages divide by every snapshot of the bucket, so a NodePool scaled to zero
- * in some of them averages lower rather than being skipped.
+ * in some of them averages lower rather than being skipped. Beside requests, what the pods used ÷ allocatable where
+ * usage was collected (`usage` rows of the same buckets; null elsewhere).
  */
-export function toEfficiencySeries(rows: readonly EfficiencyBucketRow[]): EfficiencySeries[] {
+export function toEfficiencySeries(rows: readonly EfficiencyBucketRow[], usage: readonly UsageBucketRow[] = []): EfficiencySeries[] {
+  const usageOf = new Map(usage.map((u) => [`${u.nodePool}|${u.bucketStartMs}`, u]));
   const byPool = new Map<string, EfficiencyPoint[]>();
   for (const r of rows) {
     const points = byPool.get(r.nodePool) ?? [];
     const snapshots = Math.max(r.snapshotsInBucket, 1);
+    const u = usageOf.get(`${r.nodePool}|${r.bucketStartMs}`);
     points.push({
       bucketStartMs: r.bucketStartMs,
       cpu: efficiencyRatio(r.requestedCpuMillicores, r.allocatableCpuMillicores),
       memory: efficiencyRatio(r.requestedMemoryBytes, r.allocatableMemoryBytes),
+      cpuUsage: u === undefined ? null : efficiencyRatio(u.usageCpuMillicores, u.allocatableCpuMillicores),
+      memoryUsage: u === undefined ? null : efficiencyRatio(u.usageMemoryBytes, u.allocatableMemoryBytes),
       nodesAvg: r.nodeSnapshots / snapshots,
       usdPerHourAvg: r.usdPerHourSum / snapshots,
     });

@@ -31,6 +31,13 @@ export const EfficiencyPointSchema = Type.Object({
   cpu: Nullable(Type.Number()),
   /** Same for memory. */
   memory: Nullable(Type.Number()),
+  /**
+   * Σ pods' cpu usage (metrics.k8s.io) ÷ Σ cpu allocatable over the bucket's snapshots that read usage, a fraction;
+   * null where no usage was collected (no metrics-server).
+   */
+  cpuUsage: Nullable(Type.Number()),
+  /** Same for memory (working set). */
+  memoryUsage: Nullable(Type.Number()),
   /** Mean node count over the bucket's snapshots. */
   nodesAvg: Type.Number(),
   /** Mean run rate over the bucket's snapshots, USD per hour. */

@@ -165,7 +165,7 @@ export function createReportsService(repo: ReportsRepository, now: () => number 
     efficiency(query: RangeQuery): EfficiencyResponse {
       const r = range(query);
       const bucketMs = chooseBucketMs(r.toMs - r.fromMs);
-      const series = toEfficiencySeries(repo.efficiencyBuckets({ ...r, bucketMs }));
+      const series = toEfficiencySeries(repo.efficiencyBuckets({ ...r, bucketMs }), repo.usageBuckets({ ...r, bucketMs }));
       return { from: isoInstant(r.fromMs), to: isoInstant(r.toMs), bucketMs, series };
     },
   };

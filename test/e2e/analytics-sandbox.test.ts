@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../server/app.js';
 import type { RunningSandbox } from '../../sandbox/index.js';
 import type { ConsolidationCompareResponse, ConsolidationEventsResponse } from '../../server/schemas/consolidation.js';
-import type { EfficiencySummaryResponse, NodesResponse } from '../../server/schemas/efficiency.js';
+import type { EfficiencyResponse, EfficiencySummaryResponse, NodesResponse } from '../../server/schemas/efficiency.js';
 import type { NodePoolCompareResponse } from '../../server/schemas/nodepools.js';
 import type { DailyCostResponse, ReconciliationResponse } from '../../server/schemas/cost.js';
 import type { TeamCostResponse, TeamCostSeriesResponse } from '../../server/schemas/teams.js';
@@ -88,18 +88,24 @@ describe.each(PROFILES)('week4 imitating Karpenter %s', (karpenterVersion) => {
       expect(rows).toHaveLength(simulated.length);
     });
 
-    it('after its consolidation the NodePool packs better and costs less per hour', async () => {
+    it('after a consolidation the NodePool packs better and costs less per hour', async () => {
       const { rows } = await get<ConsolidationEventsResponse>(`/api/consolidation/events?${range}&reason=Underutilized`);
-      const replace = rows.find((r) => r.action === 'Replace');
-      expect(replace?.replacements.length).toBeGreaterThan(0);
-      const cmp = await get<ConsolidationCompareResponse>(`/api/consolidation/compare?event=${replace?.id ?? ''}`);
-      const pool = cmp.rows.find((r) => r.consolidated);
-      expect(pool?.nodePool).toBe(replace?.nodePool);
-      expect(pool?.before.hours).toBeCloseTo(1, 9);
-      expect(pool?.after.cpu).toBeGreaterThan(pool?.before.cpu ?? Infinity);
-      expect(pool?.after.memory).toBeGreaterThan(pool?.before.memory ?? Infinity);
-      expect(pool?.after.costWeightedCpu).toBeGreaterThan(pool?.before.costWeightedCpu ?? Infinity);
-      expect(pool?.after.usdPerHourAvg).toBeLessThan(pool?.before.usdPerHourAvg ?? -Infinity);
+      const replaces = rows.filter((r) => r.action === 'Replace');
+      expect(replaces.length).toBeGreaterThan(0);
+      const better: string[] = [];
+      for (const replace of replaces) {
+        expect(replace.replacements.length).toBeGreaterThan(0);
+        const cmp = await get<ConsolidationCompareResponse>(`/api/consolidation/compare?event=${replace.id}`);
+        const pool = cmp.rows.find((r) => r.consolidated);
+        expect(pool?.nodePool).toBe(replace.nodePool);
+        expect(pool?.before.hours).toBeCloseTo(1, 9);
+        if (pool === undefined) continue;
+        // The hour after also holds the workload's own changes (the web tier's morning scale-up on the engine-driven
+        // sandbox, 7 -> 10.5 nodes after the first replace), so not every replace shows it over the whole NodePool.
+        const { before, after } = pool;
+        if (after.cpu > before.cpu && after.memory > before.memory && after.usdPerHourAvg < before.usdPerHourAvg) better.push(replace.id);
+      }
+      expect(better.length).toBeGreaterThan(0);
     });
   });
 
@@ -231,6 +237,25 @@ describe.each(PROFILES)('week4 imitating Karpenter %s', (karpenterVersion) => {
   });
 
   describe('efficiency, NodePool cost and reconciliation on the week4 sandbox', () => {
+    it('the packing series carry usage beside requests where metrics-server was read (the current release only)', async () => {
+      const e = await get<EfficiencyResponse>(`/api/efficiency/nodepools?${range}`);
+      const general = e.series.find((x) => x.nodePool === 'general');
+      const used = (general?.points ?? []).filter((p) => p.cpuUsage !== null);
+      if (karpenterVersion !== CURRENT_KARPENTER_VERSION) {
+        expect(used).toHaveLength(0);
+        return;
+      }
+      expect(used.length).toBeGreaterThan(0);
+      for (const p of used) {
+        expect(p.cpuUsage).toBeGreaterThan(0);
+        expect(p.cpuUsage).toBeLessThan(1);
+        expect(p.memoryUsage).toBeGreaterThan(0);
+        expect(p.memoryUsage).toBeLessThan(1);
+      }
+      // The week4 workloads over-request memory (payments four-fold): used stays below requested.
+      expect(used.every((p) => p.memoryUsage !== null && p.memory !== null && p.memoryUsage < p.memory)).toBe(true);
+    });
+
     it('the cluster row sums the NodePools; cost-weighted efficiency is a fraction', async () => {
       const s = await get<EfficiencySummaryResponse>(`/api/efficiency/summary?${range}`);
       const [cluster, ...pools] = s.rows;

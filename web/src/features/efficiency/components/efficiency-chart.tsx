@@ -17,9 +17,12 @@ interface EfficiencyChartProps {
 const RESOURCE_LABEL = { cpu: 'CPU', memory: 'memory' } as const;
 const tooltipPercent = (value: unknown): string => (typeof value === 'number' ? formatPercent(value) : '—');
 
-/** One line per NodePool and resource, percent of allocatable requested; gaps where no snapshot fell. */
+/**
+ * One line per NodePool and resource, percent of allocatable requested; gaps where no snapshot fell. Where usage was
+ * collected, a thin line of the same colour shows what the pods used, so the gap between the two is requests nobody uses.
+ */
 export default function EfficiencyChart({ data, resource, colors }: EfficiencyChartProps) {
-  const { rows, nodePools } = useMemo(() => toEfficiencyRows(data.series, data.bucketMs), [data.series, data.bucketMs]);
+  const { rows, nodePools, withUsage } = useMemo(() => toEfficiencyRows(data.series, data.bucketMs), [data.series, data.bucketMs]);
   const fromMs = Date.parse(data.from);
   const toMs = Date.parse(data.to);
   const resources = resource === 'both' ? (['cpu', 'memory'] as const) : ([resource] as const);
@@ -30,7 +33,7 @@ export default function EfficiencyChart({ data, resource, colors }: EfficiencyCh
       className="chart"
       data-testid="efficiency-chart"
       role="img"
-      aria-label="Packing efficiency per NodePool over time, CPU solid and memory dashed, percent of allocatable requested"
+      aria-label="Packing efficiency per NodePool over time, CPU solid and memory dashed, percent of allocatable requested; thin lines: percent of allocatable the pods used"
     >
       <LineChart responsive style={{ width: '100%', height: 340 }} data={rows} margin={{ top: 8, right: 16, bottom: 0, left: 8 }}>
         <CartesianGrid vertical={false} />
@@ -48,6 +51,24 @@ export default function EfficiencyChart({ data, resource, colors }: EfficiencyCh
               stroke={colorOf(np, colors)}
               strokeWidth={2}
               strokeDasharray={r === 'memory' ? '6 4' : undefined}
+              legendType="plainline"
+              dot={false}
+              connectNulls={false}
+              isAnimationActive={false}
+            />
+          )),
+        )}
+        {withUsage.flatMap((np) =>
+          resources.map((r) => (
+            <Line
+              key={`${np}:${r}:used`}
+              type="linear"
+              dataKey={(row: EfficiencyRow) => (r === 'cpu' ? row.cpuUsage : row.memoryUsage)[np] ?? null}
+              name={`${nodePoolLabel(np, 'nodes')} ${RESOURCE_LABEL[r]} used`}
+              stroke={colorOf(np, colors)}
+              strokeWidth={1}
+              strokeOpacity={0.7}
+              strokeDasharray={r === 'memory' ? '2 3' : undefined}
               legendType="plainline"
               dot={false}
               connectNulls={false}
