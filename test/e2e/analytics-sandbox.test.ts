@@ -103,7 +103,9 @@ describe.each(PROFILES)('week4 imitating Karpenter %s', (karpenterVersion) => {
         // The hour after also holds the workload's own changes (the web tier's morning scale-up on the engine-driven
         // sandbox, 7 -> 10.5 nodes after the first replace), so not every replace shows it over the whole NodePool.
         const { before, after } = pool;
-        if (after.cpu > before.cpu && after.memory > before.memory && after.usdPerHourAvg < before.usdPerHourAvg) better.push(replace.id);
+        const packsBetter = (a: number | null, b: number | null): boolean => a !== null && b !== null && a > b;
+        if (packsBetter(after.cpu, before.cpu) && packsBetter(after.memory, before.memory) && after.usdPerHourAvg < before.usdPerHourAvg)
+          better.push(replace.id);
       }
       expect(better.length).toBeGreaterThan(0);
     });

@@ -52,6 +52,12 @@ async function csvUrl(r: RouteInfo): Promise<string> {
   if (p.includes('from')) q.set('from', new Date(h.startMs).toISOString().slice(0, 10));
   if (p.includes('to')) q.set('to', new Date(h.endMs).toISOString().slice(0, 10));
   if (p.includes('at') && !p.includes('from')) q.set('at', new Date(h.endMs - 3_600_000).toISOString());
+  const required = (r.schema?.querystring as { required?: string[] } | undefined)?.required ?? [];
+  if (required.includes('nodepool')) {
+    // A what-if edit needs a NodePool: one of the data's whose name is a valid NodePool name.
+    const pools = (await app.inject({ url: '/api/nodepools' })).json<{ items: { name: string }[] }>();
+    q.set('nodepool', pools.items.map((x) => x.name).find((n) => /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(n)) ?? 'general');
+  }
   if (p.includes('format')) q.set('format', 'csv');
   const qs = q.toString();
   return qs === '' ? r.url : `${r.url}?${qs}`;
