@@ -185,7 +185,10 @@ describe('GET /api/efficiency/nodepools', () => {
     expect(status).toBe(200);
     expect(body.bucketMs).toBe(60_000);
     expect(body.series).toEqual([
-      { nodePool: 'general', points: [{ bucketStartMs: S1, cpu: 0.5, memory: 0.25, nodesAvg: 1, usdPerHourAvg: 0.96 }] },
+      {
+        nodePool: 'general',
+        points: [{ bucketStartMs: S1, cpu: 0.5, memory: 0.25, cpuUsage: null, memoryUsage: null, nodesAvg: 1, usdPerHourAvg: 0.96 }],
+      },
     ]);
   });
 
@@ -195,10 +198,20 @@ describe('GET /api/efficiency/nodepools', () => {
     expect(body.series.map((s) => s.nodePool)).toEqual(['batch', 'general']);
     const [batchSeries, generalSeries] = body.series;
     // Bucket 10:00-10:15 holds S1 and S2. general: (2000 + 3000) / (4000 + 4000) = 0.625 cpu; 8 / 32 GiB = 0.25.
-    expect(generalSeries.points[0]).toEqual({ bucketStartMs: S1, cpu: 0.625, memory: 0.25, nodesAvg: 1, usdPerHourAvg: 0.96 });
+    expect(generalSeries.points[0]).toEqual({
+      bucketStartMs: S1,
+      cpu: 0.625,
+      memory: 0.25,
+      cpuUsage: null,
+      memoryUsage: null,
+      nodesAvg: 1,
+      usdPerHourAvg: 0.96,
+    });
     expect(generalSeries.points.map((p) => p.bucketStartMs)).toEqual([S1, S3, S4 - 10 * 60_000, S5 - 5 * 60_000]); // 23:55 is in 23:45-24:00
     // batch: 500 / 2000 = 0.25 cpu, 1 / 4 GiB = 0.25 memory, 1 node in both snapshots of the bucket.
-    expect(batchSeries.points).toEqual([{ bucketStartMs: S1, cpu: 0.25, memory: 0.25, nodesAvg: 1, usdPerHourAvg: 0.3 }]);
+    expect(batchSeries.points).toEqual([
+      { bucketStartMs: S1, cpu: 0.25, memory: 0.25, cpuUsage: null, memoryUsage: null, nodesAvg: 1, usdPerHourAvg: 0.3 },
+    ]);
   });
 
   it('averages node count and run rate over every snapshot of the bucket (30 days -> 1 h buckets)', async () => {
