@@ -11,9 +11,9 @@ describe('week4 scenario', () => {
   it('is byte-identical for the same seed and differs for another', () => {
     const again = simulate(loadScenarioFile('week4'), 42);
     expect(JSON.stringify(again)).toBe(JSON.stringify(sc));
-    const other = simulate(loadScenarioFile('week4'), 7);
-    expect(JSON.stringify(other)).not.toBe(JSON.stringify(sc));
-    // two more 14-day runs of the engine-driven simulation (several seconds each, more on a busy machine)
+    // Another seed differs: shown on the first two days (a 14-day engine-driven run costs ~13 s of CPU).
+    const twoDays = { ...loadScenarioFile('week4'), days: 2 };
+    expect(JSON.stringify(simulate(twoDays, 7))).not.toBe(JSON.stringify(simulate(twoDays, 42)));
   }, 300_000);
 
   it('has the three NodePools the syllabus prescribes', () => {
