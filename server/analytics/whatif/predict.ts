@@ -1,4 +1,10 @@
-import { type EngineContext, type KubePod, normalizePod, provision } from '../../../core/karpenter/scheduling/index.js';
+import {
+  type EngineContext,
+  type KubePod,
+  normalizePod,
+  provision,
+  type SimulationResult,
+} from '../../../core/karpenter/scheduling/index.js';
 
 /**
  * Predict (the syllabus' week-2 check question): pending pods — a pasted Pod, or a Deployment's replicas — placed by
@@ -6,16 +12,8 @@ import { type EngineContext, type KubePod, normalizePod, provision } from '../..
  * Karpenter would create (NodePool, instance type and its options, capacity type, zone, price). Pure.
  */
 
-export interface PredictedNodeClaim {
-  nodePool: string;
-  instanceType: string;
-  /** Every type the NodeClaim allows, cheapest first (the first 20). */
-  instanceTypeOptions: string[];
-  capacityType: string;
-  zone: string;
-  usdPerHour: number;
-  pods: string[];
-}
+/** A NodeClaim as the `simulate` command reports it; here `instanceTypeOptions` holds the cheapest 20 only. */
+export type PredictedNodeClaim = SimulationResult['provisioning']['nodeClaims'][number];
 
 export interface PredictResult {
   pods: number;

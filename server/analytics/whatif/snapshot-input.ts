@@ -1,3 +1,4 @@
+import type { WhatIfNodeRow, WhatIfPodRow } from '../../../db/repositories/whatif-repository.js';
 import type { NodePoolRecord, NodePoolTaint } from '../../../core/model.js';
 import type { TaintEffect } from '../../../core/karpenter/scheduling/taints.js';
 import type { KubeNode, KubeNodePool, KubePod } from '../../../core/karpenter/scheduling/index.js';
@@ -22,35 +23,9 @@ import {
  * stays in its NodePool and tolerates what it runs on: see repack.ts).
  */
 
-export interface SnapshotNodeRow {
-  name: string;
-  nodePool: string | null;
-  instanceType: string;
-  capacityType: string;
-  zone: string;
-  createdAt: number;
-  allocCpuMillicores: number;
-  allocMemoryBytes: number;
-  allocPods: number;
-  allocGpu: number;
-  capacity: Record<string, string> | null;
-  labels: Record<string, string>;
-}
-
-export interface SnapshotPodRow {
-  uid: string;
-  namespace: string;
-  name: string;
-  nodeName: string;
-  ownerKind: string | null;
-  ownerName: string | null;
-  cpuMillicores: number;
-  memoryBytes: number;
-  gpu: number;
-  doNotDisrupt: boolean;
-  createdAt: number;
-  labels: Record<string, string>;
-}
+/** A node and a pod of the snapshot as the what-if repository reads them (the price is the catalogue's business). */
+export type SnapshotNodeRow = Omit<WhatIfNodeRow, 'storedPricePerHour'>;
+export type SnapshotPodRow = WhatIfPodRow;
 
 export interface SnapshotObjects {
   nodePools: KubeNodePool[];
