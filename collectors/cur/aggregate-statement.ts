@@ -1,0 +1,333 @@
+import { CUR_TAG_KEYS } from '../../core/cur/tag-keys.js';
+import { CUR_COST_CATEGORIES, type CurCostCategory } from '../../core/cur/columns.js';
+
+/**
+ * The ONE statement that turns a billing period of CUR 2.0 lines into the rows NodePool Ledger keeps, run as is by
+ * DuckDB over local Parquet/CSV (collectors/cur/import-folder.ts) and by Athena over the export in S3 (`cur athena`).
+ * So it keeps to the SQL both engines accept: no `::` casts, no DuckDB-only functions, map values read as
+ * `CASE WHEN contains(map_keys(m), k) THEN m[k] END` (Trino's `m[k]` fails on a missing key and DuckDB's element_at
+ * returns a list, so neither bare form is portable), CAST(… AS DOUBLE|VARCHAR|DATE), COALESCE, CASE, LIKE,
+ * split_part, COUNT(DISTINCT), UNION ALL with a row-kind column.
+ *
+ * Rows (row_kind):
+ * - 'resource':    lines with a line_item_resource_id (instance, volume, data transfer on an instance, a Savings Plan's
+ *                  or reservation's fee), not pod lines, per day × resource × line item type × usage type × operation ×
+ *                  commitment. The importer fills nodepool/nodeclaim from our NodeClaims (instance id) where the tag
+ *                  is missing, then sums them per NodePool per day.
+ * - 'unresourced': lines without a resource id (credits, taxes, refunds, or an export without INCLUDE_RESOURCES),
+ *                  per day × line item type × usage type × tags.
+ * - 'split':       pod lines of split cost allocation data (split_line_item_parent_resource_id set), per day ×
+ *                  cluster × namespace × the parent instance's NodePool tag; resource_id is the parent instance id
+ *                  only when the parent has no NodePool tag (so the importer can look it up; '' otherwise, which keeps
+ *                  the row count per namespace, not per instance).
+ *
+ * Amortized cost by line item type, as AWS documents it ("Understanding Savings Plans":
+ * https://docs.aws.amazon.com/cur/latest/userguide/cur-sp.html; reservations: "Understanding your reservations"
+ * https://docs.aws.amazon.com/cur/latest/userguide/understanding-ri.html; and the Cost Explorer definitions of
+ * AmortizedCost https://docs.aws.amazon.com/cost-management/latest/userguide/ce-advanced.html):
+ * - Usage (and Credit, Refund, Tax, discounts, Fee without a reservation): the unblended cost; nothing to spread.
+ * - SavingsPlanCoveredUsage: savings_plan_savings_plan_effective_cost (the commitment's share this usage consumed);
+ *   its unblended cost is the on-demand price, cancelled by the matching SavingsPlanNegation.
+ * - SavingsPlanNegation: 0 amortized; it only cancels the covered usage's on-demand unblended cost.
+ * - SavingsPlanRecurringFee: the unused commitment, savings_plan_total_commitment_to_date − savings_plan_used_commitment
+ *   (the used part is already in the covered lines' effective cost).
+ * - SavingsPlanUpfrontFee: 0 amortized (spread over the term through the effective cost).
+ * - DiscountedUsage: reservation_effective_cost (upfront share + recurring rate for the hours used).
+ * - RIFee: the unused reservation, reservation_unused_amortized_upfront_fee_for_billing_period +
+ *   reservation_unused_recurring_fee.
+ * - Fee with a reservation ARN (an RI's upfront payment): 0 amortized (spread through DiscountedUsage/RIFee).
+ * Net amortized takes the same rule over the net_ columns; a net column that is null (an account without discounts
+ * leaves them empty) falls back to its gross column. For SavingsPlanRecurringFee, whose unused part has no net column,
+ * the gross unused part is scaled by the fee line's net ÷ gross unblended (its discount applies to all of it).
+ */
+
+export type CurRowKind = 'resource' | 'unresourced' | 'split';
+
+/** One result row, typed (rowFromRecord turns DuckDB's or Athena's record into it). Money in the export's currency. */
+export interface CurAggregateRow {
+  rowKind: CurRowKind;
+  /** YYYY-MM-DD, UTC day of line_item_usage_start_date. */
+  usageDay: string;
+  /** resource: the line's resource id; split: the parent instance id when it has no NodePool tag, else ''. */
+  resourceId: string;
+  lineItemType: string;
+  usageType: string;
+  productCode: string;
+  operation: string;
+  category: CurCostCategory;
+  cluster: string;
+  /** The NodePool tag ('' none): of the line itself, or for split rows of the parent instance. */
+  nodePool: string;
+  nodeClaim: string;
+  /** split rows only ('' otherwise). */
+  namespace: string;
+  /** The Savings Plan or reservation ARN that covered the line ('' none). */
+  commitmentArn: string;
+  unblendedUsd: number;
+  amortizedUsd: number;
+  netUnblendedUsd: number;
+  netAmortizedUsd: number;
+  usageAmount: number;
+  publicOnDemandUsd: number;
+  splitCostUsd: number;
+  unusedCostUsd: number;
+  netSplitCostUsd: number;
+  netUnusedCostUsd: number;
+  publicOnDemandSplitCostUsd: number;
+  publicOnDemandUnusedCostUsd: number;
+  vcpuHours: number;
+  memoryGbHours: number;
+  podCount: number;
+  lineCount: number;
+}
+
+/** The statement's output columns, in order (snake_case of CurAggregateRow's fields). */
+export const CUR_AGGREGATE_COLUMNS = [
+  'row_kind',
+  'usage_day',
+  'resource_id',
+  'line_item_type',
+  'usage_type',
+  'product_code',
+  'operation',
+  'category',
+  'cluster',
+  'nodepool',
+  'nodeclaim',
+  'namespace',
+  'commitment_arn',
+  'unblended_usd',
+  'amortized_usd',
+  'net_unblended_usd',
+  'net_amortized_usd',
+  'usage_amount',
+  'public_on_demand_usd',
+  'split_cost_usd',
+  'unused_cost_usd',
+  'net_split_cost_usd',
+  'net_unused_cost_usd',
+  'public_on_demand_split_cost_usd',
+  'public_on_demand_unused_cost_usd',
+  'vcpu_hours',
+  'memory_gb_hours',
+  'pod_count',
+  'line_count',
+] as const;
+export type CurAggregateColumn = (typeof CUR_AGGREGATE_COLUMNS)[number];
+
+export interface CurTagKeyOptions {
+  /** resource_tags keys (already normalised, core/cur/tag-keys.ts). */
+  nodePool: string;
+  nodeClaim: string;
+  /** Tried in order for the cluster of a non-pod line. */
+  cluster: readonly string[];
+}
+
+export const DEFAULT_CUR_TAG_KEYS: CurTagKeyOptions = {
+  nodePool: CUR_TAG_KEYS.nodePool,
+  nodeClaim: CUR_TAG_KEYS.nodeClaim,
+  cluster: [CUR_TAG_KEYS.eksClusterName, CUR_TAG_KEYS.splitClusterName],
+};
+
+export interface CurStatementOptions {
+  /** A table or view name, optionally qualified (`db.table`): letters, digits, `_`, one `.` at most per part. */
+  table: string;
+  /** YYYY-MM: only lines whose bill_billing_period_start_date is in this month. */
+  billingPeriod: string;
+  tagKeys?: CurTagKeyOptions;
+}
+
+const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
+const BILLING_PERIOD = /^(\d{4})-(0[1-9]|1[0-2])$/;
+const TAG_KEY = /^[a-z0-9_]+$/;
+
+/** The UTC start of the month after YYYY-MM, as YYYY-MM-DD. */
+function nextMonth(period: string): string {
+  const m = BILLING_PERIOD.exec(period);
+  if (m === null) throw new Error(`billing period "${period}" is not YYYY-MM`);
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  return month === 12 ? `${year + 1}-01-01` : `${year}-${String(month + 1).padStart(2, '0')}-01`;
+}
+
+const mapValue = (column: string, key: string): string => `CASE WHEN contains(map_keys(${column}), '${key}') THEN ${column}['${key}'] END`;
+
+/** The statement for one billing period. Throws on a table name, period or tag key that is not plain. */
+export function curAggregateStatement(options: CurStatementOptions): string {
+  const { table, billingPeriod } = options;
+  const tags = options.tagKeys ?? DEFAULT_CUR_TAG_KEYS;
+  if (!TABLE_NAME.test(table)) throw new Error(`table name "${table}" is not a plain SQL name`);
+  const periodEnd = nextMonth(billingPeriod);
+  for (const key of [tags.nodePool, tags.nodeClaim, ...tags.cluster]) {
+    if (!TAG_KEY.test(key)) throw new Error(`tag key "${key}" is not a CUR 2.0 resource_tags key (lower-case, digits, _)`);
+  }
+  if (tags.cluster.length === 0) throw new Error('at least one cluster tag key is needed');
+
+  const tag = (key: string): string => mapValue('resource_tags', key);
+  const clusterTag = `COALESCE(${tags.cluster.map(tag).join(', ')})`;
+  const zero = 'CAST(0 AS DOUBLE)';
+  const d = (column: string): string => `COALESCE(CAST(${column} AS DOUBLE), ${zero})`;
+  const netOr = (net: string, gross: string): string => `COALESCE(CAST(${net} AS DOUBLE), CAST(${gross} AS DOUBLE), ${zero})`;
+  const s = (column: string): string => `COALESCE(CAST(${column} AS VARCHAR), '')`;
+
+  const amortized = `CASE line_item_line_item_type
+      WHEN 'SavingsPlanCoveredUsage' THEN ${d('savings_plan_savings_plan_effective_cost')}
+      WHEN 'SavingsPlanNegation' THEN ${zero}
+      WHEN 'SavingsPlanRecurringFee' THEN ${d('savings_plan_total_commitment_to_date')} - ${d('savings_plan_used_commitment')}
+      WHEN 'SavingsPlanUpfrontFee' THEN ${zero}
+      WHEN 'DiscountedUsage' THEN ${d('reservation_effective_cost')}
+      WHEN 'RIFee' THEN ${d('reservation_unused_amortized_upfront_fee_for_billing_period')} + ${d('reservation_unused_recurring_fee')}
+      WHEN 'Fee' THEN CASE WHEN ${s('reservation_reservation_a_r_n')} <> '' THEN ${zero} ELSE ${d('line_item_unblended_cost')} END
+      ELSE ${d('line_item_unblended_cost')} END`;
+  const netAmortized = `CASE line_item_line_item_type
+      WHEN 'SavingsPlanCoveredUsage' THEN ${netOr('savings_plan_net_savings_plan_effective_cost', 'savings_plan_savings_plan_effective_cost')}
+      WHEN 'SavingsPlanNegation' THEN ${zero}
+      WHEN 'SavingsPlanRecurringFee' THEN (${d('savings_plan_total_commitment_to_date')} - ${d('savings_plan_used_commitment')})
+        * CASE WHEN ${d('line_item_unblended_cost')} <> 0
+          THEN ${netOr('line_item_net_unblended_cost', 'line_item_unblended_cost')} / ${d('line_item_unblended_cost')}
+          ELSE CAST(1 AS DOUBLE) END
+      WHEN 'SavingsPlanUpfrontFee' THEN ${zero}
+      WHEN 'DiscountedUsage' THEN ${netOr('reservation_net_effective_cost', 'reservation_effective_cost')}
+      WHEN 'RIFee' THEN ${netOr('reservation_net_unused_amortized_upfront_fee_for_billing_period', 'reservation_unused_amortized_upfront_fee_for_billing_period')}
+        + ${netOr('reservation_net_unused_recurring_fee', 'reservation_unused_recurring_fee')}
+      WHEN 'Fee' THEN CASE WHEN ${s('reservation_reservation_a_r_n')} <> '' THEN ${zero}
+        ELSE ${netOr('line_item_net_unblended_cost', 'line_item_unblended_cost')} END
+      ELSE ${netOr('line_item_net_unblended_cost', 'line_item_unblended_cost')} END`;
+  // Fees, credits and the like are the account's, not a resource's usage: 'other' whatever their usage type says.
+  const category = `CASE
+      WHEN line_item_line_item_type NOT IN ('Usage', 'DiscountedUsage', 'SavingsPlanCoveredUsage', 'SavingsPlanNegation') THEN 'other'
+      WHEN line_item_usage_type LIKE '%BoxUsage%' OR line_item_usage_type LIKE '%SpotUsage%'
+        OR line_item_usage_type LIKE '%DedicatedUsage%' OR line_item_usage_type LIKE '%HostUsage%' THEN 'instances'
+      WHEN line_item_usage_type LIKE '%EBS:%' THEN 'volumes'
+      WHEN line_item_usage_type LIKE '%DataTransfer%' OR line_item_usage_type LIKE '%-Bytes'
+        OR line_item_usage_type LIKE '%-Bytes-%' THEN 'data-transfer'
+      ELSE 'other' END`;
+
+  const lines = `lines AS (
+    SELECT
+      CAST(CAST(line_item_usage_start_date AS DATE) AS VARCHAR) AS usage_day,
+      ${s('line_item_resource_id')} AS resource_id,
+      ${s('line_item_line_item_type')} AS line_item_type,
+      ${s('line_item_usage_type')} AS usage_type,
+      ${s('line_item_product_code')} AS product_code,
+      ${s('line_item_operation')} AS operation,
+      ${category} AS category,
+      COALESCE(${clusterTag}, '') AS cluster,
+      COALESCE(${tag(tags.nodePool)}, '') AS nodepool,
+      COALESCE(${tag(tags.nodeClaim)}, '') AS nodeclaim,
+      -- Trino's split_part is NULL past the last field, DuckDB's is '': COALESCE to '' for both.
+      COALESCE(${tag(CUR_TAG_KEYS.splitNamespace)}, split_part(${s('line_item_resource_id')}, '/', 3), '') AS pod_namespace,
+      COALESCE(${tag(CUR_TAG_KEYS.splitClusterName)}, split_part(${s('line_item_resource_id')}, '/', 2), '') AS pod_cluster,
+      CASE WHEN ${s('savings_plan_savings_plan_a_r_n')} <> '' THEN ${s('savings_plan_savings_plan_a_r_n')}
+        ELSE ${s('reservation_reservation_a_r_n')} END AS commitment_arn,
+      ${s('split_line_item_parent_resource_id')} AS parent_resource_id,
+      ${d('line_item_unblended_cost')} AS unblended_usd,
+      ${amortized} AS amortized_usd,
+      ${netOr('line_item_net_unblended_cost', 'line_item_unblended_cost')} AS net_unblended_usd,
+      ${netAmortized} AS net_amortized_usd,
+      ${d('line_item_usage_amount')} AS usage_amount,
+      ${d('pricing_public_on_demand_cost')} AS public_on_demand_usd,
+      ${d('split_line_item_split_cost')} AS split_cost_usd,
+      ${d('split_line_item_unused_cost')} AS unused_cost_usd,
+      ${netOr('split_line_item_net_split_cost', 'split_line_item_split_cost')} AS net_split_cost_usd,
+      ${netOr('split_line_item_net_unused_cost', 'split_line_item_unused_cost')} AS net_unused_cost_usd,
+      ${d('split_line_item_public_on_demand_split_cost')} AS public_on_demand_split_cost_usd,
+      ${d('split_line_item_public_on_demand_unused_cost')} AS public_on_demand_unused_cost_usd,
+      CASE WHEN line_item_usage_type LIKE '%vCPU-Hours' THEN ${d('split_line_item_split_usage')} ELSE ${zero} END AS vcpu_hours,
+      CASE WHEN line_item_usage_type LIKE '%GB-Hours' THEN ${d('split_line_item_split_usage')} ELSE ${zero} END AS memory_gb_hours
+    FROM ${table}
+    WHERE bill_billing_period_start_date >= TIMESTAMP '${billingPeriod}-01 00:00:00'
+      AND bill_billing_period_start_date < TIMESTAMP '${periodEnd} 00:00:00'
+  )`;
+  // The NodePool of each instance that pods ran on: its tag on any of its lines of the period.
+  const parents = `parents AS (
+    SELECT resource_id, MAX(nodepool) AS nodepool, MAX(cluster) AS cluster
+    FROM lines WHERE parent_resource_id = '' AND resource_id LIKE 'i-%' AND nodepool <> ''
+    GROUP BY resource_id
+  )`;
+  const money = `SUM(unblended_usd) AS unblended_usd, SUM(amortized_usd) AS amortized_usd,
+    SUM(net_unblended_usd) AS net_unblended_usd, SUM(net_amortized_usd) AS net_amortized_usd,
+    SUM(usage_amount) AS usage_amount, SUM(public_on_demand_usd) AS public_on_demand_usd`;
+  const noSplit = `${zero} AS split_cost_usd, ${zero} AS unused_cost_usd, ${zero} AS net_split_cost_usd,
+    ${zero} AS net_unused_cost_usd, ${zero} AS public_on_demand_split_cost_usd, ${zero} AS public_on_demand_unused_cost_usd,
+    ${zero} AS vcpu_hours, ${zero} AS memory_gb_hours, CAST(0 AS BIGINT) AS pod_count`;
+  const splitParent = `CASE WHEN p.nodepool IS NULL THEN l.parent_resource_id ELSE '' END`;
+
+  return `WITH ${lines},
+  ${parents}
+SELECT CAST('resource' AS VARCHAR) AS row_kind, usage_day, resource_id, line_item_type, usage_type, product_code,
+    operation, category, MAX(cluster) AS cluster, MAX(nodepool) AS nodepool, MAX(nodeclaim) AS nodeclaim,
+    CAST('' AS VARCHAR) AS namespace, commitment_arn, ${money}, ${noSplit}, COUNT(*) AS line_count
+  FROM lines WHERE parent_resource_id = '' AND resource_id <> ''
+  GROUP BY usage_day, resource_id, line_item_type, usage_type, product_code, operation, category, commitment_arn
+UNION ALL
+SELECT CAST('unresourced' AS VARCHAR), usage_day, CAST('' AS VARCHAR), line_item_type, usage_type, product_code,
+    operation, category, cluster, nodepool, nodeclaim, CAST('' AS VARCHAR), commitment_arn, ${money}, ${noSplit},
+    COUNT(*)
+  FROM lines WHERE parent_resource_id = '' AND resource_id = ''
+  GROUP BY usage_day, line_item_type, usage_type, product_code, operation, category, cluster, nodepool, nodeclaim,
+    commitment_arn
+UNION ALL
+SELECT CAST('split' AS VARCHAR), l.usage_day, ${splitParent}, CAST('' AS VARCHAR), CAST('' AS VARCHAR),
+    CAST('' AS VARCHAR), CAST('' AS VARCHAR), CAST('instances' AS VARCHAR), l.pod_cluster, COALESCE(p.nodepool, ''),
+    CAST('' AS VARCHAR), l.pod_namespace, CAST('' AS VARCHAR),
+    SUM(l.unblended_usd), SUM(l.amortized_usd), SUM(l.net_unblended_usd), SUM(l.net_amortized_usd),
+    SUM(l.usage_amount), SUM(l.public_on_demand_usd),
+    SUM(l.split_cost_usd), SUM(l.unused_cost_usd), SUM(l.net_split_cost_usd), SUM(l.net_unused_cost_usd),
+    SUM(l.public_on_demand_split_cost_usd), SUM(l.public_on_demand_unused_cost_usd), SUM(l.vcpu_hours),
+    SUM(l.memory_gb_hours), COUNT(DISTINCT l.resource_id), COUNT(*)
+  FROM lines l LEFT JOIN parents p ON p.resource_id = l.parent_resource_id
+  WHERE l.parent_resource_id <> ''
+  GROUP BY l.usage_day, ${splitParent}, l.pod_cluster, COALESCE(p.nodepool, ''), l.pod_namespace`;
+}
+
+const num = (v: unknown, column: string): number => {
+  if (v === null || v === undefined || v === '') return 0;
+  const n = typeof v === 'bigint' ? Number(v) : Number(v);
+  if (!Number.isFinite(n)) throw new Error(`CUR aggregate column ${column}: "${String(v)}" is not a number`);
+  return n;
+};
+const str = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
+
+/**
+ * A result record (DuckDB's row object, or Athena's GetQueryResults row zipped with CUR_AGGREGATE_COLUMNS: every
+ * value a string) as a typed row. Throws naming the column on a value that is not what the statement returns.
+ */
+export function rowFromRecord(record: Readonly<Record<string, unknown>>): CurAggregateRow {
+  const kind = str(record.row_kind);
+  if (kind !== 'resource' && kind !== 'unresourced' && kind !== 'split') throw new Error(`CUR aggregate row_kind "${kind}" is unknown`);
+  const category = str(record.category);
+  if (!(CUR_COST_CATEGORIES as readonly string[]).includes(category)) throw new Error(`CUR aggregate category "${category}" is unknown`);
+  const n = (c: CurAggregateColumn): number => num(record[c], c);
+  return {
+    rowKind: kind,
+    usageDay: str(record.usage_day),
+    resourceId: str(record.resource_id),
+    lineItemType: str(record.line_item_type),
+    usageType: str(record.usage_type),
+    productCode: str(record.product_code),
+    operation: str(record.operation),
+    category: category as CurCostCategory,
+    cluster: str(record.cluster),
+    nodePool: str(record.nodepool),
+    nodeClaim: str(record.nodeclaim),
+    namespace: str(record.namespace),
+    commitmentArn: str(record.commitment_arn),
+    unblendedUsd: n('unblended_usd'),
+    amortizedUsd: n('amortized_usd'),
+    netUnblendedUsd: n('net_unblended_usd'),
+    netAmortizedUsd: n('net_amortized_usd'),
+    usageAmount: n('usage_amount'),
+    publicOnDemandUsd: n('public_on_demand_usd'),
+    splitCostUsd: n('split_cost_usd'),
+    unusedCostUsd: n('unused_cost_usd'),
+    netSplitCostUsd: n('net_split_cost_usd'),
+    netUnusedCostUsd: n('net_unused_cost_usd'),
+    publicOnDemandSplitCostUsd: n('public_on_demand_split_cost_usd'),
+    publicOnDemandUnusedCostUsd: n('public_on_demand_unused_cost_usd'),
+    vcpuHours: n('vcpu_hours'),
+    memoryGbHours: n('memory_gb_hours'),
+    podCount: n('pod_count'),
+    lineCount: n('line_count'),
+  };
+}

@@ -1,0 +1,394 @@
+import type { CurCostCategory } from '../../core/cur/columns.js';
+import type { Db } from '../open-db.js';
+
+/**
+ * All SQL for the CUR 2.0 tables (migration 0017): typed writes that replace one billing period of one source whole,
+ * in one transaction, and the reads the views need. Money in USD (the export's currency).
+ *
+ * When several sources hold the same billing period (a folder and later the same export from S3), reads take, per
+ * billing period, the source imported last, so a period is never counted twice.
+ */
+
+export type CurAttributedBy = 'tag' | 'nodeclaim' | 'none';
+export type CurFileFormat = 'parquet' | 'csv.gz';
+
+export interface CurFileRecord {
+  /** Path under the export root, `data/BILLING_PERIOD=YYYY-MM/<name>` ('/' separated). */
+  fileKey: string;
+  format: CurFileFormat;
+  sizeBytes: number;
+  /** S3 ETag, or sha256 hex of a local file. */
+  etag: string;
+  curRows: number;
+}
+
+export interface CurPeriodSummary {
+  source: string;
+  /** YYYY-MM */
+  billingPeriod: string;
+  periodStartMs: number;
+  importedAt: number;
+  curRows: number;
+  unblendedUsd: number;
+  amortizedUsd: number;
+  unattributedLines: number;
+  unattributedUsd: number;
+  nodeClaimFilledLines: number;
+  splitLines: number;
+  manifestExecutionId: string | null;
+}
+
+export interface CurPeriodRecord extends CurPeriodSummary {
+  files: number;
+}
+
+/** The four cost metrics, summed. */
+export interface CurMetrics {
+  unblendedUsd: number;
+  amortizedUsd: number;
+  netUnblendedUsd: number;
+  netAmortizedUsd: number;
+}
+
+export interface CurNodePoolDay extends CurMetrics {
+  /** YYYY-MM-DD, UTC */
+  day: string;
+  dayMs: number;
+  cluster: string;
+  /** '' = no NodePool found. */
+  nodePool: string;
+  category: CurCostCategory;
+  attributedBy: CurAttributedBy;
+  usageAmount: number;
+  publicOnDemandUsd: number;
+  lineCount: number;
+}
+
+export interface CurNamespaceDay {
+  day: string;
+  dayMs: number;
+  cluster: string;
+  /** The parent instance's NodePool; '' = none found. */
+  nodePool: string;
+  namespace: string;
+  splitCostUsd: number;
+  unusedCostUsd: number;
+  netSplitCostUsd: number;
+  netUnusedCostUsd: number;
+  publicOnDemandSplitCostUsd: number;
+  publicOnDemandUnusedCostUsd: number;
+  vcpuHours: number;
+  memoryGbHours: number;
+  podCount: number;
+  lineCount: number;
+}
+
+export interface CurResourceDay extends CurMetrics {
+  day: string;
+  dayMs: number;
+  resourceId: string;
+  lineItemType: string;
+  usageType: string;
+  productCode: string;
+  operation: string;
+  category: CurCostCategory;
+  cluster: string;
+  nodePool: string;
+  nodeClaim: string;
+  attributedBy: CurAttributedBy;
+  /** The Savings Plan or reservation that covered the line; '' none. */
+  commitmentArn: string;
+  usageAmount: number;
+  publicOnDemandUsd: number;
+  lineCount: number;
+}
+
+/** Everything one billing period of one source holds; written whole by replacePeriod. */
+export interface CurPeriodData {
+  summary: CurPeriodSummary;
+  files: readonly CurFileRecord[];
+  nodePoolDays: readonly CurNodePoolDay[];
+  namespaceDays: readonly CurNamespaceDay[];
+  resourceDays: readonly CurResourceDay[];
+}
+
+export interface CurDayRange {
+  /** UTC day start, inclusive / exclusive (epoch ms). */
+  fromMs: number;
+  toMs: number;
+  /** Only this source; default: per billing period, the source imported last. */
+  source?: string;
+}
+
+/** A NodeClaim we know by its EC2 instance id, for lines whose tag is missing. */
+export interface KnownNodeClaim {
+  instanceId: string;
+  nodeClaim: string;
+  nodePool: string;
+}
+
+interface RawNodePoolDay {
+  day: string;
+  day_ms: number;
+  cluster: string;
+  nodepool: string;
+  category: CurCostCategory;
+  attributed_by: CurAttributedBy;
+  unblended_usd: number;
+  amortized_usd: number;
+  net_unblended_usd: number;
+  net_amortized_usd: number;
+  usage_amount: number;
+  public_on_demand_usd: number;
+  line_count: number;
+}
+interface RawNamespaceDay {
+  day: string;
+  day_ms: number;
+  cluster: string;
+  nodepool: string;
+  namespace: string;
+  split_cost_usd: number;
+  unused_cost_usd: number;
+  net_split_cost_usd: number;
+  net_unused_cost_usd: number;
+  public_on_demand_split_cost_usd: number;
+  public_on_demand_unused_cost_usd: number;
+  vcpu_hours: number;
+  memory_gb_hours: number;
+  pod_count: number;
+  line_count: number;
+}
+interface RawResourceDay extends RawNodePoolDay {
+  resource_id: string;
+  line_item_type: string;
+  usage_type: string;
+  product_code: string;
+  operation: string;
+  nodeclaim: string;
+  commitment_arn: string;
+}
+interface RawPeriod {
+  source: string;
+  billing_period: string;
+  period_start_ms: number;
+  imported_at: number;
+  files: number;
+  cur_rows: number;
+  unblended_usd: number;
+  amortized_usd: number;
+  unattributed_lines: number;
+  unattributed_usd: number;
+  nodeclaim_filled_lines: number;
+  split_lines: number;
+  manifest_execution_id: string | null;
+}
+interface RawFile {
+  file_key: string;
+  format: CurFileFormat;
+  size_bytes: number;
+  etag: string;
+  cur_rows: number;
+}
+
+const periodFrom = (r: RawPeriod): CurPeriodRecord => ({
+  source: r.source,
+  billingPeriod: r.billing_period,
+  periodStartMs: r.period_start_ms,
+  importedAt: r.imported_at,
+  files: r.files,
+  curRows: r.cur_rows,
+  unblendedUsd: r.unblended_usd,
+  amortizedUsd: r.amortized_usd,
+  unattributedLines: r.unattributed_lines,
+  unattributedUsd: r.unattributed_usd,
+  nodeClaimFilledLines: r.nodeclaim_filled_lines,
+  splitLines: r.split_lines,
+  manifestExecutionId: r.manifest_execution_id,
+});
+const nodePoolDayFrom = (r: RawNodePoolDay): CurNodePoolDay => ({
+  day: r.day,
+  dayMs: r.day_ms,
+  cluster: r.cluster,
+  nodePool: r.nodepool,
+  category: r.category,
+  attributedBy: r.attributed_by,
+  unblendedUsd: r.unblended_usd,
+  amortizedUsd: r.amortized_usd,
+  netUnblendedUsd: r.net_unblended_usd,
+  netAmortizedUsd: r.net_amortized_usd,
+  usageAmount: r.usage_amount,
+  publicOnDemandUsd: r.public_on_demand_usd,
+  lineCount: r.line_count,
+});
+const namespaceDayFrom = (r: RawNamespaceDay): CurNamespaceDay => ({
+  day: r.day,
+  dayMs: r.day_ms,
+  cluster: r.cluster,
+  nodePool: r.nodepool,
+  namespace: r.namespace,
+  splitCostUsd: r.split_cost_usd,
+  unusedCostUsd: r.unused_cost_usd,
+  netSplitCostUsd: r.net_split_cost_usd,
+  netUnusedCostUsd: r.net_unused_cost_usd,
+  publicOnDemandSplitCostUsd: r.public_on_demand_split_cost_usd,
+  publicOnDemandUnusedCostUsd: r.public_on_demand_unused_cost_usd,
+  vcpuHours: r.vcpu_hours,
+  memoryGbHours: r.memory_gb_hours,
+  podCount: r.pod_count,
+  lineCount: r.line_count,
+});
+const resourceDayFrom = (r: RawResourceDay): CurResourceDay => ({
+  ...nodePoolDayFrom(r),
+  resourceId: r.resource_id,
+  lineItemType: r.line_item_type,
+  usageType: r.usage_type,
+  productCode: r.product_code,
+  operation: r.operation,
+  nodeClaim: r.nodeclaim,
+  commitmentArn: r.commitment_arn,
+});
+
+/** Per billing period, the source imported last (ties: the greater source name, so the choice is stable). */
+const LATEST_SOURCE = `SELECT p.source, p.billing_period FROM cur_periods p
+  WHERE NOT EXISTS (SELECT 1 FROM cur_periods q WHERE q.billing_period = p.billing_period
+    AND (q.imported_at > p.imported_at OR (q.imported_at = p.imported_at AND q.source > p.source)))`;
+
+/** `t` restricted to the chosen source of each billing period, or to one named source. */
+const sourceFilter = (alias: string): string =>
+  `((@source IS NULL AND EXISTS (SELECT 1 FROM (${LATEST_SOURCE}) s WHERE s.source = ${alias}.source
+      AND s.billing_period = ${alias}.billing_period)) OR ${alias}.source = @source)`;
+
+export function createCurRepository(db: Db) {
+  const deletePeriod = db.prepare('DELETE FROM cur_periods WHERE source = ? AND billing_period = ?');
+  const deleteRows = ['cur_files', 'cur_nodepool_daily', 'cur_namespace_daily', 'cur_resource_daily'].map((t) =>
+    db.prepare(`DELETE FROM ${t} WHERE source = ? AND billing_period = ?`),
+  );
+  const insertPeriod = db.prepare(`INSERT INTO cur_periods (source, billing_period, period_start_ms, imported_at, files,
+      cur_rows, unblended_usd, amortized_usd, unattributed_lines, unattributed_usd, nodeclaim_filled_lines, split_lines,
+      manifest_execution_id)
+    VALUES (@source, @billingPeriod, @periodStartMs, @importedAt, @files, @curRows, @unblendedUsd, @amortizedUsd,
+      @unattributedLines, @unattributedUsd, @nodeClaimFilledLines, @splitLines, @manifestExecutionId)`);
+  const insertFile = db.prepare(`INSERT INTO cur_files (source, billing_period, file_key, format, size_bytes, etag, cur_rows)
+    VALUES (@source, @billingPeriod, @fileKey, @format, @sizeBytes, @etag, @curRows)`);
+  const insertNodePoolDay = db.prepare(`INSERT INTO cur_nodepool_daily (source, billing_period, day, day_ms, cluster,
+      nodepool, category, attributed_by, unblended_usd, amortized_usd, net_unblended_usd, net_amortized_usd,
+      usage_amount, public_on_demand_usd, line_count)
+    VALUES (@source, @billingPeriod, @day, @dayMs, @cluster, @nodePool, @category, @attributedBy, @unblendedUsd,
+      @amortizedUsd, @netUnblendedUsd, @netAmortizedUsd, @usageAmount, @publicOnDemandUsd, @lineCount)`);
+  const insertNamespaceDay = db.prepare(`INSERT INTO cur_namespace_daily (source, billing_period, day, day_ms, cluster,
+      nodepool, namespace, split_cost_usd, unused_cost_usd, net_split_cost_usd, net_unused_cost_usd,
+      public_on_demand_split_cost_usd, public_on_demand_unused_cost_usd, vcpu_hours, memory_gb_hours, pod_count, line_count)
+    VALUES (@source, @billingPeriod, @day, @dayMs, @cluster, @nodePool, @namespace, @splitCostUsd, @unusedCostUsd,
+      @netSplitCostUsd, @netUnusedCostUsd, @publicOnDemandSplitCostUsd, @publicOnDemandUnusedCostUsd, @vcpuHours,
+      @memoryGbHours, @podCount, @lineCount)`);
+  const insertResourceDay = db.prepare(`INSERT INTO cur_resource_daily (source, billing_period, day, day_ms, resource_id,
+      line_item_type, usage_type, product_code, operation, category, cluster, nodepool, nodeclaim, attributed_by,
+      commitment_arn, unblended_usd, amortized_usd, net_unblended_usd, net_amortized_usd, usage_amount,
+      public_on_demand_usd, line_count)
+    VALUES (@source, @billingPeriod, @day, @dayMs, @resourceId, @lineItemType, @usageType, @productCode, @operation,
+      @category, @cluster, @nodePool, @nodeClaim, @attributedBy, @commitmentArn, @unblendedUsd, @amortizedUsd,
+      @netUnblendedUsd, @netAmortizedUsd, @usageAmount, @publicOnDemandUsd, @lineCount)`);
+
+  const listPeriods = db.prepare<[], RawPeriod>('SELECT * FROM cur_periods ORDER BY billing_period, source');
+  const filesOf = db.prepare<[string, string], RawFile>(
+    'SELECT file_key, format, size_bytes, etag, cur_rows FROM cur_files WHERE source = ? AND billing_period = ? ORDER BY file_key',
+  );
+  const nodePoolDays = db.prepare<{ fromMs: number; toMs: number; source: string | null }, RawNodePoolDay>(
+    `SELECT day, day_ms, cluster, nodepool, category, attributed_by, unblended_usd, amortized_usd, net_unblended_usd,
+       net_amortized_usd, usage_amount, public_on_demand_usd, line_count
+     FROM cur_nodepool_daily t WHERE day_ms >= @fromMs AND day_ms < @toMs AND ${sourceFilter('t')}
+     ORDER BY day_ms, cluster, nodepool, category, attributed_by`,
+  );
+  const namespaceDays = db.prepare<{ fromMs: number; toMs: number; source: string | null }, RawNamespaceDay>(
+    `SELECT day, day_ms, cluster, nodepool, namespace, split_cost_usd, unused_cost_usd, net_split_cost_usd,
+       net_unused_cost_usd, public_on_demand_split_cost_usd, public_on_demand_unused_cost_usd, vcpu_hours,
+       memory_gb_hours, pod_count, line_count
+     FROM cur_namespace_daily t WHERE day_ms >= @fromMs AND day_ms < @toMs AND ${sourceFilter('t')}
+     ORDER BY day_ms, cluster, nodepool, namespace`,
+  );
+  const resourceDaysSql = (where: string) =>
+    db.prepare<{ fromMs: number; toMs: number; source: string | null; key: string | null }, RawResourceDay>(
+      `SELECT day, day_ms, resource_id, line_item_type, usage_type, product_code, operation, category, cluster, nodepool,
+         nodeclaim, attributed_by, commitment_arn, unblended_usd, amortized_usd, net_unblended_usd, net_amortized_usd,
+         usage_amount, public_on_demand_usd, line_count
+       FROM cur_resource_daily t WHERE day_ms >= @fromMs AND day_ms < @toMs AND ${sourceFilter('t')} AND ${where}
+       ORDER BY day_ms, resource_id, line_item_type, usage_type, operation, commitment_arn`,
+    );
+  const resourceDaysAll = resourceDaysSql('@key IS NULL');
+  const resourceDaysOfResource = resourceDaysSql('resource_id = @key');
+  const resourceDaysOfNodePool = resourceDaysSql('nodepool = @key');
+  const knownNodeClaims = db.prepare<[], { instance_id: string; name: string; nodepool: string | null }>(
+    `SELECT instance_id, name, nodepool FROM nodeclaims WHERE instance_id IS NOT NULL AND instance_id <> ''
+     ORDER BY instance_id, created_at`,
+  );
+  const tableCounts = db.prepare<[], { periods: number; files: number; nodepool: number; namespace: number; resource: number }>(
+    `SELECT (SELECT COUNT(*) FROM cur_periods) AS periods, (SELECT COUNT(*) FROM cur_files) AS files,
+       (SELECT COUNT(*) FROM cur_nodepool_daily) AS nodepool, (SELECT COUNT(*) FROM cur_namespace_daily) AS namespace,
+       (SELECT COUNT(*) FROM cur_resource_daily) AS resource`,
+  );
+
+  const rangeParams = (r: CurDayRange) => ({ fromMs: r.fromMs, toMs: r.toMs, source: r.source ?? null });
+
+  return {
+    /**
+     * Replaces one billing period of one source whole (its summary, files and daily rows) in one transaction: a
+     * failure leaves the period as it was.
+     */
+    replacePeriod(data: CurPeriodData): void {
+      const { summary } = data;
+      const key = { source: summary.source, billingPeriod: summary.billingPeriod };
+      db.transaction(() => {
+        for (const stmt of deleteRows) stmt.run(key.source, key.billingPeriod);
+        deletePeriod.run(key.source, key.billingPeriod);
+        insertPeriod.run({ ...summary, files: data.files.length });
+        for (const f of data.files) insertFile.run({ ...key, ...f });
+        for (const r of data.nodePoolDays) insertNodePoolDay.run({ ...key, ...r });
+        for (const r of data.namespaceDays) insertNamespaceDay.run({ ...key, ...r });
+        for (const r of data.resourceDays) insertResourceDay.run({ ...key, ...r });
+      })();
+    },
+    /** Every imported billing period of every source, by period then source. */
+    periods(): CurPeriodRecord[] {
+      return listPeriods.all().map(periodFrom);
+    },
+    /** The files a period of a source was last imported from (empty when never imported). */
+    filesOf(source: string, billingPeriod: string): CurFileRecord[] {
+      return filesOf.all(source, billingPeriod).map((r) => ({
+        fileKey: r.file_key,
+        format: r.format,
+        sizeBytes: r.size_bytes,
+        etag: r.etag,
+        curRows: r.cur_rows,
+      }));
+    },
+    nodePoolDays(range: CurDayRange): CurNodePoolDay[] {
+      return nodePoolDays.all(rangeParams(range)).map(nodePoolDayFrom);
+    },
+    namespaceDays(range: CurDayRange): CurNamespaceDay[] {
+      return namespaceDays.all(rangeParams(range)).map(namespaceDayFrom);
+    },
+    /** Per resource per day lines for Explain: all of them, of one resource id, or of one NodePool. */
+    resourceDays(range: CurDayRange, filter: { resourceId?: string; nodePool?: string } = {}): CurResourceDay[] {
+      const params = rangeParams(range);
+      if (filter.resourceId !== undefined) return resourceDaysOfResource.all({ ...params, key: filter.resourceId }).map(resourceDayFrom);
+      if (filter.nodePool !== undefined) return resourceDaysOfNodePool.all({ ...params, key: filter.nodePool }).map(resourceDayFrom);
+      return resourceDaysAll.all({ ...params, key: null }).map(resourceDayFrom);
+    },
+    /** NodeClaims with an instance id (the last launched wins when an id was seen twice). */
+    knownNodeClaims(): Map<string, KnownNodeClaim> {
+      const byInstance = new Map<string, KnownNodeClaim>();
+      for (const r of knownNodeClaims.all()) {
+        byInstance.set(r.instance_id, { instanceId: r.instance_id, nodeClaim: r.name, nodePool: r.nodepool ?? '' });
+      }
+      return byInstance;
+    },
+    /** Row counts of the CUR tables (the import's report and its tests). */
+    counts() {
+      const c = tableCounts.get();
+      return c ?? { periods: 0, files: 0, nodepool: 0, namespace: 0, resource: 0 };
+    },
+  };
+}
+
+export type CurRepository = ReturnType<typeof createCurRepository>;
