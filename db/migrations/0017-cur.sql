@@ -116,7 +116,7 @@ CREATE TABLE cur_resource_daily (
   usage_amount      REAL NOT NULL,
   public_on_demand_usd REAL NOT NULL,
   line_count        INTEGER NOT NULL,
-  PRIMARY KEY (source, billing_period, day, resource_id, line_item_type, usage_type, operation, commitment_arn),
+  PRIMARY KEY (source, billing_period, day, resource_id, line_item_type, usage_type, product_code, operation, commitment_arn),
   FOREIGN KEY (source, billing_period) REFERENCES cur_periods(source, billing_period) ON DELETE CASCADE
 );
 CREATE INDEX cur_resource_daily_resource ON cur_resource_daily(resource_id, day_ms);

@@ -1,0 +1,115 @@
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { CUR_COLUMNS, type CurColumnType } from '../../core/cur/columns.js';
+import type { CurFileFormat } from '../../db/repositories/cur-repository.js';
+import { curAggregateStatement, rowFromRecord, type CurAggregateRow, type CurTagKeyOptions } from './aggregate-statement.js';
+
+/**
+ * The local engine for CUR files: DuckDB in this process (no server), reading Parquet and gzip CSV with SQL. Each
+ * period becomes a view with every column we read at its documented type, so the shared statement runs on it as it
+ * would on Athena's table. Errors come back as CurFileError naming the file (or the period's files).
+ */
+
+export class CurFileError extends Error {}
+
+const DUCK_TYPES: Readonly<Record<CurColumnType, string>> = {
+  string: 'VARCHAR',
+  double: 'DOUBLE',
+  timestamp: 'TIMESTAMP',
+  map: 'MAP(VARCHAR, VARCHAR)',
+};
+
+/** Columns without which a file is not a CUR 2.0 export we can read. */
+const REQUIRED = ['bill_billing_period_start_date', 'line_item_usage_start_date', 'line_item_line_item_type', 'line_item_unblended_cost'];
+
+const quote = (s: string): string => `'${s.replace(/'/g, "''")}'`;
+const fileList = (paths: readonly string[]): string => `[${paths.map(quote).join(', ')}]`;
+const message = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+
+function source(format: CurFileFormat, paths: readonly string[]): string {
+  return format === 'parquet'
+    ? `read_parquet(${fileList(paths)}, union_by_name = true)`
+    : // AWS writes CUR 2.0 CSV with a header row; every field is read as text and cast below, so a value that is not
+      // its documented type fails loudly instead of being sniffed into another type.
+      `read_csv(${fileList(paths)}, header = true, all_varchar = true, union_by_name = true, compression = 'gzip', strict_mode = true)`;
+}
+
+/** One column of the typed view: CSV text cast to its type (maps are JSON objects in CSV), Parquet cast as is. */
+function typedColumn(name: string, type: CurColumnType, format: CurFileFormat, present: boolean): string {
+  const target = DUCK_TYPES[type];
+  if (!present) return `CAST(NULL AS ${target}) AS ${name}`;
+  if (format === 'parquet') return `CAST(${name} AS ${target}) AS ${name}`;
+  if (type === 'map') return `CAST(CAST(NULLIF(${name}, '') AS JSON) AS ${target}) AS ${name}`;
+  return `CAST(NULLIF(${name}, '') AS ${target}) AS ${name}`;
+}
+
+export class CurEngine {
+  private constructor(
+    private readonly instance: DuckDBInstance,
+    private readonly connection: DuckDBConnection,
+  ) {}
+
+  static async open(): Promise<CurEngine> {
+    const instance = await DuckDBInstance.create(':memory:');
+    const connection = await instance.connect();
+    // CUR timestamps are UTC; a TIMESTAMPTZ column must not be shifted into this machine's zone.
+    await connection.run("SET TimeZone = 'UTC'");
+    return new CurEngine(instance, connection);
+  }
+
+  private async columnsOf(format: CurFileFormat, paths: readonly string[]): Promise<Set<string>> {
+    const reader = await this.connection.runAndReadAll(`DESCRIBE SELECT * FROM ${source(format, paths)}`);
+    return new Set(reader.getRowObjectsJS().map((r) => String(r.column_name)));
+  }
+
+  private typedSelect(format: CurFileFormat, paths: readonly string[], present: Set<string>): string {
+    const columns = Object.entries(CUR_COLUMNS).map(([name, type]) => typedColumn(name, type, format, present.has(name)));
+    return `SELECT ${columns.join(', ')} FROM ${source(format, paths)}`;
+  }
+
+  /**
+   * Reads one file through the typed view (its row count and the columns every statement needs), so a truncated or
+   * malformed file is refused by name before anything of its period is written.
+   */
+  async checkFile(path: string, format: CurFileFormat): Promise<number> {
+    try {
+      const present = await this.columnsOf(format, [path]);
+      const missing = REQUIRED.filter((c) => !present.has(c));
+      if (missing.length > 0) throw new Error(`no ${missing.join(', ')} column: not a CUR 2.0 export`);
+      const reader = await this.connection.runAndReadAll(
+        `SELECT COUNT(*) AS n, MIN(line_item_usage_start_date) AS first, SUM(line_item_unblended_cost) AS total,
+           MIN(bill_billing_period_start_date) AS period, COUNT(resource_tags) AS tagged
+         FROM (${this.typedSelect(format, [path], present)})`,
+      );
+      const row = reader.getRowObjectsJS()[0];
+      return Number(row?.n ?? 0);
+    } catch (err) {
+      throw new CurFileError(`${path}: cannot be read as ${format === 'parquet' ? 'Parquet' : 'gzip CSV'} CUR 2.0 (${message(err)})`);
+    }
+  }
+
+  /** The shared statement over a period's files, typed rows out. */
+  async aggregate(
+    billingPeriod: string,
+    format: CurFileFormat,
+    paths: readonly string[],
+    tagKeys?: CurTagKeyOptions,
+  ): Promise<CurAggregateRow[]> {
+    const view = 'cur_period';
+    try {
+      const present = await this.columnsOf(format, paths);
+      await this.connection.run(`CREATE OR REPLACE TEMP VIEW ${view} AS ${this.typedSelect(format, paths, present)}`);
+      const reader = await this.connection.runAndReadAll(curAggregateStatement({ table: view, billingPeriod, tagKeys }));
+      return reader.getRowObjectsJS().map((r) => rowFromRecord(r));
+    } catch (err) {
+      const names = paths.length === 1 ? (paths[0] ?? '') : `${paths.length} files (${paths.join(', ')})`;
+      throw new CurFileError(`billing period ${billingPeriod}, ${names}: ${message(err)}`);
+    } finally {
+      await this.connection.run(`DROP VIEW IF EXISTS ${view}`).catch(() => undefined);
+    }
+  }
+
+  close(): void {
+    this.connection.closeSync();
+    this.instance.closeSync();
+  }
+}

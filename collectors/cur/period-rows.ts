@@ -1,0 +1,170 @@
+import type {
+  CurAttributedBy,
+  CurNamespaceDay,
+  CurNodePoolDay,
+  CurResourceDay,
+  KnownNodeClaim,
+} from '../../db/repositories/cur-repository.js';
+import type { CurAggregateRow } from './aggregate-statement.js';
+
+/**
+ * The statement's rows of one billing period as the rows we store (pure): the NodePool of a line whose tag is missing
+ * is taken from the NodeClaim we know by its instance id (an instance's first minutes are billed before Karpenter's
+ * tags reach the bill, and a tag activated late is not retroactive), then lines are summed per NodePool per day and
+ * split lines per namespace per day. What stays without a NodePool is kept under '' and counted.
+ */
+
+export interface PeriodRows {
+  nodePoolDays: CurNodePoolDay[];
+  namespaceDays: CurNamespaceDay[];
+  resourceDays: CurResourceDay[];
+  /** Σ over every non-split line of the period. */
+  unblendedUsd: number;
+  amortizedUsd: number;
+  /** Lines of instances, volumes or data transfer without a NodePool (account-level fees, credits, taxes excluded). */
+  unattributedLines: number;
+  unattributedUsd: number;
+  /** Lines whose NodePool came from our NodeClaims. */
+  nodeClaimFilledLines: number;
+  splitLines: number;
+}
+
+/** UTC day start of YYYY-MM-DD, epoch ms. */
+export function dayStartMs(day: string): number {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  if (m === null) throw new Error(`usage day "${day}" is not YYYY-MM-DD`);
+  return Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+}
+
+function addInto<T>(map: Map<string, T>, key: string, fresh: () => T, add: (into: T) => void): void {
+  let into = map.get(key);
+  if (into === undefined) {
+    into = fresh();
+    map.set(key, into);
+  }
+  add(into);
+}
+
+export function periodRows(rows: readonly CurAggregateRow[], known: ReadonlyMap<string, KnownNodeClaim>): PeriodRows {
+  const resourceDays: CurResourceDay[] = [];
+  const nodePoolDays = new Map<string, CurNodePoolDay>();
+  const namespaceDays = new Map<string, CurNamespaceDay>();
+  const out = { unblendedUsd: 0, amortizedUsd: 0, unattributedLines: 0, unattributedUsd: 0, nodeClaimFilledLines: 0, splitLines: 0 };
+
+  for (const r of rows) {
+    const dayMs = dayStartMs(r.usageDay);
+    if (r.rowKind === 'split') {
+      out.splitLines += r.lineCount;
+      const claim = r.nodePool === '' && r.resourceId !== '' ? known.get(r.resourceId) : undefined;
+      const nodePool = r.nodePool !== '' ? r.nodePool : (claim?.nodePool ?? '');
+      const key = [r.usageDay, r.cluster, nodePool, r.namespace].join('\u0000');
+      addInto(
+        namespaceDays,
+        key,
+        (): CurNamespaceDay => ({
+          day: r.usageDay,
+          dayMs,
+          cluster: r.cluster,
+          nodePool,
+          namespace: r.namespace,
+          splitCostUsd: 0,
+          unusedCostUsd: 0,
+          netSplitCostUsd: 0,
+          netUnusedCostUsd: 0,
+          publicOnDemandSplitCostUsd: 0,
+          publicOnDemandUnusedCostUsd: 0,
+          vcpuHours: 0,
+          memoryGbHours: 0,
+          podCount: 0,
+          lineCount: 0,
+        }),
+        (n) => {
+          n.splitCostUsd += r.splitCostUsd;
+          n.unusedCostUsd += r.unusedCostUsd;
+          n.netSplitCostUsd += r.netSplitCostUsd;
+          n.netUnusedCostUsd += r.netUnusedCostUsd;
+          n.publicOnDemandSplitCostUsd += r.publicOnDemandSplitCostUsd;
+          n.publicOnDemandUnusedCostUsd += r.publicOnDemandUnusedCostUsd;
+          n.vcpuHours += r.vcpuHours;
+          n.memoryGbHours += r.memoryGbHours;
+          n.podCount += r.podCount;
+          n.lineCount += r.lineCount;
+        },
+      );
+      continue;
+    }
+
+    const claim = r.rowKind === 'resource' ? known.get(r.resourceId) : undefined;
+    let nodePool = r.nodePool;
+    let attributedBy: CurAttributedBy = nodePool !== '' ? 'tag' : 'none';
+    if (nodePool === '' && claim !== undefined && claim.nodePool !== '') {
+      nodePool = claim.nodePool;
+      attributedBy = 'nodeclaim';
+      out.nodeClaimFilledLines += r.lineCount;
+    }
+    const nodeClaim = r.nodeClaim !== '' ? r.nodeClaim : (claim?.nodeClaim ?? '');
+    out.unblendedUsd += r.unblendedUsd;
+    out.amortizedUsd += r.amortizedUsd;
+    if (nodePool === '' && r.category !== 'other') {
+      out.unattributedLines += r.lineCount;
+      out.unattributedUsd += r.unblendedUsd;
+    }
+    if (r.rowKind === 'resource') {
+      resourceDays.push({
+        day: r.usageDay,
+        dayMs,
+        resourceId: r.resourceId,
+        lineItemType: r.lineItemType,
+        usageType: r.usageType,
+        productCode: r.productCode,
+        operation: r.operation,
+        category: r.category,
+        cluster: r.cluster,
+        nodePool,
+        nodeClaim,
+        attributedBy,
+        commitmentArn: r.commitmentArn,
+        unblendedUsd: r.unblendedUsd,
+        amortizedUsd: r.amortizedUsd,
+        netUnblendedUsd: r.netUnblendedUsd,
+        netAmortizedUsd: r.netAmortizedUsd,
+        usageAmount: r.usageAmount,
+        publicOnDemandUsd: r.publicOnDemandUsd,
+        lineCount: r.lineCount,
+      });
+    }
+    const key = [r.usageDay, r.cluster, nodePool, r.category, attributedBy].join('\u0000');
+    addInto(
+      nodePoolDays,
+      key,
+      (): CurNodePoolDay => ({
+        day: r.usageDay,
+        dayMs,
+        cluster: r.cluster,
+        nodePool,
+        category: r.category,
+        attributedBy,
+        unblendedUsd: 0,
+        amortizedUsd: 0,
+        netUnblendedUsd: 0,
+        netAmortizedUsd: 0,
+        usageAmount: 0,
+        publicOnDemandUsd: 0,
+        lineCount: 0,
+      }),
+      (n) => {
+        n.unblendedUsd += r.unblendedUsd;
+        n.amortizedUsd += r.amortizedUsd;
+        n.netUnblendedUsd += r.netUnblendedUsd;
+        n.netAmortizedUsd += r.netAmortizedUsd;
+        n.usageAmount += r.usageAmount;
+        n.publicOnDemandUsd += r.publicOnDemandUsd;
+        n.lineCount += r.lineCount;
+      },
+    );
+  }
+  const byKey = <T extends { dayMs: number }>(a: T, b: T, ka: string, kb: string): number => a.dayMs - b.dayMs || ka.localeCompare(kb);
+  const sorted = <T extends { dayMs: number }>(m: Map<string, T>): T[] =>
+    [...m.entries()].sort(([ka, a], [kb, b]) => byKey(a, b, ka, kb)).map(([, v]) => v);
+  return { ...out, nodePoolDays: sorted(nodePoolDays), namespaceDays: sorted(namespaceDays), resourceDays };
+}
