@@ -29,6 +29,7 @@ import { createKubeRepository } from '../db/repositories/kube-repository.js';
 import { createPricesRepository } from '../db/repositories/prices-repository.js';
 import type { LockHolder } from '../db/repositories/lock-repository.js';
 import { ALLOCATION_TAGS_SETTING, createRunsRepository, type RunSource } from '../db/repositories/runs-repository.js';
+import { DEFAULT_DB_PATH } from './default-db-path.js';
 import { PriceCollector } from './price-collector.js';
 import { ProgressBar } from './progress.js';
 import { UsageError } from './usage-error.js';
@@ -90,7 +91,7 @@ export const COLLECT_OPTIONS = {
   quiet: { type: 'boolean' },
 } as const;
 
-export const DEFAULT_DB_PATH = '.ledger/ledger.db';
+export { DEFAULT_DB_PATH };
 /** Cost Explorer refreshes the bill a few times a day: asking more often only costs requests. */
 const CE_REFRESH_MS = 8 * HOUR_MS;
 /** Karpenter refreshes on-demand prices every 12 h. */

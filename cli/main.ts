@@ -30,6 +30,7 @@ Commands:
   collect   read a real cluster and AWS account (Cost Explorer, Pricing, spot prices, Kubernetes) into the database
   doctor    check cost allocation tags, IAM permissions and cluster access before collecting
   simulate  what Karpenter would do with a set of objects (kubectl get -o yaml): NodeClaims, consolidation, cost
+  cur       import a Cost and Usage Report 2.0 export (AWS Data Exports): 'cur import PATH'
 
 Run 'nodepool-ledger <command> --help' for a command's options.`,
   serve: `Usage: nodepool-ledger serve --db PATH [--port 5173] [--host 127.0.0.1] [--token T]
@@ -108,7 +109,9 @@ type Values = Record<string, string | boolean | undefined>;
 interface Command {
   help: string;
   options: ParseArgsConfig['options'];
-  run: (v: Values) => Promise<void | number>;
+  run: (v: Values, positionals: string[]) => Promise<void | number>;
+  /** Takes positional arguments (`cur import PATH`); every other command refuses them. */
+  positionals?: boolean;
 }
 
 const COMMANDS: Record<string, () => Promise<Command>> = {
@@ -146,6 +149,11 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
     const { SIMULATE_HELP, SIMULATE_OPTIONS, simulateOptionsFrom, runSimulate } = await import('./simulate.js');
     return { help: SIMULATE_HELP, options: SIMULATE_OPTIONS, run: (v: Values) => runSimulate(simulateOptionsFrom(v)) };
   },
+  /** The Cost and Usage Report: `cur import PATH` (subcommands in cli/cur.ts). */
+  cur: async () => {
+    const { CUR_HELP, CUR_OPTIONS, runCur } = await import('./cur.js');
+    return { help: CUR_HELP, options: CUR_OPTIONS, run: runCur, positionals: true };
+  },
 };
 
 export async function main(argv: string[]): Promise<number> {
@@ -161,17 +169,18 @@ export async function main(argv: string[]): Promise<number> {
   }
   const spec = await load();
   try {
-    const values: Record<string, string | boolean | undefined> = parseArgs({
+    const parsed = parseArgs({
       args: rest,
       options: spec.options,
       strict: true,
-      allowPositionals: false,
-    }).values;
+      allowPositionals: spec.positionals ?? false,
+    });
+    const values: Record<string, string | boolean | undefined> = parsed.values;
     if (values.help) {
       console.log(spec.help);
       return 0;
     }
-    return (await spec.run(values)) ?? 0;
+    return (await spec.run(values, parsed.positionals)) ?? 0;
   } catch (err) {
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       console.error(`${(err as Error).message}\n\n${spec.help}`);

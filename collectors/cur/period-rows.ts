@@ -36,6 +36,18 @@ export function dayStartMs(day: string): number {
   return Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
 }
 
+/**
+ * DuckDB (and Athena) sum in parallel, in no fixed order, so the last bits of a sum of doubles differ from run to run;
+ * rounded to a billionth (of a USD, an hour, a GB) the same lines give the same stored figures, and no CUR amount
+ * (AWS prints at most 10 decimals of a rate, costs to 1e-10 at most in their sums) loses anything that matters.
+ */
+const fine = (n: number): number => Math.round(n * 1e9) / 1e9;
+function fineNumbers<T extends object>(row: T): T {
+  const out = { ...row } as Record<string, unknown>;
+  for (const [k, v] of Object.entries(out)) if (typeof v === 'number' && k !== 'dayMs') out[k] = fine(v);
+  return out as T;
+}
+
 function addInto<T>(map: Map<string, T>, key: string, fresh: () => T, add: (into: T) => void): void {
   let into = map.get(key);
   if (into === undefined) {
@@ -165,6 +177,20 @@ export function periodRows(rows: readonly CurAggregateRow[], known: ReadonlyMap<
   }
   const byKey = <T extends { dayMs: number }>(a: T, b: T, ka: string, kb: string): number => a.dayMs - b.dayMs || ka.localeCompare(kb);
   const sorted = <T extends { dayMs: number }>(m: Map<string, T>): T[] =>
-    [...m.entries()].sort(([ka, a], [kb, b]) => byKey(a, b, ka, kb)).map(([, v]) => v);
-  return { ...out, nodePoolDays: sorted(nodePoolDays), namespaceDays: sorted(namespaceDays), resourceDays };
+    [...m.entries()].sort(([ka, a], [kb, b]) => byKey(a, b, ka, kb)).map(([, v]) => fineNumbers(v));
+  return {
+    ...fineNumbers(out),
+    nodePoolDays: sorted(nodePoolDays),
+    namespaceDays: sorted(namespaceDays),
+    // The engine returns groups in no fixed order: sorted, the same lines are written in the same order.
+    resourceDays: resourceDays
+      .map(fineNumbers)
+      .sort(
+        (a, b) =>
+          a.dayMs - b.dayMs ||
+          [a.resourceId, a.lineItemType, a.usageType, a.productCode, a.operation, a.commitmentArn]
+            .join('\u0000')
+            .localeCompare([b.resourceId, b.lineItemType, b.usageType, b.productCode, b.operation, b.commitmentArn].join('\u0000')),
+      ),
+  };
 }
