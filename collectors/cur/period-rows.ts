@@ -48,6 +48,12 @@ function fineNumbers<T extends object>(row: T): T {
   return out as T;
 }
 
+/** Code-unit order (localeCompare's collation ignores the \u0000 separators of our keys). */
+const compare = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+const resourceKey = (r: CurResourceDay): string =>
+  [r.resourceId, r.lineItemType, r.usageType, r.productCode, r.operation, r.commitmentArn].join('\u0000');
+
 function addInto<T>(map: Map<string, T>, key: string, fresh: () => T, add: (into: T) => void): void {
   let into = map.get(key);
   if (into === undefined) {
@@ -175,7 +181,7 @@ export function periodRows(rows: readonly CurAggregateRow[], known: ReadonlyMap<
       },
     );
   }
-  const byKey = <T extends { dayMs: number }>(a: T, b: T, ka: string, kb: string): number => a.dayMs - b.dayMs || ka.localeCompare(kb);
+  const byKey = <T extends { dayMs: number }>(a: T, b: T, ka: string, kb: string): number => a.dayMs - b.dayMs || compare(ka, kb);
   const sorted = <T extends { dayMs: number }>(m: Map<string, T>): T[] =>
     [...m.entries()].sort(([ka, a], [kb, b]) => byKey(a, b, ka, kb)).map(([, v]) => fineNumbers(v));
   return {
@@ -183,14 +189,6 @@ export function periodRows(rows: readonly CurAggregateRow[], known: ReadonlyMap<
     nodePoolDays: sorted(nodePoolDays),
     namespaceDays: sorted(namespaceDays),
     // The engine returns groups in no fixed order: sorted, the same lines are written in the same order.
-    resourceDays: resourceDays
-      .map(fineNumbers)
-      .sort(
-        (a, b) =>
-          a.dayMs - b.dayMs ||
-          [a.resourceId, a.lineItemType, a.usageType, a.productCode, a.operation, a.commitmentArn]
-            .join('\u0000')
-            .localeCompare([b.resourceId, b.lineItemType, b.usageType, b.productCode, b.operation, b.commitmentArn].join('\u0000')),
-      ),
+    resourceDays: resourceDays.map(fineNumbers).sort((a, b) => a.dayMs - b.dayMs || compare(resourceKey(a), resourceKey(b))),
   };
 }
