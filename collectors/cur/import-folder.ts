@@ -3,7 +3,8 @@ import { createCurRepository, type CurFileRecord } from '../../db/repositories/c
 import type { CurTagKeyOptions } from './aggregate-statement.js';
 import { CurEngine } from './duckdb-reader.js';
 import { findCurPeriods, sha256OfFile, type CurExportFile, type CurExportPeriod } from './export-layout.js';
-import { dayStartMs, periodRows } from './period-rows.js';
+import { dayStartMs } from './period-rows.js';
+import { storeCurPeriod } from './store-period.js';
 
 /**
  * `cur import PATH`: a local folder holding a CUR 2.0 export (AWS Data Exports layout), read with DuckDB and kept
@@ -124,43 +125,16 @@ export async function importCurFolder(db: Db, folder: string, options: CurImport
               options.tagKeys,
             );
       step('aggregate', period.billingPeriod, `${rows.length} aggregate rows`);
-      const built = periodRows(rows, repo.knownNodeClaims());
-      const curRows = files.reduce((n, f) => n + f.curRows, 0);
-      repo.replacePeriod({
-        summary: {
-          source,
-          billingPeriod: period.billingPeriod,
-          periodStartMs: periodStartMs(period.billingPeriod),
-          importedAt: now,
-          curRows,
-          unblendedUsd: built.unblendedUsd,
-          amortizedUsd: built.amortizedUsd,
-          unattributedLines: built.unattributedLines,
-          unattributedUsd: built.unattributedUsd,
-          nodeClaimFilledLines: built.nodeClaimFilledLines,
-          splitLines: built.splitLines,
-          manifestExecutionId: period.executionId,
-        },
+      const stored = storeCurPeriod(db, {
+        source,
+        billingPeriod: period.billingPeriod,
+        rows,
         files,
-        nodePoolDays: built.nodePoolDays,
-        namespaceDays: built.namespaceDays,
-        resourceDays: built.resourceDays,
+        manifestExecutionId: period.executionId,
+        importedAt: now,
       });
       step('write', period.billingPeriod, 'written');
-      results.push({
-        billingPeriod: period.billingPeriod,
-        source,
-        status: 'imported',
-        files: files.length,
-        curRows,
-        nodePoolRows: built.nodePoolDays.length,
-        namespaceRows: built.namespaceDays.length,
-        resourceRows: built.resourceDays.length,
-        unattributedLines: built.unattributedLines,
-        unattributedUsd: built.unattributedUsd,
-        nodeClaimFilledLines: built.nodeClaimFilledLines,
-        splitLines: built.splitLines,
-      });
+      results.push({ billingPeriod: period.billingPeriod, source, status: 'imported', files: files.length, ...stored });
     }
   } finally {
     engine?.close();
