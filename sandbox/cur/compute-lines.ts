@@ -1,7 +1,7 @@
 import { onDemandUsd } from '../scenario/bill.js';
 import type { Scenario } from '../scenario/types.js';
 import type { CoveredComputeLine, SavingsPlanHour, SavingsPlanSpec } from '../scenario/volumes-savings-plan.js';
-import { type CurLineItem, type CurRow, lineItemId, regionalUsageType } from './cur-common.js';
+import { type CurLineItem, type CurRow, fixed, lineItemId, regionalUsageType } from './cur-common.js';
 
 /**
  * The instance hours of the simulated bill as CUR line items, with what the Compute Savings Plan did to them (AWS
@@ -21,9 +21,6 @@ export type TagsOf = (line: CoveredComputeLine) => Readonly<Record<string, strin
 
 /** The hour's bill and time columns (cur-common.ts commonColumnsOf). */
 export type CommonOf = (hourStart: number) => Readonly<CurRow>;
-
-/** A rate as CUR prints it: decimal text, up to 10 places. */
-export const fixed = (usd: number): string => usd.toFixed(10).replace(/0+$/, '').replace(/\.$/, '');
 
 function instanceColumns(scenario: Scenario, c: CoveredComputeLine, tags: Readonly<Record<string, string>>): CurRow {
   const l = c.line;

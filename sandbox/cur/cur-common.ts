@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { CurColumnName } from '../../core/cur/columns.js';
+import { regionFacts } from '../../core/partitions.js';
 import { HOUR_MS } from '../../core/time.js';
 import { USAGE_TYPE_PREFIX } from '../serve/ce-query.js';
 import type { EpochMs, Scenario } from '../scenario/types.js';
@@ -43,6 +44,9 @@ export function textOf(item: CurLineItem, column: CurColumnName): string {
   const v = cellOf(item, column);
   return typeof v === 'string' ? v : '';
 }
+
+/** A rate as CUR prints it (line_item_unblended_rate is text): decimal, up to 10 places, no trailing zeros. */
+export const fixed = (usd: number): string => usd.toFixed(10).replace(/0+$/, '').replace(/\.$/, '');
 
 /** `2026-11-01T00:00:00Z`: CUR's timestamps are UTC to the second. */
 export const curTimestamp = (t: EpochMs): string => `${new Date(t).toISOString().slice(0, 19)}Z`;
@@ -90,7 +94,8 @@ export function commonColumns(scenario: Scenario, hourStart: EpochMs): CurRow {
     bill_billing_period_end_date: curTimestamp(period.end),
     bill_payer_account_id: scenario.accountId,
     identity_time_interval: `${start}/${end}`,
-    line_item_currency_code: 'USD',
+    // A China account is billed in CNY (core/partitions.ts), as the sandbox's Cost Explorer answers.
+    line_item_currency_code: regionFacts(scenario.region).currency,
     line_item_usage_account_id: scenario.accountId,
     line_item_usage_start_date: start,
     line_item_usage_end_date: end,

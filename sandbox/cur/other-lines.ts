@@ -1,7 +1,7 @@
 import type { Scenario } from '../scenario/types.js';
 import { GP3_USD_PER_GB_MONTH, INTER_AZ_USD_PER_GB, type OtherLine } from '../scenario/volumes-savings-plan.js';
-import { type CommonOf, fixed } from './compute-lines.js';
-import { type CurLineItem, type CurRow, lineItemId, regionalUsageType } from './cur-common.js';
+import type { CommonOf } from './compute-lines.js';
+import { type CurLineItem, type CurRow, fixed, lineItemId, regionalUsageType } from './cur-common.js';
 
 /**
  * The "EC2 - Other" lines of the simulated bill (volumes-savings-plan.ts otherLines) as CUR line items: each node's
