@@ -8,6 +8,7 @@ import { describeMachine, loadSampler } from './machine.js';
 import { type BenchRow, figure, formatTable } from './report.js';
 import { bundleBench } from './bundle-bench.js';
 import { costExplorerBench } from './cost-explorer-bench.js';
+import { curBench } from './cur-bench.js';
 import { engineBench } from './engine-bench.js';
 import { ingestBench } from './ingest-bench.js';
 import { seedBench } from './seed-bench.js';
@@ -28,6 +29,7 @@ const BENCHES: Record<string, (ctx: BenchContext) => Promise<BenchResult>> = {
   'cost-explorer': costExplorerBench,
   bundle: bundleBench,
   engine: engineBench,
+  cur: curBench,
 };
 
 const HELP = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(BENCHES).join(',')}]

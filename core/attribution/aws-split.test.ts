@@ -142,4 +142,32 @@ describe('awsSplit, hand-worked', () => {
     expect(r.pods[0].splitCostUsd).toBeCloseTo(0.17, 12);
     expect(r.pods[0].unusedCostUsd).toBeCloseTo(0.17, 12);
   });
+
+  it('breaks each pod down per resource as the CUR writes it: one line for vCPU, one for memory', () => {
+    // 2 vCPU / 16 GiB at 0.34 USD: 0.09 per vCPU, 0.01 per GiB. Pod A asks 1 vCPU / 4 GiB and uses 1.5 vCPU; pod B
+    // asks 0.25 vCPU / 2 GiB and reports no usage. CPU: allocated 1.5 + 0.25 of 2, ratios 0.75 and 0.125, split
+    // 0.135 and 0.0225, unused 0.25 vCPU × 0.09 = 0.0225 shared 1.5 : 0.25. Memory: 4 + 2 of 16, ratios 0.25 and
+    // 0.125, split 0.04 and 0.02, unused 10 GiB × 0.01 = 0.10 shared 4 : 2.
+    const r = awsSplit({
+      costUsd: 0.34,
+      capacity: capacity(2, 16),
+      pods: [{ requests: requests(1, 4), usage: usage(1.5, 3) }, { requests: requests(0.25, 2) }],
+    });
+    const [a, b] = r.pods.map((p) => p.byResource);
+    expect([a.cpu.reservedUnits, a.cpu.actualUnits, a.cpu.allocatedUnits, b.cpu.actualUnits]).toEqual([1, 1.5, 1.5, null]);
+    expect([a.cpu.splitUsageRatio, b.cpu.splitUsageRatio, a.memory.splitUsageRatio, b.memory.splitUsageRatio]).toEqual([
+      0.75, 0.125, 0.25, 0.125,
+    ]);
+    const costs = [a.cpu, b.cpu, a.memory, b.memory].map((c) => [c.splitCostUsd, c.unusedCostUsd]);
+    expect(costs).toEqual(
+      [
+        [0.135, (0.0225 * 1.5) / 1.75],
+        [0.0225, (0.0225 * 0.25) / 1.75],
+        [0.04, (0.1 * 4) / 6],
+        [0.02, (0.1 * 2) / 6],
+      ].map(([s, u]) => [expect.closeTo(s, 12), expect.closeTo(u, 12)]),
+    );
+    expect(r.pods[0].splitCostUsd).toBeCloseTo(a.cpu.splitCostUsd + a.memory.splitCostUsd + a.gpu.splitCostUsd, 12);
+    expect(r.pods[1].unusedCostUsd).toBeCloseTo(b.cpu.unusedCostUsd + b.memory.unusedCostUsd, 12);
+  });
 });

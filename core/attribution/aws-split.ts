@@ -48,6 +48,27 @@ export interface AwsSplitPodCost {
   unusedCostUsd: number;
   /** Whether usage was known for this pod (else its requests stood in). */
   usageFed: boolean;
+  /**
+   * The same per resource, as the Cost and Usage Report writes it (one line per pod and resource: vCPU, memory, GPU).
+   * splitCostUsd and unusedCostUsd above are the sums over these.
+   */
+  byResource: Record<AwsSplitResource, AwsSplitResourceCost>;
+}
+
+export type AwsSplitResource = 'cpu' | 'memory' | 'gpu';
+
+/** One pod's share of one resource, in AWS's units (vCPU, GiB, GPUs). */
+export interface AwsSplitResourceCost {
+  /** What the pod reserved (its request). */
+  reservedUnits: number;
+  /** What it used; null when usage was unknown. */
+  actualUnits: number | null;
+  /** max(reserved, actual): AWS's split usage. */
+  allocatedUnits: number;
+  /** allocated ÷ max(available, Σ allocated). */
+  splitUsageRatio: number;
+  splitCostUsd: number;
+  unusedCostUsd: number;
 }
 
 export interface AwsSplitResult {
@@ -63,8 +84,17 @@ export interface AwsSplitResult {
 
 const GiB = 1024 ** 3;
 
-type Resource = 'cpu' | 'memory' | 'gpu';
+type Resource = AwsSplitResource;
 const RESOURCES: readonly Resource[] = ['cpu', 'memory', 'gpu'];
+
+const emptyResourceCost = (): AwsSplitResourceCost => ({
+  reservedUnits: 0,
+  actualUnits: null,
+  allocatedUnits: 0,
+  splitUsageRatio: 0,
+  splitCostUsd: 0,
+  unusedCostUsd: 0,
+});
 
 /** Amounts in AWS's units: vCPU, GiB, GPUs. */
 const inUnits = (a: { cpuMillicores: number; memoryBytes: number; gpu: number }): Record<Resource, number> => ({
@@ -82,7 +112,33 @@ export function awsSplit({ costUsd, capacity, pods }: AwsSplitInput): AwsSplitRe
 
   const charged = pods.map(chargedAmounts);
   const allocated = charged.map(inUnits);
-  const out: AwsSplitPodCost[] = charged.map((c) => ({ splitCostUsd: 0, unusedCostUsd: 0, usageFed: c.usageFed }));
+  const reserved = pods.map((p) => inUnits(p.requests));
+  const actual = pods.map((p) => (p.usage === undefined ? null : inUnits({ ...p.usage, gpu: p.usage.gpu ?? 0 })));
+  const out: AwsSplitPodCost[] = charged.map((c, i) => ({
+    splitCostUsd: 0,
+    unusedCostUsd: 0,
+    usageFed: c.usageFed,
+    byResource: {
+      cpu: {
+        ...emptyResourceCost(),
+        reservedUnits: reserved[i].cpu,
+        actualUnits: actual[i]?.cpu ?? null,
+        allocatedUnits: allocated[i].cpu,
+      },
+      memory: {
+        ...emptyResourceCost(),
+        reservedUnits: reserved[i].memory,
+        actualUnits: actual[i]?.memory ?? null,
+        allocatedUnits: allocated[i].memory,
+      },
+      gpu: {
+        ...emptyResourceCost(),
+        reservedUnits: reserved[i].gpu,
+        actualUnits: actual[i]?.gpu ?? null,
+        allocatedUnits: allocated[i].gpu,
+      },
+    },
+  }));
   let unusedCostUsd = 0;
   // Without capacity to divide by, nothing can be split: the whole cost stays unassigned.
   let unassignedUsd = weightedUnits > 0 ? 0 : costUsd;
@@ -96,8 +152,15 @@ export function awsSplit({ costUsd, capacity, pods }: AwsSplitInput): AwsSplitRe
       continue;
     }
     allocated.forEach((a, i) => {
-      out[i].splitCostUsd += (a[r] / splitDenominator) * available[r] * perUnit[r];
-      out[i].unusedCostUsd += (a[r] / sumAllocated) * unusedCost;
+      const ratio = a[r] / splitDenominator;
+      const split = ratio * available[r] * perUnit[r];
+      const unused = (a[r] / sumAllocated) * unusedCost;
+      const cost = out[i].byResource[r];
+      cost.splitUsageRatio = ratio;
+      cost.splitCostUsd = split;
+      cost.unusedCostUsd = unused;
+      out[i].splitCostUsd += split;
+      out[i].unusedCostUsd += unused;
     });
   }
   return { unitCostUsd: { vcpu: perUnit.cpu, memoryGiB: perUnit.memory, gpu: perUnit.gpu }, pods: out, unusedCostUsd, unassignedUsd };

@@ -37,7 +37,7 @@ export interface UsageRecord {
 }
 
 /** Usage-type prefixes Cost Explorer shows per region (us-east-1 has none). */
-const USAGE_TYPE_PREFIX: Record<string, string> = {
+export const USAGE_TYPE_PREFIX: Readonly<Record<string, string>> = {
   'us-east-1': '',
   'us-east-2': 'USE2-',
   'us-west-1': 'USW1-',
@@ -47,7 +47,7 @@ const USAGE_TYPE_PREFIX: Record<string, string> = {
 };
 
 /** The tags Karpenter puts at launch on the instance, its volumes and network interfaces (the NodeClaim's on the instance only). */
-function launchTags(
+export function launchTags(
   scenario: Scenario,
   nodeClassByPool: Map<string, string>,
   nodePool: string | null,
