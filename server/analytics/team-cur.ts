@@ -136,3 +136,24 @@ export function compareTeamsWithCur(
   );
   return { rows, totals: sortedTotals, curDays };
 }
+
+/**
+ * The collected team of each namespace over the range (the one with the most pod-hours where a namespace's pods
+ * carried several), so CUR namespaces are named by the same rule as our methods' rows.
+ */
+export function collectedTeams(rows: readonly { namespace: string; team: string | null; podHours: number }[]): Map<string, string | null> {
+  const hours = new Map<string, Map<string | null, number>>();
+  for (const r of rows) {
+    const byTeam = hours.get(r.namespace) ?? new Map<string | null, number>();
+    byTeam.set(r.team, (byTeam.get(r.team) ?? 0) + r.podHours);
+    hours.set(r.namespace, byTeam);
+  }
+  const out = new Map<string, string | null>();
+  for (const [ns, byTeam] of hours) {
+    const best = [...byTeam].sort(
+      (a, b) => b[1] - a[1] || Number(a[0] === null) - Number(b[0] === null) || (a[0] ?? '').localeCompare(b[0] ?? ''),
+    )[0];
+    out.set(ns, best[0]);
+  }
+  return out;
+}
