@@ -1,7 +1,7 @@
 /**
- * Which imported CUR rows a view reads (pure, no I/O). One billing period may have been imported from several
- * sources (a local folder, S3, Athena) that describe the same money: each period is read from the source imported
- * last, never added up across sources.
+ * Which CUR imports a view reads, in words (pure, no I/O). One billing period may have been imported from several
+ * sources (a local folder, S3, Athena) that describe the same money: the repository reads each period from the
+ * source imported last, never adding them up; this names those sources for the response.
  */
 
 import type { CurSourceInfo } from '../schemas/bill-cur.js';
@@ -13,26 +13,16 @@ export interface CurPeriodRef {
   importedAtMs: number;
 }
 
-/** The newest import of each billing period, oldest period first. */
+/** The newest import of each billing period (ties: the greater source name, as the repository reads), oldest period first. */
 export function newestPerPeriod(periods: readonly CurPeriodRef[]): CurPeriodRef[] {
   const best = new Map<string, CurPeriodRef>();
   for (const p of periods) {
     const b = best.get(p.billingPeriod);
-    if (b === undefined || p.importedAtMs > b.importedAtMs || (p.importedAtMs === b.importedAtMs && p.source < b.source)) {
+    if (b === undefined || p.importedAtMs > b.importedAtMs || (p.importedAtMs === b.importedAtMs && p.source > b.source)) {
       best.set(p.billingPeriod, p);
     }
   }
   return [...best.values()].sort((a, b) => a.billingPeriod.localeCompare(b.billingPeriod));
-}
-
-const keyOf = (source: string, billingPeriod: string): string => `${source}\u0000${billingPeriod}`;
-
-/** A filter keeping rows of the chosen (source, billing period) pairs only. */
-export function chosenRows(
-  chosen: readonly CurPeriodRef[],
-): <R extends { source: string; billingPeriod: string }>(rows: readonly R[]) => R[] {
-  const keys = new Set(chosen.map((p) => keyOf(p.source, p.billingPeriod)));
-  return (rows) => rows.filter((r) => keys.has(keyOf(r.source, r.billingPeriod)));
 }
 
 /** Where the figures come from, for the response and the page. */

@@ -70,7 +70,7 @@ export function inMetric(
 export type ResourceKind = 'instance' | 'volume' | 'other';
 
 export const resourceKindOf = (resourceId: string): ResourceKind =>
-  /^i-[0-9a-f]+$/.test(resourceId) ? 'instance' : /^vol-[0-9a-f]+$/.test(resourceId) ? 'volume' : 'other';
+  resourceId.startsWith('i-') ? 'instance' : resourceId.startsWith('vol-') ? 'volume' : 'other';
 
 /** The commitment kind an ARN names (arn:aws:savingsplans:… / arn:aws:ec2:…:reserved-instances/…). */
 export function commitmentOf(arn: string | null): CurExplainedLine['commitment'] {
@@ -178,7 +178,8 @@ const orderOf = (t: string): number => {
 export function explainCurResourceDay(
   lines: readonly CurLineFact[],
   metric: CostMetric,
-  node: CurNodeClaim | null,
+  /** The NodeClaim with this instance id; null when none was collected; undefined when not looked up (a whole day). */
+  node: CurNodeClaim | null | undefined,
 ): CurResourceExplanation {
   if (lines.length === 0) throw new RangeError('a resource-day needs at least one CUR line');
   const { day, resourceId } = lines[0];
@@ -220,7 +221,7 @@ export function explainCurResourceDay(
   if (kind === 'instance' && node === null) {
     notes.push('No NodeClaim we collected has this instance id: it ran outside the snapshots we hold, or was not launched by Karpenter.');
   }
-  if (node !== null && node.estimateUsd !== null) {
+  if (node != null && node.estimateUsd !== null) {
     const onDemand =
       totals.unblendedUsd - sorted.filter((l) => l.lineItemType === 'SavingsPlanNegation').reduce((t, l) => t + l.unblendedUsd, 0);
     notes.push(
@@ -237,7 +238,7 @@ export function explainCurResourceDay(
     billUsd,
     totals,
     lines: explained,
-    node,
+    node: node ?? null,
     summary,
     notes,
   };

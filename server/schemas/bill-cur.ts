@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { NodeClaimReasonsSchema, NODEPOOL_OR_UNTAGGED_PATTERN, DAY_PATTERN } from './bill.js';
 import { CostMetricSchema } from './cost.js';
-import { Nullable } from './common.js';
+import { FormatSchema, Nullable } from './common.js';
 
 /**
  * "Explain this bill" over the Cost and Usage Report (GET /api/bill/cur/lines, /api/bill/cur/explain): the CUR's
@@ -31,6 +31,7 @@ export const CurLinesQuerySchema = Type.Object(
       Type.String({ pattern: NODEPOOL_OR_UNTAGGED_PATTERN, maxLength: 253, description: "Only this NodePool ('' = no NodePool)." }),
     ),
     metric: Type.Optional(CostMetricSchema),
+    format: Type.Optional(FormatSchema),
   },
   { additionalProperties: false },
 );
@@ -87,6 +88,7 @@ export const CurExplainQuerySchema = Type.Object(
     ),
     nodepool: Type.Optional(Type.String({ pattern: NODEPOOL_OR_UNTAGGED_PATTERN, maxLength: 253 })),
     metric: Type.Optional(CostMetricSchema),
+    format: Type.Optional(FormatSchema),
   },
   { additionalProperties: false },
 );
