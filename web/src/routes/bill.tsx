@@ -3,6 +3,7 @@ import { PageHeader } from '../components/ui/page-header';
 import { Segmented } from '../components/ui/segmented';
 import { BillPanel } from '../features/bill/components/bill-panel';
 import { CurPanel } from '../features/bill/components/cur-panel';
+import { useCurLines } from '../features/bill/api/use-bill-cur';
 import { PracticePanel } from '../features/bill/components/practice-panel';
 import { parseBillPage } from '../features/bill/utils/bill-days';
 import { useNodePoolColors } from '../features/filters/api/use-nodepool-colors';
@@ -20,6 +21,8 @@ export default function BillPage() {
   const { filters, params, update } = useUrlFilters();
   const colors = useNodePoolColors();
   const state = useMemo(() => parseBillPage(params), [params]);
+  // The metric the CUR lines are in when none is chosen (the panel's own request: one cache entry).
+  const curMetric = useCurLines({ day: state.day, nodepool: filters.nodePool, metric: filters.metric }, state.mode === 'cur').data?.metric;
   return (
     <>
       <PageHeader
@@ -41,7 +44,7 @@ export default function BillPage() {
               filters={filters}
               resolved={undefined}
               range={false}
-              metric={{ inEffect: undefined }}
+              metric={{ inEffect: curMetric }}
               onChange={(u) => update({ ...u, resource: undefined })}
             />
           ) : null}

@@ -3,9 +3,10 @@ import type { CostMetric } from '@schemas/cost';
 import { jsonQuery } from '../../../lib/json-query';
 
 /** A day of the CUR's resource lines (default: the newest day), one row per resource. */
-export const useCurLines = (q: { day?: string; nodepool?: string; metric?: CostMetric }) =>
+export const useCurLines = (q: { day?: string; nodepool?: string; metric?: CostMetric }, enabled = true) =>
   useQuery({
     ...jsonQuery('/api/bill/cur/lines', q),
+    enabled,
     placeholderData: keepPreviousData,
   });
 

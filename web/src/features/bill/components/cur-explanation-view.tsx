@@ -84,23 +84,34 @@ export function CurExplanationView({ e }: { e: CurResourceExplanation }) {
             <dt>Our estimate that day</dt>
             <dd>{n.estimateUsd === null ? '—' : formatUsd(n.estimateUsd)}</dd>
           </div>
-          {n.reasons === null ? null : (
-            <>
-              <div className="spec-wide">
-                <dt>Why this type and size</dt>
-                <dd>
-                  {n.reasons.instanceType.summary} {n.reasons.size.summary}
-                </dd>
-              </div>
-              <div className="spec-wide">
-                <dt>Launched / removed</dt>
-                <dd>
-                  {n.reasons.created.summary} {n.reasons.removed.summary}
-                </dd>
-              </div>
-            </>
-          )}
         </dl>
+      )}
+      {n === null || n.reasons === null ? null : (
+        <details className="reasons">
+          <summary>Why this node</summary>
+          <dl>
+            <div>
+              <dt>Instance type</dt>
+              <dd>{n.reasons.instanceType.summary}</dd>
+            </div>
+            <div>
+              <dt>Size</dt>
+              <dd>{n.reasons.size.summary}</dd>
+            </div>
+            <div>
+              <dt>Capacity type</dt>
+              <dd>{n.reasons.capacityType.summary}</dd>
+            </div>
+            <div>
+              <dt>Launched</dt>
+              <dd>{n.reasons.created.summary}</dd>
+            </div>
+            <div>
+              <dt>Removed</dt>
+              <dd>{n.reasons.removed.summary}</dd>
+            </div>
+          </dl>
+        </details>
       )}
       {e.notes.length === 0 ? null : (
         <ul className="notes" aria-label="Notes">
