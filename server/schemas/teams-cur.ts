@@ -21,6 +21,12 @@ export const TeamCurQuerySchema = Type.Object(
   {
     ...shared,
     metric: Type.Optional(CostMetricSchema),
+    basis: Type.Optional(
+      Type.Union([Type.Literal('billed'), Type.Literal('public-on-demand')], {
+        description:
+          "billed (default): AWS's split of what was billed (split cost, or net split cost under a net metric); public-on-demand: the split of the instances' public on-demand cost (split_line_item_public_on_demand_*), which takes commitments and discounts out of the difference.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -66,6 +72,7 @@ export const TeamCurResponseSchema = Type.Object({
   /** Day after the last (exclusive). */
   to: Type.String(),
   metric: CostMetricSchema,
+  basis: Type.Union([Type.Literal('billed'), Type.Literal('public-on-demand')]),
   idle: Type.Union([Type.Literal('line'), Type.Literal('spread')]),
   label: Type.String(),
   groupBy: Type.Union([Type.Literal('team'), Type.Literal('namespace')]),

@@ -74,7 +74,7 @@ export function createBillCurService(db: Db) {
 
   /** The day asked for, else the newest with lines; null when the CUR holds none. */
   const dayOf = (q: { day?: string }): { days: string[]; day: string | null } => {
-    const days = cur.resourceDayList(ALL_DAYS);
+    const days = cur.dayList(ALL_DAYS);
     return { days, day: q.day ?? days.at(-1) ?? null };
   };
   const rowsOf = (day: string, filter: { resourceId?: string; nodePool?: string }): CurResourceDay[] => {

@@ -23,16 +23,19 @@ import type { TeamCurQuery, TeamCurResponse } from '../schemas/teams-cur.js';
 import { rangeOf, type RangeContext } from './analytics-range.js';
 import { teamRule } from './teams-service.js';
 
-/** The CUR's split figure of a namespace-day in a metric: AWS splits the amortized cost, so only net vs gross applies. */
-function splitIn(r: CurNamespaceDay, metric: CostMetric, day: string): CurSplitDay {
+/**
+ * The CUR's split figure of a namespace-day: AWS splits the amortized cost, so of the metric only net vs gross applies;
+ * or the split of the instances' public on-demand cost, the basis our methods price at (for on-demand nodes).
+ */
+function splitIn(r: CurNamespaceDay, metric: CostMetric, basis: 'billed' | 'public-on-demand'): CurSplitDay {
   const net = metric === 'net-unblended' || metric === 'net-amortized';
-  return {
-    day,
-    namespace: r.namespace,
-    nodePool: r.nodePool,
-    splitUsd: net ? r.netSplitCostUsd : r.splitCostUsd,
-    unusedUsd: net ? r.netUnusedCostUsd : r.unusedCostUsd,
-  };
+  const [splitUsd, unusedUsd] =
+    basis === 'public-on-demand'
+      ? [r.publicOnDemandSplitCostUsd, r.publicOnDemandUnusedCostUsd]
+      : net
+        ? [r.netSplitCostUsd, r.netUnusedCostUsd]
+        : [r.splitCostUsd, r.unusedCostUsd];
+  return { day: r.day, namespace: r.namespace, nodePool: r.nodePool, splitUsd, unusedUsd };
 }
 
 /** AWS's split from the CUR per team and day beside our three methods (GET /api/teams/cur). */
@@ -49,6 +52,7 @@ export function createTeamsCurService(
       const fromMs = dayFloor(range.fromMs);
       const toMs = Math.max(dayCeil(range.toMs), fromMs + DAY_MS);
       const metric: CostMetric = q.metric ?? 'amortized';
+      const basis = q.basis ?? 'billed';
       const label = q.label ?? DEFAULT_TEAM_LABEL;
       const groupBy = q.groupBy ?? 'team';
       const idle = q.idle ?? 'line';
@@ -77,7 +81,7 @@ export function createTeamsCurService(
         teamOf({ namespace, team: collected.get(namespace) ?? labels?.get(namespace)?.[DEFAULT_TEAM_LABEL] ?? null });
       const rows = cur.namespaceDays({ fromMs, toMs }).filter((r) => range.nodePool === undefined || r.nodePool === range.nodePool);
       const byDay = new Map<string, CurSplitDay[]>();
-      for (const r of rows) byDay.set(r.day, [...(byDay.get(r.day) ?? []), splitIn(r, metric, r.day)]);
+      for (const r of rows) byDay.set(r.day, [...(byDay.get(r.day) ?? []), splitIn(r, metric, basis)]);
       const curByDay = new Map([...byDay].map(([day, list]) => [day, curTeamFigures(list, nsTeam, idle)]));
 
       const days = buckets.map((b) => utcDay(b.fromMs));
@@ -100,19 +104,26 @@ export function createTeamsCurService(
       } else if (result.curDays.length < days.length) {
         notes.push(`The CUR has split lines for ${result.curDays.length} of ${days.length} days; the other days are not compared.`);
       }
-      if (metric === 'unblended' || metric === 'net-unblended') {
+      if (basis === 'public-on-demand') {
+        notes.push(
+          "AWS's split of the instances' public on-demand cost: commitments and discounts are out of the difference; Spot instances count at their on-demand price there, where our methods take the Spot price.",
+        );
+      } else if (metric === 'unblended' || metric === 'net-unblended') {
         notes.push(
           `AWS splits the instance's amortized cost: the CUR series is ${metric === 'unblended' ? 'amortized' : 'net amortized'} whatever the metric.`,
         );
       }
-      notes.push(
-        'Our methods price nodes at public on-demand and Spot prices, the CUR at what was billed: a Savings Plan or reservation shows as a negative difference.',
-      );
+      if (basis === 'billed') {
+        notes.push(
+          'Our methods price nodes at public on-demand and Spot prices, the CUR at what was billed: a Savings Plan or reservation shows as a negative difference (basis=public-on-demand takes it out).',
+        );
+      }
 
       return {
         from: utcDay(fromMs),
         to: utcDay(toMs),
         metric,
+        basis,
         idle,
         label,
         groupBy,

@@ -547,7 +547,7 @@ describe('OpenAPI', () => {
 /*
  * The CUR views over the same cluster: a billing period written through the CUR repository as the import writes it.
  * 2026-11-01 (the day of the snapshots), AWS's split per namespace: web split 0.14 + unused 0.16, jobs 0.12 + 0.14,
- * batch 0.04 + 0.02 (net: 10 % off everything). Teams as collected: web -> web, jobs and batch -> data.
+ * batch 0.04 + 0.02 (net: 10 % off everything; at public on-demand prices 1.5 times as much). Teams as collected: web -> web, jobs and batch -> data.
  *   idle=line: data 0.12 + 0.04 = 0.16, web 0.14, idle 0.16 + 0.14 + 0.02 = 0.32.
  * Resource lines: node-a's 2 h under a Savings Plan (0.40 on demand, 0.28 amortized) and its negation; node-b 1 h
  * on demand 0.20; node-s 2 h spot 0.12; a general volume 0.05. NodePool bill amortized: general 0.28 + 0.20 + 0.05
@@ -602,8 +602,8 @@ describe('the CUR views (GET /api/teams/cur, /api/cost/cur/daily, /api/bill/cur/
     unusedCostUsd: unusedUsd,
     netSplitCostUsd: splitUsd * 0.9,
     netUnusedCostUsd: unusedUsd * 0.9,
-    publicOnDemandSplitCostUsd: splitUsd,
-    publicOnDemandUnusedCostUsd: unusedUsd,
+    publicOnDemandSplitCostUsd: splitUsd * 1.5,
+    publicOnDemandUnusedCostUsd: unusedUsd * 1.5,
     vcpuHours: 1,
     memoryGbHours: 1,
     podCount: 1,
@@ -683,6 +683,15 @@ describe('the CUR views (GET /api/teams/cur, /api/cost/cur/daily, /api/bill/cur/
       ['team', 'data', 0.29],
       ['team', 'web', 0.27],
     ]);
+    // At public on-demand prices (1.5 × the billed split here): data 0.24, web 0.21, idle 0.48; said in the notes.
+    const od = (await get<TeamCurResponse>('/api/teams/cur?from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z&basis=public-on-demand')).body;
+    expect(od.basis).toBe('public-on-demand');
+    expect(od.rows.map((r) => [r.team, r.curUsd])).toEqual([
+      ['data', 0.24],
+      ['web', 0.21],
+      [null, 0.48],
+    ]);
+    expect(od.notes.join(' ')).toContain('public on-demand cost: commitments and discounts are out of the difference');
     // Another label and one team: the namespace label example.com/owner names jobs and batch "analytics".
     const owner = (
       await get<TeamCurResponse>('/api/teams/cur?from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z&label=example.com/owner&team=analytics')

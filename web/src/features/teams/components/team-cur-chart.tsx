@@ -30,7 +30,7 @@ export default function TeamCurChart({
           <Bar
             key={k}
             dataKey={(r: CurDiffChartRow) => r.usd[k] ?? null}
-            name={bandLabel(k, groupBy, method)}
+            name={k === IDLE_KEY ? 'Idle (AWS unused − our idle)' : bandLabel(k, groupBy, method)}
             fill={k === IDLE_KEY ? '#8a8f98' : paletteColor(i + 4)}
             isAnimationActive={false}
           />

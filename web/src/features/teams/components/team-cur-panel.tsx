@@ -4,7 +4,8 @@ import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/sta
 import { apiUrl } from '../../../lib/api-client';
 import { currencyCode, formatUsd } from '../../../lib/format';
 import { useTeamCur, type TeamCurParams } from '../api/use-team-cur';
-import { toCurDiffChart } from '../utils/team-cur';
+import { Segmented } from '../../../components/ui/segmented';
+import { toCurDiffChart, type CurBasis } from '../utils/team-cur';
 import { idleRowLabel, type TeamMethod } from '../utils/team-series';
 
 // Recharts is loaded with the chart, not with the page.
@@ -19,15 +20,16 @@ const signed = (v: number): string => (v > 0 ? `+${formatUsd(v)}` : formatUsd(v)
  * AWS's own split from the Cost and Usage Report beside our three methods: per team over the days the CUR covers,
  * and per day where our estimate and AWS's bill disagree (CUR − the chosen method), unused cost as idle.
  */
-export function TeamCurPanel({
-  params,
-  method,
-  groupBy,
-}: {
+interface TeamCurPanelProps {
   params: TeamCurParams | undefined;
   method: TeamMethod;
   groupBy: 'team' | 'namespace';
-}) {
+  /** What AWS's split is of: what was billed, or the instances' public on-demand cost (our methods' basis). */
+  basis: CurBasis;
+  onBasis: (basis: CurBasis) => void;
+}
+
+export function TeamCurPanel({ params, method, groupBy, basis, onBasis }: TeamCurPanelProps) {
   const cur = useTeamCur(params);
   const data = cur.data;
   const who = groupBy === 'team' ? 'Team' : 'Namespace';
@@ -47,6 +49,17 @@ export function TeamCurPanel({
     const ourTotal = data.totals.reduce((t, r) => t + r.ours[method], 0);
     return (
       <>
+        <div className="filters" role="group" aria-label="AWS split basis">
+          <Segmented
+            label="AWS's split of"
+            value={basis}
+            options={[
+              { value: 'billed', label: 'What was billed' },
+              { value: 'public-on-demand', label: 'Public on-demand prices' },
+            ]}
+            onChange={(v) => onBasis(v)}
+          />
+        </div>
         <dl className="summary">
           <div>
             <dt>AWS split (CUR)</dt>

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TeamCurResponse } from '@schemas/teams-cur';
-import { teamCurParams, toCurDiffChart } from './team-cur';
+import { parseCurBasis, teamCurParams, toCurDiffChart } from './team-cur';
 import { IDLE_KEY, OTHER_KEY, UNLABELLED_KEY } from './team-series';
 
 const per = (rs: number, aws: number, oc: number) => ({ 'request-share': rs, 'aws-split': aws, opencost: oc });
@@ -62,5 +62,10 @@ describe('teamCurParams', () => {
     [{ from: 'a', method: 'opencost' as const, idle: 'spread' as const }, undefined, { from: 'a', idle: 'spread' }],
     [{ from: 'a' }, 'net-amortized' as const, { from: 'a', metric: 'net-amortized' }],
   ])('%j + %s -> %j', (params, metric, want) => expect(teamCurParams(params, metric)).toEqual(want));
+  it('adds the basis only when it is not the default', () => {
+    expect(teamCurParams({ from: 'a' }, undefined, 'public-on-demand')).toEqual({ from: 'a', basis: 'public-on-demand' });
+    expect(parseCurBasis(new URLSearchParams('basis=public-on-demand'))).toBe('public-on-demand');
+    expect(parseCurBasis(new URLSearchParams('basis=list'))).toBe('billed');
+  });
   it('undefined while the range is unknown', () => expect(teamCurParams(undefined, 'amortized')).toBeUndefined());
 });

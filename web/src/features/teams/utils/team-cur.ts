@@ -4,11 +4,21 @@ import type { TeamCostParams } from '../api/use-team-cost';
 import type { TeamCurParams } from '../api/use-team-cur';
 import { IDLE_KEY, OTHER_KEY, UNLABELLED_KEY, type TeamMethod } from './team-series';
 
-/** The CUR comparison's query from the team query: every method is compared, so the method is left out; the metric added. */
-export function teamCurParams(params: TeamCostParams | undefined, metric: CostMetric | undefined): TeamCurParams | undefined {
+export type CurBasis = 'billed' | 'public-on-demand';
+
+/** `?basis=public-on-demand` compares with AWS's split of public on-demand cost; default what was billed. */
+export const parseCurBasis = (params: URLSearchParams): CurBasis =>
+  params.get('basis') === 'public-on-demand' ? 'public-on-demand' : 'billed';
+
+/** The CUR comparison's query from the team query: every method is compared, so the method is left out; metric and basis added. */
+export function teamCurParams(
+  params: TeamCostParams | undefined,
+  metric: CostMetric | undefined,
+  basis: CurBasis = 'billed',
+): TeamCurParams | undefined {
   if (params === undefined) return undefined;
   const { method: _method, ...rest } = params;
-  return metric === undefined ? rest : { ...rest, metric };
+  return { ...rest, ...(metric === undefined ? {} : { metric }), ...(basis === 'billed' ? {} : { basis }) };
 }
 
 const keyOf = (kind: 'team' | 'idle', team: string | null): string => (kind === 'idle' ? IDLE_KEY : (team ?? UNLABELLED_KEY));
