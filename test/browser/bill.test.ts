@@ -286,7 +286,7 @@ describe('the CUR in the dashboard', () => {
     expect(diffs.some((t) => t.startsWith('-'))).toBe(true);
     await page.getByTestId('team-cur-chart').locator('.recharts-bar-rectangle').first().waitFor();
     await screenshot(page, 'teams-cur');
-    // AWS's split at public on-demand prices (100 % of our request share here, nothing unused counted twice): kept in the URL.
+    // AWS's split at public on-demand prices (written as our request share itself, no unused cost): kept in the URL.
     const billedTotal = await page.getByTestId('team-cur-total').innerText();
     await page.getByRole('radio', { name: 'Public on-demand prices' }).click();
     await expect.poll(() => new URL(page.url()).searchParams.get('basis')).toBe('public-on-demand');
