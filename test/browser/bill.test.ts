@@ -306,6 +306,14 @@ describe('the CUR in the dashboard', () => {
     expect(text).toContain(SP);
     expect(text).toMatch(/24 instance-hours × \$0\.096 on-demand = \$2\.30 unblended/);
     await screenshot(page, 'bill-cur');
+
+    // The NodePool's card says its bill from the CUR, by category; the overview shows the bill three ways.
+    await page.goto(`${d.baseUrl}/nodepools?from=${DAY}&to=2026-11-03&nodepool=${claims[0].nodePool}`);
+    await expect(page.getByTestId('card-cur').innerText()).resolves.toMatch(
+      /Bill from the CUR[\s\S]*\$3\.74[\s\S]*instances \$3\.74 · volumes \$0\.00/,
+    );
+    await page.goto(`${d.baseUrl}/?from=${DAY}&to=2026-11-03`);
+    await expect(page.getByTestId('cur-check-total').innerText()).resolves.toBe('$3.74');
     expect(errors).toEqual([]);
     await close();
   });
