@@ -136,9 +136,10 @@ export function TeamCurPanel({ params, method, groupBy, basis, onBasis }: TeamCu
       title={`AWS split (CUR) beside our estimate, by ${groupBy}`}
       subtitle={`${currencyCode()}: AWS's own split cost allocation for EKS from the Cost and Usage Report, each of our three methods over the same days, and where they disagree (CUR − ${METHOD_NAMES[method]} per day).`}
       actions={
-        params === undefined ? undefined : (
+        // Only with something to download; named apart from the team table's "Download CSV" on the same page.
+        params === undefined || data?.available !== true ? undefined : (
           <a className="button" href={apiUrl('/api/teams/cur', { ...params, format: 'csv' })} download>
-            Download CSV
+            Download comparison CSV
           </a>
         )
       }
