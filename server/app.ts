@@ -38,7 +38,11 @@ import { createWhatIfWorlds } from './services/whatif-world.js';
 import { createWhatIfRepository } from '../db/repositories/whatif-repository.js';
 import { QUERY_PARAM_HINTS, QUERY_PARAM_ROUTE_HINTS, type ErrorResponse } from './schemas/common.js';
 import { createBillPractice, type PracticeBillProvider } from './services/bill-practice.js';
+import { createBillCurService } from './services/bill-cur-service.js';
 import { createBillService } from './services/bill-service.js';
+import { createCurCostService } from './services/cur-cost-service.js';
+import { createTeamsCurService } from './services/teams-cur-service.js';
+import { createCurRepository } from '../db/repositories/cur-repository.js';
 import { createConsolidationService } from './services/consolidation-service.js';
 import { keptDisruptions } from './services/disruption-source.js';
 import { createEfficiencyService } from './services/efficiency-service.js';
@@ -178,17 +182,22 @@ function registerApiRoutes(
 
   app.register(statusRoutes, { reports });
   app.register(nodePoolsRoutes, { reports, nodePoolCost });
-  app.register(costRoutes, { reports, nodePoolCost });
+  const cur = createCurRepository(db);
+  app.register(costRoutes, { reports, nodePoolCost, curCost: createCurCostService(cur, reportsRepo, ctx) });
   app.register(efficiencyRoutes, { reports, efficiency: createEfficiencyService(packing, ctx) });
   app.register(consolidationRoutes, { consolidation: createConsolidationService(disruptions, packing, ctx) });
-  app.register(teamsRoutes, { teams: createTeamsService(createAnalyticsTeamsRepository(db), packing, ctx) });
+  const teamsRepo = createAnalyticsTeamsRepository(db);
+  app.register(teamsRoutes, {
+    teams: createTeamsService(teamsRepo, packing, ctx),
+    teamsCur: createTeamsCurService(teamsRepo, packing, cur, ctx),
+  });
   app.register(workloadsRoutes, {
     workloads: createWorkloadsService(createUsageRepository(db), packing, {
       snapshots: createStoredSnapshotRepository(db),
       catalogue: createEngineCatalogue(),
     }),
   });
-  app.register(billRoutes, { bill, practice: createBillPractice(db, bill, practiceBills) });
+  app.register(billRoutes, { bill, practice: createBillPractice(db, bill, practiceBills), billCur: createBillCurService(db) });
   app.register(whatIfRoutes, { whatif: createWhatIfService(createWhatIfWorlds(createWhatIfRepository(db))) });
 }
 

@@ -6,6 +6,7 @@ import { DatabaseWriteError } from '../database-writer.js';
 import { BillImportError } from '../explain/csv-syntax.js';
 import { API_ROUTES, type ApiQuery } from '../schemas/api-routes.js';
 import { ErrorResponseSchema } from '../schemas/common.js';
+import type { BillCurService } from '../services/bill-cur-service.js';
 import type { BillPractice } from '../services/bill-practice.js';
 import type { BillService } from '../services/bill-service.js';
 import { apiRoutes } from './api-route.js';
@@ -79,8 +80,11 @@ function importErrorOf(err: FastifyError): BillImportError | DatabaseWriteError 
 }
 
 /** Explain this bill: lines, explanations, CSV import and practice bills. Each handler is one call into a service. */
-export async function billRoutes(app: FastifyInstance, opts: { bill: BillService; practice: BillPractice }): Promise<void> {
-  const { bill, practice } = opts;
+export async function billRoutes(
+  app: FastifyInstance,
+  opts: { bill: BillService; practice: BillPractice; billCur: BillCurService },
+): Promise<void> {
+  const { bill, practice, billCur } = opts;
   const routes = apiRoutes(app, 'bill');
 
   // Uploads arrive as raw bytes (the parser checks size and encoding itself); only for this plugin's routes.
@@ -177,5 +181,47 @@ export async function billRoutes(app: FastifyInstance, opts: { bill: BillService
       csv: { fileName: 'bill-practice-answers', table: (b) => explanationsTable(b.explanations) },
     },
     (q) => practice.answers(q),
+  );
+
+  routes.get(
+    '/api/bill/cur/lines',
+    {
+      summary: "A UTC day of the Cost and Usage Report's resource lines (instances, volumes, …): one row per resource, in `metric`",
+      description:
+        'Default: the newest day with CUR lines (`days` lists them all). Each resource names its NodePool and NodeClaim (tag, or our NodeClaim by instance id), line item types and whether a Savings Plan or reservation covered it. CSV: the resources.',
+      csv: { fileName: 'bill-cur-lines', table: (b) => b.resources },
+    },
+    (q) => billCur.lines(q),
+  );
+
+  routes.get(
+    '/api/bill/cur/explain',
+    {
+      summary:
+        "A CUR resource-day (or a whole day, or a NodePool's day) explained: usage × rate, the line item type, the commitment ARN that covered it, amortized vs unblended, and the NodeClaim behind it",
+      description:
+        '`resource` (i-…, vol-…): that resource with the NodeClaim we collected for its instance id (hours, our estimate, why Karpenter launched it). Without it: every resource of the day (of `nodepool`), the largest 200. CSV: one line per CUR line.',
+      csv: {
+        fileName: 'bill-cur-explain',
+        table: (b) =>
+          b.explanations.flatMap((e) =>
+            e.lines.map((l) => ({
+              day: l.day,
+              resourceId: l.resourceId,
+              nodePool: l.nodePool,
+              nodeClaim: l.nodeClaim,
+              lineItemType: l.lineItemType,
+              usageType: l.usageType,
+              commitmentArn: l.commitment?.arn ?? null,
+              usageAmount: l.usageAmount,
+              unblendedUsd: l.unblendedUsd,
+              amortizedUsd: l.amortizedUsd,
+              billUsd: l.billUsd,
+              text: l.text,
+            })),
+          ),
+      },
+    },
+    (q) => billCur.explain(q),
   );
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { CurCostService } from '../services/cur-cost-service.js';
 import type { NodePoolCostService } from '../services/nodepool-cost-service.js';
 import type { ReportsService } from '../services/reports-service.js';
 import { apiRoutes } from './api-route.js';
@@ -6,9 +7,9 @@ import { apiRoutes } from './api-route.js';
 /** Cost: the bill and our estimate per day, and why they differ. */
 export async function costRoutes(
   app: FastifyInstance,
-  opts: { reports: ReportsService; nodePoolCost: NodePoolCostService },
+  opts: { reports: ReportsService; nodePoolCost: NodePoolCostService; curCost: CurCostService },
 ): Promise<void> {
-  const { reports, nodePoolCost } = opts;
+  const { reports, nodePoolCost, curCost } = opts;
   const routes = apiRoutes(app, 'cost');
 
   routes.get(
@@ -31,5 +32,17 @@ export async function costRoutes(
       csv: { fileName: 'reconciliation-daily', table: (b) => b.rows },
     },
     (q) => nodePoolCost.reconciliation(q),
+  );
+
+  routes.get(
+    '/api/cost/cur/daily',
+    {
+      summary:
+        'The NodePool bill from the Cost and Usage Report per UTC day x NodePool x category (instances, volumes, data transfer, other) in `metric`, and per day the CUR beside Cost Explorer and our estimate',
+      description:
+        'Whole UTC days; each billing period read from the import made last. `metric` as /api/cost/nodepools/daily (default amortized when commitments apply). NodePool "" = lines with neither the tag nor a NodeClaim we know by instance id. CSV: the rows.',
+      csv: { fileName: 'cost-cur-daily', table: (b) => b.rows },
+    },
+    (q) => curCost.daily(q),
   );
 }

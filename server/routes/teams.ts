@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
+import type { TeamsCurService } from '../services/teams-cur-service.js';
 import type { TeamsService } from '../services/teams-service.js';
 import { apiRoutes } from './api-route.js';
 
 /** Teams: the node cost split over the teams (or namespaces) that requested it. */
-export async function teamsRoutes(app: FastifyInstance, opts: { teams: TeamsService }): Promise<void> {
-  const { teams } = opts;
+export async function teamsRoutes(app: FastifyInstance, opts: { teams: TeamsService; teamsCur: TeamsCurService }): Promise<void> {
+  const { teams, teamsCur } = opts;
   const routes = apiRoutes(app, 'teams');
 
   routes.get(
@@ -31,5 +32,32 @@ export async function teamsRoutes(app: FastifyInstance, opts: { teams: TeamsServ
       },
     },
     (q) => teams.series(q),
+  );
+
+  routes.get(
+    '/api/teams/cur',
+    {
+      summary:
+        "AWS's split cost allocation from the Cost and Usage Report per team and UTC day beside our three methods, with CUR − ours per method",
+      description:
+        'Whole UTC days. The four series (request share, AWS split, OpenCost, "AWS split (CUR)" with its source); unused cost as the idle row (`idle=line`) or handed to the teams (`spread`); `metric` net-* reads the net split cost (AWS splits amortized cost, so unblended reads as amortized). Teams by the same rules as /api/teams/cost (`label`, `groupBy`, `team`, `weights` for request share). Days without CUR split lines have curUsd null. CSV: one line per day and team.',
+      csv: {
+        fileName: 'teams-cur',
+        table: (b) =>
+          b.rows.map((r) => ({
+            day: r.day,
+            kind: r.kind,
+            team: r.team,
+            curUsd: r.curUsd,
+            requestShareUsd: r.ours['request-share'],
+            awsSplitUsd: r.ours['aws-split'],
+            openCostUsd: r.ours.opencost,
+            curMinusRequestShareUsd: r.differenceUsd['request-share'],
+            curMinusAwsSplitUsd: r.differenceUsd['aws-split'],
+            curMinusOpenCostUsd: r.differenceUsd.opencost,
+          })),
+      },
+    },
+    (q) => teamsCur.compare(q),
   );
 }

@@ -50,6 +50,9 @@ import {
   PredictResponseSchema,
 } from './whatif.js';
 import { TeamCostQuerySchema, TeamCostResponseSchema, TeamCostSeriesQuerySchema, TeamCostSeriesResponseSchema } from './teams.js';
+import { CurExplainQuerySchema, CurExplainResponseSchema, CurLinesQuerySchema, CurLinesResponseSchema } from './bill-cur.js';
+import { CurDailyQuerySchema, CurDailyResponseSchema } from './cost-cur.js';
+import { TeamCurQuerySchema, TeamCurResponseSchema } from './teams-cur.js';
 
 /**
  * The API contract in one map: path -> method, query schema, response schema (the 2xx body). The server registers
@@ -75,6 +78,7 @@ export const API_ROUTES = {
   // cost
   '/api/cost/nodepools/daily': { method: 'GET', query: DailyCostQuerySchema, response: DailyCostResponseSchema },
   '/api/reconciliation/daily': { method: 'GET', query: ReconciliationQuerySchema, response: ReconciliationResponseSchema },
+  '/api/cost/cur/daily': { method: 'GET', query: CurDailyQuerySchema, response: CurDailyResponseSchema },
   // efficiency
   '/api/efficiency/nodepools': { method: 'GET', query: EfficiencySeriesQuerySchema, response: EfficiencyResponseSchema },
   '/api/efficiency/summary': { method: 'GET', query: EfficiencySummaryQuerySchema, response: EfficiencySummaryResponseSchema },
@@ -87,6 +91,7 @@ export const API_ROUTES = {
   // teams
   '/api/teams/cost': { method: 'GET', query: TeamCostQuerySchema, response: TeamCostResponseSchema },
   '/api/teams/cost/series': { method: 'GET', query: TeamCostSeriesQuerySchema, response: TeamCostSeriesResponseSchema },
+  '/api/teams/cur': { method: 'GET', query: TeamCurQuerySchema, response: TeamCurResponseSchema },
   // workloads
   '/api/workloads/recommendations': { method: 'GET', query: RecommendationsQuerySchema, response: RecommendationsResponseSchema },
   '/api/workloads/usage': { method: 'GET', query: WorkloadUsageQuerySchema, response: WorkloadUsageResponseSchema },
@@ -102,6 +107,8 @@ export const API_ROUTES = {
   '/api/bill/import': { method: 'POST', query: ImportQuerySchema, response: ImportResponseSchema },
   '/api/bill/practice': { method: 'GET', query: PracticeQuerySchema, response: PracticeQuestionSchema },
   '/api/bill/practice/answers': { method: 'GET', query: PracticeQuerySchema, response: PracticeAnswersSchema },
+  '/api/bill/cur/lines': { method: 'GET', query: CurLinesQuerySchema, response: CurLinesResponseSchema },
+  '/api/bill/cur/explain': { method: 'GET', query: CurExplainQuerySchema, response: CurExplainResponseSchema },
 } as const satisfies Record<string, RouteEntry>;
 
 export type ApiRoutes = typeof API_ROUTES;

@@ -43,7 +43,7 @@ export const TeamMethodFeedSchema = Type.Object({
 });
 
 /** The parameters of GET /api/teams/cost, shared by the series. */
-const teamCostQueryProperties = {
+export const teamCostQueryProperties = {
   ...rangeQueryProperties,
   team: Type.Optional(
     Type.String({ pattern: TEAM_PATTERN, maxLength: 63, description: 'Only this team (or namespace with groupBy=namespace).' }),

@@ -11,6 +11,25 @@ import type { TeamCostQuery, TeamCostResponse, TeamCostSeriesQuery, TeamCostSeri
 import { rangeOf, type RangeContext } from './analytics-range.js';
 import { HOUR_MS } from '../../core/time.js';
 
+/**
+ * The team of a namespace row: the collected team (the pod label, then the namespace label), the namespace itself
+ * (groupBy=namespace), or another namespace label (pod labels other than the default are not kept per snapshot).
+ * One rule for the three methods and for AWS's split from the CUR.
+ */
+export function teamRule(
+  teams: Pick<AnalyticsTeamsRepository, 'namespaceLabels'>,
+  label: string,
+  groupBy: 'team' | 'namespace',
+): { teamOf: (r: Pick<NamespaceSumsRow, 'namespace' | 'team'>) => string | null; notes: string[] } {
+  if (groupBy === 'namespace') return { teamOf: (r) => r.namespace, notes: [] };
+  if (label === DEFAULT_TEAM_LABEL) return { teamOf: (r) => r.team, notes: [] };
+  const labels = teams.namespaceLabels();
+  return {
+    teamOf: (r) => labels.get(r.namespace)?.[label] ?? null,
+    notes: [`Teams come from the namespace label "${label}"; pod labels other than "${DEFAULT_TEAM_LABEL}" are not stored.`],
+  };
+}
+
 /** Team attribution of node cost over a range, and per day or week of it. */
 export function createTeamsService(teams: AnalyticsTeamsRepository, packing: AnalyticsPackingRepository, ctx: RangeContext) {
   /** The query's split options and the response fields that echo them. */
@@ -24,17 +43,7 @@ export function createTeamsService(teams: AnalyticsTeamsRepository, packing: Ana
     const label = q.label ?? DEFAULT_TEAM_LABEL;
     const groupBy = q.groupBy ?? 'team';
     const idle = q.idle ?? 'line';
-    const notes: string[] = [];
-
-    // The collected team honours the pod label, then the namespace label; another key can only be read
-    // from namespaces (pod labels are not kept per snapshot).
-    let teamOf = (r: NamespaceSumsRow): string | null => r.team;
-    if (groupBy === 'namespace') teamOf = (r) => r.namespace;
-    else if (label !== DEFAULT_TEAM_LABEL) {
-      const labels = teams.namespaceLabels();
-      teamOf = (r) => labels.get(r.namespace)?.[label] ?? null;
-      notes.push(`Teams come from the namespace label "${label}"; pod labels other than "${DEFAULT_TEAM_LABEL}" are not stored.`);
-    }
+    const { teamOf, notes } = teamRule(teams, label, groupBy);
     const options: TeamCostOptions = { method, weights, idle, teamOf };
     const echo = { method, methodInfo: TEAM_METHODS[method], weights: method === 'request-share' ? weights : null, idle, label, groupBy };
     return { options, echo, notes };

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { createCurRepository } from '../../db/repositories/cur-repository.js';
 import type { PracticeQuestion } from '../../server/schemas/bill.js';
+import type { TeamCostResponse } from '../../server/schemas/teams.js';
 import { dashboardPerFile, openPage, screenshot, serveDashboard } from './harness.js';
 
 /*
@@ -167,5 +169,152 @@ describe('practice mode on a server without the sandbox (serve)', () => {
     } finally {
       await served.close();
     }
+  });
+});
+
+/*
+ * The CUR views over the same server: a billing period written through the CUR repository as the import writes it,
+ * for 2026-11-02 of the seeded sandbox. Split lines per namespace from our own request-share figures (AWS at 80 %
+ * of them, unused 10 %), so the Teams page has a difference to show; three of the day's instances by their real ids,
+ * the first under a Savings Plan, so Explain this bill has a NodeClaim and a commitment to name.
+ */
+describe('the CUR in the dashboard', () => {
+  const DAY = '2026-11-02';
+  const SP = 'arn:aws:savingsplans::123456789012:savingsplan/5e1c2a90-3b7d-4c1e-8f2a-6d9b0c4e7a13';
+
+  it('Teams shows AWS split (CUR) beside our methods with the difference; Bill explains a CUR line', async () => {
+    const dayMs = Date.parse(`${DAY}T00:00:00Z`);
+    const ns = (await (
+      await fetch(`${d.baseUrl}/api/teams/cost?from=${DAY}T00:00:00Z&to=2026-11-03T00:00:00Z&groupBy=namespace`)
+    ).json()) as TeamCostResponse;
+    const cur = createCurRepository(d.db);
+    const claims = [...cur.knownNodeClaims().values()].slice(0, 3);
+    expect(claims.length).toBe(3);
+    const m = (unblended: number, amortized: number) => ({
+      unblendedUsd: unblended,
+      amortizedUsd: amortized,
+      netUnblendedUsd: unblended,
+      netAmortizedUsd: amortized,
+    });
+    const line = (c: (typeof claims)[number], lineItemType: string, unblended: number, amortized: number, arn = '') => ({
+      day: DAY,
+      dayMs,
+      resourceId: c.instanceId,
+      lineItemType,
+      usageType: 'USW2-BoxUsage:m5.large',
+      productCode: 'AmazonEC2',
+      operation: 'RunInstances',
+      category: 'instances' as const,
+      cluster: d.sandbox.scenario.clusterName,
+      nodePool: c.nodePool,
+      nodeClaim: c.nodeClaim,
+      attributedBy: 'tag' as const,
+      commitmentArn: arn,
+      usageAmount: 24,
+      publicOnDemandUsd: Math.max(unblended, 0),
+      lineCount: 1,
+      ...m(unblended, amortized),
+    });
+    cur.replacePeriod({
+      summary: {
+        source: 's3://ledger-cur/exports/ledger',
+        billingPeriod: '2026-11',
+        periodStartMs: Date.parse('2026-11-01T00:00:00Z'),
+        importedAt: Date.now(),
+        curRows: 100,
+        unblendedUsd: 0,
+        amortizedUsd: 0,
+        unattributedLines: 0,
+        unattributedUsd: 0,
+        nodeClaimFilledLines: 0,
+        splitLines: 10,
+        manifestExecutionId: null,
+      },
+      files: [],
+      nodePoolDays: [
+        {
+          day: DAY,
+          dayMs,
+          cluster: '',
+          nodePool: claims[0].nodePool,
+          category: 'instances',
+          attributedBy: 'tag',
+          usageAmount: 72,
+          publicOnDemandUsd: 6.912,
+          lineCount: 4,
+          ...m(4.608, 3.744),
+        },
+      ],
+      namespaceDays: ns.teams
+        .filter((t) => t.kind === 'team' && t.team !== null)
+        .map((t) => ({
+          day: DAY,
+          dayMs,
+          cluster: '',
+          nodePool: claims[0].nodePool,
+          namespace: t.team ?? '',
+          splitCostUsd: t.costUsd * 0.8,
+          unusedCostUsd: t.costUsd * 0.1,
+          netSplitCostUsd: t.costUsd * 0.8,
+          netUnusedCostUsd: t.costUsd * 0.1,
+          publicOnDemandSplitCostUsd: t.costUsd,
+          publicOnDemandUnusedCostUsd: 0,
+          vcpuHours: 1,
+          memoryGbHours: 1,
+          podCount: 1,
+          lineCount: 2,
+        })),
+      resourceDays: [
+        line(claims[0], 'SavingsPlanCoveredUsage', 2.304, 1.44, SP),
+        line(claims[0], 'SavingsPlanNegation', -2.304, 0, SP),
+        line(claims[1], 'Usage', 2.304, 2.304),
+        line(claims[2], 'Usage', 2.304, 2.304),
+      ],
+    });
+
+    const { page, errors, close } = await openPage(d.browser);
+    await page.goto(`${d.baseUrl}/teams?from=${DAY}&to=2026-11-03`);
+    const table = page.getByTestId('team-cur-table');
+    await table.waitFor();
+    await expect(page.getByRole('heading', { name: /AWS split \(CUR\) beside our estimate/ }).count()).resolves.toBe(1);
+    await expect(table.locator('thead').innerText()).resolves.toMatch(
+      /AWS split \(CUR\)[\s\S]*Request share[\s\S]*AWS split[\s\S]*OpenCost/,
+    );
+    // AWS's figure is 80 % of our request share per team, plus its unused cost as idle: the differences are not zero.
+    const diffs = await page.getByTestId('team-cur-difference').allInnerTexts();
+    expect(diffs.length).toBeGreaterThan(1);
+    expect(diffs.some((t) => t.startsWith('-'))).toBe(true);
+    await page.getByTestId('team-cur-chart').locator('.recharts-bar-rectangle').first().waitFor();
+    await screenshot(page, 'teams-cur');
+    // AWS's split at public on-demand prices (written as our request share itself, no unused cost): kept in the URL.
+    const billedTotal = await page.getByTestId('team-cur-total').innerText();
+    await page.getByRole('radio', { name: 'Public on-demand prices' }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('basis')).toBe('public-on-demand');
+    await expect.poll(() => page.getByTestId('team-cur-total').innerText()).not.toBe(billedTotal);
+
+    await page.goto(`${d.baseUrl}/bill?mode=cur`);
+    const rows = page.locator('[data-testid="cur-resources"] tbody tr:not(.detail-row)');
+    await rows.first().waitFor();
+    await expect(rows.count()).resolves.toBe(3);
+    await page.getByRole('button', { name: `Explain ${claims[0].instanceId}` }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('resource')).toBe(claims[0].instanceId);
+    const explanation = page.getByTestId('cur-explanation');
+    await explanation.waitFor();
+    const text = await explanation.innerText();
+    expect(text).toContain(`NodeClaim ${claims[0].nodeClaim} of NodePool ${claims[0].nodePool}`);
+    expect(text).toContain('SavingsPlanCoveredUsage');
+    expect(text).toContain(SP);
+    expect(text).toMatch(/24 instance-hours × \$0\.096 on-demand = \$2\.30 unblended/);
+    await screenshot(page, 'bill-cur');
+
+    // The NodePool's card says its bill from the CUR, by category; the overview shows the bill three ways.
+    await page.goto(`${d.baseUrl}/nodepools?from=${DAY}&to=2026-11-03&nodepool=${claims[0].nodePool}`);
+    await expect(page.getByTestId('card-cur').innerText()).resolves.toMatch(
+      /Bill from the CUR[\s\S]*\$3\.74[\s\S]*instances \$3\.74 · volumes \$0\.00/,
+    );
+    await page.goto(`${d.baseUrl}/?from=${DAY}&to=2026-11-03`);
+    await expect(page.getByTestId('cur-check-total').innerText()).resolves.toBe('$3.74');
+    expect(errors).toEqual([]);
+    await close();
   });
 });

@@ -18,6 +18,10 @@ import type { EfficiencySummaryResponse, NodesResponse } from '../../server/sche
 import type { NodePoolCompareResponse } from '../../server/schemas/nodepools.js';
 import type { ErrorResponse } from '../../server/schemas/common.js';
 import type { TeamCostResponse } from '../../server/schemas/teams.js';
+import { createCurRepository } from '../../db/repositories/cur-repository.js';
+import type { CurExplainResponse, CurLinesResponse } from '../../server/schemas/bill-cur.js';
+import type { CurDailyResponse } from '../../server/schemas/cost-cur.js';
+import type { TeamCurResponse } from '../../server/schemas/teams-cur.js';
 import { MINUTE_MS } from '../../core/time.js';
 
 /*
@@ -539,3 +543,217 @@ describe('OpenAPI', () => {
     expect(page.body).not.toMatch(/<script|style=/);
   });
 });
+
+/*
+ * The CUR views over the same cluster: a billing period written through the CUR repository as the import writes it.
+ * 2026-11-01 (the day of the snapshots), AWS's split per namespace: web split 0.14 + unused 0.16, jobs 0.12 + 0.14,
+ * batch 0.04 + 0.02 (net: 10 % off everything; at public on-demand prices 1.5 times as much). Teams as collected: web -> web, jobs and batch -> data.
+ *   idle=line: data 0.12 + 0.04 = 0.16, web 0.14, idle 0.16 + 0.14 + 0.02 = 0.32.
+ * Resource lines: node-a's 2 h under a Savings Plan (0.40 on demand, 0.28 amortized) and its negation; node-b 1 h
+ * on demand 0.20; node-s 2 h spot 0.12; a general volume 0.05. NodePool bill amortized: general 0.28 + 0.20 + 0.05
+ * = 0.53 (instances 0.48, volumes 0.05), batch 0.12.
+ */
+describe('the CUR views (GET /api/teams/cur, /api/cost/cur/daily, /api/bill/cur/*)', () => {
+  const SP = 'arn:aws:savingsplans::123456789012:savingsplan/0f1e2d3c-4b5a-6978-8a9b-0c1d2e3f4a5b';
+  const DAY = '2026-11-01';
+  const dayMs = Date.parse(`${DAY}T00:00:00Z`);
+  const metrics = (unblended: number, amortized: number) => ({
+    unblendedUsd: unblended,
+    amortizedUsd: amortized,
+    netUnblendedUsd: unblended * 0.9,
+    netAmortizedUsd: amortized * 0.9,
+  });
+  const resource = (
+    resourceId: string,
+    lineItemType: string,
+    usageType: string,
+    nodePool: string,
+    nodeClaim: string,
+    usageAmount: number,
+    unblended: number,
+    amortized: number,
+    commitmentArn = '',
+  ) => ({
+    day: DAY,
+    dayMs,
+    resourceId,
+    lineItemType,
+    usageType,
+    productCode: 'AmazonEC2',
+    operation: 'RunInstances',
+    category: usageType.includes('EBS') ? ('volumes' as const) : ('instances' as const),
+    cluster: 'ledger',
+    nodePool,
+    nodeClaim,
+    attributedBy: 'tag' as const,
+    commitmentArn,
+    usageAmount,
+    publicOnDemandUsd: Math.max(0, unblended),
+    lineCount: 1,
+    ...metrics(unblended, amortized),
+  });
+  const split = (namespace: string, nodePool: string, splitUsd: number, unusedUsd: number) => ({
+    day: DAY,
+    dayMs,
+    cluster: 'ledger',
+    nodePool,
+    namespace,
+    splitCostUsd: splitUsd,
+    unusedCostUsd: unusedUsd,
+    netSplitCostUsd: splitUsd * 0.9,
+    netUnusedCostUsd: unusedUsd * 0.9,
+    publicOnDemandSplitCostUsd: splitUsd * 1.5,
+    publicOnDemandUnusedCostUsd: unusedUsd * 1.5,
+    vcpuHours: 1,
+    memoryGbHours: 1,
+    podCount: 1,
+    lineCount: 2,
+  });
+  const npDay = (nodePool: string, category: 'instances' | 'volumes', unblended: number, amortized: number) => ({
+    day: DAY,
+    dayMs,
+    cluster: 'ledger',
+    nodePool,
+    category,
+    attributedBy: 'tag' as const,
+    usageAmount: 1,
+    publicOnDemandUsd: unblended,
+    lineCount: 1,
+    ...metrics(unblended, amortized),
+  });
+
+  beforeAll(() => {
+    createCurRepository(db).replacePeriod({
+      summary: {
+        source: '/exports/ledger',
+        billingPeriod: '2026-11',
+        periodStartMs: Date.parse('2026-11-01T00:00:00Z'),
+        importedAt: Date.parse('2026-11-02T06:00:00Z'),
+        curRows: 12,
+        unblendedUsd: 0.37,
+        amortizedUsd: 0.65,
+        unattributedLines: 0,
+        unattributedUsd: 0,
+        nodeClaimFilledLines: 0,
+        splitLines: 6,
+        manifestExecutionId: null,
+      },
+      files: [],
+      nodePoolDays: [
+        npDay('general', 'instances', 0.2, 0.48),
+        npDay('general', 'volumes', 0.05, 0.05),
+        npDay('batch', 'instances', 0.12, 0.12),
+      ],
+      namespaceDays: [split('web', 'general', 0.14, 0.16), split('jobs', 'general', 0.12, 0.14), split('batch', 'batch', 0.04, 0.02)],
+      resourceDays: [
+        resource('i-node-a', 'SavingsPlanCoveredUsage', 'USE1-BoxUsage:m5.xlarge', 'general', 'general-a', 2, 0.4, 0.28, SP),
+        resource('i-node-a', 'SavingsPlanNegation', 'USE1-BoxUsage:m5.xlarge', 'general', 'general-a', 2, -0.4, 0, SP),
+        resource('i-node-b', 'Usage', 'USE1-BoxUsage:m5.xlarge', 'general', 'general-b', 1, 0.2, 0.2),
+        resource('i-node-s', 'Usage', 'USE1-SpotUsage:c5.large', 'batch', 'batch-s', 2, 0.12, 0.12),
+        resource('vol-0a1b2c3d', 'Usage', 'USE1-EBS:VolumeUsage.gp3', 'general', '', 0.0164, 0.05, 0.05),
+      ],
+    });
+  });
+
+  it('Teams: AWS split (CUR) per team and day beside the three methods, CUR − ours, idle shown', async () => {
+    const { status, body } = await get<TeamCurResponse>('/api/teams/cur?from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z');
+    expect(status).toBe(200);
+    expect(body.available).toBe(true);
+    expect(body.series.map((s) => s.name)).toEqual(['Request share', 'AWS split cost allocation', 'OpenCost', 'AWS split (CUR)']);
+    expect(body.series[3].source).toBe('CUR 2.0 /exports/ledger, billing period 2026-11, imported 2026-11-02T06:00Z.');
+    // Our methods over the day are /api/teams/cost over the day, to the cent.
+    const day = (await get<TeamCostResponse>('/api/teams/cost?from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z')).body;
+    const rs = new Map(day.teams.map((t) => [t.team ?? t.kind, t.costUsd]));
+    const cents = (x: number) => Math.round(x * 100) / 100;
+    expect(body.rows.map((r) => [r.kind, r.team, r.curUsd, r.ours['request-share'], r.differenceUsd['request-share']])).toEqual([
+      ['team', 'data', 0.16, rs.get('data'), cents(0.16 - (rs.get('data') ?? NaN))],
+      ['team', 'web', 0.14, rs.get('web'), cents(0.14 - (rs.get('web') ?? NaN))],
+      ['idle', null, 0.32, rs.get('idle'), cents(0.32 - (rs.get('idle') ?? NaN))],
+    ]);
+    expect(body.totals.map((t) => [t.team, t.curUsd])).toEqual([
+      ['data', 0.16],
+      ['web', 0.14],
+      [null, 0.32],
+    ]);
+    // Spread: AWS hands the unused cost to the pods: data 0.16 + 0.16 = 0.32, web 0.30; no idle row. Net: 10 % off.
+    const spread = (
+      await get<TeamCurResponse>('/api/teams/cur?from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z&idle=spread&metric=net-amortized')
+    ).body;
+    expect(spread.rows.map((r) => [r.kind, r.team, r.curUsd])).toEqual([
+      ['team', 'data', 0.29],
+      ['team', 'web', 0.27],
+    ]);
+    // At public on-demand prices (1.5 × the billed split here): data 0.24, web 0.21, idle 0.48; said in the notes.
+    const od = (await get<TeamCurResponse>('/api/teams/cur?from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z&basis=public-on-demand')).body;
+    expect(od.basis).toBe('public-on-demand');
+    expect(od.rows.map((r) => [r.team, r.curUsd])).toEqual([
+      ['data', 0.24],
+      ['web', 0.21],
+      [null, 0.48],
+    ]);
+    expect(od.notes.join(' ')).toContain('public on-demand cost: commitments and discounts are out of the difference');
+    // Another label and one team: the namespace label example.com/owner names jobs and batch "analytics".
+    const owner = (
+      await get<TeamCurResponse>('/api/teams/cur?from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z&label=example.com/owner&team=analytics')
+    ).body;
+    expect(owner.rows.map((r) => [r.team, r.curUsd])).toEqual([['analytics', 0.16]]);
+    // A day without CUR lines: no CUR figure, no difference, said in the notes.
+    const later = (await get<TeamCurResponse>('/api/teams/cur?from=2026-10-31T00:00:00Z&to=2026-11-02T00:00:00Z')).body;
+    expect(later.curDays).toEqual([DAY]);
+    expect(later.notes).toContain('The CUR has split lines for 1 of 2 days; the other days are not compared.');
+    const csv = await app.inject({ url: '/api/teams/cur?from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z&format=csv' });
+    expect(csv.body.split('\r\n')[0]).toBe(
+      'day,kind,team,curUsd,requestShareUsd,awsSplitUsd,openCostUsd,curMinusRequestShareUsd,curMinusAwsSplitUsd,curMinusOpenCostUsd',
+    );
+  });
+
+  it('NodePools: the CUR bill per NodePool and category in the metric, beside Cost Explorer and our estimate', async () => {
+    const { body } = await get<CurDailyResponse>('/api/cost/cur/daily?from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z');
+    expect(body.metric).toBe('amortized'); // the CUR's amortized differs from its unblended: commitments apply
+    expect(body.byNodePool.map((p) => [p.nodePool, cents2(p.instancesUsd), cents2(p.volumesUsd), cents2(p.totalUsd)])).toEqual([
+      ['general', 0.48, 0.05, 0.53],
+      ['batch', 0.12, 0, 0.12],
+    ]);
+    expect(body.reconciliation).toHaveLength(1);
+    expect(cents2(body.reconciliation[0].curUsd ?? NaN)).toBe(0.65);
+    expect(body.reconciliation[0].costExplorerUsd).toBeNull(); // no Cost Explorer bill synced here
+    const unblended = (
+      await get<CurDailyResponse>('/api/cost/cur/daily?from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z&metric=unblended')
+    ).body;
+    expect(cents2(unblended.totals.curUsd)).toBe(0.37);
+  });
+
+  it('Explain: the day lists resources; a Savings Plan instance-day explains with its NodeClaim and ARN', async () => {
+    const lines = (await get<CurLinesResponse>('/api/bill/cur/lines')).body;
+    expect(lines.days).toEqual([DAY]);
+    expect(lines.day).toBe(DAY); // the newest by default
+    expect(lines.resources.map((r) => [r.resourceId, r.resourceKind, r.nodePool, r.committed, cents2(r.billUsd)])).toEqual([
+      ['i-node-a', 'instance', 'general', true, 0.28],
+      ['i-node-b', 'instance', 'general', false, 0.2],
+      ['i-node-s', 'instance', 'batch', false, 0.12],
+      ['vol-0a1b2c3d', 'volume', 'general', false, 0.05],
+    ]);
+    const { status, body } = await get<CurExplainResponse>(`/api/bill/cur/explain?day=${DAY}&resource=i-node-a`);
+    expect(status).toBe(200);
+    const [e] = body.explanations;
+    expect(e.lines.map((l) => [l.lineItemType, l.commitment?.arn])).toEqual([
+      ['SavingsPlanCoveredUsage', SP],
+      ['SavingsPlanNegation', SP],
+    ]);
+    expect(e.lines[0].text).toContain('2 instance-hours × $0.2 on-demand = $0.40 unblended');
+    expect(e.node).toMatchObject({ nodeName: 'node-a', nodeClaim: 'general-a', nodePool: 'general', instanceType: 'm5.xlarge' });
+    expect(e.node?.reasons?.capacityType.chosen).toBe('on-demand');
+    expect(e.summary).toMatch(/^i-node-a \(instance, NodeClaim general-a of NodePool general\) on 2026-11-01: \$0\.28 amortized/);
+    // A NodePool's day, without reasons; an unknown resource is an empty answer, not an error.
+    const general = (await get<CurExplainResponse>(`/api/bill/cur/explain?nodepool=general&metric=unblended`)).body;
+    expect(general.explanations.map((x) => [x.resourceId, cents2(x.billUsd)])).toEqual([
+      ['i-node-b', 0.2],
+      ['vol-0a1b2c3d', 0.05],
+      ['i-node-a', 0],
+    ]);
+    expect(general.explanations.every((x) => x.node === null)).toBe(true);
+    expect((await get<CurExplainResponse>(`/api/bill/cur/explain?resource=i-0000`)).body.explanations).toEqual([]);
+  });
+});
+
+const cents2 = (x: number): number => Math.round(x * 100) / 100;

@@ -3,6 +3,7 @@ import { Link } from '../lib/router';
 import { pickParams } from '../lib/url-params';
 import { useDailyCost } from '../features/cost/api/use-daily-cost';
 import { CostPanel } from '../features/cost/components/cost-panel';
+import { CurCheckPanel } from '../features/cost/components/cur-check-panel';
 import { GapPanel } from '../features/cost/components/gap-panel';
 import { TimelinePanel } from '../features/consolidation/components/timeline-panel';
 import { useNodePoolColors } from '../features/filters/api/use-nodepool-colors';
@@ -42,6 +43,7 @@ export default function OverviewPage() {
         />
         <CostPanel query={billQuery} colors={colors} />
         <GapPanel query={billQuery} />
+        <CurCheckPanel query={billQuery} />
         <TimelinePanel
           query={query}
           nodePool={filters.nodePool}

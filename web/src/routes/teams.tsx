@@ -10,6 +10,9 @@ import { TeamChartPanel } from '../features/teams/components/team-chart-panel';
 import { TeamMethodNote } from '../features/teams/components/team-method-note';
 import { TeamOptions } from '../features/teams/components/team-options';
 import { TeamTablePanel } from '../features/teams/components/team-table-panel';
+import { useTeamCur } from '../features/teams/api/use-team-cur';
+import { TeamCurPanel } from '../features/teams/components/team-cur-panel';
+import { parseCurBasis, teamCurParams } from '../features/teams/utils/team-cur';
 import { parseTeams, teamCostParams, teamNames } from '../features/teams/utils/team-series';
 
 /** Teams: cost per team or namespace over time, idle as its own band, and the table behind it. Composes only. */
@@ -22,6 +25,10 @@ export default function TeamsPage() {
   const resolved = resolveRange(filters.range, status.data?.defaultRange.to);
   const all = useTeamCost(query === undefined ? undefined : teamCostParams(query, state, undefined));
   const teamParams = query === undefined ? undefined : teamCostParams(query, state, filters.team);
+  const basis = parseCurBasis(params);
+  const curParams = teamCurParams(teamParams, filters.metric, basis);
+  // The metric switch applies to AWS's split from the CUR (split cost or net split cost); the same cache entry as the panel.
+  const metricInEffect = useTeamCur(curParams).data?.metric;
   return (
     <>
       <PageHeader
@@ -34,6 +41,7 @@ export default function TeamsPage() {
           onChange={update}
           teams={teamNames(all.data)}
           teamLabel={state.groupBy === 'team' ? 'Team' : 'Namespace'}
+          metric={{ inEffect: metricInEffect }}
         />
       </PageHeader>
       <div className="panels">
@@ -41,6 +49,13 @@ export default function TeamsPage() {
         <TeamMethodNote params={teamParams} />
         <TeamChartPanel params={teamParams} groupBy={state.groupBy} />
         <TeamTablePanel params={teamParams} state={state} onChange={update} colors={colors} />
+        <TeamCurPanel
+          params={curParams}
+          method={state.method}
+          groupBy={state.groupBy}
+          basis={basis}
+          onBasis={(b) => update({ basis: b === 'billed' ? undefined : b })}
+        />
       </div>
     </>
   );

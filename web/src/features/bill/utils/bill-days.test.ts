@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { BillLine } from '@schemas/bill';
-import { dayBill, lineDays, parseBillPage, pickDay, sourceLabel, toggleLineUpdates } from './bill-days';
+import { dayBill, lineDays, parseBillPage, pickDay, sourceLabel, toggleLineUpdates, toggleResourceUpdates } from './bill-days';
 
 const line = (day: string, nodePool: string, usd: number, estimated = false): BillLine => ({
   id: 1,
@@ -27,6 +27,7 @@ describe('parseBillPage', () => {
       day: undefined,
       groupBy: undefined,
       lines: [],
+      resources: [],
       seed: 1,
     }));
   it('reads every key', () =>
@@ -38,7 +39,14 @@ describe('parseBillPage', () => {
       day: '2026-11-09',
       groupBy: 'INSTANCE_TYPE',
       lines: [4, 12],
+      resources: [],
       seed: 7,
+    }));
+  it('reads the CUR mode and its expanded resources', () =>
+    expect(parseBillPage(new URLSearchParams('mode=cur&day=2026-11-09&resource=i-0abc,vol-0def,bad%20id'))).toMatchObject({
+      mode: 'cur',
+      day: '2026-11-09',
+      resources: ['i-0abc', 'vol-0def'],
     }));
   it('ignores what it cannot use', () =>
     expect(parseBillPage(new URLSearchParams('mode=quiz&seed=-1&source=s3:x&day=9 Nov&groupBy=TAG&line=a,0,3'))).toEqual({
@@ -47,6 +55,7 @@ describe('parseBillPage', () => {
       day: undefined,
       groupBy: undefined,
       lines: [3],
+      resources: [],
       seed: 1,
     }));
 });
@@ -57,6 +66,12 @@ describe('toggleLineUpdates', () => {
   it('removes a line', () => expect(toggleLineUpdates(state, 4)).toEqual({ line: '12' }));
   it('clears the key with the last line', () =>
     expect(toggleLineUpdates(parseBillPage(new URLSearchParams('line=4')), 4)).toEqual({ line: undefined }));
+});
+
+describe('toggleResourceUpdates', () => {
+  const state = parseBillPage(new URLSearchParams('mode=cur&resource=i-0abc'));
+  it('adds a resource', () => expect(toggleResourceUpdates(state, 'vol-0def')).toEqual({ resource: 'i-0abc,vol-0def' }));
+  it('clears the key with the last one', () => expect(toggleResourceUpdates(state, 'i-0abc')).toEqual({ resource: undefined }));
 });
 
 describe('days', () => {

@@ -6,20 +6,24 @@ import type { ParamUpdates } from '../../../lib/url-params';
  *   ?mode=practice&seed=3       practice mode, question 3 (default: your bill)
  *   ?source=csv:costs&day=2026-11-09&groupBy=INSTANCE_TYPE   which stored bill, which UTC day, which grouping
  *   &line=42                    the expanded line
+ *   ?mode=cur&day=2026-11-09&resource=i-0abc,vol-0def   the CUR's resource lines of a day, those expanded
  */
 export interface BillPageState {
-  mode: 'bill' | 'practice';
+  mode: 'bill' | 'practice' | 'cur';
   source: string | undefined;
   day: string | undefined;
   groupBy: BillGroupBy | undefined;
   /** Expanded line ids. */
   lines: number[];
+  /** Expanded CUR resource ids (mode cur). */
+  resources: string[];
   seed: number;
 }
 
 const GROUP_BYS: readonly BillGroupBy[] = ['PURCHASE_TYPE', 'INSTANCE_TYPE', 'RESOURCE_ID', 'USAGE_TYPE', 'NONE'];
 const SOURCE_RE = /^(cost-explorer|csv:[A-Za-z0-9][A-Za-z0-9._-]{0,63})$/;
 const DAY_RE = /^\d{4}-\d{2}-\d{2}$/;
+const RESOURCE_RE = /^[A-Za-z0-9][A-Za-z0-9:/._-]{0,199}$/;
 
 export function parseBillPage(params: URLSearchParams): BillPageState {
   const source = params.get('source');
@@ -27,7 +31,7 @@ export function parseBillPage(params: URLSearchParams): BillPageState {
   const seedText = params.get('seed');
   const seed = seedText === null || seedText === '' ? NaN : Number(seedText);
   return {
-    mode: params.get('mode') === 'practice' ? 'practice' : 'bill',
+    mode: params.get('mode') === 'practice' ? 'practice' : params.get('mode') === 'cur' ? 'cur' : 'bill',
     source: source !== null && SOURCE_RE.test(source) ? source : undefined,
     day: day !== null && DAY_RE.test(day) ? day : undefined,
     groupBy: GROUP_BYS.find((g) => g === params.get('groupBy')),
@@ -35,6 +39,7 @@ export function parseBillPage(params: URLSearchParams): BillPageState {
       .split(',')
       .map(Number)
       .filter((n) => Number.isInteger(n) && n > 0),
+    resources: (params.get('resource') ?? '').split(',').filter((r) => RESOURCE_RE.test(r)),
     seed: Number.isInteger(seed) && seed >= 0 && seed < 2 ** 31 ? seed : 1,
   };
 }
@@ -43,6 +48,12 @@ export function parseBillPage(params: URLSearchParams): BillPageState {
 export function toggleLineUpdates(state: BillPageState, id: number): ParamUpdates {
   const lines = state.lines.includes(id) ? state.lines.filter((l) => l !== id) : [...state.lines, id];
   return { line: lines.length === 0 ? undefined : lines.join(',') };
+}
+
+/** Expanding a CUR resource adds it to `resource=`; collapsing removes it. */
+export function toggleResourceUpdates(state: BillPageState, id: string): ParamUpdates {
+  const resources = state.resources.includes(id) ? state.resources.filter((r) => r !== id) : [...state.resources, id];
+  return { resource: resources.length === 0 ? undefined : resources.join(',') };
 }
 
 /** The UTC days the lines cover (by period start), newest last. */

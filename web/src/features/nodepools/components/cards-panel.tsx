@@ -5,6 +5,7 @@ import { Panel } from '../../../components/ui/panel';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
 import type { NodePoolColors } from '../../../lib/colors';
 import { formatIsoUtc } from '../../../lib/format';
+import { useCurDaily } from '../../cost/api/use-cur-daily';
 import { useEfficiencySummary, useNodePoolBill, useNodePoolCompare, useNodePoolSpecs, useNodesAt } from '../api/use-nodepool-data';
 import { buildCards } from '../utils/nodepool-cards';
 import { NodePoolCards } from './nodepool-cards';
@@ -23,6 +24,7 @@ export function CardsPanel({ query, nodePool, metric, colors }: CardsPanelProps)
   const unfiltered = query === undefined ? undefined : { from: query.from, to: query.to };
   // The bill as the cost panel asks for it (same cache entry): its NodePool filter narrows both alike.
   const bill = useNodePoolBill(query === undefined ? undefined : metric === undefined ? query : { ...query, metric });
+  const cur = useCurDaily(query === undefined ? undefined : metric === undefined ? query : { ...query, metric });
   const pools = useNodePoolSpecs();
   const summary = useEfficiencySummary(unfiltered);
   const compare = useNodePoolCompare(unfiltered);
@@ -35,8 +37,9 @@ export function CardsPanel({ query, nodePool, metric, colors }: CardsPanelProps)
         compare.data?.rows ?? [],
         nodes.data?.rows ?? [],
         bill.data?.rows ?? [],
+        cur.data?.byNodePool ?? [],
       ).filter((c) => nodePool === undefined || c.name === nodePool),
-    [pools.data, summary.data, compare.data, nodes.data, bill.data, nodePool],
+    [pools.data, summary.data, compare.data, nodes.data, bill.data, cur.data, nodePool],
   );
   const failed = [pools, summary, compare, nodes].find((q) => q.isError);
   const body = (() => {

@@ -75,6 +75,18 @@ function Card({ card, color }: { card: NodePoolCard; color: string }) {
           <dt>of which storage and network</dt>
           <dd>{usd(card.billStorageNetworkUsd)}</dd>
         </div>
+        {card.cur === null ? null : (
+          <div className="spec-wide" data-testid="card-cur">
+            <dt>Bill from the CUR</dt>
+            <dd>
+              {usd(card.cur.totalUsd)}
+              <span className="sub">
+                instances {usd(card.cur.instancesUsd)} · volumes {usd(card.cur.volumesUsd)} · data transfer {usd(card.cur.dataTransferUsd)}
+                {card.cur.otherUsd === 0 ? '' : ` · other ${usd(card.cur.otherUsd)}`}
+              </span>
+            </dd>
+          </div>
+        )}
         <div>
           <dt>Nodes (avg)</dt>
           <dd>{card.nodesAvg === null ? '—' : card.nodesAvg.toFixed(1)}</dd>

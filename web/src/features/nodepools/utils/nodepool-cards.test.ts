@@ -142,6 +142,7 @@ describe('buildCards', () => {
       billRow('general', 'storage-network', 0.25),
       billRow('', 'compute', 4.1),
     ],
+    [{ nodePool: 'general', instancesUsd: 16.2, volumesUsd: 1, dataTransferUsd: 0.05, otherUsd: 0, totalUsd: 17.25 }],
   );
   it('sorts the cluster NodePools by name, then the nodes without one', () =>
     expect(cards.map((c) => c.name)).toEqual(['general', 'spot-batch', '']));
@@ -155,6 +156,13 @@ describe('buildCards', () => {
       ['general', 19.5, 1],
       ['spot-batch', null, null],
       ['', 4.1, null],
+    ]);
+  });
+  it('the CUR figure where the CUR has lines for the NodePool, none elsewhere', () => {
+    expect(cards.map((c) => [c.name, c.cur?.totalUsd ?? null, c.cur?.volumesUsd ?? null])).toEqual([
+      ['general', 17.25, 1],
+      ['spot-batch', null, null],
+      ['', null, null],
     ]);
   });
 });

@@ -2,6 +2,7 @@ import type { NodeRow, EfficiencySummaryRow } from '@schemas/efficiency';
 import type { NodePoolCompareRow } from '@schemas/nodepools';
 import type { NodePool } from '@schemas/nodepools';
 import type { DailyCostRow } from '@schemas/cost';
+import type { CurNodePoolTotal } from '@schemas/cost-cur';
 
 /** What one NodePool card shows: its policy from the cluster, its money and packing over the range, its nodes at the end. */
 export interface NodePoolCard {
@@ -15,6 +16,8 @@ export interface NodePoolCard {
   billUsd: number | null;
   /** Its volumes and data transfer (EC2 - Other), USD; null without such a line. */
   billStorageNetworkUsd: number | null;
+  /** Its bill from the Cost and Usage Report over the range, by category, in the chosen metric; null without CUR lines. */
+  cur: CurNodePoolTotal | null;
   nodesAvg: number | null;
   cpu: number | null;
   memory: number | null;
@@ -73,6 +76,7 @@ export function buildCards(
   compare: readonly NodePoolCompareRow[],
   nodes: readonly NodeRow[],
   bill: readonly DailyCostRow[] = [],
+  cur: readonly CurNodePoolTotal[] = [],
 ): NodePoolCard[] {
   const names = [...pools.map((p) => p.name).sort()];
   if (summary.some((r) => r.scope === 'nodepool' && r.nodePool === '') || nodes.some((n) => n.nodePool === '')) names.push('');
@@ -90,6 +94,7 @@ export function buildCards(
         billed.filter((r) => r.band === 'storage-network'),
         (r) => r.billUsd,
       ),
+      cur: cur.find((p) => p.nodePool === name) ?? null,
       nodesAvg: s?.nodesAvg ?? null,
       cpu: s?.cpu ?? null,
       memory: s?.memory ?? null,
