@@ -49,7 +49,12 @@ export default defineConfig({
     reporters: ['default', './test/runner/skipped-tests-reporter.ts'],
     // Each test file is its own worker: a simulated history (seconds of CPU for week4) is kept on disk and read back
     // by the next worker that asks for the same one (sandbox/scenario/scenario-cache.ts; the key covers the sources).
-    env: { LEDGER_SCENARIO_CACHE: fileURLToPath(new URL('./node_modules/.cache/nodepool-ledger/scenarios', import.meta.url)) },
+    // Likewise a seeded ledger.db, for the test files that only read one (test/fixtures/seeded-db-cache.ts; the key
+    // covers the options and every production source).
+    env: {
+      LEDGER_SCENARIO_CACHE: fileURLToPath(new URL('./node_modules/.cache/nodepool-ledger/scenarios', import.meta.url)),
+      LEDGER_SEEDED_DB_CACHE: fileURLToPath(new URL('./node_modules/.cache/nodepool-ledger/seeded-dbs', import.meta.url)),
+    },
     projects: [
       {
         extends: true,
@@ -66,7 +71,17 @@ export default defineConfig({
         },
       },
       { extends: true, test: { name: 'integration', include: INTEGRATION, exclude: BROWSER } },
-      { extends: true, test: { name: 'browser', include: BROWSER } },
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: BROWSER,
+          // One worker process runs file after file without loading the server, the collectors and Playwright again
+          // (2–4 s of CPU a file): each file starts its own server and Chromium and closes them in afterAll, and
+          // restores what it stubs, so nothing of one is left for the next.
+          isolate: false,
+        },
+      },
     ],
   },
 });

@@ -8,11 +8,10 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, beforeAll } from 'vitest';
 import type { Db } from '../../db/open-db.js';
 import { createRunsRepository } from '../../db/repositories/runs-repository.js';
-import type { RunningSandbox } from '../../sandbox/index.js';
 import { sandboxPracticeBills } from '../../sandbox/practice-bills.js';
 import { buildApp } from '../../server/app.js';
 import { DEMO_SEEDED_SETTING } from '../../server/services/bill-practice.js';
-import { seedSandboxDb } from '../fixtures/seeded-api.js';
+import { seededDb } from '../fixtures/seeded-api.js';
 
 /*
  * What the browser tests run against: the server `npm start` runs (buildApp over a database seeded from the
@@ -40,9 +39,8 @@ export interface ServedDashboard {
   close: () => Promise<void>;
 }
 
-/** A served dashboard over a seeded sandbox; `close` also closes the database and the sandbox and removes the files. */
+/** A served dashboard over a seeded database; `close` also closes the database and removes the files. */
 export interface Dashboard extends ServedDashboard {
-  sandbox: RunningSandbox;
   db: Db;
   /** First and last (exclusive) instant seeded, epoch ms. */
   startMs: number;
@@ -80,12 +78,12 @@ export async function serveDashboard(db: Db, nowMs: number, { simulator = true }
 
 /**
  * Seeds `days` simulated days of the default scenario (about 2 s a day; `usage` reads metrics.k8s.io with every
- * snapshot too, for the Workloads page), serves them, and opens Chromium.
+ * snapshot too, for the Workloads page), serves them, and opens Chromium. The seeded database is kept for the next
+ * test file asking for the same days (seededDb), so the files seeding the same days seed them once.
  */
 export async function startDashboard({ days, usage = false }: { days: number; usage?: boolean }): Promise<Dashboard> {
-  const seeded = await seedSandboxDb({ prefix: 'ledger-browser-', days, usage });
-  const { sandbox, db, startMs, endMs } = seeded;
-  const sc = sandbox.scenario;
+  const seeded = await seededDb({ prefix: 'ledger-browser-', days, usage });
+  const { db, startMs, endMs, scenario: sc } = seeded;
   // As `demo` does: the database says which scenario it holds, so practice bills can be made from it.
   createRunsRepository(db).setSetting(DEMO_SEEDED_SETTING, `${sc.name}|${sc.seed}|v1`);
   const served = await serveDashboard(db, endMs);
@@ -93,7 +91,6 @@ export async function startDashboard({ days, usage = false }: { days: number; us
   return {
     baseUrl: served.baseUrl,
     browser: served.browser,
-    sandbox,
     db,
     startMs,
     endMs,

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 
@@ -26,8 +26,16 @@ const CONFIG = [
 const SEEDS = ['core/labels.ts', 'web/src/features/teams/utils/team-series.ts'];
 const scratchDirs: string[] = [];
 
+/** Where scripts/check.mjs keeps its caches: a folder per checkout, named after it (the scratch copy's too). */
+const CHECK_CACHE = join(ROOT, 'node_modules', '.cache', 'nodepool-ledger', 'check');
+
 afterAll(() => {
-  for (const d of scratchDirs) rmSync(d, { recursive: true, force: true });
+  for (const d of scratchDirs) {
+    rmSync(d, { recursive: true, force: true });
+    if (!existsSync(CHECK_CACHE)) continue;
+    for (const name of readdirSync(CHECK_CACHE))
+      if (name.startsWith(`${basename(d)}-`)) rmSync(join(CHECK_CACHE, name), { recursive: true, force: true });
+  }
 });
 
 /**
