@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { closeSync, openSync, readdirSync, readSync, statSync, type Stats } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { crossPartition, signingScope } from './aws-account.js';
-import type { FaultRule, SandboxContext, SandboxHandler, SandboxRequest, SandboxResponse } from './context.js';
+import type { FaultRule, SandboxHandler, SandboxRequest, SandboxResponse } from './context.js';
 
 /**
  * Amazon S3 over its REST-XML protocol, read-only, serving local folders as buckets (the sandbox's CUR export):
