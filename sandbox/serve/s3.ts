@@ -237,6 +237,11 @@ function getObject(req: SandboxRequest, folder: string, key: string): SandboxRes
   }
   if (st === null || !st.isFile()) throw new S3Error(404, 'NoSuchKey', 'The specified key does not exist.', { Key: key });
   const etag = etagOf(path, st);
+  const ifMatch = req.headers['if-match'];
+  if (typeof ifMatch === 'string' && ifMatch !== '*' && !ifMatch.split(',').some((t) => t.trim() === etag))
+    throw new S3Error(412, 'PreconditionFailed', 'At least one of the pre-conditions you specified did not hold', {
+      Condition: 'If-Match',
+    });
   const common = {
     ...requestHeaders(),
     'accept-ranges': 'bytes',
