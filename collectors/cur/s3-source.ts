@@ -61,6 +61,8 @@ export interface SyncResult {
   unchanged: number;
   removed: number;
   listRequests: number;
+  /** Absolute local path -> the S3 ETag of the object it mirrors (the folder import's file fingerprint). */
+  etags: Map<string, string>;
 }
 
 /** What the cache holds: key -> the ETag and size it was downloaded at (a hidden file beside the mirror). */
@@ -219,6 +221,7 @@ export async function syncS3Export(
     unchanged: objects.length - changed.length,
     removed,
     listRequests: requests,
+    etags: new Map(objects.map((o) => [localPath(folder, location.prefix, o.key), o.etag])),
   };
 }
 
