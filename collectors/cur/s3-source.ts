@@ -228,5 +228,6 @@ export async function syncS3Export(
 /** Where the mirror of an S3 export lives: `<cacheRoot>/<bucket>/<prefix>`. */
 export function cacheFolderFor(cacheRoot: string, location: S3Location): string {
   const rest = location.prefix.split('/').filter((p) => p !== '' && p !== '.' && p !== '..');
-  return join(cacheRoot, location.bucket, ...rest);
+  // Absolute: the import names files by absolute path, and the ETags are looked up by it.
+  return resolve(cacheRoot, location.bucket, ...rest);
 }
