@@ -137,17 +137,22 @@ describe('the shared CUR statement through the sandbox Athena, as through DuckDB
 
   beforeAll(async () => {
     folder = mkdtempSync(join(tmpdir(), 'ledger-athena-stmt-'));
-    const data = join(folder, 'data', 'BILLING_PERIOD=2026-11');
-    mkdirSync(data, { recursive: true });
     const names = Object.keys(CUR_COLUMNS) as CurColumnName[];
-    const select = LINES.map((line) => `SELECT ${names.map((n) => `${sqlValue(line[n], CUR_COLUMNS[n])} AS ${n}`).join(', ')}`).join(
-      '\nUNION ALL\n',
-    );
+    const select = (lines: Line[]): string =>
+      lines.map((line) => `SELECT ${names.map((n) => `${sqlValue(line[n], CUR_COLUMNS[n])} AS ${n}`).join(', ')}`).join('\nUNION ALL\n');
     const duck = await DuckDBInstance.create(':memory:');
     const c = await duck.connect();
-    const file = join(data, 'ledger-00001.snappy.parquet');
-    await c.run(`COPY (${select}) TO '${file}' (FORMAT PARQUET)`);
-    await c.run(`CREATE VIEW cur2 AS SELECT * FROM read_parquet('${file}')`);
+    // Each billing period's lines in its own partition folder, as Data Exports writes them.
+    const files: string[] = [];
+    for (const period of ['2026-10', '2026-11']) {
+      const data = join(folder, 'data', `BILLING_PERIOD=${period}`);
+      mkdirSync(data, { recursive: true });
+      const file = join(data, 'ledger-00001.snappy.parquet');
+      files.push(file);
+      const lines = LINES.filter((l) => String(l.bill_billing_period_start_date).startsWith(period));
+      await c.run(`COPY (${select(lines)}) TO '${file}' (FORMAT PARQUET)`);
+    }
+    await c.run(`CREATE VIEW cur2 AS SELECT * FROM read_parquet([${files.map((f) => `'${f}'`).join(', ')}])`);
     const reader = await c.runAndReadAll(curAggregateStatement({ table: 'cur2', billingPeriod: '2026-11' }));
     direct = reader.getRowObjectsJson().map((r) => rowFromRecord(r));
     c.closeSync();
@@ -180,5 +185,27 @@ describe('the shared CUR statement through the sandbox Athena, as through DuckDB
     expect(split).toMatchObject({ namespace: 'web', nodePool: 'general', splitCostUsd: 0.0123456789, vcpuHours: 0.5 });
     const volume = viaAthena.find((r) => r.resourceId === 'vol-0aaa');
     expect(volume).toMatchObject({ category: 'volumes', unblendedUsd: 0.0000219178, nodePool: 'general' });
+  });
+
+  it("filtered on the partition column too, gives the same rows and scans only that period's files", async () => {
+    const client = createAthenaClient({ endpoint: server.url, maxAttempts: 1 }, { AWS_REGION: 'us-east-1' });
+    const run = (partitionColumn?: string) =>
+      runAthenaQuery(client, {
+        query: curAggregateStatement({
+          table: 'cid_data_export.cur2',
+          billingPeriod: '2026-11',
+          ...(partitionColumn ? { partitionColumn } : {}),
+        }),
+        database: 'cid_data_export',
+        workGroup: 'primary',
+        outputLocation: 's3://results/',
+        poll: { firstMs: 5, factor: 1.5, maxMs: 50 },
+      });
+    const all = await run();
+    const pruned = await run('billing_period');
+    client.destroy();
+    expect(sortRows(pruned.records.map((r) => rowFromRecord(r)))).toEqual(sortRows(direct));
+    expect(pruned.dataScannedBytes).toBeGreaterThan(0);
+    expect(pruned.dataScannedBytes).toBeLessThan(all.dataScannedBytes);
   });
 });

@@ -196,8 +196,8 @@ async function runQuery(tables: Record<string, string>, database: string | null,
   }
 }
 
-/** Bytes of the Parquet files under a folder. */
-function parquetBytes(folder: string): number {
+/** Bytes of the Parquet files under a folder (only under `BILLING_PERIOD=<period>` folders when one is given). */
+function parquetBytes(folder: string, period: string | null = null): number {
   let total = 0;
   let entries;
   try {
@@ -207,20 +207,25 @@ function parquetBytes(folder: string): number {
   }
   for (const e of entries) {
     const path = join(folder, e.name);
-    if (e.isDirectory()) total += parquetBytes(path);
+    const pruned = period !== null && /^billing_period=/i.test(e.name) && e.name.toLowerCase() !== `billing_period=${period}`;
+    if (e.isDirectory() && !pruned) total += parquetBytes(path, period);
     else if (e.name.endsWith('.parquet')) total += statSync(path).size;
   }
   return total;
 }
 
-/** Bytes of the tables a query names (Athena bills by data scanned; the sandbox counts the whole table's files). */
+/**
+ * Bytes of the tables a query names (Athena bills by data scanned): the whole table's files, or one partition's when
+ * the query filters `billing_period = 'YYYY-MM'` (Athena prunes partitions; row-group pruning is not modelled).
+ */
 function tableBytes(tables: Record<string, string>, query: string): number {
+  const period = /\bbilling_period\s*=\s*'(\d{4}-\d{2})'/i.exec(query)?.[1] ?? null;
   let total = 0;
   for (const [name, glob] of Object.entries(tables)) {
     const table = name.split('.')[1];
     if (!new RegExp(`\\b${table}\\b`, 'i').test(query)) continue;
     const wildcard = glob.search(/[*?[]/);
-    total += parquetBytes(dirname(wildcard < 0 ? glob : glob.slice(0, wildcard) + 'x'));
+    total += parquetBytes(dirname(wildcard < 0 ? glob : glob.slice(0, wildcard) + 'x'), period);
   }
   return total;
 }
