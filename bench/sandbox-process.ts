@@ -67,8 +67,14 @@ async function main(): Promise<void> {
       if (!out || !('body' in out) || out.status !== 200) throw new Error(`warming ${path} failed`);
       bytes += Buffer.byteLength(out.body);
       cont =
-        (JSON.parse(out.body.slice(0, 4096).replace(/,"items":\[.*$/s, '}')) as { metadata?: { continue?: string } }).metadata?.continue ??
-        '';
+        (
+          JSON.parse(
+            out.body
+              .toString()
+              .slice(0, 4096)
+              .replace(/,"items":\[.*$/s, '}'),
+          ) as { metadata?: { continue?: string } }
+        ).metadata?.continue ?? '';
     } while (cont);
     return bytes;
   };

@@ -11,6 +11,7 @@ import type { Scenario } from './scenario/types.js';
 import { sandboxCertificate } from './serve/certificate.js';
 import { SandboxClock, type SandboxContext, type SandboxHandler } from './serve/context.js';
 import { createCostExplorerHandler } from './serve/cost-explorer.js';
+import { curHandlers, type SandboxCurLocation, sandboxCurLocation } from './serve/cur-endpoints.js';
 import { ec2Handler } from './serve/ec2.js';
 import { createKubeHandler } from './serve/kube.js';
 import { pricingHandler } from './serve/pricing.js';
@@ -59,6 +60,8 @@ export interface RunningSandbox {
   usage: UsageModel;
   /** The standard knobs that point the AWS SDK at the sandbox, with dummy credentials. */
   awsEnv: Record<string, string>;
+  /** Where the sandbox's Cost and Usage Report is served (S3 address, Athena database/table/workgroup/output). */
+  cur: SandboxCurLocation;
   close: () => Promise<void>;
 }
 
@@ -105,6 +108,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   const ctx: SandboxContext = { scenario, clock: new SandboxClock(opts.at ?? scenario.end), requestLog: [], faults: [] };
   const token = opts.auth === false ? null : randomBytes(24).toString('hex');
   const certificate = await sandboxCertificate();
+  const dir = opts.dir === undefined ? mkdtempSync(join(tmpdir(), 'ledger-sandbox-')) : resolve(opts.dir);
+  mkdirSync(dir, { recursive: true });
+  const cur = sandboxCurLocation(dir);
   const usage = loadUsageModel(opts.scenario, opts.seed);
   const srv = await startSandboxServer(
     ctx,
@@ -112,6 +118,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       createPrometheusHandler(scenario, usage),
       createKubeHandler(scenario, token, { usage, metricsServer: opts.metricsServer !== false }),
       ...awsHandlers(),
+      ...curHandlers(cur),
     ],
     opts.port ?? 0,
     '127.0.0.1',
@@ -120,8 +127,6 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   // Without a token there is nothing to keep secret on the wire, and kubectl on https with no credential at all
   // prompts for a username: the kubeconfig then names the plain-HTTP address, as before TLS.
   const kubeUrl = token === null ? srv.url : (srv.httpsUrl ?? srv.url);
-  const dir = opts.dir === undefined ? mkdtempSync(join(tmpdir(), 'ledger-sandbox-')) : resolve(opts.dir);
-  mkdirSync(dir, { recursive: true });
   const kubeconfigPath = join(dir, 'kubeconfig');
   const caCertPath = join(dir, 'ca.crt');
   writeFileSync(caCertPath, certificate.caCertPem);
@@ -135,10 +140,13 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     kubeconfigPath,
     prometheusUrl: `${srv.url}${PROMETHEUS_PREFIX}`,
     usage,
+    cur,
     awsEnv: {
       AWS_ENDPOINT_URL_COST_EXPLORER: srv.url,
       AWS_ENDPOINT_URL_PRICING: srv.url,
       AWS_ENDPOINT_URL_EC2: srv.url,
+      AWS_ENDPOINT_URL_S3: srv.url,
+      AWS_ENDPOINT_URL_ATHENA: srv.url,
       AWS_ACCESS_KEY_ID: 'AKIASANDBOXEXAMPLE00',
       AWS_SECRET_ACCESS_KEY: 'sandbox-secret-not-a-real-key',
       AWS_REGION: scenario.region,

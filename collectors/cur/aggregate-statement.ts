@@ -135,6 +135,11 @@ export interface CurStatementOptions {
   /** YYYY-MM: only lines whose bill_billing_period_start_date is in this month. */
   billingPeriod: string;
   tagKeys?: CurTagKeyOptions;
+  /**
+   * The table's partition column holding YYYY-MM (`billing_period` in an Athena table over a Data Export): also
+   * filtered on, so Athena reads only that period's files (it bills by data scanned) instead of every period's.
+   */
+  partitionColumn?: string;
 }
 
 const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
@@ -162,6 +167,9 @@ export function curAggregateStatement(options: CurStatementOptions): string {
     if (!TAG_KEY.test(key)) throw new Error(`tag key "${key}" is not a CUR 2.0 resource_tags key (lower-case, digits, _)`);
   }
   if (tags.cluster.length === 0) throw new Error('at least one cluster tag key is needed');
+  const partition = options.partitionColumn;
+  if (partition !== undefined && !/^[a-z_][a-z0-9_]*$/.test(partition))
+    throw new Error(`partition column "${partition}" is not a plain lower-case SQL name`);
 
   const tag = (key: string): string => mapValue('resource_tags', key);
   const clusterTag = `COALESCE(${tags.cluster.map(tag).join(', ')})`;
@@ -237,7 +245,12 @@ export function curAggregateStatement(options: CurStatementOptions): string {
       CASE WHEN line_item_usage_type LIKE '%GB-Hours' THEN ${d('split_line_item_split_usage')} ELSE ${zero} END AS memory_gb_hours
     FROM ${table}
     WHERE bill_billing_period_start_date >= TIMESTAMP '${billingPeriod}-01 00:00:00'
-      AND bill_billing_period_start_date < TIMESTAMP '${periodEnd} 00:00:00'
+      AND bill_billing_period_start_date < TIMESTAMP '${periodEnd} 00:00:00'${
+        partition !== undefined
+          ? `
+      AND ${partition} = '${billingPeriod}'`
+          : ''
+      }
   )`;
   // The NodePool of each instance that pods ran on: its tag on any of its lines of the period.
   const parents = `parents AS (

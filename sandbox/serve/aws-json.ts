@@ -15,6 +15,8 @@ export class AwsJsonError extends Error {
     readonly type: string,
     message: string,
     readonly status = 400,
+    /** Members a service adds to its error shape (Athena's AthenaErrorCode). */
+    readonly fields: Record<string, string> = {},
   ) {
     super(message);
   }
@@ -42,11 +44,11 @@ export function awsJsonOk(value: unknown): SandboxResponse {
   };
 }
 
-export function awsJsonError(status: number, type: string, message: string): SandboxResponse {
+export function awsJsonError(status: number, type: string, message: string, fields: Record<string, string> = {}): SandboxResponse {
   return {
     status,
     headers: { 'content-type': AWS_JSON_CONTENT_TYPE, 'x-amzn-requestid': requestId(), 'x-amzn-errortype': type },
-    body: JSON.stringify({ __type: type, message }),
+    body: JSON.stringify({ __type: type, message, ...fields }),
   };
 }
 
@@ -112,7 +114,7 @@ export function serveAwsJson(
   try {
     return awsJsonOk(run(parseJsonBody(req), ctx));
   } catch (err) {
-    if (err instanceof AwsJsonError) return awsJsonError(err.status, err.type, err.message);
+    if (err instanceof AwsJsonError) return awsJsonError(err.status, err.type, err.message, err.fields);
     throw err;
   }
 }

@@ -40,7 +40,8 @@ export interface SandboxRequest {
 export interface SandboxResponse {
   status: number;
   headers: Record<string, string>;
-  body: string;
+  /** Text (JSON, XML) or bytes (an S3 object). */
+  body: string | Buffer;
 }
 
 /** Faults a test can inject: the next N matching requests fail with `status` (throttling, 5xx, 410). */

@@ -77,8 +77,10 @@ export async function startSandboxServer(
         return;
       }
       // A Buffer with its length and no Nagle delay: lists of a few hundred KB go out in one burst.
-      const body = Buffer.from(out.body);
-      res.writeHead(out.status, { ...out.headers, 'content-length': body.length });
+      const body = typeof out.body === 'string' ? Buffer.from(out.body) : out.body;
+      // A HEAD answer (S3's HeadObject) states the length of the body it does not send.
+      const length = req.method === 'HEAD' ? (out.headers['content-length'] ?? body.length) : body.length;
+      res.writeHead(out.status, { ...out.headers, 'content-length': length });
       res.end(body);
     });
   };
