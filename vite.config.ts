@@ -25,7 +25,7 @@ const INTEGRATION = [
   // the what-if repository, then its routes through buildApp (inject)
   'db/repositories/whatif-repository.test.ts',
   // the CUR's S3 and Athena clients against recorded answers and the sandbox's endpoints
-  'collectors/cur/{athena-query,athena-statement,s3-source}.test.ts',
+  'collectors/cur/{athena-query,athena-statement,remote-import,s3-source}.test.ts',
 ];
 const ALL = ['**/*.test.ts', '**/*.test.tsx'];
 

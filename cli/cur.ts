@@ -2,19 +2,23 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { CurFileError } from '../collectors/cur/duckdb-reader.js';
 import { CurLayoutError } from '../collectors/cur/export-layout.js';
-import { importCurFolder, type CurImportResult } from '../collectors/cur/import-folder.js';
+import { importCurFolder, type CurImportProgress, type CurImportResult } from '../collectors/cur/import-folder.js';
+import { S3SourceError } from '../collectors/cur/s3-source.js';
 import { parseCalendarDuration } from '../core/duration.js';
 import { acquireCollectorLock } from '../db/lock.js';
 import { openDb } from '../db/open-db.js';
 import { DEFAULT_DB_PATH } from './default-db-path.js';
 import { ProgressBar } from './progress.js';
+import { CUR_ATHENA_HELP, CUR_ATHENA_OPTIONS, runCurAthenaCommand } from './cur-athena.js';
+import { CUR_S3_HELP, CUR_S3_OPTIONS, importCurFromS3Command } from './cur-s3.js';
 import { UsageError } from './usage-error.js';
 
 /**
  * `nodepool-ledger cur …`: the Cost and Usage Report 2.0. Each subcommand is one entry of SUBCOMMANDS.
  */
 
-export const CUR_HELP = `Usage: nodepool-ledger cur import PATH [--since 90d] [--db .ledger/ledger.db] [--quiet]
+export const CUR_HELP = `Usage: nodepool-ledger cur import PATH|s3://bucket/prefix [--since 90d] [--db .ledger/ledger.db] [--quiet]
+       nodepool-ledger cur athena --database D --table T --workgroup W [--output s3://…] (see below)
 
 Imports a Cost and Usage Report 2.0 export (AWS Data Exports, Parquet or gzip CSV) from a local folder: the export's
 folder (<export-name>/, holding data/BILLING_PERIOD=YYYY-MM/ and metadata/), or any folder above it. Each billing
@@ -29,13 +33,19 @@ malformed file is refused by name and nothing of its billing period is written.
 
   --since 90d   only billing periods that end within this long before now (Go-style units plus d and w)
   --db PATH     the database (created if missing; default ${DEFAULT_DB_PATH})
-  --quiet       no progress bar`;
+  --quiet       no progress bar
+
+${CUR_S3_HELP}
+
+${CUR_ATHENA_HELP}`;
 
 export const CUR_OPTIONS = {
   help: { type: 'boolean', short: 'h' },
   since: { type: 'string' },
   db: { type: 'string' },
   quiet: { type: 'boolean' },
+  ...CUR_S3_OPTIONS,
+  ...CUR_ATHENA_OPTIONS,
 } as const;
 
 type Values = Record<string, string | boolean | undefined>;
@@ -76,14 +86,14 @@ async function runImport(v: Values, args: readonly string[]): Promise<number> {
     const lock = acquireCollectorLock(db, { command: 'cur import', dbPath });
     try {
       let bar: ProgressBar | null = null;
-      const result = await importCurFolder(db, path, {
-        sinceMs,
-        onProgress: (p) => {
-          if (v.quiet === true) return;
-          bar ??= new ProgressBar('cur import', p.total);
-          bar.update(p.done, `${p.billingPeriod} ${p.phase} ${p.note}`.slice(0, 60));
-        },
-      });
+      const onProgress = (p: CurImportProgress): void => {
+        if (v.quiet === true) return;
+        bar ??= new ProgressBar('cur import', p.total);
+        bar.update(p.done, `${p.billingPeriod} ${p.phase} ${p.note}`.slice(0, 60));
+      };
+      const result = path.startsWith('s3://')
+        ? await importCurFromS3Command(db, path, { v, dbPath, sinceMs, onProgress })
+        : await importCurFolder(db, path, { sinceMs, onProgress });
       for (const line of formatCurImport(result)) console.log(line);
       console.log(`CUR rows are in ${dbPath}`);
       return 0;
@@ -91,7 +101,7 @@ async function runImport(v: Values, args: readonly string[]): Promise<number> {
       lock.release();
     }
   } catch (err) {
-    if (err instanceof CurFileError || err instanceof CurLayoutError) {
+    if (err instanceof CurFileError || err instanceof CurLayoutError || err instanceof S3SourceError) {
       console.error(`cur import: ${err.message}`);
       return 1;
     }
@@ -104,6 +114,7 @@ async function runImport(v: Values, args: readonly string[]): Promise<number> {
 /** `cur <subcommand> …`: one entry per subcommand. */
 const SUBCOMMANDS: Record<string, (v: Values, args: readonly string[]) => Promise<number>> = {
   import: runImport,
+  athena: runCurAthenaCommand,
 };
 
 export async function runCur(v: Values, positionals: readonly string[]): Promise<number> {

@@ -13,6 +13,7 @@ import { buildApp } from '../server/app.js';
 import { heldLockWriter } from '../server/database-writer.js';
 import { accessFor, accessHint } from './access.js';
 import { BILL_HELP, BILL_USAGE, billWindowError, makeDemoBill, parseBillSpec } from './demo-bill.js';
+import { importSandboxCur } from './demo-cur.js';
 import { intOption } from './listen.js';
 import { listenAddress, listenOn } from './listen-address.js';
 import { seedFromSandbox } from './seed-sandbox.js';
@@ -27,7 +28,8 @@ export const DEMO_HELP = `Usage: nodepool-ledger demo [--port 5173] [--db .ledge
                              [--karpenter-version ${CURRENT_KARPENTER_VERSION}] [--host 127.0.0.1] [--token T]
 
 Starts the sandbox on 127.0.0.1, walks its clock through the scenario collecting a snapshot every 5 simulated
-minutes through the real Kubernetes and AWS SDK clients, pulls the Cost Explorer bill, then serves the dashboard.
+minutes through the real Kubernetes and AWS SDK clients, pulls the Cost Explorer bill, imports the sandbox's Cost and
+Usage Report 2.0 export from its S3 endpoint (written beside the database, under s3/), then serves the dashboard.
 A database already seeded with the same scenario, seed and Karpenter release is reused; --fresh rebuilds it. One
 collector per database: a second demo or collect on the same --db is refused, naming the first.
 The dashboard binds 127.0.0.1; another --host needs an access token (see 'serve --help'). --port and --host
@@ -92,7 +94,20 @@ export async function runDemo(v: Record<string, string | boolean | undefined>): 
     createResetRepository(db).clearCollectedData();
   }
   console.error(`simulating scenario "${scenarioName}" with seed ${seed}, as Karpenter ${karpenterVersion} writes it…`);
-  const sandbox = await startSandbox({ scenario: scenarioName, seed, karpenterVersion, dir: resolve(dbPath, '..') });
+  const sandbox = await startSandbox({
+    scenario: scenarioName,
+    seed,
+    karpenterVersion,
+    dir: resolve(dbPath, '..'),
+    // The Cost and Usage Report the demo imports below, served over the sandbox's S3 and Athena endpoints.
+    curExport: v.fresh === true ? 'force' : true,
+  });
+  if (sandbox.curExport !== null)
+    console.error(
+      sandbox.curExport.written
+        ? `wrote the sandbox's CUR 2.0 export (${sandbox.curExport.billingPeriods.join(', ')}) in ${sandbox.curExport.seconds.toFixed(1)} s: ${sandbox.cur.s3Url}`
+        : `reusing the sandbox's CUR 2.0 export at ${sandbox.cur.s3Url}`,
+    );
   const sc = sandbox.scenario;
   const billProblem = billSpec === null ? null : billWindowError(sc, billSpec);
   if (billProblem !== null) {
@@ -120,6 +135,9 @@ export async function runDemo(v: Record<string, string | boolean | undefined>): 
       `collected ${s.snapshots} snapshots (${s.kubeRequests} Kubernetes requests), ${s.costLines} Cost Explorer lines in ${s.costExplorerRequests} requests (USD ${(s.costExplorerRequests * 0.01).toFixed(2)} on a real account), ${s.priceRows} price rows in ${s.seconds.toFixed(1)} s`,
     );
   }
+  // After the seeding, so the CUR lines whose tag is missing find their NodePool through the NodeClaims collected.
+  for (const line of await importSandboxCur(db, sandbox, resolve(dbPath, '..'))) console.error(line);
+  lock.confirm();
   let billSource: string | null = null;
   if (billSpec !== null) {
     const b = makeDemoBill(db, sc, billSpec, resolve(dbPath, '..'));
@@ -164,6 +182,7 @@ export async function runSandbox(v: Record<string, string | boolean | undefined>
     port: intOption(v.port as string | undefined, 'port', 0),
     dir: v.dir as string | undefined,
     auth: v['no-auth'] !== true,
+    curExport: v.cur === true,
   });
   console.log(
     `sandbox ${sb.scenario.name} (seed ${sb.scenario.seed}, Karpenter ${sb.scenario.karpenterVersion}) on ${sb.url} (Kubernetes API over TLS: ${sb.kubeUrl}), clock at ${new Date(sb.ctx.clock.now()).toISOString()}`,
@@ -177,4 +196,12 @@ export async function runSandbox(v: Record<string, string | boolean | undefined>
   for (const [k, val] of Object.entries(sb.awsEnv))
     if (k.startsWith('AWS_ENDPOINT_URL') || k === 'AWS_REGION') console.log(`export ${k}=${val}`);
   console.log('export AWS_ACCESS_KEY_ID=… AWS_SECRET_ACCESS_KEY=… (any dummy values: the sandbox does not check them)');
+  const a = sb.cur.athena;
+  if (sb.curExport === null) console.log('# --cur also serves its Cost and Usage Report over S3 and Athena');
+  else {
+    console.log(`# its Cost and Usage Report: nodepool-ledger cur import ${sb.cur.s3Url}`);
+    console.log(
+      `#   or: nodepool-ledger cur athena --database ${a.database} --table ${a.table} --workgroup ${a.workGroup} --output ${a.outputLocation}`,
+    );
+  }
 }

@@ -45,16 +45,20 @@ Binding another host (e.g. --host 0.0.0.0 in a container) requires an access tok
 $LEDGER_TOKEN (better: a flag shows in 'ps') or --token. Every /api request must then send
 "Authorization: Bearer <token>"; a browser opens /?token=<token> once, which sets an HttpOnly, SameSite=Strict
 session cookie and drops the token from the address bar. The token is never printed or logged.`,
-  sandbox: `Usage: nodepool-ledger sandbox [--port 0] [--scenario week4] [--seed 42] [--karpenter-version V] [--dir DIR] [--no-auth]
+  sandbox: `Usage: nodepool-ledger sandbox [--port 0] [--scenario week4] [--seed 42] [--karpenter-version V] [--dir DIR] [--no-auth] [--cur]
 
-Serves the simulated cluster's Kubernetes API and the AWS endpoints (Cost Explorer, Pricing, EC2) on 127.0.0.1
-with the clock at the end of the scenario, and prints how to point kubectl and the AWS SDK at it. The port speaks
+Serves the simulated cluster's Kubernetes API and the AWS endpoints (Cost Explorer, Pricing, EC2, S3, Athena) on
+127.0.0.1 with the clock at the end of the scenario, and prints how to point kubectl and the AWS SDK at it. The port speaks
 HTTP and TLS: the kubeconfig written to --dir (default a new temp folder) names https://127.0.0.1:<port> with a
 bearer token and the certificate-authority-data of a CA made at start (also written there as ca.crt), so kubectl,
 curl --cacert and @kubernetes/client-node verify the server; the AWS endpoints are plain http on loopback.
 
   --karpenter-version V  the Karpenter v1 release imitated: its NodePools, events and NodeClaim conditions (default the
                          scenario's karpenterVersion, else the newest the sandbox knows; see 'demo --help')
+
+  --cur       also write the history's Cost and Usage Report 2.0 export under --dir (kept while the history is the
+              same), served over S3 (s3://ledger-sandbox-cur/cur/ledger-cur2) and Athena (cid_data_export.cur2), and
+              print the 'cur import' and 'cur athena' commands that read it (a few seconds more at start)
 
   --no-auth   the Kubernetes API asks for no token, and the kubeconfig written holds none and names the plain
               http:// address, for clients that cannot send a token. Still 127.0.0.1 only: any process on this
@@ -83,6 +87,7 @@ const OPTIONS = {
     'karpenter-version': { type: 'string' },
     dir: { type: 'string' },
     'no-auth': { type: 'boolean' },
+    cur: { type: 'boolean' },
   },
 } as const;
 

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { ensureSandboxCurExport, type SandboxCurExport } from './cur-export-at-start.js';
 import { writeKubeconfig } from './kubeconfig.js';
 import { karpenterProfile } from './scenario/karpenter-profile.js';
 import { simulate } from './scenario/simulate.js';
@@ -42,6 +43,12 @@ export interface SandboxOptions {
   auth?: boolean;
   /** false: a cluster without metrics-server (metrics.k8s.io answers 404 and is not discovered). Default true. */
   metricsServer?: boolean;
+  /**
+   * Write the Cost and Usage Report 2.0 export of the history into the folder served as an S3 bucket (Athena reads
+   * it too): true keeps one already written for the same history, 'force' rewrites it. Default false (an empty bucket):
+   * it takes seconds, and most uses of the sandbox do not read it.
+   */
+  curExport?: boolean | 'force';
 }
 
 export interface RunningSandbox {
@@ -62,6 +69,8 @@ export interface RunningSandbox {
   awsEnv: Record<string, string>;
   /** Where the sandbox's Cost and Usage Report is served (S3 address, Athena database/table/workgroup/output). */
   cur: SandboxCurLocation;
+  /** What `curExport` did (null: not asked). */
+  curExport: SandboxCurExport | null;
   close: () => Promise<void>;
 }
 
@@ -108,10 +117,14 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   const ctx: SandboxContext = { scenario, clock: new SandboxClock(opts.at ?? scenario.end), requestLog: [], faults: [] };
   const token = opts.auth === false ? null : randomBytes(24).toString('hex');
   const certificate = await sandboxCertificate();
+  const usage = loadUsageModel(opts.scenario, opts.seed);
   const dir = opts.dir === undefined ? mkdtempSync(join(tmpdir(), 'ledger-sandbox-')) : resolve(opts.dir);
   mkdirSync(dir, { recursive: true });
   const cur = sandboxCurLocation(dir);
-  const usage = loadUsageModel(opts.scenario, opts.seed);
+  const curExport =
+    opts.curExport === undefined || opts.curExport === false
+      ? null
+      : await ensureSandboxCurExport(scenario, usage, cur, { force: opts.curExport === 'force' });
   const srv = await startSandboxServer(
     ctx,
     [
@@ -141,6 +154,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     prometheusUrl: `${srv.url}${PROMETHEUS_PREFIX}`,
     usage,
     cur,
+    curExport,
     awsEnv: {
       AWS_ENDPOINT_URL_COST_EXPLORER: srv.url,
       AWS_ENDPOINT_URL_PRICING: srv.url,
