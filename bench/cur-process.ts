@@ -1,12 +1,18 @@
+import { dirname } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DuckDBInstance } from '@duckdb/node-api';
+import { importCurFolder } from '../collectors/cur/import-folder.js';
+import { openDb } from '../db/open-db.js';
 import { writeCurMonth } from './cur-generator.js';
 
 /**
  * The CUR bench's steps, each in its own process so time and peak RSS are that step's alone:
  *   --mode generate --out DIR --nodes N --pods P   a month of CUR 2.0 for the envelope (cur-generator.ts), not measured;
  *   --mode bare --file F                           DuckDB reading the same file with one bare query (every row, two
- *                                                  sums): the floor any import of it stands on.
+ *                                                  sums): the floor any import of it stands on;
+ *   --mode import --file F --db DB                 `cur import` of the export the file is in (importCurFolder: every
+ *                                                  file checked, the shared statement, the SQLite rows) into a fresh
+ *                                                  database.
  * Prints one JSON line with its own figures.
  */
 
@@ -15,6 +21,7 @@ const { values } = parseArgs({
     mode: { type: 'string', default: 'bare' },
     out: { type: 'string' },
     file: { type: 'string' },
+    db: { type: 'string' },
     nodes: { type: 'string', default: '5000' },
     pods: { type: 'string', default: '150000' },
   },
@@ -53,6 +60,21 @@ async function main(): Promise<void> {
   } else if (values.mode === 'bare') {
     if (values.file === undefined) throw new Error('--file F is required');
     await bare(values.file);
+  } else if (values.mode === 'import') {
+    if (values.file === undefined || values.db === undefined) throw new Error('--file F and --db DB are required');
+    // The export's folder: <export>/data/BILLING_PERIOD=YYYY-MM/<file>.
+    const exportRoot = dirname(dirname(dirname(values.file)));
+    const db = openDb({ path: values.db });
+    try {
+      const t0 = performance.now();
+      const result = await importCurFolder(db, exportRoot);
+      const ms = performance.now() - t0;
+      const rows = result.periods.reduce((t, p) => t + p.curRows, 0);
+      const kept = result.periods.reduce((t, p) => t + p.nodePoolRows + p.namespaceRows + p.resourceRows, 0);
+      console.log(JSON.stringify({ rows, keptRows: kept, periods: result.periods.length, ms }));
+    } finally {
+      db.close();
+    }
   } else throw new Error(`unknown --mode ${values.mode}`);
 }
 
