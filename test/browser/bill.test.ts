@@ -205,7 +205,7 @@ describe('the CUR in the dashboard', () => {
       productCode: 'AmazonEC2',
       operation: 'RunInstances',
       category: 'instances' as const,
-      cluster: d.sandbox.scenario.clusterName,
+      cluster: d.clusterName,
       nodePool: c.nodePool,
       nodeClaim: c.nodeClaim,
       attributedBy: 'tag' as const,

@@ -42,6 +42,8 @@ export interface ServedDashboard {
 /** A served dashboard over a seeded database; `close` also closes the database and removes the files. */
 export interface Dashboard extends ServedDashboard {
   db: Db;
+  /** The seeded scenario's EKS cluster name. */
+  clusterName: string;
   /** First and last (exclusive) instant seeded, epoch ms. */
   startMs: number;
   endMs: number;
@@ -92,6 +94,7 @@ export async function startDashboard({ days, usage = false }: { days: number; us
     baseUrl: served.baseUrl,
     browser: served.browser,
     db,
+    clusterName: sc.clusterName,
     startMs,
     endMs,
     close: async () => {
