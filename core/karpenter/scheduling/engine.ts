@@ -2,7 +2,18 @@ import type { CatalogueEntry } from './catalogue.js';
 import { EngineInputError } from './errors.js';
 import { type ExistingNodeBase, existingNodeBase } from './existing-node.js';
 import { catalogueResourceNames, compileInstanceTypeReusing, type InstanceType, offeringPrice } from './instance-types.js';
-import type { KubeNode, KubeNodePool, KubePod, KubePodDisruptionBudget } from './kube-types.js';
+import type {
+  KubeCSINode,
+  KubeEC2NodeClass,
+  KubeNode,
+  KubeNodeOverlay,
+  KubeNodePool,
+  KubePersistentVolume,
+  KubePersistentVolumeClaim,
+  KubePod,
+  KubePodDisruptionBudget,
+  KubeStorageClass,
+} from './kube-types.js';
 import { type ExistingNodeSpec, normalizeNode } from './nodes.js';
 import { normalizeNodePool, type NodePoolSpec } from './nodepools.js';
 import { normalizePdb, PdbLimits } from './pdb.js';
@@ -12,6 +23,14 @@ import { ResourceSpace } from './resources.js';
 import { anyPreferNoSchedule, type NodeClaimTemplate, prepareTemplatesReusing } from './templates.js';
 import { type BoundPod, type DomainSource, indexBoundPods, type TopologyNode } from './topology.js';
 import { RESOURCE_NODES } from './well-known.js';
+
+/** Karpenter's feature gates in the engine's spelling; defaults as in v1.14.1 (ReservedCapacity on, the rest off). */
+export interface FeatureGates {
+  spotToSpotConsolidation?: boolean;
+  nodeOverlay?: boolean;
+  staticCapacity?: boolean;
+  reservedCapacity?: boolean;
+}
 
 /** Everything the engine reads, as Kubernetes objects plus a catalogue. */
 export interface EngineInput {
@@ -32,7 +51,23 @@ export interface EngineInput {
   catalogue: readonly CatalogueEntry[];
   /** The simulation's now (epoch ms): node ages, consolidateAfter, budget schedules, do-not-disrupt durations. */
   now: number;
-  featureGates?: { spotToSpotConsolidation?: boolean };
+  featureGates?: FeatureGates;
+  /**
+   * The Karpenter release whose behaviour to reproduce ("1.14.1"); default the newest modelled. Behaviour that a
+   * release changed (candidate ordering, Balanced, consolidateAfter on destinations, …) follows it.
+   */
+  karpenterVersion?: string;
+  /** Karpenter's --min-values-policy (v1.6.0+); default Strict. */
+  minValuesPolicy?: 'Strict' | 'BestEffort';
+  /** karpenter.sh/v1alpha1 NodeOverlays, applied when featureGates.nodeOverlay is on. */
+  nodeOverlays?: readonly KubeNodeOverlay[];
+  /** EC2NodeClasses: status.capacityReservations give reserved offerings; the root volume prices a node's storage. */
+  nodeClasses?: readonly KubeEC2NodeClass[];
+  /** For volume topology (a PV's node affinity pins its pods' zone) and attach limits (CSINode). */
+  persistentVolumeClaims?: readonly KubePersistentVolumeClaim[];
+  persistentVolumes?: readonly KubePersistentVolume[];
+  storageClasses?: readonly KubeStorageClass[];
+  csiNodes?: readonly KubeCSINode[];
   /** Karpenter's --preference-policy=Ignore. */
   ignorePreferences?: boolean;
   /**

@@ -3,7 +3,7 @@
  * for how to call it.
  */
 export { simulate, consolidate, type SimulationResult } from './simulate.js';
-export { prepare, nodePrice, type EngineContext, type EngineInput } from './engine.js';
+export { prepare, nodePrice, type EngineContext, type EngineInput, type FeatureGates } from './engine.js';
 export { provision, podsToProvision, type ProvisionedNodeClaim, type ProvisioningOutcome, type ProvisionOptions } from './provisioning.js';
 export {
   describe as describeCommand,

@@ -91,7 +91,11 @@ export interface KubePodSpec {
   /** RuntimeClass overhead as the admission controller writes it into the pod. */
   overhead?: Record<string, QuantityInput>;
   priority?: number;
+  priorityClassName?: string;
   runtimeClassName?: string;
+  volumes?: KubeVolume[];
+  /** Pod-level resources (Kubernetes 1.32+, Karpenter v1.8.0+): when set, they are the pod's requests. */
+  resources?: { requests?: Record<string, QuantityInput>; limits?: Record<string, QuantityInput> };
 }
 
 export interface KubePod {
@@ -132,6 +136,8 @@ export interface KubeNodePool {
   metadata: KubeObjectMeta;
   spec: {
     weight?: number;
+    /** Static-capacity NodePool (gate StaticCapacity, v1.8.0+): Karpenter keeps exactly this many nodes. */
+    replicas?: number;
     limits?: Record<string, QuantityInput>;
     template?: {
       metadata?: { labels?: Record<string, string>; annotations?: Record<string, string> };
@@ -163,4 +169,145 @@ export interface KubePodDisruptionBudget {
     unhealthyPodEvictionPolicy?: string;
   };
   status?: { disruptionsAllowed?: number; currentHealthy?: number; desiredHealthy?: number; expectedPods?: number };
+}
+
+/*
+ * Kinds added for issues 21 and 22 (the what-if sees what Karpenter sees; the Karpenter of today). The stored
+ * snapshot reader (db/) and the kubectl-output reader (object-stream.ts) both produce them, so the engine is given
+ * the same objects whichever way the cluster was read.
+ */
+
+export interface KubeVolume {
+  name: string;
+  persistentVolumeClaim?: { claimName: string; readOnly?: boolean };
+  /** Generic ephemeral volumes: a PVC named `<pod>-<volume>` made from this template. */
+  ephemeral?: { volumeClaimTemplate?: { spec?: { storageClassName?: string } } };
+}
+
+/** karpenter.sh/v1alpha1 NodeOverlay (cluster-scoped; gate NodeOverlay, v1.7.0+). */
+export interface KubeNodeOverlay {
+  apiVersion?: string;
+  kind?: string;
+  metadata: KubeObjectMeta;
+  spec: {
+    requirements?: SelectorRequirement[];
+    /** Replaces the price, e.g. "0.0843". */
+    price?: string;
+    /** "+N", "-N", "+N%", "-N%". */
+    priceAdjustment?: string;
+    /** Extended resources only. */
+    capacity?: Record<string, QuantityInput>;
+    weight?: number;
+  };
+  status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
+}
+
+/** A capacity reservation as an EC2NodeClass's status lists it (aws v1.3+; reservationType v1.6+, interruptible v1.10+). */
+export interface KubeCapacityReservationStatus {
+  availabilityZone: string;
+  id: string;
+  instanceMatchCriteria?: string;
+  instanceType: string;
+  ownerID?: string;
+  /** "default" (an ODCR) or "capacity-block". */
+  reservationType?: string;
+  /** "active" or "expiring". */
+  state?: string;
+  interruptible?: boolean;
+  /** RFC 3339 */
+  endTime?: string;
+}
+
+/** karpenter.k8s.aws/v1 EC2NodeClass: what prices a node beside its instance (root volume) and its reservations. */
+export interface KubeEC2NodeClass {
+  apiVersion?: string;
+  kind?: string;
+  metadata: KubeObjectMeta;
+  spec?: {
+    amiFamily?: string;
+    subnetSelectorTerms?: { id?: string; tags?: Record<string, string> }[];
+    capacityReservationSelectorTerms?: { id?: string; tags?: Record<string, string>; ownerID?: string; instanceMatchCriteria?: string }[];
+    blockDeviceMappings?: {
+      deviceName?: string;
+      rootVolume?: boolean;
+      ebs?: { volumeSize?: string; volumeType?: string; iops?: number; throughput?: number; encrypted?: boolean };
+    }[];
+  };
+  status?: {
+    subnets?: { id: string; zone: string; zoneID?: string }[];
+    capacityReservations?: KubeCapacityReservationStatus[];
+  };
+}
+
+export interface KubePersistentVolumeClaim {
+  apiVersion?: string;
+  kind?: string;
+  metadata: KubeObjectMeta;
+  spec?: {
+    storageClassName?: string;
+    volumeName?: string;
+    accessModes?: string[];
+    resources?: { requests?: Record<string, QuantityInput> };
+  };
+  status?: { phase?: string };
+}
+
+export interface KubePersistentVolume {
+  apiVersion?: string;
+  kind?: string;
+  metadata: KubeObjectMeta;
+  spec?: {
+    storageClassName?: string;
+    claimRef?: { namespace?: string; name?: string };
+    csi?: { driver: string; volumeHandle?: string };
+    /** The zone (or other topology) pin: a pod using this volume may only run where these terms match. */
+    nodeAffinity?: { required?: { nodeSelectorTerms: KubeNodeSelectorTerm[] } };
+    capacity?: Record<string, QuantityInput>;
+  };
+}
+
+export interface KubeStorageClass {
+  apiVersion?: string;
+  kind?: string;
+  metadata: KubeObjectMeta;
+  provisioner: string;
+  volumeBindingMode?: string;
+  allowedTopologies?: { matchLabelExpressions?: { key: string; values: string[] }[] }[];
+  parameters?: Record<string, string>;
+}
+
+/** storage.k8s.io/v1 CSINode: per CSI driver, how many volumes the node can attach. */
+export interface KubeCSINode {
+  apiVersion?: string;
+  kind?: string;
+  metadata: KubeObjectMeta;
+  spec: { drivers?: { name: string; nodeID?: string; topologyKeys?: string[]; allocatable?: { count?: number } }[] };
+}
+
+export interface KubeDaemonSet {
+  apiVersion?: string;
+  kind?: string;
+  metadata: KubeObjectMeta;
+  spec: { selector?: KubeLabelSelector; template: { metadata?: Partial<KubeObjectMeta>; spec: KubePodSpec } };
+}
+
+/**
+ * A cluster as the engine is given it, whichever way it was read: a stored snapshot (db/repositories, the what-ifs)
+ * or `kubectl get -o yaml` (object-stream.ts, `simulate`). The two must agree for the same moment (issue 21).
+ */
+export interface ClusterObjects {
+  nodePools: KubeNodePool[];
+  nodes: KubeNode[];
+  /** Bound pods (spec.nodeName set; finished ones left out) and pending ones. */
+  pods: KubePod[];
+  podDisruptionBudgets: KubePodDisruptionBudget[];
+  /** DaemonSet pod templates; undefined: the engine takes one running pod per DaemonSet. */
+  daemonSetPods?: KubePod[];
+  namespaces: { metadata: { name: string; labels?: Record<string, string> } }[];
+  nodeOverlays: KubeNodeOverlay[];
+  nodeClasses: KubeEC2NodeClass[];
+  persistentVolumeClaims: KubePersistentVolumeClaim[];
+  persistentVolumes: KubePersistentVolume[];
+  storageClasses: KubeStorageClass[];
+  csiNodes: KubeCSINode[];
 }
