@@ -287,13 +287,13 @@ export function createReportsRepository(db: Db) {
   const usageBuckets = db.prepare(`
     WITH alloc AS (
       SELECT snapshot_id, nodepool, TOTAL(alloc_cpu_m) AS cpu, TOTAL(alloc_memory_b) AS mem
-      FROM snapshot_nodepools WHERE taken_at >= @fromMs AND taken_at < @toMs GROUP BY snapshot_id, nodepool
+      FROM snapshot_nodepools WHERE taken_at >= CAST(@fromMs AS INTEGER) AND taken_at < CAST(@toMs AS INTEGER) GROUP BY snapshot_id, nodepool
     )
-    SELECT (u.taken_at / @bucketMs) * @bucketMs AS bucket_ms, u.nodepool, TOTAL(u.pod_usage_cpu_m) AS use_cpu,
+    SELECT (u.taken_at / CAST(@bucketMs AS INTEGER)) * CAST(@bucketMs AS INTEGER) AS bucket_ms, u.nodepool, TOTAL(u.pod_usage_cpu_m) AS use_cpu,
            TOTAL(u.pod_usage_memory_b) AS use_mem, TOTAL(COALESCE(u.alloc_cpu_m, a.cpu)) AS alloc_cpu,
            TOTAL(COALESCE(u.alloc_memory_b, a.mem)) AS alloc_mem
     FROM usage_nodepools u LEFT JOIN alloc a ON a.snapshot_id = u.snapshot_id AND a.nodepool = u.nodepool
-    WHERE u.taken_at >= @fromMs AND u.taken_at < @toMs AND (@nodePool IS NULL OR u.nodepool = @nodePool)
+    WHERE u.taken_at >= CAST(@fromMs AS INTEGER) AND u.taken_at < CAST(@toMs AS INTEGER) AND (@nodePool IS NULL OR u.nodepool = @nodePool)
       AND (u.alloc_cpu_m IS NOT NULL OR a.snapshot_id IS NOT NULL)
     GROUP BY bucket_ms, u.nodepool ORDER BY u.nodepool, bucket_ms`);
   const nodePools = db.prepare(`
