@@ -1,5 +1,6 @@
 import type { Db } from '../open-db.js';
 import { INTERVAL_CAP_MS } from './analytics-intervals.js';
+import { assertKnownSnapshotChildren, createSnapshotRowsDeleter, withoutForeignKeys } from './retention-snapshot-rows.js';
 import { HOUR_MS } from '../../core/time.js';
 
 /**
@@ -17,8 +18,8 @@ import { HOUR_MS } from '../../core/time.js';
  * Means are updated as m + (x − m) × h ÷ (c + h): a value that did not change over the hour stays exactly itself.
  *
  * Every table is read and written by explicit column lists (below): a column added to one of these tables later is
- * not folded (NULL or its default in hourly rows) until it is added here. Tables referencing snapshots(id) without
- * ON DELETE CASCADE that are not handled here make a fold fail (the foreign key), and nothing of it is written.
+ * not folded (NULL or its default in hourly rows) until it is added here. A table referencing snapshots(id) that is
+ * not handled here and in retention-snapshot-rows.ts stops retention with an error naming it.
  */
 
 /** snapshots: time-weighted means. */
@@ -91,9 +92,6 @@ const USAGE_NODEPOOL_SUMS = [
   'node_usage_memory_b',
 ] as const;
 
-/** Tables whose rows of a snapshot are deleted with it, in this order, after what they hold is folded or not kept. */
-const PER_SNAPSHOT_UNKEPT = ['usage_samples', 'usage_nodes', 'usage_snapshots', 'usage_namespaces', 'usage_nodepools'] as const;
-
 const list = (cols: readonly string[], prefix = ''): string => cols.map((c) => `${prefix}${c}`).join(', ');
 /** The blend of a mean with a new value weighing @r of the new total: m + (x − m) × r. */
 const blend = (col: string, x: string): string => `${col} = ${col} + (${x} - ${col}) * @r`;
@@ -113,6 +111,7 @@ export interface FoldedSnapshot {
 }
 
 export function createRetentionFoldRepository(db: Db) {
+  assertKnownSnapshotChildren(db);
   const oldestRaw = db.prepare(
     'SELECT id, taken_at AS takenAt, run_id AS runId, node_count AS nodeCount, pod_count AS podCount FROM snapshots WHERE fold_ms IS NULL AND taken_at < ? ORDER BY taken_at LIMIT 1',
   );
@@ -137,7 +136,8 @@ export function createRetentionFoldRepository(db: Db) {
         alloc_cpu_m = (SELECT TOTAL(p.alloc_cpu_m) FROM snapshot_nodepools p WHERE p.snapshot_id = @j AND p.nodepool = usage_nodepools.nodepool),
         alloc_memory_b = (SELECT TOTAL(p.alloc_memory_b) FROM snapshot_nodepools p WHERE p.snapshot_id = @j AND p.nodepool = usage_nodepools.nodepool)
       WHERE snapshot_id = @j`),
-    db.prepare('DELETE FROM usage_samples WHERE snapshot_id = @j'),
+    // By time: usage_samples has no index on snapshot_id (a sample's taken_at is its snapshot's).
+    db.prepare('DELETE FROM usage_samples WHERE taken_at = @t'),
     db.prepare('DELETE FROM usage_nodes WHERE snapshot_id = @j'),
   ];
 
@@ -195,11 +195,8 @@ export function createRetentionFoldRepository(db: Db) {
         alloc_cpu_m = COALESCE(alloc_cpu_m, 0) + excluded.alloc_cpu_m, alloc_memory_b = COALESCE(alloc_memory_b, 0) + excluded.alloc_memory_b`),
     db.prepare('UPDATE usage_oom_kills SET snapshot_id = @f WHERE snapshot_id = @j'),
   ];
-  const removeFolded = [
-    ...PER_SNAPSHOT_UNKEPT.map((t) => db.prepare(`DELETE FROM ${t} WHERE snapshot_id = @j`)),
-    // snapshot_nodes, snapshot_nodepools and snapshot_namespaces go with it (ON DELETE CASCADE).
-    db.prepare('DELETE FROM snapshots WHERE id = @j'),
-  ];
+  // What was folded goes, with every row that references it (retention-snapshot-rows.ts).
+  const removeFolded = createSnapshotRowsDeleter(db);
   const pools = keyedMeans('snapshot_nodepools', POOL_KEY, POOL_MEANS, []);
   const namespaces = keyedMeans('snapshot_namespaces', NAMESPACE_KEY, NAMESPACE_MEANS, NAMESPACE_NEWEST);
 
@@ -223,7 +220,7 @@ export function createRetentionFoldRepository(db: Db) {
     const hour = Math.floor(s.takenAt / HOUR_MS) * HOUR_MS;
     const f = hourSnapshot.get(hour) as { id: number; foldMs: number } | undefined;
     if (f === undefined) {
-      for (const st of become) st.run({ j: s.id, hour, h });
+      for (const st of become) st.run({ j: s.id, t: s.takenAt, hour, h });
     } else {
       const r = h / (f.foldMs + h);
       const p = { f: f.id, j: s.id, hour, h, r };
@@ -231,7 +228,7 @@ export function createRetentionFoldRepository(db: Db) {
       for (const st of [...pools, ...namespaces]) st.run(p);
       intoNodes.run({ f: f.id, j: s.id, h });
       for (const st of usageSums) st.run({ f: f.id, j: s.id, hour });
-      for (const st of removeFolded) st.run({ j: s.id });
+      removeFolded(s.id, s.takenAt);
     }
     return { takenAt: s.takenAt, hourMs: hour, standsForMs: h, becameHour: f === undefined, ms: performance.now() - t0 };
   });
@@ -250,7 +247,7 @@ export function createRetentionFoldRepository(db: Db) {
     /** 5-minute snapshots left to fold before `boundaryMs`. */
     pending: (boundaryMs: number): number => rawBefore.get(boundaryMs) as number,
     /** Folds the oldest 5-minute snapshot taken before `boundaryMs`, in one transaction; null when none is left. */
-    foldOne: (boundaryMs: number): FoldedSnapshot | null => foldOne.immediate(boundaryMs),
+    foldOne: (boundaryMs: number): FoldedSnapshot | null => withoutForeignKeys(db, () => foldOne.immediate(boundaryMs)),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Db } from '../open-db.js';
 import { DAY_MS, HOUR_MS, WEEK_MS } from '../../core/time.js';
+import { assertKnownSnapshotChildren, createSnapshotRowsDeleter, withoutForeignKeys } from './retention-snapshot-rows.js';
 
 /**
  * Deletes what is older than the retention's horizon (issue 24), a bounded batch per transaction so that no write
@@ -28,36 +29,31 @@ export interface PruneBatch {
 /** A batch that deleted `n` of at most `limit`: more may be left only when it was full. */
 const byCount = (n: number, limit: number): PruneBatch => ({ deleted: n, more: n >= limit });
 
-/** What a snapshot's own tables hold that is not deleted with it (no ON DELETE CASCADE). */
-const SNAPSHOT_CHILDREN = ['usage_samples', 'usage_nodes', 'usage_snapshots', 'usage_namespaces', 'usage_nodepools'] as const;
-
 /** Rowid windows swept per batch for tables without an index on last_seen (pods, nodes, NodeClaims). */
 const ROWID_WINDOW = 20_000;
 
 export function createRetentionPruneRepository(db: Db) {
+  assertKnownSnapshotChildren(db);
   const tx = <A extends unknown[]>(fn: (...a: A) => PruneBatch) => {
     const t = db.transaction(fn);
     return (...a: A): PruneBatch => t.immediate(...a);
   };
 
-  const oldSnapshots = db.prepare('SELECT id FROM snapshots WHERE taken_at < ? ORDER BY taken_at LIMIT ?').pluck();
+  const oldSnapshots = db.prepare('SELECT id, taken_at AS takenAt FROM snapshots WHERE taken_at < ? ORDER BY taken_at LIMIT ?');
   const snapshotNodeRows = db.prepare('SELECT COUNT(*) FROM snapshot_nodes WHERE snapshot_id = ?').pluck();
-  const deleteChildren = SNAPSHOT_CHILDREN.map((t) => db.prepare(`DELETE FROM ${t} WHERE snapshot_id = ?`));
-  const unlinkOom = db.prepare('UPDATE usage_oom_kills SET snapshot_id = NULL WHERE snapshot_id = ?');
-  const deleteSnapshot = db.prepare('DELETE FROM snapshots WHERE id = ?');
+  const deleteSnapshot = createSnapshotRowsDeleter(db);
   /** Snapshots one at a time while they are big (an envelope hour holds 5,000 node rows), more while they are small. */
-  const snapshots = tx((cutMs: number, limit: number): PruneBatch => {
+  const snapshotsTx = tx((cutMs: number, limit: number): PruneBatch => {
     let rows = 0;
-    const ids = oldSnapshots.all(cutMs, limit) as number[];
-    for (const id of ids) {
+    const ids = oldSnapshots.all(cutMs, limit) as { id: number; takenAt: number }[];
+    for (const { id, takenAt } of ids) {
       rows += (snapshotNodeRows.get(id) as number) + 1;
-      for (const d of deleteChildren) d.run(id);
-      unlinkOom.run(id);
-      deleteSnapshot.run(id);
+      deleteSnapshot(id, takenAt);
       if (rows >= limit) return { deleted: rows, more: true };
     }
     return { deleted: rows, more: ids.length >= limit };
   });
+  const snapshots = (cutMs: number, limit: number): PruneBatch => withoutForeignKeys(db, () => snapshotsTx(cutMs, limit));
 
   // Whole buckets before the cut, each span by its own primary-key range.
   const rollup = (table: string) =>
