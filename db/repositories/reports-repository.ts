@@ -5,6 +5,7 @@ import type { Db } from '../open-db.js';
 import { INTERVAL_CAP_MS } from './analytics-intervals.js';
 import { createRangeRollupReader } from './range-rollups.js';
 import { CLUSTER_REGION_SETTING, toRunStatus, type RunStatus } from './runs-repository.js';
+import { createRetentionStoreRepository, type StoreFacts } from './retention-store-repository.js';
 import { METRICS_STATUS_SETTING, PROMETHEUS_STATUS_SETTING } from './usage-repository.js';
 
 /**
@@ -338,6 +339,7 @@ export function createReportsRepository(db: Db) {
     ) WHERE rn = 1 ORDER BY kind`);
 
   const rangeParams = (r: TimeRange) => ({ fromMs: r.fromMs, toMs: r.toMs, nodePool: r.nodePool ?? null });
+  const store = createRetentionStoreRepository(db);
 
   return {
     /** Cost Explorer bill per UTC day whose start lies in [fromMs, toMs). */
@@ -451,6 +453,9 @@ export function createReportsRepository(db: Db) {
         nodePoolCount: r.nodepools,
       };
     },
+
+    /** The file's size, its vacuum mode, the retention settings and how far snapshots are folded (migration 0021). */
+    storeFacts: (): StoreFacts => store.facts(),
 
     /** The most recently started collection run of any kind, or null before the first. */
     lastRun(): CollectionRunRow | null {

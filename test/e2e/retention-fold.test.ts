@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runRetentionPass } from '../../cli/retention-stage.js';
-import { retentionSettings } from '../../core/retention.js';
+import { resolveRetentionSettings, runRetentionPass } from '../../cli/retention-stage.js';
+import type { StatusResponse } from '../../server/schemas/status.js';
 import { openDb, type Db } from '../../db/open-db.js';
 import { buildApp } from '../../server/app.js';
 import { DAY_MS, HOUR_MS } from '../../core/time.js';
@@ -59,7 +59,11 @@ beforeAll(async () => {
   const foldedPath = join(seeded.dir, 'folded.db');
   await seeded.db.backup(foldedPath);
   folded = openDb({ path: foldedPath });
-  const pass = await runRetentionPass(folded, retentionSettings('1d', '13mo'), { now: endMs, budgetMs: Number.POSITIVE_INFINITY });
+  // As `collect --raw-retention 1d` would: the setting stored, then a pass.
+  const pass = await runRetentionPass(folded, resolveRetentionSettings(folded, { rawRetention: '1d' }), {
+    now: endMs,
+    budgetMs: Number.POSITIVE_INFINITY,
+  });
   expect(pass.error).toBeNull();
   boundaryMs = pass.rawBoundaryMs;
   before = buildApp({ db: seeded.db, now: () => endMs, cacheResponses: false });
@@ -155,6 +159,23 @@ describe('a fold of the week4 sandbox past a 1-day raw retention', () => {
     expect(a.rows.length).toBeGreaterThan(5);
     // The age is counted from the snapshot asked for: the hour's start after the fold.
     expect(differences(a.rows, b.rows, new Set(['ageHours']))).toEqual([]);
+  });
+
+  it('says in /api/status what is folded, how long each is kept and what the last pass did', async () => {
+    const status = (await answer(after, '/api/status')) as StatusResponse;
+    expect(status.store).toMatchObject({
+      autoVacuum: 'incremental',
+      rawRetention: '1d',
+      retention: '13mo',
+      hourlyFrom: iso(startMs),
+      hourlyTo: iso(boundaryMs),
+      rawFrom: iso(boundaryMs),
+      lastRun: { folded: (boundaryMs - startMs) / (5 * 60_000), pending: 0, error: null, rawBoundary: iso(boundaryMs) },
+    });
+    expect(status.store.fileBytes).toBeGreaterThan(status.store.freeBytes);
+    expect(status.store.lastRun?.longestTransactionMs).toBeGreaterThan(0);
+    const unfolded = (await answer(before, '/api/status')) as StatusResponse;
+    expect(unfolded.store).toMatchObject({ rawRetention: '14d', hourlyFrom: null, hourlyTo: null, rawFrom: iso(startMs), lastRun: null });
   });
 
   it('compares equal windows before and after an instant on the hour past the raw retention as before', async () => {
