@@ -30,8 +30,8 @@ import { UsageError } from './usage-error.js';
  */
 
 /** Rows per delete batch and pages per vacuum step: a few ms each at the envelope (npm run bench -- --only retention). */
-const PRUNE_BATCH_ROWS = 2_000;
-const VACUUM_STEP_PAGES = 512;
+const PRUNE_BATCH_ROWS = 500;
+const VACUUM_STEP_PAGES = 128;
 
 const yieldToEventLoop = (): Promise<void> => new Promise((done) => setImmediate(done));
 const errorText = (err: unknown): string => (err instanceof Error ? err.message : String(err));

@@ -30,7 +30,7 @@ export interface PruneBatch {
 const byCount = (n: number, limit: number): PruneBatch => ({ deleted: n, more: n >= limit });
 
 /** Rowid windows swept per batch for tables without an index on last_seen (pods, nodes, NodeClaims). */
-const ROWID_WINDOW = 20_000;
+const ROWID_WINDOW = 5_000;
 
 export function createRetentionPruneRepository(db: Db) {
   assertKnownSnapshotChildren(db);
@@ -109,14 +109,14 @@ export function createRetentionPruneRepository(db: Db) {
     let from: number | null = null;
     return {
       name: table,
-      batch: tx((cutMs: number, limit: number): PruneBatch => {
+      batch: tx((cutMs: number): PruneBatch => {
         const s = span.get() as { lo: number | null; hi: number | null };
         const a = Math.max(from ?? s.lo ?? 0, s.lo ?? 0);
         if (s.hi === null || a > s.hi) {
           from = null;
           return { deleted: 0, more: false };
         }
-        const b = a + Math.max(limit, ROWID_WINDOW);
+        const b = a + ROWID_WINDOW;
         from = b;
         return { deleted: del.run({ a, b, cut: cutMs }).changes, more: b <= s.hi };
       }),
