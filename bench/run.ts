@@ -11,6 +11,7 @@ import { costExplorerBench } from './cost-explorer-bench.js';
 import { curBench } from './cur-bench.js';
 import { engineBench } from './engine-bench.js';
 import { ingestBench } from './ingest-bench.js';
+import { retentionBench } from './retention-bench.js';
 import { seedBench } from './seed-bench.js';
 import { findKubectl, snapshotBench } from './snapshot-bench.js';
 import { storeBench } from './store-bench.js';
@@ -30,6 +31,7 @@ const BENCHES: Record<string, (ctx: BenchContext) => Promise<BenchResult>> = {
   bundle: bundleBench,
   engine: engineBench,
   cur: curBench,
+  retention: retentionBench,
 };
 
 const HELP = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(BENCHES).join(',')}]

@@ -34,6 +34,9 @@ import { PriceCollector } from './price-collector.js';
 import { ProgressBar } from './progress.js';
 import { UsageError } from './usage-error.js';
 import { parseCalendarDuration } from '../core/duration.js';
+import { RetentionSettingError, retentionSettings, type RetentionSettings } from '../core/retention.js';
+import type { RetentionRunRecord } from '../db/repositories/retention-store-repository.js';
+import { resolveRetentionSettings, retentionSummary, runRetentionPass, upgradeToIncrementalVacuum } from './retention-stage.js';
 import { DAY_MS, HOUR_MS } from '../core/time.js';
 
 export const COLLECT_HELP = `Usage: nodepool-ledger collect --cluster NAME [--region R] [--since 90d] [--watch] [--interval 5m]
@@ -61,6 +64,12 @@ us-east-1, or cn-northwest-1 for China; EC2 in the cluster's region.
   --usage-retention 3d
                     how long per-container usage samples (metrics.k8s.io, read with every snapshot) are kept; hourly
                     rollups per workload are kept for good (at least 2h: an hour is rolled up when it is over)
+  --raw-retention 14d
+                    how long 5-minute snapshots (per node, per NodePool and namespace, usage) are kept; older ones
+                    are folded into one per UTC hour (time-weighted: every figure over whole hours is unchanged).
+                    Stored in the database: later runs without the flag keep it (h, d, w; at least 2h)
+  --retention 13mo  how long everything is kept: hourly snapshots, rollups, events, disruptions, bills, CUR rows,
+                    prices; older rows are deleted and the file shrinks (mo and y are calendar months). Stored too
   --prometheus URL  also backfill usage history from a Prometheus-compatible HTTP API (its base URL, e.g.
                     http://prometheus.monitoring:9090 or a path prefix): rate(container_cpu_usage_seconds_total[5m])
                     and container_memory_working_set_bytes per namespace/pod/container, at --interval steps, into the
@@ -82,6 +91,8 @@ export const COLLECT_OPTIONS = {
   watch: { type: 'boolean' },
   interval: { type: 'string' },
   'usage-retention': { type: 'string' },
+  'raw-retention': { type: 'string' },
+  retention: { type: 'string' },
   prometheus: { type: 'string' },
   'prometheus-since': { type: 'string' },
   kubeconfig: { type: 'string' },
@@ -96,6 +107,8 @@ export { DEFAULT_DB_PATH };
 const CE_REFRESH_MS = 8 * HOUR_MS;
 /** Karpenter refreshes on-demand prices every 12 h. */
 const ON_DEMAND_REFRESH_MS = 12 * HOUR_MS;
+/** The most a retention pass takes at once (a backlog, e.g. after an upgrade, is folded over several passes). */
+const RETENTION_BUDGET_MS = 60_000;
 /** An account that refused HOURLY or per-instance data is asked again after this long (it may have opted in). */
 const OPT_IN_RETRY_MS = DAY_MS;
 export const USD_PER_COST_EXPLORER_REQUEST = 0.01;
@@ -108,6 +121,9 @@ export interface CollectOptions {
   intervalMs: number;
   /** How long per-container usage samples are kept behind the newest snapshot (default 3 days). */
   usageRetentionMs?: number;
+  /** --raw-retention and --retention as given (absent: the stored settings, else 14d and 13mo). */
+  rawRetention?: string;
+  retention?: string;
   /** Base URL of a Prometheus-compatible HTTP API to backfill usage history from; absent: none. */
   prometheusUrl?: string;
   /** How much usage history a Prometheus backfill asks for (default 14 days). */
@@ -154,6 +170,8 @@ export interface CollectSummary {
   /** Cost Explorer periods in the window already final, so not requested again. */
   finalPeriodsSkipped: number;
   costRuns: CostCollectResult[];
+  /** The last retention pass (folds, deletes past the horizon, pages freed); null when none ran. */
+  retention: RetentionRunRecord | null;
   seconds: number;
 }
 
@@ -180,6 +198,15 @@ export function collectOptionsFrom(v: Values): CollectOptions {
     throw new UsageError(
       `--usage-retention must be at least 2h (an hour's samples are rolled up once it is over), got "${str('usage-retention')}"`,
     );
+  const rawRetention = str('raw-retention');
+  const retention = str('retention');
+  // Checked here against each other (or the default); against the stored settings when the run opens the database.
+  try {
+    retentionSettings(rawRetention, retention);
+  } catch (err) {
+    if (err instanceof RetentionSettingError) throw new UsageError(err.message);
+    throw err;
+  }
   const prometheusUrl = str('prometheus');
   if (prometheusUrl !== undefined && !/^https?:\/\/[^/\s]+/.test(prometheusUrl))
     throw new UsageError(`--prometheus must be an http(s) URL such as http://prometheus.monitoring:9090, got "${prometheusUrl}"`);
@@ -190,6 +217,8 @@ export function collectOptionsFrom(v: Values): CollectOptions {
     watch: v.watch === true,
     intervalMs: duration('interval', '5m'),
     usageRetentionMs,
+    rawRetention,
+    retention,
     prometheusUrl,
     prometheusSinceMs: duration('prometheus-since', '14d'),
     kubeconfig: str('kubeconfig'),
@@ -241,6 +270,7 @@ class Collection {
     costExplorerUsd: 0,
     finalPeriodsSkipped: 0,
     costRuns: [],
+    retention: null,
     seconds: 0,
   };
   readonly counter = new AwsRequestCounter();
@@ -257,6 +287,8 @@ class Collection {
   /** Notes said once per run (why no Pricing call, why no bill). */
   private readonly said = new Set<string>();
   private lastMetricsState: MetricsState | null = null;
+  /** Retention settings, resolved once the database is held (runCollect). */
+  retentionSettings: RetentionSettings | null = null;
 
   /**
    * @param stillHeld true while the collector lock is this process's (checked before each write: a collector taken
@@ -471,6 +503,17 @@ class Collection {
     }
   }
 
+  /**
+   * Retention (cli/retention-stage.ts): folds, deletes and vacuums for up to `budgetMs`, between snapshots, one short
+   * transaction at a time; what is left is done by the next pass.
+   */
+  async retention(budgetMs: number): Promise<void> {
+    if (this.retentionSettings === null || !this.stillHeld()) return;
+    const r = await runRetentionPass(this.db, this.retentionSettings, { now: this.now(), budgetMs });
+    this.summary.retention = r;
+    if (r.error !== null) this.fail('retention (each step its own transaction: the file stays sound)', new Error(r.error));
+  }
+
   /** Cost allocation tags, then the bill; HOURLY and per-instance data unless the account refused them lately. */
   async costExplorer(): Promise<void> {
     if (!this.stillHeld()) return;
@@ -613,6 +656,8 @@ class Collection {
           await this.costExplorer();
           nextCostAt = t + CE_REFRESH_MS;
         }
+        // Right after the snapshot, so it is done (or paused) well before the next one is due.
+        await this.retention(Math.min(this.o.intervalMs / 2, RETENTION_BUDGET_MS));
         await sleep(this.o.intervalMs, this.io.signal);
       }
       runs.finishRun(runId, this.summary.ok ? 'ok' : 'failed', this.summary.snapshots, this.summary.failures.join('; ') || null);
@@ -677,11 +722,14 @@ export async function runCollect(o: CollectOptions, io: CollectIo = {}): Promise
   }
   c = new Collection(o, db, { ...io, signal: stop.signal }, () => lock.confirm());
   try {
+    c.retentionSettings = resolveRetentionSettings(db, o);
+    upgradeToIncrementalVacuum(db, o.dbPath, c.err);
     if (o.watch) await c.watch();
     else {
       await c.kubeOnce();
       await c.prometheus();
       await c.costExplorer();
+      await c.retention(RETENTION_BUDGET_MS);
     }
     return report(c, startedAt);
   } finally {
@@ -731,6 +779,8 @@ export function formatSummary(s: CollectSummary, dbPath: string): string[] {
   lines.push(
     `Cost Explorer: ${s.costExplorerRequests} requests x USD ${USD_PER_COST_EXPLORER_REQUEST.toFixed(2)} = USD ${s.costExplorerUsd.toFixed(2)}; ${s.finalPeriodsSkipped} final periods skipped`,
   );
+  const retention = s.retention === null ? null : retentionSummary(s.retention);
+  if (retention !== null) lines.push(retention);
   for (const f of s.failures) lines.push(`failed: ${f}`);
   return lines;
 }

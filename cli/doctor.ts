@@ -17,10 +17,14 @@ import { createEc2Client } from '../collectors/spot/client.js';
 import { clusterOwnedTag, TAG_CLUSTER_NAME, TAG_NODEPOOL } from '../core/labels.js';
 import { isRegionName, type RegionFacts, regionFacts } from '../core/partitions.js';
 import { staticTableFor } from '../core/static-prices.js';
+import { resolve } from 'node:path';
+import { DEFAULT_DB_PATH } from './default-db-path.js';
+import { checkStore } from './doctor-store.js';
 import { UsageError } from './usage-error.js';
 import { DAY_MS } from '../core/time.js';
 
 export const DOCTOR_HELP = `Usage: nodepool-ledger doctor --cluster NAME [--region R] [--kubeconfig PATH] [--context NAME] [--billing-profile P]
+                               [--db .ledger/ledger.db]
 
 Checks what 'collect' needs, and says how to fix what is missing:
   - the cost allocation tags karpenter.sh/nodepool and the cluster tag (eks:eks-cluster-name or
@@ -32,7 +36,9 @@ Checks what 'collect' needs, and says how to fix what is missing:
   - the cluster answers lists of nodes, pods, NodeClaims, NodePools and events (naming the kubeconfig, context and
     server it tried);
   - metrics-server answers metrics.k8s.io (what pods really use); without it collect goes on with requests only, so
-    this is a warning (!), not a problem.
+    this is a warning (!), not a problem;
+  - the database (--db): its size, whether it shrinks as retention deletes, how long 5-minute and hourly snapshots
+    are kept, what is folded so far and the last retention pass (read only: nothing is written).
 Exit code 0 when everything is in order, 1 otherwise.`;
 
 export const DOCTOR_OPTIONS = {
@@ -42,6 +48,7 @@ export const DOCTOR_OPTIONS = {
   kubeconfig: { type: 'string' },
   context: { type: 'string' },
   'billing-profile': { type: 'string' },
+  db: { type: 'string' },
 } as const;
 
 export interface DoctorOptions {
@@ -51,6 +58,8 @@ export interface DoctorOptions {
   context?: string;
   /** The AWS profile that reads Cost Explorer (GovCloud: the associated standard account's). */
   billingProfile?: string;
+  /** The database collect writes (its size and retention are checked); default .ledger/ledger.db. */
+  dbPath?: string;
 }
 
 export interface DoctorIo {
@@ -73,7 +82,14 @@ export function doctorOptionsFrom(v: Record<string, string | boolean | undefined
   const region = str('region');
   if (region !== undefined && !isRegionName(region))
     throw new UsageError(`--region must be an AWS region name like us-east-1, eu-west-1 or cn-north-1, got "${region}"`);
-  return { cluster, region, kubeconfig: str('kubeconfig'), context: str('context'), billingProfile: str('billing-profile') };
+  return {
+    cluster,
+    region,
+    kubeconfig: str('kubeconfig'),
+    context: str('context'),
+    billingProfile: str('billing-profile'),
+    dbPath: resolve(str('db') ?? DEFAULT_DB_PATH),
+  };
 }
 
 interface AwsErrorLike {
@@ -377,6 +393,7 @@ export async function runDoctor(o: DoctorOptions, io: DoctorIo = {}): Promise<Do
   say(`nodepool-ledger doctor for cluster ${o.cluster}`);
   let problems = await checkAws(o, full, say);
   problems += await checkKubernetes(o, full, say);
+  if (o.dbPath !== undefined) problems += checkStore(o.dbPath, say);
   say(problems === 0 ? 'everything collect needs is in place' : `${problems} problem${problems === 1 ? '' : 's'} found`);
   return { problems, lines };
 }

@@ -5,6 +5,7 @@ import type { Db } from '../open-db.js';
 import { INTERVAL_CAP_MS } from './analytics-intervals.js';
 import { createRangeRollupReader } from './range-rollups.js';
 import { CLUSTER_REGION_SETTING, toRunStatus, type RunStatus } from './runs-repository.js';
+import { createRetentionStoreRepository, type StoreFacts } from './retention-store-repository.js';
 import { METRICS_STATUS_SETTING, PROMETHEUS_STATUS_SETTING } from './usage-repository.js';
 
 /**
@@ -282,16 +283,19 @@ export function createReportsRepository(db: Db) {
   const rollups = createRangeRollupReader(db);
 
   // Pods' usage (metrics.k8s.io, per snapshot) over the allocatable of the same snapshot and NodePool, both summed
-  // per bucket: only snapshots that read usage count, so a gap in metrics-server lowers neither side.
+  // per bucket: only snapshots that read usage count, so a gap in metrics-server lowers neither side. An hourly
+  // snapshot (folded past the raw retention) holds both sums over its hour's snapshots with usage.
   const usageBuckets = db.prepare(`
     WITH alloc AS (
       SELECT snapshot_id, nodepool, TOTAL(alloc_cpu_m) AS cpu, TOTAL(alloc_memory_b) AS mem
-      FROM snapshot_nodepools WHERE taken_at >= @fromMs AND taken_at < @toMs GROUP BY snapshot_id, nodepool
+      FROM snapshot_nodepools WHERE taken_at >= CAST(@fromMs AS INTEGER) AND taken_at < CAST(@toMs AS INTEGER) GROUP BY snapshot_id, nodepool
     )
-    SELECT (u.taken_at / @bucketMs) * @bucketMs AS bucket_ms, u.nodepool, TOTAL(u.pod_usage_cpu_m) AS use_cpu,
-           TOTAL(u.pod_usage_memory_b) AS use_mem, TOTAL(a.cpu) AS alloc_cpu, TOTAL(a.mem) AS alloc_mem
-    FROM usage_nodepools u JOIN alloc a ON a.snapshot_id = u.snapshot_id AND a.nodepool = u.nodepool
-    WHERE u.taken_at >= @fromMs AND u.taken_at < @toMs AND (@nodePool IS NULL OR u.nodepool = @nodePool)
+    SELECT (u.taken_at / CAST(@bucketMs AS INTEGER)) * CAST(@bucketMs AS INTEGER) AS bucket_ms, u.nodepool, TOTAL(u.pod_usage_cpu_m) AS use_cpu,
+           TOTAL(u.pod_usage_memory_b) AS use_mem, TOTAL(COALESCE(u.alloc_cpu_m, a.cpu)) AS alloc_cpu,
+           TOTAL(COALESCE(u.alloc_memory_b, a.mem)) AS alloc_mem
+    FROM usage_nodepools u LEFT JOIN alloc a ON a.snapshot_id = u.snapshot_id AND a.nodepool = u.nodepool
+    WHERE u.taken_at >= CAST(@fromMs AS INTEGER) AND u.taken_at < CAST(@toMs AS INTEGER) AND (@nodePool IS NULL OR u.nodepool = @nodePool)
+      AND (u.alloc_cpu_m IS NOT NULL OR a.snapshot_id IS NOT NULL)
     GROUP BY bucket_ms, u.nodepool ORDER BY u.nodepool, bucket_ms`);
   const nodePools = db.prepare(`
     SELECT name, weight, consolidation_policy, consolidate_after, capacity_types_json, nodeclass, updated_at,
@@ -314,7 +318,7 @@ export function createReportsRepository(db: Db) {
   const dataRange = db.prepare(`
     SELECT s.snapshots, s.first_snapshot, s.last_snapshot, c.cost_lines, c.first_cost, c.last_cost,
            (SELECT COUNT(*) FROM nodepools) AS nodepools
-    FROM (SELECT COUNT(*) AS snapshots, MIN(taken_at) AS first_snapshot, MAX(taken_at) AS last_snapshot FROM snapshots) s,
+    FROM (SELECT CAST(TOTAL(COALESCE(fold_snapshots, 1)) AS INTEGER) AS snapshots, MIN(taken_at) AS first_snapshot, MAX(taken_at) AS last_snapshot FROM snapshots) s,
          (SELECT COUNT(*) AS cost_lines, (MIN(period_start_ms) / ${DAY_MS}) * ${DAY_MS} AS first_cost,
                  (MAX(period_start_ms) / ${DAY_MS}) * ${DAY_MS} AS last_cost
           FROM cost_lines WHERE source = 'cost-explorer') c`);
@@ -325,7 +329,8 @@ export function createReportsRepository(db: Db) {
 
   const setting = db.prepare('SELECT value FROM settings WHERE key = ?').pluck();
   const usageCoverage = db.prepare(`
-    SELECT COUNT(*) AS snapshots, COALESCE(SUM(state = 'available'), 0) AS withUsage,
+    SELECT CAST(TOTAL(COALESCE(fold_snapshots, 1)) AS INTEGER) AS snapshots,
+      CAST(TOTAL(COALESCE(fold_available, state = 'available')) AS INTEGER) AS withUsage,
       MAX(CASE WHEN state = 'available' THEN taken_at END) AS lastUsageAt
     FROM usage_snapshots`);
   const lastRunPerKind = db.prepare(`
@@ -334,6 +339,7 @@ export function createReportsRepository(db: Db) {
     ) WHERE rn = 1 ORDER BY kind`);
 
   const rangeParams = (r: TimeRange) => ({ fromMs: r.fromMs, toMs: r.toMs, nodePool: r.nodePool ?? null });
+  const store = createRetentionStoreRepository(db);
 
   return {
     /** Cost Explorer bill per UTC day whose start lies in [fromMs, toMs). */
@@ -447,6 +453,9 @@ export function createReportsRepository(db: Db) {
         nodePoolCount: r.nodepools,
       };
     },
+
+    /** The file's size, its vacuum mode, the retention settings and how far snapshots are folded (migration 0021). */
+    storeFacts: (): StoreFacts => store.facts(),
 
     /** The most recently started collection run of any kind, or null before the first. */
     lastRun(): CollectionRunRow | null {
