@@ -247,7 +247,15 @@ describe('simulate: hand-worked cases on a small catalogue file', () => {
   it('an empty node → a delete decision: before $0.20 (t.large on-demand), after $0, savings $0.20', async () => {
     const r = await json(file(yamlStream(nodePool('general'), node('ip-10-0-1-1', 't.large'))), ['--instance-types', catalogueFile()]);
     expect(r.consolidation.decisions).toEqual([
-      { action: 'delete', reason: 'Empty', method: 'emptiness', candidates: ['ip-10-0-1-1'], replacement: null, savingsUsdPerHour: 0.2 },
+      {
+        action: 'delete',
+        reason: 'Empty',
+        method: 'emptiness',
+        candidates: ['ip-10-0-1-1'],
+        replacement: null,
+        savingsUsdPerHour: 0.2,
+        scores: [],
+      },
     ]);
     expect(r.costUsdPerHour).toEqual({ before: 0.2, after: 0 });
   });

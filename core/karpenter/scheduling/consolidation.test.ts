@@ -68,6 +68,7 @@ describe('delete vs replace', () => {
         candidates: ['n1'],
         replacement: null,
         savingsUsdPerHour: expect.closeTo(0.207374, 6),
+        scores: [],
       },
     ]);
     // with n1 gone, n0's two pods would need a new node no cheaper than n0 itself
@@ -99,6 +100,7 @@ describe('delete vs replace', () => {
         candidates: ['idle'],
         replacement: null,
         savingsUsdPerHour: expect.closeTo(20.143895, 5),
+        scores: [],
       },
     ]);
     // the busy node would be replaced next, once the empty one is gone (its pod cannot move onto the idle node then)
@@ -440,6 +442,7 @@ describe('consolidation with topology, time and same-type merges', () => {
         candidates: ['n0'],
         replacement: null,
         savingsUsdPerHour: expect.closeTo(0.207374, 6),
+        scores: [],
       },
     ]);
   });

@@ -27,6 +27,8 @@ export interface FilterOutcome {
   types: InstanceType[];
   /** Why no type is left, in Karpenter's words (built on demand). */
   error: (() => string) | null;
+  /** minValues BestEffort: the keys whose minValues the types left could not meet, with the values they reach. */
+  relaxed?: Map<string, number>;
 }
 
 const portsConflict = (a: readonly HostPort[], b: readonly HostPort[]) => a.some((x) => b.some((y) => hostPortsConflict(x, y)));
@@ -52,6 +54,7 @@ export function filterInstanceTypes(
   daemons: DaemonGroups,
   podPorts: readonly HostPort[],
   space: ResourceSpace,
+  relaxMinValues = false,
 ): FilterOutcome {
   let requirementsMet = false;
   let fitsAny = false;
@@ -92,14 +95,19 @@ export function filterInstanceTypes(
     if (compat && fit && offering) remaining.push(it);
   }
   let minValuesError: string | null = null;
+  let relaxed: Map<string, number> | undefined;
   if (reqs.hasMinValues()) {
     const { unmet } = satisfiesMinValues(remaining, reqs);
     if (unmet) {
-      minValuesError = minValuesMessage(unmet);
-      remaining = [];
+      // Strict: nothing can launch; BestEffort keeps the types and lowers minValues to what they reach
+      if (relaxMinValues) relaxed = unmet;
+      else {
+        minValuesError = minValuesMessage(unmet);
+        remaining = [];
+      }
     }
   }
-  if (remaining.length > 0) return { types: remaining, error: null };
+  if (remaining.length > 0) return relaxed ? { types: remaining, error: null, relaxed } : { types: remaining, error: null };
   const resources = () => {
     if (!minDaemon || !maxDaemon) return formatResources(space.toMap(podRequests));
     const lo = formatResources(space.toMap(addVectors(minDaemon, podRequests)));
@@ -165,6 +173,7 @@ export function refitInstanceTypes(
   }
   if (out === null) return options;
   if (out.length === 0) return null;
+  // minValues not met: the full filter says why (or, under BestEffort, lowers them)
   if (reqs.hasMinValues() && satisfiesMinValues(out, reqs).unmet) return null;
   return out;
 }

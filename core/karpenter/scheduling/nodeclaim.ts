@@ -1,5 +1,5 @@
 import { filterInstanceTypes, refitInstanceTypes } from './instance-filter.js';
-import type { InstanceType } from './instance-types.js';
+import { type InstanceType, type Offering, offeringAllowed } from './instance-types.js';
 import type { PodData } from './pod-data.js';
 import { hostPortsConflict, type HostPort, type SchedPod } from './pods.js';
 import { Requirement, type Requirements } from './requirements.js';
@@ -7,7 +7,8 @@ import { addVectors, addInto, fitsSum3, type ResourceSpace, type ResourceVector 
 import { taintsMessage, toleratesAll, untoleratedTaints } from './taints.js';
 import type { NodeClaimTemplate } from './templates.js';
 import type { Topology } from './topology.js';
-import { LABEL_HOSTNAME, WELL_KNOWN_LABELS } from './well-known.js';
+import type { ReservationLedger } from './reservations.js';
+import { CAPACITY_RESERVED, LABEL_HOSTNAME, WELL_KNOWN_LABELS } from './well-known.js';
 
 /** A pod could not be placed somewhere; `permanent` when the same pod shape can never fit there later. */
 export interface PlacementFailure {
@@ -20,6 +21,18 @@ export interface NodeClaimPlan {
   ok: true;
   requirements: Requirements;
   options: InstanceType[];
+  /** Reserved offerings the NodeClaim would hold a place in (only when reservations are counted). */
+  reserve?: Offering[];
+  /** Compatible reserved offerings existed but none had room (the NodeClaim will not launch as reserved). */
+  reservationsFull?: boolean;
+}
+
+/** How NodeClaims of a scheduling round treat minValues and counted reservations. */
+export interface ClaimOptions {
+  /** --min-values-policy BestEffort. */
+  relaxMinValues: boolean;
+  /** Counts places in capacity reservations; null when no reservation has a known count. */
+  ledger: ReservationLedger | null;
 }
 
 export const failure = (permanent: boolean, message: () => string): PlacementFailure => ({ ok: false, permanent, message });
@@ -70,12 +83,22 @@ export class InflightNodeClaim {
   readonly hostname: string;
   requirements: Requirements;
   options: InstanceType[];
+  /** Reserved offerings it holds a place in (Karpenter's reservedOfferings). */
+  reserved: Offering[] = [];
+  /** It could have launched as reserved but every compatible reservation was full. */
+  reservationsFull = false;
+  /**
+   * BestEffort lowered a minValues of the template when the NodeClaim was created (its first pod): the value
+   * Karpenter writes to karpenter.sh/nodeclaim-min-values-relaxed then and does not revisit.
+   */
+  minValuesRelaxed = false;
 
   constructor(
     readonly id: number,
     readonly template: NodeClaimTemplate,
     options: InstanceType[],
     private readonly space: ResourceSpace,
+    private readonly claimOptions: ClaimOptions = { relaxMinValues: false, ledger: null },
   ) {
     this.hostname = `hostname-placeholder-${String(id + 1).padStart(4, '0')}`;
     this.requirements = template.requirements.copy().add(Requirement.of(LABEL_HOSTNAME, 'In', [this.hostname]));
@@ -121,16 +144,55 @@ export class InflightNodeClaim {
     }
     if (!changed && !topologyChanged) {
       const types = refitInstanceTypes(this.options, reqs, this.requests, data.requests, this.template.daemons, data.pod.hostPorts);
-      if (types) return { ok: true, requirements: reqs, options: types };
+      if (types) return this.withReservations({ ok: true, requirements: reqs, options: types });
     }
     const result = this.fullFilter(reqs, data, addVectors(this.requests, data.requests));
     // requirements only narrow and requests only grow, so unless topology chose the domain this stays a failure
     if (!result.types.length) return failure(!topologyChanged, result.message);
-    return { ok: true, requirements: reqs, options: result.types };
+    if (result.relaxed) {
+      // BestEffort: minValues lowered to what the types left reach (nodeclaim.go CanAdd with relaxMinValues)
+      if (reqs === this.requirements) reqs = reqs.copy();
+      for (const [key, reached] of result.relaxed) reqs.set(reqs.get(key).withMinValues(reached));
+    }
+    return this.withReservations({ ok: true, requirements: reqs, options: result.types });
+  }
+
+  /**
+   * Karpenter's offeringsToReserve: every available reserved offering of the types left that the requirements allow
+   * and whose reservation still has room (or already holds this NodeClaim). When compatible ones exist but none has
+   * room, the NodeClaim goes on without a reservation (Karpenter's fallback mode; its provisioning defers the pod to
+   * the next round, where the full reservation is unavailable: the same end).
+   */
+  private withReservations(plan: NodeClaimPlan): NodeClaimPlan {
+    const ledger = this.claimOptions.ledger;
+    if (!ledger) return plan;
+    const reserve: Offering[] = [];
+    let compatible = false;
+    for (const it of plan.options) {
+      for (const o of it.offerings) {
+        if (o.capacityType !== CAPACITY_RESERVED || !o.available || !offeringAllowed(plan.requirements, o)) continue;
+        compatible = true;
+        if (ledger.canReserve(this.hostname, o)) reserve.push(o);
+      }
+    }
+    return { ...plan, reserve, reservationsFull: compatible && reserve.length === 0 };
   }
 
   add(data: PodData, plan: NodeClaimPlan, topology: Topology): void {
+    if (this.pods.length === 0) {
+      for (const r of plan.requirements.values()) {
+        const original = this.template.requirements.get(r.key).minValues;
+        if (original !== undefined && r.minValues !== undefined && r.minValues < original) this.minValuesRelaxed = true;
+      }
+    }
     this.pods.push(data.pod);
+    const ledger = this.claimOptions.ledger;
+    if (ledger && plan.reserve) {
+      ledger.reserve(this.hostname, plan.reserve);
+      ledger.releaseExcept(this.hostname, plan.reserve);
+      this.reserved = plan.reserve;
+      this.reservationsFull = plan.reservationsFull ?? false;
+    }
     this.options = plan.options;
     addInto(this.requests, data.requests);
     this.requirements = plan.requirements;
@@ -150,8 +212,21 @@ export class InflightNodeClaim {
     return false;
   }
 
-  private fullFilter(reqs: Requirements, data: PodData, total: ResourceVector): { types: InstanceType[]; message: () => string } {
-    const r = filterInstanceTypes(this.options, reqs, data.requests, total, this.template.daemons, data.pod.hostPorts, this.space);
-    return { types: r.types, message: r.error ?? (() => 'no instance type fits') };
+  private fullFilter(
+    reqs: Requirements,
+    data: PodData,
+    total: ResourceVector,
+  ): { types: InstanceType[]; message: () => string; relaxed?: Map<string, number> } {
+    const r = filterInstanceTypes(
+      this.options,
+      reqs,
+      data.requests,
+      total,
+      this.template.daemons,
+      data.pod.hostPorts,
+      this.space,
+      this.claimOptions.relaxMinValues,
+    );
+    return { types: r.types, message: r.error ?? (() => 'no instance type fits'), ...(r.relaxed ? { relaxed: r.relaxed } : {}) };
   }
 }

@@ -19,8 +19,10 @@ export interface PodData {
 }
 
 export function podData(pod: SchedPod, constraints: PodConstraints, space: ResourceSpace, ignorePreferences: boolean): PodData {
-  const requirements = podRequirements(pod, constraints, !ignorePreferences);
+  let requirements = podRequirements(pod, constraints, !ignorePreferences);
   const strict = constraints.preferredNodeTerms.length > 0 ? podRequirements(pod, constraints, false) : requirements;
+  // a volume's topology narrows the node the pod may go to, not the affinity topology spread counts by
+  if (pod.volumeRequirements) requirements = requirements.copy().addAll(pod.volumeRequirements);
   const requests = space.vector(pod.requests);
   const key = [
     requests.join(','),

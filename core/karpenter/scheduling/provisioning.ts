@@ -2,6 +2,7 @@ import { clusterBoundPods, type EngineContext, nodeBase, remainingLimits, topolo
 import { chooseLaunch, type FinalNodeClaim, finalizeNodeClaim, type LaunchChoice, nodeClaimRequirements } from './launch.js';
 import type { ExistingNodeSpec } from './nodes.js';
 import { isProvisionable, isReschedulable, type SchedPod } from './pods.js';
+import { ReservationLedger } from './reservations.js';
 import { Scheduler } from './scheduler.js';
 
 /** A NodeClaim Karpenter would create for pending pods, and what it would launch. */
@@ -17,6 +18,8 @@ export interface ProvisioningOutcome {
   unschedulable: { pod: SchedPod; reason: string }[];
   /** Pods placed on nodes that exist, by node name. */
   onExistingNodes: Map<string, SchedPod[]>;
+  /** Instances launched into each capacity reservation (a reserved NodeClaim takes one place in its reservation). */
+  reservationsUsed: Map<string, number>;
 }
 
 export interface ProvisionOptions {
@@ -79,10 +82,15 @@ export function provision(ctx: EngineContext, opts: ProvisionOptions = {}): Prov
     ignorePreferences: ctx.ignorePreferences,
     toleratePreferNoSchedule: ctx.toleratePreferNoSchedule,
     deletingNodes: cluster.deleting,
+    claimOptions: {
+      relaxMinValues: ctx.minValuesPolicy === 'BestEffort',
+      ledger: ctx.countReservations ? new ReservationLedger([ctx.catalogue]) : null,
+    },
   });
   const result = scheduler.solve(pods);
   const unschedulable = [...result.errors].map(([pod, reason]) => ({ pod, reason }));
   const nodeClaims: ProvisionedNodeClaim[] = [];
+  const reservationsUsed = new Map<string, number>();
   for (const nc of result.newNodeClaims) {
     const claim = finalizeNodeClaim(nc);
     const launch = chooseLaunch(nodeClaimRequirements(claim.requirements, claim.options), claim.requests, claim.options);
@@ -90,10 +98,12 @@ export function provision(ctx: EngineContext, opts: ProvisionOptions = {}): Prov
       for (const pod of nc.pods) unschedulable.push({ pod, reason: 'all requested instance types were unavailable during launch' });
       continue;
     }
+    if (launch.reservationId !== undefined)
+      reservationsUsed.set(launch.reservationId, (reservationsUsed.get(launch.reservationId) ?? 0) + 1);
     nodeClaims.push({ nodePool: nc.template.pool.name, claim, launch, pods: nc.pods });
   }
   const onExistingNodes = new Map<string, SchedPod[]>();
   for (const slot of result.existing) if (slot.pods.length) onExistingNodes.set(slot.node.name, slot.pods);
   unschedulable.sort((a, b) => (a.pod.key < b.pod.key ? -1 : a.pod.key > b.pod.key ? 1 : 0));
-  return { nodeClaims, unschedulable, onExistingNodes };
+  return { nodeClaims, unschedulable, onExistingNodes, reservationsUsed };
 }

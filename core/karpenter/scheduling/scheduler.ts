@@ -1,6 +1,6 @@
 import { type ExistingNodeBase, ExistingNodeSlot } from './existing-node.js';
 import type { InstanceType } from './instance-types.js';
-import { InflightNodeClaim, type PlacementFailure } from './nodeclaim.js';
+import { type ClaimOptions, InflightNodeClaim, type PlacementFailure } from './nodeclaim.js';
 import { type PodData, podData } from './pod-data.js';
 import { cloneConstraints, isProvisionable, type PodConstraints, type SchedPod } from './pods.js';
 import { relax } from './preferences.js';
@@ -37,6 +37,8 @@ export interface SchedulerOptions {
   toleratePreferNoSchedule: boolean;
   /** Names of nodes being deleted: their pods may go to nodes under consolidateAfter. */
   deletingNodes?: ReadonlySet<string>;
+  /** minValues policy and reservation counting for the NodeClaims this round plans. */
+  claimOptions?: ClaimOptions;
 }
 
 export interface SolveResult {
@@ -58,6 +60,7 @@ function shapeKey(pod: SchedPod, c: PodConstraints): string {
   if (pod.hostPorts.length) k += `|p${JSON.stringify(pod.hostPorts)}`;
   if (c.tolerations.length) k += `|t${JSON.stringify(c.tolerations)}`;
   if (c.requiredNodeTerms.length || c.preferredNodeTerms.length) k += `|n${JSON.stringify([c.requiredNodeTerms, c.preferredNodeTerms])}`;
+  if (pod.volumeRequirements) k += `|v${pod.volumeRequirements.signature()}`;
   return k;
 }
 
@@ -244,7 +247,8 @@ export class Scheduler {
       const rem = this.remaining.get(tpl.pool.name);
       if (rem) {
         const nodesSlot = this.opts.space.indexOf(RESOURCE_NODES);
-        if (nodesSlot !== undefined && rem.slots.includes(nodesSlot) && rem.amounts[nodesSlot] <= 0) {
+        // exactly none left: exhausted (scheduler.go); fewer than none: every type exceeds the limit, said below
+        if (nodesSlot !== undefined && rem.slots.includes(nodesSlot) && rem.amounts[nodesSlot] === 0) {
           errors.push(`node limits have been exhausted for nodepool (NodePool=${tpl.pool.name})`);
           continue;
         }
@@ -254,11 +258,13 @@ export class Scheduler {
           continue;
         }
       }
-      const nc = new InflightNodeClaim(this.newNodeClaims.length, tpl, [...options], this.opts.space);
-      // without topology a first pod's plan depends only on the claim's number, its options and the pod's shape
-      const planKey = this.topology.empty
-        ? `${nc.id}|${options.length}|${rem ? rem.slots.map((s) => rem.amounts[s]).join(',') : ''}|${d.key}`
-        : null;
+      const nc = new InflightNodeClaim(this.newNodeClaims.length, tpl, [...options], this.opts.space, this.opts.claimOptions);
+      // without topology (or counted reservations) a first pod's plan depends only on the claim's number, its options
+      // and the pod's shape
+      const planKey =
+        this.topology.empty && !this.opts.claimOptions?.ledger
+          ? `${nc.id}|${options.length}|${rem ? rem.slots.map((s) => rem.amounts[s]).join(',') : ''}|${d.key}`
+          : null;
       const known = planKey === null ? undefined : tpl.firstPlans.get(planKey);
       const plan = known ?? nc.canAdd(d, this.topology);
       if (planKey !== null && plan.ok && !known) tpl.firstPlans.set(planKey, plan);
