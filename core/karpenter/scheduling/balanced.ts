@@ -41,7 +41,46 @@ export interface MoveScore {
   message: string;
 }
 
-const fmt = (n: number, digits: number): string => (Number.isFinite(n) ? n.toFixed(digits) : n > 0 ? '+Inf' : '-Inf');
+/**
+ * Go's fmt %.Nf: the exact value of the double rounded to N decimals, a tie to the even digit (0.625 → "0.62",
+ * where JavaScript's toFixed gives "0.63"), ±Inf as Go writes it.
+ */
+export function goFixed(x: number, digits: number): string {
+  if (!Number.isFinite(x)) return Number.isNaN(x) ? 'NaN' : x > 0 ? '+Inf' : '-Inf';
+  const s = x.toFixed(digits);
+  if (!isExactTie(x, digits)) return s;
+  // toFixed rounded the tie away from zero; Go keeps the even neighbour
+  const last = Number(s[s.length - 1]);
+  if (last % 2 === 0) return s;
+  const step = 10 ** -digits;
+  return (x > 0 ? Number(s) - step : Number(s) + step).toFixed(digits);
+}
+
+/** Whether x·10^digits is exactly an odd multiple of ½ (x = m·2^e exactly, read from its bits). */
+function isExactTie(x: number, digits: number): boolean {
+  const view = new DataView(new ArrayBuffer(8));
+  view.setFloat64(0, Math.abs(x));
+  const bits = view.getBigUint64(0);
+  const expBits = Number((bits >> 52n) & 0x7ffn);
+  let mantissa = bits & ((1n << 52n) - 1n);
+  let exp: number;
+  if (expBits === 0) exp = -1074;
+  else {
+    mantissa |= 1n << 52n;
+    exp = expBits - 1075;
+  }
+  // 2·x·10^d = mantissa·10^d·2^(exp+1): a tie when that is an odd integer
+  let n = mantissa * 10n ** BigInt(digits);
+  let e = exp + 1;
+  if (e >= 0) return false; // an integer times 2^e ≥ 1 is even or x·10^d is already whole: no half
+  while (e < 0 && n % 2n === 0n) {
+    n /= 2n;
+    e++;
+  }
+  return e === 0 && n % 2n === 1n;
+}
+
+const fmt = goFixed;
 
 /** ScoreMove: the score of saving `savings` (USD/h) at `disruptionCost` against a NodePool's totals. */
 export function scoreMove(
