@@ -27,8 +27,6 @@ export interface FilterOutcome {
   types: InstanceType[];
   /** Why no type is left, in Karpenter's words (built on demand). */
   error: (() => string) | null;
-  /** minValues BestEffort: the keys whose minValues the types left could not meet, with the values they reach. */
-  relaxed?: Map<string, number>;
 }
 
 const portsConflict = (a: readonly HostPort[], b: readonly HostPort[]) => a.some((x) => b.some((y) => hostPortsConflict(x, y)));
@@ -95,19 +93,15 @@ export function filterInstanceTypes(
     if (compat && fit && offering) remaining.push(it);
   }
   let minValuesError: string | null = null;
-  let relaxed: Map<string, number> | undefined;
-  if (reqs.hasMinValues()) {
+  // Strict: nothing can launch when minValues are not met; BestEffort keeps the types (the NodeClaim lowers them)
+  if (reqs.hasMinValues() && !relaxMinValues) {
     const { unmet } = satisfiesMinValues(remaining, reqs);
     if (unmet) {
-      // Strict: nothing can launch; BestEffort keeps the types and lowers minValues to what they reach
-      if (relaxMinValues) relaxed = unmet;
-      else {
-        minValuesError = minValuesMessage(unmet);
-        remaining = [];
-      }
+      minValuesError = minValuesMessage(unmet);
+      remaining = [];
     }
   }
-  if (remaining.length > 0) return relaxed ? { types: remaining, error: null, relaxed } : { types: remaining, error: null };
+  if (remaining.length > 0) return { types: remaining, error: null };
   const resources = () => {
     if (!minDaemon || !maxDaemon) return formatResources(space.toMap(podRequests));
     const lo = formatResources(space.toMap(addVectors(minDaemon, podRequests)));

@@ -1,5 +1,5 @@
 import { filterInstanceTypes, refitInstanceTypes } from './instance-filter.js';
-import { type InstanceType, type Offering, offeringAllowed } from './instance-types.js';
+import { type InstanceType, type Offering, offeringAllowed, satisfiesMinValues } from './instance-types.js';
 import type { PodData } from './pod-data.js';
 import { hostPortsConflict, type HostPort, type SchedPod } from './pods.js';
 import { Requirement, type Requirements } from './requirements.js';
@@ -144,17 +144,25 @@ export class InflightNodeClaim {
     }
     if (!changed && !topologyChanged) {
       const types = refitInstanceTypes(this.options, reqs, this.requests, data.requests, this.template.daemons, data.pod.hostPorts);
-      if (types) return this.withReservations({ ok: true, requirements: reqs, options: types });
+      if (types) return this.withReservations({ ok: true, requirements: this.relaxed(reqs, types), options: types });
     }
     const result = this.fullFilter(reqs, data, addVectors(this.requests, data.requests));
     // requirements only narrow and requests only grow, so unless topology chose the domain this stays a failure
     if (!result.types.length) return failure(!topologyChanged, result.message);
-    if (result.relaxed) {
-      // BestEffort: minValues lowered to what the types left reach (nodeclaim.go CanAdd with relaxMinValues)
-      if (reqs === this.requirements) reqs = reqs.copy();
-      for (const [key, reached] of result.relaxed) reqs.set(reqs.get(key).withMinValues(reached));
-    }
-    return this.withReservations({ ok: true, requirements: reqs, options: result.types });
+    return this.withReservations({ ok: true, requirements: this.relaxed(reqs, result.types), options: result.types });
+  }
+
+  /**
+   * BestEffort: minValues the types left cannot meet lowered to what they reach (nodeclaim.go CanAdd with
+   * relaxMinValues); the requirements as they are otherwise.
+   */
+  private relaxed(reqs: Requirements, types: readonly InstanceType[]): Requirements {
+    if (!this.claimOptions.relaxMinValues || !reqs.hasMinValues()) return reqs;
+    const { unmet } = satisfiesMinValues(types, reqs);
+    if (!unmet) return reqs;
+    const out = reqs === this.requirements ? reqs.copy() : reqs;
+    for (const [key, reached] of unmet) out.set(out.get(key).withMinValues(reached));
+    return out;
   }
 
   /**
@@ -212,11 +220,7 @@ export class InflightNodeClaim {
     return false;
   }
 
-  private fullFilter(
-    reqs: Requirements,
-    data: PodData,
-    total: ResourceVector,
-  ): { types: InstanceType[]; message: () => string; relaxed?: Map<string, number> } {
+  private fullFilter(reqs: Requirements, data: PodData, total: ResourceVector): { types: InstanceType[]; message: () => string } {
     const r = filterInstanceTypes(
       this.options,
       reqs,
@@ -227,6 +231,6 @@ export class InflightNodeClaim {
       this.space,
       this.claimOptions.relaxMinValues,
     );
-    return { types: r.types, message: r.error ?? (() => 'no instance type fits'), ...(r.relaxed ? { relaxed: r.relaxed } : {}) };
+    return { types: r.types, message: r.error ?? (() => 'no instance type fits') };
   }
 }
