@@ -103,11 +103,25 @@ export function checkOverlaySchema(o: KubeNodeOverlay): void {
   }
 }
 
+const QUALIFIED_NAME = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** Kubernetes IsQualifiedName: an optional DNS-subdomain prefix (≤ 253) and a name of at most 63 characters. */
+function qualifiedNameProblem(key: string): string | null {
+  const parts = key.split('/');
+  const name = parts[parts.length - 1];
+  if (parts.length > 2 || !QUALIFIED_NAME.test(name) || name.length > 63) return `key ${key} is not a qualified name`;
+  if (parts.length === 2 && (parts[0].length > 253 || !DNS_SUBDOMAIN.test(parts[0]))) return `key ${key} is not a qualified name`;
+  return null;
+}
+
 /** The controller's RuntimeValidate (nodeoverlay_validation.go, v1.ValidateRequirement): the problem, or null. */
 export function runtimeValidation(o: KubeNodeOverlay): string | null {
   const problems: string[] = [];
   for (const r of o.spec.requirements ?? []) {
     const key = NORMALIZED_LABELS[r.key] ?? r.key;
+    const unqualified = qualifiedNameProblem(key);
+    if (unqualified) problems.push(unqualified);
     const domain = key.includes('/') ? key.slice(0, key.indexOf('/')) : '';
     const restricted =
       !WELL_KNOWN_LABELS.has(key) && (RESTRICTED_DOMAINS.some((d) => domain === d || domain.endsWith(`.${d}`)) || key === LABEL_HOSTNAME);
@@ -133,6 +147,7 @@ export function orderOverlays(overlays: readonly KubeNodeOverlay[]): KubeNodeOve
 
 /** Karpenter's AdjustedPrice: a price replaces, "+N"/"-N" add, "+N%"/"-N%" scale; an adjustment never goes below 0. */
 export function adjustedPrice(price: number, change: string): number {
+  if (change === '') return price;
   if (!change.startsWith('+') && !change.startsWith('-')) return Number(change);
   const adjusted = change.endsWith('%') ? price * (1 + Number(change.slice(0, -1)) / 100) : price + Number(change);
   return adjusted >= 0 ? adjusted : 0;
