@@ -25,7 +25,7 @@ import { normalizeNodePool, type NodePoolSpec } from './nodepools.js';
 import { applyOverlays, checkOverlaySchema, type OverlayOutcome } from './overlays.js';
 import { normalizePdb, PdbLimits } from './pdb.js';
 import { isOwnedByDaemonSet, normalizePod, type SchedPod } from './pods.js';
-import { demoteEndedReservation, endedReservations, hasCountedReservations } from './reservations.js';
+import { demoteEndedReservation, endedReservations, hasReservations } from './reservations.js';
 import { Requirements } from './requirements.js';
 import { ResourceSpace } from './resources.js';
 import { anyPreferNoSchedule, type NodeClaimTemplate, prepareTemplatesReusing } from './templates.js';
@@ -115,7 +115,7 @@ export interface EngineContext {
   poolTypeByName: Map<string, Map<string, InstanceType>>;
   /** What each NodeOverlay did (empty when the gate is off or none was given). */
   overlays: OverlayOutcome[];
-  /** Some reserved offering has an instance count: scheduling counts what it launches into each reservation. */
+  /** Some reserved offering names its reservation: scheduling holds places in reservations and counts them. */
   countReservations: boolean;
   /** Volume topology and attach limits, when the input carries PersistentVolumeClaims. */
   volumes: VolumeIndex | null;
@@ -364,7 +364,7 @@ export function prepare(input: EngineInput): EngineContext {
     poolCatalogues,
     poolTypeByName,
     overlays: overlaid?.outcomes ?? [],
-    countReservations: gates.reservedCapacity && hasCountedReservations(catalogue),
+    countReservations: gates.reservedCapacity && hasReservations(catalogue),
     volumes,
     ignorePreferences: input.ignorePreferences ?? false,
     toleratePreferNoSchedule: anyPreferNoSchedule(pools),

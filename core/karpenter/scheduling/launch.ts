@@ -49,9 +49,10 @@ export function finalizeNodeClaim(nc: InflightNodeClaim): FinalNodeClaim {
   if (nc.reserved.length) {
     // FinalizeScheduling: pinned to reserved, to the reservations it holds a place in
     requirements.set(Requirement.of(LABEL_CAPACITY_TYPE, 'In', [CAPACITY_RESERVED]));
-    requirements.add(Requirement.of(LABEL_RESERVATION_ID, 'In', [...new Set(nc.reserved.map((o) => o.reservationId as string))]));
-  } else if (nc.reservationsFull) {
-    // every compatible reservation is full: it cannot launch as reserved
+    const ids = [...new Set(nc.reserved.flatMap((o) => (o.reservationId === undefined ? [] : [o.reservationId])))];
+    if (ids.length) requirements.add(Requirement.of(LABEL_RESERVATION_ID, 'In', ids));
+  } else if (nc.countsReservations) {
+    // it holds no place in a reservation (none compatible, or all full): it does not launch into one
     requirements.add(Requirement.of(LABEL_CAPACITY_TYPE, 'NotIn', [CAPACITY_RESERVED]));
   }
   const minValuesRelaxed = nc.minValuesRelaxed;

@@ -15,7 +15,14 @@ export interface PlacementFailure {
   ok: false;
   permanent: boolean;
   message: () => string;
+  /** Karpenter's ReservedOfferingError: a compatible reservation exists but has no room this round (strict mode). */
+  reservedOffering?: boolean;
 }
+
+/** Karpenter's two ReservedOfferingError texts (nodeclaim.go offeringsToReserve). */
+export const RESERVED_OFFERING_UNAVAILABLE =
+  'one or more instance types with compatible reserved offerings are available, but could not be reserved';
+const RESERVED_OFFERING_REMOVED = 'satisfying updated nodeclaim constraints would remove all compatible reserved offering options';
 
 export interface NodeClaimPlan {
   ok: true;
@@ -23,8 +30,6 @@ export interface NodeClaimPlan {
   options: InstanceType[];
   /** Reserved offerings the NodeClaim would hold a place in (only when reservations are counted). */
   reserve?: Offering[];
-  /** Compatible reserved offerings existed but none had room (the NodeClaim will not launch as reserved). */
-  reservationsFull?: boolean;
 }
 
 /** How NodeClaims of a scheduling round treat minValues and counted reservations. */
@@ -33,6 +38,11 @@ export interface ClaimOptions {
   relaxMinValues: boolean;
   /** Counts places in capacity reservations; null when no reservation has a known count. */
   ledger: ReservationLedger | null;
+  /**
+   * Karpenter's ReservedOfferingModeStrict (provisioning): a pod whose compatible reservations are all full is
+   * deferred rather than placed without one. Consolidation's simulations use the fallback mode.
+   */
+  strictReservations?: boolean;
 }
 
 export const failure = (permanent: boolean, message: () => string): PlacementFailure => ({ ok: false, permanent, message });
@@ -85,8 +95,11 @@ export class InflightNodeClaim {
   options: InstanceType[];
   /** Reserved offerings it holds a place in (Karpenter's reservedOfferings). */
   reserved: Offering[] = [];
-  /** It could have launched as reserved but every compatible reservation was full. */
-  reservationsFull = false;
+
+  /** Reservations are counted this round: a NodeClaim holding none does not launch as reserved. */
+  get countsReservations(): boolean {
+    return this.claimOptions.ledger !== null;
+  }
   /**
    * BestEffort lowered a minValues of the template when the NodeClaim was created (its first pod): the value
    * Karpenter writes to karpenter.sh/nodeclaim-min-values-relaxed then and does not revisit.
@@ -144,12 +157,12 @@ export class InflightNodeClaim {
     }
     if (!changed && !topologyChanged) {
       const types = refitInstanceTypes(this.options, reqs, this.requests, data.requests, this.template.daemons, data.pod.hostPorts);
-      if (types) return this.withReservations({ ok: true, requirements: this.relaxed(reqs, types), options: types });
+      if (types) return this.withReservations({ ok: true, requirements: this.relaxed(reqs, types), options: types }, topologyChanged);
     }
     const result = this.fullFilter(reqs, data, addVectors(this.requests, data.requests));
     // requirements only narrow and requests only grow, so unless topology chose the domain this stays a failure
     if (!result.types.length) return failure(!topologyChanged, result.message);
-    return this.withReservations({ ok: true, requirements: this.relaxed(reqs, result.types), options: result.types });
+    return this.withReservations({ ok: true, requirements: this.relaxed(reqs, result.types), options: result.types }, topologyChanged);
   }
 
   /**
@@ -167,23 +180,28 @@ export class InflightNodeClaim {
 
   /**
    * Karpenter's offeringsToReserve: every available reserved offering of the types left that the requirements allow
-   * and whose reservation still has room (or already holds this NodeClaim). When compatible ones exist but none has
-   * room, the NodeClaim goes on without a reservation (Karpenter's fallback mode; its provisioning defers the pod to
-   * the next round, where the full reservation is unavailable: the same end).
+   * and whose reservation still has room (or already holds this NodeClaim); reservations used up before this round
+   * are unavailable. Strict mode (provisioning): compatible reservations without room defer the pod, and a pod may not
+   * take a NodeClaim off the reservations it holds. Fallback mode (consolidation): the NodeClaim goes on without one.
    */
-  private withReservations(plan: NodeClaimPlan): NodeClaimPlan {
+  private withReservations(plan: NodeClaimPlan, topologyChanged: boolean): NodeClaimPlan | PlacementFailure {
     const ledger = this.claimOptions.ledger;
     if (!ledger) return plan;
     const reserve: Offering[] = [];
     let compatible = false;
     for (const it of plan.options) {
       for (const o of it.offerings) {
-        if (o.capacityType !== CAPACITY_RESERVED || !o.available || !offeringAllowed(plan.requirements, o)) continue;
+        if (o.capacityType !== CAPACITY_RESERVED || !o.available || ledger.usedUp(o) || !offeringAllowed(plan.requirements, o)) continue;
         compatible = true;
         if (ledger.canReserve(this.hostname, o)) reserve.push(o);
       }
     }
-    return { ...plan, reserve, reservationsFull: compatible && reserve.length === 0 };
+    if (this.claimOptions.strictReservations) {
+      if (compatible && reserve.length === 0) return { ...failure(false, () => RESERVED_OFFERING_UNAVAILABLE), reservedOffering: true };
+      if (this.reserved.length > 0 && reserve.length === 0)
+        return { ...failure(!topologyChanged, () => RESERVED_OFFERING_REMOVED), reservedOffering: true };
+    }
+    return { ...plan, reserve };
   }
 
   add(data: PodData, plan: NodeClaimPlan, topology: Topology): void {
@@ -199,7 +217,6 @@ export class InflightNodeClaim {
       ledger.reserve(this.hostname, plan.reserve);
       ledger.releaseExcept(this.hostname, plan.reserve);
       this.reserved = plan.reserve;
-      this.reservationsFull = plan.reservationsFull ?? false;
     }
     this.options = plan.options;
     addInto(this.requests, data.requests);

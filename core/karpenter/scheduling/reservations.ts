@@ -54,10 +54,12 @@ export function demoteEndedReservation(node: KubeNode, ended: ReadonlySet<string
   return { ...node, metadata: { ...node.metadata, labels: demoted } };
 }
 
-/** Whether any offering of the catalogue is a reservation with a known instance count (the ledger is needed then). */
-export function hasCountedReservations(types: readonly InstanceType[]): boolean {
-  for (const it of types)
-    for (const o of it.offerings) if (o.reservationId !== undefined && o.reservationCapacity !== undefined) return true;
+/**
+ * Whether any offering of the catalogue is a named reservation: NodeClaims then hold places in reservations and are
+ * pinned to them (a reservation without an instance count is not limited).
+ */
+export function hasReservations(types: readonly InstanceType[]): boolean {
+  for (const it of types) for (const o of it.offerings) if (o.reservationId !== undefined) return true;
   return false;
 }
 
@@ -69,6 +71,8 @@ export function hasCountedReservations(types: readonly InstanceType[]): boolean 
 export class ReservationLedger {
   private readonly capacity = new Map<string, number>();
   private readonly held = new Map<string, Set<string>>();
+  /** Reservations with no instance left when the round began: their offerings are unavailable (AvailableInstanceCount 0). */
+  private readonly exhausted = new Set<string>();
 
   /** `used`: instances already launched into reservations this simulation (a provisioning round before). */
   constructor(types: Iterable<readonly InstanceType[]>, used?: ReadonlyMap<string, number>) {
@@ -86,6 +90,12 @@ export class ReservationLedger {
       const left = this.capacity.get(id);
       if (left !== undefined) this.capacity.set(id, Math.max(0, left - n));
     }
+    for (const [id, left] of this.capacity) if (left === 0) this.exhausted.add(id);
+  }
+
+  /** The offering's reservation had no instance left when the round began. */
+  usedUp(o: Offering): boolean {
+    return o.reservationId !== undefined && this.exhausted.has(o.reservationId);
   }
 
   /** Whether `host` holds or can take a place in the offering's reservation; unlimited reservations always can. */

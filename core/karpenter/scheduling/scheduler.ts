@@ -83,6 +83,8 @@ export class Scheduler {
   private readonly liveClaims = new Map<string, LiveList<InflightNodeClaim>>();
   /** PodData shared by pods whose scheduling-relevant fields are identical (most pods of a workload). */
   private readonly shapes = new Map<string, PodData>();
+  /** The last placement attempt failed on a reserved offering (strict mode). */
+  private reservedError = false;
 
   constructor(private readonly opts: SchedulerOptions) {
     this.topology = new Topology({ ...opts.topology, ignorePreferences: opts.ignorePreferences ?? false });
@@ -149,11 +151,24 @@ export class Scheduler {
     return d;
   }
 
+  /** Pods deferred because a compatible reservation had no room (ReservedOfferingError): Karpenter retries them next round. */
+  readonly deferred = new Set<SchedPod>();
+
   private trySchedule(pod: SchedPod, c: PodConstraints, first?: PodData): string | null {
     let d = first ?? this.dataFor(pod, c);
     for (;;) {
+      this.reservedError = false;
       const err = this.add(d);
-      if (err === null) return null;
+      if (err === null) {
+        this.deferred.delete(pod);
+        return null;
+      }
+      // a reserved offering error is not relaxed away (scheduler.go trySchedule)
+      if (this.reservedError) {
+        this.deferred.add(pod);
+        return err;
+      }
+      this.deferred.delete(pod);
       if (relax(c, this.opts.toleratePreferNoSchedule) === null) return err;
       this.topology.update(pod, c);
       d = this.dataFor(pod, c);
@@ -269,7 +284,13 @@ export class Scheduler {
       const plan = known ?? nc.canAdd(d, this.topology);
       if (planKey !== null && plan.ok && !known) tpl.firstPlans.set(planKey, plan);
       if (!plan.ok) {
-        errors.push((plan as PlacementFailure).message());
+        const f = plan as PlacementFailure;
+        errors.push(f.message());
+        // compatible with a NodePool whose reservation is full: no falling back to a lighter NodePool this round
+        if (f.reservedOffering) {
+          this.reservedError = true;
+          break;
+        }
         continue;
       }
       nc.add(d, plan, this.topology);

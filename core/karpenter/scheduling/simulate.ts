@@ -5,18 +5,13 @@ import type { FinalNodeClaim, LaunchChoice } from './launch.js';
 import type { ExistingNodeSpec } from './nodes.js';
 import type { OverlayOutcome } from './overlays.js';
 import type { SchedPod } from './pods.js';
-import { provision, type ProvisionedNodeClaim, type ProvisioningOutcome } from './provisioning.js';
+import { bindPod, launchedNode, provision, type ProvisioningOutcome } from './provisioning.js';
 import {
   ANNOTATION_CAPACITY_OVERLAY_APPLIED,
   ANNOTATION_MIN_VALUES_RELAXED,
   ANNOTATION_PRICE_OVERLAY_APPLIED,
   CAPACITY_RESERVED,
-  LABEL_CAPACITY_TYPE,
-  LABEL_HOSTNAME,
-  LABEL_NODE_INITIALIZED,
-  LABEL_NODEPOOL,
   LABEL_RESERVATION_ID,
-  LABEL_ZONE,
 } from './well-known.js';
 
 /** A Balanced NodePool's score of a move (balanced.go ScoreResult), as the pages show it. */
@@ -110,44 +105,6 @@ export interface SimulationResult {
   warnings: string[];
 }
 
-/** A provisioned NodeClaim as a node that now exists (for the consolidation round that follows). */
-function launchedNode(ctx: EngineContext, nc: ProvisionedNodeClaim, i: number): ExistingNodeSpec {
-  const name = `${nc.nodePool}-provisioned-${String(i + 1).padStart(4, '0')}`;
-  const it = nc.launch.instanceType;
-  const pool = ctx.poolByName.get(nc.nodePool);
-  const labels: Record<string, string> = {
-    ...it.labels,
-    ...(pool?.labels ?? {}),
-    [LABEL_NODEPOOL]: nc.nodePool,
-    [LABEL_ZONE]: nc.launch.zone,
-    [LABEL_CAPACITY_TYPE]: nc.launch.capacityType,
-    [LABEL_HOSTNAME]: name,
-    [LABEL_NODE_INITIALIZED]: 'true',
-  };
-  if (nc.launch.reservationId !== undefined) labels[LABEL_RESERVATION_ID] = nc.launch.reservationId;
-  return {
-    name,
-    labels,
-    annotations: {},
-    taints: pool?.taints ?? [],
-    allocatable: it.allocatable,
-    capacity: it.capacity,
-    createdAt: ctx.now,
-    nodePool: nc.nodePool,
-    initialized: true,
-    markedForDeletion: false,
-    ready: true,
-    lastPodEventAt: ctx.now,
-    pods: nc.pods.map((p) => bind(p, name, ctx.now)),
-    instanceType: it.name,
-    capacityType: nc.launch.capacityType,
-    zone: nc.launch.zone,
-    hostname: name,
-  };
-}
-
-const bind = (p: SchedPod, nodeName: string, now: number): SchedPod => ({ ...p, nodeName, phase: 'Running', startTime: now });
-
 /**
  * Consolidation runs on the cluster as provisioning leaves it: pending pods placed, new nodes launched.
  * `commandOnly`: stop at the round's command as Karpenter does (nodes not evaluated get no reason of their own).
@@ -162,7 +119,7 @@ export function consolidate(
     const extra = provisioned.onExistingNodes.get(n.name);
     if (!extra) return n;
     nominated.add(n.name);
-    return { ...n, pods: [...n.pods, ...extra.map((p) => bind(p, n.name, ctx.now))], lastPodEventAt: ctx.now };
+    return { ...n, pods: [...n.pods, ...extra.map((p) => bindPod(p, n.name, ctx.now))], lastPodEventAt: ctx.now };
   });
   provisioned.nodeClaims.forEach((nc, i) => {
     const n = launchedNode(ctx, nc, i);
