@@ -238,7 +238,8 @@ export function prepare(input: EngineInput): EngineContext {
     const n = normalizedPod(p, i, behaviour.podLevelResources);
     if (!volumes || !p.spec?.volumes?.length) return n;
     const v = volumes.forPod(p);
-    return v.requirements || v.usage ? { ...n, volumeRequirements: v.requirements, volumes: v.usage } : n;
+    if (!v.requirements && !v.usage && !v.error) return n;
+    return { ...n, volumeRequirements: v.requirements, volumeAlternatives: v.alternatives, volumes: v.usage, volumeError: v.error };
   });
   const seen = new Set<string>();
   for (const p of pods) {

@@ -57,8 +57,12 @@ export interface SchedPod {
   notReady: boolean;
   /** What its volumes require of a node (a PV's zone, a StorageClass's allowedTopologies); not part of its affinity. */
   volumeRequirements?: Requirements | null;
+  /** When its volumes allow several topologies: all of them, the first being volumeRequirements. */
+  volumeAlternatives?: Requirements[] | null;
   /** The PVCs it attaches, per CSI driver (attach limits). */
   volumes?: VolumeUsage | null;
+  /** Why Karpenter would not provision for it (a missing PersistentVolumeClaim). */
+  volumeError?: string | null;
 }
 
 export const cloneConstraints = (c: PodConstraints): PodConstraints => ({

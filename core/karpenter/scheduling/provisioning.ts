@@ -118,11 +118,14 @@ const MAX_RESERVATION_ROUNDS = 20;
  * unavailable) and exist as nodes: those rounds are run here too, so the answer is where the pods end up.
  */
 export function provision(ctx: EngineContext, opts: ProvisionOptions = {}): ProvisioningOutcome {
-  const pods = opts.pods ?? podsToProvision(ctx);
+  const asked = opts.pods ?? podsToProvision(ctx);
+  // a pending pod whose PersistentVolumeClaim cannot be found is not provisioned for (provisioner.go Validate)
+  const invalid = asked.filter((p) => p.volumeError && p.nodeName === null);
+  const pods = invalid.length ? asked.filter((p) => !(p.volumeError && p.nodeName === null)) : asked;
   const cluster = clusterView(ctx);
   const destinations = opts.destinations ?? cluster.destinations;
   const nodeClaims: ProvisionedNodeClaim[] = [];
-  const unschedulable: ProvisioningOutcome['unschedulable'] = [];
+  const unschedulable: ProvisioningOutcome['unschedulable'] = invalid.map((pod) => ({ pod, reason: pod.volumeError as string }));
   const onExistingNodes = new Map<string, SchedPod[]>();
   const reservationsUsed = new Map<string, number>();
   let pending: readonly SchedPod[] = pods;

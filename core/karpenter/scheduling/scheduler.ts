@@ -4,6 +4,7 @@ import { type ClaimOptions, InflightNodeClaim, type PlacementFailure } from './n
 import { type PodData, podData } from './pod-data.js';
 import { cloneConstraints, isProvisionable, type PodConstraints, type SchedPod } from './pods.js';
 import { relax } from './preferences.js';
+import type { Requirements } from './requirements.js';
 import type { ResourceSpace, ResourceVector } from './resources.js';
 import type { NodeClaimTemplate } from './templates.js';
 import { Topology, type TopologyInit } from './topology.js';
@@ -52,7 +53,7 @@ export interface SolveResult {
  * Everything podData reads: nodeSelector, requests, host ports, tolerations and node affinity (labels, namespace
  * and pod affinities only matter to topology, which reads them from the pod itself).
  */
-function shapeKey(pod: SchedPod, c: PodConstraints): string {
+function shapeKey(pod: SchedPod, c: PodConstraints, volume?: Requirements): string {
   let k = '';
   for (const key in pod.nodeSelector) k += `${key}=${pod.nodeSelector[key]},`;
   k += '|';
@@ -60,7 +61,8 @@ function shapeKey(pod: SchedPod, c: PodConstraints): string {
   if (pod.hostPorts.length) k += `|p${JSON.stringify(pod.hostPorts)}`;
   if (c.tolerations.length) k += `|t${JSON.stringify(c.tolerations)}`;
   if (c.requiredNodeTerms.length || c.preferredNodeTerms.length) k += `|n${JSON.stringify([c.requiredNodeTerms, c.preferredNodeTerms])}`;
-  if (pod.volumeRequirements) k += `|v${pod.volumeRequirements.signature()}`;
+  const v = volume ?? pod.volumeRequirements;
+  if (v) k += `|v${v.signature()}`;
   return k;
 }
 
@@ -142,13 +144,29 @@ export class Scheduler {
     return { newNodeClaims: this.newNodeClaims, existing: this.created, errors };
   }
 
-  private dataFor(pod: SchedPod, c: PodConstraints): PodData {
-    const shape = shapeKey(pod, c);
+  /** `volume`: one of the pod's volume topology alternatives instead of its first. */
+  private dataFor(pod: SchedPod, c: PodConstraints, volume?: Requirements): PodData {
+    const shape = shapeKey(pod, c, volume);
     const known = this.shapes.get(shape);
     if (known) return { ...known, pod, constraints: c };
-    const d = podData(pod, c, this.opts.space, this.opts.ignorePreferences ?? false);
+    const d = podData(pod, c, this.opts.space, this.opts.ignorePreferences ?? false, volume);
     this.shapes.set(shape, d);
     return d;
+  }
+
+  /**
+   * Places the pod with its (current) constraints; a pod whose volumes allow several topologies tries each in turn
+   * (Karpenter tries them per destination; the first alternative that places the pod anywhere wins here).
+   */
+  private addWithVolumes(pod: SchedPod, c: PodConstraints, d: PodData): string | null {
+    const err = this.add(d);
+    const alternatives = pod.volumeAlternatives;
+    if (err === null || !alternatives || this.reservedError) return err;
+    for (let i = 1; i < alternatives.length; i++) {
+      if (this.add(this.dataFor(pod, c, alternatives[i])) === null) return null;
+      if (this.reservedError) break;
+    }
+    return err;
   }
 
   /** Pods deferred because a compatible reservation had no room (ReservedOfferingError): Karpenter retries them next round. */
@@ -158,7 +176,7 @@ export class Scheduler {
     let d = first ?? this.dataFor(pod, c);
     for (;;) {
       this.reservedError = false;
-      const err = this.add(d);
+      const err = this.addWithVolumes(pod, c, d);
       if (err === null) {
         this.deferred.delete(pod);
         return null;

@@ -19,9 +19,13 @@ import { LABEL_HOSTNAME } from './well-known.js';
 export type VolumeUsage = ReadonlyMap<string, readonly string[]>;
 
 export interface PodVolumes {
-  /** The node requirements the pod's volumes add (alternatives folded, see volumeRequirements). */
+  /** The node requirements the pod's volumes add: the first alternative. */
   requirements: Requirements | null;
+  /** Every alternative, when there are several (each a way the volumes can be satisfied). */
+  alternatives: Requirements[] | null;
   usage: VolumeUsage | null;
+  /** A volume's PersistentVolumeClaim is not in the input: Karpenter does not provision for such a pod. */
+  error: string | null;
 }
 
 /** In-tree provisioners Kubernetes translates to CSI drivers (csi-translation-lib), those an AWS cluster meets. */
@@ -68,15 +72,19 @@ export class VolumeIndex {
     const ns = pod.metadata.namespace ?? 'default';
     let alternatives: (Requirements | null)[] = [null];
     const usage = new Map<string, string[]>();
+    let error: string | null = null;
     for (const v of pod.spec.volumes ?? []) {
       const claim = v.persistentVolumeClaim?.claimName ?? (v.ephemeral ? `${pod.metadata.name}-${v.name}` : undefined);
       if (claim === undefined) continue;
       const key = `${ns}/${claim}`;
       const pvc = this.pvcs.get(key);
       if (!pvc) {
-        this.warnings.push(
-          `Pod ${ns}/${pod.metadata.name}: volume ${v.name} uses PersistentVolumeClaim ${key}, which is not in the input; its zone and attach count are not known`,
-        );
+        // provisioner.go Validate (ValidatePersistentVolumeClaims): a pending pod is not provisioned for
+        error ??= `getting persistent volume claim, persistentvolumeclaims "${claim}" not found (PersistentVolumeClaim=${claim})`;
+        if (pod.spec.nodeName)
+          this.warnings.push(
+            `Pod ${ns}/${pod.metadata.name}: volume ${v.name} uses PersistentVolumeClaim ${key}, which is not in the input; its zone and attach count are not known`,
+          );
         continue;
       }
       const volAlts = this.alternatives(pvc);
@@ -88,7 +96,8 @@ export class VolumeIndex {
         usage.set(driver, list);
       }
     }
-    return { requirements: this.fold(alternatives, pod), usage: usage.size ? usage : null };
+    const real = alternatives.filter((a): a is Requirements => a !== null);
+    return { requirements: real[0] ?? null, alternatives: real.length > 1 ? real : null, usage: usage.size ? usage : null, error };
   }
 
   private alternatives(pvc: KubePersistentVolumeClaim): Requirements[] {
@@ -134,28 +143,6 @@ export class VolumeIndex {
     const sc = name ? this.classes.get(name) : undefined;
     if (!sc) return null;
     return IN_TREE_TO_CSI[sc.provisioner] ?? sc.provisioner;
-  }
-
-  /**
-   * The alternatives as one set of requirements: one alternative as it is; alternatives that each constrain the
-   * same single key with In (zone a, or zone b) as the union of their values, which is exact; otherwise the first
-   * alternative, with a warning (Karpenter tries each in turn).
-   */
-  private fold(alternatives: (Requirements | null)[], pod: KubePod): Requirements | null {
-    const real = alternatives.filter((a): a is Requirements => a !== null);
-    if (real.length === 0) return null;
-    if (real.length === 1) return real[0];
-    const keys = real.map((r) => [...r.keys()]);
-    const key = keys[0][0];
-    if (keys.every((k) => k.length === 1 && k[0] === key) && real.every((r) => r.get(key).operator() === 'In')) {
-      const values = new Set<string>();
-      for (const r of real) for (const v of r.get(key).values) values.add(v);
-      return new Requirements([Requirement.of(key, 'In', [...values].sort())]);
-    }
-    this.warnings.push(
-      `Pod ${pod.metadata.namespace ?? 'default'}/${pod.metadata.name}: its volumes allow ${real.length} different topologies; the first is used`,
-    );
-    return real[0];
   }
 }
 
