@@ -160,6 +160,7 @@ export function provision(ctx: EngineContext, opts: ProvisionOptions = {}): Prov
       toleratePreferNoSchedule: ctx.toleratePreferNoSchedule,
       deletingNodes: cluster.deleting,
       claimOptions: { relaxMinValues: ctx.minValuesPolicy === 'BestEffort', ledger, strictReservations: true },
+      noDynamicNodePools: ctx.behaviour.staticNodePools && ctx.pools.every((p) => p.replicas !== null),
     });
     const result = scheduler.solve(pending);
     const claimsBefore = nodeClaims.length;

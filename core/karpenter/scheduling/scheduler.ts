@@ -40,6 +40,8 @@ export interface SchedulerOptions {
   deletingNodes?: ReadonlySet<string>;
   /** minValues policy and reservation counting for the NodeClaims this round plans. */
   claimOptions?: ClaimOptions;
+  /** Every NodePool is static: Karpenter's provisioner has none to schedule with (ErrNodePoolsNotFound). */
+  noDynamicNodePools?: boolean;
 }
 
 export interface SolveResult {
@@ -196,7 +198,8 @@ export class Scheduler {
   private add(d: PodData): string | null {
     if (this.addToExisting(d)) return null;
     if (this.addToInflight(d)) return null;
-    if (this.opts.templates.length === 0) return 'nodepool requirements filtered out all available instance types';
+    if (this.opts.templates.length === 0)
+      return this.opts.noDynamicNodePools ? 'no nodepools found' : 'nodepool requirements filtered out all available instance types';
     return this.addToNew(d);
   }
 
