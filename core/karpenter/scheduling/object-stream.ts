@@ -17,10 +17,11 @@ import type {
 } from './kube-types.js';
 
 /**
- * What `kubectl get -o yaml` (or `-o json`) prints, turned into the engine's input groups: multi-document YAML,
- * `kind: List` / `<Kind>List` with `items`, or a JSON array. Workloads (Deployment, StatefulSet, ReplicaSet, Job)
- * become the pending pods their controller would create; DaemonSets become the pod each would run on a new node.
- * Pure: the caller reads the file.
+ * What `kubectl get -o yaml` (or `-o json`) prints, turned into the engine's input groups (a ClusterObjects):
+ * multi-document YAML, `kind: List` / `<Kind>List` with `items`, or a JSON array. Workloads (Deployment, StatefulSet,
+ * ReplicaSet, Job) become the pending pods their controller would create; DaemonSets become the pod each would run on
+ * a new node; NodeOverlays, EC2NodeClasses and the volume kinds are passed on as they are. Pure: the caller reads the
+ * file.
  */
 
 export interface StreamNamespace {
