@@ -5,7 +5,7 @@ import {
   catalogueResourceNames,
   compileInstanceTypeReusing,
   type InstanceType,
-  offeringPrice,
+  type Offering,
   withoutReservedOfferings,
 } from './instance-types.js';
 import type {
@@ -381,20 +381,25 @@ export function typeFor(ctx: EngineContext, nodePool: string | null, typeName: s
 }
 
 /**
- * A node's hourly price as Karpenter sees it (resolveNodePrice): its NodePool's view of the type (overlays), the
- * offering for its zone and capacity type (a reserved node's own reservation where the catalogue lists it),
- * available or not.
+ * The offering a node runs on as Karpenter sees it (resolveNodePrice): its NodePool's view of the type (overlays),
+ * the offering for its zone and capacity type (a reserved node's own reservation where the catalogue lists it),
+ * available or not; null when the catalogue has none.
  */
-export function nodePrice(ctx: EngineContext, node: ExistingNodeSpec): number | null {
+export function nodeOffering(ctx: EngineContext, node: ExistingNodeSpec): Offering | null {
   if (node.instanceType === null || node.zone === null || node.capacityType === null) return null;
   const it = typeFor(ctx, node.nodePool, node.instanceType);
   if (!it) return null;
   if (node.capacityType === CAPACITY_RESERVED) {
     const id = node.labels[LABEL_RESERVATION_ID];
     const own = id === undefined ? undefined : it.offerings.find((o) => o.reservationId === id && o.zone === node.zone);
-    if (own) return own.priceUsdPerHour;
+    if (own) return own;
   }
-  return offeringPrice(it, node.zone, node.capacityType);
+  return it.offerings.find((o) => o.zone === node.zone && o.capacityType === node.capacityType) ?? null;
+}
+
+/** A node's hourly price as Karpenter sees it (nodeOffering's price), null when the catalogue cannot price it. */
+export function nodePrice(ctx: EngineContext, node: ExistingNodeSpec): number | null {
+  return nodeOffering(ctx, node)?.priceUsdPerHour ?? null;
 }
 
 export function topologyNode(ctx: EngineContext, n: ExistingNodeSpec): TopologyNode {

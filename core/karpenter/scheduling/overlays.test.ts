@@ -319,6 +319,25 @@ describe('overlays change decisions', () => {
     expect(r.costUsdPerHour.before).toBe(0.06);
     expect(r.consolidation.decisions[0]).toMatchObject({ action: 'delete', savingsUsdPerHour: 0.06 });
   });
+  it('a node that stays says which overlay priced it', () => {
+    const r = simulate(
+      input([overlay('edp', { requirements: types('b.large'), priceAdjustment: '-50%' })], {
+        nodePools: [nodePool('default', { consolidateAfter: 'Never' })],
+        nodes: [node('n', { nodePool: 'default', instanceType: 'b.large', zone: 'z1', allocatable: { cpu: '1900m', pods: '110' } })],
+        catalogue: two,
+      }),
+    );
+    expect(r.consolidation.unconsolidatable).toEqual([
+      {
+        node: 'n',
+        nodePool: 'default',
+        reason: 'NodePool "default" has consolidation disabled',
+        wording: 'karpenter',
+        usdPerHour: 0.06,
+        priceOverlay: 'edp',
+      },
+    ]);
+  });
   it('a capacity overlay adds the extended resource a pod asks for: unschedulable without it, on the overlaid type with it', () => {
     const fuse = pod('p', { requests: { cpu: '1', 'smarter-devices/fuse': '1' } });
     const without = simulate({ nodePools: [nodePool('default')], pods: [fuse], catalogue: two, now: NOW });

@@ -1,6 +1,6 @@
 import type { MoveScore } from './balanced.js';
 import { type ConsolidationOutcome, Consolidator } from './consolidation.js';
-import { type EngineContext, type EngineInput, nodePrice, prepare } from './engine.js';
+import { type EngineContext, type EngineInput, nodeOffering, nodePrice, prepare } from './engine.js';
 import type { FinalNodeClaim, LaunchChoice } from './launch.js';
 import type { ExistingNodeSpec } from './nodes.js';
 import type { OverlayOutcome } from './overlays.js';
@@ -86,6 +86,8 @@ export interface SimulationResult {
       usdPerHour: number | null;
       /** Balanced NodePools: the score behind the reason ("score 0.31 < threshold 0.50 …"). */
       score?: ScoreJson;
+      /** The NodeOverlay that set the node's price (NodeOverlay gate). */
+      priceOverlay?: string;
     }[];
   };
   costUsdPerHour: { before: number; after: number };
@@ -218,6 +220,7 @@ export function simulate(input: EngineInput): SimulationResult {
           wording: v.wording,
           usdPerHour: v.usdPerHour,
           ...(v.score ? { score: scoreJson(v.score) } : {}),
+          ...overlayOf(ctx, v.node),
         })),
     },
     costUsdPerHour: { before, after: remaining + provisionedCost + replacementCost },
@@ -228,6 +231,11 @@ export function simulate(input: EngineInput): SimulationResult {
     reservations: reservationsReport(ctx, provisioned, consolidation),
     warnings: ctx.warnings,
   };
+}
+
+function overlayOf(ctx: EngineContext, node: ExistingNodeSpec): { priceOverlay?: string } {
+  const overlay = nodeOffering(ctx, node)?.priceOverlay;
+  return overlay === undefined ? {} : { priceOverlay: overlay };
 }
 
 function staticPools(ctx: EngineContext): SimulationResult['staticNodePools'] {
