@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type ConsolidationExplanation, parseConsolidationEvent } from './events.js';
+import type { DisruptionReason } from '../labels.js';
+import { type ConsolidationCommand, type ConsolidationExplanation, parseConsolidationEvent } from './events.js';
 
 /*
  * Karpenter's own explanations, each message built as its recorder builds it (kubernetes-sigs/karpenter; file@tag:
@@ -15,8 +16,8 @@ const cmd = (
   candidates: string[],
   replacements = 0,
   nodesInCommand = candidates.length,
-  extra: { reason?: string; commandId?: string; nodePools?: string[] } = {},
-) => ({
+  extra: { reason?: DisruptionReason; commandId?: string; nodePools?: string[] } = {},
+): ConsolidationCommand => ({
   decision,
   candidates,
   nodesInCommand,
