@@ -8,6 +8,8 @@ import type {
   NodePoolRecord,
   NodeRecord,
   PodRecord,
+  PodSchedulingRef,
+  PodSchedulingSpec,
   ResourceAmounts,
 } from '../../core/model.js';
 import { disruptionFromConditions } from '../../core/karpenter/events.js';
@@ -15,6 +17,16 @@ import { effectiveRequests } from '../../core/pod-requests.js';
 import { requirementsFromJson } from '../../core/karpenter/requirements.js';
 import { parseBaseUnits, parseCpuMillicores, quantitiesFromJson } from '../../core/quantity.js';
 import { mapContainers } from './map-metrics.js';
+import {
+  annotationValue,
+  ANNOTATION_POD_DELETION_COST,
+  createSpecTable,
+  honoursDoNotDisrupt,
+  karpenterImageOf,
+  podSchedulingSpec,
+  podVolumes,
+  startedAtOf,
+} from './map-scheduling.js';
 
 /** Pure mappings from Kubernetes API objects to the ledger's records. */
 
@@ -60,8 +72,19 @@ export function mapNode(n: V1Node): NodeRecord {
   };
 }
 
-export function mapPod(p: V1Pod, namespaceTeam: Map<string, string | null>, teamLabel: string): PodRecord {
+/** Shared by every pod mapped without a table of its own (the canonical text keys it: see createSpecTable). */
+const sharedSpecs = createSpecTable();
+
+export function mapPod(
+  p: V1Pod,
+  namespaceTeam: Map<string, string | null>,
+  teamLabel: string,
+  specOf: (spec: PodSchedulingSpec) => PodSchedulingRef = sharedSpecs,
+): PodRecord {
   const labels = p.metadata?.labels ?? {};
+  const doNotDisruptValue = annotationValue(p, ANNOTATION_DO_NOT_DISRUPT);
+  const volumes = podVolumes(p);
+  const karpenterImage = karpenterImageOf(p);
   const owner = p.metadata?.ownerReferences?.find((o) => o.controller) ?? p.metadata?.ownerReferences?.[0];
   const namespace = p.metadata?.namespace ?? '';
   return {
@@ -83,9 +106,16 @@ export function mapPod(p: V1Pod, namespaceTeam: Map<string, string | null>, team
     ),
     // Per container: requests and limits beside usage, restarts and OOM kills (lastState.terminated).
     containers: mapContainers(p.spec?.containers, p.status?.containerStatuses),
-    doNotDisrupt: p.metadata?.annotations?.[ANNOTATION_DO_NOT_DISRUPT] === 'true',
+    // "true" or a duration ("30m", Karpenter v1.12+): the value itself is kept for when it runs out.
+    doNotDisrupt: honoursDoNotDisrupt(doNotDisruptValue),
     createdAt: ms(p.metadata?.creationTimestamp),
     labels,
+    scheduling: specOf(podSchedulingSpec(p)),
+    doNotDisruptValue,
+    deletionCost: annotationValue(p, ANNOTATION_POD_DELETION_COST),
+    startedAt: startedAtOf(p),
+    ...(volumes === undefined ? {} : { volumes }),
+    ...(karpenterImage === undefined ? {} : { karpenterImage }),
   };
 }
 
