@@ -47,9 +47,14 @@ export const VERSIONED_KINDS = [
 ] as const;
 export type VersionedKind = (typeof VERSIONED_KINDS)[number];
 
+/**
+ * The object's record: its body without its name and namespace (they are the version's key, and put back on read),
+ * so objects alike (the CSINodes of one instance type, the Nodes of one NodePool) share one stored body.
+ */
 function versioned(kind: VersionedKind, namespace: string | undefined, name: string | undefined, body: Json): VersionedObjectRecord | null {
   if (name === undefined || name === '') return null;
-  const json = canonicalJson(body);
+  const { name: _name, namespace: _namespace, ...metadata } = obj(body.metadata) ?? {};
+  const json = canonicalJson({ ...body, metadata: Object.keys(metadata).some((k) => metadata[k] !== undefined) ? metadata : undefined });
   return { kind, namespace: namespace ?? '', name, json, hash: contentHash(json) };
 }
 

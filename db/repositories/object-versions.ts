@@ -87,11 +87,12 @@ export function createObjectVersionReader(db: Db) {
   return {
     /** The objects of `kind` as the snapshot at `takenAt` saw them. */
     objectsAt(kind: string, takenAt: number): StoredObject[] {
-      return (at.all(kind, takenAt, takenAt) as { namespace: string; name: string; body_json: string }[]).map((r) => ({
-        namespace: r.namespace,
-        name: r.name,
-        body: JSON.parse(r.body_json) as unknown,
-      }));
+      return (at.all(kind, takenAt, takenAt) as { namespace: string; name: string; body_json: string }[]).map((r) => {
+        // A body is stored without its name and namespace (objects alike share it): put back from the version.
+        const body = JSON.parse(r.body_json) as { metadata?: Record<string, unknown> };
+        body.metadata = { name: r.name, ...(r.namespace === '' ? {} : { namespace: r.namespace }), ...body.metadata };
+        return { namespace: r.namespace, name: r.name, body };
+      });
     },
   };
 }
