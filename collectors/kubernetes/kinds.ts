@@ -25,13 +25,15 @@ export type ListPage = Page<unknown> & { resourceVersion: string };
 
 export interface ExtraKind {
   kind: VersionedKind;
+  /** The kind in the plural, as doctor and the README name it. */
+  title: string;
   /** RBAC apiGroup ('' for the core group) and resource. */
   group: string;
   version: string;
   resource: string;
   /** The cluster-wide list and watch path. */
   path: string;
-  /** What the scheduling engine uses it for. */
+  /** What the scheduling engine uses it for (fits "the what-ifs do not know …"). */
   usedFor: string;
   /** What a 404 (not served) means and what to do about it. */
   whenAbsent: string;
@@ -54,17 +56,19 @@ const custom =
 export const EXTRA_KINDS: readonly ExtraKind[] = [
   {
     kind: 'PodDisruptionBudget',
+    title: 'PodDisruptionBudgets',
     group: 'policy',
     version: 'v1',
     resource: 'poddisruptionbudgets',
     path: '/apis/policy/v1/poddisruptionbudgets',
-    usedFor: 'a node whose pods a PDB will not let go is not disrupted ("Pdb prevents pod evictions")',
+    usedFor: 'which nodes Karpenter may not empty ("Pdb prevents pod evictions")',
     whenAbsent: 'policy/v1 is served from Kubernetes 1.21: upgrade the cluster',
     list: custom('policy', 'v1', 'poddisruptionbudgets'),
     map: podDisruptionBudgetObject,
   },
   {
     kind: 'DaemonSet',
+    title: 'DaemonSets',
     group: 'apps',
     version: 'v1',
     resource: 'daemonsets',
@@ -76,39 +80,43 @@ export const EXTRA_KINDS: readonly ExtraKind[] = [
   },
   {
     kind: 'PersistentVolumeClaim',
+    title: 'PersistentVolumeClaims',
     group: '',
     version: 'v1',
     resource: 'persistentvolumeclaims',
     path: '/api/v1/persistentvolumeclaims',
-    usedFor: 'which volume a pod uses (its zone pin and the attach limits it counts against)',
+    usedFor: 'which volume each pod uses (its zone pin, the attach limits it counts against)',
     whenAbsent: 'v1 is always served: check the API server',
     list: (k, limit) => (cont) => k.core.listPersistentVolumeClaimForAllNamespaces({ limit, _continue: cont }).then(page),
     map: persistentVolumeClaimObject,
   },
   {
     kind: 'PersistentVolume',
+    title: 'PersistentVolumes',
     group: '',
     version: 'v1',
     resource: 'persistentvolumes',
     path: '/api/v1/persistentvolumes',
-    usedFor: 'the zone a volume is pinned to (its node affinity): its pods may only run there',
+    usedFor: 'the zone each volume is pinned to (its node affinity): its pods may only run there',
     whenAbsent: 'v1 is always served: check the API server',
     list: (k, limit) => (cont) => k.core.listPersistentVolume({ limit, _continue: cont }).then(page),
     map: persistentVolumeObject,
   },
   {
     kind: 'StorageClass',
+    title: 'StorageClasses',
     group: 'storage.k8s.io',
     version: 'v1',
     resource: 'storageclasses',
     path: '/apis/storage.k8s.io/v1/storageclasses',
-    usedFor: "a volume not yet bound: its class's allowed zones and binding mode",
+    usedFor: 'the zones and binding mode of a volume not yet bound',
     whenAbsent: 'storage.k8s.io/v1 is always served: check the API server',
     list: custom('storage.k8s.io', 'v1', 'storageclasses'),
     map: storageClassObject,
   },
   {
     kind: 'CSINode',
+    title: 'CSINodes',
     group: 'storage.k8s.io',
     version: 'v1',
     resource: 'csinodes',
@@ -120,6 +128,7 @@ export const EXTRA_KINDS: readonly ExtraKind[] = [
   },
   {
     kind: 'EC2NodeClass',
+    title: 'EC2NodeClasses',
     group: 'karpenter.k8s.aws',
     version: 'v1',
     resource: 'ec2nodeclasses',
@@ -131,6 +140,7 @@ export const EXTRA_KINDS: readonly ExtraKind[] = [
   },
   {
     kind: 'NodeOverlay',
+    title: 'NodeOverlays',
     group: 'karpenter.sh',
     version: 'v1alpha1',
     resource: 'nodeoverlays',
@@ -142,9 +152,16 @@ export const EXTRA_KINDS: readonly ExtraKind[] = [
   },
 ];
 
+/** The HTTP status of a failed list: listAll's error, or the client's ApiException (`code`). */
+export function statusOf(err: unknown): number | undefined {
+  if (err instanceof KubeListError) return err.status;
+  const e = err as { code?: unknown; statusCode?: unknown } | null;
+  return typeof e?.code === 'number' ? e.code : typeof e?.statusCode === 'number' ? e.statusCode : undefined;
+}
+
 /** What a failed list of an extra kind says: absent (404), forbidden (403) or failed (anything else), and the fix. */
 export function kindStateOf(k: ExtraKind, err: unknown): Exclude<KindState, { state: 'ok' }> {
-  const status = err instanceof KubeListError ? err.status : undefined;
+  const status = statusOf(err);
   const rbac = `${k.group === '' ? 'core' : k.group} ${k.resource}`;
   if (status === 404) return { state: 'absent', message: `${k.kind} is not served (404): ${k.whenAbsent}` };
   if (status === 403)
