@@ -115,7 +115,8 @@ describe('the ClusterRole in deploy/kubernetes', () => {
       const [, method, path] = /^kube:(\S+) (\S+)$/.exec(op) ?? [];
       const m =
         /^\/api\/v1\/(?:namespaces\/[^/]+\/)?([a-z]+)$/.exec(path) ??
-        /^\/apis\/([^/]+)\/[^/]+\/(?:namespaces\/[^/]+\/)?([a-z]+)$/.exec(path);
+        // resource names may hold digits (ec2nodeclasses)
+        /^\/apis\/([^/]+)\/[^/]+\/(?:namespaces\/[^/]+\/)?([a-z0-9]+)$/.exec(path);
       if (m === null) {
         discovery.add(`${method} ${path}`);
         continue;
