@@ -29,7 +29,8 @@ export function canonicalJson(v: unknown): string {
     return `${out}]`;
   }
   const o = v as Record<string, unknown>;
-  const keys = Object.keys(o).sort();
+  const keys = Object.keys(o);
+  if (keys.length > 1) keys.sort();
   let out = '{';
   let first = true;
   for (const k of keys) {
@@ -37,9 +38,21 @@ export function canonicalJson(v: unknown): string {
     if (x === undefined || typeof x === 'function') continue;
     if (!first) out += ',';
     first = false;
-    out += `${JSON.stringify(k)}:${canonicalJson(x)}`;
+    out += quoted(k) + canonicalJson(x);
   }
   return `${out}}`;
+}
+
+// Object keys repeat (every toleration has a key, operator and effect): each quoted once. Bounded by dropping it.
+let quotedKeys = new Map<string, string>();
+function quoted(k: string): string {
+  let q = quotedKeys.get(k);
+  if (q === undefined) {
+    if (quotedKeys.size > 10_000) quotedKeys = new Map();
+    q = `${JSON.stringify(k)}:`;
+    quotedKeys.set(k, q);
+  }
+  return q;
 }
 
 /** A short content hash of a canonical JSON text (SHA-1, base64url: 27 characters, 160 bits). */

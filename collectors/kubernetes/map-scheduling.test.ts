@@ -84,6 +84,17 @@ describe('the scheduling spec and its dedup (as the kube-scheduler groups pods i
     });
   });
 
+  it("the same spec with its keys in another order (a list gives the client's field order, a watch the API server's) is one spec", () => {
+    const table = createSpecTable();
+    const fromList = table(
+      podSchedulingSpec(pod({ tolerations: [{ effect: 'NoSchedule', key: 'workload', operator: 'Equal', value: 'web' }] })),
+    );
+    const fromWatch = table(
+      podSchedulingSpec(pod({ tolerations: [{ key: 'workload', operator: 'Equal', value: 'web', effect: 'NoSchedule' }] })),
+    );
+    expect(fromWatch.hash).toBe(fromList.hash);
+  });
+
   it('a pod with one more toleration, or another request, is another spec', () => {
     const table = createSpecTable();
     const a = table(podSchedulingSpec(pod({ nodeSelector: { a: '1', b: '2' } })));

@@ -3,7 +3,7 @@ import type { KarpenterVersionRecord, PodRecord, PodSchedulingRef, PodScheduling
 import { parseGoDuration } from '../../core/duration.js';
 import { effectiveRequestList } from '../../core/pod-requests.js';
 import { parseBaseUnits, parseCpuMillicores } from '../../core/quantity.js';
-import { contentHash } from './canonical-json.js';
+import { canonicalJson, contentHash } from './canonical-json.js';
 
 /**
  * Pure: what the scheduling engine reads of a pod, beyond what the pod row already keeps (its owner, labels,
@@ -110,17 +110,16 @@ export function podSchedulingSpec(p: V1Pod, requests: Record<string, number> = p
 }
 
 /**
- * One shared {hash, json} per distinct scheduling spec: its text is the key, so it is hashed once however many
- * replicas carry it, and the pod records of a snapshot share the object. The text is JSON.stringify's, not
- * canonicalJson's (a third of the time on the hot path of a 150,000-pod list): the client builds its objects in the
- * fields' declared order and the API server writes map keys sorted (Go's encoding/json), so equal specs from the
- * API give equal text. Bounded: a long-running watch cache starts afresh past `maxSpecs` distinct ones (pods mapped
- * before keep theirs).
+ * One shared {hash, json} per distinct scheduling spec: its canonical text is the key, so it is hashed once however
+ * many replicas carry it, and the pod records of a snapshot share the object. Canonical (keys sorted), not
+ * JSON.stringify's: a list gives the client's model objects (fields in its declared order, alphabetical) and a
+ * watch the API server's JSON (Go's struct order), and the same pod must give the same spec either way. Bounded: a
+ * long-running watch cache starts afresh past `maxSpecs` distinct ones (pods mapped before keep theirs).
  */
 export function createSpecTable(maxSpecs = 100_000): (spec: PodSchedulingSpec) => PodSchedulingRef {
   let seen = new Map<string, PodSchedulingRef>();
   return (spec) => {
-    const json = JSON.stringify(spec);
+    const json = canonicalJson(spec);
     let ref = seen.get(json);
     if (ref === undefined) {
       if (seen.size >= maxSpecs) seen = new Map();
