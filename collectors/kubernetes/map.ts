@@ -98,7 +98,12 @@ export function mapPod(
     ownerName: owner?.name ?? null,
     team: labels[teamLabel] ?? namespaceTeam.get(namespace) ?? null,
     // Kubernetes' effective requests (pod-level resources of Kubernetes 1.32+ included), computed once for both.
-    requests: { cpuMillicores: requestList.cpu ?? 0, memoryBytes: requestList.memory ?? 0, pods: 1, gpu: requestList['nvidia.com/gpu'] ?? 0 },
+    requests: {
+      cpuMillicores: requestList.cpu ?? 0,
+      memoryBytes: requestList.memory ?? 0,
+      pods: 1,
+      gpu: requestList['nvidia.com/gpu'] ?? 0,
+    },
     // Per container: requests and limits beside usage, restarts and OOM kills (lastState.terminated).
     containers: mapContainers(p.spec?.containers, p.status?.containerStatuses),
     // "true" or a duration ("30m", Karpenter v1.12+): the value itself is kept for when it runs out.
