@@ -84,7 +84,7 @@ interface RawPod {
   do_not_disrupt_value: string | null;
   deletion_cost: string | null;
   volumes_json: string | null;
-  spec_json: string | null;
+  spec_hash: string | null;
 }
 
 interface RawNodePool {
@@ -112,7 +112,7 @@ const parse = <T>(text: string | null, fallback: T): T => {
 
 const POD_COLUMNS = `p.uid, p.namespace, p.name, p.node_name, p.owner_kind, p.owner_name, p.req_cpu_m, p.req_memory_b, p.req_gpu,
   p.do_not_disrupt, p.created_at, p.labels_json, p.scheduled_at, p.started_at, p.do_not_disrupt_value, p.deletion_cost,
-  p.volumes_json, ps.spec_json`;
+  p.volumes_json, p.spec_hash`;
 const OTHER_KINDS = [
   'PodDisruptionBudget',
   'DaemonSet',
@@ -140,17 +140,16 @@ export function createClusterSnapshotRepository(db: Db) {
   const boundPods = db.prepare(`
     SELECT ${POD_COLUMNS}
     FROM snapshot_nodes sn JOIN pods p ON p.node_name = sn.node_name
-    LEFT JOIN pod_specs ps ON ps.hash = p.spec_hash
     WHERE sn.snapshot_id = @id AND p.first_seen <= @at AND p.last_seen >= @at
       AND (p.finished_at IS NULL OR p.finished_at > @at)`);
   // Pending then: never bound, or bound after (the partial index pods_bound_late keeps these few at hand).
   const pendingPods = db.prepare(`
     SELECT ${POD_COLUMNS}
-    FROM pods p LEFT JOIN pod_specs ps ON ps.hash = p.spec_hash
+    FROM pods p
     WHERE p.node_name IS NULL AND p.first_seen <= @at AND p.last_seen >= @at AND (p.finished_at IS NULL OR p.finished_at > @at)
     UNION ALL
     SELECT ${POD_COLUMNS}
-    FROM pods p LEFT JOIN pod_specs ps ON ps.hash = p.spec_hash
+    FROM pods p
     WHERE p.scheduled_at IS NOT NULL AND p.scheduled_at > p.first_seen AND p.scheduled_at > @at
       AND p.first_seen <= @at AND p.last_seen >= @at AND (p.finished_at IS NULL OR p.finished_at > @at)`);
   const nodePools = db.prepare('SELECT * FROM nodepools ORDER BY name');
@@ -158,7 +157,23 @@ export function createClusterSnapshotRepository(db: Db) {
   const setting = db.prepare('SELECT value FROM settings WHERE key = ?').pluck();
   const versions = createObjectVersionReader(db);
 
-  const podRow = (r: RawPod, bound: boolean): SnapshotPodRow => ({
+  const specJson = db.prepare('SELECT spec_json FROM pod_specs WHERE hash = ?').pluck();
+
+  // Each distinct spec read and parsed once per read (a Deployment's replicas share it; the objects are read-only).
+  const specReader = () => {
+    const parsed = new Map<string, PodSchedulingSpec | null>();
+    return (hash: string | null): PodSchedulingSpec | null => {
+      if (hash === null) return null;
+      let spec = parsed.get(hash);
+      if (spec === undefined) {
+        spec = parse<PodSchedulingSpec | null>((specJson.get(hash) as string | undefined) ?? null, null);
+        parsed.set(hash, spec);
+      }
+      return spec;
+    };
+  };
+
+  const podRow = (r: RawPod, bound: boolean, specOf: (hash: string | null) => PodSchedulingSpec | null): SnapshotPodRow => ({
     uid: r.uid,
     namespace: r.namespace,
     name: r.name,
@@ -175,7 +190,7 @@ export function createClusterSnapshotRepository(db: Db) {
     deletionCost: r.deletion_cost,
     startedAt: r.started_at,
     volumes: parse<PodVolumeRecord[] | null>(r.volumes_json, null),
-    spec: parse<PodSchedulingSpec | null>(r.spec_json, null),
+    spec: specOf(r.spec_hash),
   });
 
   return {
@@ -203,16 +218,17 @@ export function createClusterSnapshotRepository(db: Db) {
       }));
       const pods: SnapshotPodRow[] = [];
       const seen = new Set<string>();
+      const specOf = specReader();
       for (const r of boundPods.all({ id: s.id, at: t }) as RawPod[]) {
         const bound = r.scheduled_at === null || r.scheduled_at <= t;
         if (!bound) continue; // bound after t: the pending query has it
         seen.add(r.uid);
-        pods.push(podRow(r, true));
+        pods.push(podRow(r, true, specOf));
       }
       for (const r of pendingPods.all({ at: t }) as RawPod[]) {
         if (seen.has(r.uid)) continue;
         seen.add(r.uid);
-        pods.push(podRow(r, false));
+        pods.push(podRow(r, false, specOf));
       }
       pods.sort((a, b) =>
         a.namespace === b.namespace ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.namespace < b.namespace ? -1 : 1,
