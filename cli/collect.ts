@@ -40,10 +40,13 @@ import { resolveRetentionSettings, retentionSummary, runRetentionPass, upgradeTo
 import { DAY_MS, HOUR_MS } from '../core/time.js';
 
 export const COLLECT_HELP = `Usage: nodepool-ledger collect --cluster NAME [--region R] [--since 90d] [--watch] [--interval 5m]
-                                [--kubeconfig PATH] [--context NAME] [--db .ledger/ledger.db] [--billing-profile P] [--quiet]
+                                [--kubeconfig PATH] [--context NAME] [--db .ledger/ledger.db] [--billing-profile P]
+                                [--karpenter-version V] [--quiet]
 
 Reads a real cluster and AWS account into the database: a snapshot of the cluster's Nodes, Pods, NodeClaims,
-NodePools and Events; on-demand (Pricing API) and spot (EC2 spot price history) prices of the instances in use;
+NodePools and Events, and of what Karpenter decides on beyond them (PodDisruptionBudgets, DaemonSets,
+PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes, EC2NodeClasses, NodeOverlays: a kind the
+cluster does not serve or the role does not grant is noted and left out); on-demand (Pricing API) and spot (EC2 spot price history) prices of the instances in use;
 and the Cost Explorer bill of the last --since, DAILY per NodePool x purchase type and x instance type, plus
 HOURLY and per-instance lines for the last 14 days where the account has them enabled. Cost Explorer days
 already final are never requested again (each request costs USD 0.01); a summary ends the run.
@@ -76,6 +79,9 @@ us-east-1, or cn-northwest-1 for China; EC2 in the cluster's region.
                     hours metrics-server did not measure
   --prometheus-since 14d
                     how much usage history to backfill (once; later runs ask only for what is new)
+  --karpenter-version V
+                    the Karpenter release the cluster runs (1.14.1), when its controller's image tag cannot be read
+                    (Karpenter outside the cluster, an image by digest only); given, it wins over the tag
   --kubeconfig P    kubeconfig file; default $KUBECONFIG, else the pod's service account in a cluster, else ~/.kube/config
   --context C       kubeconfig context
   --db PATH         the database (created if missing)
@@ -99,6 +105,7 @@ export const COLLECT_OPTIONS = {
   context: { type: 'string' },
   db: { type: 'string' },
   'billing-profile': { type: 'string' },
+  'karpenter-version': { type: 'string' },
   quiet: { type: 'boolean' },
 } as const;
 
@@ -134,6 +141,8 @@ export interface CollectOptions {
   quiet: boolean;
   /** The AWS profile for Cost Explorer (GovCloud: the associated standard account's). */
   billingProfile?: string;
+  /** Karpenter's release as the user gives it (--karpenter-version); wins over the controller image's tag. */
+  karpenterVersion?: string;
 }
 
 export interface CollectIo {
@@ -207,6 +216,9 @@ export function collectOptionsFrom(v: Values): CollectOptions {
     if (err instanceof RetentionSettingError) throw new UsageError(err.message);
     throw err;
   }
+  const karpenterVersion = str('karpenter-version');
+  if (karpenterVersion !== undefined && !/^v?\d+\.\d+\.\d+$/.test(karpenterVersion))
+    throw new UsageError(`--karpenter-version must be a Karpenter release like 1.14.1, got "${karpenterVersion}"`);
   const prometheusUrl = str('prometheus');
   if (prometheusUrl !== undefined && !/^https?:\/\/[^/\s]+/.test(prometheusUrl))
     throw new UsageError(`--prometheus must be an http(s) URL such as http://prometheus.monitoring:9090, got "${prometheusUrl}"`);
@@ -226,6 +238,7 @@ export function collectOptionsFrom(v: Values): CollectOptions {
     dbPath: resolve(str('db') ?? DEFAULT_DB_PATH),
     quiet: v.quiet === true,
     billingProfile: str('billing-profile'),
+    ...(karpenterVersion === undefined ? {} : { karpenterVersion: karpenterVersion.replace(/^v/, '') }),
   };
 }
 
@@ -407,6 +420,7 @@ class Collection {
    * is still written with the last good prices (or Karpenter's static table).
    */
   async writeSnapshot(snapshot: KubeSnapshot, runId: number, usage: SnapshotUsage | null = null): Promise<void> {
+    this.noteKinds(snapshot);
     const prices = this.priceCollector(snapshot.nodes);
     const before = prices.rowsWritten;
     const failed = (what: string, err: unknown): void => {
@@ -448,6 +462,21 @@ class Collection {
     if (usage !== null && usageRows !== null) this.noteUsage(usage, usageRows.podsWithUsage);
     this.summary.snapshots += 1;
     this.summary.snapshotNodeRows += rows.nodes.length;
+  }
+
+  /**
+   * Says once per run which kinds the snapshot could not read (the CRD absent, the role lacking them), and when
+   * Karpenter's version is not readable; --karpenter-version, when given, is the version stored.
+   */
+  private noteKinds(snapshot: KubeSnapshot): void {
+    for (const state of Object.values(snapshot.kinds ?? {}))
+      if (state.state !== 'ok')
+        this.note(`! ${state.message} (the rest of the snapshot is kept; 'nodepool-ledger doctor' checks them all)`);
+    if (this.o.karpenterVersion !== undefined) snapshot.karpenterVersion = { version: this.o.karpenterVersion, source: 'flag' };
+    else if (snapshot.karpenterVersion === undefined)
+      this.note(
+        "! Karpenter's version: no running pod's image is a tagged karpenter/controller (Karpenter outside the cluster, or an image by digest); pass --karpenter-version",
+      );
   }
 
   /** Says once when usage cannot be read (and once when it can again), not at every snapshot. */

@@ -11,6 +11,7 @@ import { createCostExplorerClient } from '../collectors/cost-explorer/client.js'
 import { clusterComputeFilter } from '../collectors/cost-explorer/collect.js';
 import { kubeErrorText } from '../collectors/kubernetes/api-error.js';
 import { createKubeClients, type KubeClients } from '../collectors/kubernetes/client.js';
+import { EXTRA_KINDS, kindStateOf } from '../collectors/kubernetes/kinds.js';
 import { METRICS_GROUP, METRICS_VERSION, metricsMessage, metricsStateOf } from '../collectors/kubernetes/metrics.js';
 import { createPricingClient } from '../collectors/pricing/client.js';
 import { createEc2Client } from '../collectors/spot/client.js';
@@ -35,6 +36,10 @@ Checks what 'collect' needs, and says how to fix what is missing:
     makes no Pricing call (GovCloud, isolated partitions) it says why;
   - the cluster answers lists of nodes, pods, NodeClaims, NodePools and events (naming the kubeconfig, context and
     server it tried);
+  - the cluster answers lists of what the what-ifs read beyond nodes and pods (PodDisruptionBudgets, DaemonSets,
+    PersistentVolumeClaims and PersistentVolumes, StorageClasses, CSINodes, EC2NodeClasses, NodeOverlays): one the
+    role does not grant is named with the rule to add; one the cluster does not serve (NodeOverlay before Karpenter
+    v1.7) is a note;
   - metrics-server answers metrics.k8s.io (what pods really use); without it collect goes on with requests only, so
     this is a warning (!), not a problem;
   - the database (--db): its size, whether it shrinks as retention deletes, how long 5-minute and hourly snapshots
@@ -360,6 +365,7 @@ async function checkKubernetes(o: DoctorOptions, io: Required<DoctorIo>, say: (l
     ['events', () => k.core.listEventForAllNamespaces({ limit: 1 })],
   ];
   let problems = 0;
+  let refused = false;
   for (const [what, list] of lists) {
     try {
       await list();
@@ -369,8 +375,26 @@ async function checkKubernetes(o: DoctorOptions, io: Required<DoctorIo>, say: (l
       say(`  ✗ ${explainKubeFailure(what, err)} (tried ${k.describe})`);
       // An unreachable server fails every list the same way: one line says it.
       if (kubeStatus(err) === undefined) return problems;
+      if (kubeStatus(err) === 401) refused = true;
     }
   }
+  // What the what-ifs read beyond nodes and pods (collectors/kubernetes/kinds.ts). collect goes on without any of them;
+  // a kind not served (a CRD of a newer Karpenter) is a note, one the role does not grant is a problem with its fix.
+  if (!refused)
+    for (const x of EXTRA_KINDS) {
+      try {
+        await x.list(k, 1)(undefined);
+        say(`  ✓ list ${x.title}`);
+      } catch (err) {
+        const state = kindStateOf(x, err);
+        if (state.state === 'absent') say(`  ! ${state.message}; without them the what-ifs do not know ${x.usedFor}`);
+        else {
+          problems += 1;
+          say(`  ✗ list ${x.title}: ${state.state === 'forbidden' ? state.message.replace(`${x.kind}: `, '') : kubeErrorText(err)}`);
+          say(`      without them the what-ifs do not know ${x.usedFor}`);
+        }
+      }
+    }
   // Usage: optional (collect carries on with requests only), so a warning rather than a problem.
   try {
     await k.custom.listClusterCustomObject({ group: METRICS_GROUP, version: METRICS_VERSION, plural: 'nodes', limit: 1 });
