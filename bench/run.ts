@@ -10,6 +10,7 @@ import { bundleBench } from './bundle-bench.js';
 import { costExplorerBench } from './cost-explorer-bench.js';
 import { curBench } from './cur-bench.js';
 import { engineBench } from './engine-bench.js';
+import { enginePoolBench } from './engine-pool-bench.js';
 import { ingestBench } from './ingest-bench.js';
 import { seedBench } from './seed-bench.js';
 import { findKubectl, snapshotBench } from './snapshot-bench.js';
@@ -29,6 +30,7 @@ const BENCHES: Record<string, (ctx: BenchContext) => Promise<BenchResult>> = {
   'cost-explorer': costExplorerBench,
   bundle: bundleBench,
   engine: engineBench,
+  'api-engine': enginePoolBench,
   cur: curBench,
 };
 
