@@ -438,7 +438,7 @@ class Collection {
       failed(`prices: on-demand (the last stored prices${table ? ` or Karpenter's static table (${table.region})` : ''} are used)`, err);
     }
     try {
-      await prices.ensureSpotMarkets(snapshot.nodes, snapshot.takenAt);
+      await prices.ensureSpotMarkets(snapshot, snapshot.takenAt);
     } catch (err) {
       failed('prices: spot (the last stored history, else the on-demand price, is used)', err);
     }

@@ -10,6 +10,7 @@ import { sandboxPracticeBills } from '../sandbox/practice-bills.js';
 import { CURRENT_KARPENTER_VERSION, KarpenterVersionError, karpenterProfile } from '../sandbox/scenario/karpenter-profile.js';
 import { loadScenarioFile, ScenarioFileError } from '../sandbox/scenario/scenario-file.js';
 import { buildApp } from '../server/app.js';
+import { engineOptionsFromEnv } from '../server/engine-pool/engine-options.js';
 import { heldLockWriter } from '../server/database-writer.js';
 import { accessFor, accessHint } from './access.js';
 import { BILL_HELP, BILL_USAGE, billWindowError, makeDemoBill, parseBillSpec } from './demo-bill.js';
@@ -160,6 +161,8 @@ export async function runDemo(v: Record<string, string | boolean | undefined>): 
     accessToken: access.token,
     practiceBills: sandboxPracticeBills,
     writer: heldLockWriter(db, lock),
+    // The what-ifs and the Workloads re-packs in worker threads reading the same file (LEDGER_ENGINE_WORKERS).
+    engine: engineOptionsFromEnv(),
   });
   const url = await listenOn(app, address);
   console.log(
