@@ -219,7 +219,7 @@ export function createUsageRepository(db: Db) {
         s.windowMs,
       );
     }
-    if (rows.samples.length > 0) noteHour.run(hourStart(takenAt));
+    if (rows.sampleCount > 0) noteHour.run(hourStart(takenAt));
     for (const n of rows.namespaces) {
       insertNamespace.run(
         snapshotId,
