@@ -59,7 +59,7 @@ async function main(): Promise<void> {
       nodes: snapshot.nodes.length,
       pods: snapshot.pods.length,
       podMetrics: usage?.pods.length ?? 0,
-      usageSamples: usageRows?.samples.length ?? 0,
+      usageSamples: usageRows?.sampleCount ?? 0,
       requests: stats.requests,
       maxRssBytes: process.resourceUsage().maxRSS * 1024,
     }),

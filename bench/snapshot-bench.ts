@@ -225,7 +225,7 @@ export async function snapshotBench(ctx: BenchContext): Promise<BenchResult> {
       ours: envelope.withUsage === null ? null : envelope.withUsage.wallMs / 1000,
       peerLabel: 'the same snapshot without usage',
       peer: envelope.run.wallMs / 1000,
-      target: { kind: 'at-most', max: 1.5 },
+      target: { kind: 'at-most', max: 1.3 },
       note: "usage: every running pod's PodMetrics and every NodeMetrics listed once, joined to the pods, stored per container with the namespace and NodePool rows, in the snapshot's transaction",
     }),
     figure({

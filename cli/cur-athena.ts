@@ -4,6 +4,8 @@ import type { ParseArgsConfig } from 'node:util';
 import { importCurFromAthena } from '../collectors/cur/athena-import.js';
 import { createAthenaClient } from '../collectors/cur/athena-client.js';
 import { AthenaQueryError } from '../collectors/cur/athena-query.js';
+import { AthenaResultError } from '../collectors/cur/athena-result.js';
+import { createS3Client } from '../collectors/cur/s3-client.js';
 import { parseCalendarDuration } from '../core/duration.js';
 import { isRegionName } from '../core/partitions.js';
 import { acquireCollectorLock } from '../db/lock.js';
@@ -18,8 +20,10 @@ export const CUR_ATHENA_HELP = `Usage: nodepool-ledger cur athena --database D -
 Runs the Cost and Usage Report aggregation in Amazon Athena, one query per billing period from the month --since
 ago to this one, over the CUR 2.0 table D.T (for a Data Export set up with the Cloud Intelligence Dashboards'
 stack: --database cid_data_export --table cur2), so the report stays in S3 and only the daily NodePool, namespace
-and resource rows come back. They are stored as 'cur import' stores a folder (a period replaced whole), under the
-source athena:D.T. The query is the one 'cur import' runs with DuckDB (collectors/cur/aggregate-statement.ts).
+and resource rows come back, read as a stream from the result object Athena writes to the output location (or page
+by page where the workgroup keeps results itself). They are stored as 'cur import' stores a folder (a period replaced
+whole), under the source athena:D.T. The query is the one 'cur import' runs with DuckDB
+(collectors/cur/aggregate-statement.ts).
 
   --workgroup W   the Athena workgroup the queries run in (its limits and data-scanned cost apply)
   --output URI    where Athena writes each query's result (s3://…); needed unless the workgroup sets one
@@ -30,8 +34,9 @@ source athena:D.T. The query is the one 'cur import' runs with DuckDB (collector
                   '' for a table without one
 
 Credentials: the standard chain (environment, AWS_PROFILE, SSO, instance or pod role); AWS_ENDPOINT_URL_ATHENA
-points the client elsewhere. It needs athena:StartQueryExecution, GetQueryExecution and GetQueryResults, glue:GetTable
-and GetPartitions on the table, s3:GetObject on the export and s3:PutObject/GetObject on the output location.`;
+points the client elsewhere (AWS_ENDPOINT_URL_S3 the result reads). It needs athena:StartQueryExecution,
+GetQueryExecution and GetQueryResults, glue:GetTable and GetPartitions on the table, s3:GetObject on the export and
+s3:PutObject/GetObject on the output location.`;
 
 /** Its own flags; --since, --db and --help are the `cur` command's. */
 export const CUR_ATHENA_OPTIONS = {
@@ -105,7 +110,7 @@ export async function runCurAthenaCommand(v: Values, args: readonly string[]): P
   try {
     return await runCurAthena(curAthenaOptionsFrom(v));
   } catch (err) {
-    if (err instanceof AthenaQueryError) {
+    if (err instanceof AthenaQueryError || err instanceof AthenaResultError) {
       console.error(`cur athena: ${err.message}`);
       return 1;
     }
@@ -118,6 +123,8 @@ export async function runCurAthena(o: CurAthenaOptions, now: () => number = Date
   const db = openDb({ path: o.dbPath });
   const lock = acquireCollectorLock(db, { command: 'cur athena', dbPath: o.dbPath });
   const client = createAthenaClient(o.region !== undefined ? { region: o.region } : {});
+  // Athena's result objects are read from its output location, in the workgroup's region.
+  const s3 = createS3Client(o.region !== undefined ? { region: o.region } : {});
   try {
     let bar: ProgressBar | null = null;
     const nowMs = now();
@@ -125,6 +132,7 @@ export async function runCurAthena(o: CurAthenaOptions, now: () => number = Date
       database: o.database,
       table: o.table,
       workGroup: o.workGroup,
+      s3,
       ...(o.outputLocation !== undefined ? { outputLocation: o.outputLocation } : {}),
       ...(o.catalog !== undefined ? { catalog: o.catalog } : {}),
       ...(o.partitionColumn !== undefined ? { partitionColumn: o.partitionColumn } : {}),
@@ -151,6 +159,7 @@ export async function runCurAthena(o: CurAthenaOptions, now: () => number = Date
     return 0;
   } finally {
     client.destroy();
+    s3.destroy();
     lock.release();
     db.close();
   }

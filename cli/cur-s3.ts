@@ -23,7 +23,7 @@ type Values = Record<string, string | boolean | undefined>;
 export async function importCurFromS3Command(
   db: Db,
   url: string,
-  o: { v: Values; dbPath: string; sinceMs: number | undefined; onProgress: (p: CurImportProgress) => void },
+  o: { v: Values; dbPath: string; sinceMs: number | undefined; onProgress: (p: CurImportProgress) => void; signal?: AbortSignal },
 ): Promise<CurImportResult> {
   const cacheRoot = typeof o.v.cache === 'string' ? o.v.cache : join(dirname(o.dbPath), 'cur-cache');
   const client = createS3Client();
@@ -38,6 +38,7 @@ export async function importCurFromS3Command(
         bar.update(p.doneBytes, `${p.doneFiles}/${p.files} files`);
       },
       onProgress: o.onProgress,
+      ...(o.signal !== undefined ? { signal: o.signal } : {}),
     });
     const s = result.sync;
     console.log(

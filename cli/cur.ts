@@ -82,8 +82,14 @@ async function runImport(v: Values, args: readonly string[]): Promise<number> {
   mkdirSync(dirname(dbPath), { recursive: true });
   const db = openDb({ path: dbPath });
   try {
-    // A writer: one at a time on a file, like collect and demo.
-    const lock = acquireCollectorLock(db, { command: 'cur import', dbPath });
+    // A writer: one at a time on a file, like collect and demo. Each period is written in one transaction, so the lock
+    // cannot change hands during one; lost between two (this process silent past the stale limit), the import stops.
+    const stop = new AbortController();
+    const lock = acquireCollectorLock(db, {
+      command: 'cur import',
+      dbPath,
+      onLost: () => stop.abort(new Error('cur import: the collector lock was taken over by another writer; stopped')),
+    });
     try {
       let bar: ProgressBar | null = null;
       const onProgress = (p: CurImportProgress): void => {
@@ -92,8 +98,8 @@ async function runImport(v: Values, args: readonly string[]): Promise<number> {
         bar.update(p.done, `${p.billingPeriod} ${p.phase} ${p.note}`.slice(0, 60));
       };
       const result = path.startsWith('s3://')
-        ? await importCurFromS3Command(db, path, { v, dbPath, sinceMs, onProgress })
-        : await importCurFolder(db, path, { sinceMs, onProgress });
+        ? await importCurFromS3Command(db, path, { v, dbPath, sinceMs, onProgress, signal: stop.signal })
+        : await importCurFolder(db, path, { sinceMs, onProgress, signal: stop.signal });
       for (const line of formatCurImport(result)) console.log(line);
       console.log(`CUR rows are in ${dbPath}`);
       return 0;

@@ -1,6 +1,6 @@
 import type { KubeSnapshot, PodRecord } from './model.js';
 import { podCounts } from './rollup.js';
-import type { OomKill, SnapshotUsage, UsageSample } from './usage.js';
+import type { OomKill, PodMetricsRecord, SnapshotUsage, UsageSample } from './usage.js';
 import { workloadOf } from './usage.js';
 
 /**
@@ -45,7 +45,14 @@ export interface NodePoolUsageRow {
 }
 
 export interface SnapshotUsageRows {
-  samples: StoredUsageSample[];
+  /**
+   * The container samples, made one at a time as they are read (walking the pods again): at 150,000 pods, kept as
+   * objects they were the larger part of what usage added to the collector's peak RSS until the snapshot's
+   * transaction (issue 24). Read once, in the write.
+   */
+  samples: Iterable<StoredUsageSample>;
+  /** How many `samples` gives. */
+  sampleCount: number;
   namespaces: NamespaceUsageRow[];
   nodePools: NodePoolUsageRow[];
   nodes: { nodeName: string; cpuMillicores: number; memoryBytes: number; measuredAt: number; windowMs: number }[];
@@ -62,9 +69,19 @@ const OOM_KILLED = 'OOMKilled';
  * were not available gets empty rows, but its OOM kills (from the Pod objects) are still returned.
  */
 export function joinSnapshotUsage(s: KubeSnapshot, usage: SnapshotUsage | null): SnapshotUsageRows {
-  const metricsByPod = new Map((usage?.pods ?? []).map((m) => [`${m.namespace}/${m.name}`, m]));
+  // By namespace, then name: no key string made per pod.
+  const metricsByPod = new Map<string, Map<string, PodMetricsRecord>>();
+  for (const m of usage?.pods ?? []) {
+    let inNamespace = metricsByPod.get(m.namespace);
+    if (inNamespace === undefined) {
+      inNamespace = new Map();
+      metricsByPod.set(m.namespace, inNamespace);
+    }
+    inNamespace.set(m.name, m);
+  }
+  const metricsOf = (p: PodRecord): PodMetricsRecord | undefined => metricsByPod.get(p.namespace)?.get(p.name);
   const poolOfNode = new Map(s.nodes.map((n) => [n.name, n.nodePool ?? '']));
-  const samples: StoredUsageSample[] = [];
+  let sampleCount = 0;
   const namespaces = new Map<string, NamespaceUsageRow>();
   const pools = new Map<string, NodePoolUsageRow>();
   const oomKills: SnapshotUsageRows['oomKills'] = [];
@@ -125,33 +142,15 @@ export function joinSnapshotUsage(s: KubeSnapshot, usage: SnapshotUsage | null):
     ns.pods += 1;
     ns.requestCpuMillicores += p.requests.cpuMillicores;
     ns.requestMemoryBytes += p.requests.memoryBytes;
-    const m = metricsByPod.get(`${p.namespace}/${p.name}`);
+    const m = metricsOf(p);
     if (m === undefined) continue;
     let cpu = 0;
     let mem = 0;
-    const specOf = new Map((p.containers ?? []).map((c) => [c.name, c]));
     for (const c of m.containers) {
       cpu += c.cpuMillicores;
       mem += c.memoryBytes;
-      const spec = specOf.get(c.name);
-      samples.push({
-        at: s.takenAt,
-        namespace: p.namespace,
-        workloadKind: workload.kind,
-        workloadName: workload.name,
-        container: c.name,
-        pod: p.name,
-        cpuMillicores: c.cpuMillicores,
-        memoryBytes: c.memoryBytes,
-        requestCpuMillicores: spec?.requests.cpuMillicores ?? null,
-        requestMemoryBytes: spec?.requests.memoryBytes ?? null,
-        limitCpuMillicores: spec?.limits.cpuMillicores ?? null,
-        nodeName: p.nodeName,
-        nodePool,
-        measuredAt: m.measuredAt,
-        windowMs: m.windowMs,
-      });
     }
+    sampleCount += m.containers.length;
     setUsage(p, cpu, mem);
     podsWithUsage += 1;
     ns.podsWithUsage += 1;
@@ -183,8 +182,40 @@ export function joinSnapshotUsage(s: KubeSnapshot, usage: SnapshotUsage | null):
   // Without metrics there is no usage to put beside the requests: no rows rather than rows of zeros.
   const available = usage?.status.state === 'available';
   const sorted = <T>(m: Map<string, T>, cmp: (a: T, b: T) => number) => (available ? [...m.values()].sort(cmp) : []);
+  // The samples: the same walk over the pods, each pod's containers with metrics, made as the write reads them.
+  function* samples(): Generator<StoredUsageSample> {
+    for (const p of s.pods) {
+      if (!podCounts(p)) continue;
+      const nodePool = poolOfNode.get(p.nodeName ?? '');
+      if (nodePool === undefined) continue;
+      const m = metricsOf(p);
+      if (m === undefined) continue;
+      const workload = workloadOf(p);
+      for (const c of m.containers) {
+        const spec = p.containers?.find((x) => x.name === c.name);
+        yield {
+          at: s.takenAt,
+          namespace: p.namespace,
+          workloadKind: workload.kind,
+          workloadName: workload.name,
+          container: c.name,
+          pod: p.name,
+          cpuMillicores: c.cpuMillicores,
+          memoryBytes: c.memoryBytes,
+          requestCpuMillicores: spec?.requests.cpuMillicores ?? null,
+          requestMemoryBytes: spec?.requests.memoryBytes ?? null,
+          limitCpuMillicores: spec?.limits.cpuMillicores ?? null,
+          nodeName: p.nodeName,
+          nodePool,
+          measuredAt: m.measuredAt,
+          windowMs: m.windowMs,
+        };
+      }
+    }
+  }
   return {
-    samples,
+    samples: { [Symbol.iterator]: samples },
+    sampleCount,
     namespaces: sorted(namespaces, (a, b) => a.namespace.localeCompare(b.namespace) || a.nodePool.localeCompare(b.nodePool)),
     nodePools: sorted(pools, (a, b) => a.nodePool.localeCompare(b.nodePool)),
     nodes,

@@ -192,12 +192,12 @@ describe('GET /api/efficiency/nodepools', () => {
     ]);
   });
 
-  it('sums requests and allocatable over the snapshots of a bucket (7 days -> 15 min buckets)', async () => {
+  it('sums requests and allocatable over the snapshots of a bucket (7 days -> 30 min buckets)', async () => {
     const { body } = await getJson<EfficiencyResponse>('/api/efficiency/nodepools?from=2026-11-01&to=2026-11-08');
-    expect(body.bucketMs).toBe(15 * 60_000);
+    expect(body.bucketMs).toBe(30 * 60_000);
     expect(body.series.map((s) => s.nodePool)).toEqual(['batch', 'general']);
     const [batchSeries, generalSeries] = body.series;
-    // Bucket 10:00-10:15 holds S1 and S2. general: (2000 + 3000) / (4000 + 4000) = 0.625 cpu; 8 / 32 GiB = 0.25.
+    // Bucket 10:00-10:30 holds S1 and S2 (S3, 10:45, is in the next). general: (2000 + 3000) / (4000 + 4000) = 0.625 cpu; 8 / 32 GiB = 0.25.
     expect(generalSeries.points[0]).toEqual({
       bucketStartMs: S1,
       cpu: 0.625,
@@ -207,17 +207,18 @@ describe('GET /api/efficiency/nodepools', () => {
       nodesAvg: 1,
       usdPerHourAvg: 0.96,
     });
-    expect(generalSeries.points.map((p) => p.bucketStartMs)).toEqual([S1, S3, S4 - 10 * 60_000, S5 - 5 * 60_000]); // 23:55 is in 23:45-24:00
+    // 10:45 is in 10:30-11:00, 23:55 in 23:30-24:00, 00:05 in 00:00-00:30.
+    expect(generalSeries.points.map((p) => p.bucketStartMs)).toEqual([S1, S3 - 15 * 60_000, S4 - 25 * 60_000, S5 - 5 * 60_000]);
     // batch: 500 / 2000 = 0.25 cpu, 1 / 4 GiB = 0.25 memory, 1 node in both snapshots of the bucket.
     expect(batchSeries.points).toEqual([
       { bucketStartMs: S1, cpu: 0.25, memory: 0.25, cpuUsage: null, memoryUsage: null, nodesAvg: 1, usdPerHourAvg: 0.3 },
     ]);
   });
 
-  it('averages node count and run rate over every snapshot of the bucket (30 days -> 1 h buckets)', async () => {
+  it('averages node count and run rate over every snapshot of the bucket (30 days -> 2 h buckets)', async () => {
     const { body } = await getJson<EfficiencyResponse>('/api/efficiency/nodepools?from=2026-10-15&to=2026-11-14');
-    expect(body.bucketMs).toBe(3_600_000);
-    // Bucket 10:00-11:00 holds S1, S2, S3; batch is in S1 and S2 only: 2 / 3 nodes, (0.3 + 0.3) / 3 = $0.20/h.
+    expect(body.bucketMs).toBe(7_200_000);
+    // Bucket 10:00-12:00 holds S1, S2, S3; batch is in S1 and S2 only: 2 / 3 nodes, (0.3 + 0.3) / 3 = $0.20/h.
     const batchPoint = body.series.find((s) => s.nodePool === 'batch')?.points[0];
     expect(batchPoint?.nodesAvg).toBeCloseTo(2 / 3, 10);
     expect(batchPoint?.usdPerHourAvg).toBeCloseTo(0.2, 10);

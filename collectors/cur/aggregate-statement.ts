@@ -211,7 +211,10 @@ export function curAggregateStatement(options: CurStatementOptions): string {
         OR line_item_usage_type LIKE '%-Bytes-%' THEN 'data-transfer'
       ELSE 'other' END`;
 
-  const lines = `lines AS (
+  // The period's lines, split lines or the others: each part of the statement reads the table with its own filter
+  // rather than sharing one CTE of every line, which DuckDB materialises when it is read more than once (every line
+  // with every column: gigabytes at the envelope, and the time to write them) and Trino inlines anyway.
+  const linesOf = (kind: 'split' | 'not-split'): string => `(
     SELECT
       CAST(CAST(line_item_usage_start_date AS DATE) AS VARCHAR) AS usage_day,
       ${s('line_item_resource_id')} AS resource_id,
@@ -251,11 +254,12 @@ export function curAggregateStatement(options: CurStatementOptions): string {
       AND ${partition} = '${billingPeriod}'`
           : ''
       }
+      AND ${s('split_line_item_parent_resource_id')} ${kind === 'split' ? '<>' : '='} ''
   )`;
   // The NodePool of each instance that pods ran on: its tag on any of its lines of the period.
   const parents = `parents AS (
     SELECT resource_id, MAX(nodepool) AS nodepool, MAX(cluster) AS cluster
-    FROM lines WHERE parent_resource_id = '' AND resource_id LIKE 'i-%' AND nodepool <> ''
+    FROM ${linesOf('not-split')} l WHERE resource_id LIKE 'i-%' AND nodepool <> ''
     GROUP BY resource_id
   )`;
   const money = `SUM(unblended_usd) AS unblended_usd, SUM(amortized_usd) AS amortized_usd,
@@ -266,18 +270,17 @@ export function curAggregateStatement(options: CurStatementOptions): string {
     ${zero} AS vcpu_hours, ${zero} AS memory_gb_hours, CAST(0 AS BIGINT) AS pod_count`;
   const splitParent = `CASE WHEN p.nodepool IS NULL THEN l.parent_resource_id ELSE '' END`;
 
-  return `WITH ${lines},
-  ${parents}
+  return `WITH ${parents}
 SELECT CAST('resource' AS VARCHAR) AS row_kind, usage_day, resource_id, line_item_type, usage_type, product_code,
     operation, category, MAX(cluster) AS cluster, MAX(nodepool) AS nodepool, MAX(nodeclaim) AS nodeclaim,
     CAST('' AS VARCHAR) AS namespace, commitment_arn, ${money}, ${noSplit}, COUNT(*) AS line_count
-  FROM lines WHERE parent_resource_id = '' AND resource_id <> ''
+  FROM ${linesOf('not-split')} l WHERE resource_id <> ''
   GROUP BY usage_day, resource_id, line_item_type, usage_type, product_code, operation, category, commitment_arn
 UNION ALL
 SELECT CAST('unresourced' AS VARCHAR), usage_day, CAST('' AS VARCHAR), line_item_type, usage_type, product_code,
     operation, category, cluster, nodepool, nodeclaim, CAST('' AS VARCHAR), commitment_arn, ${money}, ${noSplit},
     COUNT(*)
-  FROM lines WHERE parent_resource_id = '' AND resource_id = ''
+  FROM ${linesOf('not-split')} l WHERE resource_id = ''
   GROUP BY usage_day, line_item_type, usage_type, product_code, operation, category, cluster, nodepool, nodeclaim,
     commitment_arn
 UNION ALL
@@ -289,9 +292,10 @@ SELECT CAST('split' AS VARCHAR), l.usage_day, ${splitParent}, CAST('' AS VARCHAR
     SUM(l.split_cost_usd), SUM(l.unused_cost_usd), SUM(l.net_split_cost_usd), SUM(l.net_unused_cost_usd),
     SUM(l.public_on_demand_split_cost_usd), SUM(l.public_on_demand_unused_cost_usd), SUM(l.vcpu_hours),
     SUM(l.memory_gb_hours), COUNT(DISTINCT l.resource_id), COUNT(*)
-  FROM lines l LEFT JOIN parents p ON p.resource_id = l.parent_resource_id
-  WHERE l.parent_resource_id <> ''
-  GROUP BY l.usage_day, ${splitParent}, l.pod_cluster, COALESCE(p.nodepool, ''), l.pod_namespace`;
+  FROM ${linesOf('split')} l LEFT JOIN parents p ON p.resource_id = l.parent_resource_id
+  GROUP BY l.usage_day, ${splitParent}, l.pod_cluster, COALESCE(p.nodepool, ''), l.pod_namespace
+ORDER BY usage_day, row_kind, resource_id, line_item_type, usage_type, product_code, operation, commitment_arn, cluster,
+  nodepool, nodeclaim, namespace`;
 }
 
 const num = (v: unknown, column: string): number => {

@@ -2,7 +2,7 @@ import { AthenaClient } from '@aws-sdk/client-athena';
 import { afterEach, describe, expect, it } from 'vitest';
 import { awsFixture, jsonAnswer, type RecordedEndpoint, serveRecorded } from '../../test/fixtures/recorded-endpoint.js';
 import { useDummyAwsCredentials } from '../../test/fixtures/serve-handlers.js';
-import { AthenaQueryError, athenaValue, runAthenaQuery } from './athena-query.js';
+import { AthenaQueryError, type AthenaRecord, athenaValue, readAthenaResultPages, runAthenaQuery } from './athena-query.js';
 
 useDummyAwsCredentials();
 
@@ -45,7 +45,7 @@ describe('runAthenaQuery against recorded Athena answers through the real Athena
       },
     });
 
-  it('starts, polls QUEUED and RUNNING until SUCCEEDED, and types the recorded rows by ColumnInfo (header dropped)', async () => {
+  it('starts, polls QUEUED and RUNNING until SUCCEEDED; GetQueryResults pages typed by ColumnInfo (header dropped)', async () => {
     const states = ['QUEUED', 'RUNNING', 'SUCCEEDED'];
     endpoint = await serveRecorded((req) => {
       if (req.operation === 'StartQueryExecution')
@@ -61,14 +61,19 @@ describe('runAthenaQuery against recorded Athena answers through the real Athena
       outputLocation: 's3://amzn-s3-demo-bucket/',
       poll: FAST,
     });
+    const pages: AthenaRecord[][] = [];
+    const read = await readAthenaResultPages(athena, result.queryExecutionId, (records) => pages.push(records));
     athena.destroy();
     expect(result.queryExecutionId).toBe('a1b2c3d4-5678-90ab-cdef-EXAMPLE11111');
-    expect(result.columns).toEqual(['date', 'location', 'browser', 'uri', 'status']);
-    expect(result.records).toEqual([
-      { date: '2014-07-05', location: 'SFO4', browser: 'Safari', uri: '/test-image-2.jpeg', status: 200 },
-      { date: '2014-07-05', location: 'SFO4', browser: 'Opera', uri: '/test-image-2.jpeg', status: 200 },
+    expect(pages).toEqual([
+      [
+        { date: '2014-07-05', location: 'SFO4', browser: 'Safari', uri: '/test-image-2.jpeg', status: 200 },
+        { date: '2014-07-05', location: 'SFO4', browser: 'Opera', uri: '/test-image-2.jpeg', status: 200 },
+      ],
     ]);
-    expect([result.requests, result.dataScannedBytes, result.engineMs]).toEqual([{ start: 1, polls: 3, pages: 1 }, 203089, 3600]);
+    expect([result.requests, read, result.dataScannedBytes, result.engineMs]).toEqual([{ start: 1, polls: 3 }, 1, 203089, 3600]);
+    // The recorded execution names where Athena wrote the result object: the query id's CSV in the output location.
+    expect(result.outputLocation).toBe('s3://amzn-s3-demo-bucket/a1b2c3d4-5678-90ab-cdef-EXAMPLE11111.csv');
     const start = endpoint.requests[0].json ?? {};
     expect(start).toMatchObject({
       QueryString: 'SELECT 1',

@@ -9,9 +9,12 @@ import {
 } from '@aws-sdk/client-athena';
 
 /**
- * One Athena query, start to rows: StartQueryExecution, GetQueryExecution polled with backoff until a final state,
- * then GetQueryResults paged (1000 rows a page, the first page's first row being the header), each value converted
- * by its ColumnInfo type. A FAILED or CANCELLED query is an AthenaQueryError naming the query id and Athena's reason.
+ * One Athena query: StartQueryExecution, then GetQueryExecution polled with backoff until a final state; a FAILED or
+ * CANCELLED query is an AthenaQueryError naming the query id and Athena's reason. Its rows are then read as they come,
+ * never held whole: from the result object Athena wrote to S3 (`<OutputLocation>/<QueryExecutionId>.csv`, streamed;
+ * collectors/cur/athena-result.ts), or, for a workgroup whose results Athena keeps itself (no OutputLocation), from
+ * GetQueryResults a page at a time (1000 rows a page, the first page's first row being the header), each value
+ * converted by its ColumnInfo type.
  */
 
 export interface AthenaQueryInput {
@@ -27,15 +30,17 @@ export interface AthenaQueryInput {
   signal?: AbortSignal;
 }
 
+/** A query that SUCCEEDED. */
 export interface AthenaQueryResult {
   queryExecutionId: string;
-  /** Column names in result order, lower case as Athena returns them. */
-  columns: string[];
-  records: Record<string, string | number | boolean | null>[];
+  /** s3://… of the result's CSV object; null when Athena keeps the results itself (managed query results). */
+  outputLocation: string | null;
   dataScannedBytes: number;
   engineMs: number;
-  requests: { start: number; polls: number; pages: number };
+  requests: { start: number; polls: number };
 }
+
+export type AthenaRecord = Record<string, string | number | boolean | null>;
 
 /** A query Athena refused, failed or cancelled; the message names the query id (to look up in the console). */
 export class AthenaQueryError extends Error {
@@ -69,25 +74,21 @@ export function athenaValue(text: string | undefined, type: string): string | nu
   return text;
 }
 
-/** The rows of GetQueryResults pages (header row dropped) as records keyed by column name, typed by ColumnInfo. */
-export function recordsFromPages(
-  pages: readonly { columns: readonly ColumnInfo[]; rows: readonly (readonly (string | undefined)[])[] }[],
-): { columns: string[]; records: Record<string, string | number | boolean | null>[] } {
-  const info = pages[0]?.columns ?? [];
+/** The rows of one GetQueryResults page as records keyed by column name, typed by ColumnInfo (the first page's header row dropped). */
+export function recordsOfPage(
+  info: readonly ColumnInfo[],
+  rows: readonly (readonly (string | undefined)[])[],
+  firstPage: boolean,
+): AthenaRecord[] {
   const columns = info.map((c) => (c.Name ?? '').toLowerCase());
-  const records: Record<string, string | number | boolean | null>[] = [];
-  pages.forEach((page, p) => {
-    page.rows.forEach((row, r) => {
-      // Athena's first page starts with the header: the column names themselves.
-      if (p === 0 && r === 0) return;
-      const record: Record<string, string | number | boolean | null> = {};
-      columns.forEach((name, i) => {
-        record[name] = athenaValue(row[i], info[i].Type ?? 'varchar');
-      });
-      records.push(record);
+  // Athena's first page starts with the header: the column names themselves.
+  return (firstPage ? rows.slice(1) : rows).map((row) => {
+    const record: AthenaRecord = {};
+    columns.forEach((name, i) => {
+      record[name] = athenaValue(row[i], info[i].Type ?? 'varchar');
     });
+    return record;
   });
-  return { columns, records };
 }
 
 const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
@@ -150,31 +151,43 @@ export async function runAthenaQuery(client: AthenaClient, input: AthenaQueryInp
     wait = Math.min(poll.maxMs, wait * poll.factor);
   }
 
-  const pages: { columns: ColumnInfo[]; rows: (string | undefined)[][] }[] = [];
-  let token: string | undefined;
-  do {
-    try {
-      const page = await client.send(new GetQueryResultsCommand({ QueryExecutionId: id, MaxResults: 1000, NextToken: token }), {
-        abortSignal: input.signal,
-      });
-      pages.push({
-        columns: page.ResultSet?.ResultSetMetadata?.ColumnInfo ?? [],
-        rows: (page.ResultSet?.Rows ?? []).map((r) => (r.Data ?? []).map((d) => d.VarCharValue)),
-      });
-      token = page.NextToken;
-    } catch (err) {
-      throw athenaProblem(err, `reading the results of Athena query ${id}`);
-    }
-  } while (token !== undefined && token !== '');
-
-  const { columns, records } = recordsFromPages(pages);
   const stats = last.QueryExecution?.Statistics;
   return {
     queryExecutionId: id,
-    columns,
-    records,
+    outputLocation: last.QueryExecution?.ResultConfiguration?.OutputLocation ?? null,
     dataScannedBytes: stats?.DataScannedInBytes ?? 0,
     engineMs: stats?.EngineExecutionTimeInMillis ?? 0,
-    requests: { start: 1, polls, pages: pages.length },
+    requests: { start: 1, polls },
   };
+}
+
+/**
+ * A succeeded query's rows through GetQueryResults, handed to `onRecords` a page (1000 rows) at a time as each page
+ * arrives. Resolves with the number of pages read.
+ */
+export async function readAthenaResultPages(
+  client: AthenaClient,
+  queryExecutionId: string,
+  onRecords: (records: AthenaRecord[]) => void,
+  signal?: AbortSignal,
+): Promise<number> {
+  let token: string | undefined;
+  let columns: ColumnInfo[] | null = null;
+  let pages = 0;
+  do {
+    let page;
+    try {
+      page = await client.send(new GetQueryResultsCommand({ QueryExecutionId: queryExecutionId, MaxResults: 1000, NextToken: token }), {
+        abortSignal: signal,
+      });
+    } catch (err) {
+      throw athenaProblem(err, `reading the results of Athena query ${queryExecutionId}`);
+    }
+    columns ??= page.ResultSet?.ResultSetMetadata?.ColumnInfo ?? [];
+    const rows = (page.ResultSet?.Rows ?? []).map((r) => (r.Data ?? []).map((d) => d.VarCharValue));
+    onRecords(recordsOfPage(columns, rows, pages === 0));
+    pages += 1;
+    token = page.NextToken;
+  } while (token !== undefined && token !== '');
+  return pages;
 }

@@ -5,19 +5,23 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CUR_COLUMNS, type CurColumnName } from '../../core/cur/columns.js';
 import { createAthenaHandler } from '../../sandbox/serve/athena.js';
+import { createS3Handler } from '../../sandbox/serve/s3.js';
 import { type SandboxServer, startSandboxServer } from '../../sandbox/serve/server.js';
 import { newContext, useDummyAwsCredentials } from '../../test/fixtures/serve-handlers.js';
 import { TINY_END, tinyScenario } from '../../test/fixtures/tiny-scenario.js';
 import { type CurAggregateRow, curAggregateStatement, rowFromRecord } from './aggregate-statement.js';
 import { createAthenaClient } from './athena-client.js';
-import { runAthenaQuery } from './athena-query.js';
+import { type AthenaQueryInput, readAthenaResultPages, runAthenaQuery } from './athena-query.js';
+import { readAthenaResultCsv } from './athena-result.js';
+import { createS3Client } from './s3-client.js';
 
 useDummyAwsCredentials();
 
 /*
- * The shared statement through Athena's protocol: run by the sandbox's Athena (every value sent as a string, typed
- * back by ColumnInfo) it must give exactly the rows DuckDB gives when the statement runs in process, to the last
- * bit of every double (Java's and JavaScript's shortest decimal forms both round-trip).
+ * The shared statement through Athena's protocol: run by the sandbox's Athena, its rows read back both ways Athena
+ * offers — GetQueryResults pages (every value a string, typed by ColumnInfo) and the CSV result object it writes to
+ * the output location in S3 (streamed) — must be exactly the rows DuckDB gives when the statement runs in process,
+ * to the last bit of every double (Java's and JavaScript's shortest decimal forms both round-trip).
  */
 
 const DUCK_TYPE = { string: 'VARCHAR', double: 'DOUBLE', timestamp: 'TIMESTAMP', map: 'MAP(VARCHAR, VARCHAR)' } as const;
@@ -157,8 +161,11 @@ describe('the shared CUR statement through the sandbox Athena, as through DuckDB
     direct = reader.getRowObjectsJson().map((r) => rowFromRecord(r));
     c.closeSync();
     duck.closeSync();
+    const results = join(folder, 'results-bucket');
+    mkdirSync(results);
     server = await startSandboxServer(newContext(tinyScenario(), TINY_END), [
-      createAthenaHandler({ tables: { 'cid_data_export.cur2': join(folder, 'data', '*', '*.parquet') } }),
+      createS3Handler({ buckets: { results } }),
+      createAthenaHandler({ tables: { 'cid_data_export.cur2': join(folder, 'data', '*', '*.parquet') }, buckets: { results } }),
     ]);
   });
   afterAll(async () => {
@@ -166,45 +173,49 @@ describe('the shared CUR statement through the sandbox Athena, as through DuckDB
     rmSync(folder, { recursive: true, force: true });
   });
 
-  it('gives the same typed rows, every double to the bit', async () => {
+  const query = (partitionColumn?: string): AthenaQueryInput => ({
+    query: curAggregateStatement({
+      table: 'cid_data_export.cur2',
+      billingPeriod: '2026-11',
+      ...(partitionColumn ? { partitionColumn } : {}),
+    }),
+    database: 'cid_data_export',
+    workGroup: 'primary',
+    outputLocation: 's3://results/athena/',
+    poll: { firstMs: 5, factor: 1.5, maxMs: 50 },
+  });
+
+  it('gives the same typed rows from GetQueryResults and from the result object in S3, every double to the bit', async () => {
     const client = createAthenaClient({ endpoint: server.url, maxAttempts: 1 }, { AWS_REGION: 'us-east-1' });
-    const result = await runAthenaQuery(client, {
-      query: curAggregateStatement({ table: 'cid_data_export.cur2', billingPeriod: '2026-11' }),
-      database: 'cid_data_export',
-      workGroup: 'primary',
-      outputLocation: 's3://results/',
-      poll: { firstMs: 5, factor: 1.5, maxMs: 50 },
-    });
+    const s3 = createS3Client({ endpoint: server.url, maxAttempts: 1 }, { AWS_REGION: 'us-east-1' });
+    const result = await runAthenaQuery(client, query());
+    const viaPages: CurAggregateRow[] = [];
+    await readAthenaResultPages(client, result.queryExecutionId, (records) => viaPages.push(...records.map((r) => rowFromRecord(r))));
+    expect(result.outputLocation).toBe(`s3://results/athena/${result.queryExecutionId}.csv`);
+    const viaCsv: CurAggregateRow[] = [];
+    await readAthenaResultCsv(s3, result.outputLocation ?? '', (records) => viaCsv.push(...records.map((r) => rowFromRecord(r))));
     client.destroy();
-    const viaAthena = result.records.map((r) => rowFromRecord(r));
+    s3.destroy();
     // 8 lines of November: resource rows, the credit's unresourced row, the pod's split row; October's line left out.
     expect(direct.length).toBeGreaterThanOrEqual(6);
     expect(direct.some((r) => r.resourceId === 'i-0old')).toBe(false);
-    expect(sortRows(viaAthena)).toEqual(sortRows(direct));
-    const split = viaAthena.find((r) => r.rowKind === 'split');
+    expect(sortRows(viaPages)).toEqual(sortRows(direct));
+    // The statement orders its rows: the CSV comes in DuckDB's own order.
+    expect(viaCsv).toEqual(direct);
+    const split = viaCsv.find((r) => r.rowKind === 'split');
     expect(split).toMatchObject({ namespace: 'web', nodePool: 'general', splitCostUsd: 0.0123456789, vcpuHours: 0.5 });
-    const volume = viaAthena.find((r) => r.resourceId === 'vol-0aaa');
+    const volume = viaCsv.find((r) => r.resourceId === 'vol-0aaa');
     expect(volume).toMatchObject({ category: 'volumes', unblendedUsd: 0.0000219178, nodePool: 'general' });
   });
 
   it("filtered on the partition column too, gives the same rows and scans only that period's files", async () => {
     const client = createAthenaClient({ endpoint: server.url, maxAttempts: 1 }, { AWS_REGION: 'us-east-1' });
-    const run = (partitionColumn?: string) =>
-      runAthenaQuery(client, {
-        query: curAggregateStatement({
-          table: 'cid_data_export.cur2',
-          billingPeriod: '2026-11',
-          ...(partitionColumn ? { partitionColumn } : {}),
-        }),
-        database: 'cid_data_export',
-        workGroup: 'primary',
-        outputLocation: 's3://results/',
-        poll: { firstMs: 5, factor: 1.5, maxMs: 50 },
-      });
-    const all = await run();
-    const pruned = await run('billing_period');
+    const all = await runAthenaQuery(client, query());
+    const pruned = await runAthenaQuery(client, query('billing_period'));
+    const rows: CurAggregateRow[] = [];
+    await readAthenaResultPages(client, pruned.queryExecutionId, (records) => rows.push(...records.map((r) => rowFromRecord(r))));
     client.destroy();
-    expect(sortRows(pruned.records.map((r) => rowFromRecord(r)))).toEqual(sortRows(direct));
+    expect(sortRows(rows)).toEqual(sortRows(direct));
     expect(pruned.dataScannedBytes).toBeGreaterThan(0);
     expect(pruned.dataScannedBytes).toBeLessThan(all.dataScannedBytes);
   });

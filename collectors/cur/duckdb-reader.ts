@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { CUR_COLUMNS, type CurColumnType } from '../../core/cur/columns.js';
 import type { CurFileFormat } from '../../db/repositories/cur-repository.js';
@@ -6,8 +9,14 @@ import { curAggregateStatement, rowFromRecord, type CurAggregateRow, type CurTag
 /**
  * The local engine for CUR files: DuckDB in this process (no server), reading Parquet and gzip CSV with SQL. Each
  * period becomes a view with every column we read at its documented type, so the shared statement runs on it as it
- * would on Athena's table. Errors come back as CurFileError naming the file (or the period's files).
+ * would on Athena's table, and its rows are streamed out a chunk (2,048 rows) at a time. DuckDB's own memory is
+ * bounded (memory_limit; what does not fit spills to a temporary folder of its own, removed at close) and it may
+ * return rows in any order where the statement does not fix one (preserve_insertion_order=false: the statement's
+ * ORDER BY does). Errors come back as CurFileError naming the file (or the period's files).
  */
+
+/** DuckDB's memory for the import (its hash tables and sort; beyond it, it spills to disk). */
+export const DEFAULT_CUR_MEMORY_LIMIT = '512MB';
 
 export class CurFileError extends Error {}
 
@@ -46,14 +55,25 @@ export class CurEngine {
   private constructor(
     private readonly instance: DuckDBInstance,
     private readonly connection: DuckDBConnection,
+    private readonly spillDir: string,
   ) {}
 
-  static async open(): Promise<CurEngine> {
-    const instance = await DuckDBInstance.create(':memory:');
-    const connection = await instance.connect();
-    // CUR timestamps are UTC; a TIMESTAMPTZ column must not be shifted into this machine's zone.
-    await connection.run("SET TimeZone = 'UTC'");
-    return new CurEngine(instance, connection);
+  static async open(options: { memoryLimit?: string } = {}): Promise<CurEngine> {
+    const spill = mkdtempSync(join(tmpdir(), 'ledger-duckdb-'));
+    try {
+      const instance = await DuckDBInstance.create(':memory:', {
+        memory_limit: options.memoryLimit ?? DEFAULT_CUR_MEMORY_LIMIT,
+        preserve_insertion_order: 'false',
+        temp_directory: spill,
+      });
+      const connection = await instance.connect();
+      // CUR timestamps are UTC; a TIMESTAMPTZ column must not be shifted into this machine's zone.
+      await connection.run("SET TimeZone = 'UTC'");
+      return new CurEngine(instance, connection, spill);
+    } catch (err) {
+      rmSync(spill, { recursive: true, force: true });
+      throw err;
+    }
   }
 
   private async columnsOf(format: CurFileFormat, paths: readonly string[]): Promise<Set<string>> {
@@ -87,21 +107,44 @@ export class CurEngine {
     }
   }
 
-  /** The shared statement over a period's files, typed rows out. */
+  /**
+   * The shared statement over a period's files, its typed rows handed to `onRows` a chunk at a time as DuckDB produces
+   * them (the next chunk is fetched once `onRows` returns). Resolves with the number of rows.
+   */
   async aggregate(
     billingPeriod: string,
     format: CurFileFormat,
     paths: readonly string[],
+    onRows: (rows: CurAggregateRow[]) => void,
     tagKeys?: CurTagKeyOptions,
-  ): Promise<CurAggregateRow[]> {
+  ): Promise<number> {
     const view = 'cur_period';
+    const names = paths.length === 1 ? (paths[0] ?? '') : `${paths.length} files (${paths.join(', ')})`;
+    let rows = 0;
+    let ours: unknown = null;
     try {
       const present = await this.columnsOf(format, paths);
       await this.connection.run(`CREATE OR REPLACE TEMP VIEW ${view} AS ${this.typedSelect(format, paths, present)}`);
-      const reader = await this.connection.runAndReadAll(curAggregateStatement({ table: view, billingPeriod, tagKeys }));
-      return reader.getRowObjectsJS().map((r) => rowFromRecord(r));
+      const result = await this.connection.stream(curAggregateStatement({ table: view, billingPeriod, tagKeys }));
+      for await (const chunk of result.yieldRowObjectJs()) {
+        let typed: CurAggregateRow[];
+        try {
+          typed = chunk.map((r) => rowFromRecord(r));
+        } catch (err) {
+          throw new CurFileError(`billing period ${billingPeriod}, ${names}: ${message(err)}`);
+        }
+        try {
+          onRows(typed);
+        } catch (err) {
+          // Our own failure (the SQLite write, a stop) is passed on as it is, not as the files' fault.
+          ours = err;
+          throw err;
+        }
+        rows += typed.length;
+      }
+      return rows;
     } catch (err) {
-      const names = paths.length === 1 ? (paths[0] ?? '') : `${paths.length} files (${paths.join(', ')})`;
+      if (err instanceof CurFileError || (ours !== null && err === ours)) throw err;
       throw new CurFileError(`billing period ${billingPeriod}, ${names}: ${message(err)}`);
     } finally {
       await this.connection.run(`DROP VIEW IF EXISTS ${view}`).catch(() => undefined);
@@ -111,5 +154,6 @@ export class CurEngine {
   close(): void {
     this.connection.closeSync();
     this.instance.closeSync();
+    rmSync(this.spillDir, { recursive: true, force: true });
   }
 }

@@ -11,7 +11,8 @@ import { storeCurPeriod } from './store-period.js';
  * as daily rows in SQLite, incrementally: a billing period whose files (keys, sizes, sha256 or S3 ETag) are those of
  * its last import is skipped; one whose file set changed is read again and replaced whole (AWS re-states a period
  * for weeks after it ends). Every file of a period is read once on its own first, so a truncated or malformed one
- * is refused by name before anything is written; a period is then written in one SQLite transaction.
+ * is refused by name before anything is written; a period is then streamed from DuckDB into one SQLite transaction
+ * (collectors/cur/store-period.ts), so a failure part-way leaves it as it was.
  * The S3 source downloads an export to a folder and calls importCurFolder with its own `source` and ETags.
  */
 
@@ -35,6 +36,8 @@ export interface CurImportOptions {
   etagOf?: (file: CurExportFile) => string | undefined;
   tagKeys?: CurTagKeyOptions;
   onProgress?: (p: CurImportProgress) => void;
+  /** Stops the import between two chunks of rows; the period being written is left as it was. */
+  signal?: AbortSignal;
 }
 
 export type CurPeriodStatus = 'imported' | 'unchanged' | 'before-since';
@@ -106,35 +109,47 @@ export async function importCurFolder(db: Db, folder: string, options: CurImport
         results.push({ ...emptyResult(period, source), status: 'unchanged', curRows: before.reduce((n, f) => n + f.curRows, 0) });
         continue;
       }
-      engine ??= await CurEngine.open();
+      const duck = (engine ??= await CurEngine.open());
       const files: CurFileRecord[] = [];
       for (const [i, file] of period.files.entries()) {
-        const curRows = await engine.checkFile(file.path, file.format);
+        const curRows = await duck.checkFile(file.path, file.format);
         const fp = fingerprints[i];
         if (fp !== undefined) files.push({ ...fp, curRows });
         step('read', period.billingPeriod, `${file.fileKey} (${curRows} rows)`);
       }
       const format = period.files[0]?.format ?? 'parquet';
-      const rows =
-        period.files.length === 0
-          ? []
-          : await engine.aggregate(
-              period.billingPeriod,
-              format,
-              period.files.map((f) => f.path),
-              options.tagKeys,
-            );
-      step('aggregate', period.billingPeriod, `${rows.length} aggregate rows`);
-      const stored = storeCurPeriod(db, {
-        source,
-        billingPeriod: period.billingPeriod,
-        rows,
-        files,
-        manifestExecutionId: period.executionId,
-        importedAt: now,
-      });
+      const paths = period.files.map((f) => f.path);
+      const written = await storeCurPeriod(
+        db,
+        {
+          source,
+          billingPeriod: period.billingPeriod,
+          files,
+          manifestExecutionId: period.executionId,
+          importedAt: now,
+          ...(options.signal !== undefined ? { signal: options.signal } : {}),
+          onChunk: (c) => step('write', period.billingPeriod, `${c.rows} rows of ${c.curLines} CUR lines written`, 0),
+        },
+        async (write) => {
+          if (paths.length > 0) await duck.aggregate(period.billingPeriod, format, paths, write, options.tagKeys);
+        },
+      );
+      step('aggregate', period.billingPeriod, `${written.statementRows} aggregate rows`);
       step('write', period.billingPeriod, 'written');
-      results.push({ billingPeriod: period.billingPeriod, source, status: 'imported', files: files.length, ...stored });
+      results.push({
+        billingPeriod: period.billingPeriod,
+        source,
+        status: 'imported',
+        files: files.length,
+        curRows: written.curRows,
+        nodePoolRows: written.nodePoolRows,
+        namespaceRows: written.namespaceRows,
+        resourceRows: written.resourceRows,
+        unattributedLines: written.unattributedLines,
+        unattributedUsd: written.unattributedUsd,
+        nodeClaimFilledLines: written.nodeClaimFilledLines,
+        splitLines: written.splitLines,
+      });
     }
   } finally {
     engine?.close();

@@ -63,21 +63,39 @@ function addInto<T>(map: Map<string, T>, key: string, fresh: () => T, add: (into
   add(into);
 }
 
-export function periodRows(rows: readonly CurAggregateRow[], known: ReadonlyMap<string, KnownNodeClaim>): PeriodRows {
-  const resourceDays: CurResourceDay[] = [];
-  const nodePoolDays = new Map<string, CurNodePoolDay>();
-  const namespaceDays = new Map<string, CurNamespaceDay>();
-  const out = { unblendedUsd: 0, amortizedUsd: 0, unattributedLines: 0, unattributedUsd: 0, nodeClaimFilledLines: 0, splitLines: 0 };
+/**
+ * The statement's rows of one billing period, one at a time: `add` returns the resource-day row to store at once (the
+ * NodePool filled in, numbers rounded), while the per NodePool and per namespace days — a few rows per day, whatever
+ * the CUR's size — and the period's totals are summed here until `finish`. So an import holds the NodeClaims it joins
+ * and these sums, never the period's rows.
+ */
+export class PeriodRowsBuilder {
+  private readonly nodePoolDays = new Map<string, CurNodePoolDay>();
+  private readonly namespaceDays = new Map<string, CurNamespaceDay>();
+  private readonly out = {
+    unblendedUsd: 0,
+    amortizedUsd: 0,
+    unattributedLines: 0,
+    unattributedUsd: 0,
+    nodeClaimFilledLines: 0,
+    splitLines: 0,
+  };
+  /** CUR lines behind the rows added: Σ line_count (every line is in exactly one row). */
+  curLines = 0;
 
-  for (const r of rows) {
+  constructor(private readonly known: ReadonlyMap<string, KnownNodeClaim>) {}
+
+  add(r: CurAggregateRow): CurResourceDay | null {
     const dayMs = dayStartMs(r.usageDay);
+    const out = this.out;
+    this.curLines += r.lineCount;
     if (r.rowKind === 'split') {
       out.splitLines += r.lineCount;
-      const claim = r.nodePool === '' && r.resourceId !== '' ? known.get(r.resourceId) : undefined;
+      const claim = r.nodePool === '' && r.resourceId !== '' ? this.known.get(r.resourceId) : undefined;
       const nodePool = r.nodePool !== '' ? r.nodePool : (claim?.nodePool ?? '');
       const key = [r.usageDay, r.cluster, nodePool, r.namespace].join('\u0000');
       addInto(
-        namespaceDays,
+        this.namespaceDays,
         key,
         (): CurNamespaceDay => ({
           day: r.usageDay,
@@ -109,10 +127,10 @@ export function periodRows(rows: readonly CurAggregateRow[], known: ReadonlyMap<
           n.lineCount += r.lineCount;
         },
       );
-      continue;
+      return null;
     }
 
-    const claim = r.rowKind === 'resource' ? known.get(r.resourceId) : undefined;
+    const claim = r.rowKind === 'resource' ? this.known.get(r.resourceId) : undefined;
     let nodePool = r.nodePool;
     let attributedBy: CurAttributedBy = nodePool !== '' ? 'tag' : 'none';
     if (nodePool === '' && claim !== undefined && claim.nodePool !== '') {
@@ -127,33 +145,9 @@ export function periodRows(rows: readonly CurAggregateRow[], known: ReadonlyMap<
       out.unattributedLines += r.lineCount;
       out.unattributedUsd += r.unblendedUsd;
     }
-    if (r.rowKind === 'resource') {
-      resourceDays.push({
-        day: r.usageDay,
-        dayMs,
-        resourceId: r.resourceId,
-        lineItemType: r.lineItemType,
-        usageType: r.usageType,
-        productCode: r.productCode,
-        operation: r.operation,
-        category: r.category,
-        cluster: r.cluster,
-        nodePool,
-        nodeClaim,
-        attributedBy,
-        commitmentArn: r.commitmentArn,
-        unblendedUsd: r.unblendedUsd,
-        amortizedUsd: r.amortizedUsd,
-        netUnblendedUsd: r.netUnblendedUsd,
-        netAmortizedUsd: r.netAmortizedUsd,
-        usageAmount: r.usageAmount,
-        publicOnDemandUsd: r.publicOnDemandUsd,
-        lineCount: r.lineCount,
-      });
-    }
     const key = [r.usageDay, r.cluster, nodePool, r.category, attributedBy].join('\u0000');
     addInto(
-      nodePoolDays,
+      this.nodePoolDays,
       key,
       (): CurNodePoolDay => ({
         day: r.usageDay,
@@ -180,15 +174,51 @@ export function periodRows(rows: readonly CurAggregateRow[], known: ReadonlyMap<
         n.lineCount += r.lineCount;
       },
     );
+    if (r.rowKind !== 'resource') return null;
+    return fineNumbers<CurResourceDay>({
+      day: r.usageDay,
+      dayMs,
+      resourceId: r.resourceId,
+      lineItemType: r.lineItemType,
+      usageType: r.usageType,
+      productCode: r.productCode,
+      operation: r.operation,
+      category: r.category,
+      cluster: r.cluster,
+      nodePool,
+      nodeClaim,
+      attributedBy,
+      commitmentArn: r.commitmentArn,
+      unblendedUsd: r.unblendedUsd,
+      amortizedUsd: r.amortizedUsd,
+      netUnblendedUsd: r.netUnblendedUsd,
+      netAmortizedUsd: r.netAmortizedUsd,
+      usageAmount: r.usageAmount,
+      publicOnDemandUsd: r.publicOnDemandUsd,
+      lineCount: r.lineCount,
+    });
   }
-  const byKey = <T extends { dayMs: number }>(a: T, b: T, ka: string, kb: string): number => a.dayMs - b.dayMs || compare(ka, kb);
-  const sorted = <T extends { dayMs: number }>(m: Map<string, T>): T[] =>
-    [...m.entries()].sort(([ka, a], [kb, b]) => byKey(a, b, ka, kb)).map(([, v]) => fineNumbers(v));
+
+  /** The NodePool and namespace days (by day, then key) and the period's totals, rounded. */
+  finish(): Omit<PeriodRows, 'resourceDays'> {
+    const byKey = <T extends { dayMs: number }>(a: T, b: T, ka: string, kb: string): number => a.dayMs - b.dayMs || compare(ka, kb);
+    const sorted = <T extends { dayMs: number }>(m: Map<string, T>): T[] =>
+      [...m.entries()].sort(([ka, a], [kb, b]) => byKey(a, b, ka, kb)).map(([, v]) => fineNumbers(v));
+    return { ...fineNumbers(this.out), nodePoolDays: sorted(this.nodePoolDays), namespaceDays: sorted(this.namespaceDays) };
+  }
+}
+
+/** A period's rows all at once (tests; the importers stream through PeriodRowsBuilder): resource days in key order. */
+export function periodRows(rows: readonly CurAggregateRow[], known: ReadonlyMap<string, KnownNodeClaim>): PeriodRows {
+  const builder = new PeriodRowsBuilder(known);
+  const resourceDays: CurResourceDay[] = [];
+  for (const r of rows) {
+    const resource = builder.add(r);
+    if (resource !== null) resourceDays.push(resource);
+  }
   return {
-    ...fineNumbers(out),
-    nodePoolDays: sorted(nodePoolDays),
-    namespaceDays: sorted(namespaceDays),
+    ...builder.finish(),
     // The engine returns groups in no fixed order: sorted, the same lines are written in the same order.
-    resourceDays: resourceDays.map(fineNumbers).sort((a, b) => a.dayMs - b.dayMs || compare(resourceKey(a), resourceKey(b))),
+    resourceDays: resourceDays.sort((a, b) => a.dayMs - b.dayMs || compare(resourceKey(a), resourceKey(b))),
   };
 }

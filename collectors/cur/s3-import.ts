@@ -16,6 +16,8 @@ export interface S3ImportOptions {
   now?: number;
   onDownload?: (p: SyncProgress) => void;
   onProgress?: (p: CurImportProgress) => void;
+  /** Stops the import between two chunks of rows (importCurFolder's). */
+  signal?: AbortSignal;
 }
 
 export interface S3ImportResult {
@@ -34,6 +36,7 @@ export async function importCurFromS3(db: Db, client: S3Client, url: string, opt
     ...(options.sinceMs !== undefined ? { sinceMs: options.sinceMs } : {}),
     ...(options.now !== undefined ? { now: options.now } : {}),
     ...(options.onProgress !== undefined ? { onProgress: options.onProgress } : {}),
+    ...(options.signal !== undefined ? { signal: options.signal } : {}),
   });
   return { source, sync, imported };
 }

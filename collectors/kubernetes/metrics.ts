@@ -1,6 +1,7 @@
 import type { NodeMetricsRecord, PodMetricsRecord, SnapshotUsage, MetricsState } from '../../core/usage.js';
 import { kubeErrorText } from './api-error.js';
 import type { KubeClients } from './client.js';
+import { createInterner } from './intern.js';
 import { KubeListError, listMapped, type ListStats } from './list-all.js';
 import { mapNodeMetrics, mapPodMetrics } from './map-metrics.js';
 
@@ -95,13 +96,16 @@ export async function collectUsage(
     );
     return items.filter((x): x is R => x !== null);
   };
+  // One copy of each namespace and container name across every record.
+  const intern = createInterner();
+  const mapPod = (raw: unknown): PodMetricsRecord | null => mapPodMetrics(raw, intern);
   try {
     // Pods first: when the group is absent, one request says so.
     let pods: PodMetricsRecord[];
-    if (opts.namespaces === undefined) pods = await list<PodMetricsRecord>('pods', mapPodMetrics);
+    if (opts.namespaces === undefined) pods = await list<PodMetricsRecord>('pods', mapPod);
     else {
       pods = [];
-      for (const ns of opts.namespaces) for (const p of await list<PodMetricsRecord>('pods', mapPodMetrics, ns)) pods.push(p);
+      for (const ns of opts.namespaces) for (const p of await list<PodMetricsRecord>('pods', mapPod, ns)) pods.push(p);
     }
     const nodes = await list<NodeMetricsRecord>('nodes', mapNodeMetrics);
     return {

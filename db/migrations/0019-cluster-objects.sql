@@ -45,6 +45,8 @@ CREATE TABLE kube_object_versions (
   PRIMARY KEY (kind, namespace, name, first_seen)
 ) WITHOUT ROWID;
 CREATE INDEX kube_object_versions_time ON kube_object_versions(kind, last_seen);
+-- Retention finds bodies no version references any more by this (db/repositories/retention-prune-repository.ts).
+CREATE INDEX kube_object_versions_hash ON kube_object_versions(hash);
 
 -- Per snapshot: which versioned kinds it read, and why not where it could not ({"NodeOverlay": {"state": "absent",
 -- "message": "…"}}). NULL: taken before this migration (no kind was read).
@@ -83,4 +85,6 @@ CREATE INDEX karpenter_explanations_node ON karpenter_explanations(node_name, at
 
 -- Pods seen pending before they were bound: what a reader at a time before their binding takes as pending (the
 -- pending query names these conditions so SQLite uses the partial index; most pods are bound when first seen).
+-- Retention finds pod specs no pod references any more by this.
+CREATE INDEX pods_spec_hash ON pods(spec_hash) WHERE spec_hash IS NOT NULL;
 CREATE INDEX pods_bound_late ON pods(scheduled_at) WHERE scheduled_at IS NOT NULL AND scheduled_at > first_seen;

@@ -1,6 +1,6 @@
 import { requirementsFromJson, type NodeSelectorRequirement } from '../../core/karpenter/requirements.js';
 import { quantitiesFromJson } from '../../core/quantity.js';
-import { DAY_MS } from '../../core/time.js';
+import { DAY_MS, HOUR_MS } from '../../core/time.js';
 import type { Db } from '../open-db.js';
 import { INTERVAL_CAP_MS } from './analytics-intervals.js';
 import { createRangeRollupReader } from './range-rollups.js';
@@ -283,20 +283,29 @@ export function createReportsRepository(db: Db) {
   const rollups = createRangeRollupReader(db);
 
   // Pods' usage (metrics.k8s.io, per snapshot) over the allocatable of the same snapshot and NodePool, both summed
-  // per bucket: only snapshots that read usage count, so a gap in metrics-server lowers neither side. An hourly
-  // snapshot (folded past the raw retention) holds both sums over its hour's snapshots with usage.
-  const usageBuckets = db.prepare(`
-    WITH alloc AS (
-      SELECT snapshot_id, nodepool, TOTAL(alloc_cpu_m) AS cpu, TOTAL(alloc_memory_b) AS mem
-      FROM snapshot_nodepools WHERE taken_at >= CAST(@fromMs AS INTEGER) AND taken_at < CAST(@toMs AS INTEGER) GROUP BY snapshot_id, nodepool
-    )
-    SELECT (u.taken_at / CAST(@bucketMs AS INTEGER)) * CAST(@bucketMs AS INTEGER) AS bucket_ms, u.nodepool, TOTAL(u.pod_usage_cpu_m) AS use_cpu,
-           TOTAL(u.pod_usage_memory_b) AS use_mem, TOTAL(COALESCE(u.alloc_cpu_m, a.cpu)) AS alloc_cpu,
-           TOTAL(COALESCE(u.alloc_memory_b, a.mem)) AS alloc_mem
-    FROM usage_nodepools u LEFT JOIN alloc a ON a.snapshot_id = u.snapshot_id AND a.nodepool = u.nodepool
-    WHERE u.taken_at >= CAST(@fromMs AS INTEGER) AND u.taken_at < CAST(@toMs AS INTEGER) AND (@nodePool IS NULL OR u.nodepool = @nodePool)
-      AND (u.alloc_cpu_m IS NOT NULL OR a.snapshot_id IS NOT NULL)
-    GROUP BY bucket_ms, u.nodepool ORDER BY u.nodepool, bucket_ms`);
+  // per bucket: only snapshots that read usage count, so a gap in metrics-server lowers neither side. Buckets of whole
+  // hours read the hour sums (usage_nodepool_hours, migration 0022) and the snapshots of the partial hours at the ends
+  // only; shorter buckets read the snapshots. A snapshot's allocatable is looked up by its key (snapshot_nodepools), so
+  // a range without usage reads nothing. An hourly
+  // snapshot (folded past the raw retention) holds both sums over its hour's snapshots (the alloc_* of its own row). The bucket is an integer: better-sqlite3 binds a JS number as REAL, and
+  // taken_at / 3600000.0 is no bucket at all (every snapshot was its own).
+  const usageOfSnapshots = (where: string) => `
+    SELECT u.taken_at AS t, u.nodepool, u.pod_usage_cpu_m AS use_cpu, u.pod_usage_memory_b AS use_mem,
+           COALESCE(u.alloc_cpu_m, (SELECT TOTAL(a.alloc_cpu_m) FROM snapshot_nodepools a WHERE a.snapshot_id = u.snapshot_id AND a.nodepool = u.nodepool)) AS alloc_cpu,
+           COALESCE(u.alloc_memory_b, (SELECT TOTAL(a.alloc_memory_b) FROM snapshot_nodepools a WHERE a.snapshot_id = u.snapshot_id AND a.nodepool = u.nodepool)) AS alloc_mem
+    FROM usage_nodepools u WHERE (${where}) AND (@nodePool IS NULL OR u.nodepool = @nodePool)`;
+  const usageByBucket = (pieces: string) =>
+    db.prepare(`
+      SELECT (t / CAST(@bucketMs AS INTEGER)) * CAST(@bucketMs AS INTEGER) AS bucket_ms, nodepool, TOTAL(use_cpu) AS use_cpu,
+             TOTAL(use_mem) AS use_mem, TOTAL(alloc_cpu) AS alloc_cpu, TOTAL(alloc_mem) AS alloc_mem
+      FROM (${pieces}) GROUP BY bucket_ms, nodepool ORDER BY nodepool, bucket_ms`);
+  const usageBucketsOfSnapshots = usageByBucket(usageOfSnapshots('u.taken_at >= @fromMs AND u.taken_at < @toMs'));
+  const usageBucketsOfHours = usageByBucket(`
+    SELECT hour_ms AS t, nodepool, pod_usage_cpu_m AS use_cpu, pod_usage_memory_b AS use_mem, alloc_cpu_m AS alloc_cpu,
+           alloc_memory_b AS alloc_mem
+    FROM usage_nodepool_hours WHERE hour_ms >= @hoursFrom AND hour_ms < @hoursTo AND (@nodePool IS NULL OR nodepool = @nodePool)
+    UNION ALL
+    ${usageOfSnapshots('u.taken_at >= @fromMs AND u.taken_at < @toMs AND (u.taken_at < @hoursFrom OR u.taken_at >= @hoursTo)')}`);
   const nodePools = db.prepare(`
     SELECT name, weight, consolidation_policy, consolidate_after, capacity_types_json, nodeclass, updated_at,
            requirements_json, limits_json, budgets_json, expire_after
@@ -383,7 +392,13 @@ export function createReportsRepository(db: Db) {
 
     /** Pods' usage and allocatable per bucket (aligned on the epoch, UTC) per NodePool, snapshots with usage only. */
     usageBuckets(range: TimeRange & { bucketMs: number }): UsageBucketRow[] {
-      const rows = usageBuckets.all({ ...rangeParams(range), bucketMs: range.bucketMs }) as {
+      const params = { ...rangeParams(range), bucketMs: range.bucketMs };
+      // Whole-hour buckets (aligned on the epoch, so an hour never straddles two) from the hour sums in between.
+      const hoursFrom = Math.ceil(range.fromMs / HOUR_MS) * HOUR_MS;
+      const hoursTo = Math.max(hoursFrom, Math.floor(range.toMs / HOUR_MS) * HOUR_MS);
+      const rows = (
+        range.bucketMs % HOUR_MS === 0 ? usageBucketsOfHours.all({ ...params, hoursFrom, hoursTo }) : usageBucketsOfSnapshots.all(params)
+      ) as {
         bucket_ms: number;
         nodepool: string;
         use_cpu: number;

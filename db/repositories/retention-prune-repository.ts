@@ -128,6 +128,19 @@ export function createRetentionPruneRepository(db: Db) {
     batch: tx((cutMs: number, limit: number): PruneBatch => byCount(st.run({ cut: cutMs, limit }).changes, limit)),
   });
 
+  // What collect21 keeps beside the snapshots (migration 0019) and the efficiency chart's hour sums (0022): versions
+  // that ended before the cut, then bodies and pod specs nothing references any more (pods swept first, so a spec
+  // whose last pod went is found). Orphans are found by key, a bounded batch at a time.
+  const orphanBodies = db.prepare(`
+    DELETE FROM kube_object_bodies WHERE hash IN (
+      SELECT b.hash FROM kube_object_bodies b WHERE NOT EXISTS (SELECT 1 FROM kube_object_versions v WHERE v.hash = b.hash) LIMIT @limit)`);
+  const orphanSpecs = db.prepare(`
+    DELETE FROM pod_specs WHERE hash IN (
+      SELECT s.hash FROM pod_specs s WHERE NOT EXISTS (SELECT 1 FROM pods p WHERE p.spec_hash = s.hash) LIMIT @limit)`);
+  // The cut is not needed to find an orphan; a dummy binding keeps one statement shape per step.
+  const orphans = (st: ReturnType<Db['prepare']>) =>
+    tx((_cutMs: number, limit: number): PruneBatch => byCount(st.run({ limit }).changes, limit));
+
   const steps: PruneStep[] = [
     { name: 'snapshots', batch: snapshots },
     simple('rollup_spans', rollup('rollup_spans')),
@@ -146,6 +159,16 @@ export function createRetentionPruneRepository(db: Db) {
     sweep('pods'),
     sweep('nodes'),
     sweep('nodeclaims'),
+    simple('usage_nodepool_hours', db.prepare('DELETE FROM usage_nodepool_hours WHERE hour_ms < @cut LIMIT @limit')),
+    simple('karpenter_explanations', db.prepare('DELETE FROM karpenter_explanations WHERE at < @cut LIMIT @limit')),
+    simple(
+      'kube_object_versions',
+      db.prepare(`
+        DELETE FROM kube_object_versions WHERE (kind, namespace, name, first_seen) IN (
+          SELECT kind, namespace, name, first_seen FROM kube_object_versions WHERE last_seen < @cut LIMIT @limit)`),
+    ),
+    { name: 'kube_object_bodies', batch: orphans(orphanBodies) },
+    { name: 'pod_specs', batch: orphans(orphanSpecs) },
   ];
   return { steps };
 }

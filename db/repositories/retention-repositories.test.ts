@@ -66,6 +66,7 @@ function usage(takenAt: number, cpu: number, shopCpu: number): SnapshotUsageRows
         windowMs: 15_000,
       },
     ],
+    sampleCount: 1,
     namespaces: [
       {
         namespace: 'shop',
@@ -291,6 +292,36 @@ describe('a retention pass past the horizon', () => {
     const price = db.prepare(
       `INSERT INTO prices (kind, region, instance_type, zone, effective_at, usd_per_hour, source) VALUES ('spot', 'us-east-1', 'm5.xlarge', 'us-east-1a', ?, ?, 'spot-history')`,
     );
+    // What collect21 keeps beside the snapshots (0019) and the efficiency chart's hour sums (0022): an old
+    // NodePool version and its body (gone), the current one (kept); a pod spec only a pod gone before the horizon
+    // used (gone) and one a live pod uses (kept); an hour sum and an explanation on each side of the horizon.
+    const ins = (sql: string, ...rows: unknown[][]) => rows.forEach((r) => db.prepare(sql).run(...r));
+    ins(
+      `INSERT INTO kube_object_bodies (hash, body_json) VALUES (?, ?)`,
+      ['body-old', '{"old":true}'],
+      ['body-new', '{"old":false}'],
+    );
+    ins(
+      `INSERT INTO kube_object_versions (kind, namespace, name, first_seen, last_seen, hash) VALUES ('NodePool', '', 'general', ?, ?, ?)`,
+      [T0, T0 + DAY_MS, 'body-old'],
+      [T0 + DAY_MS + 1, now - HOUR_MS, 'body-new'],
+    );
+    ins(`INSERT INTO pod_specs (hash, spec_json) VALUES (?, '{}')`, ['spec-old'], ['spec-live']);
+    ins(
+      `INSERT INTO pods (uid, namespace, name, req_cpu_m, req_memory_b, created_at, first_seen, last_seen, spec_hash) VALUES (?, 'shop', ?, 100, 1, ?, ?, ?, ?)`,
+      ['p-old', 'old', T0, T0, T0 + HOUR_MS, 'spec-old'],
+      ['p-live', 'live', T0, T0, now - HOUR_MS, 'spec-live'],
+    );
+    ins(
+      `INSERT INTO usage_nodepool_hours (hour_ms, nodepool, snapshots, pod_usage_cpu_m, pod_usage_memory_b, alloc_cpu_m, alloc_memory_b) VALUES (?, 'general', 12, 1, 1, 1, 1)`,
+      [T0],
+      [now - HOUR_MS],
+    );
+    ins(
+      `INSERT INTO karpenter_explanations (event_uid, at, kind, object_kind, object_name, message) VALUES (?, ?, 'candidate', 'Node', 'a', 'Consolidation candidate')`,
+      ['x-old', T0 + HOUR_MS],
+      ['x-new', now - HOUR_MS],
+    );
     price.run(T0, 0.07); // superseded before the horizon: deleted
     price.run(T0 + WEEK_MS, 0.08); // the one in effect at the horizon: kept
     price.run(now - DAY_MS, 0.09);
@@ -313,6 +344,11 @@ describe('a retention pass past the horizon', () => {
     expect(db.prepare('SELECT unblended_usd FROM cost_lines').pluck().all()).toEqual([4.8]);
     expect(db.prepare('SELECT usd_per_hour FROM prices ORDER BY effective_at').pluck().all()).toEqual([0.08, 0.09]);
     expect(db.prepare('SELECT name FROM nodes ORDER BY name').pluck().all()).toEqual(['z']);
+    expect(db.prepare('SELECT hash FROM kube_object_versions').pluck().all()).toEqual(['body-new']);
+    expect(db.prepare('SELECT hash FROM kube_object_bodies').pluck().all()).toEqual(['body-new']);
+    expect(db.prepare('SELECT hash FROM pod_specs').pluck().all()).toEqual(['spec-live']);
+    expect(db.prepare('SELECT hour_ms FROM usage_nodepool_hours').pluck().all()).toEqual([now - HOUR_MS]);
+    expect(db.prepare('SELECT event_uid FROM karpenter_explanations').pluck().all()).toEqual(['x-new']);
     // Deleting events marks nothing to rebuild: what the kept disruptions hold after the horizon does not change.
     expect(count('SELECT dirty_from_ms FROM disruptions_state')).toBeNull();
     expect(db.pragma('freelist_count', { simple: true })).toBe(0);

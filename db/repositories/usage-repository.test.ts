@@ -6,8 +6,10 @@ import type { KubeSnapshot, NodeRecord, PodRecord } from '../../core/model.js';
 import { buildSnapshotRows } from '../../core/rollup.js';
 import { joinSnapshotUsage } from '../../core/usage-snapshot.js';
 import type { SnapshotUsage } from '../../core/usage.js';
-import { openDb } from '../open-db.js';
+import Database from 'better-sqlite3';
+import { loadMigrations, migrate, openDb } from '../open-db.js';
 import { createKubeRepository } from './kube-repository.js';
+import { createReportsRepository } from './reports-repository.js';
 import { createUsageRepository, type PrometheusBackfillStatus } from './usage-repository.js';
 import { createStoredSnapshotRepository } from './stored-snapshot-repository.js';
 
@@ -129,6 +131,37 @@ describe('usage storage with each snapshot (real SQLite file)', () => {
       ['db', 750],
       ['web', null],
     ]);
+  });
+
+  it('the efficiency chart’s usage per bucket: the snapshots of each bucket summed, one row per bucket', () => {
+    // 15-minute buckets of 10:00-11:00 hold three snapshots each; web uses (i + 1) x 10 m at snapshot i, db 50 m, and
+    // n1 allocates 4,000 m: bucket k sums web 10 x ((3k+1) + (3k+2) + (3k+3)) = 90k + 60, db 150, allocatable 12,000.
+    const rows = createReportsRepository(db).usageBuckets({ fromMs: T0, toMs: T0 + H, bucketMs: 15 * MIN });
+    expect(rows.map((r) => [r.bucketStartMs - T0, r.nodePool, r.usageCpuMillicores, r.allocatableCpuMillicores])).toEqual([
+      [0, 'general', 210, 12_000],
+      [15 * MIN, 'general', 300, 12_000],
+      [30 * MIN, 'general', 390, 12_000],
+      [45 * MIN, 'general', 480, 12_000],
+    ]);
+    // Memory: (300 + 480) MiB at each snapshot, 3 x 16 GiB allocatable a bucket.
+    expect(rows.map((r) => [r.usageMemoryBytes, r.allocatableMemoryBytes])).toEqual(
+      Array.from({ length: 4 }, () => [3 * 780 * MiB, 48 * GiB]),
+    );
+  });
+
+  it('hour buckets read the hour’s sums and, at a range’s ends, the snapshots of the partial hours', () => {
+    const reports = createReportsRepository(db);
+    const row = (fromMs: number, toMs: number) =>
+      reports
+        .usageBuckets({ fromMs, toMs, bucketMs: H })
+        .map((r) => [r.bucketStartMs - T0, r.usageCpuMillicores, r.allocatableCpuMillicores]);
+    // The whole hour 10:00-11:00: web 10 x (1 + ... + 12) = 780 m, db 12 x 50 = 600 m; 12 x 4,000 m allocatable.
+    expect(row(T0, T0 + 2 * H)).toEqual([[0, 1380, 48_000]]);
+    // From 10:10 (snapshots 2 to 11): web 10 x (3 + ... + 12) = 750, db 500; 10 x 4,000.
+    expect(row(T0 + 10 * MIN, T0 + 2 * H)).toEqual([[0, 1250, 40_000]]);
+    // To 10:20 (snapshots 0 to 3): web 100, db 200; and 10:10-10:20 (snapshots 2, 3): web 70, db 100.
+    expect(row(T0 - H, T0 + 20 * MIN)).toEqual([[0, 300, 16_000]]);
+    expect(row(T0 + 10 * MIN, T0 + 20 * MIN)).toEqual([[0, 170, 8_000]]);
   });
 
   it('the pods’ usage per node at a snapshot, and the stored snapshot as the engine reads it', () => {
@@ -300,5 +333,51 @@ describe('where each workload runs, for right-sizing (real SQLite file)', () => 
     // Before the second snapshot: the first; at an instant itself, that snapshot is not "before".
     expect(at(T0 + 5 * MIN)).toEqual([`0 payments/StatefulSet/db/db general:1`, `0 storefront/Deployment/web/web general:1`]);
     expect(at(T0)).toEqual([]);
+  });
+});
+
+describe('usage hours of the efficiency chart (migration 0022)', () => {
+  it('are filled from the usage stored before the migration', () => {
+    const db = new Database(':memory:');
+    const all = loadMigrations();
+    migrate(
+      db,
+      all.filter((m) => m.version < 22),
+    );
+    // Two snapshots in 10:00-11:00, one at 11:05; general has two capacity-type rows (2,000 + 4,000 m allocatable).
+    for (const [id, at, cpu] of [
+      [1, T0, 100],
+      [2, T0 + 30 * MIN, 300],
+      [3, T0 + H + 5 * MIN, 50],
+    ]) {
+      db.prepare('INSERT INTO snapshots (id, taken_at, node_count, pod_count) VALUES (?, ?, 2, 2)').run(id, at);
+      for (const [capacityType, alloc] of [
+        ['spot', 2000],
+        ['on-demand', 4000],
+      ] as const)
+        db.prepare(
+          `INSERT INTO snapshot_nodepools (snapshot_id, taken_at, nodepool, capacity_type, nodes, alloc_cpu_m, alloc_memory_b, alloc_pods,
+             alloc_gpu, req_cpu_m, req_memory_b, req_pods, req_gpu, usd_per_hour) VALUES (?, ?, 'general', ?, 1, ?, ?, 58, 0, 0, 0, 0, 0, 0)`,
+        ).run(id, at, capacityType, alloc, alloc * MiB);
+      db.prepare(
+        `INSERT INTO usage_nodepools (snapshot_id, taken_at, nodepool, nodes, nodes_with_usage, pod_usage_cpu_m, pod_usage_memory_b,
+           node_usage_cpu_m, node_usage_memory_b) VALUES (?, ?, 'general', 2, 2, ?, ?, 0, 0)`,
+      ).run(id, at, cpu, cpu * MiB);
+    }
+    migrate(db, all);
+    // 10:00: 100 + 300 m used of 2 x 6,000 m; 11:00: 50 of 6,000.
+    const rows = createReportsRepository(db as unknown as ReturnType<typeof openDb>).usageBuckets({
+      fromMs: T0,
+      toMs: T0 + 2 * H,
+      bucketMs: H,
+    });
+    expect(rows.map((r) => [r.bucketStartMs - T0, r.usageCpuMillicores, r.allocatableCpuMillicores, r.usageMemoryBytes])).toEqual([
+      [0, 400, 12_000, 400 * MiB],
+      [H, 50, 6000, 50 * MiB],
+    ]);
+    expect(db.prepare('SELECT hour_ms, snapshots FROM usage_nodepool_hours ORDER BY hour_ms').raw().all()).toEqual([
+      [T0, 2],
+      [T0 + H, 1],
+    ]);
   });
 });

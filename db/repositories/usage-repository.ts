@@ -122,6 +122,15 @@ export function createUsageRepository(db: Db) {
     INSERT INTO usage_nodepools (snapshot_id, taken_at, nodepool, nodes, nodes_with_usage, pod_usage_cpu_m, pod_usage_memory_b,
       node_usage_cpu_m, node_usage_memory_b)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  // The hour's sums for the efficiency chart (migration 0022), beside the snapshot's row; the allocatable is the same
+  // snapshot's NodePool rows (written before its usage, in the same transaction).
+  const addNodePoolHour = db.prepare(`
+    INSERT INTO usage_nodepool_hours (hour_ms, nodepool, snapshots, pod_usage_cpu_m, pod_usage_memory_b, alloc_cpu_m, alloc_memory_b)
+    SELECT CAST(@hourMs AS INTEGER), @nodePool, 1, @cpu, @memory, TOTAL(alloc_cpu_m), TOTAL(alloc_memory_b)
+    FROM snapshot_nodepools WHERE snapshot_id = @snapshotId AND nodepool = @nodePool
+    ON CONFLICT (hour_ms, nodepool) DO UPDATE SET snapshots = snapshots + 1,
+      pod_usage_cpu_m = pod_usage_cpu_m + excluded.pod_usage_cpu_m, pod_usage_memory_b = pod_usage_memory_b + excluded.pod_usage_memory_b,
+      alloc_cpu_m = alloc_cpu_m + excluded.alloc_cpu_m, alloc_memory_b = alloc_memory_b + excluded.alloc_memory_b`);
   const insertNode = db.prepare(
     'INSERT INTO usage_nodes (snapshot_id, node_name, cpu_m, memory_b, measured_at, window_ms) VALUES (?, ?, ?, ?, ?, ?)',
   );
@@ -210,7 +219,7 @@ export function createUsageRepository(db: Db) {
         s.windowMs,
       );
     }
-    if (rows.samples.length > 0) noteHour.run(hourStart(takenAt));
+    if (rows.sampleCount > 0) noteHour.run(hourStart(takenAt));
     for (const n of rows.namespaces) {
       insertNamespace.run(
         snapshotId,
@@ -239,6 +248,13 @@ export function createUsageRepository(db: Db) {
         p.nodeUsageCpuMillicores,
         p.nodeUsageMemoryBytes,
       );
+      addNodePoolHour.run({
+        hourMs: hourStart(takenAt),
+        nodePool: p.nodePool,
+        cpu: p.podUsageCpuMillicores,
+        memory: p.podUsageMemoryBytes,
+        snapshotId,
+      });
     }
     for (const n of rows.nodes) insertNode.run(snapshotId, n.nodeName, n.cpuMillicores, n.memoryBytes, n.measuredAt, n.windowMs);
     for (const k of rows.oomKills) {

@@ -23,33 +23,33 @@ describe('efficiencyRatio', () => {
   });
 });
 
-describe('chooseBucketMs (<= 1000 points, counting a partial bucket at each end)', () => {
+describe('chooseBucketMs (<= 400 points, counting a partial bucket at each end)', () => {
   describe.each([
     // 60 one-minute buckets + 1 = 61 points.
     { what: '1 hour', rangeMs: HOUR_MS, expected: MINUTE_MS },
-    // 999 min -> 999 + 1 = 1000 points: still fits; 1000 min -> 1001: next size up (2 min -> 501).
-    { what: '999 minutes', rangeMs: 999 * MINUTE_MS, expected: MINUTE_MS },
-    { what: '1000 minutes', rangeMs: 1000 * MINUTE_MS, expected: 2 * MINUTE_MS },
-    // 1440 min: 1 min -> 1441, 2 min -> 721.
-    { what: '1 day', rangeMs: DAY_MS, expected: 2 * MINUTE_MS },
-    // 10080 min: 10 min -> 1009 (too many), 15 min -> 673.
-    { what: '7 days', rangeMs: 7 * DAY_MS, expected: 15 * MINUTE_MS },
-    // 20160 min: 15 min -> 1345, 30 min -> 673.
-    { what: '14 days', rangeMs: 14 * DAY_MS, expected: 30 * MINUTE_MS },
-    // 720 h: 1 h -> 721.
-    { what: '30 days', rangeMs: 30 * DAY_MS, expected: HOUR_MS },
-    // 2160 h: 2 h -> 1081, 3 h -> 721.
-    { what: '90 days', rangeMs: 90 * DAY_MS, expected: 3 * HOUR_MS },
-    // 3650 days: 2 d -> 1826, 7 d -> 523.
-    { what: '10 years', rangeMs: 3650 * DAY_MS, expected: 7 * DAY_MS },
-    // 10950 days: past 7 d (1566) -> ceil(10950 / 999) = 11 days -> 996 + 1 = 997.
-    { what: '30 years', rangeMs: 10950 * DAY_MS, expected: 11 * DAY_MS },
+    // 399 min -> 399 + 1 = 400 points: still fits; 400 min -> 401: next size up (2 min -> 201).
+    { what: '399 minutes', rangeMs: 399 * MINUTE_MS, expected: MINUTE_MS },
+    { what: '400 minutes', rangeMs: 400 * MINUTE_MS, expected: 2 * MINUTE_MS },
+    // 1440 min: 2 min -> 721, 5 min -> 289 (one point per 5-minute snapshot).
+    { what: '1 day', rangeMs: DAY_MS, expected: 5 * MINUTE_MS },
+    // 10080 min: 15 min -> 673 (too many), 30 min -> 337.
+    { what: '7 days', rangeMs: 7 * DAY_MS, expected: 30 * MINUTE_MS },
+    // 336 h: 30 min -> 673, 1 h -> 337.
+    { what: '14 days', rangeMs: 14 * DAY_MS, expected: HOUR_MS },
+    // 720 h: 1 h -> 721, 2 h -> 361.
+    { what: '30 days', rangeMs: 30 * DAY_MS, expected: 2 * HOUR_MS },
+    // 2160 h: 3 h -> 721, 6 h -> 361.
+    { what: '90 days', rangeMs: 90 * DAY_MS, expected: 6 * HOUR_MS },
+    // 3650 days: past 7 d (522 + 1 = 523) -> ceil(3650 / 399) = 10 days -> 365 + 1 = 366.
+    { what: '10 years', rangeMs: 3650 * DAY_MS, expected: 10 * DAY_MS },
+    // 10950 days: ceil(10950 / 399) = 28 days -> 392 + 1 = 393.
+    { what: '30 years', rangeMs: 10950 * DAY_MS, expected: 28 * DAY_MS },
     { what: 'empty range', rangeMs: 0, expected: MINUTE_MS },
   ])('$what', ({ rangeMs, expected }) => {
     it(`-> ${expected / MINUTE_MS} min`, () => {
       const bucketMs = chooseBucketMs(rangeMs);
       expect(bucketMs).toBe(expected);
-      expect(Math.ceil(rangeMs / bucketMs) + 1).toBeLessThanOrEqual(1000);
+      expect(Math.ceil(rangeMs / bucketMs) + 1).toBeLessThanOrEqual(400);
     });
   });
 

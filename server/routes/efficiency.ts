@@ -15,7 +15,8 @@ export async function efficiencyRoutes(
     '/api/efficiency/nodepools',
     {
       summary: 'CPU and memory requests ÷ allocatable per NodePool over time, with node count and cost per hour',
-      description: 'At most 1,000 points per series (buckets aligned on UTC). CSV: one line per NodePool and bucket.',
+      description:
+        'At most 400 points per series (buckets aligned on UTC: 5 minutes for a day, 2 hours for 30 days, 6 hours for 90 days). CSV: one line per NodePool and bucket.',
       csv: {
         fileName: 'efficiency-nodepools',
         table: (b) => b.series.flatMap((s) => s.points.map((p) => ({ nodePool: s.nodePool, ...p }))),

@@ -57,7 +57,7 @@ export const EfficiencyResponseSchema = Type.Object({
   from: Type.String(),
   /** ISO 8601 UTC, exclusive. */
   to: Type.String(),
-  /** Bucket length in ms, chosen so a series has at most 1,000 points; buckets aligned on UTC. */
+  /** Bucket length in ms, chosen so a series has at most 400 points (server/analytics/efficiency.ts); buckets aligned on UTC. */
   bucketMs: Type.Integer(),
   /** One per NodePool, sorted by name; points sorted by time; buckets without snapshots are absent. */
   series: Type.Array(EfficiencySeriesSchema),

@@ -229,7 +229,7 @@ describe('GET /api/consolidation/*', () => {
   it('timeline series per NodePool with the event marked', async () => {
     const { body } = await get<ConsolidationTimelineResponse>(`/api/consolidation/timeline?${RANGE}`);
     const general = body.series.find((s) => s.nodePool === 'general');
-    expect(body.bucketMs).toBe(MINUTE_MS); // the finest bucket that keeps 2 h within 1,000 points
+    expect(body.bucketMs).toBe(MINUTE_MS); // the finest bucket that keeps 2 h within 400 points
     expect(general?.points.map((p) => p.nodesAvg)).toEqual([2, 2, 2, 2, 1, 1, 1, 1]);
     expect(body.events).toEqual([
       { id: `${T_DELETE}-general-b`, atMs: T_DELETE, nodePool: 'general', reason: 'Underutilized', action: 'Delete', count: 1 },

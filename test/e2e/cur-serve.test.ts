@@ -36,16 +36,17 @@ describe('sandbox CUR -> S3 -> import and sandbox CUR -> Athena -> import', () =
     viaAthena = openDb({ path: join(dir, 'athena.db') });
     const s3 = createS3Client();
     await importCurFromS3(viaS3, s3, sandbox.cur.s3Url, { cacheRoot: join(dir, 'cur-cache') });
-    s3.destroy();
     const athena = createAthenaClient();
     await importCurFromAthena(viaAthena, athena, {
       ...sandbox.cur.athena,
+      s3,
       // Every billing period the export holds (the history's first nodes were launched before the scenario starts).
       sinceMs: Date.parse(`${sandbox.curExport?.billingPeriods[0] ?? ''}-01T00:00:00Z`),
       nowMs: sandbox.scenario.end,
       poll: { firstMs: 20, factor: 1.5, maxMs: 200 },
     });
     athena.destroy();
+    s3.destroy();
   });
   afterAll(async () => {
     viaS3.close();
