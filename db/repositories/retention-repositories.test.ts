@@ -296,11 +296,7 @@ describe('a retention pass past the horizon', () => {
     // NodePool version and its body (gone), the current one (kept); a pod spec only a pod gone before the horizon
     // used (gone) and one a live pod uses (kept); an hour sum and an explanation on each side of the horizon.
     const ins = (sql: string, ...rows: unknown[][]) => rows.forEach((r) => db.prepare(sql).run(...r));
-    ins(
-      `INSERT INTO kube_object_bodies (hash, body_json) VALUES (?, ?)`,
-      ['body-old', '{"old":true}'],
-      ['body-new', '{"old":false}'],
-    );
+    ins(`INSERT INTO kube_object_bodies (hash, body_json) VALUES (?, ?)`, ['body-old', '{"old":true}'], ['body-new', '{"old":false}']);
     ins(
       `INSERT INTO kube_object_versions (kind, namespace, name, first_seen, last_seen, hash) VALUES ('NodePool', '', 'general', ?, ?, ?)`,
       [T0, T0 + DAY_MS, 'body-old'],
