@@ -18,7 +18,8 @@ import {
  *
  * Time weighting: each snapshot stands for the time until the next one (at most 15 minutes, a collector
  * gap is not cost), clipped to the range. Idle capacity is allocatable minus requests; idle money is the
- * part of the node price its requests do not cover, cpu and memory weighted 50/50 (the default team split).
+ * part of the node price its requests do not cover, each node's price split between cpu, memory and GPU by relative
+ * price (core/cost-weights.ts, as the OpenCost team method splits it), the rates it gave in `idleRates`.
  */
 
 export const EfficiencySeriesQuerySchema = Type.Object(rangeQueryProperties, { additionalProperties: false });

@@ -185,7 +185,7 @@ export const RecommendationsResponseSchema = Type.Object({
   teams: Type.Array(TeamEfficiencyRowSchema),
   /**
    * Node, NodePool and cluster efficiency at the snapshot `pricesAt` (the pods' usage metrics-server reported then,
-   * their requests, their nodes' allocatable and price, cost split 50/50 into CPU and memory); null when that
+   * their requests, their nodes' allocatable and price, cost split into CPU, memory and GPU by relative price); null when that
    * snapshot has no usage.
    */
   capacity: Nullable(
