@@ -10,7 +10,9 @@ import { bundleBench } from './bundle-bench.js';
 import { costExplorerBench } from './cost-explorer-bench.js';
 import { curBench } from './cur-bench.js';
 import { engineBench } from './engine-bench.js';
+import { enginePoolBench } from './engine-pool-bench.js';
 import { ingestBench } from './ingest-bench.js';
+import { retentionBench } from './retention-bench.js';
 import { seedBench } from './seed-bench.js';
 import { findKubectl, snapshotBench } from './snapshot-bench.js';
 import { storeBench } from './store-bench.js';
@@ -29,7 +31,9 @@ const BENCHES: Record<string, (ctx: BenchContext) => Promise<BenchResult>> = {
   'cost-explorer': costExplorerBench,
   bundle: bundleBench,
   engine: engineBench,
+  'api-engine': enginePoolBench,
   cur: curBench,
+  retention: retentionBench,
 };
 
 const HELP = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(BENCHES).join(',')}] [-- --no-cache]

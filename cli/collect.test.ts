@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDb } from '../db/open-db.js';
 import { type CostLine, createCostLinesRepository } from '../db/repositories/cost-lines-repository.js';
-import { createKubeRepository } from '../db/repositories/kube-repository.js';
+import { createKubeRepository, KARPENTER_VERSION_SETTING } from '../db/repositories/kube-repository.js';
+import { createRunsRepository } from '../db/repositories/runs-repository.js';
+import { EXTRA_KINDS } from '../collectors/kubernetes/kinds.js';
 import { createReportsRepository } from '../db/repositories/reports-repository.js';
 import { writeKubeconfig } from '../sandbox/kubeconfig.js';
 import type { SandboxHandler } from '../sandbox/serve/context.js';
@@ -94,6 +96,8 @@ const options = (dbName: string): CollectOptions => ({
   kubeconfig: kubeconfigPath,
   dbPath: join(dir, dbName),
   quiet: true,
+  // The tiny cluster runs no Karpenter controller pod: the release is given, as a user outside the cluster would.
+  karpenterVersion: '1.14.1',
 });
 const collectOnce = async (dbName: string): Promise<{ summary: CollectSummary; out: string[]; err: string[] }> => {
   run += 1;
@@ -130,6 +134,13 @@ describe('collect (one pass) against a local cluster and AWS account', () => {
     expect(first.summary.costExplorerRequests).toBe(1 + 2 + 2 + 3 + 28 + 2);
     expect(first.summary.snapshots).toBe(1);
     const linesAfterFirst = allLines('twice.db');
+    const db = openDb({ path: join(dir, 'twice.db') });
+    expect(JSON.parse(createRunsRepository(db).getSetting(KARPENTER_VERSION_SETTING) ?? 'null')).toEqual({
+      version: '1.14.1',
+      source: 'flag',
+      seenAt: served.ctx.clock.now(),
+    });
+    db.close();
 
     const second = await collectOnce('twice.db');
     // Only the managed node is billed on 11-13 and 11-14: one page for each daily query (EC2 - Other included), 48
@@ -141,10 +152,11 @@ describe('collect (one pass) against a local cluster and AWS account', () => {
     // The server saw exactly those: none for a final day or hour.
     expect(callsOf(run)).toHaveLength(9 - 1);
     for (const c of callsOf(run)) expect(c.start >= '2026-11-13', JSON.stringify(c)).toBe(true);
-    // Six lists of one page each, and the PodMetrics list the tiny cluster answers 404 (no metrics-server: one
-    // request says so, NodeMetrics is not asked); no spot node, so no spot price request.
+    // Six lists of one page each, one for each kind the what-ifs read beyond them (collectors/kubernetes/kinds.ts:
+    // a page, or a 404 where the cluster does not serve the kind), and the PodMetrics list the tiny cluster answers
+    // 404 (no metrics-server: one request says so, NodeMetrics is not asked); no spot node, so no spot price request.
     expect(second.out.find((l) => l.startsWith('requests:'))).toBe(
-      `requests: kubernetes ${6 + 1}, ce 9, pricing ${second.summary.awsRequests['pricing:GetProducts']}`,
+      `requests: kubernetes ${6 + EXTRA_KINDS.length + 1}, ce 9, pricing ${second.summary.awsRequests['pricing:GetProducts']}`,
     );
     // Refetching the estimated periods at the same clock leaves every line as it was: none lost, none doubled.
     expect(allLines('twice.db')).toEqual(linesAfterFirst);

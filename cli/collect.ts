@@ -34,13 +34,19 @@ import { PriceCollector } from './price-collector.js';
 import { ProgressBar } from './progress.js';
 import { UsageError } from './usage-error.js';
 import { parseCalendarDuration } from '../core/duration.js';
+import { RetentionSettingError, retentionSettings, type RetentionSettings } from '../core/retention.js';
+import type { RetentionRunRecord } from '../db/repositories/retention-store-repository.js';
+import { resolveRetentionSettings, retentionSummary, runRetentionPass, upgradeToIncrementalVacuum } from './retention-stage.js';
 import { DAY_MS, HOUR_MS } from '../core/time.js';
 
 export const COLLECT_HELP = `Usage: nodepool-ledger collect --cluster NAME [--region R] [--since 90d] [--watch] [--interval 5m]
-                                [--kubeconfig PATH] [--context NAME] [--db .ledger/ledger.db] [--billing-profile P] [--quiet]
+                                [--kubeconfig PATH] [--context NAME] [--db .ledger/ledger.db] [--billing-profile P]
+                                [--karpenter-version V] [--quiet]
 
 Reads a real cluster and AWS account into the database: a snapshot of the cluster's Nodes, Pods, NodeClaims,
-NodePools and Events; on-demand (Pricing API) and spot (EC2 spot price history) prices of the instances in use;
+NodePools and Events, and of what Karpenter decides on beyond them (PodDisruptionBudgets, DaemonSets,
+PersistentVolumeClaims, PersistentVolumes, StorageClasses, CSINodes, EC2NodeClasses, NodeOverlays: a kind the
+cluster does not serve or the role does not grant is noted and left out); on-demand (Pricing API) and spot (EC2 spot price history) prices of the instances in use;
 and the Cost Explorer bill of the last --since, DAILY per NodePool x purchase type and x instance type, plus
 HOURLY and per-instance lines for the last 14 days where the account has them enabled. Cost Explorer days
 already final are never requested again (each request costs USD 0.01); a summary ends the run.
@@ -61,12 +67,21 @@ us-east-1, or cn-northwest-1 for China; EC2 in the cluster's region.
   --usage-retention 3d
                     how long per-container usage samples (metrics.k8s.io, read with every snapshot) are kept; hourly
                     rollups per workload are kept for good (at least 2h: an hour is rolled up when it is over)
+  --raw-retention 14d
+                    how long 5-minute snapshots (per node, per NodePool and namespace, usage) are kept; older ones
+                    are folded into one per UTC hour (time-weighted: every figure over whole hours is unchanged).
+                    Stored in the database: later runs without the flag keep it (h, d, w; at least 2h)
+  --retention 13mo  how long everything is kept: hourly snapshots, rollups, events, disruptions, bills, CUR rows,
+                    prices; older rows are deleted and the file shrinks (mo and y are calendar months). Stored too
   --prometheus URL  also backfill usage history from a Prometheus-compatible HTTP API (its base URL, e.g.
                     http://prometheus.monitoring:9090 or a path prefix): rate(container_cpu_usage_seconds_total[5m])
                     and container_memory_working_set_bytes per namespace/pod/container, at --interval steps, into the
                     hours metrics-server did not measure
   --prometheus-since 14d
                     how much usage history to backfill (once; later runs ask only for what is new)
+  --karpenter-version V
+                    the Karpenter release the cluster runs (1.14.1), when its controller's image tag cannot be read
+                    (Karpenter outside the cluster, an image by digest only); given, it wins over the tag
   --kubeconfig P    kubeconfig file; default $KUBECONFIG, else the pod's service account in a cluster, else ~/.kube/config
   --context C       kubeconfig context
   --db PATH         the database (created if missing)
@@ -82,12 +97,15 @@ export const COLLECT_OPTIONS = {
   watch: { type: 'boolean' },
   interval: { type: 'string' },
   'usage-retention': { type: 'string' },
+  'raw-retention': { type: 'string' },
+  retention: { type: 'string' },
   prometheus: { type: 'string' },
   'prometheus-since': { type: 'string' },
   kubeconfig: { type: 'string' },
   context: { type: 'string' },
   db: { type: 'string' },
   'billing-profile': { type: 'string' },
+  'karpenter-version': { type: 'string' },
   quiet: { type: 'boolean' },
 } as const;
 
@@ -96,6 +114,8 @@ export { DEFAULT_DB_PATH };
 const CE_REFRESH_MS = 8 * HOUR_MS;
 /** Karpenter refreshes on-demand prices every 12 h. */
 const ON_DEMAND_REFRESH_MS = 12 * HOUR_MS;
+/** The most a retention pass takes at once (a backlog, e.g. after an upgrade, is folded over several passes). */
+const RETENTION_BUDGET_MS = 60_000;
 /** An account that refused HOURLY or per-instance data is asked again after this long (it may have opted in). */
 const OPT_IN_RETRY_MS = DAY_MS;
 export const USD_PER_COST_EXPLORER_REQUEST = 0.01;
@@ -108,6 +128,9 @@ export interface CollectOptions {
   intervalMs: number;
   /** How long per-container usage samples are kept behind the newest snapshot (default 3 days). */
   usageRetentionMs?: number;
+  /** --raw-retention and --retention as given (absent: the stored settings, else 14d and 13mo). */
+  rawRetention?: string;
+  retention?: string;
   /** Base URL of a Prometheus-compatible HTTP API to backfill usage history from; absent: none. */
   prometheusUrl?: string;
   /** How much usage history a Prometheus backfill asks for (default 14 days). */
@@ -118,6 +141,8 @@ export interface CollectOptions {
   quiet: boolean;
   /** The AWS profile for Cost Explorer (GovCloud: the associated standard account's). */
   billingProfile?: string;
+  /** Karpenter's release as the user gives it (--karpenter-version); wins over the controller image's tag. */
+  karpenterVersion?: string;
 }
 
 export interface CollectIo {
@@ -154,6 +179,8 @@ export interface CollectSummary {
   /** Cost Explorer periods in the window already final, so not requested again. */
   finalPeriodsSkipped: number;
   costRuns: CostCollectResult[];
+  /** The last retention pass (folds, deletes past the horizon, pages freed); null when none ran. */
+  retention: RetentionRunRecord | null;
   seconds: number;
 }
 
@@ -180,6 +207,18 @@ export function collectOptionsFrom(v: Values): CollectOptions {
     throw new UsageError(
       `--usage-retention must be at least 2h (an hour's samples are rolled up once it is over), got "${str('usage-retention')}"`,
     );
+  const rawRetention = str('raw-retention');
+  const retention = str('retention');
+  // Checked here against each other (or the default); against the stored settings when the run opens the database.
+  try {
+    retentionSettings(rawRetention, retention);
+  } catch (err) {
+    if (err instanceof RetentionSettingError) throw new UsageError(err.message);
+    throw err;
+  }
+  const karpenterVersion = str('karpenter-version');
+  if (karpenterVersion !== undefined && !/^v?\d+\.\d+\.\d+$/.test(karpenterVersion))
+    throw new UsageError(`--karpenter-version must be a Karpenter release like 1.14.1, got "${karpenterVersion}"`);
   const prometheusUrl = str('prometheus');
   if (prometheusUrl !== undefined && !/^https?:\/\/[^/\s]+/.test(prometheusUrl))
     throw new UsageError(`--prometheus must be an http(s) URL such as http://prometheus.monitoring:9090, got "${prometheusUrl}"`);
@@ -190,6 +229,8 @@ export function collectOptionsFrom(v: Values): CollectOptions {
     watch: v.watch === true,
     intervalMs: duration('interval', '5m'),
     usageRetentionMs,
+    rawRetention,
+    retention,
     prometheusUrl,
     prometheusSinceMs: duration('prometheus-since', '14d'),
     kubeconfig: str('kubeconfig'),
@@ -197,6 +238,7 @@ export function collectOptionsFrom(v: Values): CollectOptions {
     dbPath: resolve(str('db') ?? DEFAULT_DB_PATH),
     quiet: v.quiet === true,
     billingProfile: str('billing-profile'),
+    ...(karpenterVersion === undefined ? {} : { karpenterVersion: karpenterVersion.replace(/^v/, '') }),
   };
 }
 
@@ -241,6 +283,7 @@ class Collection {
     costExplorerUsd: 0,
     finalPeriodsSkipped: 0,
     costRuns: [],
+    retention: null,
     seconds: 0,
   };
   readonly counter = new AwsRequestCounter();
@@ -257,6 +300,8 @@ class Collection {
   /** Notes said once per run (why no Pricing call, why no bill). */
   private readonly said = new Set<string>();
   private lastMetricsState: MetricsState | null = null;
+  /** Retention settings, resolved once the database is held (runCollect). */
+  retentionSettings: RetentionSettings | null = null;
 
   /**
    * @param stillHeld true while the collector lock is this process's (checked before each write: a collector taken
@@ -375,6 +420,7 @@ class Collection {
    * is still written with the last good prices (or Karpenter's static table).
    */
   async writeSnapshot(snapshot: KubeSnapshot, runId: number, usage: SnapshotUsage | null = null): Promise<void> {
+    this.noteKinds(snapshot);
     const prices = this.priceCollector(snapshot.nodes);
     const before = prices.rowsWritten;
     const failed = (what: string, err: unknown): void => {
@@ -392,7 +438,7 @@ class Collection {
       failed(`prices: on-demand (the last stored prices${table ? ` or Karpenter's static table (${table.region})` : ''} are used)`, err);
     }
     try {
-      await prices.ensureSpotMarkets(snapshot.nodes, snapshot.takenAt);
+      await prices.ensureSpotMarkets(snapshot, snapshot.takenAt);
     } catch (err) {
       failed('prices: spot (the last stored history, else the on-demand price, is used)', err);
     }
@@ -416,6 +462,21 @@ class Collection {
     if (usage !== null && usageRows !== null) this.noteUsage(usage, usageRows.podsWithUsage);
     this.summary.snapshots += 1;
     this.summary.snapshotNodeRows += rows.nodes.length;
+  }
+
+  /**
+   * Says once per run which kinds the snapshot could not read (the CRD absent, the role lacking them), and when
+   * Karpenter's version is not readable; --karpenter-version, when given, is the version stored.
+   */
+  private noteKinds(snapshot: KubeSnapshot): void {
+    for (const state of Object.values(snapshot.kinds ?? {}))
+      if (state.state !== 'ok')
+        this.note(`! ${state.message} (the rest of the snapshot is kept; 'nodepool-ledger doctor' checks them all)`);
+    if (this.o.karpenterVersion !== undefined) snapshot.karpenterVersion = { version: this.o.karpenterVersion, source: 'flag' };
+    else if (snapshot.karpenterVersion === undefined)
+      this.note(
+        "! Karpenter's version: no running pod's image is a tagged karpenter/controller (Karpenter outside the cluster, or an image by digest); pass --karpenter-version",
+      );
   }
 
   /** Says once when usage cannot be read (and once when it can again), not at every snapshot. */
@@ -469,6 +530,17 @@ class Collection {
     } finally {
       this.summary.prometheusRequests += client.attempts();
     }
+  }
+
+  /**
+   * Retention (cli/retention-stage.ts): folds, deletes and vacuums for up to `budgetMs`, between snapshots, one short
+   * transaction at a time; what is left is done by the next pass.
+   */
+  async retention(budgetMs: number): Promise<void> {
+    if (this.retentionSettings === null || !this.stillHeld()) return;
+    const r = await runRetentionPass(this.db, this.retentionSettings, { now: this.now(), budgetMs });
+    this.summary.retention = r;
+    if (r.error !== null) this.fail('retention (each step its own transaction: the file stays sound)', new Error(r.error));
   }
 
   /** Cost allocation tags, then the bill; HOURLY and per-instance data unless the account refused them lately. */
@@ -613,6 +685,8 @@ class Collection {
           await this.costExplorer();
           nextCostAt = t + CE_REFRESH_MS;
         }
+        // Right after the snapshot, so it is done (or paused) well before the next one is due.
+        await this.retention(Math.min(this.o.intervalMs / 2, RETENTION_BUDGET_MS));
         await sleep(this.o.intervalMs, this.io.signal);
       }
       runs.finishRun(runId, this.summary.ok ? 'ok' : 'failed', this.summary.snapshots, this.summary.failures.join('; ') || null);
@@ -677,11 +751,14 @@ export async function runCollect(o: CollectOptions, io: CollectIo = {}): Promise
   }
   c = new Collection(o, db, { ...io, signal: stop.signal }, () => lock.confirm());
   try {
+    c.retentionSettings = resolveRetentionSettings(db, o);
+    upgradeToIncrementalVacuum(db, o.dbPath, c.err);
     if (o.watch) await c.watch();
     else {
       await c.kubeOnce();
       await c.prometheus();
       await c.costExplorer();
+      await c.retention(RETENTION_BUDGET_MS);
     }
     return report(c, startedAt);
   } finally {
@@ -731,6 +808,8 @@ export function formatSummary(s: CollectSummary, dbPath: string): string[] {
   lines.push(
     `Cost Explorer: ${s.costExplorerRequests} requests x USD ${USD_PER_COST_EXPLORER_REQUEST.toFixed(2)} = USD ${s.costExplorerUsd.toFixed(2)}; ${s.finalPeriodsSkipped} final periods skipped`,
   );
+  const retention = s.retention === null ? null : retentionSummary(s.retention);
+  if (retention !== null) lines.push(retention);
   for (const f of s.failures) lines.push(`failed: ${f}`);
   return lines;
 }

@@ -10,6 +10,7 @@ import { sandboxPracticeBills } from '../sandbox/practice-bills.js';
 import { CURRENT_KARPENTER_VERSION, KarpenterVersionError, karpenterProfile } from '../sandbox/scenario/karpenter-profile.js';
 import { loadScenarioFile, ScenarioFileError } from '../sandbox/scenario/scenario-file.js';
 import { buildApp } from '../server/app.js';
+import { engineOptionsFromEnv } from '../server/engine-pool/engine-options.js';
 import { heldLockWriter } from '../server/database-writer.js';
 import { accessFor, accessHint } from './access.js';
 import { BILL_HELP, BILL_USAGE, billWindowError, makeDemoBill, parseBillSpec } from './demo-bill.js';
@@ -18,6 +19,7 @@ import { intOption } from './listen.js';
 import { listenAddress, listenOn } from './listen-address.js';
 import { seedFromSandbox } from './seed-sandbox.js';
 import { UsageError } from './usage-error.js';
+import { resolveRetentionSettings, retentionSummary, runRetentionPass, upgradeToIncrementalVacuum } from './retention-stage.js';
 
 /*
  * `demo` and `sandbox`: the commands that run the simulator. cli/main.ts loads this module only for them, so
@@ -138,6 +140,12 @@ export async function runDemo(v: Record<string, string | boolean | undefined>): 
   // After the seeding, so the CUR lines whose tag is missing find their NodePool through the NodeClaims collected.
   for (const line of await importSandboxCur(db, sandbox, resolve(dbPath, '..'))) console.error(line);
   lock.confirm();
+  // As collect does after a snapshot: the scenario's clock is "now" (its 14 days are within the raw retention).
+  upgradeToIncrementalVacuum(db, dbPath, (line) => console.error(line));
+  const retention = retentionSummary(
+    await runRetentionPass(db, resolveRetentionSettings(db, {}), { now: sc.end, budgetMs: Number.POSITIVE_INFINITY }),
+  );
+  if (retention !== null) console.error(retention);
   let billSource: string | null = null;
   if (billSpec !== null) {
     const b = makeDemoBill(db, sc, billSpec, resolve(dbPath, '..'));
@@ -153,6 +161,8 @@ export async function runDemo(v: Record<string, string | boolean | undefined>): 
     accessToken: access.token,
     practiceBills: sandboxPracticeBills,
     writer: heldLockWriter(db, lock),
+    // The what-ifs and the Workloads re-packs in worker threads reading the same file (LEDGER_ENGINE_WORKERS).
+    engine: engineOptionsFromEnv(),
   });
   const url = await listenOn(app, address);
   console.log(

@@ -8,7 +8,7 @@ import { awsJsonError } from '../sandbox/serve/aws-json.js';
 import type { SandboxHandler } from '../sandbox/serve/context.js';
 import { createCostExplorerHandler } from '../sandbox/serve/cost-explorer.js';
 import { ec2ErrorResponse, ec2Handler } from '../sandbox/serve/ec2.js';
-import { createKubeHandler } from '../sandbox/serve/kube.js';
+import { createKubeHandler, status } from '../sandbox/serve/kube.js';
 import { pricingHandler } from '../sandbox/serve/pricing.js';
 import { newContext, serveHandlers, type ServedHandlers } from '../test/fixtures/serve-handlers.js';
 import { TINY_END, tinyScenario } from '../test/fixtures/tiny-scenario.js';
@@ -44,14 +44,31 @@ const deny =
     return null;
   };
 
+/** Answers as an API server does when the role lacks the resource: 403 Forbidden naming the user and resource. */
+const forbid =
+  (paths: string[]): SandboxHandler =>
+  (req) => {
+    const path = req.url.pathname;
+    if (!paths.includes(path)) return null;
+    const resource = path.split('/').at(-1) ?? '';
+    const group = path.startsWith('/apis/') ? path.split('/')[2] : '';
+    return status(
+      403,
+      'Forbidden',
+      `${resource}${group ? `.${group}` : ''} is forbidden: User "system:serviceaccount:nodepool-ledger:nodepool-ledger" cannot list resource "${resource}" in API group "${group}" at the cluster scope`,
+    );
+  };
+
 async function doctorAgainst(opts: {
   inactiveTags?: string[];
   denied?: string[];
+  forbidden?: string[];
   kubeconfig?: { server?: string; token?: string };
 }): Promise<DoctorReport> {
   served = await serveHandlers(
     [
       deny(opts.denied ?? []),
+      forbid(opts.forbidden ?? []),
       createKubeHandler(tinyScenario(), TOKEN),
       createCostExplorerHandler({ inactiveTags: opts.inactiveTags }),
       pricingHandler,
@@ -139,6 +156,19 @@ describe('doctor', () => {
     ]);
     expect(report.lines).toContain('  ✓ ce:ListCostAllocationTags allowed');
     expect(report.problems).toBe(3);
+  });
+
+  it('names a kind the role does not grant (a problem, with the rule to add) and one the cluster does not serve (a note)', async () => {
+    const report = await doctorAgainst({ forbidden: ['/apis/policy/v1/poddisruptionbudgets'] });
+    const at = report.lines.findIndex((l) => l.startsWith('  ✗'));
+    expect(report.lines.slice(at, at + 2)).toEqual([
+      '  ✗ list PodDisruptionBudgets: forbidden (403): grant list and watch on policy poddisruptionbudgets (deploy/kubernetes/clusterrole.yaml has it: re-apply it)',
+      '      without them the what-ifs do not know which nodes Karpenter may not empty ("Pdb prevents pod evictions")',
+    ]);
+    expect(report.problems).toBe(1);
+    // A kind the tiny scenario's API does not serve (404) is a note, not a problem, e.g. NodeOverlay before Karpenter v1.7.
+    for (const l of report.lines.filter((x) => x.includes('is not served (404)')))
+      expect(l).toMatch(/^ {2}! [A-Za-z0-9]+ is not served \(404\): .*; without them the what-ifs do not know /);
   });
 
   it('says which kubeconfig, context and server it tried when the cluster cannot be reached or refuses the token', async () => {

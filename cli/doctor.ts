@@ -11,16 +11,21 @@ import { createCostExplorerClient } from '../collectors/cost-explorer/client.js'
 import { clusterComputeFilter } from '../collectors/cost-explorer/collect.js';
 import { kubeErrorText } from '../collectors/kubernetes/api-error.js';
 import { createKubeClients, type KubeClients } from '../collectors/kubernetes/client.js';
+import { EXTRA_KINDS, kindStateOf } from '../collectors/kubernetes/kinds.js';
 import { METRICS_GROUP, METRICS_VERSION, metricsMessage, metricsStateOf } from '../collectors/kubernetes/metrics.js';
 import { createPricingClient } from '../collectors/pricing/client.js';
 import { createEc2Client } from '../collectors/spot/client.js';
 import { clusterOwnedTag, TAG_CLUSTER_NAME, TAG_NODEPOOL } from '../core/labels.js';
 import { isRegionName, type RegionFacts, regionFacts } from '../core/partitions.js';
 import { staticTableFor } from '../core/static-prices.js';
+import { resolve } from 'node:path';
+import { DEFAULT_DB_PATH } from './default-db-path.js';
+import { checkStore } from './doctor-store.js';
 import { UsageError } from './usage-error.js';
 import { DAY_MS } from '../core/time.js';
 
 export const DOCTOR_HELP = `Usage: nodepool-ledger doctor --cluster NAME [--region R] [--kubeconfig PATH] [--context NAME] [--billing-profile P]
+                               [--db .ledger/ledger.db]
 
 Checks what 'collect' needs, and says how to fix what is missing:
   - the cost allocation tags karpenter.sh/nodepool and the cluster tag (eks:eks-cluster-name or
@@ -31,8 +36,14 @@ Checks what 'collect' needs, and says how to fix what is missing:
     makes no Pricing call (GovCloud, isolated partitions) it says why;
   - the cluster answers lists of nodes, pods, NodeClaims, NodePools and events (naming the kubeconfig, context and
     server it tried);
+  - the cluster answers lists of what the what-ifs read beyond nodes and pods (PodDisruptionBudgets, DaemonSets,
+    PersistentVolumeClaims and PersistentVolumes, StorageClasses, CSINodes, EC2NodeClasses, NodeOverlays): one the
+    role does not grant is named with the rule to add; one the cluster does not serve (NodeOverlay before Karpenter
+    v1.7) is a note;
   - metrics-server answers metrics.k8s.io (what pods really use); without it collect goes on with requests only, so
-    this is a warning (!), not a problem.
+    this is a warning (!), not a problem;
+  - the database (--db): its size, whether it shrinks as retention deletes, how long 5-minute and hourly snapshots
+    are kept, what is folded so far and the last retention pass (read only: nothing is written).
 Exit code 0 when everything is in order, 1 otherwise.`;
 
 export const DOCTOR_OPTIONS = {
@@ -42,6 +53,7 @@ export const DOCTOR_OPTIONS = {
   kubeconfig: { type: 'string' },
   context: { type: 'string' },
   'billing-profile': { type: 'string' },
+  db: { type: 'string' },
 } as const;
 
 export interface DoctorOptions {
@@ -51,6 +63,8 @@ export interface DoctorOptions {
   context?: string;
   /** The AWS profile that reads Cost Explorer (GovCloud: the associated standard account's). */
   billingProfile?: string;
+  /** The database collect writes (its size and retention are checked); default .ledger/ledger.db. */
+  dbPath?: string;
 }
 
 export interface DoctorIo {
@@ -73,7 +87,14 @@ export function doctorOptionsFrom(v: Record<string, string | boolean | undefined
   const region = str('region');
   if (region !== undefined && !isRegionName(region))
     throw new UsageError(`--region must be an AWS region name like us-east-1, eu-west-1 or cn-north-1, got "${region}"`);
-  return { cluster, region, kubeconfig: str('kubeconfig'), context: str('context'), billingProfile: str('billing-profile') };
+  return {
+    cluster,
+    region,
+    kubeconfig: str('kubeconfig'),
+    context: str('context'),
+    billingProfile: str('billing-profile'),
+    dbPath: resolve(str('db') ?? DEFAULT_DB_PATH),
+  };
 }
 
 interface AwsErrorLike {
@@ -344,6 +365,7 @@ async function checkKubernetes(o: DoctorOptions, io: Required<DoctorIo>, say: (l
     ['events', () => k.core.listEventForAllNamespaces({ limit: 1 })],
   ];
   let problems = 0;
+  let refused = false;
   for (const [what, list] of lists) {
     try {
       await list();
@@ -353,8 +375,26 @@ async function checkKubernetes(o: DoctorOptions, io: Required<DoctorIo>, say: (l
       say(`  ✗ ${explainKubeFailure(what, err)} (tried ${k.describe})`);
       // An unreachable server fails every list the same way: one line says it.
       if (kubeStatus(err) === undefined) return problems;
+      if (kubeStatus(err) === 401) refused = true;
     }
   }
+  // What the what-ifs read beyond nodes and pods (collectors/kubernetes/kinds.ts). collect goes on without any of them;
+  // a kind not served (a CRD of a newer Karpenter) is a note, one the role does not grant is a problem with its fix.
+  if (!refused)
+    for (const x of EXTRA_KINDS) {
+      try {
+        await x.list(k, 1)(undefined);
+        say(`  ✓ list ${x.title}`);
+      } catch (err) {
+        const state = kindStateOf(x, err);
+        if (state.state === 'absent') say(`  ! ${state.message}; without them the what-ifs do not know ${x.usedFor}`);
+        else {
+          problems += 1;
+          say(`  ✗ list ${x.title}: ${state.state === 'forbidden' ? state.message.replace(`${x.kind}: `, '') : kubeErrorText(err)}`);
+          say(`      without them the what-ifs do not know ${x.usedFor}`);
+        }
+      }
+    }
   // Usage: optional (collect carries on with requests only), so a warning rather than a problem.
   try {
     await k.custom.listClusterCustomObject({ group: METRICS_GROUP, version: METRICS_VERSION, plural: 'nodes', limit: 1 });
@@ -377,6 +417,7 @@ export async function runDoctor(o: DoctorOptions, io: DoctorIo = {}): Promise<Do
   say(`nodepool-ledger doctor for cluster ${o.cluster}`);
   let problems = await checkAws(o, full, say);
   problems += await checkKubernetes(o, full, say);
+  if (o.dbPath !== undefined) problems += checkStore(o.dbPath, say);
   say(problems === 0 ? 'everything collect needs is in place' : `${problems} problem${problems === 1 ? '' : 's'} found`);
   return { problems, lines };
 }

@@ -57,6 +57,11 @@ describe('command-line flags', () => {
     ],
     [['sandbox', '--karpenter-version', 'latest'], 'is not a release number like 1.14.1', 'Usage: nodepool-ledger sandbox'],
     [['demo', '--scenario', 'no-such-scenario'], 'cannot read scenario', 'Usage: nodepool-ledger demo'],
+    [
+      ['collect', '--cluster', 'c', '--karpenter-version', 'latest'],
+      '--karpenter-version must be a Karpenter release like 1.14.1, got "latest"',
+      'Usage: nodepool-ledger collect',
+    ],
   ])('%j is refused before anything starts, saying why', async (argv, why, usage) => {
     const r = await run(argv);
     expect(r.code).toBe(2);

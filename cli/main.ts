@@ -44,7 +44,11 @@ refused, only the default one moves on to the next free port when busy.
 Binding another host (e.g. --host 0.0.0.0 in a container) requires an access token of 16+ characters, from
 $LEDGER_TOKEN (better: a flag shows in 'ps') or --token. Every /api request must then send
 "Authorization: Bearer <token>"; a browser opens /?token=<token> once, which sets an HttpOnly, SameSite=Strict
-session cookie and drops the token from the address bar. The token is never printed or logged.`,
+session cookie and drops the token from the address bar. The token is never printed or logged.
+The what-ifs and the Workloads recommendations run the scheduling engine in worker threads that read the same file:
+$LEDGER_ENGINE_WORKERS of them (default one fewer than the cores, 1 to 2; 0 runs it on the server's thread), each
+request bounded by $LEDGER_ENGINE_TIMEOUT seconds (default 60), after which it is answered 503 with Retry-After
+while the simulation goes on.`,
   sandbox: `Usage: nodepool-ledger sandbox [--port 0] [--scenario week4] [--seed 42] [--karpenter-version V] [--dir DIR] [--no-auth] [--cur]
 
 Serves the simulated cluster's Kubernetes API and the AWS endpoints (Cost Explorer, Pricing, EC2, S3, Athena) on
@@ -101,7 +105,9 @@ async function serve(v: Record<string, string | boolean | undefined>): Promise<v
   const db = openDb({ path: dbPath, readonly: true });
   const { buildApp } = await import('../server/app.js');
   const { lockingWriter } = await import('../server/database-writer.js');
-  const app = buildApp({ db, accessToken: token, writer: lockingWriter(resolve(dbPath)) });
+  const { engineOptionsFromEnv } = await import('../server/engine-pool/engine-options.js');
+  // The what-ifs and the Workloads re-packs in worker threads over the same file (LEDGER_ENGINE_WORKERS, LEDGER_ENGINE_TIMEOUT).
+  const app = buildApp({ db, accessToken: token, writer: lockingWriter(resolve(dbPath)), engine: engineOptionsFromEnv() });
   const url = await listenOn(app, address);
   console.log(`NodePool Ledger dashboard: ${url}`);
   const hint = accessHint(url, token);

@@ -3,20 +3,23 @@ import type { PricingClient } from '@aws-sdk/client-pricing';
 import { createPricingClient } from '../collectors/pricing/client.js';
 import { collectOnDemandPrices } from '../collectors/pricing/collect.js';
 import { createEc2Client } from '../collectors/spot/client.js';
-import { collectSpotPrices } from '../collectors/spot/collect.js';
+import { admittedInstanceTypes, spotMarkets, type SpotMarkets, type SpotMarketsInput } from '../collectors/spot/markets.js';
+import { syncSpotMarkets } from '../collectors/spot/sync.js';
+import { loadInstanceCatalog } from '../core/instance-catalog.js';
 import type { NodeRecord, PriceQuote } from '../core/model.js';
 import { type RegionFacts, regionFacts } from '../core/partitions.js';
 import { type StaticTable, staticTableFor } from '../core/static-prices.js';
 import type { Db } from '../db/open-db.js';
 import { PriceBook } from '../db/repositories/price-book.js';
-import { HOUR_MS } from '../core/time.js';
 import { CLUSTER_REGION_SETTING, createRunsRepository } from '../db/repositories/runs-repository.js';
 
 /**
  * Keeps the prices a snapshot needs: on-demand from the Pricing API where the partition has one (not in
- * GovCloud or the isolated partitions, as in Karpenter), spot history for every market (type x zone) the cluster
- * uses — fetched the first time a market appears and refreshed hourly — and a PriceBook over them rebuilt only
- * when something new arrived. What neither prices, Karpenter's static table does: the region's, else its
+ * GovCloud or the isolated partitions, as in Karpenter), spot history for every market Karpenter could launch —
+ * every instance type a NodePool admits (and every type running as spot) in every zone the cluster names
+ * (collectors/spot/markets.ts) — fetched the first time a market appears and refreshed hourly from where its stored
+ * history ends (collectors/spot/plan.ts, kept across runs in spot_price_coverage), and a PriceBook over them rebuilt
+ * only when something new arrived. What neither prices, Karpenter's static table does: the region's, else its
  * partition's (us-east-1 in the commercial partition), the quote naming the table.
  */
 export class PriceCollector {
@@ -24,10 +27,14 @@ export class PriceCollector {
   readonly staticTable: StaticTable | null;
   private readonly pricing: PricingClient | null;
   private readonly ec2;
-  private readonly knownTypes = new Set<string>();
-  private lastRefresh = -Infinity;
   private book: PriceBook;
+  /** The types the NodePools last seen admit. */
+  private admitted: { key: string; types: string[] } | null = null;
+  /** The markets of the last sync and when their next ask falls due: until then, a snapshot asks nothing. */
+  private spotDue: { key: string; at: number } | null = null;
   rowsWritten = 0;
+  /** DescribeSpotPriceHistory requests made by this collector. */
+  spotRequests = 0;
 
   /** `clients` lets a caller pass its own SDK clients (e.g. with request counting attached). */
   constructor(
@@ -66,25 +73,33 @@ export class PriceCollector {
     this.book = PriceBook.fromDb(this.db, this.region, this.staticTable);
   }
 
-  /** Fetches spot history for spot types not seen before (from a day back), and refreshes all hourly. */
-  async ensureSpotMarkets(nodes: NodeRecord[], now: number): Promise<void> {
-    const fresh = [
-      ...new Set(nodes.filter((n) => n.capacityType === 'spot' && !this.knownTypes.has(n.instanceType)).map((n) => n.instanceType)),
-    ].sort();
+  /** The spot markets a cluster needs priced (types its NodePools admit and types running as spot, in its zones). */
+  spotMarkets(cluster: Omit<SpotMarketsInput, 'region'>): SpotMarkets {
+    // Admission is judged again only when the NodePools change (1,363 types against each NodePool's requirements).
+    const key = JSON.stringify(cluster.nodePools.map((p) => p.requirements));
+    if (this.admitted?.key !== key) {
+      // A type without an on-demand price in the region (stored, else the static table) is not offered there: the
+      // what-if catalogue leaves it out too.
+      const priced = (t: string): boolean => this.book.onDemand(t) !== null;
+      this.admitted = { key, types: admittedInstanceTypes(cluster.nodePools, loadInstanceCatalog(), priced) };
+    }
+    return spotMarkets({ ...cluster, region: this.region }, this.admitted.types);
+  }
+
+  /**
+   * Brings the spot history of every market the cluster could launch up to `now`: markets never asked for at once
+   * (from a day back), the others hourly from where their stored history ends.
+   */
+  async ensureSpotMarkets(cluster: Omit<SpotMarketsInput, 'region'>, now: number): Promise<void> {
+    const wanted = this.spotMarkets(cluster);
+    const key = `${wanted.instanceTypes.join(',')}|${wanted.zones.join(',')}|${(wanted.runningSpot ?? []).join(',')}`;
+    if (this.spotDue?.key === key && now < this.spotDue.at) return;
     const deps = { db: this.db, ec2: this.ec2, region: this.region, currency: this.facts.currency, now, runId: this.runId };
-    let changed = false;
-    if (fresh.length > 0) {
-      this.rowsWritten += (await collectSpotPrices(deps, { instanceTypes: fresh, since: now - 24 * HOUR_MS, until: now })).prices;
-      fresh.forEach((t) => this.knownTypes.add(t));
-      changed = true;
-    }
-    if (now - this.lastRefresh >= HOUR_MS && this.knownTypes.size > 0) {
-      const since = Number.isFinite(this.lastRefresh) ? this.lastRefresh : now - HOUR_MS;
-      this.rowsWritten += (await collectSpotPrices(deps, { instanceTypes: [...this.knownTypes].sort(), since, until: now })).prices;
-      this.lastRefresh = now;
-      changed = true;
-    }
-    if (changed) this.book = PriceBook.fromDb(this.db, this.region, this.staticTable);
+    const r = await syncSpotMarkets(deps, wanted);
+    this.spotDue = { key, at: r.nextAskAt };
+    this.spotRequests += r.requests;
+    this.rowsWritten += r.prices;
+    if (r.asks > 0) this.book = PriceBook.fromDb(this.db, this.region, this.staticTable);
   }
 
   /** On-demand price per hour of a node's instance type, whatever its capacity type (spot savings); null when unknown. */

@@ -104,7 +104,7 @@ export async function seedFromSandbox(o: SeedOptions): Promise<SeedSummary> {
       const usage = o.usage === false ? null : await collectUsage(k, t, { namespaces: usageNamespaces(snapshot.pods) }, usageStats);
       // Before the rollup: it fills each pod's usage, which AWS split and OpenCost read.
       const usageRows = usage === null ? null : joinSnapshotUsage(snapshot, usage);
-      await prices.ensureSpotMarkets(snapshot.nodes, t);
+      await prices.ensureSpotMarkets(snapshot, t);
       const rows = buildSnapshotRows(
         snapshot,
         (n, at) => prices.quote(n, at),

@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import { expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { GETTING_STARTED_LIST_YAML, INFLATE_DEPLOYMENT_YAML } from '../test/fixtures/kubectl-objects.js';
+import { GETTING_STARTED_LIST_YAML, INFLATE_DEPLOYMENT_YAML, ZONE_SPREAD_DEPLOYMENT_YAML } from '../test/fixtures/kubectl-objects.js';
 
 /**
- * The one real-process run of `simulate` (the other cases run through main() in simulate.test.ts): objects piped on
- * stdin with `--objects -`, and with --json the JSON is the only thing on stdout, even with an unschedulable pod.
+ * `simulate` as real processes (the other cases run through main() in simulate.test.ts): objects piped on stdin with
+ * `--objects -`, with --json the JSON the only thing on stdout, and two processes given the same input printing the
+ * same bytes (nothing the engine caches or orders by memory address leaks into its answer).
  */
 
 function runCli(args: string[], stdin: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -21,25 +22,30 @@ function runCli(args: string[], stdin: string): Promise<{ code: number | null; s
   });
 }
 
-it('simulate --objects - --json as a process: stdout is exactly one JSON document, exit 0 with a pod unschedulable', async () => {
+it('simulate --objects - --json as two processes: stdout is exactly one JSON document, the same bytes from both, exit 0 with a pod unschedulable', async () => {
   const huge = {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name: 'huge', namespace: 'default' },
     spec: { containers: [{ name: 'c', resources: { requests: { cpu: '1000' } } }] },
   };
-  const input = `${GETTING_STARTED_LIST_YAML}---\n${INFLATE_DEPLOYMENT_YAML}---\n${stringify(huge)}`;
-  const r = await runCli(['simulate', '--objects', '-', '--region', 'us-east-1', '--now', '2026-12-03T12:00:00Z', '--json'], input);
+  // zone spread as well: its domains are chosen among equal ones by name, not by whatever order a process met them
+  const input = `${GETTING_STARTED_LIST_YAML}---\n${INFLATE_DEPLOYMENT_YAML}---\n${ZONE_SPREAD_DEPLOYMENT_YAML}---\n${stringify(huge)}`;
+  const args = ['simulate', '--objects', '-', '--region', 'us-east-1', '--now', '2026-12-03T12:00:00Z', '--json'];
+  const [r, again] = await Promise.all([runCli(args, input), runCli(args, input)]);
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
   const out = JSON.parse(r.stdout) as {
     provisioning: { nodeClaims: { pods: string[] }[]; unschedulable: { pod: string }[] };
     input: { now: string };
   };
-  expect(out.provisioning.nodeClaims.flatMap((nc) => nc.pods)).toHaveLength(5);
+  // inflate's 5 pods and the zone-spread Deployment's 6
+  expect(out.provisioning.nodeClaims.flatMap((nc) => nc.pods)).toHaveLength(11);
   expect(out.provisioning.unschedulable.map((u) => u.pod)).toEqual(['default/huge']);
   expect(out.input.now).toBe('2026-12-03T12:00:00.000Z');
   // nothing before or after the document but its final newline
   expect(r.stdout.startsWith('{')).toBe(true);
   expect(r.stdout.endsWith('}\n')).toBe(true);
+  expect([again.code, again.stderr]).toEqual([0, '']);
+  expect(again.stdout).toBe(r.stdout);
 });

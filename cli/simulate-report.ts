@@ -11,6 +11,8 @@ export interface ReportContext {
   counts: { nodePools: number; nodes: number; pods: number };
   ignored: IgnoredObject[];
   expanded: ExpandedWorkload[];
+  /** Built-in catalogue: types priced by a NodeOverlay for want of a price (aws v1.14.0). */
+  overlayPricedTypes?: { instanceType: string; overlay: string }[];
 }
 
 const HOURS_PER_MONTH = 730;
@@ -29,6 +31,14 @@ export function table(header: string[], rows: string[][]): string[] {
   return [line(header), ...rows.map(line)].map((l) => `  ${l}`);
 }
 
+/** The capacity type, with the reservation a reserved launch goes into. */
+const capacity = (l: { capacityType: string; reservationId?: string }): string =>
+  l.reservationId ? `${l.capacityType} ${l.reservationId}` : l.capacityType;
+
+/** Karpenter's price, with the NodeOverlay that set it. */
+const price = (l: { usdPerHour: number; priceOverlay?: string }): string =>
+  l.priceOverlay ? `${usd(l.usdPerHour)} (${l.priceOverlay})` : usd(l.usdPerHour);
+
 /** The first few options, then how many more. */
 const options = (names: string[], shown = 3): string =>
   names.length <= shown ? names.join(', ') : `${names.slice(0, shown).join(', ')} (+${names.length - shown} more)`;
@@ -41,6 +51,18 @@ export function formatReport(r: SimulationResult, ctx: ReportContext): string {
   out.push(
     `Simulated at ${new Date(ctx.now).toISOString()} on ${plural(ctx.counts.nodePools, 'NodePool')}, ${plural(ctx.counts.nodes, 'node')}, ${plural(ctx.counts.pods, 'pod')}; catalogue ${ctx.catalogue} (${plural(ctx.catalogueTypes, 'instance type')}${spot}).`,
   );
+  const k = r.karpenter;
+  const gates = Object.entries({
+    SpotToSpotConsolidation: k.featureGates.spotToSpotConsolidation,
+    NodeOverlay: k.featureGates.nodeOverlay,
+    StaticCapacity: k.featureGates.staticCapacity,
+    ReservedCapacity: k.featureGates.reservedCapacity,
+  })
+    .map(([name, on]) => `${name}=${on}`)
+    .join(',');
+  out.push(`  Karpenter v${k.version}'s rules; --feature-gates ${gates}; --min-values-policy ${k.minValuesPolicy}.`);
+  for (const t of ctx.overlayPricedTypes ?? [])
+    out.push(`  ${t.instanceType} has no price table entry: priced by NodeOverlay ${t.overlay}`);
   for (const w of ctx.expanded) {
     const already = w.existing > 0 ? `, ${w.existing} already running` : '';
     out.push(`  ${w.workload}: ${plural(w.replicas, 'replica')}${already}, ${plural(w.pods.length, 'pending pod')} added`);
@@ -64,9 +86,9 @@ export function formatReport(r: SimulationResult, ctx: ReportContext): string {
         nodeClaims.map((nc) => [
           nc.nodePool,
           nc.instanceType,
-          nc.capacityType,
+          capacity(nc),
           nc.zone,
-          usd(nc.usdPerHour),
+          price(nc),
           String(nc.pods.length),
           options(nc.instanceTypeOptions),
         ]),
@@ -88,9 +110,10 @@ export function formatReport(r: SimulationResult, ctx: ReportContext): string {
   if (decisions.length === 0) out.push('  no action');
   for (const d of decisions) {
     const what = d.replacement
-      ? `replace ${d.candidates.join(', ')} with ${d.replacement.instanceType} ${d.replacement.capacityType} in ${d.replacement.zone} (${usd(d.replacement.usdPerHour)}/h; options ${options(d.replacement.instanceTypeOptions)})`
+      ? `replace ${d.candidates.join(', ')} with ${d.replacement.instanceType} ${capacity(d.replacement)} in ${d.replacement.zone} (${price(d.replacement)}/h; options ${options(d.replacement.instanceTypeOptions)})`
       : `delete ${d.candidates.join(', ')}`;
     out.push(`  ${what}: ${d.reason}, ${d.method}, saves ${usd(d.savingsUsdPerHour)}/h`);
+    for (const sc of d.scores) out.push(`    ConsolidationApproved (NodePool ${sc.nodePool}): ${sc.message}`);
   }
   if (unconsolidatable.length > 0) {
     out.push('', `Nodes that stay: ${unconsolidatable.length}`);
@@ -115,6 +138,23 @@ export function formatReport(r: SimulationResult, ctx: ReportContext): string {
   );
   if (r.unpricedNodes.length > 0) out.push(`  Left out of both (not priced by the catalogue): ${options(r.unpricedNodes, 6)}`);
   for (const s of r.skippedNodePools) out.push(`NodePool ${s.nodePool} launches nothing: ${s.reason}`);
+  for (const p of r.staticNodePools)
+    out.push(
+      `NodePool ${p.nodePool} is static (replicas ${p.replicas}, ${plural(p.nodes, 'node')}, ${usd(p.costUsdPerHour)}/h fixed): never consolidated, not used for pending pods`,
+    );
+  for (const o of r.overlays)
+    out.push(
+      o.applied
+        ? `NodeOverlay ${o.name} (weight ${o.weight}): applied, ${plural(o.pricedOfferings, 'offering')} priced${o.capacityTypes ? `, capacity of ${plural(o.capacityTypes, 'type')}` : ''}`
+        : `NodeOverlay ${o.name} (weight ${o.weight}): not applied (${o.reason}: ${o.message})`,
+    );
+  if (r.reservations.length) {
+    out.push('Capacity reservations (AWS bills a reservation whether it is used or not; Karpenter prices it at on-demand ÷ 10,000,000):');
+    for (const c of r.reservations)
+      out.push(
+        `  ${c.reservationId}: ${plural(c.nodes, 'node')} in it, ${c.launched} launched into it this round, ${c.instancesLeft === null ? 'instances left not known' : `${c.instancesLeft} left`}`,
+      );
+  }
   for (const w of r.warnings) out.push(`warning: ${w}`);
   return out.join('\n');
 }

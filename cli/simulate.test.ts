@@ -6,6 +6,7 @@ import { parse, stringify } from 'yaml';
 import { GETTING_STARTED_LIST_YAML, INFLATE_DEPLOYMENT_YAML, ZONE_SPREAD_DEPLOYMENT_YAML } from '../test/fixtures/kubectl-objects.js';
 import { openDb } from '../db/open-db.js';
 import { createPricesRepository } from '../db/repositories/prices-repository.js';
+import { loadStaticTables } from '../core/static-prices.js';
 import { main } from './main.js';
 import type { SimulateJson } from './simulate.js';
 
@@ -218,7 +219,10 @@ describe('simulate: the syllabus exercises on recorded objects (built-in catalog
       'Simulated at 2026-12-03T12:00:00.000Z on 1 NodePool, 0 nodes, 6 pods; catalogue built-in us-east-1 (1,345 instance types).',
     );
     expect(r.out).toContain('Deployment default/inflate: 5 replicas, 5 pending pods added');
-    expect(r.out).toContain('Ignored (not read by the simulator): EC2NodeClass default');
+    expect(r.out).toContain(
+      "Karpenter v1.14.1's rules; --feature-gates SpotToSpotConsolidation=false,NodeOverlay=false,StaticCapacity=false,ReservedCapacity=true; --min-values-policy Strict.",
+    );
+    expect(r.out).not.toContain('Ignored');
     expect(r.out).toMatch(/NODEPOOL +INSTANCE TYPE +CAPACITY +ZONE +USD\/H +PODS +OPTIONS/);
     expect(r.out).toMatch(/Unschedulable: 1 pod\n +POD +REASON\n +default\/huge +no instance type has enough resources/);
     expect(r.out).toContain('Consolidation (the next disruption round):\n  no action');
@@ -247,7 +251,15 @@ describe('simulate: hand-worked cases on a small catalogue file', () => {
   it('an empty node → a delete decision: before $0.20 (t.large on-demand), after $0, savings $0.20', async () => {
     const r = await json(file(yamlStream(nodePool('general'), node('ip-10-0-1-1', 't.large'))), ['--instance-types', catalogueFile()]);
     expect(r.consolidation.decisions).toEqual([
-      { action: 'delete', reason: 'Empty', method: 'emptiness', candidates: ['ip-10-0-1-1'], replacement: null, savingsUsdPerHour: 0.2 },
+      {
+        action: 'delete',
+        reason: 'Empty',
+        method: 'emptiness',
+        candidates: ['ip-10-0-1-1'],
+        replacement: null,
+        savingsUsdPerHour: 0.2,
+        scores: [],
+      },
     ]);
     expect(r.costUsdPerHour).toEqual({ before: 0.2, after: 0 });
   });
@@ -438,6 +450,315 @@ describe('simulate: spot-to-spot, --db spot prices, the region', () => {
   });
 });
 
+describe('simulate: the Karpenter of v1.14 in the objects (issue 22)', () => {
+  const web = deployment('web', 1, { cpu: '1', memory: '1Gi' });
+  /** A NodePool written out in full, for the fields the helper above does not set. */
+  const pool = (name: string, o: { policy?: string; replicas?: number; capacityTypes?: string[]; requirements?: unknown[] } = {}) => ({
+    apiVersion: 'karpenter.sh/v1',
+    kind: 'NodePool',
+    metadata: { name },
+    spec: {
+      ...(o.replicas !== undefined ? { replicas: o.replicas } : {}),
+      disruption: { consolidationPolicy: o.policy ?? 'WhenEmptyOrUnderutilized', consolidateAfter: '1m', budgets: [{ nodes: '100%' }] },
+      template: {
+        spec: {
+          nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' },
+          requirements: [
+            { key: 'karpenter.sh/capacity-type', operator: 'In', values: o.capacityTypes ?? ['on-demand'] },
+            ...(o.requirements ?? []),
+          ],
+        },
+      },
+    },
+  });
+  const overlay = (name: string, spec: Record<string, unknown>) => ({
+    apiVersion: 'karpenter.sh/v1alpha1',
+    kind: 'NodeOverlay',
+    metadata: { name },
+    spec,
+  });
+  const bound = (name: string, nodeName: string, requests: Record<string, string>) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name,
+      namespace: 'shop',
+      creationTimestamp: '2026-12-03T10:00:00Z',
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-1', controller: true }],
+    },
+    spec: { nodeName, containers: [{ name: 'app', resources: { requests } }] },
+    status: { phase: 'Running', startTime: '2026-12-03T10:00:00Z' },
+  });
+
+  it('NodeOverlay (karpenter.sh/v1alpha1) with --feature-gates NodeOverlay=true: t.large at −80% ($0.20 → $0.04) beats t.small ($0.05); priced by the overlay', async () => {
+    const edp = overlay('edp', {
+      requirements: [{ key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['t.large'] }],
+      priceAdjustment: '-80%',
+    });
+    const objects = file(yamlStream(pool('general'), web, edp));
+    const r = await json(objects, ['--instance-types', catalogueFile(), '--feature-gates', 'NodeOverlay=true']);
+    expect(r.provisioning.nodeClaims.map((nc) => [nc.instanceType, nc.usdPerHour, nc.priceOverlay, nc.annotations])).toEqual([
+      [
+        't.large',
+        expect.closeTo(0.04, 12),
+        'edp',
+        { 'karpenter.sh/price-overlay-applied': 'true', 'karpenter.sh/nodeclaim-min-values-relaxed': 'false' },
+      ],
+    ]);
+    // every offering of t.large: three zones, on-demand and spot
+    expect(r.overlays).toEqual([{ name: 'edp', weight: 0, applied: true, pricedOfferings: 6, capacityTypes: 0 }]);
+    expect(r.karpenter.featureGates.nodeOverlay).toBe(true);
+    // the gate off (Karpenter's default): not applied, and said
+    const off = await json(objects, ['--instance-types', catalogueFile()]);
+    expect(off.provisioning.nodeClaims.map((nc) => [nc.instanceType, nc.usdPerHour])).toEqual([['t.small', 0.05]]);
+    expect(off.warnings).toContain(
+      '1 NodeOverlay(s) given but the NodeOverlay feature gate is off: not applied (Karpenter ignores them too)',
+    );
+  });
+  it('a static NodePool (spec.replicas): its node never consolidated, its fixed cost reported, no NodeClaim for a pending pod', async () => {
+    // the static node is full, so the pending pod has nowhere to go: a static NodePool launches nothing for it
+    const full = node('s1', 't.large', { pool: 'fixed', allocatable: { cpu: '100m', memory: '100Mi', pods: '30' } });
+    const r = await json(file(yamlStream(pool('fixed', { replicas: 2 }), full, web)), [
+      '--instance-types',
+      catalogueFile(),
+      '--feature-gates',
+      'StaticCapacity=true',
+    ]);
+    expect(r.provisioning.unschedulable.map((u) => [u.pod, u.reason])).toEqual([['shop/web-0', 'no nodepools found']]);
+    expect(r.staticNodePools).toEqual([{ nodePool: 'fixed', replicas: 2, nodes: 1, costUsdPerHour: 0.2 }]);
+    expect(r.consolidation.unconsolidatable.map((u) => u.reason)).toEqual([
+      'NodePool "fixed" is static (spec.replicas 2): Karpenter never consolidates its nodes',
+    ]);
+  });
+  it('consolidationPolicy Balanced: t.xlarge ($0.40) with one pod → t.small ($0.05): 87.5% saved for 100% disrupted, score 0.88 ≥ 0.50', async () => {
+    const r = await json(
+      file(
+        yamlStream(pool('general', { policy: 'Balanced' }), node('x1', 't.xlarge'), bound('web-1-a', 'x1', { cpu: '1', memory: '1Gi' })),
+      ),
+      ['--instance-types', catalogueFile()],
+    );
+    const [d] = r.consolidation.decisions;
+    expect(d).toMatchObject({
+      action: 'replace',
+      candidates: ['x1'],
+      replacement: { instanceType: 't.small', usdPerHour: 0.05 },
+      savingsUsdPerHour: expect.closeTo(0.35, 12),
+    });
+    expect(d.scores.map((sc) => sc.message)).toEqual(['score 0.88 >= threshold 0.50 (k: 2, savings 87.5%, disruption 100.0%)']);
+    const text = await run([
+      '--objects',
+      file(
+        yamlStream(pool('general', { policy: 'Balanced' }), node('x1', 't.xlarge'), bound('web-1-a', 'x1', { cpu: '1', memory: '1Gi' })),
+      ),
+      '--instance-types',
+      catalogueFile(),
+      '--now',
+      NOW,
+    ]);
+    expect(text.out).toContain(
+      'ConsolidationApproved (NodePool general): score 0.88 >= threshold 0.50 (k: 2, savings 87.5%, disruption 100.0%)',
+    );
+    // v1.13.0 had no Balanced policy: refused, naming the NodePool
+    const old = await run([
+      '--objects',
+      file(yamlStream(pool('general', { policy: 'Balanced' }))),
+      '--instance-types',
+      catalogueFile(),
+      '--karpenter-version',
+      '1.13.0',
+    ]);
+    expect([old.code, old.err]).toEqual([
+      2,
+      'simulate: NodePool general: spec.disruption.consolidationPolicy "Balanced" arrived in Karpenter v1.14.0 (karpenterVersion 1.13.0 refuses it)',
+    ]);
+  });
+  it('reserved offerings in a catalogue file: the first pod gets the one instance left (cr-0a, priced as written), the replacement of a dear node too', async () => {
+    const types = CATALOGUE.map((t) =>
+      t.name === 't.small'
+        ? {
+            ...t,
+            offerings: [
+              ...t.offerings,
+              {
+                zone: 'us-east-1a',
+                capacityType: 'reserved',
+                priceUsdPerHour: 0.005,
+                available: true,
+                reservationId: 'cr-0a',
+                reservationCapacity: 1,
+              },
+            ],
+          }
+        : t,
+    );
+    const both = pool('general', { capacityTypes: ['on-demand', 'reserved'] });
+    const anti = {
+      affinity: {
+        podAntiAffinity: {
+          requiredDuringSchedulingIgnoredDuringExecution: [
+            { topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'web' } } },
+          ],
+        },
+      },
+    };
+    const r = await json(file(yamlStream(both, deployment('web', 2, { cpu: '1', memory: '1Gi' }, anti))), [
+      '--instance-types',
+      catalogueFile(types),
+    ]);
+    expect(r.provisioning.nodeClaims.map((nc) => [nc.instanceType, nc.capacityType, nc.reservationId ?? null, nc.usdPerHour])).toEqual([
+      ['t.small', 'reserved', 'cr-0a', 0.005],
+      ['t.small', 'on-demand', null, 0.05],
+    ]);
+    expect(r.reservations).toEqual([{ reservationId: 'cr-0a', nodes: 0, launched: 1, instancesLeft: 0 }]);
+    const replaced = await json(file(yamlStream(both, node('x1', 't.xlarge'), bound('web-1-a', 'x1', { cpu: '1', memory: '1Gi' }))), [
+      '--instance-types',
+      catalogueFile(types),
+    ]);
+    expect(replaced.consolidation.decisions[0].replacement).toMatchObject({
+      instanceType: 't.small',
+      capacityType: 'reserved',
+      reservationId: 'cr-0a',
+      usdPerHour: 0.005,
+    });
+  });
+  it('EC2NodeClass status.capacityReservations feed the built-in catalogue: the pod launches into cr-0123 at on-demand ÷ 10^7; a node of a reservation that has ended is on-demand', async () => {
+    const nodeClass = {
+      apiVersion: 'karpenter.k8s.aws/v1',
+      kind: 'EC2NodeClass',
+      metadata: { name: 'default' },
+      spec: {},
+      status: {
+        capacityReservations: [
+          {
+            id: 'cr-0123',
+            instanceType: 'c6a.large',
+            availabilityZone: 'us-east-1a',
+            instanceMatchCriteria: 'targeted',
+            ownerID: '123456789012',
+            reservationType: 'default',
+            state: 'active',
+          },
+          {
+            id: 'cr-0ended',
+            instanceType: 'm6a.large',
+            availabilityZone: 'us-east-1a',
+            instanceMatchCriteria: 'targeted',
+            ownerID: '123456789012',
+            endTime: '2026-12-03T11:00:00Z',
+          },
+        ],
+      },
+    };
+    const r = await json(file(yamlStream(pool('general', { capacityTypes: ['on-demand', 'reserved'] }), nodeClass, web)), [
+      '--region',
+      'us-east-1',
+    ]);
+    const onDemand = loadStaticTables().get('us-east-1')?.prices;
+    expect(r.provisioning.nodeClaims.map((nc) => [nc.instanceType, nc.capacityType, nc.reservationId])).toEqual([
+      ['c6a.large', 'reserved', 'cr-0123'],
+    ]);
+    expect(r.provisioning.nodeClaims[0].usdPerHour).toBeCloseTo((onDemand?.get('c6a.large') ?? NaN) / 1e7, 15);
+    expect(r.input.reservedOfferings).toBe(1);
+    // a node still labelled reserved in cr-0ended, which ended at 11:00: demoted, priced on-demand
+    const demoted = node('old', 'm6a.large', { capacityType: 'reserved' });
+    demoted.metadata.labels['karpenter.k8s.aws/capacity-reservation-id'] = 'cr-0ended';
+    const after = await json(file(yamlStream(pool('general', { capacityTypes: ['on-demand', 'reserved'] }), nodeClass, demoted)), [
+      '--region',
+      'us-east-1',
+    ]);
+    expect(after.costUsdPerHour.before).toBe(onDemand?.get('m6a.large'));
+    const text = await run([
+      '--objects',
+      file(yamlStream(pool('general', { capacityTypes: ['on-demand', 'reserved'] }), nodeClass, web)),
+      '--region',
+      'us-east-1',
+      '--now',
+      NOW,
+    ]);
+    expect(text.out).toContain('AWS bills a reservation whether it is used or not');
+    expect(text.out).toMatch(/general +c6a\.large +reserved cr-0123 +us-east-1a/);
+  });
+  it('a PersistentVolumeClaim bound to a PersistentVolume in us-east-1b pins its StatefulSet pod there (without it: us-east-1a, the first)', async () => {
+    const sts = {
+      apiVersion: 'apps/v1',
+      kind: 'StatefulSet',
+      metadata: { name: 'db', namespace: 'shop' },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'db' } },
+        template: {
+          metadata: { labels: { app: 'db' } },
+          spec: {
+            containers: [{ name: 'db', resources: { requests: { cpu: '1', memory: '1Gi' } } }],
+            volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data-db-0' } }],
+          },
+        },
+      },
+    };
+    const pvc = {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'data-db-0', namespace: 'shop' },
+      spec: { storageClassName: 'gp3', volumeName: 'pv-1' },
+    };
+    const pv = {
+      apiVersion: 'v1',
+      kind: 'PersistentVolume',
+      metadata: { name: 'pv-1' },
+      spec: {
+        csi: { driver: 'ebs.csi.aws.com' },
+        nodeAffinity: {
+          required: {
+            nodeSelectorTerms: [{ matchExpressions: [{ key: 'topology.kubernetes.io/zone', operator: 'In', values: ['us-east-1b'] }] }],
+          },
+        },
+      },
+    };
+    const sc = {
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      metadata: { name: 'gp3' },
+      provisioner: 'ebs.csi.aws.com',
+      volumeBindingMode: 'WaitForFirstConsumer',
+    };
+    const pinned = await json(file(yamlStream(pool('general'), sts, pvc, pv, sc)), ['--instance-types', catalogueFile()]);
+    expect(pinned.provisioning.nodeClaims.map((nc) => nc.zone)).toEqual(['us-east-1b']);
+    expect(pinned.input.ignored).toEqual([]);
+    const free = await json(file(yamlStream(pool('general'), sts)), ['--instance-types', catalogueFile()]);
+    expect(free.provisioning.nodeClaims.map((nc) => nc.zone)).toEqual(['us-east-1a']);
+  });
+  it('--min-values-policy BestEffort: a NodePool asking for 4 types of 3 still launches, annotated karpenter.sh/nodeclaim-min-values-relaxed "true"', async () => {
+    const picky = pool('general', {
+      requirements: [
+        { key: 'node.kubernetes.io/instance-type', operator: 'In', values: ['t.small', 't.large', 't.xlarge', 't.huge'], minValues: 4 },
+      ],
+    });
+    const objects = file(yamlStream(picky, web));
+    const strict = await json(objects, ['--instance-types', catalogueFile()]);
+    expect(strict.provisioning.nodeClaims).toEqual([]);
+    const best = await json(objects, ['--instance-types', catalogueFile(), '--min-values-policy', 'BestEffort']);
+    expect(best.provisioning.nodeClaims.map((nc) => [nc.instanceType, nc.annotations])).toEqual([
+      ['t.small', { 'karpenter.sh/nodeclaim-min-values-relaxed': 'true' }],
+    ]);
+    expect(best.karpenter.minValuesPolicy).toBe('BestEffort');
+  });
+  it('a NodeOverlay the CRD would refuse is one message naming it, exit 2', async () => {
+    const bad = overlay('discount', { requirements: [], priceAdjustment: '15%' });
+    const r = await run([
+      '--objects',
+      file(yamlStream(pool('general'), bad)),
+      '--instance-types',
+      catalogueFile(),
+      '--feature-gates',
+      'NodeOverlay=true',
+    ]);
+    expect([r.code, r.err]).toEqual([
+      2,
+      'simulate: NodeOverlay discount: spec.priceAdjustment "15%" must be "+N", "-N", "+N%" or "-N%" (down to "-100%")',
+    ]);
+  });
+});
+
 describe('simulate: bad input is one message on stderr naming the object or flag, exit 2', () => {
   const pool = stringify(nodePool('general'));
   it.each([
@@ -489,7 +810,10 @@ describe('simulate: bad input is one message on stderr naming the object or flag
 
   it.each([
     [['--feature-gates', 'SpotToSpotConsolidation=yes'], '--feature-gates "SpotToSpotConsolidation=yes" is not Name=true or Name=false'],
-    [['--feature-gates', 'NodeRepair=true'], '--feature-gates: the simulator models SpotToSpotConsolidation only, not "NodeRepair"'],
+    [['--feature-gates', 'NodeRepair=true'], '--feature-gates NodeRepair=true: the simulator does not model NodeRepair'],
+    [['--feature-gates', 'Balanced=true'], '--feature-gates: "Balanced" is not a Karpenter feature gate'],
+    [['--min-values-policy', 'Loose'], '--min-values-policy must be Strict or BestEffort'],
+    [['--karpenter-version', '0.37.0'], '--karpenter-version "0.37.0": the engine models Karpenter v1 releases'],
     [['--now', 'yesterday'], '--now must be an ISO 8601 time with its zone'],
     [['--region', 'mars-1'], '--region must be an AWS region name like us-east-1, got "mars-1"'],
     [['--db', 'x.db', '--instance-types', 'x.json'], 'give one or the other'],

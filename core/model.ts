@@ -1,5 +1,7 @@
 import type { NodeSelectorRequirement } from './karpenter/requirements.js';
 import type { CapacityType } from './labels.js';
+import type { KubeAffinity, KubeTopologySpreadConstraint } from './karpenter/scheduling/kube-types.js';
+import type { Toleration } from './karpenter/scheduling/taints.js';
 import type { Currency } from './partitions.js';
 import type { ContainerRecord } from './usage.js';
 
@@ -103,9 +105,92 @@ export interface PodRecord {
   usage?: PodUsage;
   /** Its app containers' requests, limits and restarts (core/usage.ts); absent in records made before they were read. */
   containers?: ContainerRecord[];
+  /** karpenter.sh/do-not-disrupt honoured at some time: "true", or a positive Go duration (v1.12+, from startTime). */
   doNotDisrupt: boolean;
   createdAt: number;
   labels: Record<string, string>;
+  /*
+   * What the scheduling engine reads of a pod (issue 21), absent in records made before it was collected. The
+   * scheduling spec is deduplicated by its hash (a Deployment's 300 replicas store it once):
+   * collectors/kubernetes/map-scheduling.ts.
+   */
+  scheduling?: PodSchedulingRef;
+  /** karpenter.sh/do-not-disrupt as written ("true", "30m"); null when absent. */
+  doNotDisruptValue?: string | null;
+  /** controller.kubernetes.io/pod-deletion-cost as written; null when absent. */
+  deletionCost?: string | null;
+  /** status.startTime (what a do-not-disrupt duration runs from), epoch ms; null when not started. */
+  startedAt?: number | null;
+  /** Its PersistentVolumeClaim and generic ephemeral volumes (the only volumes that pin or limit placement). */
+  volumes?: PodVolumeRecord[];
+  /** The image of a Karpenter controller container this pod runs (karpenterVersion is read off its tag). */
+  karpenterImage?: string;
+}
+
+/**
+ * The part of a pod the scheduling engine reads and replicas share, stored once per distinct hash (its canonical
+ * JSON). Field names and shapes are the Kubernetes API's (kube-types.ts), so the reader spreads it into a pod spec.
+ */
+export interface PodSchedulingSpec {
+  nodeSelector?: Record<string, string>;
+  affinity?: KubeAffinity;
+  tolerations?: Toleration[];
+  topologySpreadConstraints?: KubeTopologySpreadConstraint[];
+  priority?: number;
+  priorityClassName?: string;
+  preemptionPolicy?: string;
+  /** spec.schedulingGates' names: a gated pod is not scheduled (nor provisioned for) until they are removed. */
+  schedulingGates?: string[];
+  /**
+   * Effective requests of every resource the pod names (Kubernetes' rule: max(Σ containers, max init) + overhead,
+   * pod-level resources replacing cpu and memory where set): cpu as millicores (`250m`), the rest in base units.
+   */
+  requests: Record<string, string>;
+  /** Host ports its containers claim (two pods claiming one port cannot share a node). */
+  hostPorts?: { hostPort: number; protocol?: string; hostIP?: string }[];
+  /**
+   * True when the required node affinity's matchFields named the pod's own node (`metadata.name In [<node>]`, what
+   * the DaemonSet controller writes): stored without the name so a DaemonSet's pods share one spec, put back on read.
+   */
+  ownNodeAffinity?: true;
+}
+
+/** A pod's scheduling spec as canonical JSON and its hash; equal specs share one object (and one stored row). */
+export interface PodSchedulingRef {
+  hash: string;
+  json: string;
+}
+
+export interface PodVolumeRecord {
+  name: string;
+  claimName?: string;
+  /** A generic ephemeral volume's claim template storage class ('' when it names none). */
+  ephemeralStorageClass?: string;
+}
+
+/**
+ * One object of a kind the ledger keeps versioned (NodePools, PodDisruptionBudgets, DaemonSets, PVCs, PVs,
+ * StorageClasses, CSINodes, EC2NodeClasses, NodeOverlays, and each Node's mutable part: taints, unschedulable,
+ * allocatable): its body as canonical JSON, in the shape the engine reads (core/karpenter/scheduling/kube-types.ts).
+ */
+export interface VersionedObjectRecord {
+  kind: string;
+  /** '' for cluster-scoped objects. */
+  namespace: string;
+  name: string;
+  json: string;
+  /** Content hash of `json` (a body is stored once per hash). */
+  hash: string;
+}
+
+/** How reading one kind went in a snapshot: read, or why not (the CRD is absent, the role lacks it, it failed). */
+export type KindState = { state: 'ok' } | { state: 'absent' | 'forbidden' | 'failed'; message: string };
+
+/** Karpenter's version as the collector found it: its controller's image tag, or --karpenter-version. */
+export interface KarpenterVersionRecord {
+  version: string;
+  source: 'image' | 'flag';
+  image?: string;
 }
 
 export interface EventRecord {
@@ -212,6 +297,12 @@ export interface KubeSnapshot {
    * DisruptionReason is often set and deleted between two snapshots). Absent when the snapshot came from lists.
    */
   goneNodeClaims?: NodeClaimRecord[];
+  /** Objects of the versioned kinds read with this snapshot (absent: none were read, as before issue 21). */
+  objects?: VersionedObjectRecord[];
+  /** Per versioned kind: read, or why not. A kind not named was not asked for. */
+  kinds?: Record<string, KindState>;
+  /** Karpenter's version, when readable (or given); absent when not. */
+  karpenterVersion?: KarpenterVersionRecord;
 }
 
 export const zeroResources = (): ResourceAmounts => ({ cpuMillicores: 0, memoryBytes: 0, pods: 0, gpu: 0 });

@@ -91,6 +91,9 @@ function toWal(db: Db): void {
   }
 }
 
+/** A file without a single page yet: a new database (its header and mode are still to be written). */
+const isEmptyFile = (db: Db): boolean => (db.pragma('page_count', { simple: true }) as number) === 0;
+
 /**
  * Opens (creating if needed) the ledger database with WAL, foreign keys and a busy timeout, migrates it and brings
  * its kept disruptions up to date; read-only, it checks the schema and writes nothing.
@@ -103,6 +106,10 @@ export function openDb({ path, readonly = false }: OpenDbOptions): Db {
     // lock for seconds, so waiting is better than failing a snapshot.
     db.pragma('busy_timeout = 15000');
     if (!readonly) {
+      // A new file frees the pages of what retention deletes (incremental_vacuum after a fold), so it shrinks as it
+      // folds. This takes only before the first table (and before WAL, whose switch writes the header): an existing
+      // file keeps its mode until the collector's one-time VACUUM (cli/retention-stage.ts upgradeToIncrementalVacuum).
+      if (isEmptyFile(db)) db.pragma('auto_vacuum = INCREMENTAL');
       toWal(db);
       db.pragma('synchronous = NORMAL');
     }

@@ -31,6 +31,11 @@ export interface SandboxOptions {
    * conditions. Default: the scenario file's, else the current one.
    */
   karpenterVersion?: string;
+  /**
+   * Simulate only the first days of the scenario (tests that need what week4 holds, not its two weeks): a history of
+   * its own, cached like the whole one.
+   */
+  days?: number;
   /** Initial clock; default: the end of the scenario (all history visible). */
   at?: number;
   port?: number;
@@ -93,13 +98,13 @@ export function loadUsageModel(name = DEFAULT_SCENARIO, seed = DEFAULT_SEED): Us
  * suite's workers: scenario-cache.ts), imitating `karpenterVersion` (default:
  * the file's, else the current release). A version that is not a Karpenter v1 release throws KarpenterVersionError.
  */
-export function loadScenario(name = DEFAULT_SCENARIO, seed = DEFAULT_SEED, karpenterVersion?: string): Scenario {
+export function loadScenario(name = DEFAULT_SCENARIO, seed = DEFAULT_SEED, karpenterVersion?: string, days?: number): Scenario {
   const file = loadScenarioFile(name);
   const version = karpenterProfile(karpenterVersion ?? file.karpenterVersion).version;
-  const key = `${name}|${seed}|${version}`;
+  const key = `${name}|${seed}|${version}|${days ?? ''}`;
   let s = cache.get(key);
   if (!s) {
-    const input = { ...file, karpenterVersion: version };
+    const input = { ...file, karpenterVersion: version, ...(days !== undefined ? { days } : {}) };
     s = cachedSimulation({ input, seed }, () => simulate(input, seed));
     cache.set(key, s);
   }
@@ -113,7 +118,7 @@ export function awsHandlers(): SandboxHandler[] {
 
 /** Starts the simulated cluster and AWS account on 127.0.0.1. */
 export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
-  const scenario = loadScenario(opts.scenario, opts.seed, opts.karpenterVersion);
+  const scenario = loadScenario(opts.scenario, opts.seed, opts.karpenterVersion, opts.days);
   const ctx: SandboxContext = { scenario, clock: new SandboxClock(opts.at ?? scenario.end), requestLog: [], faults: [] };
   const token = opts.auth === false ? null : randomBytes(24).toString('hex');
   const certificate = await sandboxCertificate();

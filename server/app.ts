@@ -33,9 +33,9 @@ import { statusRoutes } from './routes/status.js';
 import { teamsRoutes } from './routes/teams.js';
 import { workloadsRoutes } from './routes/workloads.js';
 import { whatIfRoutes } from './routes/whatif.js';
-import { createWhatIfService } from './services/whatif-service.js';
-import { createWhatIfWorlds } from './services/whatif-world.js';
-import { createWhatIfRepository } from '../db/repositories/whatif-repository.js';
+import { EngineBusyError, EngineCancelledError } from './engine-pool/engine-errors.js';
+import { engineFor, type EngineOptions } from './engine-pool/engine-options.js';
+import type { EngineRunner } from './engine-pool/engine-runner.js';
 import { QUERY_PARAM_HINTS, QUERY_PARAM_ROUTE_HINTS, type ErrorResponse } from './schemas/common.js';
 import { createBillPractice, type PracticeBillProvider } from './services/bill-practice.js';
 import { createBillCurService } from './services/bill-cur-service.js';
@@ -50,8 +50,6 @@ import { createNodePoolCostService } from './services/nodepool-cost-service.js';
 import { createReportsService } from './services/reports-service.js';
 import { createTeamsService } from './services/teams-service.js';
 import { createWorkloadsService } from './services/workloads-service.js';
-import { createEngineCatalogue } from './services/engine-catalogue.js';
-import { createStoredSnapshotRepository } from '../db/repositories/stored-snapshot-repository.js';
 
 export interface BuildAppOptions {
   db: Db;
@@ -79,6 +77,13 @@ export interface BuildAppOptions {
    * heldLockWriter. Default: the lock taken on `db` itself for each action.
    */
   writer?: DatabaseWriter;
+  /**
+   * Where the scheduling engine runs (the what-ifs, the Workloads re-packs): `{ workers: N }` in a pool of N worker
+   * threads over the database's file (server/engine-pool/), with a time bound per request (`timeoutMs`) answered 503
+   * with Retry-After. Default (and for a database in memory): on the API's thread. `serve` and `demo` pass
+   * engineOptionsFromEnv(). A runner made by the caller (engineFor) is used as given and closed with the app.
+   */
+  engine?: EngineOptions | EngineRunner;
 }
 
 /**
@@ -131,6 +136,20 @@ function queryValue(req: FastifyRequest, param: string): unknown {
 }
 
 function handleError(err: FastifyError, req: FastifyRequest, reply: FastifyReply): FastifyReply {
+  // The engine's time bound: the simulation goes on, and asking again after Retry-After finds it.
+  if (err instanceof EngineBusyError) {
+    return reply
+      .code(503)
+      .header('retry-after', String(err.retryAfterSeconds))
+      .send(errorBody(503, 'Service Unavailable', err.message));
+  }
+  // The client went away: nobody reads an answer, and its half-closed connection would otherwise stay open until
+  // the server's headers timeout (60 s), holding `close` up.
+  if (err instanceof EngineCancelledError) {
+    reply.hijack();
+    req.raw.socket?.destroy();
+    return reply;
+  }
   if (err instanceof QueryParamError) {
     return reply.code(400).send(errorBody(400, 'Bad Request', `Invalid query parameter "${err.param}": ${err.detail}`));
   }
@@ -170,6 +189,7 @@ function registerApiRoutes(
   now: () => number,
   writer: DatabaseWriter,
   practiceBills: PracticeBillProvider | undefined,
+  engine: EngineRunner,
 ): void {
   const reportsRepo = createReportsRepository(db);
   const packing = createAnalyticsPackingRepository(db);
@@ -191,14 +211,10 @@ function registerApiRoutes(
     teams: createTeamsService(teamsRepo, packing, ctx),
     teamsCur: createTeamsCurService(teamsRepo, packing, cur, ctx),
   });
-  app.register(workloadsRoutes, {
-    workloads: createWorkloadsService(createUsageRepository(db), packing, {
-      snapshots: createStoredSnapshotRepository(db),
-      catalogue: createEngineCatalogue(),
-    }),
-  });
+  // Usage charts on this thread; the recommendations (engine re-packs) through the engine.
+  app.register(workloadsRoutes, { workloads: createWorkloadsService(createUsageRepository(db), packing), engine });
   app.register(billRoutes, { bill, practice: createBillPractice(db, bill, practiceBills), billCur: createBillCurService(db) });
-  app.register(whatIfRoutes, { whatif: createWhatIfService(createWhatIfWorlds(createWhatIfRepository(db))) });
+  app.register(whatIfRoutes, { engine });
 }
 
 /** The API and the built dashboard. Does not listen: the caller listens (on 127.0.0.1). */
@@ -225,7 +241,16 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
 
   // OpenAPI (/docs) first: it documents the routes registered after it.
   registerOpenApi(app);
-  registerApiRoutes(app, options.db, options.now ?? Date.now, options.writer ?? sameConnectionWriter(options.db), options.practiceBills);
+  const engine = options.engine !== undefined && 'run' in options.engine ? options.engine : engineFor(options.db, options.engine);
+  app.addHook('onClose', async () => engine.close());
+  registerApiRoutes(
+    app,
+    options.db,
+    options.now ?? Date.now,
+    options.writer ?? sameConnectionWriter(options.db),
+    options.practiceBills,
+    engine,
+  );
 
   const webBuilt = existsSync(indexHtml);
   if (webBuilt) {

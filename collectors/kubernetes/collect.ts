@@ -1,9 +1,12 @@
-import type { KubeSnapshot, NamespaceRecord, NodePoolRecord } from '../../core/model.js';
+import type { KindState, KubeSnapshot, NamespaceRecord, NodePoolRecord, VersionedObjectRecord } from '../../core/model.js';
 import { DEFAULT_TEAM_LABEL } from '../../core/labels.js';
 import type { KubeClients } from './client.js';
 import { createInterner, internPod } from './intern.js';
 import { listMapped, type ListStats } from './list-all.js';
+import { EXTRA_KINDS, type ExtraKind, kindStateOf } from './kinds.js';
 import { mapEvent, mapNamespace, mapNode, mapNodeClaim, mapNodePool, mapPod } from './map.js';
+import { nodePoolObject, nodeSpecObject } from './map-objects.js';
+import { createSpecTable, karpenterVersionOf } from './map-scheduling.js';
 
 export interface KubeCollectOptions {
   /** Page size for lists (the API server caps what it returns). */
@@ -49,21 +52,45 @@ export async function collectKubeSnapshot(
       );
   const teamByNs = new Map(nsRecords.map((ns) => [ns.name, ns.team]));
   const intern = createInterner();
+  const specs = createSpecTable();
+  const kinds: Record<string, KindState> = {};
+  const objects: VersionedObjectRecord[] = [];
+  // Kept once a list is complete (a list restarted on 410 drops what it had mapped).
+  const keep = (list: (VersionedObjectRecord | null)[]): void => {
+    for (const o of list) if (o !== null) objects.push(o);
+  };
+  const both = <R>(list: { record: R; object: VersionedObjectRecord | null }[]): R[] => {
+    keep(list.map((x) => x.object));
+    return list.map((x) => x.record);
+  };
+  // The extra kinds are optional: one the cluster does not serve, or the role does not grant, is noted in `kinds`.
+  const extra = (x: ExtraKind): Promise<void> =>
+    listMapped(x.kind, x.list(k, limit), x.map, stats).then(
+      (list) => {
+        keep(list);
+        kinds[x.kind] = { state: 'ok' };
+      },
+      (err: unknown) => void (kinds[x.kind] = kindStateOf(x, err)),
+    );
   const [nodes, pods, nodePools, nodeClaims, events] = await Promise.all([
     listMapped(
       'nodes',
       (cont) => k.core.listNode({ limit, _continue: cont }).then((r) => ({ items: r.items, continueToken: r.metadata?._continue })),
-      mapNode,
+      (n) => ({ record: mapNode(n), object: nodeSpecObject(n) }),
       stats,
-    ),
+    ).then(both),
     listMapped(
       'pods',
       (cont) =>
         k.core.listPodForAllNamespaces({ limit, _continue: cont }).then((r) => ({ items: r.items, continueToken: r.metadata?._continue })),
-      (p) => internPod(mapPod(p, teamByNs, teamLabel), intern),
+      (p) => internPod(mapPod(p, teamByNs, teamLabel, specs), intern),
       stats,
     ),
-    opts.reuse ? Promise.resolve(opts.reuse.nodePools) : listMapped('nodepools', custom('nodepools'), mapNodePool, stats),
+    opts.reuse
+      ? Promise.resolve(opts.reuse.nodePools)
+      : listMapped('nodepools', custom('nodepools'), (raw) => ({ record: mapNodePool(raw), object: nodePoolObject(raw) }), stats).then(
+          both,
+        ),
     listMapped('nodeclaims', custom('nodeclaims'), mapNodeClaim, stats),
     opts.withEvents
       ? listMapped(
@@ -76,6 +103,21 @@ export async function collectKubeSnapshot(
           stats,
         )
       : Promise.resolve([]),
+    ...EXTRA_KINDS.map(extra),
   ]);
-  return { takenAt, namespaces: nsRecords, nodes, pods, nodePools, nodeClaims, events };
+  kinds.Node = { state: 'ok' };
+  if (!opts.reuse) kinds.NodePool = { state: 'ok' };
+  const karpenterVersion = karpenterVersionOf(pods);
+  return {
+    takenAt,
+    namespaces: nsRecords,
+    nodes,
+    pods,
+    nodePools,
+    nodeClaims,
+    events,
+    objects,
+    kinds,
+    ...(karpenterVersion === undefined ? {} : { karpenterVersion }),
+  };
 }

@@ -8,13 +8,25 @@ import type {
   NodePoolRecord,
   NodeRecord,
   PodRecord,
+  PodSchedulingRef,
+  PodSchedulingSpec,
   ResourceAmounts,
 } from '../../core/model.js';
 import { disruptionFromConditions } from '../../core/karpenter/events.js';
-import { effectiveRequests } from '../../core/pod-requests.js';
 import { requirementsFromJson } from '../../core/karpenter/requirements.js';
 import { parseBaseUnits, parseCpuMillicores, quantitiesFromJson } from '../../core/quantity.js';
 import { mapContainers } from './map-metrics.js';
+import {
+  annotationValue,
+  ANNOTATION_POD_DELETION_COST,
+  createSpecTable,
+  honoursDoNotDisrupt,
+  karpenterImageOf,
+  podRequestList,
+  podSchedulingSpec,
+  podVolumes,
+  startedAtOf,
+} from './map-scheduling.js';
 
 /** Pure mappings from Kubernetes API objects to the ledger's records. */
 
@@ -60,8 +72,20 @@ export function mapNode(n: V1Node): NodeRecord {
   };
 }
 
-export function mapPod(p: V1Pod, namespaceTeam: Map<string, string | null>, teamLabel: string): PodRecord {
+/** Shared by every pod mapped without a table of its own (the canonical text keys it: see createSpecTable). */
+const sharedSpecs = createSpecTable();
+
+export function mapPod(
+  p: V1Pod,
+  namespaceTeam: Map<string, string | null>,
+  teamLabel: string,
+  specOf: (spec: PodSchedulingSpec) => PodSchedulingRef = sharedSpecs,
+): PodRecord {
   const labels = p.metadata?.labels ?? {};
+  const doNotDisruptValue = annotationValue(p, ANNOTATION_DO_NOT_DISRUPT);
+  const volumes = podVolumes(p);
+  const karpenterImage = karpenterImageOf(p);
+  const requestList = podRequestList(p);
   const owner = p.metadata?.ownerReferences?.find((o) => o.controller) ?? p.metadata?.ownerReferences?.[0];
   const namespace = p.metadata?.namespace ?? '';
   return {
@@ -73,19 +97,25 @@ export function mapPod(p: V1Pod, namespaceTeam: Map<string, string | null>, team
     ownerKind: owner?.kind ?? null,
     ownerName: owner?.name ?? null,
     team: labels[teamLabel] ?? namespaceTeam.get(namespace) ?? null,
-    requests: effectiveRequests(
-      (p.spec?.containers ?? []).map((c) => ({ resources: { requests: c.resources?.requests as Record<string, string> | undefined } })),
-      (p.spec?.initContainers ?? []).map((c) => ({
-        resources: { requests: c.resources?.requests as Record<string, string> | undefined },
-        restartPolicy: c.restartPolicy,
-      })),
-      (p.spec?.overhead ?? {}) as Record<string, string>,
-    ),
+    // Kubernetes' effective requests (pod-level resources of Kubernetes 1.32+ included), computed once for both.
+    requests: {
+      cpuMillicores: requestList.cpu ?? 0,
+      memoryBytes: requestList.memory ?? 0,
+      pods: 1,
+      gpu: requestList['nvidia.com/gpu'] ?? 0,
+    },
     // Per container: requests and limits beside usage, restarts and OOM kills (lastState.terminated).
     containers: mapContainers(p.spec?.containers, p.status?.containerStatuses),
-    doNotDisrupt: p.metadata?.annotations?.[ANNOTATION_DO_NOT_DISRUPT] === 'true',
+    // "true" or a duration ("30m", Karpenter v1.12+): the value itself is kept for when it runs out.
+    doNotDisrupt: honoursDoNotDisrupt(doNotDisruptValue),
     createdAt: ms(p.metadata?.creationTimestamp),
     labels,
+    scheduling: specOf(podSchedulingSpec(p, requestList)),
+    doNotDisruptValue,
+    deletionCost: annotationValue(p, ANNOTATION_POD_DELETION_COST),
+    startedAt: startedAtOf(p),
+    ...(volumes === undefined ? {} : { volumes }),
+    ...(karpenterImage === undefined ? {} : { karpenterImage }),
   };
 }
 

@@ -3,16 +3,21 @@ import type { CoreV1Event, V1Namespace, V1Node, V1Pod } from '@kubernetes/client
 import { DEFAULT_TEAM_LABEL } from '../../core/labels.js';
 import type {
   EventRecord,
+  KindState,
   KubeSnapshot,
   NamespaceRecord,
   NodeClaimRecord,
   NodePoolRecord,
   NodeRecord,
   PodRecord,
+  VersionedObjectRecord,
 } from '../../core/model.js';
 import type { KubeClients } from './client.js';
+import { EXTRA_KINDS, type ExtraKind, kindStateOf } from './kinds.js';
 import { listAll, type ListStats, type Page } from './list-all.js';
 import { mapEvent, mapNamespace, mapNode, mapNodeClaim, mapNodePool, mapPod } from './map.js';
+import { nodePoolObject, nodeSpecObject } from './map-objects.js';
+import { createSpecTable, karpenterVersionOf } from './map-scheduling.js';
 
 type Meta = { metadata?: { name?: string; namespace?: string; resourceVersion?: string } };
 
@@ -23,6 +28,12 @@ class WatchedResource<R> {
   /** Highest resourceVersion seen (from objects or bookmarks), as a number, for "caught up to" waits. */
   seen = 0;
   watching = false;
+  /** An extra kind (kinds.ts): may be absent or forbidden; then not watched, and listed again now and then. */
+  optional: ExtraKind | null = null;
+  /** Whether its objects are in the cache (false: the kind is absent, forbidden or its list failed: `state` says). */
+  live = true;
+  state: KindState = { state: 'ok' };
+  lastAttemptMs = 0;
   constructor(
     readonly name: string,
     readonly path: string,
@@ -30,6 +41,10 @@ class WatchedResource<R> {
     readonly map: (raw: unknown) => R,
   ) {}
 }
+
+/** How often an extra kind that was absent, forbidden or failing is listed again (a CRD installed, a role fixed). */
+const OPTIONAL_RETRY_MS = 10 * 60_000;
+type WithObject<R> = { record: R; object: VersionedObjectRecord | null };
 
 const keyOf = (o: Meta): string => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
 const rvNumber = (rv: string | undefined): number => (rv && /^\d+$/.test(rv) ? Number(rv) : 0);
@@ -47,12 +62,13 @@ export interface WatchCacheOptions {
  * pause. `waitFor(rv)` resolves once every watch has seen that resourceVersion (bookmarks make that certain).
  */
 export class KubeWatchCache {
-  private readonly nodes: WatchedResource<NodeRecord>;
+  private readonly nodes: WatchedResource<WithObject<NodeRecord>>;
   private readonly pods: WatchedResource<PodRecord>;
   private readonly nodeClaims: WatchedResource<NodeClaimRecord>;
-  private readonly nodePools: WatchedResource<NodePoolRecord>;
+  private readonly nodePools: WatchedResource<WithObject<NodePoolRecord>>;
   private readonly namespaces: WatchedResource<NamespaceRecord>;
   private readonly events: WatchedResource<EventRecord>;
+  private readonly extras: WatchedResource<VersionedObjectRecord | null>[];
   private readonly all: WatchedResource<unknown>[];
   private readonly waiters: { rv: number; resolve: () => void }[] = [];
   private readonly pendingEvents = new Map<string, EventRecord>();
@@ -95,17 +111,24 @@ export class KubeWatchCache {
       'nodes',
       '/api/v1/nodes',
       core((p) => k.core.listNode(p)),
-      (o) => mapNode(o as V1Node),
+      (o) => ({
+        record: mapNode(o as V1Node),
+        object: nodeSpecObject(o as V1Node),
+      }),
     );
     // Pods are mapped without a team; the team is resolved at snapshot time against the current namespaces.
+    const specs = createSpecTable();
     this.pods = new WatchedResource(
       'pods',
       '/api/v1/pods',
       core((p) => k.core.listPodForAllNamespaces(p)),
-      (o) => mapPod(o as V1Pod, new Map(), teamLabel),
+      (o) => mapPod(o as V1Pod, new Map(), teamLabel, specs),
     );
     this.nodeClaims = new WatchedResource('nodeclaims', '/apis/karpenter.sh/v1/nodeclaims', custom('nodeclaims'), mapNodeClaim);
-    this.nodePools = new WatchedResource('nodepools', '/apis/karpenter.sh/v1/nodepools', custom('nodepools'), mapNodePool);
+    this.nodePools = new WatchedResource('nodepools', '/apis/karpenter.sh/v1/nodepools', custom('nodepools'), (o) => ({
+      record: mapNodePool(o),
+      object: nodePoolObject(o),
+    }));
     this.namespaces = new WatchedResource(
       'namespaces',
       '/api/v1/namespaces',
@@ -118,13 +141,58 @@ export class KubeWatchCache {
       core((p) => k.core.listEventForAllNamespaces(p)),
       (o) => mapEvent(o as CoreV1Event),
     );
-    this.all = [this.nodes, this.pods, this.nodeClaims, this.nodePools, this.namespaces, this.events] as WatchedResource<unknown>[];
+    this.extras = EXTRA_KINDS.map((x) => {
+      const r = new WatchedResource<VersionedObjectRecord | null>(x.kind, x.path, x.list(k, limit), x.map);
+      r.optional = x;
+      return r;
+    });
+    this.all = [
+      this.nodes,
+      this.pods,
+      this.nodeClaims,
+      this.nodePools,
+      this.namespaces,
+      this.events,
+      ...this.extras,
+    ] as WatchedResource<unknown>[];
   }
 
   /** Lists everything once and starts the watches; resolves when the first lists are in. */
   async start(): Promise<void> {
-    await Promise.all(this.all.map((r) => this.relist(r)));
-    for (const r of this.all) void this.watchLoop(r);
+    await Promise.all(this.all.map((r) => (r.optional ? this.listOptional(r) : this.relist(r))));
+    for (const r of this.all) if (r.live) void this.watchLoop(r);
+  }
+
+  /**
+   * Lists an extra kind; one that is absent (404), forbidden (403) or failing is left out of the cache (and of
+   * `waitFor`) with its state, and tried again after OPTIONAL_RETRY_MS. Resolves true when it is live.
+   */
+  private async listOptional(r: WatchedResource<unknown>): Promise<boolean> {
+    r.lastAttemptMs = Date.now();
+    try {
+      await this.relist(r);
+      r.live = true;
+      r.state = { state: 'ok' };
+      return true;
+    } catch (err) {
+      r.live = false;
+      r.objects.clear();
+      r.state = r.optional ? kindStateOf(r.optional, err) : { state: 'failed', message: String(err) };
+      return false;
+    }
+  }
+
+  /** Tries the extra kinds that are not live again, once OPTIONAL_RETRY_MS has passed (in the background). */
+  private retryOptional(): void {
+    if (this.stopped) return;
+    for (const r of this.all) {
+      if (r.live || r.optional === null || r.watching || Date.now() - r.lastAttemptMs < OPTIONAL_RETRY_MS) continue;
+      r.watching = true; // one retry at a time
+      void this.listOptional(r).then((live) => {
+        r.watching = false;
+        if (live && !this.stopped) void this.watchLoop(r);
+      });
+    }
   }
 
   stop(): void {
@@ -135,11 +203,11 @@ export class KubeWatchCache {
   /** Resolves when every resource has seen `rv` (or later); rejects after `timeoutMs`. */
   waitFor(rv: string, timeoutMs = 30_000): Promise<void> {
     const target = rvNumber(rv);
-    if (this.all.every((r) => r.seen >= target)) return Promise.resolve();
+    if (this.all.every((r) => !r.live || r.seen >= target)) return Promise.resolve();
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         const behind = this.all
-          .filter((r) => r.seen < target)
+          .filter((r) => r.live && r.seen < target)
           .map((r) => `${r.name}@${r.seen}`)
           .join(', ');
         reject(new Error(`watches did not reach resourceVersion ${rv} within ${timeoutMs} ms (behind: ${behind})`));
@@ -163,15 +231,37 @@ export class KubeWatchCache {
     this.pendingEvents.clear();
     const goneNodeClaims = [...this.goneNodeClaims.values()];
     this.goneNodeClaims.clear();
+    this.retryOptional();
+    const objects: VersionedObjectRecord[] = [];
+    const kinds: Record<string, KindState> = { Node: { state: 'ok' }, NodePool: { state: 'ok' } };
+    const nodes: NodeRecord[] = [];
+    for (const n of this.nodes.objects.values()) {
+      nodes.push(n.record);
+      if (n.object !== null) objects.push(n.object);
+    }
+    const nodePools: NodePoolRecord[] = [];
+    for (const np of this.nodePools.objects.values()) {
+      nodePools.push(np.record);
+      if (np.object !== null) objects.push(np.object);
+    }
+    for (const r of this.extras) {
+      kinds[r.name] = r.state;
+      if (r.live) for (const o of r.objects.values()) if (o !== null) objects.push(o);
+    }
+    const pods = [...this.pods.objects.values()].map((p) => ({ ...p, team: p.labels[teamLabel] ?? teamByNs.get(p.namespace) ?? null }));
+    const karpenterVersion = karpenterVersionOf(pods);
     return {
       takenAt,
       namespaces,
-      nodes: [...this.nodes.objects.values()],
+      nodes,
       nodeClaims: [...this.nodeClaims.objects.values()],
-      nodePools: [...this.nodePools.objects.values()],
-      pods: [...this.pods.objects.values()].map((p) => ({ ...p, team: p.labels[teamLabel] ?? teamByNs.get(p.namespace) ?? null })),
+      nodePools,
+      pods,
       events,
       goneNodeClaims,
+      objects,
+      kinds,
+      ...(karpenterVersion === undefined ? {} : { karpenterVersion }),
     };
   }
 
@@ -200,7 +290,7 @@ export class KubeWatchCache {
     if (rv > r.seen) r.seen = rv;
     for (let i = this.waiters.length - 1; i >= 0; i--) {
       const w = this.waiters[i];
-      if (this.all.every((x) => x.seen >= w.rv)) {
+      if (this.all.every((x) => !x.live || x.seen >= w.rv)) {
         this.waiters.splice(i, 1);
         w.resolve();
       }
@@ -245,15 +335,21 @@ export class KubeWatchCache {
       });
       if (this.stopped) return;
       const code = (err as { statusCode?: number } | null)?.statusCode;
-      if (code === 410) r.resourceVersion = '';
-      if (err && code !== 410) {
+      // 410: the resourceVersion is too old; an extra kind answering 404/403 is listed again to learn its state.
+      if (code === 410 || (r.optional && (code === 404 || code === 403))) r.resourceVersion = '';
+      if (err && code !== 410 && !(r.optional && (code === 404 || code === 403))) {
         failures += 1;
         this.opts.onError?.(r.name, err);
         await new Promise((res) => setTimeout(res, Math.min(5000, 100 * 2 ** failures)));
       }
       if (!r.resourceVersion) {
+        this.stats.restarts += 1;
+        if (r.optional) {
+          // An extra kind that went away (its CRD deleted, the role changed): out of the cache, tried again later.
+          if (!(await this.listOptional(r))) return;
+          continue;
+        }
         try {
-          this.stats.restarts += 1;
           await this.relist(r);
         } catch (e) {
           this.opts.onError?.(r.name, e as Error);

@@ -50,7 +50,7 @@ interface PrometheusBody {
   status?: string;
   errorType?: string;
   error?: string;
-  data?: { resultType?: string; result?: unknown };
+  data?: { resultType?: string; result?: unknown } | unknown[];
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -69,20 +69,26 @@ export function createPrometheusClient(o: PrometheusClientOptions) {
   const maxRetries = o.maxRetries ?? 5;
   let attempts = 0;
 
-  async function call(endpoint: string, form: Record<string, string>): Promise<{ resultType: string; result: unknown[] }> {
+  /** POSTs the form (queries), or GETs with it as the query string (label values: GET only in Prometheus). */
+  async function call(
+    endpoint: string,
+    form: Record<string, string> | URLSearchParams,
+    method: 'POST' | 'GET' = 'POST',
+  ): Promise<{ resultType: string; result: unknown[] }> {
+    const params = new URLSearchParams(form).toString();
     for (let attempt = 0; ; attempt++) {
       attempts += 1;
       o.onRequest?.(endpoint);
       let res: Response;
       try {
-        res = await fetch(`${base}${endpoint}`, {
-          method: 'POST',
+        res = await fetch(method === 'GET' ? `${base}${endpoint}?${params}` : `${base}${endpoint}`, {
+          method,
           headers: {
-            'content-type': 'application/x-www-form-urlencoded',
+            ...(method === 'POST' ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
             accept: 'application/json',
             ...(auth ? { authorization: auth } : {}),
           },
-          body: new URLSearchParams(form).toString(),
+          ...(method === 'POST' ? { body: params } : {}),
           signal: AbortSignal.timeout(o.timeoutMs ?? 120_000),
         });
       } catch (err) {
@@ -100,8 +106,11 @@ export function createPrometheusClient(o: PrometheusClientOptions) {
       } catch {
         body = null;
       }
-      if (res.ok && body?.status === 'success' && body.data && Array.isArray(body.data.result)) {
-        return { resultType: body.data.resultType ?? '', result: body.data.result };
+      const data = body?.data;
+      // The label values API answers `data` as the list itself.
+      if (res.ok && body?.status === 'success' && Array.isArray(data)) return { resultType: 'labels', result: data };
+      if (res.ok && body?.status === 'success' && data && !Array.isArray(data) && Array.isArray(data.result)) {
+        return { resultType: data.resultType ?? '', result: data.result };
       }
       if (RETRIED_STATUS(res.status) && attempt < maxRetries) {
         await sleep(retryDelayMs(attempt + 1, parseRetryAfterMs(res.headers.get('retry-after') ?? undefined, Date.now())));
@@ -131,6 +140,20 @@ export function createPrometheusClient(o: PrometheusClientOptions) {
       if (data.resultType !== 'matrix')
         throw new PrometheusError(`${shown}: query_range answered a ${data.resultType}, not a matrix`, 200, undefined);
       return data.result as PrometheusSeries[];
+    },
+    /**
+     * The values a label takes on the series `match` selects over [startMs, endMs] (`/api/v1/label/<name>/values`);
+     * null when the API does not offer it (404: some Prometheus-compatible stores).
+     */
+    async labelValues(label: string, match: string, startMs: number, endMs: number): Promise<string[] | null> {
+      const q = new URLSearchParams({ 'match[]': match, start: String(startMs / 1000), end: String(endMs / 1000) });
+      try {
+        const data = await call(`/api/v1/label/${encodeURIComponent(label)}/values`, q, 'GET');
+        return data.result.filter((v): v is string => typeof v === 'string');
+      } catch (err) {
+        if (err instanceof PrometheusError && err.status === 404) return null;
+        throw err;
+      }
     },
     /** An instant query (a vector): one value per label set. */
     async query(query: string, atMs: number): Promise<{ metric: Record<string, string>; value: [number, string] }[]> {

@@ -261,3 +261,199 @@ export function disruptionFromConditions(conditions: readonly ConditionLike[]): 
   if (drifted !== undefined) return { reason: 'Drifted', text: 'Drifted', atMs: null, from: 'Drifted' };
   return null;
 }
+
+/*
+ * Karpenter's own explanations of consolidation (issue 22 item 6), as pkg/controllers/disruption/events/events.go
+ * and types.go build them:
+ * - v1.9.0+ ConsolidationCandidate "Consolidation candidate: <command> (savings: $%.2f)" and ConsolidationRejected
+ *   "Consolidation rejected: <command>, reason: <budget|scheduling|churn|unknown> (savings: $%.2f)", on the Node and
+ *   its NodeClaim. <command> is Command.StringForNode: "delete: [n1]", "replace: [n1] -> [1 replacement]" (the command
+ *   has no method or id yet when they are published), "delete: [n1] (part of 3-node consolidation)" for a node of a
+ *   multi-node command; Command.String's full form "Underutilized/<id>: replace: nodepools=[a]: [n1] -> [1
+ *   replacement] (savings: $0.05)" (nodepools= from v1.11.0) is read too.
+ * - v1.14.0+ ConsolidationApproved "score %.2f >= threshold %.2f (k: %d, savings %.1f%%, disruption %.1f%%)" on the
+ *   Node and NodeClaim, or on the NodePool for a multi-node move (balanced.go). designs/balanced-consolidation.md
+ *   also names a ConsolidationRejected "score … < threshold …"; v1.14.1 publishes none (rejections are metrics only),
+ *   but the wording is read as a rejection for reason "score".
+ * - Unconsolidatable (every v1 release): the sentences of consolidation.go and emptiness.go, classified below.
+ */
+
+export type ConsolidationRejection = 'budget' | 'scheduling' | 'churn' | 'unknown' | 'score';
+
+export type UnconsolidatableCause =
+  | 'not-cheaper'
+  | 'spot-to-spot-disabled'
+  | 'spot-to-spot-flexibility'
+  | 'pods-would-not-schedule'
+  | 'more-nodes-needed'
+  | 'price-filter'
+  | 'consolidation-disabled'
+  | 'when-empty-not-empty'
+  | 'instance-type-unknown'
+  | 'label-missing'
+  | 'buffer-pods'
+  | 'other';
+
+/** A consolidation command as Karpenter wrote it into an event. */
+export interface ConsolidationCommand {
+  decision: 'delete' | 'replace';
+  /** The nodes (or NodeClaims) the command names. */
+  candidates: string[];
+  /** How many nodes the whole command disrupts: more than `candidates` for one node's share of a multi-node move. */
+  nodesInCommand: number;
+  /** Replacement NodeClaims (0 for a delete). */
+  replacements: number;
+  /** Only in the full form (a command that has started): the disruption reason and its id. */
+  reason: DisruptionReason | null;
+  commandId: string | null;
+  nodePools: string[] | null;
+}
+
+export type ConsolidationExplanation =
+  | { kind: 'candidate'; command: ConsolidationCommand | null; commandText: string; savings: number | null }
+  | {
+      kind: 'rejected';
+      command: ConsolidationCommand | null;
+      commandText: string;
+      rejection: ConsolidationRejection | null;
+      savings: number | null;
+      score: BalancedScore | null;
+    }
+  | ({ kind: 'approved' } & BalancedScore)
+  | { kind: 'unconsolidatable'; cause: UnconsolidatableCause; detail: string };
+
+/** The Balanced consolidation score Karpenter printed (percentages as printed, one decimal). */
+export interface BalancedScore {
+  score: number;
+  threshold: number;
+  k: number;
+  savingsPercent: number;
+  disruptionPercent: number;
+}
+
+export const CONSOLIDATION_EVENT_REASONS = [
+  'ConsolidationCandidate',
+  'ConsolidationRejected',
+  'ConsolidationApproved',
+  'Unconsolidatable',
+] as const;
+
+const MONEY = String.raw`\$(-?\d+(?:\.\d+)?)`;
+const CANDIDATE_MESSAGE = new RegExp(String.raw`^\s*consolidation candidate:\s*(.*?)\s*\(savings:\s*${MONEY}\)\s*$`, 'is');
+const REJECTED_MESSAGE = new RegExp(
+  String.raw`^\s*consolidation rejected:\s*(.*?),\s*reason:\s*([a-z-]+)\s*\(savings:\s*${MONEY}\)\s*$`,
+  'is',
+);
+const NUM = String.raw`(-?\d+(?:\.\d+)?|NaN|[+-]?Inf)`;
+const SCORE_MESSAGE = new RegExp(
+  String.raw`^\s*score\s+${NUM}\s*(>=|<)\s*threshold\s+${NUM}\s*\(k:\s*(\d+),\s*savings\s+${NUM}%,\s*disruption\s+${NUM}%\)\s*$`,
+  'i',
+);
+// "[Underutilized/<id>: ]<decision>: [nodepools=[a,b]: ][n1, n2][ -> [2 replacements]][ (part of 3-node consolidation)][ (savings: $X)]"
+const COMMAND = new RegExp(
+  String.raw`^(?:([A-Za-z]+)/([0-9a-f-]+):\s*)?(delete|replace):\s*(?:nodepools=\[([^\]]*)\]:\s*)?\[([^\]]*)\]` +
+    String.raw`(?:\s*->\s*\[(\d+)\s+replacements?\])?(?:\s*\(part of (\d+)-node consolidation\))?(?:\s*\(savings:\s*\$-?\d+(?:\.\d+)?\))?$`,
+  'i',
+);
+
+const list = (text: string): string[] =>
+  text
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x !== '');
+
+const number = (text: string): number => (/^[+-]?inf$/i.test(text) ? (text.startsWith('-') ? -Infinity : Infinity) : Number(text));
+
+/** "replace: [n1] -> [1 replacement]" and the other forms above; null when it is none of them. */
+export function parseConsolidationCommand(text: string): ConsolidationCommand | null {
+  const m = COMMAND.exec(text.trim());
+  if (m === null) return null;
+  const candidates = list(m[5]);
+  return {
+    decision: m[3].toLowerCase() === 'replace' ? 'replace' : 'delete',
+    candidates,
+    nodesInCommand: m[7] === undefined ? candidates.length : Number(m[7]),
+    replacements: m[6] === undefined ? 0 : Number(m[6]),
+    reason: m[1] === undefined ? null : canonicalReason(m[1]),
+    commandId: m[2] ?? null,
+    nodePools: m[4] === undefined ? null : list(m[4]),
+  };
+}
+
+function parseScore(message: string): (BalancedScore & { approved: boolean }) | null {
+  const m = SCORE_MESSAGE.exec(message);
+  if (m === null) return null;
+  return {
+    approved: m[2] === '>=',
+    score: number(m[1]),
+    threshold: number(m[3]),
+    k: Number(m[4]),
+    savingsPercent: number(m[5]),
+    disruptionPercent: number(m[6]),
+  };
+}
+
+const REJECTIONS: readonly ConsolidationRejection[] = ['budget', 'scheduling', 'churn', 'unknown'];
+
+const UNCONSOLIDATABLE_CAUSES: readonly { cause: UnconsolidatableCause; re: RegExp }[] = [
+  { cause: 'not-cheaper', re: /^can'?t replace with a cheaper node/i },
+  { cause: 'spot-to-spot-disabled', re: /^spottospotconsolidation is disabled/i },
+  { cause: 'spot-to-spot-flexibility', re: /^spottospotconsolidation requires \d+ cheaper instance type options/i },
+  { cause: 'pods-would-not-schedule', re: /^not all pods would schedule/i },
+  { cause: 'more-nodes-needed', re: /^can'?t remove without creating \d+ candidates?/i },
+  { cause: 'price-filter', re: /^filtering by price/i },
+  { cause: 'when-empty-not-empty', re: /has consolidation policy whenempty, but node is not empty/i },
+  { cause: 'consolidation-disabled', re: /^nodepool\s+"[^"]*"\s+has (?:non-empty )?consolidation disabled/i },
+  { cause: 'instance-type-unknown', re: /^instance type\s+"[^"]*"\s+not found/i },
+  { cause: 'label-missing', re: /^node does not have label/i },
+  { cause: 'buffer-pods', re: /^node\s+"[^"]*"\s+has buffer pods/i },
+];
+
+/** An Unconsolidatable event's sentence: which of Karpenter's reasons it is. */
+export function classifyUnconsolidatable(message: string): UnconsolidatableCause {
+  const detail = message.trim();
+  return UNCONSOLIDATABLE_CAUSES.find(({ re }) => re.test(detail))?.cause ?? 'other';
+}
+
+/**
+ * Karpenter's explanation an event carries (ConsolidationCandidate, ConsolidationRejected, ConsolidationApproved,
+ * Unconsolidatable), or null for another event. A wording of these reasons that no release wrote keeps what can be
+ * read (the command null, the savings null) rather than guessing.
+ */
+export function parseConsolidationEvent(eventReason: string, message: string): ConsolidationExplanation | null {
+  switch (eventReason.trim()) {
+    case 'ConsolidationCandidate': {
+      const m = CANDIDATE_MESSAGE.exec(message);
+      if (m === null) return { kind: 'candidate', command: null, commandText: message.trim(), savings: null };
+      return { kind: 'candidate', command: parseConsolidationCommand(m[1]), commandText: m[1], savings: Number(m[2]) };
+    }
+    case 'ConsolidationRejected': {
+      const score = parseScore(message);
+      if (score !== null) {
+        const { approved: _approved, ...s } = score;
+        return { kind: 'rejected', command: null, commandText: '', rejection: 'score', savings: null, score: s };
+      }
+      const m = REJECTED_MESSAGE.exec(message);
+      if (m === null) return { kind: 'rejected', command: null, commandText: message.trim(), rejection: null, savings: null, score: null };
+      const rejection = m[2].toLowerCase() as ConsolidationRejection;
+      return {
+        kind: 'rejected',
+        command: parseConsolidationCommand(m[1]),
+        commandText: m[1],
+        rejection: REJECTIONS.includes(rejection) ? rejection : null,
+        savings: Number(m[3]),
+        score: null,
+      };
+    }
+    case 'ConsolidationApproved': {
+      const score = parseScore(message);
+      if (score === null) return null;
+      const { approved: _approved, ...s } = score;
+      return { kind: 'approved', ...s };
+    }
+    case 'Unconsolidatable':
+      return { kind: 'unconsolidatable', cause: classifyUnconsolidatable(message), detail: message.trim() };
+    default:
+      return null;
+  }
+}

@@ -17,7 +17,7 @@ CREATE TABLE usage_nodepool_hours (
 -- What was stored before this migration.
 INSERT INTO usage_nodepool_hours (hour_ms, nodepool, snapshots, pod_usage_cpu_m, pod_usage_memory_b, alloc_cpu_m, alloc_memory_b)
 SELECT (u.taken_at / 3600000) * 3600000, u.nodepool, COUNT(*), TOTAL(u.pod_usage_cpu_m), TOTAL(u.pod_usage_memory_b),
-       TOTAL((SELECT TOTAL(a.alloc_cpu_m) FROM snapshot_nodepools a WHERE a.snapshot_id = u.snapshot_id AND a.nodepool = u.nodepool)),
-       TOTAL((SELECT TOTAL(a.alloc_memory_b) FROM snapshot_nodepools a WHERE a.snapshot_id = u.snapshot_id AND a.nodepool = u.nodepool))
+       TOTAL(COALESCE(u.alloc_cpu_m, (SELECT TOTAL(a.alloc_cpu_m) FROM snapshot_nodepools a WHERE a.snapshot_id = u.snapshot_id AND a.nodepool = u.nodepool))),
+       TOTAL(COALESCE(u.alloc_memory_b, (SELECT TOTAL(a.alloc_memory_b) FROM snapshot_nodepools a WHERE a.snapshot_id = u.snapshot_id AND a.nodepool = u.nodepool)))
 FROM usage_nodepools u
 GROUP BY 1, 2;

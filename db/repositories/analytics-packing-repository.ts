@@ -160,6 +160,8 @@ export function createAnalyticsPackingRepository(db: Db) {
 
   // Snapshots in (fromMs, toMs], each weighted by the time to the next (the newest by the time since the one
   // before), capped like the range sums. Reads one day of snapshot_nodes at most (the service bounds the window).
+  // An hourly snapshot (folded past the raw retention, migration 0021) weighs each node by the time it stood for in
+  // its hour and counts the snapshots it folds: a window of whole hours reads what the 5-minute snapshots gave.
   // With a single MAX() aggregate SQLite takes the bare price_source and price_currency from the node's newest row.
   const nodeWindow = db.prepare(`
     WITH s AS (
@@ -169,16 +171,21 @@ export function createAnalyticsPackingRepository(db: Db) {
     w AS (
       SELECT id, taken_at, MIN(COALESCE(next_at - taken_at, taken_at - prev_at, ${INTERVAL_CAP_MS}), ${INTERVAL_CAP_MS}) / 3600000.0 AS hours
       FROM s WHERE taken_at <= CAST(@toMs AS INTEGER)
+    ),
+    wn AS (
+      SELECT w.taken_at, COALESCE(sn.fold_ms / 3600000.0, w.hours) AS hours, COALESCE(sn.fold_snapshots, 1) AS snapshots, sn.*
+      FROM w JOIN snapshot_nodes sn ON sn.snapshot_id = w.id
     )
     SELECT sn.node_name AS name, n.nodeclaim, COALESCE(sn.nodepool, '') AS nodepool, sn.instance_type, sn.capacity_type,
-           COALESCE(n.zone, '') AS zone, COALESCE(n.created_at, 0) AS created_at, COUNT(*) AS snapshots, TOTAL(w.hours) AS hours,
-           TOTAL(w.hours * sn.alloc_cpu_m) AS alloc_cpu, TOTAL(w.hours * sn.req_cpu_m) AS req_cpu,
-           TOTAL(w.hours * sn.alloc_memory_b) AS alloc_mem, TOTAL(w.hours * sn.req_memory_b) AS req_mem,
-           TOTAL(w.hours * sn.alloc_pods) AS alloc_pods, TOTAL(w.hours * sn.req_pods) AS req_pods,
-           TOTAL(w.hours * sn.alloc_gpu) AS alloc_gpu, TOTAL(w.hours * sn.req_gpu) AS req_gpu,
-           TOTAL(w.hours * sn.usd_per_hour) AS usd_hours, TOTAL(CASE WHEN sn.usd_per_hour IS NOT NULL THEN w.hours ELSE 0 END) AS priced_hours,
-           sn.price_source, sn.price_currency, MAX(w.taken_at) AS newest
-    FROM w JOIN snapshot_nodes sn ON sn.snapshot_id = w.id LEFT JOIN nodes n ON n.name = sn.node_name
+           COALESCE(n.zone, '') AS zone, COALESCE(n.created_at, 0) AS created_at, CAST(TOTAL(sn.snapshots) AS INTEGER) AS snapshots,
+           TOTAL(sn.hours) AS hours,
+           TOTAL(sn.hours * sn.alloc_cpu_m) AS alloc_cpu, TOTAL(sn.hours * sn.req_cpu_m) AS req_cpu,
+           TOTAL(sn.hours * sn.alloc_memory_b) AS alloc_mem, TOTAL(sn.hours * sn.req_memory_b) AS req_mem,
+           TOTAL(sn.hours * sn.alloc_pods) AS alloc_pods, TOTAL(sn.hours * sn.req_pods) AS req_pods,
+           TOTAL(sn.hours * sn.alloc_gpu) AS alloc_gpu, TOTAL(sn.hours * sn.req_gpu) AS req_gpu,
+           TOTAL(sn.hours * sn.usd_per_hour) AS usd_hours, TOTAL(CASE WHEN sn.usd_per_hour IS NOT NULL THEN sn.hours ELSE 0 END) AS priced_hours,
+           sn.price_source, sn.price_currency, MAX(sn.taken_at) AS newest
+    FROM wn sn LEFT JOIN nodes n ON n.name = sn.node_name
     WHERE (@nodePool IS NULL OR COALESCE(sn.nodepool, '') = @nodePool) AND (@capacityType IS NULL OR sn.capacity_type = @capacityType)
       AND (@like IS NULL OR sn.node_name LIKE @like ESCAPE '\\' OR COALESCE(n.nodeclaim, '') LIKE @like ESCAPE '\\'
            OR sn.instance_type LIKE @like ESCAPE '\\' OR COALESCE(sn.nodepool, '') LIKE @like ESCAPE '\\' OR COALESCE(n.zone, '') LIKE @like ESCAPE '\\')

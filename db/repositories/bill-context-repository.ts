@@ -1,5 +1,6 @@
 import { BLOCKED_EVENT_REASONS, DISRUPTION_EVENT_REASONS } from '../../core/karpenter/events.js';
 import type { Db } from '../open-db.js';
+import { HOUR_MS } from '../../core/time.js';
 
 /**
  * All SQL for what explains a bill line: the nodes (joined with their NodeClaims) alive in a window, the NodePools'
@@ -88,11 +89,13 @@ export function createBillContextRepository(db: Db) {
   const nodePools = db.prepare(
     `SELECT name, capacity_types_json AS capacityTypesJson, requirements_json AS requirementsJson FROM nodepools ORDER BY name`,
   );
-  // The first snapshot of a node is the one taken at its first_seen.
+  // The first snapshot of a node is the one taken at its first_seen; past the raw retention, the hourly snapshot
+  // of that hour (migration 0021: its requests are the node's means over the hour).
   const launch = db.prepare(`
     SELECT sn.node_name AS nodeName, s.taken_at AS takenAt, sn.req_cpu_m AS reqCpuM, sn.req_memory_b AS reqMemoryB, sn.req_pods AS reqPods
-    FROM nodes n JOIN snapshots s ON s.taken_at = n.first_seen JOIN snapshot_nodes sn ON sn.snapshot_id = s.id AND sn.node_name = n.name
-    WHERE n.name = ?`);
+    FROM nodes n JOIN snapshots s ON s.taken_at = n.first_seen OR (s.taken_at = (n.first_seen / ${HOUR_MS}) * ${HOUR_MS} AND s.fold_ms IS NOT NULL)
+    JOIN snapshot_nodes sn ON sn.snapshot_id = s.id AND sn.node_name = n.name
+    WHERE n.name = ? ORDER BY s.taken_at DESC LIMIT 1`);
   // A pod is bound to one node for its life; those seen on it at its first snapshot are the ones it was launched for.
   const launchPods = db.prepare(`
     SELECT p.node_name AS nodeName, p.namespace, p.name, p.owner_kind AS ownerKind, p.req_cpu_m AS reqCpuM, p.req_memory_b AS reqMemoryB
@@ -103,7 +106,10 @@ export function createBillContextRepository(db: Db) {
     SELECT at, reason, message, kind, name FROM events
     WHERE at >= @fromMs AND at <= @toMs AND reason IN (${LIFECYCLE_EVENT_REASONS.map((r) => `'${r}'`).join(', ')})
     ORDER BY at, kind, name`);
-  const coverage = db.prepare(`SELECT MIN(taken_at) AS firstMs, MAX(taken_at) AS lastMs, COUNT(*) AS count FROM snapshots`);
+  // Snapshots taken (an hourly one counts the snapshots it folds).
+  const coverage = db.prepare(
+    `SELECT MIN(taken_at) AS firstMs, MAX(taken_at) AS lastMs, CAST(TOTAL(COALESCE(fold_snapshots, 1)) AS INTEGER) AS count FROM snapshots`,
+  );
   const prices = db.prepare(`
     SELECT kind, instance_type AS instanceType, zone, effective_at AS effectiveAt, usd_per_hour AS usdPerHour, source FROM prices
     WHERE region = @region AND instance_type IN (SELECT value FROM json_each(@types))

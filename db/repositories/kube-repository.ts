@@ -3,6 +3,8 @@ import { createDisruptionsRepository, type RefreshResult } from './disruptions-r
 import { createRangeRollupWriter } from './range-rollups.js';
 import { createUsageRepository, type UsageSnapshotWrite } from './usage-repository.js';
 import type { KubeSnapshot, NamespaceRollup, NodePoolRecord, NodePoolRollup, SnapshotNode } from '../../core/model.js';
+import { createExplanationWriter } from './karpenter-explanations-repository.js';
+import { createObjectVersionWriter } from './object-versions.js';
 import type { Currency } from '../../core/partitions.js';
 
 export interface SnapshotWrite {
@@ -18,6 +20,9 @@ export interface SnapshotWrite {
 }
 
 const json = (v: unknown): string => JSON.stringify(v);
+
+/** Karpenter's version as last seen: `{version, source: image|flag, image?, seenAt}` (JSON). */
+export const KARPENTER_VERSION_SETTING = 'karpenter.version';
 
 export interface KubeRepositoryOptions {
   /** Told what keeping the disruptions current cost each write that changed them (npm run bench). */
@@ -60,14 +65,28 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
       expire_after=COALESCE(@expireAfter, expire_after), conditions_json=@conditions
     WHERE name=@name AND deleted_at IS NULL AND last_seen < @at`);
   const markNodeClaimsGone = db.prepare('UPDATE nodeclaims SET deleted_at = ? WHERE deleted_at IS NULL AND last_seen < ?');
+  // A pod's finish and binding are kept as first seen (a reader at t leaves out pods finished by t and takes pods not
+  // yet bound at t as pending); its annotations and scheduling spec as last seen (tolerations may be added).
   const upsertPod = db.prepare(`
-    INSERT INTO pods (uid, namespace, name, node_name, owner_kind, owner_name, team, req_cpu_m, req_memory_b, req_gpu, do_not_disrupt, created_at, first_seen, last_seen, labels_json)
-    VALUES (@uid, @namespace, @name, @nodeName, @ownerKind, @ownerName, @team, @cpu, @mem, @gpu, @dnd, @createdAt, @at, @at, @labels)
-    ON CONFLICT(uid) DO UPDATE SET last_seen=excluded.last_seen, node_name=excluded.node_name`);
+    INSERT INTO pods (uid, namespace, name, node_name, owner_kind, owner_name, team, req_cpu_m, req_memory_b, req_gpu, do_not_disrupt, created_at,
+      first_seen, last_seen, labels_json, phase, finished_at, scheduled_at, started_at, do_not_disrupt_value, deletion_cost, volumes_json, spec_hash)
+    VALUES (@uid, @namespace, @name, @nodeName, @ownerKind, @ownerName, @team, @cpu, @mem, @gpu, @dnd, @createdAt, @at, @at, @labels,
+      @phase, @finishedAt, @scheduledAt, @startedAt, @dndValue, @deletionCost, @volumes, @specHash)
+    ON CONFLICT(uid) DO UPDATE SET last_seen=excluded.last_seen, node_name=excluded.node_name, phase=excluded.phase,
+      finished_at=COALESCE(pods.finished_at, excluded.finished_at), scheduled_at=COALESCE(pods.scheduled_at, excluded.scheduled_at),
+      started_at=COALESCE(excluded.started_at, pods.started_at), do_not_disrupt=excluded.do_not_disrupt,
+      do_not_disrupt_value=excluded.do_not_disrupt_value, deletion_cost=excluded.deletion_cost,
+      volumes_json=excluded.volumes_json, spec_hash=COALESCE(excluded.spec_hash, pods.spec_hash)`);
+  const insertPodSpec = db.prepare('INSERT OR IGNORE INTO pod_specs (hash, spec_json) VALUES (?, ?)');
   const upsertEvent = db.prepare(`
     INSERT INTO events (uid, at, type, reason, message, kind, name, namespace) VALUES (@uid, @at, @type, @reason, @message, @kind, @name, @namespace)
     ON CONFLICT(uid) DO UPDATE SET at=excluded.at, message=excluded.message`);
-  const insertSnapshot = db.prepare('INSERT INTO snapshots (taken_at, run_id, node_count, pod_count, currency) VALUES (?, ?, ?, ?, ?)');
+  const insertSnapshot = db.prepare(
+    'INSERT INTO snapshots (taken_at, run_id, node_count, pod_count, currency, kinds_json) VALUES (?, ?, ?, ?, ?, ?)',
+  );
+  const objects = createObjectVersionWriter(db);
+  const explanations = createExplanationWriter(db);
+  const setSetting = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
   const insertSnapshotNode = db.prepare(`
     INSERT INTO snapshot_nodes (snapshot_id, node_name, nodepool, capacity_type, instance_type, alloc_cpu_m, alloc_memory_b, alloc_pods, alloc_gpu,
       req_cpu_m, req_memory_b, req_pods, req_gpu, usd_per_hour, price_source, price_currency)
@@ -144,7 +163,13 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
       });
     }
     markNodeClaimsGone.run(at, at);
+    const specsWritten = new Set<string>();
     for (const p of s.pods) {
+      if (p.scheduling !== undefined && !specsWritten.has(p.scheduling.hash)) {
+        specsWritten.add(p.scheduling.hash);
+        insertPodSpec.run(p.scheduling.hash, p.scheduling.json);
+      }
+      const finished = p.phase === 'Succeeded' || p.phase === 'Failed';
       upsertPod.run({
         uid: p.uid,
         namespace: p.namespace,
@@ -160,11 +185,25 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
         createdAt: p.createdAt,
         at,
         labels: json(p.labels),
+        phase: p.phase,
+        finishedAt: finished ? at : null,
+        scheduledAt: p.nodeName === null ? null : at,
+        startedAt: p.startedAt ?? null,
+        dndValue: p.doNotDisruptValue ?? null,
+        deletionCost: p.deletionCost ?? null,
+        volumes: p.volumes === undefined || p.volumes.length === 0 ? null : json(p.volumes),
+        specHash: p.scheduling?.hash ?? null,
       });
     }
     for (const e of s.events) upsertEvent.run(e);
+    explanations.write(s.events);
+    if (s.objects !== undefined && s.kinds !== undefined) objects.write(at, s.objects, s.kinds);
+    if (s.karpenterVersion !== undefined) setSetting.run(KARPENTER_VERSION_SETTING, json({ ...s.karpenterVersion, seenAt: at }));
     const currency = w.currency ?? 'USD';
-    const id = Number(insertSnapshot.run(at, w.runId, s.nodes.length, s.pods.length, currency).lastInsertRowid);
+    const id = Number(
+      insertSnapshot.run(at, w.runId, s.nodes.length, s.pods.length, currency, s.kinds === undefined ? null : json(s.kinds))
+        .lastInsertRowid,
+    );
     for (const n of w.nodes) {
       if (n.currency !== currency) throw new Error(`node ${n.nodeName} is priced in ${n.currency} in a snapshot in ${currency}`);
       insertSnapshotNode.run(
@@ -243,6 +282,7 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
     /** Events alone (and the disruptions they change), in one transaction. */
     upsertEvents: db.transaction((events: KubeSnapshot['events']) => {
       for (const e of events) upsertEvent.run(e);
+      explanations.write(events);
       const refreshed = disruptions.refresh();
       if (refreshed !== null) opts.onDisruptionsRefreshed?.(refreshed);
     }),

@@ -136,18 +136,22 @@ export function createRangeRollupWriter(db: Db) {
  * (capped) clipped to its piece: `w(id, taken_at, start_ms, hours, counted)`. `counted` is 0 for a snapshot of the
  * second piece taken before it (it is counted where it was taken), so each snapshot counts once. MATERIALIZED:
  * otherwise SQLite inlines `hours`, next-snapshot lookup included, into every column that multiplies by it.
+ *
+ * An hourly snapshot (folded past the raw retention, migration 0021) stands for the time its snapshots stood for,
+ * from its hour's start, and counts as the snapshots it folds: a partial hour past the raw retention reads its share
+ * of the hour's means (whole hours read the rollups, which folding leaves as they were).
  */
 const RAW_WEIGHTED = `
   rw AS MATERIALIZED (
-    SELECT s.id, s.taken_at, pc.lo, pc.second, MAX(s.taken_at, pc.lo) AS start_ms,
-           MIN(s.taken_at + MIN(COALESCE((SELECT MIN(x.taken_at) FROM snapshots x WHERE x.taken_at > s.taken_at), s.taken_at) - s.taken_at, ${CAP}), pc.hi) AS end_ms
+    SELECT s.id, s.taken_at, pc.lo, pc.second, MAX(s.taken_at, pc.lo) AS start_ms, COALESCE(s.fold_snapshots, 1) AS snapshots,
+           MIN(s.taken_at + COALESCE(s.fold_ms, MIN(COALESCE((SELECT MIN(x.taken_at) FROM snapshots x WHERE x.taken_at > s.taken_at), s.taken_at) - s.taken_at, ${CAP})), pc.hi) AS end_ms
     FROM (SELECT CAST(@r1lo AS INTEGER) AS lo, CAST(@r1hi AS INTEGER) AS hi, 0 AS second
           UNION ALL SELECT CAST(@r2lo AS INTEGER), CAST(@r2hi AS INTEGER), 1) pc
-    JOIN snapshots s ON s.taken_at >= pc.lo - ${CAP} AND s.taken_at < pc.hi
+    JOIN snapshots s ON s.taken_at >= pc.lo - ${HOUR_MS + CAP} AND s.taken_at < pc.hi
     WHERE pc.hi > pc.lo
   ),
   w AS MATERIALIZED (
-    SELECT id, taken_at, start_ms, (end_ms - start_ms) / 3600000.0 AS hours, CASE WHEN second = 0 OR taken_at >= lo THEN 1 ELSE 0 END AS counted
+    SELECT id, taken_at, start_ms, (end_ms - start_ms) / 3600000.0 AS hours, CASE WHEN second = 0 OR taken_at >= lo THEN snapshots ELSE 0 END AS counted
     FROM rw WHERE end_ms > start_ms
   )`;
 
@@ -348,17 +352,19 @@ export function createRangeRollupReader(db: Db) {
   // Plain sums over the snapshots taken in each bucket, and how many were taken there.
   const rawTaken = (col: string) =>
     `(${col} >= CAST(@r1lo AS INTEGER) AND ${col} < CAST(@r1hi AS INTEGER)) OR (${col} >= CAST(@r2lo AS INTEGER) AND ${col} < CAST(@r2hi AS INTEGER))`;
+  // An hourly snapshot weighs as the snapshots it folds (its means times their number stand for their sums).
   const efficiencyBuckets = db.prepare(`
     WITH pieces AS (
-      SELECT ${BUCKET('p.taken_at')} AS bucket_ms, p.nodepool, p.req_cpu_m AS req_cpu, p.alloc_cpu_m AS alloc_cpu, p.req_memory_b AS req_mem,
-             p.alloc_memory_b AS alloc_mem, p.nodes, p.usd_per_hour AS usd
-      FROM snapshot_nodepools p WHERE ${rawTaken('p.taken_at')}
+      SELECT ${BUCKET('p.taken_at')} AS bucket_ms, p.nodepool, p.req_cpu_m * k.n AS req_cpu, p.alloc_cpu_m * k.n AS alloc_cpu,
+             p.req_memory_b * k.n AS req_mem, p.alloc_memory_b * k.n AS alloc_mem, p.nodes * k.n AS nodes, p.usd_per_hour * k.n AS usd
+      FROM snapshot_nodepools p JOIN (SELECT id, COALESCE(fold_snapshots, 1) AS n FROM snapshots) k ON k.id = p.snapshot_id
+      WHERE ${rawTaken('p.taken_at')}
       UNION ALL SELECT * FROM (${inPieces('rollup_nodepools', `${BUCKET('bucket_ms')} AS bucket_ms, nodepool, snap_req_cpu_m, snap_alloc_cpu_m, snap_req_memory_b, snap_alloc_memory_b, snap_nodes, snap_usd_per_hour`)})
       -- A bucket row can hold only time spilt over from a snapshot taken before it: no snapshot of the pool was taken there.
       WHERE snap_nodes > 0
     ),
     counts AS (
-      SELECT ${BUCKET('taken_at')} AS bucket_ms, 1 AS snapshots FROM snapshots WHERE ${rawTaken('taken_at')}
+      SELECT ${BUCKET('taken_at')} AS bucket_ms, COALESCE(fold_snapshots, 1) AS snapshots FROM snapshots WHERE ${rawTaken('taken_at')}
       UNION ALL ${inPieces('rollup_spans', `${BUCKET('bucket_ms')}, snapshots_taken`)}
     ),
     b AS (SELECT bucket_ms, TOTAL(snapshots) AS snapshots FROM counts GROUP BY bucket_ms HAVING TOTAL(snapshots) > 0)

@@ -5,6 +5,7 @@ import type { Db } from '../open-db.js';
 import { INTERVAL_CAP_MS } from './analytics-intervals.js';
 import { createRangeRollupReader } from './range-rollups.js';
 import { CLUSTER_REGION_SETTING, toRunStatus, type RunStatus } from './runs-repository.js';
+import { createRetentionStoreRepository, type StoreFacts } from './retention-store-repository.js';
 import { METRICS_STATUS_SETTING, PROMETHEUS_STATUS_SETTING } from './usage-repository.js';
 
 /**
@@ -285,12 +286,13 @@ export function createReportsRepository(db: Db) {
   // per bucket: only snapshots that read usage count, so a gap in metrics-server lowers neither side. Buckets of whole
   // hours read the hour sums (usage_nodepool_hours, migration 0022) and the snapshots of the partial hours at the ends
   // only; shorter buckets read the snapshots. A snapshot's allocatable is looked up by its key (snapshot_nodepools), so
-  // a range without usage reads nothing. The bucket is an integer: better-sqlite3 binds a JS number as REAL, and
+  // a range without usage reads nothing. An hourly
+  // snapshot (folded past the raw retention) holds both sums over its hour's snapshots (the alloc_* of its own row). The bucket is an integer: better-sqlite3 binds a JS number as REAL, and
   // taken_at / 3600000.0 is no bucket at all (every snapshot was its own).
   const usageOfSnapshots = (where: string) => `
     SELECT u.taken_at AS t, u.nodepool, u.pod_usage_cpu_m AS use_cpu, u.pod_usage_memory_b AS use_mem,
-           (SELECT TOTAL(a.alloc_cpu_m) FROM snapshot_nodepools a WHERE a.snapshot_id = u.snapshot_id AND a.nodepool = u.nodepool) AS alloc_cpu,
-           (SELECT TOTAL(a.alloc_memory_b) FROM snapshot_nodepools a WHERE a.snapshot_id = u.snapshot_id AND a.nodepool = u.nodepool) AS alloc_mem
+           COALESCE(u.alloc_cpu_m, (SELECT TOTAL(a.alloc_cpu_m) FROM snapshot_nodepools a WHERE a.snapshot_id = u.snapshot_id AND a.nodepool = u.nodepool)) AS alloc_cpu,
+           COALESCE(u.alloc_memory_b, (SELECT TOTAL(a.alloc_memory_b) FROM snapshot_nodepools a WHERE a.snapshot_id = u.snapshot_id AND a.nodepool = u.nodepool)) AS alloc_mem
     FROM usage_nodepools u WHERE (${where}) AND (@nodePool IS NULL OR u.nodepool = @nodePool)`;
   const usageByBucket = (pieces: string) =>
     db.prepare(`
@@ -325,7 +327,7 @@ export function createReportsRepository(db: Db) {
   const dataRange = db.prepare(`
     SELECT s.snapshots, s.first_snapshot, s.last_snapshot, c.cost_lines, c.first_cost, c.last_cost,
            (SELECT COUNT(*) FROM nodepools) AS nodepools
-    FROM (SELECT COUNT(*) AS snapshots, MIN(taken_at) AS first_snapshot, MAX(taken_at) AS last_snapshot FROM snapshots) s,
+    FROM (SELECT CAST(TOTAL(COALESCE(fold_snapshots, 1)) AS INTEGER) AS snapshots, MIN(taken_at) AS first_snapshot, MAX(taken_at) AS last_snapshot FROM snapshots) s,
          (SELECT COUNT(*) AS cost_lines, (MIN(period_start_ms) / ${DAY_MS}) * ${DAY_MS} AS first_cost,
                  (MAX(period_start_ms) / ${DAY_MS}) * ${DAY_MS} AS last_cost
           FROM cost_lines WHERE source = 'cost-explorer') c`);
@@ -336,7 +338,8 @@ export function createReportsRepository(db: Db) {
 
   const setting = db.prepare('SELECT value FROM settings WHERE key = ?').pluck();
   const usageCoverage = db.prepare(`
-    SELECT COUNT(*) AS snapshots, COALESCE(SUM(state = 'available'), 0) AS withUsage,
+    SELECT CAST(TOTAL(COALESCE(fold_snapshots, 1)) AS INTEGER) AS snapshots,
+      CAST(TOTAL(COALESCE(fold_available, state = 'available')) AS INTEGER) AS withUsage,
       MAX(CASE WHEN state = 'available' THEN taken_at END) AS lastUsageAt
     FROM usage_snapshots`);
   const lastRunPerKind = db.prepare(`
@@ -345,6 +348,7 @@ export function createReportsRepository(db: Db) {
     ) WHERE rn = 1 ORDER BY kind`);
 
   const rangeParams = (r: TimeRange) => ({ fromMs: r.fromMs, toMs: r.toMs, nodePool: r.nodePool ?? null });
+  const store = createRetentionStoreRepository(db);
 
   return {
     /** Cost Explorer bill per UTC day whose start lies in [fromMs, toMs). */
@@ -464,6 +468,9 @@ export function createReportsRepository(db: Db) {
         nodePoolCount: r.nodepools,
       };
     },
+
+    /** The file's size, its vacuum mode, the retention settings and how far snapshots are folded (migration 0021). */
+    storeFacts: (): StoreFacts => store.facts(),
 
     /** The most recently started collection run of any kind, or null before the first. */
     lastRun(): CollectionRunRow | null {

@@ -321,7 +321,9 @@ export function createUsageRepository(db: Db) {
       pod_usage_memory_b AS podUsageMemoryBytes, node_usage_cpu_m AS nodeUsageCpuMillicores, node_usage_memory_b AS nodeUsageMemoryBytes
     FROM usage_nodepools WHERE taken_at >= @fromMs AND taken_at < @toMs ORDER BY taken_at, nodepool`);
   const coverage = db.prepare(`
-    SELECT COUNT(*) AS snapshots, COALESCE(SUM(state = 'available'), 0) AS withUsage, MAX(CASE WHEN state = 'available' THEN taken_at END) AS lastUsageAt
+    SELECT CAST(TOTAL(COALESCE(fold_snapshots, 1)) AS INTEGER) AS snapshots,
+      CAST(TOTAL(COALESCE(fold_available, state = 'available')) AS INTEGER) AS withUsage,
+      MAX(CASE WHEN state = 'available' THEN taken_at END) AS lastUsageAt
     FROM usage_snapshots WHERE taken_at >= ? AND taken_at < ?`);
 
   const newestSampleSnapshot = db.prepare('SELECT MAX(taken_at) FROM usage_samples WHERE taken_at < ?').pluck();

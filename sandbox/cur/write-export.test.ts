@@ -234,7 +234,8 @@ describe('week4: NodePool by NodePool, the CUR agrees with the Cost Explorer bil
   it('every NodePool (and the untagged node group): amortized = CE amortized = CE unblended minus the plan discount', async () => {
     const cur = await fromCur;
     expect([...cur.keys()].sort()).toEqual([...fromCe.keys()].sort());
-    expect([...fromCe.keys()].sort()).toEqual(['', 'general', 'spot-batch', 'system']);
+    // week4's five NodePools (dedicated and steady since issue 21) and the untagged managed node group
+    expect([...fromCe.keys()].sort()).toEqual(['', 'dedicated', 'general', 'spot-batch', 'steady', 'system']);
     for (const [pool, ce] of fromCe) {
       const c = cur.get(pool);
       expect(c, pool).toBeDefined();

@@ -38,6 +38,12 @@ export interface ScaleOptions {
 
 /** Share of the nodes per NodePool (the rest of the 100% after the managed nodes). */
 const POOL_SHARE: Record<string, number> = { system: 0.02, general: 0.58, 'spot-batch': 0.4 };
+/**
+ * The envelope keeps the shape it was measured with: week4's three syllabus NodePools and the DaemonSets that run on
+ * every node (week4's dedicated and on-demand-only pools, and the DaemonSets added with them, are not scaled up).
+ */
+const SCALE_POOLS = new Set(['system', 'general', 'spot-batch']);
+const SCALE_DAEMONSETS = new Set(['aws-node', 'kube-proxy', 'node-exporter']);
 const DEPLOYMENTS_PER_NAMESPACE = 6;
 const TYPES_PER_POOL = 8;
 const APP_WORDS = ['api', 'web', 'worker', 'cache', 'search', 'ingest', 'render', 'billing', 'auth', 'notify', 'report', 'queue'];
@@ -84,11 +90,13 @@ class ScaleBuilder {
     this.end = opts.end ?? DEFAULT_END;
     this.start = this.end - opts.days * DAY_MS;
     // Capacity reservations are not modelled at scale: a pool allowing reserved runs on-demand (the same price).
-    this.pools = this.file.nodePools.map((p) => ({
-      ...p,
-      capacityTypes: p.capacityTypes.filter((c) => c !== 'reserved'),
-      instanceTypes: this.typesFor(p.requirements),
-    }));
+    this.pools = this.file.nodePools
+      .filter((p) => SCALE_POOLS.has(p.name))
+      .map((p) => ({
+        ...p,
+        capacityTypes: p.capacityTypes.filter((c) => c !== 'reserved'),
+        instanceTypes: this.typesFor(p.requirements),
+      }));
     this.nodeClassHash = this.rng.hex(16);
     const appNamespaces = Array.from({ length: opts.namespaces ?? 40 }, (_, i) => ({
       name: `team${Math.floor(i / 4) + 1}-${APP_WORDS[i % APP_WORDS.length]}`,
@@ -287,6 +295,10 @@ class ScaleBuilder {
     }
   }
 
+  private daemonSets() {
+    return this.file.daemonSets.filter((ds) => SCALE_DAEMONSETS.has(ds.name));
+  }
+
   private uniqueName(prefix: string): string {
     for (;;) {
       const name = `${prefix}-${this.rng.suffix(5)}`;
@@ -306,7 +318,7 @@ class ScaleBuilder {
       : { 'eks.amazonaws.com/nodegroup': 'karpenter-mng' };
     let usedCpu = 0;
     let usedMem = 0;
-    for (const ds of this.file.daemonSets) {
+    for (const ds of this.daemonSets()) {
       const containers: SimContainer[] = [
         {
           name: ds.name,
@@ -327,7 +339,7 @@ class ScaleBuilder {
       usedCpu += pod.requests.cpuMillicores;
       usedMem += pod.requests.memoryBytes;
     }
-    const workloadPods = Math.min(this.opts.podsPerNode, node.allocatable.pods) - this.file.daemonSets.length;
+    const workloadPods = Math.min(this.opts.podsPerNode, node.allocatable.pods) - this.daemonSets().length;
     const utilisation = this.rng.uniform(0.45, 0.9);
     const cpuEach = Math.max(5, Math.floor((node.allocatable.cpuMillicores * utilisation - usedCpu) / workloadPods / 5) * 5);
     const memEachMi = Math.max(16, Math.floor((node.allocatable.memoryBytes * utilisation - usedMem) / workloadPods / 1_048_576));

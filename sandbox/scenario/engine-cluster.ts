@@ -3,13 +3,20 @@ import {
   buildBuiltInCatalogue,
   type CatalogueEntry,
   type CatalogueOffering,
+  type EngineContext,
   type KubeNode,
   type KubeNodePool,
+  type KubePod,
+  normalizePod,
   prepare,
+  Requirements,
 } from '../../core/karpenter/scheduling/index.js';
-import type { CapacityReservationSpec } from './capacity-reservations.js';
-import type { SpotPriceIndex } from './spot-prices.js';
-import type { EpochMs, SimNodePool } from './types.js';
+import { podRequirements } from '../../core/karpenter/scheduling/pods.js';
+import { DISRUPTED_TAINT, type Taint, toleratesAll } from '../../core/karpenter/scheduling/taints.js';
+import type { DomainSource } from '../../core/karpenter/scheduling/topology.js';
+import { type CapacityReservationSpec, reservationWithRoom } from './capacity-reservations.js';
+import { SpotPriceIndex } from './spot-prices.js';
+import type { EpochMs, Scenario, SimNodePool } from './types.js';
 
 /**
  * The sandbox's cluster as the Karpenter engine (core/karpenter/scheduling) reads it: NodePools and Nodes as
@@ -191,6 +198,9 @@ export function nodeLabels(n: {
   };
 }
 
+/** The taint Kubernetes' node lifecycle controller puts on a cordoned node (spec.unschedulable). */
+export const UNSCHEDULABLE_TAINT: Taint = { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' };
+
 export function kubeNode(n: {
   name: string;
   labels: Record<string, string>;
@@ -198,16 +208,91 @@ export function kubeNode(n: {
   createdAt: EpochMs;
   allocatable: Readonly<Record<string, string>>;
   capacity: CatalogueEntry['capacity'] | undefined;
+  /** Cordoned: spec.unschedulable and its taint. */
+  cordoned?: boolean;
+  /** Being disrupted by Karpenter since then: its karpenter.sh/disrupted taint and deletionTimestamp. */
+  disruptedAt?: EpochMs;
 }): KubeNode {
+  const taints = [...n.taints, ...(n.cordoned ? [UNSCHEDULABLE_TAINT] : []), ...(n.disruptedAt !== undefined ? [DISRUPTED_TAINT] : [])];
   return {
     apiVersion: 'v1',
     kind: 'Node',
-    metadata: { name: n.name, labels: n.labels, creationTimestamp: new Date(n.createdAt).toISOString() },
-    spec: { taints: [...n.taints] },
+    metadata: {
+      name: n.name,
+      labels: n.labels,
+      creationTimestamp: new Date(n.createdAt).toISOString(),
+      ...(n.disruptedAt !== undefined ? { deletionTimestamp: new Date(n.disruptedAt).toISOString() } : {}),
+    },
+    spec: { taints, ...(n.cordoned ? { unschedulable: true } : {}) },
     status: {
       allocatable: { ...n.allocatable },
       ...(n.capacity ? { capacity: { ...n.capacity } } : {}),
       conditions: [{ type: 'Ready', status: 'True' }],
     },
   };
+}
+
+/**
+ * Which of the DaemonSet templates run on a node, by the engine's own predicate (existing-node.ts): every taint of
+ * the node tolerated, and the template's node selection compatible with the node's labels. The DaemonSet
+ * controller places its pods by the same rule (node affinity and taints, NoSchedule and NoExecute).
+ */
+export function daemonSetMatcher(templates: readonly KubePod[]): (labels: Record<string, string>, taints: readonly Taint[]) => boolean[] {
+  const sched = templates.map((p, i) => normalizePod(p, i));
+  return (labels, taints) => {
+    const reqs = Requirements.fromLabels(labels);
+    return sched.map((d) => toleratesAll(taints, d.constraints.tolerations) && reqs.isCompatible(podRequirements(d, d.constraints, false)));
+  };
+}
+
+/**
+ * Keeps the engine's topology domain sources (every NodePool × instance type's requirements, what a topology spread
+ * or pod affinity counts domains over) from one context to the next while the NodePools and the types they offer
+ * are the same. The engine rebuilds them for every Topology it makes — every provisioning round and every
+ * consolidation candidate — which with week4's zone-spread Deployment was most of the simulation's time. A cache of
+ * the engine's own values, not a model of the sandbox's: when the engine keeps them itself, this does nothing.
+ */
+export class DomainSourceCache {
+  private key = '';
+  private sources: DomainSource[] = [];
+
+  apply(ctx: EngineContext): EngineContext {
+    const key = ctx.templates.map((t) => `${t.pool.name}:${t.options.map((it) => it.name).join(',')}`).join('|');
+    if (key !== this.key) {
+      this.key = key;
+      this.sources = [...ctx.domainSources()];
+    }
+    const sources = this.sources;
+    ctx.domainSources = () => sources;
+    return ctx;
+  }
+}
+
+/**
+ * The catalogue the simulation priced with at time t, rebuilt from a simulated history: the types its NodePools
+ * admit and its managed nodes run, on-demand at the static prices, spot at the simulated prices of t, reserved in
+ * the capacity reservations (available while one has room). What `simulate --instance-types` needs to price a dump
+ * of the sandbox as its own engine did.
+ */
+export function scenarioCatalogue(
+  sc: Pick<Scenario, 'nodePools' | 'nodes' | 'spotPrices' | 'onDemandUsdPerHour' | 'region' | 'zones' | 'capacityReservations'>,
+  t: EpochMs,
+  data: Pick<InstanceCatalog, 'types'>,
+): CatalogueEntry[] {
+  const spotTypes = new Set(sc.spotPrices.map((p) => p.instanceType));
+  const relevant = new Set([...sc.nodePools.flatMap((p) => p.instanceTypes), ...sc.nodes.map((n) => n.instanceType)]);
+  const reservations = sc.capacityReservations ?? [];
+  const prices = new PricedCatalogue(
+    { types: new Map([...data.types].filter(([name]) => relevant.has(name))) },
+    {
+      region: sc.region,
+      zones: sc.zones,
+      onDemandUsdPerHour: new Map(Object.entries(sc.onDemandUsdPerHour)),
+      spot: new SpotPriceIndex(sc.spotPrices),
+      spotTypes,
+      reservations,
+    },
+  );
+  const running = sc.nodes.filter((n) => n.createdAt <= t && (n.deletedAt === null || n.deletedAt > t));
+  return prices.at(t, (r) => reservationWithRoom([r], r.instanceType, running) !== null);
 }

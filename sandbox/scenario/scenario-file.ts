@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { requirementsFromJson, type NodeSelectorRequirement } from '../../core/karpenter/requirements.js';
+import type { KubeAffinity, KubeTopologySpreadConstraint } from '../../core/karpenter/scheduling/kube-types.js';
 import type { CapacityType } from '../../core/labels.js';
 import { CAPACITY_RESERVATION_ID, type CapacityReservationSpec } from './capacity-reservations.js';
 import { KarpenterVersionError, karpenterProfile } from './karpenter-profile.js';
@@ -26,10 +27,17 @@ export interface ScenarioFile {
   nodePools: (Omit<SimNodePool, 'instanceTypes'> & { requirements: NodeSelectorRequirement[] })[];
   /** On-demand capacity reservations NodePools allowing `reserved` launch into first (Karpenter v1.6+ by default). */
   capacityReservations?: CapacityReservationSpec[];
+  /**
+   * EC2NodeClasses beyond what the NodePools name (each named class exists with the defaults below): the AMI alias
+   * they start with, and the capacity reservations they select (`capacityReservationSelectorTerms` by id).
+   */
+  nodeClasses?: NodeClassSpec[];
   managedNodes: { name: string; instanceType: string; count: number }[];
   namespaces: { name: string; labels: Record<string, string> }[];
-  daemonSets: { namespace: string; name: string; requests: RequestSpec }[];
+  daemonSets: DaemonSetSpec[];
   workloads: WorkloadSpec[];
+  /** policy/v1 PodDisruptionBudgets, selecting pods by their labels. */
+  podDisruptionBudgets?: PodDisruptionBudgetSpec[];
   incidents: IncidentSpec[];
   spotPrices: {
     initialFractionOfOnDemand: [number, number];
@@ -44,14 +52,85 @@ export interface RequestSpec {
   memory?: string;
 }
 
+/** A toleration as a pod spec writes it. */
+export interface TolerationSpec {
+  key?: string;
+  operator?: 'Equal' | 'Exists';
+  value?: string;
+  effect?: string;
+  tolerationSeconds?: number;
+}
+
+export interface NodeClassSpec {
+  name: string;
+  /** amiSelectorTerms alias the class starts with (default al2023@v20261020); a drift incident names the next. */
+  amiAlias?: string;
+  /** Capacity reservation ids of the scenario it selects (default: all of them, for a class of a NodePool allowing reserved). */
+  capacityReservationIds?: string[];
+}
+
+export interface DaemonSetSpec {
+  namespace: string;
+  name: string;
+  requests: RequestSpec;
+  image?: string;
+  /** As the chart writes them; absent: every taint tolerated (operator Exists). */
+  tolerations?: TolerationSpec[];
+  nodeSelector?: Record<string, string>;
+  affinity?: KubeAffinity;
+  priorityClassName?: string;
+  hostNetwork?: boolean;
+  /** A container port bound on the node (node-exporter's 9100). */
+  hostPort?: number;
+}
+
+export interface PodDisruptionBudgetSpec {
+  namespace: string;
+  name: string;
+  matchLabels: Record<string, string>;
+  minAvailable?: number | string;
+  maxUnavailable?: number | string;
+}
+
+/** A CronJob's schedule and what its Jobs do; its pods run `runMinutes` and end Succeeded, or Failed at `failures`. */
+export interface CronSpec {
+  /** "M * * * *" (hourly at minute M) or "M H * * *" (daily), in UTC. */
+  schedule: string;
+  runMinutes: number;
+  successfulJobsHistoryLimit: number;
+  failedJobsHistoryLimit: number;
+  /** Scheduled times (RFC 3339) whose Job fails (backoffLimit 0: its one pod ends Failed). */
+  failures?: string[];
+}
+
 export interface WorkloadSpec {
-  kind: 'Deployment' | 'StatefulSet' | 'Job';
+  kind: 'Deployment' | 'StatefulSet' | 'Job' | 'CronJob';
   namespace: string;
   name: string;
   /** A NodePool name, or "managed" for the managed node group that runs Karpenter itself. */
   target: string;
   capacityType?: CapacityType;
   doNotDisrupt?: boolean;
+  /**
+   * The container image; `${karpenterVersion}` and `${karpenterDigest}` are the imitated release's controller image
+   * tag and digest (karpenter-images.ts). Default public.ecr.aws/ledger-demo/<name>:1.4.2.
+   */
+  image?: string;
+  /** Beside karpenter.sh/nodepool (and capacity-type): e.g. kubernetes.io/arch for a single-architecture image. */
+  nodeSelector?: Record<string, string>;
+  /** Default: the taints of the NodePool it targets, each tolerated with Equal. */
+  tolerations?: TolerationSpec[];
+  affinity?: KubeAffinity;
+  topologySpreadConstraints?: KubeTopologySpreadConstraint[];
+  priorityClassName?: string;
+  /** Extra pod annotations (e.g. controller.kubernetes.io/pod-deletion-cost). */
+  annotations?: Record<string, string>;
+  /** A StatefulSet's claims: one PVC per replica, `<name>-<pod>`, provisioned in the zone where the pod first runs. */
+  volumeClaimTemplates?: { name: string; storageClassName: string; storage: string }[];
+  /** kind CronJob: when its Jobs run. */
+  cron?: CronSpec;
+  /** kind Job: the Jobs' ttlSecondsAfterFinished (their pods are listed that long after they finish; default 600). */
+  ttlSecondsAfterFinished?: number;
   replicas?: { fixed: number } | { daily: { min: number; max: number; peakHourUtc: number; weekendFactor: number } };
   requests: RequestSpec;
   initRequests?: RequestSpec;
@@ -63,7 +142,10 @@ export interface WorkloadSpec {
 }
 
 export type IncidentSpec =
-  { kind: 'spot-interruption'; at: string; nodePool: string } | { kind: 'drift'; at: string; nodePool: string; change: string };
+  | { kind: 'spot-interruption'; at: string; nodePool: string }
+  | { kind: 'drift'; at: string; nodePool: string; change: string }
+  /** An operator cordons the oldest node of the pool (kubectl cordon) and uncordons it `hours` later. */
+  | { kind: 'cordon'; at: string; nodePool: string; hours: number; reason: string };
 
 const SCENARIO_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'scenarios');
 
@@ -102,6 +184,23 @@ export function loadScenarioFile(nameOrPath: string): ScenarioFile {
     if (w.target !== 'managed' && !pools.has(w.target)) {
       throw new ScenarioFileError(`scenario ${path}: workload ${w.namespace}/${w.name} targets unknown NodePool "${w.target}"`);
     }
+    if (w.kind === 'CronJob') {
+      if (!w.cron || parseCronSchedule(w.cron.schedule) === null)
+        throw new ScenarioFileError(`scenario ${path}: CronJob ${w.namespace}/${w.name} needs cron.schedule "M * * * *" or "M H * * *"`);
+      for (const f of w.cron.failures ?? [])
+        if (Number.isNaN(Date.parse(f)))
+          throw new ScenarioFileError(`scenario ${path}: CronJob ${w.namespace}/${w.name}: failure "${f}" is not a date`);
+    }
   }
   return parsed;
+}
+
+/** The minute and hour (null: every hour) of a "M * * * *" / "M H * * *" schedule; null for any other form. */
+export function parseCronSchedule(schedule: string): { minute: number; hour: number | null } | null {
+  const m = /^(\d{1,2}) (\*|\d{1,2}) \* \* \*$/.exec(schedule.trim());
+  if (!m) return null;
+  const minute = Number(m[1]);
+  const hour = m[2] === '*' ? null : Number(m[2]);
+  if (minute > 59 || (hour !== null && hour > 23)) return null;
+  return { minute, hour };
 }

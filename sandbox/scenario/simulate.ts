@@ -1,5 +1,4 @@
 import type { CapacityType, DisruptionReason } from '../../core/labels.js';
-import { ANNOTATION_DO_NOT_DISRUPT } from '../../core/labels.js';
 import { effectiveRequests } from '../../core/pod-requests.js';
 import { parseKarpenterDuration } from '../../core/duration.js';
 import { loadInstanceCatalog } from '../../core/instance-catalog.js';
@@ -7,59 +6,64 @@ import {
   consolidate as consolidateRound,
   type EngineContext,
   isReschedulable,
+  type KubeCSINode,
+  type KubeEC2NodeClass,
   type KubeNode,
+  type KubePersistentVolume,
+  type KubePersistentVolumeClaim,
   type KubePod,
+  type KubePodDisruptionBudget,
+  type KubeVolume,
   prepare,
   provision,
   type ProvisioningOutcome,
   type SchedPod,
 } from '../../core/karpenter/scheduling/index.js';
 import type { LaunchChoice } from '../../core/karpenter/scheduling/launch.js';
+import { ANNOTATION_DO_NOT_DISRUPT } from '../../core/labels.js';
 import { DAY_MS as DAY, HOUR_MS as HOUR, MINUTE_MS as MINUTE } from '../../core/time.js';
 import { reservationWithRoom } from './capacity-reservations.js';
 import { loadCatalog } from './catalog.js';
-import { admittedTypes, kubeNode, kubeNodePool, nodeLabels, PricedCatalogue } from './engine-cluster.js';
-import { karpenterProfile } from './karpenter-profile.js';
+import {
+  admittedTypes,
+  daemonSetMatcher,
+  DomainSourceCache,
+  kubeNode,
+  kubeNodePool,
+  nodeLabels,
+  PricedCatalogue,
+} from './engine-cluster.js';
+import { karpenterProfile, type KarpenterProfile } from './karpenter-profile.js';
 import { shapeForRelease } from './release-shape.js';
 import { type EventSpec, karpenterEventWriter, type KarpenterEventWriter } from './karpenter-events.js';
+import { DEFAULT_AMI_ALIAS, nodeClassObject } from './node-classes.js';
+import { pdbObject, pdbStatus } from './pdb-status.js';
+import { claimVolumes, daemonSetTemplate, kubePodOf, type PodShape, workloadTemplate } from './pod-templates.js';
 import { Rng } from './rng.js';
-import type { ScenarioFile, WorkloadSpec } from './scenario-file.js';
+import { type DaemonSetSpec, parseCronSchedule, type ScenarioFile, type WorkloadSpec } from './scenario-file.js';
 import { SpotPriceIndex, simulateSpotPrices } from './spot-prices.js';
-import type { EpochMs, InstanceTypeInfo, Resources, Scenario, SimContainer, SimEvent, SimNode, SimNodePool, SimPod } from './types.js';
+import { claimObject, csiNodeObject, ebsAttachLimit, storageClasses, volumeObject } from './storage.js';
+import {
+  type EpochMs,
+  type InstanceTypeInfo,
+  type Resources,
+  type Scenario,
+  type SimEvent,
+  type SimJob,
+  type SimNode,
+  type SimNodeClass,
+  type SimNodePool,
+  type SimPod,
+  type SimPodDisruptionBudget,
+  type SimVolumeClaim,
+  type SimWorkload,
+  workloadKey,
+} from './types.js';
 
-/** What every pod of one workload (or DaemonSet) carries. */
-interface PodShape {
-  namespace: string;
-  ownerKind: SimPod['ownerKind'];
-  ownerName: string;
-  labels: Record<string, string>;
-  annotations: Record<string, string>;
-  containers: SimContainer[];
-  initContainers: SimContainer[];
-  nodeSelector: Record<string, string>;
-  tolerations: SimPod['tolerations'];
-}
-
-const daemonContainers = (ds: ScenarioFile['daemonSets'][number]): SimContainer[] => [
-  {
-    name: ds.name,
-    image: `public.ecr.aws/eks/${ds.name}:v1.31.0`,
-    resources: { requests: { ...ds.requests } as Record<string, string> },
-  },
-];
-
-/** A DaemonSet's pods as the engine sees them: they tolerate every taint, as DaemonSets like these do. */
-const daemonShape = (ds: ScenarioFile['daemonSets'][number] | undefined): PodShape => ({
-  namespace: ds?.namespace ?? 'kube-system',
-  ownerKind: 'DaemonSet',
-  ownerName: ds?.name ?? '',
-  labels: { app: ds?.name ?? '' },
-  annotations: {},
-  containers: ds ? daemonContainers(ds) : [],
-  initContainers: [],
-  nodeSelector: {},
-  tolerations: [{ key: '', operator: 'Exists' }],
-});
+/** When the cluster's long-lived objects (namespaces, NodePools, classes, controllers) were made: a month before. */
+const CLUSTER_AGE = 30 * DAY;
+/** ttlSecondsAfterFinished of Jobs a scenario makes from a Job template (their pods stay listed that long). */
+const DEFAULT_JOB_TTL_SECONDS = 600;
 
 /** How long a pool waits after one disruption before the next: keeps the simulated churn near Karpenter's. */
 const DISRUPTION_COOLDOWN = 15 * MINUTE;
@@ -75,38 +79,64 @@ interface LiveNode {
   node: SimNode;
   type: InstanceTypeInfo;
   pool: SimNodePool | null;
-  /** The Node object the engine reads. */
+  /** The Node object the engine reads (rebuilt when it is cordoned or disrupted). */
   kube: KubeNode;
+  /** What it was built from, for rebuilding. */
+  kubeInput: Parameters<typeof kubeNode>[0];
+  csiNode: KubeCSINode;
   pods: LivePod[];
+  /** Finished pods still listed on it: pod garbage collection removes them with the node. */
+  finished: SimPod[];
+  daemonSets: DaemonSetState[];
   lastPodChangeAt: EpochMs;
   lastBlockedEventAt: EpochMs;
+  /** Disrupted by Karpenter: tainted and drained, its instance terminated at this time (the next step). */
+  terminateAt: EpochMs | null;
+}
+
+interface DaemonSetState {
+  spec: DaemonSetSpec;
+  shape: PodShape;
+  requests: Resources;
+  /** Nodes it runs on, from each time on. */
+  scheduled: { at: EpochMs; count: number }[];
 }
 
 interface Workload {
   spec: WorkloadSpec;
   requests: Resources;
-  containers: SimContainer[];
-  initContainers: SimContainer[];
   templateHash: string;
   shape: PodShape;
   /** Live and pending pods, oldest first. */
   pods: LivePod[];
   noiseHour: number;
   noise: number;
+  /** Deployment / StatefulSet: spec.replicas from each time on. */
+  replicas: { at: EpochMs; replicas: number }[];
+  /** CronJob: its finished Jobs, oldest first, kept up to the history limits. */
+  succeeded: SimJob[];
+  failed: SimJob[];
 }
 
 interface LivePod {
   name: string;
   workload: Workload | null; // null: a DaemonSet pod
-  daemonSet?: ScenarioFile['daemonSets'][number];
+  daemonSet?: DaemonSetState;
   requests: Resources;
   node: LiveNode | null;
   record: SimPod | null;
   createdAt: EpochMs;
+  /** Its owner's name: the ReplicaSet, StatefulSet, Job or DaemonSet. */
+  ownerName: string;
   /** The Pod object the engine reads, while its binding holds. */
   kube?: KubePod;
   jobEndsAt?: EpochMs;
+  /** The Job it belongs to, and whether it ends Failed. */
+  job?: SimJob;
+  fails?: boolean;
   ordinal?: number;
+  /** A StatefulSet pod's claims. */
+  volumes: KubeVolume[];
 }
 
 /** Runs the scenario file with a seed: a deterministic 14-day history of a Karpenter cluster. */
@@ -135,10 +165,27 @@ class Simulation {
   private readonly evaluatedAt = new Map<string, { version: number; at: EpochMs }>();
   private readonly onDemand: Record<string, number> = {};
   private readonly prices: PricedCatalogue;
+  private readonly daemonSets: DaemonSetState[];
+  /** The DaemonSets' pod templates, as the engine reads them (one array, so the engine reuses its templates). */
   private readonly daemonTemplates: KubePod[];
+  private readonly daemonsOn: ReturnType<typeof daemonSetMatcher>;
+  private readonly jobs: SimJob[] = [];
+  /** Finished pods of each Job (listed until the Job is deleted). */
+  private readonly jobRecords = new Map<SimJob, SimPod[]>();
+  private readonly pdbs: SimPodDisruptionBudget[];
+  private readonly claims = new Map<string, SimVolumeClaim>();
+  private claimsVersion = 0;
+  private volumeObjects: { version: number; claims: KubePersistentVolumeClaim[]; volumes: KubePersistentVolume[] } | null = null;
+  private readonly storageClassObjects;
+  private readonly nodeClasses: SimNodeClass[];
+  private nodeClassObjects: { generation: string; objects: KubeEC2NodeClass[] } | null = null;
+  private readonly namespaceObjects: { metadata: { name: string; labels: Record<string, string> } }[];
+  private readonly uncordons: { at: EpochMs; live: LiveNode }[] = [];
+  private readonly domainSources = new DomainSourceCache();
   private ipCounter = 10;
   /** What the imitated Karpenter release writes (karpenterVersion of the scenario file, else the current release). */
   private readonly karpenterVersion: string;
+  private readonly profile: KarpenterProfile;
   private readonly karpenter: KarpenterEventWriter;
 
   constructor(
@@ -146,9 +193,9 @@ class Simulation {
     private readonly seed: number,
   ) {
     this.rng = new Rng(seed);
-    const profile = karpenterProfile(file.karpenterVersion);
-    this.karpenterVersion = profile.version;
-    this.karpenter = karpenterEventWriter(profile);
+    this.profile = karpenterProfile(file.karpenterVersion);
+    this.karpenterVersion = this.profile.version;
+    this.karpenter = karpenterEventWriter(this.profile);
     this.start = Date.parse(file.start);
     this.end = this.start + file.days * DAY;
     this.step = file.stepMinutes * MINUTE;
@@ -182,78 +229,107 @@ class Simulation {
         reservations: file.capacityReservations ?? [],
       },
     );
-    this.daemonTemplates = file.daemonSets.map((ds) => {
-      const pod: LivePod = {
-        name: ds.name,
-        workload: null,
-        daemonSet: ds,
-        requests: effectiveRequests(daemonContainers(ds)),
-        node: null,
-        record: null,
-        createdAt: this.start,
+    this.daemonSets = file.daemonSets.map((ds) => {
+      const template = daemonSetTemplate(ds);
+      return {
+        spec: ds,
+        shape: {
+          ...template,
+          namespace: ds.namespace,
+          ownerKind: 'DaemonSet',
+          ownerName: ds.name,
+          workloadKey: workloadKey('DaemonSet', ds.namespace, ds.name),
+        },
+        requests: effectiveRequests(template.containers),
+        scheduled: [],
       };
-      return this.kubePod(pod);
     });
+    this.daemonTemplates = this.daemonSets.map((ds) =>
+      kubePodOf(ds.shape, {
+        name: ds.spec.name,
+        uid: `${ds.spec.namespace}/${ds.spec.name}`,
+        createdAt: this.start,
+        startedAt: null,
+        ownerName: ds.spec.name,
+        nodeName: null,
+        volumes: [],
+      }),
+    );
+    this.daemonsOn = daemonSetMatcher(this.daemonTemplates);
     this.workloads = file.workloads.map((spec) => this.makeWorkload(spec));
+    this.pdbs = (file.podDisruptionBudgets ?? []).map((b) => {
+      const owner = this.workloads.find(
+        (w) => w.spec.namespace === b.namespace && Object.entries(b.matchLabels).every(([k, v]) => w.shape.labels[k] === v),
+      );
+      return {
+        namespace: b.namespace,
+        name: b.name,
+        matchLabels: { ...b.matchLabels },
+        ...(b.minAvailable !== undefined ? { minAvailable: b.minAvailable } : {}),
+        ...(b.maxUnavailable !== undefined ? { maxUnavailable: b.maxUnavailable } : {}),
+        workload: owner ? owner.shape.workloadKey : '',
+        createdAt: this.start - CLUSTER_AGE,
+      };
+    });
+    this.storageClassObjects = storageClasses(this.start - CLUSTER_AGE);
+    this.nodeClasses = this.makeNodeClasses();
+    this.namespaceObjects = file.namespaces.map((ns) => ({ metadata: { name: ns.name, labels: { ...ns.labels } } }));
+  }
+
+  /** The EC2NodeClasses the NodePools name (and the file describes): AMI alias, hash, reservations selected. */
+  private makeNodeClasses(): SimNodeClass[] {
+    const names = [...new Set([...this.pools.map((p) => p.nodeClassName), ...(this.file.nodeClasses ?? []).map((c) => c.name)])].sort();
+    const reservations = this.file.capacityReservations ?? [];
+    return names.map((name) => {
+      const spec = this.file.nodeClasses?.find((c) => c.name === name);
+      const reserves = this.pools.some((p) => p.nodeClassName === name && p.capacityTypes.includes('reserved'));
+      return {
+        name,
+        amiAliases: [
+          { at: this.start - CLUSTER_AGE, alias: spec?.amiAlias ?? DEFAULT_AMI_ALIAS, hash: this.nodeClassHash.get(name) ?? '' },
+        ],
+        capacityReservationIds: spec?.capacityReservationIds ?? (reserves ? reservations.map((r) => r.id) : []),
+      };
+    });
   }
 
   private makeWorkload(spec: WorkloadSpec): Workload {
-    const containers: SimContainer[] = [
-      {
-        name: spec.name.split('-')[0],
-        image: `public.ecr.aws/ledger-demo/${spec.name}:1.4.2`,
-        resources: { requests: { ...spec.requests } as Record<string, string> },
-      },
-    ];
-    const initContainers: SimContainer[] = spec.initRequests
-      ? [
-          {
-            name: 'migrate',
-            image: `public.ecr.aws/ledger-demo/${spec.name}-migrate:1.4.2`,
-            resources: { requests: { ...spec.initRequests } as Record<string, string> },
-          },
-        ]
-      : [];
     const templateHash = this.rng.suffix(9).slice(0, 9);
     const pool = this.file.nodePools.find((p) => p.name === spec.target);
-    const nodeSelector: Record<string, string> = {};
-    if (spec.target !== 'managed') nodeSelector['karpenter.sh/nodepool'] = spec.target;
-    if (spec.capacityType) nodeSelector['karpenter.sh/capacity-type'] = spec.capacityType;
-    if (spec.target === 'managed') nodeSelector['eks.amazonaws.com/nodegroup'] = 'karpenter-mng';
+    const template = workloadTemplate(spec, pool, this.karpenterVersion, spec.kind === 'Deployment' ? templateHash : null);
+    const ownerKind: SimPod['ownerKind'] = spec.kind === 'Deployment' ? 'ReplicaSet' : spec.kind === 'StatefulSet' ? 'StatefulSet' : 'Job';
     const shape: PodShape = {
+      ...template,
       namespace: spec.namespace,
-      ownerKind: spec.kind === 'Deployment' ? 'ReplicaSet' : spec.kind,
+      ownerKind,
       ownerName: spec.kind === 'Deployment' ? `${spec.name}-${templateHash}` : spec.name,
-      labels: { app: spec.name, ...(spec.labels ?? {}), ...(spec.kind === 'Deployment' ? { 'pod-template-hash': templateHash } : {}) },
-      annotations: spec.doNotDisrupt ? { [ANNOTATION_DO_NOT_DISRUPT]: 'true' } : {},
-      containers,
-      initContainers,
-      nodeSelector,
-      // the taints of the NodePool it targets
-      tolerations: (pool?.taints ?? []).map((taint) => ({ key: taint.key, operator: 'Equal', value: taint.value, effect: taint.effect })),
+      workloadKey: workloadKey(spec.kind, spec.namespace, spec.name),
     };
     return {
       spec,
-      containers,
-      initContainers,
-      requests: effectiveRequests(containers, initContainers),
+      requests: effectiveRequests(template.containers, template.initContainers),
       templateHash,
       shape,
       pods: [],
       noiseHour: -1,
       noise: 0,
+      replicas: [],
+      succeeded: [],
+      failed: [],
     };
   }
 
   run(): Scenario {
     this.launchManagedNodes();
     for (let t = this.start; t < this.end; t += this.step) {
+      this.reap(t);
       this.incidents(t);
       for (const w of this.workloads) this.reconcile(w, t);
       this.schedulePending(t);
       this.disrupt(t);
       this.schedulePending(t);
     }
+    this.reap(this.end);
     return {
       name: this.file.name,
       seed: this.seed,
@@ -272,7 +348,51 @@ class Simulation {
       events: this.events.sort((a, b) => a.at - b.at),
       spotPrices: this.spotPoints,
       onDemandUsdPerHour: Object.fromEntries(Object.entries(this.onDemand).filter(([t]) => this.usedOrAllowed(t))),
+      workloads: this.simWorkloads(),
+      jobs: this.jobs,
+      podDisruptionBudgets: this.pdbs,
+      volumeClaims: [...this.claims.values()].sort((a, b) => (a.namespace + a.name).localeCompare(b.namespace + b.name)),
+      nodeClasses: this.nodeClasses,
+      capacityReservations: this.file.capacityReservations ?? [],
     };
+  }
+
+  /** The controllers as the API serves them. */
+  private simWorkloads(): SimWorkload[] {
+    const template = (shape: PodShape) => {
+      const { namespace: _n, ownerKind: _k, ownerName: _o, workloadKey: _w, ...rest } = shape;
+      return rest;
+    };
+    const out: SimWorkload[] = this.daemonSets.map((ds) => ({
+      kind: 'DaemonSet',
+      namespace: ds.spec.namespace,
+      name: ds.spec.name,
+      createdAt: this.start - CLUSTER_AGE,
+      template: template(ds.shape),
+      scheduled: ds.scheduled,
+    }));
+    for (const w of this.workloads) {
+      out.push({
+        kind: w.spec.kind,
+        namespace: w.spec.namespace,
+        name: w.spec.name,
+        createdAt: this.start - CLUSTER_AGE,
+        template: template(w.shape),
+        ...(w.spec.kind === 'Deployment' || w.spec.kind === 'StatefulSet' ? { replicas: w.replicas } : {}),
+        ...(w.spec.kind === 'Deployment' ? { templateHash: w.templateHash } : {}),
+        ...(w.spec.volumeClaimTemplates ? { volumeClaimTemplates: w.spec.volumeClaimTemplates } : {}),
+        ...(w.spec.cron
+          ? {
+              cron: {
+                schedule: w.spec.cron.schedule,
+                successfulJobsHistoryLimit: w.spec.cron.successfulJobsHistoryLimit,
+                failedJobsHistoryLimit: w.spec.cron.failedJobsHistoryLimit,
+              },
+            }
+          : {}),
+      });
+    }
+    return out;
   }
 
   private usedOrAllowed(type: string): boolean {
@@ -342,57 +462,124 @@ class Simulation {
       nodePool: node.nodePool,
       managedNodeGroup,
     });
-    const kube = kubeNode({
+    const kubeInput = {
       name: node.name,
       labels,
       taints: pool?.taints ?? [],
       createdAt: t,
       allocatable: type.allocatable,
       capacity: this.prices.capacity(typeName),
-    });
+    };
     const live: LiveNode = {
       node,
       type,
       pool,
-      kube,
+      kube: kubeNode(kubeInput),
+      kubeInput,
+      csiNode: csiNodeObject(node, ebsAttachLimit({ labels: type.labels, vcpu: type.vcpu })),
       pods: [],
+      finished: [],
+      daemonSets: [],
       lastPodChangeAt: t,
       lastBlockedEventAt: -Infinity,
+      terminateAt: null,
     };
     this.live.push(live);
     this.touch(pool);
-    for (const ds of this.file.daemonSets) {
+    // the DaemonSet controller runs a pod of each DaemonSet whose node selection and tolerations admit the node
+    const runs = this.daemonsOn(labels, kubeInput.taints);
+    this.daemonSets.forEach((ds, i) => {
+      if (!runs[i]) return;
+      live.daemonSets.push(ds);
+      this.countDaemonSet(ds, t, +1);
       const pod: LivePod = {
-        name: `${ds.name}-${this.rng.suffix(5)}`,
+        name: `${ds.spec.name}-${this.rng.suffix(5)}`,
         workload: null,
         daemonSet: ds,
-        requests: effectiveRequests(daemonContainers(ds)),
+        requests: ds.requests,
         node: null,
         record: null,
         createdAt: t,
+        ownerName: ds.spec.name,
+        volumes: [],
       };
       this.bind(pod, live, t);
-    }
+    });
     return live;
   }
 
+  private countDaemonSet(ds: DaemonSetState, t: EpochMs, delta: number): void {
+    const last = ds.scheduled[ds.scheduled.length - 1];
+    const count = (last?.count ?? 0) + delta;
+    if (last && last.at === t) last.count = count;
+    else ds.scheduled.push({ at: t, count });
+  }
+
+  /** The node object the engine reads, after a change of its cordon or disruption. */
+  private rebuildKube(live: LiveNode): void {
+    live.kube = kubeNode({
+      ...live.kubeInput,
+      cordoned: live.node.cordoned !== undefined && live.node.cordoned.until === null,
+      ...(live.node.disruptedAt !== undefined ? { disruptedAt: live.node.disruptedAt } : {}),
+    });
+  }
+
+  /** Gone at t: its pods unbound (the controllers make new ones for evicted pods), its finished pods garbage-collected. */
   private remove(live: LiveNode, t: EpochMs, reason: DisruptionReason | null): LivePod[] {
     live.node.deletedAt = t;
     live.node.deletionReason = reason;
     this.live.splice(this.live.indexOf(live), 1);
     this.touch(live.pool);
+    for (const ds of live.daemonSets) this.countDaemonSet(ds, t, -1);
+    for (const rec of live.finished) if (rec.listedUntil === null || (rec.listedUntil ?? Infinity) > t) rec.listedUntil = t;
+    return this.evict(live, t, false);
+  }
+
+  /** Unbinds the node's pods; a controller makes a new pod for each evicted one (a StatefulSet keeps the name). */
+  private evict(live: LiveNode, t: EpochMs, keepDaemons: boolean): LivePod[] {
     const evicted: LivePod[] = [];
     for (const pod of [...live.pods]) {
+      if (keepDaemons && !pod.workload) continue;
       this.unbind(pod, t);
       if (pod.workload) {
-        // The controller makes a new pod for an evicted one (a StatefulSet keeps the name).
-        const replacement = this.newPod(pod.workload, t, pod.ordinal);
+        const replacement = this.newPod(pod.workload, t, pod.ordinal, pod.job);
         replacement.jobEndsAt = pod.jobEndsAt;
+        replacement.fails = pod.fails;
         pod.workload.pods.splice(pod.workload.pods.indexOf(pod), 1, replacement);
         evicted.push(replacement);
       }
     }
     return evicted;
+  }
+
+  /**
+   * Karpenter disrupts the node at t: taints it karpenter.sh/disrupted:NoSchedule, deletes its NodeClaim and drains
+   * it (the controllers remake the evicted pods at once); its DaemonSet pods run until the instance terminates at the
+   * next step, when reap() removes it. Meanwhile the engine sees it tainted and being deleted: no destination, not a
+   * candidate, counted against its NodePool's disruption budget.
+   */
+  private disruptNode(live: LiveNode, t: EpochMs, reason: DisruptionReason): void {
+    live.node.disruptedAt = t;
+    live.node.deletionReason = reason;
+    live.terminateAt = t + this.step;
+    this.rebuildKube(live);
+    this.touch(live.pool);
+    this.evict(live, t, true);
+  }
+
+  /** Removes the disrupted nodes whose instances have terminated by t. */
+  private reap(t: EpochMs): void {
+    for (const live of this.live.filter((n) => n.terminateAt !== null && n.terminateAt <= t)) {
+      this.remove(live, live.terminateAt ?? t, live.node.deletionReason);
+    }
+    for (const u of this.uncordons.filter((x) => x.at <= t)) {
+      this.uncordons.splice(this.uncordons.indexOf(u), 1);
+      const c = u.live.node.cordoned;
+      if (!c || c.until !== null || u.live.node.deletedAt !== null) continue;
+      c.until = t;
+      this.rebuildKube(u.live);
+      this.touch(u.live.pool);
+    }
   }
 
   /** Events on the node and its NodeClaim, as the imitated release writes them (karpenter-events.ts). */
@@ -415,12 +602,36 @@ class Simulation {
 
   // ---- pods ----------------------------------------------------------------------------------------------------
 
-  private newPod(w: Workload, t: EpochMs, ordinal?: number): LivePod {
+  private newPod(w: Workload, t: EpochMs, ordinal?: number, job?: SimJob): LivePod {
     let name: string;
+    let ownerName = w.shape.ownerName;
     if (w.spec.kind === 'StatefulSet') name = `${w.spec.name}-${ordinal ?? 0}`;
-    else if (w.spec.kind === 'Job') name = `${w.spec.name}-${Math.floor(t / 60_000)}-${this.rng.suffix(5)}`;
-    else name = `${w.spec.name}-${w.templateHash}-${this.rng.suffix(5)}`;
-    return { name, workload: w, requests: w.requests, node: null, record: null, createdAt: t, ordinal };
+    else if (job) {
+      name = `${job.name}-${this.rng.suffix(5)}`;
+      ownerName = job.name;
+      job.pods.push(name);
+    } else name = `${w.spec.name}-${w.templateHash}-${this.rng.suffix(5)}`;
+    const volumes = w.spec.volumeClaimTemplates ? claimVolumes(w.spec.volumeClaimTemplates, name) : [];
+    for (const tpl of w.spec.volumeClaimTemplates ?? []) this.claimFor(w, `${tpl.name}-${name}`, tpl, t);
+    return { name, workload: w, requests: w.requests, node: null, record: null, createdAt: t, ordinal, ownerName, job, volumes };
+  }
+
+  /** A StatefulSet's claim, made with its first pod (the controller creates the PVC before the pod). */
+  private claimFor(w: Workload, name: string, tpl: { storageClassName: string; storage: string }, t: EpochMs): void {
+    const key = `${w.spec.namespace}/${name}`;
+    if (this.claims.has(key)) return;
+    this.claims.set(key, {
+      namespace: w.spec.namespace,
+      name,
+      storageClassName: tpl.storageClassName,
+      storage: tpl.storage,
+      createdAt: t,
+      volumeName: `pvc-${this.rng.uuid()}`,
+      volumeId: `vol-0${this.rng.hex(16)}`,
+      boundAt: null,
+      zone: null,
+    });
+    this.claimsVersion += 1;
   }
 
   /** Room was freed or added in the pool (a pod removed, a node launched or removed): consolidation may find more. */
@@ -433,27 +644,30 @@ class Simulation {
     pod.kube = undefined;
     live.pods.push(pod);
     live.lastPodChangeAt = t;
-    const w = pod.workload;
-    const shape = w ? w.shape : daemonShape(pod.daemonSet);
-    // A DaemonSet pod's record names the taints of its node, then tolerates everything.
-    const tolerations: SimPod['tolerations'] = w
-      ? shape.tolerations
-      : [
-          ...(live.pool?.taints ?? []).map((taint) => ({ key: taint.key, operator: 'Equal', value: taint.value, effect: taint.effect })),
-          { key: '', operator: 'Exists' },
-        ];
+    const shape = pod.workload ? pod.workload.shape : (pod.daemonSet as DaemonSetState).shape;
+    // WaitForFirstConsumer: a claim's volume is provisioned in the zone of the node its pod first runs on
+    for (const v of pod.volumes) {
+      const claim = this.claims.get(`${shape.namespace}/${v.persistentVolumeClaim?.claimName}`);
+      if (claim && claim.boundAt === null) {
+        claim.boundAt = t;
+        claim.zone = live.node.zone;
+        this.claimsVersion += 1;
+      }
+    }
     pod.record = {
       uid: this.rng.uuid(),
       namespace: shape.namespace,
       name: pod.name,
       ownerKind: shape.ownerKind,
-      ownerName: shape.ownerName,
-      labels: { ...shape.labels },
+      ownerName: pod.ownerName,
+      workload: shape.workloadKey,
+      ...(pod.volumes.length > 0 ? { volumes: pod.volumes } : {}),
+      labels: pod.job ? { ...shape.labels, 'batch.kubernetes.io/job-name': pod.job.name, 'job-name': pod.job.name } : { ...shape.labels },
       annotations: { ...shape.annotations },
       containers: shape.containers,
       initContainers: shape.initContainers,
       nodeSelector: { ...shape.nodeSelector },
-      tolerations,
+      tolerations: shape.tolerations,
       nodeName: live.node.name,
       createdAt: t,
       deletedAt: null,
@@ -472,6 +686,16 @@ class Simulation {
     if (pod.record) {
       pod.record.deletedAt = t;
       pod.record.endPhase = phase;
+      if (phase !== 'Deleted') {
+        // finished: listed until its Job goes, or its node (set then)
+        pod.record.listedUntil = null;
+        live.finished.push(pod.record);
+        if (pod.job) {
+          const list = this.jobRecords.get(pod.job) ?? [];
+          list.push(pod.record);
+          this.jobRecords.set(pod.job, list);
+        }
+      }
     }
     pod.node = null;
     pod.kube = undefined;
@@ -499,7 +723,9 @@ class Simulation {
 
   private reconcile(w: Workload, t: EpochMs): void {
     if (w.spec.kind === 'Job') return this.reconcileJob(w, t);
+    if (w.spec.kind === 'CronJob') return this.reconcileCronJob(w, t);
     const want = this.desired(w, t);
+    if (w.replicas[w.replicas.length - 1]?.replicas !== want) w.replicas.push({ at: t, replicas: want });
     while (w.pods.length > want) {
       const pod = w.pods.pop();
       if (pod) this.unbind(pod, t);
@@ -507,22 +733,92 @@ class Simulation {
     while (w.pods.length < want) w.pods.push(this.newPod(w, t, w.pods.length));
   }
 
-  private reconcileJob(w: Workload, t: EpochMs): void {
+  /** A new Job of `w` at t (named `<name>-<minutes since the epoch>`, as the CronJob controller names them). */
+  private newJob(w: Workload, t: EpochMs, parallelism: number, ttlSeconds: number | null): SimJob {
+    const job: SimJob = {
+      namespace: w.spec.namespace,
+      name: `${w.spec.name}-${Math.floor(t / 60_000)}`,
+      workload: w.shape.workloadKey,
+      createdAt: t,
+      parallelism,
+      finishedAt: null,
+      failed: false,
+      deletedAt: null,
+      ...(ttlSeconds !== null ? { ttlSecondsAfterFinished: ttlSeconds } : {}),
+      backoffLimit: w.spec.kind === 'CronJob' ? 0 : 6,
+      pods: [],
+    };
+    this.jobs.push(job);
+    return job;
+  }
+
+  /** Finishes the pods whose run ended by t; returns the Jobs all of whose pods have now finished. */
+  private finishJobPods(w: Workload, t: EpochMs): SimJob[] {
+    const done = new Set<SimJob>();
     for (const pod of [...w.pods]) {
-      if (pod.jobEndsAt !== undefined && pod.jobEndsAt <= t) {
-        this.unbind(pod, t, 'Succeeded');
-        w.pods.splice(w.pods.indexOf(pod), 1);
-      }
+      if (pod.jobEndsAt === undefined || pod.jobEndsAt > t) continue;
+      this.unbind(pod, t, pod.fails ? 'Failed' : 'Succeeded');
+      w.pods.splice(w.pods.indexOf(pod), 1);
+      if (pod.job) done.add(pod.job);
+    }
+    return [...done].filter((job) => !w.pods.some((p) => p.job === job));
+  }
+
+  /** A Job is deleted at t: its finished pods leave the API with it. */
+  private deleteJob(job: SimJob, t: EpochMs): void {
+    job.deletedAt = t;
+    for (const rec of this.jobRecords.get(job) ?? [])
+      if (rec.listedUntil === null || (rec.listedUntil ?? Infinity) > t) rec.listedUntil = t;
+  }
+
+  private reconcileJob(w: Workload, t: EpochMs): void {
+    const ttl = w.spec.ttlSecondsAfterFinished ?? DEFAULT_JOB_TTL_SECONDS;
+    for (const job of this.finishJobPods(w, t)) {
+      job.finishedAt = t;
+      // ttlSecondsAfterFinished: the TTL controller deletes it, and its pods with it
+      this.deleteJob(job, t + ttl * 1000);
     }
     for (const b of w.spec.bursts ?? []) {
       const at = this.start + b.day * DAY + b.hourUtc * HOUR;
       if (at > t - this.step && at <= t) {
+        const job = this.newJob(w, t, b.parallelism, ttl);
         for (let i = 0; i < b.parallelism; i++) {
-          const pod = this.newPod(w, t);
+          const pod = this.newPod(w, t, undefined, job);
           pod.jobEndsAt = at + b.hours * HOUR;
           w.pods.push(pod);
         }
       }
+    }
+  }
+
+  /**
+   * A CronJob: a Job at each scheduled time, one pod that runs `runMinutes` and ends Succeeded (Failed at the
+   * scheduled times listed as failures); finished Jobs are kept up to successfulJobsHistoryLimit and
+   * failedJobsHistoryLimit, the oldest deleted (with their pods) as a newer one finishes.
+   */
+  private reconcileCronJob(w: Workload, t: EpochMs): void {
+    const cron = w.spec.cron;
+    const when = cron ? parseCronSchedule(cron.schedule) : null;
+    if (!cron || !when) return;
+    for (const job of this.finishJobPods(w, t)) {
+      job.finishedAt = t;
+      const history = job.failed ? w.failed : w.succeeded;
+      history.push(job);
+      const limit = job.failed ? cron.failedJobsHistoryLimit : cron.successfulJobsHistoryLimit;
+      while (history.length > limit) this.deleteJob(history.shift() as SimJob, t);
+    }
+    // the scheduled times in (t - step, t]
+    for (let m = Math.floor((t - this.step) / MINUTE) + 1; m <= Math.floor(t / MINUTE); m++) {
+      const at = m * MINUTE;
+      const d = new Date(at);
+      if (d.getUTCMinutes() !== when.minute || (when.hour !== null && d.getUTCHours() !== when.hour)) continue;
+      if (at < this.start) continue;
+      const job = this.newJob(w, at, 1, null);
+      job.failed = (cron.failures ?? []).some((f) => Date.parse(f) === at);
+      const pod = this.newPod(w, t, undefined, job);
+      pod.jobEndsAt = at + cron.runMinutes * MINUTE;
+      pod.fails = job.failed;
+      w.pods.push(pod);
     }
   }
 
@@ -531,30 +827,65 @@ class Simulation {
   /** The Kubernetes object of a pod as the engine reads it (rebuilt when it is bound or unbound). */
   private kubePod(pod: LivePod): KubePod {
     if (pod.kube) return pod.kube;
-    const shape = pod.workload ? pod.workload.shape : daemonShape(pod.daemonSet);
-    const live = pod.node;
-    pod.kube = {
-      metadata: {
-        name: pod.name,
-        namespace: shape.namespace,
-        uid: pod.record?.uid ?? `${shape.namespace}/${pod.name}`,
-        labels: shape.labels,
-        annotations: shape.annotations,
-        creationTimestamp: new Date(pod.createdAt).toISOString(),
-        ownerReferences: [
-          { apiVersion: shape.ownerKind === 'Node' ? 'v1' : 'apps/v1', kind: shape.ownerKind, name: shape.ownerName, controller: true },
-        ],
-      },
-      spec: {
-        ...(live ? { nodeName: live.node.name } : {}),
-        nodeSelector: shape.nodeSelector,
-        tolerations: shape.tolerations,
-        containers: shape.containers,
-        initContainers: shape.initContainers,
-      },
-      status: live ? { phase: 'Running', startTime: new Date(pod.record?.createdAt ?? pod.createdAt).toISOString() } : { phase: 'Pending' },
-    };
+    const shape = pod.workload ? pod.workload.shape : (pod.daemonSet as DaemonSetState).shape;
+    pod.kube = kubePodOf(shape, {
+      name: pod.name,
+      uid: pod.record?.uid ?? `${shape.namespace}/${pod.name}`,
+      createdAt: pod.createdAt,
+      startedAt: pod.record?.createdAt ?? null,
+      ownerName: pod.ownerName,
+      nodeName: pod.node ? pod.node.node.name : null,
+      volumes: pod.volumes,
+    });
     return pod.kube;
+  }
+
+  /**
+   * The PodDisruptionBudgets with the status the disruption controller gives them now: healthy = its pods bound to
+   * a node (the sandbox's pods are Ready once bound), expected = its controller's replicas (or its pods).
+   */
+  private pdbObjects(t: EpochMs): KubePodDisruptionBudget[] {
+    return this.pdbs.map((b) => {
+      const w = this.workloads.find((x) => x.shape.workloadKey === b.workload);
+      const selected = w ? w.pods : [];
+      const healthy = selected.filter((p) => p.node !== null && p.node.terminateAt === null).length;
+      return pdbObject(b, pdbStatus(b, healthy, selected.length, w ? this.desiredNow(w) : 0), t);
+    });
+  }
+
+  /** The replicas a controller wants now (its last reconcile). */
+  private desiredNow(w: Workload): number {
+    return w.replicas[w.replicas.length - 1]?.replicas ?? w.pods.length;
+  }
+
+  /** PVCs and PVs as the API holds them now (rebuilt only when a claim was made or bound). */
+  private volumeInputs(t: EpochMs): { claims: KubePersistentVolumeClaim[]; volumes: KubePersistentVolume[] } {
+    if (this.volumeObjects?.version !== this.claimsVersion) {
+      const claims = [...this.claims.values()];
+      this.volumeObjects = {
+        version: this.claimsVersion,
+        claims: claims.map((c) => claimObject(c, t, {}, null)),
+        volumes: claims.flatMap((c) => volumeObject(c) ?? []),
+      };
+    }
+    return this.volumeObjects;
+  }
+
+  /** The EC2NodeClasses as they stand (rebuilt when an AMI alias changes). */
+  private nodeClassInputs(t: EpochMs): KubeEC2NodeClass[] {
+    const generation = this.nodeClasses.map((c) => c.amiAliases.length).join(',');
+    if (this.nodeClassObjects?.generation !== generation) {
+      const ctx = {
+        clusterName: this.file.clusterName,
+        zones: this.file.zones,
+        accountId: this.file.accountId,
+        createdAt: this.start - CLUSTER_AGE,
+        reservations: this.file.capacityReservations ?? [],
+        profile: this.profile,
+      };
+      this.nodeClassObjects = { generation, objects: this.nodeClasses.map((c) => nodeClassObject(ctx, c, t)) };
+    }
+    return this.nodeClassObjects.objects;
   }
 
   /**
@@ -571,11 +902,19 @@ class Simulation {
     };
     for (const live of this.live) for (const p of live.pods) add(p);
     for (const w of this.workloads) for (const p of w.pods) if (p.node === null) add(p);
+    const volumes = this.volumeInputs(t);
     const ctx = prepare({
       nodePools: this.pools.map((p) => kubeNodePool(p, paused.has(p.name))),
       nodes: this.live.map((n) => n.kube),
       pods,
       daemonSetPods: this.daemonTemplates,
+      podDisruptionBudgets: this.pdbObjects(t),
+      namespaces: this.namespaceObjects,
+      nodeClasses: this.nodeClassInputs(t),
+      persistentVolumeClaims: volumes.claims,
+      persistentVolumes: volumes.volumes,
+      storageClasses: this.storageClassObjects,
+      csiNodes: this.live.map((n) => n.csiNode),
       catalogue: this.prices.at(
         t,
         (r) =>
@@ -588,8 +927,9 @@ class Simulation {
       now: t,
       lastPodEventAt: new Map(this.live.map((n) => [n.node.name, n.lastPodChangeAt])),
       featureGates: { spotToSpotConsolidation: this.file.featureGates?.spotToSpotConsolidation ?? false },
+      karpenterVersion: this.karpenterVersion,
     });
-    return { ctx, podByKey };
+    return { ctx: this.domainSources.apply(ctx), podByKey };
   }
 
   private liveNamed(name: string): LiveNode | undefined {
@@ -652,10 +992,24 @@ class Simulation {
       if (!(at > t - this.step && at <= t)) continue;
       if (inc.kind === 'drift') {
         const pool = this.pools.find((p) => p.name === inc.nodePool);
-        if (pool) this.nodeClassHash.set(pool.nodeClassName, this.rng.hex(16));
+        if (!pool) continue;
+        const hash = this.rng.hex(16);
+        this.nodeClassHash.set(pool.nodeClassName, hash);
+        const cls = this.nodeClasses.find((c) => c.name === pool.nodeClassName);
+        const alias = /alias (\S+)/.exec(inc.change)?.[1];
+        if (cls) cls.amiAliases.push({ at: t, alias: alias ?? cls.amiAliases[cls.amiAliases.length - 1].alias, hash });
+      } else if (inc.kind === 'cordon') {
+        const victim = this.live
+          .filter((n) => n.pool?.name === inc.nodePool && n.terminateAt === null && n.node.cordoned === undefined)
+          .sort((a, b) => a.node.createdAt - b.node.createdAt || a.node.name.localeCompare(b.node.name))[0];
+        if (!victim) continue;
+        victim.node.cordoned = { from: t, until: null, reason: inc.reason };
+        this.rebuildKube(victim);
+        this.touch(victim.pool);
+        this.uncordons.push({ at: t + inc.hours * HOUR, live: victim });
       } else {
         const victim = this.live
-          .filter((n) => n.pool?.name === inc.nodePool && n.node.capacityType === 'spot')
+          .filter((n) => n.pool?.name === inc.nodePool && n.node.capacityType === 'spot' && n.terminateAt === null)
           .sort((a, b) => b.pods.length - a.pods.length || a.node.name.localeCompare(b.node.name))[0];
         if (!victim) continue;
         this.emit(victim, t, this.karpenter.spotInterruption());
@@ -672,10 +1026,12 @@ class Simulation {
     const due = this.pools.filter((pool) => {
       if (t - (this.lastDisruption.get(pool.name) ?? -Infinity) < DISRUPTION_COOLDOWN) return false;
       // Nothing that could make room changed since a fruitless look, no node's consolidateAfter ended since (spot
-      // prices aside, which an hourly look catches): Karpenter would find nothing new, so skip the work.
+      // prices aside, which an hourly look catches in a pool that can launch spot): Karpenter would find nothing
+      // new, so skip the work.
       const seen = this.evaluatedAt.get(pool.name);
       if (seen && t - seen.at < LOOK_INTERVAL && !this.driftPending(pool)) return false;
-      if (!seen || seen.version !== (this.poolVersion.get(pool.name) ?? 0) || t - seen.at >= HOUR || this.driftPending(pool)) return true;
+      const spotMoved = pool.capacityTypes.includes('spot') && seen !== undefined && t - seen.at >= HOUR;
+      if (!seen || seen.version !== (this.poolVersion.get(pool.name) ?? 0) || spotMoved || this.driftPending(pool)) return true;
       const after = parseKarpenterDuration(pool.consolidateAfter);
       return (
         after !== null && this.live.some((n) => n.pool === pool && n.lastPodChangeAt + after > seen.at && n.lastPodChangeAt + after <= t)
@@ -694,7 +1050,7 @@ class Simulation {
 
   private driftPending(pool: SimNodePool): boolean {
     const hash = this.nodeClassHash.get(pool.nodeClassName);
-    return this.live.some((n) => n.pool === pool && n.node.nodeClassHash !== hash && !this.blocker(n));
+    return this.live.some((n) => n.pool === pool && n.terminateAt === null && n.node.nodeClassHash !== hash && !this.blocker(n));
   }
 
   /**
@@ -704,7 +1060,7 @@ class Simulation {
    */
   private drift(pool: SimNodePool, t: EpochMs): boolean {
     const hash = this.nodeClassHash.get(pool.nodeClassName);
-    const drifted = this.live.filter((n) => n.pool === pool && n.node.nodeClassHash !== hash);
+    const drifted = this.live.filter((n) => n.pool === pool && n.terminateAt === null && n.node.nodeClassHash !== hash);
     for (const live of drifted) {
       const blocker = this.blocker(live);
       if (blocker) {
@@ -725,7 +1081,7 @@ class Simulation {
         this.emit(replacement, t, [this.karpenter.launching('Drifted')]);
       }
       // the evicted pods are placed by the next provisioning round, where the engine planned them
-      this.remove(live, t, 'Drifted');
+      this.disruptNode(live, t, 'Drifted');
       return true;
     }
     return false;
@@ -738,7 +1094,7 @@ class Simulation {
   private consolidate(pools: ReadonlySet<string>, t: EpochMs): boolean {
     // Karpenter considers a node only once its consolidateAfter has passed since its last pod event: when no node of
     // these pools has, the round is known to find nothing (but the do-not-disrupt nodes it reports as blocked)
-    const considered = this.live.filter((n) => n.pool !== null && pools.has(n.pool.name));
+    const considered = this.live.filter((n) => n.pool !== null && pools.has(n.pool.name) && n.terminateAt === null);
     if (!considered.some((n) => t - n.lastPodChangeAt >= (parseKarpenterDuration(n.pool?.consolidateAfter ?? 'Never') ?? Infinity))) {
       for (const live of considered) {
         const blocker = this.blocker(live);
@@ -769,7 +1125,7 @@ class Simulation {
       this.emit(replacement, t, [this.karpenter.launching(cmd.reason)]);
     }
     for (const live of victims) {
-      this.remove(live, t, cmd.reason);
+      this.disruptNode(live, t, cmd.reason);
       if (live.pool) this.lastDisruption.set(live.pool.name, t);
     }
     return true;

@@ -1,12 +1,15 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { indexSpotMarkets, publishedSpotUsd } from '../scenario/bill.js';
+import { unlaunchedSpotPrices } from '../scenario/spot-prices.js';
 import type { EpochMs, Scenario, SpotPricePoint } from '../scenario/types.js';
 import { checkEc2, signingScope } from './aws-account.js';
 import type { FaultRule, SandboxContext, SandboxHandler, SandboxRequest, SandboxResponse } from './context.js';
 
 /**
  * EC2 query protocol (form-encoded POST, XML answers): DescribeSpotPriceHistory over the scenario's simulated
- * spot prices. As on EC2: for a window, the price in effect at StartTime plus every change within it, never
+ * spot prices, for every market the sandbox could launch: those the simulation priced (what its spot nodes were
+ * billed at) and, for every other instance type a NodePool admits in every zone, a walk of its own
+ * (unlaunchedSpotPrices), as EC2 prices every market whether anyone runs there or not. As on EC2: for a window, the price in effect at StartTime plus every change within it, never
  * after now; newest first; MaxResults up to 1000 with NextToken paging, the last page ending with an empty
  * `<nextToken/>`; every product description when none is asked for (SUSE, Red Hat and Windows markets beside the
  * Linux one, as in the AWS CLI's published example), and each Linux market under one name: `Linux/UNIX`, or
@@ -101,7 +104,7 @@ const marketsCache = new WeakMap<Scenario, Map<string, SpotPricePoint[]>>();
 function marketsOf(scenario: Scenario): Map<string, SpotPricePoint[]> {
   let markets = marketsCache.get(scenario);
   if (!markets) {
-    markets = indexSpotMarkets(scenario.spotPrices);
+    markets = indexSpotMarkets([...scenario.spotPrices, ...unlaunchedSpotPrices(scenario)]);
     marketsCache.set(scenario, markets);
   }
   return markets;

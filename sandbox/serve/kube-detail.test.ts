@@ -94,14 +94,25 @@ describe('API discovery', () => {
     expect((await get('/api')).versions).toEqual(['v1']);
     const core = (await get('/api/v1')) as { groupVersion: string; resources: { name: string; namespaced: boolean }[] };
     expect(core.groupVersion).toBe('v1');
+    // issue 21: the claims and volumes a what-if reads are core resources too
     expect(core.resources.map((r) => `${r.name}:${r.namespaced}`).sort()).toEqual([
       'events:true',
       'namespaces:false',
       'nodes:false',
+      'persistentvolumeclaims:true',
+      'persistentvolumes:false',
       'pods:true',
     ]);
     const groups = (await get('/apis')) as { groups: { name: string; preferredVersion: { groupVersion: string } }[] };
-    expect(groups.groups.map((g) => g.preferredVersion.groupVersion)).toEqual(['karpenter.sh/v1']);
+    // and the groups of every kind it reads (karpenter.sh prefers v1 beside v1alpha1's NodeOverlays)
+    expect(groups.groups.map((g) => g.preferredVersion.groupVersion)).toEqual([
+      'apps/v1',
+      'batch/v1',
+      'policy/v1',
+      'storage.k8s.io/v1',
+      'karpenter.sh/v1',
+      'karpenter.k8s.aws/v1',
+    ]);
     const karpenter = (await get('/apis/karpenter.sh/v1')) as { resources: { name: string }[] };
     expect(karpenter.resources.map((r) => r.name).sort()).toEqual(['nodeclaims', 'nodepools']);
   });

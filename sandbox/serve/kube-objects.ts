@@ -5,31 +5,39 @@ import { loadCatalog } from '../scenario/catalog.js';
 import { disruptionReasonCondition } from '../scenario/karpenter-events.js';
 import { karpenterProfile } from '../scenario/karpenter-profile.js';
 import type { EpochMs, Scenario, SimEvent, SimNode, SimNodePool, SimPod } from '../scenario/types.js';
+import { uidFor } from '../scenario/uid.js';
+import { UNSCHEDULABLE_TAINT } from '../scenario/engine-cluster.js';
+import { daemonPodTolerations, servedToleration } from './kube-workloads.js';
+import { EBS_ZONE_LABEL } from '../scenario/storage.js';
+import type { SimPodTemplate } from '../scenario/types.js';
 
 /** Builds Kubernetes API objects (the JSON the real API server returns) from the simulated history. */
 
 const iso = (t: EpochMs): string => new Date(t).toISOString().replace('.000Z', 'Z');
-/** Deterministic uid from a name: the same scenario gives the same objects, byte for byte. */
-export function uidFor(kind: string, name: string): string {
-  let h1 = 0x811c9dc5;
-  let h2 = 0x01000193;
-  const s = `${kind}/${name}`;
-  for (let i = 0; i < s.length; i++) {
-    h1 = Math.imul(h1 ^ s.charCodeAt(i), 16777619) >>> 0;
-    h2 = Math.imul(h2 ^ s.charCodeAt(i), 2246822519) >>> 0;
-  }
-  const hex = (h1.toString(16).padStart(8, '0') + h2.toString(16).padStart(8, '0')).repeat(2);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-}
+export { uidFor } from '../scenario/uid.js';
 
 const JOB_POD_LINGER_MS = 10 * 60_000;
 
-/** Pods visible at t: running ones, and Job pods for ten minutes after they Succeeded (they no longer count). */
-export function podPhaseAt(p: SimPod, t: EpochMs): 'Running' | 'Succeeded' | null {
+/** The phase a pod is served in. */
+export type ServedPhase = 'Running' | 'Succeeded' | 'Failed';
+
+/**
+ * When a pod leaves the API: a deleted one when it stops; a finished one when its Job or its node goes
+ * (`listedUntil`; null: never within the history), by default ten minutes after it finished.
+ */
+export function podListedUntil(p: SimPod): EpochMs | null {
+  if (p.deletedAt === null) return null;
+  if (p.endPhase === 'Deleted') return p.deletedAt;
+  return p.listedUntil === undefined ? p.deletedAt + JOB_POD_LINGER_MS : p.listedUntil;
+}
+
+/** Pods visible at t: running ones, and finished Job pods (Succeeded or Failed) while they stay listed (they no longer count). */
+export function podPhaseAt(p: SimPod, t: EpochMs): ServedPhase | null {
   if (p.createdAt > t) return null;
   if (p.deletedAt === null || p.deletedAt > t) return 'Running';
-  if (p.endPhase === 'Succeeded' && t < p.deletedAt + JOB_POD_LINGER_MS) return 'Succeeded';
-  return null;
+  if (p.endPhase === 'Deleted') return null;
+  const until = podListedUntil(p);
+  return until === null || t < until ? p.endPhase : null;
 }
 
 export const nodeAliveAt = (n: SimNode, t: EpochMs): boolean => n.createdAt <= t && (n.deletedAt === null || n.deletedAt > t);
@@ -59,6 +67,8 @@ export function nodeLabels(scenario: Scenario, n: SimNode): Record<string, strin
     [LABEL_ZONE]: n.zone,
     'topology.kubernetes.io/region': scenario.region,
     'topology.k8s.aws/zone-id': `use1-az${scenario.zones.indexOf(n.zone) + 1}`,
+    // the kubelet copies the EBS CSI driver's node topology onto the node (scenarios with the driver installed)
+    ...(scenario.volumeClaims !== undefined ? { [EBS_ZONE_LABEL]: n.zone } : {}),
   };
   if (n.nodePool) {
     labels[LABEL_NODEPOOL] = n.nodePool;
@@ -84,16 +94,64 @@ function capacityOf(n: SimNode): Record<string, string> {
   };
 }
 
-export function nodeObject(scenario: Scenario, n: SimNode, pool: SimNodePool | undefined, driftedHash: string | null) {
+/** What changed on a Node since it registered: an operator's cordon, Karpenter's disruption (taint, deletion). */
+export interface NodeState {
+  /** Cordoned since then (spec.unschedulable and the node lifecycle controller's taint). */
+  cordonedAt: EpochMs | null;
+  /** Being disrupted by Karpenter since then: tainted karpenter.sh/disrupted:NoSchedule, deleted, draining. */
+  disruptedAt: EpochMs | null;
+  /** When this state began (its resourceVersion). */
+  since: EpochMs;
+}
+
+export const registeredState = (n: SimNode): NodeState => ({ cordonedAt: null, disruptedAt: null, since: n.createdAt });
+
+/** The Node's states over its life, in order. */
+export function nodeStates(n: SimNode): NodeState[] {
+  const changes: { at: EpochMs; cordoned?: boolean; disrupted?: boolean }[] = [];
+  if (n.cordoned) {
+    changes.push({ at: n.cordoned.from, cordoned: true });
+    if (n.cordoned.until !== null) changes.push({ at: n.cordoned.until, cordoned: false });
+  }
+  if (n.disruptedAt !== undefined) changes.push({ at: n.disruptedAt, disrupted: true });
+  changes.sort((a, b) => a.at - b.at);
+  const out = [registeredState(n)];
+  for (const c of changes) {
+    if (n.deletedAt !== null && c.at >= n.deletedAt) continue;
+    const prev = out[out.length - 1];
+    const next: NodeState = {
+      cordonedAt: c.cordoned === undefined ? prev.cordonedAt : c.cordoned ? c.at : null,
+      disruptedAt: c.disrupted ? c.at : prev.disruptedAt,
+      since: c.at,
+    };
+    if (prev.since === c.at) out[out.length - 1] = next;
+    else out.push(next);
+  }
+  return out;
+}
+
+export function nodeObject(
+  scenario: Scenario,
+  n: SimNode,
+  pool: SimNodePool | undefined,
+  driftedHash: string | null,
+  state: NodeState = registeredState(n),
+) {
   const type = loadCatalog().get(n.instanceType);
+  const taints = [
+    ...(pool?.taints ?? []),
+    ...(state.cordonedAt !== null ? [{ ...UNSCHEDULABLE_TAINT, timeAdded: iso(state.cordonedAt) }] : []),
+    ...(state.disruptedAt !== null ? [{ key: 'karpenter.sh/disrupted', effect: 'NoSchedule' }] : []),
+  ];
   return {
     apiVersion: 'v1',
     kind: 'Node',
     metadata: {
       name: n.name,
       uid: uidFor('Node', n.name),
-      resourceVersion: String(Math.floor(n.createdAt / 1000)),
+      resourceVersion: String(Math.floor(state.since / 1000)),
       creationTimestamp: iso(n.createdAt),
+      ...(state.disruptedAt !== null ? { deletionTimestamp: iso(state.disruptedAt) } : {}),
       labels: nodeLabels(scenario, n),
       annotations: {
         'alpha.kubernetes.io/provided-node-ip': n.privateIp,
@@ -119,7 +177,8 @@ export function nodeObject(scenario: Scenario, n: SimNode, pool: SimNodePool | u
     },
     spec: {
       providerID: `aws:///${n.zone}/${n.instanceId}`,
-      ...(pool?.taints?.length ? { taints: pool.taints } : {}),
+      ...(taints.length ? { taints } : {}),
+      ...(state.cordonedAt !== null ? { unschedulable: true } : {}),
     },
     status: {
       capacity: capacityOf(n),
@@ -304,7 +363,7 @@ export function podUsageView(model: UsageModel, p: SimPod, t: EpochMs): PodUsage
  * status.containerStatuses as the kubelet reports a restarted container: restartCount, and lastState.terminated
  * with reason OOMKilled and exit code 137 for the last kill. Served only for pods whose containers restarted.
  */
-function restartStatuses(p: SimPod, view: PodUsageView, phase: 'Running' | 'Succeeded') {
+function restartStatuses(p: SimPod, view: PodUsageView, phase: ServedPhase) {
   return view.restarts.map((r) => {
     const c = p.containers.find((x) => x.name === r.name);
     const startedAt = r.lastOomKillAt ?? p.createdAt + 4_000;
@@ -323,10 +382,39 @@ function restartStatuses(p: SimPod, view: PodUsageView, phase: 'Running' | 'Succ
   });
 }
 
-export function podObject(p: SimPod, phase: 'Running' | 'Succeeded', hostIp: string, usage?: PodUsageView) {
+/** A finished container as the kubelet reports it: exit 0 Completed, or exit 1 Error for a failed Job pod. */
+function finishedStatuses(p: SimPod, phase: 'Succeeded' | 'Failed') {
+  const end = p.deletedAt ?? p.createdAt;
+  return p.containers.map((c) => ({
+    name: c.name,
+    image: c.image,
+    ready: false,
+    started: false,
+    restartCount: 0,
+    state: {
+      terminated: {
+        exitCode: phase === 'Succeeded' ? 0 : 1,
+        reason: phase === 'Succeeded' ? 'Completed' : 'Error',
+        startedAt: iso(p.createdAt + 4_000),
+        finishedAt: iso(end),
+      },
+    },
+    lastState: {},
+  }));
+}
+
+/**
+ * A Pod as the API server returns it: its own fields (node, labels, owner, requests, nodeSelector, tolerations) and
+ * what its controller's template gives every pod (affinity, topology spread, priority, host network, volumes); a
+ * DaemonSet pod carries the tolerations the DaemonSet controller adds.
+ */
+export function podObject(p: SimPod, phase: ServedPhase, hostIp: string, usage?: PodUsageView, template?: SimPodTemplate) {
   const ownerApi = p.ownerKind === 'Job' ? 'batch/v1' : 'apps/v1';
   const limits = usage?.limits ?? null;
   const restarted = usage !== undefined && usage.restarts.some((r) => r.restartCount > 0);
+  const finished = phase !== 'Running';
+  const volumes = [...(template?.volumes ?? []), ...(p.volumes ?? [])];
+  const tolerations = p.ownerKind === 'DaemonSet' && template ? daemonPodTolerations(template) : p.tolerations.map(servedToleration);
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -334,7 +422,7 @@ export function podObject(p: SimPod, phase: 'Running' | 'Succeeded', hostIp: str
       name: p.name,
       namespace: p.namespace,
       uid: p.uid,
-      resourceVersion: String(Math.floor((phase === 'Succeeded' && p.deletedAt !== null ? p.deletedAt : p.createdAt) / 1000)),
+      resourceVersion: String(Math.floor((finished && p.deletedAt !== null ? p.deletedAt : p.createdAt) / 1000)),
       creationTimestamp: iso(p.createdAt),
       labels: p.labels,
       ...(Object.keys(p.annotations).length ? { annotations: p.annotations } : {}),
@@ -354,6 +442,7 @@ export function podObject(p: SimPod, phase: 'Running' | 'Succeeded', hostIp: str
       containers: p.containers.map((c) => ({
         name: c.name,
         image: c.image,
+        ...(c.ports ? { ports: c.ports } : {}),
         resources: limits === null ? { requests: c.resources.requests } : { requests: c.resources.requests, limits },
         imagePullPolicy: 'IfNotPresent',
       })),
@@ -361,11 +450,16 @@ export function podObject(p: SimPod, phase: 'Running' | 'Succeeded', hostIp: str
         ? { initContainers: p.initContainers.map((c) => ({ name: c.name, image: c.image, resources: { requests: c.resources.requests } })) }
         : {}),
       ...(Object.keys(p.nodeSelector).length ? { nodeSelector: p.nodeSelector } : {}),
-      tolerations: p.tolerations,
+      ...(template?.affinity ? { affinity: template.affinity } : {}),
+      tolerations,
+      ...(template?.topologySpreadConstraints ? { topologySpreadConstraints: template.topologySpreadConstraints } : {}),
+      ...(volumes.length ? { volumes } : {}),
       restartPolicy: p.ownerKind === 'Job' ? 'Never' : 'Always',
       schedulerName: 'default-scheduler',
       serviceAccountName: 'default',
-      priority: 0,
+      ...(template?.hostNetwork ? { hostNetwork: true } : {}),
+      ...(template?.priorityClassName ? { priorityClassName: template.priorityClassName } : {}),
+      priority: template?.priority ?? 0,
     },
     status: {
       phase,
@@ -374,7 +468,11 @@ export function podObject(p: SimPod, phase: 'Running' | 'Succeeded', hostIp: str
       qosClass: 'Burstable',
       startTime: iso(p.createdAt),
       conditions: [{ type: 'Ready', status: phase === 'Running' ? 'True' : 'False', lastTransitionTime: iso(p.createdAt + 5_000) }],
-      ...(restarted && usage ? { containerStatuses: restartStatuses(p, usage, phase) } : {}),
+      ...(phase !== 'Running'
+        ? { containerStatuses: finishedStatuses(p, phase) }
+        : restarted && usage
+          ? { containerStatuses: restartStatuses(p, usage, phase) }
+          : {}),
     },
   };
 }

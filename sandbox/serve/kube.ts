@@ -1,4 +1,4 @@
-import type { EpochMs, Scenario, SimNode, SimPod } from '../scenario/types.js';
+import type { EpochMs, Scenario, SimNode, SimPod, SimPodTemplate } from '../scenario/types.js';
 import type { SandboxContext, SandboxHandler, SandboxRequest, SandboxResponse, SandboxStream } from './context.js';
 import { json } from './context.js';
 import {
@@ -7,52 +7,33 @@ import {
   nodeAliveAt,
   nodeClaimObject,
   nodeObject,
+  type NodeState,
   nodePoolObject,
+  nodeStates,
+  podListedUntil,
   podObject,
   podPhaseAt,
   podUsageView,
+  type ServedPhase,
 } from './kube-objects.js';
 import { discovery } from './kube-discovery.js';
+import { type Change, deletedCopy, type Item, type Kind, rvOf, workloadKinds } from './kube-kinds.js';
 import { type PodDetail, realisticPodObject } from './pod-detail.js';
 import { createMetricsApi } from './metrics.js';
 import type { UsageModel } from '../scenario/usage.js';
+
+export { rvOf } from './kube-kinds.js';
 
 /** A continue token stays valid for five simulated minutes, like an etcd compaction window; then 410 Gone. */
 const CONTINUE_TTL_MS = 5 * 60_000;
 /** Events live an hour in the API server (the default --event-ttl). */
 const EVENT_TTL_MS = 60 * 60_000;
-const JOB_POD_LINGER_MS = 10 * 60_000;
 
 export const status = (code: number, reason: string, message: string): SandboxResponse =>
   json(code, { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code });
 
 const EXPIRED =
   'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.';
-
-/** resourceVersion of a clock time: whole seconds, so it grows with the clock and a watch can resume from it. */
-export const rvOf = (t: EpochMs): string => String(Math.floor(t / 1000));
-
-interface Item {
-  key: string;
-  namespace: string | null;
-  json: string;
-}
-
-interface Change {
-  at: EpochMs;
-  type: 'ADDED' | 'MODIFIED' | 'DELETED';
-  namespace: string | null;
-  json: () => string;
-}
-
-/** One kind of object: its list at a time, and what changed between two times (for watches). */
-interface Kind {
-  kind: string;
-  apiVersion: string;
-  list: (t: EpochMs) => Item[];
-  /** Sorted by time. */
-  timeline: Change[];
-}
 
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
@@ -69,13 +50,6 @@ function memo<K>(build: (k: K) => unknown): (cacheKey: string, k: K) => string {
   };
 }
 
-/** The object as last seen, with the resourceVersion of its deletion (what a DELETED watch event carries). */
-function deletedCopy(text: string, at: EpochMs): string {
-  const o = JSON.parse(text) as { metadata: { resourceVersion?: string } };
-  o.metadata.resourceVersion = rvOf(at);
-  return JSON.stringify(o);
-}
-
 /** Options of the Kubernetes adapter; the defaults give the objects the week4 tests pin byte for byte. */
 export interface KubeHandlerOptions {
   /** 'realistic' serves pods of 10+ KB (managedFields, env, probes, statuses), as a real API server does. */
@@ -89,12 +63,21 @@ export interface KubeHandlerOptions {
   metricsServer?: boolean;
 }
 
+/** The node state in force at t. */
+function stateAt(states: readonly NodeState[], t: EpochMs): NodeState {
+  let cur = states[0];
+  for (const s of states) if (s.since <= t) cur = s;
+  return cur;
+}
+
 function kinds(sc: Scenario, opts: KubeHandlerOptions): Record<string, Kind> {
   const poolByName = new Map(sc.nodePools.map((p) => [p.name, p]));
   const nodesByName = [...sc.nodes].sort((a, b) => cmp(a.name, b.name));
   const podsByKey = [...sc.pods].sort((a, b) => cmp(`${a.namespace}/${a.name}`, `${b.namespace}/${b.name}`) || a.createdAt - b.createdAt);
   const podsByName = new Map(sc.pods.map((p) => [p.name, p]));
   const nodeIp = new Map(sc.nodes.map((n) => [n.name, n.privateIp]));
+  const templates = new Map<string, SimPodTemplate>((sc.workloads ?? []).map((w) => [`${w.kind}/${w.namespace}/${w.name}`, w.template]));
+  const templateOf = (p: SimPod) => (p.workload !== undefined ? templates.get(p.workload) : undefined);
 
   // The NodeClass hash in force changes when a node launches with a new one (a drift): its times, per class.
   const hashChanges = new Map<string, { at: EpochMs; hash: string }[]>();
@@ -110,17 +93,24 @@ function kinds(sc: Scenario, opts: KubeHandlerOptions): Record<string, Kind> {
     return cur;
   };
 
-  const nodeJson = memo((n: SimNode) => nodeObject(sc, n, n.nodePool ? poolByName.get(n.nodePool) : undefined, null));
+  const statesOf = new Map(sc.nodes.map((n) => [n.name, nodeStates(n)]));
+  const nodeJson = memo((x: { n: SimNode; state: NodeState }) =>
+    nodeObject(sc, x.n, x.n.nodePool ? poolByName.get(x.n.nodePool) : undefined, null, x.state),
+  );
+  const nodeAt = (n: SimNode, t: EpochMs) => {
+    const state = stateAt(statesOf.get(n.name) ?? [], t);
+    return nodeJson(`${n.name}|${state.since}`, { n, state });
+  };
   const model = opts.usage;
-  const podJson = memo((x: { p: SimPod; phase: 'Running' | 'Succeeded'; at: EpochMs }) =>
+  const podJson = memo((x: { p: SimPod; phase: ServedPhase; at: EpochMs }) =>
     opts.podDetail === 'realistic'
-      ? realisticPodObject(x.p, x.phase, nodeIp.get(x.p.nodeName) ?? '')
-      : podObject(x.p, x.phase, nodeIp.get(x.p.nodeName) ?? '', model ? podUsageView(model, x.p, x.at) : undefined),
+      ? realisticPodObject(x.p, x.phase, nodeIp.get(x.p.nodeName) ?? '', templateOf(x.p))
+      : podObject(x.p, x.phase, nodeIp.get(x.p.nodeName) ?? '', model ? podUsageView(model, x.p, x.at) : undefined, templateOf(x.p)),
   );
   /** A pod's JSON as of t: its phase, and (with a usage model) how often its containers were OOM-killed by then. */
   const restartsKey = (p: SimPod, t: EpochMs): string =>
     model ? p.containers.map((c) => model.restartsAt(p, c, t).restartCount).join(',') : '';
-  const podAt = (p: SimPod, phase: 'Running' | 'Succeeded', t: EpochMs) => {
+  const podAt = (p: SimPod, phase: ServedPhase, t: EpochMs) => {
     const at = p.deletedAt === null ? t : Math.min(t, p.deletedAt);
     return podJson(`${p.uid}|${phase}|${restartsKey(p, at)}`, { p, phase, at });
   };
@@ -130,7 +120,8 @@ function kinds(sc: Scenario, opts: KubeHandlerOptions): Record<string, Kind> {
       ? nodeClaimObject(sc, x.n, pool, podsByName, x.hash.hash, x.n.nodeClassHash === x.hash.hash ? x.n.createdAt : x.hash.at, x.final)
       : null;
   });
-  const claimAt = (n: SimNode, t: EpochMs, final = false) => {
+  /** A NodeClaim at t; from its disruption on (or `final`, for its DELETED event) marked and being deleted. */
+  const claimAt = (n: SimNode, t: EpochMs, final = n.disruptedAt !== undefined && n.disruptedAt <= t) => {
     const h = hashAt(poolByName.get(n.nodePool ?? '')?.nodeClassName ?? '', t);
     return claimJson(`${n.nodeClaimName}|${h.hash}|${final}`, { n, hash: h, final });
   };
@@ -150,15 +141,12 @@ function kinds(sc: Scenario, opts: KubeHandlerOptions): Record<string, Kind> {
       podTimeline.push({ at, type: 'MODIFIED', namespace: p.namespace, json: () => podAt(p, 'Running', at) });
     if (p.deletedAt === null) continue;
     const end = p.deletedAt;
-    if (p.endPhase === 'Succeeded') {
-      const done = () => podAt(p, 'Succeeded', end);
+    const gone = podListedUntil(p);
+    if (p.endPhase !== 'Deleted') {
+      const phase = p.endPhase;
+      const done = () => podAt(p, phase, end);
       podTimeline.push({ at: end, type: 'MODIFIED', namespace: p.namespace, json: done });
-      podTimeline.push({
-        at: end + JOB_POD_LINGER_MS,
-        type: 'DELETED',
-        namespace: p.namespace,
-        json: () => deletedCopy(done(), end + JOB_POD_LINGER_MS),
-      });
+      if (gone !== null) podTimeline.push({ at: gone, type: 'DELETED', namespace: p.namespace, json: () => deletedCopy(done(), gone) });
     } else {
       podTimeline.push({ at: end, type: 'DELETED', namespace: p.namespace, json: () => deletedCopy(podAt(p, 'Running', end), end) });
     }
@@ -166,10 +154,12 @@ function kinds(sc: Scenario, opts: KubeHandlerOptions): Record<string, Kind> {
   const nodeTimeline: Change[] = [];
   const claimTimeline: Change[] = [];
   for (const n of sc.nodes) {
-    nodeTimeline.push({ at: n.createdAt, type: 'ADDED', namespace: null, json: () => nodeJson(n.name, n) });
+    for (const [i, state] of (statesOf.get(n.name) ?? []).entries()) {
+      nodeTimeline.push({ at: state.since, type: i === 0 ? 'ADDED' : 'MODIFIED', namespace: null, json: () => nodeAt(n, state.since) });
+    }
     if (n.deletedAt !== null) {
       const end = n.deletedAt;
-      nodeTimeline.push({ at: end, type: 'DELETED', namespace: null, json: () => deletedCopy(nodeJson(n.name, n), end) });
+      nodeTimeline.push({ at: end, type: 'DELETED', namespace: null, json: () => deletedCopy(nodeAt(n, end - 1), end) });
     }
     if (!n.nodeClaimName) continue;
     claimTimeline.push({ at: n.createdAt, type: 'ADDED', namespace: null, json: () => claimAt(n, n.createdAt) });
@@ -178,6 +168,10 @@ function kinds(sc: Scenario, opts: KubeHandlerOptions): Record<string, Kind> {
       if (c.at > n.createdAt && (n.deletedAt === null || c.at < n.deletedAt)) {
         claimTimeline.push({ at: c.at, type: 'MODIFIED', namespace: null, json: () => claimAt(n, c.at) });
       }
+    }
+    const disruptedAt = n.disruptedAt;
+    if (disruptedAt !== undefined && (n.deletedAt === null || disruptedAt < n.deletedAt)) {
+      claimTimeline.push({ at: disruptedAt, type: 'MODIFIED', namespace: null, json: () => claimAt(n, disruptedAt, true) });
     }
     if (n.deletedAt !== null) {
       const end = n.deletedAt;
@@ -200,7 +194,7 @@ function kinds(sc: Scenario, opts: KubeHandlerOptions): Record<string, Kind> {
       kind: 'NodeList',
       apiVersion: 'v1',
       timeline: sortByTime(nodeTimeline),
-      list: (t) => nodesByName.filter((n) => nodeAliveAt(n, t)).map((n) => ({ key: n.name, namespace: null, json: nodeJson(n.name, n) })),
+      list: (t) => nodesByName.filter((n) => nodeAliveAt(n, t)).map((n) => ({ key: n.name, namespace: null, json: nodeAt(n, t) })),
     },
     pods: {
       kind: 'PodList',
@@ -253,18 +247,37 @@ function kinds(sc: Scenario, opts: KubeHandlerOptions): Record<string, Kind> {
           .sort((a, b) => cmp(a.nodeClaimName ?? '', b.nodeClaimName ?? ''))
           .map((n) => ({ key: n.nodeClaimName ?? '', namespace: null, json: claimAt(n, t) })),
     },
+    ...workloadKinds(sc),
   };
 }
 
+/** A collection path: core `/api/v1/<plural>` or `/apis/<group>/<version>/<plural>`, optionally in a namespace. */
 const ROUTES: { re: RegExp; kind: string }[] = [
-  { re: /^\/api\/v1\/nodes$/, kind: 'nodes' },
-  { re: /^\/api\/v1\/pods$/, kind: 'pods' },
-  { re: /^\/api\/v1\/namespaces\/([^/]+)\/pods$/, kind: 'pods' },
-  { re: /^\/api\/v1\/namespaces$/, kind: 'namespaces' },
-  { re: /^\/api\/v1\/events$/, kind: 'events' },
-  { re: /^\/api\/v1\/namespaces\/([^/]+)\/events$/, kind: 'events' },
-  { re: /^\/apis\/karpenter\.sh\/v1\/nodepools$/, kind: 'nodepools' },
-  { re: /^\/apis\/karpenter\.sh\/v1\/nodeclaims$/, kind: 'nodeclaims' },
+  ...['nodes', 'namespaces', 'persistentvolumes'].map((k) => ({ re: new RegExp(`^/api/v1/${k}$`), kind: k })),
+  ...['pods', 'events', 'persistentvolumeclaims'].flatMap((k) => [
+    { re: new RegExp(`^/api/v1/${k}$`), kind: k },
+    { re: new RegExp(`^/api/v1/namespaces/([^/]+)/${k}$`), kind: k },
+  ]),
+  ...[
+    ['karpenter\\.sh/v1', 'nodepools'],
+    ['karpenter\\.sh/v1', 'nodeclaims'],
+    ['karpenter\\.sh/v1alpha1', 'nodeoverlays'],
+    ['karpenter\\.k8s\\.aws/v1', 'ec2nodeclasses'],
+    ['storage\\.k8s\\.io/v1', 'storageclasses'],
+    ['storage\\.k8s\\.io/v1', 'csinodes'],
+  ].map(([gv, k]) => ({ re: new RegExp(`^/apis/${gv}/${k}$`), kind: k })),
+  ...[
+    ['apps/v1', 'deployments'],
+    ['apps/v1', 'replicasets'],
+    ['apps/v1', 'statefulsets'],
+    ['apps/v1', 'daemonsets'],
+    ['batch/v1', 'jobs'],
+    ['batch/v1', 'cronjobs'],
+    ['policy/v1', 'poddisruptionbudgets'],
+  ].flatMap(([gv, k]) => [
+    { re: new RegExp(`^/apis/${gv}/${k}$`), kind: k },
+    { re: new RegExp(`^/apis/${gv}/namespaces/([^/]+)/${k}$`), kind: k },
+  ]),
 ];
 
 interface ContinueToken {
@@ -319,6 +332,21 @@ export function createKubeHandler(scenario: Scenario, token: string | null, opts
       return watching
         ? watch(all[route.kind], namespace, req.url.searchParams, ctx)
         : list(all[route.kind], namespace, req.url.searchParams, ctx, lists);
+    }
+    // one object by name (kubectl get pdb payments-api -n payments): the collection's item as of the clock
+    const slash = path.lastIndexOf('/');
+    const parent = path.slice(0, slash);
+    for (const route of ROUTES) {
+      const m = route.re.exec(parent);
+      if (!m || watching) continue;
+      const namespace = m[1] ? decodeURIComponent(m[1]) : null;
+      const name = decodeURIComponent(path.slice(slash + 1));
+      const kind = all[route.kind];
+      const key = namespace === null ? name : `${namespace}/${name}`;
+      const item = lists.get(kind, ctx.clock.now(), namespace).find((i) => i.key === key);
+      const resource = route.kind;
+      if (item) return { status: 200, headers: { 'content-type': 'application/json' }, body: item.json };
+      return status(404, 'NotFound', `${resource} "${name}" not found`);
     }
     return status(404, 'NotFound', `the server could not find the requested resource (${path})`);
   };

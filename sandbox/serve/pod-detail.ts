@@ -1,5 +1,5 @@
-import type { EpochMs, SimContainer, SimPod } from '../scenario/types.js';
-import { podObject, uidFor } from './kube-objects.js';
+import type { EpochMs, SimContainer, SimPod, SimPodTemplate } from '../scenario/types.js';
+import { podObject, type ServedPhase, uidFor } from './kube-objects.js';
 
 /**
  * How much of a real Pod the sandbox serves. 'lean' (the default, and what the week4 tests pin byte for byte) has
@@ -262,8 +262,8 @@ function managedFields(
 }
 
 /** A Pod as a real API server returns it: the lean object plus everything the ledger does not read. */
-export function realisticPodObject(p: SimPod, phase: 'Running' | 'Succeeded', hostIp: string) {
-  const lean = podObject(p, phase, hostIp);
+export function realisticPodObject(p: SimPod, phase: ServedPhase, hostIp: string, template?: SimPodTemplate) {
+  const lean = podObject(p, phase, hostIp, undefined, template);
   const app = p.labels.app ?? p.ownerName;
   const token = `kube-api-access-${hexOf(p.uid, 5).replace(/[0-9]/g, (d) => 'bcdfghjklm'[Number(d)])}`;
   const podIp = podIpOf(p);

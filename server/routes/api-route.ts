@@ -42,7 +42,7 @@ export interface RouteDoc<P extends ApiGetPath> {
   /** More on parameters, defaults, paging, CSV (the rest of the README table's cell). */
   description?: string;
   /** Statuses the route answers besides 200, 400 and 500. */
-  errors?: readonly (404 | 409 | 501)[];
+  errors?: readonly (404 | 409 | 422 | 501 | 503)[];
   /** A table route: the file name of its download and the table of its answer. */
   csv?: { fileName: string; table: (body: ApiResponse<P>) => CsvTable | readonly object[] };
   /** Older paths that answer the CSV only (`/api/bill/lines.csv`), kept so links and scripts keep working. */
@@ -52,6 +52,17 @@ export interface RouteDoc<P extends ApiGetPath> {
 /** What a handler is told besides the query: whether the answer goes out as CSV (then paged routes give every row). */
 export interface RouteContext {
   csv: boolean;
+  /** Aborted when the client goes away before the answer (the engine pool cancels work nobody waits for). */
+  signal: AbortSignal;
+}
+
+/** A signal aborted when the response closes before it was sent: the client went away. */
+export function clientGone(reply: FastifyReply): AbortSignal {
+  const gone = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) gone.abort();
+  });
+  return gone.signal;
 }
 
 const asTable = (t: CsvTable | readonly object[]): CsvTable =>
@@ -82,7 +93,7 @@ export function apiRoutes(app: FastifyInstance, group: ApiGroup) {
       const csv = doc.csv;
       app.get(path, { schema: { ...schema, response: { 200: entry.response, ...errors } } }, async (req, reply) => {
         const asCsv = csv !== undefined && wantsCsv(req);
-        const body = await handler(req.query as ApiQuery<P>, { csv: asCsv });
+        const body = await handler(req.query as ApiQuery<P>, { csv: asCsv, signal: clientGone(reply) });
         if (csv === undefined) return body;
         // The same URL answers JSON or CSV by Accept: caches must keep them apart.
         reply.header('vary', 'accept');
@@ -101,7 +112,12 @@ export function apiRoutes(app: FastifyInstance, group: ApiGroup) {
               response: { 200: CSV_BODY, ...errors },
             },
           },
-          async (req, reply) => sendCsv(reply, csv.fileName, asTable(csv.table(await handler(req.query as ApiQuery<P>, { csv: true })))),
+          async (req, reply) =>
+            sendCsv(
+              reply,
+              csv.fileName,
+              asTable(csv.table(await handler(req.query as ApiQuery<P>, { csv: true, signal: clientGone(reply) }))),
+            ),
         );
       }
     },

@@ -11,7 +11,9 @@ export async function statusRoutes(app: FastifyInstance, opts: { reports: Report
     '/api/status',
     {
       summary: 'Where the data comes from (sandbox or an AWS account), the range it covers, and the last collection of each kind',
-      description: 'Also the default range the range routes use when `from`/`to` are left out, and row counts. Not a table: JSON only.',
+      description:
+        'Also the default range the range routes use when `from`/`to` are left out, row counts, and the database file: its size, ' +
+        'how long 5-minute and hourly snapshots are kept, what is folded so far and the last retention pass. Not a table: JSON only.',
     },
     () => reports.status(),
   );

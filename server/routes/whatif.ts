@@ -2,19 +2,20 @@ import type { FastifyInstance } from 'fastify';
 import { API_ROUTES, type ApiQuery } from '../schemas/api-routes.js';
 import { ErrorResponseSchema } from '../schemas/common.js';
 import { NodeDecisionSchema } from '../schemas/whatif.js';
-import { PredictInputError, type WhatIfService } from '../services/whatif-service.js';
-import { apiRoutes } from './api-route.js';
+import type { EngineRunner } from '../engine-pool/engine-runner.js';
+import { PredictInputError } from '../services/whatif-service.js';
+import { apiRoutes, clientGone } from './api-route.js';
 
 /** Kubernetes objects as text: what `kubectl get -o yaml` prints, or JSON. */
 const TEXT_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml', 'text/plain'];
 const MAX_PREDICT_BYTES = 1024 * 1024;
 
 const SIMULATION_NOTE =
-  'A simulation by the scheduling engine over one stored snapshot (`at`, default the newest); the answer says so (`simulation: true`), names the snapshot and the catalogue’s prices. GETs never write.';
+  'A simulation by the scheduling engine over one stored snapshot (`at`, default the newest); the answer says so (`simulation: true`), names the snapshot and the catalogue’s prices. GETs never write. Computed off the API’s thread, once per snapshot and parameters; not finished within the time bound: 503 with Retry-After (it goes on, and asking again finds it).';
 
-/** What-if on the stored data: the engine over a snapshot. Each handler is one call into the service. */
-export async function whatIfRoutes(app: FastifyInstance, opts: { whatif: WhatIfService }): Promise<void> {
-  const { whatif } = opts;
+/** What-if on the stored data: the engine over a snapshot. Each handler is one named call into the engine (worker pool or inline). */
+export async function whatIfRoutes(app: FastifyInstance, opts: { engine: EngineRunner }): Promise<void> {
+  const { engine } = opts;
   const routes = apiRoutes(app, 'whatif');
 
   routes.get(
@@ -23,7 +24,7 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { whatif: WhatIfS
       summary:
         'Consolidation headroom and the spot lever per NodePool: today’s cost per hour against a re-pack of every pod from scratch, USD per month (× 730)',
       description: `${SIMULATION_NOTE} Pods stay in their NodePool and capacity type for the lower bound (the cheaper of the re-pack and today); the spot figure lets pods without karpenter.sh/do-not-disrupt take spot.`,
-      errors: [404],
+      errors: [404, 503],
       csv: {
         fileName: 'whatif-headroom',
         table: (b) =>
@@ -42,7 +43,7 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { whatif: WhatIfS
           })),
       },
     },
-    (q) => whatif.headroom(q),
+    (q, ctx) => engine.run('whatif', 'headroom', [q], { signal: ctx.signal }),
   );
 
   routes.get(
@@ -51,14 +52,14 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { whatif: WhatIfS
       summary:
         'A NodePool edit (capacity types, families, generation, arch, vCPU bounds) or a merge into another: node count, instance mix and cost per hour before and after',
       description: `${SIMULATION_NOTE} Before: the cheaper of today and the re-pack under today's NodePools; after: the re-pack under the edited ones; both with the pods of the NodePools touched only.`,
-      errors: [404],
+      errors: [404, 503],
       csv: {
         fileName: 'whatif-nodepool-edit',
         table: (b) =>
           (['today', 'before', 'after'] as const).flatMap((side) => b[side].mix.map((m) => ({ side, ...m, snapshotAt: b.snapshotAt }))),
       },
     },
-    (q) => whatif.nodePoolEdit(q),
+    (q, ctx) => engine.run('whatif', 'nodePoolEdit', [q], { signal: ctx.signal }),
   );
 
   routes.get(
@@ -67,7 +68,7 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { whatif: WhatIfS
       summary:
         'This workload on that NodePool: a stored workload’s pods provisioned on fresh nodes of each NodePool asked, priced without running it',
       description: `${SIMULATION_NOTE} Without namespace/kind/name: the workloads to choose from. \`nodepools\` default: every NodePool.`,
-      errors: [404],
+      errors: [404, 503],
       csv: {
         fileName: 'whatif-workload',
         // The placements of the workload asked for; without one, the workloads to choose from.
@@ -84,7 +85,7 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { whatif: WhatIfS
               })),
       },
     },
-    (q) => whatif.workload(q),
+    (q, ctx) => engine.run('whatif', 'workload', [q], { signal: ctx.signal }),
   );
 
   routes.get(
@@ -93,10 +94,10 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { whatif: WhatIfS
       summary:
         'Why not consolidated: per node, the decision of Karpenter’s next consolidation round or the reason it stays (Karpenter’s wording where it has one), with its cost',
       description: `${SIMULATION_NOTE} CSV: one line per node.`,
-      errors: [404],
+      errors: [404, 503],
       csv: { fileName: 'why-not-consolidated', table: (b) => ({ columns: Object.keys(NodeDecisionSchema.properties), rows: b.nodes }) },
     },
-    (q) => whatif.whyNot(q),
+    (q, ctx) => engine.run('whatif', 'whyNot', [q], { signal: ctx.signal }),
   );
 
   // Predict takes Kubernetes objects as text; parsed here, in this plugin only, as a string.
@@ -112,14 +113,20 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { whatif: WhatIfS
         description: `${SIMULATION_NOTE} The body is YAML or JSON as \`kubectl get -o yaml\` prints it (application/yaml, text/plain or application/json; at most 1 MB); a bad body is a 400 naming the document and object.`,
         tags: ['whatif'],
         querystring: predict.query,
-        response: { 200: predict.response, 400: ErrorResponseSchema, 404: ErrorResponseSchema, 500: ErrorResponseSchema },
+        response: {
+          200: predict.response,
+          400: ErrorResponseSchema,
+          404: ErrorResponseSchema,
+          500: ErrorResponseSchema,
+          503: ErrorResponseSchema,
+        },
       },
     },
-    async (req) => {
+    async (req, reply) => {
       const body = typeof req.body === 'string' ? req.body : req.body === undefined || req.body === null ? '' : JSON.stringify(req.body);
       if (typeof req.body !== 'string' && req.body !== undefined && req.body !== null && typeof req.body !== 'object')
         throw new PredictInputError('Send the objects as YAML or JSON.');
-      return whatif.predict(req.query as ApiQuery<'/api/whatif/predict'>, body);
+      return engine.run('whatif', 'predict', [req.query as ApiQuery<'/api/whatif/predict'>, body], { signal: clientGone(reply) });
     },
   );
 }

@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
+import type { EngineRunner } from '../engine-pool/engine-runner.js';
 import type { WorkloadsService } from '../services/workloads-service.js';
 import { RecommendationRowSchema } from '../schemas/workloads.js';
 import { apiRoutes } from './api-route.js';
 
 /** Workloads: what they request beside what they use, and what right-sized requests would change. */
-export async function workloadsRoutes(app: FastifyInstance, opts: { workloads: WorkloadsService }): Promise<void> {
-  const { workloads } = opts;
+export async function workloadsRoutes(app: FastifyInstance, opts: { workloads: WorkloadsService; engine: EngineRunner }): Promise<void> {
+  const { workloads, engine } = opts;
   const routes = apiRoutes(app, 'workloads');
 
   routes.get(
@@ -14,14 +15,16 @@ export async function workloadsRoutes(app: FastifyInstance, opts: { workloads: W
       summary:
         'Right-sized requests per workload and container over a usage window (CPU at p95, memory at peak + 15 %, floors 10m / 20 MiB), their monthly USD effect through an engine re-pack of the NodePool (request share as the fallback), usage ÷ request and ÷ allocatable, workload and infrastructure idle',
       description:
-        '`window` (1h–90d, default 14d) of hourly usage rollups ending at `at` (default: the newest snapshot); `namespace`. Flags: short-history (under a day), throttled (p95 at or near the CPU limit, or above the request; `throttledBy`), oom-killed (memory not lowered), no-request. The USD effect: the NodePool’s pods at the newest snapshot re-packed from scratch by the scheduling engine with current and with recommended requests, the difference × 730 h (`dollarMethod` engine-repack); by request share of the node cost where the engine cannot price it (request-share). `capacity`: per node, NodePool and cluster at that snapshot, usage ÷ request and ÷ allocatable and the node cost split into used, workload idle and infrastructure idle. CSV: one line per workload container, biggest saving first.',
+        '`window` (1h–90d, default 14d) of hourly usage rollups ending at `at` (default: the newest snapshot); `namespace`. Flags: short-history (under a day), throttled (p95 at or near the CPU limit, or above the request; `throttledBy`), oom-killed (memory not lowered), no-request. The USD effect: the NodePool’s pods at the newest snapshot re-packed from scratch by the scheduling engine with current and with recommended requests, the difference × 730 h (`dollarMethod` engine-repack); by request share of the node cost where the engine cannot price it (request-share). `capacity`: per node, NodePool and cluster at that snapshot, usage ÷ request and ÷ allocatable and the node cost split into used, workload idle and infrastructure idle. CSV: one line per workload container, biggest saving first. Computed off the API’s thread; not finished within the time bound: 503 with Retry-After.',
+      errors: [503],
       csv: {
         fileName: 'workload-recommendations',
         // The columns named, so a window without usage still downloads its header.
         table: (b) => ({ columns: Object.keys(RecommendationRowSchema.properties), rows: b.rows }),
       },
     },
-    (q) => workloads.recommendations(q),
+    // Its dollar effects re-pack NodePools through the engine: off the API's thread (server/engine-pool/).
+    (q, ctx) => engine.run('workloads', 'recommendations', [q], { signal: ctx.signal }),
   );
 
   routes.get(

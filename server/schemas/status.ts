@@ -92,6 +92,44 @@ export const UsageStatusSchema = Type.Object({
 });
 export type UsageStatus = Static<typeof UsageStatusSchema>;
 
+/** The database file and what retention keeps of it (collect --raw-retention, --retention; issue 24). */
+export const StoreStatusSchema = Type.Object({
+  /** The database file's size (its pages; the WAL beside it not counted), bytes, and of that what is free pages. */
+  fileBytes: Type.Integer(),
+  freeBytes: Type.Integer(),
+  /** incremental: freed pages are handed back after each fold, so the file shrinks; none: a file made before that. */
+  autoVacuum: Type.Union([Type.Literal('incremental'), Type.Literal('full'), Type.Literal('none')]),
+  /** How long 5-minute snapshots are kept before they are folded into hourly ones ("14d"), and everything ("13mo"). */
+  rawRetention: Type.String(),
+  retention: Type.String(),
+  /** The oldest 5-minute snapshot, ISO 8601 UTC; null without any. */
+  rawFrom: Nullable(Type.String()),
+  /** The hourly (folded) snapshots: [hourlyFrom, hourlyTo), ISO 8601 UTC; null when nothing is folded yet. */
+  hourlyFrom: Nullable(Type.String()),
+  hourlyTo: Nullable(Type.String()),
+  /** The collector's last retention pass; null before any. */
+  lastRun: Nullable(
+    Type.Object({
+      /** When it ran (the collector's clock), ISO 8601 UTC. */
+      at: Type.String(),
+      /** 5-minute snapshots folded, and those left before the raw boundary for the next passes. */
+      folded: Type.Integer(),
+      pending: Type.Integer(),
+      /** Rows deleted as older than the horizon; pages handed back to the file system. */
+      deleted: Type.Integer(),
+      pagesFreed: Type.Integer(),
+      /** The longest single transaction of the pass, ms (a reader never waits for it; the next snapshot at most that). */
+      longestTransactionMs: Type.Number(),
+      /** Folded before this hour; deleted before this instant (ISO 8601 UTC). */
+      rawBoundary: Type.String(),
+      horizon: Type.String(),
+      /** What stopped the pass, if anything (each step is its own transaction: the file stays sound). */
+      error: Nullable(Type.String()),
+    }),
+  ),
+});
+export type StoreStatus = Static<typeof StoreStatusSchema>;
+
 export const StatusResponseSchema = Type.Object({
   /** Source of the most recent collection run; 'unknown' before any run. */
   dataSource: DataSourceSchema,
@@ -112,5 +150,6 @@ export const StatusResponseSchema = Type.Object({
   pricing: PricingStatusSchema,
   /** Where what pods really use comes from: metrics-server with every snapshot, and an optional Prometheus backfill. */
   usage: UsageStatusSchema,
+  store: StoreStatusSchema,
 });
 export type StatusResponse = Static<typeof StatusResponseSchema>;

@@ -8,7 +8,9 @@ import { dailyCostTotals, hasCommitments, mergeDailyCost } from '../analytics/da
 import { chooseBucketMs, toEfficiencySeries } from '../analytics/efficiency.js';
 import { nodePoolLimitUsage } from '../analytics/nodepool-limits.js';
 import { dayCeil, dayFloor, defaultEndMs, DEFAULT_RANGE_DAYS, isoInstant, resolveRange, utcDay } from '../analytics/range.js';
-import type { CollectionRun, PricingStatus, StatusResponse, UsageStatus } from '../schemas/status.js';
+import type { CollectionRun, PricingStatus, StatusResponse, StoreStatus, UsageStatus } from '../schemas/status.js';
+import { DEFAULT_RAW_RETENTION, DEFAULT_RETENTION } from '../../core/retention.js';
+import type { StoreFacts } from '../../db/repositories/retention-store-repository.js';
 import type { DailyCostQuery, DailyCostResponse } from '../schemas/cost.js';
 import type { EfficiencyResponse } from '../schemas/efficiency.js';
 import type { NodePoolRequirement, NodePoolsResponse } from '../schemas/nodepools.js';
@@ -82,6 +84,36 @@ function usageStatus(u: UsageStatusRow): UsageStatus {
   };
 }
 
+/** The file and its retention as the API says them (unset settings read as their defaults). */
+function storeStatus(f: StoreFacts): StoreStatus {
+  const iso = (ms: number | null): string | null => (ms === null ? null : isoInstant(ms));
+  const r = f.lastRun;
+  return {
+    fileBytes: f.fileBytes,
+    freeBytes: f.freeBytes,
+    autoVacuum: f.autoVacuum,
+    rawRetention: f.rawRetention ?? DEFAULT_RAW_RETENTION,
+    retention: f.retention ?? DEFAULT_RETENTION,
+    rawFrom: iso(f.oldestRawMs),
+    hourlyFrom: iso(f.oldestHourlyMs),
+    hourlyTo: iso(f.hourlyEndMs),
+    lastRun:
+      r === null
+        ? null
+        : {
+            at: isoInstant(r.at),
+            folded: r.folded,
+            pending: r.pending,
+            deleted: r.deleted,
+            pagesFreed: r.pagesFreed,
+            longestTransactionMs: r.longestTransactionMs,
+            rawBoundary: isoInstant(r.rawBoundaryMs),
+            horizon: isoInstant(r.horizonMs),
+            error: r.error,
+          },
+  };
+}
+
 /** The overview's reports: repository rows through the pure analytics into API responses. */
 export function createReportsService(repo: ReportsRepository, now: () => number = Date.now) {
   const extent = () => {
@@ -112,6 +144,7 @@ export function createReportsService(repo: ReportsRepository, now: () => number 
         counts: { snapshots: r.snapshotCount, nodePools: r.nodePoolCount, costLines: r.costLineCount },
         pricing: pricingStatus(repo),
         usage: usageStatus(repo.usageStatus()),
+        store: storeStatus(repo.storeFacts()),
       };
     },
 

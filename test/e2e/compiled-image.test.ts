@@ -202,6 +202,10 @@ describe('the compiled CLI, from a folder holding only what the image holds', ()
     const page = await fetch(`${demoUrl}/`);
     expect(page.status).toBe(200);
     expect(await page.text()).toMatch(/<script type="module" crossorigin src="\/assets\//); // Vite's build, not web/index.html
+    // The engine runs in a worker thread loaded from dist/server/engine-pool/worker.js (no tsx in the image).
+    const demoWhyNot = await fetch(`${demoUrl}/api/whatif/why-not`);
+    expect(demoWhyNot.status).toBe(200);
+    expect(((await demoWhyNot.json()) as { simulation: boolean }).simulation).toBe(true);
     await stop(demo);
 
     const serve = run(['serve', '--db', db, '--port', '0']);
@@ -221,6 +225,9 @@ describe('the compiled CLI, from a folder holding only what the image holds', ()
     expect(explained.status).toBe(200);
     const body = (await explained.json()) as { nodeClaims: unknown[] };
     expect(body.nodeClaims.length).toBeGreaterThan(0);
+    const headroom = await fetch(`${url}/api/whatif/headroom`);
+    expect(headroom.status).toBe(200);
+    expect(((await headroom.json()) as { rows: unknown[] }).rows.length).toBeGreaterThan(0);
     await stop(serve);
   }, 300_000);
 });

@@ -103,7 +103,7 @@ describe('EC2 DescribeSpotPriceHistory (recorded XML)', () => {
     endpoint = await serveRecorded(() => xmlAnswer(pages[Math.min(page++, pages.length - 1)]));
     const ec2 = createEc2Client({ region, endpoint: endpoint.url });
     const prices = new PriceCollector(freshDb(`spot-${region}`), region, null, { ec2 });
-    await prices.ensureSpotMarkets(nodes, at);
+    await prices.ensureSpotMarkets({ nodes, nodePools: [] }, at);
     ec2.destroy();
     return nodes.map((n) => prices.quote(n, at));
   }
@@ -117,11 +117,28 @@ describe('EC2 DescribeSpotPriceHistory (recorded XML)', () => {
       at,
     );
     const req = endpoint?.requests ?? [];
-    // The new market's day of history (two pages), then the hourly refresh (one).
-    expect(req.map((r) => [r.form?.get('ProductDescription.1'), r.form?.get('ProductDescription.2'), r.form?.get('NextToken')])).toEqual([
-      ['Linux/UNIX', 'Linux/UNIX (Amazon VPC)', null],
-      ['Linux/UNIX', 'Linux/UNIX (Amazon VPC)', 'q5GwEl5bMGjKq6YmhpDLJ7hEwyWU54jJC2GQ93n61vZV4s1+fzZ674xzvUlTihrl'],
-      ['Linux/UNIX', 'Linux/UNIX (Amazon VPC)', null],
+    // The new market's day of history: two pages, each naming the type and the nodes' zones; no refresh right after.
+    expect(
+      req.map((r) => [
+        r.form?.get('ProductDescription.1'),
+        r.form?.get('ProductDescription.2'),
+        r.form?.get('InstanceType.1'),
+        r.form?.get('Filter.1.Name'),
+        r.form?.getAll('Filter.1.Value.1').concat(r.form?.getAll('Filter.1.Value.2') ?? []),
+        r.form?.get('MaxResults'),
+        r.form?.get('NextToken'),
+      ]),
+    ).toEqual([
+      ['Linux/UNIX', 'Linux/UNIX (Amazon VPC)', 'c3.large', 'availability-zone', ['us-west-2b', 'us-west-2c'], '2000', null],
+      [
+        'Linux/UNIX',
+        'Linux/UNIX (Amazon VPC)',
+        'c3.large',
+        'availability-zone',
+        ['us-west-2b', 'us-west-2c'],
+        '2000',
+        'q5GwEl5bMGjKq6YmhpDLJ7hEwyWU54jJC2GQ93n61vZV4s1+fzZ674xzvUlTihrl',
+      ],
     ]);
     expect(linux).toEqual({ pricePerHour: 0.032, currency: 'USD', source: 'spot-history' });
     // Only a Windows (Amazon VPC) row in us-west-2b: the node is priced on demand (Karpenter's us-east-1 table), not 0.104.

@@ -109,6 +109,15 @@ describe('deploy/kubernetes', () => {
       ['', 'events'],
       ['karpenter.sh', 'nodepools'],
       ['karpenter.sh', 'nodeclaims'],
+      // What Karpenter decides on beyond pods and nodes (issue 21/22): the what-if reads them back as Karpenter does.
+      ['', 'persistentvolumeclaims'],
+      ['', 'persistentvolumes'],
+      ['apps', 'daemonsets'],
+      ['policy', 'poddisruptionbudgets'],
+      ['storage.k8s.io', 'storageclasses'],
+      ['storage.k8s.io', 'csinodes'],
+      ['karpenter.sh', 'nodeoverlays'],
+      ['karpenter.k8s.aws', 'ec2nodeclasses'],
     ].flatMap(([g, r]) => ['list', 'watch'].map((v) => `${g}/${r}:${v}`));
     // Usage (metrics-server): listed with every snapshot, never watched (the resource metrics API has no watch).
     needed.push('metrics.k8s.io/pods:list', 'metrics.k8s.io/nodes:list');

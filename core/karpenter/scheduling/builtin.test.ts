@@ -178,9 +178,6 @@ describe('determinism', () => {
       ['m6a.xlarge/us-east-1c', 0.06],
     ],
   });
-  it('the same input gives byte-identical output', () => {
-    expect(JSON.stringify(run(input()))).toBe(JSON.stringify(run(input())));
-  });
   it('the order objects come in does not matter', () => {
     const reversed = input();
     reversed.pods = [...(reversed.pods ?? [])].reverse();

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { loadInstanceCatalog } from '../../instance-catalog.js';
 import { loadStaticTables } from '../../static-prices.js';
-import { buildBuiltInCatalogue, type CatalogueEntry, parseCatalogue } from './catalogue.js';
+import { buildBuiltInCatalogue, type BuiltInCatalogueOptions, type CatalogueEntry, parseCatalogue } from './catalogue.js';
 
 /**
  * The catalogue's file side (the engine itself reads nothing): the built-in catalogue from data/ (read through
@@ -15,6 +15,11 @@ export interface BuiltInOptions {
   zones?: readonly string[];
   /** Spot USD/hour keyed `${instanceType}/${zone}`, where known. */
   spotUsdPerHour?: ReadonlyMap<string, number>;
+  /** Reserved offerings from EC2NodeClasses' status.capacityReservations, and the time their endTime is read at. */
+  capacityReservations?: BuiltInCatalogueOptions['capacityReservations'];
+  now?: number;
+  /** NodeOverlay prices for types without one (aws v1.14.0). */
+  overlayUsdPerHour?: BuiltInCatalogueOptions['overlayUsdPerHour'];
 }
 
 /**
@@ -30,6 +35,9 @@ export function builtInCatalogue(opts: BuiltInOptions): CatalogueEntry[] {
     zones,
     onDemandUsdPerHour: table?.currency === 'USD' ? table.prices : new Map<string, number>(),
     ...(opts.spotUsdPerHour ? { spotUsdPerHour: opts.spotUsdPerHour } : {}),
+    ...(opts.capacityReservations ? { capacityReservations: opts.capacityReservations } : {}),
+    ...(opts.now !== undefined ? { now: opts.now } : {}),
+    ...(opts.overlayUsdPerHour ? { overlayUsdPerHour: opts.overlayUsdPerHour } : {}),
   });
 }
 

@@ -1,4 +1,5 @@
 import type { InstanceCatalog } from '../../instance-catalog.js';
+import type { KubeCapacityReservationStatus } from './kube-types.js';
 import { formatQuantity, parseQuantity, type QuantityInput } from './resources.js';
 import {
   CAPACITY_ON_DEMAND,
@@ -29,6 +30,17 @@ export interface CatalogueOffering {
   capacityType: string;
   priceUsdPerHour: number;
   available: boolean;
+  /** `reserved` only: the capacity reservation (ODCR or capacity block) this offering launches into. */
+  reservationId?: string;
+  /** `reserved` only: instances the reservation still holds (0: used up, unavailable); left out: not limited. */
+  reservationCapacity?: number;
+  /** `reserved` only: "default" (ODCR) or "capacity-block". */
+  reservationType?: string;
+  interruptible?: boolean;
+  /** `reserved` only: the EC2NodeClass whose status lists the reservation (only its NodePools may use it). */
+  nodeClass?: string;
+  /** Set by the built-in catalogue when a NodeOverlay's price stands in for a missing one (aws v1.14.0). */
+  priceOverlay?: string;
 }
 
 export interface CatalogueEntry {
@@ -99,6 +111,32 @@ function checkQuantities(where: string, v: unknown, problems: string[], required
   }
 }
 
+const RESERVATION_FIELDS = ['reservationId', 'reservationCapacity', 'reservationType', 'interruptible', 'nodeClass'] as const;
+
+function checkReservationFields(ow: string, o: Record<string, unknown>, problems: string[]): void {
+  const present = RESERVATION_FIELDS.filter((f) => o[f] !== undefined);
+  if (present.length === 0) return;
+  if (o.capacityType !== CAPACITY_RESERVED) {
+    problems.push(`${ow}: ${present.join(', ')} only go with capacityType "${CAPACITY_RESERVED}"`);
+    return;
+  }
+  if (o.reservationId !== undefined && (typeof o.reservationId !== 'string' || !/^cr-[0-9a-z]+$/.test(o.reservationId)))
+    problems.push(
+      `${ow}.reservationId must be a capacity reservation id like "cr-0123456789abcdef0", got ${JSON.stringify(o.reservationId)}`,
+    );
+  const cap = o.reservationCapacity;
+  if (cap !== undefined && (typeof cap !== 'number' || !Number.isInteger(cap) || cap < 0))
+    problems.push(`${ow}.reservationCapacity must be a whole number of instances ≥ 0, got ${JSON.stringify(cap)}`);
+  if (o.reservationType !== undefined && o.reservationType !== 'default' && o.reservationType !== 'capacity-block')
+    problems.push(`${ow}.reservationType must be "default" or "capacity-block", got ${JSON.stringify(o.reservationType)}`);
+  if (o.interruptible !== undefined && typeof o.interruptible !== 'boolean')
+    problems.push(`${ow}.interruptible must be true or false, got ${JSON.stringify(o.interruptible)}`);
+  if (o.nodeClass !== undefined && (typeof o.nodeClass !== 'string' || o.nodeClass === ''))
+    problems.push(`${ow}.nodeClass must be an EC2NodeClass name, got ${JSON.stringify(o.nodeClass)}`);
+  if (o.reservationId === undefined && present.length > 0)
+    problems.push(`${ow}: ${present.join(', ')} describe a reservation: give its reservationId too`);
+}
+
 /**
  * Checks a parsed catalogue file (a top-level JSON array) and returns its entries; every problem is reported at
  * once, each naming the entry and the field. Labels get node.kubernetes.io/instance-type when missing.
@@ -158,6 +196,7 @@ export function validateCatalogue(value: unknown, source?: string): CatalogueEnt
         problems.push(`${ow}.priceUsdPerHour must be a number ≥ 0 (USD per hour), got ${JSON.stringify(o.priceUsdPerHour)}`);
       }
       if (typeof o.available !== 'boolean') problems.push(`${ow}.available must be true or false, got ${JSON.stringify(o.available)}`);
+      checkReservationFields(ow, o, problems);
     });
   });
   if (problems.length) throw new CatalogueError(problems, source);
@@ -166,12 +205,16 @@ export function validateCatalogue(value: unknown, source?: string): CatalogueEnt
     capacity: e.capacity,
     ...(e.overhead ? { overhead: e.overhead } : {}),
     labels: { ...(e.labels ?? {}), [LABEL_INSTANCE_TYPE]: e.name },
-    offerings: e.offerings.map((o) => ({
-      zone: o.zone,
-      capacityType: o.capacityType,
-      priceUsdPerHour: o.priceUsdPerHour,
-      available: o.available,
-    })),
+    offerings: e.offerings.map((o) => {
+      const out: CatalogueOffering = {
+        zone: o.zone,
+        capacityType: o.capacityType,
+        priceUsdPerHour: o.priceUsdPerHour,
+        available: o.available,
+      };
+      for (const f of RESERVATION_FIELDS) if (o[f] !== undefined) (out as unknown as Record<string, unknown>)[f] = o[f];
+      return out;
+    }),
   }));
 }
 
@@ -194,7 +237,24 @@ export interface BuiltInCatalogueOptions {
   onDemandUsdPerHour: ReadonlyMap<string, number>;
   /** Spot USD/hour keyed `${instanceType}/${zone}`. */
   spotUsdPerHour?: ReadonlyMap<string, number>;
+  /**
+   * EC2NodeClasses' status.capacityReservations (ReservedCapacity gate): a `reserved` offering each, in the
+   * reservation's zone, at the on-demand price ÷ 10,000,000 (aws reserved_capacity_resolver.go: ordering only),
+   * unavailable while `expiring`, left out once its endTime has passed. Their instance count is not in the status,
+   * so they are not limited (an --instance-types file can say reservationCapacity).
+   */
+  capacityReservations?: readonly { nodeClass: string; reservation: KubeCapacityReservationStatus }[];
+  /** The simulation's now (epoch ms), for reservations' endTime. */
+  now?: number;
+  /**
+   * Prices NodeOverlays give types the price tables lack (aws v1.14.0 preview instance types: an overlay whose only
+   * requirement is instance-type In … and which sets `price`), by type; those types join the catalogue on-demand.
+   */
+  overlayUsdPerHour?: ReadonlyMap<string, { usdPerHour: number; overlay: string }>;
 }
+
+/** aws reserved_capacity_resolver.go: reservations are "free" but keep the on-demand order among themselves. */
+export const RESERVED_PRICE_DIVISOR = 10_000_000;
 
 /**
  * The built-in catalogue: every priced type of data/instance-types.json, its capacity derived as Karpenter derives
@@ -204,8 +264,16 @@ export interface BuiltInCatalogueOptions {
  */
 export function buildBuiltInCatalogue(data: Pick<InstanceCatalog, 'types'>, opts: BuiltInCatalogueOptions): CatalogueEntry[] {
   const out: CatalogueEntry[] = [];
+  const reservations = new Map<string, { nodeClass: string; reservation: KubeCapacityReservationStatus }[]>();
+  for (const r of opts.capacityReservations ?? []) {
+    const list = reservations.get(r.reservation.instanceType) ?? [];
+    list.push(r);
+    reservations.set(r.reservation.instanceType, list);
+  }
   for (const { name, labels, allocatableQuantities: allocatable, allocatable: parsed, vcpu, memoryMiB: memMiB } of data.types.values()) {
-    const price = opts.onDemandUsdPerHour.get(name);
+    const tablePrice = opts.onDemandUsdPerHour.get(name);
+    const overlay = tablePrice === undefined ? opts.overlayUsdPerHour?.get(name) : undefined;
+    const price = tablePrice ?? overlay?.usdPerHour;
     if (price === undefined) continue;
     const allocCpu = parsed.cpuMillicores;
     const allocMem = parsed.memoryBytes;
@@ -220,9 +288,30 @@ export function buildBuiltInCatalogue(data: Pick<InstanceCatalog, 'types'>, opts
     };
     const offerings: CatalogueOffering[] = [];
     for (const zone of opts.zones) {
-      offerings.push({ zone, capacityType: CAPACITY_ON_DEMAND, priceUsdPerHour: price, available: true });
+      offerings.push({
+        zone,
+        capacityType: CAPACITY_ON_DEMAND,
+        priceUsdPerHour: price,
+        available: true,
+        ...(overlay ? { priceOverlay: overlay.overlay } : {}),
+      });
       const spot = opts.spotUsdPerHour?.get(`${name}/${zone}`);
       if (spot !== undefined) offerings.push({ zone, capacityType: CAPACITY_SPOT, priceUsdPerHour: spot, available: true });
+    }
+    for (const { nodeClass, reservation: r } of reservations.get(name) ?? []) {
+      const end = r.endTime === undefined ? null : Date.parse(r.endTime);
+      if (end !== null && opts.now !== undefined && end <= opts.now) continue;
+      offerings.push({
+        zone: r.availabilityZone,
+        capacityType: CAPACITY_RESERVED,
+        // the pricing provider's on-demand price (0 when it has none), never an overlay's
+        priceUsdPerHour: (tablePrice ?? 0) / RESERVED_PRICE_DIVISOR,
+        available: opts.zones.includes(r.availabilityZone) && r.state !== 'expiring',
+        reservationId: r.id,
+        reservationType: r.reservationType ?? 'default',
+        interruptible: r.interruptible ?? false,
+        nodeClass,
+      });
     }
     out.push({
       name,

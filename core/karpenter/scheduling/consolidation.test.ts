@@ -68,6 +68,7 @@ describe('delete vs replace', () => {
         candidates: ['n1'],
         replacement: null,
         savingsUsdPerHour: expect.closeTo(0.207374, 6),
+        scores: [],
       },
     ]);
     // with n1 gone, n0's two pods would need a new node no cheaper than n0 itself
@@ -99,6 +100,7 @@ describe('delete vs replace', () => {
         candidates: ['idle'],
         replacement: null,
         savingsUsdPerHour: expect.closeTo(20.143895, 5),
+        scores: [],
       },
     ]);
     // the busy node would be replaced next, once the empty one is gone (its pod cannot move onto the idle node then)
@@ -440,6 +442,7 @@ describe('consolidation with topology, time and same-type merges', () => {
         candidates: ['n0'],
         replacement: null,
         savingsUsdPerHour: expect.closeTo(0.207374, 6),
+        scores: [],
       },
     ]);
   });
@@ -486,22 +489,34 @@ describe('consolidation with topology, time and same-type merges', () => {
     expect(d).toMatchObject({ action: 'replace', candidates: ['z2'] });
     expect(d.replacement?.zone).toBe('test-zone-2');
   });
-  it("won't delete node if it would violate pod anti-affinity: consolidation_test.go:4599", () => {
+  it("won't delete node if it would violate pod anti-affinity: consolidation_test.go:4599 (with room to move, only the anti-affinity keeps them)", () => {
+    // Karpenter's case gives each node 1 CPU for a 1-CPU pod, so nothing could move even without the anti-affinity.
+    // Here each node (the cheapest type that holds a 1-CPU pod, 2-CPU) has room for a second pod: a delete is
+    // possible unless the pods' hostname anti-affinity forbids sharing a node.
     const anti = {
       podAntiAffinity: {
         requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: labels } }],
       },
     };
-    const r = sim({
-      nodes: ['n0', 'n1', 'n2'].map((n, i) =>
-        nodeOf(n, `1-cpu-1-mem-amd64-linux-test-zone-${i + 1}-on-demand`, 'on-demand', {
-          zone: `test-zone-${i + 1}`,
-          allocatable: { cpu: '1', memory: '1Gi', pods: '10' },
-        }),
-      ),
-      pods: ['n0', 'n1', 'n2'].map((n) => rsPod(`p-${n}`, n, { requests: { cpu: '1' }, spec: { affinity: anti } })),
-    });
-    expect(r.consolidation.decisions).toEqual([]);
+    const run = (affinity?: typeof anti) =>
+      sim({
+        nodes: ['n0', 'n1', 'n2'].map((n, i) =>
+          nodeOf(n, `2-cpu-1-mem-amd64-linux-test-zone-${i + 1}-on-demand`, 'on-demand', {
+            zone: `test-zone-${i + 1}`,
+            allocatable: { cpu: '2', memory: '1Gi', pods: '10' },
+          }),
+        ),
+        pods: ['n0', 'n1', 'n2'].map((n) => rsPod(`p-${n}`, n, { requests: { cpu: '1' }, spec: affinity ? { affinity } : {} })),
+      });
+    const held = run(anti);
+    expect(held.consolidation.decisions).toEqual([]);
+    expect(held.consolidation.unconsolidatable.map((u) => u.reason)).toEqual([
+      "Can't replace with a cheaper node",
+      "Can't replace with a cheaper node",
+      "Can't replace with a cheaper node",
+    ]);
+    // the same pods without the anti-affinity: one node's pod moves onto another and the node goes
+    expect(run().consolidation.decisions[0]).toMatchObject({ action: 'delete', reason: 'Underutilized' });
   });
 });
 

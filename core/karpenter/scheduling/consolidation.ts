@@ -1,5 +1,13 @@
 import { allowedDisruptions } from './budgets.js';
-import { capacityVector, type EngineContext, nodeBase, nodePrice, remainingLimits, topologyNode } from './engine.js';
+import {
+  canPassThreshold,
+  evaluateMove,
+  type MoveScore,
+  type NodePoolTotals,
+  PER_NODE_DISRUPTION_COST,
+  type ScoredCandidate,
+} from './balanced.js';
+import { capacityVector, type EngineContext, nodeBase, nodePrice, remainingLimits, topologyNode, typeFor } from './engine.js';
 import type { ExistingNodeBase } from './existing-node.js';
 import {
   cheapestAllowedPrice,
@@ -14,7 +22,8 @@ import { chooseLaunch, type FinalNodeClaim, finalizeNodeClaim, type LaunchChoice
 import type { ExistingNodeSpec } from './nodes.js';
 import type { DisruptionReason, NodePoolSpec } from './nodepools.js';
 import { doNotDisruptActive } from './pdb.js';
-import { isActive, isReschedulable, type SchedPod } from './pods.js';
+import { isActive, isOwnedByDaemonSet, isReschedulable, type SchedPod } from './pods.js';
+import { ReservationLedger } from './reservations.js';
 import { Requirement, Requirements } from './requirements.js';
 import { addInto, fits } from './resources.js';
 import { Scheduler } from './scheduler.js';
@@ -50,8 +59,12 @@ export interface Candidate {
   reschedulable: SchedPod[];
   /** 1 + the positive eviction costs of the reschedulable pods (Karpenter's RescheduleDisruptionCost). */
   rescheduleDisruptionCost: number;
+  /** Karpenter's DisruptionCost before v1.14: eviction costs of all its pods × the fraction of its lifetime left. */
+  disruptionCost: number;
   empty: boolean;
   consolidatable: boolean;
+  /** Its NodePool is static (spec.replicas): never consolidated, but counted in its NodePool's totals. */
+  static: boolean;
 }
 
 export interface Replacement {
@@ -66,6 +79,8 @@ export interface ConsolidationCommand {
   replacement: Replacement | null;
   /** Karpenter's EstimatedSavings: the candidates' prices less the replacement's cheapest offering. */
   savingsUsdPerHour: number;
+  /** Balanced NodePools' scores of the move (all approved); empty when no candidate's NodePool is Balanced. */
+  scores: MoveScore[];
 }
 
 export interface NodeVerdict {
@@ -74,6 +89,8 @@ export interface NodeVerdict {
   reason: string;
   /** 'karpenter' when the reason is Karpenter's own message, 'ledger' when it is ours (Karpenter stays silent there). */
   wording: 'karpenter' | 'ledger';
+  /** Balanced NodePools: the score that decided (a rejection, or the approval of a move left for a later round). */
+  score?: MoveScore;
 }
 
 export interface ConsolidationOutcome {
@@ -85,6 +102,15 @@ type Evaluation = { command: ConsolidationCommand } | { noop: string | null };
 
 const sentence = (s: string) => (s ? s[0].toUpperCase() + s.slice(1) : s);
 const usd = (n: number) => `$${n.toFixed(2)}`;
+
+/**
+ * Karpenter's LifetimeRemaining (pkg/utils/disruption): the fraction of the node's expireAfter still ahead of it,
+ * within [0, 1]; 1 when it never expires.
+ */
+export function lifetimeRemaining(pool: NodePoolSpec, node: ExistingNodeSpec, now: number): number {
+  if (pool.expireAfterMs === null || pool.expireAfterMs <= 0) return 1;
+  return Math.min(1, Math.max(0, (pool.expireAfterMs - (now - node.createdAt)) / pool.expireAfterMs));
+}
 
 /** Karpenter's EvictionCost: 1, plus pod-deletion-cost / 2^27, plus priority / 2^25, within [-10, 10]. */
 export function evictionCost(p: SchedPod): number {
@@ -106,6 +132,8 @@ export interface ConsolidationWorld {
    * unevaluated get "No consolidation found for this node".
    */
   commandOnly?: boolean;
+  /** Instances this round's provisioning launched into each counted reservation. */
+  reservationsUsed?: ReadonlyMap<string, number>;
 }
 
 export class Consolidator {
@@ -121,6 +149,8 @@ export class Consolidator {
   private readonly destinationIndex: ReadonlyMap<string, number>;
   /** NodePool limits less every destination's capacity; a simulation adds its candidates' back. */
   private readonly remaining: Map<string, { slots: number[]; amounts: Float64Array }>;
+  /** Balanced scoring's denominators, per NodePool (computeNodePoolTotals), once the candidates are known. */
+  private totals = new Map<string, NodePoolTotals>();
 
   constructor(
     private readonly ctx: EngineContext,
@@ -134,9 +164,11 @@ export class Consolidator {
     const live = world.nodes
       .filter((n) => !n.markedForDeletion)
       .sort((a, b) => Number(b.initialized) - Number(a.initialized) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    // v1.14.0+: pods moving off a candidate are not simulated onto nodes still under consolidateAfter
+    const onDestinations = ctx.behaviour.consolidateAfterOnDestinations;
     this.destinations = live.map((n) => ({
       base: this.bases.get(n.name) as ExistingNodeBase,
-      underConsolidateAfter: this.underConsolidateAfter(n),
+      underConsolidateAfter: onDestinations && this.underConsolidateAfter(n),
       node: n,
     }));
     this.deleting = new Set(world.nodes.filter((n) => n.markedForDeletion).map((n) => n.name));
@@ -147,6 +179,7 @@ export class Consolidator {
 
   run(): ConsolidationOutcome {
     this.buildCandidates();
+    this.totals = this.nodePoolTotals();
     // every method is evaluated so each node gets its own reason; the first with a command is the round's command
     const empty = this.emptiness();
     const multi = this.world.commandOnly && empty ? null : this.multiNode();
@@ -163,12 +196,57 @@ export class Consolidator {
     return { command, unconsolidatable };
   }
 
-  private verdict(node: ExistingNodeSpec, reason: string, wording: NodeVerdict['wording']): NodeVerdict {
-    return { node, usdPerHour: nodePrice(this.ctx, node), reason, wording };
+  private verdict(node: ExistingNodeSpec, reason: string, wording: NodeVerdict['wording'], score?: MoveScore): NodeVerdict {
+    return { node, usdPerHour: nodePrice(this.ctx, node), reason, wording, ...(score ? { score } : {}) };
   }
 
-  private say(node: ExistingNodeSpec, reason: string, wording: NodeVerdict['wording'] = 'karpenter'): void {
-    if (!this.verdicts.has(node.name)) this.verdicts.set(node.name, this.verdict(node, reason, wording));
+  private say(node: ExistingNodeSpec, reason: string, wording: NodeVerdict['wording'] = 'karpenter', score?: MoveScore): void {
+    if (!this.verdicts.has(node.name)) this.verdicts.set(node.name, this.verdict(node, reason, wording, score));
+  }
+
+  /**
+   * computeNodePoolTotals: per NodePool, the cost of all its nodes and the disruption cost of all its nodes (a
+   * candidate's RescheduleDisruptionCost, another node's 1 + positive eviction costs of its non-DaemonSet pods).
+   */
+  private nodePoolTotals(): Map<string, NodePoolTotals> {
+    const out = new Map<string, NodePoolTotals>();
+    if (!this.ctx.pools.some((p) => p.consolidationPolicy === 'Balanced')) return out;
+    const byName = new Map(this.candidates.map((c) => [c.node.name, c]));
+    const candidateCost = new Map<string, number>();
+    for (const c of this.candidates) candidateCost.set(c.pool.name, (candidateCost.get(c.pool.name) ?? 0) + c.price);
+    for (const n of this.world.nodes) {
+      if (n.nodePool === null) continue;
+      const t = out.get(n.nodePool) ?? { costUsdPerHour: 0, disruptionCost: 0 };
+      t.costUsdPerHour += nodePrice(this.ctx, n) ?? 0;
+      const c = byName.get(n.name);
+      t.disruptionCost += c
+        ? c.rescheduleDisruptionCost
+        : PER_NODE_DISRUPTION_COST +
+          n.pods.filter((p) => isActive(p) && !isOwnedByDaemonSet(p)).reduce((sum, p) => sum + Math.max(0, evictionCost(p)), 0);
+      out.set(n.nodePool, t);
+    }
+    // Karpenter reads the NodePool's cost from its cost tracker, and sums the candidates' prices when that says 0
+    for (const [pool, t] of out) if (t.costUsdPerHour <= 0) t.costUsdPerHour = candidateCost.get(pool) ?? 0;
+    return out;
+  }
+
+  private scored(c: Candidate): ScoredCandidate {
+    return {
+      nodePool: c.pool.name,
+      balanced: c.pool.consolidationPolicy === 'Balanced',
+      priceUsdPerHour: c.price,
+      rescheduleDisruptionCost: c.rescheduleDisruptionCost,
+    };
+  }
+
+  /** ApproveCommand for Balanced NodePools; other policies pass. */
+  private approve(cmd: ConsolidationCommand): { approved: boolean; scores: MoveScore[] } {
+    if (this.totals.size === 0) return { approved: true, scores: [] };
+    return evaluateMove(
+      cmd.candidates.map((c) => this.scored(c)),
+      cmd.savingsUsdPerHour,
+      this.totals,
+    );
   }
 
   /** Karpenter's NewCandidate + ValidateNodeDisruptable + ValidatePodsDisruptable. */
@@ -193,7 +271,7 @@ export class Consolidator {
         this.say(node, `Disruption is blocked through the "${ANNOTATION_DO_NOT_DISRUPT}" annotation`);
         continue;
       }
-      const blocker = node.pods.find((p) => isActive(p) && doNotDisruptActive(p, ctx.now));
+      const blocker = node.pods.find((p) => isActive(p) && doNotDisruptActive(p, ctx.now, ctx.behaviour.doNotDisruptDuration));
       if (blocker) {
         this.say(node, `Pod has "${ANNOTATION_DO_NOT_DISRUPT}" annotation (Pod=${blocker.key})`);
         continue;
@@ -210,23 +288,34 @@ export class Consolidator {
       }
       const pool = ctx.poolByName.get(node.nodePool) as NodePoolSpec;
       const reschedulable = node.pods.filter((p) => isReschedulable(p));
-      const rescheduleDisruptionCost = 1 + reschedulable.reduce((s, p) => s + Math.max(0, evictionCost(p)), 0);
+      const rescheduleDisruptionCost = PER_NODE_DISRUPTION_COST + reschedulable.reduce((s, p) => s + Math.max(0, evictionCost(p)), 0);
       const since = ctx.now - node.lastPodEventAt;
       this.candidates.push({
         node,
         pool,
-        instanceType: node.instanceType === null ? null : (ctx.typeByName.get(node.instanceType) ?? null),
+        instanceType: node.instanceType === null ? null : (typeFor(ctx, node.nodePool, node.instanceType) ?? null),
         price: nodePrice(ctx, node) ?? 0,
         reschedulable,
         rescheduleDisruptionCost,
-        empty: rescheduleDisruptionCost <= 1,
+        disruptionCost: node.pods.reduce((s, p) => s + evictionCost(p), 0) * lifetimeRemaining(pool, node, ctx.now),
+        // v1.14.0: empty when no pod adds positive eviction cost; before, when no pod needs rescheduling
+        empty: ctx.behaviour.emptyByEvictionCost ? rescheduleDisruptionCost <= PER_NODE_DISRUPTION_COST : reschedulable.length === 0,
         consolidatable: pool.consolidateAfterMs !== null && since >= pool.consolidateAfterMs,
+        static: ctx.behaviour.staticNodePools && pool.replicas !== null,
       });
     }
-    // Karpenter sorts by price per unit of disruption, highest first (ties by name here)
-    this.candidates.sort(
-      (a, b) => b.price / b.rescheduleDisruptionCost - a.price / a.rescheduleDisruptionCost || (a.node.name < b.node.name ? -1 : 1),
-    );
+    const byName = (a: Candidate, b: Candidate) => (a.node.name < b.node.name ? -1 : a.node.name > b.node.name ? 1 : 0);
+    if (ctx.behaviour.savingsRatioOrder) {
+      // v1.14.0: by price per unit of disruption, highest first (ties by name here)
+      this.candidates.sort((a, b) => b.price / b.rescheduleDisruptionCost - a.price / a.rescheduleDisruptionCost || byName(a, b));
+    } else {
+      // before: by disruption cost, lowest first
+      this.candidates.sort((a, b) => a.disruptionCost - b.disruptionCost || byName(a, b));
+    }
+  }
+
+  private staticMessage(c: Candidate): string {
+    return `NodePool "${c.pool.name}" is static (spec.replicas ${c.pool.replicas}): Karpenter never consolidates its nodes`;
   }
 
   private notYet(c: Candidate): string {
@@ -261,6 +350,10 @@ export class Consolidator {
     const empty: Candidate[] = [];
     for (const c of this.candidates) {
       if (!c.empty) continue;
+      if (c.static) {
+        this.say(c.node, this.staticMessage(c), 'ledger');
+        continue;
+      }
       if (c.pool.consolidateAfterMs === null) {
         this.say(c.node, `NodePool "${c.pool.name}" has consolidation disabled`);
         continue;
@@ -284,21 +377,27 @@ export class Consolidator {
       candidates: empty,
       replacement: null,
       savingsUsdPerHour: empty.reduce((s, c) => s + c.price, 0),
+      scores: [],
     };
   }
 
   /** Consolidation's ShouldDisrupt filter, recording why a node is left out. */
   private consolidationCandidates(): Candidate[] {
     const out: Candidate[] = [];
+    const v14 = this.ctx.behaviour.emptyByEvictionCost;
     for (const c of this.candidates) {
-      if (c.empty) continue;
+      // v1.14.0: empty nodes are Emptiness's alone; before, consolidation considered them too
+      if (c.empty && v14) continue;
       const n = c.node;
-      if (c.instanceType === null) this.say(n, `Instance Type "${n.instanceType ?? ''}" not found`);
+      if (c.static) this.say(n, this.staticMessage(c), 'ledger');
+      else if (c.instanceType === null) this.say(n, `Instance Type "${n.instanceType ?? ''}" not found`);
       else if (n.capacityType === null) this.say(n, `Node does not have label "${LABEL_CAPACITY_TYPE}"`);
       else if (n.zone === null) this.say(n, `Node does not have label "${LABEL_ZONE}"`);
       else if (c.pool.consolidateAfterMs === null) this.say(n, `NodePool "${c.pool.name}" has consolidation disabled`);
-      else if (c.pool.consolidationPolicy === 'WhenEmpty')
+      else if (v14 && c.pool.consolidationPolicy === 'WhenEmpty')
         this.say(n, `NodePool "${c.pool.name}" has consolidation policy WhenEmpty, but node is not empty`);
+      else if (!v14 && c.pool.consolidationPolicy !== 'WhenEmptyOrUnderutilized')
+        this.say(n, `NodePool "${c.pool.name}" has non-empty consolidation disabled`);
       else if (!c.consolidatable) this.say(n, this.notYet(c), 'ledger');
       else out.push(c);
     }
@@ -337,6 +436,12 @@ export class Consolidator {
         }
       }
       if (valid && 'command' in e) {
+        // Balanced NodePools may reject the move (balanced.go ApproveCommand); the search then tries fewer nodes
+        const verdict = this.approve(e.command);
+        if (verdict.approved) e.command.scores = verdict.scores;
+        else valid = false;
+      }
+      if (valid && 'command' in e) {
         last = { ...e.command, method: 'multi-node' };
         min = mid + 1;
       } else max = mid - 1;
@@ -363,16 +468,29 @@ export class Consolidator {
         this.say(c.node, this.budgetMessage('Underutilized'));
         continue;
       }
+      // Balanced: a node whose outright deletion would not pass is not even simulated (CanPassThreshold)
+      const best = this.totals.size ? canPassThreshold(this.scored(c), this.totals) : null;
+      if (best) {
+        this.say(c.node, best.message, 'ledger', best);
+        continue;
+      }
       if (this.world.commandOnly && this.cannotConsolidate(c, removed)) continue;
       // every candidate is evaluated so each node gets its reason (Karpenter stops at the first command); once a
       // command is chosen, the others are evaluated as the next rounds would see them: without its nodes
       const e = this.compute([c], removed);
       if ('command' in e) {
+        const verdict = this.approve(e.command);
+        if (!verdict.approved) {
+          const rejected = verdict.scores.find((sc) => !sc.approved);
+          this.say(c.node, rejected?.message ?? 'Balanced scoring rejected the move', 'ledger', rejected);
+          continue;
+        }
+        e.command.scores = verdict.scores;
         if (!chosen && !decided) {
           chosen = { ...e.command, method: 'single-node' };
           removed.add(c.node.name);
           if (this.world.commandOnly) break;
-        } else this.say(c.node, `Would be consolidated in a later round: ${describe(e.command)}`, 'ledger');
+        } else this.say(c.node, `Would be consolidated in a later round: ${describe(e.command)}`, 'ledger', verdict.scores[0]);
       } else if (e.noop) this.say(c.node, e.noop);
     }
     return chosen;
@@ -474,6 +592,10 @@ export class Consolidator {
       ignorePreferences: ctx.ignorePreferences,
       toleratePreferNoSchedule: ctx.toleratePreferNoSchedule,
       deletingNodes: this.deleting,
+      claimOptions: {
+        relaxMinValues: ctx.minValuesPolicy === 'BestEffort',
+        ledger: ctx.countReservations ? new ReservationLedger([ctx.catalogue], this.world.reservationsUsed) : null,
+      },
     });
     const result = scheduler.solve(pods);
     const single = cands.length === 1;
@@ -496,6 +618,7 @@ export class Consolidator {
           candidates: cands,
           replacement: null,
           savingsUsdPerHour: cands.reduce((s, c) => s + c.price, 0),
+          scores: [],
         },
       };
     }
@@ -542,6 +665,7 @@ export class Consolidator {
         candidates: cands,
         replacement: r.replacement,
         savingsUsdPerHour: r.savingsUsdPerHour,
+        scores: [],
       },
     };
   }

@@ -1,7 +1,13 @@
 import type { CatalogueEntry } from './catalogue.js';
 import { EngineInputError } from './errors.js';
 import { type ExistingNodeBase, existingNodeBase } from './existing-node.js';
-import { catalogueResourceNames, compileInstanceTypeReusing, type InstanceType, offeringPrice } from './instance-types.js';
+import {
+  catalogueResourceNames,
+  compileInstanceTypeReusing,
+  type InstanceType,
+  type Offering,
+  withoutReservedOfferings,
+} from './instance-types.js';
 import type {
   KubeCSINode,
   KubeEC2NodeClass,
@@ -16,21 +22,20 @@ import type {
 } from './kube-types.js';
 import { type ExistingNodeSpec, normalizeNode } from './nodes.js';
 import { normalizeNodePool, type NodePoolSpec } from './nodepools.js';
+import { applyOverlays, checkOverlaySchema, type OverlayOutcome } from './overlays.js';
 import { normalizePdb, PdbLimits } from './pdb.js';
 import { isOwnedByDaemonSet, normalizePod, type SchedPod } from './pods.js';
+import { demoteEndedReservation, endedReservations, hasReservations } from './reservations.js';
 import { Requirements } from './requirements.js';
 import { ResourceSpace } from './resources.js';
 import { anyPreferNoSchedule, type NodeClaimTemplate, prepareTemplatesReusing } from './templates.js';
 import { type BoundPod, type DomainSource, indexBoundPods, type TopologyNode } from './topology.js';
-import { RESOURCE_NODES } from './well-known.js';
+import { karpenterBehaviour, type KarpenterBehaviour, type ResolvedGates, resolveGates } from './version.js';
+import type { FeatureGates } from './version.js';
+import { VolumeIndex } from './volumes.js';
+import { CAPACITY_RESERVED, LABEL_RESERVATION_ID, RESOURCE_NODES } from './well-known.js';
 
-/** Karpenter's feature gates in the engine's spelling; defaults as in v1.14.1 (ReservedCapacity on, the rest off). */
-export interface FeatureGates {
-  spotToSpotConsolidation?: boolean;
-  nodeOverlay?: boolean;
-  staticCapacity?: boolean;
-  reservedCapacity?: boolean;
-}
+export type { FeatureGates };
 
 /** Everything the engine reads, as Kubernetes objects plus a catalogue. */
 export interface EngineInput {
@@ -96,6 +101,24 @@ export interface EngineContext {
   pdbs: PdbLimits;
   namespaceLabels: Map<string, Record<string, string>>;
   spotToSpotConsolidation: boolean;
+  /** The release reproduced and what it decides differently (karpenterVersion). */
+  behaviour: KarpenterBehaviour;
+  /** Feature gates in effect (given, else the release's defaults). */
+  gates: ResolvedGates;
+  /** --min-values-policy (BestEffort only from v1.6.0). */
+  minValuesPolicy: 'Strict' | 'BestEffort';
+  /**
+   * Per NodePool, its view of the catalogue where it differs from `catalogue` (same positions): NodeOverlays'
+   * prices and capacity. Karpenter prices a NodePool's nodes and launches with its NodePool's view.
+   */
+  poolCatalogues: Map<string, InstanceType[]>;
+  poolTypeByName: Map<string, Map<string, InstanceType>>;
+  /** What each NodeOverlay did (empty when the gate is off or none was given). */
+  overlays: OverlayOutcome[];
+  /** Some reserved offering names its reservation: scheduling holds places in reservations and counts them. */
+  countReservations: boolean;
+  /** Volume topology and attach limits, when the input carries PersistentVolumeClaims. */
+  volumes: VolumeIndex | null;
   ignorePreferences: boolean;
   toleratePreferNoSchedule: boolean;
   /** Things worth telling the user that did not stop the simulation. */
@@ -124,13 +147,14 @@ function daemonRepresentatives(pods: readonly SchedPod[]): SchedPod[] {
 
 // A pod object given again (a caller stepping through time keeps the objects of pods that did not change) is not
 // normalised again; SchedPods are never changed once made.
-const normalizedPods = new WeakMap<KubePod, SchedPod>();
+const normalizedPods = [new WeakMap<KubePod, SchedPod>(), new WeakMap<KubePod, SchedPod>()];
 
-function normalizedPod(p: KubePod, index: number): SchedPod {
-  let n = normalizedPods.get(p);
+function normalizedPod(p: KubePod, index: number, podLevelResources: boolean): SchedPod {
+  const cache = normalizedPods[podLevelResources ? 1 : 0];
+  let n = cache.get(p);
   if (!n) {
-    n = normalizePod(p, index);
-    normalizedPods.set(p, n);
+    n = normalizePod(p, index, { podLevelResources });
+    cache.set(p, n);
   }
   return n;
 }
@@ -141,7 +165,12 @@ const shapes = new WeakMap<CatalogueEntry, string>();
 function entryShape(e: CatalogueEntry): string {
   let shape = shapes.get(e);
   if (shape === undefined) {
-    const available = e.offerings.filter((o) => o.available).map((o) => `${o.zone}/${o.capacityType}`);
+    const available = e.offerings
+      .filter((o) => o.available && o.reservationCapacity !== 0)
+      .map(
+        (o) =>
+          `${o.zone}/${o.capacityType}/${o.reservationId ?? ''}/${o.nodeClass ?? ''}/${o.reservationType ?? ''}/${o.interruptible ?? ''}`,
+      );
     shape = JSON.stringify([e.name, e.capacity, e.overhead ?? null, e.labels, available]);
     shapes.set(e, shape);
   }
@@ -170,13 +199,48 @@ function compiledCatalogue(
 export function prepare(input: EngineInput): EngineContext {
   if (input.catalogue.length === 0) throw new EngineInputError('catalogue', 'holds no instance types');
   const warnings: string[] = [];
-  const pools = input.nodePools.map((np) => normalizeNodePool(np));
+  const behaviour = karpenterBehaviour(input.karpenterVersion, warnings);
+  const gates = resolveGates(input.featureGates, behaviour, warnings);
+  let minValuesPolicy = input.minValuesPolicy ?? 'Strict';
+  if (minValuesPolicy !== 'Strict' && minValuesPolicy !== 'BestEffort')
+    throw new EngineInputError('minValuesPolicy', `"${String(minValuesPolicy)}" is not Strict or BestEffort`);
+  if (minValuesPolicy === 'BestEffort' && !behaviour.minValuesPolicy) {
+    warnings.push(
+      `--min-values-policy BestEffort arrived in Karpenter v1.6.0 (karpenterVersion ${behaviour.version}); minValues are strict`,
+    );
+    minValuesPolicy = 'Strict';
+  }
+  const pools = input.nodePools.map((np) => {
+    const p = normalizeNodePool(np, behaviour);
+    // before v1.11.0 a dynamic NodePool's limits.nodes counted nothing (nodes carried no "nodes" capacity)
+    if (!behaviour.nodeLimits && p.limits && RESOURCE_NODES in p.limits) {
+      const { [RESOURCE_NODES]: _ignored, ...rest } = p.limits;
+      return { ...p, limits: Object.keys(rest).length ? rest : null };
+    }
+    return p;
+  });
   const poolByName = new Map<string, NodePoolSpec>();
   for (const p of pools) {
     if (poolByName.has(p.name)) throw new EngineInputError(`NodePool ${p.name}`, 'appears twice');
     poolByName.set(p.name, p);
   }
-  const pods = (input.pods ?? []).map((p, i) => normalizedPod(p, i));
+  const volumes =
+    input.persistentVolumeClaims !== undefined && input.persistentVolumeClaims.length > 0
+      ? new VolumeIndex(
+          input.persistentVolumeClaims,
+          input.persistentVolumes ?? [],
+          input.storageClasses ?? [],
+          input.csiNodes ?? [],
+          warnings,
+        )
+      : null;
+  const pods = (input.pods ?? []).map((p, i) => {
+    const n = normalizedPod(p, i, behaviour.podLevelResources);
+    if (!volumes || !p.spec?.volumes?.length) return n;
+    const v = volumes.forPod(p);
+    if (!v.requirements && !v.usage && !v.error) return n;
+    return { ...n, volumeRequirements: v.requirements, volumeAlternatives: v.alternatives, volumes: v.usage, volumeError: v.error };
+  });
   const seen = new Set<string>();
   for (const p of pods) {
     if (seen.has(p.key)) throw new EngineInputError(`Pod ${p.key}`, 'appears twice');
@@ -190,7 +254,11 @@ export function prepare(input: EngineInput): EngineContext {
     podsByNode.set(p.nodeName, list);
   }
   const poolNames = new Set(poolByName.keys());
-  const nodes = (input.nodes ?? []).map((n) => normalizeNode(n, podsByNode.get(n.metadata?.name) ?? [], poolNames));
+  // a reserved node whose reservation has ended runs (and is priced) on-demand
+  const ended = endedReservations(input.nodeClasses ?? [], input.now);
+  const nodes = (input.nodes ?? []).map((n) =>
+    normalizeNode(ended.size ? demoteEndedReservation(n, ended) : n, podsByNode.get(n.metadata?.name) ?? [], poolNames),
+  );
   for (const n of nodes) {
     const at = input.lastPodEventAt?.get(n.name);
     if (at !== undefined) n.lastPodEventAt = at;
@@ -205,27 +273,59 @@ export function prepare(input: EngineInput): EngineContext {
       warnings.push(`${list.length} pod(s) are bound to node ${nodeName}, which is not in the input; they are left out`);
   }
   const daemonPods = input.daemonSetPods
-    ? input.daemonSetPods.map((p, i) => ({ ...normalizePod(p, i), nodeName: null }))
+    ? input.daemonSetPods.map((p, i) => ({ ...normalizePod(p, i, { podLevelResources: behaviour.podLevelResources }), nodeName: null }))
     : daemonRepresentatives(pods);
+
+  const overlays = gates.nodeOverlay ? (input.nodeOverlays ?? []) : [];
+  if (!gates.nodeOverlay && (input.nodeOverlays?.length ?? 0) > 0)
+    warnings.push(
+      `${input.nodeOverlays?.length} NodeOverlay(s) given but the NodeOverlay feature gate is off: not applied (Karpenter ignores them too)`,
+    );
+  for (const o of overlays) checkOverlaySchema(o);
 
   const names = new Set<string>(catalogueResourceNames(input.catalogue));
   for (const p of [...pods, ...daemonPods]) for (const k of Object.keys(p.requests)) names.add(k);
   for (const n of nodes) for (const k of [...Object.keys(n.allocatable), ...Object.keys(n.capacity)]) names.add(k);
   for (const p of pools) for (const k of Object.keys(p.limits ?? {})) names.add(k);
+  for (const o of overlays) for (const k of Object.keys(o.spec.capacity ?? {})) names.add(k);
   names.add(RESOURCE_NODES);
   const space = new ResourceSpace([...names].sort());
   const spaceKey = space.names.join('\n');
-  const { catalogue, shapes: entryShapes } = compiledCatalogue(input.catalogue, space, spaceKey);
+  const compiled = compiledCatalogue(input.catalogue, space, spaceKey);
+  const entryShapes = compiled.shapes;
+  // without the ReservedCapacity gate the AWS provider offers no reserved capacity (existing reserved nodes keep
+  // their price)
+  const catalogue = gates.reservedCapacity ? compiled.catalogue : compiled.catalogue.map((it) => withoutReservedOfferings(it));
   const typeByName = new Map(catalogue.map((it) => [it.name, it]));
-  // what the templates depend on besides the catalogue: the NodePools' templates, the DaemonSets, the resource names
+  const overlaid = overlays.length ? applyOverlays(overlays, pools, catalogue, space) : null;
+  const poolCatalogues = overlaid?.byPool ?? new Map<string, InstanceType[]>();
+  const poolTypeByName = new Map([...poolCatalogues].map(([pool, types]) => [pool, new Map(types.map((it) => [it.name, it]))]));
+  for (const o of overlaid?.outcomes ?? []) {
+    if (!o.applied) warnings.push(`NodeOverlay ${o.name} is not applied (${o.reason}): ${o.message}`);
+  }
+  // static NodePools (v1.8.0+) are left out of dynamic provisioning (provisioner.go NewScheduler)
+  const dynamicPools = pools.filter((p) => !(behaviour.staticNodePools && p.replicas !== null));
+  // what the templates depend on besides the catalogue: the NodePools' templates, the DaemonSets, the resource names,
+  // the gates and release rules that change which types a NodePool admits or which DaemonSets count on them
   const templateKey = JSON.stringify([
-    input.nodePools.map((np) => [np.metadata?.name, np.spec?.weight, np.spec?.template]),
+    input.nodePools.map((np) => [np.metadata?.name, np.spec?.weight, np.spec?.template, np.spec?.replicas]),
     daemonPods.map((p) => [p.key, p.requests, p.nodeSelector, p.constraints, p.hostPorts]),
     spaceKey,
+    gates.reservedCapacity,
+    behaviour.staticNodePools,
+    behaviour.daemonSetInstanceTypeRequirements,
+    minValuesPolicy,
   ]);
-  const { templates, skipped } = prepareTemplatesReusing(pools, catalogue, daemonPods, space, templateKey, entryShapes);
+  const catalogueOf = (pool: NodePoolSpec): readonly InstanceType[] => poolCatalogues.get(pool.name) ?? catalogue;
+  const { templates, skipped } = prepareTemplatesReusing(dynamicPools, catalogueOf, daemonPods, space, templateKey, entryShapes, {
+    daemonSetInstanceTypeRequirements: behaviour.daemonSetInstanceTypeRequirements,
+    relaxMinValues: minValuesPolicy === 'BestEffort',
+  });
 
-  const pdbs = new PdbLimits((input.podDisruptionBudgets ?? []).map((b) => normalizePdb(b, pods)));
+  const pdbs = new PdbLimits(
+    (input.podDisruptionBudgets ?? []).map((b) => normalizePdb(b, pods)),
+    behaviour.doNotDisruptDuration,
+  );
   const namespaceLabels = new Map<string, Record<string, string>>();
   for (const p of pods)
     if (!namespaceLabels.has(p.namespace)) namespaceLabels.set(p.namespace, { 'kubernetes.io/metadata.name': p.namespace });
@@ -258,7 +358,15 @@ export function prepare(input: EngineInput): EngineContext {
     daemonPods,
     pdbs,
     namespaceLabels,
-    spotToSpotConsolidation: input.featureGates?.spotToSpotConsolidation ?? false,
+    spotToSpotConsolidation: gates.spotToSpotConsolidation,
+    behaviour,
+    gates,
+    minValuesPolicy,
+    poolCatalogues,
+    poolTypeByName,
+    overlays: overlaid?.outcomes ?? [],
+    countReservations: gates.reservedCapacity && hasReservations(catalogue),
+    volumes,
     ignorePreferences: input.ignorePreferences ?? false,
     toleratePreferNoSchedule: anyPreferNoSchedule(pools),
     warnings,
@@ -267,11 +375,31 @@ export function prepare(input: EngineInput): EngineContext {
   };
 }
 
-/** A node's hourly price from the catalogue: the offering for its zone and capacity type, available or not. */
-export function nodePrice(ctx: EngineContext, node: ExistingNodeSpec): number | null {
+/** The instance type a node of a NodePool is priced and replaced with: its NodePool's view (overlays), else the catalogue's. */
+export function typeFor(ctx: EngineContext, nodePool: string | null, typeName: string): InstanceType | undefined {
+  return (nodePool === null ? undefined : ctx.poolTypeByName.get(nodePool)?.get(typeName)) ?? ctx.typeByName.get(typeName);
+}
+
+/**
+ * The offering a node runs on as Karpenter sees it (resolveNodePrice): its NodePool's view of the type (overlays),
+ * the offering for its zone and capacity type (a reserved node's own reservation where the catalogue lists it),
+ * available or not; null when the catalogue has none.
+ */
+export function nodeOffering(ctx: EngineContext, node: ExistingNodeSpec): Offering | null {
   if (node.instanceType === null || node.zone === null || node.capacityType === null) return null;
-  const it = ctx.typeByName.get(node.instanceType);
-  return it ? offeringPrice(it, node.zone, node.capacityType) : null;
+  const it = typeFor(ctx, node.nodePool, node.instanceType);
+  if (!it) return null;
+  if (node.capacityType === CAPACITY_RESERVED) {
+    const id = node.labels[LABEL_RESERVATION_ID];
+    const own = id === undefined ? undefined : it.offerings.find((o) => o.reservationId === id && o.zone === node.zone);
+    if (own) return own;
+  }
+  return it.offerings.find((o) => o.zone === node.zone && o.capacityType === node.capacityType) ?? null;
+}
+
+/** A node's hourly price as Karpenter sees it (nodeOffering's price), null when the catalogue cannot price it. */
+export function nodePrice(ctx: EngineContext, node: ExistingNodeSpec): number | null {
+  return nodeOffering(ctx, node)?.priceUsdPerHour ?? null;
 }
 
 export function topologyNode(ctx: EngineContext, n: ExistingNodeSpec): TopologyNode {
@@ -287,7 +415,7 @@ export function topologyNode(ctx: EngineContext, n: ExistingNodeSpec): TopologyN
 export function nodeBase(ctx: EngineContext, n: ExistingNodeSpec): ExistingNodeBase {
   let b = ctx.caches.bases.get(n);
   if (!b) {
-    b = existingNodeBase(n, ctx.daemonPods, ctx.space);
+    b = existingNodeBase(n, ctx.daemonPods, ctx.space, ctx.volumes?.attachLimits(n.name) ?? null);
     ctx.caches.bases.set(n, b);
   }
   return b;

@@ -6,6 +6,7 @@ import { Requirement, Requirements } from './requirements.js';
 import { addInto, fits, type ResourceSpace, type ResourceVector, subtractInto } from './resources.js';
 import { taintsMessage, toleratesAll, untoleratedTaints } from './taints.js';
 import type { Topology } from './topology.js';
+import { exceedsAttachLimits, nodeVolumeUsage } from './volumes.js';
 import { LABEL_HOSTNAME } from './well-known.js';
 
 /** What a node offers a scheduling round before anything is placed on it; computed once, copied per round. */
@@ -15,10 +16,19 @@ export interface ExistingNodeBase {
   /** allocatable − requests of its pods − DaemonSet requests still to come. */
   remaining: ResourceVector;
   hostPorts: HostPort[];
+  /** CSI attach limits per driver (its CSINode), or null when none is known. */
+  attachLimits: ReadonlyMap<string, number> | null;
+  /** The distinct PVCs per driver its pods attach. */
+  volumesUsed: Map<string, Set<string>>;
 }
 
 /** Karpenter's NewExistingNode arithmetic, with the DaemonSets that would run on this node. */
-export function existingNodeBase(node: ExistingNodeSpec, daemonPods: readonly SchedPod[], space: ResourceSpace): ExistingNodeBase {
+export function existingNodeBase(
+  node: ExistingNodeSpec,
+  daemonPods: readonly SchedPod[],
+  space: ResourceSpace,
+  attachLimits: ReadonlyMap<string, number> | null = null,
+): ExistingNodeBase {
   const requirements = Requirements.fromLabels(node.labels).add(Requirement.of(LABEL_HOSTNAME, 'In', [node.hostname]));
   const labelReqs = Requirements.fromLabels(node.labels);
   const daemonTotal = space.vector();
@@ -32,8 +42,9 @@ export function existingNodeBase(node: ExistingNodeSpec, daemonPods: readonly Sc
   subtractInto(daemonTotal, space.vector(daemons));
   for (let i = 0; i < daemonTotal.length; i++) if (daemonTotal[i] < 0) daemonTotal[i] = 0;
   const remaining = subtractInto(subtractInto(space.vector(node.allocatable), space.vector(all)), daemonTotal);
-  const hostPorts = node.pods.filter((p) => p.phase !== 'Succeeded' && p.phase !== 'Failed').flatMap((p) => p.hostPorts);
-  return { node, requirements, remaining, hostPorts };
+  const live = node.pods.filter((p) => p.phase !== 'Succeeded' && p.phase !== 'Failed');
+  const hostPorts = live.flatMap((p) => p.hostPorts);
+  return { node, requirements, remaining, hostPorts, attachLimits, volumesUsed: attachLimits ? nodeVolumeUsage(live) : new Map() };
 }
 
 export interface ExistingPlan {
@@ -48,6 +59,7 @@ export class ExistingNodeSlot {
   private remaining: ResourceVector;
   private hostPorts: HostPort[];
   private requirements: Requirements;
+  private volumesUsed: Map<string, Set<string>>;
   private owned = false;
 
   constructor(
@@ -58,6 +70,7 @@ export class ExistingNodeSlot {
     this.remaining = base.remaining;
     this.hostPorts = base.hostPorts;
     this.requirements = base.requirements;
+    this.volumesUsed = base.volumesUsed;
   }
 
   get node(): ExistingNodeSpec {
@@ -68,6 +81,12 @@ export class ExistingNodeSlot {
     const taints = this.node.taints;
     if (taints.length && !toleratesAll(taints, data.constraints.tolerations)) {
       return failure(true, () => taintsMessage(untoleratedTaints(taints, data.constraints.tolerations)));
+    }
+    const limits = this.base.attachLimits;
+    if (limits && data.pod.volumes) {
+      const exceeded = exceedsAttachLimits(this.volumesUsed, limits, data.pod.volumes);
+      // not permanent: another pod of the same shape may reuse a volume already attached here
+      if (exceeded !== null) return failure(false, () => exceeded);
     }
     if (data.pod.hostPorts.length && data.pod.hostPorts.some((p) => this.hostPorts.some((q) => hostPortsConflict(p, q)))) {
       return failure(true, () => 'checking host port usage, pod hostport conflicts with existing hostport configuration');
@@ -90,12 +109,20 @@ export class ExistingNodeSlot {
     if (!this.owned) {
       this.remaining = Float64Array.from(this.remaining);
       this.hostPorts = [...this.hostPorts];
+      if (this.base.attachLimits) this.volumesUsed = new Map([...this.volumesUsed].map(([k, v]) => [k, new Set(v)]));
       this.owned = true;
     }
     this.pods.push(data.pod);
     subtractInto(this.remaining, data.requests);
     this.requirements = plan.requirements;
     this.hostPorts.push(...data.pod.hostPorts);
+    if (this.base.attachLimits && data.pod.volumes) {
+      for (const [driver, claims] of data.pod.volumes) {
+        let used = this.volumesUsed.get(driver);
+        if (!used) this.volumesUsed.set(driver, (used = new Set()));
+        for (const c of claims) used.add(c);
+      }
+    }
     if (!topology.empty) topology.record(data.pod, this.node.taints, plan.requirements);
   }
 }

@@ -52,6 +52,7 @@ export function filterInstanceTypes(
   daemons: DaemonGroups,
   podPorts: readonly HostPort[],
   space: ResourceSpace,
+  relaxMinValues = false,
 ): FilterOutcome {
   let requirementsMet = false;
   let fitsAny = false;
@@ -92,7 +93,8 @@ export function filterInstanceTypes(
     if (compat && fit && offering) remaining.push(it);
   }
   let minValuesError: string | null = null;
-  if (reqs.hasMinValues()) {
+  // Strict: nothing can launch when minValues are not met; BestEffort keeps the types (the NodeClaim lowers them)
+  if (reqs.hasMinValues() && !relaxMinValues) {
     const { unmet } = satisfiesMinValues(remaining, reqs);
     if (unmet) {
       minValuesError = minValuesMessage(unmet);
@@ -165,6 +167,7 @@ export function refitInstanceTypes(
   }
   if (out === null) return options;
   if (out.length === 0) return null;
+  // minValues not met: the full filter says why (or, under BestEffort, lowers them)
   if (reqs.hasMinValues() && satisfiesMinValues(out, reqs).unmet) return null;
   return out;
 }

@@ -3,10 +3,15 @@ import { parseResourceList, type ResourceMap, type ResourceSpace, type ResourceV
 import { Requirement, Requirements } from './requirements.js';
 import {
   ABSENT_MEANS_DOES_NOT_EXIST,
+  CAPACITY_RESERVED,
   EXOTIC_RESOURCES,
   LABEL_CAPACITY_TYPE,
   LABEL_INSTANCE_TYPE,
   LABEL_INSTANCE_SIZE,
+  LABEL_EC2_NODECLASS,
+  LABEL_RESERVATION_ID,
+  LABEL_RESERVATION_INTERRUPTIBLE,
+  LABEL_RESERVATION_TYPE,
   LABEL_ZONE,
   RESOURCE_NODES,
 } from './well-known.js';
@@ -17,6 +22,16 @@ export interface Offering {
   capacityType: string;
   priceUsdPerHour: number;
   available: boolean;
+  /** Reserved offerings: the capacity reservation (ODCR or capacity block) it launches into. */
+  reservationId?: string;
+  /** Instances the reservation still holds; undefined when not known (not limited). */
+  reservationCapacity?: number;
+  reservationType?: string;
+  interruptible?: boolean;
+  /** The EC2NodeClass whose status lists the reservation: only its NodePools see the offering. */
+  nodeClass?: string;
+  /** The NodeOverlay that set this price (NodeOverlay gate), for saying which overlay priced what. */
+  priceOverlay?: string;
 }
 
 /** An instance type as the scheduler uses it (Karpenter's cloudprovider.InstanceType). */
@@ -34,11 +49,26 @@ export interface InstanceType {
   offerings: Offering[];
   /** Metal or accelerator types, which the AWS launch filter avoids when anything else fits. */
   exotic: boolean;
+  /** NodeOverlays whose capacity was merged into this type (for the NodePool it was derived for), weight order. */
+  capacityOverlays?: string[];
 }
 
-/** Whether an offering is allowed by requirements (the zone and capacity-type keys; others are not on offerings). */
+/**
+ * Whether an offering is allowed by requirements: its zone and capacity type, and for a reserved offering its
+ * reservation labels and the EC2NodeClass that lists it (the AWS provider injects reserved offerings per NodeClass).
+ */
 export const offeringAllowed = (reqs: Requirements, o: Offering): boolean =>
-  reqs.get(LABEL_ZONE).has(o.zone) && reqs.get(LABEL_CAPACITY_TYPE).has(o.capacityType);
+  reqs.get(LABEL_ZONE).has(o.zone) &&
+  reqs.get(LABEL_CAPACITY_TYPE).has(o.capacityType) &&
+  (o.reservationId === undefined || reservedOfferingAllowed(reqs, o));
+
+function reservedOfferingAllowed(reqs: Requirements, o: Offering): boolean {
+  if (!reqs.get(LABEL_RESERVATION_ID).has(o.reservationId as string)) return false;
+  if (o.nodeClass !== undefined && !reqs.get(LABEL_EC2_NODECLASS).has(o.nodeClass)) return false;
+  if (o.reservationType !== undefined && !reqs.get(LABEL_RESERVATION_TYPE).has(o.reservationType)) return false;
+  if (o.interruptible !== undefined && !reqs.get(LABEL_RESERVATION_INTERRUPTIBLE).has(String(o.interruptible))) return false;
+  return true;
+}
 
 /** Every resource name the catalogue mentions, so the ResourceSpace can hold it. */
 export function catalogueResourceNames(entries: readonly CatalogueEntry[]): Set<string> {
@@ -48,6 +78,9 @@ export function catalogueResourceNames(entries: readonly CatalogueEntry[]): Set<
 }
 
 type Compiled = Omit<InstanceType, 'index' | 'capacityVector' | 'allocatableVector'>;
+
+/** A reservation with no instances left cannot be launched into (aws ReservedCapacityResolver: capacity != 0). */
+const offeringAvailable = (o: { available: boolean; reservationCapacity?: number }): boolean => o.available && o.reservationCapacity !== 0;
 
 // Entries are read, never changed, once given to the engine: what they compile to is kept per entry, so a catalogue
 // used by many simulations (a server's predictions, a test suite) is parsed once. Only the vectors depend on the
@@ -63,7 +96,7 @@ function compileEntry(entry: CatalogueEntry): Compiled {
   const requirements = new Requirements();
   for (const [k, v] of Object.entries(labels)) requirements.add(Requirement.of(k, 'In', [v]));
   for (const k of ABSENT_MEANS_DOES_NOT_EXIST) if (labels[k] === undefined) requirements.add(Requirement.of(k, 'DoesNotExist'));
-  const available = entry.offerings.filter((o) => o.available);
+  const available = entry.offerings.filter((o) => offeringAvailable(o));
   requirements.set(Requirement.of(LABEL_ZONE, 'In', [...new Set(available.map((o) => o.zone))]));
   requirements.set(Requirement.of(LABEL_CAPACITY_TYPE, 'In', [...new Set(available.map((o) => o.capacityType))]));
   const size = labels[LABEL_INSTANCE_SIZE] ?? '';
@@ -73,7 +106,7 @@ function compileEntry(entry: CatalogueEntry): Compiled {
     requirements,
     capacity,
     allocatable,
-    offerings: entry.offerings.map((o) => ({ ...o })),
+    offerings: entry.offerings.map((o) => ({ ...o, available: offeringAvailable(o) })),
     exotic: size.includes('metal') || EXOTIC_RESOURCES.some((r) => (capacity[r] ?? 0) > 0),
   };
 }
@@ -104,6 +137,18 @@ export function compileInstanceTypeReusing(entry: CatalogueEntry, index: number,
   const it = compileInstanceType(entry, index, space);
   placed.set(entry, { index, spaceKey, it });
   return it;
+}
+
+/** The type with its reserved offerings unavailable (ReservedCapacity gate off); the same object when it has none. */
+export function withoutReservedOfferings(it: InstanceType): InstanceType {
+  if (!it.offerings.some((o) => o.capacityType === CAPACITY_RESERVED && o.available)) return it;
+  const offerings = it.offerings.map((o) => (o.capacityType === CAPACITY_RESERVED ? { ...o, available: false } : o));
+  const available = offerings.filter((o) => o.available);
+  const requirements = it.requirements
+    .copy()
+    .set(Requirement.of(LABEL_ZONE, 'In', [...new Set(available.map((o) => o.zone))]))
+    .set(Requirement.of(LABEL_CAPACITY_TYPE, 'In', [...new Set(available.map((o) => o.capacityType))]));
+  return { ...it, offerings, requirements };
 }
 
 /** The price of the offering a node of this type runs on (zone and capacity type), available or not; null if none. */

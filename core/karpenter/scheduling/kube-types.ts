@@ -260,6 +260,11 @@ export interface KubePersistentVolume {
     storageClassName?: string;
     claimRef?: { namespace?: string; name?: string };
     csi?: { driver: string; volumeHandle?: string };
+    /** An in-tree EBS volume (attach limits count it as ebs.csi.aws.com). */
+    awsElasticBlockStore?: { volumeID?: string };
+    /** Node-local volumes: their hostname pin is ignored when placing the pod elsewhere (volumetopology.go). */
+    local?: { path?: string };
+    hostPath?: { path?: string };
     /** The zone (or other topology) pin: a pod using this volume may only run where these terms match. */
     nodeAffinity?: { required?: { nodeSelectorTerms: KubeNodeSelectorTerm[] } };
     capacity?: Record<string, QuantityInput>;

@@ -1,4 +1,4 @@
-import { type InstanceType, offeringAllowed, orderByPrice, satisfiesMinValues } from './instance-types.js';
+import { type InstanceType, type Offering, offeringAllowed, orderByPrice, satisfiesMinValues } from './instance-types.js';
 import type { InflightNodeClaim } from './nodeclaim.js';
 import { Requirement, type Requirements } from './requirements.js';
 import { addVectors, fits, minVectors, type ResourceVector } from './resources.js';
@@ -9,6 +9,7 @@ import {
   LABEL_CAPACITY_TYPE,
   LABEL_HOSTNAME,
   LABEL_INSTANCE_TYPE,
+  LABEL_RESERVATION_ID,
   WELL_KNOWN_LABELS,
 } from './well-known.js';
 
@@ -25,6 +26,8 @@ export interface FinalNodeClaim {
   requests: ResourceVector;
   /** Cheapest first, at most 600 (Karpenter's TruncateInstanceTypes / ToNodeClaim). */
   options: InstanceType[];
+  /** BestEffort lowered a minValues of its NodePool (annotation karpenter.sh/nodeclaim-min-values-relaxed). */
+  minValuesRelaxed?: boolean;
 }
 
 /** What the cloud provider would launch for a NodeClaim. */
@@ -35,10 +38,24 @@ export interface LaunchChoice {
   usdPerHour: number;
   /** The types the launch chose from, cheapest first (after the AWS provider's filters, ≤ 60). */
   launchOptions: InstanceType[];
+  /** The capacity reservation a reserved launch goes into. */
+  reservationId?: string;
+  /** The NodeOverlay that set the launched offering's price. */
+  priceOverlay?: string;
 }
 
 export function finalizeNodeClaim(nc: InflightNodeClaim): FinalNodeClaim {
   const requirements = nc.requirements.copy().delete(LABEL_HOSTNAME);
+  if (nc.reserved.length) {
+    // FinalizeScheduling: pinned to reserved, to the reservations it holds a place in
+    requirements.set(Requirement.of(LABEL_CAPACITY_TYPE, 'In', [CAPACITY_RESERVED]));
+    const ids = [...new Set(nc.reserved.flatMap((o) => (o.reservationId === undefined ? [] : [o.reservationId])))];
+    if (ids.length) requirements.add(Requirement.of(LABEL_RESERVATION_ID, 'In', ids));
+  } else if (nc.countsReservations) {
+    // it holds no place in a reservation (none compatible, or all full): it does not launch into one
+    requirements.add(Requirement.of(LABEL_CAPACITY_TYPE, 'NotIn', [CAPACITY_RESERVED]));
+  }
+  const minValuesRelaxed = nc.minValuesRelaxed;
   // DaemonSet overhead is left out while packing; the smallest among the remaining types is added now
   let daemon: ResourceVector | null = null;
   const d = nc.template.daemons;
@@ -46,7 +63,7 @@ export function finalizeNodeClaim(nc: InflightNodeClaim): FinalNodeClaim {
   for (const g of groups) if (g >= 0) daemon = daemon ? minVectors(daemon, d.overhead[g]) : Float64Array.from(d.overhead[g]);
   const requests = daemon ? addVectors(nc.requests, daemon) : Float64Array.from(nc.requests);
   const options = orderByPrice(nc.options, requirements).slice(0, MAX_NODECLAIM_INSTANCE_TYPES);
-  return { requirements, requests, options };
+  return { requirements, requests, options, minValuesRelaxed };
 }
 
 /** Karpenter's ToNodeClaim: the requirements the NodeClaim object carries (its instance types and capacity types added). */
@@ -128,19 +145,28 @@ export function chooseLaunch(requirements: Requirements, requests: ResourceVecto
       break;
     }
   }
-  let best: { it: InstanceType; zone: string; price: number } | null = null;
+  let best: { it: InstanceType; offering: Offering } | null = null;
   for (const t of types) {
     for (const o of t.offerings) {
       if (o.capacityType !== capacityType) continue;
       if (
         !best ||
-        o.priceUsdPerHour < best.price ||
-        (o.priceUsdPerHour === best.price && t.it.index === best.it.index && o.zone < best.zone)
+        o.priceUsdPerHour < best.offering.priceUsdPerHour ||
+        (o.priceUsdPerHour === best.offering.priceUsdPerHour && t.it.index === best.it.index && o.zone < best.offering.zone)
       ) {
-        best = { it: t.it, zone: o.zone, price: o.priceUsdPerHour };
+        best = { it: t.it, offering: o };
       }
     }
   }
   if (!best) return null;
-  return { instanceType: best.it, capacityType, zone: best.zone, usdPerHour: best.price, launchOptions: types.map((t) => t.it) };
+  const o = best.offering;
+  return {
+    instanceType: best.it,
+    capacityType,
+    zone: o.zone,
+    usdPerHour: o.priceUsdPerHour,
+    launchOptions: types.map((t) => t.it),
+    ...(o.reservationId !== undefined ? { reservationId: o.reservationId } : {}),
+    ...(o.priceOverlay !== undefined ? { priceOverlay: o.priceOverlay } : {}),
+  };
 }

@@ -5,7 +5,8 @@ import type { KubeNodePool } from './kube-types.js';
 import { Requirement, Requirements } from './requirements.js';
 import { parseResourceList, type ResourceMap } from './resources.js';
 import type { Taint } from './taints.js';
-import { LABEL_NODE_INITIALIZED, LABEL_NODE_REGISTERED, LABEL_NODEPOOL } from './well-known.js';
+import { karpenterBehaviour, type KarpenterBehaviour } from './version.js';
+import { LABEL_NODE_INITIALIZED, LABEL_NODE_REGISTERED, LABEL_NODEPOOL, RESOURCE_NODES } from './well-known.js';
 
 export type ConsolidationPolicy = 'WhenEmpty' | 'WhenEmptyOrUnderutilized' | 'Balanced';
 export type DisruptionReason = 'Underutilized' | 'Empty' | 'Drifted';
@@ -38,13 +39,15 @@ export interface NodePoolSpec {
   /** null = Never. */
   expireAfterMs: number | null;
   terminationGracePeriodSet: boolean;
+  /** spec.replicas: a static-capacity NodePool (v1.8.0+) keeps this many nodes; null for a dynamic one. */
+  replicas: number | null;
 }
 
 const REASONS: DisruptionReason[] = ['Underutilized', 'Empty', 'Drifted'];
 const POLICIES: ConsolidationPolicy[] = ['WhenEmpty', 'WhenEmptyOrUnderutilized', 'Balanced'];
 const DEFAULT_EXPIRE_AFTER_MS = 720 * HOUR_MS;
 
-export function normalizeNodePool(np: KubeNodePool): NodePoolSpec {
+export function normalizeNodePool(np: KubeNodePool, behaviour: KarpenterBehaviour = karpenterBehaviour()): NodePoolSpec {
   const name = np.metadata?.name;
   return naming(`NodePool ${name ?? '(unnamed)'}`, () => {
     if (!name) throw new Error('metadata.name is missing');
@@ -59,6 +62,23 @@ export function normalizeNodePool(np: KubeNodePool): NodePoolSpec {
     const policy = (d.consolidationPolicy ?? 'WhenEmptyOrUnderutilized') as ConsolidationPolicy;
     if (!POLICIES.includes(policy))
       throw new Error(`spec.disruption.consolidationPolicy "${d.consolidationPolicy}" is not one of ${POLICIES.join(', ')}`);
+    if (policy === 'Balanced' && !behaviour.balancedPolicy)
+      throw new Error(
+        `spec.disruption.consolidationPolicy "Balanced" arrived in Karpenter v1.14.0 (karpenterVersion ${behaviour.version} refuses it)`,
+      );
+    const replicas = np.spec?.replicas;
+    if (replicas !== undefined && replicas !== null) {
+      if (!behaviour.staticNodePools)
+        throw new Error(
+          `spec.replicas (a static NodePool) arrived in Karpenter v1.8.0 (karpenterVersion ${behaviour.version} has no such field)`,
+        );
+      if (!Number.isInteger(replicas) || replicas < 0)
+        throw new Error(`spec.replicas ${JSON.stringify(replicas)} must be a whole number ≥ 0`);
+      // the NodePool CRD's rules (pkg/apis/v1/nodepool.go)
+      if (Object.keys(np.spec.limits ?? {}).some((k) => k !== RESOURCE_NODES))
+        throw new Error("only 'limits.nodes' is supported on static NodePools");
+      if (np.spec.weight !== undefined) throw new Error("'weight' is not supported on static NodePools");
+    }
     const budgets: DisruptionBudget[] = (d.budgets ?? [{ nodes: '10%' }]).map((b, i) => {
       const nodes = String(b.nodes);
       if (!/^(\d+|\d+%)$/.test(nodes)) throw new Error(`spec.disruption.budgets[${i}].nodes "${nodes}" must be a count or a percentage`);
@@ -90,6 +110,7 @@ export function normalizeNodePool(np: KubeNodePool): NodePoolSpec {
       budgets,
       expireAfterMs: tspec.expireAfter === undefined ? DEFAULT_EXPIRE_AFTER_MS : parseGoDurationMs(tspec.expireAfter),
       terminationGracePeriodSet: tspec.terminationGracePeriod !== undefined,
+      replicas: replicas ?? null,
     };
   });
 }

@@ -48,11 +48,12 @@ describe('parseObjectStream: the stream forms kubectl prints', () => {
     expect(s.daemonSetPods).toBeUndefined();
   });
 
-  it('a kind: List of a NodePool and an EC2NodeClass (getting-started step 12) → the NodePool, the EC2NodeClass reported as ignored', () => {
+  it('a kind: List of a NodePool and an EC2NodeClass (getting-started step 12) → both read, nothing ignored', () => {
     const s = parseObjectStream(GETTING_STARTED_LIST_YAML, 'pools.yaml');
     expect(s.nodePools.map((n) => n.metadata.name)).toEqual(['default']);
     expect(s.nodePools[0].spec.limits).toEqual({ cpu: 1000 });
-    expect(s.ignored).toEqual([{ at: 'pools.yaml document 1, item 2', kind: 'EC2NodeClass', name: 'default' }]);
+    expect(s.nodeClasses.map((n) => n.metadata.name)).toEqual(['default']);
+    expect(s.ignored).toEqual([]);
   });
 
   it('multi-document YAML mixing a List, workloads and objects; empty documents and comments skipped', () => {

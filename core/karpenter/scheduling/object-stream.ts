@@ -1,12 +1,27 @@
 import { parseAllDocuments } from 'yaml';
 import { EngineInputError } from './errors.js';
-import type { KubeNode, KubeNodePool, KubeObjectMeta, KubePod, KubePodDisruptionBudget, KubePodSpec } from './kube-types.js';
+import type {
+  ClusterObjects,
+  KubeCSINode,
+  KubeEC2NodeClass,
+  KubeNode,
+  KubeNodeOverlay,
+  KubeNodePool,
+  KubeObjectMeta,
+  KubePersistentVolume,
+  KubePersistentVolumeClaim,
+  KubePod,
+  KubePodDisruptionBudget,
+  KubePodSpec,
+  KubeStorageClass,
+} from './kube-types.js';
 
 /**
- * What `kubectl get -o yaml` (or `-o json`) prints, turned into the engine's input groups: multi-document YAML,
- * `kind: List` / `<Kind>List` with `items`, or a JSON array. Workloads (Deployment, StatefulSet, ReplicaSet, Job)
- * become the pending pods their controller would create; DaemonSets become the pod each would run on a new node.
- * Pure: the caller reads the file.
+ * What `kubectl get -o yaml` (or `-o json`) prints, turned into the engine's input groups (a ClusterObjects):
+ * multi-document YAML, `kind: List` / `<Kind>List` with `items`, or a JSON array. Workloads (Deployment, StatefulSet,
+ * ReplicaSet, Job) become the pending pods their controller would create; DaemonSets become the pod each would run on
+ * a new node; NodeOverlays, EC2NodeClasses and the volume kinds are passed on as they are. Pure: the caller reads the
+ * file.
  */
 
 export interface StreamNamespace {
@@ -33,7 +48,8 @@ export interface ExpandedWorkload {
   pods: string[];
 }
 
-export interface ObjectStream {
+/** The stream as the engine's input groups (a ClusterObjects), plus what was left out and what workloads added. */
+export interface ObjectStream extends ClusterObjects {
   nodePools: KubeNodePool[];
   /** The stream's Pods, then the pending pods made from workloads. */
   pods: KubePod[];
@@ -45,6 +61,14 @@ export interface ObjectStream {
    */
   daemonSetPods?: KubePod[];
   namespaces: StreamNamespace[];
+  /** karpenter.sh/v1alpha1 NodeOverlays (no status needed). */
+  nodeOverlays: KubeNodeOverlay[];
+  /** karpenter.k8s.aws/v1 EC2NodeClasses: status.capacityReservations give reserved offerings. */
+  nodeClasses: KubeEC2NodeClass[];
+  persistentVolumeClaims: KubePersistentVolumeClaim[];
+  persistentVolumes: KubePersistentVolume[];
+  storageClasses: KubeStorageClass[];
+  csiNodes: KubeCSINode[];
   ignored: IgnoredObject[];
   expanded: ExpandedWorkload[];
 }
@@ -65,8 +89,17 @@ const NEEDED = new Map<string, string>(
     ReplicaSet: 'apps/v1',
     DaemonSet: 'apps/v1',
     Job: 'batch/v1',
+    NodeOverlay: 'karpenter.sh/v1alpha1',
+    EC2NodeClass: 'karpenter.k8s.aws/v1',
+    PersistentVolumeClaim: 'v1',
+    PersistentVolume: 'v1',
+    StorageClass: 'storage.k8s.io/v1',
+    CSINode: 'storage.k8s.io/v1',
   }),
 );
+
+/** Kinds whose objects carry no spec (or may leave it out): Namespace and Node, StorageClass (top-level fields). */
+const NO_SPEC = new Set(['Namespace', 'Node', 'StorageClass', 'EC2NodeClass', 'PersistentVolumeClaim']);
 
 /** Kinds that mean the input is for a Karpenter the engine does not model, not something to skip quietly. */
 const PRE_V1 = new Map<string, string>(
@@ -141,7 +174,16 @@ interface Identified extends Located {
   label: string;
 }
 
-const NAMESPACED = new Set(['Pod', 'PodDisruptionBudget', 'Deployment', 'StatefulSet', 'ReplicaSet', 'DaemonSet', 'Job']);
+const NAMESPACED = new Set([
+  'Pod',
+  'PodDisruptionBudget',
+  'Deployment',
+  'StatefulSet',
+  'ReplicaSet',
+  'DaemonSet',
+  'Job',
+  'PersistentVolumeClaim',
+]);
 
 function identify(l: Located): Identified {
   const { obj, at } = l;
@@ -251,6 +293,12 @@ export function parseObjectStream(text: string, source: string): ObjectStream {
     nodes: [],
     podDisruptionBudgets: [],
     namespaces: [],
+    nodeOverlays: [],
+    nodeClasses: [],
+    persistentVolumeClaims: [],
+    persistentVolumes: [],
+    storageClasses: [],
+    csiNodes: [],
     ignored: [],
     expanded: [],
   };
@@ -269,7 +317,7 @@ export function parseObjectStream(text: string, source: string): ObjectStream {
     if (o.apiVersion !== wanted) {
       fail(o, `apiVersion "${o.apiVersion || '(none)'}" is not one the simulator reads for a ${o.kind} (it reads ${wanted})`);
     }
-    if (o.kind !== 'Namespace' && o.kind !== 'Node' && !isObject(o.obj.spec)) fail(o, 'spec is missing');
+    if (!NO_SPEC.has(o.kind) && !isObject(o.obj.spec)) fail(o, 'spec is missing');
     switch (o.kind) {
       case 'NodePool':
         out.nodePools.push(o.obj as unknown as KubeNodePool);
@@ -286,6 +334,31 @@ export function parseObjectStream(text: string, source: string): ObjectStream {
       case 'PodDisruptionBudget':
         out.podDisruptionBudgets.push(o.obj as unknown as KubePodDisruptionBudget);
         break;
+      case 'NodeOverlay':
+        if (!Array.isArray((o.obj.spec as Json).requirements))
+          fail(o, 'spec.requirements is missing (it is required; [] matches every type)');
+        out.nodeOverlays.push(o.obj as unknown as KubeNodeOverlay);
+        break;
+      case 'EC2NodeClass':
+        checkReservations(o);
+        out.nodeClasses.push(o.obj as unknown as KubeEC2NodeClass);
+        break;
+      case 'PersistentVolumeClaim':
+        out.persistentVolumeClaims.push({
+          ...(o.obj as unknown as KubePersistentVolumeClaim),
+          metadata: { ...o.meta, namespace: namespaceOf(o) },
+        });
+        break;
+      case 'PersistentVolume':
+        out.persistentVolumes.push(o.obj as unknown as KubePersistentVolume);
+        break;
+      case 'StorageClass':
+        if (typeof o.obj.provisioner !== 'string') fail(o, 'provisioner is missing');
+        out.storageClasses.push(o.obj as unknown as KubeStorageClass);
+        break;
+      case 'CSINode':
+        out.csiNodes.push(o.obj as unknown as KubeCSINode);
+        break;
       case 'DaemonSet':
         workload(o); // checks its template
         daemonSets.push(o);
@@ -301,6 +374,25 @@ export function parseObjectStream(text: string, source: string): ObjectStream {
   addWorkloadPods(out, workloads, replicaSets);
   if (daemonSets.length > 0) out.daemonSetPods = daemonSetTemplates(daemonSets, out.pods);
   return out;
+}
+
+/** An EC2NodeClass's status.capacityReservations as the simulator reads them: each with an id, type, zone and a valid endTime. */
+function checkReservations(o: Identified): void {
+  const status = o.obj.status;
+  if (status === undefined) return;
+  const list = isObject(status) ? status.capacityReservations : undefined;
+  if (list === undefined) return;
+  if (!Array.isArray(list)) fail(o, 'status.capacityReservations is not a list');
+  (list as unknown[]).forEach((r, i) => {
+    const at = `status.capacityReservations[${i}]`;
+    if (!isObject(r)) return fail(o, `${at} is not an object`);
+    for (const field of ['id', 'instanceType', 'availabilityZone'])
+      if (typeof r[field] !== 'string' || r[field] === '') fail(o, `${at}.${field} is missing`);
+    if (r.endTime !== undefined && (typeof r.endTime !== 'string' || Number.isNaN(Date.parse(r.endTime))))
+      fail(o, `${at}.endTime ${JSON.stringify(r.endTime)} is not an RFC 3339 time`);
+    if (r.reservationType !== undefined && r.reservationType !== 'default' && r.reservationType !== 'capacity-block')
+      fail(o, `${at}.reservationType ${JSON.stringify(r.reservationType)} is not default or capacity-block`);
+  });
 }
 
 /**

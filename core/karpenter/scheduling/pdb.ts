@@ -65,13 +65,15 @@ export function normalizePdb(pdb: KubePodDisruptionBudget, pods: readonly SchedP
 }
 
 /**
- * Karpenter's pod.IsDoNotDisruptActive: "true", or a duration not yet elapsed since the pod started (a pod with
- * no start time is protected; an unparseable value protects nothing).
+ * Karpenter's pod.IsDoNotDisruptActive: "true", or (v1.12.0+, `durations`) a duration not yet elapsed since the pod
+ * started (a pod with no start time is protected; an unparseable or non-positive value protects nothing). Before
+ * v1.12.0 only "true" protects (pod.HasDoNotDisrupt).
  */
-export function doNotDisruptActive(pod: SchedPod, now: number): boolean {
+export function doNotDisruptActive(pod: SchedPod, now: number, durations = true): boolean {
   const v = pod.annotations[ANNOTATION_DO_NOT_DISRUPT];
   if (v === undefined) return false;
   if (v === 'true') return true;
+  if (!durations) return false;
   let ms: number | null;
   try {
     ms = parseGoDurationMs(v);
@@ -84,11 +86,15 @@ export function doNotDisruptActive(pod: SchedPod, now: number): boolean {
 }
 
 /** Karpenter's pod.IsEvictable: the pods a drain would call the eviction API for. */
-export const isEvictable = (p: SchedPod, now: number) =>
-  isActive(p) && !toleratesAll([DISRUPTED_TAINT], p.constraints.tolerations) && !isOwnedByNode(p) && !doNotDisruptActive(p, now);
+export const isEvictable = (p: SchedPod, now: number, durations = true) =>
+  isActive(p) && !toleratesAll([DISRUPTED_TAINT], p.constraints.tolerations) && !isOwnedByNode(p) && !doNotDisruptActive(p, now, durations);
 
 export class PdbLimits {
-  constructor(private readonly pdbs: readonly PdbLimit[]) {}
+  constructor(
+    private readonly pdbs: readonly PdbLimit[],
+    /** do-not-disrupt durations are read (Karpenter v1.12.0+). */
+    private readonly durations = true,
+  ) {}
 
   private matching(p: SchedPod): PdbLimit[] {
     return this.pdbs.filter((b) => b.namespace === p.namespace && b.selector.matches(p.labels));
@@ -104,7 +110,7 @@ export class PdbLimits {
   }
 
   private blockingOne(p: SchedPod, now: number, mode: 'zero-disruptions' | 'fully-blocking'): string[] | null {
-    if (!isEvictable(p, now)) return null;
+    if (!isEvictable(p, now, this.durations)) return null;
     const m = this.matching(p);
     // the eviction API refuses a pod covered by more than one PDB
     if (m.length > 1) return m.map((b) => b.key).sort();
@@ -118,6 +124,6 @@ export class PdbLimits {
 
   /** Karpenter's IsCurrentlyReschedulable (less IsReschedulable, checked by the caller): not held by do-not-disrupt or a fully blocking PDB. */
   heldInPlace(p: SchedPod, now: number): boolean {
-    return (isActive(p) && doNotDisruptActive(p, now)) || this.blockingOne(p, now, 'fully-blocking') !== null;
+    return (isActive(p) && doNotDisruptActive(p, now, this.durations)) || this.blockingOne(p, now, 'fully-blocking') !== null;
   }
 }

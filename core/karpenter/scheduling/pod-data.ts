@@ -18,9 +18,19 @@ export interface PodData {
   key: string;
 }
 
-export function podData(pod: SchedPod, constraints: PodConstraints, space: ResourceSpace, ignorePreferences: boolean): PodData {
-  const requirements = podRequirements(pod, constraints, !ignorePreferences);
+export function podData(
+  pod: SchedPod,
+  constraints: PodConstraints,
+  space: ResourceSpace,
+  ignorePreferences: boolean,
+  /** One of the pod's volume topology alternatives instead of its first. */
+  volume?: Requirements,
+): PodData {
+  let requirements = podRequirements(pod, constraints, !ignorePreferences);
   const strict = constraints.preferredNodeTerms.length > 0 ? podRequirements(pod, constraints, false) : requirements;
+  // a volume's topology narrows the node the pod may go to, not the affinity topology spread counts by
+  const v = volume ?? pod.volumeRequirements;
+  if (v) requirements = requirements.copy().addAll(v);
   const requests = space.vector(pod.requests);
   const key = [
     requests.join(','),

@@ -2,7 +2,8 @@ import { effectiveRequestList } from '../../pod-requests.js';
 import { naming } from './errors.js';
 import type { KubeContainer, KubePod, KubePodAffinityTerm, KubeTopologySpreadConstraint } from './kube-types.js';
 import { Requirement, Requirements, type SelectorRequirement } from './requirements.js';
-import type { ResourceMap } from './resources.js';
+import { parseQuantity, type ResourceMap } from './resources.js';
+import type { VolumeUsage } from './volumes.js';
 import type { Toleration } from './taints.js';
 
 /** A host port a container binds (Karpenter's scheduling.HostPort). */
@@ -54,6 +55,14 @@ export interface SchedPod {
   constraints: PodConstraints;
   /** Whether the pod carried a PodReady=False condition (PDBs with AlwaysAllow may evict it). */
   notReady: boolean;
+  /** What its volumes require of a node (a PV's zone, a StorageClass's allowedTopologies); not part of its affinity. */
+  volumeRequirements?: Requirements | null;
+  /** When its volumes allow several topologies: all of them, the first being volumeRequirements. */
+  volumeAlternatives?: Requirements[] | null;
+  /** The PVCs it attaches, per CSI driver (attach limits). */
+  volumes?: VolumeUsage | null;
+  /** Why Karpenter would not provision for it (a missing PersistentVolumeClaim). */
+  volumeError?: string | null;
 }
 
 export const cloneConstraints = (c: PodConstraints): PodConstraints => ({
@@ -74,8 +83,34 @@ const time = (s: string | undefined): number | null => {
   return t;
 };
 
+/** Resources a pod may request at pod level (Kubernetes IsSupportedPodLevelResource: cpu, memory, hugepages). */
+const podLevelResource = (name: string) => name === 'cpu' || name === 'memory' || name.startsWith('hugepages-');
+
+/**
+ * Pod-level `spec.resources` over the containers' effective requests, as resourcehelper.PodRequests does (Karpenter
+ * v1.8.0+, component-helpers v0.34): a pod-level request replaces the containers' for that resource; a pod-level
+ * limit without a request stands for it when no container requests it (the API server's defaulting, which a
+ * manifest that never went through it has not had).
+ */
+function applyPodLevelResources(requests: ResourceMap, spec: KubePod['spec']): void {
+  const level = spec.resources;
+  if (!level) return;
+  const req = level.requests ?? {};
+  const lim = level.limits ?? {};
+  for (const name of Object.keys(req)) if (podLevelResource(name)) requests[name] = parseQuantity(name, req[name]);
+  for (const name of Object.keys(lim)) {
+    if (!podLevelResource(name) || req[name] !== undefined || (requests[name] ?? 0) > 0) continue;
+    requests[name] = parseQuantity(name, lim[name]);
+  }
+}
+
+export interface NormalizeOptions {
+  /** Karpenter v1.8.0+ reads pod-level resources (default true). */
+  podLevelResources?: boolean;
+}
+
 /** Normalises a Kubernetes Pod; a bad quantity, time or operator throws naming the pod. */
-export function normalizePod(pod: KubePod, index = 0): SchedPod {
+export function normalizePod(pod: KubePod, index = 0, opts: NormalizeOptions = {}): SchedPod {
   const ns = pod.metadata?.namespace ?? 'default';
   const name = pod.metadata?.name;
   const label = `Pod ${ns}/${name ?? `#${index}`}`;
@@ -88,11 +123,9 @@ export function normalizePod(pod: KubePod, index = 0): SchedPod {
       cs.some((c) => c.resources?.limits)
         ? cs.map((c) => ({ ...c, resources: { requests: { ...(c.resources?.limits ?? {}), ...(c.resources?.requests ?? {}) } } }))
         : cs;
-    const requests: ResourceMap = effectiveRequestList(
-      withDefaults(spec.containers),
-      withDefaults(spec.initContainers ?? []),
-      spec.overhead ?? {},
-    );
+    const requests: ResourceMap = effectiveRequestList(withDefaults(spec.containers), withDefaults(spec.initContainers ?? []));
+    if (opts.podLevelResources ?? true) applyPodLevelResources(requests, spec);
+    for (const [k, q] of Object.entries(spec.overhead ?? {})) requests[k] = (requests[k] ?? 0) + parseQuantity(k, q);
     requests.pods = 1;
     const owner = pod.metadata.ownerReferences?.find((o) => o.controller) ?? pod.metadata.ownerReferences?.[0];
     const na = spec.affinity?.nodeAffinity;

@@ -1,9 +1,10 @@
 import { type ExistingNodeBase, ExistingNodeSlot } from './existing-node.js';
 import type { InstanceType } from './instance-types.js';
-import { InflightNodeClaim, type PlacementFailure } from './nodeclaim.js';
+import { type ClaimOptions, InflightNodeClaim, type PlacementFailure } from './nodeclaim.js';
 import { type PodData, podData } from './pod-data.js';
 import { cloneConstraints, isProvisionable, type PodConstraints, type SchedPod } from './pods.js';
 import { relax } from './preferences.js';
+import type { Requirements } from './requirements.js';
 import type { ResourceSpace, ResourceVector } from './resources.js';
 import type { NodeClaimTemplate } from './templates.js';
 import { Topology, type TopologyInit } from './topology.js';
@@ -37,6 +38,10 @@ export interface SchedulerOptions {
   toleratePreferNoSchedule: boolean;
   /** Names of nodes being deleted: their pods may go to nodes under consolidateAfter. */
   deletingNodes?: ReadonlySet<string>;
+  /** minValues policy and reservation counting for the NodeClaims this round plans. */
+  claimOptions?: ClaimOptions;
+  /** Every NodePool is static: Karpenter's provisioner has none to schedule with (ErrNodePoolsNotFound). */
+  noDynamicNodePools?: boolean;
 }
 
 export interface SolveResult {
@@ -50,7 +55,7 @@ export interface SolveResult {
  * Everything podData reads: nodeSelector, requests, host ports, tolerations and node affinity (labels, namespace
  * and pod affinities only matter to topology, which reads them from the pod itself).
  */
-function shapeKey(pod: SchedPod, c: PodConstraints): string {
+function shapeKey(pod: SchedPod, c: PodConstraints, volume?: Requirements): string {
   let k = '';
   for (const key in pod.nodeSelector) k += `${key}=${pod.nodeSelector[key]},`;
   k += '|';
@@ -58,6 +63,8 @@ function shapeKey(pod: SchedPod, c: PodConstraints): string {
   if (pod.hostPorts.length) k += `|p${JSON.stringify(pod.hostPorts)}`;
   if (c.tolerations.length) k += `|t${JSON.stringify(c.tolerations)}`;
   if (c.requiredNodeTerms.length || c.preferredNodeTerms.length) k += `|n${JSON.stringify([c.requiredNodeTerms, c.preferredNodeTerms])}`;
+  const v = volume ?? pod.volumeRequirements;
+  if (v) k += `|v${v.signature()}`;
   return k;
 }
 
@@ -80,6 +87,8 @@ export class Scheduler {
   private readonly liveClaims = new Map<string, LiveList<InflightNodeClaim>>();
   /** PodData shared by pods whose scheduling-relevant fields are identical (most pods of a workload). */
   private readonly shapes = new Map<string, PodData>();
+  /** The last placement attempt failed on a reserved offering (strict mode). */
+  private reservedError = false;
 
   constructor(private readonly opts: SchedulerOptions) {
     this.topology = new Topology({ ...opts.topology, ignorePreferences: opts.ignorePreferences ?? false });
@@ -137,20 +146,49 @@ export class Scheduler {
     return { newNodeClaims: this.newNodeClaims, existing: this.created, errors };
   }
 
-  private dataFor(pod: SchedPod, c: PodConstraints): PodData {
-    const shape = shapeKey(pod, c);
+  /** `volume`: one of the pod's volume topology alternatives instead of its first. */
+  private dataFor(pod: SchedPod, c: PodConstraints, volume?: Requirements): PodData {
+    const shape = shapeKey(pod, c, volume);
     const known = this.shapes.get(shape);
     if (known) return { ...known, pod, constraints: c };
-    const d = podData(pod, c, this.opts.space, this.opts.ignorePreferences ?? false);
+    const d = podData(pod, c, this.opts.space, this.opts.ignorePreferences ?? false, volume);
     this.shapes.set(shape, d);
     return d;
   }
 
+  /**
+   * Places the pod with its (current) constraints; a pod whose volumes allow several topologies tries each in turn
+   * (Karpenter tries them per destination; the first alternative that places the pod anywhere wins here).
+   */
+  private addWithVolumes(pod: SchedPod, c: PodConstraints, d: PodData): string | null {
+    const err = this.add(d);
+    const alternatives = pod.volumeAlternatives;
+    if (err === null || !alternatives || this.reservedError) return err;
+    for (let i = 1; i < alternatives.length; i++) {
+      if (this.add(this.dataFor(pod, c, alternatives[i])) === null) return null;
+      if (this.reservedError) break;
+    }
+    return err;
+  }
+
+  /** Pods deferred because a compatible reservation had no room (ReservedOfferingError): Karpenter retries them next round. */
+  readonly deferred = new Set<SchedPod>();
+
   private trySchedule(pod: SchedPod, c: PodConstraints, first?: PodData): string | null {
     let d = first ?? this.dataFor(pod, c);
     for (;;) {
-      const err = this.add(d);
-      if (err === null) return null;
+      this.reservedError = false;
+      const err = this.addWithVolumes(pod, c, d);
+      if (err === null) {
+        this.deferred.delete(pod);
+        return null;
+      }
+      // a reserved offering error is not relaxed away (scheduler.go trySchedule)
+      if (this.reservedError) {
+        this.deferred.add(pod);
+        return err;
+      }
+      this.deferred.delete(pod);
       if (relax(c, this.opts.toleratePreferNoSchedule) === null) return err;
       this.topology.update(pod, c);
       d = this.dataFor(pod, c);
@@ -160,7 +198,8 @@ export class Scheduler {
   private add(d: PodData): string | null {
     if (this.addToExisting(d)) return null;
     if (this.addToInflight(d)) return null;
-    if (this.opts.templates.length === 0) return 'nodepool requirements filtered out all available instance types';
+    if (this.opts.templates.length === 0)
+      return this.opts.noDynamicNodePools ? 'no nodepools found' : 'nodepool requirements filtered out all available instance types';
     return this.addToNew(d);
   }
 
@@ -244,7 +283,8 @@ export class Scheduler {
       const rem = this.remaining.get(tpl.pool.name);
       if (rem) {
         const nodesSlot = this.opts.space.indexOf(RESOURCE_NODES);
-        if (nodesSlot !== undefined && rem.slots.includes(nodesSlot) && rem.amounts[nodesSlot] <= 0) {
+        // exactly none left: exhausted (scheduler.go); fewer than none: every type exceeds the limit, said below
+        if (nodesSlot !== undefined && rem.slots.includes(nodesSlot) && rem.amounts[nodesSlot] === 0) {
           errors.push(`node limits have been exhausted for nodepool (NodePool=${tpl.pool.name})`);
           continue;
         }
@@ -254,16 +294,24 @@ export class Scheduler {
           continue;
         }
       }
-      const nc = new InflightNodeClaim(this.newNodeClaims.length, tpl, [...options], this.opts.space);
-      // without topology a first pod's plan depends only on the claim's number, its options and the pod's shape
-      const planKey = this.topology.empty
-        ? `${nc.id}|${options.length}|${rem ? rem.slots.map((s) => rem.amounts[s]).join(',') : ''}|${d.key}`
-        : null;
+      const nc = new InflightNodeClaim(this.newNodeClaims.length, tpl, [...options], this.opts.space, this.opts.claimOptions);
+      // without topology (or counted reservations) a first pod's plan depends only on the claim's number, its options
+      // and the pod's shape
+      const planKey =
+        this.topology.empty && !this.opts.claimOptions?.ledger
+          ? `${nc.id}|${options.length}|${rem ? rem.slots.map((s) => rem.amounts[s]).join(',') : ''}|${d.key}`
+          : null;
       const known = planKey === null ? undefined : tpl.firstPlans.get(planKey);
       const plan = known ?? nc.canAdd(d, this.topology);
       if (planKey !== null && plan.ok && !known) tpl.firstPlans.set(planKey, plan);
       if (!plan.ok) {
-        errors.push((plan as PlacementFailure).message());
+        const f = plan as PlacementFailure;
+        errors.push(f.message());
+        // compatible with a NodePool whose reservation is full: no falling back to a lighter NodePool this round
+        if (f.reservedOffering) {
+          this.reservedError = true;
+          break;
+        }
         continue;
       }
       nc.add(d, plan, this.topology);

@@ -26,14 +26,17 @@ export interface NodeClaimTemplate {
   firstPlans: Map<string, NodeClaimPlan>;
 }
 
-/** Whether a DaemonSet pod would run on nodes of this template and type (Karpenter's isDaemonPodCompatible). */
-function daemonCompatible(tpl: Requirements, taints: readonly Taint[], it: InstanceType, pod: SchedPod): boolean {
+/**
+ * Whether a DaemonSet pod would run on nodes of this template and type (Karpenter's isDaemonPodCompatible). The
+ * type's own requirements count from v1.14.0 (core #2975); before, only the template's (`withType` false).
+ */
+function daemonCompatible(tpl: Requirements, taints: readonly Taint[], it: InstanceType, pod: SchedPod, withType: boolean): boolean {
   // a DaemonSet pod need not honour PreferNoSchedule
   const c = { ...pod.constraints, requiredNodeTerms: [...pod.constraints.requiredNodeTerms] };
   if (!toleratesAll(taints, [...c.tolerations, { operator: 'Exists', effect: 'PreferNoSchedule' }])) return false;
   for (;;) {
     const reqs = podRequirements(pod, c, false);
-    if (tpl.isCompatible(reqs, WELL_KNOWN_LABELS) && it.requirements.intersects(reqs)) return true;
+    if (tpl.isCompatible(reqs, WELL_KNOWN_LABELS) && (!withType || it.requirements.intersects(reqs))) return true;
     if (c.requiredNodeTerms.length <= 1) return false;
     c.requiredNodeTerms = c.requiredNodeTerms.slice(1);
   }
@@ -47,6 +50,7 @@ export function buildDaemonGroups(
   daemonPods: readonly SchedPod[],
   daemonVectors: readonly ResourceVector[],
   space: ResourceSpace,
+  withType = true,
 ): DaemonGroups {
   const groupOf = new Int32Array(catalogueSize).fill(-1);
   const overhead: ResourceVector[] = [];
@@ -55,7 +59,7 @@ export function buildDaemonGroups(
   for (const it of types) {
     const compatible: number[] = [];
     daemonPods.forEach((p, i) => {
-      if (daemonCompatible(tpl, taints, it, p)) compatible.push(i);
+      if (daemonCompatible(tpl, taints, it, p, withType)) compatible.push(i);
     });
     const key = compatible.join(',');
     let g = byKey.get(key);
@@ -72,28 +76,41 @@ export function buildDaemonGroups(
   return { groupOf, overhead, hostPorts };
 }
 
+export interface TemplateOptions {
+  /** v1.14.0+: a DaemonSet counts on a type only if its requirements admit the type. */
+  daemonSetInstanceTypeRequirements?: boolean;
+  /** --min-values-policy BestEffort: a NodePool whose types cannot meet its minValues still launches. */
+  relaxMinValues?: boolean;
+}
+
+/** A NodePool's catalogue (its overlays applied), positions as in the catalogue. */
+export type CatalogueOf = (pool: NodePoolSpec) => readonly InstanceType[];
+
 /**
  * NodeClaim templates in weight order, each with the instance types its NodePool allows. A NodePool whose
  * requirements leave no type is reported with Karpenter's NoCompatibleInstanceTypes message and left out.
  */
 export function prepareTemplates(
   pools: readonly NodePoolSpec[],
-  catalogue: readonly InstanceType[],
+  catalogueOf: CatalogueOf | readonly InstanceType[],
   daemonPods: readonly SchedPod[],
   space: ResourceSpace,
+  opts: TemplateOptions = {},
 ): { templates: NodeClaimTemplate[]; skipped: { nodePool: string; reason: string }[] } {
   const templates: NodeClaimTemplate[] = [];
   const skipped: { nodePool: string; reason: string }[] = [];
   const daemonVectors = daemonPods.map((p) => space.vector(p.requests));
-  const allTypes: DaemonGroups = {
-    groupOf: new Int32Array(catalogue.length).fill(0),
-    overhead: [space.vector()],
-    hostPorts: [[]],
-  };
+  const typesOf: CatalogueOf = typeof catalogueOf === 'function' ? catalogueOf : () => catalogueOf;
   for (const pool of orderByWeight(pools)) {
+    const catalogue = typesOf(pool);
+    const allTypes: DaemonGroups = {
+      groupOf: new Int32Array(catalogue.length).fill(0),
+      overhead: [space.vector()],
+      hostPorts: [[]],
+    };
     const requirements = templateRequirements(pool);
     const zero = space.vector();
-    const { types, error } = filterInstanceTypes(catalogue, requirements, zero, zero, allTypes, [], space);
+    const { types, error } = filterInstanceTypes(catalogue, requirements, zero, zero, allTypes, [], space, opts.relaxMinValues ?? false);
     if (types.length === 0) {
       const minValues = error?.().startsWith('minValues') ?? false;
       skipped.push({
@@ -104,7 +121,16 @@ export function prepareTemplates(
       });
       continue;
     }
-    const daemons = buildDaemonGroups(requirements, pool.taints, types, catalogue.length, daemonPods, daemonVectors, space);
+    const daemons = buildDaemonGroups(
+      requirements,
+      pool.taints,
+      types,
+      catalogue.length,
+      daemonPods,
+      daemonVectors,
+      space,
+      opts.daemonSetInstanceTypeRequirements ?? true,
+    );
     templates.push({ pool, order: templates.length, requirements, options: types, daemons, narrowed: new Map(), firstPlans: new Map() });
   }
   return { templates, skipped };
@@ -136,27 +162,32 @@ const keptTemplates = new Map<string, KeptTemplates>();
  */
 export function prepareTemplatesReusing(
   pools: readonly NodePoolSpec[],
-  catalogue: readonly InstanceType[],
+  catalogueOf: CatalogueOf,
   daemonPods: readonly SchedPod[],
   space: ResourceSpace,
   key: string,
   shapes: readonly string[],
+  opts: TemplateOptions = {},
 ): { templates: NodeClaimTemplate[]; skipped: { nodePool: string; reason: string }[] } {
   const kept = keptTemplates.get(key);
   const byName = new Map(pools.map((p) => [p.name, p]));
   if (kept && kept.shapes.length === shapes.length && kept.shapes.every((s, i) => s === shapes[i])) {
-    const templates = kept.skeletons.map((k, order) => ({
-      pool: byName.get(k.poolName) as NodePoolSpec,
-      order,
-      requirements: k.requirements,
-      options: k.optionIndices.map((i) => catalogue[i]),
-      daemons: k.daemons,
-      narrowed: new Map<string, InstanceType[]>(),
-      firstPlans: new Map<string, NodeClaimPlan>(),
-    }));
+    const templates = kept.skeletons.map((k, order) => {
+      const pool = byName.get(k.poolName) as NodePoolSpec;
+      const catalogue = catalogueOf(pool);
+      return {
+        pool,
+        order,
+        requirements: k.requirements,
+        options: k.optionIndices.map((i) => catalogue[i]),
+        daemons: k.daemons,
+        narrowed: new Map<string, InstanceType[]>(),
+        firstPlans: new Map<string, NodeClaimPlan>(),
+      };
+    });
     return { templates, skipped: kept.skipped };
   }
-  const result = prepareTemplates(pools, catalogue, daemonPods, space);
+  const result = prepareTemplates(pools, catalogueOf, daemonPods, space, opts);
   if (keptTemplates.size >= KEPT_TEMPLATE_SETS) keptTemplates.delete(keptTemplates.keys().next().value as string);
   keptTemplates.set(key, {
     shapes,

@@ -16,6 +16,16 @@ export const LABEL_NODE_REGISTERED = 'karpenter.sh/registered';
 export const LABEL_INSTANCE_SIZE = 'karpenter.k8s.aws/instance-size';
 export const LABEL_ZONE_ID = 'topology.k8s.aws/zone-id';
 export const ANNOTATION_POD_DELETION_COST = 'controller.kubernetes.io/pod-deletion-cost';
+/** Set "true" on a NodeClaim whose minValues BestEffort relaxed, "false" otherwise (v1.6.0+, scheduler.go). */
+export const ANNOTATION_MIN_VALUES_RELAXED = 'karpenter.sh/nodeclaim-min-values-relaxed';
+/** Set "true" on a NodeClaim with an overlaid instance type (v1alpha1 labels.go; nodeclaimtemplate.go ToNodeClaim). */
+export const ANNOTATION_PRICE_OVERLAY_APPLIED = 'karpenter.sh/price-overlay-applied';
+export const ANNOTATION_CAPACITY_OVERLAY_APPLIED = 'karpenter.sh/capacity-overlay-applied';
+/** The AWS provider's reserved-capacity labels (aws pkg/apis/v1/labels.go) and the NodeClass label Karpenter sets. */
+export const LABEL_RESERVATION_ID = 'karpenter.k8s.aws/capacity-reservation-id';
+export const LABEL_RESERVATION_TYPE = 'karpenter.k8s.aws/capacity-reservation-type';
+export const LABEL_RESERVATION_INTERRUPTIBLE = 'karpenter.k8s.aws/capacity-reservation-interruptible';
+export const LABEL_EC2_NODECLASS = 'karpenter.k8s.aws/ec2nodeclass';
 
 export const CAPACITY_SPOT = 'spot';
 export const CAPACITY_ON_DEMAND = 'on-demand';
@@ -60,9 +70,9 @@ export const WELL_KNOWN_LABELS: ReadonlySet<string> = new Set([
   LABEL_OS,
   LABEL_CAPACITY_TYPE,
   LABEL_WINDOWS_BUILD,
-  'karpenter.k8s.aws/capacity-reservation-id',
-  'karpenter.k8s.aws/capacity-reservation-type',
-  'karpenter.k8s.aws/capacity-reservation-interruptible',
+  LABEL_RESERVATION_ID,
+  LABEL_RESERVATION_TYPE,
+  LABEL_RESERVATION_INTERRUPTIBLE,
   LABEL_ZONE_ID,
   'karpenter.k8s.aws/placement-group-id',
   'karpenter.k8s.aws/placement-group-partition',

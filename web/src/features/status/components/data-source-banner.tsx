@@ -2,6 +2,7 @@ import type { CollectionRun, StatusResponse } from '@schemas/status';
 import { ErrorState } from '../../../components/ui/state-message';
 import { formatAgo, formatDayShort, formatIsoUtc, formatUtcDateTime } from '../../../lib/format';
 import { useStatus } from '../api/use-status';
+import { storeText } from '../utils/store-text';
 
 const SOURCE_TEXT: Record<StatusResponse['dataSource'], { badge: string; text: string }> = {
   sandbox: { badge: 'Sandbox', text: 'A simulated cluster and bill, not a real AWS account.' },
@@ -92,6 +93,17 @@ export function DataSourceBanner() {
         </span>
       )}
       <UsageNote usage={s.usage} />
+      <span
+        className={s.store.lastRun?.error != null ? 'banner-run is-failed' : 'banner-run'}
+        data-testid="banner-store"
+        title={
+          s.store.lastRun === null
+            ? undefined
+            : `Last retention pass ${formatIsoUtc(s.store.lastRun.at)}: folded ${s.store.lastRun.folded}, ${s.store.lastRun.pending} left; longest transaction ${s.store.lastRun.longestTransactionMs.toFixed(1)} ms`
+        }
+      >
+        {storeText(s.store)}
+      </span>
     </div>
   );
 }

@@ -1,0 +1,290 @@
+import type { ClusterObjects } from '../../core/karpenter/scheduling/kube-types.js';
+import type { KarpenterVersionRecord, KindState, NodePoolRecord, PodSchedulingSpec, PodVolumeRecord } from '../../core/model.js';
+import type { Db } from '../open-db.js';
+import {
+  clusterObjectsFromRows,
+  type SnapshotKinds,
+  type SnapshotNodeRow,
+  type SnapshotPodRow,
+  type StoredBody,
+} from './cluster-snapshot-objects.js';
+import { KARPENTER_VERSION_SETTING } from './kube-repository.js';
+import { createObjectVersionReader } from './object-versions.js';
+import { CLUSTER_REGION_SETTING } from './runs-repository.js';
+
+/**
+ * The one reader of a stored snapshot as the cluster Karpenter saw then (issue 21): `clusterObjectsAt(at)` gives the
+ * newest snapshot at or before `at` as ClusterObjects (core/karpenter/scheduling/kube-types.ts), with what pricing
+ * needs (each node's price as stored, the region) and what the snapshot lacks. Read-only. The mapping from rows to
+ * objects is pure, in cluster-snapshot-objects.ts (see there for what each object carries and what older rows give).
+ *
+ * At the snapshot's time t: its nodes (snapshot_nodes), with taints, cordon and allocatable as their version at t;
+ * the pods seen at t, bound to one of those nodes by t (else pending at t), not finished by t; the NodePools,
+ * PodDisruptionBudgets, DaemonSets, PVCs, PVs, StorageClasses, CSINodes, EC2NodeClasses and NodeOverlays as their
+ * versions at t.
+ */
+
+export interface NodePrice {
+  instanceType: string;
+  capacityType: string;
+  zone: string;
+  /** Per hour in the snapshot's currency; null when the collector could not price it. */
+  pricePerHour: number | null;
+  source: string | null;
+}
+
+export interface ClusterSnapshot {
+  snapshot: { id: number; takenAt: number; currency: string };
+  objects: ClusterObjects;
+  /** Each node's price as the snapshot stored it, by node name. */
+  nodePrices: Record<string, NodePrice>;
+  /** The cluster's region as the pricing collector recorded it; null before it ran. */
+  region: string | null;
+  /** Karpenter's version as last seen (its controller's image, or --karpenter-version), when seen. */
+  karpenterVersion: (KarpenterVersionRecord & { seenAt: number }) | null;
+  /** Per versioned kind, whether the snapshot read it (null: taken before migration 0019). */
+  kinds: Readonly<Record<string, KindState>> | null;
+  /** What the snapshot lacks and what stands in for it, in words (empty when complete). */
+  gaps: string[];
+}
+
+interface RawNode {
+  name: string;
+  nodepool: string | null;
+  instance_type: string;
+  capacity_type: string;
+  zone: string | null;
+  instance_id: string | null;
+  created_at: number | null;
+  alloc_cpu_m: number;
+  alloc_memory_b: number;
+  alloc_pods: number;
+  alloc_gpu: number;
+  capacity_json: string | null;
+  labels_json: string | null;
+  usd_per_hour: number | null;
+  price_source: string | null;
+}
+
+interface RawPod {
+  uid: string;
+  namespace: string;
+  name: string;
+  node_name: string | null;
+  owner_kind: string | null;
+  owner_name: string | null;
+  req_cpu_m: number;
+  req_memory_b: number;
+  req_gpu: number;
+  do_not_disrupt: number;
+  created_at: number;
+  labels_json: string | null;
+  scheduled_at: number | null;
+  started_at: number | null;
+  do_not_disrupt_value: string | null;
+  deletion_cost: string | null;
+  volumes_json: string | null;
+  spec_hash: string | null;
+}
+
+interface RawNodePool {
+  name: string;
+  weight: number | null;
+  consolidation_policy: string | null;
+  consolidate_after: string | null;
+  capacity_types_json: string;
+  requirements_json: string;
+  limits_json: string;
+  budgets_json: string;
+  nodeclass: string | null;
+  expire_after: string | null;
+  taints_json: string;
+}
+
+const parse = <T>(text: string | null, fallback: T): T => {
+  if (text === null) return fallback;
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
+  }
+};
+
+const POD_COLUMNS = `p.uid, p.namespace, p.name, p.node_name, p.owner_kind, p.owner_name, p.req_cpu_m, p.req_memory_b, p.req_gpu,
+  p.do_not_disrupt, p.created_at, p.labels_json, p.scheduled_at, p.started_at, p.do_not_disrupt_value, p.deletion_cost,
+  p.volumes_json, p.spec_hash`;
+const OTHER_KINDS = [
+  'PodDisruptionBudget',
+  'DaemonSet',
+  'PersistentVolumeClaim',
+  'PersistentVolume',
+  'StorageClass',
+  'CSINode',
+  'EC2NodeClass',
+  'NodeOverlay',
+] as const;
+
+export function createClusterSnapshotRepository(db: Db) {
+  const snapshotAt = db.prepare(
+    'SELECT id, taken_at, currency, kinds_json FROM snapshots WHERE taken_at <= ? ORDER BY taken_at DESC LIMIT 1',
+  );
+  // What the node was then comes from the snapshot's own row (type, capacity type, allocatable, price); what never
+  // changes (labels, zone, creation time, capacity) from nodes.
+  const nodesOf = db.prepare(`
+    SELECT sn.node_name AS name, sn.nodepool, sn.instance_type, sn.capacity_type, n.zone, n.instance_id, n.created_at,
+           sn.alloc_cpu_m, sn.alloc_memory_b, sn.alloc_pods, sn.alloc_gpu, n.capacity_json, n.labels_json, sn.usd_per_hour, sn.price_source
+    FROM snapshot_nodes sn LEFT JOIN nodes n ON n.name = sn.node_name
+    WHERE sn.snapshot_id = ? ORDER BY sn.node_name`);
+  // A pod row is seen from first_seen to last_seen; bound for life once scheduled_at (NULL before 0019: bound since
+  // first seen); finished from finished_at. Bound pods: through their node's row of the snapshot.
+  const boundPods = db.prepare(`
+    SELECT ${POD_COLUMNS}
+    FROM snapshot_nodes sn JOIN pods p ON p.node_name = sn.node_name
+    WHERE sn.snapshot_id = @id AND p.first_seen <= @at AND p.last_seen >= @at
+      AND (p.finished_at IS NULL OR p.finished_at > @at)`);
+  // Pending then: never bound, or bound after (the partial index pods_bound_late keeps these few at hand).
+  const pendingPods = db.prepare(`
+    SELECT ${POD_COLUMNS}
+    FROM pods p
+    WHERE p.node_name IS NULL AND p.first_seen <= @at AND p.last_seen >= @at AND (p.finished_at IS NULL OR p.finished_at > @at)
+    UNION ALL
+    SELECT ${POD_COLUMNS}
+    FROM pods p
+    WHERE p.scheduled_at IS NOT NULL AND p.scheduled_at > p.first_seen AND p.scheduled_at > @at
+      AND p.first_seen <= @at AND p.last_seen >= @at AND (p.finished_at IS NULL OR p.finished_at > @at)`);
+  const nodePools = db.prepare('SELECT * FROM nodepools ORDER BY name');
+  const namespaces = db.prepare('SELECT name, labels_json FROM namespaces ORDER BY name');
+  const setting = db.prepare('SELECT value FROM settings WHERE key = ?').pluck();
+  const versions = createObjectVersionReader(db);
+
+  const specJson = db.prepare('SELECT spec_json FROM pod_specs WHERE hash = ?').pluck();
+
+  // Each distinct spec read and parsed once per read (a Deployment's replicas share it; the objects are read-only).
+  const specReader = () => {
+    const parsed = new Map<string, PodSchedulingSpec | null>();
+    return (hash: string | null): PodSchedulingSpec | null => {
+      if (hash === null) return null;
+      let spec = parsed.get(hash);
+      if (spec === undefined) {
+        spec = parse<PodSchedulingSpec | null>((specJson.get(hash) as string | undefined) ?? null, null);
+        parsed.set(hash, spec);
+      }
+      return spec;
+    };
+  };
+
+  const podRow = (r: RawPod, bound: boolean, specOf: (hash: string | null) => PodSchedulingSpec | null): SnapshotPodRow => ({
+    uid: r.uid,
+    namespace: r.namespace,
+    name: r.name,
+    nodeName: bound ? r.node_name : null,
+    ownerKind: r.owner_kind,
+    ownerName: r.owner_name,
+    cpuMillicores: r.req_cpu_m,
+    memoryBytes: r.req_memory_b,
+    gpu: r.req_gpu,
+    doNotDisrupt: r.do_not_disrupt === 1,
+    createdAt: r.created_at,
+    labels: parse<Record<string, string>>(r.labels_json, {}),
+    doNotDisruptValue: r.do_not_disrupt_value,
+    deletionCost: r.deletion_cost,
+    startedAt: r.started_at,
+    volumes: parse<PodVolumeRecord[] | null>(r.volumes_json, null),
+    spec: specOf(r.spec_hash),
+  });
+
+  return {
+    /** The cluster at the newest snapshot at or before `at` (default: the newest), or null before any. */
+    clusterObjectsAt(at: number = Number.MAX_SAFE_INTEGER): ClusterSnapshot | null {
+      const s = snapshotAt.get(at) as { id: number; taken_at: number; currency: string; kinds_json: string | null } | undefined;
+      if (s === undefined) return null;
+      const t = s.taken_at;
+      const kinds = parse<SnapshotKinds>(s.kinds_json, null);
+      const rawNodes = nodesOf.all(s.id) as RawNode[];
+      const nodes: SnapshotNodeRow[] = rawNodes.map((r) => ({
+        name: r.name,
+        nodePool: r.nodepool === '' ? null : r.nodepool,
+        instanceType: r.instance_type,
+        capacityType: r.capacity_type,
+        zone: r.zone ?? '',
+        instanceId: r.instance_id,
+        createdAt: r.created_at ?? 0,
+        allocCpuMillicores: r.alloc_cpu_m,
+        allocMemoryBytes: r.alloc_memory_b,
+        allocPods: r.alloc_pods,
+        allocGpu: r.alloc_gpu,
+        capacity: parse<Record<string, string> | null>(r.capacity_json, null),
+        labels: parse<Record<string, string>>(r.labels_json, {}),
+      }));
+      const pods: SnapshotPodRow[] = [];
+      const seen = new Set<string>();
+      const specOf = specReader();
+      for (const r of boundPods.all({ id: s.id, at: t }) as RawPod[]) {
+        const bound = r.scheduled_at === null || r.scheduled_at <= t;
+        if (!bound) continue; // bound after t: the pending query has it
+        seen.add(r.uid);
+        pods.push(podRow(r, true, specOf));
+      }
+      for (const r of pendingPods.all({ at: t }) as RawPod[]) {
+        if (seen.has(r.uid)) continue;
+        seen.add(r.uid);
+        pods.push(podRow(r, false, specOf));
+      }
+      pods.sort((a, b) =>
+        a.namespace === b.namespace ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.namespace < b.namespace ? -1 : 1,
+      );
+      const objectsOf = (kind: string): StoredBody[] => versions.objectsAt(kind, t);
+      const read = (kind: string): boolean => kinds?.[kind]?.state === 'ok';
+      const rows = {
+        takenAt: t,
+        kinds,
+        nodes,
+        nodeSpecs: new Map(read('Node') ? objectsOf('Node').map((o) => [o.name, o.body] as const) : []),
+        pods,
+        nodePools: read('NodePool') ? objectsOf('NodePool') : null,
+        latestNodePools: (nodePools.all() as RawNodePool[]).map((r): NodePoolRecord => ({
+          name: r.name,
+          weight: r.weight,
+          consolidationPolicy: r.consolidation_policy,
+          consolidateAfter: r.consolidate_after,
+          capacityTypes: parse<string[]>(r.capacity_types_json, []),
+          requirements: parse<NodePoolRecord['requirements']>(r.requirements_json, []),
+          limits: parse<Record<string, string>>(r.limits_json, {}),
+          budgets: parse<NodePoolRecord['budgets']>(r.budgets_json, []),
+          nodeClass: r.nodeclass,
+          expireAfter: r.expire_after,
+          taints: parse<NonNullable<NodePoolRecord['taints']>>(r.taints_json, []),
+        })),
+        namespaces: (namespaces.all() as { name: string; labels_json: string | null }[]).map((r) => ({
+          name: r.name,
+          labels: parse<Record<string, string>>(r.labels_json, {}),
+        })),
+        objects: Object.fromEntries(OTHER_KINDS.filter(read).map((k) => [k, objectsOf(k)])),
+      };
+      const { objects, gaps } = clusterObjectsFromRows(rows);
+      const nodePrices: Record<string, NodePrice> = {};
+      for (const r of rawNodes)
+        nodePrices[r.name] = {
+          instanceType: r.instance_type,
+          capacityType: r.capacity_type,
+          zone: r.zone ?? '',
+          pricePerHour: r.usd_per_hour,
+          source: r.price_source,
+        };
+      return {
+        snapshot: { id: s.id, takenAt: t, currency: s.currency },
+        objects,
+        nodePrices,
+        region: (setting.get(CLUSTER_REGION_SETTING) as string | undefined) ?? null,
+        karpenterVersion: parse<(KarpenterVersionRecord & { seenAt: number }) | null>(
+          (setting.get(KARPENTER_VERSION_SETTING) as string | undefined) ?? null,
+          null,
+        ),
+        kinds,
+        gaps,
+      };
+    },
+  };
+}
+
+export type ClusterSnapshotRepository = ReturnType<typeof createClusterSnapshotRepository>;

@@ -1,0 +1,254 @@
+import type { Db } from '../open-db.js';
+import { INTERVAL_CAP_MS } from './analytics-intervals.js';
+import { assertKnownSnapshotChildren, createSnapshotRowsDeleter, withoutForeignKeys } from './retention-snapshot-rows.js';
+import { HOUR_MS } from '../../core/time.js';
+
+/**
+ * Folds 5-minute snapshots into hourly ones (migration 0021), one snapshot per transaction, oldest first. The first
+ * snapshot taken in a UTC hour becomes the hour's snapshot (moved to the hour's start); each later one of the hour is
+ * folded into it and deleted. A snapshot stands for the time to the next one, at most INTERVAL_CAP_MS (as the range
+ * reads weigh it); the hour's snapshot stands for the sum of those times (fold_ms) and holds:
+ *  - snapshots, snapshot_nodepools, snapshot_namespaces: time-weighted means (a NodePool or namespace absent from a
+ *    snapshot counts 0 for its time); each snapshot_nodes row: its means over the time the node was there (its own
+ *    fold_ms), so a node of 20 minutes weighs 20 minutes;
+ *  - usage_snapshots, usage_namespaces, usage_nodepools: sums (their readers add snapshots up), fold_snapshots of them;
+ *  - usage_nodes and usage_samples of a folded snapshot are deleted: node usage is kept per NodePool in usage_nodepools,
+ *    container usage per workload-hour in usage_workload_hours (written once the hour is over, before any fold of it);
+ *  - OOM kills keep their row and point at the hour's snapshot.
+ * Means are updated as m + (x − m) × h ÷ (c + h): a value that did not change over the hour stays exactly itself.
+ *
+ * Every table is read and written by explicit column lists (below): a column added to one of these tables later is
+ * not folded (NULL or its default in hourly rows) until it is added here. A table referencing snapshots(id) that is
+ * not handled here and in retention-snapshot-rows.ts stops retention with an error naming it.
+ */
+
+/** snapshots: time-weighted means. */
+const SNAPSHOT_MEANS = ['node_count', 'pod_count'] as const;
+/** snapshot_nodepools key and time-weighted means. */
+const POOL_KEY = ['nodepool', 'capacity_type'] as const;
+const POOL_MEANS = [
+  'nodes',
+  'alloc_cpu_m',
+  'alloc_memory_b',
+  'alloc_pods',
+  'alloc_gpu',
+  'req_cpu_m',
+  'req_memory_b',
+  'req_pods',
+  'req_gpu',
+  'usd_per_hour',
+  'cpu_eff_usd_per_hour',
+  'memory_eff_usd_per_hour',
+  'pods_eff_usd_per_hour',
+  'gpu_eff_usd_per_hour',
+  'gpu_nodes_usd_per_hour',
+  'on_demand_usd_per_hour',
+] as const;
+/** snapshot_namespaces key, the newest value kept (team), and time-weighted means. */
+const NAMESPACE_KEY = ['namespace', 'nodepool'] as const;
+const NAMESPACE_NEWEST = ['team'] as const;
+const NAMESPACE_MEANS = [
+  'pods',
+  'req_cpu_m',
+  'req_memory_b',
+  'usd_per_hour',
+  'cpu_share_usd_per_hour',
+  'memory_share_usd_per_hour',
+  'aws_split_usd_per_hour',
+  'aws_split_cost_usd_per_hour',
+  'aws_unused_cost_usd_per_hour',
+  'opencost_usd_per_hour',
+  'usage_pods',
+] as const;
+/** snapshot_nodes: the newest value kept (what the node is), and means over its time. */
+const NODE_NEWEST = ['nodepool', 'capacity_type', 'instance_type', 'price_source', 'price_currency'] as const;
+const NODE_MEANS = [
+  'alloc_cpu_m',
+  'alloc_memory_b',
+  'alloc_pods',
+  'alloc_gpu',
+  'req_cpu_m',
+  'req_memory_b',
+  'req_pods',
+  'req_gpu',
+] as const;
+/** usage_namespaces and usage_nodepools: sums. */
+const USAGE_NAMESPACE_SUMS = [
+  'pods',
+  'pods_with_usage',
+  'req_cpu_m',
+  'req_memory_b',
+  'req_cpu_m_with_usage',
+  'req_memory_b_with_usage',
+  'usage_cpu_m',
+  'usage_memory_b',
+] as const;
+const USAGE_NODEPOOL_SUMS = [
+  'nodes',
+  'nodes_with_usage',
+  'pod_usage_cpu_m',
+  'pod_usage_memory_b',
+  'node_usage_cpu_m',
+  'node_usage_memory_b',
+] as const;
+
+const list = (cols: readonly string[], prefix = ''): string => cols.map((c) => `${prefix}${c}`).join(', ');
+/** The blend of a mean with a new value weighing @r of the new total: m + (x − m) × r. */
+const blend = (col: string, x: string): string => `${col} = ${col} + (${x} - ${col}) * @r`;
+const on = (key: readonly string[], a: string, b: string): string => key.map((k) => `${a}.${k} = ${b}.${k}`).join(' AND ');
+
+export interface FoldedSnapshot {
+  /** The 5-minute snapshot folded (its time as taken). */
+  takenAt: number;
+  /** The hour it was folded into. */
+  hourMs: number;
+  /** What it stood for, ms. */
+  standsForMs: number;
+  /** true: it became its hour's snapshot; false: it was folded into one and deleted. */
+  becameHour: boolean;
+  /** How long its transaction took, ms. */
+  ms: number;
+}
+
+export function createRetentionFoldRepository(db: Db) {
+  assertKnownSnapshotChildren(db);
+  const oldestRaw = db.prepare(
+    'SELECT id, taken_at AS takenAt, run_id AS runId, node_count AS nodeCount, pod_count AS podCount FROM snapshots WHERE fold_ms IS NULL AND taken_at < ? ORDER BY taken_at LIMIT 1',
+  );
+  const rawBefore = db.prepare('SELECT COUNT(*) FROM snapshots WHERE fold_ms IS NULL AND taken_at < ?').pluck();
+  const nextAfter = db.prepare('SELECT MIN(taken_at) FROM snapshots WHERE taken_at > ?').pluck();
+  const hourSnapshot = db.prepare('SELECT id, fold_ms AS foldMs FROM snapshots WHERE taken_at = ? AND fold_ms IS NOT NULL');
+  const openUsageHour = db.prepare('SELECT MIN(hour_start) FROM usage_hours WHERE final = 0').pluck();
+  const newest = db.prepare('SELECT MAX(taken_at) FROM snapshots').pluck();
+
+  // ---- the first snapshot of an hour becomes the hour's ----------------------------------------------------------
+  const become = [
+    db.prepare('UPDATE snapshots SET taken_at = @hour, fold_ms = @h, fold_snapshots = 1 WHERE id = @j'),
+    db.prepare('UPDATE snapshot_nodes SET fold_ms = @h, fold_snapshots = 1 WHERE snapshot_id = @j'),
+    db.prepare('UPDATE snapshot_nodepools SET taken_at = @hour WHERE snapshot_id = @j'),
+    db.prepare('UPDATE snapshot_namespaces SET taken_at = @hour WHERE snapshot_id = @j'),
+    db.prepare(
+      "UPDATE usage_snapshots SET taken_at = @hour, fold_snapshots = 1, fold_available = (state = 'available') WHERE snapshot_id = @j",
+    ),
+    db.prepare('UPDATE usage_namespaces SET taken_at = @hour, fold_snapshots = 1 WHERE snapshot_id = @j'),
+    db.prepare(`
+      UPDATE usage_nodepools SET taken_at = @hour, fold_snapshots = 1,
+        alloc_cpu_m = (SELECT TOTAL(p.alloc_cpu_m) FROM snapshot_nodepools p WHERE p.snapshot_id = @j AND p.nodepool = usage_nodepools.nodepool),
+        alloc_memory_b = (SELECT TOTAL(p.alloc_memory_b) FROM snapshot_nodepools p WHERE p.snapshot_id = @j AND p.nodepool = usage_nodepools.nodepool)
+      WHERE snapshot_id = @j`),
+    // By time: usage_samples has no index on snapshot_id (a sample's taken_at is its snapshot's).
+    db.prepare('DELETE FROM usage_samples WHERE taken_at = @t'),
+    db.prepare('DELETE FROM usage_nodes WHERE snapshot_id = @j'),
+  ];
+
+  // ---- a later snapshot of the hour folded into the hour's (@f), weighing @r = h / (c + h) of it ------------------
+  const intoSnapshot = db.prepare(`
+    UPDATE snapshots SET ${SNAPSHOT_MEANS.map((c) => blend(c, `@${c}`)).join(', ')},
+      fold_ms = fold_ms + @h, fold_snapshots = fold_snapshots + 1, run_id = COALESCE(@runId, run_id)
+    WHERE id = @f`);
+  /** A keyed table of means: rows only in the hour's snapshot are blended with 0, matched rows with the new value, new keys added. */
+  const keyedMeans = (table: string, key: readonly string[], means: readonly string[], newest: readonly string[]) => [
+    db.prepare(`
+      UPDATE ${table} SET ${means.map((c) => `${c} = ${c} - ${c} * @r`).join(', ')}
+      WHERE snapshot_id = @f AND NOT EXISTS (SELECT 1 FROM ${table} x WHERE x.snapshot_id = @j AND ${on(key, 'x', table)})`),
+    db.prepare(`
+      UPDATE ${table} AS f SET ${[...means.map((c) => `${c} = f.${c} + (x.${c} - f.${c}) * @r`), ...newest.map((c) => `${c} = x.${c}`)].join(', ')}
+      FROM ${table} x WHERE f.snapshot_id = @f AND x.snapshot_id = @j AND ${on(key, 'x', 'f')}`),
+    db.prepare(`
+      INSERT INTO ${table} (snapshot_id, taken_at, ${list(key)}, ${list(newest)}${newest.length ? ', ' : ''}${list(means)})
+      SELECT @f, @hour, ${list(key, 'x.')}, ${list(newest, 'x.')}${newest.length ? ', ' : ''}${means.map((c) => `x.${c} * @r`).join(', ')}
+      FROM ${table} x WHERE x.snapshot_id = @j AND NOT EXISTS (SELECT 1 FROM ${table} f WHERE f.snapshot_id = @f AND ${on(key, 'f', 'x')})`),
+  ];
+  // Per node, weighted by the node's own time: a node new in the hour starts at its values and this snapshot's time.
+  const nodeWeight = `CAST(excluded.fold_ms AS REAL) / (fold_ms + excluded.fold_ms)`;
+  const intoNodes = db.prepare(`
+    INSERT INTO snapshot_nodes (snapshot_id, node_name, ${list(NODE_NEWEST)}, ${list(NODE_MEANS)}, usd_per_hour, fold_ms, fold_snapshots)
+    SELECT @f, x.node_name, ${list(NODE_NEWEST, 'x.')}, ${list(NODE_MEANS, 'x.')}, x.usd_per_hour, @h, 1
+    FROM snapshot_nodes x WHERE x.snapshot_id = @j
+    ON CONFLICT (snapshot_id, node_name) DO UPDATE SET
+      ${NODE_NEWEST.map((c) => `${c} = excluded.${c}`).join(', ')},
+      ${NODE_MEANS.map((c) => `${c} = ${c} + (excluded.${c} - ${c}) * ${nodeWeight}`).join(', ')},
+      usd_per_hour = CASE WHEN usd_per_hour IS NULL THEN excluded.usd_per_hour WHEN excluded.usd_per_hour IS NULL THEN usd_per_hour
+                          ELSE usd_per_hour + (excluded.usd_per_hour - usd_per_hour) * ${nodeWeight} END,
+      fold_ms = fold_ms + excluded.fold_ms, fold_snapshots = fold_snapshots + 1`);
+  const usageSums = [
+    db.prepare(`
+      INSERT INTO usage_snapshots (snapshot_id, taken_at, state, message, pods_with_usage, fold_snapshots, fold_available)
+      SELECT @f, @hour, x.state, x.message, x.pods_with_usage, 1, (x.state = 'available') FROM usage_snapshots x WHERE x.snapshot_id = @j
+      ON CONFLICT (snapshot_id) DO UPDATE SET pods_with_usage = pods_with_usage + excluded.pods_with_usage,
+        fold_snapshots = COALESCE(fold_snapshots, 1) + 1, fold_available = COALESCE(fold_available, state = 'available') + excluded.fold_available,
+        state = CASE WHEN state = 'available' OR excluded.state = 'available' THEN 'available' ELSE excluded.state END,
+        message = CASE WHEN excluded.state = 'available' THEN message ELSE excluded.message END`),
+    db.prepare(`
+      INSERT INTO usage_namespaces (snapshot_id, taken_at, namespace, nodepool, ${list(USAGE_NAMESPACE_SUMS)}, fold_snapshots)
+      SELECT @f, @hour, x.namespace, x.nodepool, ${list(USAGE_NAMESPACE_SUMS, 'x.')}, 1 FROM usage_namespaces x WHERE x.snapshot_id = @j
+      ON CONFLICT (snapshot_id, namespace, nodepool) DO UPDATE SET
+        ${USAGE_NAMESPACE_SUMS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}, fold_snapshots = COALESCE(fold_snapshots, 1) + 1`),
+    db.prepare(`
+      INSERT INTO usage_nodepools (snapshot_id, taken_at, nodepool, ${list(USAGE_NODEPOOL_SUMS)}, fold_snapshots, alloc_cpu_m, alloc_memory_b)
+      SELECT @f, @hour, x.nodepool, ${list(USAGE_NODEPOOL_SUMS, 'x.')}, 1,
+        (SELECT TOTAL(p.alloc_cpu_m) FROM snapshot_nodepools p WHERE p.snapshot_id = @j AND p.nodepool = x.nodepool),
+        (SELECT TOTAL(p.alloc_memory_b) FROM snapshot_nodepools p WHERE p.snapshot_id = @j AND p.nodepool = x.nodepool)
+      FROM usage_nodepools x WHERE x.snapshot_id = @j
+      ON CONFLICT (snapshot_id, nodepool) DO UPDATE SET
+        ${USAGE_NODEPOOL_SUMS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}, fold_snapshots = COALESCE(fold_snapshots, 1) + 1,
+        alloc_cpu_m = COALESCE(alloc_cpu_m, 0) + excluded.alloc_cpu_m, alloc_memory_b = COALESCE(alloc_memory_b, 0) + excluded.alloc_memory_b`),
+    db.prepare('UPDATE usage_oom_kills SET snapshot_id = @f WHERE snapshot_id = @j'),
+  ];
+  // What was folded goes, with every row that references it (retention-snapshot-rows.ts).
+  const removeFolded = createSnapshotRowsDeleter(db);
+  const pools = keyedMeans('snapshot_nodepools', POOL_KEY, POOL_MEANS, []);
+  const namespaces = keyedMeans('snapshot_namespaces', NAMESPACE_KEY, NAMESPACE_MEANS, NAMESPACE_NEWEST);
+
+  interface RawSnapshot {
+    id: number;
+    takenAt: number;
+    runId: number | null;
+    nodeCount: number;
+    podCount: number;
+  }
+
+  /** Folds snapshot `s` (the oldest as taken, before `boundaryMs`); null when there was none left. */
+  const foldOne = db.transaction((boundaryMs: number): FoldedSnapshot | null => {
+    const t0 = performance.now();
+    const s = oldestRaw.get(boundaryMs) as RawSnapshot | undefined;
+    if (s === undefined) return null;
+    const next = nextAfter.get(s.takenAt) as number | null;
+    // The newest snapshot stands for no time yet: it is never folded (the boundary keeps its hour as taken).
+    if (next === null) return null;
+    const h = Math.min(next - s.takenAt, INTERVAL_CAP_MS);
+    const hour = Math.floor(s.takenAt / HOUR_MS) * HOUR_MS;
+    const f = hourSnapshot.get(hour) as { id: number; foldMs: number } | undefined;
+    if (f === undefined) {
+      for (const st of become) st.run({ j: s.id, t: s.takenAt, hour, h });
+    } else {
+      const r = h / (f.foldMs + h);
+      const p = { f: f.id, j: s.id, hour, h, r };
+      intoSnapshot.run({ f: f.id, h, r, runId: s.runId, node_count: s.nodeCount, pod_count: s.podCount });
+      for (const st of [...pools, ...namespaces]) st.run(p);
+      intoNodes.run({ f: f.id, j: s.id, h });
+      for (const st of usageSums) st.run({ f: f.id, j: s.id, hour });
+      removeFolded(s.id, s.takenAt);
+    }
+    return { takenAt: s.takenAt, hourMs: hour, standsForMs: h, becameHour: f === undefined, ms: performance.now() - t0 };
+  });
+
+  return {
+    /** The newest snapshot's time, epoch ms; null without any. */
+    newestSnapshotMs: (): number | null => (newest.get() as number | null) ?? null,
+    /**
+     * Where folding may go up to: `boundaryMs`, but never into an hour whose usage is not rolled up yet (its samples
+     * are still needed; the next snapshot of a later hour rolls it up).
+     */
+    foldLimitMs(boundaryMs: number): number {
+      const open = openUsageHour.get() as number | null;
+      return open === null ? boundaryMs : Math.min(boundaryMs, open);
+    },
+    /** 5-minute snapshots left to fold before `boundaryMs`. */
+    pending: (boundaryMs: number): number => rawBefore.get(boundaryMs) as number,
+    /** Folds the oldest 5-minute snapshot taken before `boundaryMs`, in one transaction; null when none is left. */
+    foldOne: (boundaryMs: number): FoldedSnapshot | null => withoutForeignKeys(db, () => foldOne.immediate(boundaryMs)),
+  };
+}
+
+export type RetentionFoldRepository = ReturnType<typeof createRetentionFoldRepository>;
