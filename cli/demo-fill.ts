@@ -4,10 +4,10 @@ import type { Db } from '../db/open-db.js';
 import { createRunsRepository } from '../db/repositories/runs-repository.js';
 import type { RunningSandbox } from '../sandbox/index.js';
 import { ensureSandboxCurExport } from '../sandbox/cur-export-at-start.js';
-import type { FillStatus } from '../server/schemas/status.js';
 import { type BillSpec, makeDemoBill } from './demo-bill.js';
 import { importSandboxCur } from './demo-cur.js';
 import { resolveRetentionSettings, retentionSummary, runRetentionPass, upgradeToIncrementalVacuum } from './retention-stage.js';
+import type { DemoFill } from './demo-fill-status.js';
 import { seedFromSandbox } from './seed-sandbox.js';
 
 /*
@@ -16,52 +16,9 @@ import { seedFromSandbox } from './seed-sandbox.js';
  * retention pass; a hypothetical bill when asked for. All of it ran before the first answer (86 s on an idle machine,
  * over 10 minutes at load average 12); now the dashboard answers once its database is open (the scenario is simulated
  * in a worker thread meanwhile, cli/demo-scenario.ts), shows the days as they are written and says in its banner how
- * far the fill is (GET /api/status `fill`).
+ * far the fill is (GET /api/status `fill`). cli/demo.ts loads this module once the dashboard answers: what it
+ * imports (the AWS SDK clients, DuckDB, the Kubernetes client) took 18 s to load at load average 16.
  */
-
-/** The fill's progress, as GET /api/status reports it. */
-export class DemoFill {
-  private stage: FillStatus['stage'] = 'simulating';
-  private done = 0;
-  private total = 0;
-  private readonly startedAtMs = Date.now();
-  private finishedAtMs: number | null = null;
-  private error: string | null = null;
-
-  /** `onStage` records each stage as it begins (a write, so the API's response cache sees the change). */
-  constructor(private readonly onStage: (stage: FillStatus['stage']) => void = () => undefined) {}
-
-  begin(stage: FillStatus['stage']): void {
-    this.stage = stage;
-    if (stage === 'done' || stage === 'failed') this.finishedAtMs = Date.now();
-    this.onStage(stage);
-  }
-
-  snapshots(done: number, total: number): void {
-    this.done = done;
-    this.total = total;
-  }
-
-  fail(err: unknown): void {
-    this.error = err instanceof Error ? err.message : String(err);
-    this.begin('failed');
-  }
-
-  get finished(): boolean {
-    return this.finishedAtMs !== null;
-  }
-
-  status(): FillStatus {
-    return {
-      stage: this.stage,
-      snapshotsDone: this.done,
-      snapshotsTotal: this.total,
-      startedAt: new Date(this.startedAtMs).toISOString(),
-      finishedAt: this.finishedAtMs === null ? null : new Date(this.finishedAtMs).toISOString(),
-      error: this.error,
-    };
-  }
-}
 
 export interface DemoFillOptions {
   db: Db;
