@@ -15,6 +15,7 @@ import { ingestBench } from './ingest-bench.js';
 import { retentionBench } from './retention-bench.js';
 import { seedBench } from './seed-bench.js';
 import { findKubectl, snapshotBench } from './snapshot-bench.js';
+import { startBench } from './start-bench.js';
 import { storeBench } from './store-bench.js';
 
 /**
@@ -34,6 +35,7 @@ const BENCHES: Record<string, (ctx: BenchContext) => Promise<BenchResult>> = {
   'api-engine': enginePoolBench,
   cur: curBench,
   retention: retentionBench,
+  start: startBench,
 };
 
 const HELP = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(BENCHES).join(',')}] [-- --no-cache]
