@@ -21,17 +21,17 @@ export interface BalancedScore {
   approved: boolean;
 }
 
-/** ScoreMove + ScoreResult.Score: 0 for no saving, unbounded for no disruption, null when the totals are zero. */
+/** ScoreMove + ScoreResult.Score: 0 for no saving (and for zero totals: nothing to normalise against), unbounded for no disruption. */
 export function balancedScore(
   savingsUsdPerHour: number,
   moveDisruptionCost: number,
   poolCostUsdPerHour: number,
   poolDisruptionCost: number,
   k = BALANCED_K,
-): BalancedScore | null {
-  if (poolCostUsdPerHour <= 0 || poolDisruptionCost <= 0) return null;
-  const savings = savingsUsdPerHour / poolCostUsdPerHour;
-  const disruption = moveDisruptionCost / poolDisruptionCost;
+): BalancedScore {
+  const zero = poolCostUsdPerHour <= 0 || poolDisruptionCost <= 0;
+  const savings = zero ? 0 : savingsUsdPerHour / poolCostUsdPerHour;
+  const disruption = zero ? 0 : moveDisruptionCost / poolDisruptionCost;
   const score = savings <= 0 ? 0 : disruption === 0 ? Infinity : savings / disruption;
   return { score, threshold: 1 / k, k, savingsPct: savings * 100, disruptionPct: disruption * 100, approved: score >= 1 / k };
 }

@@ -1004,8 +1004,7 @@ class Simulation {
       const savings = byPool.size > 1 && sourceCost > 0 ? cmd.savingsUsdPerHour * (poolCost / sourceCost) : cmd.savingsUsdPerHour;
       const totals = this.poolTotals(ctx, pool);
       const move = list.reduce((s, c) => s + c.rescheduleDisruptionCost, 0);
-      const score = balancedScore(savings, move, totals.cost, totals.disruption);
-      if (score) out.push({ pool, score });
+      out.push({ pool, score: balancedScore(savings, move, totals.cost, totals.disruption) });
     }
     return out;
   }
