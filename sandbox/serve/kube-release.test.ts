@@ -266,7 +266,7 @@ describe('the v1.14 profile: NodeOverlays, a static and a Balanced NodePool, res
         if (e.message?.startsWith('SpotToSpot')) expect(nodeAt(s, e.involvedObject.name ?? '')?.capacityType).toBe('spot');
       }
     }
-    const said = (s: Served) => byReason(s, 'Unconsolidatable').map((e) => [e.involvedObject.name, e.firstTimestamp, e.message]);
-    expect(said(legacy())).toEqual(said(current()));
+    // Not the same events on both: v1.14 consolidates week4 later and less (sandbox/scenario/simulate.test.ts), so
+    // other nodes stay, and say why, at other times.
   });
 });
