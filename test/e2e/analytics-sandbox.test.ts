@@ -501,7 +501,7 @@ describe('what-if on the week4 sandbox (issue 14: the engine over the stored sna
     ]);
   });
 
-  it('predict: a Deployment without tolerations lands in general (system and spot-batch are tainted); bad YAML is a 400 naming it', async () => {
+  it('predict: a Deployment without tolerations lands in an untainted NodePool (general or steady; system, spot-batch and dedicated are tainted); bad YAML is a 400 naming it', async () => {
     const yaml = [
       'apiVersion: apps/v1',
       'kind: Deployment',
@@ -520,8 +520,8 @@ describe('what-if on the week4 sandbox (issue 14: the engine over the stored sna
     expect(p).toMatchObject({ simulation: true, pods: 4, workloads: ['Deployment shop/api: 4 replica(s)'], unschedulable: [] });
     const placed = [...p.nodeClaims.flatMap((nc) => nc.pods), ...p.existingNodes.flatMap((n) => n.pods)];
     expect(placed.sort()).toEqual(['shop/api-0', 'shop/api-1', 'shop/api-2', 'shop/api-3']);
-    for (const nc of p.nodeClaims) expect(nc.nodePool).toBe('general');
-    for (const n of p.existingNodes) expect(n.nodePool).toBe('general');
+    for (const nc of p.nodeClaims) expect(['general', 'steady']).toContain(nc.nodePool);
+    for (const n of p.existingNodes) expect(['general', 'steady']).toContain(n.nodePool);
     const bad = await fetch(`${base}/api/whatif/predict`, { method: 'POST', body: 'kind: [', headers: { 'content-type': 'text/plain' } });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { message: string }).message).toMatch(/^body document 1: not valid YAML/);

@@ -7,7 +7,7 @@ import { consolidationHeadroom } from './headroom.js';
 import { applyEdit, nodePoolEdit, NodePoolEditError } from './nodepool-edit.js';
 import { predict } from './predict.js';
 import { prepareWorld, type WhatIfWorld } from './repack.js';
-import { nodePoolObject, podObject, snapshotObjects, type SnapshotNodeRow, type SnapshotPodRow } from './snapshot-input.js';
+import { clusterObjectsFromRows, type SnapshotNodeRow, type SnapshotPodRow } from '../../../db/repositories/cluster-snapshot-objects.js';
 import { whyNotConsolidated } from './why-not.js';
 import { snapshotWorkloads, workloadOnNodePools } from './workload-placement.js';
 
@@ -92,6 +92,7 @@ const node = (name: string, nodePool: string): SnapshotNodeRow => ({
   instanceType: 'small',
   capacityType: 'on-demand',
   zone: ZONE,
+  instanceId: null,
   createdAt: TAKEN_AT - HOUR,
   allocCpuMillicores: 2000,
   allocMemoryBytes: 4 * GiB,
@@ -114,6 +115,11 @@ const pod = (name: string, nodeName: string, over: Partial<SnapshotPodRow> = {})
   doNotDisrupt: false,
   createdAt: TAKEN_AT - HOUR,
   labels: { app: 'web', 'pod-template-hash': '7d9f8c6b5' },
+  doNotDisruptValue: null,
+  deletionCost: null,
+  startedAt: null,
+  volumes: null,
+  spec: null,
   ...over,
 });
 
@@ -128,56 +134,25 @@ const ROWS = {
   ],
 };
 
-const world = (): WhatIfWorld => ({ objects: snapshotObjects(ROWS), catalogue: CATALOGUE, takenAt: TAKEN_AT });
-
-describe('snapshot → engine input (snapshot-input.ts)', () => {
-  const objects = snapshotObjects(ROWS);
-
-  it('a pod carries its stored requests as one container, its owner with the apiVersion Kubernetes gives it, and do-not-disrupt as the annotation', () => {
-    const p = podObject(ROWS.pods[0]);
-    expect(p.spec.containers).toEqual([{ name: 'requests', resources: { requests: { cpu: '500m', memory: String(GiB) } } }]);
-    expect(p.spec.nodeName).toBe('n1');
-    expect(p.metadata.ownerReferences).toEqual([{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-7d9f8c6b5', controller: true }]);
-    expect(p.metadata.annotations).toEqual({ 'karpenter.sh/do-not-disrupt': 'true' });
-    expect(objects.pods[1].metadata.annotations).toBeUndefined();
-  });
-
-  it.each([
-    // Without a capacity-type requirement the ledger's capacityTypes (on-demand by default) is written out.
-    [
-      'general',
-      [
-        { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
-        { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
-      ],
-    ],
-    // A written one is kept as written, not doubled.
-    [
-      'spot',
-      [
-        { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot'] },
-        { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
-      ],
-    ],
-  ])('NodePool %s requirements', (name, requirements) => {
-    const np = objects.nodePools.find((x) => x.metadata.name === name);
-    expect(np?.spec.template?.spec?.requirements).toEqual(requirements);
-  });
-
-  it('a node carries its allocatable in Kubernetes quantities, the snapshot row’s four labels, and its NodePool’s taints', () => {
-    const b1 = objects.nodes.find((n) => n.metadata.name === 'b1');
-    expect(b1?.status?.allocatable).toEqual({ cpu: '2000m', memory: String(4 * GiB), pods: '10' });
-    expect(b1?.metadata.labels).toMatchObject({
-      'karpenter.sh/nodepool': 'batch',
-      'node.kubernetes.io/instance-type': 'small',
-      'karpenter.sh/capacity-type': 'on-demand',
-      'topology.kubernetes.io/zone': ZONE,
-      'kubernetes.io/hostname': 'b1',
-    });
-    expect(b1?.spec?.taints).toEqual([{ key: 'workload', value: 'batch', effect: 'NoSchedule' }]);
-    expect(objects.nodes[0].spec).toBeUndefined();
-    expect(nodePoolObject(POOLS[1]).spec.template?.spec?.taints).toEqual([{ key: 'workload', value: 'batch', effect: 'NoSchedule' }]);
-  });
+/**
+ * The rows as the one snapshot reader turns them into objects (cluster-snapshot-objects.ts), written as a snapshot
+ * from before the collector kept pod specs (kinds null): the pods carry no tolerations, so the stand-in applies.
+ */
+const world = (): WhatIfWorld => ({
+  objects: clusterObjectsFromRows({
+    takenAt: TAKEN_AT,
+    kinds: null,
+    nodes: ROWS.nodes,
+    nodeSpecs: new Map(),
+    pods: ROWS.pods,
+    nodePools: null,
+    latestNodePools: ROWS.nodePools,
+    namespaces: [],
+    objects: {},
+  }).objects,
+  catalogue: CATALOGUE,
+  takenAt: TAKEN_AT,
+  podSpecsKnown: false,
 });
 
 describe('catalogue from stored prices (catalogue.ts)', () => {
