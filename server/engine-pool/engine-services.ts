@@ -19,7 +19,10 @@ export interface EngineServices {
 
 export function createEngineServices(db: Db): EngineServices {
   // One reader, one catalogue, one prepared world per snapshot for both the what-ifs and the Workloads re-packs.
-  const worlds = createWhatIfWorlds({ snapshots: createClusterSnapshotRepository(db), prices: createSnapshotPricesRepository(db) });
+  const worlds = createWhatIfWorlds({
+    snapshots: createClusterSnapshotRepository(db),
+    prices: createSnapshotPricesRepository(db),
+  });
   return {
     whatif: createWhatIfService(worlds),
     workloads: createWorkloadsService(createUsageRepository(db), createAnalyticsPackingRepository(db), { worlds }),
