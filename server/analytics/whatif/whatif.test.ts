@@ -199,31 +199,28 @@ describe('consolidation headroom and the spot lever (headroom.ts)', () => {
     // general: 3 small on-demand today (3 × 0.10); its three 500m / 1 GiB pods fit one small (1500m ≤ 2000m) = 0.10;
     // headroom 0.20/h = 146 USD/month. With spot allowed (only the do-not-disrupt pod stays on-demand) the engine
     // packs the three pods onto one node whose capacity type the do-not-disrupt pod pins: still one on-demand small,
-    // so the spot figure starts from the lower bound and saves 0.
-    { nodePool: 'general', today: 0.3, lowerBound: 0.1, headroomPerMonth: 146, spot: 0.1, spotPerMonth: 0 },
+    // so the spot figure starts from the best placement (the cheaper of today and the re-pack) and saves 0.
+    { nodePool: 'general', today: 0.3, best: 0.1, headroomPerMonth: 146, spot: 0.1, spotPerMonth: 0 },
     // batch: one small holding one pod; a re-pack needs the same node: no headroom; spot allowed: small spot 0.03,
     // 0.07/h = 51.1 USD/month.
-    { nodePool: 'batch', today: 0.1, lowerBound: 0.1, headroomPerMonth: 0, spot: 0.03, spotPerMonth: 51.1 },
-  ])(
-    '$nodePool: today $today, lower bound $lowerBound, spot $spot',
-    ({ nodePool, today, lowerBound, headroomPerMonth, spot, spotPerMonth }) => {
-      const r = row(nodePool);
-      expect(r?.today.usdPerHour).toBeCloseTo(today, 10);
-      expect(r?.lowerBound.usdPerHour).toBeCloseTo(lowerBound, 10);
-      expect(r?.headroomUsdPerMonth).toBeCloseTo(headroomPerMonth, 8);
-      expect(r?.spot.usdPerHour).toBeCloseTo(spot, 10);
-      expect(r?.spotUsdPerMonth).toBeCloseTo(spotPerMonth, 8);
-    },
-  );
+    { nodePool: 'batch', today: 0.1, best: 0.1, headroomPerMonth: 0, spot: 0.03, spotPerMonth: 51.1 },
+  ])('$nodePool: today $today, best $best, spot $spot', ({ nodePool, today, best, headroomPerMonth, spot, spotPerMonth }) => {
+    const r = row(nodePool);
+    expect(r?.today.usdPerHour).toBeCloseTo(today, 10);
+    expect(r?.best.usdPerHour).toBeCloseTo(best, 10);
+    expect(r?.headroomUsdPerMonth).toBeCloseTo(headroomPerMonth, 8);
+    expect(r?.spot.usdPerHour).toBeCloseTo(spot, 10);
+    expect(r?.spotUsdPerMonth).toBeCloseTo(spotPerMonth, 8);
+  });
 
-  it('the lower bound’s instance mix is what the re-pack launched; no pod is left out; the spot NodePool, empty today, has no row', () => {
-    expect(row('general')?.lowerBound.mix).toEqual([{ instanceType: 'small', capacityType: 'on-demand', nodes: 1, usdPerHour: 0.1 }]);
-    expect(row('general')?.lowerBoundSource).toBe('repack');
+  it('the best placement (the cheaper of today and the re-pack)’s instance mix is what the re-pack launched; no pod is left out; the spot NodePool, empty today, has no row', () => {
+    expect(row('general')?.best.mix).toEqual([{ instanceType: 'small', capacityType: 'on-demand', nodes: 1, usdPerHour: 0.1 }]);
+    expect(row('general')?.bestSource).toBe('repack');
     expect(h.unschedulable).toEqual([]);
     expect(row('spot')).toBeUndefined();
   });
 
-  it('where a re-pack costs more than today, today is the lower bound: headroom 0, never negative', () => {
+  it('where a re-pack costs more than today, today is the best placement (the cheaper of today and the re-pack): headroom 0, never negative', () => {
     // small's zone-a on-demand offering can no longer be launched (it still prices the nodes on it, 0.10); a new
     // small costs 0.12 in zone-b. batch: today 0.10 < re-pack 0.12, so the bound is today's node. general: today
     // 0.30, re-pack one small 0.12: headroom 0.18/h.
@@ -241,11 +238,11 @@ describe('consolidation headroom and the spot lever (headroom.ts)', () => {
     const h2 = consolidationHeadroom({ ...world(), catalogue });
     const batch = h2.rows.find((r) => r.nodePool === 'batch');
     expect(batch?.repack.usdPerHour).toBeCloseTo(0.12, 10);
-    expect(batch?.lowerBoundSource).toBe('today');
-    expect(batch?.lowerBound.usdPerHour).toBeCloseTo(0.1, 10);
+    expect(batch?.bestSource).toBe('today');
+    expect(batch?.best.usdPerHour).toBeCloseTo(0.1, 10);
     expect(batch?.headroomUsdPerHour).toBe(0);
     const general = h2.rows.find((r) => r.nodePool === 'general');
-    expect(general?.lowerBoundSource).toBe('repack');
+    expect(general?.bestSource).toBe('repack');
     expect(general?.headroomUsdPerHour).toBeCloseTo(0.18, 10);
   });
 });
