@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { benchCache } from './cache.js';
 import { lastJsonLine, measure } from './child.js';
 import { type BenchContext, type BenchResult, MB } from './context.js';
 import { type BenchRow, figure } from './report.js';
@@ -40,15 +41,31 @@ export async function curBench(ctx: BenchContext): Promise<BenchResult> {
   const nodes = ctx.quick ? 500 : 5000;
   const pods = ctx.quick ? 15_000 : 150_000;
   const run = (args: string[], timeoutMs: number) => measure(process.execPath, ['--import', 'tsx', PROCESS, ...args], { timeoutMs });
-  const made = await run(
-    ['--mode', 'generate', '--out', join(ctx.tmp, 'cur'), '--nodes', String(nodes), '--pods', String(pods)],
-    1_200_000,
-  );
-  if (made.code !== 0) throw new Error(`generating the CUR month failed (${made.code}): ${made.stderr.slice(-800)}`);
-  const generated = lastJsonLine<Generated>(made.stdout);
-  ctx.log(
-    `cur: ${generated.rows.toLocaleString('en-US')} rows of CUR 2.0 (${nodes} nodes, ${pods.toLocaleString('en-US')} pods, a month, daily), ${Math.round(generated.sizeBytes / MB)} MB of Parquet, generated in ${(generated.ms / 1000).toFixed(1)} s`,
-  );
+  // The month is made once per generator and size, and kept (bench/cache.ts): it is not what is measured.
+  const cache = benchCache<Generated>('cur-month', { nodes, pods }, [
+    'bench/cur-generator.ts',
+    'bench/cur-process.ts',
+    'core/cur',
+    'sandbox/cur',
+  ]);
+  let generated: Generated;
+  if (cache?.kept) {
+    generated = cache.kept;
+    ctx.log(
+      `cur: ${generated.rows.toLocaleString('en-US')} rows of CUR 2.0 (${nodes} nodes, ${pods.toLocaleString('en-US')} pods, a month, daily), ${Math.round(generated.sizeBytes / MB)} MB of Parquet, kept from ${cache.kept.keptAt}`,
+    );
+  } else {
+    const made = await run(
+      ['--mode', 'generate', '--out', cache?.dir ?? join(ctx.tmp, 'cur'), '--nodes', String(nodes), '--pods', String(pods)],
+      1_200_000,
+    );
+    if (made.code !== 0) throw new Error(`generating the CUR month failed (${made.code}): ${made.stderr.slice(-800)}`);
+    generated = lastJsonLine<Generated>(made.stdout);
+    cache?.keep(generated);
+    ctx.log(
+      `cur: ${generated.rows.toLocaleString('en-US')} rows of CUR 2.0 (${nodes} nodes, ${pods.toLocaleString('en-US')} pods, a month, daily), ${Math.round(generated.sizeBytes / MB)} MB of Parquet, generated in ${(generated.ms / 1000).toFixed(1)} s`,
+    );
+  }
 
   const bareRun = await run(['--mode', 'bare', '--file', generated.dataFile], 600_000);
   if (bareRun.code !== 0) throw new Error(`the bare DuckDB query failed (${bareRun.code}): ${bareRun.stderr.slice(-800)}`);

@@ -15,6 +15,7 @@ import { ingestBench } from './ingest-bench.js';
 import { retentionBench } from './retention-bench.js';
 import { seedBench } from './seed-bench.js';
 import { findKubectl, snapshotBench } from './snapshot-bench.js';
+import { startBench } from './start-bench.js';
 import { storeBench } from './store-bench.js';
 
 /**
@@ -34,17 +35,26 @@ const BENCHES: Record<string, (ctx: BenchContext) => Promise<BenchResult>> = {
   'api-engine': enginePoolBench,
   cur: curBench,
   retention: retentionBench,
+  start: startBench,
 };
 
-const HELP = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(BENCHES).join(',')}]
+const HELP = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(BENCHES).join(',')}] [-- --no-cache]
 
-  --quick   reduced scale, under 3 minutes in all (the full run takes about half an hour)
-  --only    run only these benches (comma-separated)`;
+  --quick     reduced scale, under 3 minutes in all (the full run takes about half an hour)
+  --only      run only these benches (comma-separated)
+  --no-cache  prepare every bench's data afresh (a generated CUR month, the quick store), not the copy kept
+              under node_modules/.cache/nodepool-ledger/bench/ (bench/cache.ts)`;
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
-    options: { quick: { type: 'boolean' }, only: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      quick: { type: 'boolean' },
+      only: { type: 'string' },
+      'no-cache': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
+  if (values['no-cache']) process.env.LEDGER_BENCH_CACHE = 'off';
   if (values.help) {
     console.log(HELP);
     return 0;

@@ -13,13 +13,11 @@ import { buildApp } from '../server/app.js';
 import { engineOptionsFromEnv } from '../server/engine-pool/engine-options.js';
 import { heldLockWriter } from '../server/database-writer.js';
 import { accessFor, accessHint } from './access.js';
-import { BILL_HELP, BILL_USAGE, billWindowError, makeDemoBill, parseBillSpec } from './demo-bill.js';
-import { importSandboxCur } from './demo-cur.js';
+import { BILL_HELP, BILL_USAGE, billWindowError, parseBillSpec } from './demo-bill.js';
+import { DemoFill } from './demo-fill-status.js';
 import { intOption } from './listen.js';
 import { listenAddress, listenOn } from './listen-address.js';
-import { seedFromSandbox } from './seed-sandbox.js';
 import { UsageError } from './usage-error.js';
-import { resolveRetentionSettings, retentionSummary, runRetentionPass, upgradeToIncrementalVacuum } from './retention-stage.js';
 
 /*
  * `demo` and `sandbox`: the commands that run the simulator. cli/main.ts loads this module only for them, so
@@ -29,9 +27,10 @@ import { resolveRetentionSettings, retentionSummary, runRetentionPass, upgradeTo
 export const DEMO_HELP = `Usage: nodepool-ledger demo [--port 5173] [--db .ledger/demo.db] [--scenario week4] [--seed 42] [--fresh] [${BILL_USAGE}]
                              [--karpenter-version ${CURRENT_KARPENTER_VERSION}] [--host 127.0.0.1] [--token T]
 
-Starts the sandbox on 127.0.0.1, walks its clock through the scenario collecting a snapshot every 5 simulated
-minutes through the real Kubernetes and AWS SDK clients, pulls the Cost Explorer bill, imports the sandbox's Cost and
-Usage Report 2.0 export from its S3 endpoint (written beside the database, under s3/), then serves the dashboard.
+Starts the sandbox on 127.0.0.1 and serves the dashboard, then fills it in behind a progress banner: walks the
+sandbox's clock through the scenario collecting a snapshot every 5 simulated minutes through the real Kubernetes and
+AWS SDK clients (oldest day first; the dashboard shows the days written so far), pulls the Cost Explorer bill, writes
+the sandbox's Cost and Usage Report 2.0 export (beside the database, under s3/) and imports it from its S3 endpoint.
 A database already seeded with the same scenario, seed and Karpenter release is reused; --fresh rebuilds it. One
 collector per database: a second demo or collect on the same --db is refused, naming the first.
 The dashboard binds 127.0.0.1; another --host needs an access token (see 'serve --help'). --port and --host
@@ -95,92 +94,71 @@ export async function runDemo(v: Record<string, string | boolean | undefined>): 
     if (v.fresh !== true) console.error(`${dbPath} holds another scenario (${seeded}); rebuilding it for ${stamp}`);
     createResetRepository(db).clearCollectedData();
   }
-  console.error(`simulating scenario "${scenarioName}" with seed ${seed}, as Karpenter ${karpenterVersion} writes it…`);
-  const sandbox = await startSandbox({
-    scenario: scenarioName,
-    seed,
-    karpenterVersion,
-    dir: resolve(dbPath, '..'),
-    // The Cost and Usage Report the demo imports below, served over the sandbox's S3 and Athena endpoints.
-    curExport: v.fresh === true ? 'force' : true,
-  });
-  if (sandbox.curExport !== null)
-    console.error(
-      sandbox.curExport.written
-        ? `wrote the sandbox's CUR 2.0 export (${sandbox.curExport.billingPeriods.join(', ')}) in ${sandbox.curExport.seconds.toFixed(1)} s: ${sandbox.cur.s3Url}`
-        : `reusing the sandbox's CUR 2.0 export at ${sandbox.cur.s3Url}`,
-    );
-  const sc = sandbox.scenario;
-  const billProblem = billSpec === null ? null : billWindowError(sc, billSpec);
-  if (billProblem !== null) {
-    await sandbox.close();
-    throw new UsageError(billProblem);
-  }
-  Object.assign(process.env, sandbox.awsEnv, { KUBECONFIG: sandbox.kubeconfigPath });
-  console.error(`sandbox: ${sandbox.url} (Kubernetes API and AWS endpoints; kubeconfig ${sandbox.kubeconfigPath})`);
-  if (createRunsRepository(db).getSetting('demo.seeded') === stamp) {
-    console.error(`reusing ${dbPath} (already seeded; --fresh to rebuild)`);
-  } else {
-    const s = await seedFromSandbox({
-      db,
-      sandboxUrl: sandbox.url,
-      kubeconfigPath: sandbox.kubeconfigPath,
-      clusterName: sc.clusterName,
-      region: sc.region,
-      startMs: sc.start,
-      endMs: sc.end,
-      stepMs: sc.stepMs,
-      confirm: () => lock.confirm(),
-    });
-    createRunsRepository(db).setSetting('demo.seeded', stamp);
-    console.error(
-      `collected ${s.snapshots} snapshots (${s.kubeRequests} Kubernetes requests), ${s.costLines} Cost Explorer lines in ${s.costExplorerRequests} requests (USD ${(s.costExplorerRequests * 0.01).toFixed(2)} on a real account), ${s.priceRows} price rows in ${s.seconds.toFixed(1)} s`,
-    );
-  }
-  // After the seeding, so the CUR lines whose tag is missing find their NodePool through the NodeClaims collected.
-  for (const line of await importSandboxCur(db, sandbox, resolve(dbPath, '..'))) console.error(line);
-  lock.confirm();
-  // As collect does after a snapshot: the scenario's clock is "now" (its 14 days are within the raw retention).
-  upgradeToIncrementalVacuum(db, dbPath, (line) => console.error(line));
-  const retention = retentionSummary(
-    await runRetentionPass(db, resolveRetentionSettings(db, {}), { now: sc.end, budgetMs: Number.POSITIVE_INFINITY }),
-  );
-  if (retention !== null) console.error(retention);
-  let billSource: string | null = null;
-  if (billSpec !== null) {
-    const b = makeDemoBill(db, sc, billSpec, resolve(dbPath, '..'));
-    billSource = b.source;
-    console.error(
-      `hypothetical bill (${billSpec.perturbation}): ${b.lines} lines, USD ${b.totalUsd.toFixed(2)}, written to ${b.file} and imported as ${b.source}`,
-    );
-  }
+  // The dashboard answers at once and shows the days as they are written; its banner says how far the fill is. Each
+  // stage is recorded as it begins: a write, so the API's response cache drops what it answered before.
+  const fill = new DemoFill((stage) => createRunsRepository(db).setSetting('demo.fill', stage));
+  let scenarioEndMs: number | null = null;
   // The demo is the collector: a bill import writes under the lock it already holds.
   const app = buildApp({
     db,
-    now: () => sc.end,
+    now: () => scenarioEndMs ?? Date.now(),
     accessToken: access.token,
     practiceBills: sandboxPracticeBills,
     writer: heldLockWriter(db, lock),
     // The what-ifs and the Workloads re-packs in worker threads reading the same file (LEDGER_ENGINE_WORKERS).
     engine: engineOptionsFromEnv(),
+    fill: () => fill.status(),
   });
   const url = await listenOn(app, address);
-  console.log(
-    `NodePool Ledger dashboard: ${url}  (sandbox data, ${new Date(sc.start).toISOString().slice(0, 10)} .. ${new Date(sc.end).toISOString().slice(0, 10)})`,
-  );
+  console.log(`NodePool Ledger dashboard: ${url}  (sandbox data, filling in behind it: the banner says how far)`);
   const hint = accessHint(url, access.token);
   if (hint !== null) console.log(hint);
-  if (billSource !== null)
-    console.log(`hypothetical bill: ${url}/api/bill/lines?source=${billSource}&from=${new Date(sc.start).toISOString().slice(0, 10)}`);
+  let sandbox: Awaited<ReturnType<typeof startSandbox>> | null = null;
+  // Stopped part way, the fill resumes after the last snapshot written at the next start.
   const stop = async () => {
     await app.close();
-    await sandbox.close();
+    await sandbox?.close();
     lock.release();
     db.close();
     process.exit(0);
   };
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());
+
+  console.error(`simulating scenario "${scenarioName}" with seed ${seed}, as Karpenter ${karpenterVersion} writes it…`);
+  fill.begin('simulating');
+  // Off this thread (the dashboard answers meanwhile); the CUR export is written later, with the rest of the fill.
+  // What the fill needs is loaded now, not before the first answer (the AWS SDK clients, DuckDB: 18 s at load 16).
+  const [{ simulateOffThread }, { fillDemo }] = await Promise.all([import('./demo-scenario.js'), import('./demo-fill.js')]);
+  await simulateOffThread(scenarioName, seed, karpenterVersion);
+  sandbox = await startSandbox({ scenario: scenarioName, seed, karpenterVersion, dir: resolve(dbPath, '..') });
+  const sc = sandbox.scenario;
+  scenarioEndMs = sc.end;
+  const billProblem = billSpec === null ? null : billWindowError(sc, billSpec);
+  if (billProblem !== null) {
+    await app.close();
+    await sandbox.close();
+    throw new UsageError(billProblem);
+  }
+  Object.assign(process.env, sandbox.awsEnv, { KUBECONFIG: sandbox.kubeconfigPath });
+  console.error(`sandbox: ${sandbox.url} (Kubernetes API and AWS endpoints; kubeconfig ${sandbox.kubeconfigPath})`);
+  const range = `${new Date(sc.start).toISOString().slice(0, 10)} .. ${new Date(sc.end).toISOString().slice(0, 10)}`;
+  const filled = await fillDemo(
+    { db, dbPath, sandbox, lock, stamp, fresh: v.fresh === true, billSpec, log: (line) => console.error(line) },
+    fill,
+  ).catch((err: unknown) => {
+    fill.fail(err);
+    console.error(`the demo's fill stopped: ${(err as Error).message ?? String(err)}; the dashboard keeps serving what was written`);
+    return null;
+  });
+  if (filled !== null) {
+    const seconds = (Date.parse(fill.status().finishedAt ?? '') - Date.parse(fill.status().startedAt)) / 1000;
+    console.log(`filled in ${seconds.toFixed(1)} s: the dashboard shows the whole scenario, ${range}`);
+    if (filled.billSource !== null)
+      console.log(
+        `hypothetical bill: ${url}/api/bill/lines?source=${filled.billSource}&from=${new Date(sc.start).toISOString().slice(0, 10)}`,
+      );
+  }
 }
 
 export async function runSandbox(v: Record<string, string | boolean | undefined>): Promise<void> {

@@ -37,6 +37,8 @@ export interface SeedOptions {
    * snapshot made seeding about 2x slower (288 snapshots: 14 s without, 30 s with, at load average 11).
    */
   usage?: boolean;
+  /** After each snapshot written: how many of this run's snapshots are written, of how many (the demo's banner). */
+  onSnapshot?: (written: number, total: number) => void;
   /** Each snapshot's write: how long it took, and how much of it keeping the disruptions current took (npm run bench). */
   onWrite?: (w: { writeMs: number; disruptionsMs: number }) => void;
 }
@@ -129,6 +131,7 @@ export async function seedFromSandbox(o: SeedOptions): Promise<SeedSummary> {
       });
       o.onWrite?.({ writeMs: performance.now() - t0, disruptionsMs });
       written += 1;
+      o.onSnapshot?.(written, total);
       if (i % 12 === 0 || t + o.stepMs >= o.endMs) bar?.update(i + 1, `${snapshot.nodes.length} nodes, ${snapshot.pods.length} pods`);
     }
     await setClock(o.sandboxUrl, o.endMs);

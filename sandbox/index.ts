@@ -111,6 +111,15 @@ export function loadScenario(name = DEFAULT_SCENARIO, seed = DEFAULT_SEED, karpe
   return s;
 }
 
+/**
+ * Keeps a history simulated elsewhere (the demo simulates in a worker thread, cli/demo-scenario.ts) as loadScenario's
+ * for the same name, seed and release, so startSandbox does not simulate it again.
+ */
+export function primeScenario(scenario: Scenario, name: string, seed: number, karpenterVersion: string, days?: number): void {
+  const version = karpenterProfile(karpenterVersion).version;
+  cache.set(`${name}|${seed}|${version}|${days ?? ''}`, scenario);
+}
+
 /** Extra protocol adapters (AWS) registered by their modules; the Kubernetes API is always there. */
 export function awsHandlers(): SandboxHandler[] {
   return [createCostExplorerHandler(), pricingHandler, ec2Handler];

@@ -37,6 +37,7 @@ import { EngineBusyError, EngineCancelledError } from './engine-pool/engine-erro
 import { engineFor, type EngineOptions } from './engine-pool/engine-options.js';
 import type { EngineRunner } from './engine-pool/engine-runner.js';
 import { QUERY_PARAM_HINTS, QUERY_PARAM_ROUTE_HINTS, type ErrorResponse } from './schemas/common.js';
+import type { FillStatus } from './schemas/status.js';
 import { createBillPractice, type PracticeBillProvider } from './services/bill-practice.js';
 import { createBillCurService } from './services/bill-cur-service.js';
 import { createBillService } from './services/bill-service.js';
@@ -84,6 +85,8 @@ export interface BuildAppOptions {
    * engineOptionsFromEnv(). A runner made by the caller (engineFor) is used as given and closed with the app.
    */
   engine?: EngineOptions | EngineRunner;
+  /** What `demo` still fills in behind the dashboard (GET /api/status `fill`, the banner). Default: nothing (`serve`). */
+  fill?: () => FillStatus | null;
 }
 
 /**
@@ -190,11 +193,12 @@ function registerApiRoutes(
   writer: DatabaseWriter,
   practiceBills: PracticeBillProvider | undefined,
   engine: EngineRunner,
+  fill: (() => FillStatus | null) | undefined,
 ): void {
   const reportsRepo = createReportsRepository(db);
   const packing = createAnalyticsPackingRepository(db);
   const ctx = { extent: () => reportsRepo.dataRange(), now };
-  const reports = createReportsService(reportsRepo, now);
+  const reports = createReportsService(reportsRepo, now, fill);
   const nodePoolCost = createNodePoolCostService(packing, reportsRepo, ctx);
   // Kept current by the collector in the same transaction as what they derive from: read as they are.
   const disruptions = keptDisruptions(createDisruptionsRepository(db));
@@ -250,6 +254,7 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
     options.writer ?? sameConnectionWriter(options.db),
     options.practiceBills,
     engine,
+    options.fill,
   );
 
   const webBuilt = existsSync(indexHtml);

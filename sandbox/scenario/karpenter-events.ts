@@ -11,6 +11,16 @@ import type { KarpenterProfile } from './karpenter-profile.js';
  * - Interruption: aws/karpenter-provider-aws pkg/controllers/interruption/events/events.go: SpotInterrupted on the
  *   NodeClaim then the Node (Warning), and once it deletes the NodeClaim TerminatingOnInterruption (Warning,
  *   "Interruption triggered termination for the NodeClaim" / "… for the Node"). It writes no "Disrupting Node" event.
+ * - Unconsolidatable (every v1 release; disruption/events/events.go, on the Node then the NodeClaim, Normal): the
+ *   message consolidation.go gives, deduplicated per object for 15 minutes.
+ * - ConsolidationCandidate (v1.9.0+; events.go ConsolidationCandidate, types.go EmitCandidateEvents): for a command
+ *   with a replacement, when consolidation.go computeConsolidation builds it, "Consolidation candidate: <command>
+ *   (savings: $%.2f)", the command as Command.String() writes one without a Method: "replace: [<node>] ->
+ *   [1 replacement]", or for one node of several "replace: [<node>] (part of N-node consolidation)"
+ *   (Command.StringForNode). A delete found there (no NodeClaims to launch) writes none.
+ * - ConsolidationApproved (v1.14.0+; balanced.go ApproveCommand): for a single-node move in a Balanced NodePool that
+ *   passes, on the Node then the NodeClaim; for a multi-node move, once on the NodePool
+ *   (ConsolidationApprovedMultiNode). Rejections write no event (balanced.go: "Rejections emit metrics only").
  */
 
 export interface EventSpec {
@@ -31,7 +41,19 @@ export interface KarpenterEventWriter {
   blocked(pod: string): EventSpec[];
   /** A spot interruption, in the order the provider publishes them. */
   spotInterruption(): EventSpec[];
+  /** Consolidation cannot act on the node: on the Node, then its NodeClaim. */
+  unconsolidatable(message: string): EventSpec[];
+  /**
+   * A replace command computed (v1.9+; [] before): `node` is the candidate's name, `of` how many candidates the
+   * command has, `savingsUsdPerHour` its EstimatedSavings.
+   */
+  consolidationCandidate(node: string, of: number, savingsUsdPerHour: number): EventSpec[];
+  /** A Balanced move approved (v1.14+; [] before), with consolidationScoreMessage's text. */
+  consolidationApproved(scoreMessage: string): EventSpec[];
 }
+
+/** Go's %.2f of a dollar figure (fmt rounds the exact binary value, as toFixed does). */
+const dollars = (usd: number): string => `$${usd.toFixed(2)}`;
 
 export function karpenterEventWriter(profile: KarpenterProfile): KarpenterEventWriter {
   const said = (reason: DisruptionReason, method: DisruptionMethod): string =>
@@ -71,6 +93,26 @@ export function karpenterEventWriter(profile: KarpenterProfile): KarpenterEventW
       },
       { object: 'Node', type: 'Warning', reason: 'TerminatingOnInterruption', message: 'Interruption triggered termination for the Node' },
     ],
+    unconsolidatable: (message) => [
+      { object: 'Node', type: 'Normal', reason: 'Unconsolidatable', message },
+      { object: 'NodeClaim', type: 'Normal', reason: 'Unconsolidatable', message },
+    ],
+    consolidationCandidate: (node, of, savingsUsdPerHour) => {
+      if (!profile.consolidationDecisionEvents) return [];
+      const command = of === 1 ? `replace: [${node}] -> [1 replacement]` : `replace: [${node}] (part of ${of}-node consolidation)`;
+      const message = `Consolidation candidate: ${command} (savings: ${dollars(savingsUsdPerHour)})`;
+      return [
+        { object: 'Node', type: 'Normal', reason: 'ConsolidationCandidate', message },
+        { object: 'NodeClaim', type: 'Normal', reason: 'ConsolidationCandidate', message },
+      ];
+    },
+    consolidationApproved: (message) =>
+      profile.balancedConsolidation
+        ? [
+            { object: 'Node', type: 'Normal', reason: 'ConsolidationApproved', message },
+            { object: 'NodeClaim', type: 'Normal', reason: 'ConsolidationApproved', message },
+          ]
+        : [],
   };
 }
 

@@ -41,6 +41,27 @@ describe('karpenterProfile', () => {
     },
   );
 
+  // each boundary as its tag has it (kubernetes-sigs/karpenter: pkg/apis/v1alpha1/nodeoverlay.go first at v1.7.0,
+  // NodePool spec.replicas at v1.8.0, disruption/events ConsolidationCandidate at v1.9.0, Balanced at v1.14.0)
+  it.each([
+    ['1.6.4', false, false, false, false],
+    ['1.7.0', true, false, false, false],
+    ['1.8.0', true, true, false, false],
+    ['1.9.0', true, true, true, false],
+    ['1.13.0', true, true, true, false],
+    ['1.14.0', true, true, true, true],
+  ])(
+    '%s: NodeOverlay API %s, static capacity %s, consolidation decision events %s, Balanced %s',
+    (version, overlay, statics, decisions, balanced) => {
+      expect(karpenterProfile(version)).toMatchObject({
+        nodeOverlayApi: overlay,
+        staticCapacity: statics,
+        consolidationDecisionEvents: decisions,
+        balancedConsolidation: balanced,
+      });
+    },
+  );
+
   it('defaults to the current release, which differs from the legacy one in its event wording', () => {
     expect(karpenterProfile().version).toBe(CURRENT_KARPENTER_VERSION);
     expect(karpenterProfile().disruptionMessageHasMethod).toBe(false);

@@ -20,6 +20,15 @@
  * - Labels on a reserved node (aws/karpenter-provider-aws pkg/apis/v1/labels.go): karpenter.k8s.aws/
  *   capacity-reservation-id from v1.3.0, capacity-reservation-type (default | capacity-block) from v1.6.0,
  *   capacity-reservation-interruptible from v1.10.0.
+ * - karpenter.sh/v1alpha1 NodeOverlay (pkg/apis/v1alpha1/nodeoverlay.go): v1.7.0 and later (the CRD is installed;
+ *   the NodeOverlay feature gate decides whether it is applied).
+ * - Static-capacity NodePools (spec.replicas, pkg/apis/v1/nodepool.go): v1.8.0 and later.
+ * - ConsolidationCandidate / ConsolidationRejected events (pkg/controllers/disruption/events/events.go): v1.9.0.
+ * - consolidationPolicy Balanced and ConsolidationApproved (pkg/apis/v1/nodepool.go): v1.14.0.
+ * The last four are the v1.14 profile of issue 22: the sandbox serves a scenario's NodeOverlays (not applied: its
+ * controller keeps the NodeOverlay gate off, v1.14.1's default), its static NodePools (scaled to zero: the simulation
+ * launches no static nodes), Balanced NodePools (the simulation scores their moves, scenario/balanced-score.ts) and
+ * the events (karpenter-events.ts).
  */
 
 export interface KarpenterProfile {
@@ -43,6 +52,14 @@ export interface KarpenterProfile {
   capacityReservationTypeLabel: boolean;
   /** A reserved node carries karpenter.k8s.aws/capacity-reservation-interruptible (v1.10+). */
   capacityReservationInterruptibleLabel: boolean;
+  /** The karpenter.sh/v1alpha1 NodeOverlay API is served (v1.7+). */
+  nodeOverlayApi: boolean;
+  /** NodePools may be static (spec.replicas, v1.8+). */
+  staticCapacity: boolean;
+  /** Karpenter writes ConsolidationCandidate and ConsolidationRejected events (v1.9+). */
+  consolidationDecisionEvents: boolean;
+  /** consolidationPolicy Balanced, and ConsolidationApproved events (v1.14+). */
+  balancedConsolidation: boolean;
 }
 
 /** The release `npm start` imitates, and the older one the end-to-end tests also run. */
@@ -75,5 +92,9 @@ export function karpenterProfile(version: string = CURRENT_KARPENTER_VERSION): K
     reservedCapacityByDefault: atLeast(v, 6),
     capacityReservationTypeLabel: atLeast(v, 6),
     capacityReservationInterruptibleLabel: atLeast(v, 10),
+    nodeOverlayApi: atLeast(v, 7),
+    staticCapacity: atLeast(v, 8),
+    consolidationDecisionEvents: atLeast(v, 9),
+    balancedConsolidation: atLeast(v, 14),
   };
 }

@@ -10,7 +10,11 @@ import type { ScenarioFile } from './scenario-file.js';
  *   canonicalizes Gt and Lt (pkg/scheduling/requirement.go); Gte 0 has no Gt form (values must be >= 0) and is refused;
  * - without reserved capacity by default (before v1.6): `reserved` leaves the capacity-type requirement and the
  *   capacity reservations are not used, so those nodes launch on-demand (same type and price; the zone is the
- *   engine's pick among equally priced zones rather than the reservation's).
+ *   engine's pick among equally priced zones rather than the reservation's);
+ * - without consolidationPolicy Balanced (before v1.14): WhenEmptyOrUnderutilized, the policy Balanced refines
+ *   (the same moves, none scored);
+ * - without static NodePools (spec.replicas, before v1.8): the static NodePool is left out (it runs no nodes);
+ * - without the NodeOverlay API (before v1.7): no NodeOverlays.
  * Pure: returns a new file.
  */
 
@@ -43,9 +47,22 @@ function withoutReserved(pool: Pool): Pool {
 
 export function shapeForRelease(file: ScenarioFile): ScenarioFile {
   const profile = karpenterProfile(file.karpenterVersion);
-  const nodePools = file.nodePools.map((pool) => {
-    const shaped = { ...pool, requirements: pool.requirements.map((r) => rewriteBound(pool.name, r, profile)) };
-    return profile.reservedCapacityByDefault ? shaped : withoutReserved(shaped);
-  });
-  return { ...file, nodePools, capacityReservations: profile.reservedCapacityByDefault ? (file.capacityReservations ?? []) : [] };
+  const nodePools = file.nodePools
+    .filter((pool) => profile.staticCapacity || pool.replicas === undefined)
+    .map((pool) => {
+      const shaped = {
+        ...pool,
+        requirements: pool.requirements.map((r) => rewriteBound(pool.name, r, profile)),
+        ...(pool.consolidationPolicy === 'Balanced' && !profile.balancedConsolidation
+          ? { consolidationPolicy: 'WhenEmptyOrUnderutilized' as const }
+          : {}),
+      };
+      return profile.reservedCapacityByDefault ? shaped : withoutReserved(shaped);
+    });
+  return {
+    ...file,
+    nodePools,
+    capacityReservations: profile.reservedCapacityByDefault ? (file.capacityReservations ?? []) : [],
+    nodeOverlays: profile.nodeOverlayApi ? (file.nodeOverlays ?? []) : [],
+  };
 }

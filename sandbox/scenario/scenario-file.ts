@@ -6,7 +6,7 @@ import type { KubeAffinity, KubeTopologySpreadConstraint } from '../../core/karp
 import type { CapacityType } from '../../core/labels.js';
 import { CAPACITY_RESERVATION_ID, type CapacityReservationSpec } from './capacity-reservations.js';
 import { KarpenterVersionError, karpenterProfile } from './karpenter-profile.js';
-import type { SimNodePool } from './types.js';
+import type { SimNodeOverlay, SimNodePool } from './types.js';
 import type { UsageProfileSpec } from './usage.js';
 
 /** The scenario file: what the simulated cluster runs. The seed makes the rest (names, noise, spot prices). */
@@ -32,6 +32,8 @@ export interface ScenarioFile {
    * they start with, and the capacity reservations they select (`capacityReservationSelectorTerms` by id).
    */
   nodeClasses?: NodeClassSpec[];
+  /** karpenter.sh/v1alpha1 NodeOverlays the cluster holds (served from Karpenter v1.7; not applied: gate off). */
+  nodeOverlays?: SimNodeOverlay[];
   managedNodes: { name: string; instanceType: string; count: number }[];
   namespaces: { name: string; labels: Record<string, string> }[];
   daemonSets: DaemonSetSpec[];
@@ -179,7 +181,15 @@ export function loadScenarioFile(nameOrPath: string): ScenarioFile {
         `scenario ${path}: capacity reservation ${JSON.stringify(r)} needs an id like cr-0123456789abcdef0, one of the zones and a positive count`,
       );
   }
-  const pools = new Set(parsed.nodePools.map((p) => p.name));
+  for (const pool of parsed.nodePools) {
+    if (pool.replicas === undefined) continue;
+    // The simulation launches no static nodes yet: a static NodePool is served, scaled to zero.
+    if (pool.replicas !== 0)
+      throw new ScenarioFileError(`scenario ${path}: NodePool ${pool.name}: the sandbox serves static NodePools with replicas 0 only`);
+    if (Object.keys(pool.limits).some((k) => k !== 'nodes'))
+      throw new ScenarioFileError(`scenario ${path}: NodePool ${pool.name}: a static NodePool takes limits.nodes only`);
+  }
+  const pools = new Set(parsed.nodePools.filter((p) => p.replicas === undefined).map((p) => p.name));
   for (const w of parsed.workloads) {
     if (w.target !== 'managed' && !pools.has(w.target)) {
       throw new ScenarioFileError(`scenario ${path}: workload ${w.namespace}/${w.name} targets unknown NodePool "${w.target}"`);

@@ -4,7 +4,9 @@ import { parseKarpenterDuration } from '../../core/duration.js';
 import { loadInstanceCatalog } from '../../core/instance-catalog.js';
 import {
   consolidate as consolidateRound,
+  type ConsolidationOutcome,
   type EngineContext,
+  evictionCost,
   isReschedulable,
   type KubeCSINode,
   type KubeEC2NodeClass,
@@ -14,6 +16,7 @@ import {
   type KubePod,
   type KubePodDisruptionBudget,
   type KubeVolume,
+  nodePrice,
   prepare,
   provision,
   type ProvisioningOutcome,
@@ -22,6 +25,7 @@ import {
 import type { LaunchChoice } from '../../core/karpenter/scheduling/launch.js';
 import { ANNOTATION_DO_NOT_DISRUPT } from '../../core/labels.js';
 import { DAY_MS as DAY, HOUR_MS as HOUR, MINUTE_MS as MINUTE } from '../../core/time.js';
+import { approvedMessage, type BalancedScore, balancedScore } from './balanced-score.js';
 import { reservationWithRoom } from './capacity-reservations.js';
 import { loadCatalog } from './catalog.js';
 import {
@@ -40,6 +44,7 @@ import { DEFAULT_AMI_ALIAS, nodeClassObject } from './node-classes.js';
 import { pdbObject, pdbStatus } from './pdb-status.js';
 import { claimVolumes, daemonSetTemplate, kubePodOf, type PodShape, workloadTemplate } from './pod-templates.js';
 import { Rng } from './rng.js';
+import { uidFor } from './uid.js';
 import { type DaemonSetSpec, parseCronSchedule, type ScenarioFile, type WorkloadSpec } from './scenario-file.js';
 import { SpotPriceIndex, simulateSpotPrices } from './spot-prices.js';
 import { claimObject, csiNodeObject, ebsAttachLimit, storageClasses, volumeObject } from './storage.js';
@@ -74,6 +79,18 @@ const DISRUPTION_COOLDOWN = 15 * MINUTE;
  */
 const LOOK_INTERVAL = 15 * MINUTE;
 const BLOCKED_EVENT_EVERY = 6 * HOUR;
+/** Rounds retried without a Balanced NodePool's rejected candidates before the round gives up. */
+const MAX_BALANCED_RETRIES = 8;
+/**
+ * Engine verdicts Karpenter publishes as DisruptionBlocked (candidate validation, budgets) or as no event at all
+ * (an error it logs), not as Unconsolidatable.
+ */
+const heldNode = (k: KubeNode): KubeNode => ({
+  ...k,
+  metadata: { ...k.metadata, annotations: { ...(k.metadata?.annotations ?? {}), [ANNOTATION_DO_NOT_DISRUPT]: 'true' } },
+});
+const BLOCKED_NOT_UNCONSOLIDATABLE =
+  /^(Node is nominated|Node isn't|NodePool not found|Disruption is blocked|Pod has "|Pdb prevents|Eviction does not support|No allowed disruptions|Would schedule against uninitialized)/;
 
 interface LiveNode {
   node: SimNode;
@@ -151,6 +168,8 @@ class Simulation {
   private readonly end: EpochMs;
   private readonly step: number;
   private readonly pools: SimNodePool[];
+  private readonly staticPools: SimNodePool[];
+  private readonly lastUnconsolidatable = new Map<string, { message: string; at: EpochMs }>();
   private readonly spot: SpotPriceIndex;
   private readonly spotPoints: Scenario['spotPrices'];
   private readonly nodes: SimNode[] = [];
@@ -202,8 +221,11 @@ class Simulation {
     for (const t of this.catalog.values()) this.onDemand[t.name] = t.onDemandUsdPerHour;
     const data = loadInstanceCatalog();
     const onDemand = new Map(Object.entries(this.onDemand));
-    const admitted = admittedTypes(file.nodePools, data, file.region, file.zones, onDemand);
-    this.pools = file.nodePools.map((p) => ({ ...p, instanceTypes: admitted.get(p.name) ?? [] }));
+    // A static NodePool (served scaled to zero) takes no part in provisioning or consolidation.
+    const dynamic = file.nodePools.filter((p) => p.replicas === undefined);
+    const admitted = admittedTypes(dynamic, data, file.region, file.zones, onDemand);
+    this.pools = dynamic.map((p) => ({ ...p, instanceTypes: admitted.get(p.name) ?? [] }));
+    this.staticPools = file.nodePools.filter((p) => p.replicas !== undefined).map((p) => ({ ...p, instanceTypes: [] }));
     for (const p of this.pools) this.nodeClassHash.set(p.nodeClassName, this.rng.hex(16));
     const spotTypes = new Set<string>();
     for (const p of this.pools) if (p.capacityTypes.includes('spot')) p.instanceTypes.forEach((t) => spotTypes.add(t));
@@ -341,7 +363,7 @@ class Simulation {
       start: this.start,
       end: this.end,
       stepMs: this.step,
-      nodePools: this.pools,
+      nodePools: this.file.nodePools.flatMap((f) => [...this.pools, ...this.staticPools].filter((p) => p.name === f.name)),
       namespaces: this.file.namespaces,
       nodes: this.nodes,
       pods: this.pods.sort((a, b) => a.createdAt - b.createdAt || a.name.localeCompare(b.name)),
@@ -354,6 +376,7 @@ class Simulation {
       volumeClaims: [...this.claims.values()].sort((a, b) => (a.namespace + a.name).localeCompare(b.namespace + b.name)),
       nodeClasses: this.nodeClasses,
       capacityReservations: this.file.capacityReservations ?? [],
+      ...(this.file.nodeOverlays?.length ? { nodeOverlays: this.file.nodeOverlays } : {}),
     };
   }
 
@@ -582,11 +605,15 @@ class Simulation {
     }
   }
 
-  /** Events on the node and its NodeClaim, as the imitated release writes them (karpenter-events.ts). */
-  private emit(live: LiveNode, t: EpochMs, specs: readonly EventSpec[]): void {
+  /**
+   * Events on the node and its NodeClaim, as the imitated release writes them (karpenter-events.ts). `ownUid`: the
+   * event's uid derived from what it says rather than drawn from the seed's stream, for the kinds of event one
+   * release writes and another does not, so that writing them leaves every later draw (and the history) as it is.
+   */
+  private emit(live: LiveNode, t: EpochMs, specs: readonly EventSpec[], ownUid = false): void {
     for (const e of specs) {
       const name = e.object === 'Node' ? live.node.name : live.node.nodeClaimName;
-      if (name !== null) this.event(t, { kind: e.object, name }, e.reason, e.message, e.type);
+      if (name !== null) this.event(t, { kind: e.object, name }, e.reason, e.message, e.type, ownUid);
     }
   }
 
@@ -596,8 +623,10 @@ class Simulation {
     reason: string,
     message: string,
     type: SimEvent['type'] = 'Normal',
+    ownUid = false,
   ): void {
-    this.events.push({ uid: this.rng.uuid(), at: t, type, reason, message, involvedObject });
+    const uid = ownUid ? uidFor('Event', `${involvedObject.kind}/${involvedObject.name}/${reason}/${t}`) : this.rng.uuid();
+    this.events.push({ uid, at: t, type, reason, message, involvedObject });
   }
 
   // ---- pods ----------------------------------------------------------------------------------------------------
@@ -892,7 +921,11 @@ class Simulation {
    * The cluster as it stands at t, prepared for the engine. `paused` NodePools are given consolidateAfter Never:
    * their nodes are no consolidation candidates this round but still take pods.
    */
-  private engine(t: EpochMs, paused: ReadonlySet<string> = new Set()): { ctx: EngineContext; podByKey: Map<string, LivePod> } {
+  private engine(
+    t: EpochMs,
+    paused: ReadonlySet<string> = new Set(),
+    held: ReadonlySet<string> = new Set(),
+  ): { ctx: EngineContext; podByKey: Map<string, LivePod> } {
     const podByKey = new Map<string, LivePod>();
     const pods: KubePod[] = [];
     const add = (p: LivePod) => {
@@ -905,7 +938,8 @@ class Simulation {
     const volumes = this.volumeInputs(t);
     const ctx = prepare({
       nodePools: this.pools.map((p) => kubeNodePool(p, paused.has(p.name))),
-      nodes: this.live.map((n) => n.kube),
+      // `held` nodes are no candidates this round (annotated do-not-disrupt for the engine only), still destinations
+      nodes: this.live.map((n) => (held.has(n.node.name) ? heldNode(n.kube) : n.kube)),
       pods,
       daemonSetPods: this.daemonTemplates,
       podDisruptionBudgets: this.pdbObjects(t),
@@ -930,6 +964,61 @@ class Simulation {
       karpenterVersion: this.karpenterVersion,
     });
     return { ctx: this.domainSources.apply(ctx), podByKey };
+  }
+
+  /**
+   * What a consolidation round says about the nodes it leaves: DisruptionBlocked for a do-not-disrupt pod (the
+   * sandbox's cadence), Unconsolidatable where Karpenter's consolidation.go publishes one: its message, when it
+   * changes and else at the DisruptionBlocked cadence (Karpenter dedupes for 15 minutes and re-evaluates on every
+   * change of the cluster: every 15 minutes of a busy cluster would be ~14,000 events in week4's two weeks, noise
+   * for a demo). Nodes of the NodePools paused this round are not looked at.
+   */
+  private noteVerdicts(verdicts: ConsolidationOutcome['unconsolidatable'], pools: ReadonlySet<string>, t: EpochMs): void {
+    for (const v of verdicts) {
+      if (!pools.has(v.node.nodePool ?? '')) continue;
+      const live = this.liveNamed(v.node.name);
+      if (!live) continue;
+      if (v.reason.startsWith(`Pod has "${ANNOTATION_DO_NOT_DISRUPT}"`)) {
+        const blocker = this.blocker(live);
+        if (blocker) this.noteBlocked(live, blocker, t);
+      } else if (v.wording === 'karpenter' && !BLOCKED_NOT_UNCONSOLIDATABLE.test(v.reason)) {
+        const last = this.lastUnconsolidatable.get(live.node.name);
+        if (last && last.message === v.reason && t - last.at < BLOCKED_EVENT_EVERY) continue;
+        this.lastUnconsolidatable.set(live.node.name, { message: v.reason, at: t });
+        this.emit(live, t, this.karpenter.unconsolidatable(v.reason), true);
+      }
+    }
+  }
+
+  /** The Balanced NodePools' scores of a command (none for Emptiness, which Karpenter does not score). */
+  private balancedScores(ctx: EngineContext, cmd: NonNullable<ConsolidationOutcome['command']>): { pool: string; score: BalancedScore }[] {
+    if (cmd.method === 'emptiness') return [];
+    const out: { pool: string; score: BalancedScore }[] = [];
+    const byPool = new Map<string, typeof cmd.candidates>();
+    for (const c of cmd.candidates) byPool.set(c.pool.name, [...(byPool.get(c.pool.name) ?? []), c]);
+    const sourceCost = cmd.candidates.reduce((s, c) => s + c.price, 0);
+    for (const [pool, list] of byPool) {
+      if (list[0].pool.consolidationPolicy !== 'Balanced') continue;
+      // balanced.go EvaluateBalancedMove: a cross-pool move's savings split by each pool's share of the source cost
+      const poolCost = list.reduce((s, c) => s + c.price, 0);
+      const savings = byPool.size > 1 && sourceCost > 0 ? cmd.savingsUsdPerHour * (poolCost / sourceCost) : cmd.savingsUsdPerHour;
+      const totals = this.poolTotals(ctx, pool);
+      const move = list.reduce((s, c) => s + c.rescheduleDisruptionCost, 0);
+      out.push({ pool, score: balancedScore(savings, move, totals.cost, totals.disruption) });
+    }
+    return out;
+  }
+
+  /** A NodePool's cost and disruption cost over all its nodes (balanced.go computeNodePoolTotals). */
+  private poolTotals(ctx: EngineContext, pool: string): { cost: number; disruption: number } {
+    let cost = 0;
+    let disruption = 0;
+    for (const n of ctx.nodes) {
+      if (n.nodePool !== pool) continue;
+      cost += nodePrice(ctx, n) ?? 0;
+      disruption += 1 + n.pods.filter((p) => isReschedulable(p)).reduce((s, p) => s + Math.max(0, evictionCost(p)), 0);
+    }
+    return { cost, disruption };
   }
 
   private liveNamed(name: string): LiveNode | undefined {
@@ -1103,16 +1192,39 @@ class Simulation {
       return false;
     }
     const paused = new Set(this.pools.map((p) => p.name).filter((name) => !pools.has(name)));
-    const { ctx } = this.engine(t, paused);
-    const outcome = consolidateRound(ctx, provision(ctx), { commandOnly: true });
-    for (const v of outcome.unconsolidatable) {
-      if (!v.reason.startsWith(`Pod has "${ANNOTATION_DO_NOT_DISRUPT}"`) || !pools.has(v.node.nodePool ?? '')) continue;
-      const live = this.liveNamed(v.node.name);
-      const blocker = live && this.blocker(live);
-      if (live && blocker) this.noteBlocked(live, blocker, t);
+    // A Balanced NodePool's move that fails its score is not carried out: Karpenter goes on to its next candidate
+    // (singlenodeconsolidation.go), here the round again without the rejected candidates.
+    const rejected = new Set<string>();
+    let cmd: ConsolidationOutcome['command'] = null;
+    let approvals: { pool: string; message: string }[] = [];
+    for (let attempt = 0; attempt < MAX_BALANCED_RETRIES; attempt++) {
+      const { ctx } = this.engine(t, paused, rejected);
+      const outcome = consolidateRound(ctx, provision(ctx), { commandOnly: true });
+      if (attempt === 0) this.noteVerdicts(outcome.unconsolidatable, pools, t);
+      cmd = outcome.command;
+      if (!cmd) return false;
+      if (cmd.replacement)
+        for (const c of cmd.candidates) {
+          const live = this.liveNamed(c.node.name);
+          if (live)
+            this.emit(live, t, this.karpenter.consolidationCandidate(c.node.name, cmd.candidates.length, cmd.savingsUsdPerHour), true);
+        }
+      const scored = this.balancedScores(ctx, cmd);
+      if (scored.every((s) => s.score.approved)) {
+        approvals = scored.map((s) => ({ pool: s.pool, message: approvedMessage(s.score) }));
+        break;
+      }
+      for (const c of cmd.candidates) rejected.add(c.node.name);
+      cmd = null;
     }
-    const cmd = outcome.command;
     if (!cmd) return false;
+    if (approvals.length > 0 && this.profile.balancedConsolidation) {
+      if (cmd.candidates.length === 1) {
+        const live = this.liveNamed(cmd.candidates[0].node.name);
+        if (live) this.emit(live, t, this.karpenter.consolidationApproved(approvals[0].message), true);
+      } else
+        for (const a of approvals) this.event(t, { kind: 'NodePool', name: a.pool }, 'ConsolidationApproved', a.message, 'Normal', true);
+    }
     const victims = cmd.candidates.flatMap((c) => this.liveNamed(c.node.name) ?? []);
     const method = cmd.replacement ? 'Replace' : 'Delete';
     for (const live of victims) this.emit(live, t, this.karpenter.terminating(cmd.reason, method));

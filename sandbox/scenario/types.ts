@@ -34,12 +34,18 @@ export interface SimNodePool {
   instanceTypes: string[];
   /** spec.limits as the scenario writes them: int-or-string quantities (`cpu: 16`, `memory: "64Gi"`, `nodes: 60`). */
   limits: Record<string, string | number>;
-  consolidationPolicy: 'WhenEmpty' | 'WhenEmptyOrUnderutilized';
+  /** Balanced: Karpenter v1.14+ scores each consolidation move (balanced-score.ts). */
+  consolidationPolicy: 'WhenEmpty' | 'WhenEmptyOrUnderutilized' | 'Balanced';
   consolidateAfter: string;
   budgets: { nodes: string; reasons?: DisruptionReason[] }[];
   nodeClassName: string;
   taints?: { key: string; value?: string; effect: string }[];
   expireAfter: string;
+  /**
+   * A static NodePool (spec.replicas, Karpenter v1.8+, feature gate StaticCapacity): it keeps that many nodes and
+   * takes no part in provisioning for pods or in consolidation. Served without `weight` (not allowed there).
+   */
+  replicas?: number;
 }
 
 export interface SimNode {
@@ -269,6 +275,23 @@ export interface Scenario {
   volumeClaims?: SimVolumeClaim[];
   nodeClasses?: SimNodeClass[];
   capacityReservations?: CapacityReservationSpec[];
+  /* What issue 22 added (Karpenter v1.7+ only). */
+  nodeOverlays?: SimNodeOverlay[];
+}
+
+/**
+ * A karpenter.sh/v1alpha1 NodeOverlay as the scenario writes it (pkg/apis/v1alpha1/nodeoverlay.go): served, but
+ * not applied by the simulation, whose controller runs with the NodeOverlay feature gate off (v1.14.1's default).
+ */
+export interface SimNodeOverlay {
+  name: string;
+  weight?: number;
+  requirements: { key: string; operator: string; values?: string[] }[];
+  /** "-12%", "+0.05", …; or `price`, an absolute hourly price. */
+  priceAdjustment?: string;
+  price?: string;
+  /** Extended resources only. */
+  capacity?: Record<string, string>;
 }
 
 /** "<Kind>/<namespace>/<name>": how a pod or a Job names its controller. */

@@ -143,13 +143,24 @@ function documents(groups: readonly Group[]): Record<string, unknown> {
   return out;
 }
 
-const DOCUMENTS = documents(GROUPS);
-const WITH_METRICS = documents([...GROUPS, METRICS_GROUP]);
+/** The groups without karpenter.sh/v1alpha1, for a Karpenter release before NodeOverlays (v1.7). */
+const WITHOUT_OVERLAYS = GROUPS.map((g) =>
+  g.name === 'karpenter.sh' ? { ...g, versions: g.versions.filter((v) => v.version === 'v1') } : g,
+);
+
+const cached = new Map<string, Record<string, unknown>>();
 
 /**
  * The discovery document served at `path`, or null when the path is not a discovery path. `metrics`: whether
- * metrics-server is installed (its group listed and described), as in a cluster with or without it.
+ * metrics-server is installed (its group listed and described), as in a cluster with or without it; `nodeOverlays`:
+ * whether the imitated Karpenter release installs the NodeOverlay CRD (v1.7+).
  */
-export function discovery(path: string, metrics = false): unknown {
-  return (metrics ? WITH_METRICS : DOCUMENTS)[path] ?? null;
+export function discovery(path: string, metrics = false, nodeOverlays = true): unknown {
+  const key = `${metrics}|${nodeOverlays}`;
+  let docs = cached.get(key);
+  if (!docs) {
+    docs = documents([...(nodeOverlays ? GROUPS : WITHOUT_OVERLAYS), ...(metrics ? [METRICS_GROUP] : [])]);
+    cached.set(key, docs);
+  }
+  return docs[path] ?? null;
 }

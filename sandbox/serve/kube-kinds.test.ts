@@ -86,8 +86,7 @@ describe('every kind, listed, paged and watched', () => {
       cont = page.metadata.continue;
     } while (cont);
     expect(paged).toEqual(whole.items.map((i) => `${i.metadata.namespace ?? ''}/${i.metadata.name}`));
-    if (!path.endsWith('nodeoverlays')) expect(whole.items.length).toBeGreaterThan(0);
-    else expect(whole.items).toEqual([]);
+    expect(whole.items.length).toBeGreaterThan(0);
   });
 
   it('streams the PDB status the disruption controller writes as payments-api scales down in the evening', async () => {
@@ -315,8 +314,11 @@ describe('week4 holds what real clusters have', () => {
     }
     const overlays = (await kc
       .makeApiClient(CustomObjectsApi)
-      .listClusterCustomObject({ group: 'karpenter.sh', version: 'v1alpha1', plural: 'nodeoverlays' })) as { items: unknown[] };
-    expect(overlays.items).toEqual([]);
+      .listClusterCustomObject({ group: 'karpenter.sh', version: 'v1alpha1', plural: 'nodeoverlays' })) as {
+      items: { metadata: { name: string } }[];
+    };
+    // week4's two NodeOverlays (issue 22; their specs are checked in kube-release.test.ts)
+    expect(overlays.items.map((o) => o.metadata.name)).toEqual(['edp-discount', 'graviton-preference']);
   });
 
   it('a node Karpenter is disrupting carries karpenter.sh/disrupted and is being deleted; a cordoned node is unschedulable', async () => {

@@ -1,6 +1,7 @@
 import { loadCatalog } from '../scenario/catalog.js';
 import { karpenterProfile } from '../scenario/karpenter-profile.js';
 import { nodeClassObject } from '../scenario/node-classes.js';
+import { nodeOverlayObject } from '../scenario/node-overlays.js';
 import { pdbObject, pdbStatus, type PdbStatus } from '../scenario/pdb-status.js';
 import { claimObject, csiNodeObject, ebsAttachLimit, storageClasses, volumeObject } from '../scenario/storage.js';
 import type { EpochMs, Scenario, SimJob, SimPodDisruptionBudget, SimWorkload } from '../scenario/types.js';
@@ -313,7 +314,17 @@ export function workloadKinds(sc: Scenario): Record<string, Kind> {
         };
       }),
     ),
-    nodeoverlays: versionedKind('NodeOverlayList', 'karpenter.sh/v1alpha1', []),
+    nodeoverlays: versionedKind(
+      'NodeOverlayList',
+      'karpenter.sh/v1alpha1',
+      (sc.nodeOverlays ?? []).map((o) => ({
+        key: o.name,
+        namespace: null,
+        createdAt: created,
+        deletedAt: null,
+        versions: [{ at: created, json: once(() => nodeOverlayObject(o, created)) }],
+      })),
+    ),
   };
 }
 

@@ -330,7 +330,8 @@ export function nodePoolObject(p: SimNodePool, start: EpochMs) {
       annotations: { 'karpenter.sh/nodepool-hash': uidFor('hash', p.name).slice(0, 16), 'karpenter.sh/nodepool-hash-version': 'v3' },
     },
     spec: {
-      weight: p.weight,
+      // a static NodePool (spec.replicas) may not carry a weight (pkg/apis/v1/nodepool.go validation, v1.8+)
+      ...(p.replicas === undefined ? { weight: p.weight } : { replicas: p.replicas }),
       template: {
         metadata: { labels: { 'ledger.sandbox/pool': p.name } },
         spec: {
@@ -344,6 +345,8 @@ export function nodePoolObject(p: SimNodePool, start: EpochMs) {
       limits: p.limits,
     },
     status: {
+      // a static NodePool's scale subresource reads status.nodes (it runs none: the sandbox serves it scaled to zero)
+      ...(p.replicas === undefined ? {} : { nodes: 0 }),
       conditions: [{ type: 'Ready', status: 'True', reason: 'Ready', message: '', lastTransitionTime: iso(start - 30 * 86_400_000) }],
     },
   };

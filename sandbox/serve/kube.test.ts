@@ -75,7 +75,8 @@ describe('sandbox Kubernetes API through @kubernetes/client-node', () => {
 
   it('lists NodePools, NodeClaims, pods and namespaces into one snapshot', async () => {
     const s = await collectKubeSnapshot(k, sb.ctx.clock.now(), { limit: 25, withEvents: true });
-    expect(s.nodePools.map((p) => p.name).sort()).toEqual(['general', 'spot-batch', 'system']);
+    // the syllabus' three, issue 21's dedicated and steady, issue 22's static load-test
+    expect(s.nodePools.map((p) => p.name).sort()).toEqual(['dedicated', 'general', 'load-test', 'spot-batch', 'steady', 'system']);
     expect(s.nodeClaims.length).toBe(s.nodes.filter((n) => n.nodePool).length);
     const db = s.pods.find((p) => p.name === 'ledger-db-0');
     // The init container asks 1500m, more than the 1 cpu of the app container: the effective request is 1500m.

@@ -20,6 +20,7 @@ import { discovery } from './kube-discovery.js';
 import { type Change, deletedCopy, type Item, type Kind, rvOf, workloadKinds } from './kube-kinds.js';
 import { type PodDetail, realisticPodObject } from './pod-detail.js';
 import { createMetricsApi } from './metrics.js';
+import { karpenterProfile } from '../scenario/karpenter-profile.js';
 import type { UsageModel } from '../scenario/usage.js';
 
 export { rvOf } from './kube-kinds.js';
@@ -300,6 +301,7 @@ export function createKubeHandler(scenario: Scenario, token: string | null, opts
   const all = kinds(scenario, opts);
   const lists = new ListCache();
   const withMetrics = opts.usage !== undefined && opts.metricsServer !== false;
+  const overlays = karpenterProfile(scenario.karpenterVersion).nodeOverlayApi;
   const metrics = withMetrics && opts.usage ? createMetricsApi(scenario, opts.usage, status) : null;
   return (req: SandboxRequest, ctx: SandboxContext): SandboxResponse | SandboxStream | null => {
     const path = req.url.pathname;
@@ -319,7 +321,7 @@ export function createKubeHandler(scenario: Scenario, token: string | null, opts
     }
     if (req.method !== 'GET') return status(405, 'MethodNotAllowed', `the sandbox API is read-only: ${req.method} ${path}`);
     if (path === '/version') return json(200, { major: '1', minor: '31', gitVersion: 'v1.31.7-eks-sandbox', platform: 'linux/amd64' });
-    const found = discovery(path, withMetrics);
+    const found = discovery(path, withMetrics, overlays);
     if (found) return json(200, found);
     if (metrics !== null) {
       const answer = metrics(path, ctx.clock.now());
@@ -327,7 +329,7 @@ export function createKubeHandler(scenario: Scenario, token: string | null, opts
     }
     for (const route of ROUTES) {
       const m = route.re.exec(path);
-      if (!m) continue;
+      if (!m || (route.kind === 'nodeoverlays' && !overlays)) continue;
       const namespace = m[1] ? decodeURIComponent(m[1]) : null;
       return watching
         ? watch(all[route.kind], namespace, req.url.searchParams, ctx)
@@ -338,7 +340,7 @@ export function createKubeHandler(scenario: Scenario, token: string | null, opts
     const parent = path.slice(0, slash);
     for (const route of ROUTES) {
       const m = route.re.exec(parent);
-      if (!m || watching) continue;
+      if (!m || watching || (route.kind === 'nodeoverlays' && !overlays)) continue;
       const namespace = m[1] ? decodeURIComponent(m[1]) : null;
       const name = decodeURIComponent(path.slice(slash + 1));
       const kind = all[route.kind];

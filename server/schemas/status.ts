@@ -130,6 +130,35 @@ export const StoreStatusSchema = Type.Object({
 });
 export type StoreStatus = Static<typeof StoreStatusSchema>;
 
+/**
+ * What `demo` still fills in behind a dashboard that already answers (issue 24): it serves as soon as its database is
+ * open, then simulates the scenario, collects its snapshots oldest first, pulls the bill, writes and imports the CUR.
+ */
+export const FillStatusSchema = Type.Object({
+  /**
+   * simulating (the scenario's history, in a worker thread), snapshots, bill (Cost Explorer), cur (the export written,
+   * then imported), retention; done; failed (see error).
+   */
+  stage: Type.Union([
+    Type.Literal('simulating'),
+    Type.Literal('snapshots'),
+    Type.Literal('bill'),
+    Type.Literal('cur'),
+    Type.Literal('retention'),
+    Type.Literal('done'),
+    Type.Literal('failed'),
+  ]),
+  /** Snapshots written by this fill, of how many it collects (0 of 0 when the file was seeded already). */
+  snapshotsDone: Type.Integer(),
+  snapshotsTotal: Type.Integer(),
+  /** When the fill started and (once done or failed) finished, ISO 8601 UTC, the machine's clock. */
+  startedAt: Type.String(),
+  finishedAt: Nullable(Type.String()),
+  /** Why it stopped, when it failed; the dashboard keeps serving what was written. */
+  error: Nullable(Type.String()),
+});
+export type FillStatus = Static<typeof FillStatusSchema>;
+
 export const StatusResponseSchema = Type.Object({
   /** Source of the most recent collection run; 'unknown' before any run. */
   dataSource: DataSourceSchema,
@@ -151,5 +180,7 @@ export const StatusResponseSchema = Type.Object({
   /** Where what pods really use comes from: metrics-server with every snapshot, and an optional Prometheus backfill. */
   usage: UsageStatusSchema,
   store: StoreStatusSchema,
+  /** The demo's fill behind the dashboard, while this process runs it (and once it finished); null from `serve`. */
+  fill: Nullable(FillStatusSchema),
 });
 export type StatusResponse = Static<typeof StatusResponseSchema>;

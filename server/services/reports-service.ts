@@ -8,7 +8,7 @@ import { dailyCostTotals, hasCommitments, mergeDailyCost } from '../analytics/da
 import { chooseBucketMs, toEfficiencySeries } from '../analytics/efficiency.js';
 import { nodePoolLimitUsage } from '../analytics/nodepool-limits.js';
 import { dayCeil, dayFloor, defaultEndMs, DEFAULT_RANGE_DAYS, isoInstant, resolveRange, utcDay } from '../analytics/range.js';
-import type { CollectionRun, PricingStatus, StatusResponse, StoreStatus, UsageStatus } from '../schemas/status.js';
+import type { CollectionRun, FillStatus, PricingStatus, StatusResponse, StoreStatus, UsageStatus } from '../schemas/status.js';
 import { DEFAULT_RAW_RETENTION, DEFAULT_RETENTION } from '../../core/retention.js';
 import type { StoreFacts } from '../../db/repositories/retention-store-repository.js';
 import type { DailyCostQuery, DailyCostResponse } from '../schemas/cost.js';
@@ -115,7 +115,12 @@ function storeStatus(f: StoreFacts): StoreStatus {
 }
 
 /** The overview's reports: repository rows through the pure analytics into API responses. */
-export function createReportsService(repo: ReportsRepository, now: () => number = Date.now) {
+export function createReportsService(
+  repo: ReportsRepository,
+  now: () => number = Date.now,
+  /** The demo's fill behind the dashboard (cli/demo-fill.ts); absent from `serve`. */
+  fill: () => FillStatus | null = () => null,
+) {
   const extent = () => {
     const r = repo.dataRange();
     return { range: r, extent: { lastSnapshotMs: r.lastSnapshotMs, lastCostDayMs: r.lastCostDayMs } };
@@ -145,6 +150,7 @@ export function createReportsService(repo: ReportsRepository, now: () => number 
         pricing: pricingStatus(repo),
         usage: usageStatus(repo.usageStatus()),
         store: storeStatus(repo.storeFacts()),
+        fill: fill(),
       };
     },
 

@@ -199,6 +199,8 @@ describe('the compiled CLI, from a folder holding only what the image holds', ()
     const demo = run(['demo', '--db', db, '--scenario', scenarioPath], { PORT: String(port) });
     const [, demoUrl] = await waitFor(demo, /dashboard: (http:\/\/127\.0\.0\.1:\d+)/, 240_000);
     expect(demoUrl).toBe(`http://127.0.0.1:${port}`);
+    // The dashboard answers first and the demo fills it in behind (issue 24): the rest reads the filled file.
+    await waitFor(demo, /filled in [\d.]+ s/, 240_000);
     const page = await fetch(`${demoUrl}/`);
     expect(page.status).toBe(200);
     expect(await page.text()).toMatch(/<script type="module" crossorigin src="\/assets\//); // Vite's build, not web/index.html

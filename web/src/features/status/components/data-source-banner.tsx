@@ -2,6 +2,7 @@ import type { CollectionRun, StatusResponse } from '@schemas/status';
 import { ErrorState } from '../../../components/ui/state-message';
 import { formatAgo, formatDayShort, formatIsoUtc, formatUtcDateTime } from '../../../lib/format';
 import { useStatus } from '../api/use-status';
+import { fillText } from '../utils/fill-text';
 import { storeText } from '../utils/store-text';
 
 const SOURCE_TEXT: Record<StatusResponse['dataSource'], { badge: string; text: string }> = {
@@ -90,6 +91,11 @@ export function DataSourceBanner() {
         >
           Last collection: {run.kind} {RUN_STATUS_TEXT[run.status]}, {formatIsoUtc(run.finishedAt ?? run.startedAt)} (
           {formatAgo(run.finishedAt ?? run.startedAt, Date.now())})
+        </span>
+      )}
+      {fillText(s.fill) === null ? null : (
+        <span className={s.fill?.stage === 'failed' ? 'banner-run is-failed' : 'banner-run'} data-testid="banner-fill">
+          {fillText(s.fill)}
         </span>
       )}
       <UsageNote usage={s.usage} />
