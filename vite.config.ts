@@ -23,7 +23,6 @@ const INTEGRATION = [
   // SQLite only, but two weeks of snapshots written to a file and read back every way: ~10 s on its own.
   'db/repositories/range-rollups.test.ts',
   // the what-if repository, then its routes through buildApp (inject)
-  'db/repositories/whatif-repository.test.ts',
   // the CUR's S3 and Athena clients against recorded answers and the sandbox's endpoints
   'collectors/cur/{athena-query,athena-statement,remote-import,s3-source}.test.ts',
 ];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isRegionName, partitionOf, RegionError, regionFacts } from './partitions.js';
+import { isRegionName, partitionOf, RegionError, regionFacts, regionOfZone } from './partitions.js';
 import { staticTableFor } from './static-prices.js';
 
 /**
@@ -42,6 +42,20 @@ describe.each([
     const table = staticTableFor(region);
     expect(table?.region).toBe(used);
     expect(table?.currency).toBe(currency);
+  });
+});
+
+describe('the one zone -> region rule (issue 21 item 5: two helpers disagreed on Local Zones)', () => {
+  // Zone names from the AWS docs: availability zones, a Local Zone (Los Angeles), a Wavelength Zone (Boston), GovCloud
+  // and China.
+  it.each([
+    ['us-east-1a', 'us-east-1'],
+    ['us-west-2-lax-1a', 'us-west-2'],
+    ['us-east-1-wl1-bos-wlz-1', 'us-east-1'],
+    ['us-gov-west-1a', 'us-gov-west-1'],
+    ['cn-north-1b', 'cn-north-1'],
+  ])('%s is in %s', (zone, region) => {
+    expect(regionOfZone(zone)).toBe(region);
   });
 });
 

@@ -59,6 +59,15 @@ export function isRegionName(region: string): boolean {
   return REGION_SHAPE.test(region);
 }
 
+/**
+ * The region of an availability zone, a Local Zone or a Wavelength Zone: the leading `<area>-<direction>-<n>` of its
+ * name. us-east-1a -> us-east-1, us-west-2-lax-1a -> us-west-2, us-east-1-wl1-bos-wlz-1 -> us-east-1,
+ * us-gov-west-1a -> us-gov-west-1. A name of another shape comes back without its last letter, as before.
+ */
+export function regionOfZone(zone: string): string {
+  return /^([a-z]{2}(?:-[a-z]+)+-\d+)/.exec(zone)?.[1] ?? zone.replace(/[a-z]$/, '');
+}
+
 /** The partition of a region; a malformed name is a RegionError naming it. */
 export function partitionOf(region: string): Partition {
   if (!isRegionName(region)) throw new RegionError(`"${region}" is not an AWS region name (like us-east-1 or cn-north-1)`);

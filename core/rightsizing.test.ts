@@ -45,7 +45,8 @@ describe('right-sized requests (KRR simple strategy: CPU p95, memory max + 15 %;
     {
       name: 'p95 and max differ: hourly p95s 10m … 200m over 20 h, one 900m spike; request 150m',
       // rank 0.95 × (20 − 1) = 18.05 between 190 and 200: 190 + 0.05 × 10 = 190.5 -> 191m (up to whole millicores);
-      // the 900m max is not what CPU is set at. 20 h < 1 day: short-history; 190.5 > 150: throttled.
+      // the 900m max is not what CPU is set at. 20 h < 1 day: short-history; 190.5 > 150: above the request (no limit:
+      // not throttled, issue 21 item 8).
       input: history(
         hours(20, (i) => ({
           cpuP95Millicores: 10 * (i + 1),
@@ -58,7 +59,7 @@ describe('right-sized requests (KRR simple strategy: CPU p95, memory max + 15 %;
       memory: 115 * MIB,
       deltaCpu: 41,
       deltaMemory: 115 * MIB - 512 * MIB,
-      flags: ['short-history', 'throttled'],
+      flags: ['short-history', 'above-request'],
     },
     {
       name: 'OOM-killed at its 256 MiB limit though metrics-server saw at most 180 MiB',
@@ -201,7 +202,9 @@ describe('throttling at the CPU limit (migration 0015 stores limits with the rol
       ),
     );
     expect(r?.throttledBy).toEqual(by);
-    expect(r?.flags.includes('throttled')).toBe(by.length > 0);
+    // Only a limit throttles (issue 21 item 8); p95 above the request is its own flag.
+    expect(r?.flags.includes('throttled')).toBe(by.includes('limit'));
+    expect(r?.flags.includes('above-request')).toBe(by.includes('request'));
     expect(r?.cpuLimitMillicores).toBe(limit);
   });
 });

@@ -65,12 +65,13 @@ export interface ContainerHistory {
 }
 
 /**
- * short-history: the usage seen spans less than minHistoryMs. throttled: the CPU peak reached the CPU limit, the
- * window's CPU quantile is at or near the limit (cpuLimitNearFraction), or the quantile is above the request (the
- * container needs more than it asks for); `throttledBy` says which. oom-killed: an OOM kill
- * in the window (memory is not lowered). no-request: no request was ever seen (the current requests read as 0).
+ * short-history: the usage seen spans less than minHistoryMs. throttled: a CPU limit throttles, i.e. the CPU peak
+ * reached it or the window's CPU quantile is at or near it (cpuLimitNearFraction); only a limit throttles.
+ * above-request: the quantile is above the request (the container needs more than it asks for; it is not throttled
+ * for it, it borrows idle CPU). `throttledBy` lists both causes ('limit', 'request') as before. oom-killed: an OOM
+ * kill in the window (memory is not lowered). no-request: no request was ever seen (the current requests read as 0).
  */
-export type RightsizingFlag = 'short-history' | 'throttled' | 'oom-killed' | 'no-request';
+export type RightsizingFlag = 'short-history' | 'throttled' | 'above-request' | 'oom-killed' | 'no-request';
 
 export interface Recommendation {
   namespace: string;
@@ -99,7 +100,7 @@ export interface Recommendation {
   flags: RightsizingFlag[];
   /** The CPU limit the throttling was read against (null: none known). */
   cpuLimitMillicores: number | null;
-  /** Why `throttled` was flagged: 'limit' (p95 at or near the CPU limit, or the peak at it), 'request' (p95 above the request). */
+  /** The CPU flags' causes: 'limit' (`throttled`: p95 at or near the CPU limit, or the peak at it), 'request' (`above-request`: p95 above the request). */
   throttledBy: ('limit' | 'request')[];
 }
 
@@ -151,7 +152,8 @@ export function recommend(h: ContainerHistory, o: RightsizingOptions = DEFAULT_R
   const throttledBy: ('limit' | 'request')[] = [];
   if (atLimit) throttledBy.push('limit');
   if (overRequest) throttledBy.push('request');
-  if (throttledBy.length > 0) flags.push('throttled');
+  if (atLimit) flags.push('throttled');
+  if (overRequest) flags.push('above-request');
   if (oomKilled) flags.push('oom-killed');
   if (currentCpu === null && currentMemory === null) flags.push('no-request');
 

@@ -11,7 +11,7 @@ import { loadMigrations, migrate, openDb } from '../open-db.js';
 import { createKubeRepository } from './kube-repository.js';
 import { createReportsRepository } from './reports-repository.js';
 import { createUsageRepository, type PrometheusBackfillStatus } from './usage-repository.js';
-import { createStoredSnapshotRepository } from './stored-snapshot-repository.js';
+import { createClusterSnapshotRepository } from './cluster-snapshot-repository.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-usage-repo-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -167,16 +167,23 @@ describe('usage storage with each snapshot (real SQLite file)', () => {
   it('the pods’ usage per node at a snapshot, and the stored snapshot as the engine reads it', () => {
     // 10:00: web 10m + db 50m; 300 + 480 MiB.
     expect(repo.podUsageByNode(T0)).toEqual([{ nodeName: 'n1', usageCpuMillicores: 60, usageMemoryBytes: 780 * MiB }]);
-    const snap = createStoredSnapshotRepository(db).storedSnapshotAt(T0 + 7 * MIN);
-    expect(snap?.takenAt).toBe(T0 + 5 * MIN);
-    expect(snap?.nodes).toEqual([
-      expect.objectContaining({ name: 'n1', nodePool: 'general', instanceType: 'm5.xlarge', zone: 'us-east-1a', usdPerHour: 0.192 }),
+    // The engine's reader (the one the what-ifs and the Workloads re-packs use) at the same snapshot.
+    const snap = createClusterSnapshotRepository(db).clusterObjectsAt(T0 + 7 * MIN);
+    expect(snap?.snapshot.takenAt).toBe(T0 + 5 * MIN);
+    expect(snap?.nodePrices.n1).toMatchObject({ instanceType: 'm5.xlarge', zone: 'us-east-1a', pricePerHour: 0.192 });
+    expect(snap?.objects.nodes.map((n) => [n.metadata.name, n.metadata.labels?.['karpenter.sh/nodepool']])).toEqual([['n1', 'general']]);
+    expect(
+      snap?.objects.pods.map((p) => [
+        p.metadata.namespace,
+        p.metadata.name,
+        p.spec.nodeName,
+        p.spec.containers[0].resources?.requests?.cpu,
+      ]),
+    ).toEqual([
+      ['payments', 'db-0', 'n1', '500m'],
+      ['storefront', 'web-7d9f8c6b5-x2k9q', 'n1', '1000m'],
     ]);
-    expect(snap?.pods.map((p) => [p.namespace, p.name, p.nodeName, p.reqCpuMillicores])).toEqual([
-      ['payments', 'db-0', 'n1', 500],
-      ['storefront', 'web-7d9f8c6b5-x2k9q', 'n1', 1000],
-    ]);
-    expect(createStoredSnapshotRepository(db).storedSnapshotAt(T0 - 1)).toBeNull();
+    expect(createClusterSnapshotRepository(db).clusterObjectsAt(T0 - 1)).toBeNull();
   });
 
   it('fills each pod usage and the namespace / NodePool rows beside requests', () => {

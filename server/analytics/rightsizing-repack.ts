@@ -1,15 +1,15 @@
-import { prepare, provision, podsToProvision, type EngineInput } from '../../core/karpenter/scheduling/index.js';
-import type { CatalogueEntry } from '../../core/karpenter/scheduling/catalogue.js';
+import type { EngineContext, SchedPod } from '../../core/karpenter/scheduling/index.js';
 import { HOURS_PER_MONTH } from '../../core/usage-efficiency.js';
 import { workloadOf } from '../../core/usage.js';
-import type { StoredSnapshot, StoredSnapshotPod } from '../../db/repositories/stored-snapshot-repository.js';
-import { snapshotToEngineInput, type RequestsOf } from './snapshot-to-engine.js';
+import { launchableCapacityType, movablePods, repack } from './whatif/repack.js';
 
 /**
  * The dollar effect of right-sized requests through the scheduling engine: a NodePool's pods at a snapshot re-packed
- * from scratch (Karpenter's provisioning, as `provision(ctx, { pods, destinations: [] })`) twice, with the current
- * requests and with the recommended ones. The same method on both sides, so the difference in nodes and USD is the
- * recommendation's effect, not the gap between today's packing and an ideal one. Pure.
+ * (whatif/repack.ts: re-placed from scratch in their NodePool on their capacity type, with their own constraints, as
+ * the Savings page's headroom does) twice, with the current requests and with the recommended ones. The same method
+ * on both sides, so the difference in nodes and USD is the recommendation's effect, not the gap between today's
+ * packing and an ideal one; and the current side is the Savings page's re-pack of that NodePool, figure for figure.
+ * Pure.
  */
 
 export interface RepackResult {
@@ -17,17 +17,6 @@ export interface RepackResult {
   usdPerHour: number;
   /** Pods no NodeClaim could take (too big for every type the NodePool allows, say). */
   unschedulable: number;
-}
-
-/** One re-pack from scratch: every pod of the input placed on new NodeClaims. */
-export function repack(input: EngineInput): RepackResult {
-  const ctx = prepare(input);
-  const out = provision(ctx, { pods: podsToProvision(ctx), destinations: [] });
-  return {
-    nodes: out.nodeClaims.length,
-    usdPerHour: out.nodeClaims.reduce((s, c) => s + c.launch.usdPerHour, 0),
-    unschedulable: out.unschedulable.length,
-  };
 }
 
 /** Per replica, what a workload's containers change: Σ over its containers of recommended − current. */
@@ -40,17 +29,36 @@ export interface WorkloadRequestDelta {
 
 export const workloadRef = (namespace: string, kind: string, name: string): string => `${namespace}/${kind}/${name}`;
 
-/** Each pod's stored requests plus its workload's delta (never below zero). */
-export function rightsizedRequests(deltas: readonly WorkloadRequestDelta[]): RequestsOf {
-  const byWorkload = new Map(deltas.map((d) => [d.workload, d]));
-  return (p: StoredSnapshotPod) => {
-    const w = workloadOf({ name: p.name, ownerKind: p.ownerKind, ownerName: p.ownerName, labels: p.labels });
-    const d = byWorkload.get(workloadRef(p.namespace, w.kind, w.name));
-    return {
-      cpuMillicores: Math.max(0, p.reqCpuMillicores + (d?.cpuMillicores ?? 0)),
-      memoryBytes: Math.max(0, p.reqMemoryBytes + (d?.memoryBytes ?? 0)),
-    };
+/** A pod with its workload's delta added to its cpu and memory requests (never below zero, whole units). */
+export function rightsizedPod(pod: SchedPod, deltas: ReadonlyMap<string, WorkloadRequestDelta>): SchedPod {
+  const w = workloadOf({ name: pod.name, ownerKind: pod.ownerKind, ownerName: pod.ownerName, labels: pod.labels });
+  const d = deltas.get(workloadRef(pod.namespace, w.kind, w.name));
+  if (d === undefined) return pod;
+  return {
+    ...pod,
+    requests: {
+      ...pod.requests,
+      cpu: Math.max(0, Math.ceil((pod.requests.cpu ?? 0) + d.cpuMillicores)),
+      memory: Math.max(0, Math.ceil((pod.requests.memory ?? 0) + d.memoryBytes)),
+    },
   };
+}
+
+/** The pods a NodePool's re-pack moves (its nodes' pods but DaemonSet and mirror pods). */
+export const nodePoolPods = (ctx: EngineContext, nodePool: string) => movablePods(ctx).filter((x) => x.node.nodePool === nodePool);
+
+/** A NodePool's re-pack, with `deltas` applied to its pods' requests (none: the re-pack as the cluster stands). */
+export function nodePoolRepack(ctx: EngineContext, nodePool: string, deltas: readonly WorkloadRequestDelta[] = []): RepackResult {
+  const byWorkload = new Map(deltas.map((d) => [d.workload, d]));
+  const pods = nodePoolPods(ctx, nodePool).map(({ pod, node }) => ({ pod: rightsizedPod(pod, byWorkload), node }));
+  const out = repack(
+    ctx,
+    ctx,
+    (_pod, from) => ({ nodePool: from.nodePool, capacityType: launchableCapacityType(from.capacityType) ?? undefined }),
+    pods,
+  );
+  const f = out.byPool.get(nodePool);
+  return { nodes: f?.nodes ?? 0, usdPerHour: f?.usdPerHour ?? 0, unschedulable: out.unschedulable.length };
 }
 
 export interface RepackEffect {
@@ -65,19 +73,17 @@ export interface RepackEffect {
 
 /** The NodePool re-packed with its current requests (`before`, pass it again to save a re-pack) and with `deltas` applied. */
 export function repackEffect(
-  s: StoredSnapshot,
-  catalogue: readonly CatalogueEntry[],
+  ctx: EngineContext,
   nodePool: string,
   deltas: readonly WorkloadRequestDelta[],
   before?: RepackResult,
 ): RepackEffect {
-  const base = before ?? repack(snapshotToEngineInput(s, catalogue, { nodePool, unbound: true }));
-  const after = repack(snapshotToEngineInput(s, catalogue, { nodePool, unbound: true, requestsOf: rightsizedRequests(deltas) }));
+  const base = before ?? nodePoolRepack(ctx, nodePool);
+  const after = nodePoolRepack(ctx, nodePool, deltas);
   const comparable = base.unschedulable === 0 && after.unschedulable === 0;
-  const nodeNames = new Set(s.nodes.filter((n) => n.nodePool === nodePool).map((n) => n.name));
   return {
     nodePool,
-    pods: s.pods.filter((p) => nodeNames.has(p.nodeName)).length,
+    pods: nodePoolPods(ctx, nodePool).length,
     before: base,
     after,
     monthlyEffectUsd: comparable ? (after.usdPerHour - base.usdPerHour) * HOURS_PER_MONTH : null,

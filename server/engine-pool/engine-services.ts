@@ -1,9 +1,8 @@
 import type { Db } from '../../db/open-db.js';
 import { createAnalyticsPackingRepository } from '../../db/repositories/analytics-packing-repository.js';
-import { createStoredSnapshotRepository } from '../../db/repositories/stored-snapshot-repository.js';
+import { createClusterSnapshotRepository } from '../../db/repositories/cluster-snapshot-repository.js';
+import { createSnapshotPricesRepository } from '../../db/repositories/snapshot-prices-repository.js';
 import { createUsageRepository } from '../../db/repositories/usage-repository.js';
-import { createWhatIfRepository } from '../../db/repositories/whatif-repository.js';
-import { createEngineCatalogue } from '../services/engine-catalogue.js';
 import { createWhatIfService, type WhatIfService } from '../services/whatif-service.js';
 import { createWhatIfWorlds } from '../services/whatif-world.js';
 import { createWorkloadsService, type WorkloadsService } from '../services/workloads-service.js';
@@ -19,12 +18,14 @@ export interface EngineServices {
 }
 
 export function createEngineServices(db: Db): EngineServices {
+  // One reader, one catalogue, one prepared world per snapshot for both the what-ifs and the Workloads re-packs.
+  const worlds = createWhatIfWorlds({
+    snapshots: createClusterSnapshotRepository(db),
+    prices: createSnapshotPricesRepository(db),
+  });
   return {
-    whatif: createWhatIfService(createWhatIfWorlds(createWhatIfRepository(db))),
-    workloads: createWorkloadsService(createUsageRepository(db), createAnalyticsPackingRepository(db), {
-      snapshots: createStoredSnapshotRepository(db),
-      catalogue: createEngineCatalogue(),
-    }),
+    whatif: createWhatIfService(worlds),
+    workloads: createWorkloadsService(createUsageRepository(db), createAnalyticsPackingRepository(db), { worlds }),
   };
 }
 

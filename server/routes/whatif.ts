@@ -23,7 +23,7 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { engine: EngineR
     {
       summary:
         'Consolidation headroom and the spot lever per NodePool: today’s cost per hour against a re-pack of every pod from scratch, USD per month (× 730)',
-      description: `${SIMULATION_NOTE} Pods stay in their NodePool and capacity type for the lower bound (the cheaper of the re-pack and today); the spot figure lets pods without karpenter.sh/do-not-disrupt take spot.`,
+      description: `${SIMULATION_NOTE} Pods stay in their NodePool and capacity type for the best placement (the cheaper of today and the re-pack) (the cheaper of the re-pack and today); the spot figure lets pods without karpenter.sh/do-not-disrupt take spot.`,
       errors: [404, 503],
       csv: {
         fileName: 'whatif-headroom',
@@ -32,9 +32,9 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { engine: EngineR
             nodePool: r.nodePool,
             todayNodes: r.today.nodes,
             todayUsdPerHour: r.today.usdPerHour,
-            lowerBoundNodes: r.lowerBound.nodes,
-            lowerBoundUsdPerHour: r.lowerBound.usdPerHour,
-            lowerBoundSource: r.lowerBoundSource,
+            bestNodes: r.best.nodes,
+            bestUsdPerHour: r.best.usdPerHour,
+            bestSource: r.bestSource,
             spotNodes: r.spot.nodes,
             spotUsdPerHour: r.spot.usdPerHour,
             headroomUsdPerMonth: r.headroomUsdPerMonth,

@@ -56,15 +56,15 @@ export const HeadroomRowSchema = Type.Object({
   /** The engine's re-pack from scratch (pods kept in their NodePool and capacity type). */
   repack: FootprintSchema,
   /** The cheaper of today and the re-pack. */
-  lowerBound: FootprintSchema,
-  lowerBoundSource: Type.Union([Type.Literal('repack'), Type.Literal('today')]),
-  /** The re-pack with spot allowed (pods with karpenter.sh/do-not-disrupt keep their capacity type), or the lower bound when cheaper. */
+  best: FootprintSchema,
+  bestSource: Type.Union([Type.Literal('repack'), Type.Literal('today')]),
+  /** The re-pack with spot allowed (pods with karpenter.sh/do-not-disrupt keep their capacity type), or the best placement (the cheaper of today and the re-pack) when cheaper. */
   spot: FootprintSchema,
-  spotSource: Type.Union([Type.Literal('repack'), Type.Literal('lower-bound')]),
-  /** today − lowerBound (≥ 0). */
+  spotSource: Type.Union([Type.Literal('repack'), Type.Literal('best')]),
+  /** today − best (≥ 0). */
   headroomUsdPerHour: Type.Number(),
   headroomUsdPerMonth: Type.Number(),
-  /** lowerBound − spot (≥ 0). */
+  /** best − spot (≥ 0). */
   spotUsdPerHour: Type.Number(),
   spotUsdPerMonth: Type.Number(),
 });
@@ -75,7 +75,7 @@ export const HeadroomResponseSchema = Type.Object({
   rows: Type.Array(HeadroomRowSchema),
   totals: Type.Object({
     todayUsdPerHour: Type.Number(),
-    lowerBoundUsdPerHour: Type.Number(),
+    bestUsdPerHour: Type.Number(),
     spotUsdPerHour: Type.Number(),
     headroomUsdPerMonth: Type.Number(),
     spotUsdPerMonth: Type.Number(),

@@ -31,6 +31,7 @@ export type RecommendationsQuery = Static<typeof RecommendationsQuerySchema>;
 export const RightsizingFlagSchema = Type.Union([
   Type.Literal('short-history'),
   Type.Literal('throttled'),
+  Type.Literal('above-request'),
   Type.Literal('oom-killed'),
   Type.Literal('no-request'),
 ]);
@@ -65,7 +66,7 @@ export const RecommendationRowSchema = Type.Object({
   flags: Type.Array(RightsizingFlagSchema),
   /** The container's newest CPU limit (null: none known); throttling is also read against it. */
   cpuLimitMillicores: Nullable(Type.Number()),
-  /** Why `throttled`: limit (p95 at or near the CPU limit, or the peak at it), request (p95 above the request). */
+  /** The CPU flags' causes: limit (`throttled`: p95 at or near the CPU limit, or the peak at it), request (`above-request`: p95 above the request). */
   throttledBy: Type.Array(Type.Union([Type.Literal('limit'), Type.Literal('request')])),
   /** Mean usage ÷ current request over the window; null without a request. */
   cpuUsageOverRequest: Nullable(Type.Number()),

@@ -1,7 +1,7 @@
 import { loadInstanceCatalog } from '../../core/instance-catalog.js';
 import { requirementsFromJson } from '../../core/karpenter/requirements.js';
 import { TAG_NODEPOOL } from '../../core/labels.js';
-import { isRegionName, staticTableSource } from '../../core/partitions.js';
+import { isRegionName, regionOfZone, staticTableSource } from '../../core/partitions.js';
 import { type StaticTable, staticTableFor } from '../../core/static-prices.js';
 import type { Db } from '../../db/open-db.js';
 import {
@@ -33,8 +33,8 @@ function parseJson<T>(text: string, fallback: T): T {
   }
 }
 
-/** 'us-east-1a' -> 'us-east-1' (AZ names are the region plus one letter; local zones are not priced here). */
-export const regionOfZone = (zone: string): string => zone.replace(/[a-z]$/, '');
+/** The one zone -> region rule (core/partitions.ts; Local Zones included: us-west-2-lax-1a -> us-west-2). */
+export { regionOfZone };
 
 function toNodeFact(r: BillNodeRow): NodeFact {
   return {

@@ -23,11 +23,14 @@ import type {
 import { NotFoundError, optionalInstant } from './analytics-range.js';
 import type { LoadedWorld, WhatIfWorlds } from './whatif-world.js';
 
-/** What the stored data cannot tell the engine, said in every answer. */
+/**
+ * What every answer assumes, said in every answer; what the snapshot itself lacks (an older snapshot: no pod specs,
+ * no PDBs, the NodePools as last collected) follows from the reader's gaps.
+ */
 export const ASSUMPTIONS = [
-  'Pods keep their NodePool: their nodeSelectors, affinities, tolerations and topology spread are not stored, so the NodePool they run in stands for them.',
-  'PodDisruptionBudgets are not stored; NodePools (requirements, taints, limits) are as last collected, and a node carries its NodePool’s taints.',
-  'Karpenter’s first-fit packing is not optimal: where its re-pack costs more than today, today’s placement is the lower bound.',
+  'The snapshot as the collector stored it: its nodes (taints, cordons, karpenter.sh/disrupted), pods (node selector, affinity, tolerations, topology spread, priority, volumes; finished pods left out), PodDisruptionBudgets, DaemonSets, volumes, EC2NodeClasses, NodeOverlays and the NodePools of that time, decided as the cluster’s Karpenter release decides.',
+  'A re-pack places each pod from scratch in the NodePool it runs in (or the one an edit sends it to), with its own constraints; DaemonSet pods stay with their nodes and add their overhead to each new node they would run on.',
+  'Karpenter’s first-fit packing is not optimal: where its re-pack costs more than today, the cheaper of the two (`best`) is today’s placement.',
 ];
 
 /** A bad predict body: 400, naming the problem. */
@@ -52,7 +55,7 @@ export function createWhatIfService(worlds: WhatIfWorlds) {
     snapshotAt: isoInstant(w.world.takenAt),
     currency: (w.currency === 'CNY' ? 'CNY' : 'USD') as Currency,
     catalogueSource: w.catalogueSource,
-    assumptions: ASSUMPTIONS,
+    assumptions: [...ASSUMPTIONS, ...w.gaps.map((g) => `This snapshot lacks: ${g}.`)],
   });
 
   return {
@@ -66,8 +69,8 @@ export function createWhatIfService(worlds: WhatIfWorlds) {
           nodePool: r.nodePool,
           today: footprint(r.today),
           repack: footprint(r.repack),
-          lowerBound: footprint(r.lowerBound),
-          lowerBoundSource: r.lowerBoundSource,
+          best: footprint(r.best),
+          bestSource: r.bestSource,
           spot: footprint(r.spot),
           spotSource: r.spotSource,
           headroomUsdPerHour: round(r.headroomUsdPerHour),
@@ -77,7 +80,7 @@ export function createWhatIfService(worlds: WhatIfWorlds) {
         })),
         totals: {
           todayUsdPerHour: sum((r) => r.today.usdPerHour),
-          lowerBoundUsdPerHour: sum((r) => r.lowerBound.usdPerHour),
+          bestUsdPerHour: sum((r) => r.best.usdPerHour),
           spotUsdPerHour: sum((r) => r.spot.usdPerHour),
           headroomUsdPerMonth: sum((r) => r.headroomUsdPerMonth),
           spotUsdPerMonth: sum((r) => r.spotUsdPerMonth),

@@ -1,14 +1,14 @@
 import { loadInstanceCatalog } from '../../core/instance-catalog.js';
 import { type CatalogueEntry, catalogueZones, type EngineContext } from '../../core/karpenter/scheduling/index.js';
 import { CAPACITY_RESERVED } from '../../core/karpenter/scheduling/well-known.js';
-import { isRegionName } from '../../core/partitions.js';
+import { LABEL_ZONE } from '../../core/karpenter/scheduling/well-known.js';
+import { isRegionName, regionOfZone } from '../../core/partitions.js';
 import { loadStaticTables } from '../../core/static-prices.js';
-import type { WhatIfRepository } from '../../db/repositories/whatif-repository.js';
+import type { ClusterSnapshotRepository } from '../../db/repositories/cluster-snapshot-repository.js';
+import type { SnapshotPricesRepository } from '../../db/repositories/snapshot-prices-repository.js';
 import { whatIfCatalogue, type WhatIfCatalogue } from '../analytics/whatif/catalogue.js';
 import { prepareWorld, type WhatIfWorld } from '../analytics/whatif/repack.js';
-import { snapshotObjects } from '../analytics/whatif/snapshot-input.js';
 import { NotFoundError } from './analytics-range.js';
-import { regionOfZone } from './bill-context.js';
 
 /** A stored snapshot made ready for the engine, with what every what-if answer states about it. */
 export interface LoadedWorld {
@@ -18,8 +18,10 @@ export interface LoadedWorld {
   currency: string;
   region: string;
   catalogueSource: string;
-  /** The snapshot prepared once under today's NodePools (predict and the what-ifs reuse it). */
+  /** The snapshot prepared once under its own NodePools (predict and the what-ifs reuse it). */
   context: EngineContext;
+  /** What the snapshot lacks and what stands in for it (the reader's gaps), said in every answer. */
+  gaps: string[];
 }
 
 /**
@@ -59,32 +61,45 @@ export class WhatIfUnavailableError extends Error {
   readonly statusCode = 422;
 }
 
-export function createWhatIfWorlds(repo: WhatIfRepository, { keep = 4 }: { keep?: number } = {}) {
+/** The snapshot reader and the stored prices: all a what-if reads of the database. */
+export interface WhatIfSources {
+  snapshots: Pick<ClusterSnapshotRepository, 'clusterObjectsAt'>;
+  prices: SnapshotPricesRepository;
+}
+
+/**
+ * Loads a snapshot the one way every what-if and the Workloads re-pack read one: `clusterObjectsAt` (the same
+ * ClusterObjects `simulate` builds from `kubectl get -o yaml`), priced by the one catalogue (catalogue.ts).
+ */
+export function createWhatIfWorlds(sources: WhatIfSources, { keep = 4 }: { keep?: number } = {}) {
   const loaded = new Map<number, LoadedWorld>();
 
   function load(at: number | undefined): LoadedWorld {
-    const snap = repo.snapshot(at);
+    const snap = sources.snapshots.clusterObjectsAt(at);
     if (snap === null)
       throw new NotFoundError(
         at === undefined ? 'no snapshot is stored yet: collect first' : `no snapshot at or before ${new Date(at).toISOString()}`,
       );
-    const hit = loaded.get(snap.id);
+    const hit = loaded.get(snap.snapshot.id);
     if (hit !== undefined) return hit;
-    const nodes = repo.nodes(snap.id);
-    const objects = snapshotObjects({ nodePools: repo.nodePools(), nodes, pods: repo.pods(snap) });
-    const region = repo.clusterRegion() ?? regionOfZone(nodes.find((n) => n.zone !== '')?.zone ?? 'us-east-1a');
-    const prices = repo.pricesAt(region, snap.takenAt);
+    const { objects } = snap;
+    const takenAt = snap.snapshot.takenAt;
+    const currency = snap.snapshot.currency;
+    const firstZone = objects.nodes.map((n) => n.metadata.labels?.[LABEL_ZONE]).find((z) => z !== undefined && z !== '');
+    const region = snap.region ?? regionOfZone(firstZone ?? 'us-east-1a');
+    const prices = sources.prices.pricesAt(region, takenAt);
     // The static table only where it is in the snapshot's currency (China's are CNY).
     const table = isRegionName(region) ? loadStaticTables().get(region) : undefined;
+    const sameCurrency = prices.currency === null || prices.currency === currency;
     const input = {
       region,
       zones: catalogueZones(region, objects.nodePools, objects.nodes),
-      storedOnDemand: prices.currency === null || prices.currency === snap.currency ? prices.onDemand : new Map<string, number>(),
-      storedSpot: prices.currency === null || prices.currency === snap.currency ? prices.spot : new Map<string, number>(),
-      staticOnDemand: table !== undefined && table.currency === snap.currency ? table.prices : new Map<string, number>(),
-      reserved: nodes
-        .filter((n) => n.capacityType === CAPACITY_RESERVED && n.storedPricePerHour !== null)
-        .map((n) => ({ instanceType: n.instanceType, zone: n.zone, pricePerHour: n.storedPricePerHour ?? 0 })),
+      storedOnDemand: sameCurrency ? prices.onDemand : new Map<string, number>(),
+      storedSpot: sameCurrency ? prices.spot : new Map<string, number>(),
+      staticOnDemand: table !== undefined && table.currency === currency ? table.prices : new Map<string, number>(),
+      reserved: Object.values(snap.nodePrices)
+        .filter((n) => n.capacityType === CAPACITY_RESERVED && n.pricePerHour !== null)
+        .map((n) => ({ instanceType: n.instanceType, zone: n.zone, pricePerHour: n.pricePerHour ?? 0 })),
     };
     const key = JSON.stringify([
       input.region,
@@ -103,19 +118,26 @@ export function createWhatIfWorlds(repo: WhatIfRepository, { keep = 4 }: { keep?
     }
     if (catalogue.entries.length === 0)
       throw new WhatIfUnavailableError(
-        `the snapshot of ${new Date(snap.takenAt).toISOString()} cannot be simulated: no instance type has a price in ${region} ` +
+        `the snapshot of ${new Date(takenAt).toISOString()} cannot be simulated: no instance type has a price in ${region} ` +
           `in the zones its nodes and NodePools name (${input.zones.join(', ') || 'none: the nodes carry no zone label'})`,
       );
-    const world: WhatIfWorld = { objects, catalogue: catalogue.entries, takenAt: snap.takenAt };
+    const world: WhatIfWorld = {
+      objects,
+      catalogue: catalogue.entries,
+      takenAt,
+      ...(snap.karpenterVersion === null ? {} : { karpenterVersion: snap.karpenterVersion.version }),
+      podSpecsKnown: !snap.gaps.some((g) => g.startsWith('Pods:')),
+    };
     const entry: LoadedWorld = {
       world,
-      snapshotId: snap.id,
-      currency: snap.currency,
+      snapshotId: snap.snapshot.id,
+      currency,
       region,
       catalogueSource: catalogue.source,
       context: prepareWorld(world),
+      gaps: snap.gaps,
     };
-    loaded.set(snap.id, entry);
+    loaded.set(snap.snapshot.id, entry);
     if (loaded.size > keep) {
       const oldest = loaded.keys().next();
       if (oldest.done !== true) loaded.delete(oldest.value);

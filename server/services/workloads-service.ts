@@ -28,10 +28,17 @@ import {
   RecommendationsResponse,
 } from '../schemas/workloads.js';
 import { optionalInstant } from './analytics-range.js';
-import type { StoredSnapshot, StoredSnapshotRepository } from '../../db/repositories/stored-snapshot-repository.js';
-import type { CatalogueEntry } from '../../core/karpenter/scheduling/catalogue.js';
-import { snapshotCatalogueOptions, snapshotToEngineInput, type SnapshotCatalogueOptions } from '../analytics/snapshot-to-engine.js';
-import { repack, repackEffect, workloadRef, type RepackResult, type WorkloadRequestDelta } from '../analytics/rightsizing-repack.js';
+import type { EngineContext } from '../../core/karpenter/scheduling/index.js';
+import {
+  nodePoolPods,
+  nodePoolRepack,
+  repackEffect,
+  workloadRef,
+  type RepackResult,
+  type WorkloadRequestDelta,
+} from '../analytics/rightsizing-repack.js';
+import { NotFoundError } from './analytics-range.js';
+import { WhatIfUnavailableError, type WhatIfWorlds } from './whatif-world.js';
 
 const DEFAULT_WINDOW = '14d';
 const MAX_WINDOW_MS = 90 * DAY_MS;
@@ -49,9 +56,8 @@ export const ENGINE_ROW_BUDGET = 20_000;
 export const ENGINE_POOL_BUDGET = 10_000;
 
 export interface WorkloadsEngine {
-  snapshots: StoredSnapshotRepository;
-  /** The instance types and prices to re-pack over (the built-in catalogue of the snapshot's region); [] when none. */
-  catalogue: (o: SnapshotCatalogueOptions) => readonly CatalogueEntry[];
+  /** The what-ifs' snapshots (whatif-world.ts): one reader, one catalogue, so both pages price a NodePool alike. */
+  worlds: WhatIfWorlds;
 }
 
 /** `14d` / `36h` -> ms, 1 h to 90 days. */
@@ -111,7 +117,7 @@ const newestLimit = (hours: readonly { hourStart: number; limitCpuMillicores: nu
  * The engine's figures: per row (that recommendation alone) and per NodePool (all of its recommendations), each the
  * difference of two re-packs of the NodePool at the snapshot. Rows and pools it cannot price keep request share.
  */
-function engineEffects(rows: RecommendationRow[], snapshot: StoredSnapshot, catalogue: readonly CatalogueEntry[]): NodePoolEffectRow[] {
+function engineEffects(rows: RecommendationRow[], ctx: EngineContext | null): NodePoolEffectRow[] {
   const byPool = new Map<string, RecommendationRow[]>();
   for (const r of rows) {
     if (r.nodePool === null || r.replicas === 0) continue;
@@ -125,15 +131,14 @@ function engineEffects(rows: RecommendationRow[], snapshot: StoredSnapshot, cata
   const pools: NodePoolEffectRow[] = [];
   for (const [nodePool, poolRows] of [...byPool.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const requestShare = poolRows.reduce((s, r) => s + (r.requestShareMonthlyUsd ?? 0), 0);
-    const poolNodes = new Set(snapshot.nodes.filter((n) => n.nodePool === nodePool).map((n) => n.name));
-    const podsInPool = snapshot.pods.filter((p) => poolNodes.has(p.nodeName)).length;
+    const podsInPool = ctx === null ? 0 : nodePoolPods(ctx, nodePool).length;
     let all = null;
-    if (catalogue.length > 0 && podsInPool > 0 && podsInPool <= ENGINE_POOL_BUDGET) {
-      const before: RepackResult = repack(snapshotToEngineInput(snapshot, catalogue, { nodePool, unbound: true }));
-      all = repackEffect(snapshot, catalogue, nodePool, poolRows.map(delta), before);
+    if (ctx !== null && podsInPool > 0 && podsInPool <= ENGINE_POOL_BUDGET) {
+      const before: RepackResult = nodePoolRepack(ctx, nodePool);
+      all = repackEffect(ctx, nodePool, poolRows.map(delta), before);
       if (podsInPool * poolRows.length <= ENGINE_ROW_BUDGET) {
         for (const r of poolRows) {
-          const one = repackEffect(snapshot, catalogue, nodePool, [delta(r)], before);
+          const one = repackEffect(ctx, nodePool, [delta(r)], before);
           if (one.monthlyEffectUsd === null) continue;
           r.monthlyEffectUsd = one.monthlyEffectUsd;
           r.nodesDelta = one.nodesDelta;
@@ -156,6 +161,16 @@ function engineEffects(rows: RecommendationRow[], snapshot: StoredSnapshot, cata
     });
   }
   return pools;
+}
+
+/** The snapshot prepared as the what-ifs prepare it; null when it cannot be priced (request share then). */
+function worldAt(engine: WorkloadsEngine, at: number): EngineContext | null {
+  try {
+    return engine.worlds.load(at).context;
+  } catch (err) {
+    if (err instanceof WhatIfUnavailableError || err instanceof NotFoundError) return null;
+    throw err;
+  }
 }
 
 type CapacityFields = Omit<NodeCapacityRow, 'node' | 'nodePool' | 'instanceType'>;
@@ -373,10 +388,7 @@ export function createWorkloadsService(usage: UsageRepository, packing: Analytic
           dollarMethod: requestShare === null ? null : 'request-share',
         });
       }
-      const snapshot = engine?.snapshots.storedSnapshotAt(pricesAtMs ?? undefined) ?? null;
-      const catalogueOptions = snapshot === null ? null : snapshotCatalogueOptions(snapshot);
-      const catalogue = catalogueOptions === null || engine === undefined ? [] : engine.catalogue(catalogueOptions);
-      const nodePools = snapshot === null ? [] : engineEffects(rows, snapshot, catalogue);
+      const nodePools = pricesAtMs === null || engine === undefined ? [] : engineEffects(rows, worldAt(engine, pricesAtMs));
       rows.sort(byEffect);
       const namespaceRows = usage.namespaceUsage(range);
       const namespaces = namespaceEfficiency(namespaceRows, rows);

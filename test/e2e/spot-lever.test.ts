@@ -28,7 +28,7 @@ import { T, tinyScenario } from '../fixtures/tiny-scenario.js';
  * and us-east-1b, on-demand only. One m5.large on demand at Karpenter's us-east-1 table price, 0.096 USD/h, holds one
  * pod of 1 vCPU / 2 GiB (m5.large allocatable 1930m / 6903 MiB: one node). Spot m5.large is set at 0.040 in
  * us-east-1a, 0.035 in us-east-1b and 0.030 in us-east-1c (a zone the NodePool does not name, so never asked for).
- * Lower bound = today = 1 x 0.096. Spot: 1 x m5.large spot in us-east-1b, 0.035. Spot lever = (0.096 - 0.035) x 730
+ * Best = today = 1 x 0.096. Spot: 1 x m5.large spot in us-east-1b, 0.035. Spot lever = (0.096 - 0.035) x 730
  * = 0.061 x 730 = 44.53 USD/month; the edit capacityTypes=spot saves the same.
  */
 
@@ -149,12 +149,12 @@ describe('the spot lever of an on-demand-only NodePool (issue 21 item 4)', () =>
     expect(p.spotPriceAt('us-east-1', 'm5.large', 'us-east-1c', AT)).toBeNull();
   });
 
-  it('headroom: lower bound 0.096 USD/h on demand, spot 1 x m5.large in us-east-1b at 0.035: the lever is 0.061 x 730 = 44.53 USD/month', async () => {
+  it('headroom: best 0.096 USD/h on demand, spot 1 x m5.large in us-east-1b at 0.035: the lever is 0.061 x 730 = 44.53 USD/month', async () => {
     const res = await app.inject({ url: '/api/whatif/headroom' });
     expect(res.statusCode).toBe(200);
     const body = res.json<HeadroomResponse>();
     const od = body.rows.find((r) => r.nodePool === 'od');
-    expect(od?.lowerBound.usdPerHour).toBeCloseTo(0.096, 9);
+    expect(od?.best.usdPerHour).toBeCloseTo(0.096, 9);
     expect(od?.spot.mix).toEqual([expect.objectContaining({ instanceType: 'm5.large', capacityType: 'spot', nodes: 1 })]);
     expect(od?.spot.usdPerHour).toBeCloseTo(0.035, 9);
     expect(od?.spotUsdPerMonth).toBeCloseTo(44.53, 6);

@@ -21,17 +21,14 @@ import {
  * Consolidation headroom and the spot lever, per NodePool. Pure.
  *
  * - Headroom: every pod of the snapshot's Karpenter nodes re-placed from scratch in its own NodePool on its own
- *   capacity type (a reserved node's on on-demand); today's cost per hour less that lower bound. It is what perfect
- *   consolidation could still save without changing any NodePool or purchase option.
+ *   capacity type (a reserved node's on on-demand), with its own constraints: the re-pack. `best` is the cheaper of
+ *   today and the re-pack (it is not a bound: Karpenter's first-fit packing is not optimal, and a re-pack can cost
+ *   more than the placement the cluster already has, e.g. week4 at 09:30 m6a.4xlarge for what sits on a c6a.4xlarge
+ *   and a c6a.large). Headroom is today less `best`: what consolidation could still save without changing any
+ *   NodePool or purchase option, by the engine's own packing.
  * - Spot: the same re-pack with every NodePool's capacity types widened to spot and each pod free to take it, except
- *   pods marked karpenter.sh/do-not-disrupt (they keep their capacity type: an interruption is a disruption);
- *   the lower bound less that. Stored pods carry no capacity-type selector, so "where the pods allow it" means
- *   "where nothing stored forbids it".
- *
- * Karpenter's provisioning is first-fit over pods largest first, not an optimal packing: a re-pack from scratch
- * can cost more than the placement the cluster already has (week4 at 09:30: m6a.4xlarge for what sits on a
- * c6a.4xlarge and a c6a.large today). Today's placement is itself feasible, so the lower bound is the cheaper of the
- * two, and the spot figure starts from that bound the same way; `repack` keeps the engine's own answer.
+ *   pods marked karpenter.sh/do-not-disrupt (they keep their capacity type: an interruption is a disruption), or
+ *   `best` when that is cheaper; the lever is `best` less that. A pod's own capacity-type selector still holds.
  */
 
 export interface HeadroomRow {
@@ -40,11 +37,11 @@ export interface HeadroomRow {
   /** The engine's re-pack from scratch (its own answer, cheaper or not). */
   repack: Footprint;
   /** The cheaper of today and the re-pack: the best placement known under today's NodePools. */
-  lowerBound: Footprint;
-  lowerBoundSource: 'repack' | 'today';
-  /** The re-pack with spot allowed, or the lower bound when that is cheaper. */
+  best: Footprint;
+  bestSource: 'repack' | 'today';
+  /** The re-pack with spot allowed, or the best placement (the cheaper of today and the re-pack) when that is cheaper. */
   spot: Footprint;
-  spotSource: 'repack' | 'lower-bound';
+  spotSource: 'repack' | 'best';
   headroomUsdPerHour: number;
   headroomUsdPerMonth: number;
   spotUsdPerHour: number;
@@ -53,7 +50,7 @@ export interface HeadroomRow {
 
 export interface HeadroomResult {
   rows: HeadroomRow[];
-  /** Pods the lower-bound re-pack could not place (their cost is then missing from it). */
+  /** Pods the re-pack could not place (their cost is then missing from it). */
   unschedulable: Unschedulable[];
   spotUnschedulable: Unschedulable[];
   unpricedNodes: string[];
@@ -104,10 +101,10 @@ export function consolidationHeadroom(world: WhatIfWorld, ctx: EngineContext = p
       nodePool,
       today: t,
       repack: r,
-      lowerBound: l,
-      lowerBoundSource: l === r ? 'repack' : 'today',
+      best: l,
+      bestSource: l === r ? 'repack' : 'today',
       spot: s,
-      spotSource: s === spotRepack ? 'repack' : 'lower-bound',
+      spotSource: s === spotRepack ? 'repack' : 'best',
       headroomUsdPerHour: headroom,
       headroomUsdPerMonth: perMonth(headroom),
       spotUsdPerHour: spotSaving,

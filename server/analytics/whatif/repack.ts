@@ -1,5 +1,6 @@
 import {
   type CatalogueEntry,
+  type ClusterObjects,
   type EngineContext,
   type ExistingNodeSpec,
   isReschedulable,
@@ -16,19 +17,31 @@ import {
   LABEL_CAPACITY_TYPE,
   LABEL_NODEPOOL,
 } from '../../../core/karpenter/scheduling/well-known.js';
-import type { SnapshotObjects } from './snapshot-input.js';
 
 /**
- * The one primitive every what-if is built on: the snapshot's pods re-placed from scratch (no existing node kept)
- * under a set of NodePools, by the engine's provisioning round, and what that costs per NodePool; beside it, what
- * the snapshot's own nodes cost at the same catalogue. Pure.
+ * The one primitive every what-if and the Workloads right-sizing are built on, the *re-pack*: pods re-placed from
+ * scratch (no existing node kept) under a set of NodePools by the engine's provisioning round, each pod with its own
+ * scheduling constraints, and what that costs per NodePool; beside it, what the snapshot's own nodes cost at the same
+ * catalogue. Pure.
  */
 
-/** A snapshot ready for what-ifs: its objects, the catalogue and the snapshot's time (the engine's now). */
+/**
+ * A stored snapshot ready for what-ifs: its objects as `clusterObjectsAt` reads them (the ClusterObjects `simulate`
+ * builds from `kubectl get -o yaml`; read-only, replicas share spec objects), the catalogue, the snapshot's time (the
+ * engine's now) and the cluster's Karpenter release.
+ */
 export interface WhatIfWorld {
-  objects: SnapshotObjects;
+  objects: ClusterObjects;
   catalogue: readonly CatalogueEntry[];
   takenAt: number;
+  /** The release the cluster ran (collected from its controller's image); the engine decides as it does. */
+  karpenterVersion?: string;
+  /**
+   * Whether every pod came with its scheduling spec (tolerations, affinity, spread). False for snapshots taken
+   * before the collector stored specs: then a re-packed pod tolerates every taint (it ran in its NodePool, so it
+   * tolerated its taints), a stand-in the answer's gaps name.
+   */
+  podSpecsKnown: boolean;
 }
 
 export interface InstanceMix {
@@ -82,14 +95,31 @@ const sortMix = (f: Footprint): Footprint => ({
   mix: [...f.mix].sort((a, b) => b.usdPerHour - a.usdPerHour || a.instanceType.localeCompare(b.instanceType)),
 });
 
+/** Contexts whose pods lack their stored tolerations (snapshots before the collector kept specs). */
+const specless = new WeakSet<EngineContext>();
+
+/** The world as the engine's input: every kind the reader gave, as `simulate` passes them. */
 export function prepareWorld(world: WhatIfWorld, nodePools: readonly KubeNodePool[] = world.objects.nodePools): EngineContext {
-  return prepare({
+  const o = world.objects;
+  const ctx = prepare({
     nodePools,
-    nodes: world.objects.nodes,
-    pods: world.objects.pods,
+    nodes: o.nodes,
+    pods: o.pods,
+    podDisruptionBudgets: o.podDisruptionBudgets,
+    ...(o.daemonSetPods ? { daemonSetPods: o.daemonSetPods } : {}),
+    namespaces: o.namespaces,
+    nodeOverlays: o.nodeOverlays,
+    nodeClasses: o.nodeClasses,
+    persistentVolumeClaims: o.persistentVolumeClaims,
+    persistentVolumes: o.persistentVolumes,
+    storageClasses: o.storageClasses,
+    csiNodes: o.csiNodes,
     catalogue: world.catalogue,
     now: world.takenAt,
+    ...(world.karpenterVersion === undefined ? {} : { karpenterVersion: world.karpenterVersion }),
   });
+  if (!world.podSpecsKnown) specless.add(ctx);
+  return ctx;
 }
 
 /** The snapshot's Karpenter nodes per NodePool at the catalogue's prices; nodes it cannot price are listed apart. */
@@ -125,25 +155,27 @@ export const launchableCapacityType = (ct: string | null): string | null => (ct 
 
 /**
  * Re-places `pods` (taken from `source`, the snapshot as it stands) from scratch on `target` (the same snapshot,
- * possibly under edited NodePools), each pod restricted by `pin` through its nodeSelector and tolerating every
- * taint: pinned to a NodePool, it needs no toleration to say where it may go.
+ * possibly under edited NodePools), each pod restricted by `pin` through its nodeSelector on top of its own
+ * constraints (tolerations, affinity, spread, volume zones). Only where the snapshot lacks the pods' specs does a pod
+ * tolerate every taint (the stand-in for tolerations that were not stored).
  */
 export function repack(source: EngineContext, target: EngineContext, pin: Pin, pods = movablePods(source)): RepackOutcome {
   const pending: SchedPod[] = [];
   const poolOf = new Map<string, string>();
+  const standIns = specless.has(source);
   for (const { pod, node } of pods) {
     if (node.nodePool === null) continue;
     const to = pin(pod, { nodePool: node.nodePool, capacityType: node.capacityType });
     if (to === null) continue;
     const nodeSelector: Record<string, string> = { ...pod.nodeSelector, [LABEL_NODEPOOL]: to.nodePool };
     if (to.capacityType !== undefined) nodeSelector[LABEL_CAPACITY_TYPE] = to.capacityType;
-    // The pod ran in that NodePool, so it tolerated its taints (its tolerations are not stored).
     pending.push({
       ...pod,
       nodeName: null,
       phase: 'Pending',
       nodeSelector,
-      constraints: { ...pod.constraints, tolerations: TOLERATE_ALL },
+      // Stand-in for a snapshot without specs: the pod ran in that NodePool, so it tolerated its taints.
+      ...(standIns ? { constraints: { ...pod.constraints, tolerations: TOLERATE_ALL } } : {}),
     });
     poolOf.set(pod.key, to.nodePool);
   }

@@ -7,7 +7,7 @@ import { consolidationHeadroom } from './headroom.js';
 import { applyEdit, nodePoolEdit, NodePoolEditError } from './nodepool-edit.js';
 import { predict } from './predict.js';
 import { prepareWorld, type WhatIfWorld } from './repack.js';
-import { nodePoolObject, podObject, snapshotObjects, type SnapshotNodeRow, type SnapshotPodRow } from './snapshot-input.js';
+import { clusterObjectsFromRows, type SnapshotNodeRow, type SnapshotPodRow } from '../../../db/repositories/cluster-snapshot-objects.js';
 import { whyNotConsolidated } from './why-not.js';
 import { snapshotWorkloads, workloadOnNodePools } from './workload-placement.js';
 
@@ -92,6 +92,7 @@ const node = (name: string, nodePool: string): SnapshotNodeRow => ({
   instanceType: 'small',
   capacityType: 'on-demand',
   zone: ZONE,
+  instanceId: null,
   createdAt: TAKEN_AT - HOUR,
   allocCpuMillicores: 2000,
   allocMemoryBytes: 4 * GiB,
@@ -114,6 +115,11 @@ const pod = (name: string, nodeName: string, over: Partial<SnapshotPodRow> = {})
   doNotDisrupt: false,
   createdAt: TAKEN_AT - HOUR,
   labels: { app: 'web', 'pod-template-hash': '7d9f8c6b5' },
+  doNotDisruptValue: null,
+  deletionCost: null,
+  startedAt: null,
+  volumes: null,
+  spec: null,
   ...over,
 });
 
@@ -128,56 +134,25 @@ const ROWS = {
   ],
 };
 
-const world = (): WhatIfWorld => ({ objects: snapshotObjects(ROWS), catalogue: CATALOGUE, takenAt: TAKEN_AT });
-
-describe('snapshot → engine input (snapshot-input.ts)', () => {
-  const objects = snapshotObjects(ROWS);
-
-  it('a pod carries its stored requests as one container, its owner with the apiVersion Kubernetes gives it, and do-not-disrupt as the annotation', () => {
-    const p = podObject(ROWS.pods[0]);
-    expect(p.spec.containers).toEqual([{ name: 'requests', resources: { requests: { cpu: '500m', memory: String(GiB) } } }]);
-    expect(p.spec.nodeName).toBe('n1');
-    expect(p.metadata.ownerReferences).toEqual([{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-7d9f8c6b5', controller: true }]);
-    expect(p.metadata.annotations).toEqual({ 'karpenter.sh/do-not-disrupt': 'true' });
-    expect(objects.pods[1].metadata.annotations).toBeUndefined();
-  });
-
-  it.each([
-    // Without a capacity-type requirement the ledger's capacityTypes (on-demand by default) is written out.
-    [
-      'general',
-      [
-        { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
-        { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['on-demand'] },
-      ],
-    ],
-    // A written one is kept as written, not doubled.
-    [
-      'spot',
-      [
-        { key: 'karpenter.sh/capacity-type', operator: 'In', values: ['spot'] },
-        { key: 'kubernetes.io/arch', operator: 'In', values: ['amd64'] },
-      ],
-    ],
-  ])('NodePool %s requirements', (name, requirements) => {
-    const np = objects.nodePools.find((x) => x.metadata.name === name);
-    expect(np?.spec.template?.spec?.requirements).toEqual(requirements);
-  });
-
-  it('a node carries its allocatable in Kubernetes quantities, the snapshot row’s four labels, and its NodePool’s taints', () => {
-    const b1 = objects.nodes.find((n) => n.metadata.name === 'b1');
-    expect(b1?.status?.allocatable).toEqual({ cpu: '2000m', memory: String(4 * GiB), pods: '10' });
-    expect(b1?.metadata.labels).toMatchObject({
-      'karpenter.sh/nodepool': 'batch',
-      'node.kubernetes.io/instance-type': 'small',
-      'karpenter.sh/capacity-type': 'on-demand',
-      'topology.kubernetes.io/zone': ZONE,
-      'kubernetes.io/hostname': 'b1',
-    });
-    expect(b1?.spec?.taints).toEqual([{ key: 'workload', value: 'batch', effect: 'NoSchedule' }]);
-    expect(objects.nodes[0].spec).toBeUndefined();
-    expect(nodePoolObject(POOLS[1]).spec.template?.spec?.taints).toEqual([{ key: 'workload', value: 'batch', effect: 'NoSchedule' }]);
-  });
+/**
+ * The rows as the one snapshot reader turns them into objects (cluster-snapshot-objects.ts), written as a snapshot
+ * from before the collector kept pod specs (kinds null): the pods carry no tolerations, so the stand-in applies.
+ */
+const world = (): WhatIfWorld => ({
+  objects: clusterObjectsFromRows({
+    takenAt: TAKEN_AT,
+    kinds: null,
+    nodes: ROWS.nodes,
+    nodeSpecs: new Map(),
+    pods: ROWS.pods,
+    nodePools: null,
+    latestNodePools: ROWS.nodePools,
+    namespaces: [],
+    objects: {},
+  }).objects,
+  catalogue: CATALOGUE,
+  takenAt: TAKEN_AT,
+  podSpecsKnown: false,
 });
 
 describe('catalogue from stored prices (catalogue.ts)', () => {
@@ -224,31 +199,28 @@ describe('consolidation headroom and the spot lever (headroom.ts)', () => {
     // general: 3 small on-demand today (3 × 0.10); its three 500m / 1 GiB pods fit one small (1500m ≤ 2000m) = 0.10;
     // headroom 0.20/h = 146 USD/month. With spot allowed (only the do-not-disrupt pod stays on-demand) the engine
     // packs the three pods onto one node whose capacity type the do-not-disrupt pod pins: still one on-demand small,
-    // so the spot figure starts from the lower bound and saves 0.
-    { nodePool: 'general', today: 0.3, lowerBound: 0.1, headroomPerMonth: 146, spot: 0.1, spotPerMonth: 0 },
+    // so the spot figure starts from the best placement (the cheaper of today and the re-pack) and saves 0.
+    { nodePool: 'general', today: 0.3, best: 0.1, headroomPerMonth: 146, spot: 0.1, spotPerMonth: 0 },
     // batch: one small holding one pod; a re-pack needs the same node: no headroom; spot allowed: small spot 0.03,
     // 0.07/h = 51.1 USD/month.
-    { nodePool: 'batch', today: 0.1, lowerBound: 0.1, headroomPerMonth: 0, spot: 0.03, spotPerMonth: 51.1 },
-  ])(
-    '$nodePool: today $today, lower bound $lowerBound, spot $spot',
-    ({ nodePool, today, lowerBound, headroomPerMonth, spot, spotPerMonth }) => {
-      const r = row(nodePool);
-      expect(r?.today.usdPerHour).toBeCloseTo(today, 10);
-      expect(r?.lowerBound.usdPerHour).toBeCloseTo(lowerBound, 10);
-      expect(r?.headroomUsdPerMonth).toBeCloseTo(headroomPerMonth, 8);
-      expect(r?.spot.usdPerHour).toBeCloseTo(spot, 10);
-      expect(r?.spotUsdPerMonth).toBeCloseTo(spotPerMonth, 8);
-    },
-  );
+    { nodePool: 'batch', today: 0.1, best: 0.1, headroomPerMonth: 0, spot: 0.03, spotPerMonth: 51.1 },
+  ])('$nodePool: today $today, best $best, spot $spot', ({ nodePool, today, best, headroomPerMonth, spot, spotPerMonth }) => {
+    const r = row(nodePool);
+    expect(r?.today.usdPerHour).toBeCloseTo(today, 10);
+    expect(r?.best.usdPerHour).toBeCloseTo(best, 10);
+    expect(r?.headroomUsdPerMonth).toBeCloseTo(headroomPerMonth, 8);
+    expect(r?.spot.usdPerHour).toBeCloseTo(spot, 10);
+    expect(r?.spotUsdPerMonth).toBeCloseTo(spotPerMonth, 8);
+  });
 
-  it('the lower bound’s instance mix is what the re-pack launched; no pod is left out; the spot NodePool, empty today, has no row', () => {
-    expect(row('general')?.lowerBound.mix).toEqual([{ instanceType: 'small', capacityType: 'on-demand', nodes: 1, usdPerHour: 0.1 }]);
-    expect(row('general')?.lowerBoundSource).toBe('repack');
+  it('the best placement (the cheaper of today and the re-pack)’s instance mix is what the re-pack launched; no pod is left out; the spot NodePool, empty today, has no row', () => {
+    expect(row('general')?.best.mix).toEqual([{ instanceType: 'small', capacityType: 'on-demand', nodes: 1, usdPerHour: 0.1 }]);
+    expect(row('general')?.bestSource).toBe('repack');
     expect(h.unschedulable).toEqual([]);
     expect(row('spot')).toBeUndefined();
   });
 
-  it('where a re-pack costs more than today, today is the lower bound: headroom 0, never negative', () => {
+  it('where a re-pack costs more than today, today is the best placement (the cheaper of today and the re-pack): headroom 0, never negative', () => {
     // small's zone-a on-demand offering can no longer be launched (it still prices the nodes on it, 0.10); a new
     // small costs 0.12 in zone-b. batch: today 0.10 < re-pack 0.12, so the bound is today's node. general: today
     // 0.30, re-pack one small 0.12: headroom 0.18/h.
@@ -266,11 +238,11 @@ describe('consolidation headroom and the spot lever (headroom.ts)', () => {
     const h2 = consolidationHeadroom({ ...world(), catalogue });
     const batch = h2.rows.find((r) => r.nodePool === 'batch');
     expect(batch?.repack.usdPerHour).toBeCloseTo(0.12, 10);
-    expect(batch?.lowerBoundSource).toBe('today');
-    expect(batch?.lowerBound.usdPerHour).toBeCloseTo(0.1, 10);
+    expect(batch?.bestSource).toBe('today');
+    expect(batch?.best.usdPerHour).toBeCloseTo(0.1, 10);
     expect(batch?.headroomUsdPerHour).toBe(0);
     const general = h2.rows.find((r) => r.nodePool === 'general');
-    expect(general?.lowerBoundSource).toBe('repack');
+    expect(general?.bestSource).toBe('repack');
     expect(general?.headroomUsdPerHour).toBeCloseTo(0.18, 10);
   });
 });

@@ -65,12 +65,14 @@ export function HeadroomPanel({ at }: { at: string | undefined }) {
       </div>
       <div className="table-scroll">
         <table className="data-table" data-testid="headroom-table">
-          <caption>Per NodePool: today, the re-pack lower bound and with spot (simulation at {snapshot})</caption>
+          <caption>
+            Per NodePool: today, the best known placement (the cheaper of today and the re-pack) and with spot (simulation at {snapshot})
+          </caption>
           <thead>
             <tr>
               <th scope="col">NodePool</th>
               <th scope="col">Today</th>
-              <th scope="col">Lower bound</th>
+              <th scope="col">Best (cheaper of today, re-pack)</th>
               <th scope="col">With spot</th>
               <th scope="col" className="num">
                 Consolidation / month
@@ -85,7 +87,7 @@ export function HeadroomPanel({ at }: { at: string | undefined }) {
               <tr key={r.nodePool}>
                 <th scope="row">{r.nodePool}</th>
                 <FootprintCell f={r.today} />
-                <FootprintCell f={r.lowerBound} />
+                <FootprintCell f={r.best} />
                 <FootprintCell f={r.spot} />
                 <td className="num">{formatUsd(r.headroomUsdPerMonth)}</td>
                 <td className="num">{formatUsd(r.spotUsdPerMonth)}</td>

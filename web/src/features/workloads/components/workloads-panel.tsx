@@ -41,7 +41,13 @@ function Row({ r, open, onToggle, window }: { r: RecommendationRow; open: boolea
                 <span
                   key={f}
                   className={`flag flag-${f}`}
-                  title={f === 'throttled' ? `throttled by ${r.throttledBy.join(' and ')}` : undefined}
+                  title={
+                    f === 'throttled'
+                      ? 'held at its CPU limit (p95 at or near it, or the peak at it)'
+                      : f === 'above-request'
+                        ? 'CPU p95 above the request: it borrows idle CPU, not throttled'
+                        : undefined
+                  }
                 >
                   {f}
                 </span>

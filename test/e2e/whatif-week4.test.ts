@@ -1,0 +1,225 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { main } from '../../cli/main.js';
+import type { SimulationResult } from '../../core/karpenter/scheduling/index.js';
+import { createClusterSnapshotRepository } from '../../db/repositories/cluster-snapshot-repository.js';
+import { createSnapshotPricesRepository } from '../../db/repositories/snapshot-prices-repository.js';
+import type { NodesResponse } from '../../server/schemas/efficiency.js';
+import type {
+  HeadroomResponse,
+  NodePoolEditResponse,
+  PredictResponse,
+  WhyNotResponse,
+  WorkloadPlacementResponse,
+} from '../../server/schemas/whatif.js';
+import type { RecommendationsResponse } from '../../server/schemas/workloads.js';
+import { createWhatIfWorlds } from '../../server/services/whatif-world.js';
+import { startSeededApi, type SeededApi } from '../fixtures/seeded-api.js';
+
+/*
+ * Issue 21 through the path a user takes: the week4 sandbox (sandbox21: tainted `dedicated` pool with its own
+ * DaemonSet, a PDB on payments-api, zone-spread checkout-web, arm64-only image-resizer beside amd64-only
+ * fraud-scorer in `steady`, the EBS-backed ledger-db StatefulSet, finished reconcile CronJob pods, the on-demand-only
+ * `steady` pool) read by the real collectors into SQLite (seedFromSandbox, one day, a snapshot every 15 minutes),
+ * and the what-if API over it on 127.0.0.1. One sandbox for the file: it also serves `kubectl get -o yaml` for the
+ * agreement with `simulate` (item 5). Needs kubectl (/usr/bin/kubectl; CI installs it): it does not skip.
+ */
+
+const HOUR = 3_600_000;
+const KUBECTL = process.env.KUBECTL ?? '/usr/bin/kubectl';
+let api: SeededApi;
+
+beforeAll(async () => {
+  api = await startSeededApi({ prefix: 'ledger-whatif-week4-', days: 1, stepFactor: 3, usage: true });
+}, 300_000);
+
+afterAll(async () => {
+  await api?.close();
+});
+
+async function get<T>(path: string): Promise<T> {
+  const res = await fetch(`${api.base}${path}`);
+  if (res.status !== 200) throw new Error(`${path}: HTTP ${res.status} ${await res.text()}`);
+  return (await res.json()) as T;
+}
+
+const iso = (offsetMs: number) => new Date(api.startMs + offsetMs).toISOString();
+
+describe('issue 21 items 1-3 and 5 on week4, collector -> SQLite -> API', () => {
+  it('zone spread: checkout-web (6 replicas, maxSkew 1 over 3 zones, DoNotSchedule) re-packs onto 3 nodes, not 1', async () => {
+    // Hand-worked: 6 x 500m / 1 GiB = 3 vCPU / 6 GiB fits one 4-vCPU node, but maxSkew 1 over us-east-1a/b/c puts 2
+    // pods in each zone, so each zone needs a node of its own: 3 nodes. Without the stored spread: 1 node.
+    const at = iso(12 * HOUR);
+    const r = await get<WorkloadPlacementResponse>(
+      `/api/whatif/workload?at=${at}&namespace=storefront&kind=Deployment&name=checkout-web&nodepools=steady`,
+    );
+    expect(r.placements).toHaveLength(1);
+    expect(r.placements[0].unschedulable).toEqual([]);
+    expect(r.placements[0].footprint.nodes).toBe(3);
+  });
+
+  it('the Graviton edit (steady: arch=arm64) does not move the amd64-only fraud-scorer: its 2 pods are unschedulable', async () => {
+    const at = iso(12 * HOUR);
+    const r = await get<NodePoolEditResponse>(`/api/whatif/nodepool-edit?at=${at}&nodepool=steady&arch=arm64`);
+    // fraud-scorer requires kubernetes.io/arch In [amd64] (node affinity); checkout-web allows both, image-resizer
+    // asks for arm64. Only fraud-scorer's two replicas are left without a node.
+    expect(r.unschedulable.map((u) => u.pod.replace(/-[a-z0-9]+-[a-z0-9]+$/, '')).sort()).toEqual([
+      'payments/fraud-scorer',
+      'payments/fraud-scorer',
+    ]);
+    expect(r.savingsUsdPerHour).toBeNull();
+  });
+
+  it('finished CronJob pods take no room: at 12:30 (reconcile ran 12:15-12:21) why-not and the packing count the same pods per node', async () => {
+    const at = iso(12.5 * HOUR);
+    const w = await get<WhyNotResponse>(`/api/whatif/why-not?at=${at}`);
+    const { rows } = await get<NodesResponse>(`/api/nodes?at=${at}&limit=5000`);
+    const packing = new Map(rows.map((n) => [n.name, n.requestedPods]));
+    for (const n of w.nodes) expect(n.pods, n.node).toBe(packing.get(n.node));
+  });
+
+  it('the on-demand-only steady pool has a non-zero spot lever', async () => {
+    const h = await get<HeadroomResponse>(`/api/whatif/headroom?at=${iso(12 * HOUR)}`);
+    const steady = h.rows.find((r) => r.nodePool === 'steady');
+    expect(steady?.spotUsdPerHour).toBeGreaterThan(0);
+  });
+
+  it('Savings and Workloads price one NodePool alike: the Workloads re-pack before right-sizing is the Savings re-pack', async () => {
+    const rec = await get<RecommendationsResponse>('/api/workloads/recommendations');
+    expect(rec.pricesAt).not.toBeNull();
+    const h = await get<HeadroomResponse>(`/api/whatif/headroom?at=${rec.pricesAt ?? ''}`);
+    const engine = rec.nodePools.filter((p) => p.dollarMethod === 'engine-repack');
+    expect(engine.length).toBeGreaterThan(0);
+    for (const p of engine) {
+      const row = h.rows.find((r) => r.nodePool === p.nodePool);
+      expect(p.usdPerHourBefore, p.nodePool).toBeCloseTo(row?.repack.usdPerHour ?? -1, 6);
+      expect(p.nodesBefore, p.nodePool).toBe(row?.repack.nodes);
+    }
+  });
+});
+
+/** kubectl against the sandbox with its clock at `at`. */
+async function kubectl(at: number, args: string[]): Promise<string> {
+  const res = await fetch(`${api.sandbox.url}/_sandbox/clock`, {
+    method: 'POST',
+    body: JSON.stringify({ time: new Date(at).toISOString() }),
+  });
+  expect(res.ok).toBe(true);
+  // Asynchronously: the sandbox answers from this process.
+  const { stdout } = await promisify(execFile)(KUBECTL, ['--kubeconfig', api.sandbox.kubeconfigPath, ...args], {
+    encoding: 'utf8',
+    maxBuffer: 256 * 2 ** 20,
+  });
+  return stdout;
+}
+
+async function simulateJson(argv: string[]): Promise<SimulationResult> {
+  const out: string[] = [];
+  const err: string[] = [];
+  vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => void out.push(a.join(' ')));
+  vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
+  const code = await main(['simulate', ...argv, '--json']);
+  vi.restoreAllMocks();
+  expect(err.join('\n')).toBe('');
+  expect(code).toBe(0);
+  return JSON.parse(out.join('\n')) as SimulationResult;
+}
+
+const KINDS = 'nodepools,nodes,pods,pdb,daemonsets,pvc,pv,storageclass,csinode,ec2nodeclass,nodeoverlay';
+
+/**
+ * The agreement at +`hours`: the sandbox's objects then (kubectl, every kind the engine reads) fed to `simulate
+ * --json` with the catalogue the what-if used and the collected Karpenter release, against /api/whatif/why-not,
+ * headroom and predict at the snapshot of the same moment.
+ */
+const agreement = async (hours: number): Promise<void> => {
+  const atMs = api.startMs + hours * HOUR;
+  const dir = api.dir;
+  const dump = join(dir, `objects-${hours}.yaml`);
+  writeFileSync(dump, await kubectl(atMs, ['get', KINDS, '-A', '-o', 'yaml']));
+  // The catalogue the what-if used (its stored prices at the snapshot), written for simulate's --instance-types.
+  const world = createWhatIfWorlds({
+    snapshots: createClusterSnapshotRepository(api.db),
+    prices: createSnapshotPricesRepository(api.db),
+  }).load(atMs).world;
+  const types = join(dir, `types-${hours}.json`);
+  writeFileSync(types, JSON.stringify(world.catalogue));
+  const version = world.karpenterVersion === undefined ? [] : ['--karpenter-version', world.karpenterVersion];
+  const sim = await simulateJson(['--objects', dump, '--instance-types', types, '--now', new Date(atMs).toISOString(), ...version]);
+
+  const w = await get<WhyNotResponse>(`/api/whatif/why-not?at=${new Date(atMs).toISOString()}`);
+  const h = await get<HeadroomResponse>(`/api/whatif/headroom?at=${new Date(atMs).toISOString()}`);
+  const decision = sim.consolidation.decisions[0] ?? null;
+  expect(w.command === null ? null : { action: w.command.action, candidates: [...w.command.candidates].sort() }).toEqual(
+    decision === null ? null : { action: decision.action, candidates: [...decision.candidates].sort() },
+  );
+  const simReasons = Object.fromEntries(sim.consolidation.unconsolidatable.map((u) => [u.node, u.reason]));
+  const apiReasons = Object.fromEntries(w.nodes.filter((n) => n.decision === 'keep').map((n) => [n.node, n.reason]));
+  expect(apiReasons).toEqual(simReasons);
+  const cents = (usd: number) => Math.round(usd * 100);
+  expect(cents(h.totals.todayUsdPerHour)).toBe(cents(sim.costUsdPerHour.before));
+
+  // Predict: the same Deployment placed by the API and by simulate on the dump with it added.
+  const deployment = [
+    'apiVersion: apps/v1',
+    'kind: Deployment',
+    'metadata: {name: api, namespace: shop}',
+    'spec:',
+    '  replicas: 4',
+    '  selector: {matchLabels: {app: api}}',
+    '  template:',
+    '    metadata: {labels: {app: api}}',
+    '    spec:',
+    '      containers: [{name: c, image: x, resources: {requests: {cpu: "3", memory: 6Gi}}}]',
+  ].join('\n');
+  const res = await fetch(`${api.base}/api/whatif/predict?at=${new Date(atMs).toISOString()}`, {
+    method: 'POST',
+    body: deployment,
+    headers: { 'content-type': 'application/yaml' },
+  });
+  expect(res.status).toBe(200);
+  const p = (await res.json()) as PredictResponse;
+  const withDeployment = join(dir, `objects-predict-${hours}.yaml`);
+  writeFileSync(withDeployment, `${await kubectl(atMs, ['get', KINDS, '-A', '-o', 'yaml'])}\n---\n${deployment}\n`);
+  const simP = await simulateJson([
+    '--objects',
+    withDeployment,
+    '--instance-types',
+    types,
+    '--now',
+    new Date(atMs).toISOString(),
+    ...version,
+  ]);
+  const ours = (pods: string[]) => pods.filter((x) => x.startsWith('shop/api-'));
+  const claims = (list: { nodePool: string; instanceType: string; capacityType: string; zone: string; pods: string[] }[]) =>
+    list
+      .filter((nc) => ours(nc.pods).length > 0)
+      .map((nc) => ({
+        nodePool: nc.nodePool,
+        instanceType: nc.instanceType,
+        capacityType: nc.capacityType,
+        zone: nc.zone,
+        pods: ours(nc.pods).sort(),
+      }))
+      .sort((a, b) => a.pods[0].localeCompare(b.pods[0]));
+  expect(claims(p.nodeClaims)).toEqual(claims(simP.provisioning.nodeClaims));
+};
+
+describe('agreement (issue 21 "What it must show"): kubectl get -o yaml | simulate --json and the what-if API at the same snapshot', () => {
+  it.each([3, 8, 12])(
+    'at +%s h: the same decision, the same reasons per node, the same cost before to the cent, the same predict',
+    agreement,
+  );
+
+  // Known disagreement, reported to the lead: at 20:30 the reconcile CronJob pod that ran 20:15-20:21 has finished.
+  // Karpenter's nodeclaim.podevents controller (v1.14.1 pkg/controllers/nodeclaim/podevents/controller.go) restarted
+  // the node's consolidateAfter clock at 20:21 when the pod turned terminal, so ip-10-0-32-24 is not considered yet
+  // (30 min not passed). simulate keeps the node, but counts from the pod's start (900s ago, not 540s); the what-if
+  // leaves the finished pod out of the snapshot and so offers the node for deletion. The store records a pod's finish
+  // as the snapshot that saw it (db/repositories/kube-repository.ts finishedAt: at), not its terminated.finishedAt,
+  // so the ledger cannot tell 20:21 either. When both are fixed this fails: turn it into a plain case above.
+  it.fails('at +20.5 h (a CronJob pod finished 9 minutes before): they disagree on the node it ran on', () => agreement(20.5));
+});
