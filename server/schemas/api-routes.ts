@@ -19,6 +19,7 @@ import {
   ConsolidationTimelineQuerySchema,
   ConsolidationTimelineResponseSchema,
 } from './consolidation.js';
+import { KarpenterExplanationsQuerySchema, KarpenterExplanationsResponseSchema } from './karpenter-explanations.js';
 import { DailyCostQuerySchema, DailyCostResponseSchema, ReconciliationQuerySchema, ReconciliationResponseSchema } from './cost.js';
 import {
   EfficiencyNodesQuerySchema,
@@ -88,6 +89,11 @@ export const API_ROUTES = {
   '/api/consolidation/events': { method: 'GET', query: ConsolidationEventsQuerySchema, response: ConsolidationEventsResponseSchema },
   '/api/consolidation/compare': { method: 'GET', query: ConsolidationCompareQuerySchema, response: ConsolidationCompareResponseSchema },
   '/api/consolidation/timeline': { method: 'GET', query: ConsolidationTimelineQuerySchema, response: ConsolidationTimelineResponseSchema },
+  '/api/consolidation/karpenter-explanations': {
+    method: 'GET',
+    query: KarpenterExplanationsQuerySchema,
+    response: KarpenterExplanationsResponseSchema,
+  },
   // teams
   '/api/teams/cost': { method: 'GET', query: TeamCostQuerySchema, response: TeamCostResponseSchema },
   '/api/teams/cost/series': { method: 'GET', query: TeamCostSeriesQuerySchema, response: TeamCostSeriesResponseSchema },

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { HeadroomResponse } from '../../server/schemas/whatif.js';
+import { createExplanationWriter } from '../../db/repositories/karpenter-explanations-repository.js';
+import type { HeadroomResponse, WhyNotResponse } from '../../server/schemas/whatif.js';
 import { PAGES } from './dashboard-pages.js';
 import { dashboardPerFile, horizontalOverflow, openPage, screenshot } from './harness.js';
 
@@ -190,6 +191,55 @@ describe('the Savings page (simulations over the newest snapshot)', () => {
     await answer.waitFor({ timeout: 30_000 });
     await expect(answer.innerText()).resolves.toMatch(/Deployment shop\/web: 6 replica\(s\)/);
     await expect(page.getByTestId('predict-table').locator('tbody th').first().innerText()).resolves.toBe('general');
+    expect(errors).toEqual([]);
+    await close();
+  });
+});
+
+describe('Karpenter’s own explanations beside the engine’s', () => {
+  it('the why-not table says what Karpenter said and where it differs; the Consolidation page lists them', async () => {
+    const whyNot = (await (await fetch(`${d.baseUrl}/api/whatif/why-not`)).json()) as WhyNotResponse;
+    const karpenterNodes = whyNot.nodes.filter((n) => n.nodePool !== null);
+    const moved = karpenterNodes.find((n) => n.decision !== 'keep');
+    const [kept, scored] = karpenterNodes.filter((n) => n.decision === 'keep');
+    expect(moved).toBeDefined();
+    // Karpenter's events five minutes before the snapshot, worded as v1.14.1 events.go and the Balanced design write them:
+    // the node the engine would remove was rejected for a budget (a disagreement), a kept one was unconsolidatable (they
+    // agree), another kept one fell short of the Balanced threshold 1/k = 0.5 (they agree, the score shown).
+    const at = Date.parse(whyNot.snapshotAt) - 5 * 60_000;
+    const ev = (uid: string, reason: string, name: string, message: string) =>
+      ({ uid, at, type: 'Normal', reason, message, kind: 'Node', name, namespace: null }) as const;
+    createExplanationWriter(d.db).write([
+      ev(
+        'said-1',
+        'ConsolidationRejected',
+        moved?.node ?? '',
+        `Consolidation rejected: ${moved?.decision}: [${moved?.node}], reason: budget (savings: $0.05)`,
+      ),
+      ev('said-2', 'Unconsolidatable', kept.node, "Can't replace with a cheaper node"),
+      ev('said-3', 'ConsolidationRejected', scored.node, 'score 0.31 < threshold 0.50 (k: 2, savings 5.0%, disruption 16.1%)'),
+    ]);
+
+    const { page, errors, close } = await openPage(d.browser);
+    await page.goto(`${d.baseUrl}/savings`);
+    const table = page.getByTestId('why-not-table');
+    const cell = (node: string) => table.locator(`tr[data-node="${node}"] td.karpenter-said`);
+    await expect.poll(() => cell(moved?.node ?? '').innerText(), { timeout: 30_000 }).toContain('ConsolidationRejected (budget)');
+    await expect(cell(moved?.node ?? '').innerText()).resolves.toContain(
+      `Differs: Karpenter: ConsolidationRejected (budget) · engine: ${moved?.decision === 'delete' ? 'deletable' : 'replaceable'}`,
+    );
+    await expect(cell(kept.node).innerText()).resolves.toBe("Unconsolidatable: Can't replace with a cheaper node");
+    await expect(cell(scored.node).innerText()).resolves.toBe('ConsolidationRejected (score 0.31 < threshold 0.5)');
+    await expect(table.getByTestId('karpenter-disagrees').count()).resolves.toBe(1);
+
+    await page.goto(`${d.baseUrl}/consolidation`);
+    const listed = page.getByTestId('karpenter-explanations-table');
+    await listed.waitFor({ timeout: 30_000 });
+    await expect(listed.locator('tbody tr').count()).resolves.toBe(3);
+    await expect(listed.locator('tbody tr td:last-child').allInnerTexts()).resolves.toEqual(
+      expect.arrayContaining(['ConsolidationRejected (budget)', 'ConsolidationRejected (score 0.31 < threshold 0.5)']),
+    );
+    await screenshot(page, 'consolidation-karpenter-said');
     expect(errors).toEqual([]);
     await close();
   });

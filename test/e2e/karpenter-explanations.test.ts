@@ -1,0 +1,175 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventRecord, KubeSnapshot, NodeClaimRecord, NodeRecord } from '../../core/model.js';
+import { buildSnapshotRows } from '../../core/rollup.js';
+import { MINUTE_MS } from '../../core/time.js';
+import { openDb, type Db } from '../../db/open-db.js';
+import { createKubeRepository } from '../../db/repositories/kube-repository.js';
+import { buildApp } from '../../server/app.js';
+import type { KarpenterExplanationsResponse } from '../../server/schemas/karpenter-explanations.js';
+
+/*
+ * Karpenter's own explanations through the real path: events in snapshots (kube-repository writeSnapshot, which
+ * stores them as the collector does) -> SQLite file -> GET /api/consolidation/karpenter-explanations over HTTP on
+ * loopback. The messages are the wordings of kubernetes-sigs/karpenter v1.14.1
+ * pkg/controllers/disruption/events/events.go (ConsolidationCandidate, ConsolidationRejected, each on the Node and
+ * its NodeClaim), designs/balanced-consolidation.md ("score 0.31 < threshold 0.50 (k: 2, …)") and consolidation.go
+ * (Unconsolidatable "SpotToSpotConsolidation is disabled, …").
+ *   general: node-a (NodeClaim general-a), node-b (general-b); batch: node-s (batch-s), snapshots every 15 min 09:00–11:00.
+ *   09:30 candidate delete node-b $0.20 (Node + NodeClaim: one row); 09:30:20 rejected, reason budget (one row);
+ *   09:45 node-s Unconsolidatable; 10:15 node-a rejected by score 0.31 < 0.50; 11:30 (outside the range) node-a approved.
+ */
+
+const at = (hhmm: string, ss = '00'): number => Date.parse(`2026-11-01T${hhmm}:${ss}Z`);
+const CANDIDATE = 'Consolidation candidate: delete: [node-b] (savings: $0.20)';
+const REJECTED = 'Consolidation rejected: delete: [node-b], reason: budget (savings: $0.20)';
+const SPOT = "SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node";
+const SCORE = 'score 0.31 < threshold 0.50 (k: 2, savings 5.0%, disruption 16.1%)';
+const APPROVED = 'score 3.33 >= threshold 0.50 (k: 2, savings 12.5%, disruption 3.8%)';
+
+function node(name: string, nodePool: string): NodeRecord {
+  return {
+    name,
+    nodeClaim: `${nodePool}-${name.slice(-1)}`,
+    nodePool,
+    instanceType: 'm5.xlarge',
+    capacityType: nodePool === 'batch' ? 'spot' : 'on-demand',
+    zone: 'us-east-1a',
+    instanceId: `i-${name}`,
+    createdAt: at('08:00'),
+    allocatable: { cpuMillicores: 4000, memoryBytes: 16 * 1024 ** 3, pods: 58, gpu: 0 },
+    labels: {},
+  };
+}
+const claim = (n: NodeRecord): NodeClaimRecord => ({
+  name: n.nodeClaim ?? '',
+  nodePool: n.nodePool,
+  nodeName: n.name,
+  instanceType: n.instanceType,
+  capacityType: n.capacityType,
+  zone: n.zone,
+  instanceId: n.instanceId,
+  createdAt: n.createdAt,
+  disruptionReason: null,
+  conditions: [],
+});
+const event = (uid: string, t: number, reason: string, kind: string, name: string, message: string): EventRecord => ({
+  uid,
+  at: t,
+  type: 'Normal',
+  reason,
+  message,
+  kind,
+  name,
+  namespace: null,
+});
+const EVENTS: EventRecord[] = [
+  event('c1', at('09:30'), 'ConsolidationCandidate', 'Node', 'node-b', CANDIDATE),
+  event('c2', at('09:30'), 'ConsolidationCandidate', 'NodeClaim', 'general-b', CANDIDATE),
+  event('r1', at('09:30', '20'), 'ConsolidationRejected', 'Node', 'node-b', REJECTED),
+  event('r2', at('09:30', '20'), 'ConsolidationRejected', 'NodeClaim', 'general-b', REJECTED),
+  event('u1', at('09:45'), 'Unconsolidatable', 'Node', 'node-s', SPOT),
+  event('s1', at('10:15'), 'ConsolidationRejected', 'Node', 'node-a', SCORE),
+  event('a1', at('11:30'), 'ConsolidationApproved', 'Node', 'node-a', APPROVED),
+];
+
+let dir: string;
+let db: Db;
+let app: FastifyInstance;
+let base: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ledger-explanations-'));
+  db = openDb({ path: join(dir, 'ledger.db') });
+  const kube = createKubeRepository(db);
+  for (let t = at('09:00'); t <= at('11:30'); t += 15 * MINUTE_MS) {
+    const nodes = [node('node-a', 'general'), node('node-b', 'general'), node('node-s', 'batch')];
+    const s: KubeSnapshot = {
+      takenAt: t,
+      nodePools: [],
+      namespaces: [],
+      nodes,
+      nodeClaims: nodes.map(claim),
+      pods: [],
+      // each snapshot brings the events of the 15 minutes up to it
+      events: EVENTS.filter((e) => e.at <= t && e.at > t - 15 * MINUTE_MS),
+    };
+    const rows = buildSnapshotRows(
+      s,
+      () => ({ pricePerHour: 0.192, currency: 'USD', source: 'pricing-api' }),
+      () => 0.192,
+    );
+    kube.writeSnapshot({ snapshot: s, ...rows, runId: null });
+  }
+  app = buildApp({ db, webRoot: join(dir, 'no-web'), now: () => at('12:00') });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await app.close();
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const RANGE = 'from=2026-11-01T09:00:00Z&to=2026-11-01T11:00:00Z';
+const get = async (query: string) => {
+  const res = await fetch(`${base}/api/consolidation/karpenter-explanations?${query}`);
+  return { status: res.status, body: (await res.json()) as KarpenterExplanationsResponse };
+};
+
+describe('GET /api/consolidation/karpenter-explanations', () => {
+  it('one row per decision (the Node and NodeClaim copies once), oldest first, in Karpenter’s words', async () => {
+    const { status, body } = await get(RANGE);
+    expect(status).toBe(200);
+    expect(body.total).toBe(4);
+    expect(body.rows.map((r) => [r.at, r.eventReason, r.nodeName, r.nodeClaim, r.nodePool, r.said])).toEqual([
+      [
+        '2026-11-01T09:30:00.000Z',
+        'ConsolidationCandidate',
+        'node-b',
+        'general-b',
+        'general',
+        'ConsolidationCandidate (delete, saves $0.20/h)',
+      ],
+      ['2026-11-01T09:30:20.000Z', 'ConsolidationRejected', 'node-b', 'general-b', 'general', 'ConsolidationRejected (budget)'],
+      ['2026-11-01T09:45:00.000Z', 'Unconsolidatable', 'node-s', 'batch-s', 'batch', `Unconsolidatable: ${SPOT}`],
+      // designs/balanced-consolidation.md: a move scoring under 1/k (k = 2) is rejected
+      [
+        '2026-11-01T10:15:00.000Z',
+        'ConsolidationRejected',
+        'node-a',
+        'general-a',
+        'general',
+        'ConsolidationRejected (score 0.31 < threshold 0.5)',
+      ],
+    ]);
+    expect(body.rows[1]).toMatchObject({ decision: 'delete', rejection: 'budget', savingsUsdPerHour: 0.2, score: null });
+    expect(body.rows[3]).toMatchObject({ score: 0.31, threshold: 0.5, k: 2, savingsPercent: 5, disruptionPercent: 16.1 });
+    expect(body.rows[2].cause).toBe('spot-to-spot-disabled');
+  });
+
+  it('filters by NodePool and by node or NodeClaim name; the approved score outside the range is left out', async () => {
+    expect((await get(`${RANGE}&nodepool=general`)).body.rows.map((r) => r.at)).toEqual([
+      '2026-11-01T09:30:00.000Z',
+      '2026-11-01T09:30:20.000Z',
+      '2026-11-01T10:15:00.000Z',
+    ]);
+    expect((await get(`${RANGE}&node=general-b`)).body.rows.map((r) => r.kind)).toEqual(['candidate', 'rejected']);
+    const later = await get('from=2026-11-01T11:00:00Z&to=2026-11-01T12:00:00Z&node=node-a');
+    expect(later.body.rows.map((r) => r.said)).toEqual(['ConsolidationApproved (score 3.33 >= threshold 0.5)']);
+  });
+
+  it('answers CSV, and refuses an unknown parameter', async () => {
+    const csv = await fetch(`${base}/api/consolidation/karpenter-explanations?${RANGE}&format=csv`);
+    expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+    const lines = (await csv.text()).trim().split('\r\n');
+    expect(lines).toHaveLength(5);
+    expect(lines[2]).toContain('ConsolidationRejected (budget)');
+    expect((await fetch(`${base}/api/consolidation/karpenter-explanations?${RANGE}&nodes=x`)).status).toBe(400);
+  });
+});
