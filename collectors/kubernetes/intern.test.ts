@@ -29,4 +29,18 @@ describe('internPod', () => {
       team: 'pay',
     });
   });
+
+  it("keeps what the engine reads: the scheduling spec's reference, do-not-disrupt as written, deletion cost, start, volumes, image", () => {
+    const intern = createInterner();
+    const full: PodRecord = {
+      ...pod('c'),
+      scheduling: { hash: 'h1', json: '{"tolerations":[]}' },
+      doNotDisruptValue: '30m',
+      deletionCost: '-5',
+      startedAt: 1_790_000_060_000,
+      volumes: [{ name: 'data', claimName: 'data-db-0' }],
+      karpenterImage: 'public.ecr.aws/karpenter/controller:1.14.1',
+    };
+    expect(internPod(full, intern)).toEqual(full);
+  });
 });

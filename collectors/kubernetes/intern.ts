@@ -39,5 +39,13 @@ export function internPod(p: PodRecord, intern: (s: string) => string): PodRecor
     doNotDisrupt: p.doNotDisrupt,
     createdAt: p.createdAt,
     labels,
+    // What the engine reads (collect21): set on every record, undefined where absent, so that every pod keeps one
+    // hidden class (a conditional spread gives each combination its own).
+    scheduling: p.scheduling,
+    doNotDisruptValue: p.doNotDisruptValue,
+    deletionCost: p.deletionCost,
+    startedAt: p.startedAt,
+    volumes: p.volumes,
+    karpenterImage: p.karpenterImage,
   };
 }
