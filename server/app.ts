@@ -27,6 +27,9 @@ import { QueryParamError } from './analytics/range.js';
 import { billRoutes } from './routes/bill.js';
 import { consolidationRoutes } from './routes/consolidation.js';
 import { karpenterExplanationsRoutes } from './routes/karpenter-explanations.js';
+import { nodePoolKarpenterRoutes } from './routes/nodepool-karpenter.js';
+import { createNodePoolKarpenterService } from './services/nodepool-karpenter-service.js';
+import { createClusterSnapshotRepository } from '../db/repositories/cluster-snapshot-repository.js';
 import { costRoutes } from './routes/cost.js';
 import { registerOpenApi } from './routes/docs.js';
 import { efficiencyRoutes } from './routes/efficiency.js';
@@ -205,6 +208,7 @@ function registerApiRoutes(
 
   app.register(statusRoutes, { reports });
   app.register(nodePoolsRoutes, { reports, nodePoolCost });
+  app.register(nodePoolKarpenterRoutes, { nodePoolKarpenter: createNodePoolKarpenterService(createClusterSnapshotRepository(db)) });
   const cur = createCurRepository(db);
   app.register(costRoutes, { reports, nodePoolCost, curCost: createCurCostService(cur, reportsRepo, ctx) });
   app.register(efficiencyRoutes, { reports, efficiency: createEfficiencyService(packing, ctx) });

@@ -19,6 +19,7 @@ import {
   ConsolidationTimelineQuerySchema,
   ConsolidationTimelineResponseSchema,
 } from './consolidation.js';
+import { NodePoolKarpenterQuerySchema, NodePoolKarpenterResponseSchema } from './nodepool-karpenter.js';
 import { KarpenterExplanationsQuerySchema, KarpenterExplanationsResponseSchema } from './karpenter-explanations.js';
 import { DailyCostQuerySchema, DailyCostResponseSchema, ReconciliationQuerySchema, ReconciliationResponseSchema } from './cost.js';
 import {
@@ -76,6 +77,7 @@ export const API_ROUTES = {
   // NodePools
   '/api/nodepools': { method: 'GET', query: NodePoolsQuerySchema, response: NodePoolsResponseSchema },
   '/api/nodepools/compare': { method: 'GET', query: NodePoolCompareQuerySchema, response: NodePoolCompareResponseSchema },
+  '/api/nodepools/karpenter': { method: 'GET', query: NodePoolKarpenterQuerySchema, response: NodePoolKarpenterResponseSchema },
   // cost
   '/api/cost/nodepools/daily': { method: 'GET', query: DailyCostQuerySchema, response: DailyCostResponseSchema },
   '/api/reconciliation/daily': { method: 'GET', query: ReconciliationQuerySchema, response: ReconciliationResponseSchema },

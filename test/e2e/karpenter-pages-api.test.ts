@@ -11,8 +11,13 @@ import { openDb, type Db } from '../../db/open-db.js';
 import { createKubeRepository } from '../../db/repositories/kube-repository.js';
 import { buildApp } from '../../server/app.js';
 import type { KarpenterExplanationsResponse } from '../../server/schemas/karpenter-explanations.js';
+import type { NodePoolKarpenterResponse } from '../../server/schemas/nodepool-karpenter.js';
+import { ec2NodeClassObject, nodeOverlayObject, nodePoolObject } from '../../collectors/kubernetes/map-objects.js';
 
 /*
+ * Two pages' reads over one small cluster written through the real path (kube-repository writeSnapshot, as the
+ * collector stores it) into a SQLite file and asked over HTTP on loopback.
+ *
  * Karpenter's own explanations through the real path: events in snapshots (kube-repository writeSnapshot, which
  * stores them as the collector does) -> SQLite file -> GET /api/consolidation/karpenter-explanations over HTTP on
  * loopback. The messages are the wordings of kubernetes-sigs/karpenter v1.14.1
@@ -42,7 +47,8 @@ function node(name: string, nodePool: string): NodeRecord {
     instanceId: `i-${name}`,
     createdAt: at('08:00'),
     allocatable: { cpuMillicores: 4000, memoryBytes: 16 * 1024 ** 3, pods: 58, gpu: 0 },
-    labels: {},
+    // node-a runs in the capacity block the EC2NodeClass lists
+    labels: name === 'node-a' ? { 'karpenter.k8s.aws/capacity-reservation-id': 'cr-0123456789abcdef0' } : {},
   };
 }
 const claim = (n: NodeRecord): NodeClaimRecord => ({
@@ -77,6 +83,61 @@ const EVENTS: EventRecord[] = [
   event('a1', at('11:30'), 'ConsolidationApproved', 'Node', 'node-a', APPROVED),
 ];
 
+/*
+ * The NodePools page's Karpenter setup (v1.7+ NodeOverlay, v1.8+ static NodePools, v1.11+ limits.nodes, reservations
+ * from EC2NodeClass status.capacityReservations). Every node is priced $0.192/h (m5.xlarge on-demand, us-east-1).
+ *   batch is static (replicas 2) with one node running: fixed cost 2 × 0.192 = $0.384/h. general: limits.nodes 10.
+ *   Overlays (kubernetes-sigs/karpenter v1.14.1 pkg/controllers/nodeoverlay: heavier first, equal weights by name,
+ *   later in the alphabet first; an overlay reaching an offering an equal-weight one already priced is rejected whole):
+ *   batch-fixed (weight 20, price 0.05, nodepool batch) prices node-s at $0.05; edp-general (weight 10, -10 %, nodepool
+ *   general) comes before edp (weight 10, -12 %, all) and prices node-a and node-b at 0.192 × 0.9 = $0.1728; edp then
+ *   reaches general's nodes at the same weight: Conflict, not applied anywhere (so not to node-s either).
+ */
+const OBJECTS = [
+  nodePoolObject({
+    metadata: { name: 'general' },
+    spec: {
+      limits: { cpu: '100', nodes: '10' },
+      template: { spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'default' }, requirements: [] } },
+    },
+  }),
+  nodePoolObject({
+    metadata: { name: 'batch' },
+    spec: {
+      replicas: 2,
+      template: { spec: { nodeClassRef: { group: 'karpenter.k8s.aws', kind: 'EC2NodeClass', name: 'batch' }, requirements: [] } },
+    },
+  }),
+  ec2NodeClassObject({
+    metadata: { name: 'default' },
+    spec: {},
+    status: {
+      capacityReservations: [
+        {
+          id: 'cr-0123456789abcdef0',
+          instanceType: 'm5.xlarge',
+          availabilityZone: 'us-east-1a',
+          reservationType: 'capacity-block',
+          state: 'expiring',
+          interruptible: false,
+          endTime: '2026-11-01T12:00:00Z',
+          ownerID: '123456789012',
+        },
+      ],
+    },
+  }),
+  nodeOverlayObject({ metadata: { name: 'edp' }, spec: { requirements: [], priceAdjustment: '-12%', weight: 10 } }),
+  nodeOverlayObject({
+    metadata: { name: 'edp-general' },
+    spec: { requirements: [{ key: 'karpenter.sh/nodepool', operator: 'In', values: ['general'] }], priceAdjustment: '-10%', weight: 10 },
+  }),
+  nodeOverlayObject({
+    metadata: { name: 'batch-fixed' },
+    spec: { requirements: [{ key: 'karpenter.sh/nodepool', operator: 'In', values: ['batch'] }], price: '0.05', weight: 20 },
+  }),
+].filter((o) => o !== null);
+const OK = { state: 'ok' } as const;
+
 let dir: string;
 let db: Db;
 let app: FastifyInstance;
@@ -97,6 +158,8 @@ beforeAll(async () => {
       pods: [],
       // each snapshot brings the events of the 15 minutes up to it
       events: EVENTS.filter((e) => e.at <= t && e.at > t - 15 * MINUTE_MS),
+      objects: OBJECTS,
+      kinds: { NodePool: OK, EC2NodeClass: OK, NodeOverlay: OK },
     };
     const rows = buildSnapshotRows(
       s,
@@ -171,5 +234,65 @@ describe('GET /api/consolidation/karpenter-explanations', () => {
     expect(lines).toHaveLength(5);
     expect(lines[2]).toContain('ConsolidationRejected (budget)');
     expect((await fetch(`${base}/api/consolidation/karpenter-explanations?${RANGE}&nodes=x`)).status).toBe(400);
+  });
+});
+
+describe('GET /api/nodepools/karpenter', () => {
+  it('static pools with their fixed cost, limits.nodes, the overlay pricing each running type, reservations', async () => {
+    const res = await fetch(`${base}/api/nodepools/karpenter`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as NodePoolKarpenterResponse;
+    expect(body.snapshotAt).toBe('2026-11-01T11:30:00.000Z');
+    expect(body.nodePools).toEqual([
+      { name: 'batch', replicas: 2, limitNodes: null, nodes: 1, usdPerHour: 0.192, fixedUsdPerHour: 0.384 },
+      { name: 'general', replicas: null, limitNodes: 10, nodes: 2, usdPerHour: 0.384, fixedUsdPerHour: null },
+    ]);
+    expect(body.overlays.map((o) => [o.name, o.weight, o.applied, o.reason?.split(':')[0] ?? null])).toEqual([
+      ['batch-fixed', 20, true, null],
+      ['edp-general', 10, true, null],
+      ['edp', 10, false, 'Conflict'],
+    ]);
+    expect(body.overlayPrices).toEqual([
+      {
+        nodePool: 'batch',
+        instanceType: 'm5.xlarge',
+        capacityType: 'spot',
+        zone: 'us-east-1a',
+        nodes: 1,
+        usdPerHour: 0.192,
+        karpenterUsdPerHour: 0.05,
+        overlay: 'batch-fixed',
+        change: '0.05',
+      },
+      {
+        nodePool: 'general',
+        instanceType: 'm5.xlarge',
+        capacityType: 'on-demand',
+        zone: 'us-east-1a',
+        nodes: 2,
+        usdPerHour: 0.192,
+        karpenterUsdPerHour: 0.1728,
+        overlay: 'edp-general',
+        change: '-10%',
+      },
+    ]);
+    expect(body.reservations).toEqual([
+      {
+        id: 'cr-0123456789abcdef0',
+        nodeClass: 'default',
+        nodePools: ['general'],
+        instanceType: 'm5.xlarge',
+        zone: 'us-east-1a',
+        reservationType: 'capacity-block',
+        state: 'expiring',
+        interruptible: false,
+        endTime: '2026-11-01T12:00:00Z',
+        nodes: 1,
+      },
+    ]);
+  });
+
+  it('at an instant before any snapshot: 404', async () => {
+    expect((await fetch(`${base}/api/nodepools/karpenter?at=2026-10-01T00:00:00Z`)).status).toBe(404);
   });
 });
