@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createExplanationWriter } from '../../db/repositories/karpenter-explanations-repository.js';
+import { createObjectVersionWriter } from '../../db/repositories/object-versions.js';
+import { nodeOverlayObject, nodePoolObject } from '../../collectors/kubernetes/map-objects.js';
 import type { HeadroomResponse, WhyNotResponse } from '../../server/schemas/whatif.js';
 import { PAGES } from './dashboard-pages.js';
 import { dashboardPerFile, horizontalOverflow, openPage, screenshot } from './harness.js';
@@ -240,6 +242,42 @@ describe('Karpenter’s own explanations beside the engine’s', () => {
       expect.arrayContaining(['ConsolidationRejected (budget)', 'ConsolidationRejected (score 0.31 < threshold 0.5)']),
     );
     await screenshot(page, 'consolidation-karpenter-said');
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('the NodePools page shows a static NodePool as such, the overlay pricing each running type, and week4’s reservation', async () => {
+    // Read with the newest snapshot, as the collector would have stored them: a static NodePool (spec.replicas 3,
+    // v1.8+) and an EDP-style overlay, -12 % on everything (weight 1). The sandbox's EC2NodeClass `system` lists
+    // week4's capacity reservation cr-0a1b2c3d4e5f60718 (2 × m6i.large in us-east-1b, sandbox/scenarios/week4.json).
+    const newest = (d.db.prepare('SELECT MAX(taken_at) FROM snapshots').pluck().get() as number) ?? 0;
+    const objects = [
+      nodePoolObject({ metadata: { name: 'static-ingress' }, spec: { replicas: 3, template: { spec: { requirements: [] } } } }),
+      nodeOverlayObject({ metadata: { name: 'edp' }, spec: { requirements: [], priceAdjustment: '-12%', weight: 1 } }),
+    ].filter((o) => o !== null);
+    createObjectVersionWriter(d.db).write(newest, objects, { NodePool: { state: 'ok' }, NodeOverlay: { state: 'ok' } });
+
+    const { page, errors, close } = await openPage(d.browser);
+    await page.goto(`${d.baseUrl}/nodepools`);
+    const pools = page.getByTestId('nodepool-karpenter-table');
+    await pools.waitFor({ timeout: 30_000 });
+    await expect(pools.locator('tr[data-nodepool="static-ingress"] td').first().innerText()).resolves.toBe(
+      'static: 3 replicas, never consolidated',
+    );
+    await expect(pools.locator('tr[data-nodepool="general"] td').first().innerText()).resolves.toBe('dynamic');
+    await expect(page.getByTestId('nodeoverlays').innerText()).resolves.toBe('edp (weight 1, price -12%)');
+    // Every running type is priced by it: Karpenter decides with 0.88 × the billed price (the bill stays on the real one).
+    const rows = page.getByTestId('overlay-prices-table').locator('tbody tr');
+    expect(await rows.count()).toBeGreaterThan(0);
+    for (const r of await rows.all()) {
+      const [billed, karpenter] = (await r.locator('td.num').allInnerTexts()).slice(1).map((t) => Number(t.replace(/[^0-9.]/g, '')));
+      expect(karpenter).toBeCloseTo(billed * 0.88, 3);
+      await expect(r.locator('td').last().innerText()).resolves.toBe('edp (-12%)');
+    }
+    const reservation = page.getByTestId('reservations-table').locator('tr[data-reservation="cr-0a1b2c3d4e5f60718"] td');
+    await expect(reservation.allInnerTexts()).resolves.toEqual(expect.arrayContaining(['default', 'active', 'system']));
+    await expect(reservation.nth(1).innerText()).resolves.toMatch(/^m6i\.large\s+us-east-1b$/);
+    await screenshot(page, 'nodepools-karpenter-setup');
     expect(errors).toEqual([]);
     await close();
   });
