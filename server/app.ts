@@ -28,6 +28,7 @@ import { billRoutes } from './routes/bill.js';
 import { consolidationRoutes } from './routes/consolidation.js';
 import { karpenterExplanationsRoutes } from './routes/karpenter-explanations.js';
 import { nodePoolKarpenterRoutes } from './routes/nodepool-karpenter.js';
+import { karpenterTryRoutes } from './routes/karpenter-try.js';
 import { createNodePoolKarpenterService } from './services/nodepool-karpenter-service.js';
 import { createClusterSnapshotRepository } from '../db/repositories/cluster-snapshot-repository.js';
 import { costRoutes } from './routes/cost.js';
@@ -225,6 +226,7 @@ function registerApiRoutes(
   app.register(workloadsRoutes, { workloads: createWorkloadsService(createUsageRepository(db), packing), engine });
   app.register(billRoutes, { bill, practice: createBillPractice(db, bill, practiceBills), billCur: createBillCurService(db) });
   app.register(whatIfRoutes, { engine });
+  app.register(karpenterTryRoutes, { engine });
 }
 
 /** The API and the built dashboard. Does not listen: the caller listens (on 127.0.0.1). */

@@ -7,6 +7,7 @@ import { createEngineCatalogue } from '../services/engine-catalogue.js';
 import { createWhatIfService, type WhatIfService } from '../services/whatif-service.js';
 import { createWhatIfWorlds } from '../services/whatif-world.js';
 import { createWorkloadsService, type WorkloadsService } from '../services/workloads-service.js';
+import { createKarpenterTryService, type KarpenterTryService } from '../services/karpenter-try-service.js';
 
 /**
  * The services whose answers run the scheduling engine, over one database connection: the what-ifs and the Workloads
@@ -16,11 +17,15 @@ import { createWorkloadsService, type WorkloadsService } from '../services/workl
 export interface EngineServices {
   whatif: WhatIfService;
   workloads: WorkloadsService;
+  /** Balanced and overlay tries (pages22): share the what-ifs' prepared worlds. */
+  karpenterTry: KarpenterTryService;
 }
 
 export function createEngineServices(db: Db): EngineServices {
+  const worlds = createWhatIfWorlds(createWhatIfRepository(db));
   return {
-    whatif: createWhatIfService(createWhatIfWorlds(createWhatIfRepository(db))),
+    whatif: createWhatIfService(worlds),
+    karpenterTry: createKarpenterTryService(worlds),
     workloads: createWorkloadsService(createUsageRepository(db), createAnalyticsPackingRepository(db), {
       snapshots: createStoredSnapshotRepository(db),
       catalogue: createEngineCatalogue(),
@@ -35,6 +40,7 @@ export function createEngineServices(db: Db): EngineServices {
 export const ENGINE_METHODS = {
   whatif: ['headroom', 'nodePoolEdit', 'workload', 'whyNot', 'predict'],
   workloads: ['recommendations'],
+  karpenterTry: ['balanced', 'overlay'],
 } as const satisfies { [S in keyof EngineServices]: readonly (keyof EngineServices[S])[] };
 
 export type EngineServiceName = keyof typeof ENGINE_METHODS;

@@ -19,6 +19,7 @@ import {
   ConsolidationTimelineQuerySchema,
   ConsolidationTimelineResponseSchema,
 } from './consolidation.js';
+import { BalancedTryQuerySchema, BalancedTryResponseSchema, OverlayTryQuerySchema, OverlayTryResponseSchema } from './karpenter-try.js';
 import { NodePoolKarpenterQuerySchema, NodePoolKarpenterResponseSchema } from './nodepool-karpenter.js';
 import { KarpenterExplanationsQuerySchema, KarpenterExplanationsResponseSchema } from './karpenter-explanations.js';
 import { DailyCostQuerySchema, DailyCostResponseSchema, ReconciliationQuerySchema, ReconciliationResponseSchema } from './cost.js';
@@ -108,6 +109,8 @@ export const API_ROUTES = {
   '/api/whatif/nodepool-edit': { method: 'GET', query: NodePoolEditQuerySchema, response: NodePoolEditResponseSchema },
   '/api/whatif/workload': { method: 'GET', query: WorkloadPlacementQuerySchema, response: WorkloadPlacementResponseSchema },
   '/api/whatif/why-not': { method: 'GET', query: WhyNotQuerySchema, response: WhyNotResponseSchema },
+  '/api/whatif/balanced': { method: 'GET', query: BalancedTryQuerySchema, response: BalancedTryResponseSchema },
+  '/api/whatif/overlay': { method: 'GET', query: OverlayTryQuerySchema, response: OverlayTryResponseSchema },
   '/api/whatif/predict': { method: 'POST', query: PredictQuerySchema, response: PredictResponseSchema },
   // bill
   '/api/bill/lines': { method: 'GET', query: BillLinesQuerySchema, response: BillLinesResponseSchema },

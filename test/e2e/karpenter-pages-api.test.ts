@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventRecord, KubeSnapshot, NodeClaimRecord, NodeRecord } from '../../core/model.js';
+import type { EventRecord, KubeSnapshot, NodeClaimRecord, NodePoolRecord, NodeRecord, PodRecord } from '../../core/model.js';
 import { buildSnapshotRows } from '../../core/rollup.js';
 import { MINUTE_MS } from '../../core/time.js';
 import { openDb, type Db } from '../../db/open-db.js';
@@ -12,6 +12,7 @@ import { createKubeRepository } from '../../db/repositories/kube-repository.js';
 import { buildApp } from '../../server/app.js';
 import type { KarpenterExplanationsResponse } from '../../server/schemas/karpenter-explanations.js';
 import type { NodePoolKarpenterResponse } from '../../server/schemas/nodepool-karpenter.js';
+import type { BalancedTryResponse, OverlayTryResponse } from '../../server/schemas/karpenter-try.js';
 import { ec2NodeClassObject, nodeOverlayObject, nodePoolObject } from '../../collectors/kubernetes/map-objects.js';
 
 /*
@@ -138,6 +139,35 @@ const OBJECTS = [
 ].filter((o) => o !== null);
 const OK = { state: 'ok' } as const;
 
+/* The what-if tries (the stored NodePools and pods through the what-if world, built-in us-east-1 catalogue). */
+const POOL = (name: string, capacityType: string): NodePoolRecord => ({
+  name,
+  weight: null,
+  consolidationPolicy: 'WhenEmptyOrUnderutilized',
+  consolidateAfter: '0s',
+  capacityTypes: [capacityType],
+  requirements: [{ key: 'karpenter.sh/capacity-type', operator: 'In', values: [capacityType] }],
+  limits: {},
+  budgets: [{ nodes: '100%' }],
+  nodeClass: 'default',
+});
+const pod = (name: string, nodeName: string, cpu: number): PodRecord => ({
+  uid: `uid-${name}`,
+  namespace: 'default',
+  name,
+  nodeName,
+  phase: 'Running',
+  ownerKind: 'ReplicaSet',
+  ownerName: name,
+  team: 'web',
+  requests: { cpuMillicores: cpu, memoryBytes: 1024 ** 3, pods: 1, gpu: 0 },
+  doNotDisrupt: false,
+  createdAt: at('08:00'),
+  labels: {},
+});
+// batch-1 fills node-s and carries karpenter.sh/do-not-disrupt: node-s stays out of every move and takes no pod.
+const PODS = [pod('web-1', 'node-a', 1500), pod('jobs-1', 'node-b', 500), { ...pod('batch-1', 'node-s', 4000), doNotDisrupt: true }];
+
 let dir: string;
 let db: Db;
 let app: FastifyInstance;
@@ -151,11 +181,11 @@ beforeAll(async () => {
     const nodes = [node('node-a', 'general'), node('node-b', 'general'), node('node-s', 'batch')];
     const s: KubeSnapshot = {
       takenAt: t,
-      nodePools: [],
+      nodePools: [POOL('general', 'on-demand'), POOL('batch', 'spot')],
       namespaces: [],
       nodes,
       nodeClaims: nodes.map(claim),
-      pods: [],
+      pods: PODS,
       // each snapshot brings the events of the 15 minutes up to it
       events: EVENTS.filter((e) => e.at <= t && e.at > t - 15 * MINUTE_MS),
       objects: OBJECTS,
@@ -294,5 +324,48 @@ describe('GET /api/nodepools/karpenter', () => {
 
   it('at an instant before any snapshot: 404', async () => {
     expect((await fetch(`${base}/api/nodepools/karpenter?at=2026-10-01T00:00:00Z`)).status).toBe(404);
+  });
+});
+
+/*
+ * The tries, worked by hand. general: node-a (web-1, 1.5 vCPU) and node-b (jobs-1, 0.5 vCPU), m5.xlarge on-demand at
+ * $0.192/h (the built-in us-east-1 table). Karpenter's next round replaces both with one a1.xlarge ($0.102/h, 4 vCPU /
+ * 8 GiB holds 2 vCPU and 2 GiB): savings 0.384 - 0.102 = $0.282/h, 2 pods disrupted.
+ *   Balanced (designs/balanced-consolidation.md, k = 2): savings share 0.282 / 0.384 = 0.734375; the move disrupts
+ *   every node and pod of the pool, disruption share 1; score 0.734375 >= threshold 1/k = 0.5: approved, same command.
+ *   Overlay -12 % on every type: the same command, Karpenter's estimate 0.88 x 0.282 = $0.24816/h; at real prices it
+ *   still saves $0.282/h (the bill's view), $0.03384/h more than Karpenter thinks.
+ */
+describe('GET /api/whatif/balanced and /api/whatif/overlay', () => {
+  it('Balanced on general: the same move, scored 0.73 against 0.5, what it saves and disrupts', async () => {
+    const res = await fetch(`${base}/api/whatif/balanced?nodepool=general`);
+    expect(res.status).toBe(200);
+    const b = (await res.json()) as BalancedTryResponse;
+    expect(b.policyToday).toBe('WhenEmptyOrUnderutilized');
+    expect(b.today?.scores).toEqual([]);
+    for (const cmd of [b.today, b.balanced]) {
+      expect(cmd?.candidates.map((c) => c.node)).toEqual(['node-a', 'node-b']);
+      expect(cmd?.replacement).toMatchObject({ instanceType: 'a1.xlarge', capacityType: 'on-demand', usdPerHour: 0.102 });
+      expect(cmd?.savingsUsdPerHour).toBeCloseTo(0.282, 9);
+      expect(cmd?.podsDisrupted).toBe(2);
+    }
+    expect(b.balanced?.scores).toHaveLength(1);
+    expect(b.balanced?.scores[0].score).toBeCloseTo(0.734375, 9);
+    expect(b.balanced?.scores[0]).toMatchObject({ nodePool: 'general', threshold: 0.5, k: 2, disruptionPercent: 100, approved: true });
+    expect(b.keptByScore).toEqual([]);
+    expect((await fetch(`${base}/api/whatif/balanced?nodepool=nope`)).status).toBe(400);
+  });
+
+  it('an overlay of -12 %: Karpenter’s estimate on the adjusted prices, the saving at real prices beside it', async () => {
+    const o = (await (await fetch(`${base}/api/whatif/overlay?priceAdjustment=-12%25`)).json()) as OverlayTryResponse;
+    expect(o.real?.savingsUsdPerHour).toBeCloseTo(0.282, 9);
+    expect(o.overlaid?.candidates.map((c) => [c.node, c.usdPerHour])).toEqual([
+      ['node-a', 0.16896],
+      ['node-b', 0.16896],
+    ]);
+    expect(o.overlaid?.savingsUsdPerHour).toBeCloseTo(0.24816, 9);
+    expect(o.overlaidSavingsAtRealPricesUsdPerHour).toBeCloseTo(0.282, 9);
+    // Karpenter's CRD refuses "12%" (no sign): so does the try
+    expect((await fetch(`${base}/api/whatif/overlay?priceAdjustment=12%25`)).status).toBe(400);
   });
 });
