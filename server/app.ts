@@ -12,6 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Db } from '../db/open-db.js';
 import { createDisruptionsRepository } from '../db/repositories/disruptions-repository.js';
+import { createKarpenterExplanationsRepository } from '../db/repositories/karpenter-explanations-repository.js';
 import { createAnalyticsPackingRepository } from '../db/repositories/analytics-packing-repository.js';
 import { createAnalyticsTeamsRepository } from '../db/repositories/analytics-teams-repository.js';
 import { createReportsRepository } from '../db/repositories/reports-repository.js';
@@ -25,6 +26,11 @@ import { cacheApiResponses } from './response-cache.js';
 import { QueryParamError } from './analytics/range.js';
 import { billRoutes } from './routes/bill.js';
 import { consolidationRoutes } from './routes/consolidation.js';
+import { karpenterExplanationsRoutes } from './routes/karpenter-explanations.js';
+import { nodePoolKarpenterRoutes } from './routes/nodepool-karpenter.js';
+import { karpenterTryRoutes } from './routes/karpenter-try.js';
+import { createNodePoolKarpenterService } from './services/nodepool-karpenter-service.js';
+import { createClusterSnapshotRepository } from '../db/repositories/cluster-snapshot-repository.js';
 import { costRoutes } from './routes/cost.js';
 import { registerOpenApi } from './routes/docs.js';
 import { efficiencyRoutes } from './routes/efficiency.js';
@@ -44,6 +50,7 @@ import { createBillService } from './services/bill-service.js';
 import { createCurCostService } from './services/cur-cost-service.js';
 import { createTeamsCurService } from './services/teams-cur-service.js';
 import { createCurRepository } from '../db/repositories/cur-repository.js';
+import { createExplanationsService } from './services/explanations-service.js';
 import { createConsolidationService } from './services/consolidation-service.js';
 import { keptDisruptions } from './services/disruption-source.js';
 import { createEfficiencyService } from './services/efficiency-service.js';
@@ -206,10 +213,14 @@ function registerApiRoutes(
 
   app.register(statusRoutes, { reports });
   app.register(nodePoolsRoutes, { reports, nodePoolCost });
+  app.register(nodePoolKarpenterRoutes, { nodePoolKarpenter: createNodePoolKarpenterService(createClusterSnapshotRepository(db)) });
   const cur = createCurRepository(db);
   app.register(costRoutes, { reports, nodePoolCost, curCost: createCurCostService(cur, reportsRepo, ctx) });
   app.register(efficiencyRoutes, { reports, efficiency: createEfficiencyService(packing, ctx) });
   app.register(consolidationRoutes, { consolidation: createConsolidationService(disruptions, packing, ctx) });
+  app.register(karpenterExplanationsRoutes, {
+    explanations: createExplanationsService(createKarpenterExplanationsRepository(db), ctx),
+  });
   const teamsRepo = createAnalyticsTeamsRepository(db);
   app.register(teamsRoutes, {
     teams: createTeamsService(teamsRepo, packing, ctx),
@@ -219,6 +230,7 @@ function registerApiRoutes(
   app.register(workloadsRoutes, { workloads: createWorkloadsService(createUsageRepository(db), packing), engine });
   app.register(billRoutes, { bill, practice: createBillPractice(db, bill, practiceBills), billCur: createBillCurService(db) });
   app.register(whatIfRoutes, { engine });
+  app.register(karpenterTryRoutes, { engine });
 }
 
 /** The API and the built dashboard. Does not listen: the caller listens (on 127.0.0.1). */

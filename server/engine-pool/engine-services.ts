@@ -6,6 +6,7 @@ import { createUsageRepository } from '../../db/repositories/usage-repository.js
 import { createWhatIfService, type WhatIfService } from '../services/whatif-service.js';
 import { createWhatIfWorlds } from '../services/whatif-world.js';
 import { createWorkloadsService, type WorkloadsService } from '../services/workloads-service.js';
+import { createKarpenterTryService, type KarpenterTryService } from '../services/karpenter-try-service.js';
 
 /**
  * The services whose answers run the scheduling engine, over one database connection: the what-ifs and the Workloads
@@ -15,6 +16,8 @@ import { createWorkloadsService, type WorkloadsService } from '../services/workl
 export interface EngineServices {
   whatif: WhatIfService;
   workloads: WorkloadsService;
+  /** Balanced and overlay tries (pages22): share the what-ifs' prepared worlds. */
+  karpenterTry: KarpenterTryService;
 }
 
 export function createEngineServices(db: Db): EngineServices {
@@ -25,6 +28,7 @@ export function createEngineServices(db: Db): EngineServices {
   });
   return {
     whatif: createWhatIfService(worlds),
+    karpenterTry: createKarpenterTryService(worlds),
     workloads: createWorkloadsService(createUsageRepository(db), createAnalyticsPackingRepository(db), { worlds }),
   };
 }
@@ -36,6 +40,7 @@ export function createEngineServices(db: Db): EngineServices {
 export const ENGINE_METHODS = {
   whatif: ['headroom', 'nodePoolEdit', 'workload', 'whyNot', 'predict'],
   workloads: ['recommendations'],
+  karpenterTry: ['balanced', 'overlay'],
 } as const satisfies { [S in keyof EngineServices]: readonly (keyof EngineServices[S])[] };
 
 export type EngineServiceName = keyof typeof ENGINE_METHODS;

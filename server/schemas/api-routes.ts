@@ -19,6 +19,9 @@ import {
   ConsolidationTimelineQuerySchema,
   ConsolidationTimelineResponseSchema,
 } from './consolidation.js';
+import { BalancedTryQuerySchema, BalancedTryResponseSchema, OverlayTryQuerySchema, OverlayTryResponseSchema } from './karpenter-try.js';
+import { NodePoolKarpenterQuerySchema, NodePoolKarpenterResponseSchema } from './nodepool-karpenter.js';
+import { KarpenterExplanationsQuerySchema, KarpenterExplanationsResponseSchema } from './karpenter-explanations.js';
 import { DailyCostQuerySchema, DailyCostResponseSchema, ReconciliationQuerySchema, ReconciliationResponseSchema } from './cost.js';
 import {
   EfficiencyNodesQuerySchema,
@@ -75,6 +78,7 @@ export const API_ROUTES = {
   // NodePools
   '/api/nodepools': { method: 'GET', query: NodePoolsQuerySchema, response: NodePoolsResponseSchema },
   '/api/nodepools/compare': { method: 'GET', query: NodePoolCompareQuerySchema, response: NodePoolCompareResponseSchema },
+  '/api/nodepools/karpenter': { method: 'GET', query: NodePoolKarpenterQuerySchema, response: NodePoolKarpenterResponseSchema },
   // cost
   '/api/cost/nodepools/daily': { method: 'GET', query: DailyCostQuerySchema, response: DailyCostResponseSchema },
   '/api/reconciliation/daily': { method: 'GET', query: ReconciliationQuerySchema, response: ReconciliationResponseSchema },
@@ -88,6 +92,11 @@ export const API_ROUTES = {
   '/api/consolidation/events': { method: 'GET', query: ConsolidationEventsQuerySchema, response: ConsolidationEventsResponseSchema },
   '/api/consolidation/compare': { method: 'GET', query: ConsolidationCompareQuerySchema, response: ConsolidationCompareResponseSchema },
   '/api/consolidation/timeline': { method: 'GET', query: ConsolidationTimelineQuerySchema, response: ConsolidationTimelineResponseSchema },
+  '/api/consolidation/karpenter-explanations': {
+    method: 'GET',
+    query: KarpenterExplanationsQuerySchema,
+    response: KarpenterExplanationsResponseSchema,
+  },
   // teams
   '/api/teams/cost': { method: 'GET', query: TeamCostQuerySchema, response: TeamCostResponseSchema },
   '/api/teams/cost/series': { method: 'GET', query: TeamCostSeriesQuerySchema, response: TeamCostSeriesResponseSchema },
@@ -100,6 +109,8 @@ export const API_ROUTES = {
   '/api/whatif/nodepool-edit': { method: 'GET', query: NodePoolEditQuerySchema, response: NodePoolEditResponseSchema },
   '/api/whatif/workload': { method: 'GET', query: WorkloadPlacementQuerySchema, response: WorkloadPlacementResponseSchema },
   '/api/whatif/why-not': { method: 'GET', query: WhyNotQuerySchema, response: WhyNotResponseSchema },
+  '/api/whatif/balanced': { method: 'GET', query: BalancedTryQuerySchema, response: BalancedTryResponseSchema },
+  '/api/whatif/overlay': { method: 'GET', query: OverlayTryQuerySchema, response: OverlayTryResponseSchema },
   '/api/whatif/predict': { method: 'POST', query: PredictQuerySchema, response: PredictResponseSchema },
   // bill
   '/api/bill/lines': { method: 'GET', query: BillLinesQuerySchema, response: BillLinesResponseSchema },

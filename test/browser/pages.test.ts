@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { HeadroomResponse } from '../../server/schemas/whatif.js';
+import { createExplanationWriter } from '../../db/repositories/karpenter-explanations-repository.js';
+import { createObjectVersionWriter } from '../../db/repositories/object-versions.js';
+import { nodeOverlayObject, nodePoolObject } from '../../collectors/kubernetes/map-objects.js';
+import type { HeadroomResponse, WhyNotResponse } from '../../server/schemas/whatif.js';
+import type { BalancedTryResponse, OverlayTryResponse } from '../../server/schemas/karpenter-try.js';
 import { PAGES } from './dashboard-pages.js';
 import { dashboardPerFile, horizontalOverflow, openPage, screenshot } from './harness.js';
 
@@ -190,6 +194,126 @@ describe('the Savings page (simulations over the newest snapshot)', () => {
     await answer.waitFor({ timeout: 30_000 });
     await expect(answer.innerText()).resolves.toMatch(/Deployment shop\/web: 6 replica\(s\)/);
     await expect(page.getByTestId('predict-table').locator('tbody th').first().innerText()).resolves.toBe('general');
+    expect(errors).toEqual([]);
+    await close();
+  });
+});
+
+describe('Karpenter’s own explanations beside the engine’s', () => {
+  it('the why-not table says what Karpenter said and where it differs; the Consolidation page lists them', async () => {
+    const whyNot = (await (await fetch(`${d.baseUrl}/api/whatif/why-not`)).json()) as WhyNotResponse;
+    const karpenterNodes = whyNot.nodes.filter((n) => n.nodePool !== null);
+    const moved = karpenterNodes.find((n) => n.decision !== 'keep');
+    const [kept, scored] = karpenterNodes.filter((n) => n.decision === 'keep');
+    expect(moved).toBeDefined();
+    // Karpenter's events five minutes before the snapshot, worded as v1.14.1 events.go and the Balanced design write them:
+    // the node the engine would remove was rejected for a budget (a disagreement), a kept one was unconsolidatable (they
+    // agree), another kept one fell short of the Balanced threshold 1/k = 0.5 (they agree, the score shown).
+    const at = Date.parse(whyNot.snapshotAt) - 5 * 60_000;
+    const ev = (uid: string, reason: string, name: string, message: string) =>
+      ({ uid, at, type: 'Normal', reason, message, kind: 'Node', name, namespace: null }) as const;
+    createExplanationWriter(d.db).write([
+      ev(
+        'said-1',
+        'ConsolidationRejected',
+        moved?.node ?? '',
+        `Consolidation rejected: ${moved?.decision}: [${moved?.node}], reason: budget (savings: $0.05)`,
+      ),
+      ev('said-2', 'Unconsolidatable', kept.node, "Can't replace with a cheaper node"),
+      ev('said-3', 'ConsolidationRejected', scored.node, 'score 0.31 < threshold 0.50 (k: 2, savings 5.0%, disruption 16.1%)'),
+    ]);
+
+    const { page, errors, close } = await openPage(d.browser);
+    await page.goto(`${d.baseUrl}/savings`);
+    const table = page.getByTestId('why-not-table');
+    const cell = (node: string) => table.locator(`tr[data-node="${node}"] td.karpenter-said`);
+    await expect.poll(() => cell(moved?.node ?? '').innerText(), { timeout: 30_000 }).toContain('ConsolidationRejected (budget)');
+    await expect(cell(moved?.node ?? '').innerText()).resolves.toContain(
+      `Differs: Karpenter: ConsolidationRejected (budget) · engine: ${moved?.decision === 'delete' ? 'deletable' : 'replaceable'}`,
+    );
+    await expect(cell(kept.node).innerText()).resolves.toBe("Unconsolidatable: Can't replace with a cheaper node");
+    await expect(cell(scored.node).innerText()).resolves.toBe('ConsolidationRejected (score 0.31 < threshold 0.5)');
+    await expect(table.getByTestId('karpenter-disagrees').count()).resolves.toBe(1);
+
+    await page.goto(`${d.baseUrl}/consolidation`);
+    const listed = page.getByTestId('karpenter-explanations-table');
+    await listed.waitFor({ timeout: 30_000 });
+    await expect(listed.locator('tbody tr').count()).resolves.toBe(3);
+    await expect(listed.locator('tbody tr td:last-child').allInnerTexts()).resolves.toEqual(
+      expect.arrayContaining(['ConsolidationRejected (budget)', 'ConsolidationRejected (score 0.31 < threshold 0.5)']),
+    );
+    await screenshot(page, 'consolidation-karpenter-said');
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('the NodePools page shows a static NodePool as such, the overlay pricing each running type, and week4’s reservation', async () => {
+    // Read with the newest snapshot, as the collector would have stored them: a static NodePool (spec.replicas 3,
+    // v1.8+) and an EDP-style overlay, -12 % on everything (weight 1). The sandbox's EC2NodeClass `system` lists
+    // week4's capacity reservation cr-0a1b2c3d4e5f60718 (2 × m6i.large in us-east-1b, sandbox/scenarios/week4.json).
+    const newest = (d.db.prepare('SELECT MAX(taken_at) FROM snapshots').pluck().get() as number) ?? 0;
+    const objects = [
+      nodePoolObject({ metadata: { name: 'static-ingress' }, spec: { replicas: 3, template: { spec: { requirements: [] } } } }),
+      nodeOverlayObject({ metadata: { name: 'edp' }, spec: { requirements: [], priceAdjustment: '-12%', weight: 1 } }),
+    ].filter((o) => o !== null);
+    createObjectVersionWriter(d.db).write(newest, objects, { NodePool: { state: 'ok' }, NodeOverlay: { state: 'ok' } });
+
+    const { page, errors, close } = await openPage(d.browser);
+    await page.goto(`${d.baseUrl}/nodepools`);
+    const pools = page.getByTestId('nodepool-karpenter-table');
+    await pools.waitFor({ timeout: 30_000 });
+    await expect(pools.locator('tr[data-nodepool="static-ingress"] td').first().innerText()).resolves.toBe(
+      'static: 3 replicas, never consolidated',
+    );
+    await expect(pools.locator('tr[data-nodepool="general"] td').first().innerText()).resolves.toBe('dynamic');
+    await expect(page.getByTestId('nodeoverlays').innerText()).resolves.toBe('edp (weight 1, price -12%)');
+    // Every running type is priced by it: Karpenter decides with 0.88 × the billed price (the bill stays on the real one).
+    const rows = page.getByTestId('overlay-prices-table').locator('tbody tr');
+    expect(await rows.count()).toBeGreaterThan(0);
+    for (const r of await rows.all()) {
+      const [billed, karpenter] = (await r.locator('td.num').allInnerTexts()).slice(1).map((t) => Number(t.replace(/[^0-9.]/g, '')));
+      expect(karpenter).toBeCloseTo(billed * 0.88, 3);
+      await expect(r.locator('td').last().innerText()).resolves.toBe('edp (-12%)');
+    }
+    const reservation = page.getByTestId('reservations-table').locator('tr[data-reservation="cr-0a1b2c3d4e5f60718"] td');
+    await expect(reservation.allInnerTexts()).resolves.toEqual(expect.arrayContaining(['default', 'active', 'system']));
+    await expect(reservation.nth(1).innerText()).resolves.toMatch(/^m6i\.large\s+us-east-1b$/);
+    await screenshot(page, 'nodepools-karpenter-setup');
+    expect(errors).toEqual([]);
+    await close();
+  });
+
+  it('the Savings page tries Balanced on a NodePool and a -12 % overlay, and says the difference from the bill', async () => {
+    const { page, errors, close } = await openPage(d.browser);
+    await page.goto(`${d.baseUrl}/savings`);
+    const balanced = page.getByTestId('balanced-try');
+    await balanced.getByLabel('consolidationPolicy: Balanced on').selectOption('general');
+    await balanced.getByRole('button', { name: 'Try Balanced' }).click();
+    const answer = page.getByTestId('balanced-answer');
+    await answer.waitFor({ timeout: 60_000 });
+    const api = (await (await fetch(`${d.baseUrl}/api/whatif/balanced?nodepool=general`)).json()) as BalancedTryResponse;
+    await expect(answer.locator('dt').first().innerText()).resolves.toBe(`Today (${api.policyToday})`);
+    // The score in Karpenter's ConsolidationApproved words, per NodePool the move touches.
+    for (const s of api.balanced?.scores ?? [])
+      await expect(answer.getByTestId('balanced-score').allInnerTexts()).resolves.toContain(`${s.nodePool}: ${s.message}`);
+    if (api.balanced !== null)
+      await expect(answer.locator('dd').nth(1).innerText()).resolves.toContain(
+        `disrupts ${api.balanced.candidates.length} node(s), ${api.balanced.podsDisrupted} pod(s)`,
+      );
+
+    const overlay = page.getByTestId('overlay-try');
+    await overlay.getByLabel(/NodeOverlay priceAdjustment/).fill('-12%');
+    await overlay.getByRole('button', { name: 'Try the overlay' }).click();
+    await page.getByTestId('overlay-answer').waitFor({ timeout: 60_000 });
+    const o = (await (await fetch(`${d.baseUrl}/api/whatif/overlay?priceAdjustment=-12%25`)).json()) as OverlayTryResponse;
+    await expect(page.getByTestId('overlay-answer').locator('dt').nth(1).innerText()).resolves.toBe('Karpenter with -12%');
+    if (o.overlaid !== null && o.overlaidSavingsAtRealPricesUsdPerHour !== null) {
+      const text = await page.getByTestId('overlay-difference').innerText();
+      const [karpenter, billed] = [...text.matchAll(/\$(\d+\.\d+)/g)].map((m) => Number(m[1]));
+      // Every type 12 % cheaper: Karpenter's estimate of the same command is 0.88 of what it saves at billed prices.
+      expect(karpenter).toBeCloseTo(billed * 0.88, 3);
+    }
+    await screenshot(page, 'savings-karpenter-try');
     expect(errors).toEqual([]);
     await close();
   });

@@ -2,6 +2,7 @@ import { useMemo } from 'react';
 import { PageHeader } from '../components/ui/page-header';
 import { ComparePanel } from '../features/consolidation/components/compare-panel';
 import { EventsPanel } from '../features/consolidation/components/events-panel';
+import { KarpenterExplanationsPanel } from '../features/consolidation/components/karpenter-explanations-panel';
 import { TimelinePanel } from '../features/consolidation/components/timeline-panel';
 import { parseCompare, pickEventUpdates, pickTimeUpdates, selectedInstantMs } from '../features/consolidation/utils/compare-state';
 import { firstPage, pageSizeUpdates, pageUpdates, parseEventsPage } from '../features/consolidation/utils/events-page';
@@ -51,6 +52,7 @@ export default function ConsolidationPage() {
           onReason={(r) => update(firstPage({ reason: r }))}
           onPick={(id) => update(pickEventUpdates(id))}
         />
+        <KarpenterExplanationsPanel query={query} />
       </div>
     </>
   );

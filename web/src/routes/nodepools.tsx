@@ -8,6 +8,7 @@ import { useUrlFilters } from '../features/filters/hooks/use-url-filters';
 import { rangeQuery, resolveRange, withMetric } from '../features/filters/utils/url-filters';
 import { CardsPanel } from '../features/nodepools/components/cards-panel';
 import { ComparePanel } from '../features/nodepools/components/compare-panel';
+import { KarpenterSetupPanel } from '../features/nodepools/components/karpenter-setup-panel';
 import { useStatus } from '../features/status/api/use-status';
 
 /** NodePools: one card each, cost and packing side by side, on-demand against spot. Composes only. */
@@ -34,6 +35,7 @@ export default function NodePoolsPage() {
           <EfficiencyPanel query={query} colors={colors} />
         </div>
         <ComparePanel query={query} colors={colors} />
+        <KarpenterSetupPanel nodePool={filters.nodePool} />
       </div>
     </>
   );

@@ -1,6 +1,7 @@
 import { PageHeader } from '../components/ui/page-header';
 import { useSearchParams } from '../lib/router';
 import { HeadroomPanel } from '../features/savings/components/headroom-panel';
+import { KarpenterTryPanel } from '../features/savings/components/KarpenterTry';
 import { PredictBox } from '../features/savings/components/predict-box';
 import { WhyNotPanel } from '../features/savings/components/why-not-panel';
 
@@ -17,6 +18,7 @@ export default function SavingsPage() {
       <div className="panels">
         <HeadroomPanel at={at} />
         <WhyNotPanel at={at} />
+        <KarpenterTryPanel at={at} />
         <PredictBox at={at} />
       </div>
     </>

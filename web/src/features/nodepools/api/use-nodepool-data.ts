@@ -39,3 +39,6 @@ export const useNodePoolSpecs = () =>
     ...jsonQuery('/api/nodepools'),
     staleTime: 5 * 60_000,
   });
+
+/** Static pools, limits.nodes, NodeOverlay prices and capacity reservations at the newest snapshot. */
+export const useNodePoolKarpenter = () => useQuery(jsonQuery('/api/nodepools/karpenter', {}));

@@ -6,6 +6,7 @@ import { apiUrl } from '../../../lib/api-client';
 import { formatIsoUtc, formatUsd, formatUsdPerHour } from '../../../lib/format';
 import { useWhyNot } from '../api/use-whatif';
 import { sortDecisions, type DecisionSort } from '../utils/decision-sort';
+import { KarpenterSaidCell, KarpenterSaidHeader, useKarpenterSaid } from './KarpenterSaid';
 
 const DECISION_TEXT = { delete: 'Delete', replace: 'Replace', keep: 'Keep' } as const;
 
@@ -13,6 +14,7 @@ const DECISION_TEXT = { delete: 'Delete', replace: 'Replace', keep: 'Keep' } as 
 export function WhyNotPanel({ at }: { at: string | undefined }) {
   const query = at === undefined ? {} : { at };
   const whyNot = useWhyNot(query);
+  const said = useKarpenterSaid(whyNot.data?.snapshotAt);
   const [sort, setSort] = useState<DecisionSort>('usdPerHour');
   const [order, setOrder] = useState<'asc' | 'desc'>('desc');
   const rows = useMemo(() => (whyNot.data === undefined ? [] : sortDecisions(whyNot.data.nodes, sort, order)), [whyNot.data, sort, order]);
@@ -65,6 +67,7 @@ export function WhyNotPanel({ at }: { at: string | undefined }) {
                 <SortHeader column="reason" sort={sort} order={order} onSort={onSort}>
                   Reason
                 </SortHeader>
+                <KarpenterSaidHeader />
               </tr>
             </thead>
             <tbody>
@@ -84,6 +87,7 @@ export function WhyNotPanel({ at }: { at: string | undefined }) {
                     {n.reason}
                     {n.wording === 'ledger' ? <small title="Karpenter says nothing here: the ledger’s words"> (ledger)</small> : null}
                   </td>
+                  <KarpenterSaidCell said={said.get(n.node)} engine={n.decision} />
                 </tr>
               ))}
             </tbody>

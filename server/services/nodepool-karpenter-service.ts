@@ -1,0 +1,45 @@
+import type { ClusterSnapshot } from '../../db/repositories/cluster-snapshot-repository.js';
+import { nodePoolKarpenter } from '../analytics/nodepool-karpenter.js';
+import { isoInstant } from '../analytics/range.js';
+import type { NodePoolKarpenterQuery, NodePoolKarpenterResponse } from '../schemas/nodepool-karpenter.js';
+import { NotFoundError, optionalInstant } from './analytics-range.js';
+
+/** What the service reads: the cluster at a stored snapshot (db/repositories/cluster-snapshot-repository.ts). */
+export interface ClusterSnapshotSource {
+  clusterObjectsAt(at?: number): ClusterSnapshot | null;
+}
+
+const round = (n: number): number => Math.round(n * 1e6) / 1e6;
+const roundOrNull = (n: number | null): number | null => (n === null ? null : round(n));
+
+/** Static pools, limits.nodes, overlay prices and reservations per NodePool at a snapshot (the NodePools page). */
+export function createNodePoolKarpenterService(source: ClusterSnapshotSource) {
+  return {
+    setup(q: NodePoolKarpenterQuery): NodePoolKarpenterResponse {
+      const at = optionalInstant('at', q.at);
+      const snap = source.clusterObjectsAt(at);
+      if (snap === null)
+        throw new NotFoundError(at === undefined ? 'no snapshot is stored yet: collect first' : `no snapshot at or before ${q.at}`);
+      const r = nodePoolKarpenter(snap.objects, (node) => snap.nodePrices[node]?.pricePerHour ?? null);
+      return {
+        snapshotAt: isoInstant(snap.snapshot.takenAt),
+        currency: snap.snapshot.currency,
+        karpenterVersion: snap.karpenterVersion?.version ?? null,
+        nodePools: r.nodePools.map((p) => ({
+          ...p,
+          usdPerHour: roundOrNull(p.usdPerHour),
+          fixedUsdPerHour: roundOrNull(p.fixedUsdPerHour),
+        })),
+        overlays: r.overlays,
+        overlayPrices: r.overlayPrices.map((p) => ({
+          ...p,
+          usdPerHour: round(p.usdPerHour),
+          karpenterUsdPerHour: round(p.karpenterUsdPerHour),
+        })),
+        reservations: r.reservations,
+      };
+    },
+  };
+}
+
+export type NodePoolKarpenterService = ReturnType<typeof createNodePoolKarpenterService>;
