@@ -27,6 +27,8 @@ import { billRoutes } from './routes/bill.js';
 import { consolidationRoutes } from './routes/consolidation.js';
 import { costRoutes } from './routes/cost.js';
 import { registerOpenApi } from './routes/docs.js';
+import { metricsRoutes } from './routes/metrics.js';
+import { createLedgerMetrics } from './metrics/ledger-metrics.js';
 import { efficiencyRoutes } from './routes/efficiency.js';
 import { nodePoolsRoutes } from './routes/nodepools.js';
 import { statusRoutes } from './routes/status.js';
@@ -204,7 +206,8 @@ function registerApiRoutes(
   app.register(nodePoolsRoutes, { reports, nodePoolCost });
   const cur = createCurRepository(db);
   app.register(costRoutes, { reports, nodePoolCost, curCost: createCurCostService(cur, reportsRepo, ctx) });
-  app.register(efficiencyRoutes, { reports, efficiency: createEfficiencyService(packing, ctx) });
+  const efficiency = createEfficiencyService(packing, ctx);
+  app.register(efficiencyRoutes, { reports, efficiency });
   app.register(consolidationRoutes, { consolidation: createConsolidationService(disruptions, packing, ctx) });
   const teamsRepo = createAnalyticsTeamsRepository(db);
   app.register(teamsRoutes, {
@@ -215,6 +218,8 @@ function registerApiRoutes(
   app.register(workloadsRoutes, { workloads: createWorkloadsService(createUsageRepository(db), packing), engine });
   app.register(billRoutes, { bill, practice: createBillPractice(db, bill, practiceBills), billCur: createBillCurService(db) });
   app.register(whatIfRoutes, { engine });
+  // Prometheus exposition of the same figures (not an /api route: hidden from the OpenAPI document).
+  app.register(metricsRoutes, { metrics: createLedgerMetrics({ reports, nodePoolCost, efficiency, now }) });
 }
 
 /** The API and the built dashboard. Does not listen: the caller listens (on 127.0.0.1). */

@@ -192,7 +192,29 @@ export function createAnalyticsPackingRepository(db: Db) {
     GROUP BY sn.node_name
     ORDER BY sn.node_name`);
 
+  // One snapshot's NodePool x capacity type rows (the collector writes them as the sums of its nodes), as sums over one
+  // hour: what the POOL_WEIGHTED columns of range-rollups.ts give with h = 1. A few rows by the taken_at index.
+  const poolRowsAt = db.prepare(`
+    SELECT nodepool, capacity_type, nodes AS node_hours, usd_per_hour AS cost_usd,
+           alloc_cpu_m AS alloc_cpu_m_hours, req_cpu_m AS req_cpu_m_hours, alloc_memory_b AS alloc_memory_b_hours,
+           req_memory_b AS req_memory_b_hours, alloc_pods AS alloc_pods_hours, req_pods AS req_pods_hours,
+           alloc_gpu AS alloc_gpu_hours, req_gpu AS req_gpu_hours,
+           COALESCE(cpu_eff_usd_per_hour, 0) AS cw_cpu_usd, COALESCE(memory_eff_usd_per_hour, 0) AS cw_memory_usd,
+           COALESCE(pods_eff_usd_per_hour, 0) AS cw_pods_usd, COALESCE(gpu_eff_usd_per_hour, 0) AS cw_gpu_usd,
+           COALESCE(gpu_nodes_usd_per_hour, 0) AS gpu_nodes_usd, COALESCE(on_demand_usd_per_hour, 0) AS on_demand_usd,
+           CASE WHEN on_demand_usd_per_hour IS NULL THEN usd_per_hour ELSE 0 END AS on_demand_unknown_usd
+    FROM snapshot_nodepools WHERE taken_at = CAST(? AS INTEGER)
+    ORDER BY nodepool, capacity_type`);
+
   return {
+    /**
+     * The NodePool x capacity type rows of the snapshot taken at `takenAtMs`, as sums over one hour: each figure is the
+     * snapshot's per-hour amount (nodes, USD/h, millicores, bytes, ...), for the exposition's "now".
+     */
+    poolRowsAt(takenAtMs: number): PoolSumsRow[] {
+      return (poolRowsAt.all(takenAtMs) as RawSums[]).map(mapSums);
+    },
+
     /** Hours-weighted sums per NodePool x capacity type over [fromMs, toMs). */
     poolSums(range: AnalyticsRange): PoolSumsRow[] {
       return rollups.poolSums(range).map(mapSums);
