@@ -75,17 +75,12 @@ function parseExposition(text: string): { types: Map<string, string>; samples: S
 
 let dir: string;
 let db: Db;
-let open: FastifyInstance;
-let guarded: FastifyInstance;
-let openBase: string;
-let guardedBase: string;
+let app: FastifyInstance;
+let base: string;
 let scrape: ReturnType<typeof parseExposition>;
 let contentType: string | null;
 
-const listen = async (app: FastifyInstance): Promise<string> => {
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-};
+const BEARER = { authorization: `Bearer ${TOKEN}` };
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ledger-metrics-'));
@@ -100,20 +95,20 @@ beforeAll(async () => {
     finishedAtMs: NEWEST_MS + 62_000,
     message: 'throttled',
   });
-  // Two apps in one process (one without a token, one with): each has its own registry, so neither collides.
-  open = buildApp({ db, webRoot: join(dir, 'no-web'), now: () => NOW_MS });
-  guarded = buildApp({ db, webRoot: join(dir, 'no-web'), now: () => NOW_MS, accessToken: TOKEN });
-  openBase = await listen(open);
-  guardedBase = await listen(guarded);
-  const res = await fetch(`${openBase}/metrics`);
+  // Two apps in one process: each has its own registry, so the second does not collide with the first (prom-client's
+  // global registry would throw "already registered" here). The second is only built: listening costs seconds.
+  buildApp({ db, webRoot: join(dir, 'no-web'), now: () => NOW_MS });
+  app = buildApp({ db, webRoot: join(dir, 'no-web'), now: () => NOW_MS, accessToken: TOKEN });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const res = await fetch(`${base}/metrics`, { headers: BEARER });
   expect(res.status).toBe(200);
   contentType = res.headers.get('content-type');
   scrape = parseExposition(await res.text());
 });
 
 afterAll(async () => {
-  await open?.close();
-  await guarded?.close();
+  await app?.close();
   db?.close();
   rmSync(dir, { recursive: true, force: true });
 });
@@ -199,7 +194,7 @@ describe('GET /metrics', () => {
   it('answers a new snapshot at the next scrape, never an earlier answer kept', async () => {
     const later = NEWEST_MS + 5 * 60_000;
     createKubeRepository(db).writeSnapshot(snapshotWrite(later, NEWEST.slice(0, 1)));
-    const again = parseExposition(await (await fetch(`${openBase}/metrics`)).text());
+    const again = parseExposition(await (await fetch(`${base}/metrics`, { headers: BEARER })).text());
     const age = again.samples.find((s) => s.name === 'nodepool_ledger_snapshot_age_seconds')?.value;
     expect(age).toBe((NOW_MS - later) / 1000);
     const cost = again.samples.find(
@@ -214,12 +209,12 @@ describe('GET /metrics', () => {
 
 describe('GET /metrics with an access token', () => {
   it('answers 401 without it, a wrong one, or the token in the query; 200 to the Bearer token', async () => {
-    const none = await fetch(`${guardedBase}/metrics`, { redirect: 'manual' });
+    const none = await fetch(`${base}/metrics`, { redirect: 'manual' });
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toBe('Bearer realm="nodepool-ledger"');
-    expect((await fetch(`${guardedBase}/metrics`, { headers: { authorization: 'Bearer wrong-token-0000000' } })).status).toBe(401);
-    expect((await fetch(`${guardedBase}/metrics?token=${TOKEN}`, { redirect: 'manual' })).status).toBe(401);
-    const ok = await fetch(`${guardedBase}/metrics`, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect((await fetch(`${base}/metrics`, { headers: { authorization: 'Bearer wrong-token-0000000' } })).status).toBe(401);
+    expect((await fetch(`${base}/metrics?token=${TOKEN}`, { redirect: 'manual' })).status).toBe(401);
+    const ok = await fetch(`${base}/metrics`, { headers: BEARER });
     expect(ok.status).toBe(200);
     expect(parseExposition(await ok.text()).types.get('nodepool_ledger_estimated_cost_per_hour')).toBe('gauge');
   });
