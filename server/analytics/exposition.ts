@@ -1,49 +1,13 @@
 /**
- * The figures /metrics exposes, reduced from what the services answer (pure, no I/O): packing and idle cost per
- * NodePool from the node table at the newest snapshot, and the newest final day of the bill.
+ * The figures /metrics exposes, reduced from what the services answer (pure, no I/O): the resources packing is
+ * exposed for, and the newest final day of the bill.
  */
 
 import type { DailyCostRow } from '../schemas/cost.js';
-import type { NodeRow } from '../schemas/efficiency.js';
-import { efficiencyRatio } from './efficiency.js';
 
+/** The efficiency summary's ratio fields exposed as nodepool_ledger_packing_ratio's `resource`. */
 export const PACKING_RESOURCES = ['cpu', 'memory', 'pods', 'gpu'] as const;
 export type PackingResource = (typeof PACKING_RESOURCES)[number];
-
-export interface NodePoolPacking {
-  /** Σ requested ÷ Σ allocatable over the NodePool's nodes per resource; null when nothing of it is allocatable. */
-  ratio: Record<PackingResource, number | null>;
-  /** Σ of the nodes' idle cost per hour (the node table's idleUsdPerHour), in the data's currency. */
-  idlePerHour: number;
-}
-
-/** Per NodePool ('' = nodes without one), from the node rows of one snapshot. */
-export function packingByNodePool(nodes: readonly NodeRow[]): Map<string, NodePoolPacking> {
-  const sums = new Map<string, { req: Record<PackingResource, number>; alloc: Record<PackingResource, number>; idle: number }>();
-  for (const n of nodes) {
-    let s = sums.get(n.nodePool);
-    if (s === undefined) {
-      s = { req: { cpu: 0, memory: 0, pods: 0, gpu: 0 }, alloc: { cpu: 0, memory: 0, pods: 0, gpu: 0 }, idle: 0 };
-      sums.set(n.nodePool, s);
-    }
-    s.req.cpu += n.requestedVcpu;
-    s.alloc.cpu += n.allocatableVcpu;
-    s.req.memory += n.requestedMemoryGiB;
-    s.alloc.memory += n.allocatableMemoryGiB;
-    s.req.pods += n.requestedPods;
-    s.alloc.pods += n.allocatablePods;
-    s.req.gpu += n.requestedGpu;
-    s.alloc.gpu += n.allocatableGpu;
-    s.idle += n.idleUsdPerHour;
-  }
-  const out = new Map<string, NodePoolPacking>();
-  for (const [pool, s] of sums) {
-    const ratio = {} as Record<PackingResource, number | null>;
-    for (const r of PACKING_RESOURCES) ratio[r] = efficiencyRatio(s.req[r], s.alloc[r]);
-    out.set(pool, { ratio, idlePerHour: s.idle });
-  }
-  return out;
-}
 
 export interface FinalBillDay {
   /** UTC day start, epoch ms. */

@@ -1,6 +1,6 @@
 import { Gauge, Registry } from 'prom-client';
 import { RUN_STATUSES } from '../../db/repositories/runs-repository.js';
-import { newestFinalBillDay, packingByNodePool, PACKING_RESOURCES } from '../analytics/exposition.js';
+import { newestFinalBillDay, PACKING_RESOURCES } from '../analytics/exposition.js';
 import { utcDay } from '../analytics/range.js';
 import type { EfficiencyService } from '../services/efficiency-service.js';
 import type { NodePoolCostService } from '../services/nodepool-cost-service.js';
@@ -128,12 +128,14 @@ export function createLedgerMetrics(services: LedgerMetricsServices) {
       }
       for (const [nodepool, usd] of savings) if (usd !== null) gauges.spotSavingsPerHour.set({ nodepool }, usd);
 
-      // Packing and idle from the node table at the same snapshot (what the Efficiency page lists).
-      const nodes = efficiency.nodes({ at: lastSnapshotAt }, { allRows: true }).rows;
-      for (const [nodepool, p] of [...packingByNodePool(nodes)].sort(([a], [b]) => a.localeCompare(b))) {
-        gauges.idlePerHour.set({ nodepool }, p.idlePerHour);
+      // Packing and idle: the efficiency summary at the same snapshot (its NodePool rows; a few rows whatever the
+      // cluster's size, where the node table would read every node: 355 ms at 5,000 nodes).
+      for (const r of efficiency.atSnapshot(ms)) {
+        if (r.scope !== 'nodepool' || r.nodePool === null) continue;
+        const nodepool = r.nodePool;
+        gauges.idlePerHour.set({ nodepool }, r.idleUsdPerHourAvg);
         for (const resource of PACKING_RESOURCES) {
-          const ratio = p.ratio[resource];
+          const ratio = r[resource];
           if (ratio !== null) gauges.packing.set({ nodepool, resource }, ratio);
         }
       }
