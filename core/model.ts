@@ -247,6 +247,18 @@ export interface NodePoolRollup {
   costWeighted?: CostWeightedSums;
   /** Σ on-demand price of the same instances, USD/h (spot savings); null when unknown for a spot node. */
   onDemandUsdPerHour?: number | null;
+  /**
+   * Under the relative-price weighting (core/cost-weights.ts), USD/h: the part of the nodes' price their requests
+   * cover (idle is the rest), and the CPU and GPU parts of the price (memory's is the rest). Absent in rows written
+   * before they were recorded.
+   */
+  relativePrice?: RelativePriceSums;
+}
+
+export interface RelativePriceSums {
+  requestedUsdPerHour: number;
+  cpuUsdPerHour: number;
+  gpuUsdPerHour: number;
 }
 
 export interface CostWeightedSums {

@@ -7,6 +7,7 @@ import type {
   NodeRecord,
   PodRecord,
   PriceQuote,
+  RelativePriceSums,
   ResourceAmounts,
   SnapshotNode,
 } from './model.js';
@@ -16,6 +17,7 @@ import { instanceTypeCapacity, nodeStatusCapacity } from './attribution/capacity
 import { openCost } from './attribution/opencost.js';
 import { requestShareCost, shareOf } from './attribution/request-share.js';
 import type { Currency } from './partitions.js';
+import { relativePriceWeights, takenUsd } from './cost-weights.js';
 
 export type PriceLookup = (node: NodeRecord, at: number) => PriceQuote;
 /** On-demand price per hour (in the snapshot's currency) of a node's instance type at a time; null when unknown. */
@@ -24,7 +26,7 @@ export type OnDemandLookup = (node: NodeRecord, at: number) => number | null;
 /** requested ÷ allocatable, 0 with nothing allocatable (such a node contributes nothing to the cost-weighted sums). */
 const ratio = shareOf;
 
-type PoolSums = NodePoolRollup & { costWeighted: CostWeightedSums; onDemandUsdPerHour: number | null };
+type PoolSums = NodePoolRollup & { costWeighted: CostWeightedSums; onDemandUsdPerHour: number | null; relativePrice: RelativePriceSums };
 type NamespaceSums = NamespaceRollup &
   Required<
     Pick<
@@ -95,8 +97,14 @@ export function buildSnapshotRows(s: KubeSnapshot, price: PriceLookup, onDemand?
       usdPerHour: 0,
       costWeighted: { cpuUsdPerHour: 0, memoryUsdPerHour: 0, podsUsdPerHour: 0, gpuUsdPerHour: 0, gpuNodesUsdPerHour: 0 },
       onDemandUsdPerHour: 0,
+      relativePrice: { requestedUsdPerHour: 0, cpuUsdPerHour: 0, gpuUsdPerHour: 0 },
     };
     const p = n.usdPerHour ?? 0;
+    // The one weighting of idle (core/cost-weights.ts): the node's price split by relative price over its allocatable.
+    const w = relativePriceWeights(n.allocatable);
+    r.relativePrice.requestedUsdPerHour += takenUsd(p, w, n.allocatable, n.requested);
+    r.relativePrice.cpuUsdPerHour += p * w.cpu;
+    r.relativePrice.gpuUsdPerHour += p * w.gpu;
     r.nodes += 1;
     r.allocatable = addResources(r.allocatable, n.allocatable);
     r.requested = addResources(r.requested, n.requested);

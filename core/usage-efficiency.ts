@@ -1,11 +1,12 @@
+import { fixedWeights, ratesOfParts, relativePriceWeights, type ResourceWeights, type UnitRates } from './cost-weights.js';
 import type { WorkloadHourRollup } from './usage.js';
 
 /**
- * Usage beside requests, and what requests cost, by request share of the node cost: a NodePool's node cost per hour
- * split into CPU and memory by weights (50/50 by default, the teams page's default request share), each part divided
- * by what its pods request. One requested millicore or byte then costs the same wherever it sits in the NodePool, so
- * a change in requests is priced without re-packing nodes (the engine re-pack is future work): a first-order figure,
- * what request-share attribution would charge, not what the bill would become.
+ * Usage beside requests, and what requests cost, by request share of the node cost: each node's price per hour split
+ * into CPU and memory by the one weighting (core/cost-weights.ts: relative price over its allocatable; fixed weights
+ * when given), each NodePool's CPU and memory parts divided by what its pods request. One requested millicore or byte
+ * then costs the same wherever it sits in the NodePool, so a change in requests is priced without re-packing nodes: a
+ * first-order figure, what request-share attribution would charge, not what the bill would become.
  */
 
 /** Hours in a month as AWS and Kubecost quote monthly prices (8,760 / 12). */
@@ -16,13 +17,23 @@ export interface CostWeights {
   memory: number;
 }
 
-export const HALF_AND_HALF: CostWeights = { cpu: 0.5, memory: 0.5 };
+/** The weights of one node: fixed ones when given, else relative price over its allocatable (the default). */
+const weightsOf = (
+  weights: CostWeights | undefined,
+  n: { allocCpuMillicores: number; allocMemoryBytes: number; allocGpu?: number },
+): ResourceWeights =>
+  weights === undefined
+    ? relativePriceWeights({ cpuMillicores: n.allocCpuMillicores, memoryBytes: n.allocMemoryBytes, gpu: n.allocGpu ?? 0 })
+    : fixedWeights(weights);
 
-/** One node at a snapshot: its NodePool, price and what its pods request. */
+/** One node at a snapshot: its NodePool, price, what it offers and what its pods request. */
 export interface NodeRequestCost {
   nodePool: string;
   /** null: no price known (the node is left out). */
   usdPerHour: number | null;
+  allocCpuMillicores: number;
+  allocMemoryBytes: number;
+  allocGpu?: number;
   requestCpuMillicores: number;
   requestMemoryBytes: number;
 }
@@ -32,19 +43,25 @@ export interface RequestRates {
   usdPerHour: number;
   requestCpuMillicores: number;
   requestMemoryBytes: number;
-  /** weights.cpu × Σ price ÷ Σ requested millicores; null when nothing is requested. */
+  /** Σ price × w_cpu ÷ Σ requested millicores; null when nothing is requested. */
   usdPerCpuMillicoreHour: number | null;
-  /** weights.memory × Σ price ÷ Σ requested bytes; null when nothing is requested. */
+  /** Σ price × w_memory ÷ Σ requested bytes; null when nothing is requested. */
   usdPerMemoryByteHour: number | null;
 }
 
-/** Per NodePool: the cost of one requested millicore and one requested byte per hour. Nodes without a price are left out. */
-export function requestRates(nodes: readonly NodeRequestCost[], weights: CostWeights = HALF_AND_HALF): Map<string, RequestRates> {
-  const sums = new Map<string, { usd: number; cpu: number; memory: number }>();
+/**
+ * Per NodePool: the cost of one requested millicore and one requested byte per hour, each node's price split by the
+ * one weighting (relative price; `weights` fixes them instead). Nodes without a price are left out.
+ */
+export function requestRates(nodes: readonly NodeRequestCost[], weights?: CostWeights): Map<string, RequestRates> {
+  const sums = new Map<string, { usd: number; cpuUsd: number; memoryUsd: number; cpu: number; memory: number }>();
   for (const n of nodes) {
     if (n.usdPerHour === null) continue;
-    const s = sums.get(n.nodePool) ?? { usd: 0, cpu: 0, memory: 0 };
+    const s = sums.get(n.nodePool) ?? { usd: 0, cpuUsd: 0, memoryUsd: 0, cpu: 0, memory: 0 };
+    const w = weightsOf(weights, n);
     s.usd += n.usdPerHour;
+    s.cpuUsd += n.usdPerHour * w.cpu;
+    s.memoryUsd += n.usdPerHour * w.memory;
     s.cpu += n.requestCpuMillicores;
     s.memory += n.requestMemoryBytes;
     sums.set(n.nodePool, s);
@@ -56,8 +73,8 @@ export function requestRates(nodes: readonly NodeRequestCost[], weights: CostWei
       usdPerHour: s.usd,
       requestCpuMillicores: s.cpu,
       requestMemoryBytes: s.memory,
-      usdPerCpuMillicoreHour: s.cpu > 0 ? (weights.cpu * s.usd) / s.cpu : null,
-      usdPerMemoryByteHour: s.memory > 0 ? (weights.memory * s.usd) / s.memory : null,
+      usdPerCpuMillicoreHour: s.cpu > 0 ? s.cpuUsd / s.cpu : null,
+      usdPerMemoryByteHour: s.memory > 0 ? s.memoryUsd / s.memory : null,
     });
   }
   return out;
@@ -180,6 +197,9 @@ export interface NodeCapacityUsage {
   requestMemoryBytes: number;
   usageCpuMillicores: number;
   usageMemoryBytes: number;
+  /** GPUs offered (allocatable) and requested: a GPU node's price is mostly its GPUs' under the relative-price weighting. */
+  allocGpu?: number;
+  requestGpu?: number;
 }
 
 export interface CapacityEfficiency {
@@ -203,6 +223,8 @@ export interface CapacityEfficiency {
   workloadIdleUsdPerHour: number;
   /** Kubecost's infrastructure (cluster) idle: allocatable that no pod took, allocatable − max(request, usage). */
   infrastructureIdleUsdPerHour: number;
+  /** The rates the split used: each part of the priced nodes' price ÷ their allocatable (per vCPU-, GiB-, GPU-hour). */
+  rates: UnitRates;
 }
 
 /** One resource of one node: its cost part split into used, workload idle and infrastructure idle; the three add up. */
@@ -220,12 +242,14 @@ function splitResource(partUsd: number, alloc: number, request: number, usage: n
 
 /**
  * Usage ÷ request and usage ÷ allocatable over a set of nodes (a node, a NodePool, the cluster), and the node cost
- * split three ways, per node then summed: each node's USD/hour into CPU and memory by `weights` (the request-share
- * split), each part over its allocatable into used, workload idle (requested, unused) and infrastructure idle
- * (allocatable, unrequested), the two idles as Kubecost names them. used + workload idle + infrastructure idle = the
- * priced nodes' cost.
+ * split three ways, per node then summed: each node's USD/hour into CPU, memory and GPU by the one weighting
+ * (core/cost-weights.ts: relative price over its allocatable; `weights` fixes CPU and memory weights instead), the
+ * CPU and memory parts each over its allocatable into used, workload idle (requested, unused) and infrastructure idle
+ * (allocatable, unrequested), the two idles as Kubecost names them; the GPU part, whose usage metrics-server does not
+ * report, into used (requested) and infrastructure idle. used + workload idle + infrastructure idle = the priced
+ * nodes' cost.
  */
-export function capacityEfficiency(nodes: readonly NodeCapacityUsage[], weights: CostWeights = HALF_AND_HALF): CapacityEfficiency {
+export function capacityEfficiency(nodes: readonly NodeCapacityUsage[], weights?: CostWeights): CapacityEfficiency {
   const out: CapacityEfficiency = {
     nodes: nodes.length,
     usdPerHour: 0,
@@ -242,7 +266,9 @@ export function capacityEfficiency(nodes: readonly NodeCapacityUsage[], weights:
     usedUsdPerHour: 0,
     workloadIdleUsdPerHour: 0,
     infrastructureIdleUsdPerHour: 0,
+    rates: { usdPerVcpuHour: null, usdPerGiBHour: null, usdPerGpuHour: null },
   };
+  const parts = { cpuUsd: 0, memoryUsd: 0, gpuUsd: 0, vcpus: 0, gib: 0, gpus: 0 };
   for (const n of nodes) {
     out.allocCpuMillicores += n.allocCpuMillicores;
     out.allocMemoryBytes += n.allocMemoryBytes;
@@ -252,15 +278,26 @@ export function capacityEfficiency(nodes: readonly NodeCapacityUsage[], weights:
     out.usageMemoryBytes += n.usageMemoryBytes;
     if (n.usdPerHour === null) continue;
     out.usdPerHour += n.usdPerHour;
+    const w = weightsOf(weights, n);
+    const gpus = n.allocGpu ?? 0;
+    parts.cpuUsd += w.cpu * n.usdPerHour;
+    parts.memoryUsd += w.memory * n.usdPerHour;
+    parts.gpuUsd += w.gpu * n.usdPerHour;
+    parts.vcpus += n.allocCpuMillicores / 1000;
+    parts.gib += n.allocMemoryBytes / 1024 ** 3;
+    parts.gpus += gpus;
     for (const s of [
-      splitResource(weights.cpu * n.usdPerHour, n.allocCpuMillicores, n.requestCpuMillicores, n.usageCpuMillicores),
-      splitResource(weights.memory * n.usdPerHour, n.allocMemoryBytes, n.requestMemoryBytes, n.usageMemoryBytes),
+      splitResource(w.cpu * n.usdPerHour, n.allocCpuMillicores, n.requestCpuMillicores, n.usageCpuMillicores),
+      splitResource(w.memory * n.usdPerHour, n.allocMemoryBytes, n.requestMemoryBytes, n.usageMemoryBytes),
+      // GPU usage is not measured: what is requested counts as used.
+      splitResource(w.gpu * n.usdPerHour, gpus, n.requestGpu ?? 0, n.requestGpu ?? 0),
     ]) {
       out.usedUsdPerHour += s.used;
       out.workloadIdleUsdPerHour += s.workloadIdle;
       out.infrastructureIdleUsdPerHour += s.infrastructureIdle;
     }
   }
+  out.rates = ratesOfParts(parts, parts);
   out.cpuUsageOverRequest = ratio(out.usageCpuMillicores, out.requestCpuMillicores);
   out.memoryUsageOverRequest = ratio(out.usageMemoryBytes, out.requestMemoryBytes);
   out.cpuUsageOverAllocatable = ratio(out.usageCpuMillicores, out.allocCpuMillicores);

@@ -1,5 +1,6 @@
 import { chargedAmounts, type AttributedPod } from './attributed-pod.js';
 import type { Capacity } from './capacity.js';
+import { OPENCOST_DEFAULT_PRICES, relativePriceWeights, unitRates, type OpenCostBasePrices } from '../cost-weights.js';
 
 /**
  * Workload cost as the OpenCost Specification (opencost/opencost spec/opencost-specv01.md) defines it:
@@ -17,18 +18,9 @@ import type { Capacity } from './capacity.js';
  * Pure; `costUsd` may be an hourly rate or the cost of any period, the result being in the same unit.
  */
 
-/** Base prices whose ratio splits a node's price, USD per core-hour, GiB-hour, GPU-hour. */
-export interface OpenCostBasePrices {
-  cpuPerCoreUsd: number;
-  ramPerGiBUsd: number;
-  gpuPerGpuUsd: number;
-}
-/** opencost/opencost configs/default.json ("Default prices based on GCP us-central1"): CPU, RAM, GPU. */
-export const OPENCOST_DEFAULT_PRICES: Readonly<OpenCostBasePrices> = {
-  cpuPerCoreUsd: 0.031611,
-  ramPerGiBUsd: 0.004237,
-  gpuPerGpuUsd: 0.95,
-};
+// The base prices and the split are the one weighting of a node's price (core/cost-weights.ts): the team method,
+// the packing idle and the Workloads page's capacity split all use it.
+export { OPENCOST_DEFAULT_PRICES, type OpenCostBasePrices };
 
 export interface OpenCostInput {
   /** The node's cost, USD or USD/h. */
@@ -59,13 +51,14 @@ export interface OpenCostResult {
 const GiB = 1024 ** 3;
 
 export function openCost({ costUsd, capacity, pods, basePrices = OPENCOST_DEFAULT_PRICES }: OpenCostInput): OpenCostResult {
-  const cores = capacity.cpuMillicores / 1000;
-  const gib = capacity.memoryBytes / GiB;
-  const cpuToRam = basePrices.cpuPerCoreUsd / basePrices.ramPerGiBUsd;
-  const gpuToRam = basePrices.gpuPerGpuUsd / basePrices.ramPerGiBUsd;
-  const ramMultiple = capacity.gpu * gpuToRam + cores * cpuToRam + gib;
-  const ramPerGiBUsd = ramMultiple > 0 ? costUsd / ramMultiple : 0;
-  const prices = { cpuPerCoreUsd: ramPerGiBUsd * cpuToRam, ramPerGiBUsd, gpuPerGpuUsd: ramPerGiBUsd * gpuToRam };
+  const offered = { cpuMillicores: capacity.cpuMillicores, memoryBytes: capacity.memoryBytes, gpu: capacity.gpu };
+  const rates = unitRates(costUsd, relativePriceWeights(offered, basePrices), offered);
+  // A resource the node does not offer has no price (nothing of it can be charged).
+  const prices = {
+    cpuPerCoreUsd: rates.usdPerVcpuHour ?? 0,
+    ramPerGiBUsd: rates.usdPerGiBHour ?? 0,
+    gpuPerGpuUsd: rates.usdPerGpuHour ?? 0,
+  };
   const out = pods.map((p): OpenCostPodCost => {
     const c = chargedAmounts(p);
     const cpuCostUsd = (c.cpuMillicores / 1000) * prices.cpuPerCoreUsd;

@@ -39,6 +39,10 @@ export interface PoolSumsRow {
   gpuNodesUsd: number;
   onDemandUsd: number;
   onDemandUnknownUsd: number;
+  /** Relative-price weighting (core/cost-weights.ts): the part of the cost requests cover, and the CPU and GPU parts. */
+  rpRequestedUsd: number;
+  rpCpuUsd: number;
+  rpGpuUsd: number;
 }
 
 export interface BucketPoolSumsRow extends PoolSumsRow {
@@ -99,6 +103,9 @@ interface RawSums {
   gpu_nodes_usd: number;
   on_demand_usd: number;
   on_demand_unknown_usd: number;
+  rp_requested_usd: number;
+  rp_cpu_usd: number;
+  rp_gpu_usd: number;
 }
 interface RawNode {
   name: string;
@@ -144,6 +151,9 @@ const mapSums = (r: RawSums): PoolSumsRow => ({
   gpuNodesUsd: r.gpu_nodes_usd,
   onDemandUsd: r.on_demand_usd,
   onDemandUnknownUsd: r.on_demand_unknown_usd,
+  rpRequestedUsd: r.rp_requested_usd,
+  rpCpuUsd: r.rp_cpu_usd,
+  rpGpuUsd: r.rp_gpu_usd,
 });
 
 /** A LIKE pattern matching values that contain `text` literally: its %, _ and the escape character \ stand for themselves. */

@@ -94,8 +94,9 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
   const insertNodePoolRollup = db.prepare(`
     INSERT INTO snapshot_nodepools (snapshot_id, taken_at, nodepool, capacity_type, nodes, alloc_cpu_m, alloc_memory_b, alloc_pods, alloc_gpu,
       req_cpu_m, req_memory_b, req_pods, req_gpu, usd_per_hour,
-      cpu_eff_usd_per_hour, memory_eff_usd_per_hour, pods_eff_usd_per_hour, gpu_eff_usd_per_hour, gpu_nodes_usd_per_hour, on_demand_usd_per_hour)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      cpu_eff_usd_per_hour, memory_eff_usd_per_hour, pods_eff_usd_per_hour, gpu_eff_usd_per_hour, gpu_nodes_usd_per_hour, on_demand_usd_per_hour,
+      rp_requested_usd_per_hour, rp_cpu_usd_per_hour, rp_gpu_usd_per_hour)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const insertNamespaceRollup = db.prepare(`
     INSERT INTO snapshot_namespaces (snapshot_id, taken_at, namespace, nodepool, team, pods, req_cpu_m, req_memory_b, usd_per_hour,
       cpu_share_usd_per_hour, memory_share_usd_per_hour, aws_split_cost_usd_per_hour, aws_unused_cost_usd_per_hour, opencost_usd_per_hour,
@@ -247,6 +248,9 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
         r.costWeighted?.gpuUsdPerHour ?? null,
         r.costWeighted?.gpuNodesUsdPerHour ?? null,
         r.onDemandUsdPerHour ?? null,
+        r.relativePrice?.requestedUsdPerHour ?? null,
+        r.relativePrice?.cpuUsdPerHour ?? null,
+        r.relativePrice?.gpuUsdPerHour ?? null,
       );
     }
     for (const r of w.namespaceRollups) {

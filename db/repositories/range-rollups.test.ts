@@ -318,7 +318,7 @@ describe('keeping the rollups', () => {
     shuffled.close();
   });
 
-  it('fills them from the snapshots already stored when migrations 0006 and 0007 run', () => {
+  it('fills them from the snapshots already stored when migrations 0006, 0007 and 0023 run (0023: the relative-price sums, in SQL, equal the collector’s)', () => {
     const path = join(dir, 'old.db');
     const old = new Database(path);
     migrate(
@@ -327,7 +327,7 @@ describe('keeping the rollups', () => {
     );
     old.exec(`ATTACH '${join(dir, 'in-order.db')}' AS src`);
     // The columns a database of that age had (later migrations added more to snapshot_namespaces).
-    for (const t of ['snapshots', 'snapshot_nodepools', 'snapshot_namespaces']) {
+    for (const t of ['snapshots', 'snapshot_nodes', 'snapshot_nodepools', 'snapshot_namespaces']) {
       const cols = (old.prepare(`PRAGMA main.table_info(${t})`).all() as { name: string }[]).map((c) => c.name).join(', ');
       old.exec(`INSERT INTO main.${t} (${cols}) SELECT ${cols} FROM src.${t}`);
     }
@@ -345,6 +345,16 @@ describe('keeping the rollups', () => {
     const before0010 = (rows: Record<string, unknown>[]) =>
       rows.map((r) => Object.fromEntries(Object.entries(r).filter(([k]) => !ADDED_BY_0010.includes(k))));
     for (const t of TABLES) expectSameRows(before0010(table(db, t)), before0010(table(old, t)));
+    // 0023 filled each snapshot's relative-price sums from its nodes as core/rollup.ts computes them.
+    const rp = (d: Db) =>
+      d
+        .prepare(
+          'SELECT snapshot_id, nodepool, capacity_type, rp_requested_usd_per_hour, rp_cpu_usd_per_hour, rp_gpu_usd_per_hour FROM snapshot_nodepools ORDER BY 1, 2, 3',
+        )
+        .all() as Record<string, unknown>[];
+    expect(rp(old).length).toBeGreaterThan(0);
+    expect(rp(old).every((r) => typeof r.rp_requested_usd_per_hour === 'number')).toBe(true);
+    expectSameRows(rp(db), rp(old));
     // There, all of the request-share cost is legacy for AWS split and OpenCost, which fall back to it.
     const namespaces = table(old, 'rollup_namespaces');
     expect(namespaces.length).toBeGreaterThan(0);

@@ -34,6 +34,14 @@ const POOL_WEIGHTED: readonly (readonly [string, (h: string) => string])[] = [
   ['gpu_nodes_usd', (h) => `${h} * COALESCE(p.gpu_nodes_usd_per_hour, 0)`],
   ['on_demand_usd', (h) => `${h} * COALESCE(p.on_demand_usd_per_hour, 0)`],
   ['on_demand_unknown_usd', (h) => `CASE WHEN p.on_demand_usd_per_hour IS NULL THEN ${h} * p.usd_per_hour ELSE 0 END`],
+  // The relative-price weighting of idle (migration 0023; a row written without it: the 50/50 split).
+  [
+    'rp_requested_usd',
+    (h) =>
+      `${h} * COALESCE(p.rp_requested_usd_per_hour, 0.5 * COALESCE(p.cpu_eff_usd_per_hour, 0) + 0.5 * COALESCE(p.memory_eff_usd_per_hour, 0))`,
+  ],
+  ['rp_cpu_usd', (h) => `${h} * COALESCE(p.rp_cpu_usd_per_hour, 0.5 * p.usd_per_hour)`],
+  ['rp_gpu_usd', (h) => `${h} * COALESCE(p.rp_gpu_usd_per_hour, 0)`],
 ];
 
 /** Plain sums over the snapshots taken in a bucket (the overview's efficiency chart). */
@@ -199,6 +207,9 @@ const poolSumsOf = (a: PoolSumsArray, at: number): RawPoolSums => {
     gpu_nodes_usd: n(14),
     on_demand_usd: n(15),
     on_demand_unknown_usd: n(16),
+    rp_requested_usd: n(17),
+    rp_cpu_usd: n(18),
+    rp_gpu_usd: n(19),
   };
 };
 const bucketPoolSumsOf = (a: PoolSumsArray): RawPoolSums & { bucket_ms: number } => {
@@ -250,6 +261,9 @@ export interface RawPoolSums {
   gpu_nodes_usd: number;
   on_demand_usd: number;
   on_demand_unknown_usd: number;
+  rp_requested_usd: number;
+  rp_cpu_usd: number;
+  rp_gpu_usd: number;
 }
 
 /** Hours-weighted cost sums of one namespace x NodePool, with the team at its newest snapshot. */

@@ -43,6 +43,10 @@ const POOL_MEANS = [
   'gpu_eff_usd_per_hour',
   'gpu_nodes_usd_per_hour',
   'on_demand_usd_per_hour',
+  // The relative-price weighting's sums (migration 0023).
+  'rp_requested_usd_per_hour',
+  'rp_cpu_usd_per_hour',
+  'rp_gpu_usd_per_hour',
 ] as const;
 /** snapshot_namespaces key, the newest value kept (team), and time-weighted means. */
 const NAMESPACE_KEY = ['namespace', 'nodepool'] as const;
@@ -110,8 +114,28 @@ export interface FoldedSnapshot {
   ms: number;
 }
 
+/**
+ * Every column of the tables folded by means is a key, a mean or kept newest: a column a later migration adds is
+ * named here, before anything is folded, rather than left as the first snapshot of the hour had it.
+ */
+function assertKnownFoldColumns(db: Db): void {
+  const known: Record<string, readonly string[]> = {
+    snapshot_nodepools: ['snapshot_id', 'taken_at', ...POOL_KEY, ...POOL_MEANS],
+    snapshot_namespaces: ['snapshot_id', 'taken_at', ...NAMESPACE_KEY, ...NAMESPACE_NEWEST, ...NAMESPACE_MEANS],
+  };
+  for (const [table, columns] of Object.entries(known)) {
+    const all = db.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all() as string[];
+    const unknown = all.filter((c) => !columns.includes(c));
+    if (unknown.length > 0)
+      throw new Error(
+        `retention cannot fold ${table}: ${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not a key or a mean of db/repositories/retention-fold-repository.ts (add ${unknown.length === 1 ? 'it' : 'them'} there)`,
+      );
+  }
+}
+
 export function createRetentionFoldRepository(db: Db) {
   assertKnownSnapshotChildren(db);
+  assertKnownFoldColumns(db);
   const oldestRaw = db.prepare(
     'SELECT id, taken_at AS takenAt, run_id AS runId, node_count AS nodeCount, pod_count AS podCount FROM snapshots WHERE fold_ms IS NULL AND taken_at < ? ORDER BY taken_at LIMIT 1',
   );

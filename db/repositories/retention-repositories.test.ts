@@ -396,4 +396,12 @@ describe('a table retention does not know', () => {
     expect(() => createRetentionFoldRepository(db)).toThrow(message);
     expect(() => createRetentionPruneRepository(db)).toThrow(message);
   });
+
+  it('stops the fold, named, for a column of a folded table it neither keys nor means', () => {
+    const db = openDb({ path: ':memory:' });
+    db.exec('ALTER TABLE snapshot_nodepools ADD COLUMN spot_share REAL');
+    expect(() => createRetentionFoldRepository(db)).toThrow(
+      'retention cannot fold snapshot_nodepools: spot_share is not a key or a mean of db/repositories/retention-fold-repository.ts (add it there)',
+    );
+  });
 });

@@ -4,7 +4,11 @@ import { addSums, zeroSums, type PackingSums } from './packing.js';
 
 const GiB = 1024 ** 3;
 
-/** One node for `hours`: 4 vCPU / 16 GiB at `usd`/h with the given requests. */
+/**
+ * One node for `hours`: 4 vCPU / 16 GiB at `usd`/h with the given requests. Its relative-price weights (the collector's
+ * sums): 4 × 0.031611 = 0.126444 and 16 × 0.004237 = 0.067792 of 0.194236, w_cpu 0.650981, w_memory 0.349019.
+ */
+const W_CPU = 0.126444 / 0.194236;
 function node(hours: number, usd: number, reqCpu: number, reqMemGiB: number): PackingSums {
   return {
     ...zeroSums(),
@@ -20,6 +24,8 @@ function node(hours: number, usd: number, reqCpu: number, reqMemGiB: number): Pa
     costWeightedMemoryUsd: usd * (reqMemGiB / 16) * hours,
     costWeightedPodsUsd: usd * (10 / 110) * hours,
     onDemandUsd: usd * hours,
+    rpRequestedUsd: usd * (W_CPU * (reqCpu / 4000) + (1 - W_CPU) * (reqMemGiB / 16)) * hours,
+    rpCpuUsd: usd * W_CPU * hours,
   };
 }
 
@@ -54,9 +60,10 @@ describe('compareWindows: a before/after with one node removed', () => {
     expect(g?.change.usdPerHourAvg).toBeCloseTo(-0.2, 12);
     expect(g?.change.cpu).toBeCloseTo(0.375, 12); // 0.75 − 0.375
     expect(g?.change.memory).toBeCloseTo(0.125, 12); // 0.25 − 0.125
-    // idle before: 0.4 × (1 − (0.5 × 0.375 + 0.5 × 0.125)) = 0.3; after: 0.2 × (1 − 0.5) = 0.1
-    expect(g?.before.idleUsdPerHourAvg).toBeCloseTo(0.3, 12);
-    expect(g?.after.idleUsdPerHourAvg).toBeCloseTo(0.1, 12);
+    // idle (relative price) before: 0.4 × (1 − (0.650981 × 0.375 + 0.349019 × 0.125)) = 0.4 × 0.712255 = 0.284902;
+    // after: 0.2 × (1 − (0.650981 × 0.75 + 0.349019 × 0.25)) = 0.2 × 0.424509 = 0.084902 (50/50 made them 0.3 and 0.1)
+    expect(g?.before.idleUsdPerHourAvg).toBeCloseTo(0.284902, 6);
+    expect(g?.after.idleUsdPerHourAvg).toBeCloseTo(0.084902, 6);
   });
 
   it('the cluster row sums every NodePool; an untouched NodePool shows no change', () => {

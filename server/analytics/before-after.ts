@@ -27,6 +27,7 @@ export function windowStats(s: PackingSums, hours: number): WindowStats {
     costWeightedPods: p.costWeightedPods,
     costWeightedGpu: p.costWeightedGpu,
     idleUsdPerHourAvg: p.idleUsdPerHourAvg,
+    idleRates: p.rates,
   };
 }
 

@@ -12,6 +12,11 @@ function nodeFor(
   const memEff = o.reqMemGiB / o.memGiB;
   const podEff = (o.pods ?? 0) / 110;
   const gpuEff = o.gpu ? (o.reqGpu ?? 0) / o.gpu : 0;
+  // The collector's relative-price sums (core/rollup.ts): the node's price split by 0.031611 a core, 0.004237 a GiB, 0.95 a GPU.
+  const units = (o.cpu / 1000) * 0.031611 + o.memGiB * 0.004237 + (o.gpu ?? 0) * 0.95;
+  const wc = ((o.cpu / 1000) * 0.031611) / units;
+  const wm = (o.memGiB * 0.004237) / units;
+  const wg = ((o.gpu ?? 0) * 0.95) / units;
   return {
     nodeHours: hours,
     costUsd: o.usd * hours,
@@ -30,6 +35,9 @@ function nodeFor(
     gpuNodesUsd: o.gpu ? o.usd * hours : 0,
     onDemandUsd: o.usd * hours,
     onDemandUnknownUsd: 0,
+    rpRequestedUsd: o.usd * (wc * cpuEff + wm * memEff + wg * gpuEff) * hours,
+    rpCpuUsd: o.usd * wc * hours,
+    rpGpuUsd: o.usd * wg * hours,
   };
 }
 
@@ -50,8 +58,13 @@ describe('packingStats', () => {
     expect(s.usdPerHourAvg).toBeCloseTo(0.96, 12);
     expect(s.idleVcpuAvg).toBeCloseTo(2, 12); // 4 − 2
     expect(s.idleMemoryGiBAvg).toBeCloseTo(12, 12); // 16 − 4
-    // 0.96 × (1 − (0.5 × 0.5 + 0.5 × 0.25)) = 0.96 × 0.625 = 0.60
-    expect(s.idleUsdPerHourAvg).toBeCloseTo(0.6, 12);
+    // Relative price: 4 × 0.031611 = 0.126444 (CPU) and 16 × 0.004237 = 0.067792 (memory) of 0.194236: w_cpu 0.650981,
+    // w_memory 0.349019; idle = 0.96 × (1 − (0.650981 × 0.5 + 0.349019 × 0.25)) = 0.96 × 0.587255 = 0.563764
+    // (50/50 made it 0.60). Rates: 0.96 × 0.650981 / 4 = 0.156236 a vCPU-hour, 0.96 × 0.349019 / 16 = 0.020941 a GiB-hour.
+    expect(s.idleUsdPerHourAvg).toBeCloseTo(0.563764, 6);
+    expect(s.rates.usdPerVcpuHour).toBeCloseTo(0.156236, 6);
+    expect(s.rates.usdPerGiBHour).toBeCloseTo(0.020941, 6);
+    expect(s.rates.usdPerGpuHour).toBeNull();
   });
 
   it('time-weights: the node above for 2 h and the same node full for 1 h', () => {
@@ -60,7 +73,7 @@ describe('packingStats', () => {
     // cpu (2000 × 2 + 4000 × 1) / (4000 × 3) = 8000 / 12000; memory (4 × 2 + 16) / (16 × 3) = 24 / 48
     expect(s.cpu).toBeCloseTo(2 / 3, 12);
     expect(s.memory).toBeCloseTo(0.5, 12);
-    expect(s.idleUsdPerHourAvg).toBeCloseTo((0.6 * 2 + 0) / 3, 12);
+    expect(s.idleUsdPerHourAvg).toBeCloseTo((0.563764 * 2 + 0) / 3, 6);
   });
 
   it('weights efficiency by cost: a cheap full node and an expensive half-empty one', () => {
@@ -100,8 +113,8 @@ describe('packingStats', () => {
 
 describe('nodePacking', () => {
   it.each([
-    // 50 % cpu / 25 % memory at $0.96/h: idle 2 vCPU, 12 GiB, 0.96 × 0.625 = $0.60/h
-    { req: [2000, 4], usd: 0.96, cpu: 0.5, memory: 0.25, idleVcpu: 2, idleGiB: 12, idleUsd: 0.6 },
+    // 50 % cpu / 25 % memory at $0.96/h: idle 2 vCPU, 12 GiB, 0.96 × (1 − (0.650981 × 0.5 + 0.349019 × 0.25)) = $0.563764/h
+    { req: [2000, 4], usd: 0.96, cpu: 0.5, memory: 0.25, idleVcpu: 2, idleGiB: 12, idleUsd: 0.563764 },
     // empty: all idle
     { req: [0, 0], usd: 0.96, cpu: 0, memory: 0, idleVcpu: 4, idleGiB: 16, idleUsd: 0.96 },
     // no price known: idle money 0
@@ -123,6 +136,13 @@ describe('nodePacking', () => {
     expect(p.gpu).toBeNull();
     expect(p.idleVcpu).toBeCloseTo(idleVcpu, 12);
     expect(p.idleMemoryGiB).toBeCloseTo(idleGiB, 12);
-    expect(p.idleUsdPerHour).toBeCloseTo(idleUsd, 12);
+    expect(p.idleUsdPerHour).toBeCloseTo(idleUsd, 6);
+    if (usd === null) expect(p.rates).toBeNull();
+    else
+      expect(p.rates).toEqual({
+        usdPerVcpuHour: expect.closeTo(0.156236, 6),
+        usdPerGiBHour: expect.closeTo(0.020941, 6),
+        usdPerGpuHour: null,
+      });
   });
 });

@@ -9,6 +9,7 @@
 
 import type { NodeWindowRow, PoolSumsRow } from '../../db/repositories/analytics-packing-repository.js';
 import { DEFAULT_WEIGHTS, type ShareWeights } from '../../core/attribution/request-share.js';
+import { idleUsd as nodeIdleUsd, ratesOfParts, relativePriceWeights, unitRates, type UnitRates } from '../../core/cost-weights.js';
 import { efficiencyRatio } from './efficiency.js';
 
 const MILLICORES_PER_VCPU = 1000;
@@ -39,6 +40,9 @@ export const zeroSums = (): PackingSums => ({
   gpuNodesUsd: 0,
   onDemandUsd: 0,
   onDemandUnknownUsd: 0,
+  rpRequestedUsd: 0,
+  rpCpuUsd: 0,
+  rpGpuUsd: 0,
 });
 
 export function addSums(a: PackingSums, b: PackingSums): PackingSums {
@@ -50,6 +54,7 @@ export function addSums(a: PackingSums, b: PackingSums): PackingSums {
 // The request-share weights are declared with the method (core/attribution/request-share.ts).
 export type { ShareWeights };
 export const DEFAULT_SHARE_WEIGHTS: Readonly<ShareWeights> = DEFAULT_WEIGHTS;
+export type { UnitRates };
 
 export interface PackingStats {
   nodesAvg: number;
@@ -67,14 +72,22 @@ export interface PackingStats {
   idleVcpuAvg: number;
   idleMemoryGiBAvg: number;
   idleUsdPerHourAvg: number;
+  /** The rates the idle was priced at: the CPU, memory and GPU parts of the price per vCPU-, GiB- and GPU-hour offered. */
+  rates: UnitRates;
 }
 
 /**
- * The money no request covers, USD: Σ price × (1 − (w_cpu × cpu efficiency + w_memory × memory efficiency))
- * × hours, from the cost-weighted sums. The same figure the team split shows as its idle line.
+ * The money no request covers, USD: Σ price × (1 − (w_cpu × cpu efficiency + w_memory × memory efficiency + w_gpu ×
+ * gpu efficiency)) × hours, each node weighted by relative price (core/cost-weights.ts), from the rollups' sums.
  */
-export const idleUsd = (s: PackingSums, w: ShareWeights = DEFAULT_SHARE_WEIGHTS): number =>
-  s.costUsd - (w.cpu * s.costWeightedCpuUsd + w.memory * s.costWeightedMemoryUsd);
+export const idleUsd = (s: PackingSums): number => s.costUsd - s.rpRequestedUsd;
+
+/** The rates behind the idle of a set of nodes over time: each part of the price ÷ what was offered, per hour. */
+export const packingRates = (s: PackingSums): UnitRates =>
+  ratesOfParts(
+    { cpuUsd: s.rpCpuUsd, memoryUsd: s.costUsd - s.rpCpuUsd - s.rpGpuUsd, gpuUsd: s.rpGpuUsd },
+    { vcpus: s.allocCpuMillicoreHours / MILLICORES_PER_VCPU, gib: s.allocMemoryByteHours / BYTES_PER_GIB, gpus: s.allocGpuHours },
+  );
 
 /**
  * Efficiency and idle capacity of sums covering `coveredHours` of time. Averages divide by the hours the
@@ -98,6 +111,7 @@ export function packingStats(s: PackingSums, coveredHours: number): PackingStats
     idleVcpuAvg: per(s.allocCpuMillicoreHours - s.reqCpuMillicoreHours) / MILLICORES_PER_VCPU,
     idleMemoryGiBAvg: per(s.allocMemoryByteHours - s.reqMemoryByteHours) / BYTES_PER_GIB,
     idleUsdPerHourAvg: per(idleUsd(s)),
+    rates: packingRates(s),
   };
 }
 
@@ -132,13 +146,18 @@ export interface NodePacking {
   gpu: number | null;
   idleVcpu: number;
   idleMemoryGiB: number;
-  /** price × (1 − (w_cpu × cpu + w_memory × memory)), USD/h; 0 without a price. */
+  /** price × (1 − (w_cpu × cpu + w_memory × memory + w_gpu × gpu)), relative-price weights, USD/h; 0 without a price. */
   idleUsdPerHour: number;
+  /** The node's rates under that weighting (null without a price). */
+  rates: UnitRates | null;
 }
 
-export function nodePacking(n: NodeAmounts, w: ShareWeights = DEFAULT_SHARE_WEIGHTS): NodePacking {
+export function nodePacking(n: NodeAmounts): NodePacking {
   const cpu = efficiencyRatio(n.reqCpuMillicores, n.allocCpuMillicores);
   const memory = efficiencyRatio(n.reqMemoryBytes, n.allocMemoryBytes);
+  const offered = { cpuMillicores: n.allocCpuMillicores, memoryBytes: n.allocMemoryBytes, gpu: n.allocGpu };
+  const weights = relativePriceWeights(offered);
+  const price = n.usdPerHour ?? 0;
   return {
     cpu,
     memory,
@@ -146,6 +165,11 @@ export function nodePacking(n: NodeAmounts, w: ShareWeights = DEFAULT_SHARE_WEIG
     gpu: efficiencyRatio(n.reqGpu, n.allocGpu),
     idleVcpu: (n.allocCpuMillicores - n.reqCpuMillicores) / MILLICORES_PER_VCPU,
     idleMemoryGiB: (n.allocMemoryBytes - n.reqMemoryBytes) / BYTES_PER_GIB,
-    idleUsdPerHour: (n.usdPerHour ?? 0) * (1 - (w.cpu * (cpu ?? 0) + w.memory * (memory ?? 0))),
+    idleUsdPerHour: nodeIdleUsd(price, weights, offered, {
+      cpuMillicores: n.reqCpuMillicores,
+      memoryBytes: n.reqMemoryBytes,
+      gpu: n.reqGpu,
+    }),
+    rates: n.usdPerHour === null ? null : unitRates(n.usdPerHour, weights, offered),
   };
 }

@@ -9,6 +9,7 @@ import {
   packingProperties,
   rangeQueryProperties,
 } from './common.js';
+import { IdleRatesSchema } from './efficiency.js';
 
 /**
  * Consolidation before/after: GET /api/consolidation/events (disruptions found in the Kubernetes events
@@ -133,7 +134,10 @@ export const WindowStatsSchema = Type.Object({
   usdPerHourAvg: Type.Number(),
   costUsd: Type.Number(),
   ...packingProperties,
+  /** Time-averaged price no request covers, each node's price split by relative price (core/cost-weights.ts), USD/h. */
   idleUsdPerHourAvg: Type.Number(),
+  /** The rates that idle was priced at. */
+  idleRates: IdleRatesSchema,
 });
 export type WindowStats = Static<typeof WindowStatsSchema>;
 

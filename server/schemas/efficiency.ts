@@ -18,7 +18,8 @@ import {
  *
  * Time weighting: each snapshot stands for the time until the next one (at most 15 minutes, a collector
  * gap is not cost), clipped to the range. Idle capacity is allocatable minus requests; idle money is the
- * part of the node price its requests do not cover, cpu and memory weighted 50/50 (the default team split).
+ * part of the node price its requests do not cover, each node's price split between cpu, memory and GPU by relative
+ * price (core/cost-weights.ts, as the OpenCost team method splits it), the rates it gave in `idleRates`.
  */
 
 export const EfficiencySeriesQuerySchema = Type.Object(rangeQueryProperties, { additionalProperties: false });
@@ -67,6 +68,18 @@ export type EfficiencyResponse = Static<typeof EfficiencyResponseSchema>;
 export const EfficiencySummaryQuerySchema = Type.Object(rangeQueryProperties, { additionalProperties: false });
 export type EfficiencySummaryQuery = Static<typeof EfficiencySummaryQuerySchema>;
 
+/**
+ * The rates idle is priced at under the one weighting (core/cost-weights.ts, relative price): each node's price split
+ * into CPU, memory and GPU by OpenCost's base prices times its allocatable; per vCPU-, GiB- and GPU-hour offered (over
+ * a set of nodes and time: each part's Σ USD ÷ Σ offered hours). Null where nothing of it is offered.
+ */
+export const IdleRatesSchema = Type.Object({
+  usdPerVcpuHour: Nullable(Type.Number()),
+  usdPerGiBHour: Nullable(Type.Number()),
+  usdPerGpuHour: Nullable(Type.Number()),
+});
+export type IdleRates = Static<typeof IdleRatesSchema>;
+
 export const EfficiencySummaryRowSchema = Type.Object({
   scope: Type.Union([Type.Literal('cluster'), Type.Literal('nodepool')]),
   /** null on the cluster row; '' = nodes not launched by Karpenter (no NodePool). */
@@ -84,8 +97,13 @@ export const EfficiencySummaryRowSchema = Type.Object({
   idleVcpuAvg: Type.Number(),
   /** Time-averaged allocatable minus requested memory, GiB. */
   idleMemoryGiBAvg: Type.Number(),
-  /** Time-averaged price × (1 − (0.5 × cpu efficiency + 0.5 × memory efficiency)), USD per hour. */
+  /**
+   * Time-averaged price × (1 − (w_cpu × cpu efficiency + w_memory × memory efficiency + w_gpu × gpu efficiency)) per
+   * node, the weights by relative price (`idleWeighting`), USD per hour.
+   */
   idleUsdPerHourAvg: Type.Number(),
+  /** The rates that idle is priced at. */
+  idleRates: IdleRatesSchema,
 });
 export type EfficiencySummaryRow = Static<typeof EfficiencySummaryRowSchema>;
 
@@ -97,6 +115,8 @@ export const EfficiencySummaryResponseSchema = Type.Object({
   /** Hours of the range covered by snapshots (the denominator of the averages). */
   hours: Type.Number(),
   snapshots: Type.Integer(),
+  /** How a node's price is split between CPU, memory and GPU to price idle, in words. */
+  idleWeighting: Type.String(),
   /** The cluster row first, then one row per NodePool by name. */
   rows: Type.Array(EfficiencySummaryRowSchema),
 });
@@ -196,8 +216,13 @@ export const NodeRowSchema = Type.Object({
   gpu: Nullable(Type.Number()),
   idleVcpu: Type.Number(),
   idleMemoryGiB: Type.Number(),
-  /** price × (1 − (0.5 × cpu efficiency + 0.5 × memory efficiency)), USD per hour; 0 without a price. */
+  /**
+   * price × (1 − (w_cpu × cpu efficiency + w_memory × memory efficiency + w_gpu × gpu efficiency)), the weights by
+   * relative price (core/cost-weights.ts), USD per hour; 0 without a price.
+   */
   idleUsdPerHour: Type.Number(),
+  /** The node's rates under that weighting; null without a price. */
+  idleRates: Nullable(IdleRatesSchema),
   /** Snapshots this row averages (1 without a window). */
   snapshots: Type.Integer(),
 });

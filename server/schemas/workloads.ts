@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { FormatSchema, IsoInstantQuery, Nullable } from './common.js';
+import { IdleRatesSchema } from './efficiency.js';
 
 /**
  * Workloads: GET /api/workloads/recommendations — right-sized requests per workload (owner kind/name, namespace) and
@@ -131,6 +132,8 @@ const capacityProperties = {
   workloadIdleUsdPerMonth: Type.Number(),
   /** Kubecost's infrastructure idle: allocatable no pod requested or used (allocatable − max(request, usage)). */
   infrastructureIdleUsdPerMonth: Type.Number(),
+  /** The rates (per hour) the node cost was split at, by relative price (`settings.weighting`). */
+  idleRates: IdleRatesSchema,
 };
 export const CapacityEfficiencySchema = Type.Object(capacityProperties);
 export const NodePoolCapacityRowSchema = Type.Object({ nodePool: Type.String(), ...capacityProperties });
@@ -168,8 +171,11 @@ export const RecommendationsResponseSchema = Type.Object({
     minMemoryBytes: Type.Number(),
     minHistoryHours: Type.Number(),
     cpuLimitNearFraction: Type.Number(),
-    cpuWeight: Type.Number(),
-    memoryWeight: Type.Number(),
+    /**
+     * How a node's price is split between CPU, memory and GPU (the capacity split, workload idle, the request-share
+     * dollars), in words: relative price, as everywhere (core/cost-weights.ts).
+     */
+    weighting: Type.String(),
   }),
   /** Biggest saving first (most negative monthlyEffectUsd), rows without a figure last. */
   rows: Type.Array(RecommendationRowSchema),
@@ -179,7 +185,7 @@ export const RecommendationsResponseSchema = Type.Object({
   teams: Type.Array(TeamEfficiencyRowSchema),
   /**
    * Node, NodePool and cluster efficiency at the snapshot `pricesAt` (the pods' usage metrics-server reported then,
-   * their requests, their nodes' allocatable and price, cost split 50/50 into CPU and memory); null when that
+   * their requests, their nodes' allocatable and price, cost split into CPU, memory and GPU by relative price); null when that
    * snapshot has no usage.
    */
   capacity: Nullable(

@@ -13,6 +13,7 @@ import type {
 } from '../schemas/efficiency.js';
 import { optionalInstant, rangeOf, type RangeContext } from './analytics-range.js';
 import { HOUR_MS } from '../../core/time.js';
+import { RELATIVE_PRICE_WEIGHTING } from '../../core/cost-weights.js';
 
 const DEFAULT_NODE_PAGE = 500;
 
@@ -34,6 +35,7 @@ const summaryRow = (scope: EfficiencySummaryRow['scope'], nodePool: string | nul
   idleVcpuAvg: p.idleVcpuAvg,
   idleMemoryGiBAvg: p.idleMemoryGiBAvg,
   idleUsdPerHourAvg: p.idleUsdPerHourAvg,
+  idleRates: p.rates,
 });
 
 function nodeRow(r: NodeWindowRow, snapshotAtMs: number): NodeRow {
@@ -65,6 +67,7 @@ function nodeRow(r: NodeWindowRow, snapshotAtMs: number): NodeRow {
     idleVcpu: p.idleVcpu,
     idleMemoryGiB: p.idleMemoryGiB,
     idleUsdPerHour: p.idleUsdPerHour,
+    idleRates: p.rates,
     snapshots: r.snapshots,
   };
 }
@@ -123,6 +126,7 @@ export function createEfficiencyService(repo: AnalyticsPackingRepository, ctx: R
         to: isoInstant(range.toMs),
         hours,
         snapshots,
+        idleWeighting: RELATIVE_PRICE_WEIGHTING,
         rows: [
           summaryRow('cluster', null, packingStats(sumAll(rows), hours)),
           ...pools.map(([p, s]) => summaryRow('nodepool', p, packingStats(s, hours))),

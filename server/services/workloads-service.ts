@@ -6,7 +6,6 @@ import {
   HOURS_PER_MONTH,
   type CapacityEfficiency,
   type NodeCapacityUsage,
-  HALF_AND_HALF,
   monthlyRequestCostUsd,
   namespaceEfficiency,
   requestRates,
@@ -15,6 +14,7 @@ import {
   type RequestRates,
 } from '../../core/usage-efficiency.js';
 import { workloadKey, type WorkloadHourRollup } from '../../core/usage.js';
+import { RELATIVE_PRICE_WEIGHTING } from '../../core/cost-weights.js';
 import { DAY_MS, HOUR_MS } from '../../core/time.js';
 import { isoInstant, QueryParamError } from '../analytics/range.js';
 import {
@@ -37,7 +37,7 @@ const DEFAULT_WINDOW = '14d';
 const MAX_WINDOW_MS = 90 * DAY_MS;
 
 export const DOLLAR_METHOD =
-  'Through the scheduling engine where it can: the NodePool’s pods at the newest snapshot re-packed from scratch as Karpenter provisions (core/karpenter/scheduling), once with the current requests and once with the recommended ones; the change in nodes and in USD/hour × 730 is the difference of the two re-packs (rows: that recommendation alone; nodePools: all of them). By request share otherwise (no snapshot, no catalogue for the region, a pod neither re-pack could place, or too many pods): the change in requests times its NodePool’s node cost per requested unit (cost split 50/50 into CPU and memory), × replicas × 730 h. Each row’s dollarMethod says which.';
+  'Through the scheduling engine where it can: the NodePool’s pods at the newest snapshot re-packed from scratch as Karpenter provisions (core/karpenter/scheduling), once with the current requests and once with the recommended ones; the change in nodes and in USD/hour × 730 is the difference of the two re-packs (rows: that recommendation alone; nodePools: all of them). By request share otherwise (no snapshot, no catalogue for the region, a pod neither re-pack could place, or too many pods): the change in requests times its NodePool’s node cost per requested unit (each node’s price split into CPU and memory by relative price, as everywhere), × replicas × 730 h. Each row’s dollarMethod says which.';
 
 /**
  * Engine re-packs are made within these budgets, else request share stands: each re-pack prepares the NodePool over
@@ -176,6 +176,7 @@ const perMonth = (e: CapacityEfficiency): CapacityFields => ({
   usedUsdPerMonth: e.usedUsdPerHour * HOURS_PER_MONTH,
   workloadIdleUsdPerMonth: e.workloadIdleUsdPerHour * HOURS_PER_MONTH,
   infrastructureIdleUsdPerMonth: e.infrastructureIdleUsdPerHour * HOURS_PER_MONTH,
+  idleRates: e.rates,
 });
 
 /** Node, NodePool and cluster efficiency at one snapshot; null when it has no pod usage. */
@@ -187,8 +188,10 @@ function capacityAt(
     usdPerHour: number | null;
     allocCpuMillicores: number;
     allocMemoryBytes: number;
+    allocGpu: number;
     reqCpuMillicores: number;
     reqMemoryBytes: number;
+    reqGpu: number;
   }[],
   usage: readonly { nodeName: string; usageCpuMillicores: number; usageMemoryBytes: number }[],
 ): RecommendationsResponse['capacity'] {
@@ -204,6 +207,8 @@ function capacityAt(
       requestMemoryBytes: n.reqMemoryBytes,
       usageCpuMillicores: u?.usageCpuMillicores ?? 0,
       usageMemoryBytes: u?.usageMemoryBytes ?? 0,
+      allocGpu: n.allocGpu,
+      requestGpu: n.reqGpu,
     };
     return { n, input };
   });
@@ -261,8 +266,7 @@ export function createWorkloadsService(usage: UsageRepository, packing: Analytic
         minMemoryBytes: DEFAULT_RIGHTSIZING.minMemoryBytes,
         minHistoryHours: DEFAULT_RIGHTSIZING.minHistoryMs / HOUR_MS,
         cpuLimitNearFraction: DEFAULT_RIGHTSIZING.cpuLimitNearFraction,
-        cpuWeight: HALF_AND_HALF.cpu,
-        memoryWeight: HALF_AND_HALF.memory,
+        weighting: RELATIVE_PRICE_WEIGHTING,
       };
       const endMs = atMs ?? pricesAtMs;
       if (endMs === null || endMs === undefined) {
@@ -291,6 +295,9 @@ export function createWorkloadsService(usage: UsageRepository, packing: Analytic
               pricedNodes.map((n) => ({
                 nodePool: n.nodePool,
                 usdPerHour: n.usdPerHour,
+                allocCpuMillicores: n.allocCpuMillicores,
+                allocMemoryBytes: n.allocMemoryBytes,
+                allocGpu: n.allocGpu,
                 requestCpuMillicores: n.reqCpuMillicores,
                 requestMemoryBytes: n.reqMemoryBytes,
               })),

@@ -180,9 +180,19 @@ describe('GET /api/efficiency/summary', () => {
     expect(general?.costWeightedCpu).toBeCloseTo(0.5, 12);
     expect(general?.nodesAvg).toBeCloseTo(1.5, 12);
     expect(general?.costUsd).toBeCloseTo(0.6, 12);
-    // idle: (8000 − 3000 + 4000 − 3000) / 2 h avg = 3 vCPU; money 0.40 / 2 h = $0.20/h
+    // idle: (8000 − 3000 + 4000 − 3000) / 2 h avg = 3 vCPU. Money, each node's price split by relative price
+    // (4 × 0.031611 = 0.126444 CPU, 16 × 0.004237 = 0.067792 memory: w_cpu 0.650981, w_memory 0.349019):
+    // 09:00–10:00 two nodes each 0.2 × (0.650981 × 1.5/4 + 0.349019 × 2/16) = 0.2 × 0.287745 = 0.057549 requested;
+    // 10:00–11:00 node-a 0.2 × (0.650981 × 3/4 + 0.349019 × 4/16) = 0.115098. Idle 0.60 − 0.230196 = 0.369804, the
+    // OpenCost team idle of general above ($0.3698: one weighting), / 2 h = $0.184902/h (50/50 made it 0.40 / 2 = 0.20).
     expect(general?.idleVcpuAvg).toBeCloseTo(3, 12);
-    expect(general?.idleUsdPerHourAvg).toBeCloseTo(0.2, 12);
+    expect(general?.idleUsdPerHourAvg).toBeCloseTo(0.184902, 6);
+    // The rates: CPU parts 0.130196 × 2 node-hours + 0.130196 × 1 over 12 vCPU-hours = $0.0325491 a vCPU-hour (OpenCost's
+    // per core above); memory 0.0698038 × 3 over 48 GiB-hours = $0.0043627 a GiB-hour.
+    expect(general?.idleRates.usdPerVcpuHour).toBeCloseTo(0.0325491, 7);
+    expect(general?.idleRates.usdPerGiBHour).toBeCloseTo(0.0043627, 7);
+    expect(general?.idleRates.usdPerGpuHour).toBeNull();
+    expect(body.idleWeighting).toMatch(/relative price/);
     expect(body.rows[0]).toMatchObject({ scope: 'cluster', nodePool: null });
     expect(body.rows[0].costUsd).toBeCloseTo(0.72, 12);
   });

@@ -78,7 +78,8 @@ describe.each(PROFILES)('week4 imitating Karpenter %s', (karpenterVersion) => {
           nodeName: n.name,
           nodePool: n.nodePool,
           reason: n.deletionReason,
-          atMs: n.deletedAt,
+          // The disruption is when Karpenter decided (tainted, NodeClaim deleted); the instance ends a step later.
+          atMs: n.disruptedAt ?? n.deletedAt,
         });
         const replacements = sc.nodes.filter(
           (r) => r.launchReason.kind === 'replacement' && r.launchReason.replaces.includes(n.nodeClaimName ?? ''),
@@ -114,16 +115,16 @@ describe.each(PROFILES)('week4 imitating Karpenter %s', (karpenterVersion) => {
   describe('paging the disruptions', () => {
     const all = `/api/consolidation/events?kind=all&limit=1000`;
 
-    it('pages of 7 cover every disruption exactly once, in order; total and counts cover all of them on every page', async () => {
+    it('pages of 5 cover every disruption exactly once, in order; total and counts cover all of them on every page', async () => {
       const whole = await get<ConsolidationEventsResponse>(`${all}&${range}`);
-      // The day holds 25 simulated disruptions (and some blocked events): more than three pages of 7.
+      // The day holds 12 (1.14.1) to 32 (1.5.0) simulated disruptions and some blocked events: more than three pages of 5.
       expect(whole.total).toBe(whole.rows.length);
-      expect(whole.total).toBeGreaterThan(21);
+      expect(whole.total).toBeGreaterThan(15);
       const ids: string[] = [];
-      for (let offset = 0; offset < whole.total; offset += 7) {
-        const page = await get<ConsolidationEventsResponse>(`/api/consolidation/events?kind=all&${range}&limit=7&offset=${offset}`);
-        expect(page).toMatchObject({ total: whole.total, limit: 7, offset, counts: whole.counts });
-        expect(page.rows.length).toBe(Math.min(7, whole.total - offset));
+      for (let offset = 0; offset < whole.total; offset += 5) {
+        const page = await get<ConsolidationEventsResponse>(`/api/consolidation/events?kind=all&${range}&limit=5&offset=${offset}`);
+        expect(page).toMatchObject({ total: whole.total, limit: 5, offset, counts: whole.counts });
+        expect(page.rows.length).toBe(Math.min(5, whole.total - offset));
         ids.push(...page.rows.map((r) => r.id));
       }
       expect(ids).toEqual(whole.rows.map((r) => r.id));
@@ -265,7 +266,7 @@ describe.each(PROFILES)('week4 imitating Karpenter %s', (karpenterVersion) => {
         pools.reduce((t, p) => t + p.costUsd, 0),
         9,
       );
-      expect(pools.map((p) => p.nodePool)).toEqual(['', 'general', 'system']);
+      expect(pools.map((p) => p.nodePool)).toEqual(['', 'dedicated', 'general', 'steady', 'system']);
       for (const r of s.rows) {
         expect(r.costWeightedCpu).toBeGreaterThan(0);
         expect(r.costWeightedCpu).toBeLessThan(1);
@@ -296,7 +297,7 @@ describe.each(PROFILES)('week4 imitating Karpenter %s', (karpenterVersion) => {
       // Every NodePool's volumes and data transfer are on its bill, beside compute.
       expect(cause('volumes')).toBeGreaterThan(0);
       const pools = new Set(r.rows.filter((x) => x.band === 'storage-network' && (x.billUsd ?? 0) > 0).map((x) => x.nodePool));
-      expect([...pools].sort()).toEqual(['', 'general', 'system']);
+      expect([...pools].sort()).toEqual(['', 'dedicated', 'general', 'steady', 'system']);
       expect(r.causes.reduce((t, c) => t + (c.amountUsd ?? 0), 0)).toBeCloseTo(r.totals.differenceUsd, 6);
       expect(Math.abs(cause('other') ?? 0)).toBeLessThan(0.01 * r.totals.billUsd);
     });
@@ -304,7 +305,10 @@ describe.each(PROFILES)('week4 imitating Karpenter %s', (karpenterVersion) => {
 });
 
 describe('the legacy and the current Karpenter release', () => {
-  it('give the same disruptions, actions and replacements; only the messages keep each release’s words', async () => {
+  // Until v1.14 the two releases decided alike on week4 (the messages aside). v1.14.0 does not simulate pods onto a
+  // node whose last pod event is younger than its NodePool's consolidateAfter (general: 30m), so on a day of web-tier
+  // churn it consolidates later and less: the engine imitates each release, and the collector stores what each did.
+  it('decide as each release does (v1.14 waits for quiet destinations), and keep each release’s words', async () => {
     const rows = async (version: string) => {
       const api = seeded.get(version);
       if (api === undefined) throw new Error(`not seeded: ${version}`);
@@ -314,10 +318,17 @@ describe('the legacy and the current Karpenter release', () => {
     };
     const legacy = await rows(LEGACY_KARPENTER_VERSION);
     const current = await rows(CURRENT_KARPENTER_VERSION);
+    const count = (r: ConsolidationEventsResponse, reason: string) => r.counts.find((c) => c.reason === reason)?.count ?? 0;
     expect(legacy.total).toBeGreaterThan(20);
-    expect(current.counts).toEqual(legacy.counts);
-    const strip = (r: ConsolidationEventsResponse) => r.rows.map(({ message: _m, ...rest }) => rest);
-    expect(strip(current)).toEqual(strip(legacy));
+    expect(count(current, 'Underutilized')).toBeLessThan(count(legacy, 'Underutilized'));
+    // do-not-disrupt blocks alike on both.
+    expect(count(current, 'Blocked')).toBe(count(legacy, 'Blocked'));
+    // The first node v1.5 consolidates as Underutilized, v1.14 leaves until its pods are gone: Empty, later.
+    const disruptions = (r: ConsolidationEventsResponse) => r.rows.filter((x) => x.action !== 'Blocked').sort((a, b) => a.atMs - b.atMs);
+    const first = disruptions(legacy).find((x) => x.reason === 'Underutilized');
+    const same = disruptions(current).find((x) => x.nodeClaim === first?.nodeClaim);
+    expect(same).toMatchObject({ reason: 'Empty', nodeName: first?.nodeName });
+    expect(same?.atMs).toBeGreaterThan(first?.atMs ?? Infinity);
     expect(current.rows.filter((r) => r.action === 'Replace').length).toBeGreaterThan(0);
     const words = (r: ConsolidationEventsResponse) => new Set(r.rows.filter((x) => x.action !== 'Blocked').map((x) => x.message));
     expect(words(legacy)).toContain('Disrupting Node: Underutilized/Replace');
@@ -346,7 +357,8 @@ describe('right-sizing recommendations on the week4 sandbox (its one day of metr
   });
 
   it("the payments team over-requests memory four-fold: each container's memory recommendation is at most a third of its request, and saves", () => {
-    const payments = rec.rows.filter((r) => r.namespace === 'payments');
+    // payments-api and ledger-db use a fifth of their memory (week4.json); fraud-scorer and the reconcile CronJob half.
+    const payments = rec.rows.filter((r) => r.namespace === 'payments' && ['payments-api', 'ledger-db'].includes(r.workloadName));
     expect(payments.map((r) => r.workloadName)).toEqual(expect.arrayContaining(['payments-api', 'ledger-db']));
     for (const r of payments) {
       const name = `${r.workloadName}/${r.container}`;
@@ -358,6 +370,8 @@ describe('right-sizing recommendations on the week4 sandbox (its one day of metr
       expect(r.monthlyEffectUsd, name).toBeLessThanOrEqual(0);
     }
     const ns = rec.namespaces.find((n) => n.namespace === 'payments');
+    // The namespace (week4.json): payments-api 2-8 x 2Gi at 0.2, ledger-db 3 x 6Gi at 0.22, fraud-scorer 2 x 4Gi at
+    // 0.5: (0.8 + 3.96 + 4) / (4 + 18 + 8) = 0.29 at 2 replicas, (3.2 + 3.96 + 4) / (16 + 18 + 8) = 0.27 at 8.
     expect(ns?.memoryUsageOverRequest).toBeLessThan(0.3);
     expect(ns?.idleUsdPerMonth).toBeGreaterThan(0);
   });
@@ -501,7 +515,7 @@ describe('what-if on the week4 sandbox (issue 14: the engine over the stored sna
     ]);
   });
 
-  it('predict: a Deployment without tolerations lands in general (system and spot-batch are tainted); bad YAML is a 400 naming it', async () => {
+  it('predict: a Deployment without tolerations lands in general or on room of steady (system, spot-batch and dedicated are tainted); bad YAML is a 400 naming it', async () => {
     const yaml = [
       'apiVersion: apps/v1',
       'kind: Deployment',
@@ -520,8 +534,10 @@ describe('what-if on the week4 sandbox (issue 14: the engine over the stored sna
     expect(p).toMatchObject({ simulation: true, pods: 4, workloads: ['Deployment shop/api: 4 replica(s)'], unschedulable: [] });
     const placed = [...p.nodeClaims.flatMap((nc) => nc.pods), ...p.existingNodes.flatMap((n) => n.pods)];
     expect(placed.sort()).toEqual(['shop/api-0', 'shop/api-1', 'shop/api-2', 'shop/api-3']);
+    // A new NodeClaim comes from the highest-weight NodePool that admits the pod: general (50) before steady (30).
+    // Existing room comes first (Karpenter schedules onto existing nodes before it launches): any untainted NodePool.
     for (const nc of p.nodeClaims) expect(nc.nodePool).toBe('general');
-    for (const n of p.existingNodes) expect(n.nodePool).toBe('general');
+    for (const n of p.existingNodes) expect(['general', 'steady']).toContain(n.nodePool);
     const bad = await fetch(`${base}/api/whatif/predict`, { method: 'POST', body: 'kind: [', headers: { 'content-type': 'text/plain' } });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { message: string }).message).toMatch(/^body document 1: not valid YAML/);

@@ -384,7 +384,11 @@ describe.each(PROFILES)('Karpenter %s', (karpenterVersion) => {
 });
 
 describe('the legacy and the current Karpenter release', () => {
-  it('explain every line the same way: the same NodeClaims, costs and reasons; only the events they list keep each release’s words', () => {
+  // Until v1.14 the two releases explained every line alike (the NodeClaims, costs and reasons, words aside). v1.14.0
+  // does not simulate pods onto nodes whose last pod event is younger than consolidateAfter, so on week4 it
+  // consolidates later and less (sandbox/scenario/simulate.test.ts): the NodeClaims behind a line differ by design.
+  // What stays: the bill has the same lines (each explained per release above) and each release's words.
+  it('explain the same bill lines; the events they list keep each release’s words', () => {
     const of = (version: string) => {
       const s = seeded.get(version);
       if (s === undefined) throw new Error(`not seeded: ${version}`);
@@ -392,43 +396,8 @@ describe('the legacy and the current Karpenter release', () => {
     };
     const legacy = of(LEGACY_KARPENTER_VERSION);
     const current = of(CURRENT_KARPENTER_VERSION);
-    // Before v1.10 the NodePool says Gt 5 and Lt 17 where 1.14.1 says Gte 6 and Lte 16 (release-shape.ts; the same
-    // bounds, as Karpenter canonicalizes them): requirements and the sentences quoting them are compared in that form.
-    const asGteLte = (v: unknown): unknown => {
-      if (typeof v === 'string')
-        return v
-          .replace(/ Gt (\d+)\b/g, (_m, n: string) => ` Gte ${Number(n) + 1}`)
-          .replace(/ Lt (\d+)\b/g, (_m, n: string) => ` Lte ${Number(n) - 1}`);
-      if (typeof v !== 'object' || v === null || !('operator' in v) || !('values' in v)) return v;
-      const r = v as { operator: string; values: string[] };
-      if ((r.operator !== 'Gt' && r.operator !== 'Lt') || r.values.length !== 1) return v;
-      const n = Number(r.values[0]) + (r.operator === 'Gt' ? 1 : -1);
-      return { ...r, operator: `${r.operator}e`, values: [String(n)] };
-    };
-    // The system NodePool's node is reserved on the current release and on-demand before v1.6 (checked per release
-    // above): its capacity type and the requirements it met (capacity-type In [reserved, on-demand] vs [on-demand]) are
-    // left out here, and so is its zone (the reservation holds the current release's node in us-east-1b; on-demand,
-    // the engine takes the first zone of equal price); what created and removed it and everything else must match.
-    const withoutEventWords = (es: Explanation[]) =>
-      JSON.parse(
-        JSON.stringify(
-          es.map((e) =>
-            e.line.nodePool !== 'system'
-              ? e
-              : {
-                  ...e,
-                  nodeClaims: e.nodeClaims.map((n) => ({
-                    ...n,
-                    capacityType: null,
-                    zone: null,
-                    reasons: { created: n.reasons.created, removed: n.reasons.removed },
-                  })),
-                },
-          ),
-          (k, v: unknown) => (k === 'events' || k === 'id' || k === 'lineId' ? undefined : asGteLte(v)),
-        ),
-      ) as unknown;
-    expect(withoutEventWords(current)).toEqual(withoutEventWords(legacy));
+    const lines = (es: Explanation[]) => es.map((e) => `${e.line.periodStart} ${e.line.nodePool} ${e.line.dimensionValue}`).sort();
+    expect(lines(current)).toEqual(lines(legacy));
     const messages = (es: Explanation[]) =>
       new Set(
         es.flatMap((e) => e.nodeClaims.flatMap((n) => [...n.reasons.created.events, ...n.reasons.removed.events].map((x) => x.message))),

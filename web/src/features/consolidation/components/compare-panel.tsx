@@ -5,6 +5,7 @@ import { Panel } from '../../../components/ui/panel';
 import { Segmented } from '../../../components/ui/segmented';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
 import { currencyCode, formatFraction, formatIsoUtc, formatUsd, formatUsdPerHour, nodePoolLabel } from '../../../lib/format';
+import { IDLE_WEIGHTING, idleRatesText } from '../../../lib/idle-weighting';
 import { useCompare, useNodesAt } from '../api/use-consolidation';
 import { compareBars, diffNodes, focusRow, nodeListInstants, WINDOWS, type CompareState, type WindowChoice } from '../utils/compare-state';
 import { reasonText } from '../utils/reasons';
@@ -102,6 +103,19 @@ function NodeList({ title, rows, usdPerHour, testId }: { title: string; rows: re
   );
 }
 
+/** How the idle column was priced: the one weighting and, for the cluster, the rates before and after. */
+function IdleNote({ rows }: { rows: readonly CompareRow[] }) {
+  const cluster = rows.find((r) => r.scope === 'cluster');
+  const before = idleRatesText(cluster?.before.idleRates);
+  const after = idleRatesText(cluster?.after.idleRates);
+  return (
+    <p className="hint" data-testid="idle-weighting">
+      {IDLE_WEIGHTING}
+      {before === '' && after === '' ? '.' : `: before ${before === '' ? '—' : before}; after ${after === '' ? '—' : after}.`}
+    </p>
+  );
+}
+
 /** Compare around a typed UTC time. */
 function AtPicker({ at, onAt }: { at: string | undefined; onAt: (iso: string) => void }) {
   const id = useId();
@@ -178,6 +192,7 @@ export function ComparePanel({ state, nodePool, onWindow, onAt }: ComparePanelPr
           </>
         )}
         <RowsTable rows={c.rows} />
+        <IdleNote rows={c.rows} />
         {change === undefined ? (
           <LoadingState label="Listing the nodes…" />
         ) : (

@@ -81,6 +81,7 @@ const node = (name: string, usdPerHour: number | null): NodeRow => ({
   idleVcpu: 1,
   idleMemoryGiB: 4,
   idleUsdPerHour: 0,
+  idleRates: null,
   snapshots: 1,
 });
 
@@ -110,6 +111,7 @@ const stats = (p: Partial<WindowStats>): WindowStats => ({
   costWeightedPods: null,
   costWeightedGpu: null,
   idleUsdPerHourAvg: 0,
+  idleRates: { usdPerVcpuHour: null, usdPerGiBHour: null, usdPerGpuHour: null },
   ...p,
 });
 const row = (

@@ -5,6 +5,7 @@ import { Panel } from '../../../components/ui/panel';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
 import type { NodePoolColors } from '../../../lib/colors';
 import { formatIsoUtc } from '../../../lib/format';
+import { idleWeightingSentence } from '../../../lib/idle-weighting';
 import { useCurDaily } from '../../cost/api/use-cur-daily';
 import { useEfficiencySummary, useNodePoolBill, useNodePoolCompare, useNodePoolSpecs, useNodesAt } from '../api/use-nodepool-data';
 import { buildCards } from '../utils/nodepool-cards';
@@ -60,7 +61,7 @@ export function CardsPanel({ query, nodePool, metric, colors }: CardsPanelProps)
   return (
     <Panel
       title="NodePools"
-      subtitle={`Policy as last collected; cost and packing over the range (time-weighted); instance mix at ${at == null ? 'the newest snapshot' : formatIsoUtc(at)}.`}
+      subtitle={`Policy as last collected; cost and packing over the range (time-weighted); instance mix at ${at == null ? 'the newest snapshot' : formatIsoUtc(at)}. ${idleWeightingSentence(summary.data?.rows.find((r) => r.scope === 'cluster')?.idleRates, 'over the cluster and range; each card its own')}`}
     >
       <div className="panel-body">{body}</div>
     </Panel>

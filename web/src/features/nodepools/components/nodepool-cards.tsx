@@ -1,5 +1,6 @@
 import { colorOf, type NodePoolColors } from '../../../lib/colors';
 import { formatFraction, formatUsd, nodePoolLabel } from '../../../lib/format';
+import { idleRatesText } from '../../../lib/idle-weighting';
 import type { MixItem, NodePoolCard } from '../utils/nodepool-cards';
 import { NodePoolLimits } from './nodepool-limits';
 
@@ -101,7 +102,10 @@ function Card({ card, color }: { card: NodePoolCard; color: string }) {
         </div>
         <div>
           <dt>Idle per hour</dt>
-          <dd>{usd(card.idleUsdPerHour)}</dd>
+          <dd>
+            {usd(card.idleUsdPerHour)}
+            {card.idleRates === null ? null : <span className="sub idle-rates">{idleRatesText(card.idleRates)}</span>}
+          </dd>
         </div>
         <div>
           <dt>Spot savings</dt>

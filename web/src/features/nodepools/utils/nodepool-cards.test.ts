@@ -32,6 +32,7 @@ const node = (nodePool: string, instanceType: string, capacityType = 'on-demand'
   idleVcpu: 1,
   idleMemoryGiB: 4,
   idleUsdPerHour: 0.05,
+  idleRates: null,
   snapshots: 1,
 });
 
@@ -92,6 +93,7 @@ describe('buildCards', () => {
     idleVcpuAvg: 1,
     idleMemoryGiBAvg: 2,
     idleUsdPerHourAvg: 0.3,
+    idleRates: { usdPerVcpuHour: 0.0325, usdPerGiBHour: 0.0044, usdPerGpuHour: null },
   });
   const compare = (
     nodePool: string,
@@ -149,7 +151,9 @@ describe('buildCards', () => {
   it('sums cost and savings over capacity types: 12 + 8 = 20, 0 + 5.5 = 5.5', () =>
     expect(cards[0]).toMatchObject({ costUsd: 20, savingsUsd: 5.5, cpu: 0.6, nodesNow: 1 }));
   it('has no figures for a NodePool without data', () =>
-    expect(cards[1]).toMatchObject({ costUsd: null, savingsUsd: null, cpu: null, nodesNow: 0, mix: [] }));
+    expect(cards[1]).toMatchObject({ costUsd: null, savingsUsd: null, cpu: null, nodesNow: 0, mix: [], idleRates: null }));
+  it('carries the rates its idle was priced at, from its summary row', () =>
+    expect(cards[0]?.idleRates).toEqual({ usdPerVcpuHour: 0.0325, usdPerGiBHour: 0.0044, usdPerGpuHour: null }));
   it('has no spec for the nodes without a NodePool', () => expect(cards[2]?.spec).toBeNull());
   it('the bill is the whole NodePool: instances 18.5 + storage and network 0.75 + 0.25 = 19.5; none without a line', () => {
     expect(cards.map((c) => [c.name, c.billUsd, c.billStorageNetworkUsd])).toEqual([

@@ -1,4 +1,4 @@
-import type { NodeRow, EfficiencySummaryRow } from '@schemas/efficiency';
+import type { NodeRow, EfficiencySummaryRow, IdleRates } from '@schemas/efficiency';
 import type { NodePoolCompareRow } from '@schemas/nodepools';
 import type { NodePool } from '@schemas/nodepools';
 import type { DailyCostRow } from '@schemas/cost';
@@ -23,6 +23,8 @@ export interface NodePoolCard {
   memory: number | null;
   costWeightedCpu: number | null;
   idleUsdPerHour: number | null;
+  /** The rates that idle was priced at over the range (relative price); null without snapshots. */
+  idleRates: IdleRates | null;
   /** Spot savings against on-demand prices over the range, USD; null when unknown. */
   savingsUsd: number | null;
   /** Instance types at the snapshot, most nodes first. */
@@ -100,6 +102,7 @@ export function buildCards(
       memory: s?.memory ?? null,
       costWeightedCpu: s?.costWeightedCpu ?? null,
       idleUsdPerHour: s?.idleUsdPerHourAvg ?? null,
+      idleRates: s?.idleRates ?? null,
       savingsUsd: sumOrNull(c, (r) => r.savingsUsd),
       mix,
       nodesNow: mix.reduce((a, m) => a + m.count, 0),

@@ -6,6 +6,7 @@ import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/sta
 import { apiUrl } from '../../../lib/api-client';
 import type { NodePoolColors } from '../../../lib/colors';
 import { currencyCode, formatIsoUtc } from '../../../lib/format';
+import { IDLE_WEIGHTING } from '../../../lib/idle-weighting';
 import type { ParamUpdates } from '../../../lib/url-params';
 import { useNodes } from '../api/use-nodes';
 import { nodesQuery, pageCount, PAGE_SIZES, sortUpdates, type CapacityFilter, type NodeTableState } from '../utils/node-table';
@@ -82,7 +83,7 @@ export function NodesPanel({ state, nodePool, onChange, colors }: NodesPanelProp
   return (
     <Panel
       title={nodes.data?.snapshotAt == null ? 'Nodes' : `Nodes at ${formatIsoUtc(nodes.data.snapshotAt)}`}
-      subtitle={`Each bar: the pods' requests against the node's allocatable. Idle ${currencyCode()} / h: the part of the price requests do not cover (cpu and memory weighted 50/50). Under each price, where it came from.`}
+      subtitle={`Each bar: the pods' requests against the node's allocatable. Idle ${currencyCode()} / h: ${IDLE_WEIGHTING.replace(/^Idle is /, '')}; each node's rates under its idle. Under each price, where it came from.`}
       actions={
         <div className="panel-tools">
           <NodeSearch q={state.q} onSearch={(q) => onChange({ q, page: undefined })} />

@@ -2,6 +2,7 @@ import type { NodeRow, NodeSort } from '@schemas/efficiency';
 import { SortHeader } from '../../../components/ui/sort-header';
 import { colorOf, type NodePoolColors } from '../../../lib/colors';
 import { currencyCode, formatUsdPerHour, nodePoolLabel } from '../../../lib/format';
+import { idleRatesText } from '../../../lib/idle-weighting';
 import { formatAge } from '../utils/node-table';
 import { PackingBar } from './packing-bar';
 
@@ -75,7 +76,15 @@ export function NodesTable({ rows, sort, order, onSort, colors, caption }: Nodes
               <td>
                 <PackingBar resource="Memory" requested={n.requestedMemoryGiB} allocatable={n.allocatableMemoryGiB} unit="GiB" />
               </td>
-              <td className="num">{formatUsdPerHour(n.idleUsdPerHour)}</td>
+              <td className="num">
+                {formatUsdPerHour(n.idleUsdPerHour)}
+                {/* The rates this node's idle was priced at (relative price over what it offers). */}
+                {n.idleRates === null ? null : (
+                  <span className="sub idle-rates" data-testid="idle-rates">
+                    {idleRatesText(n.idleRates)}
+                  </span>
+                )}
+              </td>
             </tr>
           ))}
         </tbody>

@@ -3,6 +3,7 @@ import type { RangeQuery } from '@schemas/common';
 import { Panel } from '../../../components/ui/panel';
 import { ErrorState, LoadingState } from '../../../components/ui/state-message';
 import { formatFraction, formatSignedFraction, formatUsd } from '../../../lib/format';
+import { idleWeightingSentence } from '../../../lib/idle-weighting';
 import type { CostMetric } from '@schemas/cost';
 import { usePeriod } from '../api/use-period';
 import { compareFigures, periodFigures, type FigureDelta, type FigureKey } from '../utils/period-delta';
@@ -78,6 +79,10 @@ export function PeriodPanel({ current, previous, metric, nodePool, periodLabel }
       ),
     [now.cost.data, now.summary.data, before.cost.data, before.summary.data, nodePool],
   );
+  // The rates idle was priced at this period, for the row the figures come from.
+  const idleRates = now.summary.data?.rows.find((r) =>
+    nodePool === undefined ? r.scope === 'cluster' : r.nodePool === nodePool,
+  )?.idleRates;
   const failed = [now.cost, now.summary].find((q) => q.isError);
   const body = (() => {
     if (current === undefined || now.cost.isPending || now.summary.isPending) return <LoadingState label="Comparing periods…" />;
@@ -104,7 +109,7 @@ export function PeriodPanel({ current, previous, metric, nodePool, periodLabel }
   return (
     <Panel
       title={`This period vs the previous ${periodLabel}`}
-      subtitle="Totals and time-weighted averages; arrows show the change, green where it saves money or packs nodes better."
+      subtitle={`Totals and time-weighted averages; arrows show the change, green where it saves money or packs nodes better. ${idleWeightingSentence(idleRates, 'this period')}`}
     >
       {body}
     </Panel>

@@ -21,6 +21,7 @@ const summaryRow = (p: Partial<EfficiencySummaryRow>): EfficiencySummaryRow => (
   idleVcpuAvg: 0,
   idleMemoryGiBAvg: 0,
   idleUsdPerHourAvg: 0,
+  idleRates: { usdPerVcpuHour: null, usdPerGiBHour: null, usdPerGpuHour: null },
   ...p,
 });
 const summary = (rows: EfficiencySummaryRow[], hours = 24): EfficiencySummaryResponse => ({
@@ -28,6 +29,7 @@ const summary = (rows: EfficiencySummaryRow[], hours = 24): EfficiencySummaryRes
   to: 'b',
   hours,
   snapshots: 96,
+  idleWeighting: 'relative price',
   rows,
 });
 const cost = (billUsd: number | null, estimateUsd: number | null): DailyCostResponse => ({

@@ -5,6 +5,7 @@ import { SortHeader } from '../../../components/ui/sort-header';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
 import { apiUrl } from '../../../lib/api-client';
 import { formatBytes, formatFraction, formatMillicores, formatUsd, formatUtcDateTime } from '../../../lib/format';
+import { idleWeightingSentence } from '../../../lib/idle-weighting';
 import type { ParamUpdates } from '../../../lib/url-params';
 import { useRecommendations } from '../api/use-workloads';
 import { rowKey, sortRows, sortUpdates, type WorkloadSort, type WorkloadTableState } from '../utils/workload-table';
@@ -91,26 +92,33 @@ function Figure({ label, value }: { label: string; value: string }) {
 function Summary({ data }: { data: RecommendationsResponse }) {
   const c = data.capacity;
   return (
-    <dl className="figures" data-testid="workloads-summary">
-      <Figure label="Right-sizing, NodePools re-packed, per month" value={signedUsd(data.totals.monthlyEffectUsd)} />
+    <>
+      <dl className="figures" data-testid="workloads-summary">
+        <Figure label="Right-sizing, NodePools re-packed, per month" value={signedUsd(data.totals.monthlyEffectUsd)} />
+        {c === null ? null : (
+          <>
+            <Figure label="Workload idle (requested, unused), per month" value={formatUsd(c.cluster.workloadIdleUsdPerMonth)} />
+            <Figure
+              label="Infrastructure idle (allocatable, unrequested), per month"
+              value={formatUsd(c.cluster.infrastructureIdleUsdPerMonth)}
+            />
+            <Figure
+              label="CPU used ÷ requested · ÷ allocatable"
+              value={`${ratio(c.cluster.cpuUsageOverRequest)} · ${ratio(c.cluster.cpuUsageOverAllocatable)}`}
+            />
+            <Figure
+              label="Memory used ÷ requested · ÷ allocatable"
+              value={`${ratio(c.cluster.memoryUsageOverRequest)} · ${ratio(c.cluster.memoryUsageOverAllocatable)}`}
+            />
+          </>
+        )}
+      </dl>
       {c === null ? null : (
-        <>
-          <Figure label="Workload idle (requested, unused), per month" value={formatUsd(c.cluster.workloadIdleUsdPerMonth)} />
-          <Figure
-            label="Infrastructure idle (allocatable, unrequested), per month"
-            value={formatUsd(c.cluster.infrastructureIdleUsdPerMonth)}
-          />
-          <Figure
-            label="CPU used ÷ requested · ÷ allocatable"
-            value={`${ratio(c.cluster.cpuUsageOverRequest)} · ${ratio(c.cluster.cpuUsageOverAllocatable)}`}
-          />
-          <Figure
-            label="Memory used ÷ requested · ÷ allocatable"
-            value={`${ratio(c.cluster.memoryUsageOverRequest)} · ${ratio(c.cluster.memoryUsageOverAllocatable)}`}
-          />
-        </>
+        <p className="hint" data-testid="idle-weighting">
+          {idleWeightingSentence(c.cluster.idleRates, 'at this snapshot')} The two idles and the request-share dollars split it alike.
+        </p>
       )}
-    </dl>
+    </>
   );
 }
 
