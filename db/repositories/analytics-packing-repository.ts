@@ -1,6 +1,6 @@
 import type { Db } from '../open-db.js';
 import { INTERVAL_CAP_MS } from './analytics-intervals.js';
-import { createRangeRollupReader, withBucketStart } from './range-rollups.js';
+import { createRangeRollupReader, POOL_WEIGHTED, withBucketStart } from './range-rollups.js';
 
 /**
  * Read SQL behind bin-packing efficiency, consolidation windows, the timeline and the NodePool
@@ -203,18 +203,12 @@ export function createAnalyticsPackingRepository(db: Db) {
     ORDER BY sn.node_name`);
 
   // One snapshot's NodePool x capacity type rows (the collector writes them as the sums of its nodes), as sums over one
-  // hour: what the POOL_WEIGHTED columns of range-rollups.ts give with h = 1. A few rows by the taken_at index.
+  // hour: the rollups' own column expressions (range-rollups.ts) with h = 1, so a column they gain is read here too.
+  // A few rows by the taken_at index.
   const poolRowsAt = db.prepare(`
-    SELECT nodepool, capacity_type, nodes AS node_hours, usd_per_hour AS cost_usd,
-           alloc_cpu_m AS alloc_cpu_m_hours, req_cpu_m AS req_cpu_m_hours, alloc_memory_b AS alloc_memory_b_hours,
-           req_memory_b AS req_memory_b_hours, alloc_pods AS alloc_pods_hours, req_pods AS req_pods_hours,
-           alloc_gpu AS alloc_gpu_hours, req_gpu AS req_gpu_hours,
-           COALESCE(cpu_eff_usd_per_hour, 0) AS cw_cpu_usd, COALESCE(memory_eff_usd_per_hour, 0) AS cw_memory_usd,
-           COALESCE(pods_eff_usd_per_hour, 0) AS cw_pods_usd, COALESCE(gpu_eff_usd_per_hour, 0) AS cw_gpu_usd,
-           COALESCE(gpu_nodes_usd_per_hour, 0) AS gpu_nodes_usd, COALESCE(on_demand_usd_per_hour, 0) AS on_demand_usd,
-           CASE WHEN on_demand_usd_per_hour IS NULL THEN usd_per_hour ELSE 0 END AS on_demand_unknown_usd
-    FROM snapshot_nodepools WHERE taken_at = CAST(? AS INTEGER)
-    ORDER BY nodepool, capacity_type`);
+    SELECT p.nodepool, p.capacity_type, ${POOL_WEIGHTED.map(([c, e]) => `${e('1')} AS ${c}`).join(', ')}
+    FROM snapshot_nodepools p WHERE p.taken_at = CAST(? AS INTEGER)
+    ORDER BY p.nodepool, p.capacity_type`);
 
   return {
     /**

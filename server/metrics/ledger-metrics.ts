@@ -44,7 +44,7 @@ export const LEDGER_METRICS = {
   ),
   idlePerHour: def(
     'nodepool_ledger_idle_cost_per_hour',
-    'Cost per hour of the capacity no request covers at the newest snapshot (price × (1 − weighted cpu and memory packing)).',
+    'Cost per hour of the capacity no request covers at the newest snapshot (the node prices less what requests cover, cpu, memory and GPU weighted by relative price).',
     ['nodepool'],
   ),
   billFinalDay: def(
