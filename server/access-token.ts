@@ -2,7 +2,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
- * The access token a server bound beyond loopback requires on every /api route. Clients send
+ * The access token a server bound beyond loopback requires on every /api route and on /metrics. Clients send
  * `Authorization: Bearer <token>`; a browser opens the dashboard once as `/?token=<token>`, which sets an HttpOnly,
  * SameSite=Strict session cookie and redirects to the same page without the token (so it leaves the address bar
  * and history). The dashboard's static files hold no data and are served without it.
@@ -38,6 +38,8 @@ function bearer(header: string | undefined): string | undefined {
 }
 
 const isApiPath = (path: string): boolean => path === '/api' || path.startsWith('/api/');
+/** The paths that need the token: /api and the Prometheus exposition (/metrics, a Bearer in Prometheus' `authorization`). */
+const isProtectedPath = (path: string): boolean => isApiPath(path) || path === '/metrics';
 
 /** `url` with the `token` query parameter's value replaced, for logs. */
 export function redactToken(url: string): string {
@@ -59,7 +61,7 @@ export function requireAccessToken(app: FastifyInstance, token: string): void {
   app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
     const [path, search = ''] = req.url.split('?', 2);
     const linkToken = new URLSearchParams(search).get('token');
-    if (linkToken !== null && !isApiPath(path) && (req.method === 'GET' || req.method === 'HEAD')) {
+    if (linkToken !== null && !isProtectedPath(path) && (req.method === 'GET' || req.method === 'HEAD')) {
       if (!sameSecret(linkToken, token)) return unauthorized(reply, "The token in this link is not this server's token.");
       const rest = new URLSearchParams(search);
       rest.delete('token');
@@ -72,7 +74,7 @@ export function requireAccessToken(app: FastifyInstance, token: string): void {
         .header('location', `${path}${query === '' ? '' : `?${query}`}`)
         .send();
     }
-    if (!isApiPath(path)) return undefined;
+    if (!isProtectedPath(path)) return undefined;
     const fromHeader = bearer(req.headers.authorization);
     if (fromHeader !== undefined && sameSecret(fromHeader, token)) return undefined;
     const fromCookie = cookieValue(req.headers.cookie, SESSION_COOKIE);

@@ -33,6 +33,8 @@ import { createNodePoolKarpenterService } from './services/nodepool-karpenter-se
 import { createClusterSnapshotRepository } from '../db/repositories/cluster-snapshot-repository.js';
 import { costRoutes } from './routes/cost.js';
 import { registerOpenApi } from './routes/docs.js';
+import { metricsRoutes } from './routes/metrics.js';
+import { createLedgerMetrics } from './metrics/ledger-metrics.js';
 import { efficiencyRoutes } from './routes/efficiency.js';
 import { nodePoolsRoutes } from './routes/nodepools.js';
 import { statusRoutes } from './routes/status.js';
@@ -216,7 +218,8 @@ function registerApiRoutes(
   app.register(nodePoolKarpenterRoutes, { nodePoolKarpenter: createNodePoolKarpenterService(createClusterSnapshotRepository(db)) });
   const cur = createCurRepository(db);
   app.register(costRoutes, { reports, nodePoolCost, curCost: createCurCostService(cur, reportsRepo, ctx) });
-  app.register(efficiencyRoutes, { reports, efficiency: createEfficiencyService(packing, ctx) });
+  const efficiency = createEfficiencyService(packing, ctx);
+  app.register(efficiencyRoutes, { reports, efficiency });
   app.register(consolidationRoutes, { consolidation: createConsolidationService(disruptions, packing, ctx) });
   app.register(karpenterExplanationsRoutes, {
     explanations: createExplanationsService(createKarpenterExplanationsRepository(db), ctx),
@@ -231,6 +234,8 @@ function registerApiRoutes(
   app.register(billRoutes, { bill, practice: createBillPractice(db, bill, practiceBills), billCur: createBillCurService(db) });
   app.register(whatIfRoutes, { engine });
   app.register(karpenterTryRoutes, { engine });
+  // Prometheus exposition of the same figures (not an /api route: hidden from the OpenAPI document).
+  app.register(metricsRoutes, { metrics: createLedgerMetrics({ reports, nodePoolCost, efficiency, now }) });
 }
 
 /** The API and the built dashboard. Does not listen: the caller listens (on 127.0.0.1). */

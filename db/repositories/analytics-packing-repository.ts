@@ -1,6 +1,6 @@
 import type { Db } from '../open-db.js';
 import { INTERVAL_CAP_MS } from './analytics-intervals.js';
-import { createRangeRollupReader, withBucketStart } from './range-rollups.js';
+import { createRangeRollupReader, POOL_WEIGHTED, withBucketStart } from './range-rollups.js';
 
 /**
  * Read SQL behind bin-packing efficiency, consolidation windows, the timeline and the NodePool
@@ -202,7 +202,23 @@ export function createAnalyticsPackingRepository(db: Db) {
     GROUP BY sn.node_name
     ORDER BY sn.node_name`);
 
+  // One snapshot's NodePool x capacity type rows (the collector writes them as the sums of its nodes), as sums over one
+  // hour: the rollups' own column expressions (range-rollups.ts) with h = 1, so a column they gain is read here too.
+  // A few rows by the taken_at index.
+  const poolRowsAt = db.prepare(`
+    SELECT p.nodepool, p.capacity_type, ${POOL_WEIGHTED.map(([c, e]) => `${e('1')} AS ${c}`).join(', ')}
+    FROM snapshot_nodepools p WHERE p.taken_at = CAST(? AS INTEGER)
+    ORDER BY p.nodepool, p.capacity_type`);
+
   return {
+    /**
+     * The NodePool x capacity type rows of the snapshot taken at `takenAtMs`, as sums over one hour: each figure is the
+     * snapshot's per-hour amount (nodes, USD/h, millicores, bytes, ...), for the exposition's "now".
+     */
+    poolRowsAt(takenAtMs: number): PoolSumsRow[] {
+      return (poolRowsAt.all(takenAtMs) as RawSums[]).map(mapSums);
+    },
+
     /** Hours-weighted sums per NodePool x capacity type over [fromMs, toMs). */
     poolSums(range: AnalyticsRange): PoolSumsRow[] {
       return rollups.poolSums(range).map(mapSums);

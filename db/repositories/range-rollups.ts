@@ -16,7 +16,7 @@ const SPANS = [HOUR_MS, DAY_MS, WEEK_MS] as const;
 const CAP = INTERVAL_CAP_MS;
 
 /** Hours-weighted NodePool sums: column name and its value from a snapshot_nodepools row `p` standing `h` hours. */
-const POOL_WEIGHTED: readonly (readonly [string, (h: string) => string])[] = [
+export const POOL_WEIGHTED: readonly (readonly [string, (h: string) => string])[] = [
   ['node_hours', (h) => `${h} * p.nodes`],
   ['cost_usd', (h) => `${h} * p.usd_per_hour`],
   ['alloc_cpu_m_hours', (h) => `${h} * p.alloc_cpu_m`],

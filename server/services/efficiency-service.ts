@@ -135,6 +135,20 @@ export function createEfficiencyService(repo: AnalyticsPackingRepository, ctx: R
     },
 
     /**
+     * The summary at one snapshot, per hour (usdPerHourAvg, idleUsdPerHourAvg: that snapshot's USD/h; nodesAvg: its
+     * nodes): the NodePool x capacity type rows of that snapshot as one hour's sums, through the same packing
+     * analytics as the summary. A few rows whatever the cluster's size: the exposition's "now" (server/metrics/).
+     */
+    atSnapshot(takenAtMs: number): EfficiencySummaryRow[] {
+      const rows = repo.poolRowsAt(takenAtMs);
+      const pools = [...sumByNodePool(rows).entries()].sort(([a], [b]) => a.localeCompare(b));
+      return [
+        summaryRow('cluster', null, packingStats(sumAll(rows), 1)),
+        ...pools.map(([p, s]) => summaryRow('nodepool', p, packingStats(s, 1))),
+      ];
+    },
+
+    /**
      * Per node at a snapshot or over a window, by name, paged (default: 500 rows; `total` counts them all); every
      * row with `allRows` (the CSV download).
      */

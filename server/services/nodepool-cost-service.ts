@@ -4,7 +4,7 @@ import { hasCommitments, mergeDailyCost } from '../analytics/daily-cost.js';
 import { nodePoolCompareRows, nodePoolCompareTotals } from '../analytics/nodepool-cost.js';
 import { dayCeil, dayFloor, isoInstant, utcDay } from '../analytics/range.js';
 import { gapByCause, reconcileDays, reconcileRows } from '../analytics/reconciliation.js';
-import type { NodePoolCompareResponse } from '../schemas/nodepools.js';
+import type { NodePoolCompareResponse, NodePoolCompareRow } from '../schemas/nodepools.js';
 import type { CostMetric, ReconciliationResponse } from '../schemas/cost.js';
 import { rangeOf, type RangeContext } from './analytics-range.js';
 
@@ -15,6 +15,14 @@ export function createNodePoolCostService(packing: AnalyticsPackingRepository, r
       const range = rangeOf(ctx, q);
       const rows = nodePoolCompareRows(packing.poolSums(range), packing.coverage(range).hours);
       return { from: isoInstant(range.fromMs), to: isoInstant(range.toMs), rows, totals: nodePoolCompareTotals(rows) };
+    },
+
+    /**
+     * The comparison at one snapshot, per hour: costUsd is USD/h, savingsUsd the spot savings in USD/h, nodesAvg the
+     * nodes then (the rows of that snapshot as one hour's sums). The exposition's "now" (server/metrics/).
+     */
+    atSnapshot(takenAtMs: number): NodePoolCompareRow[] {
+      return nodePoolCompareRows(packing.poolRowsAt(takenAtMs), 1);
     },
 
     /** Whole UTC days (from rounded down, to rounded up), as the bill comes per day. */
