@@ -7,15 +7,16 @@ import { hypotheticalBill, PERTURBATIONS, type Perturbation } from './scenario/h
  */
 export const sandboxPracticeBills = {
   perturbations: PERTURBATIONS,
-  scenario(name: string, seed: number): { name: string; startMs: number; endMs: number } {
-    const s = loadScenario(name, seed);
+  scenario(name: string, seed: number, karpenterVersion?: string): { name: string; startMs: number; endMs: number } {
+    const s = loadScenario(name, seed, karpenterVersion);
     return { name: s.name, startMs: s.start, endMs: s.end };
   },
   bill(
-    scenario: { name: string; seed: number },
+    scenario: { name: string; seed: number; karpenterVersion?: string },
     window: { fromMs: number; toMs: number; perturbation: Perturbation; seed: number },
   ): { csv: string; whatChanged: string; touchedNodePool: string | null } {
-    const made = hypotheticalBill(loadScenario(scenario.name, scenario.seed), window);
+    // The history of the release the database was seeded with: each release decides differently.
+    const made = hypotheticalBill(loadScenario(scenario.name, scenario.seed, scenario.karpenterVersion), window);
     return { csv: made.csv, whatChanged: made.whatChanged, touchedNodePool: made.touched?.nodePool ?? null };
   },
 };

@@ -24,12 +24,9 @@ export interface PracticeBillProvider {
   /** Perturbations in the order practice seeds cycle through them. */
   readonly perturbations: readonly Perturbation[];
   /** The scenario behind a demo database: its days are [startMs, endMs). */
-  scenario(name: string, seed: number): { name: string; startMs: number; endMs: number };
+  scenario(name: string, seed: number, karpenterVersion?: string): { name: string; startMs: number; endMs: number };
   /** A hypothetical bill for whole UTC days [fromMs, toMs) of that scenario, perturbed as asked. */
-  bill(
-    scenario: { name: string; seed: number },
-    window: { fromMs: number; toMs: number; perturbation: Perturbation; seed: number },
-  ): PracticeBill;
+  bill(scenario: SeededScenario, window: { fromMs: number; toMs: number; perturbation: Perturbation; seed: number }): PracticeBill;
 }
 
 export interface PracticeBill {
@@ -56,11 +53,21 @@ export class PracticeNotServedError extends Error {
 export const PRACTICE_NOT_SERVED =
   'Practice bills are made by the sandbox, which only the demo loads (npm start, or nodepool-ledger demo); this server was started with serve, for real data.';
 
+/** The scenario a demo database was seeded with, and the Karpenter release its sandbox imitated (when stamped). */
+export interface SeededScenario {
+  name: string;
+  seed: number;
+  karpenterVersion?: string;
+}
+
 /** The scenario behind a demo database, or null for a database filled from a real account. */
-export function seededScenario(db: Db): { name: string; seed: number } | null {
+export function seededScenario(db: Db): SeededScenario | null {
   const stamp = createRunsRepository(db).getSetting(DEMO_SEEDED_SETTING);
   const m = stamp === null ? null : /^([A-Za-z0-9_-]+)\|(\d+)\|/.exec(stamp);
-  return m ? { name: m[1], seed: Number(m[2]) } : null;
+  if (!m || stamp === null) return null;
+  // Each release decides differently (v1.14 consolidates later): the bill must be of the history the database holds.
+  const version = /\|karpenter=([0-9][0-9.]*)$/.exec(stamp)?.[1];
+  return { name: m[1], seed: Number(m[2]), ...(version === undefined ? {} : { karpenterVersion: version }) };
 }
 
 interface Plan {
@@ -82,7 +89,7 @@ export function createBillPractice(db: Db, bill: BillService, provider: Practice
         'Practice bills need a database seeded from the sandbox (npm start, or nodepool-ledger demo): this one holds no sandbox scenario.',
       );
     }
-    const scenario = provider.scenario(seeded.name, seeded.seed);
+    const scenario = provider.scenario(seeded.name, seeded.seed, seeded.karpenterVersion);
     const seed = q.seed ?? 1;
     const days = Math.round((scenario.endMs - scenario.startMs) / DAY_MS);
     let dayMs: number;

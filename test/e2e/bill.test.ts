@@ -146,7 +146,7 @@ describe.each(PROFILES)('Karpenter %s', (karpenterVersion) => {
 
     it('EC2 - Other lines (root volumes, data transfer) are listed and say why no NodeClaim explains them', async () => {
       const other = await explainAll('cost-explorer', 'USAGE_TYPE');
-      expect(new Set(other.map((e) => e.line.nodePool))).toEqual(new Set(['', 'general', 'spot-batch', 'system']));
+      expect(new Set(other.map((e) => e.line.nodePool))).toEqual(new Set(['', 'dedicated', 'general', 'spot-batch', 'steady', 'system']));
       for (const e of other) {
         expect(e.nodeClaims).toEqual([]);
         expect(e.notes.join(' ')).toContain('EC2 - Other');
@@ -174,13 +174,16 @@ describe.each(PROFILES)('Karpenter %s', (karpenterVersion) => {
       expect(system).toHaveLength(DAYS);
       for (const e of system) {
         expect(e.line.dimensionValue).toBe('On Demand Instances');
+        // coredns' zone spread keeps two system nodes, in us-east-1a and us-east-1b; only us-east-1b holds the
+        // reservation, so one of them runs in it from v1.6.
         expect(e.nodeClaims.map((n) => [n.instanceType, n.capacityType, n.unitPriceUsdPerHour.toFixed(6), n.hours])).toEqual([
+          ['m6i.large', 'on-demand', '0.096000', 24],
           ['m6i.large', reserved ? 'reserved' : 'on-demand', '0.096000', 24],
         ]);
         if (reserved)
-          expect(e.nodeClaims[0].reasons.capacityType.summary).toContain('into a capacity reservation with room (cr-0a1b2c3d4e5f60718)');
-        // One m6i.large all day at 0.096 USD/h: 2.304, the sandbox billing reservation hours as On Demand usage.
-        expect(e.lineUsd).toBeCloseTo(2.304, 6);
+          expect(e.nodeClaims[1].reasons.capacityType.summary).toContain('into a capacity reservation with room (cr-0a1b2c3d4e5f60718)');
+        // Two m6i.large all day at 0.096 USD/h: 4.608, the sandbox billing reservation hours as On Demand usage.
+        expect(e.lineUsd).toBeCloseTo(4.608, 6);
         expect(e.status).toBe('explained');
       }
     });
@@ -216,7 +219,8 @@ describe.each(PROFILES)('Karpenter %s', (karpenterVersion) => {
           for (const pod of truth.launchReason.podNames) expect(atLaunch.has(pod), `${pod} on ${n.nodeName}`).toBe(true);
           expect(n.reasons.size.requested.cpuMillicores).toBeLessThanOrEqual(n.reasons.size.allocatable.cpuMillicores);
         }
-        const endedInData = truth.deletedAt !== null && truth.deletedAt <= sb.scenario.start + DAYS * DAY_MS;
+        // An instance that ends at the last instant is still there at the last snapshot (5 minutes before).
+        const endedInData = truth.deletedAt !== null && truth.deletedAt < sb.scenario.start + DAYS * DAY_MS;
         if (endedInData && truth.deletionReason !== null) {
           expect(n.reasons.removed.kind, n.reasons.removed.summary).toBe(KIND_OF[truth.deletionReason]);
           if (truth.deletionReason === 'Interrupted') interruptions += 1;
@@ -255,7 +259,7 @@ describe.each(PROFILES)('Karpenter %s', (karpenterVersion) => {
       expect(res.status).toBe(201);
       const imported = (await res.json()) as ImportResponse;
       expect(imported).toMatchObject({ source: 'csv:costs', fileName: 'costs.csv', granularity: 'DAILY', periods: DAYS, replaced: false });
-      expect(imported.nodePools).toEqual(['', 'general', 'spot-batch', 'system']);
+      expect(imported.nodePools).toEqual(['', 'dedicated', 'general', 'spot-batch', 'steady', 'system']);
 
       const fromCsv = await explainAll('csv:costs', 'NONE');
       const synced = byPurchase;
@@ -360,7 +364,8 @@ describe.each(PROFILES)('Karpenter %s', (karpenterVersion) => {
 
     it('spot billed at hour-start prices stays explained, inside the spot-within-the-hour tolerance', async () => {
       const { answers } = await practice('seed=4&day=2026-11-06&perturbation=spot-hourly-price');
-      expect(answers.explanations.every((e) => e.status === 'explained')).toBe(true);
+      const notExplained = answers.explanations.filter((e) => e.status !== 'explained');
+      expect(notExplained.map((e) => [e.line.nodePool, e.line.dimensionValue, e.status, e.remainderUsd, e.remainderCauses])).toEqual([]);
       const spot = answers.explanations.find((e) => e.line.nodePool === 'spot-batch');
       expect(Math.abs(spot?.remainderUsd ?? 0)).toBeGreaterThan(0);
       expect(Math.abs(spot?.remainderUsd ?? 1)).toBeLessThanOrEqual(spot?.toleranceUsd ?? 0);
@@ -371,7 +376,11 @@ describe.each(PROFILES)('Karpenter %s', (karpenterVersion) => {
     it('tags not active: one untagged line that cannot be split, said plainly', async () => {
       const { question, answers } = await practice('seed=5&day=2026-11-04&perturbation=tags-inactive');
       expect(question.lines.map((l) => l.nodePool)).toEqual(['']);
-      expect(answers.explanations[0]).toMatchObject({ status: 'cannot-explain', remainderCauses: [{ code: 'tags-not-active' }] });
+      expect(answers.explanations[0].status).toBe('cannot-explain');
+      // The reason first; a node's drain step (disrupted, then terminated 5 minutes later) may add the uncertainty of
+      // its deletion time.
+      expect(answers.explanations[0].remainderCauses[0].code).toBe('tags-not-active');
+      expect(answers.explanations[0].remainderCauses.slice(1).every((c) => c.code === 'deletion-time-uncertain')).toBe(true);
       expect(Math.abs(answers.explanations[0].remainderUsd)).toBeLessThan(0.01);
     });
 

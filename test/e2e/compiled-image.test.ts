@@ -217,7 +217,7 @@ describe('the compiled CLI, from a folder holding only what the image holds', ()
     expect(script).toBeDefined();
     expect((await fetch(`${url}${script}`)).status).toBe(200);
     const pools = (await (await fetch(`${url}/api/nodepools`)).json()) as { items: { name: string }[] };
-    expect(pools.items.map((n) => n.name).sort()).toEqual(['general', 'spot-batch', 'system']);
+    expect(pools.items.map((n) => n.name).sort()).toEqual(['dedicated', 'general', 'load-test', 'spot-batch', 'steady', 'system']);
     const lines = (await (await fetch(`${url}/api/bill/lines?from=2026-11-01&to=2026-11-02`)).json()) as {
       lines: { id: number | null; nodePool: string }[];
     };

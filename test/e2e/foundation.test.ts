@@ -58,11 +58,12 @@ describe('sandbox -> collectors -> SQLite -> API', () => {
     expect([...ops]).toEqual(expect.arrayContaining(['ce:GetCostAndUsage', 'pricing:GetProducts', 'ec2:DescribeSpotPriceHistory']));
   });
 
-  it('serves the three NodePools with non-zero cost, and a bill that matches the cluster', async () => {
+  it('serves the NodePools, those with nodes at non-zero cost, and a bill that matches the cluster', async () => {
     const app = buildApp({ db, now: () => sb.scenario.end });
     try {
       const pools = (await app.inject({ url: '/api/nodepools' })).json<NodePoolsResponse>();
-      expect(pools.items.map((p) => p.name).sort()).toEqual(['general', 'spot-batch', 'system']);
+      // The syllabus' three, issue 21's tainted and on-demand-only ones, and the static load-test (0 replicas: no node).
+      expect(pools.items.map((p) => p.name).sort()).toEqual(['dedicated', 'general', 'load-test', 'spot-batch', 'steady', 'system']);
 
       const res = await app.inject({ url: '/api/cost/nodepools/daily?from=2026-11-01&to=2026-11-15&metric=unblended' });
       expect(res.statusCode).toBe(200);
@@ -81,7 +82,8 @@ describe('sandbox -> collectors -> SQLite -> API', () => {
         estimateBy.set(r.nodePool, (estimateBy.get(r.nodePool) ?? 0) + (r.estimateUsd ?? 0));
       }
       // Every NodePool's root volumes and data transfer are on its bill, beside its instances.
-      for (const pool of ['system', 'general', 'spot-batch', '']) expect(storageBy.get(pool) ?? 0).toBeGreaterThan(0);
+      for (const pool of ['system', 'general', 'spot-batch', 'dedicated', 'steady', ''])
+        expect(storageBy.get(pool) ?? 0).toBeGreaterThan(0);
       // Amortized per NodePool = the simulated node-hours x prices − what the Savings Plan saved on them, to the cent.
       const savedBy = new Map<string, number>();
       // The plan applies over the whole simulated bill (nodes launched before the window too); the window's hours count.
@@ -91,7 +93,7 @@ describe('sandbox -> collectors -> SQLite -> API', () => {
         savedBy.set(pool, (savedBy.get(pool) ?? 0) + c.coveredOnDemandUsd - c.savingsPlanEffectiveUsd);
       }
       expect([...savedBy.values()].reduce((t, v) => t + v, 0)).toBeGreaterThan(0);
-      for (const pool of ['system', 'general', 'spot-batch']) expect(billBy.get(pool) ?? 0).toBeGreaterThan(0);
+      for (const pool of ['system', 'general', 'spot-batch', 'dedicated', 'steady']) expect(billBy.get(pool) ?? 0).toBeGreaterThan(0);
       // The untagged line (the managed node group running Karpenter) is kept, not dropped.
       expect(billBy.get('') ?? 0).toBeGreaterThan(0);
 
@@ -101,7 +103,7 @@ describe('sandbox -> collectors -> SQLite -> API', () => {
       for (const [pool, usd] of byHand) expect(billBy.get(pool) ?? 0).toBeCloseTo(usd, 2);
       for (const [pool, usd] of byHand) expect(amortizedBy.get(pool) ?? 0).toBeCloseTo(usd - (savedBy.get(pool) ?? 0), 2);
       // Our snapshot estimate agrees with the bill: exactly for on-demand, within 1% where spot prices move mid-step.
-      for (const pool of ['system', 'general', 'spot-batch', '']) {
+      for (const pool of ['system', 'general', 'spot-batch', 'dedicated', 'steady', '']) {
         const bill = billBy.get(pool) ?? 0;
         expect(Math.abs((estimateBy.get(pool) ?? 0) - bill) / bill).toBeLessThan(0.01);
       }
@@ -117,7 +119,7 @@ describe('sandbox -> collectors -> SQLite -> API', () => {
       expect(res.statusCode).toBe(200);
       const eff = res.json<EfficiencyResponse>();
       const pools = new Set(eff.series.map((s) => s.nodePool));
-      expect(pools).toEqual(new Set(['system', 'general', 'spot-batch', '']));
+      expect(pools).toEqual(new Set(['system', 'general', 'spot-batch', 'dedicated', 'steady', '']));
       for (const s of eff.series) {
         expect(s.points.length).toBeLessThanOrEqual(1000);
         for (const p of s.points) {

@@ -30,11 +30,6 @@ const NOT_TABLE_QUERY: Record<string, string> = {
   '/api/whatif/overlay': '?priceAdjustment=-12%25',
 };
 /**
- * Karpenter's own explanations (v1.9+ Consolidation* events), which the default sandbox does not write yet: an empty
- * download. Their rows are checked in karpenter-pages-api.test.ts (events through the collector's write path).
- */
-const EXPLANATION_TABLES = ['/api/consolidation/karpenter-explanations'];
-/**
  * Table routes built on metrics.k8s.io usage, which this test does not seed (it doubles the seeding time): without
  * usage they answer their header and no rows. Their rows are checked in analytics-sandbox.test.ts, seeded with usage.
  */
@@ -168,7 +163,6 @@ describe('CSV on every table route', () => {
         const rows = parse(byAccept.body, { columns: true }) as Record<string, string>[];
         if (USAGE_TABLES.includes(path)) expect(byAccept.body.split('\r\n')[0], `${url}: the header`).toMatch(/^namespace,/);
         else if (CUR_TABLES.includes(path)) expect(rows, `${url}: no CUR imported, no rows`).toEqual([]);
-        else if (EXPLANATION_TABLES.includes(path)) expect(rows, `${url}: no Consolidation* events in the sandbox`).toEqual([]);
         else expect(rows.length, `${url}: rows in the CSV`).toBeGreaterThan(0);
       } catch (err) {
         problems.push(`${url}: ${(err as Error).message.slice(0, 400)}`);
