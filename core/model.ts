@@ -173,6 +173,21 @@ export interface PodVolumeRecord {
  * StorageClasses, CSINodes, EC2NodeClasses, NodeOverlays, and each Node's mutable part: taints, unschedulable,
  * allocatable): its body as canonical JSON, in the shape the engine reads (core/karpenter/scheduling/kube-types.ts).
  */
+/** The versioned kinds, as `kind` is written in the store and in a snapshot's kinds. */
+export const VERSIONED_KINDS = [
+  'NodePool',
+  'Node',
+  'PodDisruptionBudget',
+  'DaemonSet',
+  'PersistentVolumeClaim',
+  'PersistentVolume',
+  'StorageClass',
+  'CSINode',
+  'EC2NodeClass',
+  'NodeOverlay',
+] as const;
+export type VersionedKind = (typeof VERSIONED_KINDS)[number];
+
 export interface VersionedObjectRecord {
   kind: string;
   /** '' for cluster-scoped objects. */

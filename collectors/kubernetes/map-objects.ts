@@ -1,6 +1,6 @@
 import type { V1Node } from '@kubernetes/client-node';
 import { ANNOTATION_DO_NOT_DISRUPT } from '../../core/labels.js';
-import type { VersionedObjectRecord } from '../../core/model.js';
+import type { VersionedKind, VersionedObjectRecord } from '../../core/model.js';
 import { canonicalJson, contentHash } from './canonical-json.js';
 
 /**
@@ -32,20 +32,7 @@ const pick = (o: Json | undefined, keys: readonly string[]): Json | undefined =>
   return Object.keys(out).length > 0 ? out : undefined;
 };
 
-/** The versioned kinds, as `kind` is written in the store and in a snapshot's kinds. */
-export const VERSIONED_KINDS = [
-  'NodePool',
-  'Node',
-  'PodDisruptionBudget',
-  'DaemonSet',
-  'PersistentVolumeClaim',
-  'PersistentVolume',
-  'StorageClass',
-  'CSINode',
-  'EC2NodeClass',
-  'NodeOverlay',
-] as const;
-export type VersionedKind = (typeof VERSIONED_KINDS)[number];
+export { VERSIONED_KINDS, type VersionedKind } from '../../core/model.js';
 
 /**
  * The object's record: its body without its name and namespace (they are the version's key, and put back on read),

@@ -1,5 +1,12 @@
 import type { ClusterObjects } from '../../core/karpenter/scheduling/kube-types.js';
-import type { KarpenterVersionRecord, KindState, NodePoolRecord, PodSchedulingSpec, PodVolumeRecord } from '../../core/model.js';
+import {
+  VERSIONED_KINDS,
+  type KarpenterVersionRecord,
+  type KindState,
+  type NodePoolRecord,
+  type PodSchedulingSpec,
+  type PodVolumeRecord,
+} from '../../core/model.js';
 import type { Db } from '../open-db.js';
 import {
   clusterObjectsFromRows,
@@ -113,16 +120,8 @@ const parse = <T>(text: string | null, fallback: T): T => {
 const POD_COLUMNS = `p.uid, p.namespace, p.name, p.node_name, p.owner_kind, p.owner_name, p.req_cpu_m, p.req_memory_b, p.req_gpu,
   p.do_not_disrupt, p.created_at, p.labels_json, p.scheduled_at, p.started_at, p.do_not_disrupt_value, p.deletion_cost,
   p.volumes_json, p.spec_hash`;
-const OTHER_KINDS = [
-  'PodDisruptionBudget',
-  'DaemonSet',
-  'PersistentVolumeClaim',
-  'PersistentVolume',
-  'StorageClass',
-  'CSINode',
-  'EC2NodeClass',
-  'NodeOverlay',
-] as const;
+/** The versioned kinds read as they are (NodePools and Nodes are merged with their rows). */
+const OTHER_KINDS = VERSIONED_KINDS.filter((k) => k !== 'NodePool' && k !== 'Node');
 
 export function createClusterSnapshotRepository(db: Db) {
   const snapshotAt = db.prepare(

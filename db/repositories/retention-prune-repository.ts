@@ -137,7 +137,7 @@ export function createRetentionPruneRepository(db: Db) {
   const orphanSpecs = db.prepare(`
     DELETE FROM pod_specs WHERE hash IN (
       SELECT s.hash FROM pod_specs s WHERE NOT EXISTS (SELECT 1 FROM pods p WHERE p.spec_hash = s.hash) LIMIT @limit)`);
-  // The cut is not needed to find an orphan; a dummy binding keeps one statement shape per step.
+  // An orphan is found by key, not by time: the cut is not used.
   const orphans = (st: ReturnType<Db['prepare']>) =>
     tx((_cutMs: number, limit: number): PruneBatch => byCount(st.run({ limit }).changes, limit));
 

@@ -8,6 +8,7 @@ import {
 } from '../../core/karpenter/scheduling/index.js';
 import type { KubeNodeOverlay } from '../../core/karpenter/scheduling/kube-types.js';
 import type { WhatIfWorld } from './whatif/repack.js';
+import { replacementSummary, type ReplacementSummary } from './whatif/why-not.js';
 import type { ConsolidationCommand } from '../../core/karpenter/scheduling/consolidation.js';
 
 /**
@@ -24,7 +25,7 @@ export interface CommandSummary {
   reason: string;
   method: string;
   candidates: { node: string; nodePool: string | null; pods: number; usdPerHour: number | null }[];
-  replacement: { instanceType: string; capacityType: string; zone: string; usdPerHour: number } | null;
+  replacement: ReplacementSummary | null;
   /** Karpenter's estimate, at the prices it decides with. */
   savingsUsdPerHour: number;
   /** Pods the command evicts. */
@@ -57,15 +58,7 @@ function summary(ctx: EngineContext, cmd: ConsolidationCommand | null): CommandS
     reason: cmd.reason,
     method: cmd.method,
     candidates,
-    replacement:
-      cmd.replacement === null
-        ? null
-        : {
-            instanceType: cmd.replacement.launch.instanceType.name,
-            capacityType: cmd.replacement.launch.capacityType,
-            zone: cmd.replacement.launch.zone,
-            usdPerHour: cmd.replacement.launch.usdPerHour,
-          },
+    replacement: replacementSummary(cmd),
     savingsUsdPerHour: cmd.savingsUsdPerHour,
     podsDisrupted: candidates.reduce((s, c) => s + c.pods, 0),
     scores: cmd.scores.map((s) => ({

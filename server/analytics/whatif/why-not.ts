@@ -1,4 +1,5 @@
 import { consolidate, type EngineContext, nodePrice, provision } from '../../../core/karpenter/scheduling/index.js';
+import type { ConsolidationCommand } from '../../../core/karpenter/scheduling/consolidation.js';
 
 /**
  * Why not consolidated: the engine's next consolidation round on the snapshot as it stood (its time is the round's
@@ -6,6 +7,14 @@ import { consolidate, type EngineContext, nodePrice, provision } from '../../../
  * Karpenter would run next (delete or replace, with its share of the savings) or stays, with the reason in
  * Karpenter's own words where Karpenter has them. Pure.
  */
+
+/** The node a consolidation command launches in place of its candidates. */
+export interface ReplacementSummary {
+  instanceType: string;
+  capacityType: string;
+  zone: string;
+  usdPerHour: number;
+}
 
 export interface NodeDecision {
   node: string;
@@ -29,9 +38,17 @@ export interface WhyNotResult {
     reason: string;
     method: string;
     candidates: string[];
-    replacement: { instanceType: string; capacityType: string; zone: string; usdPerHour: number } | null;
+    replacement: ReplacementSummary | null;
     savingsUsdPerHour: number;
   } | null;
+}
+
+/** A command's replacement as the answers name it (instance type, capacity type, zone, price), or null for a delete. */
+export function replacementSummary(cmd: Pick<ConsolidationCommand, 'replacement'>): ReplacementSummary | null {
+  const launch = cmd.replacement?.launch;
+  return launch === undefined
+    ? null
+    : { instanceType: launch.instanceType.name, capacityType: launch.capacityType, zone: launch.zone, usdPerHour: launch.usdPerHour };
 }
 
 export function whyNotConsolidated(ctx: EngineContext): WhyNotResult {
@@ -81,15 +98,7 @@ export function whyNotConsolidated(ctx: EngineContext): WhyNotResult {
             reason: cmd.reason,
             method: cmd.method,
             candidates: cmd.candidates.map((c) => c.node.name),
-            replacement:
-              cmd.replacement === null
-                ? null
-                : {
-                    instanceType: cmd.replacement.launch.instanceType.name,
-                    capacityType: cmd.replacement.launch.capacityType,
-                    zone: cmd.replacement.launch.zone,
-                    usdPerHour: cmd.replacement.launch.usdPerHour,
-                  },
+            replacement: replacementSummary(cmd),
             savingsUsdPerHour: cmd.savingsUsdPerHour,
           },
   };
