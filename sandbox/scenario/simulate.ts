@@ -45,6 +45,7 @@ import { pdbObject, pdbStatus } from './pdb-status.js';
 import { claimVolumes, daemonSetTemplate, kubePodOf, type PodShape, workloadTemplate } from './pod-templates.js';
 import { Rng } from './rng.js';
 import { uidFor } from './uid.js';
+import { commandForNode, validateCommand } from './validate-command.js';
 import { type DaemonSetSpec, parseCronSchedule, type ScenarioFile, type WorkloadSpec } from './scenario-file.js';
 import { SpotPriceIndex, simulateSpotPrices } from './spot-prices.js';
 import { claimObject, csiNodeObject, ebsAttachLimit, storageClasses, volumeObject } from './storage.js';
@@ -79,6 +80,8 @@ const DISRUPTION_COOLDOWN = 15 * MINUTE;
  */
 const LOOK_INTERVAL = 15 * MINUTE;
 const BLOCKED_EVENT_EVERY = 6 * HOUR;
+/** Karpenter's commandValidationDelay (pkg/controllers/disruption/consolidation.go:45, v1.14.1). */
+const COMMAND_VALIDATION_DELAY = 15 * 1000;
 /** Rounds retried without a Balanced NodePool's rejected candidates before the round gives up. */
 const MAX_BALANCED_RETRIES = 8;
 /**
@@ -157,8 +160,23 @@ interface LivePod {
 }
 
 /** Runs the scenario file with a seed: a deterministic 14-day history of a Karpenter cluster. */
-export function simulate(file: ScenarioFile, seed: number): Scenario {
-  return new Simulation(shapeForRelease(file), seed).run();
+/** A consolidation round the sandbox's Karpenter decided (the engine's command), for a caller that watches them. */
+export interface ConsolidationRound {
+  at: EpochMs;
+  method: 'emptiness' | 'multi-node' | 'single-node';
+  /** The candidates' node names, in the command's order. */
+  candidates: string[];
+  replacement: boolean;
+  /** The engine's EstimatedSavings, unrounded. */
+  savingsUsdPerHour: number;
+  /** Balanced NodePools' approvals (consolidationScoreMessage's text), per NodePool. */
+  approvals: { pool: string; message: string }[];
+  /** Validation's reason when the command was rejected (validate-command.ts), else null (carried out). */
+  rejected: string | null;
+}
+
+export function simulate(file: ScenarioFile, seed: number, watch?: (round: ConsolidationRound) => void): Scenario {
+  return new Simulation(shapeForRelease(file), seed, watch).run();
 }
 
 class Simulation {
@@ -200,6 +218,8 @@ class Simulation {
   private nodeClassObjects: { generation: string; objects: KubeEC2NodeClass[] } | null = null;
   private readonly namespaceObjects: { metadata: { name: string; labels: Record<string, string> } }[];
   private readonly uncordons: { at: EpochMs; live: LiveNode }[] = [];
+  /** The node a spot interruption struck, chosen when a command's validation window saw it (removed at its step). */
+  private readonly interrupted = new Map<ScenarioFile['incidents'][number], string>();
   private readonly domainSources = new DomainSourceCache();
   private ipCounter = 10;
   /** What the imitated Karpenter release writes (karpenterVersion of the scenario file, else the current release). */
@@ -210,6 +230,7 @@ class Simulation {
   constructor(
     private readonly file: ScenarioFile,
     private readonly seed: number,
+    private readonly watch?: (round: ConsolidationRound) => void,
   ) {
     this.rng = new Rng(seed);
     this.profile = karpenterProfile(file.karpenterVersion);
@@ -1097,14 +1118,41 @@ class Simulation {
         this.touch(victim.pool);
         this.uncordons.push({ at: t + inc.hours * HOUR, live: victim });
       } else {
-        const victim = this.live
-          .filter((n) => n.pool?.name === inc.nodePool && n.node.capacityType === 'spot' && n.terminateAt === null)
-          .sort((a, b) => b.pods.length - a.pods.length || a.node.name.localeCompare(b.node.name))[0];
+        const seen = this.interrupted.get(inc);
+        const struck = seen === undefined ? undefined : this.live.find((n) => n.node.name === seen && n.terminateAt === null);
+        const victim = struck ?? this.interruptionVictim(inc.nodePool);
         if (!victim) continue;
         this.emit(victim, t, this.karpenter.spotInterruption());
         this.remove(victim, t, 'Interrupted');
       }
     }
+  }
+
+  /** The spot node of the pool an interruption strikes: the one running the most pods (then by name). */
+  private interruptionVictim(pool: string): LiveNode | undefined {
+    return this.live
+      .filter((n) => n.pool?.name === pool && n.node.capacityType === 'spot' && n.terminateAt === null)
+      .sort((a, b) => b.pods.length - a.pods.length || a.node.name.localeCompare(b.node.name))[0];
+  }
+
+  /**
+   * Karpenter validates a consolidation command 15 s after computing it (consolidation.go:45): a spot interruption
+   * timed inside that window (the sandbox applies it at its next step) marks its node for deletion before then. The
+   * rejection reason when the command no longer holds (validate-command.ts), else null.
+   */
+  private validation(ctx: EngineContext, cmd: NonNullable<ConsolidationOutcome['command']>, t: EpochMs): string | null {
+    if (cmd.method === 'emptiness') return null;
+    for (const inc of this.file.incidents) {
+      if (inc.kind !== 'spot-interruption') continue;
+      const at = Date.parse(inc.at);
+      if (!(at > t && at <= t + COMMAND_VALIDATION_DELAY)) continue;
+      const victim = this.interruptionVictim(inc.nodePool);
+      if (!victim) continue;
+      this.interrupted.set(inc, victim.node.name);
+      const reason = validateCommand(ctx, cmd, victim.node.name);
+      if (reason !== null) return reason;
+    }
+    return null;
   }
 
   /**
@@ -1197,8 +1245,10 @@ class Simulation {
     const rejected = new Set<string>();
     let cmd: ConsolidationOutcome['command'] = null;
     let approvals: { pool: string; message: string }[] = [];
+    let decidedOn: EngineContext | null = null;
     for (let attempt = 0; attempt < MAX_BALANCED_RETRIES; attempt++) {
       const { ctx } = this.engine(t, paused, rejected);
+      decidedOn = ctx;
       const outcome = consolidateRound(ctx, provision(ctx), { commandOnly: true });
       if (attempt === 0) this.noteVerdicts(outcome.unconsolidatable, pools, t);
       cmd = outcome.command;
@@ -1218,12 +1268,32 @@ class Simulation {
       cmd = null;
     }
     if (!cmd) return false;
+    // Karpenter publishes the approval (balanced.go ApproveCommand) before it validates the command
     if (approvals.length > 0 && this.profile.balancedConsolidation) {
       if (cmd.candidates.length === 1) {
         const live = this.liveNamed(cmd.candidates[0].node.name);
         if (live) this.emit(live, t, this.karpenter.consolidationApproved(approvals[0].message), true);
       } else
         for (const a of approvals) this.event(t, { kind: 'NodePool', name: a.pool }, 'ConsolidationApproved', a.message, 'Normal', true);
+    }
+    const invalid = decidedOn === null ? null : this.validation(decidedOn, cmd, t);
+    this.watch?.({
+      at: t,
+      method: cmd.method,
+      candidates: cmd.candidates.map((c) => c.node.name),
+      replacement: cmd.replacement !== null,
+      savingsUsdPerHour: cmd.savingsUsdPerHour,
+      approvals,
+      rejected: invalid,
+    });
+    if (invalid !== null) {
+      // validation failed: ConsolidationRejected on each candidate, nothing carried out; the next round looks again
+      for (const c of cmd.candidates) {
+        const live = this.liveNamed(c.node.name);
+        const said = this.karpenter.consolidationRejected(commandForNode(cmd, c.node.name), invalid, cmd.savingsUsdPerHour);
+        if (live) this.emit(live, t + COMMAND_VALIDATION_DELAY, said, true);
+      }
+      return false;
     }
     const victims = cmd.candidates.flatMap((c) => this.liveNamed(c.node.name) ?? []);
     const method = cmd.replacement ? 'Replace' : 'Delete';
