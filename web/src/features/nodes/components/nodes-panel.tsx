@@ -91,7 +91,8 @@ export function NodesPanel({ state, nodePool, onChange, colors }: NodesPanelProp
           caption={`Nodes at ${formatIsoUtc(nodes.snapshotAt ?? '')}, sorted by ${state.sort} ${state.order === 'asc' ? 'ascending' : 'descending'}`}
         />
         <p className="nodes-range hint" data-testid="nodes-range">
-          {formatCount(known)} nodes{known > CHUNK_ROWS ? ` · rows ${formatCount(shownFrom)}–${formatCount(drawn.end)} drawn` : ''}
+          {formatCount(known)} {known === 1 ? 'node' : 'nodes'}
+          {known > CHUNK_ROWS ? ` · rows ${formatCount(shownFrom)}–${formatCount(drawn.end)} drawn` : ''}
         </p>
       </>
     );
