@@ -11,6 +11,7 @@ import { costExplorerBench } from './cost-explorer-bench.js';
 import { curBench } from './cur-bench.js';
 import { engineBench } from './engine-bench.js';
 import { enginePoolBench } from './engine-pool-bench.js';
+import { firstRenderBench } from './first-render-bench.js';
 import { ingestBench } from './ingest-bench.js';
 import { retentionBench } from './retention-bench.js';
 import { seedBench } from './seed-bench.js';
@@ -36,6 +37,7 @@ const BENCHES: Record<string, (ctx: BenchContext) => Promise<BenchResult>> = {
   cur: curBench,
   retention: retentionBench,
   start: startBench,
+  'first-render': firstRenderBench,
 };
 
 const HELP = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(BENCHES).join(',')}] [-- --no-cache]

@@ -36,6 +36,7 @@ import { registerOpenApi } from './routes/docs.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { createLedgerMetrics } from './metrics/ledger-metrics.js';
 import { efficiencyRoutes } from './routes/efficiency.js';
+import { nodeAggregatesRoutes } from './routes/node-aggregates.js';
 import { nodePoolsRoutes } from './routes/nodepools.js';
 import { statusRoutes } from './routes/status.js';
 import { teamsRoutes } from './routes/teams.js';
@@ -56,6 +57,8 @@ import { createExplanationsService } from './services/explanations-service.js';
 import { createConsolidationService } from './services/consolidation-service.js';
 import { keptDisruptions } from './services/disruption-source.js';
 import { createEfficiencyService } from './services/efficiency-service.js';
+import { createNodeAggregatesService } from './services/node-aggregates-service.js';
+import { createNodeAggregatesRepository } from '../db/repositories/node-aggregates-repository.js';
 import { createNodePoolCostService } from './services/nodepool-cost-service.js';
 import { createReportsService } from './services/reports-service.js';
 import { createTeamsService } from './services/teams-service.js';
@@ -220,6 +223,7 @@ function registerApiRoutes(
   app.register(costRoutes, { reports, nodePoolCost, curCost: createCurCostService(cur, reportsRepo, ctx) });
   const efficiency = createEfficiencyService(packing, ctx);
   app.register(efficiencyRoutes, { reports, efficiency });
+  app.register(nodeAggregatesRoutes, { nodeAggregates: createNodeAggregatesService(createNodeAggregatesRepository(db), ctx) });
   app.register(consolidationRoutes, { consolidation: createConsolidationService(disruptions, packing, ctx) });
   app.register(karpenterExplanationsRoutes, {
     explanations: createExplanationsService(createKarpenterExplanationsRepository(db), ctx),

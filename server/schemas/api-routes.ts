@@ -32,6 +32,7 @@ import {
   NodesQuerySchema,
   NodesResponseSchema,
 } from './efficiency.js';
+import { NodeChangesQuerySchema, NodeChangesResponseSchema, NodeMixQuerySchema, NodeMixResponseSchema } from './node-aggregates.js';
 import { NodePoolCompareQuerySchema, NodePoolCompareResponseSchema, NodePoolsQuerySchema, NodePoolsResponseSchema } from './nodepools.js';
 import { StatusResponseSchema } from './status.js';
 import {
@@ -88,6 +89,8 @@ export const API_ROUTES = {
   '/api/efficiency/summary': { method: 'GET', query: EfficiencySummaryQuerySchema, response: EfficiencySummaryResponseSchema },
   '/api/efficiency/nodes': { method: 'GET', query: EfficiencyNodesQuerySchema, response: NodesResponseSchema },
   '/api/nodes': { method: 'GET', query: NodesQuerySchema, response: NodesResponseSchema },
+  '/api/nodes/mix': { method: 'GET', query: NodeMixQuerySchema, response: NodeMixResponseSchema },
+  '/api/nodes/changes': { method: 'GET', query: NodeChangesQuerySchema, response: NodeChangesResponseSchema },
   // consolidation
   '/api/consolidation/events': { method: 'GET', query: ConsolidationEventsQuerySchema, response: ConsolidationEventsResponseSchema },
   '/api/consolidation/compare': { method: 'GET', query: ConsolidationCompareQuerySchema, response: ConsolidationCompareResponseSchema },

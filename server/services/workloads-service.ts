@@ -388,7 +388,9 @@ export function createWorkloadsService(usage: UsageRepository, packing: Analytic
           dollarMethod: requestShare === null ? null : 'request-share',
         });
       }
-      const nodePools = pricesAtMs === null || engine === undefined ? [] : engineEffects(rows, worldAt(engine, pricesAtMs));
+      // The world (every pod of the snapshot, 150,000 at the envelope) is loaded only when a recommendation can be re-packed.
+      const repackable = rows.some((r) => r.nodePool !== null && r.replicas > 0);
+      const nodePools = pricesAtMs === null || engine === undefined || !repackable ? [] : engineEffects(rows, worldAt(engine, pricesAtMs));
       rows.sort(byEffect);
       const namespaceRows = usage.namespaceUsage(range);
       const namespaces = namespaceEfficiency(namespaceRows, rows);

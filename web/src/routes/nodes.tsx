@@ -14,7 +14,7 @@ export default function NodesPage() {
   return (
     <>
       <PageHeader title="Nodes" question="Which nodes are poorly packed or expensive for what they hold, and what are they?">
-        <FilterBar filters={filters} resolved={undefined} range={false} onChange={(u) => update({ ...u, page: undefined })} />
+        <FilterBar filters={filters} resolved={undefined} range={false} onChange={update} />
       </PageHeader>
       <NodesPanel state={table} nodePool={filters.nodePool} onChange={update} colors={colors} />
     </>

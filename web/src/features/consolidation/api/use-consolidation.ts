@@ -20,9 +20,9 @@ export const useCompare = (q: JsonParams<'/api/consolidation/compare'>) =>
     placeholderData: keepPreviousData,
   });
 
-/** Every node at the snapshot at or before `at`. */
-export const useNodesAt = (at: string | undefined, nodepool: string | undefined) =>
+/** The nodes gone and come across the range (counted and priced by the server, the first few hundred listed). */
+export const useNodeChanges = (range: { from: string; to: string } | undefined, nodepool: string | undefined) =>
   useQuery({
-    ...jsonQuery('/api/nodes', { at, nodepool, limit: 5000, sort: 'name' }),
-    enabled: at !== undefined,
+    ...jsonQuery('/api/nodes/changes', { from: range?.from, to: range?.to, nodepool }),
+    enabled: range !== undefined,
   });

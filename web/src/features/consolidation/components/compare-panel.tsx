@@ -1,13 +1,13 @@
-import { lazy, Suspense, useEffect, useId, useMemo, useRef, useState, type FormEvent } from 'react';
+import { lazy, Suspense, useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import type { CompareRow } from '@schemas/consolidation';
-import type { NodeRow } from '@schemas/efficiency';
+import type { NodeChangeSide } from '@schemas/node-aggregates';
 import { Panel } from '../../../components/ui/panel';
 import { Segmented } from '../../../components/ui/segmented';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
 import { currencyCode, formatFraction, formatIsoUtc, formatUsd, formatUsdPerHour, nodePoolLabel } from '../../../lib/format';
 import { IDLE_WEIGHTING, idleRatesText } from '../../../lib/idle-weighting';
-import { useCompare, useNodesAt } from '../api/use-consolidation';
-import { compareBars, diffNodes, focusRow, nodeListInstants, WINDOWS, type CompareState, type WindowChoice } from '../utils/compare-state';
+import { useCompare, useNodeChanges } from '../api/use-consolidation';
+import { compareBars, focusRow, nodeChangesRange, WINDOWS, type CompareState, type WindowChoice } from '../utils/compare-state';
 import { reasonText } from '../utils/reasons';
 
 // Recharts is loaded with the chart, not with the page.
@@ -80,23 +80,25 @@ function RowsTable({ rows }: { rows: readonly CompareRow[] }) {
   );
 }
 
-function NodeList({ title, rows, usdPerHour, testId }: { title: string; rows: readonly NodeRow[]; usdPerHour: number; testId: string }) {
+function NodeList({ title, side, testId }: { title: string; side: NodeChangeSide; testId: string }) {
+  const unlisted = side.count - side.nodes.length;
   return (
     <section className="node-list" aria-label={title} data-testid={testId}>
       <h3>
-        {title} · {rows.length} · {formatUsdPerHour(usdPerHour)} / h
+        {title} · {side.count} · {formatUsdPerHour(side.usdPerHour)} / h
       </h3>
-      {rows.length === 0 ? (
+      {side.count === 0 ? (
         <p className="hint">None.</p>
       ) : (
         <ul>
-          {rows.map((n) => (
+          {side.nodes.map((n) => (
             <li key={n.name}>
               <span className="mono">{n.nodeClaim ?? n.name}</span> {n.instanceType} · {n.capacityType} ·{' '}
               {nodePoolLabel(n.nodePool, 'nodes')}
               {n.usdPerHour === null ? '' : ` · ${formatUsdPerHour(n.usdPerHour)}/h`}
             </li>
           ))}
+          {unlisted > 0 ? <li className="hint">and {unlisted} more (the Nodes page lists every node of a snapshot)</li> : null}
         </ul>
       )}
     </section>
@@ -138,13 +140,8 @@ function AtPicker({ at, onAt }: { at: string | undefined; onAt: (iso: string) =>
 /** Before against after, for an event or an instant: the figures, the NodePools, and the nodes that went and came. */
 export function ComparePanel({ state, nodePool, onWindow, onAt }: ComparePanelProps) {
   const compare = useCompare({ event: state.event, at: state.at, window: state.window, nodepool: nodePool });
-  const instants = compare.data === undefined ? undefined : nodeListInstants(compare.data);
-  const before = useNodesAt(instants?.before, nodePool);
-  const after = useNodesAt(instants?.after, nodePool);
-  const change = useMemo(
-    () => (before.data === undefined || after.data === undefined ? undefined : diffNodes(before.data.rows, after.data.rows)),
-    [before.data, after.data],
-  );
+  const changes = useNodeChanges(compare.data === undefined ? undefined : nodeChangesRange(compare.data), nodePool);
+  const change = changes.data;
   const row = compare.data === undefined ? undefined : focusRow(compare.data.rows, nodePool ?? compare.data.event?.nodePool);
   const top = useRef<HTMLDivElement>(null);
   const firstTarget = useRef(true);
@@ -193,12 +190,14 @@ export function ComparePanel({ state, nodePool, onWindow, onAt }: ComparePanelPr
         )}
         <RowsTable rows={c.rows} />
         <IdleNote rows={c.rows} />
-        {change === undefined ? (
+        {changes.isError ? (
+          <ErrorState title="Could not list the nodes." error={changes.error} onRetry={() => void changes.refetch()} />
+        ) : change === undefined ? (
           <LoadingState label="Listing the nodes…" />
         ) : (
           <div className="node-lists">
-            <NodeList title="Removed" rows={change.removed} usdPerHour={change.removedUsdPerHour} testId="nodes-removed" />
-            <NodeList title="Added" rows={change.added} usdPerHour={change.addedUsdPerHour} testId="nodes-added" />
+            <NodeList title="Removed" side={change.removed} testId="nodes-removed" />
+            <NodeList title="Added" side={change.added} testId="nodes-added" />
           </div>
         )}
         <p className="hint">

@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { CompareRow, WindowStats } from '@schemas/consolidation';
-import type { NodeRow } from '@schemas/efficiency';
 import {
   compareBars,
-  diffNodes,
   focusRow,
-  nodeListInstants,
+  nodeChangesRange,
   parseCompare,
   pickEventUpdates,
   pickTimeUpdates,
@@ -47,54 +45,11 @@ describe('picking', () => {
   it('an event clears the instant', () => expect(pickEventUpdates('1-a')).toEqual({ event: '1-a', at: undefined }));
   it('a click rounds to the minute: 10:07:29.5 -> 10:07', () =>
     expect(pickTimeUpdates(Date.parse('2026-11-09T10:07:29.500Z'))).toEqual({ at: '2026-11-09T10:07:00.000Z', event: undefined }));
-  it('reads the nodes 1 ms before the instant and 1 ms before the end of the after window', () =>
-    expect(nodeListInstants({ at: '2026-11-09T10:00:00.000Z', after: { to: '2026-11-09T11:00:00.000Z' } })).toEqual({
-      before: '2026-11-09T09:59:59.999Z',
-      after: '2026-11-09T10:59:59.999Z',
+  it('lists the nodes gone and come from the instant to the end of the after window', () =>
+    expect(nodeChangesRange({ at: '2026-11-09T10:00:00.000Z', after: { to: '2026-11-09T11:00:00.000Z' } })).toEqual({
+      from: '2026-11-09T10:00:00.000Z',
+      to: '2026-11-09T11:00:00.000Z',
     }));
-});
-
-const node = (name: string, usdPerHour: number | null): NodeRow => ({
-  name,
-  nodeClaim: null,
-  nodePool: 'general',
-  instanceType: 'm6i.large',
-  capacityType: 'on-demand',
-  zone: 'a',
-  createdAt: '',
-  ageHours: 1,
-  usdPerHour,
-  priceSource: null,
-  currency: 'USD',
-  allocatableVcpu: 2,
-  allocatableMemoryGiB: 8,
-  allocatablePods: 29,
-  allocatableGpu: 0,
-  requestedVcpu: 1,
-  requestedMemoryGiB: 4,
-  requestedPods: 3,
-  requestedGpu: 0,
-  cpu: 0.5,
-  memory: 0.5,
-  pods: null,
-  gpu: null,
-  idleVcpu: 1,
-  idleMemoryGiB: 4,
-  idleUsdPerHour: 0,
-  idleRates: null,
-  snapshots: 1,
-});
-
-describe('diffNodes', () => {
-  const d = diffNodes([node('b', 0.192), node('a', 0.096), node('c', null)], [node('a', 0.096), node('d', 0.0416)]);
-  it('removed: in the first list only, by name; added: in the second only', () => {
-    expect(d.removed.map((n) => n.name)).toEqual(['b', 'c']);
-    expect(d.added.map((n) => n.name)).toEqual(['d']);
-  });
-  it('sums prices, an unknown price as 0: 0.192 + 0 removed, 0.0416 added', () => {
-    expect(d.removedUsdPerHour).toBeCloseTo(0.192, 10);
-    expect(d.addedUsdPerHour).toBeCloseTo(0.0416, 10);
-  });
 });
 
 const stats = (p: Partial<WindowStats>): WindowStats => ({

@@ -1,6 +1,5 @@
 import type { ApiQuery } from '@schemas/api-routes';
 import type { CompareRow } from '@schemas/consolidation';
-import type { NodeRow } from '@schemas/efficiency';
 import type { ParamUpdates } from '../../../lib/url-params';
 
 /**
@@ -55,28 +54,12 @@ export const pickTimeUpdates = (tMs: number): ParamUpdates => ({
   event: undefined,
 });
 
-/** The instants to read the node lists at: the last snapshot before the compared instant, and the last one of the after window. */
-export function nodeListInstants(compare: { at: string; after: { to: string } }): { before: string; after: string } {
-  return { before: new Date(Date.parse(compare.at) - 1).toISOString(), after: new Date(Date.parse(compare.after.to) - 1).toISOString() };
-}
-
-export interface NodeChange {
-  removed: NodeRow[];
-  added: NodeRow[];
-  /** Σ price per hour of the removed and the added nodes, USD per hour (unknown prices count 0). */
-  removedUsdPerHour: number;
-  addedUsdPerHour: number;
-}
-
-/** Nodes in the first list and not the second (removed), and the other way round (added), by name, each sorted by name. */
-export function diffNodes(before: readonly NodeRow[], after: readonly NodeRow[]): NodeChange {
-  const afterNames = new Set(after.map((n) => n.name));
-  const beforeNames = new Set(before.map((n) => n.name));
-  const byName = (a: NodeRow, b: NodeRow) => a.name.localeCompare(b.name);
-  const removed = before.filter((n) => !afterNames.has(n.name)).sort(byName);
-  const added = after.filter((n) => !beforeNames.has(n.name)).sort(byName);
-  const price = (rows: NodeRow[]) => rows.reduce((s, n) => s + (n.usdPerHour ?? 0), 0);
-  return { removed, added, removedUsdPerHour: price(removed), addedUsdPerHour: price(added) };
+/**
+ * The range whose node changes are listed (/api/nodes/changes): from the compared instant (its last snapshot before
+ * it) to the end of the after window (its last snapshot before that).
+ */
+export function nodeChangesRange(compare: { at: string; after: { to: string } }): { from: string; to: string } {
+  return { from: compare.at, to: compare.after.to };
 }
 
 export type CompareMetric = 'nodes' | 'usdPerHour' | 'cpu' | 'memory';

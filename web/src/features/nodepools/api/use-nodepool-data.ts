@@ -27,11 +27,8 @@ export const useEfficiencySummary = (query: RangeQuery | undefined) =>
     placeholderData: keepPreviousData,
   });
 
-/** Every node at the snapshot at or before `at` (default the newest), for the instance mix. */
-export const useNodesAt = (at: string | undefined) =>
-  useQuery({
-    ...jsonQuery('/api/nodes', { at, limit: 5000, sort: 'nodePool' }),
-  });
+/** Instance types per NodePool at the snapshot at or before `at` (default the newest), counted by the server. */
+export const useNodeMix = (at: string | undefined) => useQuery(jsonQuery('/api/nodes/mix', { at }));
 
 /** The cluster's NodePools as last collected (same cache entry as the NodePool filter's). */
 export const useNodePoolSpecs = () =>

@@ -7,7 +7,7 @@ import type { NodePoolColors } from '../../../lib/colors';
 import { formatIsoUtc } from '../../../lib/format';
 import { idleWeightingSentence } from '../../../lib/idle-weighting';
 import { useCurDaily } from '../../cost/api/use-cur-daily';
-import { useEfficiencySummary, useNodePoolBill, useNodePoolCompare, useNodePoolSpecs, useNodesAt } from '../api/use-nodepool-data';
+import { useEfficiencySummary, useNodePoolBill, useNodePoolCompare, useNodePoolSpecs, useNodeMix } from '../api/use-nodepool-data';
 import { buildCards } from '../utils/nodepool-cards';
 import { NodePoolCards } from './nodepool-cards';
 
@@ -29,22 +29,22 @@ export function CardsPanel({ query, nodePool, metric, colors }: CardsPanelProps)
   const pools = useNodePoolSpecs();
   const summary = useEfficiencySummary(unfiltered);
   const compare = useNodePoolCompare(unfiltered);
-  const nodes = useNodesAt(query?.to);
+  const mix = useNodeMix(query?.to);
   const cards = useMemo(
     () =>
       buildCards(
         pools.data?.items ?? [],
         summary.data?.rows ?? [],
         compare.data?.rows ?? [],
-        nodes.data?.rows ?? [],
+        mix.data?.rows ?? [],
         bill.data?.rows ?? [],
         cur.data?.byNodePool ?? [],
       ).filter((c) => nodePool === undefined || c.name === nodePool),
-    [pools.data, summary.data, compare.data, nodes.data, bill.data, cur.data, nodePool],
+    [pools.data, summary.data, compare.data, mix.data, bill.data, cur.data, nodePool],
   );
-  const failed = [pools, summary, compare, nodes].find((q) => q.isError);
+  const failed = [pools, summary, compare, mix].find((q) => q.isError);
   const body = (() => {
-    if (query === undefined || pools.isPending || summary.isPending || compare.isPending || nodes.isPending)
+    if (query === undefined || pools.isPending || summary.isPending || compare.isPending || mix.isPending)
       return <LoadingState label="Loading NodePools…" />;
     if (failed !== undefined)
       return <ErrorState title="Could not load the NodePools." error={failed.error} onRetry={() => void failed.refetch()} />;
@@ -57,7 +57,7 @@ export function CardsPanel({ query, nodePool, metric, colors }: CardsPanelProps)
     }
     return <NodePoolCards cards={cards} colors={colors} />;
   })();
-  const at = nodes.data?.snapshotAt;
+  const at = mix.data?.snapshotAt;
   return (
     <Panel
       title="NodePools"

@@ -1,49 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import type { EfficiencySummaryRow, NodeRow } from '@schemas/efficiency';
+import type { EfficiencySummaryRow } from '@schemas/efficiency';
+import type { NodeMixRow } from '@schemas/node-aggregates';
 import type { NodePoolCompareRow } from '@schemas/nodepools';
 import type { NodePool } from '@schemas/nodepools';
 import type { DailyCostRow } from '@schemas/cost';
 import { buildCards, instanceMix } from './nodepool-cards';
 
-const node = (nodePool: string, instanceType: string, capacityType = 'on-demand'): NodeRow => ({
-  name: `${instanceType}-${Math.random()}`,
-  nodeClaim: null,
+/** The server's count of one NodePool and instance type (/api/nodes/mix). */
+const mixRow = (nodePool: string, instanceType: string, nodes = 1, spotNodes = 0): NodeMixRow => ({
   nodePool,
   instanceType,
-  capacityType,
-  zone: 'us-west-2a',
-  createdAt: '',
-  ageHours: 1,
-  usdPerHour: 0.1,
-  priceSource: null,
-  currency: 'USD',
-  allocatableVcpu: 2,
-  allocatableMemoryGiB: 8,
-  allocatablePods: 29,
-  allocatableGpu: 0,
-  requestedVcpu: 1,
-  requestedMemoryGiB: 4,
-  requestedPods: 5,
-  requestedGpu: 0,
-  cpu: 0.5,
-  memory: 0.5,
-  pods: null,
-  gpu: null,
-  idleVcpu: 1,
-  idleMemoryGiB: 4,
-  idleUsdPerHour: 0.05,
-  idleRates: null,
-  snapshots: 1,
+  nodes,
+  spotNodes,
 });
 
 describe('instanceMix', () => {
   const rows = [
-    node('general', 'm6i.large'),
-    node('general', 'm6i.large', 'spot'),
-    node('general', 'c6i.xlarge'),
-    node('general', 'r6i.large'),
-    node('general', 'c7i.large'),
-    node('batch', 'm6i.large'),
+    mixRow('general', 'm6i.large', 2, 1),
+    mixRow('general', 'c6i.xlarge'),
+    mixRow('general', 'r6i.large'),
+    mixRow('general', 'c7i.large'),
+    mixRow('batch', 'm6i.large'),
   ];
   it('counts per type within the NodePool, most first, ties by name, spot counted', () =>
     expect(instanceMix(rows, 'general')).toEqual([
@@ -137,7 +114,7 @@ describe('buildCards', () => {
     [pool('spot-batch'), pool('general')],
     [summary(null, 30, 0.5), summary('general', 20, 0.6), summary('', 4, 0.2)],
     [compare('general', 'on-demand', 12, 0), compare('general', 'spot', 8, 5.5), compare('', 'on-demand', 4, 0)],
-    [node('general', 'm6i.large'), node('', 'm6i.large')],
+    [mixRow('general', 'm6i.large'), mixRow('', 'm6i.large')],
     [
       billRow('general', 'compute', 18.5),
       billRow('general', 'storage-network', 0.75),

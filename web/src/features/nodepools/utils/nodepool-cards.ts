@@ -1,4 +1,5 @@
-import type { NodeRow, EfficiencySummaryRow, IdleRates } from '@schemas/efficiency';
+import type { EfficiencySummaryRow, IdleRates } from '@schemas/efficiency';
+import type { NodeMixRow } from '@schemas/node-aggregates';
 import type { NodePoolCompareRow } from '@schemas/nodepools';
 import type { NodePool } from '@schemas/nodepools';
 import type { DailyCostRow } from '@schemas/cost';
@@ -39,14 +40,17 @@ export interface MixItem {
   spot: number;
 }
 
-/** Instance types of a NodePool's nodes, most nodes first (ties by name); past `top`, the rest folded into "other". */
-export function instanceMix(rows: readonly NodeRow[], nodePool: string, top = 6): MixItem[] {
+/**
+ * Instance types of a NodePool's nodes (the server's counts, /api/nodes/mix), most nodes first (ties by name); past
+ * `top`, the rest folded into "other".
+ */
+export function instanceMix(rows: readonly NodeMixRow[], nodePool: string, top = 6): MixItem[] {
   const byType = new Map<string, MixItem>();
   for (const r of rows) {
     if (r.nodePool !== nodePool) continue;
     const item = byType.get(r.instanceType) ?? { instanceType: r.instanceType, count: 0, spot: 0 };
-    item.count += 1;
-    if (r.capacityType === 'spot') item.spot += 1;
+    item.count += r.nodes;
+    item.spot += r.spotNodes;
     byType.set(r.instanceType, item);
   }
   const sorted = [...byType.values()].sort((a, b) => b.count - a.count || a.instanceType.localeCompare(b.instanceType));
@@ -76,17 +80,17 @@ export function buildCards(
   pools: readonly NodePool[],
   summary: readonly EfficiencySummaryRow[],
   compare: readonly NodePoolCompareRow[],
-  nodes: readonly NodeRow[],
+  mixRows: readonly NodeMixRow[],
   bill: readonly DailyCostRow[] = [],
   cur: readonly CurNodePoolTotal[] = [],
 ): NodePoolCard[] {
   const names = [...pools.map((p) => p.name).sort()];
-  if (summary.some((r) => r.scope === 'nodepool' && r.nodePool === '') || nodes.some((n) => n.nodePool === '')) names.push('');
+  if (summary.some((r) => r.scope === 'nodepool' && r.nodePool === '') || mixRows.some((n) => n.nodePool === '')) names.push('');
   return names.map((name) => {
     const s = summary.find((r) => r.scope === 'nodepool' && r.nodePool === name);
     const c = compare.filter((r) => r.nodePool === name);
     const billed = bill.filter((r) => r.nodePool === name && r.billUsd !== null);
-    const mix = instanceMix(nodes, name);
+    const mix = instanceMix(mixRows, name);
     return {
       name,
       spec: pools.find((p) => p.name === name) ?? null,

@@ -1,17 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_NODE_TABLE, formatAge, nodesQuery, packingWidth, pageCount, parseNodeTable, sortUpdates } from './node-table';
+import { chunkQuery, DEFAULT_NODE_TABLE, formatAge, nodesQuery, packingWidth, parseNodeTable, sortUpdates } from './node-table';
 
 const parse = (qs: string) => parseNodeTable(new URLSearchParams(qs));
 
 describe('parseNodeTable', () => {
-  it('defaults to the worst cpu packing first, 100 rows, newest snapshot', () => expect(parse('')).toEqual(DEFAULT_NODE_TABLE));
-  it('reads every key', () =>
+  it('defaults to the worst cpu packing first, newest snapshot', () => expect(parse('')).toEqual(DEFAULT_NODE_TABLE));
+  it('reads every key (and no page: the table scrolls; old links with page and size still open it)', () =>
     expect(parse('sort=usdPerHour&order=desc&capacity=spot&page=3&size=250&at=2026-11-09T10:00:00Z&q=m5.')).toEqual({
       sort: 'usdPerHour',
       order: 'desc',
       capacityType: 'spot',
-      page: 3,
-      pageSize: 250,
       at: '2026-11-09T10:00:00Z',
       q: 'm5.',
     }));
@@ -19,9 +17,6 @@ describe('parseNodeTable', () => {
     { qs: 'sort=price', key: 'sort', expected: 'cpu' },
     { qs: 'order=up', key: 'order', expected: 'asc' },
     { qs: 'capacity=cheap', key: 'capacityType', expected: undefined },
-    { qs: 'page=0', key: 'page', expected: 1 },
-    { qs: 'page=2.5', key: 'page', expected: 1 },
-    { qs: 'size=99', key: 'pageSize', expected: 100 },
     { qs: 'at=yesterday', key: 'at', expected: undefined },
     { qs: 'q=', key: 'q', expected: undefined },
     { qs: 'q=%01%1F%7F', key: 'q', expected: undefined },
@@ -34,36 +29,25 @@ describe('parseNodeTable', () => {
 
 describe('sortUpdates', () => {
   describe.each([
-    { state: DEFAULT_NODE_TABLE, column: 'cpu' as const, expected: { sort: 'cpu', order: 'desc', page: undefined } }, // same column flips
+    { state: DEFAULT_NODE_TABLE, column: 'cpu' as const, expected: { sort: 'cpu', order: 'desc' } }, // same column flips
     {
       state: { ...DEFAULT_NODE_TABLE, order: 'desc' as const },
       column: 'cpu' as const,
-      expected: { sort: 'cpu', order: 'asc', page: undefined },
+      expected: { sort: 'cpu', order: 'asc' },
     },
-    { state: DEFAULT_NODE_TABLE, column: 'usdPerHour' as const, expected: { sort: 'usdPerHour', order: 'desc', page: undefined } }, // priciest first
-    { state: DEFAULT_NODE_TABLE, column: 'zone' as const, expected: { sort: 'zone', order: 'asc', page: undefined } },
+    { state: DEFAULT_NODE_TABLE, column: 'usdPerHour' as const, expected: { sort: 'usdPerHour', order: 'desc' } }, // priciest first
+    { state: DEFAULT_NODE_TABLE, column: 'zone' as const, expected: { sort: 'zone', order: 'asc' } },
   ])('$state.sort $state.order, click $column', ({ state, column, expected }) =>
     it('->', () => expect(sortUpdates(state, column)).toEqual(expected)),
   );
 });
 
-describe('pageCount and nodesQuery', () => {
-  it('500 nodes at 100 a page: 5 pages; 501: 6; 0: 1', () => {
-    expect(pageCount(500, 100)).toBe(5);
-    expect(pageCount(501, 100)).toBe(6);
-    expect(pageCount(0, 100)).toBe(1);
+describe('nodesQuery and chunkQuery', () => {
+  it('asks for every matching node; chunk 3 of 100 rows skips 300', () => {
+    const q = nodesQuery(DEFAULT_NODE_TABLE, 'general');
+    expect(q).toEqual({ sort: 'cpu', order: 'asc', nodepool: 'general', capacityType: undefined, at: undefined, q: undefined });
+    expect(chunkQuery(q, 3)).toEqual({ ...q, limit: 100, offset: 300 });
   });
-  it('page 3 of 100 skips 200 rows', () =>
-    expect(nodesQuery({ ...DEFAULT_NODE_TABLE, page: 3 }, 'general')).toEqual({
-      sort: 'cpu',
-      order: 'asc',
-      nodepool: 'general',
-      capacityType: undefined,
-      at: undefined,
-      q: undefined,
-      limit: 100,
-      offset: 200,
-    }));
   it('passes the search on', () => expect(nodesQuery({ ...DEFAULT_NODE_TABLE, q: '50%' }, undefined).q).toBe('50%'));
 });
 

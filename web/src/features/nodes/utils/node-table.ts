@@ -6,7 +6,6 @@ import type { ParamUpdates } from '../../../lib/url-params';
  * The node table's own URL state (beside the shared filters):
  *   ?sort=cpu&order=asc   a column of /api/nodes, ascending or descending
  *   &capacity=spot        on-demand | spot | reserved
- *   &page=2&size=100      1-based page, rows per page
  *   &at=2026-11-09T10:00:00Z  the snapshot at or before this instant (default: the newest)
  *   &q=m5.                text to look for in name, NodeClaim, instance type, NodePool and zone
  */
@@ -23,7 +22,6 @@ export const NODE_SORTS: readonly NodeSort[] = [
   'memory',
   'idleUsdPerHour',
 ];
-export const PAGE_SIZES = [50, 100, 250, 500] as const;
 export type CapacityFilter = 'on-demand' | 'spot' | 'reserved';
 const CAPACITIES: readonly CapacityFilter[] = ['on-demand', 'spot', 'reserved'];
 
@@ -31,9 +29,6 @@ export interface NodeTableState {
   sort: NodeSort;
   order: 'asc' | 'desc';
   capacityType: CapacityFilter | undefined;
-  /** 1-based. */
-  page: number;
-  pageSize: number;
   /** ISO instant, or undefined for the newest snapshot. */
   at: string | undefined;
   /** Search text (at most 100 characters, as /api/nodes takes), or undefined for every node. */
@@ -45,8 +40,6 @@ export const DEFAULT_NODE_TABLE: NodeTableState = {
   sort: 'cpu',
   order: 'asc',
   capacityType: undefined,
-  page: 1,
-  pageSize: 100,
   at: undefined,
   q: undefined,
 };
@@ -71,41 +64,36 @@ export function parseNodeTable(params: URLSearchParams): NodeTableState {
   const orderParam = params.get('order');
   const order = orderParam === 'asc' || orderParam === 'desc' ? orderParam : DEFAULT_NODE_TABLE.order;
   const capacityType = CAPACITIES.find((c) => c === params.get('capacity'));
-  const page = Number(params.get('page'));
-  const size = Number(params.get('size'));
   const at = params.get('at');
   return {
     sort,
     order,
     capacityType,
-    page: Number.isInteger(page) && page >= 1 ? page : 1,
-    pageSize: PAGE_SIZES.find((s) => s === size) ?? DEFAULT_NODE_TABLE.pageSize,
     at: at !== null && AT_RE.test(at) && Number.isFinite(Date.parse(at)) ? at : undefined,
     q: searchText(params.get('q')),
   };
 }
 
-/** Clicking a column: the same column flips the order; a new one starts in its natural order. Back to page 1 either way. */
+/** Clicking a column: the same column flips the order; a new one starts in its natural order. */
 export function sortUpdates(current: NodeTableState, column: NodeSort): ParamUpdates {
   const order = column === current.sort ? (current.order === 'asc' ? 'desc' : 'asc') : DESC_FIRST.has(column) ? 'desc' : 'asc';
-  return { sort: column, order, page: undefined };
+  return { sort: column, order };
 }
 
-export const pageCount = (total: number, pageSize: number): number => Math.max(1, Math.ceil(total / pageSize));
+/** Rows the table asks /api/nodes for at a time: a window of the table needs one or two such chunks. */
+export const CHUNK_ROWS = 100;
 
-/** The query of /api/nodes for this state. */
+/** The query of /api/nodes for this state, every matching node (the CSV's; the table adds a chunk's limit and offset). */
 export function nodesQuery(state: NodeTableState, nodePool: string | undefined): JsonParams<'/api/nodes'> {
-  return {
-    sort: state.sort,
-    order: state.order,
-    nodepool: nodePool,
-    capacityType: state.capacityType,
-    at: state.at,
-    q: state.q,
-    limit: state.pageSize,
-    offset: (state.page - 1) * state.pageSize,
-  };
+  return { sort: state.sort, order: state.order, nodepool: nodePool, capacityType: state.capacityType, at: state.at, q: state.q };
 }
+
+/** The query of chunk `index` (0-based): rows index × CHUNK_ROWS onwards. */
+export const chunkQuery = (query: JsonParams<'/api/nodes'>, index: number): JsonParams<'/api/nodes'> => ({
+  ...query,
+  limit: CHUNK_ROWS,
+  offset: index * CHUNK_ROWS,
+});
 
 /** "45 min", "5 h", "3 d 4 h": short enough for a table cell. */
 export function formatAge(hours: number): string {

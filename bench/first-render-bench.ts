@@ -1,0 +1,199 @@
+import { copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser } from 'playwright-core';
+import { openDb } from '../db/open-db.js';
+import { engineOptionsFromEnv } from '../server/engine-pool/engine-options.js';
+import { buildApp } from '../server/app.js';
+import { CHROMIUM, CHROMIUM_ARGS } from '../test/browser/harness.js';
+import { benchCache } from './cache.js';
+import { lastJsonLine, measure } from './child.js';
+import type { BenchContext, BenchResult } from './context.js';
+import { figure, type BenchRow } from './report.js';
+
+/**
+ * First render of each page of the dashboard over the envelope database (issue 24 item 4, bound 2 s): the ledger
+ * bench/envelope-ledger.ts writes (one snapshot of the scale scenario, nodes × 30 pods, three NodePools; 5,000 nodes,
+ * 500 quick), served as `serve` serves it (the built dashboard, the engine in its worker pool) but without the
+ * response cache, so every visit pays its queries as the first viewer after a collection does; each page opened in a
+ * fresh Chromium context (nothing cached) at 1280 × 900. First render: from navigation start to the first frame where
+ * the page has its title, no panel is loading any more and the page's own data is drawn (the node rows, the NodePool
+ * cards), held for 300 ms. The median of the visits (3, 1 quick) beside the bound.
+ */
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const BOUND_MS = 2_000;
+/** Past this a page is written down as not rendered (its row fails) and not visited again; quick runs wait less. */
+const GIVE_UP_MS = { full: 60_000, quick: 10_000 };
+/** How long the rendered page must hold (no panel going back to loading) to count as rendered. */
+const HOLD_MS = 300;
+
+/** The pages, and what on each proves its data is drawn where the envelope database has any. */
+const PAGES: readonly { path: string; drawn: readonly string[] }[] = [
+  { path: '/', drawn: [] },
+  { path: '/nodepools', drawn: ['[data-testid="nodepool-card"]'] },
+  { path: '/consolidation', drawn: [] },
+  { path: '/nodes', drawn: ['[data-testid="nodes-table"] tbody tr [role="meter"]'] },
+  { path: '/teams', drawn: [] },
+  { path: '/workloads', drawn: [] },
+  { path: '/savings', drawn: [] },
+  { path: '/bill', drawn: [] },
+];
+
+interface Visit {
+  /** Navigation start to first render, ms; null when it did not render in time. */
+  ms: number | null;
+  apiRequests: number;
+  /** The slowest API answer of the visit: its path and ms from request to its last byte. */
+  slowestApi: { path: string; ms: number } | null;
+}
+
+/** One visit of `path` in a fresh context: when it first rendered, and what it asked the API for. */
+async function visit(browser: Browser, base: string, path: string, drawn: readonly string[], giveUpMs: number): Promise<Visit> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const api: { path: string; ms: number }[] = [];
+  page.on('requestfinished', (r) => {
+    const u = new URL(r.url());
+    const t = r.timing();
+    if (u.pathname.startsWith('/api/')) api.push({ path: u.pathname, ms: t.responseEnd });
+  });
+  try {
+    await page.goto(`${base}${path}`, { waitUntil: 'commit' });
+    const rendered = await page
+      .waitForFunction(
+        ({ selectors, holdMs }) => {
+          const w = window as unknown as { renderedAt?: number };
+          const now = performance.now();
+          const ok =
+            document.querySelector('main h1') !== null &&
+            document.querySelector('.state-loading, .spinner') === null &&
+            selectors.every((s) => document.querySelector(s) !== null);
+          if (!ok) {
+            w.renderedAt = undefined;
+            return false;
+          }
+          w.renderedAt ??= now;
+          return now - w.renderedAt >= holdMs ? w.renderedAt : false;
+        },
+        { selectors: drawn, holdMs: HOLD_MS },
+        { polling: 'raf', timeout: giveUpMs },
+      )
+      .then((h) => h.jsonValue() as Promise<number>)
+      .catch(() => null);
+    const slowest = api.reduce<{ path: string; ms: number } | null>((s, a) => (s === null || a.ms > s.ms ? a : s), null);
+    return { ms: rendered, apiRequests: api.length, slowestApi: slowest };
+  } finally {
+    await context.close();
+  }
+}
+
+const median = (xs: readonly number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor((s.length - 1) / 2)];
+};
+
+/** The envelope ledger of `nodes` nodes at `path` (kept between quick runs); its snapshot's time. */
+async function envelopeLedger(ctx: BenchContext, nodes: number, path: string): Promise<{ takenAt: number; nodes: number; pods: number }> {
+  const cache = ctx.quick
+    ? benchCache<{ takenAt: number; nodes: number; pods: number }>('first-render', { nodes }, [
+        'bench/envelope-ledger.ts',
+        'bench/scale-history.ts',
+        'core',
+        'db',
+        'sandbox',
+      ])
+    : null;
+  if (cache?.kept) {
+    copyFileSync(join(cache.dir, 'ledger.db'), path);
+    return cache.kept;
+  }
+  const made = await measure(
+    process.execPath,
+    ['--import', 'tsx', join(ROOT, 'bench', 'envelope-ledger.ts'), '--nodes', String(nodes), '--out', path],
+    {
+      timeoutMs: 900_000,
+    },
+  );
+  if (made.code !== 0) throw new Error(`writing the envelope ledger failed (${made.code}): ${made.stderr.slice(-800)}`);
+  const ledger = lastJsonLine<{ nodes: number; pods: number; takenAt: number }>(made.stdout);
+  if (cache) {
+    copyFileSync(path, join(cache.dir, 'ledger.db'));
+    cache.keep({ takenAt: ledger.takenAt, nodes: ledger.nodes, pods: ledger.pods });
+  }
+  return ledger;
+}
+
+/** The dashboard built into a folder of this run (dist/web in use is left alone); quick runs keep it while web/ is unchanged. */
+async function builtDashboard(ctx: BenchContext): Promise<string> {
+  const cache = ctx.quick ? benchCache<{ built: true }>('first-render-web', {}, ['web', 'vite.config.ts', 'server/schemas']) : null;
+  if (cache?.kept) return join(cache.dir, 'web');
+  const outDir = join(cache?.dir ?? ctx.tmp, 'web');
+  const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
+  const build = await measure(process.execPath, [vite, 'build', '--outDir', outDir, '--emptyOutDir', '--logLevel', 'warn'], {
+    timeoutMs: 300_000,
+  });
+  if (build.code !== 0) throw new Error(`vite build failed (${build.code}): ${build.stderr.slice(-800)}`);
+  cache?.keep({ built: true });
+  return outDir;
+}
+
+export async function firstRenderBench(ctx: BenchContext): Promise<BenchResult> {
+  const nodes = ctx.quick ? 500 : 5000;
+  const visits = ctx.quick ? 1 : 3;
+  const giveUpMs = ctx.quick ? GIVE_UP_MS.quick : GIVE_UP_MS.full;
+  const dbPath = join(ctx.tmp, 'first-render.db');
+  const t0 = performance.now();
+  const [ledger, webRoot] = await Promise.all([envelopeLedger(ctx, nodes, dbPath), builtDashboard(ctx)]);
+  ctx.log(
+    `first-render: ledger of ${ledger.nodes} nodes, ${ledger.pods} pods and the dashboard ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
+
+  const db = openDb({ path: dbPath, readonly: true });
+  // The clock a minute after the snapshot: the dashboard's default range ends at the UTC midnight after it.
+  const app = buildApp({ db, webRoot, now: () => ledger.takenAt + 60_000, cacheResponses: false, engine: engineOptionsFromEnv() });
+  const rows: BenchRow[] = [];
+  const details: Record<string, unknown> = { nodes: ledger.nodes, pods: ledger.pods, visitsPerPage: visits, holdMs: HOLD_MS };
+  try {
+    const base = await app.listen({ host: '127.0.0.1', port: 0 });
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    try {
+      // One visit not counted: Chromium's own first start (its caches, the GPU-less compositor) is not the page's.
+      await visit(browser, base, '/bill', [], giveUpMs);
+      for (const { path, drawn } of PAGES) {
+        const seen: Visit[] = [];
+        for (let i = 0; i < visits; i++) {
+          const v = await visit(browser, base, path, drawn, giveUpMs);
+          seen.push(v);
+          if (v.ms === null) break;
+        }
+        const times = seen.map((v) => v.ms).filter((ms): ms is number => ms !== null);
+        const gaveUp = times.length < seen.length;
+        const ms = gaveUp ? giveUpMs : median(times);
+        const slowest = seen.map((v) => v.slowestApi).reduce((s, a) => (a !== null && (s === null || a.ms > s.ms) ? a : s), null);
+        details[path] = { ms: times, gaveUp, apiRequests: seen[0]?.apiRequests, slowestApi: slowest };
+        ctx.log(
+          `first-render: ${path} ${gaveUp ? `not rendered in ${giveUpMs / 1000} s` : `${ms.toFixed(0)} ms (${times.map((t) => t.toFixed(0)).join(', ')})`}; slowest API ${slowest === null ? '-' : `${slowest.path} ${slowest.ms.toFixed(0)} ms`}`,
+        );
+        rows.push(
+          figure({
+            bench: 'first-render',
+            figure: `first render of ${path} (${ledger.nodes.toLocaleString('en-US')} nodes)`,
+            unit: 'ms',
+            ours: ms,
+            peerLabel: 'bound',
+            peer: BOUND_MS,
+            target: { kind: 'at-most', max: 1 },
+            note: `${gaveUp ? `not rendered within ${giveUpMs / 1000} s; ` : ''}${seen[0]?.apiRequests ?? 0} API requests, the slowest ${slowest === null ? '-' : `${slowest.path} (${slowest.ms.toFixed(0)} ms)`}`,
+          }),
+        );
+      }
+    } finally {
+      await browser.close();
+    }
+  } finally {
+    await app.close();
+    db.close();
+  }
+  return { rows, details };
+}

@@ -1,0 +1,88 @@
+import type { Db } from '../open-db.js';
+
+/**
+ * Read SQL behind the node aggregates (server/services/node-aggregates-service.ts): counts and lists over one or two
+ * snapshots' nodes by the (snapshot, node) key, so an answer costs its own rows, not the cluster's (the instance mix of
+ * 5,000 nodes is a few dozen rows; the nodes that went between two snapshots usually a handful).
+ * Times are epoch ms UTC; prices per hour in the data's currency.
+ */
+
+export interface NodeMixCount {
+  /** '' = not launched by Karpenter. */
+  nodePool: string;
+  instanceType: string;
+  nodes: number;
+  spotNodes: number;
+}
+
+export interface ChangedNodeRow {
+  name: string;
+  nodeClaim: string | null;
+  nodePool: string;
+  instanceType: string;
+  capacityType: string;
+  usdPerHour: number | null;
+}
+
+/** A snapshot by its id and time. */
+export interface SnapshotRef {
+  id: number;
+  takenAtMs: number;
+}
+
+// One side of a change: nodes of snapshot @a (of one NodePool when @nodePool is not null) not in snapshot @b (none when
+// @b is null). By the primary key (snapshot_id, node_name) on both sides.
+const ONE_SIDE = `
+  FROM snapshot_nodes a
+  WHERE a.snapshot_id = @a AND (@nodePool IS NULL OR COALESCE(a.nodepool, '') = @nodePool)
+    AND NOT EXISTS (SELECT 1 FROM snapshot_nodes b WHERE b.snapshot_id = @b AND b.node_name = a.node_name)`;
+
+export function createNodeAggregatesRepository(db: Db) {
+  const atOrBefore = db.prepare(
+    'SELECT id, taken_at AS takenAtMs FROM snapshots WHERE taken_at <= CAST(? AS INTEGER) ORDER BY taken_at DESC LIMIT 1',
+  );
+  const mix = db.prepare(`
+    SELECT COALESCE(nodepool, '') AS nodePool, instance_type AS instanceType, COUNT(*) AS nodes,
+           SUM(capacity_type = 'spot') AS spotNodes
+    FROM snapshot_nodes
+    WHERE snapshot_id = @id AND (@nodePool IS NULL OR COALESCE(nodepool, '') = @nodePool)
+    GROUP BY 1, 2
+    ORDER BY 1, 3 DESC, 2`);
+  const sideTotals = db.prepare(`SELECT COUNT(*) AS count, TOTAL(a.usd_per_hour) AS usdPerHour ${ONE_SIDE}`);
+  const sideList = db.prepare(`
+    SELECT a.node_name AS name, n.nodeclaim AS nodeClaim, COALESCE(a.nodepool, '') AS nodePool, a.instance_type AS instanceType,
+           a.capacity_type AS capacityType, a.usd_per_hour AS usdPerHour
+    FROM (SELECT a.* ${ONE_SIDE} ORDER BY a.node_name LIMIT @limit) a
+    LEFT JOIN nodes n ON n.name = a.node_name
+    ORDER BY a.node_name`);
+
+  return {
+    /** The snapshot taken at or before `atMs` (default: the newest), or null. */
+    snapshotAtOrBefore(atMs: number = Number.MAX_SAFE_INTEGER): SnapshotRef | null {
+      return (atOrBefore.get(atMs) as SnapshotRef | undefined) ?? null;
+    },
+
+    /** Nodes per NodePool and instance type in the snapshot: by NodePool, most nodes first, ties by type. */
+    mix(snapshotId: number, nodePool: string | undefined): NodeMixCount[] {
+      return mix.all({ id: snapshotId, nodePool: nodePool ?? null }) as NodeMixCount[];
+    },
+
+    /**
+     * The nodes of snapshot `a` that snapshot `b` does not hold (all of them when `b` is null), of one NodePool when
+     * given: how many, Σ their prices per hour (unknown counts 0), and the first `limit` by name.
+     */
+    missingFrom(
+      a: number,
+      b: number | null,
+      nodePool: string | undefined,
+      limit: number,
+    ): { count: number; usdPerHour: number; nodes: ChangedNodeRow[] } {
+      const params = { a, b, nodePool: nodePool ?? null };
+      const totals = sideTotals.get(params) as { count: number; usdPerHour: number };
+      const nodes = limit === 0 || totals.count === 0 ? [] : (sideList.all({ ...params, limit }) as ChangedNodeRow[]);
+      return { count: totals.count, usdPerHour: totals.usdPerHour, nodes };
+    },
+  };
+}
+
+export type NodeAggregatesRepository = ReturnType<typeof createNodeAggregatesRepository>;

@@ -1,0 +1,130 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDb, type Db } from '../../db/open-db.js';
+import { createKubeRepository } from '../../db/repositories/kube-repository.js';
+import { buildApp } from '../../server/app.js';
+import type { NodeChangesResponse, NodeMixResponse } from '../../server/schemas/node-aggregates.js';
+import { GiB, type NodeSpec, snapshotWrite } from '../fixtures/snapshots.js';
+
+/*
+ * GET /api/nodes/mix and /api/nodes/changes: what the NodePool cards and the consolidation comparison used to count
+ * from every node (/api/nodes?limit=5000), answered from two snapshots written through the collector's repository
+ * into a real SQLite database, through buildApp (inject). Every expected figure is counted by hand from the nodes below.
+ */
+
+const T1 = Date.parse('2026-11-01T10:00:00Z');
+const T2 = Date.parse('2026-11-01T10:05:00Z');
+const node = (
+  name: string,
+  nodePool: string | null,
+  instanceType: string,
+  capacityType: 'on-demand' | 'spot',
+  usdPerHour: number,
+): NodeSpec => ({
+  name,
+  nodePool,
+  capacityType,
+  instanceType,
+  cpuMillicores: 4000,
+  memoryBytes: 16 * GiB,
+  requestedCpuMillicores: 1000,
+  requestedMemoryBytes: 4 * GiB,
+  usdPerHour,
+});
+const a = node('node-a', 'general', 'm5.xlarge', 'on-demand', 0.192);
+const b = node('node-b', 'general', 'm5.xlarge', 'spot', 0.07);
+const c = node('node-c', 'general', 'c5.large', 'spot', 0.035);
+const d = node('node-d', 'batch', 'c5.large', 'on-demand', 0.085);
+const e = node('node-e', null, 'r6i.large', 'on-demand', 0.126);
+const f = node('node-f', 'batch', 'c5.large', 'spot', 0.03);
+const g = node('node-g', 'general', 'c5.large', 'on-demand', 0.085);
+
+let db: Db;
+let app: FastifyInstance;
+
+beforeAll(() => {
+  db = openDb({ path: ':memory:' });
+  const kube = createKubeRepository(db);
+  // 10:00 a..e; 10:05 a and b went, f and g came (c, d, e stayed).
+  kube.writeSnapshot(snapshotWrite(T1, [a, b, c, d, e]));
+  kube.writeSnapshot(snapshotWrite(T2, [c, d, e, f, g]));
+  app = buildApp({ db, now: () => T2 + 60_000, cacheResponses: false });
+});
+afterAll(async () => {
+  await app?.close();
+  db?.close();
+});
+
+const get = async <T>(url: string): Promise<{ status: number; body: T }> => {
+  const res = await app.inject({ method: 'GET', url });
+  return { status: res.statusCode, body: res.json<T>() };
+};
+
+describe('GET /api/nodes/mix', () => {
+  it('counts the newest snapshot by NodePool and instance type, spot apart, most nodes first', async () => {
+    const { status, body } = await get<NodeMixResponse>('/api/nodes/mix');
+    expect(status).toBe(200);
+    expect(body).toEqual({
+      snapshotAt: '2026-11-01T10:05:00.000Z',
+      rows: [
+        { nodePool: '', instanceType: 'r6i.large', nodes: 1, spotNodes: 0 }, // e
+        { nodePool: 'batch', instanceType: 'c5.large', nodes: 2, spotNodes: 1 }, // d, f (spot)
+        { nodePool: 'general', instanceType: 'c5.large', nodes: 2, spotNodes: 1 }, // c (spot), g
+      ],
+    });
+  });
+
+  it('counts the snapshot at or before `at`, of one NodePool when asked', async () => {
+    const { body } = await get<NodeMixResponse>('/api/nodes/mix?at=2026-11-01T10:04:59Z&nodepool=general');
+    expect(body).toEqual({
+      snapshotAt: '2026-11-01T10:00:00.000Z',
+      rows: [
+        // a and b: two m5.xlarge, b on spot; then c, one c5.large on spot.
+        { nodePool: 'general', instanceType: 'm5.xlarge', nodes: 2, spotNodes: 1 },
+        { nodePool: 'general', instanceType: 'c5.large', nodes: 1, spotNodes: 1 },
+      ],
+    });
+    await expect(get<NodeMixResponse>('/api/nodes/mix?at=2026-10-31T00:00:00Z')).resolves.toEqual({
+      status: 200,
+      body: { snapshotAt: null, rows: [] },
+    });
+  });
+});
+
+describe('GET /api/nodes/changes', () => {
+  it('lists the nodes gone and come between the snapshot before `from` and the last before `to`, with their prices summed', async () => {
+    const { status, body } = await get<NodeChangesResponse>('/api/nodes/changes?from=2026-11-01T10:00:00.001Z&to=2026-11-01T10:05:00.001Z');
+    expect(status).toBe(200);
+    expect(body.beforeAt).toBe('2026-11-01T10:00:00.000Z');
+    expect(body.afterAt).toBe('2026-11-01T10:05:00.000Z');
+    expect(body.removed.count).toBe(2);
+    // a 0.192 + b 0.07
+    expect(body.removed.usdPerHour).toBeCloseTo(0.262, 12);
+    expect(body.removed.nodes.map((n) => [n.name, n.nodePool, n.instanceType, n.capacityType, n.usdPerHour])).toEqual([
+      ['node-a', 'general', 'm5.xlarge', 'on-demand', 0.192],
+      ['node-b', 'general', 'm5.xlarge', 'spot', 0.07],
+    ]);
+    expect(body.added.count).toBe(2);
+    // f 0.03 + g 0.085
+    expect(body.added.usdPerHour).toBeCloseTo(0.115, 12);
+    expect(body.added.nodes.map((n) => n.name)).toEqual(['node-f', 'node-g']);
+  });
+
+  it('narrows both snapshots to a NodePool, and lists at most `limit` while counting every one', async () => {
+    const from = '2026-11-01T10:00:00.001Z';
+    const to = '2026-11-01T10:05:00.001Z';
+    const batch = await get<NodeChangesResponse>(`/api/nodes/changes?from=${from}&to=${to}&nodepool=batch`);
+    expect([batch.body.removed.count, batch.body.added.count, batch.body.added.nodes.map((n) => n.name)]).toEqual([0, 1, ['node-f']]);
+    const one = await get<NodeChangesResponse>(`/api/nodes/changes?from=${from}&to=${to}&limit=1`);
+    expect([one.body.removed.count, one.body.removed.nodes.map((n) => n.name)]).toEqual([2, ['node-a']]);
+    expect(one.body.added.usdPerHour).toBeCloseTo(0.115, 12);
+  });
+
+  it('sees no change within one snapshot, every node as added before the first, and refuses an empty range', async () => {
+    const same = await get<NodeChangesResponse>('/api/nodes/changes?from=2026-11-01T10:05:00.001Z&to=2026-11-01T10:06:00Z');
+    expect([same.body.removed.count, same.body.added.count]).toEqual([0, 0]);
+    const first = await get<NodeChangesResponse>('/api/nodes/changes?from=2026-11-01T09:00:00Z&to=2026-11-01T10:00:00.001Z');
+    expect([first.body.beforeAt, first.body.removed.count, first.body.added.count]).toEqual([null, 0, 5]);
+    await expect(get('/api/nodes/changes?from=2026-11-01T10:00:00Z&to=2026-11-01T10:00:00Z')).resolves.toMatchObject({ status: 400 });
+  });
+});
