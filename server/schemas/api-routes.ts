@@ -56,6 +56,15 @@ import { TeamCostQuerySchema, TeamCostResponseSchema, TeamCostSeriesQuerySchema,
 import { CurExplainQuerySchema, CurExplainResponseSchema, CurLinesQuerySchema, CurLinesResponseSchema } from './bill-cur.js';
 import { CurDailyQuerySchema, CurDailyResponseSchema } from './cost-cur.js';
 import { TeamCurQuerySchema, TeamCurResponseSchema } from './teams-cur.js';
+import {
+  BudgetDeclarationSchema,
+  BudgetDeletedSchema,
+  BudgetEditSchema,
+  BudgetNameParamsSchema,
+  BudgetsQuerySchema,
+  BudgetsResponseSchema,
+  BudgetStatusSchema,
+} from './budgets.js';
 
 /**
  * The API contract in one map: path -> method, query schema, response schema (the 2xx body). The server registers
@@ -120,7 +129,50 @@ export const API_ROUTES = {
   '/api/bill/practice/answers': { method: 'GET', query: PracticeQuerySchema, response: PracticeAnswersSchema },
   '/api/bill/cur/lines': { method: 'GET', query: CurLinesQuerySchema, response: CurLinesResponseSchema },
   '/api/bill/cur/explain': { method: 'GET', query: CurExplainQuerySchema, response: CurExplainResponseSchema },
+  // budgets (their writes: API_WRITE_ROUTES)
+  '/api/budgets': { method: 'GET', query: BudgetsQuerySchema, response: BudgetsResponseSchema },
 } as const satisfies Record<string, RouteEntry>;
+
+interface WriteRouteEntry {
+  method: 'POST' | 'PUT' | 'DELETE';
+  /** The path as Fastify registers it (`:name`); the key is the OpenAPI form (`{name}`). */
+  path: string;
+  params: TSchema | null;
+  body: TSchema | null;
+  response: TSchema;
+}
+
+/**
+ * Routes that change what the ledger stores through a JSON body (budgets), keyed `METHOD /path` as the OpenAPI
+ * document lists them: their path parameters, body and answer. web/'s sendJson is typed by this map.
+ */
+export const API_WRITE_ROUTES = {
+  'POST /api/budgets': { method: 'POST', path: '/api/budgets', params: null, body: BudgetDeclarationSchema, response: BudgetStatusSchema },
+  'PUT /api/budgets/{name}': {
+    method: 'PUT',
+    path: '/api/budgets/:name',
+    params: BudgetNameParamsSchema,
+    body: BudgetEditSchema,
+    response: BudgetStatusSchema,
+  },
+  'DELETE /api/budgets/{name}': {
+    method: 'DELETE',
+    path: '/api/budgets/:name',
+    params: BudgetNameParamsSchema,
+    body: null,
+    response: BudgetDeletedSchema,
+  },
+} as const satisfies Record<string, WriteRouteEntry>;
+
+export type ApiWriteRoutes = typeof API_WRITE_ROUTES;
+export type ApiWriteKey = keyof ApiWriteRoutes;
+type StaticOrNone<T> = T extends TSchema ? Static<T> : Record<string, never>;
+/** The path parameters of a write route (none: an empty record). */
+export type ApiWriteParams<K extends ApiWriteKey> = StaticOrNone<ApiWriteRoutes[K]['params']>;
+/** The JSON body a write route takes (none: an empty record). */
+export type ApiWriteBody<K extends ApiWriteKey> = StaticOrNone<ApiWriteRoutes[K]['body']>;
+/** The JSON a write route answers. */
+export type ApiWriteResponse<K extends ApiWriteKey> = Static<ApiWriteRoutes[K]['response']>;
 
 export type ApiRoutes = typeof API_ROUTES;
 export type ApiPath = keyof ApiRoutes;
