@@ -59,7 +59,8 @@ export function budgetProblems(d: BudgetDeclaration, known: KnownScopes): Budget
         problems.push({ field: 'scope.name', message: `unknown ${kind} "${scopeName}" (the ledger knows ${sample(names)})` });
     }
   } else if (scopeName !== '') problems.push({ field: 'scope.name', message: 'a cluster budget names no scope (leave name out)' });
-  if (!(Number.isFinite(d.amount) && d.amount > 0)) problems.push({ field: 'amount', message: `must be a positive amount (got ${d.amount})` });
+  if (!(Number.isFinite(d.amount) && d.amount > 0))
+    problems.push({ field: 'amount', message: `must be a positive amount (got ${d.amount})` });
   if (d.currency !== undefined && d.currency !== known.currency)
     problems.push({ field: 'currency', message: `"${d.currency}" is not the data's currency (${known.currency})` });
   const t = d.thresholds ?? DEFAULT_THRESHOLDS;

@@ -153,7 +153,8 @@ function bodyError(err: FastifyError, req: FastifyRequest): ErrorResponse {
   const segments = (v?.instancePath ?? '').split('/').filter((x) => x !== '');
   const field = [...segments, ...(typeof named === 'string' ? [named] : [])].join('.');
   if (field === '') return errorBody(400, 'Bad Request', `Invalid body: ${err.message}`);
-  if (p.additionalProperty !== undefined) return errorBody(400, 'Bad Request', `Invalid body field "${field}": not a field of this request`);
+  if (p.additionalProperty !== undefined)
+    return errorBody(400, 'Bad Request', `Invalid body field "${field}": not a field of this request`);
   let got: unknown = req.body;
   for (const s of segments) got = typeof got === 'object' && got !== null ? (got as Record<string, unknown>)[s] : undefined;
   const hint = BUDGET_FIELD_HINTS[field.replace(/\.\d+$/, '')];

@@ -61,9 +61,7 @@ export function createBudgetRepository(db: Db) {
   const remove = db.prepare('DELETE FROM budgets WHERE name = ?');
   const fileNames = db.prepare("SELECT name FROM budgets WHERE source = 'file'").pluck();
   const nodePools = db
-    .prepare(
-      `SELECT name FROM nodepools UNION SELECT DISTINCT nodepool FROM rollup_nodepools WHERE span_ms = 86400000 AND nodepool <> ''`,
-    )
+    .prepare(`SELECT name FROM nodepools UNION SELECT DISTINCT nodepool FROM rollup_nodepools WHERE span_ms = 86400000 AND nodepool <> ''`)
     .pluck();
   const teams = db
     .prepare(

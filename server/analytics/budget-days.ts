@@ -51,7 +51,11 @@ export function billScopeDays(
   todayStartMs: number,
 ): ScopeDays {
   const billed = billByDay(bill, metric, false);
-  const estimated = sumBy(estimate, (e) => String(e.dayMs), (e) => e.usd);
+  const estimated = sumBy(
+    estimate,
+    (e) => String(e.dayMs),
+    (e) => e.usd,
+  );
   const dayKeys = new Set([...billed.keys(), ...estimated.keys()].filter((k) => Number(k) < todayStartMs));
   const days = [...dayKeys]
     .map(Number)
@@ -84,7 +88,11 @@ export function shareScopeDays(
   todayStartMs: number,
 ): ScopeDays {
   const billed = billByDay(bill, metric, true);
-  const poolEstimate = sumBy(nodePoolEstimate, (e) => `${e.dayMs}\u0000${e.nodePool}`, (e) => e.usd);
+  const poolEstimate = sumBy(
+    nodePoolEstimate,
+    (e) => `${e.dayMs}\u0000${e.nodePool}`,
+    (e) => e.usd,
+  );
   const byDay = new Map<number, ShareDayRow[]>();
   for (const s of shares) byDay.set(s.dayMs, [...(byDay.get(s.dayMs) ?? []), s]);
   const days: BudgetDay[] = [];

@@ -21,7 +21,11 @@ export async function budgetsRoutes(app: FastifyInstance, opts: { budgets: Budge
   );
 
   /** A write route registered from its entry in API_WRITE_ROUTES. */
-  const write = (key: ApiWriteKey, doc: { summary: string; status: 200 | 201 }, handler: (params: unknown, body: unknown) => unknown): void => {
+  const write = (
+    key: ApiWriteKey,
+    doc: { summary: string; status: 200 | 201 },
+    handler: (params: unknown, body: unknown) => unknown,
+  ): void => {
     const e = API_WRITE_ROUTES[key];
     app.route({
       method: e.method,

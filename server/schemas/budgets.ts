@@ -37,7 +37,10 @@ const declarationProperties = {
 
 /** POST /api/budgets, and each entry of a budgets file. */
 export const BudgetDeclarationSchema = Type.Object(
-  { name: Type.String({ pattern: BUDGET_NAME_PATTERN, maxLength: 63, description: 'Unique; the file entry key' }), ...declarationProperties },
+  {
+    name: Type.String({ pattern: BUDGET_NAME_PATTERN, maxLength: 63, description: 'Unique; the file entry key' }),
+    ...declarationProperties,
+  },
   { additionalProperties: false },
 );
 export type BudgetDeclarationBody = Static<typeof BudgetDeclarationSchema>;

@@ -29,7 +29,11 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** The declarations of a file's text, with their problems entry by entry (the known scopes come from `db`). */
 export function readBudgetFile(db: Db, file: string, text: string): StoredBudget[] {
   const doc = parseDocument(text);
-  if (doc.errors.length > 0) throw new BudgetFileError(file, doc.errors.map((e) => `bad YAML: ${e.message.split('\n')[0]}`));
+  if (doc.errors.length > 0)
+    throw new BudgetFileError(
+      file,
+      doc.errors.map((e) => `bad YAML: ${e.message.split('\n')[0]}`),
+    );
   const root: unknown = doc.toJS();
   if (root === null || root === undefined) return [];
   if (!isRecord(root) || !Array.isArray(root.budgets) || Object.keys(root).some((k) => k !== 'budgets'))

@@ -221,7 +221,8 @@ export function createBudgetService(db: Db, writer: DatabaseWriter, now: () => n
         const repo = createBudgetRepository(wdb);
         const existing = repo.get(budget.name);
         if (existing?.source === 'file') throw readOnly(existing);
-        if (existing !== null) throw new BudgetRequestError(409, `budget "${budget.name}" exists: PUT /api/budgets/${budget.name} edits it`);
+        if (existing !== null)
+          throw new BudgetRequestError(409, `budget "${budget.name}" exists: PUT /api/budgets/${budget.name} edits it`);
         repo.save({ ...budget, sourceFile: null }, now());
       });
       return statusNow(budget.name);
