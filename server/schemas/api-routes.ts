@@ -166,13 +166,29 @@ export const API_WRITE_ROUTES = {
 
 export type ApiWriteRoutes = typeof API_WRITE_ROUTES;
 export type ApiWriteKey = keyof ApiWriteRoutes;
-type StaticOrNone<T> = T extends TSchema ? Static<T> : Record<string, never>;
+/**
+ * Each write route's parameters, body and answer as TypeScript types, spelled out from the schemas of its entry
+ * (Static<> over the entries indexed by a generic key is too deep for the compiler).
+ */
+interface ApiWriteTypes {
+  'POST /api/budgets': {
+    params: Record<string, never>;
+    body: Static<typeof BudgetDeclarationSchema>;
+    response: Static<typeof BudgetStatusSchema>;
+  };
+  'PUT /api/budgets/{name}': {
+    params: Static<typeof BudgetNameParamsSchema>;
+    body: Static<typeof BudgetEditSchema>;
+    response: Static<typeof BudgetStatusSchema>;
+  };
+  'DELETE /api/budgets/{name}': { params: Static<typeof BudgetNameParamsSchema>; body: null; response: Static<typeof BudgetDeletedSchema> };
+}
 /** The path parameters of a write route (none: an empty record). */
-export type ApiWriteParams<K extends ApiWriteKey> = StaticOrNone<ApiWriteRoutes[K]['params']>;
-/** The JSON body a write route takes (none: an empty record). */
-export type ApiWriteBody<K extends ApiWriteKey> = StaticOrNone<ApiWriteRoutes[K]['body']>;
+export type ApiWriteParams<K extends ApiWriteKey> = ApiWriteTypes[K]['params'];
+/** The JSON body a write route takes (null: none). */
+export type ApiWriteBody<K extends ApiWriteKey> = ApiWriteTypes[K]['body'];
 /** The JSON a write route answers. */
-export type ApiWriteResponse<K extends ApiWriteKey> = Static<ApiWriteRoutes[K]['response']>;
+export type ApiWriteResponse<K extends ApiWriteKey> = ApiWriteTypes[K]['response'];
 
 export type ApiRoutes = typeof API_ROUTES;
 export type ApiPath = keyof ApiRoutes;
