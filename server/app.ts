@@ -41,7 +41,7 @@ import { statusRoutes } from './routes/status.js';
 import { teamsRoutes } from './routes/teams.js';
 import { workloadsRoutes } from './routes/workloads.js';
 import { budgetsRoutes } from './routes/budgets.js';
-import { createBudgetService } from './services/budget-service.js';
+import { budgetStatusesAt, createBudgetService } from './services/budget-service.js';
 import { whatIfRoutes } from './routes/whatif.js';
 import { EngineBusyError, EngineCancelledError } from './engine-pool/engine-errors.js';
 import { engineFor, type EngineOptions } from './engine-pool/engine-options.js';
@@ -259,7 +259,9 @@ function registerApiRoutes(
   app.register(karpenterTryRoutes, { engine });
   app.register(budgetsRoutes, { budgets: createBudgetService(db, writer, now) });
   // Prometheus exposition of the same figures (not an /api route: hidden from the OpenAPI document).
-  app.register(metricsRoutes, { metrics: createLedgerMetrics({ reports, nodePoolCost, efficiency, now }) });
+  app.register(metricsRoutes, {
+    metrics: createLedgerMetrics({ reports, nodePoolCost, efficiency, now, budgetStatuses: (atMs) => budgetStatusesAt(db, atMs) }),
+  });
 }
 
 /** The API and the built dashboard. Does not listen: the caller listens (on 127.0.0.1). */

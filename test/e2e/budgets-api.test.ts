@@ -69,6 +69,16 @@ describe('/api/budgets', () => {
       'weekly',
     );
 
+    // /metrics: the same standing as ratios (90 / 150 spent, 192 / 150 forecast), labelled by budget and scope.
+    const metrics = (await app.inject({ method: 'GET', url: '/metrics' })).body;
+    const sample = (name: string) =>
+      Number(
+        new RegExp(`^${name}\\{budget="general",scope_kind="nodepool",scope="general",period="weekly"\\} (\\S+)$`, 'm').exec(metrics)?.[1],
+      );
+    expect(sample('nodepool_ledger_budget_spent_ratio')).toBeCloseTo(0.6, 9);
+    expect(sample('nodepool_ledger_budget_forecast_ratio')).toBeCloseTo(1.28, 9);
+    expect(sample('nodepool_ledger_budget_amount')).toBe(150);
+
     expect(body(await app.inject({ method: 'DELETE', url: '/api/budgets/general' }))).toEqual({ deleted: 'general' });
     expect((await app.inject({ method: 'DELETE', url: '/api/budgets/general' })).statusCode).toBe(404);
   });
