@@ -22,7 +22,15 @@ import { DAY_MS } from '../../core/time.js';
 // /api/workloads/usage: one container's hourly points for its chart on the Workloads page (the table is recommendations).
 // /api/nodepools/karpenter, /api/whatif/balanced, /api/whatif/overlay: nested answers (pools, overlays, reservations;
 // two commands side by side) read on the page, not downloaded.
-const NOT_TABLES = ['/api/status', '/api/workloads/usage', '/api/nodepools/karpenter', '/api/whatif/balanced', '/api/whatif/overlay'];
+const NOT_TABLES = [
+  '/api/status',
+  '/api/workloads/usage',
+  '/api/nodepools/karpenter',
+  '/api/whatif/balanced',
+  '/api/whatif/overlay',
+  // each budget's standing with its forecast method: configuration read back, JSON only
+  '/api/budgets',
+];
 /** The query a route that is not a table needs to answer 200. */
 const NOT_TABLE_QUERY: Record<string, string> = {
   '/api/workloads/usage': '?namespace=default&kind=Deployment&name=web&container=web',
