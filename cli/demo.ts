@@ -81,6 +81,7 @@ export async function runDemo(v: Record<string, string | boolean | undefined>): 
   const stamp = `${scenarioName}|${seed}|v1|karpenter=${karpenterVersion}`;
   const billSpec = v.bill === undefined ? null : parseBillSpec(String(v.bill));
   if (billSpec !== null && 'error' in billSpec) throw new UsageError(billSpec.error);
+  const budgets = readBudgetsFlag(v.budgets as string | undefined);
   // Checked before the minute of seeding: a bad PORT or an exposed HOST without a token fails at once.
   const address = listenAddress({ host: v.host as string | undefined, port: v.port as string | undefined });
   const access = accessFor(address.host, v.token as string | undefined, process.env, address.hostFrom);
@@ -96,7 +97,6 @@ export async function runDemo(v: Record<string, string | boolean | undefined>): 
           `(this process was silent over ${DEFAULT_STALE_MS / 1000} s); this demo writes nothing more, and its dashboard shows what that one writes`,
       ),
   });
-  const budgets = readBudgetsFlag(v.budgets as string | undefined);
   const seeded = createRunsRepository(db).getSetting('demo.seeded');
   if (v.fresh === true || (seeded !== null && seeded !== stamp)) {
     if (v.fresh !== true) console.error(`${dbPath} holds another scenario (${seeded}); rebuilding it for ${stamp}`);

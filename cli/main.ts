@@ -116,7 +116,12 @@ async function serve(v: Record<string, string | boolean | undefined>): Promise<v
   const budgets = readBudgetsFlag(v.budgets as string | undefined);
   if (budgets !== null) {
     const { applyBudgetsFile, checkBudgetsFile } = await import('./budgets-option.js');
-    checkBudgetsFile(db, budgets);
+    try {
+      checkBudgetsFile(db, budgets);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
     try {
       console.log(writer.write(`Applying ${budgets.path}`, (wdb) => applyBudgetsFile(wdb, budgets, Date.now())));
     } catch (err) {
