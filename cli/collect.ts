@@ -24,6 +24,7 @@ import { joinSnapshotUsage } from '../core/usage-snapshot.js';
 import { DEFAULT_USAGE_RETENTION_MS } from '../db/repositories/usage-repository.js';
 import { acquireCollectorLock, DEFAULT_STALE_MS, type HeldLock } from '../db/lock.js';
 import { type Db, openDb } from '../db/open-db.js';
+import { BUDGETS_FLAG_HELP, type BudgetsFile, readBudgetsFlag } from './budgets-flag.js';
 import { createApiRequestsRepository } from '../db/repositories/api-requests-repository.js';
 import { createKubeRepository } from '../db/repositories/kube-repository.js';
 import { createPricesRepository } from '../db/repositories/prices-repository.js';
@@ -41,7 +42,7 @@ import { DAY_MS, HOUR_MS } from '../core/time.js';
 
 export const COLLECT_HELP = `Usage: nodepool-ledger collect --cluster NAME [--region R] [--since 90d] [--watch] [--interval 5m]
                                 [--kubeconfig PATH] [--context NAME] [--db .ledger/ledger.db] [--billing-profile P]
-                                [--karpenter-version V] [--quiet]
+                                [--karpenter-version V] [--budgets FILE] [--quiet]
 
 Reads a real cluster and AWS account into the database: a snapshot of the cluster's Nodes, Pods, NodeClaims,
 NodePools and Events, and of what Karpenter decides on beyond them (PodDisruptionBudgets, DaemonSets,
@@ -85,6 +86,7 @@ us-east-1, or cn-northwest-1 for China; EC2 in the cluster's region.
   --kubeconfig P    kubeconfig file; default $KUBECONFIG, else the pod's service account in a cluster, else ~/.kube/config
   --context C       kubeconfig context
   --db PATH         the database (created if missing)
+${BUDGETS_FLAG_HELP}
 
 AWS credentials come from the standard chain (AWS_PROFILE, environment, SSO, web identity, instance or pod role).
 Run 'nodepool-ledger doctor --cluster NAME' first: it checks the cost allocation tags, IAM permissions and cluster access.`;
@@ -106,6 +108,7 @@ export const COLLECT_OPTIONS = {
   db: { type: 'string' },
   'billing-profile': { type: 'string' },
   'karpenter-version': { type: 'string' },
+  budgets: { type: 'string' },
   quiet: { type: 'boolean' },
 } as const;
 
@@ -122,6 +125,8 @@ export const USD_PER_COST_EXPLORER_REQUEST = 0.01;
 
 export interface CollectOptions {
   cluster: string;
+  /** --budgets FILE, read: applied once the lock is held, before collecting. */
+  budgets?: BudgetsFile | null;
   region?: string;
   sinceMs: number;
   watch: boolean;
@@ -236,6 +241,7 @@ export function collectOptionsFrom(v: Values): CollectOptions {
     kubeconfig: str('kubeconfig'),
     context: str('context'),
     dbPath: resolve(str('db') ?? DEFAULT_DB_PATH),
+    budgets: readBudgetsFlag(str('budgets')),
     quiet: v.quiet === true,
     billingProfile: str('billing-profile'),
     ...(karpenterVersion === undefined ? {} : { karpenterVersion: karpenterVersion.replace(/^v/, '') }),
@@ -752,6 +758,10 @@ export async function runCollect(o: CollectOptions, io: CollectIo = {}): Promise
   c = new Collection(o, db, { ...io, signal: stop.signal }, () => lock.confirm());
   try {
     c.retentionSettings = resolveRetentionSettings(db, o);
+    if (o.budgets != null) {
+      const { applyBudgetsFile } = await import('./budgets-option.js');
+      c.out(applyBudgetsFile(db, o.budgets, Date.now()));
+    }
     upgradeToIncrementalVacuum(db, o.dbPath, c.err);
     if (o.watch) await c.watch();
     else {

@@ -18,6 +18,8 @@ import { DemoFill } from './demo-fill-status.js';
 import { intOption } from './listen.js';
 import { listenAddress, listenOn } from './listen-address.js';
 import { UsageError } from './usage-error.js';
+import { BUDGETS_FLAG_HELP, readBudgetsFlag } from './budgets-flag.js';
+import { applyBudgetsFile } from './budgets-option.js';
 
 /*
  * `demo` and `sandbox`: the commands that run the simulator. cli/main.ts loads this module only for them, so
@@ -25,7 +27,7 @@ import { UsageError } from './usage-error.js';
  */
 
 export const DEMO_HELP = `Usage: nodepool-ledger demo [--port 5173] [--db .ledger/demo.db] [--scenario week4] [--seed 42] [--fresh] [${BILL_USAGE}]
-                             [--karpenter-version ${CURRENT_KARPENTER_VERSION}] [--host 127.0.0.1] [--token T]
+                             [--karpenter-version ${CURRENT_KARPENTER_VERSION}] [--host 127.0.0.1] [--token T] [--budgets FILE]
 
 Starts the sandbox on 127.0.0.1 and serves the dashboard, then fills it in behind a progress banner: walks the
 sandbox's clock through the scenario collecting a snapshot every 5 simulated minutes through the real Kubernetes and
@@ -41,7 +43,12 @@ next free one when busy.
                          default the scenario's karpenterVersion, else ${CURRENT_KARPENTER_VERSION}; e.g. 1.5.0 writes
                          "Disrupting Node: Underutilized/Replace", 1.6.0 and later "Disrupting Node: Underutilized"
 
-${BILL_HELP}`;
+${BILL_HELP}
+
+${BUDGETS_FLAG_HELP}
+                    (applied at start, and again once the fill is done: the NodePools, teams and namespaces it names are
+                    checked against the data then; npm start passes cli/demo-budgets.yaml, sized so week4's November
+                    crosses general's budget)`;
 
 /** The release to imitate: the flag, else the scenario file's, else the current one; a bad one is a UsageError. */
 function karpenterVersionOption(flag: string | undefined, scenario: string): string {
@@ -74,6 +81,7 @@ export async function runDemo(v: Record<string, string | boolean | undefined>): 
   const stamp = `${scenarioName}|${seed}|v1|karpenter=${karpenterVersion}`;
   const billSpec = v.bill === undefined ? null : parseBillSpec(String(v.bill));
   if (billSpec !== null && 'error' in billSpec) throw new UsageError(billSpec.error);
+  const budgets = readBudgetsFlag(v.budgets as string | undefined);
   // Checked before the minute of seeding: a bad PORT or an exposed HOST without a token fails at once.
   const address = listenAddress({ host: v.host as string | undefined, port: v.port as string | undefined });
   const access = accessFor(address.host, v.token as string | undefined, process.env, address.hostFrom);
@@ -93,6 +101,16 @@ export async function runDemo(v: Record<string, string | boolean | undefined>): 
   if (v.fresh === true || (seeded !== null && seeded !== stamp)) {
     if (v.fresh !== true) console.error(`${dbPath} holds another scenario (${seeded}); rebuilding it for ${stamp}`);
     createResetRepository(db).clearCollectedData();
+  }
+  // Budgets first (a bad file stops the demo before it serves); checked against the data once more after the fill.
+  if (budgets !== null) {
+    try {
+      console.error(applyBudgetsFile(db, budgets, Date.now()));
+    } catch (err) {
+      lock.release();
+      db.close();
+      throw err;
+    }
   }
   // The dashboard answers at once and shows the days as they are written; its banner says how far the fill is. Each
   // stage is recorded as it begins: a write, so the API's response cache drops what it answered before.
@@ -151,6 +169,13 @@ export async function runDemo(v: Record<string, string | boolean | undefined>): 
     console.error(`the demo's fill stopped: ${(err as Error).message ?? String(err)}; the dashboard keeps serving what was written`);
     return null;
   });
+  if (filled !== null && budgets !== null) {
+    try {
+      console.error(applyBudgetsFile(db, budgets, Date.now()));
+    } catch (err) {
+      console.error(`--budgets ${(err as Error).message}`);
+    }
+  }
   if (filled !== null) {
     const seconds = (Date.parse(fill.status().finishedAt ?? '') - Date.parse(fill.status().startedAt)) / 1000;
     console.log(`filled in ${seconds.toFixed(1)} s: the dashboard shows the whole scenario, ${range}`);

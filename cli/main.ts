@@ -8,6 +8,7 @@ import { accessFor, accessHint } from './access.js';
 import { ListenError, listenAddress, listenOn } from './listen-address.js';
 import { SeedLockLostError } from './seed-lock-lost.js';
 import { UsageError } from './usage-error.js';
+import { BUDGETS_FLAG_HELP, readBudgetsFlag } from './budgets-flag.js';
 
 /*
  * Each command's modules are imported when that command runs, not at start: the AWS SDK's EC2 client and
@@ -33,7 +34,7 @@ Commands:
   cur       import a Cost and Usage Report 2.0 export (AWS Data Exports): 'cur import PATH'
 
 Run 'nodepool-ledger <command> --help' for a command's options.`,
-  serve: `Usage: nodepool-ledger serve --db PATH [--port 5173] [--host 127.0.0.1] [--token T]
+  serve: `Usage: nodepool-ledger serve --db PATH [--port 5173] [--host 127.0.0.1] [--token T] [--budgets FILE]
 
 Serves the dashboard and API over a database filled by 'collect' or 'demo', on 127.0.0.1:5173 by default. It opens
 the file read-only and no page view writes to it (a read-only file serves as well); importing a bill CSV does write,
@@ -48,7 +49,10 @@ session cookie and drops the token from the address bar. The token is never prin
 The what-ifs and the Workloads recommendations run the scheduling engine in worker threads that read the same file:
 $LEDGER_ENGINE_WORKERS of them (default one fewer than the cores, 1 to 2; 0 runs it on the server's thread), each
 request bounded by $LEDGER_ENGINE_TIMEOUT seconds (default 60), after which it is answered 503 with Retry-After
-while the simulation goes on.`,
+while the simulation goes on.
+
+${BUDGETS_FLAG_HELP}
+                    (applied under the collector lock: while a collector holds the file, give it the flag too)`,
   sandbox: `Usage: nodepool-ledger sandbox [--port 0] [--scenario week4] [--seed 42] [--karpenter-version V] [--dir DIR] [--no-auth] [--cur]
 
 Serves the simulated cluster's Kubernetes API and the AWS endpoints (Cost Explorer, Pricing, EC2, S3, Athena) on
@@ -81,8 +85,9 @@ const OPTIONS = {
     fresh: { type: 'boolean' },
     bill: { type: 'string' },
     'karpenter-version': { type: 'string' },
+    budgets: { type: 'string' },
   },
-  serve: { help: { type: 'boolean', short: 'h' }, ...ACCESS, db: { type: 'string' } },
+  serve: { help: { type: 'boolean', short: 'h' }, ...ACCESS, db: { type: 'string' }, budgets: { type: 'string' } },
   sandbox: {
     help: { type: 'boolean', short: 'h' },
     port: { type: 'string' },
@@ -104,10 +109,28 @@ async function serve(v: Record<string, string | boolean | undefined>): Promise<v
   // Read-only: no page view writes (the collector keeps the disruptions); an import writes under the collector lock.
   const db = openDb({ path: dbPath, readonly: true });
   const { buildApp } = await import('../server/app.js');
-  const { lockingWriter } = await import('../server/database-writer.js');
+  const { DatabaseWriteError, lockingWriter } = await import('../server/database-writer.js');
   const { engineOptionsFromEnv } = await import('../server/engine-pool/engine-options.js');
   // The what-ifs and the Workloads re-packs in worker threads over the same file (LEDGER_ENGINE_WORKERS, LEDGER_ENGINE_TIMEOUT).
-  const app = buildApp({ db, accessToken: token, writer: lockingWriter(resolve(dbPath)), engine: engineOptionsFromEnv() });
+  const writer = lockingWriter(resolve(dbPath));
+  const budgets = readBudgetsFlag(v.budgets as string | undefined);
+  if (budgets !== null) {
+    const { applyBudgetsFile, checkBudgetsFile } = await import('./budgets-option.js');
+    try {
+      checkBudgetsFile(db, budgets);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+    try {
+      console.log(writer.write(`Applying ${budgets.path}`, (wdb) => applyBudgetsFile(wdb, budgets, Date.now())));
+    } catch (err) {
+      // A collector holds the file: it applies the same --budgets itself (pass it there); serve shows what is stored.
+      if (!(err instanceof DatabaseWriteError)) throw err;
+      console.error(`${err.message}; the budgets stay as stored: pass --budgets ${budgets.path} to the collector as well`);
+    }
+  }
+  const app = buildApp({ db, accessToken: token, writer, engine: engineOptionsFromEnv() });
   const url = await listenOn(app, address);
   console.log(`NodePool Ledger dashboard: ${url}`);
   const hint = accessHint(url, token);
@@ -193,6 +216,11 @@ export async function main(argv: string[]): Promise<number> {
     }
     return (await spec.run(values, parsed.positionals)) ?? 0;
   } catch (err) {
+    // A budgets file with bad entries: each named; the help would bury them.
+    if ((err as Error).name === 'BudgetFileError') {
+      console.error(`--budgets ${(err as Error).message}`);
+      return 2;
+    }
     if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       console.error(`${(err as Error).message}\n\n${spec.help}`);
       return 2;

@@ -41,12 +41,15 @@ import { nodePoolsRoutes } from './routes/nodepools.js';
 import { statusRoutes } from './routes/status.js';
 import { teamsRoutes } from './routes/teams.js';
 import { workloadsRoutes } from './routes/workloads.js';
+import { budgetsRoutes } from './routes/budgets.js';
+import { budgetStatusesAt, createBudgetService } from './services/budget-service.js';
 import { whatIfRoutes } from './routes/whatif.js';
 import { EngineBusyError, EngineCancelledError } from './engine-pool/engine-errors.js';
 import { engineFor, type EngineOptions } from './engine-pool/engine-options.js';
 import type { EngineRunner } from './engine-pool/engine-runner.js';
 import { QUERY_PARAM_HINTS, QUERY_PARAM_ROUTE_HINTS, type ErrorResponse } from './schemas/common.js';
 import type { FillStatus } from './schemas/status.js';
+import { BUDGET_FIELD_HINTS } from './schemas/budgets.js';
 import { createBillPractice, type PracticeBillProvider } from './services/bill-practice.js';
 import { createBillCurService } from './services/bill-cur-service.js';
 import { createBillService } from './services/bill-service.js';
@@ -145,6 +148,24 @@ function paramOf(err: FastifyError): string | null {
   return typeof named === 'string' ? named : null;
 }
 
+/** The 400 of a JSON body that fails its schema: the field's path, what it expects, what it got. */
+function bodyError(err: FastifyError, req: FastifyRequest): ErrorResponse {
+  const v = err.validation?.[0];
+  const p = (v?.params ?? {}) as Record<string, unknown>;
+  const named = p.missingProperty ?? p.additionalProperty;
+  const segments = (v?.instancePath ?? '').split('/').filter((x) => x !== '');
+  const field = [...segments, ...(typeof named === 'string' ? [named] : [])].join('.');
+  if (field === '') return errorBody(400, 'Bad Request', `Invalid body: ${err.message}`);
+  if (p.additionalProperty !== undefined)
+    return errorBody(400, 'Bad Request', `Invalid body field "${field}": not a field of this request`);
+  let got: unknown = req.body;
+  for (const s of segments) got = typeof got === 'object' && got !== null ? (got as Record<string, unknown>)[s] : undefined;
+  const hint = BUDGET_FIELD_HINTS[field.replace(/\.\d+$/, '')];
+  const expected = p.missingProperty !== undefined ? 'is required' : hint === undefined ? (v?.message ?? 'is invalid') : `must be ${hint}`;
+  const gotText = got === undefined || p.missingProperty !== undefined ? '' : ` (got ${JSON.stringify(got).slice(0, 60)})`;
+  return errorBody(400, 'Bad Request', `Invalid body field "${field}": ${expected}${gotText}`);
+}
+
 function queryValue(req: FastifyRequest, param: string): unknown {
   const q = req.query;
   return typeof q === 'object' && q !== null ? (q as Record<string, unknown>)[param] : undefined;
@@ -172,6 +193,8 @@ function handleError(err: FastifyError, req: FastifyRequest, reply: FastifyReply
   const unknown = err.validationContext === 'querystring' ? undeclaredQueryParams(req) : [];
   if (unknown.length > 0)
     return reply.code(400).send(errorBody(400, 'Bad Request', unknownQueryParamMessage(unknown, declaredQueryParams(req))));
+  // A JSON body's field is named by its whole path (scope.kind), with what it expects and what it got.
+  if (err.validation !== undefined && err.validationContext === 'body') return reply.code(400).send(bodyError(err, req));
   if (err.validation !== undefined) {
     const param = paramOf(err);
     const where = err.validationContext ?? 'request';
@@ -238,8 +261,11 @@ function registerApiRoutes(
   app.register(billRoutes, { bill, practice: createBillPractice(db, bill, practiceBills), billCur: createBillCurService(db) });
   app.register(whatIfRoutes, { engine });
   app.register(karpenterTryRoutes, { engine });
+  app.register(budgetsRoutes, { budgets: createBudgetService(db, writer, now) });
   // Prometheus exposition of the same figures (not an /api route: hidden from the OpenAPI document).
-  app.register(metricsRoutes, { metrics: createLedgerMetrics({ reports, nodePoolCost, efficiency, now }) });
+  app.register(metricsRoutes, {
+    metrics: createLedgerMetrics({ reports, nodePoolCost, efficiency, now, budgetStatuses: (atMs) => budgetStatusesAt(db, atMs) }),
+  });
 }
 
 /** The API and the built dashboard. Does not listen: the caller listens (on 127.0.0.1). */

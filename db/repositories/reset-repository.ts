@@ -1,14 +1,14 @@
 import type { Db } from '../open-db.js';
 
 /**
- * Empties every table but `locks` (and the disruptions' state row), in one transaction, for `demo --fresh` and a demo database seeded with another
+ * Empties every table but `locks`, `budgets` (configuration, not collected) and the disruptions' state row, in one transaction, for `demo --fresh` and a demo database seeded with another
  * scenario. Clearing in place (rather than deleting the file) keeps the collector lock held throughout, so no
  * other process can slip in between a delete and a re-create.
  */
 export function createResetRepository(db: Db) {
   const tables = db
     .prepare(
-      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT IN ('locks', 'disruptions_state') ORDER BY name",
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT IN ('locks', 'disruptions_state', 'budgets') ORDER BY name",
     )
     .pluck();
   // Its one row is what the triggers update: kept, and clean (nothing is left to derive disruptions from).

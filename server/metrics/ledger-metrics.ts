@@ -6,6 +6,7 @@ import type { EfficiencyService } from '../services/efficiency-service.js';
 import type { NodePoolCostService } from '../services/nodepool-cost-service.js';
 import type { ReportsService } from '../services/reports-service.js';
 import { DAY_MS } from '../../core/time.js';
+import type { BudgetStatus } from '../../core/budget-model.js';
 
 /**
  * What GET /metrics exposes (Prometheus text format 0.0.4), computed at scrape time from the newest snapshot and the
@@ -71,6 +72,22 @@ export const LEDGER_METRICS = {
     'When the newest collection run of each kind finished (or started, while running).',
     ['kind'],
   ),
+  budgetSpent: def(
+    'nodepool_ledger_budget_spent_ratio',
+    "A budget's spend in its current period over its amount (final days from the bill, the rest estimated; 1 is the whole budget).",
+    ['budget', 'scope_kind', 'scope', 'period'],
+  ),
+  budgetForecast: def(
+    'nodepool_ledger_budget_forecast_ratio',
+    "A budget's period-end forecast (recent daily run-rate; GET /api/budgets says the method) over its amount.",
+    ['budget', 'scope_kind', 'scope', 'period'],
+  ),
+  budgetAmount: def('nodepool_ledger_budget_amount', "A budget's amount per period, in the data's currency.", [
+    'budget',
+    'scope_kind',
+    'scope',
+    'period',
+  ]),
 } as const satisfies Record<string, LedgerMetricDefinition>;
 
 export const LEDGER_METRIC_NAMES: readonly string[] = Object.values(LEDGER_METRICS).map((m) => m.name);
@@ -79,6 +96,8 @@ export interface LedgerMetricsServices {
   reports: ReportsService;
   nodePoolCost: NodePoolCostService;
   efficiency: EfficiencyService;
+  /** Every budget's standing at a moment (server/services/budget-service.ts). */
+  budgetStatuses: (atMs: number) => readonly BudgetStatus[];
   now: () => number;
 }
 
@@ -139,6 +158,14 @@ export function createLedgerMetrics(services: LedgerMetricsServices) {
           if (ratio !== null) gauges.packing.set({ nodepool, resource }, ratio);
         }
       }
+    }
+
+    // Budgets: each one's shares of its amount now (a budget is configuration: exposed whatever the snapshot says).
+    for (const b of services.budgetStatuses(now())) {
+      const labels = { budget: b.budget.name, scope_kind: b.budget.scope.kind, scope: b.budget.scope.name, period: b.budget.period };
+      gauges.budgetSpent.set(labels, b.spentShare);
+      gauges.budgetForecast.set(labels, b.forecastShare);
+      gauges.budgetAmount.set(labels, b.budget.amount);
     }
 
     // The bill of the newest final day as a gauge, with the day's start in a gauge of its own. Not one series per day

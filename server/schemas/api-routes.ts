@@ -57,6 +57,15 @@ import { TeamCostQuerySchema, TeamCostResponseSchema, TeamCostSeriesQuerySchema,
 import { CurExplainQuerySchema, CurExplainResponseSchema, CurLinesQuerySchema, CurLinesResponseSchema } from './bill-cur.js';
 import { CurDailyQuerySchema, CurDailyResponseSchema } from './cost-cur.js';
 import { TeamCurQuerySchema, TeamCurResponseSchema } from './teams-cur.js';
+import {
+  BudgetDeclarationSchema,
+  BudgetDeletedSchema,
+  BudgetEditSchema,
+  BudgetNameParamsSchema,
+  BudgetsQuerySchema,
+  BudgetsResponseSchema,
+  BudgetStatusSchema,
+} from './budgets.js';
 
 /**
  * The API contract in one map: path -> method, query schema, response schema (the 2xx body). The server registers
@@ -123,7 +132,66 @@ export const API_ROUTES = {
   '/api/bill/practice/answers': { method: 'GET', query: PracticeQuerySchema, response: PracticeAnswersSchema },
   '/api/bill/cur/lines': { method: 'GET', query: CurLinesQuerySchema, response: CurLinesResponseSchema },
   '/api/bill/cur/explain': { method: 'GET', query: CurExplainQuerySchema, response: CurExplainResponseSchema },
+  // budgets (their writes: API_WRITE_ROUTES)
+  '/api/budgets': { method: 'GET', query: BudgetsQuerySchema, response: BudgetsResponseSchema },
 } as const satisfies Record<string, RouteEntry>;
+
+interface WriteRouteEntry {
+  method: 'POST' | 'PUT' | 'DELETE';
+  /** The path as Fastify registers it (`:name`); the key is the OpenAPI form (`{name}`). */
+  path: string;
+  params: TSchema | null;
+  body: TSchema | null;
+  response: TSchema;
+}
+
+/**
+ * Routes that change what the ledger stores through a JSON body (budgets), keyed `METHOD /path` as the OpenAPI
+ * document lists them: their path parameters, body and answer. web/'s sendJson is typed by this map.
+ */
+export const API_WRITE_ROUTES = {
+  'POST /api/budgets': { method: 'POST', path: '/api/budgets', params: null, body: BudgetDeclarationSchema, response: BudgetStatusSchema },
+  'PUT /api/budgets/{name}': {
+    method: 'PUT',
+    path: '/api/budgets/:name',
+    params: BudgetNameParamsSchema,
+    body: BudgetEditSchema,
+    response: BudgetStatusSchema,
+  },
+  'DELETE /api/budgets/{name}': {
+    method: 'DELETE',
+    path: '/api/budgets/:name',
+    params: BudgetNameParamsSchema,
+    body: null,
+    response: BudgetDeletedSchema,
+  },
+} as const satisfies Record<string, WriteRouteEntry>;
+
+export type ApiWriteRoutes = typeof API_WRITE_ROUTES;
+export type ApiWriteKey = keyof ApiWriteRoutes;
+/**
+ * Each write route's parameters, body and answer as TypeScript types, spelled out from the schemas of its entry
+ * (Static<> over the entries indexed by a generic key is too deep for the compiler).
+ */
+interface ApiWriteTypes {
+  'POST /api/budgets': {
+    params: Record<string, never>;
+    body: Static<typeof BudgetDeclarationSchema>;
+    response: Static<typeof BudgetStatusSchema>;
+  };
+  'PUT /api/budgets/{name}': {
+    params: Static<typeof BudgetNameParamsSchema>;
+    body: Static<typeof BudgetEditSchema>;
+    response: Static<typeof BudgetStatusSchema>;
+  };
+  'DELETE /api/budgets/{name}': { params: Static<typeof BudgetNameParamsSchema>; body: null; response: Static<typeof BudgetDeletedSchema> };
+}
+/** The path parameters of a write route (none: an empty record). */
+export type ApiWriteParams<K extends ApiWriteKey> = ApiWriteTypes[K]['params'];
+/** The JSON body a write route takes (null: none). */
+export type ApiWriteBody<K extends ApiWriteKey> = ApiWriteTypes[K]['body'];
+/** The JSON a write route answers. */
+export type ApiWriteResponse<K extends ApiWriteKey> = ApiWriteTypes[K]['response'];
 
 export type ApiRoutes = typeof API_ROUTES;
 export type ApiPath = keyof ApiRoutes;

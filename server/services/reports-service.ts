@@ -36,7 +36,7 @@ const requirementView = (r: NodeSelectorRequirement): NodePoolRequirement => ({
 });
 
 /** The cluster's partition facts and the currency of the stored amounts (the newest snapshot's, else the region's). */
-function pricingStatus(repo: ReportsRepository): PricingStatus {
+export function pricingStatus(repo: ReportsRepository): PricingStatus {
   const region = repo.clusterRegion();
   const facts = region !== null && isRegionName(region) ? regionFacts(region) : null;
   const stored = repo.newestSnapshotCurrency();

@@ -10,7 +10,7 @@ import { createRunsRepository } from '../../db/repositories/runs-repository.js';
 import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import { sandboxPracticeBills } from '../../sandbox/practice-bills.js';
 import { buildApp } from '../../server/app.js';
-import { API_ROUTES } from '../../server/schemas/api-routes.js';
+import { API_ROUTES, API_WRITE_ROUTES } from '../../server/schemas/api-routes.js';
 import { DAY_MS } from '../../core/time.js';
 
 /*
@@ -22,7 +22,15 @@ import { DAY_MS } from '../../core/time.js';
 // /api/workloads/usage: one container's hourly points for its chart on the Workloads page (the table is recommendations).
 // /api/nodepools/karpenter, /api/whatif/balanced, /api/whatif/overlay: nested answers (pools, overlays, reservations;
 // two commands side by side) read on the page, not downloaded.
-const NOT_TABLES = ['/api/status', '/api/workloads/usage', '/api/nodepools/karpenter', '/api/whatif/balanced', '/api/whatif/overlay'];
+const NOT_TABLES = [
+  '/api/status',
+  '/api/workloads/usage',
+  '/api/nodepools/karpenter',
+  '/api/whatif/balanced',
+  '/api/whatif/overlay',
+  // each budget's standing with its forecast method: configuration read back, JSON only
+  '/api/budgets',
+];
 /** The query a route that is not a table needs to answer 200. */
 const NOT_TABLE_QUERY: Record<string, string> = {
   '/api/workloads/usage': '?namespace=default&kind=Deployment&name=web&container=web',
@@ -192,12 +200,19 @@ describe('CSV on every table route', () => {
 });
 
 describe('the route map and the document agree', () => {
-  it('every route of the map is in the document under its method, and every /api operation is in the map or a .csv alias', () => {
+  it('every route of the maps (reads and writes) is in the document under its method, and every /api operation is in a map or a .csv alias', () => {
     for (const [path, entry] of Object.entries(API_ROUTES)) expect(doc.paths[path]?.[entry.method.toLowerCase()], path).toBeDefined();
     const documented = Object.entries(doc.paths).flatMap(([path, ops]) =>
       path.startsWith('/api/') ? Object.keys(ops).map((m) => `${m} ${path}`) : [],
     );
-    const mapped = Object.entries(API_ROUTES).map(([path, e]) => `${e.method.toLowerCase()} ${path}`);
+    for (const key of Object.keys(API_WRITE_ROUTES)) {
+      const [method = '', path = ''] = key.split(' ');
+      expect(doc.paths[path]?.[method.toLowerCase()], key).toBeDefined();
+    }
+    const mapped = [
+      ...Object.entries(API_ROUTES).map(([path, e]) => `${e.method.toLowerCase()} ${path}`),
+      ...Object.keys(API_WRITE_ROUTES).map((key) => key.replace(/^[A-Z]+/, (m) => m.toLowerCase())),
+    ];
     expect(documented.filter((o) => !mapped.includes(o) && !o.endsWith('.csv')).sort()).toEqual([]);
   });
 });

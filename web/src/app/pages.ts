@@ -15,6 +15,7 @@ export const PAGES: readonly PageDef[] = [
   { path: '/teams', label: 'Teams', Component: lazy(() => import('../routes/teams')) },
   { path: '/workloads', label: 'Workloads', Component: lazy(() => import('../routes/workloads')) },
   { path: '/savings', label: 'Savings', Component: lazy(() => import('../routes/savings')) },
+  { path: '/budgets', label: 'Budgets', Component: lazy(() => import('../routes/budgets')) },
   { path: '/bill', label: 'Explain this bill', Component: lazy(() => import('../routes/bill')) },
 ];
 

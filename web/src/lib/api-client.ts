@@ -1,4 +1,14 @@
-import type { ApiGetPath, ApiPath, ApiPostPath, ApiQuery, ApiResponse } from '@schemas/api-routes';
+import type {
+  ApiGetPath,
+  ApiPath,
+  ApiPostPath,
+  ApiQuery,
+  ApiResponse,
+  ApiWriteBody,
+  ApiWriteKey,
+  ApiWriteParams,
+  ApiWriteResponse,
+} from '@schemas/api-routes';
 
 /**
  * Calls to the ledger's API, typed by path from the route map in server/schemas/api-routes.ts (type-only import):
@@ -98,6 +108,34 @@ export async function postText<P extends ApiPostPath>(
   const body: unknown = await res.json().catch(() => null);
   if (!res.ok) throw new ApiError(res.status, messageOf(body) ?? `HTTP ${res.status}`, path);
   return body as ApiResponse<P>;
+}
+
+/**
+ * A write route of the map (`'PUT /api/budgets/{name}'`): its path parameters filled in, its JSON body sent, its JSON
+ * answer returned, all typed by the map's entry.
+ */
+export async function sendJson<K extends ApiWriteKey>(
+  key: K,
+  params: ApiWriteParams<K>,
+  body: ApiWriteBody<K>,
+): Promise<ApiWriteResponse<K>> {
+  const [method = 'POST', template = ''] = key.split(' ');
+  const path = template.replace(/\{(\w+)\}/g, (_m, name: string) =>
+    encodeURIComponent(String((params as Record<string, unknown>)[name] ?? '')),
+  );
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method,
+      headers: { accept: 'application/json', ...(body === null ? {} : { 'content-type': 'application/json' }) },
+      ...(body === null ? {} : { body: JSON.stringify(body) }),
+    });
+  } catch {
+    throw new ApiError(0, 'The NodePool Ledger server did not answer.', path);
+  }
+  const answer: unknown = await res.json().catch(() => null);
+  if (!res.ok) throw new ApiError(res.status, messageOf(answer) ?? `HTTP ${res.status}`, path);
+  return answer as ApiWriteResponse<K>;
 }
 
 /** What the user can do about an error, in one sentence. */
