@@ -9,7 +9,7 @@ import type { LockHolder } from '../../db/repositories/lock-repository.js';
 import { createPricesRepository } from '../../db/repositories/prices-repository.js';
 import type { RunSource } from '../../db/repositories/runs-repository.js';
 import { UsageError } from '../usage-error.js';
-import type { CollectIo, CollectOptions, CollectSummary } from './types.js';
+import type { CollectIo, CollectOptions, CollectSummary } from '../collect.js';
 
 export const errorText = (err: unknown): string =>
   err instanceof Error ? `${err.name === 'Error' ? '' : `${err.name}: `}${err.message}` : String(err);
