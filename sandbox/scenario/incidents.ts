@@ -7,7 +7,7 @@ import type { EpochMs } from './types.js';
 /**
  * The scenario file's incidents, each at its time (the step that contains it): a NodeClass drift (a new AMI alias
  * and hash, which the Karpenter driver then replaces nodes for), a cordon for some hours, a spot interruption of
- * the busiest spot node of a NodePool.
+ * the busiest spot node of a NodePool (or the one a consolidation command's validation window already saw struck).
  */
 export class Incidents {
   constructor(
@@ -39,9 +39,10 @@ export class Incidents {
         s.touch(victim.pool);
         s.uncordons.push({ at: t + inc.hours * HOUR, live: victim });
       } else {
-        const victim = s.live
-          .filter((n) => n.pool?.name === inc.nodePool && n.node.capacityType === 'spot' && n.terminateAt === null)
-          .sort((a, b) => b.pods.length - a.pods.length || a.node.name.localeCompare(b.node.name))[0];
+        // the node a command's validation window already saw struck (karpenter-driver.ts), if it is still there
+        const seen = s.interrupted.get(inc);
+        const struck = seen === undefined ? undefined : s.live.find((n) => n.node.name === seen && n.terminateAt === null);
+        const victim = struck ?? s.interruptionVictim(inc.nodePool);
         if (!victim) continue;
         this.events.emit(victim, t, this.events.karpenter.spotInterruption());
         this.kubelet.remove(victim, t, 'Interrupted');

@@ -19,6 +19,7 @@ import type { EventLog } from './event-log.js';
 import type { Kubelet } from './kubelet.js';
 import type { LiveNode, LivePod, SimState } from './sim-state.js';
 import type { EpochMs, SimNode, SimNodePool } from './types.js';
+import { commandForNode, validateCommand } from './validate-command.js';
 
 /** How long a pool waits after one disruption before the next: keeps the simulated churn near Karpenter's. */
 const DISRUPTION_COOLDOWN = 15 * MINUTE;
@@ -29,6 +30,8 @@ const DISRUPTION_COOLDOWN = 15 * MINUTE;
  */
 const LOOK_INTERVAL = 15 * MINUTE;
 const BLOCKED_EVENT_EVERY = 6 * HOUR;
+/** Karpenter's commandValidationDelay (pkg/controllers/disruption/consolidation.go:45, v1.14.1). */
+const COMMAND_VALIDATION_DELAY = 15 * 1000;
 /** Rounds retried without a Balanced NodePool's rejected candidates before the round gives up. */
 const MAX_BALANCED_RETRIES = 8;
 /**
@@ -37,6 +40,21 @@ const MAX_BALANCED_RETRIES = 8;
  */
 const BLOCKED_NOT_UNCONSOLIDATABLE =
   /^(Node is nominated|Node isn't|NodePool not found|Disruption is blocked|Pod has "|Pdb prevents|Eviction does not support|No allowed disruptions|Would schedule against uninitialized)/;
+
+/** A consolidation round the sandbox's Karpenter decided (the engine's command), for a caller that watches them. */
+export interface ConsolidationRound {
+  at: EpochMs;
+  method: 'emptiness' | 'multi-node' | 'single-node';
+  /** The candidates' node names, in the command's order. */
+  candidates: string[];
+  replacement: boolean;
+  /** The engine's EstimatedSavings, unrounded. */
+  savingsUsdPerHour: number;
+  /** Balanced NodePools' approvals (consolidationScoreMessage's text), per NodePool. */
+  approvals: { pool: string; message: string }[];
+  /** Validation's reason when the command was rejected (validate-command.ts), else null (carried out). */
+  rejected: string | null;
+}
 
 /**
  * The Karpenter driver: what Karpenter's controllers decide, by the engine (core/karpenter), carried out on the
@@ -53,6 +71,7 @@ export class KarpenterDriver {
     private readonly view: EngineView,
     private readonly kubelet: Kubelet,
     private readonly events: EventLog,
+    private readonly watch?: (round: ConsolidationRound) => void,
   ) {}
 
   /**
@@ -139,6 +158,26 @@ export class KarpenterDriver {
     return this.kubelet.launch(pool, type, capacityType as CapacityType, choice.zone, t, reason);
   }
 
+  /**
+   * Karpenter validates a consolidation command 15 s after computing it (consolidation.go:45): a spot interruption
+   * timed inside that window (the sandbox applies it at its next step, incidents.ts) marks its node for deletion
+   * before then. The rejection reason when the command no longer holds (validate-command.ts), else null.
+   */
+  private validation(ctx: EngineContext, cmd: NonNullable<ConsolidationOutcome['command']>, t: EpochMs): string | null {
+    if (cmd.method === 'emptiness') return null;
+    for (const inc of this.s.file.incidents) {
+      if (inc.kind !== 'spot-interruption') continue;
+      const at = Date.parse(inc.at);
+      if (!(at > t && at <= t + COMMAND_VALIDATION_DELAY)) continue;
+      const victim = this.s.interruptionVictim(inc.nodePool);
+      if (!victim) continue;
+      this.s.interrupted.set(inc, victim.node.name);
+      const reason = validateCommand(ctx, cmd, victim.node.name);
+      if (reason !== null) return reason;
+    }
+    return null;
+  }
+
   // ---- disruption ----------------------------------------------------------------------------------------------
 
   private blocker(live: LiveNode): LivePod | undefined {
@@ -222,7 +261,8 @@ export class KarpenterDriver {
 
   /**
    * One consolidation round by the engine over the given NodePools (the others paused): the command Karpenter
-   * would run, carried out. Nodes a do-not-disrupt pod holds get Karpenter's DisruptionBlocked events.
+   * would run, shown to the watcher, validated 15 s on (a spot interruption in that window can reject it) and
+   * carried out. Nodes a do-not-disrupt pod holds get Karpenter's DisruptionBlocked events.
    */
   private consolidate(pools: ReadonlySet<string>, t: EpochMs): boolean {
     // Karpenter considers a node only once its consolidateAfter has passed since its last pod event: when no node of
@@ -241,8 +281,10 @@ export class KarpenterDriver {
     const rejected = new Set<string>();
     let cmd: ConsolidationOutcome['command'] = null;
     let approvals: { pool: string; message: string }[] = [];
+    let decidedOn: EngineContext | null = null;
     for (let attempt = 0; attempt < MAX_BALANCED_RETRIES; attempt++) {
       const { ctx } = this.view.at(t, paused, rejected);
+      decidedOn = ctx;
       const outcome = consolidateRound(ctx, provision(ctx), { commandOnly: true });
       if (attempt === 0) this.noteVerdicts(outcome.unconsolidatable, pools, t);
       cmd = outcome.command;
@@ -267,6 +309,7 @@ export class KarpenterDriver {
       cmd = null;
     }
     if (!cmd) return false;
+    // Karpenter publishes the approval (balanced.go ApproveCommand) before it validates the command
     if (approvals.length > 0 && this.s.profile.balancedConsolidation) {
       if (cmd.candidates.length === 1) {
         const live = this.s.liveNamed(cmd.candidates[0].node.name);
@@ -274,6 +317,25 @@ export class KarpenterDriver {
       } else
         for (const a of approvals)
           this.events.event(t, { kind: 'NodePool', name: a.pool }, 'ConsolidationApproved', a.message, 'Normal', true);
+    }
+    const invalid = decidedOn === null ? null : this.validation(decidedOn, cmd, t);
+    this.watch?.({
+      at: t,
+      method: cmd.method,
+      candidates: cmd.candidates.map((c) => c.node.name),
+      replacement: cmd.replacement !== null,
+      savingsUsdPerHour: cmd.savingsUsdPerHour,
+      approvals,
+      rejected: invalid,
+    });
+    if (invalid !== null) {
+      // validation failed: ConsolidationRejected on each candidate, nothing carried out; the next round looks again
+      for (const c of cmd.candidates) {
+        const live = this.s.liveNamed(c.node.name);
+        const said = this.events.karpenter.consolidationRejected(commandForNode(cmd, c.node.name), invalid, cmd.savingsUsdPerHour);
+        if (live) this.events.emit(live, t + COMMAND_VALIDATION_DELAY, said, true);
+      }
+      return false;
     }
     const victims = cmd.candidates.flatMap((c) => this.s.liveNamed(c.node.name) ?? []);
     const method = cmd.replacement ? 'Replace' : 'Delete';

@@ -21,6 +21,10 @@ import type { KarpenterProfile } from './karpenter-profile.js';
  * - ConsolidationApproved (v1.14.0+; balanced.go ApproveCommand): for a single-node move in a Balanced NodePool that
  *   passes, on the Node then the NodeClaim; for a multi-node move, once on the NodePool
  *   (ConsolidationApprovedMultiNode). Rejections write no event (balanced.go: "Rejections emit metrics only").
+ * - ConsolidationRejected (v1.9.0+; events.go ConsolidationRejected, types.go EmitRejectedEvents): a single- or
+ *   multi-node command that fails validation 15 s after it was computed (singlenodeconsolidation.go:104-109,
+ *   multinodeconsolidation.go:103-107), "Consolidation rejected: <command>, reason: <budget|scheduling|churn|unknown>
+ *   (savings: $%.2f)" on the Node then the NodeClaim of each candidate; Emptiness writes none (emptiness.go logs it).
  */
 
 export interface EventSpec {
@@ -50,6 +54,11 @@ export interface KarpenterEventWriter {
   consolidationCandidate(node: string, of: number, savingsUsdPerHour: number): EventSpec[];
   /** A Balanced move approved (v1.14+; [] before), with consolidationScoreMessage's text. */
   consolidationApproved(scoreMessage: string): EventSpec[];
+  /**
+   * A command that failed validation (v1.9+; [] before): `command` as Command.StringForNode names the candidate
+   * (validate-command.ts commandForNode), `reason` validation.go's budget | scheduling | churn | unknown.
+   */
+  consolidationRejected(command: string, reason: string, savingsUsdPerHour: number): EventSpec[];
 }
 
 /** Go's %.2f of a dollar figure (fmt rounds the exact binary value, as toFixed does). */
@@ -104,6 +113,14 @@ export function karpenterEventWriter(profile: KarpenterProfile): KarpenterEventW
       return [
         { object: 'Node', type: 'Normal', reason: 'ConsolidationCandidate', message },
         { object: 'NodeClaim', type: 'Normal', reason: 'ConsolidationCandidate', message },
+      ];
+    },
+    consolidationRejected: (command, reason, savingsUsdPerHour) => {
+      if (!profile.consolidationDecisionEvents) return [];
+      const message = `Consolidation rejected: ${command}, reason: ${reason} (savings: ${dollars(savingsUsdPerHour)})`;
+      return [
+        { object: 'Node', type: 'Normal', reason: 'ConsolidationRejected', message },
+        { object: 'NodeClaim', type: 'Normal', reason: 'ConsolidationRejected', message },
       ];
     },
     consolidationApproved: (message) =>

@@ -138,6 +138,11 @@ export class SimState {
   readonly nodeClasses: SimNodeClass[];
   readonly namespaceObjects: { metadata: { name: string; labels: Record<string, string> } }[];
   readonly uncordons: { at: EpochMs; live: LiveNode }[] = [];
+  /**
+   * The node a spot interruption struck, chosen when a consolidation command's validation window saw it
+   * (karpenter-driver.ts), removed at its step (incidents.ts).
+   */
+  readonly interrupted = new Map<ScenarioFile['incidents'][number], string>();
   readonly domainSources = new DomainSourceCache();
   ipCounter = 10;
   /** What the imitated Karpenter release writes (karpenterVersion of the scenario file, else the current release). */
@@ -254,6 +259,13 @@ export class SimState {
   /** Room was freed or added in the pool (a pod removed, a node launched or removed): consolidation may find more. */
   touch(pool: SimNodePool | null): void {
     if (pool) this.poolVersion.set(pool.name, (this.poolVersion.get(pool.name) ?? 0) + 1);
+  }
+
+  /** The spot node of the pool an interruption strikes: the one running the most pods (then by name). */
+  interruptionVictim(pool: string): LiveNode | undefined {
+    return this.live
+      .filter((n) => n.pool?.name === pool && n.node.capacityType === 'spot' && n.terminateAt === null)
+      .sort((a, b) => b.pods.length - a.pods.length || a.node.name.localeCompare(b.node.name))[0];
   }
 
   liveNamed(name: string): LiveNode | undefined {

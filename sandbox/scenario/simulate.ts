@@ -1,7 +1,7 @@
 import { EngineView } from './engine-view.js';
 import { EventLog } from './event-log.js';
 import { Incidents } from './incidents.js';
-import { KarpenterDriver } from './karpenter-driver.js';
+import { type ConsolidationRound, KarpenterDriver } from './karpenter-driver.js';
 import { Kubelet } from './kubelet.js';
 import { shapeForRelease } from './release-shape.js';
 import type { ScenarioFile } from './scenario-file.js';
@@ -9,9 +9,14 @@ import { SimState } from './sim-state.js';
 import type { Scenario } from './types.js';
 import { WorkloadControllers } from './workload-controllers.js';
 
-/** Runs the scenario file with a seed: a deterministic 14-day history of a Karpenter cluster. */
-export function simulate(file: ScenarioFile, seed: number): Scenario {
-  return new Simulation(shapeForRelease(file), seed).run();
+export type { ConsolidationRound } from './karpenter-driver.js';
+
+/**
+ * Runs the scenario file with a seed: a deterministic 14-day history of a Karpenter cluster. `watch` sees each
+ * consolidation round the sandbox's Karpenter decided (the engine's command), as it is decided.
+ */
+export function simulate(file: ScenarioFile, seed: number, watch?: (round: ConsolidationRound) => void): Scenario {
+  return new Simulation(shapeForRelease(file), seed, watch).run();
 }
 
 /**
@@ -28,14 +33,14 @@ class Simulation {
   private readonly incidents: Incidents;
   private readonly karpenter: KarpenterDriver;
 
-  constructor(file: ScenarioFile, seed: number) {
+  constructor(file: ScenarioFile, seed: number, watch?: (round: ConsolidationRound) => void) {
     const s = new SimState(file, seed);
     this.s = s;
     const events = new EventLog(s);
     this.kubelet = new Kubelet(s, (pod, t) => this.controllers.remake(pod, t));
     this.controllers = new WorkloadControllers(s, this.kubelet);
     this.incidents = new Incidents(s, this.kubelet, events);
-    this.karpenter = new KarpenterDriver(s, new EngineView(s), this.kubelet, events);
+    this.karpenter = new KarpenterDriver(s, new EngineView(s), this.kubelet, events, watch);
   }
 
   run(): Scenario {

@@ -294,23 +294,31 @@ describe('Karpenter’s own explanations beside the engine’s', () => {
     await close();
   });
 
-  it('the Savings page tries Balanced on a NodePool and a -12 % overlay, and says the difference from the bill', async () => {
+  it('the Savings page tries Balanced in the NodePool edit form and a -12 % overlay, and says the difference from the bill', async () => {
     const { page, errors, close } = await openPage(d.browser);
     await page.goto(`${d.baseUrl}/savings`);
-    const balanced = page.getByTestId('balanced-try');
-    await balanced.getByLabel('consolidationPolicy: Balanced on').selectOption('general');
-    await balanced.getByRole('button', { name: 'Try Balanced' }).click();
+    // Issue 22: the switch to Balanced is one of the NodePool's edits, with what the move would save and disrupt
+    const form = page.getByTestId('edit-form');
+    await form.waitFor({ timeout: 60_000 });
+    await form.getByLabel('NodePool', { exact: true }).selectOption('general');
+    await form.getByLabel('Consolidation policy').selectOption('Balanced');
+    await form.getByRole('button', { name: 'Try this edit' }).click();
     const answer = page.getByTestId('balanced-answer');
     await answer.waitFor({ timeout: 60_000 });
     const api = (await (await fetch(`${d.baseUrl}/api/whatif/balanced?nodepool=general`)).json()) as BalancedTryResponse;
-    await expect(answer.locator('dt').first().innerText()).resolves.toBe(`Today (${api.policyToday})`);
+    await expect(answer.locator('dt').allInnerTexts()).resolves.toEqual(
+      expect.arrayContaining([`Today (${api.policyToday})`, 'general on Balanced (k = 2)']),
+    );
     // The score in Karpenter's ConsolidationApproved words, per NodePool the move touches.
     for (const s of api.balanced?.scores ?? [])
       await expect(answer.getByTestId('balanced-score').allInnerTexts()).resolves.toContain(`${s.nodePool}: ${s.message}`);
-    if (api.balanced !== null)
-      await expect(answer.locator('dd').nth(1).innerText()).resolves.toContain(
-        `disrupts ${api.balanced.candidates.length} node(s), ${api.balanced.podsDisrupted} pod(s)`,
-      );
+    const said = await answer.locator('dd').nth(1).innerText();
+    if (api.balanced !== null) {
+      expect(said).toContain(`disrupts ${api.balanced.candidates.length} node(s), ${api.balanced.podsDisrupted} pod(s)`);
+      expect(said).toMatch(/saves \$\d/);
+    } else expect(said).toContain('nothing to consolidate');
+    // the policy alone changes no requirement: no re-pack is asked for, so none is shown
+    await expect(page.getByTestId('edit-result').count()).resolves.toBe(0);
 
     const overlay = page.getByTestId('overlay-try');
     await overlay.getByLabel(/NodeOverlay priceAdjustment/).fill('-12%');

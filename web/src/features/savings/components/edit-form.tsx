@@ -3,15 +3,27 @@ import type { JsonParams } from '../../../lib/api-client';
 
 export type EditQuery = JsonParams<'/api/whatif/nodepool-edit'>;
 
+/** What the user tried: the requirement edit (null when only the consolidation policy changed) and the policy. */
+export interface TriedEdit {
+  query: EditQuery | null;
+  nodePool: string;
+  label: string;
+  /** consolidationPolicy switched to Balanced (Karpenter v1.14, k = 2). */
+  balanced: boolean;
+}
+
 interface EditFormProps {
   nodePools: readonly string[];
   at: string;
-  onTry: (q: EditQuery, label: string) => void;
+  onTry: (tried: TriedEdit) => void;
 }
 
 const numberOrUndefined = (s: string): number | undefined => (s.trim() === '' ? undefined : Number(s));
 
-/** A small form for one NodePool edit: capacity types, families, generation, arch, vCPU bounds, or a merge. */
+/**
+ * A small form for one NodePool edit: capacity types, families, generation, arch, vCPU bounds, a merge, or
+ * consolidationPolicy Balanced (Karpenter v1.14).
+ */
 export function EditForm({ nodePools, at, onTry }: EditFormProps) {
   const id = useId();
   const [nodePool, setNodePool] = useState(nodePools[0] ?? '');
@@ -22,6 +34,7 @@ export function EditForm({ nodePools, at, onTry }: EditFormProps) {
   const [minCpu, setMinCpu] = useState('');
   const [maxCpu, setMaxCpu] = useState('');
   const [mergeInto, setMergeInto] = useState('');
+  const [policy, setPolicy] = useState<'unchanged' | 'Balanced'>('unchanged');
 
   const submit = (e: FormEvent) => {
     e.preventDefault();
@@ -46,7 +59,15 @@ export function EditForm({ nodePools, at, onTry }: EditFormProps) {
       minCpu === '' ? null : `≥ ${minCpu} vCPU`,
       maxCpu === '' ? null : `≤ ${maxCpu} vCPU`,
     ].filter((p) => p !== null);
-    onTry(q, `${nodePool}${parts.length > 0 ? ` ${parts.join(', ')}` : ''}`);
+    const balanced = policy === 'Balanced';
+    const all = balanced ? [...parts, 'consolidationPolicy Balanced'] : parts;
+    onTry({
+      // the policy alone changes no requirement: nothing to re-pack, only Karpenter's next round to score
+      query: parts.length > 0 || !balanced ? q : null,
+      nodePool,
+      label: `${nodePool}${all.length > 0 ? ` ${all.join(', ')}` : ''}`,
+      balanced,
+    });
   };
 
   return (
@@ -86,6 +107,11 @@ export function EditForm({ nodePools, at, onTry }: EditFormProps) {
           .map((p) => (
             <option key={p}>{p}</option>
           ))}
+      </select>
+      <label htmlFor={`${id}-policy`}>Consolidation policy</label>
+      <select id={`${id}-policy`} value={policy} onChange={(e) => setPolicy(e.target.value as typeof policy)}>
+        <option value="unchanged">unchanged</option>
+        <option value="Balanced">Balanced (k = 2)</option>
       </select>
       <button type="submit" className="button">
         Try this edit

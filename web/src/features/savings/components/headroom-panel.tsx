@@ -4,7 +4,8 @@ import { ErrorState, LoadingState } from '../../../components/ui/state-message';
 import { formatIsoUtc, formatUsd } from '../../../lib/format';
 import { useHeadroom, useNodePoolEdit } from '../api/use-whatif';
 import { savingsWaterfall, type TriedEdit } from '../utils/waterfall';
-import { EditForm, type EditQuery } from './edit-form';
+import { BalancedResult } from './balanced-result';
+import { EditForm, type TriedEdit as TriedNodePoolEdit } from './edit-form';
 import { FootprintCell, mixText } from './footprint';
 
 const WaterfallChart = lazy(() => import('./waterfall-chart'));
@@ -14,10 +15,10 @@ const signedUsd = (v: number): string => (Math.abs(v) < 0.005 ? formatUsd(0) : v
 /** The waterfall of what each lever would save per month, per NodePool, and the NodePool edit the user tries. */
 export function HeadroomPanel({ at }: { at: string | undefined }) {
   const headroom = useHeadroom(at === undefined ? {} : { at });
-  const [edit, setEdit] = useState<{ query: EditQuery; label: string } | null>(null);
+  const [edit, setEdit] = useState<TriedNodePoolEdit | null>(null);
   const edited = useNodePoolEdit(edit?.query ?? null);
-  const editLabel = edit?.label ?? null;
-  const editSavings = edit === null ? null : (edited.data?.savingsUsdPerMonth ?? null);
+  const editLabel = edit?.query ? edit.label : null;
+  const editSavings = edit?.query ? (edited.data?.savingsUsdPerMonth ?? null) : null;
   const steps = useMemo(() => {
     const tried: TriedEdit | null =
       editLabel !== null && editSavings !== null ? { label: editLabel, savingsUsdPerMonth: editSavings } : null;
@@ -97,8 +98,9 @@ export function HeadroomPanel({ at }: { at: string | undefined }) {
         </table>
       </div>
       <h3>Try a NodePool edit</h3>
-      <EditForm nodePools={h.rows.map((r) => r.nodePool)} at={h.snapshotAt} onTry={(query, label) => setEdit({ query, label })} />
-      {edit === null ? null : edited.isError ? (
+      <EditForm nodePools={h.rows.map((r) => r.nodePool)} at={h.snapshotAt} onTry={setEdit} />
+      {edit?.balanced ? <BalancedResult key={`${edit.nodePool}@${h.snapshotAt}`} nodePool={edit.nodePool} at={h.snapshotAt} /> : null}
+      {edit === null || edit.query === null ? null : edited.isError ? (
         <ErrorState title="Could not simulate the edit." error={edited.error} />
       ) : edited.data === undefined ? (
         <LoadingState label="Simulating the edit…" />
