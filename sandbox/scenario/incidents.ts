@@ -1,0 +1,52 @@
+import { HOUR_MS as HOUR } from '../../core/time.js';
+import type { EventLog } from './event-log.js';
+import type { Kubelet } from './kubelet.js';
+import type { SimState } from './sim-state.js';
+import type { EpochMs } from './types.js';
+
+/**
+ * The scenario file's incidents, each at its time (the step that contains it): a NodeClass drift (a new AMI alias
+ * and hash, which the Karpenter driver then replaces nodes for), a cordon for some hours, a spot interruption of
+ * the busiest spot node of a NodePool (or the one a consolidation command's validation window already saw struck).
+ */
+export class Incidents {
+  constructor(
+    private readonly s: SimState,
+    private readonly kubelet: Kubelet,
+    private readonly events: EventLog,
+  ) {}
+
+  at(t: EpochMs): void {
+    const s = this.s;
+    for (const inc of s.file.incidents) {
+      const at = Date.parse(inc.at);
+      if (!(at > t - s.step && at <= t)) continue;
+      if (inc.kind === 'drift') {
+        const pool = s.pools.find((p) => p.name === inc.nodePool);
+        if (!pool) continue;
+        const hash = s.rng.hex(16);
+        s.nodeClassHash.set(pool.nodeClassName, hash);
+        const cls = s.nodeClasses.find((c) => c.name === pool.nodeClassName);
+        const alias = /alias (\S+)/.exec(inc.change)?.[1];
+        if (cls) cls.amiAliases.push({ at: t, alias: alias ?? cls.amiAliases[cls.amiAliases.length - 1].alias, hash });
+      } else if (inc.kind === 'cordon') {
+        const victim = s.live
+          .filter((n) => n.pool?.name === inc.nodePool && n.terminateAt === null && n.node.cordoned === undefined)
+          .sort((a, b) => a.node.createdAt - b.node.createdAt || a.node.name.localeCompare(b.node.name))[0];
+        if (!victim) continue;
+        victim.node.cordoned = { from: t, until: null, reason: inc.reason };
+        this.kubelet.rebuildKube(victim);
+        s.touch(victim.pool);
+        s.uncordons.push({ at: t + inc.hours * HOUR, live: victim });
+      } else {
+        // the node a command's validation window already saw struck (karpenter-driver.ts), if it is still there
+        const seen = s.interrupted.get(inc);
+        const struck = seen === undefined ? undefined : s.live.find((n) => n.node.name === seen && n.terminateAt === null);
+        const victim = struck ?? s.interruptionVictim(inc.nodePool);
+        if (!victim) continue;
+        this.events.emit(victim, t, this.events.karpenter.spotInterruption());
+        this.kubelet.remove(victim, t, 'Interrupted');
+      }
+    }
+  }
+}
