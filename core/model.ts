@@ -121,6 +121,11 @@ export interface PodRecord {
   deletionCost?: string | null;
   /** status.startTime (what a do-not-disrupt duration runs from), epoch ms; null when not started. */
   startedAt?: number | null;
+  /**
+   * When a Succeeded or Failed pod finished: the latest status.containerStatuses[].state.terminated.finishedAt, epoch
+   * ms (what Karpenter's podevents controller dates the pod's terminal event by); null while running or when absent.
+   */
+  finishedAt?: number | null;
   /** Its PersistentVolumeClaim and generic ephemeral volumes (the only volumes that pin or limit placement). */
   volumes?: PodVolumeRecord[];
   /** The image of a Karpenter controller container this pod runs (karpenterVersion is read off its tag). */

@@ -175,6 +175,22 @@ export const startedAtOf = (p: V1Pod): number | null => {
   return Number.isNaN(ms) ? null : ms;
 };
 
+/**
+ * When a Succeeded or Failed pod finished: the latest state.terminated.finishedAt of its containers (epoch ms); null
+ * for a pod not finished, or whose statuses carry no time.
+ */
+export const finishedAtOf = (p: V1Pod): number | null => {
+  if (p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed') return null;
+  let latest: number | null = null;
+  for (const c of p.status.containerStatuses ?? []) {
+    const t = c.state?.terminated?.finishedAt;
+    if (t === undefined) continue;
+    const ms = new Date(t).getTime();
+    if (!Number.isNaN(ms) && (latest === null || ms > latest)) latest = ms;
+  }
+  return latest;
+};
+
 /** The per-pod annotations the engine reads, as written. */
 export const annotationValue = (p: V1Pod, key: string): string | null => p.metadata?.annotations?.[key] ?? null;
 

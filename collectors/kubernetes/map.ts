@@ -26,6 +26,7 @@ import {
   podSchedulingSpec,
   podVolumes,
   startedAtOf,
+  finishedAtOf,
 } from './map-scheduling.js';
 
 /** Pure mappings from Kubernetes API objects to the ledger's records. */
@@ -114,6 +115,7 @@ export function mapPod(
     doNotDisruptValue,
     deletionCost: annotationValue(p, ANNOTATION_POD_DELETION_COST),
     startedAt: startedAtOf(p),
+    finishedAt: finishedAtOf(p),
     ...(volumes === undefined ? {} : { volumes }),
     ...(karpenterImage === undefined ? {} : { karpenterImage }),
   };

@@ -214,12 +214,12 @@ describe('agreement (issue 21 "What it must show"): kubectl get -o yaml | simula
     agreement,
   );
 
-  // Known disagreement, reported to the lead: at 20:30 the reconcile CronJob pod that ran 20:15-20:21 has finished.
-  // Karpenter's nodeclaim.podevents controller (v1.14.1 pkg/controllers/nodeclaim/podevents/controller.go) restarted
-  // the node's consolidateAfter clock at 20:21 when the pod turned terminal, so ip-10-0-32-24 is not considered yet
-  // (30 min not passed). simulate keeps the node, but counts from the pod's start (900s ago, not 540s); the what-if
-  // leaves the finished pod out of the snapshot and so offers the node for deletion. The store records a pod's finish
-  // as the snapshot that saw it (db/repositories/kube-repository.ts finishedAt: at), not its terminated.finishedAt,
-  // so the ledger cannot tell 20:21 either. When both are fixed this fails: turn it into a plain case above.
-  it.fails('at +20.5 h (a CronJob pod finished 9 minutes before): they disagree on the node it ran on', () => agreement(20.5));
+  // At 20:30 the reconcile CronJob pod that ran 20:15-20:21 has finished and is still listed. Karpenter's
+  // nodeclaim.podevents controller (v1.14.1 pkg/controllers/nodeclaim/podevents/controller.go, "if this is a newly
+  // terminal pod") restarted the node's consolidateAfter clock at 20:21, so that node waits 540 s of its 30 min. Both
+  // paths date the finish by the container's state.terminated.finishedAt: simulate off the dump, the what-if off the
+  // store (pods.finished_at, the pod served finished). Red before: simulate counted from the pod's start (900 s) and the
+  // store dated the finish by the snapshot that saw it and left the pod out, offering the node for deletion.
+  it('at +20.5 h (a CronJob pod finished 9 minutes before): the same decision and reasons on the node it ran on', () =>
+    agreement(20.5));
 });

@@ -120,6 +120,7 @@ const pod = (name: string, nodeName: string, over: Partial<SnapshotPodRow> = {})
   startedAt: null,
   volumes: null,
   spec: null,
+  finished: null,
   ...over,
 });
 
