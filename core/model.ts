@@ -130,6 +130,8 @@ export interface PodRecord {
   volumes?: PodVolumeRecord[];
   /** The image of a Karpenter controller container this pod runs (karpenterVersion is read off its tag). */
   karpenterImage?: string;
+  /** That container's FEATURE_GATES env as written ("SpotToSpotConsolidation=true,…"), when given by value. */
+  karpenterFeatureGates?: string;
 }
 
 /**
@@ -211,6 +213,8 @@ export interface KarpenterVersionRecord {
   version: string;
   source: 'image' | 'flag';
   image?: string;
+  /** The controller's FEATURE_GATES env as written (read with the image); absent: Karpenter's defaults for the release. */
+  featureGates?: string;
 }
 
 export interface EventRecord {

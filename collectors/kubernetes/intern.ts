@@ -48,5 +48,6 @@ export function internPod(p: PodRecord, intern: (s: string) => string): PodRecor
     finishedAt: p.finishedAt,
     volumes: p.volumes,
     karpenterImage: p.karpenterImage,
+    karpenterFeatureGates: p.karpenterFeatureGates,
   };
 }

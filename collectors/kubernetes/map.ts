@@ -20,13 +20,14 @@ import {
   annotationValue,
   ANNOTATION_POD_DELETION_COST,
   createSpecTable,
+  finishedAtOf,
   honoursDoNotDisrupt,
+  karpenterFeatureGatesOf,
   karpenterImageOf,
   podRequestList,
   podSchedulingSpec,
   podVolumes,
   startedAtOf,
-  finishedAtOf,
 } from './map-scheduling.js';
 
 /** Pure mappings from Kubernetes API objects to the ledger's records. */
@@ -86,6 +87,7 @@ export function mapPod(
   const doNotDisruptValue = annotationValue(p, ANNOTATION_DO_NOT_DISRUPT);
   const volumes = podVolumes(p);
   const karpenterImage = karpenterImageOf(p);
+  const karpenterFeatureGates = karpenterFeatureGatesOf(p);
   const requestList = podRequestList(p);
   const owner = p.metadata?.ownerReferences?.find((o) => o.controller) ?? p.metadata?.ownerReferences?.[0];
   const namespace = p.metadata?.namespace ?? '';
@@ -118,6 +120,7 @@ export function mapPod(
     finishedAt: finishedAtOf(p),
     ...(volumes === undefined ? {} : { volumes }),
     ...(karpenterImage === undefined ? {} : { karpenterImage }),
+    ...(karpenterFeatureGates === undefined ? {} : { karpenterFeatureGates }),
   };
 }
 
