@@ -37,7 +37,7 @@ import {
   nodeLabels,
   PricedCatalogue,
 } from './engine-cluster.js';
-import { karpenterProfile, type KarpenterProfile } from './karpenter-profile.js';
+import { karpenterFeatureGatesEnv, karpenterProfile, type KarpenterProfile } from './karpenter-profile.js';
 import { shapeForRelease } from './release-shape.js';
 import { type EventSpec, karpenterEventWriter, type KarpenterEventWriter } from './karpenter-events.js';
 import { DEFAULT_AMI_ALIAS, nodeClassObject } from './node-classes.js';
@@ -318,7 +318,13 @@ class Simulation {
   private makeWorkload(spec: WorkloadSpec): Workload {
     const templateHash = this.rng.suffix(9).slice(0, 9);
     const pool = this.file.nodePools.find((p) => p.name === spec.target);
-    const template = workloadTemplate(spec, pool, this.karpenterVersion, spec.kind === 'Deployment' ? templateHash : null);
+    const template = workloadTemplate(
+      spec,
+      pool,
+      this.karpenterVersion,
+      spec.kind === 'Deployment' ? templateHash : null,
+      karpenterFeatureGatesEnv(this.profile, this.file.featureGates?.spotToSpotConsolidation ?? false),
+    );
     const ownerKind: SimPod['ownerKind'] = spec.kind === 'Deployment' ? 'ReplicaSet' : spec.kind === 'StatefulSet' ? 'StatefulSet' : 'Job';
     const shape: PodShape = {
       ...template,

@@ -217,6 +217,13 @@ describe('catalogue from stored prices (catalogue.ts)', () => {
   });
 });
 
+describe("the controller's feature gates reach the engine (repack.ts prepareWorld)", () => {
+  it('collected SpotToSpotConsolidation=true is in effect; without them the release default (off) is', () => {
+    expect(prepareWorld(world()).gates.spotToSpotConsolidation).toBe(false);
+    expect(prepareWorld({ ...world(), featureGates: { spotToSpotConsolidation: true } }).gates.spotToSpotConsolidation).toBe(true);
+  });
+});
+
 describe('consolidation headroom and the spot lever (headroom.ts)', () => {
   const h = consolidationHeadroom(world());
   const row = (name: string) => h.rows.find((r) => r.nodePool === name);
