@@ -4,6 +4,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main } from '../../cli/main.js';
+import { seedFromSandbox } from '../../cli/seed-sandbox.js';
+import { createKubeRepository } from '../../db/repositories/kube-repository.js';
 import type { SimulationResult } from '../../core/karpenter/scheduling/index.js';
 import { createClusterSnapshotRepository } from '../../db/repositories/cluster-snapshot-repository.js';
 import { createSnapshotPricesRepository } from '../../db/repositories/snapshot-prices-repository.js';
@@ -222,4 +224,142 @@ describe('agreement (issue 21 "What it must show"): kubectl get -o yaml | simula
   // store dated the finish by the snapshot that saw it and left the pod out, offering the node for deletion.
   it('at +20.5 h (a CronJob pod finished 9 minutes before): the same decision and reasons on the node it ran on', () =>
     agreement(20.5));
+});
+
+/** kubectl get KIND -o json at `at` (the sandbox's objects: the independent record the figures below are worked from). */
+async function items<T>(at: number, args: string[]): Promise<T[]> {
+  return (JSON.parse(await kubectl(at, ['get', ...args, '-o', 'json'])) as { items: T[] }).items;
+}
+
+interface PodJson {
+  metadata: { name: string; namespace: string; labels?: Record<string, string> };
+  spec: { nodeName?: string; volumes?: { persistentVolumeClaim?: { claimName: string } }[] };
+}
+
+const predictYaml = (name: string, cpu: string, extra: string[] = []): string =>
+  [
+    'apiVersion: apps/v1',
+    'kind: Deployment',
+    `metadata: {name: ${name}, namespace: shop}`,
+    'spec:',
+    '  replicas: 1',
+    `  selector: {matchLabels: {app: ${name}}}`,
+    '  template:',
+    `    metadata: {labels: {app: ${name}}}`,
+    '    spec:',
+    ...extra,
+    `      containers: [{name: c, image: x, resources: {requests: {cpu: "${cpu}", memory: 1Gi}}}]`,
+  ].join('\n');
+
+async function predictAt(atMs: number, yaml: string): Promise<PredictResponse> {
+  const res = await fetch(`${api.base}/api/whatif/predict?at=${new Date(atMs).toISOString()}`, {
+    method: 'POST',
+    body: yaml,
+    headers: { 'content-type': 'application/yaml' },
+  });
+  expect(res.status).toBe(200);
+  return (await res.json()) as PredictResponse;
+}
+
+describe('issue 21 item 2 by hand on week4, collector -> SQLite -> API', () => {
+  it('the EBS-backed ledger-db pinned to its PV\'s zone: a pod mounting data-ledger-db-0 (PV in us-east-1a) is not placed in us-east-1b', async () => {
+    const atMs = api.startMs + 12 * HOUR;
+    // The PV's zone as the sandbox serves it (nodeAffinity on topology.ebs.csi.aws.com/zone): us-east-1a.
+    const pvs = await items<{
+      spec: { claimRef?: { name: string }; nodeAffinity?: { required?: { nodeSelectorTerms: { matchExpressions: { values: string[] }[] }[] } } };
+    }>(atMs, ['pv']);
+    const pv = pvs.find((x) => x.spec.claimRef?.name === 'data-ledger-db-0');
+    expect(pv?.spec.nodeAffinity?.required?.nodeSelectorTerms[0].matchExpressions[0].values).toEqual(['us-east-1a']);
+    const mounting = (zone: string) =>
+      [
+        'apiVersion: apps/v1',
+        'kind: Deployment',
+        'metadata: {name: ledger-reader, namespace: payments}',
+        'spec:',
+        '  replicas: 1',
+        '  selector: {matchLabels: {app: ledger-reader}}',
+        '  template:',
+        '    metadata: {labels: {app: ledger-reader}}',
+        '    spec:',
+        `      nodeSelector: {karpenter.sh/nodepool: general, topology.kubernetes.io/zone: ${zone}}`,
+        '      volumes: [{name: data, persistentVolumeClaim: {claimName: data-ledger-db-0}}]',
+        '      containers: [{name: c, image: x, resources: {requests: {cpu: "100m", memory: 128Mi}}}]',
+      ].join('\n');
+    // us-east-1b: the PV's zone and the pod's disagree, so no node of any zone will do (general allows all three).
+    const b = await predictAt(atMs, mounting('us-east-1b'));
+    expect(b.nodeClaims).toEqual([]);
+    expect(b.existingNodes.flatMap((n) => n.pods)).toEqual([]);
+    expect(b.unschedulable).toHaveLength(1);
+    // us-east-1a: it goes (onto a node there, new or running).
+    const a = await predictAt(atMs, mounting('us-east-1a'));
+    expect(a.unschedulable).toEqual([]);
+    expect(a.nodeClaims.every((c) => c.zone === 'us-east-1a')).toBe(true);
+  });
+
+  it('DaemonSet overhead on the tainted dedicated pool: 25m + 100m + 10m + 50m + 50m = 235m, so a new xlarge (3920m) takes a 3685m pod, not 3686m', async () => {
+    // Hand-worked from week4's DaemonSets: aws-node 25m, kube-proxy 100m, ebs-csi-node 10m (tolerate everything),
+    // node-exporter 50m (tolerates NoSchedule), log-router 50m (tolerates dedicated=analytics, selects the pool):
+    // 235m. A 4-vCPU type keeps 4000 - (60 + 10 + 5 + 5) = 3920m allocatable (Karpenter's kube-reserved CPU), so
+    // 3920 - 235 = 3685m is left for a pod; 3686m fits no xlarge.
+    const atMs = api.startMs + 12 * HOUR;
+    const spec = [
+      '      nodeSelector: {karpenter.sh/nodepool: dedicated, karpenter.k8s.aws/instance-size: xlarge}',
+      '      tolerations: [{key: dedicated, operator: Equal, value: analytics, effect: NoSchedule}]',
+    ];
+    const fits = await predictAt(atMs, predictYaml('fits', '3685m', spec));
+    expect(fits.unschedulable).toEqual([]);
+    expect(fits.nodeClaims.map((c) => c.nodePool)).toEqual(['dedicated']);
+    const over = await predictAt(atMs, predictYaml('over', '3686m', spec));
+    expect(over.nodeClaims).toEqual([]);
+    expect(over.existingNodes.flatMap((n) => n.pods)).toEqual([]);
+    expect(over.unschedulable.map((u) => u.pod)).toHaveLength(1);
+  });
+
+  /** One more snapshot through the collectors at `atMs` (after the seeded day: the store only moves forward). */
+  async function collectAt(atMs: number): Promise<void> {
+    const last = createKubeRepository(api.db).latestSnapshotAt();
+    expect(last).not.toBeNull();
+    const sc = api.sandbox.scenario;
+    await seedFromSandbox({
+      db: api.db,
+      sandboxUrl: api.sandbox.url,
+      kubeconfigPath: api.sandbox.kubeconfigPath,
+      clusterName: sc.clusterName,
+      region: sc.region,
+      startMs: atMs,
+      endMs: atMs + 1,
+      stepMs: atMs - (last ?? 0),
+      quiet: true,
+      usage: false,
+    });
+  }
+
+  const hostnamePod = (node: string) => predictYaml('pinned', '100m', [`      nodeSelector: {kubernetes.io/hostname: ${node}}`]);
+
+  it.each([
+    // week4: ip-10-0-32-27 is disrupted (Empty) 25:35-25:40, tainted karpenter.sh/disrupted:NoSchedule meanwhile
+    ['karpenter.sh/disrupted', 25.6, 'ip-10-0-32-27.ec2.internal'],
+    // week4's cordon incident: ip-10-0-32-18 (general) cordoned 2026-11-02 10:00-13:00
+    ['cordoned', 35, 'ip-10-0-32-18.ec2.internal'],
+  ])('a %s node is no destination: a 100m pod selecting its hostname is unschedulable, on another general node it lands', async (_what, hours, node) => {
+    const atMs = api.startMs + hours * HOUR;
+    await collectAt(atMs);
+    const { rows } = await get<NodesResponse>(`/api/nodes?at=${new Date(atMs).toISOString()}&limit=5000`);
+    expect(rows.map((n) => n.name)).toContain(node);
+    const p = await predictAt(atMs, hostnamePod(node));
+    expect(p.existingNodes.flatMap((n) => n.pods)).toEqual([]);
+    expect(p.unschedulable).toHaveLength(1);
+    // the control: the same pod on another general node of the snapshot with room for it
+    const others = rows.filter((n) => n.nodePool === 'general' && n.name !== node && n.name !== 'ip-10-0-32-18.ec2.internal');
+    let landed: string[] = [];
+    for (const other of others) {
+      const q = await predictAt(atMs, hostnamePod(other.name));
+      landed = q.existingNodes.map((n) => n.node);
+      if (landed.length > 0) {
+        expect(landed).toEqual([other.name]);
+        break;
+      }
+    }
+    expect(landed).toHaveLength(1);
+  });
 });
