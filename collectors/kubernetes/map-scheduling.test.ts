@@ -186,18 +186,38 @@ describe("Karpenter's FEATURE_GATES and a finished pod's time", () => {
       ],
     });
     expect(karpenterFeatureGatesOf(p)).toBe(GATES);
-    expect(karpenterFeatureGatesOf(pod({ containers: [{ name: 'c', image: 'public.ecr.aws/karpenter/controller:1.14.1' }] }))).toBeUndefined();
-    const rec = { karpenterImage: 'public.ecr.aws/karpenter/controller:1.14.1', karpenterFeatureGates: GATES, phase: 'Running' } as PodRecord;
+    expect(
+      karpenterFeatureGatesOf(pod({ containers: [{ name: 'c', image: 'public.ecr.aws/karpenter/controller:1.14.1' }] })),
+    ).toBeUndefined();
+    const rec = {
+      karpenterImage: 'public.ecr.aws/karpenter/controller:1.14.1',
+      karpenterFeatureGates: GATES,
+      phase: 'Running',
+    } as PodRecord;
     expect(karpenterVersionOf([rec])?.featureGates).toBe(GATES);
   });
-  it('a Succeeded pod finished at its containers\' latest state.terminated.finishedAt; a running one has none', () => {
+  it("a Succeeded pod finished at its containers' latest state.terminated.finishedAt; a running one has none", () => {
     const p: V1Pod = {
       ...pod({}),
       status: {
         phase: 'Succeeded',
         containerStatuses: [
-          { name: 'a', image: 'x', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: 0, finishedAt: new Date('2026-01-05T20:20:30Z') } } },
-          { name: 'b', image: 'x', imageID: '', ready: false, restartCount: 0, state: { terminated: { exitCode: 0, finishedAt: new Date('2026-01-05T20:21:00Z') } } },
+          {
+            name: 'a',
+            image: 'x',
+            imageID: '',
+            ready: false,
+            restartCount: 0,
+            state: { terminated: { exitCode: 0, finishedAt: new Date('2026-01-05T20:20:30Z') } },
+          },
+          {
+            name: 'b',
+            image: 'x',
+            imageID: '',
+            ready: false,
+            restartCount: 0,
+            state: { terminated: { exitCode: 0, finishedAt: new Date('2026-01-05T20:21:00Z') } },
+          },
         ],
       },
     };

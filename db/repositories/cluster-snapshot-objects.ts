@@ -283,7 +283,9 @@ export function podObject(p: SnapshotPodRow): KubePod {
     status: {
       phase: p.finished?.phase ?? (p.nodeName === null ? 'Pending' : 'Running'),
       ...(startTime === null ? {} : { startTime: iso(startTime) }),
-      ...(p.finished === null ? {} : { containerStatuses: [{ name: 'requests', state: { terminated: { finishedAt: iso(p.finished.at) } } }] }),
+      ...(p.finished === null
+        ? {}
+        : { containerStatuses: [{ name: 'requests', state: { terminated: { finishedAt: iso(p.finished.at) } } }] }),
     },
   };
 }

@@ -179,12 +179,7 @@ export function createClusterSnapshotRepository(db: Db) {
     };
   };
 
-  const podRow = (
-    r: RawPod,
-    bound: boolean,
-    t: number,
-    specOf: (hash: string | null) => PodSchedulingSpec | null,
-  ): SnapshotPodRow => ({
+  const podRow = (r: RawPod, bound: boolean, t: number, specOf: (hash: string | null) => PodSchedulingSpec | null): SnapshotPodRow => ({
     uid: r.uid,
     namespace: r.namespace,
     name: r.name,

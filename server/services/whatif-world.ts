@@ -94,7 +94,8 @@ export function createWhatIfWorlds(sources: WhatIfSources, { keep = 4 }: { keep?
     const sameCurrency = prices.currency === null || prices.currency === currency;
     // The controller's FEATURE_GATES as collected (absent: the release's defaults), resolved as the engine will.
     const version = snap.karpenterVersion?.version;
-    const featureGates = snap.karpenterVersion?.featureGates === undefined ? undefined : featureGatesFromEnv(snap.karpenterVersion.featureGates).gates;
+    const featureGates =
+      snap.karpenterVersion?.featureGates === undefined ? undefined : featureGatesFromEnv(snap.karpenterVersion.featureGates).gates;
     const gates = resolveGates(featureGates, karpenterBehaviour(version, []), []);
     const input = {
       region,

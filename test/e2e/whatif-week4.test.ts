@@ -218,18 +218,12 @@ describe('agreement (issue 21 "What it must show"): kubectl get -o yaml | simula
   // paths date the finish by the container's state.terminated.finishedAt: simulate off the dump, the what-if off the
   // store (pods.finished_at, the pod served finished). Red before: simulate counted from the pod's start (900 s) and the
   // store dated the finish by the snapshot that saw it and left the pod out, offering the node for deletion.
-  it('at +20.5 h (a CronJob pod finished 9 minutes before): the same decision and reasons on the node it ran on', () =>
-    agreement(20.5));
+  it('at +20.5 h (a CronJob pod finished 9 minutes before): the same decision and reasons on the node it ran on', () => agreement(20.5));
 });
 
 /** kubectl get KIND -o json at `at` (the sandbox's objects: the independent record the figures below are worked from). */
 async function items<T>(at: number, args: string[]): Promise<T[]> {
   return (JSON.parse(await kubectl(at, ['get', ...args, '-o', 'json'])) as { items: T[] }).items;
-}
-
-interface PodJson {
-  metadata: { name: string; namespace: string; labels?: Record<string, string> };
-  spec: { nodeName?: string; volumes?: { persistentVolumeClaim?: { claimName: string } }[] };
 }
 
 const predictYaml = (name: string, cpu: string, extra: string[] = []): string =>
@@ -258,11 +252,14 @@ async function predictAt(atMs: number, yaml: string): Promise<PredictResponse> {
 }
 
 describe('issue 21 item 2 by hand on week4, collector -> SQLite -> API', () => {
-  it('the EBS-backed ledger-db pinned to its PV\'s zone: a pod mounting data-ledger-db-0 (PV in us-east-1a) is not placed in us-east-1b', async () => {
+  it("the EBS-backed ledger-db pinned to its PV's zone: a pod mounting data-ledger-db-0 (PV in us-east-1a) is not placed in us-east-1b", async () => {
     const atMs = api.startMs + 12 * HOUR;
     // The PV's zone as the sandbox serves it (nodeAffinity on topology.ebs.csi.aws.com/zone): us-east-1a.
     const pvs = await items<{
-      spec: { claimRef?: { name: string }; nodeAffinity?: { required?: { nodeSelectorTerms: { matchExpressions: { values: string[] }[] }[] } } };
+      spec: {
+        claimRef?: { name: string };
+        nodeAffinity?: { required?: { nodeSelectorTerms: { matchExpressions: { values: string[] }[] }[] } };
+      };
     }>(atMs, ['pv']);
     const pv = pvs.find((x) => x.spec.claimRef?.name === 'data-ledger-db-0');
     expect(pv?.spec.nodeAffinity?.required?.nodeSelectorTerms[0].matchExpressions[0].values).toEqual(['us-east-1a']);
@@ -337,27 +334,30 @@ describe('issue 21 item 2 by hand on week4, collector -> SQLite -> API', () => {
     ['karpenter.sh/disrupted', 25.6, 'ip-10-0-32-27.ec2.internal'],
     // week4's cordon incident: ip-10-0-32-18 (general) cordoned 2026-11-02 10:00-13:00
     ['cordoned', 35, 'ip-10-0-32-18.ec2.internal'],
-  ])('a %s node is no destination: a 100m pod selecting its hostname is unschedulable, on another general node it lands', async (_what, hours, node) => {
-    const atMs = api.startMs + hours * HOUR;
-    await collectAt(atMs);
-    const { rows } = await get<NodesResponse>(`/api/nodes?at=${new Date(atMs).toISOString()}&limit=5000`);
-    expect(rows.map((n) => n.name)).toContain(node);
-    const p = await predictAt(atMs, hostnamePod(node));
-    expect(p.existingNodes.flatMap((n) => n.pods)).toEqual([]);
-    expect(p.unschedulable).toHaveLength(1);
-    // the control: the same pod on another general node of the snapshot with room for it
-    const others = rows.filter((n) => n.nodePool === 'general' && n.name !== node && n.name !== 'ip-10-0-32-18.ec2.internal');
-    let landed: string[] = [];
-    for (const other of others) {
-      const q = await predictAt(atMs, hostnamePod(other.name));
-      landed = q.existingNodes.map((n) => n.node);
-      if (landed.length > 0) {
-        expect(landed).toEqual([other.name]);
-        break;
+  ])(
+    'a %s node is no destination: a 100m pod selecting its hostname is unschedulable, on another general node it lands',
+    async (_what, hours, node) => {
+      const atMs = api.startMs + hours * HOUR;
+      await collectAt(atMs);
+      const { rows } = await get<NodesResponse>(`/api/nodes?at=${new Date(atMs).toISOString()}&limit=5000`);
+      expect(rows.map((n) => n.name)).toContain(node);
+      const p = await predictAt(atMs, hostnamePod(node));
+      expect(p.existingNodes.flatMap((n) => n.pods)).toEqual([]);
+      expect(p.unschedulable).toHaveLength(1);
+      // the control: the same pod on another general node of the snapshot with room for it
+      const others = rows.filter((n) => n.nodePool === 'general' && n.name !== node && n.name !== 'ip-10-0-32-18.ec2.internal');
+      let landed: string[] = [];
+      for (const other of others) {
+        const q = await predictAt(atMs, hostnamePod(other.name));
+        landed = q.existingNodes.map((n) => n.node);
+        if (landed.length > 0) {
+          expect(landed).toEqual([other.name]);
+          break;
+        }
       }
-    }
-    expect(landed).toHaveLength(1);
-  });
+      expect(landed).toHaveLength(1);
+    },
+  );
 });
 
 describe('the steady pool (on-demand only) at 12:00 worked by hand: headroom and its spot lever', () => {

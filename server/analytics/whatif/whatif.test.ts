@@ -190,7 +190,7 @@ describe('catalogue from stored prices (catalogue.ts)', () => {
     ]);
     expect(c.source).toMatch(/1 stored Pricing API price.*1 stored spot price/);
   });
-  it('reserved offerings come from the EC2NodeClasses\' status.capacityReservations as Karpenter makes them: on-demand ÷ 10,000,000, unavailable while expiring, gone after endTime (aws reserved_capacity_resolver.go)', () => {
+  it("reserved offerings come from the EC2NodeClasses' status.capacityReservations as Karpenter makes them: on-demand ÷ 10,000,000, unavailable while expiring, gone after endTime (aws reserved_capacity_resolver.go)", () => {
     const now = Date.parse('2026-03-01T00:00:00Z');
     const res = (id: string, zone: string, o: Record<string, unknown> = {}) => ({
       nodeClass: 'system',
@@ -211,7 +211,13 @@ describe('catalogue from stored prices (catalogue.ts)', () => {
     });
     // 0.096 / 10,000,000 = 0.0000000096 per hour
     expect(c.entries[0].offerings.filter((o) => o.capacityType === 'reserved')).toEqual([
-      expect.objectContaining({ zone: 'us-east-1a', reservationId: 'cr-active', priceUsdPerHour: 0.0000000096, available: true, nodeClass: 'system' }),
+      expect.objectContaining({
+        zone: 'us-east-1a',
+        reservationId: 'cr-active',
+        priceUsdPerHour: 0.0000000096,
+        available: true,
+        nodeClass: 'system',
+      }),
       expect.objectContaining({ zone: 'us-east-1b', reservationId: 'cr-expiring', priceUsdPerHour: 0.0000000096, available: false }),
     ]);
   });
