@@ -434,3 +434,34 @@ describe('the steady pool (on-demand only) at 12:00 worked by hand: headroom and
     expect(steady?.spotUsdPerHour).toBeCloseTo(0.70165 - spot, 9);
   });
 });
+
+describe('issue 21 items 4-5 in the stored path: the reservation and the feature gates the what-if runs with', () => {
+  const world = () =>
+    createWhatIfWorlds({
+      snapshots: createClusterSnapshotRepository(api.db),
+      prices: createSnapshotPricesRepository(api.db),
+    }).load(api.startMs + 12 * HOUR).world;
+
+  it("the system reservation (EC2NodeClass system's status: cr-0a1b2c3d4e5f60718, m6i.large, us-east-1b) offered at 0.096 / 10,000,000", () => {
+    const m6i = world().catalogue.find((e) => e.name === 'm6i.large');
+    // m6i.large on-demand in us-east-1: 0.096 USD/h (AWS price list); Karpenter's reserved price is that / 10^7.
+    expect(m6i?.offerings.filter((o) => o.capacityType === 'reserved')).toEqual([
+      expect.objectContaining({
+        zone: 'us-east-1b',
+        reservationId: 'cr-0a1b2c3d4e5f60718',
+        priceUsdPerHour: 0.0000000096,
+        available: true,
+        nodeClass: 'system',
+      }),
+    ]);
+  });
+
+  it("the controller's FEATURE_GATES (the chart's for 1.14.1) are collected and given to the engine", () => {
+    expect(world().featureGates).toEqual({
+      reservedCapacity: true,
+      spotToSpotConsolidation: false,
+      nodeOverlay: false,
+      staticCapacity: false,
+    });
+  });
+});
