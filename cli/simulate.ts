@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { CatalogueError, EngineInputError, simulate, type SimulationResult } from '../core/karpenter/scheduling/index.js';
+import { HONOURED_GATES, UNMODELLED_GATES } from '../core/karpenter/scheduling/feature-gates.js';
 import { type FeatureGates, karpenterBehaviour, NEWEST_MODELLED_VERSION, resolveGates } from '../core/karpenter/scheduling/version.js';
 import { type ObjectStream, parseObjectStream } from '../core/karpenter/scheduling/object-stream.js';
 import { isRegionName } from '../core/partitions.js';
@@ -67,15 +68,8 @@ export interface SimulateOptions {
   json: boolean;
 }
 
-/** Karpenter's gates (pkg/operator/options/options.go at v1.14.1) the simulator honours, in the engine's spelling. */
-const HONOURED_GATES: Readonly<Record<string, keyof FeatureGates>> = {
-  SpotToSpotConsolidation: 'spotToSpotConsolidation',
-  NodeOverlay: 'nodeOverlay',
-  StaticCapacity: 'staticCapacity',
-  ReservedCapacity: 'reservedCapacity',
-};
-/** Karpenter's gates that change nothing the simulator decides: accepted off, refused on (not silently ignored). */
-const UNMODELLED_GATES = ['NodeRepair', 'CapacityBuffer'];
+// Karpenter's gates the simulator honours, and those it accepts off and refuses on (not silently ignored): one list
+// with the collected FEATURE_GATES' reader (core/karpenter/scheduling/feature-gates.ts).
 
 /** Karpenter's --feature-gates form: "Name=true,Name=false"; an unknown gate is refused, naming it. */
 export function parseFeatureGates(text: string): FeatureGates {

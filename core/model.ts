@@ -121,10 +121,17 @@ export interface PodRecord {
   deletionCost?: string | null;
   /** status.startTime (what a do-not-disrupt duration runs from), epoch ms; null when not started. */
   startedAt?: number | null;
+  /**
+   * When a Succeeded or Failed pod finished: the latest status.containerStatuses[].state.terminated.finishedAt, epoch
+   * ms (what Karpenter's podevents controller dates the pod's terminal event by); null while running or when absent.
+   */
+  finishedAt?: number | null;
   /** Its PersistentVolumeClaim and generic ephemeral volumes (the only volumes that pin or limit placement). */
   volumes?: PodVolumeRecord[];
   /** The image of a Karpenter controller container this pod runs (karpenterVersion is read off its tag). */
   karpenterImage?: string;
+  /** That container's FEATURE_GATES env as written ("SpotToSpotConsolidation=true,…"), when given by value. */
+  karpenterFeatureGates?: string;
 }
 
 /**
@@ -206,6 +213,8 @@ export interface KarpenterVersionRecord {
   version: string;
   source: 'image' | 'flag';
   image?: string;
+  /** The controller's FEATURE_GATES env as written (read with the image); absent: Karpenter's defaults for the release. */
+  featureGates?: string;
 }
 
 export interface EventRecord {

@@ -45,7 +45,9 @@ export function internPod(p: PodRecord, intern: (s: string) => string): PodRecor
     doNotDisruptValue: p.doNotDisruptValue,
     deletionCost: p.deletionCost,
     startedAt: p.startedAt,
+    finishedAt: p.finishedAt,
     volumes: p.volumes,
     karpenterImage: p.karpenterImage,
+    karpenterFeatureGates: p.karpenterFeatureGates,
   };
 }

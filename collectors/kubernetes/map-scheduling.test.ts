@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { canonicalJson } from './canonical-json.js';
 import {
   createSpecTable,
+  finishedAtOf,
   honoursDoNotDisrupt,
+  karpenterFeatureGatesOf,
   karpenterVersionOf,
   karpenterVersionOfImage,
   podRequests,
@@ -171,6 +173,56 @@ describe("Karpenter's version from its controller image", () => {
       ]),
     ).toEqual({ version: '1.14.1', source: 'image', image: 'public.ecr.aws/karpenter/controller:1.14.1' });
     expect(karpenterVersionOf([])).toBeUndefined();
+  });
+});
+
+describe("Karpenter's FEATURE_GATES and a finished pod's time", () => {
+  const GATES = 'ReservedCapacity=true,SpotToSpotConsolidation=true,NodeRepair=false';
+  it('FEATURE_GATES is read off the container running the controller image, not a sidecar', () => {
+    const p = pod({
+      containers: [
+        { name: 'sidecar', image: 'quay.io/x/y:1', env: [{ name: 'FEATURE_GATES', value: 'NodeOverlay=true' }] },
+        { name: 'controller', image: 'public.ecr.aws/karpenter/controller:1.14.1', env: [{ name: 'FEATURE_GATES', value: GATES }] },
+      ],
+    });
+    expect(karpenterFeatureGatesOf(p)).toBe(GATES);
+    expect(
+      karpenterFeatureGatesOf(pod({ containers: [{ name: 'c', image: 'public.ecr.aws/karpenter/controller:1.14.1' }] })),
+    ).toBeUndefined();
+    const rec = {
+      karpenterImage: 'public.ecr.aws/karpenter/controller:1.14.1',
+      karpenterFeatureGates: GATES,
+      phase: 'Running',
+    } as PodRecord;
+    expect(karpenterVersionOf([rec])?.featureGates).toBe(GATES);
+  });
+  it("a Succeeded pod finished at its containers' latest state.terminated.finishedAt; a running one has none", () => {
+    const p: V1Pod = {
+      ...pod({}),
+      status: {
+        phase: 'Succeeded',
+        containerStatuses: [
+          {
+            name: 'a',
+            image: 'x',
+            imageID: '',
+            ready: false,
+            restartCount: 0,
+            state: { terminated: { exitCode: 0, finishedAt: new Date('2026-01-05T20:20:30Z') } },
+          },
+          {
+            name: 'b',
+            image: 'x',
+            imageID: '',
+            ready: false,
+            restartCount: 0,
+            state: { terminated: { exitCode: 0, finishedAt: new Date('2026-01-05T20:21:00Z') } },
+          },
+        ],
+      },
+    };
+    expect(finishedAtOf(p)).toBe(Date.parse('2026-01-05T20:21:00Z'));
+    expect(finishedAtOf({ ...p, status: { ...p.status, phase: 'Running' } })).toBeNull();
   });
 });
 

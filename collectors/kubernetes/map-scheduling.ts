@@ -159,6 +159,20 @@ export function karpenterImageOf(p: V1Pod): string | undefined {
 }
 
 /**
+ * The FEATURE_GATES env of the container running Karpenter's controller image, as written ("ReservedCapacity=true,
+ * SpotToSpotConsolidation=false,…": the Helm chart's charts/karpenter/templates/deployment.yaml sets it from
+ * settings.featureGates); undefined when that container has none given by value (Karpenter's defaults then apply).
+ */
+export function karpenterFeatureGatesOf(p: V1Pod): string | undefined {
+  for (const c of p.spec?.containers ?? []) {
+    if (c.image === undefined || karpenterVersionOfImage(c.image) === null) continue;
+    const env = c.env?.find((e) => e.name === 'FEATURE_GATES');
+    return env?.value === undefined || env.value === '' ? undefined : env.value;
+  }
+  return undefined;
+}
+
+/**
  * The release an image of Karpenter's controller carries in its tag: `public.ecr.aws/karpenter/controller:1.14.1@sha256:…`
  * -> 1.14.1 (also `v0.37.0`, a mirror's `…/karpenter/controller:1.8.0`); null for another image or a digest alone.
  */
@@ -175,6 +189,22 @@ export const startedAtOf = (p: V1Pod): number | null => {
   return Number.isNaN(ms) ? null : ms;
 };
 
+/**
+ * When a Succeeded or Failed pod finished: the latest state.terminated.finishedAt of its containers (epoch ms); null
+ * for a pod not finished, or whose statuses carry no time.
+ */
+export const finishedAtOf = (p: V1Pod): number | null => {
+  if (p.status?.phase !== 'Succeeded' && p.status?.phase !== 'Failed') return null;
+  let latest: number | null = null;
+  for (const c of p.status.containerStatuses ?? []) {
+    const t = c.state?.terminated?.finishedAt;
+    if (t === undefined) continue;
+    const ms = new Date(t).getTime();
+    if (!Number.isNaN(ms) && (latest === null || ms > latest)) latest = ms;
+  }
+  return latest;
+};
+
 /** The per-pod annotations the engine reads, as written. */
 export const annotationValue = (p: V1Pod, key: string): string | null => p.metadata?.annotations?.[key] ?? null;
 
@@ -189,7 +219,12 @@ export function karpenterVersionOf(pods: readonly PodRecord[]): KarpenterVersion
     if (p.karpenterImage === undefined || p.phase !== 'Running') continue;
     const version = karpenterVersionOfImage(p.karpenterImage);
     if (version !== null && (best === undefined || compareVersions(version, best.version) > 0))
-      best = { version, source: 'image', image: p.karpenterImage };
+      best = {
+        version,
+        source: 'image',
+        image: p.karpenterImage,
+        ...(p.karpenterFeatureGates === undefined ? {} : { featureGates: p.karpenterFeatureGates }),
+      };
   }
   return best;
 }

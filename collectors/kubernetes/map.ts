@@ -20,7 +20,9 @@ import {
   annotationValue,
   ANNOTATION_POD_DELETION_COST,
   createSpecTable,
+  finishedAtOf,
   honoursDoNotDisrupt,
+  karpenterFeatureGatesOf,
   karpenterImageOf,
   podRequestList,
   podSchedulingSpec,
@@ -85,6 +87,7 @@ export function mapPod(
   const doNotDisruptValue = annotationValue(p, ANNOTATION_DO_NOT_DISRUPT);
   const volumes = podVolumes(p);
   const karpenterImage = karpenterImageOf(p);
+  const karpenterFeatureGates = karpenterFeatureGatesOf(p);
   const requestList = podRequestList(p);
   const owner = p.metadata?.ownerReferences?.find((o) => o.controller) ?? p.metadata?.ownerReferences?.[0];
   const namespace = p.metadata?.namespace ?? '';
@@ -114,8 +117,10 @@ export function mapPod(
     doNotDisruptValue,
     deletionCost: annotationValue(p, ANNOTATION_POD_DELETION_COST),
     startedAt: startedAtOf(p),
+    finishedAt: finishedAtOf(p),
     ...(volumes === undefined ? {} : { volumes }),
     ...(karpenterImage === undefined ? {} : { karpenterImage }),
+    ...(karpenterFeatureGates === undefined ? {} : { karpenterFeatureGates }),
   };
 }
 

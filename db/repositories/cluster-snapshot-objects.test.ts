@@ -59,6 +59,7 @@ const pod = (name: string, nodeName: string | null, extra: Partial<SnapshotPodRo
   startedAt: null,
   volumes: null,
   spec: null,
+  finished: null,
   ...extra,
 });
 

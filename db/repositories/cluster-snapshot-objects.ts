@@ -26,8 +26,9 @@ import type { KindState, NodePoolRecord, PodSchedulingSpec, PodVolumeRecord } fr
  * host ports, PersistentVolumeClaim volumes, do-not-disrupt and pod-deletion-cost as written, status.startTime) and
  * ONE container named `requests` carrying its effective requests (every resource; init containers, pod-level
  * resources and overhead already folded in, as the Kubernetes scheduler and Karpenter compute them): the store keeps
- * effective requests, not containers. Bound pods come back Running (the phase at the snapshot is not kept, only
- * that a pod was bound by then and not finished), pods not bound by then Pending.
+ * effective requests, not containers. Bound pods come back Running, pods not bound by then Pending, pods finished
+ * by then (and still listed) Succeeded or Failed with the container's state.terminated.finishedAt their finish time
+ * (the phase between is not kept, only when a pod was bound and when it finished).
  *
  * Rows written before migration 0019 lack the new fields; they read as before (and `gaps` says so): pods as running
  * pods with cpu, memory and GPU requests and no constraints, nodes with their NodePool's taints, the NodePools as
@@ -80,6 +81,8 @@ export interface SnapshotPodRow {
   volumes: PodVolumeRecord[] | null;
   /** null: written before migration 0019. */
   spec: PodSchedulingSpec | null;
+  /** Finished by the snapshot (still listed then): its phase and when it finished (epoch ms); null while running. */
+  finished: { phase: 'Succeeded' | 'Failed'; at: number } | null;
 }
 
 /** A versioned object as stored (its body already in the engine's shape). */
@@ -277,7 +280,13 @@ export function podObject(p: SnapshotPodRow): KubePod {
       ],
       ...(p.volumes !== null && p.volumes.length > 0 ? { volumes: p.volumes.map(volumeOf) } : {}),
     },
-    status: { phase: p.nodeName === null ? 'Pending' : 'Running', ...(startTime === null ? {} : { startTime: iso(startTime) }) },
+    status: {
+      phase: p.finished?.phase ?? (p.nodeName === null ? 'Pending' : 'Running'),
+      ...(startTime === null ? {} : { startTime: iso(startTime) }),
+      ...(p.finished === null
+        ? {}
+        : { containerStatuses: [{ name: 'requests', state: { terminated: { finishedAt: iso(p.finished.at) } } }] }),
+    },
   };
 }
 

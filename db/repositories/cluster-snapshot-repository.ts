@@ -26,7 +26,8 @@ import { CLUSTER_REGION_SETTING } from './runs-repository.js';
  * objects is pure, in cluster-snapshot-objects.ts (see there for what each object carries and what older rows give).
  *
  * At the snapshot's time t: its nodes (snapshot_nodes), with taints, cordon and allocatable as their version at t;
- * the pods seen at t, bound to one of those nodes by t (else pending at t), not finished by t; the NodePools,
+ * the pods listed at t, bound to one of those nodes by t (else pending at t), finished ones as Succeeded or Failed with
+ * their finish time; the NodePools,
  * PodDisruptionBudgets, DaemonSets, PVCs, PVs, StorageClasses, CSINodes, EC2NodeClasses and NodeOverlays as their
  * versions at t.
  */
@@ -92,6 +93,8 @@ interface RawPod {
   deletion_cost: string | null;
   volumes_json: string | null;
   spec_hash: string | null;
+  phase: string;
+  finished_at: number | null;
 }
 
 interface RawNodePool {
@@ -117,9 +120,12 @@ const parse = <T>(text: string | null, fallback: T): T => {
   }
 };
 
+/** A finished row's phase: Succeeded or Failed as stored (rows marked finished carry one of them). */
+const terminalPhase = (phase: string): 'Succeeded' | 'Failed' => (phase === 'Failed' ? 'Failed' : 'Succeeded');
+
 const POD_COLUMNS = `p.uid, p.namespace, p.name, p.node_name, p.owner_kind, p.owner_name, p.req_cpu_m, p.req_memory_b, p.req_gpu,
   p.do_not_disrupt, p.created_at, p.labels_json, p.scheduled_at, p.started_at, p.do_not_disrupt_value, p.deletion_cost,
-  p.volumes_json, p.spec_hash`;
+  p.volumes_json, p.spec_hash, p.phase, p.finished_at`;
 /** The versioned kinds read as they are (NodePools and Nodes are merged with their rows). */
 const OTHER_KINDS = VERSIONED_KINDS.filter((k) => k !== 'NodePool' && k !== 'Node');
 
@@ -134,23 +140,24 @@ export function createClusterSnapshotRepository(db: Db) {
            sn.alloc_cpu_m, sn.alloc_memory_b, sn.alloc_pods, sn.alloc_gpu, n.capacity_json, n.labels_json, sn.usd_per_hour, sn.price_source
     FROM snapshot_nodes sn LEFT JOIN nodes n ON n.name = sn.node_name
     WHERE sn.snapshot_id = ? ORDER BY sn.node_name`);
-  // A pod row is seen from first_seen to last_seen; bound for life once scheduled_at (NULL before 0019: bound since
-  // first seen); finished from finished_at. Bound pods: through their node's row of the snapshot.
+  // A pod row is seen (listed) from first_seen to last_seen; bound for life once scheduled_at (NULL before 0019: bound
+  // since first seen); finished from finished_at, and listed finished until its Job or node goes, as the API server
+  // lists it (Karpenter sees it too: its finish restarts the node's consolidateAfter clock). Bound pods: through their
+  // node's row of the snapshot.
   const boundPods = db.prepare(`
     SELECT ${POD_COLUMNS}
     FROM snapshot_nodes sn JOIN pods p ON p.node_name = sn.node_name
-    WHERE sn.snapshot_id = @id AND p.first_seen <= @at AND p.last_seen >= @at
-      AND (p.finished_at IS NULL OR p.finished_at > @at)`);
+    WHERE sn.snapshot_id = @id AND p.first_seen <= @at AND p.last_seen >= @at`);
   // Pending then: never bound, or bound after (the partial index pods_bound_late keeps these few at hand).
   const pendingPods = db.prepare(`
     SELECT ${POD_COLUMNS}
     FROM pods p
-    WHERE p.node_name IS NULL AND p.first_seen <= @at AND p.last_seen >= @at AND (p.finished_at IS NULL OR p.finished_at > @at)
+    WHERE p.node_name IS NULL AND p.first_seen <= @at AND p.last_seen >= @at
     UNION ALL
     SELECT ${POD_COLUMNS}
     FROM pods p
     WHERE p.scheduled_at IS NOT NULL AND p.scheduled_at > p.first_seen AND p.scheduled_at > @at
-      AND p.first_seen <= @at AND p.last_seen >= @at AND (p.finished_at IS NULL OR p.finished_at > @at)`);
+      AND p.first_seen <= @at AND p.last_seen >= @at`);
   const nodePools = db.prepare('SELECT * FROM nodepools ORDER BY name');
   const namespaces = db.prepare('SELECT name, labels_json FROM namespaces ORDER BY name');
   const setting = db.prepare('SELECT value FROM settings WHERE key = ?').pluck();
@@ -172,7 +179,7 @@ export function createClusterSnapshotRepository(db: Db) {
     };
   };
 
-  const podRow = (r: RawPod, bound: boolean, specOf: (hash: string | null) => PodSchedulingSpec | null): SnapshotPodRow => ({
+  const podRow = (r: RawPod, bound: boolean, t: number, specOf: (hash: string | null) => PodSchedulingSpec | null): SnapshotPodRow => ({
     uid: r.uid,
     namespace: r.namespace,
     name: r.name,
@@ -190,6 +197,8 @@ export function createClusterSnapshotRepository(db: Db) {
     startedAt: r.started_at,
     volumes: parse<PodVolumeRecord[] | null>(r.volumes_json, null),
     spec: specOf(r.spec_hash),
+    // finished by t: its terminal phase as stored (a row finished later was still running or pending then)
+    finished: r.finished_at !== null && r.finished_at <= t ? { phase: terminalPhase(r.phase), at: r.finished_at } : null,
   });
 
   return {
@@ -222,12 +231,12 @@ export function createClusterSnapshotRepository(db: Db) {
         const bound = r.scheduled_at === null || r.scheduled_at <= t;
         if (!bound) continue; // bound after t: the pending query has it
         seen.add(r.uid);
-        pods.push(podRow(r, true, specOf));
+        pods.push(podRow(r, true, t, specOf));
       }
       for (const r of pendingPods.all({ at: t }) as RawPod[]) {
         if (seen.has(r.uid)) continue;
         seen.add(r.uid);
-        pods.push(podRow(r, false, specOf));
+        pods.push(podRow(r, false, t, specOf));
       }
       pods.sort((a, b) =>
         a.namespace === b.namespace ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.namespace < b.namespace ? -1 : 1,

@@ -187,7 +187,8 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
         at,
         labels: json(p.labels),
         phase: p.phase,
-        finishedAt: finished ? at : null,
+        // when its containers ended (terminated.finishedAt); else the snapshot that first saw it finished
+        finishedAt: finished ? (p.finishedAt ?? at) : null,
         scheduledAt: p.nodeName === null ? null : at,
         startedAt: p.startedAt ?? null,
         dndValue: p.doNotDisruptValue ?? null,

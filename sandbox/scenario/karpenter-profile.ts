@@ -62,6 +62,25 @@ export interface KarpenterProfile {
   balancedConsolidation: boolean;
 }
 
+/**
+ * The FEATURE_GATES env the release's Helm chart gives its controller (aws charts/karpenter/templates/deployment.yaml:
+ * SpotToSpotConsolidation from v1.0, NodeRepair v1.1, ReservedCapacity v1.3 (first), NodeOverlay v1.7, StaticCapacity
+ * v1.8, CapacityBuffer v1.14), with the values the sandbox's controller runs with: ReservedCapacity as the release
+ * defaults it (values.yaml: true from v1.6), SpotToSpotConsolidation as the scenario says, the rest off.
+ */
+export function karpenterFeatureGatesEnv(profile: KarpenterProfile, spotToSpotConsolidation: boolean): string {
+  const [, minor] = profile.version.split('.').map(Number);
+  const gates: [string, boolean][] = [
+    ...(minor >= 3 ? [['ReservedCapacity', profile.reservedCapacityByDefault] as [string, boolean]] : []),
+    ['SpotToSpotConsolidation', spotToSpotConsolidation],
+    ...(minor >= 1 ? [['NodeRepair', false] as [string, boolean]] : []),
+    ...(minor >= 7 ? [['NodeOverlay', false] as [string, boolean]] : []),
+    ...(minor >= 8 ? [['StaticCapacity', false] as [string, boolean]] : []),
+    ...(minor >= 14 ? [['CapacityBuffer', false] as [string, boolean]] : []),
+  ];
+  return gates.map(([name, on]) => `${name}=${on}`).join(',');
+}
+
 /** The release `npm start` imitates, and the older one the end-to-end tests also run. */
 export const CURRENT_KARPENTER_VERSION = '1.14.1';
 export const LEGACY_KARPENTER_VERSION = '1.5.0';

@@ -83,12 +83,16 @@ export function workloadTemplate(
   pool: Pick<SimNodePool, 'taints'> | undefined,
   karpenterVersion: string,
   templateHash: string | null,
+  /** The FEATURE_GATES env a Karpenter controller container gets (karpenterFeatureGatesEnv). */
+  featureGatesEnv?: string,
 ): SimPodTemplate {
+  const controller = spec.image !== undefined && spec.image.includes('karpenter/controller:${karpenterVersion}');
   const containers: SimContainer[] = [
     {
       name: spec.name.split('-')[0],
       image: spec.image ? resolveImage(spec.image, karpenterVersion) : `public.ecr.aws/ledger-demo/${spec.name}:1.4.2`,
       resources: { requests: { ...spec.requests } as Record<string, string> },
+      ...(controller && featureGatesEnv !== undefined ? { env: [{ name: 'FEATURE_GATES', value: featureGatesEnv }] } : {}),
     },
   ];
   const initContainers: SimContainer[] = spec.initRequests

@@ -5,7 +5,7 @@ import { DAY_MS as DAY, MINUTE_MS as MINUTE } from '../../core/time.js';
 import { reservationWithRoom } from './capacity-reservations.js';
 import { loadCatalog } from './catalog.js';
 import { admittedTypes, daemonSetMatcher, DomainSourceCache, type kubeNode, PricedCatalogue } from './engine-cluster.js';
-import { karpenterProfile, type KarpenterProfile } from './karpenter-profile.js';
+import { karpenterFeatureGatesEnv, karpenterProfile, type KarpenterProfile } from './karpenter-profile.js';
 import { DEFAULT_AMI_ALIAS } from './node-classes.js';
 import { daemonSetTemplate, kubePodOf, type PodShape } from './pod-templates.js';
 import { Rng } from './rng.js';
@@ -219,7 +219,15 @@ export class SimState {
       }),
     );
     this.daemonsOn = daemonSetMatcher(this.daemonTemplates);
-    this.workloads = file.workloads.map((spec) => makeWorkload(spec, file, this.rng, this.karpenterVersion));
+    this.workloads = file.workloads.map((spec) =>
+      makeWorkload(
+        spec,
+        file,
+        this.rng,
+        this.karpenterVersion,
+        karpenterFeatureGatesEnv(this.profile, file.featureGates?.spotToSpotConsolidation ?? false),
+      ),
+    );
     this.pdbs = (file.podDisruptionBudgets ?? []).map((b) => {
       const owner = this.workloads.find(
         (w) => w.spec.namespace === b.namespace && Object.entries(b.matchLabels).every(([k, v]) => w.shape.labels[k] === v),

@@ -88,6 +88,8 @@ export interface SimContainer {
   resources: { requests: Record<string, string> };
   /** Ports bound on the node (a DaemonSet on the host network). */
   ports?: { name?: string; containerPort: number; hostPort?: number; protocol: string }[];
+  /** Environment given by value (Karpenter's controller: FEATURE_GATES). */
+  env?: { name: string; value: string }[];
 }
 
 /** A toleration as a pod spec holds it. */

@@ -11,10 +11,17 @@ import { type EpochMs, type SimJob, type SimPod, type SimWorkload, workloadKey }
 const DEFAULT_JOB_TTL_SECONDS = 600;
 
 /** A controller of the scenario file as the simulation keeps it (its pod template hash drawn from the seed). */
-export function makeWorkload(spec: WorkloadSpec, file: ScenarioFile, rng: Rng, karpenterVersion: string): Workload {
+export function makeWorkload(
+  spec: WorkloadSpec,
+  file: ScenarioFile,
+  rng: Rng,
+  karpenterVersion: string,
+  /** The controller's FEATURE_GATES env as its release's chart writes it (karpenterFeatureGatesEnv). */
+  featureGatesEnv: string,
+): Workload {
   const templateHash = rng.suffix(9).slice(0, 9);
   const pool = file.nodePools.find((p) => p.name === spec.target);
-  const template = workloadTemplate(spec, pool, karpenterVersion, spec.kind === 'Deployment' ? templateHash : null);
+  const template = workloadTemplate(spec, pool, karpenterVersion, spec.kind === 'Deployment' ? templateHash : null, featureGatesEnv);
   const ownerKind: SimPod['ownerKind'] = spec.kind === 'Deployment' ? 'ReplicaSet' : spec.kind === 'StatefulSet' ? 'StatefulSet' : 'Job';
   const shape: PodShape = {
     ...template,

@@ -281,6 +281,15 @@ describe('week4 holds what real clusters have', () => {
     expect(karpenter[0].spec?.containers[0].image).toBe(
       'public.ecr.aws/karpenter/controller:1.14.1@sha256:445baefaaa689029cc12ac1f659b916b0b82fb14308ce536f8521fcf079116fa',
     );
+    // aws charts/karpenter/templates/deployment.yaml@v1.14.1 line 128 with values.yaml's defaults (reservedCapacity
+    // true, the rest false): the env the collector reads the cluster's feature gates from.
+    expect(karpenter[0].spec?.containers[0].env).toEqual([
+      {
+        name: 'FEATURE_GATES',
+        value:
+          'ReservedCapacity=true,SpotToSpotConsolidation=false,NodeRepair=false,NodeOverlay=false,StaticCapacity=false,CapacityBuffer=false',
+      },
+    ]);
     const classes = (
       (await kc
         .makeApiClient(CustomObjectsApi)

@@ -446,6 +446,7 @@ export function podObject(p: SimPod, phase: ServedPhase, hostIp: string, usage?:
         name: c.name,
         image: c.image,
         ...(c.ports ? { ports: c.ports } : {}),
+        ...(c.env ? { env: c.env } : {}),
         resources: limits === null ? { requests: c.resources.requests } : { requests: c.resources.requests, limits },
         imagePullPolicy: 'IfNotPresent',
       })),

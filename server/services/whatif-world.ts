@@ -1,6 +1,7 @@
 import { loadInstanceCatalog } from '../../core/instance-catalog.js';
 import { type CatalogueEntry, catalogueZones, type EngineContext } from '../../core/karpenter/scheduling/index.js';
-import { CAPACITY_RESERVED } from '../../core/karpenter/scheduling/well-known.js';
+import { featureGatesFromEnv } from '../../core/karpenter/scheduling/feature-gates.js';
+import { capacityReservations, karpenterBehaviour, resolveGates } from '../../core/karpenter/scheduling/index.js';
 import { LABEL_ZONE } from '../../core/karpenter/scheduling/well-known.js';
 import { isRegionName, regionOfZone } from '../../core/partitions.js';
 import { loadStaticTables } from '../../core/static-prices.js';
@@ -91,15 +92,19 @@ export function createWhatIfWorlds(sources: WhatIfSources, { keep = 4 }: { keep?
     // The static table only where it is in the snapshot's currency (China's are CNY).
     const table = isRegionName(region) ? loadStaticTables().get(region) : undefined;
     const sameCurrency = prices.currency === null || prices.currency === currency;
+    // The controller's FEATURE_GATES as collected (absent: the release's defaults), resolved as the engine will.
+    const version = snap.karpenterVersion?.version;
+    const featureGates =
+      snap.karpenterVersion?.featureGates === undefined ? undefined : featureGatesFromEnv(snap.karpenterVersion.featureGates).gates;
+    const gates = resolveGates(featureGates, karpenterBehaviour(version, []), []);
     const input = {
       region,
       zones: catalogueZones(region, objects.nodePools, objects.nodes),
       storedOnDemand: sameCurrency ? prices.onDemand : new Map<string, number>(),
       storedSpot: sameCurrency ? prices.spot : new Map<string, number>(),
       staticOnDemand: table !== undefined && table.currency === currency ? table.prices : new Map<string, number>(),
-      reserved: Object.values(snap.nodePrices)
-        .filter((n) => n.capacityType === CAPACITY_RESERVED && n.pricePerHour !== null)
-        .map((n) => ({ instanceType: n.instanceType, zone: n.zone, pricePerHour: n.pricePerHour ?? 0 })),
+      capacityReservations: gates.reservedCapacity ? capacityReservations(objects.nodeClasses) : [],
+      now: takenAt,
     };
     const key = JSON.stringify([
       input.region,
@@ -107,7 +112,9 @@ export function createWhatIfWorlds(sources: WhatIfSources, { keep = 4 }: { keep?
       [...input.storedOnDemand],
       [...input.storedSpot],
       input.staticOnDemand.size,
-      input.reserved,
+      input.capacityReservations,
+      // a reservation's endTime is read at the snapshot's time
+      input.capacityReservations.length > 0 ? takenAt : 0,
     ]);
     const catalogue = catalogues.get(key) ?? reuseEntries(whatIfCatalogue(loadInstanceCatalog(), input));
     catalogues.delete(key);
@@ -125,7 +132,8 @@ export function createWhatIfWorlds(sources: WhatIfSources, { keep = 4 }: { keep?
       objects,
       catalogue: catalogue.entries,
       takenAt,
-      ...(snap.karpenterVersion === null ? {} : { karpenterVersion: snap.karpenterVersion.version }),
+      ...(version === undefined ? {} : { karpenterVersion: version }),
+      ...(featureGates === undefined ? {} : { featureGates }),
       podSpecsKnown: !snap.gaps.some((g) => g.startsWith('Pods:')),
     };
     const entry: LoadedWorld = {

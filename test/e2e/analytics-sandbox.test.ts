@@ -478,31 +478,26 @@ describe('what-if on the week4 sandbox (issue 14: the engine over the stored sna
   // Four times of the day: the web cycle's rise, peak, decline and wind-down.
   const AT = [3, 9, 15, 21].map((h) => h * 3_600_000);
 
-  it.each(AT)(
-    'headroom per NodePool ≥ 0 and the best known placement (the cheaper of today and the re-pack) never costs more than today (+%i ms)',
-    async (offsetMs) => {
-      const at = new Date(startMs + offsetMs).toISOString();
-      const h = await get<HeadroomResponse>(`/api/whatif/headroom?at=${at}`);
-      expect(h).toMatchObject({ simulation: true, snapshotAt: at, currency: 'USD', unschedulable: [], unpricedNodes: [] });
-      expect(h.catalogueSource).toMatch(/stored Pricing API price/);
-      expect(h.rows.length).toBeGreaterThan(0);
-      // Today is priced by the engine's catalogue (built from the stored prices) as the snapshot priced its nodes.
-      const { rows: nodes } = await get<NodesResponse>(`/api/nodes?at=${at}&limit=5000`);
-      for (const r of h.rows) {
-        const stored = nodes.filter((n) => n.nodePool === r.nodePool).reduce((s, n) => s + (n.usdPerHour ?? 0), 0);
-        expect(r.today.usdPerHour, r.nodePool).toBeCloseTo(stored, 6);
-        expect(r.headroomUsdPerHour, r.nodePool).toBeGreaterThanOrEqual(0);
-        expect(r.best.usdPerHour, r.nodePool).toBeLessThanOrEqual(r.today.usdPerHour + 1e-9);
-        expect(r.spot.usdPerHour, r.nodePool).toBeLessThanOrEqual(r.best.usdPerHour + 1e-9);
-        expect(r.headroomUsdPerMonth).toBeCloseTo(r.headroomUsdPerHour * 730, 4);
-        // The mix adds up to the footprint.
-        for (const f of [r.today, r.repack, r.best, r.spot]) {
-          expect(f.mix.reduce((s, m) => s + m.nodes, 0)).toBe(f.nodes);
-          expect(f.mix.reduce((s, m) => s + m.usdPerHour, 0)).toBeCloseTo(f.usdPerHour, 6);
-        }
-      }
-    },
-  );
+  it.each(AT)("headroom's today per NodePool is what the snapshot's nodes cost as Karpenter prices them (+%i ms)", async (offsetMs) => {
+    const at = new Date(startMs + offsetMs).toISOString();
+    const h = await get<HeadroomResponse>(`/api/whatif/headroom?at=${at}`);
+    expect(h).toMatchObject({ simulation: true, snapshotAt: at, currency: 'USD', unschedulable: [], unpricedNodes: [] });
+    expect(h.catalogueSource).toMatch(/stored Pricing API price/);
+    expect(h.rows.length).toBeGreaterThan(0);
+    // Today: each node at the price the collector stored for it (the Pricing API's on-demand price, the spot
+    // history's), except a node in a capacity reservation, which Karpenter prices at the on-demand price divided by
+    // 10,000,000 (aws pkg/providers/instancetype/offering reserved_capacity_resolver; the bill keeps on-demand).
+    // Worked figures for the re-pack, the headroom and the spot lever: test/e2e/whatif-week4.test.ts (steady at
+    // 12:00); the old checks here (headroom >= 0, best <= today, spot <= best) held by construction.
+    const { rows: nodes } = await get<NodesResponse>(`/api/nodes?at=${at}&limit=5000`);
+    for (const r of h.rows) {
+      const stored = nodes
+        .filter((n) => n.nodePool === r.nodePool)
+        .reduce((s, n) => s + (n.usdPerHour ?? 0) / (n.capacityType === 'reserved' ? 10_000_000 : 1), 0);
+      expect(r.today.usdPerHour, r.nodePool).toBeCloseTo(stored, 6);
+      expect(r.today.nodes, r.nodePool).toBe(nodes.filter((n) => n.nodePool === r.nodePool).length);
+    }
+  });
 
   it('why not consolidated: one row per node of the snapshot, each with a decision, a reason and its cost', async () => {
     const at = new Date(startMs + 12 * 3_600_000).toISOString();

@@ -20,6 +20,7 @@ import {
   DND_POD,
   EC2_NODE_CLASS_STATUS,
   JOB_POD,
+  JOB_POD_FINISHED_AT,
   type KubeListing,
   NODE_A,
   NODE_B,
@@ -213,12 +214,15 @@ describe('a stored snapshot read back as the cluster Karpenter saw (issue 21)', 
     ]);
   });
 
-  it('3. a finished Job pod is there while it ran and absent once Succeeded', () => {
-    expect(podNamed(at1, JOB_POD)?.spec.nodeName).toBe(NODE_B);
-    expect(podNamed(at2, JOB_POD)).toBeUndefined();
+  it('3. a finished Job pod runs at t1; at t2, still listed, it is Succeeded since its container finished (10:06:30, not the snapshot)', () => {
+    expect(podNamed(at1, JOB_POD)?.status?.phase).toBe('Running');
+    const done = podNamed(at2, JOB_POD);
+    expect(done?.spec.nodeName).toBe(NODE_B);
+    expect(done?.status?.phase).toBe('Succeeded');
+    expect(done?.status?.containerStatuses?.map((c) => c.state?.terminated?.finishedAt)).toEqual(['2026-11-03T10:06:30.000Z']);
     expect(db.prepare('SELECT phase, finished_at FROM pods WHERE name = ?').get(JOB_POD)).toEqual({
       phase: 'Succeeded',
-      finished_at: Date.parse(T2),
+      finished_at: Date.parse(JOB_POD_FINISHED_AT),
     });
   });
 

@@ -529,6 +529,22 @@ describe("a caller's last pod event and command-only rounds (the sandbox's use)"
     expect(r.consolidation.unconsolidatable[0].reason).toContain("has not passed since the node's last pod event (120s ago)");
   });
 
+  it('a Job pod that finished 2 minutes ago (its containers\' latest state.terminated.finishedAt) restarts consolidateAfter (5m): podevents/controller.go "newly terminal pod"', () => {
+    // Hand-worked: the Job pod started 2026-01-31T23:50 (10 min ago) and its two containers ended 23:55 and 23:58;
+    // the node's last pod event is the later finish, 120 s before NOW, so 300 s have not passed.
+    const job = pod('job-1', { nodeName: 'n1', ownerKind: 'Job', ownerName: 'j', createdAt: '2026-01-31T23:50:00Z', phase: 'Succeeded' });
+    job.status = {
+      ...job.status,
+      containerStatuses: [
+        { name: 'a', state: { terminated: { finishedAt: '2026-01-31T23:55:00Z' } } },
+        { name: 'b', state: { terminated: { finishedAt: '2026-01-31T23:58:00Z' } } },
+      ],
+    };
+    const r = sim({ nodes: [nodeOf('n1', MOST_EXPENSIVE)], pods: [rsPod('p', 'n1'), job], pool: suitePool({ consolidateAfter: '5m' }) });
+    expect(r.consolidation.decisions).toEqual([]);
+    expect(r.consolidation.unconsolidatable[0].reason).toContain("has not passed since the node's last pod event (120s ago)");
+  });
+
   const cheapestSpot = '1-cpu-1-mem-amd64-linux-test-zone-1-spot';
   const cases: [string, Parameters<typeof sim>[0]][] = [
     ['replace (consolidation_test.go:1006)', { nodes: [nodeOf('n1', MOST_EXPENSIVE)], pods: [rsPod('p', 'n1')] }],

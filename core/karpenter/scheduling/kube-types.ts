@@ -108,6 +108,8 @@ export interface KubePod {
     startTime?: string;
     nominatedNodeName?: string;
     conditions?: { type: string; status: string; reason?: string }[];
+    /** When a finished pod's containers ended (state.terminated.finishedAt): the pod's terminal event. */
+    containerStatuses?: { name?: string; state?: { terminated?: { finishedAt?: string } } }[];
   };
 }
 

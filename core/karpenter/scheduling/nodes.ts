@@ -27,7 +27,7 @@ export interface ExistingNodeSpec {
   initialized: boolean;
   markedForDeletion: boolean;
   ready: boolean;
-  /** The last time a pod was bound to it (or it was created): where consolidateAfter counts from. */
+  /** The last time a pod was bound to it or finished on it (or it was created): where consolidateAfter counts from. */
   lastPodEventAt: number;
   pods: SchedPod[];
   instanceType: string | null;
@@ -49,7 +49,9 @@ export function normalizeNode(node: KubeNode, pods: SchedPod[], nodePoolNames: R
     if (Number.isNaN(createdAt)) throw new Error(`metadata.creationTimestamp "${node.metadata.creationTimestamp}" is not an RFC 3339 time`);
     const pool = labels[LABEL_NODEPOOL];
     const ready = (node.status.conditions ?? []).find((c) => c.type === 'Ready');
-    const lastPodEventAt = Math.max(createdAt, ...pods.map((p) => p.startTime ?? p.createdAt));
+    // A pod's events as nodeclaim.podevents records them: bound (its start stands in), and turned terminal (when its
+    // containers finished: a Job pod that ended restarts the node's consolidateAfter clock).
+    const lastPodEventAt = Math.max(createdAt, ...pods.map((p) => Math.max(p.startTime ?? p.createdAt, p.finishedAt ?? 0)));
     return {
       name,
       labels,

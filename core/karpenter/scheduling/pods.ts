@@ -46,6 +46,11 @@ export interface SchedPod {
   phase: string;
   createdAt: number;
   startTime: number | null;
+  /**
+   * When a finished pod turned terminal: the latest status.containerStatuses[].state.terminated.finishedAt (epoch
+   * ms); null for a pod still running or one whose statuses say nothing.
+   */
+  finishedAt: number | null;
   terminating: boolean;
   priority: number | null;
   nodeSelector: Record<string, string>;
@@ -173,6 +178,7 @@ export function normalizePod(pod: KubePod, index = 0, opts: NormalizeOptions = {
       phase: pod.status?.phase ?? (spec.nodeName ? 'Running' : 'Pending'),
       createdAt: time(pod.metadata.creationTimestamp) ?? 0,
       startTime: time(pod.status?.startTime),
+      finishedAt: latestFinish(pod),
       terminating: Boolean(pod.metadata.deletionTimestamp),
       priority: typeof spec.priority === 'number' ? spec.priority : null,
       nodeSelector: spec.nodeSelector ?? {},
@@ -182,6 +188,16 @@ export function normalizePod(pod: KubePod, index = 0, opts: NormalizeOptions = {
       notReady: (pod.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'False'),
     };
   });
+}
+
+/** The latest state.terminated.finishedAt of a pod's containers (epoch ms), null when none ended. */
+function latestFinish(pod: KubePod): number | null {
+  let latest: number | null = null;
+  for (const c of pod.status?.containerStatuses ?? []) {
+    const t = time(c.state?.terminated?.finishedAt);
+    if (t !== null && (latest === null || t > latest)) latest = t;
+  }
+  return latest;
 }
 
 const byWeightDesc = <T extends { weight: number }>(a: T, b: T) => b.weight - a.weight;

@@ -106,7 +106,13 @@ export function launchedNode(ctx: EngineContext, nc: ProvisionedNodeClaim, i: nu
   };
 }
 
-export const bindPod = (p: SchedPod, nodeName: string, now: number): SchedPod => ({ ...p, nodeName, phase: 'Running', startTime: now });
+export const bindPod = (p: SchedPod, nodeName: string, now: number): SchedPod => ({
+  ...p,
+  nodeName,
+  phase: 'Running',
+  startTime: now,
+  finishedAt: null,
+});
 
 /** Rounds a provisioning simulation runs at most to place pods deferred on full reservations. */
 const MAX_RESERVATION_ROUNDS = 20;

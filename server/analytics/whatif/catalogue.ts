@@ -1,6 +1,6 @@
 import type { InstanceCatalog } from '../../../core/instance-catalog.js';
 import { buildBuiltInCatalogue, type CatalogueEntry } from '../../../core/karpenter/scheduling/index.js';
-import { CAPACITY_RESERVED } from '../../../core/karpenter/scheduling/well-known.js';
+import type { KubeCapacityReservationStatus } from '../../../core/karpenter/scheduling/kube-types.js';
 
 /**
  * The engine's catalogue for a what-if: the built-in instance types (data/instance-types.json, Karpenter's
@@ -8,9 +8,12 @@ import { CAPACITY_RESERVED } from '../../../core/karpenter/scheduling/well-known
  *
  * On-demand: the stored Pricing API price in effect at the snapshot, else the static table's (so a type the cluster
  * never ran still has a price to be compared at). Spot: the stored spot history at the snapshot, per type and zone;
- * types without a stored spot price are not offered as spot (the engine does not invent prices). Reserved nodes
- * get an offering at the price the snapshot gave them, unavailable: it prices the node that holds the reservation,
- * but a re-pack cannot launch more (the reservation's size is not stored).
+ * types without a stored spot price are not offered as spot (the engine does not invent prices). Reserved: as
+ * Karpenter offers them and `simulate`'s built-in catalogue does, from the stored EC2NodeClasses'
+ * status.capacityReservations (when the ReservedCapacity gate is on): one offering per reservation (id, type, zone,
+ * interruptible, NodeClass) at the on-demand price ÷ 10,000,000, unavailable while `expiring` or outside the zones,
+ * none once its endTime has passed (core/karpenter/scheduling/catalogue.ts buildBuiltInCatalogue). The status has no
+ * instance count, so a reservation is not limited (neither path can tell one used up).
  */
 export interface WhatIfCatalogueInput {
   region: string;
@@ -18,8 +21,10 @@ export interface WhatIfCatalogueInput {
   storedOnDemand: ReadonlyMap<string, number>;
   storedSpot: ReadonlyMap<string, number>;
   staticOnDemand: ReadonlyMap<string, number>;
-  /** Reserved nodes of the snapshot: type, zone and the price the snapshot gave them. */
-  reserved: readonly { instanceType: string; zone: string; pricePerHour: number }[];
+  /** The stored EC2NodeClasses' status.capacityReservations, each with its NodeClass (empty with the gate off). */
+  capacityReservations: readonly { nodeClass: string; reservation: KubeCapacityReservationStatus }[];
+  /** The snapshot's time: reservations whose endTime has passed are not offered. */
+  now: number;
 }
 
 export interface WhatIfCatalogue {
@@ -36,28 +41,17 @@ export function whatIfCatalogue(data: Pick<InstanceCatalog, 'types'>, input: Wha
     zones: input.zones,
     onDemandUsdPerHour: onDemand,
     spotUsdPerHour: input.storedSpot,
+    capacityReservations: input.capacityReservations,
+    now: input.now,
   });
-  const reservedBy = new Map<string, { zone: string; pricePerHour: number }[]>();
-  for (const r of input.reserved) {
-    const list = reservedBy.get(r.instanceType) ?? [];
-    if (!list.some((x) => x.zone === r.zone)) list.push({ zone: r.zone, pricePerHour: r.pricePerHour });
-    reservedBy.set(r.instanceType, list);
-  }
-  const withReserved = entries.map((e) => {
-    const reserved = reservedBy.get(e.name);
-    if (reserved === undefined) return e;
-    return {
-      ...e,
-      offerings: [
-        ...e.offerings,
-        ...reserved.map((r) => ({ zone: r.zone, capacityType: CAPACITY_RESERVED, priceUsdPerHour: r.pricePerHour, available: false })),
-      ],
-    };
-  });
+  const withReserved = entries;
   const storedTypes = input.storedOnDemand.size;
   const source =
     `built-in instance types (${withReserved.length} priced) in ${input.region} (${input.zones.join(', ')}); ` +
     `on-demand from ${storedTypes} stored Pricing API price(s) at the snapshot, the static table for the rest; ` +
-    `spot from ${input.storedSpot.size} stored spot price(s) (type × zone) at the snapshot`;
+    `spot from ${input.storedSpot.size} stored spot price(s) (type × zone) at the snapshot` +
+    (input.capacityReservations.length > 0
+      ? `; ${input.capacityReservations.length} capacity reservation(s) from the EC2NodeClasses at the on-demand price ÷ 10,000,000`
+      : '');
   return { entries: withReserved, source };
 }

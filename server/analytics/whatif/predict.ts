@@ -28,7 +28,13 @@ export interface PredictResult {
 const OPTIONS_SHOWN = 20;
 
 export function predict(ctx: EngineContext, pods: readonly KubePod[]): PredictResult {
-  const pending = pods.map((p, i) => ({ ...normalizePod(p, i), nodeName: null, phase: 'Pending' }));
+  const pending = pods.map((p, i) => {
+    const n = { ...normalizePod(p, i), nodeName: null, phase: 'Pending' };
+    // its PersistentVolumeClaims as the engine reads a pod's (engine.ts prepare): a bound PV's zone pins it
+    if (ctx.volumes === null || !p.spec.volumes?.length) return n;
+    const v = ctx.volumes.forPod(p);
+    return { ...n, volumeRequirements: v.requirements, volumeAlternatives: v.alternatives, volumes: v.usage, volumeError: v.error };
+  });
   const out = provision(ctx, { pods: pending });
   const nodeClaims = out.nodeClaims.map((nc) => ({
     nodePool: nc.nodePool,

@@ -3,6 +3,7 @@ import {
   type ClusterObjects,
   type EngineContext,
   type ExistingNodeSpec,
+  type FeatureGates,
   isReschedulable,
   type KubeNodePool,
   nodePrice,
@@ -36,6 +37,8 @@ export interface WhatIfWorld {
   takenAt: number;
   /** The release the cluster ran (collected from its controller's image); the engine decides as it does. */
   karpenterVersion?: string;
+  /** The gates its controller runs with (its FEATURE_GATES, collected); absent: the release's defaults. */
+  featureGates?: FeatureGates;
   /**
    * Whether every pod came with its scheduling spec (tolerations, affinity, spread). False for snapshots taken
    * before the collector stored specs: then a re-packed pod tolerates every taint (it ran in its NodePool, so it
@@ -117,6 +120,7 @@ export function prepareWorld(world: WhatIfWorld, nodePools: readonly KubeNodePoo
     catalogue: world.catalogue,
     now: world.takenAt,
     ...(world.karpenterVersion === undefined ? {} : { karpenterVersion: world.karpenterVersion }),
+    ...(world.featureGates === undefined ? {} : { featureGates: world.featureGates }),
   });
   if (!world.podSpecsKnown) specless.add(ctx);
   return ctx;

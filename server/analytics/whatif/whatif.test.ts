@@ -120,6 +120,7 @@ const pod = (name: string, nodeName: string, over: Partial<SnapshotPodRow> = {})
   startedAt: null,
   volumes: null,
   spec: null,
+  finished: null,
   ...over,
 });
 
@@ -172,22 +173,60 @@ describe('catalogue from stored prices (catalogue.ts)', () => {
     ]),
   } as unknown as Parameters<typeof whatIfCatalogue>[0];
 
-  it('a stored on-demand price beats the static table, spot is offered per stored zone, a reserved node gets an unavailable offering at its snapshot price', () => {
+  it('a stored on-demand price beats the static table, spot is offered per stored zone', () => {
     const c = whatIfCatalogue(data, {
       region: 'us-east-1',
       zones: ['us-east-1a', 'us-east-1b'],
       storedOnDemand: new Map([['m5.large', 0.096]]),
       storedSpot: new Map([['m5.large/us-east-1b', 0.035]]),
       staticOnDemand: new Map([['m5.large', 0.1]]),
-      reserved: [{ instanceType: 'm5.large', zone: 'us-east-1a', pricePerHour: 0.06 }],
+      capacityReservations: [],
+      now: 0,
     });
     expect(c.entries[0].offerings).toEqual([
       { zone: 'us-east-1a', capacityType: 'on-demand', priceUsdPerHour: 0.096, available: true },
       { zone: 'us-east-1b', capacityType: 'on-demand', priceUsdPerHour: 0.096, available: true },
       { zone: 'us-east-1b', capacityType: 'spot', priceUsdPerHour: 0.035, available: true },
-      { zone: 'us-east-1a', capacityType: 'reserved', priceUsdPerHour: 0.06, available: false },
     ]);
     expect(c.source).toMatch(/1 stored Pricing API price.*1 stored spot price/);
+  });
+  it("reserved offerings come from the EC2NodeClasses' status.capacityReservations as Karpenter makes them: on-demand ÷ 10,000,000, unavailable while expiring, gone after endTime (aws reserved_capacity_resolver.go)", () => {
+    const now = Date.parse('2026-03-01T00:00:00Z');
+    const res = (id: string, zone: string, o: Record<string, unknown> = {}) => ({
+      nodeClass: 'system',
+      reservation: { id, instanceType: 'm5.large', availabilityZone: zone, reservationType: 'default', state: 'active', ...o },
+    });
+    const c = whatIfCatalogue(data, {
+      region: 'us-east-1',
+      zones: ['us-east-1a', 'us-east-1b'],
+      storedOnDemand: new Map([['m5.large', 0.096]]),
+      storedSpot: new Map(),
+      staticOnDemand: new Map(),
+      capacityReservations: [
+        res('cr-active', 'us-east-1a', { endTime: '2026-03-02T00:00:00Z' }),
+        res('cr-expiring', 'us-east-1b', { state: 'expiring' }),
+        res('cr-ended', 'us-east-1a', { endTime: '2026-02-28T23:00:00Z' }),
+      ],
+      now,
+    });
+    // 0.096 / 10,000,000 = 0.0000000096 per hour
+    expect(c.entries[0].offerings.filter((o) => o.capacityType === 'reserved')).toEqual([
+      expect.objectContaining({
+        zone: 'us-east-1a',
+        reservationId: 'cr-active',
+        priceUsdPerHour: 0.0000000096,
+        available: true,
+        nodeClass: 'system',
+      }),
+      expect.objectContaining({ zone: 'us-east-1b', reservationId: 'cr-expiring', priceUsdPerHour: 0.0000000096, available: false }),
+    ]);
+  });
+});
+
+describe("the controller's feature gates reach the engine (repack.ts prepareWorld)", () => {
+  it('collected SpotToSpotConsolidation=true is in effect; without them the release default (off) is', () => {
+    expect(prepareWorld(world()).gates.spotToSpotConsolidation).toBe(false);
+    expect(prepareWorld({ ...world(), featureGates: { spotToSpotConsolidation: true } }).gates.spotToSpotConsolidation).toBe(true);
   });
 });
 
