@@ -148,7 +148,7 @@ export function createRetentionFoldRepository(db: Db) {
   // ---- the first snapshot of an hour becomes the hour's ----------------------------------------------------------
   const become = [
     db.prepare('UPDATE snapshots SET taken_at = @hour, fold_ms = @h, fold_snapshots = 1 WHERE id = @j'),
-    db.prepare('UPDATE snapshot_nodes SET fold_ms = @h, fold_snapshots = 1 WHERE snapshot_id = @j'),
+    db.prepare('UPDATE snapshot_node_rows SET fold_ms = @h, fold_snapshots = 1 WHERE snapshot_id = @j'),
     db.prepare('UPDATE snapshot_nodepools SET taken_at = @hour WHERE snapshot_id = @j'),
     db.prepare('UPDATE snapshot_namespaces SET taken_at = @hour WHERE snapshot_id = @j'),
     db.prepare(
@@ -162,7 +162,7 @@ export function createRetentionFoldRepository(db: Db) {
       WHERE snapshot_id = @j`),
     // By time: usage_samples has no index on snapshot_id (a sample's taken_at is its snapshot's).
     db.prepare('DELETE FROM usage_samples WHERE taken_at = @t'),
-    db.prepare('DELETE FROM usage_nodes WHERE snapshot_id = @j'),
+    db.prepare('DELETE FROM usage_node_rows WHERE snapshot_id = @j'),
   ];
 
   // ---- a later snapshot of the hour folded into the hour's (@f), weighing @r = h / (c + h) of it ------------------
@@ -184,17 +184,48 @@ export function createRetentionFoldRepository(db: Db) {
       FROM ${table} x WHERE x.snapshot_id = @j AND NOT EXISTS (SELECT 1 FROM ${table} f WHERE f.snapshot_id = @f AND ${on(key, 'f', 'x')})`),
   ];
   // Per node, weighted by the node's own time: a node new in the hour starts at its values and this snapshot's time.
-  const nodeWeight = `CAST(excluded.fold_ms AS REAL) / (fold_ms + excluded.fold_ms)`;
-  const intoNodes = db.prepare(`
+  // The rows are snapshot_node_rows under the snapshot_nodes view (migration 0026): what the node is (kept newest) and
+  // its allocatable (a mean) are its node_dims row, so a node whose allocatable did not change keeps x's row, and only
+  // one whose mean moved gets a new node_dims row (through the view's INSERT). Each expression is the one the upsert
+  // on the old table computed, in the same order, so the means are the same bits.
+  const w = `CAST(@h AS REAL) / (f.fold_ms + @h)`;
+  const foldedNodes = db.prepare(`
+    SELECT x.node_id AS xId, f.node_id AS fId, x.node_name, ${list(NODE_NEWEST, 'x.')},
+      ${NODE_MEANS.map((c) => `CASE WHEN f.node_id IS NULL THEN x.${c} ELSE f.${c} + (x.${c} - f.${c}) * ${w} END AS ${c}`).join(', ')},
+      CASE WHEN f.usd_per_hour IS NULL THEN x.usd_per_hour WHEN x.usd_per_hour IS NULL THEN f.usd_per_hour
+           ELSE f.usd_per_hour + (x.usd_per_hour - f.usd_per_hour) * ${w} END AS usd_per_hour,
+      COALESCE(f.fold_ms, 0) + @h AS fold_ms, COALESCE(f.fold_snapshots, 0) + 1 AS fold_snapshots,
+      (f.node_id IS NULL OR (${['alloc_cpu_m', 'alloc_memory_b', 'alloc_pods', 'alloc_gpu'].map((c) => `f.${c} = x.${c}`).join(' AND ')})) AS sameAsX
+    FROM snapshot_nodes x LEFT JOIN snapshot_nodes f ON f.snapshot_id = @f AND f.node_name = x.node_name
+    WHERE x.snapshot_id = @j`);
+  const nodeRowUpdate = db.prepare(`
+    UPDATE snapshot_node_rows SET req_cpu_m = @req_cpu_m, req_memory_b = @req_memory_b, req_pods = @req_pods, req_gpu = @req_gpu,
+      usd_per_hour = @usd_per_hour, fold_ms = @fold_ms, fold_snapshots = @fold_snapshots
+    WHERE snapshot_id = @f AND node_id = @id`);
+  const nodeRowInsert = db.prepare(`
+    INSERT INTO snapshot_node_rows (snapshot_id, node_id, req_cpu_m, req_memory_b, req_pods, req_gpu, usd_per_hour, fold_ms, fold_snapshots)
+    VALUES (@f, @id, @req_cpu_m, @req_memory_b, @req_pods, @req_gpu, @usd_per_hour, @fold_ms, @fold_snapshots)`);
+  const nodeRowDelete = db.prepare('DELETE FROM snapshot_node_rows WHERE snapshot_id = @f AND node_id = @id');
+  const nodeViewInsert = db.prepare(`
     INSERT INTO snapshot_nodes (snapshot_id, node_name, ${list(NODE_NEWEST)}, ${list(NODE_MEANS)}, usd_per_hour, fold_ms, fold_snapshots)
-    SELECT @f, x.node_name, ${list(NODE_NEWEST, 'x.')}, ${list(NODE_MEANS, 'x.')}, x.usd_per_hour, @h, 1
-    FROM snapshot_nodes x WHERE x.snapshot_id = @j
-    ON CONFLICT (snapshot_id, node_name) DO UPDATE SET
-      ${NODE_NEWEST.map((c) => `${c} = excluded.${c}`).join(', ')},
-      ${NODE_MEANS.map((c) => `${c} = ${c} + (excluded.${c} - ${c}) * ${nodeWeight}`).join(', ')},
-      usd_per_hour = CASE WHEN usd_per_hour IS NULL THEN excluded.usd_per_hour WHEN excluded.usd_per_hour IS NULL THEN usd_per_hour
-                          ELSE usd_per_hour + (excluded.usd_per_hour - usd_per_hour) * ${nodeWeight} END,
-      fold_ms = fold_ms + excluded.fold_ms, fold_snapshots = fold_snapshots + 1`);
+    VALUES (@f, @node_name, ${list(NODE_NEWEST, '@')}, ${list(NODE_MEANS, '@')}, @usd_per_hour, @fold_ms, @fold_snapshots)`);
+  interface FoldedNode {
+    xId: number;
+    fId: number | null;
+    sameAsX: number;
+    [column: string]: unknown;
+  }
+  const intoNodes = (p: { f: number; j: number; h: number }): void => {
+    for (const n of foldedNodes.all(p) as FoldedNode[]) {
+      const row = { ...n, f: p.f };
+      if (n.sameAsX === 1 && n.fId === n.xId) nodeRowUpdate.run({ ...row, id: n.xId });
+      else {
+        if (n.fId !== null) nodeRowDelete.run({ f: p.f, id: n.fId });
+        if (n.sameAsX === 1) nodeRowInsert.run({ ...row, id: n.xId });
+        else nodeViewInsert.run(row);
+      }
+    }
+  };
   const usageSums = [
     db.prepare(`
       INSERT INTO usage_snapshots (snapshot_id, taken_at, state, message, pods_with_usage, fold_snapshots, fold_available)
@@ -250,7 +281,7 @@ export function createRetentionFoldRepository(db: Db) {
       const p = { f: f.id, j: s.id, hour, h, r };
       intoSnapshot.run({ f: f.id, h, r, runId: s.runId, node_count: s.nodeCount, pod_count: s.podCount });
       for (const st of [...pools, ...namespaces]) st.run(p);
-      intoNodes.run({ f: f.id, j: s.id, h });
+      intoNodes({ f: f.id, j: s.id, h });
       for (const st of usageSums) st.run({ f: f.id, j: s.id, hour });
       removeFolded(s.id, s.takenAt);
     }
