@@ -185,23 +185,37 @@ export function createRetentionFoldRepository(db: Db) {
   ];
   // Per node, weighted by the node's own time: a node new in the hour starts at its values and this snapshot's time.
   // The rows are snapshot_node_rows under the snapshot_nodes view (migration 0026): what the node is (kept newest) and
-  // its allocatable (a mean) are its node_dims row, so a node whose allocatable did not change keeps x's row, and only
-  // one whose mean moved gets a new node_dims row (through the view's INSERT). Each expression is the one the upsert
-  // on the old table computed, in the same order, so the means are the same bits.
+  // its allocatable (a mean) are its node_dims row. Set-based, by node id, for the nodes that stayed what they were
+  // (all but a few): their row in the hour is updated, a node new in the hour gets one. A node that changed (another
+  // node_dims row in the hour's snapshot under its name) is folded one by one: its allocatable mean may need a new
+  // node_dims row (through the view's INSERT). Each expression is the one the upsert on the old table computed, in the
+  // same order, so the means are the same bits.
   const w = `CAST(@h AS REAL) / (f.fold_ms + @h)`;
-  const foldedNodes = db.prepare(`
-    SELECT x.node_id AS xId, f.node_id AS fId, x.node_name, ${list(NODE_NEWEST, 'x.')},
-      ${NODE_MEANS.map((c) => `CASE WHEN f.node_id IS NULL THEN x.${c} ELSE f.${c} + (x.${c} - f.${c}) * ${w} END AS ${c}`).join(', ')},
-      CASE WHEN f.usd_per_hour IS NULL THEN x.usd_per_hour WHEN x.usd_per_hour IS NULL THEN f.usd_per_hour
-           ELSE f.usd_per_hour + (x.usd_per_hour - f.usd_per_hour) * ${w} END AS usd_per_hour,
-      COALESCE(f.fold_ms, 0) + @h AS fold_ms, COALESCE(f.fold_snapshots, 0) + 1 AS fold_snapshots,
-      (f.node_id IS NULL OR (${['alloc_cpu_m', 'alloc_memory_b', 'alloc_pods', 'alloc_gpu'].map((c) => `f.${c} = x.${c}`).join(' AND ')})) AS sameAsX
-    FROM snapshot_nodes x LEFT JOIN snapshot_nodes f ON f.snapshot_id = @f AND f.node_name = x.node_name
+  const REQ = NODE_MEANS.filter((c) => c.startsWith('req_'));
+  const ALLOC = NODE_MEANS.filter((c) => c.startsWith('alloc_'));
+  const usd = `CASE WHEN f.usd_per_hour IS NULL THEN x.usd_per_hour WHEN x.usd_per_hour IS NULL THEN f.usd_per_hour
+    ELSE f.usd_per_hour + (x.usd_per_hour - f.usd_per_hour) * ${w} END`;
+  const sameNodes = db.prepare(`
+    UPDATE snapshot_node_rows AS f SET ${REQ.map((c) => `${c} = f.${c} + (x.${c} - f.${c}) * ${w}`).join(', ')},
+      usd_per_hour = ${usd}, fold_ms = f.fold_ms + @h, fold_snapshots = f.fold_snapshots + 1
+    FROM snapshot_node_rows x WHERE f.snapshot_id = @f AND x.snapshot_id = @j AND x.node_id = f.node_id`);
+  /** The hour's row of a node of the same name (any node_dims row of it), for `x`: by name, then by key (CROSS JOIN keeps
+   *  that order; the planner would otherwise walk the hour's rows for every x). */
+  const inHour = `SELECT 1 FROM node_dims dx CROSS JOIN node_dims df ON df.node_name = dx.node_name CROSS JOIN snapshot_node_rows f
+    ON f.snapshot_id = @f AND f.node_id = df.id WHERE dx.id = x.node_id`;
+  const newNodes = db.prepare(`
+    INSERT INTO snapshot_node_rows (snapshot_id, node_id, ${list(REQ)}, usd_per_hour, fold_ms, fold_snapshots)
+    SELECT @f, x.node_id, ${list(REQ, 'x.')}, x.usd_per_hour, @h, 1 FROM snapshot_node_rows x WHERE x.snapshot_id = @j AND NOT EXISTS (${inHour})`);
+  const changedNodes = db.prepare(`
+    SELECT x.node_id AS xId, f.node_id AS fId, dx.node_name, ${list(NODE_NEWEST, 'dx.')},
+      ${ALLOC.map((c) => `df.${c} + (dx.${c} - df.${c}) * ${w} AS ${c}`).join(', ')},
+      ${REQ.map((c) => `f.${c} + (x.${c} - f.${c}) * ${w} AS ${c}`).join(', ')},
+      ${usd} AS usd_per_hour, f.fold_ms + @h AS fold_ms, f.fold_snapshots + 1 AS fold_snapshots,
+      (${ALLOC.map((c) => `df.${c} = dx.${c}`).join(' AND ')}) AS sameAsX
+    FROM snapshot_node_rows x CROSS JOIN node_dims dx ON dx.id = x.node_id
+      CROSS JOIN node_dims df ON df.node_name = dx.node_name AND df.id <> dx.id
+      CROSS JOIN snapshot_node_rows f ON f.snapshot_id = @f AND f.node_id = df.id
     WHERE x.snapshot_id = @j`);
-  const nodeRowUpdate = db.prepare(`
-    UPDATE snapshot_node_rows SET req_cpu_m = @req_cpu_m, req_memory_b = @req_memory_b, req_pods = @req_pods, req_gpu = @req_gpu,
-      usd_per_hour = @usd_per_hour, fold_ms = @fold_ms, fold_snapshots = @fold_snapshots
-    WHERE snapshot_id = @f AND node_id = @id`);
   const nodeRowInsert = db.prepare(`
     INSERT INTO snapshot_node_rows (snapshot_id, node_id, req_cpu_m, req_memory_b, req_pods, req_gpu, usd_per_hour, fold_ms, fold_snapshots)
     VALUES (@f, @id, @req_cpu_m, @req_memory_b, @req_pods, @req_gpu, @usd_per_hour, @fold_ms, @fold_snapshots)`);
@@ -209,21 +223,22 @@ export function createRetentionFoldRepository(db: Db) {
   const nodeViewInsert = db.prepare(`
     INSERT INTO snapshot_nodes (snapshot_id, node_name, ${list(NODE_NEWEST)}, ${list(NODE_MEANS)}, usd_per_hour, fold_ms, fold_snapshots)
     VALUES (@f, @node_name, ${list(NODE_NEWEST, '@')}, ${list(NODE_MEANS, '@')}, @usd_per_hour, @fold_ms, @fold_snapshots)`);
-  interface FoldedNode {
+  interface ChangedNode {
     xId: number;
-    fId: number | null;
+    fId: number;
     sameAsX: number;
     [column: string]: unknown;
   }
   const intoNodes = (p: { f: number; j: number; h: number }): void => {
-    for (const n of foldedNodes.all(p) as FoldedNode[]) {
+    // The changed ones first, read before the hour's rows move; then the rest by id.
+    const changed = changedNodes.all(p) as ChangedNode[];
+    sameNodes.run(p);
+    newNodes.run(p);
+    for (const n of changed) {
       const row = { ...n, f: p.f };
-      if (n.sameAsX === 1 && n.fId === n.xId) nodeRowUpdate.run({ ...row, id: n.xId });
-      else {
-        if (n.fId !== null) nodeRowDelete.run({ f: p.f, id: n.fId });
-        if (n.sameAsX === 1) nodeRowInsert.run({ ...row, id: n.xId });
-        else nodeViewInsert.run(row);
-      }
+      nodeRowDelete.run({ f: p.f, id: n.fId });
+      if (n.sameAsX === 1) nodeRowInsert.run({ ...row, id: n.xId });
+      else nodeViewInsert.run(row);
     }
   };
   const usageSums = [
