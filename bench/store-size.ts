@@ -56,10 +56,6 @@ export function rowsByTable(db: Db): Record<string, number> {
   return out;
 }
 
-/** Whether the file is a ledger with the narrow node rows of migration 0026 (the snapshot_nodes view over ids). */
-export const hasNarrowNodeRows = (db: Db): boolean =>
-  (db.prepare(`SELECT type FROM sqlite_schema WHERE name = 'snapshot_nodes'`).pluck().get() as string | undefined) === 'view';
-
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { openDb } = await import('../db/open-db.js');
   const file = process.argv[2];
