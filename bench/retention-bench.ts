@@ -32,8 +32,11 @@ const THIRTEEN_MONTHS = retentionSettings('14d', '13mo').keep;
 const PER_NAMESPACE = new Set(['snapshot_namespaces', 'usage_namespaces', 'rollup_namespaces', 'cur_namespace_daily']);
 /** Tables whose rows grow with the node count (per node, per node-day, per pod); the rest do not. */
 const PER_NODE = new Set([
-  'snapshot_nodes',
-  'usage_nodes',
+  // Migration 0026's narrow node rows (snapshot_nodes and usage_nodes are views over these).
+  'snapshot_node_rows',
+  'node_dims',
+  'node_names',
+  'usage_node_rows',
   'usage_samples',
   'nodes',
   'nodeclaims',

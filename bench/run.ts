@@ -18,6 +18,7 @@ import { seedBench } from './seed-bench.js';
 import { findKubectl, snapshotBench } from './snapshot-bench.js';
 import { startBench } from './start-bench.js';
 import { storeBench } from './store-bench.js';
+import { storeYearBench } from './store-year-bench.js';
 
 /**
  * `npm run bench [-- --quick] [-- --only snapshot,store]`: every figure beside a peer or a bound measured in the
@@ -28,6 +29,7 @@ import { storeBench } from './store-bench.js';
 const BENCHES: Record<string, (ctx: BenchContext) => Promise<BenchResult>> = {
   snapshot: snapshotBench,
   store: storeBench,
+  'store-year': storeYearBench,
   seed: seedBench,
   ingest: ingestBench,
   'cost-explorer': costExplorerBench,

@@ -6,6 +6,7 @@ import type { KubeSnapshot, NamespaceRollup, NodePoolRecord, NodePoolRollup, Sna
 import { createExplanationWriter } from './karpenter-explanations-repository.js';
 import { createObjectVersionWriter } from './object-versions.js';
 import type { Currency } from '../../core/partitions.js';
+import { createSnapshotNodeWriter } from './snapshot-node-rows.js';
 
 export interface SnapshotWrite {
   snapshot: KubeSnapshot;
@@ -87,10 +88,8 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
   const objects = createObjectVersionWriter(db);
   const explanations = createExplanationWriter(db);
   const setSetting = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
-  const insertSnapshotNode = db.prepare(`
-    INSERT INTO snapshot_nodes (snapshot_id, node_name, nodepool, capacity_type, instance_type, alloc_cpu_m, alloc_memory_b, alloc_pods, alloc_gpu,
-      req_cpu_m, req_memory_b, req_pods, req_gpu, usd_per_hour, price_source, price_currency)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  // Node rows in migration 0026's narrow layout (what the node is once, its requests and price per snapshot).
+  const writeSnapshotNode = createSnapshotNodeWriter(db);
   const insertNodePoolRollup = db.prepare(`
     INSERT INTO snapshot_nodepools (snapshot_id, taken_at, nodepool, capacity_type, nodes, alloc_cpu_m, alloc_memory_b, alloc_pods, alloc_gpu,
       req_cpu_m, req_memory_b, req_pods, req_gpu, usd_per_hour,
@@ -208,24 +207,23 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
     );
     for (const n of w.nodes) {
       if (n.currency !== currency) throw new Error(`node ${n.nodeName} is priced in ${n.currency} in a snapshot in ${currency}`);
-      insertSnapshotNode.run(
-        id,
-        n.nodeName,
-        n.nodePool,
-        n.capacityType,
-        n.instanceType,
-        n.allocatable.cpuMillicores,
-        n.allocatable.memoryBytes,
-        n.allocatable.pods,
-        n.allocatable.gpu,
-        n.requested.cpuMillicores,
-        n.requested.memoryBytes,
-        n.requested.pods,
-        n.requested.gpu,
-        n.usdPerHour,
-        n.priceSource,
-        n.currency,
-      );
+      writeSnapshotNode(id, {
+        nodeName: n.nodeName,
+        nodePool: n.nodePool,
+        capacityType: n.capacityType,
+        instanceType: n.instanceType,
+        allocCpuM: n.allocatable.cpuMillicores,
+        allocMemoryB: n.allocatable.memoryBytes,
+        allocPods: n.allocatable.pods,
+        allocGpu: n.allocatable.gpu,
+        reqCpuM: n.requested.cpuMillicores,
+        reqMemoryB: n.requested.memoryBytes,
+        reqPods: n.requested.pods,
+        reqGpu: n.requested.gpu,
+        usdPerHour: n.usdPerHour,
+        priceSource: n.priceSource,
+        priceCurrency: n.currency,
+      });
     }
     for (const r of w.nodePoolRollups) {
       insertNodePoolRollup.run(

@@ -37,7 +37,7 @@ describe('clearCollectedData', () => {
       .all() as string[];
     const count = (t: string): number => db.prepare(`SELECT COUNT(*) FROM "${t}"`).pluck().get() as number;
     expect(tables.filter((t) => count(t) > 0)).toEqual(
-      expect.arrayContaining(['snapshots', 'snapshot_nodes', 'cost_lines', 'settings', 'locks']),
+      expect.arrayContaining(['snapshots', 'snapshot_node_rows', 'cost_lines', 'settings', 'locks']),
     );
 
     createResetRepository(db).clearCollectedData();

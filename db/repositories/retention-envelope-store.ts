@@ -80,7 +80,6 @@ export function fillEnvelopeStore(db: Db, size: EnvelopeStoreSize, log: (m: stri
     FROM temp.seq s JOIN (${POOLS}) pl ON pl.k = (SELECT MAX(k) FROM (${POOLS}) WHERE k <= s.i % 10)
     WHERE s.i < ${size.nodes}`);
   const gen = (t: string) => `((${t} + sl.off) / ${NODE_LIFETIME_MS})`;
-  const name = (g: string) => `printf('ip-10-%d-%d-%d.ec2.internal', sl.s / 256, sl.s % 256, (${g}) % 1000)`;
   db.transaction(() => {
     run(
       'snapshots',
@@ -89,18 +88,47 @@ export function fillEnvelopeStore(db: Db, size: EnvelopeStoreSize, log: (m: stri
        INSERT INTO snapshots (taken_at, node_count, pod_count, fold_ms, fold_snapshots)
        SELECT x, @n, @n * @pods, CASE WHEN x < @rawStart THEN ${HOUR_MS} END, CASE WHEN x < @rawStart THEN 12 END FROM t`,
     );
+    // Every node, NodeClaim and pod ever seen: each slot's generations over the whole history.
+    run(
+      'generations',
+      `CREATE TEMP TABLE gens AS
+       SELECT sl.s, sl.pool, sl.ct, sl.it, sl.cpu, sl.mem, sl.pods, sl.zone, g.i + ${gen('@start')} AS g,
+         MAX(@start, (g.i + ${gen('@start')}) * ${NODE_LIFETIME_MS} - sl.off) AS born,
+         MIN(@end, (g.i + ${gen('@start')} + 1) * ${NODE_LIFETIME_MS} - sl.off) AS died
+       FROM temp.slots sl JOIN temp.seq g ON g.i <= (@end - @start) / ${NODE_LIFETIME_MS} + 1
+       WHERE (g.i + ${gen('@start')}) * ${NODE_LIFETIME_MS} - sl.off < @end`,
+    );
+    const gname = `printf('ip-10-%d-%d-%d.ec2.internal', g.s / 256, g.s % 256, g.g % 1000)`;
+    // What each node is (migration 0026's node_dims): one row per slot and generation a snapshot falls in (named as
+    // the nodes are: the generation's integer part), its id kept beside it.
+    const istart = 'CAST(@start AS INTEGER)';
+    const iend = 'CAST(@end AS INTEGER)';
+    db.exec('DROP TABLE IF EXISTS temp.dims');
+    db.prepare(
+      `CREATE TEMP TABLE dims AS
+       SELECT sl.s, sl.pool, sl.ct, sl.it, sl.cpu, sl.mem, sl.pods, q.i + (${istart} + sl.off) / ${NODE_LIFETIME_MS} AS gi, NULL AS dim
+       FROM temp.slots sl JOIN temp.seq q ON q.i + (${istart} + sl.off) / ${NODE_LIFETIME_MS} <= (${iend} + sl.off) / ${NODE_LIFETIME_MS}`,
+    ).run(p);
+    const dname = `printf('ip-10-%d-%d-%d.ec2.internal', x.s / 256, x.s % 256, x.gi % 1000)`;
+    run(
+      'node_dims',
+      `INSERT INTO node_dims (node_name, nodepool, capacity_type, instance_type, alloc_cpu_m, alloc_memory_b, alloc_pods, alloc_gpu, price_source,
+         price_currency)
+       SELECT ${dname}, x.pool, x.ct, x.it, x.cpu, x.mem, x.pods, 0, 'pricing-api', 'USD' FROM temp.dims x ORDER BY x.s, x.gi`,
+    );
+    db.prepare(`UPDATE temp.dims AS x SET dim = (SELECT d.id FROM node_dims d WHERE d.node_name = ${dname})`).run();
+    db.exec('CREATE INDEX temp.dims_slot ON dims (s, gi)');
     // Requests move with the hour of day and the slot; an hourly row holds means (REAL), a 5-minute one integers.
     run(
-      'snapshot_nodes',
-      `INSERT INTO snapshot_nodes (snapshot_id, node_name, nodepool, capacity_type, instance_type, alloc_cpu_m, alloc_memory_b, alloc_pods,
-         alloc_gpu, req_cpu_m, req_memory_b, req_pods, req_gpu, usd_per_hour, price_source, price_currency, fold_ms, fold_snapshots)
-       SELECT s.id, ${name(gen('s.taken_at'))}, sl.pool, sl.ct, sl.it, sl.cpu, sl.mem, sl.pods, 0,
+      'snapshot_node_rows',
+      `INSERT INTO snapshot_node_rows (snapshot_id, node_id, req_cpu_m, req_memory_b, req_pods, req_gpu, usd_per_hour, fold_ms, fold_snapshots)
+       SELECT s.id, g.dim,
          CASE WHEN s.fold_ms IS NULL THEN CAST(sl.cpu * (0.45 + ((sl.s * 7 + s.taken_at / ${HOUR_MS}) % 40) / 100.0) AS INTEGER)
               ELSE sl.cpu * (0.45 + ((sl.s * 7 + s.taken_at / ${HOUR_MS}) % 40) / 100.0) + 0.37 END,
          CASE WHEN s.fold_ms IS NULL THEN CAST(sl.mem * (0.35 + ((sl.s * 3 + s.taken_at / ${HOUR_MS}) % 30) / 100.0) AS INTEGER)
               ELSE sl.mem * (0.35 + ((sl.s * 3 + s.taken_at / ${HOUR_MS}) % 30) / 100.0) + 0.5 END,
-         @pods, 0, sl.usd * (1 + ((s.taken_at / ${HOUR_MS} + sl.s) % 7) / 100.0), 'pricing-api', 'USD', s.fold_ms, s.fold_snapshots
-       FROM snapshots s CROSS JOIN temp.slots sl ORDER BY s.id`,
+         @pods, 0, sl.usd * (1 + ((s.taken_at / ${HOUR_MS} + sl.s) % 7) / 100.0), s.fold_ms, s.fold_snapshots
+       FROM snapshots s CROSS JOIN temp.slots sl JOIN temp.dims g ON g.s = sl.s AND g.gi = ${gen('s.taken_at')} ORDER BY s.id, g.dim`,
     );
     run(
       'snapshot_nodepools',
@@ -209,11 +237,13 @@ export function fillEnvelopeStore(db: Db, size: EnvelopeStoreSize, log: (m: stri
          CAST(n.req_memory_b * ${k} AS INTEGER), n.req_cpu_m * 0.6 * ${k}, CAST(n.req_memory_b * 0.7 * ${k} AS INTEGER), s.fold_snapshots
        FROM snapshot_namespaces n JOIN snapshots s ON s.id = n.snapshot_id`,
     );
+    run('node_names', `INSERT OR IGNORE INTO node_names (name) SELECT node_name FROM node_dims ORDER BY id`);
     run(
-      'usage_nodes',
-      `INSERT INTO usage_nodes (snapshot_id, node_name, cpu_m, memory_b, measured_at, window_ms)
-       SELECT n.snapshot_id, n.node_name, n.req_cpu_m * 0.66, CAST(n.req_memory_b * 0.76 AS INTEGER), s.taken_at - 12000, 15000
-       FROM snapshot_nodes n JOIN snapshots s ON s.id = n.snapshot_id WHERE s.fold_ms IS NULL`,
+      'usage_node_rows',
+      `INSERT INTO usage_node_rows (snapshot_id, name_id, cpu_m, memory_b, measured_at, window_ms)
+       SELECT n.snapshot_id, nn.id, n.req_cpu_m * 0.66, CAST(n.req_memory_b * 0.76 AS INTEGER), s.taken_at - 12000, 15000
+       FROM snapshots s JOIN snapshot_nodes n ON n.snapshot_id = s.id JOIN node_names nn ON nn.name = n.node_name WHERE s.fold_ms IS NULL
+       ORDER BY n.snapshot_id, nn.id`,
     );
     run(
       'usage_samples',
@@ -235,17 +265,6 @@ export function fillEnvelopeStore(db: Db, size: EnvelopeStoreSize, log: (m: stri
        FROM rollup_spans r JOIN temp.seq w ON w.i < @workloads WHERE r.span_ms = ${HOUR_MS}`,
     );
     run('usage_hours', `INSERT INTO usage_hours (hour_start, final) SELECT bucket_ms, 1 FROM rollup_spans WHERE span_ms = ${HOUR_MS}`);
-    // Every node, NodeClaim and pod ever seen: each slot's generations over the whole history.
-    run(
-      'generations',
-      `CREATE TEMP TABLE gens AS
-       SELECT sl.s, sl.pool, sl.ct, sl.it, sl.cpu, sl.mem, sl.pods, sl.zone, g.i + ${gen('@start')} AS g,
-         MAX(@start, (g.i + ${gen('@start')}) * ${NODE_LIFETIME_MS} - sl.off) AS born,
-         MIN(@end, (g.i + ${gen('@start')} + 1) * ${NODE_LIFETIME_MS} - sl.off) AS died
-       FROM temp.slots sl JOIN temp.seq g ON g.i <= (@end - @start) / ${NODE_LIFETIME_MS} + 1
-       WHERE (g.i + ${gen('@start')}) * ${NODE_LIFETIME_MS} - sl.off < @end`,
-    );
-    const gname = `printf('ip-10-%d-%d-%d.ec2.internal', g.s / 256, g.s % 256, g.g % 1000)`;
     const claim = `printf('%s-%05d', g.pool, g.s * 97 + g.g % 97)`;
     run(
       'nodes',
@@ -342,7 +361,7 @@ export function fillEnvelopeStore(db: Db, size: EnvelopeStoreSize, log: (m: stri
        WHERE r.span_ms = ${HOUR_MS}`,
     );
   })();
-  db.exec('DROP TABLE temp.gens; DROP TABLE temp.slots; DROP TABLE temp.seq');
+  db.exec('DROP TABLE temp.gens; DROP TABLE temp.dims; DROP TABLE temp.slots; DROP TABLE temp.seq');
   db.pragma('foreign_keys = ON');
   db.pragma('wal_checkpoint(TRUNCATE)');
   const rows: Record<string, number> = {};

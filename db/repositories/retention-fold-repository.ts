@@ -148,7 +148,7 @@ export function createRetentionFoldRepository(db: Db) {
   // ---- the first snapshot of an hour becomes the hour's ----------------------------------------------------------
   const become = [
     db.prepare('UPDATE snapshots SET taken_at = @hour, fold_ms = @h, fold_snapshots = 1 WHERE id = @j'),
-    db.prepare('UPDATE snapshot_nodes SET fold_ms = @h, fold_snapshots = 1 WHERE snapshot_id = @j'),
+    db.prepare('UPDATE snapshot_node_rows SET fold_ms = @h, fold_snapshots = 1 WHERE snapshot_id = @j'),
     db.prepare('UPDATE snapshot_nodepools SET taken_at = @hour WHERE snapshot_id = @j'),
     db.prepare('UPDATE snapshot_namespaces SET taken_at = @hour WHERE snapshot_id = @j'),
     db.prepare(
@@ -162,7 +162,7 @@ export function createRetentionFoldRepository(db: Db) {
       WHERE snapshot_id = @j`),
     // By time: usage_samples has no index on snapshot_id (a sample's taken_at is its snapshot's).
     db.prepare('DELETE FROM usage_samples WHERE taken_at = @t'),
-    db.prepare('DELETE FROM usage_nodes WHERE snapshot_id = @j'),
+    db.prepare('DELETE FROM usage_node_rows WHERE snapshot_id = @j'),
   ];
 
   // ---- a later snapshot of the hour folded into the hour's (@f), weighing @r = h / (c + h) of it ------------------
@@ -184,17 +184,63 @@ export function createRetentionFoldRepository(db: Db) {
       FROM ${table} x WHERE x.snapshot_id = @j AND NOT EXISTS (SELECT 1 FROM ${table} f WHERE f.snapshot_id = @f AND ${on(key, 'f', 'x')})`),
   ];
   // Per node, weighted by the node's own time: a node new in the hour starts at its values and this snapshot's time.
-  const nodeWeight = `CAST(excluded.fold_ms AS REAL) / (fold_ms + excluded.fold_ms)`;
-  const intoNodes = db.prepare(`
+  // The rows are snapshot_node_rows under the snapshot_nodes view (migration 0026): what the node is (kept newest) and
+  // its allocatable (a mean) are its node_dims row. Set-based, by node id, for the nodes that stayed what they were
+  // (all but a few): their row in the hour is updated, a node new in the hour gets one. A node that changed (another
+  // node_dims row in the hour's snapshot under its name) is folded one by one: its allocatable mean may need a new
+  // node_dims row (through the view's INSERT). Each expression is the one the upsert on the old table computed, in the
+  // same order, so the means are the same bits.
+  const w = `CAST(@h AS REAL) / (f.fold_ms + @h)`;
+  const REQ = NODE_MEANS.filter((c) => c.startsWith('req_'));
+  const ALLOC = NODE_MEANS.filter((c) => c.startsWith('alloc_'));
+  const usd = `CASE WHEN f.usd_per_hour IS NULL THEN x.usd_per_hour WHEN x.usd_per_hour IS NULL THEN f.usd_per_hour
+    ELSE f.usd_per_hour + (x.usd_per_hour - f.usd_per_hour) * ${w} END`;
+  const sameNodes = db.prepare(`
+    UPDATE snapshot_node_rows AS f SET ${REQ.map((c) => `${c} = f.${c} + (x.${c} - f.${c}) * ${w}`).join(', ')},
+      usd_per_hour = ${usd}, fold_ms = f.fold_ms + @h, fold_snapshots = f.fold_snapshots + 1
+    FROM snapshot_node_rows x WHERE f.snapshot_id = @f AND x.snapshot_id = @j AND x.node_id = f.node_id`);
+  /** The hour's row of a node of the same name (any node_dims row of it), for `x`: by name, then by key (CROSS JOIN keeps
+   *  that order; the planner would otherwise walk the hour's rows for every x). */
+  const inHour = `SELECT 1 FROM node_dims dx CROSS JOIN node_dims df ON df.node_name = dx.node_name CROSS JOIN snapshot_node_rows f
+    ON f.snapshot_id = @f AND f.node_id = df.id WHERE dx.id = x.node_id`;
+  const newNodes = db.prepare(`
+    INSERT INTO snapshot_node_rows (snapshot_id, node_id, ${list(REQ)}, usd_per_hour, fold_ms, fold_snapshots)
+    SELECT @f, x.node_id, ${list(REQ, 'x.')}, x.usd_per_hour, @h, 1 FROM snapshot_node_rows x WHERE x.snapshot_id = @j AND NOT EXISTS (${inHour})`);
+  const changedNodes = db.prepare(`
+    SELECT x.node_id AS xId, f.node_id AS fId, dx.node_name, ${list(NODE_NEWEST, 'dx.')},
+      ${ALLOC.map((c) => `df.${c} + (dx.${c} - df.${c}) * ${w} AS ${c}`).join(', ')},
+      ${REQ.map((c) => `f.${c} + (x.${c} - f.${c}) * ${w} AS ${c}`).join(', ')},
+      ${usd} AS usd_per_hour, f.fold_ms + @h AS fold_ms, f.fold_snapshots + 1 AS fold_snapshots,
+      (${ALLOC.map((c) => `df.${c} = dx.${c}`).join(' AND ')}) AS sameAsX
+    FROM snapshot_node_rows x CROSS JOIN node_dims dx ON dx.id = x.node_id
+      CROSS JOIN node_dims df ON df.node_name = dx.node_name AND df.id <> dx.id
+      CROSS JOIN snapshot_node_rows f ON f.snapshot_id = @f AND f.node_id = df.id
+    WHERE x.snapshot_id = @j`);
+  const nodeRowInsert = db.prepare(`
+    INSERT INTO snapshot_node_rows (snapshot_id, node_id, req_cpu_m, req_memory_b, req_pods, req_gpu, usd_per_hour, fold_ms, fold_snapshots)
+    VALUES (@f, @id, @req_cpu_m, @req_memory_b, @req_pods, @req_gpu, @usd_per_hour, @fold_ms, @fold_snapshots)`);
+  const nodeRowDelete = db.prepare('DELETE FROM snapshot_node_rows WHERE snapshot_id = @f AND node_id = @id');
+  const nodeViewInsert = db.prepare(`
     INSERT INTO snapshot_nodes (snapshot_id, node_name, ${list(NODE_NEWEST)}, ${list(NODE_MEANS)}, usd_per_hour, fold_ms, fold_snapshots)
-    SELECT @f, x.node_name, ${list(NODE_NEWEST, 'x.')}, ${list(NODE_MEANS, 'x.')}, x.usd_per_hour, @h, 1
-    FROM snapshot_nodes x WHERE x.snapshot_id = @j
-    ON CONFLICT (snapshot_id, node_name) DO UPDATE SET
-      ${NODE_NEWEST.map((c) => `${c} = excluded.${c}`).join(', ')},
-      ${NODE_MEANS.map((c) => `${c} = ${c} + (excluded.${c} - ${c}) * ${nodeWeight}`).join(', ')},
-      usd_per_hour = CASE WHEN usd_per_hour IS NULL THEN excluded.usd_per_hour WHEN excluded.usd_per_hour IS NULL THEN usd_per_hour
-                          ELSE usd_per_hour + (excluded.usd_per_hour - usd_per_hour) * ${nodeWeight} END,
-      fold_ms = fold_ms + excluded.fold_ms, fold_snapshots = fold_snapshots + 1`);
+    VALUES (@f, @node_name, ${list(NODE_NEWEST, '@')}, ${list(NODE_MEANS, '@')}, @usd_per_hour, @fold_ms, @fold_snapshots)`);
+  interface ChangedNode {
+    xId: number;
+    fId: number;
+    sameAsX: number;
+    [column: string]: unknown;
+  }
+  const intoNodes = (p: { f: number; j: number; h: number }): void => {
+    // The changed ones first, read before the hour's rows move; then the rest by id.
+    const changed = changedNodes.all(p) as ChangedNode[];
+    sameNodes.run(p);
+    newNodes.run(p);
+    for (const n of changed) {
+      const row = { ...n, f: p.f };
+      nodeRowDelete.run({ f: p.f, id: n.fId });
+      if (n.sameAsX === 1) nodeRowInsert.run({ ...row, id: n.xId });
+      else nodeViewInsert.run(row);
+    }
+  };
   const usageSums = [
     db.prepare(`
       INSERT INTO usage_snapshots (snapshot_id, taken_at, state, message, pods_with_usage, fold_snapshots, fold_available)
@@ -250,7 +296,7 @@ export function createRetentionFoldRepository(db: Db) {
       const p = { f: f.id, j: s.id, hour, h, r };
       intoSnapshot.run({ f: f.id, h, r, runId: s.runId, node_count: s.nodeCount, pod_count: s.podCount });
       for (const st of [...pools, ...namespaces]) st.run(p);
-      intoNodes.run({ f: f.id, j: s.id, h });
+      intoNodes({ f: f.id, j: s.id, h });
       for (const st of usageSums) st.run({ f: f.id, j: s.id, hour });
       removeFolded(s.id, s.takenAt);
     }

@@ -14,12 +14,13 @@ import type { Db } from '../open-db.js';
 
 /** Every table with a foreign key to snapshots(id), and how its rows of a snapshot go (`@j` its id, `@t` its time). */
 export const SNAPSHOT_CHILDREN: Readonly<Record<string, string>> = {
-  snapshot_nodes: 'DELETE FROM snapshot_nodes WHERE snapshot_id = @j',
+  // The node rows themselves, not the snapshot_nodes view over them (migration 0026): by their key's first column.
+  snapshot_node_rows: 'DELETE FROM snapshot_node_rows WHERE snapshot_id = @j',
   snapshot_nodepools: 'DELETE FROM snapshot_nodepools WHERE snapshot_id = @j',
   snapshot_namespaces: 'DELETE FROM snapshot_namespaces WHERE snapshot_id = @j',
   // A sample's taken_at is its snapshot's, and indexed (its snapshot_id is not).
   usage_samples: 'DELETE FROM usage_samples WHERE taken_at = @t',
-  usage_nodes: 'DELETE FROM usage_nodes WHERE snapshot_id = @j',
+  usage_node_rows: 'DELETE FROM usage_node_rows WHERE snapshot_id = @j',
   usage_snapshots: 'DELETE FROM usage_snapshots WHERE snapshot_id = @j',
   usage_namespaces: 'DELETE FROM usage_namespaces WHERE snapshot_id = @j',
   usage_nodepools: 'DELETE FROM usage_nodepools WHERE snapshot_id = @j',
