@@ -1,3 +1,5 @@
+import type { DeliveryTarget } from '../db/repositories/alert-repository.js';
+import { createAlertStage, type AlertStage } from '../server/services/alert-stage.js';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { CostExplorerClient } from '@aws-sdk/client-cost-explorer';
@@ -41,7 +43,8 @@ import { DAY_MS, HOUR_MS } from '../core/time.js';
 
 export const COLLECT_HELP = `Usage: nodepool-ledger collect --cluster NAME [--region R] [--since 90d] [--watch] [--interval 5m]
                                 [--kubeconfig PATH] [--context NAME] [--db .ledger/ledger.db] [--billing-profile P]
-                                [--karpenter-version V] [--quiet]
+                                [--karpenter-version V] [--alert-webhook URL] [--alert-slack-webhook URL]
+                                [--dashboard-url URL] [--quiet]
 
 Reads a real cluster and AWS account into the database: a snapshot of the cluster's Nodes, Pods, NodeClaims,
 NodePools and Events, and of what Karpenter decides on beyond them (PodDisruptionBudgets, DaemonSets,
@@ -82,6 +85,14 @@ us-east-1, or cn-northwest-1 for China; EC2 in the cluster's region.
   --karpenter-version V
                     the Karpenter release the cluster runs (1.14.1), when its controller's image tag cannot be read
                     (Karpenter outside the cluster, an image by digest only); given, it wins over the tag
+  --alert-webhook URL
+                    POST each alert that fires or resolves (evaluated after every snapshot and bill refresh) to URL as
+                    JSON; retried with backoff (5 attempts, 5 s timeout each), every attempt recorded; never delays a
+                    snapshot
+  --alert-slack-webhook URL
+                    the same to a Slack incoming webhook ({"text": ..., "blocks": [...]})
+  --dashboard-url URL
+                    the dashboard's address, to make the links in delivered alerts absolute
   --kubeconfig P    kubeconfig file; default $KUBECONFIG, else the pod's service account in a cluster, else ~/.kube/config
   --context C       kubeconfig context
   --db PATH         the database (created if missing)
@@ -106,6 +117,9 @@ export const COLLECT_OPTIONS = {
   db: { type: 'string' },
   'billing-profile': { type: 'string' },
   'karpenter-version': { type: 'string' },
+  'alert-webhook': { type: 'string' },
+  'alert-slack-webhook': { type: 'string' },
+  'dashboard-url': { type: 'string' },
   quiet: { type: 'boolean' },
 } as const;
 
@@ -143,6 +157,10 @@ export interface CollectOptions {
   billingProfile?: string;
   /** Karpenter's release as the user gives it (--karpenter-version); wins over the controller image's tag. */
   karpenterVersion?: string;
+  /** Where alert transitions are POSTed (--alert-webhook: generic JSON; --alert-slack-webhook: Slack's); none: recorded only. */
+  alertTargets?: DeliveryTarget[];
+  /** The dashboard's base URL (--dashboard-url), to make alert links absolute. */
+  dashboardUrl?: string;
 }
 
 export interface CollectIo {
@@ -222,9 +240,22 @@ export function collectOptionsFrom(v: Values): CollectOptions {
   const prometheusUrl = str('prometheus');
   if (prometheusUrl !== undefined && !/^https?:\/\/[^/\s]+/.test(prometheusUrl))
     throw new UsageError(`--prometheus must be an http(s) URL such as http://prometheus.monitoring:9090, got "${prometheusUrl}"`);
+  const alertTargets: DeliveryTarget[] = [];
+  for (const [flag, format] of [
+    ['alert-webhook', 'json'],
+    ['alert-slack-webhook', 'slack'],
+  ] as const) {
+    const url = str(flag);
+    if (url === undefined) continue;
+    if (!/^https?:\/\/[^/\s]+/.test(url)) throw new UsageError(`--${flag} must be an http(s) URL, got "${url}"`);
+    alertTargets.push({ url, format });
+  }
+  const dashboardUrl = str('dashboard-url');
   return {
     cluster,
     region,
+    alertTargets,
+    ...(dashboardUrl === undefined ? {} : { dashboardUrl }),
     sinceMs: duration('since', '90d'),
     watch: v.watch === true,
     intervalMs: duration('interval', '5m'),
@@ -319,7 +350,16 @@ class Collection {
     const env = io.env ?? process.env;
     this.source = dataSourceOf(env);
     this.region = o.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
+    this.alerts = createAlertStage(db, {
+      targets: o.alertTargets ?? [],
+      ...(o.dashboardUrl === undefined ? {} : { dashboardUrl: o.dashboardUrl }),
+      snapshotIntervalMs: o.intervalMs,
+      log: (line) => this.err(line),
+    });
   }
+
+  /** Alert evaluation after each snapshot and bill refresh (server/services/alert-stage.ts); delivery off this path. */
+  readonly alerts: AlertStage;
 
   /** Says a note on stderr once per run. */
   private note(line: string): void {
@@ -461,6 +501,7 @@ class Collection {
     });
     if (usage !== null && usageRows !== null) this.noteUsage(usage, usageRows.podsWithUsage);
     this.summary.snapshots += 1;
+    this.alerts.evaluateAlerts(snapshot.takenAt);
     this.summary.snapshotNodeRows += rows.nodes.length;
   }
 
@@ -615,6 +656,7 @@ class Collection {
       this.summary.costLines += result.linesWritten;
       this.summary.finalPeriodsSkipped += result.queries.reduce((s, q) => s + q.finalSkipped, 0);
       runs.finishRun(runId, 'ok', result.linesWritten);
+      this.alerts.evaluateAlerts(this.now());
     } catch (err) {
       runs.finishRun(runId, 'failed', 0, errorText(err));
       this.fail('cost explorer', err);
@@ -675,6 +717,7 @@ class Collection {
               this.err(`snapshot ${new Date(t).toISOString()}: ${snapshot.nodes.length} nodes, ${snapshot.pods.length} pods`);
           } catch (err) {
             this.fail(`snapshot at ${new Date(t).toISOString()} (nothing written)`, err);
+            this.alerts.evaluateAlerts(t); // a collector failing snapshot after snapshot is what collector-stale is for
           }
         }
         if (!prometheusDone) {
@@ -763,6 +806,8 @@ export async function runCollect(o: CollectOptions, io: CollectIo = {}): Promise
     return report(c, startedAt);
   } finally {
     io.signal?.removeEventListener('abort', onSignal);
+    // The delivery round in flight ends within its timeout; what is still due stays queued for the next run.
+    await c.alerts.stop();
     c.destroy();
     lock.release();
     db.close();

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ALERT_SETTINGS, type AlertRule, type AlertSettings, type AlertState, type AlertTransition, type RuleVerdict } from './alert-model.js';
+import {
+  DEFAULT_ALERT_SETTINGS,
+  type AlertRule,
+  type AlertSettings,
+  type AlertState,
+  type AlertTransition,
+  type RuleVerdict,
+} from './alert-model.js';
 import {
   billGapRule,
   budgetThresholdRule,
@@ -61,7 +68,10 @@ describe('stepAlerts: hold time, once, restart', () => {
 
   it('breaching from 00:00 with a 2 h hold: pending at 01:55, fires at 02:00 (not before), once', () => {
     const times = every5min(T0, T0 + 3 * HOUR);
-    const r = run('idle-share', times.map((atMs) => ({ atMs, verdict: obs(true) })));
+    const r = run(
+      'idle-share',
+      times.map((atMs) => ({ atMs, verdict: obs(true) })),
+    );
     expect(hold2h).toBe(2 * HOUR);
     expect(r.transitions).toEqual([{ kind: 'firing', subject: 'general', atMs: T0 + 2 * HOUR }]);
   });
@@ -69,13 +79,19 @@ describe('stepAlerts: hold time, once, restart', () => {
   it('a breach that clears at 01:55 never fires, and the next breach starts its hold afresh', () => {
     const times = every5min(T0, T0 + 5 * HOUR);
     // breaching 00:00-01:50, clear 01:55, breaching again from 02:00: fires at 04:00, not at 02:00
-    const r = run('idle-share', times.map((atMs) => ({ atMs, verdict: obs(atMs !== T0 + 115 * MIN) })));
+    const r = run(
+      'idle-share',
+      times.map((atMs) => ({ atMs, verdict: obs(atMs !== T0 + 115 * MIN) })),
+    );
     expect(r.transitions).toEqual([{ kind: 'firing', subject: 'general', atMs: T0 + 4 * HOUR }]);
   });
 
   it('resolves once at the first evaluation without the breach, and stays resolved', () => {
     const times = every5min(T0, T0 + 4 * HOUR);
-    const r = run('idle-share', times.map((atMs) => ({ atMs, verdict: obs(atMs < T0 + 3 * HOUR) })));
+    const r = run(
+      'idle-share',
+      times.map((atMs) => ({ atMs, verdict: obs(atMs < T0 + 3 * HOUR) })),
+    );
     expect(r.transitions).toEqual([
       { kind: 'firing', subject: 'general', atMs: T0 + 2 * HOUR },
       { kind: 'resolved', subject: 'general', atMs: T0 + 3 * HOUR },
@@ -84,9 +100,19 @@ describe('stepAlerts: hold time, once, restart', () => {
 
   it('a restart that evaluates the firing moment again delivers nothing more', () => {
     const times = every5min(T0, T0 + 4 * HOUR);
-    const r = run('idle-share', times.map((atMs) => ({ atMs, verdict: obs(atMs < T0 + 3 * HOUR) })), S, T0 + 2 * HOUR);
+    const r = run(
+      'idle-share',
+      times.map((atMs) => ({ atMs, verdict: obs(atMs < T0 + 3 * HOUR) })),
+      S,
+      T0 + 2 * HOUR,
+    );
     expect(r.transitions.filter((t) => t.kind === 'firing')).toHaveLength(1);
-    const r2 = run('idle-share', times.map((atMs) => ({ atMs, verdict: obs(atMs < T0 + 3 * HOUR) })), S, T0 + 3 * HOUR);
+    const r2 = run(
+      'idle-share',
+      times.map((atMs) => ({ atMs, verdict: obs(atMs < T0 + 3 * HOUR) })),
+      S,
+      T0 + 3 * HOUR,
+    );
     expect(r2.transitions.filter((t) => t.kind === 'resolved')).toHaveLength(1);
   });
 
@@ -105,7 +131,16 @@ describe('stepAlerts: hold time, once, restart', () => {
 
   it('a disabled rule neither fires nor resolves', () => {
     const off: AlertSettings = { ...S, rules: { ...S.rules, 'idle-share': { ...S.rules['idle-share'], enabled: false } } };
-    expect(run('idle-share', [{ atMs: T0, verdict: obs(true) }, { atMs: T0 + 3 * HOUR, verdict: obs(true) }], off).transitions).toEqual([]);
+    expect(
+      run(
+        'idle-share',
+        [
+          { atMs: T0, verdict: obs(true) },
+          { atMs: T0 + 3 * HOUR, verdict: obs(true) },
+        ],
+        off,
+      ).transitions,
+    ).toEqual([]);
   });
 });
 
@@ -194,7 +229,12 @@ describe('spot-fallback', () => {
   });
 
   it('fires at 11:00 (the 1 h hold after 10:00), not at 10:55; resolves at 13:00; once each across a restart', () => {
-    const r = run('spot-fallback', times.map((atMs) => ({ atMs, verdict: verdictAt(atMs) })), S, T0 + 11 * HOUR);
+    const r = run(
+      'spot-fallback',
+      times.map((atMs) => ({ atMs, verdict: verdictAt(atMs) })),
+      S,
+      T0 + 11 * HOUR,
+    );
     expect(r.transitions).toEqual([
       { kind: 'firing', subject: 'general', atMs: T0 + 11 * HOUR },
       { kind: 'resolved', subject: 'general', atMs: T0 + 13 * HOUR },
@@ -209,14 +249,23 @@ describe('spot-fallback', () => {
 describe('idle-share', () => {
   it('2.60 idle of 4.00/h is 65 % > 50 %; 1.60 of 4.00 is 40 %', () => {
     const v = idleShareRule(
-      { atMs: T0, pools: [{ nodePool: 'general', costPerHour: 4, idlePerHour: 2.6 }, { nodePool: 'steady', costPerHour: 4, idlePerHour: 1.6 }], currency: 'USD' },
+      {
+        atMs: T0,
+        pools: [
+          { nodePool: 'general', costPerHour: 4, idlePerHour: 2.6 },
+          { nodePool: 'steady', costPerHour: 4, idlePerHour: 1.6 },
+        ],
+        currency: 'USD',
+      },
       S,
     );
     expect(v?.map((o) => [o.subject, o.breaching])).toEqual([
       ['general', true],
       ['steady', false],
     ]);
-    expect(v?.[0].sentence).toBe('NodePool general spends USD 2.60 of its USD 4.00 per hour, 65 %, on capacity no pod requests (above 50 %).');
+    expect(v?.[0].sentence).toBe(
+      'NodePool general spends USD 2.60 of its USD 4.00 per hour, 65 %, on capacity no pod requests (above 50 %).',
+    );
   });
 });
 
@@ -236,7 +285,12 @@ describe('packing-drop', () => {
   });
 
   it('fires at 12:30 (30 min hold from 12:00), not at 12:25; resolves when the change leaves the 3 h window (15:05)', () => {
-    const r = run('packing-drop', times.map((atMs) => ({ atMs, verdict: verdictAt(atMs) })), S, T0 + 12 * HOUR + 30 * MIN);
+    const r = run(
+      'packing-drop',
+      times.map((atMs) => ({ atMs, verdict: verdictAt(atMs) })),
+      S,
+      T0 + 12 * HOUR + 30 * MIN,
+    );
     // At 15:00 the after-mean (12:00-15:00: 36 samples of 0.6, one of 0.8) is still ~0.605: breaching; at 15:05 the
     // change is 3 h 5 min old, out of the window.
     expect(r.transitions).toEqual([
@@ -292,22 +346,31 @@ describe('nodepool-near-limit and pods-unschedulable-limits', () => {
 
 describe('bill-estimate-gap, nodepool-tag-inactive, collector-stale', () => {
   it('estimate 118.00 against a bill of 100.00 is 18 % above (> 10 %); 105.00 is 5 %', () => {
-    const d = (estimate: number) => billGapRule({ newestFinalDay: { dayMs: T0, bill: 100, estimate, currency: 'USD', metric: 'unblended' } }, S);
+    const d = (estimate: number) =>
+      billGapRule({ newestFinalDay: { dayMs: T0, bill: 100, estimate, currency: 'USD', metric: 'unblended' } }, S);
     expect(d(118)?.[0].breaching).toBe(true);
-    expect(d(118)?.[0].sentence).toBe('On 2026-11-10, the newest final day, the estimate (USD 118.00) is 18 % above the bill (USD 100.00 unblended), more than 10 %.');
+    expect(d(118)?.[0].sentence).toBe(
+      'On 2026-11-10, the newest final day, the estimate (USD 118.00) is 18 % above the bill (USD 100.00 unblended), more than 10 %.',
+    );
     expect(d(105)?.[0].breaching).toBe(false);
     expect(billGapRule({ newestFinalDay: null }, S)).toBeNull();
   });
 
   it('an Inactive or unlisted tag breaches; Active does not', () => {
-    const v = (status: 'Active' | 'Inactive' | 'absent') => tagInactiveRule({ atMs: T0, tagKey: 'karpenter.sh/nodepool', status })?.[0].breaching;
+    const v = (status: 'Active' | 'Inactive' | 'absent') =>
+      tagInactiveRule({ atMs: T0, tagKey: 'karpenter.sh/nodepool', status })?.[0].breaching;
     expect([v('Active'), v('Inactive'), v('absent')]).toEqual([false, true, true]);
   });
 
   it('last snapshot at 00:00, 5 min interval, 3 intervals: not stale at 00:14, stale at 00:15; fresh again resolves', () => {
     const at = (atMs: number, last: number) => ({ atMs, verdict: collectorStaleRule({ atMs, lastSnapshotAtMs: last }, S) });
     expect(collectorStaleRule({ atMs: T0 + 14 * MIN, lastSnapshotAtMs: T0 }, S)?.[0].breaching).toBe(false);
-    const r = run('collector-stale', [at(T0 + 14 * MIN, T0), at(T0 + 15 * MIN, T0), at(T0 + 20 * MIN, T0), at(T0 + 21 * MIN, T0 + 21 * MIN)]);
+    const r = run('collector-stale', [
+      at(T0 + 14 * MIN, T0),
+      at(T0 + 15 * MIN, T0),
+      at(T0 + 20 * MIN, T0),
+      at(T0 + 21 * MIN, T0 + 21 * MIN),
+    ]);
     expect(r.transitions).toEqual([
       { kind: 'firing', subject: 'collector', atMs: T0 + 15 * MIN },
       { kind: 'resolved', subject: 'collector', atMs: T0 + 21 * MIN },

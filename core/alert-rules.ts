@@ -120,7 +120,13 @@ export function spotFallbackRule(
         currency: input.currency,
       },
       sentence: `NodePool ${nodePool} allows spot, yet ${pct(shareNow)} of its cost per hour (${money(now.onDemandPerHour, input.currency)} of ${money(total, input.currency)}) is on-demand, up from ${pct(lowest)} at its lowest in the previous ${Math.round(settings.spotBaselineMs / HOUR_MS)} h: spot capacity fell back to on-demand.`,
-      link: pageLink('/nodepools', `NodePool ${nodePool}, cost by capacity type`, input.atMs - settings.spotBaselineMs, input.atMs, nodePool),
+      link: pageLink(
+        '/nodepools',
+        `NodePool ${nodePool}, cost by capacity type`,
+        input.atMs - settings.spotBaselineMs,
+        input.atMs,
+        nodePool,
+      ),
     });
   }
   return out;
@@ -134,7 +140,10 @@ export interface PoolIdle {
   idlePerHour: number;
 }
 
-export function idleShareRule(input: { atMs: number; pools: readonly PoolIdle[]; currency: string } | null, settings: AlertSettings): RuleVerdict {
+export function idleShareRule(
+  input: { atMs: number; pools: readonly PoolIdle[]; currency: string } | null,
+  settings: AlertSettings,
+): RuleVerdict {
   if (input === null) return null;
   const threshold = settings.rules['idle-share'].threshold;
   return input.pools
@@ -145,7 +154,13 @@ export function idleShareRule(input: { atMs: number; pools: readonly PoolIdle[];
         rule: 'idle-share' as const,
         subject: p.nodePool,
         breaching: share > threshold,
-        figures: { idleShare: round(share), idlePerHour: round(p.idlePerHour), costPerHour: round(p.costPerHour), threshold, currency: input.currency },
+        figures: {
+          idleShare: round(share),
+          idlePerHour: round(p.idlePerHour),
+          costPerHour: round(p.costPerHour),
+          threshold,
+          currency: input.currency,
+        },
         sentence: `NodePool ${p.nodePool} spends ${money(p.idlePerHour, input.currency)} of its ${money(p.costPerHour, input.currency)} per hour, ${pct(share)}, on capacity no pod requests (above ${pct(threshold)}).`,
         link: pageLink('/nodepools', `NodePool ${p.nodePool}, packing and idle`, input.atMs - DAY_MS, input.atMs, p.nodePool),
       };
@@ -190,7 +205,14 @@ export function packingDropRule(
       .sort((a, b) => b.atMs - a.atMs)[0];
     const link = pageLink('/consolidation', `Consolidation of ${nodePool}, before and after`, input.atMs - 2 * w, input.atMs, nodePool);
     if (change === undefined) {
-      out.push({ rule: 'packing-drop', subject: nodePool, breaching: false, figures: {}, sentence: `NodePool ${nodePool}: no consolidation change in the window.`, link });
+      out.push({
+        rule: 'packing-drop',
+        subject: nodePool,
+        breaching: false,
+        figures: {},
+        sentence: `NodePool ${nodePool}: no consolidation change in the window.`,
+        link,
+      });
       continue;
     }
     const pool = input.samples.filter((s) => s.nodePool === nodePool);
@@ -304,7 +326,15 @@ export function billGapRule(input: { newestFinalDay: FinalDayGap | null } | null
       rule: 'bill-estimate-gap',
       subject: 'cluster',
       breaching: share > threshold && Math.abs(gap) > settings.billGapMinAmount,
-      figures: { day: day(d.dayMs), bill: round(d.bill, 2), estimate: round(d.estimate, 2), gapShare: round(share), threshold, currency: d.currency, metric: d.metric },
+      figures: {
+        day: day(d.dayMs),
+        bill: round(d.bill, 2),
+        estimate: round(d.estimate, 2),
+        gapShare: round(share),
+        threshold,
+        currency: d.currency,
+        metric: d.metric,
+      },
       sentence: `On ${day(d.dayMs)}, the newest final day, the estimate (${money(d.estimate, d.currency)}) is ${pct(share)} ${gap >= 0 ? 'above' : 'below'} the bill (${money(d.bill, d.currency)} ${d.metric}), more than ${pct(threshold)}.`,
       link: pageLink('/bill', `The bill of ${day(d.dayMs)}`, d.dayMs, d.dayMs),
     },
@@ -342,7 +372,12 @@ export function collectorStaleRule(input: { atMs: number; lastSnapshotAtMs: numb
       rule: 'collector-stale',
       subject: 'collector',
       breaching: ageIntervals >= intervals,
-      figures: { lastSnapshotAtMs: input.lastSnapshotAtMs, ageMinutes: round(ageMs / 60_000, 1), intervals, intervalMinutes: settings.snapshotIntervalMs / 60_000 },
+      figures: {
+        lastSnapshotAtMs: input.lastSnapshotAtMs,
+        ageMinutes: round(ageMs / 60_000, 1),
+        intervals,
+        intervalMinutes: settings.snapshotIntervalMs / 60_000,
+      },
       sentence: `No snapshot since ${new Date(input.lastSnapshotAtMs).toISOString().slice(0, 16)}Z, ${Math.round(ageMs / 60_000)} min ago: ${Math.floor(ageIntervals)} snapshot intervals of ${settings.snapshotIntervalMs / 60_000} min missed (the alert is at ${intervals}).`,
       link: pageLink('/', 'Overview, collector status', input.lastSnapshotAtMs, input.atMs),
     },
