@@ -1,4 +1,4 @@
-import type { AlertLink, AlertObservation, AlertRule, AlertSettings, RuleVerdict } from './alert-model.js';
+import type { AlertLink, AlertObservation, AlertSettings, RuleVerdict } from './alert-model.js';
 import type { BudgetStatus } from './budget-model.js';
 
 /**

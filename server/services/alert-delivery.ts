@@ -96,7 +96,7 @@ export function createAlertDelivery(db: Db, o: AlertDeliveryOptions = {}) {
     timer = setTimeout(
       () => {
         timer = null;
-        kick();
+        void kick();
       },
       Math.max(0, next.nextAttemptAtMs - now()),
     );
@@ -117,10 +117,16 @@ export function createAlertDelivery(db: Db, o: AlertDeliveryOptions = {}) {
         total = { attempted: total.attempted + r.attempted, delivered: total.delivered + r.delivered, failed: total.failed + r.failed };
       } while (again && !stopped);
       return total;
-    })().finally(() => {
-      running = null;
-      schedule();
-    });
+    })()
+      .catch((err: unknown) => {
+        // A delivery round never throws at the collector (a closed database at exit, say): it says so and stops.
+        o.log?.(`! alert delivery stopped: ${(err as Error).message}`);
+        return { attempted: 0, delivered: 0, failed: 0 };
+      })
+      .finally(() => {
+        running = null;
+        schedule();
+      });
     return running;
   }
 
