@@ -110,7 +110,10 @@ function judge(db: Db, o: EvaluateAlertsOptions, settings: AlertSettings): Parti
       const fromMs = snapshotMs - settings.spotBaselineMs;
       const rows = packing.bucketSums({ fromMs, toMs: snapshotMs + 1, bucketMs, originMs: fromMs });
       const byKey = new Map<string, PoolCapacityCost>();
-      for (const r of rows) {
+      // Earlier snapshots from the rollups (a snapshot stands for the time until the next one), the newest from its
+      // own rows (it stands for no time yet), per hour.
+      const now = packing.poolRowsAt(snapshotMs).map((r) => ({ ...r, bucketStartMs: snapshotMs }));
+      for (const r of [...rows.filter((x) => x.bucketStartMs < snapshotMs), ...now]) {
         const k = `${r.bucketStartMs} ${r.nodePool}`;
         const c = byKey.get(k) ?? { atMs: r.bucketStartMs, nodePool: r.nodePool, onDemandPerHour: 0, spotPerHour: 0, otherPerHour: 0 };
         if (r.capacityType === 'on-demand') c.onDemandPerHour += r.costUsd;
@@ -137,7 +140,8 @@ function judge(db: Db, o: EvaluateAlertsOptions, settings: AlertSettings): Parti
       const fromMs = snapshotMs - 2 * w;
       const rows = packing.bucketSums({ fromMs, toMs: snapshotMs + 1, bucketMs: settings.snapshotIntervalMs, originMs: fromMs });
       const sums = new Map<string, { atMs: number; nodePool: string; req: number; alloc: number }>();
-      for (const r of rows) {
+      const now = packing.poolRowsAt(snapshotMs).map((r) => ({ ...r, bucketStartMs: snapshotMs }));
+      for (const r of [...rows.filter((x) => x.bucketStartMs < snapshotMs), ...now]) {
         const k = `${r.bucketStartMs} ${r.nodePool}`;
         const s = sums.get(k) ?? { atMs: r.bucketStartMs, nodePool: r.nodePool, req: 0, alloc: 0 };
         s.req += r.reqCpuMillicoreHours;
