@@ -34,6 +34,8 @@ import { createClusterSnapshotRepository } from '../db/repositories/cluster-snap
 import { costRoutes } from './routes/cost.js';
 import { registerOpenApi } from './routes/docs.js';
 import { metricsRoutes } from './routes/metrics.js';
+import { alertRoutes } from './routes/alerts.js';
+import { createAlertService } from './services/alert-service.js';
 import { createLedgerMetrics } from './metrics/ledger-metrics.js';
 import { efficiencyRoutes } from './routes/efficiency.js';
 import { nodePoolsRoutes } from './routes/nodepools.js';
@@ -214,6 +216,8 @@ function registerApiRoutes(
   const bill = createBillService(db, now, writer);
 
   app.register(statusRoutes, { reports });
+  const alerts = createAlertService(db);
+  app.register(alertRoutes, { alerts });
   app.register(nodePoolsRoutes, { reports, nodePoolCost });
   app.register(nodePoolKarpenterRoutes, { nodePoolKarpenter: createNodePoolKarpenterService(createClusterSnapshotRepository(db)) });
   const cur = createCurRepository(db);
@@ -235,7 +239,9 @@ function registerApiRoutes(
   app.register(whatIfRoutes, { engine });
   app.register(karpenterTryRoutes, { engine });
   // Prometheus exposition of the same figures (not an /api route: hidden from the OpenAPI document).
-  app.register(metricsRoutes, { metrics: createLedgerMetrics({ reports, nodePoolCost, efficiency, now }) });
+  app.register(metricsRoutes, {
+    metrics: createLedgerMetrics({ reports, nodePoolCost, efficiency, now, firingAlerts: () => alerts.firing() }),
+  });
 }
 
 /** The API and the built dashboard. Does not listen: the caller listens (on 127.0.0.1). */

@@ -12,7 +12,18 @@ import { ErrorResponseSchema } from '../schemas/common.js';
  */
 
 /** What the API answers, in the order the README's table lists them. */
-export const API_GROUPS = ['status', 'nodepools', 'cost', 'efficiency', 'consolidation', 'teams', 'workloads', 'whatif', 'bill'] as const;
+export const API_GROUPS = [
+  'status',
+  'alerts',
+  'nodepools',
+  'cost',
+  'efficiency',
+  'consolidation',
+  'teams',
+  'workloads',
+  'whatif',
+  'bill',
+] as const;
 export type ApiGroup = (typeof API_GROUPS)[number];
 
 /** The body of a CSV-only route, for the OpenAPI document. */
