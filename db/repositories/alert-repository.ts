@@ -118,6 +118,7 @@ export function createAlertRepository(db: Db) {
   const failedScheduling = db.prepare(
     "SELECT at, message, namespace, name FROM events WHERE reason = 'FailedScheduling' AND kind = 'Pod' AND at > ? AND at <= ? ORDER BY at, name",
   );
+  const snapshotTimes = db.prepare('SELECT taken_at FROM snapshots WHERE taken_at >= ? AND taken_at < ? ORDER BY taken_at').pluck();
   const attemptsOf = db.prepare('SELECT * FROM alert_delivery_attempts WHERE delivery_id = ? ORDER BY id');
 
   const params = (s: AlertState) => ({
@@ -193,6 +194,9 @@ export function createAlertRepository(db: Db) {
         message: r.message,
         pod: `${r.namespace ?? ''}/${r.name}`,
       })),
+
+    /** The stored snapshots' times in [fromMs, toMs), in order (a replay's evaluation times). */
+    snapshotTimes: (fromMs: number, toMs: number): number[] => snapshotTimes.all(fromMs, toMs) as number[],
 
     deliveries: (alertId?: number): AlertDelivery[] =>
       ((alertId === undefined ? allDeliveries.all() : deliveriesOf.all(alertId)) as DeliveryRow[]).map(toDelivery),

@@ -23,7 +23,7 @@ import {
   type SchedPod,
 } from '../../core/karpenter/scheduling/index.js';
 import type { LaunchChoice } from '../../core/karpenter/scheduling/launch.js';
-import { ANNOTATION_DO_NOT_DISRUPT } from '../../core/labels.js';
+import { ANNOTATION_DO_NOT_DISRUPT, LABEL_CAPACITY_TYPE } from '../../core/labels.js';
 import { DAY_MS as DAY, HOUR_MS as HOUR, MINUTE_MS as MINUTE } from '../../core/time.js';
 import { approvedMessage, type BalancedScore, balancedScore } from './balanced-score.js';
 import { reservationWithRoom } from './capacity-reservations.js';
@@ -937,7 +937,7 @@ class Simulation {
     for (const w of this.workloads) for (const p of w.pods) if (p.node === null) add(p);
     const volumes = this.volumeInputs(t);
     const ctx = prepare({
-      nodePools: this.pools.map((p) => kubeNodePool(p, paused.has(p.name))),
+      nodePools: this.pools.map((p) => kubeNodePool(this.spotShort(p, t), paused.has(p.name))),
       // `held` nodes are no candidates this round (annotated do-not-disrupt for the engine only), still destinations
       nodes: this.live.map((n) => (held.has(n.node.name) ? heldNode(n.kube) : n.kube)),
       pods,
@@ -1021,6 +1021,24 @@ class Simulation {
     return { cost, disruption };
   }
 
+  /**
+   * The pool as Karpenter can launch it at `t`: during a spot-shortage incident every spot offering is unavailable,
+   * which for the pool's launches is its capacity-type requirement without spot (on-demand where it allows it).
+   */
+  private spotShort(pool: SimNodePool, t: EpochMs): SimNodePool {
+    const short = this.file.incidents.some(
+      (inc) =>
+        inc.kind === 'spot-shortage' && inc.nodePool === pool.name && t >= Date.parse(inc.at) && t < Date.parse(inc.at) + inc.hours * HOUR,
+    );
+    if (!short) return pool;
+    return {
+      ...pool,
+      requirements: pool.requirements.map((r) =>
+        r.key === LABEL_CAPACITY_TYPE && r.operator === 'In' ? { ...r, values: (r.values ?? []).filter((v) => v !== 'spot') } : r,
+      ),
+    };
+  }
+
   private liveNamed(name: string): LiveNode | undefined {
     return this.live.find((n) => n.node.name === name);
   }
@@ -1096,6 +1114,15 @@ class Simulation {
         this.rebuildKube(victim);
         this.touch(victim.pool);
         this.uncordons.push({ at: t + inc.hours * HOUR, live: victim });
+      } else if (inc.kind === 'spot-shortage') {
+        // Every spot node of the pool reclaimed at once (the two-minute notice, then gone), oldest first.
+        const victims = this.live
+          .filter((n) => n.pool?.name === inc.nodePool && n.node.capacityType === 'spot' && n.terminateAt === null)
+          .sort((a, b) => a.node.createdAt - b.node.createdAt || a.node.name.localeCompare(b.node.name));
+        for (const victim of victims) {
+          this.emit(victim, t, this.karpenter.spotInterruption());
+          this.remove(victim, t, 'Interrupted');
+        }
       } else {
         const victim = this.live
           .filter((n) => n.pool?.name === inc.nodePool && n.node.capacityType === 'spot' && n.terminateAt === null)

@@ -16,6 +16,7 @@ export const PAGES: readonly PageDef[] = [
   { path: '/workloads', label: 'Workloads', Component: lazy(() => import('../routes/workloads')) },
   { path: '/savings', label: 'Savings', Component: lazy(() => import('../routes/savings')) },
   { path: '/bill', label: 'Explain this bill', Component: lazy(() => import('../routes/bill')) },
+  { path: '/alerts', label: 'Alerts', Component: lazy(() => import('../routes/alerts')) },
 ];
 
 /** The page for a path ("/nodes/" and "/nodes" alike); undefined for an unknown path. */
