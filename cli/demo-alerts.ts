@@ -13,7 +13,10 @@ export const DEMO_ALERT_EVERY_MS = 15 * 60_000;
  */
 export async function demoAlerts(db: Db, o: { fromMs: number; toMs: number; sink: AlertSink; dashboardUrl: string }): Promise<string[]> {
   const t0 = performance.now();
-  const times = createAlertRepository(db).snapshotTimes(o.fromMs, o.toMs);
+  // A database filled and evaluated before (the demo started again) is evaluated only after where it stopped.
+  const repo = createAlertRepository(db);
+  const after = repo.evaluatedAtMs() ?? -Infinity;
+  const times = repo.snapshotTimes(o.fromMs, o.toMs).filter((t) => t > after);
   const transitions = replayAlerts(db, {
     snapshotTimes: times,
     everyMs: DEMO_ALERT_EVERY_MS,

@@ -4,6 +4,8 @@ import type { Db } from '../open-db.js';
 
 /** Settings key: the alert settings as stored (a JSON partial of core's AlertSettings; unset = the defaults). */
 export const ALERT_SETTINGS_KEY = 'alerts.settings';
+/** Settings key: the newest time the alerts were evaluated at (epoch ms as text). */
+export const ALERT_EVALUATED_AT_KEY = 'alerts.evaluated-at';
 
 export type DeliveryFormat = 'json' | 'slack';
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -170,6 +172,16 @@ export function createAlertRepository(db: Db) {
     /** Fired episodes (firing and resolved), newest first; `open` only the firing ones. */
     list: (q: { open?: boolean; rule?: AlertRule; limit?: number } = {}): AlertState[] =>
       (listFired.all({ open: q.open === true ? 1 : 0, rule: q.rule ?? null, limit: q.limit ?? 500 }) as AlertRow[]).map(toState),
+
+    /** The newest time evaluated at, or null before any evaluation. */
+    evaluatedAtMs: (): number | null => {
+      const v = setting.get(ALERT_EVALUATED_AT_KEY) as string | undefined;
+      return v === undefined ? null : Number(v);
+    },
+    noteEvaluatedAt: (atMs: number): void => {
+      const before = Number((setting.get(ALERT_EVALUATED_AT_KEY) as string | undefined) ?? -Infinity);
+      if (atMs > before) putSetting.run(ALERT_EVALUATED_AT_KEY, String(atMs));
+    },
 
     settingsJson: (): string | null => (setting.get(ALERT_SETTINGS_KEY) as string | undefined) ?? null,
     putSettingsJson: (json: string): void => {

@@ -82,6 +82,7 @@ export function evaluateAlerts(db: Db, o: EvaluateAlertsOptions): EvaluateAlerts
   const verdicts = judge(db, o, settings);
   const step = stepAlerts(repo.open(), verdicts, o.atMs, settings);
   repo.applyStep(step, o.targets ?? [], (t, target) => JSON.stringify(alertPayload(t, target.format, o.dashboardUrl)));
+  repo.noteEvaluatedAt(o.atMs);
   return { transitions: step.transitions, settingsProblems: loaded.problems, ms: performance.now() - t0 };
 }
 
