@@ -241,6 +241,11 @@ describe('spot-fallback', () => {
     ]);
   });
 
+  it('spot shrinking at night (1.00/h on-demand + 3.00 spot -> 1.00 + 0.50: 25 % -> 67 %) is no fallback: no on-demand launched', () => {
+    const h = [cost(T0), { atMs: T0 + HOUR, nodePool: 'general', onDemandPerHour: 1, spotPerHour: 0.5, otherPerHour: 0 }];
+    expect(spotFallbackRule({ atMs: T0 + HOUR, spotPools: ['general'], history: h, currency: 'USD' }, S)?.[0].breaching).toBe(false);
+  });
+
   it('a NodePool not allowing spot is not judged', () => {
     expect(spotFallbackRule({ atMs: T0 + 10 * HOUR, spotPools: [], history, currency: 'USD' }, S)).toEqual([]);
   });

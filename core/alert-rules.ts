@@ -87,7 +87,8 @@ const onDemandShare = (c: PoolCapacityCost): number | null => {
 
 /**
  * A NodePool that allows spot whose on-demand share of cost now is at least `threshold` above its lowest over the
- * baseline window before now: spot capacity ran short and Karpenter launched on-demand instead.
+ * baseline window before now, with more on-demand spend than then: spot capacity ran short and Karpenter launched
+ * on-demand instead.
  */
 export function spotFallbackRule(
   input: { atMs: number; spotPools: readonly string[]; history: readonly PoolCapacityCost[]; currency: string } | null,
@@ -102,16 +103,24 @@ export function spotFallbackRule(
     if (now === undefined || now.atMs !== input.atMs) continue; // not in this snapshot: nothing to say about it now
     const shareNow = onDemandShare(now);
     if (shareNow === null) continue;
-    const baseline = rows
-      .filter((r) => r.atMs < input.atMs && r.atMs >= input.atMs - settings.spotBaselineMs)
-      .map(onDemandShare)
-      .filter((x): x is number => x !== null);
-    const lowest = baseline.length === 0 ? shareNow : Math.min(...baseline);
+    let lowest = shareNow;
+    let onDemandAtLowest = now.onDemandPerHour;
+    for (const r of rows) {
+      if (r.atMs >= input.atMs || r.atMs < input.atMs - settings.spotBaselineMs) continue;
+      const share = onDemandShare(r);
+      if (share !== null && share < lowest) {
+        lowest = share;
+        onDemandAtLowest = r.onDemandPerHour;
+      }
+    }
     const total = now.onDemandPerHour + now.spotPerHour + now.otherPerHour;
+    // On-demand launched, not spot merely shrinking: a night's scale-down that removes spot nodes raises the share
+    // with the on-demand spend flat or lower, and is no fallback.
+    const grew = now.onDemandPerHour > onDemandAtLowest + 1e-9;
     out.push({
       rule: 'spot-fallback',
       subject: nodePool,
-      breaching: shareNow - lowest >= threshold - 1e-9,
+      breaching: grew && shareNow - lowest >= threshold - 1e-9,
       figures: {
         onDemandShare: round(shareNow),
         lowestOnDemandShare: round(lowest),
