@@ -79,7 +79,8 @@ export function evaluateAlerts(db: Db, o: EvaluateAlertsOptions): EvaluateAlerts
   const repo = createAlertRepository(db);
   const loaded = loadAlertSettings(db);
   // Time runs forward: an evaluation before the newest one (a stale caller) would reopen what has resolved since.
-  if (o.atMs < (repo.evaluatedAtMs() ?? -Infinity)) return { transitions: [], settingsProblems: loaded.problems, ms: performance.now() - t0 };
+  if (o.atMs < (repo.evaluatedAtMs() ?? -Infinity))
+    return { transitions: [], settingsProblems: loaded.problems, ms: performance.now() - t0 };
   const settings = o.settings ? o.settings(loaded.settings) : loaded.settings;
   const verdicts = judge(db, o, settings);
   const step = stepAlerts(repo.open(), verdicts, o.atMs, settings);
