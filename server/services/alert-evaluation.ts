@@ -129,7 +129,8 @@ function judge(db: Db, o: EvaluateAlertsOptions, settings: AlertSettings): Parti
       v['spot-fallback'] = spotFallbackRule({ atMs: snapshotMs, spotPools, history: [...byKey.values()], currency }, settings);
     }
     if (on('idle-share')) {
-      const rows = efficiency.atSnapshot(snapshotMs).filter((r) => r.scope === 'nodepool' && r.nodePool !== null);
+      // Nodes without a NodePool (a managed node group) are no NodePool to tune: left out.
+      const rows = efficiency.atSnapshot(snapshotMs).filter((r) => r.scope === 'nodepool' && r.nodePool !== null && r.nodePool !== '');
       v['idle-share'] = idleShareRule(
         {
           atMs: snapshotMs,
