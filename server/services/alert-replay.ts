@@ -1,4 +1,5 @@
 import type { AlertSettings, AlertTransition } from '../../core/alert-model.js';
+import type { BudgetStatus } from '../../core/budget-model.js';
 import type { Db } from '../../db/open-db.js';
 import type { DeliveryTarget } from '../../db/repositories/alert-repository.js';
 import { evaluateAlerts } from './alert-evaluation.js';
@@ -17,6 +18,8 @@ export function replayAlerts(
     targets?: readonly DeliveryTarget[];
     dashboardUrl?: string;
     settings?: (s: AlertSettings) => AlertSettings;
+    /** Budget statuses at a time (budgets23's budgetStatusesAt); absent: budgets are not judged. */
+    budgetStatuses?: (db: Db, atMs: number) => BudgetStatus[];
   },
 ): AlertTransition[] {
   const out: AlertTransition[] = [];
@@ -30,6 +33,7 @@ export function replayAlerts(
         ...(o.targets === undefined ? {} : { targets: o.targets }),
         ...(o.dashboardUrl === undefined ? {} : { dashboardUrl: o.dashboardUrl }),
         ...(o.settings === undefined ? {} : { settings: o.settings }),
+        ...(o.budgetStatuses === undefined ? {} : { budgetStatuses: o.budgetStatuses }),
       }).transitions,
     );
   }
