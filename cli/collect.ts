@@ -1,3 +1,4 @@
+import type { DeliveryTarget } from '../db/repositories/alert-repository.js';
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { BUDGETS_FLAG_HELP, type BudgetsFile, readBudgetsFlag } from './budgets-flag.js';
@@ -18,7 +19,8 @@ import { UsageError } from './usage-error.js';
 
 export const COLLECT_HELP = `Usage: nodepool-ledger collect --cluster NAME [--region R] [--since 90d] [--watch] [--interval 5m]
                                 [--kubeconfig PATH] [--context NAME] [--db .ledger/ledger.db] [--billing-profile P]
-                                [--karpenter-version V] [--budgets FILE] [--quiet]
+                                [--karpenter-version V] [--budgets FILE] [--alert-webhook URL]
+                                [--alert-slack-webhook URL] [--dashboard-url URL] [--quiet]
 
 Reads a real cluster and AWS account into the database: a snapshot of the cluster's Nodes, Pods, NodeClaims,
 NodePools and Events, and of what Karpenter decides on beyond them (PodDisruptionBudgets, DaemonSets,
@@ -59,6 +61,14 @@ us-east-1, or cn-northwest-1 for China; EC2 in the cluster's region.
   --karpenter-version V
                     the Karpenter release the cluster runs (1.14.1), when its controller's image tag cannot be read
                     (Karpenter outside the cluster, an image by digest only); given, it wins over the tag
+  --alert-webhook URL
+                    POST each alert that fires or resolves (evaluated after every snapshot and bill refresh) to URL as
+                    JSON; retried with backoff (5 attempts, 5 s timeout each), every attempt recorded; never delays a
+                    snapshot
+  --alert-slack-webhook URL
+                    the same to a Slack incoming webhook ({"text": ..., "blocks": [...]})
+  --dashboard-url URL
+                    the dashboard's address, to make the links in delivered alerts absolute
   --kubeconfig P    kubeconfig file; default $KUBECONFIG, else the pod's service account in a cluster, else ~/.kube/config
   --context C       kubeconfig context
   --db PATH         the database (created if missing)
@@ -85,6 +95,9 @@ export const COLLECT_OPTIONS = {
   'billing-profile': { type: 'string' },
   'karpenter-version': { type: 'string' },
   budgets: { type: 'string' },
+  'alert-webhook': { type: 'string' },
+  'alert-slack-webhook': { type: 'string' },
+  'dashboard-url': { type: 'string' },
   quiet: { type: 'boolean' },
 } as const;
 
@@ -117,6 +130,10 @@ export interface CollectOptions {
   billingProfile?: string;
   /** Karpenter's release as the user gives it (--karpenter-version); wins over the controller image's tag. */
   karpenterVersion?: string;
+  /** Where alert transitions are POSTed (--alert-webhook: generic JSON; --alert-slack-webhook: Slack's); none: recorded only. */
+  alertTargets?: DeliveryTarget[];
+  /** The dashboard's base URL (--dashboard-url), to make alert links absolute. */
+  dashboardUrl?: string;
 }
 
 export interface CollectIo {
@@ -204,9 +221,22 @@ export function collectOptionsFrom(v: Values): CollectOptions {
   const prometheusUrl = str('prometheus');
   if (prometheusUrl !== undefined && !/^https?:\/\/[^/\s]+/.test(prometheusUrl))
     throw new UsageError(`--prometheus must be an http(s) URL such as http://prometheus.monitoring:9090, got "${prometheusUrl}"`);
+  const alertTargets: DeliveryTarget[] = [];
+  for (const [flag, format] of [
+    ['alert-webhook', 'json'],
+    ['alert-slack-webhook', 'slack'],
+  ] as const) {
+    const url = str(flag);
+    if (url === undefined) continue;
+    if (!/^https?:\/\/[^/\s]+/.test(url)) throw new UsageError(`--${flag} must be an http(s) URL, got "${url}"`);
+    alertTargets.push({ url, format });
+  }
+  const dashboardUrl = str('dashboard-url');
   return {
     cluster,
     region,
+    alertTargets,
+    ...(dashboardUrl === undefined ? {} : { dashboardUrl }),
     sinceMs: duration('since', '90d'),
     watch: v.watch === true,
     intervalMs: duration('interval', '5m'),
@@ -270,6 +300,8 @@ export async function runCollect(o: CollectOptions, io: CollectIo = {}): Promise
     return summary;
   } finally {
     io.signal?.removeEventListener('abort', onSignal);
+    // The delivery round in flight ends within its timeout; what is still due stays queued for the next run.
+    await ctx.alerts.stop();
     ctx.destroy();
     lock.release();
     db.close();

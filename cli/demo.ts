@@ -1,3 +1,5 @@
+import { startAlertSink } from './demo-alert-sink.js';
+import { demoAlerts } from './demo-alerts.js';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { DbAccessError } from '../db/db-errors.js';
@@ -133,7 +135,10 @@ export async function runDemo(v: Record<string, string | boolean | undefined>): 
   if (hint !== null) console.log(hint);
   let sandbox: Awaited<ReturnType<typeof startSandbox>> | null = null;
   // Stopped part way, the fill resumes after the last snapshot written at the next start.
+  // A local webhook receiver for the built-in alerts (cli/demo-alert-sink.ts): delivery is shown working end to end.
+  const sink = await startAlertSink((line) => console.error(line));
   const stop = async () => {
+    await sink.close();
     await app.close();
     await sandbox?.close();
     lock.release();
@@ -177,6 +182,7 @@ export async function runDemo(v: Record<string, string | boolean | undefined>): 
     }
   }
   if (filled !== null) {
+    for (const line of await demoAlerts(db, { fromMs: sc.start, toMs: sc.end, sink, dashboardUrl: url })) console.log(line);
     const seconds = (Date.parse(fill.status().finishedAt ?? '') - Date.parse(fill.status().startedAt)) / 1000;
     console.log(`filled in ${seconds.toFixed(1)} s: the dashboard shows the whole scenario, ${range}`);
     if (filled.billSource !== null)

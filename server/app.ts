@@ -34,6 +34,8 @@ import { createClusterSnapshotRepository } from '../db/repositories/cluster-snap
 import { costRoutes } from './routes/cost.js';
 import { registerOpenApi } from './routes/docs.js';
 import { metricsRoutes } from './routes/metrics.js';
+import { alertRoutes } from './routes/alerts.js';
+import { createAlertService } from './services/alert-service.js';
 import { createLedgerMetrics } from './metrics/ledger-metrics.js';
 import { efficiencyRoutes } from './routes/efficiency.js';
 import { nodeAggregatesRoutes } from './routes/node-aggregates.js';
@@ -240,6 +242,8 @@ function registerApiRoutes(
   const bill = createBillService(db, now, writer);
 
   app.register(statusRoutes, { reports });
+  const alerts = createAlertService(db);
+  app.register(alertRoutes, { alerts });
   app.register(nodePoolsRoutes, { reports, nodePoolCost });
   app.register(nodePoolKarpenterRoutes, { nodePoolKarpenter: createNodePoolKarpenterService(createClusterSnapshotRepository(db)) });
   const cur = createCurRepository(db);
@@ -264,7 +268,14 @@ function registerApiRoutes(
   app.register(budgetsRoutes, { budgets: createBudgetService(db, writer, now) });
   // Prometheus exposition of the same figures (not an /api route: hidden from the OpenAPI document).
   app.register(metricsRoutes, {
-    metrics: createLedgerMetrics({ reports, nodePoolCost, efficiency, now, budgetStatuses: (atMs) => budgetStatusesAt(db, atMs) }),
+    metrics: createLedgerMetrics({
+      reports,
+      nodePoolCost,
+      efficiency,
+      now,
+      budgetStatuses: (atMs) => budgetStatusesAt(db, atMs),
+      firingAlerts: () => alerts.firing(),
+    }),
   });
 }
 

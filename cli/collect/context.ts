@@ -8,6 +8,8 @@ import type { Db } from '../../db/open-db.js';
 import type { LockHolder } from '../../db/repositories/lock-repository.js';
 import { createPricesRepository } from '../../db/repositories/prices-repository.js';
 import type { RunSource } from '../../db/repositories/runs-repository.js';
+import { createAlertStage, type AlertStage } from '../../server/services/alert-stage.js';
+import { budgetStatusesAt } from '../../server/services/budget-service.js';
 import { UsageError } from '../usage-error.js';
 import type { CollectIo, CollectOptions, CollectSummary } from '../collect.js';
 
@@ -64,6 +66,8 @@ export class CollectContext {
   private readonly awsClients: { destroy(): void }[] = [];
   /** Notes said once per run (why no Pricing call, why no bill). */
   private readonly said = new Set<string>();
+  /** Alert evaluation after each snapshot and bill refresh (server/services/alert-stage.ts); delivery off this path. */
+  readonly alerts: AlertStage;
 
   /**
    * @param stillHeld true while the collector lock is this process's (checked before each write: a collector taken
@@ -82,6 +86,13 @@ export class CollectContext {
     const env = io.env ?? process.env;
     this.source = dataSourceOf(env);
     this.region = o.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
+    this.alerts = createAlertStage(db, {
+      targets: o.alertTargets ?? [],
+      ...(o.dashboardUrl === undefined ? {} : { dashboardUrl: o.dashboardUrl }),
+      snapshotIntervalMs: o.intervalMs,
+      budgetStatuses: budgetStatusesAt,
+      log: (line) => this.err(line),
+    });
   }
 
   /** Says a note on stderr once per run. */

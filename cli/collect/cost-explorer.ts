@@ -113,6 +113,7 @@ export function costExplorerStage(ctx: CollectContext): Stage {
         ctx.summary.costLines += result.linesWritten;
         ctx.summary.finalPeriodsSkipped += result.queries.reduce((s, q) => s + q.finalSkipped, 0);
         runs.finishRun(runId, 'ok', result.linesWritten);
+        ctx.alerts.evaluateAlerts(ctx.now());
       } catch (err) {
         runs.finishRun(runId, 'failed', 0, errorText(err));
         ctx.fail(NAME, 'cost explorer', err);

@@ -58,6 +58,7 @@ class SnapshotWriter {
     });
     if (usage !== null && usageRows !== null) this.noteUsage(usage, usageRows.podsWithUsage);
     ctx.summary.snapshots += 1;
+    ctx.alerts.evaluateAlerts(snapshot.takenAt);
     ctx.summary.snapshotNodeRows += rows.nodes.length;
   }
 
@@ -177,6 +178,7 @@ export class KubeWatchStage implements Stage {
       if (!ctx.o.quiet) ctx.err(`snapshot ${new Date(t).toISOString()}: ${snapshot.nodes.length} nodes, ${snapshot.pods.length} pods`);
     } catch (err) {
       ctx.fail(NAME, `snapshot at ${new Date(t).toISOString()} (nothing written)`, err);
+      ctx.alerts.evaluateAlerts(t); // a collector failing snapshot after snapshot is what collector-stale is for
     }
   }
 

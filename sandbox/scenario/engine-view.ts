@@ -8,7 +8,8 @@ import {
   type KubePodDisruptionBudget,
   prepare,
 } from '../../core/karpenter/scheduling/index.js';
-import { ANNOTATION_DO_NOT_DISRUPT } from '../../core/labels.js';
+import { ANNOTATION_DO_NOT_DISRUPT, LABEL_CAPACITY_TYPE } from '../../core/labels.js';
+import { HOUR_MS as HOUR } from '../../core/time.js';
 import { reservationWithRoom } from './capacity-reservations.js';
 import { kubeNodePool } from './engine-cluster.js';
 import { nodeClassObject } from './node-classes.js';
@@ -16,7 +17,7 @@ import { pdbObject, pdbStatus } from './pdb-status.js';
 import { kubePodOf } from './pod-templates.js';
 import { CLUSTER_AGE, type DaemonSetState, type LivePod, type SimState, type Workload } from './sim-state.js';
 import { claimObject, volumeObject } from './storage.js';
-import type { EpochMs } from './types.js';
+import type { EpochMs, SimNodePool } from './types.js';
 
 const heldNode = (k: KubeNode): KubeNode => ({
   ...k,
@@ -100,6 +101,24 @@ export class EngineView {
   }
 
   /**
+   * The pool as Karpenter can launch it at `t`: during a spot-shortage incident every spot offering is unavailable,
+   * which for the pool's launches is its capacity-type requirement without spot (on-demand where it allows it).
+   */
+  private spotShort(pool: SimNodePool, t: EpochMs): SimNodePool {
+    const short = this.s.file.incidents.some(
+      (inc) =>
+        inc.kind === 'spot-shortage' && inc.nodePool === pool.name && t >= Date.parse(inc.at) && t < Date.parse(inc.at) + inc.hours * HOUR,
+    );
+    if (!short) return pool;
+    return {
+      ...pool,
+      requirements: pool.requirements.map((r) =>
+        r.key === LABEL_CAPACITY_TYPE && r.operator === 'In' ? { ...r, values: (r.values ?? []).filter((v) => v !== 'spot') } : r,
+      ),
+    };
+  }
+
+  /**
    * The cluster as it stands at t, prepared for the engine. `paused` NodePools are given consolidateAfter Never:
    * their nodes are no consolidation candidates this round but still take pods.
    */
@@ -120,7 +139,7 @@ export class EngineView {
     for (const w of s.workloads) for (const p of w.pods) if (p.node === null) add(p);
     const volumes = this.volumeInputs(t);
     const ctx = prepare({
-      nodePools: s.pools.map((p) => kubeNodePool(p, paused.has(p.name))),
+      nodePools: s.pools.map((p) => kubeNodePool(this.spotShort(p, t), paused.has(p.name))),
       // `held` nodes are no candidates this round (annotated do-not-disrupt for the engine only), still destinations
       nodes: s.live.map((n) => (held.has(n.node.name) ? heldNode(n.kube) : n.kube)),
       pods,

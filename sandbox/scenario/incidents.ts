@@ -7,7 +7,8 @@ import type { EpochMs } from './types.js';
 /**
  * The scenario file's incidents, each at its time (the step that contains it): a NodeClass drift (a new AMI alias
  * and hash, which the Karpenter driver then replaces nodes for), a cordon for some hours, a spot interruption of
- * the busiest spot node of a NodePool (or the one a consolidation command's validation window already saw struck).
+ * the busiest spot node of a NodePool (or the one a consolidation command's validation window already saw struck), a
+ * spot shortage (every spot node of the NodePool reclaimed; engine-view.ts keeps spot out of its launches meanwhile).
  */
 export class Incidents {
   constructor(
@@ -38,6 +39,15 @@ export class Incidents {
         this.kubelet.rebuildKube(victim);
         s.touch(victim.pool);
         s.uncordons.push({ at: t + inc.hours * HOUR, live: victim });
+      } else if (inc.kind === 'spot-shortage') {
+        // Every spot node of the pool reclaimed at once (the two-minute notice, then gone), oldest first.
+        const victims = s.live
+          .filter((n) => n.pool?.name === inc.nodePool && n.node.capacityType === 'spot' && n.terminateAt === null)
+          .sort((a, b) => a.node.createdAt - b.node.createdAt || a.node.name.localeCompare(b.node.name));
+        for (const victim of victims) {
+          this.events.emit(victim, t, this.events.karpenter.spotInterruption());
+          this.kubelet.remove(victim, t, 'Interrupted');
+        }
       } else {
         // the node a command's validation window already saw struck (karpenter-driver.ts), if it is still there
         const seen = s.interrupted.get(inc);

@@ -147,7 +147,13 @@ export type IncidentSpec =
   | { kind: 'spot-interruption'; at: string; nodePool: string }
   | { kind: 'drift'; at: string; nodePool: string; change: string }
   /** An operator cordons the oldest node of the pool (kubectl cordon) and uncordons it `hours` later. */
-  | { kind: 'cordon'; at: string; nodePool: string; hours: number; reason: string };
+  | { kind: 'cordon'; at: string; nodePool: string; hours: number; reason: string }
+  /**
+   * EC2 has no spot capacity for the pool's instance types for `hours`: its spot nodes are interrupted at `at` and
+   * Karpenter, finding every spot offering unavailable, launches on-demand until the shortage ends (the engine sees
+   * the pool's capacity-type requirement without spot meanwhile; other pools are not touched).
+   */
+  | { kind: 'spot-shortage'; at: string; nodePool: string; hours: number };
 
 const SCENARIO_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'scenarios');
 

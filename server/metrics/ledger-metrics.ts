@@ -7,6 +7,7 @@ import type { NodePoolCostService } from '../services/nodepool-cost-service.js';
 import type { ReportsService } from '../services/reports-service.js';
 import { DAY_MS } from '../../core/time.js';
 import type { BudgetStatus } from '../../core/budget-model.js';
+import { ALERT_RULES } from '../../core/alert-model.js';
 
 /**
  * What GET /metrics exposes (Prometheus text format 0.0.4), computed at scrape time from the newest snapshot and the
@@ -88,12 +89,22 @@ export const LEDGER_METRICS = {
     'scope',
     'period',
   ]),
+  alertFiring: def(
+    'nodepool_ledger_alert_firing',
+    'The built-in alerts firing now (core/alert-rules.ts): 1 per rule and subject while it fires; absent once resolved.',
+    ['rule', 'subject'],
+  ),
+  alertsFiring: def('nodepool_ledger_alerts_firing', 'How many built-in alerts of each rule are firing now (0 for a rule with none).', [
+    'rule',
+  ]),
 } as const satisfies Record<string, LedgerMetricDefinition>;
 
 export const LEDGER_METRIC_NAMES: readonly string[] = Object.values(LEDGER_METRICS).map((m) => m.name);
 
 export interface LedgerMetricsServices {
   reports: ReportsService;
+  /** The alerts firing now (the alert service's list of open ones); absent: the alert gauges are left out. */
+  firingAlerts?: () => readonly { rule: string; subject: string }[];
   nodePoolCost: NodePoolCostService;
   efficiency: EfficiencyService;
   /** Every budget's standing at a moment (server/services/budget-service.ts). */
@@ -118,9 +129,16 @@ export function createLedgerMetrics(services: LedgerMetricsServices) {
   /** Every gauge set afresh from the database: a NodePool gone since the last scrape is gone from this one. */
   const refresh = (): void => {
     for (const g of Object.values(gauges)) g.reset();
-    const { reports, nodePoolCost, efficiency, now } = services;
+    const { reports, nodePoolCost, efficiency, now, firingAlerts } = services;
     const status = reports.status();
     gauges.currency.set({ currency: status.pricing.currency }, 1);
+
+    // Alert state: what the collector's evaluation has firing now.
+    if (firingAlerts !== undefined) {
+      const firing = firingAlerts();
+      for (const rule of ALERT_RULES) gauges.alertsFiring.set({ rule }, firing.filter((a) => a.rule === rule).length);
+      for (const a of firing) gauges.alertFiring.set({ rule: a.rule, subject: a.subject }, 1);
+    }
 
     // Collector health. Always exposed, whatever the snapshot says: a stale collector is what it is for.
     for (const run of status.lastRunByKind) {

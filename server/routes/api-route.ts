@@ -14,6 +14,7 @@ import { ErrorResponseSchema } from '../schemas/common.js';
 /** What the API answers, in the order the README's table lists them. */
 export const API_GROUPS = [
   'status',
+  'alerts',
   'nodepools',
   'cost',
   'efficiency',

@@ -35,6 +35,7 @@ import {
 import { NodeChangesQuerySchema, NodeChangesResponseSchema, NodeMixQuerySchema, NodeMixResponseSchema } from './node-aggregates.js';
 import { NodePoolCompareQuerySchema, NodePoolCompareResponseSchema, NodePoolsQuerySchema, NodePoolsResponseSchema } from './nodepools.js';
 import { StatusResponseSchema } from './status.js';
+import { AlertSettingsResponseSchema, AlertsQuerySchema, AlertsResponseSchema } from './alerts.js';
 import {
   RecommendationsQuerySchema,
   RecommendationsResponseSchema,
@@ -85,6 +86,9 @@ interface RouteEntry {
 export const API_ROUTES = {
   // status
   '/api/status': { method: 'GET', query: NoQuerySchema, response: StatusResponseSchema },
+  // alerts
+  '/api/alerts': { method: 'GET', query: AlertsQuerySchema, response: AlertsResponseSchema },
+  '/api/alerts/settings': { method: 'GET', query: NoQuerySchema, response: AlertSettingsResponseSchema },
   // NodePools
   '/api/nodepools': { method: 'GET', query: NodePoolsQuerySchema, response: NodePoolsResponseSchema },
   '/api/nodepools/compare': { method: 'GET', query: NodePoolCompareQuerySchema, response: NodePoolCompareResponseSchema },

@@ -73,8 +73,10 @@ export const QUERY_PARAM_HINTS: Readonly<Record<string, string>> = {
   capacityType: '"on-demand", "spot" or "reserved"',
   sort: 'a column name of the node table (name, nodePool, instanceType, capacityType, zone, ageHours, usdPerHour, cpu, memory)',
   order: '"asc" or "desc"',
-  limit: "an integer from 1 up to the route's maximum (5000 rows on /api/nodes, 1000 on /api/consolidation/events)",
+  limit: "an integer from 1 up to the route's maximum (5000 rows on /api/nodes, 1000 on /api/consolidation/events and /api/alerts)",
   offset: 'an integer from 0',
+  state: '"open" (firing now) or "all"',
+  rule: 'an alert rule: budget-threshold, spot-fallback, idle-share, packing-drop, nodepool-near-limit, pods-unschedulable-limits, bill-estimate-gap, nodepool-tag-inactive or collector-stale',
   bucket: '"day" or "week"',
   q: 'text to look for in node names, NodeClaims, instance types, NodePools and zones (at most 100 characters)',
 };

@@ -17,6 +17,7 @@ export const PAGES: readonly PageDef[] = [
   { path: '/savings', label: 'Savings', Component: lazy(() => import('../routes/savings')) },
   { path: '/budgets', label: 'Budgets', Component: lazy(() => import('../routes/budgets')) },
   { path: '/bill', label: 'Explain this bill', Component: lazy(() => import('../routes/bill')) },
+  { path: '/alerts', label: 'Alerts', Component: lazy(() => import('../routes/alerts')) },
 ];
 
 /** The page for a path ("/nodes/" and "/nodes" alike); undefined for an unknown path. */

@@ -1,0 +1,101 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openDb, type Db } from '../../db/open-db.js';
+import { createAlertRepository } from '../../db/repositories/alert-repository.js';
+import { createKubeRepository } from '../../db/repositories/kube-repository.js';
+import { nodePoolRecord, snapshotWrite, type NodeSpec } from '../../test/fixtures/snapshots.js';
+import { evaluateAlerts } from './alert-evaluation.js';
+
+/**
+ * The evaluation over a real SQLite file, as the collector runs it after each snapshot, with the collector restarted
+ * (the file closed and opened again) in the middle of the episode. general allows spot; one on-demand node at 0.10/h
+ * and three spot nodes at 0.10/h each (on-demand share 25 %) until 01:00; then spot runs short: four on-demand nodes
+ * and one spot node (0.40 of 0.50/h: 80 %, 55 points up, over the 30-point threshold) until 02:30, then back.
+ * With a 1 h hold, spot-fallback fires at 02:00 and resolves at 02:30: once each, one delivery each.
+ */
+const T0 = Date.parse('2026-11-10T00:00:00Z');
+const MIN = 60_000;
+const general = nodePoolRecord('general', ['on-demand', 'spot']);
+
+const node = (name: string, capacityType: 'spot' | 'on-demand'): NodeSpec => ({
+  name,
+  nodePool: 'general',
+  capacityType,
+  cpuMillicores: 4000,
+  memoryBytes: 16e9,
+  requestedCpuMillicores: 3600,
+  requestedMemoryBytes: 14e9,
+  usdPerHour: 0.1,
+  onDemandUsdPerHour: 0.192,
+});
+
+const nodesAt = (t: number): NodeSpec[] =>
+  t >= T0 + 60 * MIN && t < T0 + 150 * MIN
+    ? [node('od-1', 'on-demand'), node('od-2', 'on-demand'), node('od-3', 'on-demand'), node('od-4', 'on-demand'), node('spot-1', 'spot')]
+    : [node('od-1', 'on-demand'), node('spot-1', 'spot'), node('spot-2', 'spot'), node('spot-3', 'spot')];
+
+let dir: string;
+let path: string;
+let db: Db;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'alert-eval-'));
+  path = join(dir, 'ledger.db');
+  db = openDb({ path });
+});
+afterEach(() => {
+  db.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const target = { url: 'http://127.0.0.1:9/hook', format: 'json' as const };
+
+function collectAndEvaluate(t: number): string[] {
+  createKubeRepository(db).writeSnapshot(snapshotWrite(t, nodesAt(t), [general]));
+  return evaluateAlerts(db, { atMs: t, targets: [target] })
+    .transitions.filter((x) => x.state.rule === 'spot-fallback')
+    .map((x) => `${x.kind} ${(x.atMs - T0) / MIN}`);
+}
+
+describe('evaluateAlerts over the database, across a collector restart', () => {
+  it('spot-fallback fires at 02:00 and resolves at 02:30, once each, one delivery each, though the collector restarted at 01:30 and 02:00', () => {
+    const said: string[] = [];
+    for (let t = T0; t <= T0 + 180 * MIN; t += 5 * MIN) {
+      if (t === T0 + 90 * MIN) {
+        db.close(); // the collector restarts: nothing but the file carries over
+        db = openDb({ path });
+      }
+      said.push(...collectAndEvaluate(t));
+      if (t === T0 + 120 * MIN) {
+        // ...and evaluates the snapshot it last wrote once more after a restart
+        db.close();
+        db = openDb({ path });
+        said.push(
+          ...evaluateAlerts(db, { atMs: t, targets: [target] })
+            .transitions.filter((x) => x.state.rule === 'spot-fallback')
+            .map((x) => `${x.kind} ${(x.atMs - T0) / MIN}`),
+        );
+      }
+    }
+    expect(said).toEqual(['firing 120', 'resolved 150']);
+
+    const repo = createAlertRepository(db);
+    const episodes = repo.list({ rule: 'spot-fallback' });
+    expect(episodes).toHaveLength(1);
+    expect(episodes[0]).toMatchObject({
+      phase: 'resolved',
+      pendingSinceMs: T0 + 60 * MIN,
+      firingSinceMs: T0 + 120 * MIN,
+      resolvedAtMs: T0 + 150 * MIN,
+      figures: { onDemandShare: 0.8, lowestOnDemandShare: 0.25, onDemandPerHour: 0.4, costPerHour: 0.5 },
+      sentence:
+        'NodePool general allows spot, yet 80 % of its cost per hour (USD 0.40 of USD 0.50) is on-demand, up from 25 % at its lowest in the previous 24 h: spot capacity fell back to on-demand.',
+    });
+    expect(repo.deliveries(episodes[0].id).map((d) => [d.transition, (d.atMs - T0) / MIN, d.status])).toEqual([
+      ['firing', 120, 'pending'],
+      ['resolved', 150, 'pending'],
+    ]);
+  });
+});

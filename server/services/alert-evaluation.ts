@@ -1,0 +1,234 @@
+import { ALERT_RULES, type AlertRule, type AlertSettings, type AlertTransition, type RuleVerdict } from '../../core/alert-model.js';
+import {
+  billGapRule,
+  budgetThresholdRule,
+  collectorStaleRule,
+  idleShareRule,
+  limitNodePoolOf,
+  nearLimitRule,
+  packingDropRule,
+  spotFallbackRule,
+  tagInactiveRule,
+  unschedulableLimitsRule,
+  type PoolCapacityCost,
+  type PoolLimitUse,
+} from '../../core/alert-rules.js';
+import { alertSettingsFrom } from '../../core/alert-settings.js';
+import { stepAlerts } from '../../core/alert-state.js';
+import type { BudgetStatus } from '../../core/budget-model.js';
+import { DAY_MS } from '../../core/time.js';
+import type { Db } from '../../db/open-db.js';
+import { createAlertRepository, type DeliveryTarget } from '../../db/repositories/alert-repository.js';
+import { createAnalyticsPackingRepository } from '../../db/repositories/analytics-packing-repository.js';
+import { createDisruptionsRepository } from '../../db/repositories/disruptions-repository.js';
+import { createReportsRepository } from '../../db/repositories/reports-repository.js';
+import { ALLOCATION_TAGS_SETTING, createRunsRepository } from '../../db/repositories/runs-repository.js';
+import { utcDay } from '../analytics/range.js';
+import { alertPayload } from './alert-payload.js';
+import { createEfficiencyService } from './efficiency-service.js';
+import { createReportsService } from './reports-service.js';
+
+const TAG_NODEPOOL = 'karpenter.sh/nodepool';
+/** Disruption reasons that are consolidation decisions (Karpenter's DisruptionTerminating "Disrupting Node: ..."). */
+const CONSOLIDATION_REASONS = new Set(['Underutilized', 'Empty']);
+
+export interface EvaluateAlertsOptions {
+  /** The evaluation's time: the newest snapshot's, or the collector's clock after a failed one or a bill refresh. */
+  atMs: number;
+  /** Where transitions are delivered (queued here, sent by the delivery loop); none: recorded only. */
+  targets?: readonly DeliveryTarget[];
+  /** The dashboard's base URL, to make links absolute in deliveries (e.g. http://127.0.0.1:5173). */
+  dashboardUrl?: string;
+  /**
+   * Budget statuses at a time (branch budgets23's budgetStatusesAt(db, atMs)); absent: the budget rule has nothing to
+   * judge (its open alerts are kept as they are).
+   */
+  budgetStatuses?: (db: Db, atMs: number) => BudgetStatus[];
+  /** Settings over the stored ones (tests, `collect --interval`'s snapshot interval). */
+  settings?: (stored: AlertSettings) => AlertSettings;
+}
+
+export interface EvaluateAlertsResult {
+  transitions: AlertTransition[];
+  /** Problems with the stored settings (each ignored field named once per evaluation). */
+  settingsProblems: string[];
+  ms: number;
+}
+
+/** The stored alert settings over the defaults. */
+export function loadAlertSettings(db: Db): { settings: AlertSettings; problems: string[] } {
+  const json = createAlertRepository(db).settingsJson();
+  let parsed: unknown = {};
+  if (json !== null) {
+    try {
+      parsed = JSON.parse(json);
+    } catch {
+      return { ...alertSettingsFrom({}), problems: ['the stored alert settings are not JSON: the defaults apply'] };
+    }
+  }
+  return alertSettingsFrom(parsed);
+}
+
+/**
+ * Evaluates every rule at `atMs` over the database and steps the alert states: a transition (fired, resolved) is
+ * stored with its deliveries queued in one transaction, so it happens once and is never lost across a restart. Called
+ * by the collector after each snapshot (and failed one) and each bill refresh; takes tens of ms, sends nothing.
+ */
+export function evaluateAlerts(db: Db, o: EvaluateAlertsOptions): EvaluateAlertsResult {
+  const t0 = performance.now();
+  const repo = createAlertRepository(db);
+  const loaded = loadAlertSettings(db);
+  // Time runs forward: an evaluation before the newest one (a stale caller) would reopen what has resolved since.
+  if (o.atMs < (repo.evaluatedAtMs() ?? -Infinity))
+    return { transitions: [], settingsProblems: loaded.problems, ms: performance.now() - t0 };
+  const settings = o.settings ? o.settings(loaded.settings) : loaded.settings;
+  const verdicts = judge(db, o, settings);
+  const step = stepAlerts(repo.open(), verdicts, o.atMs, settings);
+  repo.applyStep(step, o.targets ?? [], (t, target) => JSON.stringify(alertPayload(t, target.format, o.dashboardUrl)));
+  repo.noteEvaluatedAt(o.atMs);
+  return { transitions: step.transitions, settingsProblems: loaded.problems, ms: performance.now() - t0 };
+}
+
+/** Each enabled rule's verdict at `atMs`, from the newest snapshot at or before it. */
+function judge(db: Db, o: EvaluateAlertsOptions, settings: AlertSettings): Partial<Record<AlertRule, RuleVerdict>> {
+  const atMs = o.atMs;
+  const reportsRepo = createReportsRepository(db);
+  const packing = createAnalyticsPackingRepository(db);
+  const ctx = { extent: () => reportsRepo.dataRange(), now: () => atMs };
+  const reports = createReportsService(reportsRepo, () => atMs);
+  const efficiency = createEfficiencyService(packing, ctx);
+  const currency = reports.status().pricing.currency;
+  const snapshotMs = packing.snapshotAtOrBefore(atMs);
+  const on = (rule: AlertRule) => settings.rules[rule].enabled;
+  const v: Partial<Record<AlertRule, RuleVerdict>> = {};
+  for (const rule of ALERT_RULES) v[rule] = null;
+
+  if (on('budget-threshold') && o.budgetStatuses) v['budget-threshold'] = budgetThresholdRule(o.budgetStatuses(db, atMs));
+  v['collector-stale'] = collectorStaleRule({ atMs, lastSnapshotAtMs: snapshotMs }, settings);
+
+  const pools = reports.nodePools().items;
+  if (snapshotMs !== null) {
+    // Cost per capacity type per snapshot over the baseline window (each snapshot whole in its bucket).
+    if (on('spot-fallback')) {
+      const bucketMs = settings.snapshotIntervalMs;
+      const fromMs = snapshotMs - settings.spotBaselineMs;
+      const rows = packing.bucketSums({ fromMs, toMs: snapshotMs + 1, bucketMs, originMs: fromMs });
+      const byKey = new Map<string, PoolCapacityCost>();
+      // Earlier snapshots from the rollups (a snapshot stands for the time until the next one), the newest from its
+      // own rows (it stands for no time yet), per hour.
+      const now = packing.poolRowsAt(snapshotMs).map((r) => ({ ...r, bucketStartMs: snapshotMs }));
+      for (const r of [...rows.filter((x) => x.bucketStartMs < snapshotMs), ...now]) {
+        const k = `${r.bucketStartMs} ${r.nodePool}`;
+        const c = byKey.get(k) ?? { atMs: r.bucketStartMs, nodePool: r.nodePool, onDemandPerHour: 0, spotPerHour: 0, otherPerHour: 0 };
+        if (r.capacityType === 'on-demand') c.onDemandPerHour += r.costUsd;
+        else if (r.capacityType === 'spot') c.spotPerHour += r.costUsd;
+        else c.otherPerHour += r.costUsd;
+        byKey.set(k, c);
+      }
+      const spotPools = pools.filter((p) => p.capacityTypes.includes('spot')).map((p) => p.name);
+      v['spot-fallback'] = spotFallbackRule({ atMs: snapshotMs, spotPools, history: [...byKey.values()], currency }, settings);
+    }
+    if (on('idle-share')) {
+      // Nodes without a NodePool (a managed node group) are no NodePool to tune: left out.
+      const rows = efficiency.atSnapshot(snapshotMs).filter((r) => r.scope === 'nodepool' && r.nodePool !== null && r.nodePool !== '');
+      v['idle-share'] = idleShareRule(
+        {
+          atMs: snapshotMs,
+          pools: rows.map((r) => ({ nodePool: r.nodePool ?? '', costPerHour: r.usdPerHourAvg, idlePerHour: r.idleUsdPerHourAvg })),
+          currency,
+        },
+        settings,
+      );
+    }
+    if (on('packing-drop')) {
+      const w = settings.packingWindowMs;
+      const fromMs = snapshotMs - 2 * w;
+      const rows = packing.bucketSums({ fromMs, toMs: snapshotMs + 1, bucketMs: settings.snapshotIntervalMs, originMs: fromMs });
+      const sums = new Map<string, { atMs: number; nodePool: string; req: number; alloc: number }>();
+      const now = packing.poolRowsAt(snapshotMs).map((r) => ({ ...r, bucketStartMs: snapshotMs }));
+      for (const r of [...rows.filter((x) => x.bucketStartMs < snapshotMs), ...now]) {
+        const k = `${r.bucketStartMs} ${r.nodePool}`;
+        const s = sums.get(k) ?? { atMs: r.bucketStartMs, nodePool: r.nodePool, req: 0, alloc: 0 };
+        s.req += r.reqCpuMillicoreHours;
+        s.alloc += r.allocCpuMillicoreHours;
+        sums.set(k, s);
+      }
+      const samples = [...sums.values()]
+        .filter((s) => s.alloc > 0)
+        .map((s) => ({ atMs: s.atMs, nodePool: s.nodePool, cpuPacking: s.req / s.alloc }));
+      const changes = createDisruptionsRepository(db)
+        .markerRows({ fromMs: snapshotMs - w, toMs: snapshotMs + 1 })
+        .filter((d) => CONSOLIDATION_REASONS.has(d.reason))
+        .map((d) => ({
+          atMs: d.atMs,
+          nodePool: d.nodePool,
+          what: `a consolidation (${d.reason}${d.action === null ? '' : `, ${d.action}`})`,
+        }));
+      v['packing-drop'] = packingDropRule({ atMs: snapshotMs, nodePools: pools.map((p) => p.name), samples, changes }, settings);
+    }
+    if (on('nodepool-near-limit')) {
+      const limits: PoolLimitUse[] = [];
+      for (const p of pools)
+        for (const r of p.limits.resources) {
+          if (r.limit === null || r.limit <= 0) continue;
+          const scale = r.unit === 'millicores' ? 1000 : r.unit === 'bytes' ? 2 ** 30 : 1;
+          const unit = r.unit === 'millicores' ? 'cores' : r.unit === 'bytes' ? 'GiB' : r.resource === 'nodes' ? 'nodes' : '';
+          limits.push({ nodePool: p.name, resource: r.resource, used: r.used / scale, limit: r.limit / scale, unit });
+        }
+      v['nodepool-near-limit'] = nearLimitRule({ atMs: snapshotMs, limits }, settings);
+    }
+  }
+  if (on('pods-unschedulable-limits')) {
+    const events = createAlertRepository(db)
+      .failedScheduling(atMs - settings.unschedulableWindowMs, atMs)
+      .flatMap((e) => {
+        const nodePool = limitNodePoolOf('FailedScheduling', e.message);
+        return nodePool === null ? [] : [{ atMs: e.atMs, nodePool, pod: e.pod }];
+      });
+    v['pods-unschedulable-limits'] = unschedulableLimitsRule({ atMs, nodePools: pools.map((p) => p.name), events }, settings);
+  }
+  if (on('bill-estimate-gap')) v['bill-estimate-gap'] = billGapRule({ newestFinalDay: newestFinalGap(reports, atMs, currency) }, settings);
+  if (on('nodepool-tag-inactive')) {
+    const stored = createRunsRepository(db).getSetting(ALLOCATION_TAGS_SETTING);
+    if (stored !== null) {
+      let tags: { active?: string[]; inactive?: string[] } = {};
+      try {
+        tags = JSON.parse(stored) as typeof tags;
+      } catch {
+        tags = {};
+      }
+      const status = tags.active?.includes(TAG_NODEPOOL) ? 'Active' : tags.inactive?.includes(TAG_NODEPOOL) ? 'Inactive' : 'absent';
+      v['nodepool-tag-inactive'] = tagInactiveRule({ atMs, tagKey: TAG_NODEPOOL, status });
+    }
+  }
+  return v;
+}
+
+/** The newest day of the last 7 whose every bill line is final: the compute bill against our estimate of it. */
+function newestFinalGap(reports: ReturnType<typeof createReportsService>, atMs: number, currency: string) {
+  const status = reports.status();
+  if (status.range.lastCostDay === null) return null;
+  const toMs = Math.min(Date.parse(`${status.range.lastCostDay}T00:00:00Z`) + DAY_MS, atMs);
+  const daily = reports.dailyCost({ from: `${utcDay(toMs - 7 * DAY_MS)}T00:00:00Z`, to: `${utcDay(toMs)}T00:00:00Z` });
+  const days = new Map<string, { final: boolean; bill: number; estimate: number; billed: boolean }>();
+  for (const r of daily.rows) {
+    if (r.band !== 'compute') continue;
+    const d = days.get(r.day) ?? { final: true, bill: 0, estimate: 0, billed: false };
+    if (r.billUsd !== null) {
+      d.bill += r.billUsd;
+      d.billed = true;
+      d.final &&= !r.billEstimated;
+    }
+    d.estimate += r.estimateUsd ?? 0;
+    days.set(r.day, d);
+  }
+  const newest = [...days.entries()].filter(([, d]) => d.billed && d.final).sort(([a], [b]) => b.localeCompare(a))[0];
+  if (newest === undefined) return null;
+  return {
+    dayMs: Date.parse(`${newest[0]}T00:00:00Z`),
+    bill: newest[1].bill,
+    estimate: newest[1].estimate,
+    currency,
+    metric: daily.metric,
+  };
+}
