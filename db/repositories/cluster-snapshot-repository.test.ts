@@ -47,7 +47,12 @@ describe('clusterObjectsAt on rows written before migration 0019', () => {
 
     const db = openDb({ path }); // applies 0019
     const got = createClusterSnapshotRepository(db).clusterObjectsAt();
+    // A read without pods (the NodePools page's): the same snapshot, nodes, prices and other kinds, no pods, and it says so.
+    const podless = createClusterSnapshotRepository(db).clusterObjectsAt(undefined, { pods: false });
     db.close();
+    expect(podless?.objects.pods).toEqual([]);
+    expect({ ...podless, objects: { ...podless?.objects, pods: got?.objects.pods }, gaps: null }).toEqual({ ...got, gaps: null });
+    expect(podless?.gaps).toContain('Pods: not read (a read without pods)');
     expect(got?.snapshot).toEqual({ id: 1, takenAt: T, currency: 'USD' });
     expect(got?.kinds).toBeNull();
     expect(got?.nodePrices).toEqual({

@@ -126,6 +126,16 @@ const terminalPhase = (phase: string): 'Succeeded' | 'Failed' => (phase === 'Fai
 const POD_COLUMNS = `p.uid, p.namespace, p.name, p.node_name, p.owner_kind, p.owner_name, p.req_cpu_m, p.req_memory_b, p.req_gpu,
   p.do_not_disrupt, p.created_at, p.labels_json, p.scheduled_at, p.started_at, p.do_not_disrupt_value, p.deletion_cost,
   p.volumes_json, p.spec_hash, p.phase, p.finished_at`;
+/** What a read of a snapshot may leave out. */
+export interface ClusterReadOptions {
+  /**
+   * false: read no pods (objects.pods is empty, and `gaps` says so). For readers that never look at pods (the
+   * NodePools page's static pools, limits, overlays and reservations): at the envelope the pods are nearly all of a
+   * read (150,000 rows and their specs).
+   */
+  pods?: boolean;
+}
+
 /** The versioned kinds read as they are (NodePools and Nodes are merged with their rows). */
 const OTHER_KINDS = VERSIONED_KINDS.filter((k) => k !== 'NodePool' && k !== 'Node');
 
@@ -203,7 +213,7 @@ export function createClusterSnapshotRepository(db: Db) {
 
   return {
     /** The cluster at the newest snapshot at or before `at` (default: the newest), or null before any. */
-    clusterObjectsAt(at: number = Number.MAX_SAFE_INTEGER): ClusterSnapshot | null {
+    clusterObjectsAt(at: number = Number.MAX_SAFE_INTEGER, options: ClusterReadOptions = {}): ClusterSnapshot | null {
       const s = snapshotAt.get(at) as { id: number; taken_at: number; currency: string; kinds_json: string | null } | undefined;
       if (s === undefined) return null;
       const t = s.taken_at;
@@ -224,16 +234,17 @@ export function createClusterSnapshotRepository(db: Db) {
         capacity: parse<Record<string, string> | null>(r.capacity_json, null),
         labels: parse<Record<string, string>>(r.labels_json, {}),
       }));
+      const withPods = options.pods !== false;
       const pods: SnapshotPodRow[] = [];
       const seen = new Set<string>();
       const specOf = specReader();
-      for (const r of boundPods.all({ id: s.id, at: t }) as RawPod[]) {
+      for (const r of withPods ? (boundPods.all({ id: s.id, at: t }) as RawPod[]) : []) {
         const bound = r.scheduled_at === null || r.scheduled_at <= t;
         if (!bound) continue; // bound after t: the pending query has it
         seen.add(r.uid);
         pods.push(podRow(r, true, t, specOf));
       }
-      for (const r of pendingPods.all({ at: t }) as RawPod[]) {
+      for (const r of withPods ? (pendingPods.all({ at: t }) as RawPod[]) : []) {
         if (seen.has(r.uid)) continue;
         seen.add(r.uid);
         pods.push(podRow(r, false, t, specOf));
@@ -270,6 +281,7 @@ export function createClusterSnapshotRepository(db: Db) {
         objects: Object.fromEntries(OTHER_KINDS.filter(read).map((k) => [k, objectsOf(k)])),
       };
       const { objects, gaps } = clusterObjectsFromRows(rows);
+      if (!withPods) gaps.push('Pods: not read (a read without pods)');
       const nodePrices: Record<string, NodePrice> = {};
       for (const r of rawNodes)
         nodePrices[r.name] = {
