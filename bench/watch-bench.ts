@@ -1,0 +1,150 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { lastJsonLine, measure, startHelper } from './child.js';
+import { type BenchContext, type BenchResult, MB } from './context.js';
+import { figure } from './report.js';
+
+/**
+ * The collector as a tenant (issue 24 item 3): `collect --watch` (bench/watch-process.ts, its own process) against
+ * the sandbox (bench/sandbox-process.ts) over 30 simulated minutes of churn: nodes of a 6-hour mean life are
+ * consolidated, interrupted or expire and replaced, their pods deleted and created again on the new ones (every
+ * minute at the envelope: ~14 nodes and ~400 pods a minute), a snapshot with every pod's usage every 5 minutes. The
+ * sandbox clock runs `speed` times the wall clock; the work done over the 30 minutes (events, snapshots, writes) is
+ * the same, so CPU per simulated second is what the Deployment would average. Bounds: 0.25 vCPU, 600 MB.
+ */
+
+const SANDBOX = fileURLToPath(new URL('./sandbox-process.ts', import.meta.url));
+const WATCH = fileURLToPath(new URL('./watch-process.ts', import.meta.url));
+const PODS_PER_NODE = 30;
+const MINUTES = 30;
+const CPU_BOUND_VCPU = 0.25;
+const RSS_BOUND_BYTES = 600 * MB;
+const MEAN_NODE_LIFETIME_DAYS = 0.25;
+
+interface SandboxInfo {
+  url: string;
+  kubeconfig: string;
+  clockMs: number;
+  clusterName: string;
+  region: string;
+  nodes: number;
+  pods: number;
+}
+
+interface WatchOutput {
+  ok: boolean;
+  failures: string[];
+  snapshots: number;
+  snapshotNodeRows: number;
+  kubeRequests: number;
+  usagePods: number;
+  wallMs: number;
+  simulatedMs: number;
+  cpuMs: number;
+  maxRssBytes: number;
+  wcharBytes: number;
+  writeBytes: number;
+  fileBytes: number;
+  snapshotsAtRealMs: number[];
+}
+
+export async function watchBench(ctx: BenchContext): Promise<BenchResult> {
+  const nodes = ctx.quick ? 100 : 5000;
+  // Real seconds for the 30 simulated minutes: 15 s quick, 6 min at the envelope (a snapshot there takes seconds).
+  const speed = ctx.quick ? 120 : 5;
+  ctx.log(`watch: starting the sandbox with ${nodes} nodes x ${PODS_PER_NODE} pods, nodes living ${MEAN_NODE_LIFETIME_DAYS * 24} h on average…`);
+  const sb = await startHelper<SandboxInfo>(
+    process.execPath,
+    [
+      '--max-old-space-size=8192',
+      '--import',
+      'tsx',
+      SANDBOX,
+      '--nodes',
+      String(nodes),
+      '--pods-per-node',
+      String(PODS_PER_NODE),
+      '--mean-node-lifetime-days',
+      String(MEAN_NODE_LIFETIME_DAYS),
+      '--clock-lead-minutes',
+      String(MINUTES + 5),
+    ],
+    ctx.quick ? 180_000 : 900_000,
+  );
+  let out: WatchOutput;
+  try {
+    ctx.log(`watch: collect --watch over ${MINUTES} simulated minutes at ${speed}x…`);
+    const m = await measure(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        WATCH,
+        '--url',
+        sb.info.url,
+        '--kubeconfig',
+        sb.info.kubeconfig,
+        '--db',
+        join(ctx.tmp, 'watch.db'),
+        '--cluster',
+        sb.info.clusterName,
+        '--region',
+        sb.info.region,
+        '--clock-ms',
+        String(sb.info.clockMs),
+        '--speed',
+        String(speed),
+        '--minutes',
+        String(MINUTES),
+      ],
+      { timeoutMs: ctx.quick ? 120_000 : 1_800_000 },
+    );
+    if (m.code !== 0) throw new Error(`collect --watch failed (${m.code}): ${m.stderr.slice(-800)}`);
+    out = lastJsonLine<WatchOutput>(m.stdout);
+    if (!out.ok) throw new Error(`collect --watch reported failures: ${out.failures.join('; ')}`);
+    if (out.snapshots < MINUTES / 5) throw new Error(`collect --watch took ${out.snapshots} snapshots in ${MINUTES} simulated minutes`);
+    out.maxRssBytes = m.maxRssBytes ?? out.maxRssBytes;
+  } finally {
+    await sb.stop();
+  }
+  const vcpu = out.cpuMs / out.simulatedMs;
+  const scale = `${sb.info.nodes.toLocaleString('en-US')} nodes, ${sb.info.pods.toLocaleString('en-US')} pods`;
+  ctx.log(
+    `watch: ${out.snapshots} snapshots, CPU ${(out.cpuMs / 1000).toFixed(1)} s over ${(out.simulatedMs / 60_000).toFixed(1)} simulated min (${vcpu.toFixed(3)} vCPU), peak RSS ${Math.round(out.maxRssBytes / MB)} MB, ${(out.wcharBytes / out.snapshots / MB).toFixed(1)} MB written a snapshot`,
+  );
+  const churn = `nodes living ${MEAN_NODE_LIFETIME_DAYS * 24} h on average (consolidated, interrupted, expired and replaced with their pods), a snapshot with usage every 5 min, the bill, prices and retention as the Deployment runs them; the sandbox clock at ${speed}x`;
+  return {
+    rows: [
+      figure({
+        bench: 'watch',
+        figure: `collect --watch, ${scale}, churn, ${MINUTES} simulated min: CPU average`,
+        unit: 'vCPU',
+        ours: vcpu,
+        peerLabel: 'bound',
+        peer: CPU_BOUND_VCPU,
+        target: { kind: 'at-most', max: 1 },
+        note: `${(out.cpuMs / 1000).toFixed(1)} CPU s (start-up lists and the first snapshot included) over the simulated minutes; ${churn}${ctx.quick ? '; quick mode: the bound is meant for 5,000 nodes (full run)' : ''}`,
+      }),
+      figure({
+        bench: 'watch',
+        figure: `collect --watch, ${scale}, churn, ${MINUTES} simulated min: peak RSS`,
+        unit: 'MB',
+        ours: out.maxRssBytes / MB,
+        peerLabel: 'bound',
+        peer: RSS_BOUND_BYTES / MB,
+        target: { kind: 'at-most', max: 1 },
+      }),
+      figure({
+        bench: 'watch',
+        figure: `collect --watch, ${scale}, churn: bytes written a snapshot`,
+        unit: 'MB',
+        ours: out.wcharBytes / out.snapshots / MB,
+        peerLabel: 'database file (+ WAL) a snapshot',
+        peer: out.fileBytes / out.snapshots / MB,
+        target: { kind: 'info' },
+        note: `write(2) bytes of the collector (/proc/self/io wchar: WAL frames and checkpoints, the bill and prices too) over ${out.snapshots} snapshots`,
+      }),
+    ],
+    details: { nodes, podsPerNode: PODS_PER_NODE, speed, meanNodeLifetimeDays: MEAN_NODE_LIFETIME_DAYS, sandbox: sb.info, collector: out },
+  };
+}
