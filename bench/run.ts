@@ -18,6 +18,7 @@ import { findKubectl, snapshotBench } from './snapshot-bench.js';
 import { startBench } from './start-bench.js';
 import { storeBench } from './store-bench.js';
 import { watchBench } from './watch-bench.js';
+import { stopSharedSandboxes } from './shared-sandbox.js';
 
 /**
  * `npm run bench [-- --quick] [-- --only snapshot,store]`: every figure beside a peer or a bound measured in the
@@ -31,7 +32,9 @@ import { watchBench } from './watch-bench.js';
  */
 function cpuSeconds(): number | null {
   try {
-    const fields = readFileSync('/proc/self/stat', 'utf8').replace(/^.*\) /s, '').split(' ');
+    const fields = readFileSync('/proc/self/stat', 'utf8')
+      .replace(/^.*\) /s, '')
+      .split(' ');
     // After "pid (comm) ": state is field 3, utime..cstime are fields 14..17 (1-based), in clock ticks of 1/100 s.
     return fields.slice(11, 15).reduce((s, f) => s + Number(f), 0) / 100;
   } catch {
@@ -104,7 +107,9 @@ async function main(): Promise<number> {
         const r = await BENCHES[name]({ quick, tmp, log });
         rows.push(...r.rows);
         details[name] = { ...r.details, ...spent() };
-        log(`${name}: done in ${details[name].seconds.toFixed(1)} s, ${details[name].cpuSeconds?.toFixed(1) ?? '?'} CPU s (its children's included)`);
+        log(
+          `${name}: done in ${details[name].seconds.toFixed(1)} s, ${details[name].cpuSeconds?.toFixed(1) ?? '?'} CPU s (its children's included)`,
+        );
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         log(`${name} failed: ${message}`);
@@ -124,6 +129,7 @@ async function main(): Promise<number> {
       }
     }
   } finally {
+    await stopSharedSandboxes();
     load.stop();
     rmSync(tmp, { recursive: true, force: true });
   }

@@ -58,7 +58,11 @@ async function main(): Promise<void> {
   // AWS answers as of the clock's start: the bill and prices do not change within a bench's half hour, and the
   // sandbox's Cost Explorer would otherwise work its whole bill out again for every new time of a moving clock.
   const awsCtx: SandboxContext = { ...ctx, clock: new SandboxClock(startsAt) };
-  const aws = awsHandlers().map((h): SandboxHandler => (req) => h(req, awsCtx));
+  const aws = awsHandlers().map(
+    (h): SandboxHandler =>
+      (req) =>
+        h(req, awsCtx),
+  );
   const srv = await startSandboxServer(ctx, [clockControl(ctx, startsAt, scenario.end), kube, ...aws], 0);
   // The first page of a list builds and serialises every object once; the pages after it, and the
   // clients measured later, read the cache. Paging through here also counts the bytes a full list sends.
@@ -104,7 +108,8 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'ledger-bench-sandbox-'));
   const kubeconfig = join(dir, 'kubeconfig');
   writeKubeconfig(kubeconfig, srv.url, 'bench-sandbox-accepts-any-token', scenario.clusterName);
-  const alive = (o: { createdAt: number; deletedAt: number | null }) => o.createdAt <= startsAt && (o.deletedAt === null || o.deletedAt > startsAt);
+  const alive = (o: { createdAt: number; deletedAt: number | null }) =>
+    o.createdAt <= startsAt && (o.deletedAt === null || o.deletedAt > startsAt);
   console.log(
     JSON.stringify({
       url: srv.url,

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { lastJsonLine, measure, startHelper } from './child.js';
+import { lastJsonLine, measure } from './child.js';
 import { type BenchContext, type BenchResult, MB } from './context.js';
 import { figure } from './report.js';
+import { QUICK_SANDBOX, scaleSandbox } from './shared-sandbox.js';
 
 /**
  * The collector as a tenant (issue 24 item 3): `collect --watch` (bench/watch-process.ts, its own process) against
@@ -13,23 +14,12 @@ import { figure } from './report.js';
  * the same, so CPU per simulated second is what the Deployment would average. Bounds: 0.25 vCPU, 600 MB.
  */
 
-const SANDBOX = fileURLToPath(new URL('./sandbox-process.ts', import.meta.url));
 const WATCH = fileURLToPath(new URL('./watch-process.ts', import.meta.url));
 const PODS_PER_NODE = 30;
 const MINUTES = 30;
 const CPU_BOUND_VCPU = 0.25;
 const RSS_BOUND_BYTES = 600 * MB;
 const MEAN_NODE_LIFETIME_DAYS = 0.25;
-
-interface SandboxInfo {
-  url: string;
-  kubeconfig: string;
-  clockMs: number;
-  clusterName: string;
-  region: string;
-  nodes: number;
-  pods: number;
-}
 
 interface WatchOutput {
   ok: boolean;
@@ -51,27 +41,18 @@ interface WatchOutput {
 }
 
 export async function watchBench(ctx: BenchContext): Promise<BenchResult> {
-  const nodes = ctx.quick ? 100 : 5000;
+  const nodes = ctx.quick ? QUICK_SANDBOX.nodes : 5000;
   // Real seconds for the 30 simulated minutes: 15 s quick, 6 min at the envelope (a snapshot there takes seconds).
   const speed = ctx.quick ? 120 : 5;
-  ctx.log(`watch: starting the sandbox with ${nodes} nodes x ${PODS_PER_NODE} pods, nodes living ${MEAN_NODE_LIFETIME_DAYS * 24} h on average…`);
-  const sb = await startHelper<SandboxInfo>(
-    process.execPath,
-    [
-      '--max-old-space-size=8192',
-      '--import',
-      'tsx',
-      SANDBOX,
-      '--nodes',
-      String(nodes),
-      '--pods-per-node',
-      String(PODS_PER_NODE),
-      '--mean-node-lifetime-days',
-      String(MEAN_NODE_LIFETIME_DAYS),
-      '--clock-lead-minutes',
-      String(MINUTES + 5),
-    ],
+  ctx.log(
+    `watch: starting the sandbox with ${nodes} nodes x ${PODS_PER_NODE} pods, nodes living ${MEAN_NODE_LIFETIME_DAYS * 24} h on average…`,
+  );
+  const sb = await scaleSandbox(
+    ctx.quick
+      ? QUICK_SANDBOX
+      : { nodes, podsPerNode: PODS_PER_NODE, meanNodeLifetimeDays: MEAN_NODE_LIFETIME_DAYS, clockLeadMinutes: MINUTES + 5 },
     ctx.quick ? 180_000 : 900_000,
+    ctx.quick,
   );
   let out: WatchOutput;
   try {
@@ -102,10 +83,17 @@ export async function watchBench(ctx: BenchContext): Promise<BenchResult> {
       timeoutMs: ctx.quick ? 120_000 : 1_800_000,
     });
     if (m.code !== 0) throw new Error(`collect --watch failed (${m.code}): ${m.stderr.slice(-800)}`);
-    ctx.log(`watch: the collector said: ${m.stderr.split("\n").filter((l) => l.startsWith("[")).join(" / ").slice(0, 1500)}`);
+    ctx.log(
+      `watch: the collector said: ${m.stderr
+        .split('\n')
+        .filter((l) => l.startsWith('['))
+        .join(' / ')
+        .slice(0, 1500)}`,
+    );
     out = lastJsonLine<WatchOutput>(m.stdout);
     if (!out.ok) throw new Error(`collect --watch reported failures: ${out.failures.join('; ')}`);
-    if (out.snapshots < 3) throw new Error(`collect --watch took ${out.snapshots} snapshots in ${MINUTES} simulated minutes: ${JSON.stringify(out)}`);
+    if (out.snapshots < 3)
+      throw new Error(`collect --watch took ${out.snapshots} snapshots in ${MINUTES} simulated minutes: ${JSON.stringify(out)}`);
     out.maxRssBytes = m.maxRssBytes ?? out.maxRssBytes;
   } finally {
     await sb.stop();
@@ -155,6 +143,14 @@ export async function watchBench(ctx: BenchContext): Promise<BenchResult> {
         note: `write(2) bytes of the collector (/proc/self/io wchar: WAL frames and checkpoints, the bill and prices too) over ${out.snapshots} snapshots`,
       }),
     ],
-    details: { nodes, podsPerNode: PODS_PER_NODE, speed, meanNodeLifetimeDays: MEAN_NODE_LIFETIME_DAYS, sandbox: sb.info, collector: out, cpuMsScaled: cpuMs },
+    details: {
+      nodes,
+      podsPerNode: PODS_PER_NODE,
+      speed,
+      meanNodeLifetimeDays: MEAN_NODE_LIFETIME_DAYS,
+      sandbox: sb.info,
+      collector: out,
+      cpuMsScaled: cpuMs,
+    },
   };
 }

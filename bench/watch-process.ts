@@ -72,7 +72,16 @@ async function main(): Promise<void> {
   };
   if (values.once) {
     const s = await runCollect(
-      { cluster, region: values.region, sinceMs: 90 * 24 * 60 * MINUTE_MS, watch: false, intervalMs: 5 * MINUTE_MS, kubeconfig, dbPath: db, quiet: true },
+      {
+        cluster,
+        region: values.region,
+        sinceMs: 90 * 24 * 60 * MINUTE_MS,
+        watch: false,
+        intervalMs: 5 * MINUTE_MS,
+        kubeconfig,
+        dbPath: db,
+        quiet: true,
+      },
       { now: () => clockMs, out: () => {}, err: () => {} },
     );
     console.log(JSON.stringify({ ok: s.ok, failures: s.failures, snapshots: s.snapshots, costLines: s.costLines }));
