@@ -45,7 +45,7 @@ export async function watchBench(ctx: BenchContext): Promise<BenchResult> {
   // Real seconds for the 30 simulated minutes: 15 s quick, 6 min at the envelope (a snapshot there takes seconds).
   const speed = ctx.quick ? 120 : 5;
   ctx.log(
-    `watch: starting the sandbox with ${nodes} nodes x ${PODS_PER_NODE} pods, nodes living ${MEAN_NODE_LIFETIME_DAYS * 24} h on average…`,
+    `watch: ${ctx.quick ? 'the shared sandbox' : 'starting the sandbox'} with ${nodes} nodes x ${PODS_PER_NODE} pods, nodes living ${MEAN_NODE_LIFETIME_DAYS * 24} h on average; a one-shot collect first…`,
   );
   const sb = await scaleSandbox(
     ctx.quick
