@@ -40,19 +40,22 @@ interface WatchOutput {
   snapshotsAtRealMs: number[];
 }
 
-export async function watchBench(ctx: BenchContext): Promise<BenchResult> {
-  const nodes = ctx.quick ? QUICK_SANDBOX.nodes : 5000;
+export const watchBench = (ctx: BenchContext): Promise<BenchResult> =>
   // Real seconds for the 30 simulated minutes: 15 s quick, 6 min at the envelope (a snapshot there takes seconds).
-  const speed = ctx.quick ? 120 : 5;
+  ctx.quick ? watchAt(ctx, QUICK_SANDBOX.nodes, 120) : watchAt(ctx, 5000, 5);
+
+/** The rows for `nodes` nodes, the sandbox clock at `speed` times the wall clock (--quick: the run's shared sandbox). */
+export async function watchAt(ctx: BenchContext, nodes: number, speed: number): Promise<BenchResult> {
+  const shared = ctx.quick && nodes === QUICK_SANDBOX.nodes;
   ctx.log(
-    `watch: ${ctx.quick ? 'the shared sandbox' : 'starting the sandbox'} with ${nodes} nodes x ${PODS_PER_NODE} pods, nodes living ${MEAN_NODE_LIFETIME_DAYS * 24} h on average; a one-shot collect first…`,
+    `watch: ${shared ? 'the shared sandbox' : 'starting the sandbox'} with ${nodes} nodes x ${PODS_PER_NODE} pods, nodes living ${MEAN_NODE_LIFETIME_DAYS * 24} h on average; a one-shot collect first…`,
   );
   const sb = await scaleSandbox(
-    ctx.quick
+    shared
       ? QUICK_SANDBOX
       : { nodes, podsPerNode: PODS_PER_NODE, meanNodeLifetimeDays: MEAN_NODE_LIFETIME_DAYS, clockLeadMinutes: MINUTES + 5 },
     ctx.quick ? 180_000 : 900_000,
-    ctx.quick,
+    shared,
   );
   let out: WatchOutput;
   try {
