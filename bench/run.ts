@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,12 +19,30 @@ import { findKubectl, snapshotBench } from './snapshot-bench.js';
 import { startBench } from './start-bench.js';
 import { storeBench } from './store-bench.js';
 import { storeYearBench } from './store-year-bench.js';
+import { watchBench } from './watch-bench.js';
+import { stopSharedSandboxes } from './shared-sandbox.js';
 
 /**
  * `npm run bench [-- --quick] [-- --only snapshot,store]`: every figure beside a peer or a bound measured in the
  * same run on the same machine, printed as a table and written to bench/results.json. Performance claims come
  * from here, never from timed tests. Run it with `nice` when the machine is busy with other work.
  */
+
+/**
+ * CPU seconds of this process and of the children it has waited for (/proc/self/stat utime, stime, cutime, cstime):
+ * a bench's cost measured apart from the machine's load, beside its wall time. Null off Linux.
+ */
+function cpuSeconds(): number | null {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8')
+      .replace(/^.*\) /s, '')
+      .split(' ');
+    // After "pid (comm) ": state is field 3, utime..cstime are fields 14..17 (1-based), in clock ticks of 1/100 s.
+    return fields.slice(11, 15).reduce((s, f) => s + Number(f), 0) / 100;
+  } catch {
+    return null;
+  }
+}
 
 const BENCHES: Record<string, (ctx: BenchContext) => Promise<BenchResult>> = {
   snapshot: snapshotBench,
@@ -40,6 +58,7 @@ const BENCHES: Record<string, (ctx: BenchContext) => Promise<BenchResult>> = {
   retention: retentionBench,
   start: startBench,
   'first-render': firstRenderBench,
+  watch: watchBench,
 };
 
 const HELP = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(BENCHES).join(',')}] [-- --no-cache]
@@ -78,15 +97,23 @@ async function main(): Promise<number> {
     `${quick ? 'quick' : 'full'} run on ${machine.cores} x ${machine.cpu}, ${machine.memoryGiB} GiB, Node ${machine.node}, load ${machine.loadAverageAtStart}`,
   );
   const rows: BenchRow[] = [];
-  const details: Record<string, unknown> = {};
+  const details: Record<string, Record<string, unknown> & { seconds: number; cpuSeconds: number | null }> = {};
   const load = loadSampler();
   try {
     for (const name of only) {
       const t0 = Date.now();
+      const cpu0 = cpuSeconds();
+      const spent = () => {
+        const cpu1 = cpuSeconds();
+        return { seconds: (Date.now() - t0) / 1000, cpuSeconds: cpu0 === null || cpu1 === null ? null : cpu1 - cpu0 };
+      };
       try {
         const r = await BENCHES[name]({ quick, tmp, log });
         rows.push(...r.rows);
-        details[name] = { ...r.details, seconds: (Date.now() - t0) / 1000 };
+        details[name] = { ...r.details, ...spent() };
+        log(
+          `${name}: done in ${details[name].seconds.toFixed(1)} s, ${details[name].cpuSeconds?.toFixed(1) ?? '?'} CPU s (its children's included)`,
+        );
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         log(`${name} failed: ${message}`);
@@ -102,10 +129,11 @@ async function main(): Promise<number> {
             note: message.slice(0, 300),
           }),
         );
-        details[name] = { error: message, seconds: (Date.now() - t0) / 1000 };
+        details[name] = { error: message, ...spent() };
       }
     }
   } finally {
+    await stopSharedSandboxes();
     load.stop();
     rmSync(tmp, { recursive: true, force: true });
   }

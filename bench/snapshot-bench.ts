@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { lastJsonLine, measure, startHelper } from './child.js';
+import { lastJsonLine, measure } from './child.js';
 import { type BenchContext, type BenchResult, MB } from './context.js';
 import { type BenchRow, figure } from './report.js';
+import { QUICK_SANDBOX, type SandboxInfo, scaleSandbox } from './shared-sandbox.js';
 
 /**
  * Snapshot at scale: the sandbox (its own process) serves a scale scenario with realistic 12 KB pods; one full
@@ -15,18 +16,9 @@ import { type BenchRow, figure } from './report.js';
  * from the head-to-head scale (its time grows a little faster than linearly, so this favours kubectl).
  */
 
-const SANDBOX = fileURLToPath(new URL('./sandbox-process.ts', import.meta.url));
 const COLLECT = fileURLToPath(new URL('./collect-process.ts', import.meta.url));
 const RSS_BOUND_BYTES = 600 * MB;
 const PODS_PER_NODE = 30;
-
-interface SandboxInfo {
-  url: string;
-  kubeconfig: string;
-  nodes: number;
-  pods: number;
-  listBytes: Record<string, number>;
-}
 
 interface CollectOutput {
   totalMs: number;
@@ -60,13 +52,12 @@ const best = (runs: Run[]): Run => ({
 });
 
 async function withSandbox<T>(ctx: BenchContext, nodes: number, readyMs: number, body: (info: SandboxInfo) => Promise<T>): Promise<T> {
-  ctx.log(`snapshot: starting the sandbox with ${nodes} nodes x ${PODS_PER_NODE} pods (realistic pods)…`);
-  // A 150,000-pod sandbox keeps 1.8 GB of serialised pods: more heap than Node's default.
-  const sb = await startHelper<SandboxInfo>(
-    process.execPath,
-    ['--max-old-space-size=8192', '--import', 'tsx', SANDBOX, '--nodes', String(nodes), '--pods-per-node', String(PODS_PER_NODE)],
-    readyMs,
+  // --quick reads the run's shared sandbox (the watch rows read it too; bench/shared-sandbox.ts).
+  const shared = ctx.quick && nodes === QUICK_SANDBOX.nodes;
+  ctx.log(
+    `snapshot: ${shared ? 'the shared sandbox' : 'starting the sandbox'} with ${nodes} nodes x ${PODS_PER_NODE} pods (realistic pods)…`,
   );
+  const sb = await scaleSandbox(shared ? QUICK_SANDBOX : { nodes, podsPerNode: PODS_PER_NODE }, readyMs, shared);
   try {
     return await body(sb.info);
   } finally {

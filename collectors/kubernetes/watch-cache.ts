@@ -14,7 +14,7 @@ import type {
 } from '../../core/model.js';
 import type { KubeClients } from './client.js';
 import { EXTRA_KINDS, type ExtraKind, kindStateOf } from './kinds.js';
-import { listAll, type ListStats, type Page } from './list-all.js';
+import { listMapped, type ListStats, type Page } from './list-all.js';
 import { mapEvent, mapNamespace, mapNode, mapNodeClaim, mapNodePool, mapPod } from './map.js';
 import { nodePoolObject, nodeSpecObject } from './map-objects.js';
 import { createSpecTable, karpenterVersionOf } from './map-scheduling.js';
@@ -267,19 +267,22 @@ export class KubeWatchCache {
 
   private async relist(r: WatchedResource<unknown>): Promise<void> {
     let rv = '';
-    const items = await listAll(
+    // Each page mapped as it comes (listMapped), as the one-shot snapshot lists: holding every API object of a list
+    // until its end made the watch collector's start-up peak 1,392 MB at 30,000 pods, 568 MB mapped per page
+    // (npm run bench, watch).
+    const items = await listMapped(
       r.name,
       async (cont) => {
         const page = await r.listPage(cont);
         if (!cont) rv = page.resourceVersion;
         return page;
       },
+      (o) => ({ key: keyOf(o as Meta), rec: r.map(o) }),
       this.stats,
     );
     r.objects.clear();
-    for (const o of items) {
-      const rec = r.map(o);
-      r.objects.set(keyOf(o as Meta), rec);
+    for (const { key, rec } of items) {
+      r.objects.set(key, rec);
       if (r === this.events) this.pendingEvents.set((rec as EventRecord).uid, rec as EventRecord);
     }
     r.resourceVersion = rv;

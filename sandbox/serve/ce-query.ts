@@ -160,17 +160,19 @@ export function usageRecords(scenario: Scenario, asOf: EpochMs, inactiveTags: Re
   return records;
 }
 
+// Called for every record of every request: no closure made per call (a bench of 108 requests spent most of its
+// time making them).
 function matchValue(actual: string, values: readonly string[], options: readonly MatchOption[]): boolean {
   const insensitive = options.includes('CASE_INSENSITIVE');
-  const norm = (s: string): string => (insensitive ? s.toLowerCase() : s);
-  const a = norm(actual);
-  return values.some((raw) => {
-    const v = norm(raw);
-    if (options.includes('STARTS_WITH')) return a.startsWith(v);
-    if (options.includes('ENDS_WITH')) return a.endsWith(v);
-    if (options.includes('CONTAINS')) return a.includes(v);
-    return a === v;
-  });
+  const startsWith = options.includes('STARTS_WITH');
+  const endsWith = options.includes('ENDS_WITH');
+  const contains = options.includes('CONTAINS');
+  const a = insensitive ? actual.toLowerCase() : actual;
+  for (const raw of values) {
+    const v = insensitive ? raw.toLowerCase() : raw;
+    if (startsWith ? a.startsWith(v) : endsWith ? a.endsWith(v) : contains ? a.includes(v) : a === v) return true;
+  }
+  return false;
 }
 
 export function matchesFilter(expr: Expression, rec: UsageRecord): boolean {

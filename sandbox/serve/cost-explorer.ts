@@ -13,6 +13,7 @@ import {
   type PeriodResult,
   requiresComputeService,
   startOfUtcDay,
+  type UsageRecord,
   usageRecords,
 } from './ce-query.js';
 import { type CeQuery, invalid, type MetricRequest, parseCeQuery } from './ce-request.js';
@@ -172,6 +173,7 @@ function checkCommon(query: CeQuery, now: EpochMs, options: CostExplorerOptions)
 }
 
 function getCostAndUsage(options: CostExplorerOptions, withResources: boolean) {
+  let last: { records: UsageRecord[]; now: EpochMs; key: string; results: PeriodResult[] } | null = null;
   return (input: Record<string, unknown>, ctx: SandboxContext): Record<string, unknown> => {
     const now = ctx.clock.now();
     const query = parseCeQuery(input, { withResources });
@@ -186,7 +188,11 @@ function getCostAndUsage(options: CostExplorerOptions, withResources: boolean) {
       checkRecentWindow(query, now, 'Resource-level data');
     }
     const records = usageRecords(ctx.scenario, now, new Set(options.inactiveTags ?? []));
-    return answer(query, input, evaluate(query, records, now), options.pageSize ?? 50, regionFacts(ctx.scenario.region).currency);
+    // The pages of one query come one after another: each is cut from the same evaluation, not a new one.
+    const key = JSON.stringify({ ...query, metrics: null, nextPageToken: null });
+    if (last === null || last.records !== records || last.now !== now || last.key !== key)
+      last = { records, now, key, results: evaluate(query, records, now) };
+    return answer(query, input, last.results, options.pageSize ?? 50, regionFacts(ctx.scenario.region).currency);
   };
 }
 
