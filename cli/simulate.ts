@@ -23,7 +23,7 @@ Karpenter's view: after NodeOverlays, capacity reservations at the on-demand pri
                      (status.capacityReservations), PersistentVolumeClaims, PersistentVolumes, StorageClasses and
                      CSINodes (volume zones and attach limits). Other kinds (NodeClaim, Service…) are ignored and said so.
   --instance-types FILE.json
-                     the catalogue: a JSON array of {name, capacity, overhead, labels, offerings} (see the README);
+                     the catalogue: a JSON array of {name, capacity, overhead, labels, offerings} (see docs/simulate.md);
                      a reserved offering may say reservationId and reservationCapacity (instances left). Default the
                      built-in catalogue: on-demand at the region's prices in every zone the NodePools and nodes name,
                      spot where --db has collected spot prices, reserved from the EC2NodeClasses' reservations

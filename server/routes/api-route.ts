@@ -11,7 +11,7 @@ import { ErrorResponseSchema } from '../schemas/common.js';
  * or `Accept: text/csv`, its table as a CSV download through the one writer (server/csv/write-csv.ts).
  */
 
-/** What the API answers, in the order the README's table lists them. */
+/** What the API answers, in the order docs/api.md's table lists them. */
 export const API_GROUPS = [
   'status',
   'alerts',
@@ -49,9 +49,9 @@ export function sendCsv(reply: FastifyReply, fileName: string, table: CsvTable):
 }
 
 export interface RouteDoc<P extends ApiGetPath> {
-  /** One line: what the route answers (the README table's first sentence). */
+  /** One line: what the route answers (docs/api.md's table, first sentence). */
   summary: string;
-  /** More on parameters, defaults, paging, CSV (the rest of the README table's cell). */
+  /** More on parameters, defaults, paging, CSV (the rest of docs/api.md's table cell). */
   description?: string;
   /** Statuses the route answers besides 200, 400 and 500. */
   errors?: readonly (404 | 409 | 422 | 501 | 503)[];

@@ -76,6 +76,6 @@ export function apiTableMarkdown(doc: unknown): string {
 export function withApiTable(readme: string, table: string): string {
   const start = readme.indexOf(API_TABLE_START);
   const end = readme.indexOf(API_TABLE_END);
-  if (start < 0 || end < start) throw new Error(`README.md has no "${API_TABLE_START}" ... "${API_TABLE_END}" markers`);
+  if (start < 0 || end < start) throw new Error(`docs/api.md has no "${API_TABLE_START}" ... "${API_TABLE_END}" markers`);
   return `${readme.slice(0, start + API_TABLE_START.length)}\n\n${table}\n\n${readme.slice(end)}`;
 }
