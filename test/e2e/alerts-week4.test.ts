@@ -136,8 +136,8 @@ describe("week4's spot shortage raises spot-fallback", () => {
     expect(budget.find((x) => x.subject === 'budget/general-window/spent/1')?.sentence).toMatch(
       /^Budget general-window \(nodepool general, monthly\) has spent USD 39\.70 of USD 39\.50, 100 %, at or above its 100 % threshold\.$/,
     );
-    const budgetIds = new Set(budget.map((x) => x.id));
-    const budgetReceived = sink.received.map((r) => r.body as AlertWebhookPayload).filter((b) => budgetIds.has(b.alertId));
+    const budgetIds = new Set(budget.map((x) => x.id ?? -1));
+    const budgetReceived = sink.received.map((r) => r.body as AlertWebhookPayload).filter((b) => budgetIds.has(b.alertId ?? -2));
     expect(budgetReceived.map((b) => [b.status, b.subject, b.at]).sort((p, q) => p[1].localeCompare(q[1]))).toEqual([
       ['firing', 'budget/general-window/forecast/0.8', '2026-11-10T12:15:00.000Z'],
       ['firing', 'budget/general-window/forecast/1', '2026-11-10T12:15:00.000Z'],
