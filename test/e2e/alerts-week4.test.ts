@@ -77,7 +77,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe("week4's spot shortage raises spot-fallback", () => {
+describe('week4 raises spot-fallback, budget-threshold and packing-drop', () => {
   it('fires once, an hour after the shortage began, resolves after it ends, and reaches the sink once each', async () => {
     const times = createAlertRepository(db).snapshotTimes(FROM_MS, TO_MS);
     const target = [{ url: sink.url, format: 'json' as const }];
