@@ -10,6 +10,8 @@ import { startSandbox } from '../../sandbox/index.js';
 import type { AlertWebhookPayload } from '../../server/services/alert-payload.js';
 import { createAlertDelivery } from '../../server/services/alert-delivery.js';
 import { replayAlerts } from '../../server/services/alert-replay.js';
+import { applyBudgetFile } from '../../server/services/budget-file.js';
+import { budgetStatusesAt } from '../../server/services/budget-service.js';
 
 /**
  * week4 drives the alerts end to end: its spot shortage (sandbox/scenarios/week4.json: general, 2026-11-11T14:00Z,
@@ -17,7 +19,21 @@ import { replayAlerts } from '../../server/services/alert-replay.js';
  * the 36 hours around the shortage collected (from 2026-11-10T12:00Z: the 24 h spot baseline before it, to
  * 2026-11-12T00:00Z), a snapshot every 15 minutes, through the real collectors; then the rules evaluated after each
  * snapshot as the collector does, and delivered over loopback HTTP to the demo's webhook sink.
+ *
+ * The budget: cli/demo-budgets.yaml's general-monthly (300) is crossed on ~Nov 12 by the whole month's bill, but these
+ * 36 hours hold no bill and no day before 11-10T12:00, so general's spent here is the estimate of the window only
+ * (44.41 by 23:45; it never reaches 240). The test declares general-window, 39.50 a month with thresholds 80 % and
+ * 100 %, worked out from general's collected cost (the estimate summed from 11-10T12:00, read off the collected file):
+ * 31.37 at 11-11T15:45 and 31.86 at 16:00 around 80 % (31.60); 39.31 at 20:00 and 39.70 at 20:15 around 100 % (39.50).
+ * Its forecast (spent plus the run-rate to Nov 30) is 0 at 12:00 (nothing spent yet) and over 300 from 12:15 on.
  */
+const BUDGETS_YAML = `budgets:
+  - name: general-window
+    scope: { kind: nodepool, name: general }
+    period: monthly
+    amount: 39.5
+    thresholds: [0.8, 1]
+`;
 const SHORTAGE_MS = Date.parse('2026-11-11T14:00:00Z');
 const HOUR = 3_600_000;
 const FROM_MS = Date.parse('2026-11-10T12:00:00Z');
@@ -61,17 +77,19 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe("week4's spot shortage raises spot-fallback", () => {
+describe('week4 raises spot-fallback, budget-threshold and packing-drop', () => {
   it('fires once, an hour after the shortage began, resolves after it ends, and reaches the sink once each', async () => {
     const times = createAlertRepository(db).snapshotTimes(FROM_MS, TO_MS);
     const target = [{ url: sink.url, format: 'json' as const }];
+    applyBudgetFile(db, 'week4-budgets.yaml', BUDGETS_YAML, FROM_MS);
+    const budgetStatuses = budgetStatusesAt;
     // The collector stops at 15:30 (after the alert fired) and starts again: the file is all that carries over, and
     // the first snapshot it evaluates is the last one evaluated before the stop.
     const restartMs = SHORTAGE_MS + 1.5 * HOUR;
-    replayAlerts(db, { snapshotTimes: times.filter((t) => t <= restartMs), everyMs: 0, targets: target });
+    replayAlerts(db, { snapshotTimes: times.filter((t) => t <= restartMs), everyMs: 0, targets: target, budgetStatuses });
     db.close();
     db = openDb({ path: join(dir, 'ledger.db') });
-    replayAlerts(db, { snapshotTimes: times.filter((t) => t >= restartMs), everyMs: 0, targets: target });
+    replayAlerts(db, { snapshotTimes: times.filter((t) => t >= restartMs), everyMs: 0, targets: target, budgetStatuses });
     const delivery = createAlertDelivery(db);
     await delivery.runOnce();
     await delivery.stop();
@@ -101,5 +119,52 @@ describe("week4's spot shortage raises spot-fallback", () => {
       ['resolved', 'spot-fallback', 'general', new Date(a.resolvedAtMs ?? 0).toISOString()],
     ]);
     expect(received[0].link.href).toBe('/nodepools?from=2026-11-10&to=2026-11-11&nodepool=general');
+
+    // The budget: each of its four alerts fired once at the snapshot that crossed (hold 0), none resolved (spent only
+    // grows, the forecast stays over 300), the two spent ones after the restart, the forecast ones before it.
+    const budget = all.filter((x) => x.rule === 'budget-threshold');
+    const fired = (xs: typeof all) =>
+      xs
+        .map((x) => [x.subject, new Date(x.firingSinceMs ?? 0).toISOString(), x.resolvedAtMs])
+        .sort((p, q) => String(p[0]).localeCompare(String(q[0])));
+    expect(fired(budget)).toEqual([
+      ['budget/general-window/forecast/0.8', '2026-11-10T12:15:00.000Z', null],
+      ['budget/general-window/forecast/1', '2026-11-10T12:15:00.000Z', null],
+      ['budget/general-window/spent/0.8', '2026-11-11T16:00:00.000Z', null],
+      ['budget/general-window/spent/1', '2026-11-11T20:15:00.000Z', null],
+    ]);
+    expect(budget.find((x) => x.subject === 'budget/general-window/spent/1')?.sentence).toMatch(
+      /^Budget general-window \(nodepool general, monthly\) has spent USD 39\.70 of USD 39\.50, 100 %, at or above its 100 % threshold\.$/,
+    );
+    const budgetIds = new Set(budget.map((x) => x.id ?? -1));
+    const budgetReceived = sink.received.map((r) => r.body as AlertWebhookPayload).filter((b) => budgetIds.has(b.alertId ?? -2));
+    expect(budgetReceived.map((b) => [b.status, b.subject, b.at]).sort((p, q) => p[1].localeCompare(q[1]))).toEqual([
+      ['firing', 'budget/general-window/forecast/0.8', '2026-11-10T12:15:00.000Z'],
+      ['firing', 'budget/general-window/forecast/1', '2026-11-10T12:15:00.000Z'],
+      ['firing', 'budget/general-window/spent/0.8', '2026-11-11T16:00:00.000Z'],
+      ['firing', 'budget/general-window/spent/1', '2026-11-11T20:15:00.000Z'],
+    ]);
+    // Packing: the simulated Karpenter consolidates an empty general node at 22:55 (Empty, Delete), as night falls;
+    // general's CPU packing in the 3 h since (to 23:30) is 61 % against 75 % in the 3 h before, over the rule's 10
+    // points. Pending at 23:00 (the first snapshot after the change), firing after the 30 min hold: 23:30; once.
+    const packing = all.filter((x) => x.rule === 'packing-drop');
+    expect(packing.map((x) => [x.subject, new Date(x.pendingSinceMs).toISOString(), new Date(x.firingSinceMs ?? 0).toISOString()])).toEqual(
+      [['general', '2026-11-11T23:00:00.000Z', '2026-11-11T23:30:00.000Z']],
+    );
+    expect(packing[0].sentence).toMatch(
+      /^NodePool general's CPU packing fell from \d+ % in the 3 h before a consolidation \(Empty, Delete\) at 2026-11-11T22:55Z to \d+ % since\.$/,
+    );
+    expect(
+      sink.received
+        .map((r) => r.body as AlertWebhookPayload)
+        .filter((b) => b.alertId === (packing[0].id ?? -1))
+        .map((b) => [b.status, b.subject, b.at]),
+    ).toEqual([['firing', 'general', '2026-11-11T23:30:00.000Z']]);
+    // Nothing at all was delivered twice across the restart.
+    const keys = sink.received.map((r) => {
+      const b = r.body as AlertWebhookPayload;
+      return `${b.alertId} ${b.status}`;
+    });
+    expect(keys.length).toBe(new Set(keys).size);
   });
 });
