@@ -49,6 +49,8 @@ import { whatIfRoutes } from './routes/whatif.js';
 import { EngineBusyError, EngineCancelledError } from './engine-pool/engine-errors.js';
 import { engineFor, type EngineOptions } from './engine-pool/engine-options.js';
 import type { EngineRunner } from './engine-pool/engine-runner.js';
+import { warmEngineAnswers } from './engine-pool/engine-warm.js';
+import { createDataVersionRepository } from '../db/repositories/data-version-repository.js';
 import { QUERY_PARAM_HINTS, QUERY_PARAM_ROUTE_HINTS, type ErrorResponse } from './schemas/common.js';
 import type { FillStatus } from './schemas/status.js';
 import { BUDGET_FIELD_HINTS } from './schemas/budgets.js';
@@ -102,6 +104,11 @@ export interface BuildAppOptions {
    * engineOptionsFromEnv(). A runner made by the caller (engineFor) is used as given and closed with the app.
    */
   engine?: EngineOptions | EngineRunner;
+  /**
+   * With the engine in its pool: compute the Savings page's default answers when the server is ready and after each
+   * change of the data (engine-warm.ts). Default true.
+   */
+  warmEngine?: boolean;
   /** What `demo` still fills in behind the dashboard (GET /api/status `fill`, the banner). Default: nothing (`serve`). */
   fill?: () => FillStatus | null;
 }
@@ -279,6 +286,9 @@ function registerApiRoutes(
   });
 }
 
+/** How often the data version is looked at to compute the Savings page's answers again, ms. */
+const WARM_CHECK_MS = 15_000;
+
 /** The API and the built dashboard. Does not listen: the caller listens (on 127.0.0.1). */
 export function buildApp(options: BuildAppOptions): FastifyInstance {
   // The request log never shows a `?token=` link's token (the default serializer logs the raw url).
@@ -305,6 +315,14 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
   registerOpenApi(app);
   const engine = options.engine !== undefined && 'run' in options.engine ? options.engine : engineFor(options.db, options.engine);
   app.addHook('onClose', async () => engine.close());
+  // With the pool, the Savings page's default simulations run ahead of its first viewer, per data version.
+  if (engine.kind === 'pool' && options.warmEngine !== false) {
+    warmEngineAnswers(app, {
+      version: createDataVersionRepository(options.db).current,
+      checkEveryMs: WARM_CHECK_MS,
+      ...(options.accessToken === undefined ? {} : { headers: { authorization: `Bearer ${options.accessToken}` } }),
+    });
+  }
   registerApiRoutes(
     app,
     options.db,

@@ -1,0 +1,50 @@
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * The Savings page's engine answers computed ahead of its first viewer: once the server is ready, and again whenever
+ * the data changes (a collection, a fold), the pool is asked for the page's default requests (no `at`: the newest
+ * snapshot), exactly as the page asks, so the pool keeps their answers for this data version (pool.ts) and the first
+ * viewer after a collection reads them instead of waiting for two simulations (npm run bench, first-render: /savings
+ * at 500 nodes waited for /api/whatif/headroom and /why-not). A viewer arriving while they run shares the running
+ * task. Only with the pool (worker threads): the engine on the API's own thread would block the API meanwhile.
+ */
+
+/** What the Savings page asks first (web/src/features/savings: useHeadroom({}), useWhyNot({})). */
+export const SAVINGS_DEFAULT_URLS = ['/api/whatif/headroom', '/api/whatif/why-not'] as const;
+
+export interface EngineWarmOptions {
+  /** The database's data version (the pool keys its answers on it). */
+  version: () => string;
+  /** How often the version is looked at, ms. */
+  checkEveryMs: number;
+  /** Headers the requests need (the access token, when the API asks for one). */
+  headers?: Record<string, string>;
+}
+
+export function warmEngineAnswers(app: FastifyInstance, o: EngineWarmOptions): void {
+  let warmedFor: string | null = null;
+  let running = false;
+  let timer: NodeJS.Timeout | null = null;
+  const warm = async (): Promise<void> => {
+    const version = o.version();
+    if (running || version === warmedFor) return;
+    running = true;
+    try {
+      // One after the other: the pool's workers stay free for viewers' other simulations meanwhile.
+      for (const url of SAVINGS_DEFAULT_URLS) await app.inject({ method: 'GET', url, headers: o.headers ?? {} });
+      warmedFor = version;
+    } catch {
+      // A closed app or a refused request: the next check tries again; viewers compute as before.
+    } finally {
+      running = false;
+    }
+  };
+  app.addHook('onReady', async () => {
+    void warm();
+    timer = setInterval(() => void warm(), o.checkEveryMs);
+    timer.unref();
+  });
+  app.addHook('onClose', async () => {
+    if (timer !== null) clearInterval(timer);
+  });
+}
