@@ -29,8 +29,12 @@ import { createEfficiencyService } from './efficiency-service.js';
 import { createReportsService } from './reports-service.js';
 
 const TAG_NODEPOOL = 'karpenter.sh/nodepool';
-/** Disruption reasons that are consolidation decisions (Karpenter's DisruptionTerminating "Disrupting Node: ..."). */
-const CONSOLIDATION_REASONS = new Set(['Underutilized', 'Empty']);
+/**
+ * Disruption reasons that are consolidation decisions (Karpenter's DisruptionTerminating "Disrupting Node: ...") that
+ * can lower packing: moving pods off an underutilized node. Deleting an Empty node removes capacity no pod requests,
+ * which can only raise packing (week4's spot-batch drops after Empty deletes were batch pods finishing).
+ */
+const CONSOLIDATION_REASONS = new Set(['Underutilized']);
 
 export interface EvaluateAlertsOptions {
   /** The evaluation's time: the newest snapshot's, or the collector's clock after a failed one or a bill refresh. */
@@ -116,8 +120,15 @@ function judge(db: Db, o: EvaluateAlertsOptions, settings: AlertSettings): Parti
       const byKey = new Map<string, PoolCapacityCost>();
       // Earlier snapshots from the rollups (a snapshot stands for the time until the next one), the newest from its
       // own rows (it stands for no time yet), per hour.
+      // A bucket's cost is over the hours its snapshots stand for (5 min: 1/12 h): per hour is that over the hours, as
+      // the newest's is, or the rule's "more on-demand spend than then" compared USD/h with USD per 5 min and held
+      // whenever a night's scale-down left the on-demand node alone (11-05 06:00 and 11-13 03:30 in the demo).
+      const hoursOf = new Map(packing.bucketCoverage({ fromMs, toMs: snapshotMs + 1, bucketMs }).map((c) => [c.bucketStartMs, c.hours]));
       const now = packing.poolRowsAt(snapshotMs).map((r) => ({ ...r, bucketStartMs: snapshotMs }));
-      for (const r of [...rows.filter((x) => x.bucketStartMs < snapshotMs), ...now]) {
+      const earlier = rows
+        .filter((x) => x.bucketStartMs < snapshotMs && (hoursOf.get(x.bucketStartMs) ?? 0) > 0)
+        .map((x) => ({ ...x, costUsd: x.costUsd / (hoursOf.get(x.bucketStartMs) ?? 1) }));
+      for (const r of [...earlier, ...now]) {
         const k = `${r.bucketStartMs} ${r.nodePool}`;
         const c = byKey.get(k) ?? { atMs: r.bucketStartMs, nodePool: r.nodePool, onDemandPerHour: 0, spotPerHour: 0, otherPerHour: 0 };
         if (r.capacityType === 'on-demand') c.onDemandPerHour += r.costUsd;
