@@ -98,4 +98,25 @@ describe('evaluateAlerts over the database, across a collector restart', () => {
       ['resolved', 150, 'pending'],
     ]);
   });
+
+  it('spot shrinking with on-demand flat is no fallback: the earlier snapshots are read per hour, as the newest is', () => {
+    // 00:00-00:55 od-1, od-2 and six spot: on-demand 0.20 of 0.80/h, 25 %; from 01:00 od-1, od-2 and one spot: 0.20 of
+    // 0.30/h, 67 %, 42 points up, but on-demand is 0.20/h as before: nothing launched on-demand. Read as USD per
+    // 5-minute bucket (0.20 / 12), the earlier on-demand spend looked 12 times smaller than the newest's USD/h: it
+    // "grew", and the alert fired at 02:00.
+    const shrinking = (t: number): NodeSpec[] => {
+      const spot = (n: number) => Array.from({ length: n }, (_x, k) => node(`spot-${k + 1}`, 'spot'));
+      return [node('od-1', 'on-demand'), node('od-2', 'on-demand'), ...spot(t < T0 + 60 * MIN ? 6 : 1)];
+    };
+    const said: string[] = [];
+    for (let t = T0; t <= T0 + 180 * MIN; t += 5 * MIN) {
+      createKubeRepository(db).writeSnapshot(snapshotWrite(t, shrinking(t), [general]));
+      said.push(
+        ...evaluateAlerts(db, { atMs: t })
+          .transitions.filter((x) => x.state.rule === 'spot-fallback')
+          .map((x) => `${x.kind} ${(x.atMs - T0) / MIN}`),
+      );
+    }
+    expect(said).toEqual([]);
+  });
 });
