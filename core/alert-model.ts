@@ -121,7 +121,7 @@ export const DEFAULT_ALERT_SETTINGS: AlertSettings = {
 export const ALERT_RULE_DOCS: Record<AlertRule, string> = {
   'budget-threshold': "a budget's spend or month/week-end forecast at or above one of its thresholds (the budget's own, e.g. 80 %, 100 %)",
   'spot-fallback':
-    'a NodePool that allows spot runs an on-demand share of its cost per hour at least `threshold` above its lowest over the baseline window (24 h)',
+    'a NodePool that allows spot runs an on-demand share of its cost per hour at on-demand prices (of its capacity) at least `threshold` above its lowest over the baseline window (24 h)',
   'idle-share': "a NodePool's idle cost (capacity no request covers) above `threshold` of its cost per hour",
   'packing-drop':
     "a NodePool's CPU packing in the 30 min from a consolidation change (an Underutilized consolidation disruption or a change of its consolidation policy; Empty deletions cannot lower packing) at least `threshold` below the 30 min before it, judged while the change is in the window (3 h)",

@@ -219,7 +219,7 @@ describe('spot-fallback', () => {
     const v = verdictAt(T0 + 10 * HOUR);
     expect(v?.[0].breaching).toBe(true);
     expect(v?.[0].sentence).toBe(
-      'NodePool general allows spot, yet 80 % of its cost per hour (USD 4.00 of USD 5.00) is on-demand, up from 25 % at its lowest in the previous 24 h: spot capacity fell back to on-demand.',
+      'NodePool general allows spot, yet 80 % of its cost per hour at on-demand prices (USD 4.00 of USD 5.00) is on-demand, up from 25 % at its lowest in the previous 24 h: spot capacity fell back to on-demand.',
     );
   });
 

@@ -70,7 +70,7 @@ export function budgetThresholdRule(statuses: readonly BudgetStatus[] | null): R
 
 // ---------------------------------------------------------------- spot-fallback
 
-/** A NodePool's cost per hour at one snapshot, by capacity type. */
+/** A NodePool's cost per hour at one snapshot, by capacity type, each node at its on-demand price (its capacity). */
 export interface PoolCapacityCost {
   atMs: number;
   nodePool: string;
@@ -128,7 +128,7 @@ export function spotFallbackRule(
         costPerHour: round(total),
         currency: input.currency,
       },
-      sentence: `NodePool ${nodePool} allows spot, yet ${pct(shareNow)} of its cost per hour (${money(now.onDemandPerHour, input.currency)} of ${money(total, input.currency)}) is on-demand, up from ${pct(lowest)} at its lowest in the previous ${Math.round(settings.spotBaselineMs / HOUR_MS)} h: spot capacity fell back to on-demand.`,
+      sentence: `NodePool ${nodePool} allows spot, yet ${pct(shareNow)} of its cost per hour at on-demand prices (${money(now.onDemandPerHour, input.currency)} of ${money(total, input.currency)}) is on-demand, up from ${pct(lowest)} at its lowest in the previous ${Math.round(settings.spotBaselineMs / HOUR_MS)} h: spot capacity fell back to on-demand.`,
       link: pageLink(
         '/nodepools',
         `NodePool ${nodePool}, cost by capacity type`,

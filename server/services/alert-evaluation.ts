@@ -127,8 +127,19 @@ function judge(db: Db, o: EvaluateAlertsOptions, settings: AlertSettings): Parti
       const now = packing.poolRowsAt(snapshotMs).map((r) => ({ ...r, bucketStartMs: snapshotMs }));
       const earlier = rows
         .filter((x) => x.bucketStartMs < snapshotMs && (hoursOf.get(x.bucketStartMs) ?? 0) > 0)
-        .map((x) => ({ ...x, costUsd: x.costUsd / (hoursOf.get(x.bucketStartMs) ?? 1) }));
-      for (const r of [...earlier, ...now]) {
+        .map((x) => {
+          const h = hoursOf.get(x.bucketStartMs) ?? 1;
+          return { ...x, costUsd: x.costUsd / h, onDemandUsd: x.onDemandUsd / h, onDemandUnknownUsd: x.onDemandUnknownUsd / h };
+        });
+      // Each node at its on-demand price: the shares are of capacity, not of spend. At spot's own prices a cheap spot
+      // fleet is a small share of the cost, and losing it all raises the on-demand share little: week4's general ran
+      // 18 spot nodes at 0.27 USD/h beside 4 on-demand at 1.00 (78 % on-demand) before its spot shortage at
+      // 2026-11-11T14:00Z, so 100 % during it was 22 points up and the demo raised nothing; at on-demand prices the 18
+      // spot nodes are 1.12 USD/h (47 % on-demand), and 100 % is 53 points up. A node without an on-demand price counts
+      // at its own.
+      const atOnDemand = (r: { costUsd: number; onDemandUsd: number; onDemandUnknownUsd: number }) => r.onDemandUsd + r.onDemandUnknownUsd;
+      for (const r0 of [...earlier, ...now]) {
+        const r = { ...r0, costUsd: atOnDemand(r0) };
         const k = `${r.bucketStartMs} ${r.nodePool}`;
         const c = byKey.get(k) ?? { atMs: r.bucketStartMs, nodePool: r.nodePool, onDemandPerHour: 0, spotPerHour: 0, otherPerHour: 0 };
         if (r.capacityType === 'on-demand') c.onDemandPerHour += r.costUsd;
