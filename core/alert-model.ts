@@ -121,10 +121,10 @@ export const DEFAULT_ALERT_SETTINGS: AlertSettings = {
 export const ALERT_RULE_DOCS: Record<AlertRule, string> = {
   'budget-threshold': "a budget's spend or month/week-end forecast at or above one of its thresholds (the budget's own, e.g. 80 %, 100 %)",
   'spot-fallback':
-    'a NodePool that allows spot runs an on-demand share of its cost per hour at least `threshold` above its lowest over the baseline window (24 h)',
+    'a NodePool that allows spot runs an on-demand share of its cost per hour at on-demand prices (of its capacity) at least `threshold` above its lowest over the baseline window (24 h)',
   'idle-share': "a NodePool's idle cost (capacity no request covers) above `threshold` of its cost per hour",
   'packing-drop':
-    "a NodePool's CPU packing since a consolidation change (a consolidation disruption or a change of its consolidation policy) at least `threshold` below the window before it (3 h each)",
+    "a NodePool's CPU packing in the 30 min from a consolidation change (an Underutilized consolidation disruption or a change of its consolidation policy; Empty deletions cannot lower packing) at least `threshold` below the 30 min before it, judged while the change is in the window (3 h)",
   'nodepool-near-limit': 'a NodePool whose NodeClaims use at least `threshold` of one of its limits (Karpenter stops launching at 100 %)',
   'pods-unschedulable-limits':
     "Karpenter's FailedScheduling events saying a NodePool's instance types all exceed its limits: at least `threshold` in the last hour",

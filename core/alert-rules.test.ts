@@ -219,7 +219,7 @@ describe('spot-fallback', () => {
     const v = verdictAt(T0 + 10 * HOUR);
     expect(v?.[0].breaching).toBe(true);
     expect(v?.[0].sentence).toBe(
-      'NodePool general allows spot, yet 80 % of its cost per hour (USD 4.00 of USD 5.00) is on-demand, up from 25 % at its lowest in the previous 24 h: spot capacity fell back to on-demand.',
+      'NodePool general allows spot, yet 80 % of its cost per hour at on-demand prices (USD 4.00 of USD 5.00) is on-demand, up from 25 % at its lowest in the previous 24 h: spot capacity fell back to on-demand.',
     );
   });
 
@@ -281,12 +281,20 @@ describe('packing-drop', () => {
   const samples = times.map((atMs) => ({ atMs, nodePool: 'steady', cpuPacking: atMs >= change.atMs && atMs < T0 + 15 * HOUR ? 0.6 : 0.8 }));
   const verdictAt = (atMs: number) => packingDropRule({ atMs, nodePools: ['steady'], samples, changes: [change] }, S);
 
-  it('at 12:30: before 0.80 (09:00-11:55), after 0.60 (12:00-12:30): 20 points down, breaching', () => {
+  it('at 12:30: before 0.80 (11:30-11:55), after 0.60 (12:00-12:30): 20 points down, breaching', () => {
     const v = verdictAt(T0 + 12 * HOUR + 30 * MIN);
     expect(v?.[0]).toMatchObject({ breaching: true, figures: { cpuPackingBefore: 0.8, cpuPackingAfter: 0.6 } });
     expect(v?.[0].sentence).toBe(
-      "NodePool steady's CPU packing fell from 80 % in the 3 h before a consolidation (Underutilized) at 2026-11-10T12:00Z to 60 % since.",
+      "NodePool steady's CPU packing fell from 80 % in the 30 min before a consolidation (Underutilized) at 2026-11-10T12:00Z to 60 % in the 30 min from it.",
     );
+  });
+
+  it('pods finishing an hour after the change are not laid at its door: 0.80 to 12:55, then 0.30 (batch done)', () => {
+    // At 14:00 the 3 h since the change would average (12 x 0.80 + 13 x 0.30) / 25 = 0.54, 26 points down; the
+    // 30 min from it (12:00-12:30, 7 samples) are all 0.80 against 0.80 before: no drop.
+    const finishing = times.map((atMs) => ({ atMs, nodePool: 'steady', cpuPacking: atMs >= T0 + 13 * HOUR ? 0.3 : 0.8 }));
+    const v = packingDropRule({ atMs: T0 + 14 * HOUR, nodePools: ['steady'], samples: finishing, changes: [change] }, S);
+    expect(v?.[0]).toMatchObject({ breaching: false, figures: { cpuPackingBefore: 0.8, cpuPackingAfter: 0.8 } });
   });
 
   it('fires at 12:30 (30 min hold from 12:00), not at 12:25; resolves when the change leaves the 3 h window (15:05)', () => {
@@ -296,8 +304,8 @@ describe('packing-drop', () => {
       S,
       T0 + 12 * HOUR + 30 * MIN,
     );
-    // At 15:00 the after-mean (12:00-15:00: 36 samples of 0.6, one of 0.8) is still ~0.605: breaching; at 15:05 the
-    // change is 3 h 5 min old, out of the window.
+    // At 15:00 the after-mean (12:00-12:30: 7 samples of 0.6) is still 0.60: breaching; at 15:05 the change is
+    // 3 h 5 min old, out of the 3 h window.
     expect(r.transitions).toEqual([
       { kind: 'firing', subject: 'steady', atMs: T0 + 12 * HOUR + 30 * MIN },
       { kind: 'resolved', subject: 'steady', atMs: T0 + 15 * HOUR + 5 * MIN },

@@ -70,7 +70,7 @@ export function budgetThresholdRule(statuses: readonly BudgetStatus[] | null): R
 
 // ---------------------------------------------------------------- spot-fallback
 
-/** A NodePool's cost per hour at one snapshot, by capacity type. */
+/** A NodePool's cost per hour at one snapshot, by capacity type, each node at its on-demand price (its capacity). */
 export interface PoolCapacityCost {
   atMs: number;
   nodePool: string;
@@ -128,7 +128,7 @@ export function spotFallbackRule(
         costPerHour: round(total),
         currency: input.currency,
       },
-      sentence: `NodePool ${nodePool} allows spot, yet ${pct(shareNow)} of its cost per hour (${money(now.onDemandPerHour, input.currency)} of ${money(total, input.currency)}) is on-demand, up from ${pct(lowest)} at its lowest in the previous ${Math.round(settings.spotBaselineMs / HOUR_MS)} h: spot capacity fell back to on-demand.`,
+      sentence: `NodePool ${nodePool} allows spot, yet ${pct(shareNow)} of its cost per hour at on-demand prices (${money(now.onDemandPerHour, input.currency)} of ${money(total, input.currency)}) is on-demand, up from ${pct(lowest)} at its lowest in the previous ${Math.round(settings.spotBaselineMs / HOUR_MS)} h: spot capacity fell back to on-demand.`,
       link: pageLink(
         '/nodepools',
         `NodePool ${nodePool}, cost by capacity type`,
@@ -195,10 +195,16 @@ export interface ConsolidationChange {
 const mean = (xs: readonly number[]): number | null => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
 
 /**
+ * How long before and after a consolidation change its packing is read: long enough for the evicted pods to land, short
+ * enough that pods finishing hours later (a batch pool emptying after a Delete) are not laid at the change's door.
+ */
+export const PACKING_SPAN_MS = 30 * 60_000;
+
+/**
  * The newest consolidation change of each NodePool within the packing window before now: the mean CPU packing of its
- * snapshots in the window before the change against those since (after it up to now). Falls by `threshold` or more:
- * breaching. A NodePool without a change in the window is judged not breaching (its alert, if any, resolves once the
- * change leaves the window).
+ * snapshots in the 30 min before the change against those in the 30 min from it (up to now). Falls by `threshold` or
+ * more: breaching. A NodePool without a change in the window is judged not breaching (its alert, if any, resolves once
+ * the change leaves the window).
  */
 export function packingDropRule(
   input: { atMs: number; nodePools: readonly string[]; samples: readonly PackingSample[]; changes: readonly ConsolidationChange[] } | null,
@@ -225,16 +231,18 @@ export function packingDropRule(
       continue;
     }
     const pool = input.samples.filter((s) => s.nodePool === nodePool);
-    const before = mean(pool.filter((s) => s.atMs >= change.atMs - w && s.atMs < change.atMs).map((s) => s.cpuPacking));
-    const after = mean(pool.filter((s) => s.atMs >= change.atMs && s.atMs <= input.atMs).map((s) => s.cpuPacking));
+    const span = PACKING_SPAN_MS;
+    const before = mean(pool.filter((s) => s.atMs >= change.atMs - span && s.atMs < change.atMs).map((s) => s.cpuPacking));
+    const after = mean(
+      pool.filter((s) => s.atMs >= change.atMs && s.atMs <= Math.min(input.atMs, change.atMs + span)).map((s) => s.cpuPacking),
+    );
     if (before === null || after === null) continue;
-    const hours = Math.round(w / HOUR_MS);
     out.push({
       rule: 'packing-drop',
       subject: nodePool,
       breaching: before - after >= threshold - 1e-9,
       figures: { cpuPackingBefore: round(before), cpuPackingAfter: round(after), changeAtMs: change.atMs, change: change.what },
-      sentence: `NodePool ${nodePool}'s CPU packing fell from ${pct(before)} in the ${hours} h before ${change.what} at ${new Date(change.atMs).toISOString().slice(0, 16)}Z to ${pct(after)} since.`,
+      sentence: `NodePool ${nodePool}'s CPU packing fell from ${pct(before)} in the ${Math.round(span / 60_000)} min before ${change.what} at ${new Date(change.atMs).toISOString().slice(0, 16)}Z to ${pct(after)} in the ${Math.round(span / 60_000)} min from it.`,
       link,
     });
   }

@@ -89,13 +89,60 @@ describe('evaluateAlerts over the database, across a collector restart', () => {
       pendingSinceMs: T0 + 60 * MIN,
       firingSinceMs: T0 + 120 * MIN,
       resolvedAtMs: T0 + 150 * MIN,
-      figures: { onDemandShare: 0.8, lowestOnDemandShare: 0.25, onDemandPerHour: 0.4, costPerHour: 0.5 },
+      // Each node at its on-demand price, 0.192/h: 4 x 0.192 = 0.768 of 5 x 0.192 = 0.96.
+      figures: { onDemandShare: 0.8, lowestOnDemandShare: 0.25, onDemandPerHour: 0.768, costPerHour: 0.96 },
       sentence:
-        'NodePool general allows spot, yet 80 % of its cost per hour (USD 0.40 of USD 0.50) is on-demand, up from 25 % at its lowest in the previous 24 h: spot capacity fell back to on-demand.',
+        'NodePool general allows spot, yet 80 % of its cost per hour at on-demand prices (USD 0.77 of USD 0.96) is on-demand, up from 25 % at its lowest in the previous 24 h: spot capacity fell back to on-demand.',
     });
     expect(repo.deliveries(episodes[0].id).map((d) => [d.transition, (d.atMs - T0) / MIN, d.status])).toEqual([
       ['firing', 120, 'pending'],
       ['resolved', 150, 'pending'],
     ]);
+  });
+
+  it('spot shrinking with on-demand flat is no fallback: the earlier snapshots are read per hour, as the newest is', () => {
+    // 00:00-00:55 od-1, od-2 and six spot: on-demand 0.20 of 0.80/h, 25 %; from 01:00 od-1, od-2 and one spot: 0.20 of
+    // 0.30/h, 67 %, 42 points up, but on-demand is 0.20/h as before: nothing launched on-demand. Read as USD per
+    // 5-minute bucket (0.20 / 12), the earlier on-demand spend looked 12 times smaller than the newest's USD/h: it
+    // "grew", and the alert fired at 02:00.
+    const shrinking = (t: number): NodeSpec[] => {
+      const spot = (n: number) => Array.from({ length: n }, (_x, k) => node(`spot-${k + 1}`, 'spot'));
+      return [node('od-1', 'on-demand'), node('od-2', 'on-demand'), ...spot(t < T0 + 60 * MIN ? 6 : 1)];
+    };
+    const said: string[] = [];
+    for (let t = T0; t <= T0 + 180 * MIN; t += 5 * MIN) {
+      createKubeRepository(db).writeSnapshot(snapshotWrite(t, shrinking(t), [general]));
+      said.push(
+        ...evaluateAlerts(db, { atMs: t })
+          .transitions.filter((x) => x.state.rule === 'spot-fallback')
+          .map((x) => `${x.kind} ${(x.atMs - T0) / MIN}`),
+      );
+    }
+    expect(said).toEqual([]);
+  });
+
+  it("cheap spot lost whole is a fallback: the shares are of capacity (on-demand prices), as week4's general on 2026-11-11", () => {
+    // od-1, od-2 at 0.192/h and three spot at 0.03/h (on-demand 0.192) until 01:00: 0.384 of 0.474/h spent, 81 %
+    // on-demand; at on-demand prices 0.384 of 0.96, 40 %. From 01:00 to 02:30 no spot, four on-demand: 100 %. Spend's
+    // share rose 19 points (under 30: nothing said); capacity's 60: pending 01:00, fires 02:00, resolves 02:30.
+    const priced = (name: string, capacityType: 'spot' | 'on-demand'): NodeSpec => ({
+      ...node(name, capacityType),
+      usdPerHour: capacityType === 'spot' ? 0.03 : 0.192,
+    });
+    const short = (t: number) => t >= T0 + 60 * MIN && t < T0 + 150 * MIN;
+    const nodes = (t: number): NodeSpec[] =>
+      short(t)
+        ? ['od-1', 'od-2', 'od-3', 'od-4'].map((n) => priced(n, 'on-demand'))
+        : [priced('od-1', 'on-demand'), priced('od-2', 'on-demand'), ...['spot-1', 'spot-2', 'spot-3'].map((n) => priced(n, 'spot'))];
+    const said: string[] = [];
+    for (let t = T0; t <= T0 + 180 * MIN; t += 5 * MIN) {
+      createKubeRepository(db).writeSnapshot(snapshotWrite(t, nodes(t), [general]));
+      said.push(
+        ...evaluateAlerts(db, { atMs: t })
+          .transitions.filter((x) => x.state.rule === 'spot-fallback')
+          .map((x) => `${x.kind} ${(x.atMs - T0) / MIN}`),
+      );
+    }
+    expect(said).toEqual(['firing 120', 'resolved 150']);
   });
 });

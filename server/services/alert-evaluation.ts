@@ -29,8 +29,12 @@ import { createEfficiencyService } from './efficiency-service.js';
 import { createReportsService } from './reports-service.js';
 
 const TAG_NODEPOOL = 'karpenter.sh/nodepool';
-/** Disruption reasons that are consolidation decisions (Karpenter's DisruptionTerminating "Disrupting Node: ..."). */
-const CONSOLIDATION_REASONS = new Set(['Underutilized', 'Empty']);
+/**
+ * Disruption reasons that are consolidation decisions (Karpenter's DisruptionTerminating "Disrupting Node: ...") that
+ * can lower packing: moving pods off an underutilized node. Deleting an Empty node removes capacity no pod requests,
+ * which can only raise packing (week4's spot-batch drops after Empty deletes were batch pods finishing).
+ */
+const CONSOLIDATION_REASONS = new Set(['Underutilized']);
 
 export interface EvaluateAlertsOptions {
   /** The evaluation's time: the newest snapshot's, or the collector's clock after a failed one or a bill refresh. */
@@ -116,8 +120,26 @@ function judge(db: Db, o: EvaluateAlertsOptions, settings: AlertSettings): Parti
       const byKey = new Map<string, PoolCapacityCost>();
       // Earlier snapshots from the rollups (a snapshot stands for the time until the next one), the newest from its
       // own rows (it stands for no time yet), per hour.
+      // A bucket's cost is over the hours its snapshots stand for (5 min: 1/12 h): per hour is that over the hours, as
+      // the newest's is, or the rule's "more on-demand spend than then" compared USD/h with USD per 5 min and held
+      // whenever a night's scale-down left the on-demand node alone (11-05 06:00 and 11-13 03:30 in the demo).
+      const hoursOf = new Map(packing.bucketCoverage({ fromMs, toMs: snapshotMs + 1, bucketMs }).map((c) => [c.bucketStartMs, c.hours]));
       const now = packing.poolRowsAt(snapshotMs).map((r) => ({ ...r, bucketStartMs: snapshotMs }));
-      for (const r of [...rows.filter((x) => x.bucketStartMs < snapshotMs), ...now]) {
+      const earlier = rows
+        .filter((x) => x.bucketStartMs < snapshotMs && (hoursOf.get(x.bucketStartMs) ?? 0) > 0)
+        .map((x) => {
+          const h = hoursOf.get(x.bucketStartMs) ?? 1;
+          return { ...x, costUsd: x.costUsd / h, onDemandUsd: x.onDemandUsd / h, onDemandUnknownUsd: x.onDemandUnknownUsd / h };
+        });
+      // Each node at its on-demand price: the shares are of capacity, not of spend. At spot's own prices a cheap spot
+      // fleet is a small share of the cost, and losing it all raises the on-demand share little: week4's general ran
+      // 18 spot nodes at 0.27 USD/h beside 4 on-demand at 1.00 (78 % on-demand) before its spot shortage at
+      // 2026-11-11T14:00Z, so 100 % during it was 22 points up and the demo raised nothing; at on-demand prices the 18
+      // spot nodes are 1.12 USD/h (47 % on-demand), and 100 % is 53 points up. A node without an on-demand price counts
+      // at its own.
+      const atOnDemand = (r: { costUsd: number; onDemandUsd: number; onDemandUnknownUsd: number }) => r.onDemandUsd + r.onDemandUnknownUsd;
+      for (const r0 of [...earlier, ...now]) {
+        const r = { ...r0, costUsd: atOnDemand(r0) };
         const k = `${r.bucketStartMs} ${r.nodePool}`;
         const c = byKey.get(k) ?? { atMs: r.bucketStartMs, nodePool: r.nodePool, onDemandPerHour: 0, spotPerHour: 0, otherPerHour: 0 };
         if (r.capacityType === 'on-demand') c.onDemandPerHour += r.costUsd;
