@@ -8,7 +8,7 @@ import { collectKubeSnapshot } from '../../collectors/kubernetes/collect.js';
 import type { KubePod } from '../../core/karpenter/scheduling/kube-types.js';
 import { buildSnapshotRows } from '../../core/rollup.js';
 import { buildApp } from '../../server/app.js';
-import type { WhyNotResponse } from '../../server/schemas/whatif.js';
+import type { PredictResponse, WhyNotResponse } from '../../server/schemas/whatif.js';
 import { openDb, type Db } from '../../db/open-db.js';
 import { type ClusterSnapshot, createClusterSnapshotRepository } from '../../db/repositories/cluster-snapshot-repository.js';
 import { createKarpenterExplanationsRepository } from '../../db/repositories/karpenter-explanations-repository.js';
@@ -273,6 +273,30 @@ describe('a stored snapshot read back as the cluster Karpenter saw (issue 21)', 
       wording: 'karpenter',
     });
     expect(body.command?.candidates ?? []).not.toContain(NODE_B);
+  });
+
+  it('8. a what-if ?at= an older snapshot uses the NodePools of then: a pod both pools admit goes to dedicated (weight 20) at t1, when default weighed 10, and to default (50) at t2', async () => {
+    // Tolerates the dedicated pool's taint and needs a node of its own (1500m: no node has that much free).
+    const pod = JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'both', namespace: 'shop' },
+      spec: {
+        tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'payments', effect: 'NoSchedule' }],
+        containers: [{ name: 'c', image: 'busybox', resources: { requests: { cpu: '1500m', memory: '1Gi' } } }],
+      },
+    });
+    const poolAt = async (at: string) => {
+      const res = await fetch(`${base}/api/whatif/predict?at=${at}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: pod,
+      });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as PredictResponse).nodeClaims.map((nc) => nc.nodePool);
+    };
+    expect(await poolAt(T1)).toEqual(['dedicated']);
+    expect(await poolAt(T2)).toEqual(['default']);
   });
 
   it('NodePools as they were at each snapshot (versioned), not as last collected', () => {
