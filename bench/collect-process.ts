@@ -23,6 +23,8 @@ const { values } = parseArgs({
     region: { type: 'string', default: 'us-east-1' },
     // Also read PodMetrics and NodeMetrics (metrics.k8s.io) and store the usage, as collect does.
     usage: { type: 'boolean', default: false },
+    // List only nodes, pods, NodeClaims, NodePools, namespaces and events: none of the extra kinds (kinds.ts).
+    'no-extra-kinds': { type: 'boolean', default: false },
   },
 });
 
@@ -34,7 +36,7 @@ async function main(): Promise<void> {
   const prices = PriceBook.fromDb(db, values.region ?? 'us-east-1', staticTableFor(values.region ?? 'us-east-1'));
   const stats = { requests: 0, restarts: 0 };
   const takenAt = Date.now();
-  const snapshot = await collectKubeSnapshot(k, takenAt, { withEvents: true }, stats);
+  const snapshot = await collectKubeSnapshot(k, takenAt, { withEvents: true, extraKinds: !values['no-extra-kinds'] }, stats);
   const usage = values.usage ? await collectUsage(k, takenAt, { namespaces: usageNamespaces(snapshot.pods) }, stats) : null;
   if (usage !== null && usage.status.state !== 'available') throw new Error(`metrics.k8s.io: ${usage.status.message}`);
   const t1 = performance.now();
@@ -57,6 +59,7 @@ async function main(): Promise<void> {
       rollupMs: t2 - t1,
       writeMs: t3 - t2,
       nodes: snapshot.nodes.length,
+      objects: snapshot.objects?.length ?? 0,
       pods: snapshot.pods.length,
       podMetrics: usage?.pods.length ?? 0,
       usageSamples: usageRows?.sampleCount ?? 0,

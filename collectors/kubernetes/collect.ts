@@ -16,6 +16,12 @@ export interface KubeCollectOptions {
   withEvents?: boolean;
   /** NodePools and namespaces change rarely: pass the last ones read to skip listing them. */
   reuse?: { nodePools: NodePoolRecord[]; namespaces: NamespaceRecord[] };
+  /**
+   * List the kinds beyond nodes, pods, NodeClaims, NodePools, namespaces and events (PDBs, DaemonSets, volumes,
+   * CSINodes, EC2NodeClasses, NodeOverlays: kinds.ts). On unless set false; only the snapshot bench turns it off, to
+   * weigh what they add.
+   */
+  extraKinds?: boolean;
 }
 
 const itemsOf = (v: unknown): unknown[] => {
@@ -103,7 +109,7 @@ export async function collectKubeSnapshot(
           stats,
         )
       : Promise.resolve([]),
-    ...EXTRA_KINDS.map(extra),
+    ...(opts.extraKinds === false ? [] : EXTRA_KINDS.map(extra)),
   ]);
   kinds.Node = { state: 'ok' };
   if (!opts.reuse) kinds.NodePool = { state: 'ok' };

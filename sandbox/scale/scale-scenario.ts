@@ -164,6 +164,9 @@ class ScaleBuilder {
       events: this.events.sort((a, b) => a.at - b.at),
       spotPrices,
       onDemandUsdPerHour: onDemand,
+      // No volumes, but the CSINode of every node (the sandbox serves them once volumeClaims is set): the one kind
+      // issue 21 collects that grows with the cluster, weighed by the snapshot bench's "objects Karpenter reads" row.
+      volumeClaims: [],
     };
   }
 

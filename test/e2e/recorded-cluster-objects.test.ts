@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,10 +7,13 @@ import { createKubeClients } from '../../collectors/kubernetes/client.js';
 import { collectKubeSnapshot } from '../../collectors/kubernetes/collect.js';
 import type { KubePod } from '../../core/karpenter/scheduling/kube-types.js';
 import { buildSnapshotRows } from '../../core/rollup.js';
+import { buildApp } from '../../server/app.js';
+import type { PredictResponse, WhyNotResponse } from '../../server/schemas/whatif.js';
 import { openDb, type Db } from '../../db/open-db.js';
 import { type ClusterSnapshot, createClusterSnapshotRepository } from '../../db/repositories/cluster-snapshot-repository.js';
 import { createKarpenterExplanationsRepository } from '../../db/repositories/karpenter-explanations-repository.js';
 import { createKubeRepository } from '../../db/repositories/kube-repository.js';
+import { createPricesRepository } from '../../db/repositories/prices-repository.js';
 import { writeKubeconfig } from '../../sandbox/kubeconfig.js';
 import { json, type SandboxHandler } from '../../sandbox/serve/context.js';
 import {
@@ -46,6 +50,8 @@ let served: ServedHandlers;
 let db: Db;
 let at1: ClusterSnapshot;
 let at2: ClusterSnapshot;
+let app: ReturnType<typeof buildApp> | undefined;
+let base: string;
 const requested: string[] = [];
 
 /** A Kubernetes API listing what `now()` says, `limit` items a page (continue = the next index). */
@@ -100,9 +106,33 @@ beforeAll(async () => {
   const reader = createClusterSnapshotRepository(db);
   at1 = reader.clusterObjectsAt(Date.parse(T1)) as ClusterSnapshot;
   at2 = reader.clusterObjectsAt(Date.parse(T2)) as ClusterSnapshot;
+  // The API's engine prices the cluster's types from stored on-demand prices: us-west-2 list prices (Linux, on demand).
+  createPricesRepository(db).insertPrices(
+    (
+      [
+        ['m5.large', 0.096],
+        ['r5.large', 0.126],
+        ['c5.large', 0.085],
+        ['m5.xlarge', 0.192],
+      ] as const
+    ).map(([instanceType, pricePerHour]) => ({
+      kind: 'on-demand' as const,
+      region: 'us-west-2',
+      instanceType,
+      zone: '',
+      effectiveAt: Date.parse('2026-11-01T00:00:00Z'),
+      pricePerHour,
+      currency: 'USD' as const,
+      source: 'pricing-api' as const,
+    })),
+  );
+  app = buildApp({ db, webRoot: join(dir, 'no-web'), now: () => Date.parse(T2) });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 }, 60_000);
 
 afterAll(async () => {
+  await app?.close();
   db?.close();
   await served?.close();
   rmSync(dir, { recursive: true, force: true });
@@ -231,6 +261,42 @@ describe('a stored snapshot read back as the cluster Karpenter saw (issue 21)', 
     expect(dnd?.metadata.annotations).toEqual({ 'karpenter.sh/do-not-disrupt': '30m' });
     expect(dnd?.status?.startTime).toBe('2026-11-03T09:50:00.000Z');
     expect(db.prepare('SELECT do_not_disrupt FROM pods WHERE name = ?').pluck().get(DND_POD)).toBe(1);
+  });
+
+  it('8. the do-not-disrupt duration honoured through the API: at 10:00, 10 minutes into its 30m, /api/whatif/why-not keeps its node in Karpenter v1.14.1 wording (statenode.go)', async () => {
+    const res = await fetch(`${base}/api/whatif/why-not?at=${T1}`);
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as WhyNotResponse;
+    expect(body.nodes.find((n) => n.node === NODE_B)).toMatchObject({
+      decision: 'keep',
+      reason: `Pod has "karpenter.sh/do-not-disrupt" annotation (Pod=shop/${DND_POD})`,
+      wording: 'karpenter',
+    });
+    expect(body.command?.candidates ?? []).not.toContain(NODE_B);
+  });
+
+  it('8. a what-if ?at= an older snapshot uses the NodePools of then: a pod both pools admit goes to dedicated (weight 20) at t1, when default weighed 10, and to default (50) at t2', async () => {
+    // Tolerates the dedicated pool's taint and needs a node of its own (1500m: no node has that much free).
+    const pod = JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'both', namespace: 'shop' },
+      spec: {
+        tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'payments', effect: 'NoSchedule' }],
+        containers: [{ name: 'c', image: 'busybox', resources: { requests: { cpu: '1500m', memory: '1Gi' } } }],
+      },
+    });
+    const poolAt = async (at: string) => {
+      const res = await fetch(`${base}/api/whatif/predict?at=${at}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: pod,
+      });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as PredictResponse).nodeClaims.map((nc) => nc.nodePool);
+    };
+    expect(await poolAt(T1)).toEqual(['dedicated']);
+    expect(await poolAt(T2)).toEqual(['default']);
   });
 
   it('NodePools as they were at each snapshot (versioned), not as last collected', () => {

@@ -6,6 +6,7 @@ import type { StatusResponse } from '../../server/schemas/status.js';
 import { openDb, type Db } from '../../db/open-db.js';
 import { buildApp } from '../../server/app.js';
 import { DAY_MS, HOUR_MS } from '../../core/time.js';
+import type { RecommendationsResponse } from '../../server/schemas/workloads.js';
 import { seededDb, type SeededDb } from '../fixtures/seeded-api.js';
 
 /*
@@ -78,6 +79,23 @@ afterAll(async () => {
 });
 
 describe('a fold of the week4 sandbox past a 1-day raw retention', () => {
+  // Issue 21 item 8 through the API on this fixture (the only seeded one whose days hold a workload above its CPU
+  // request without a CPU limit): nightly-etl bursts to 1.6x its request and has no limit (week4.json).
+  it('8. only a CPU limit throttles: nightly-etl, above its CPU request with no limit, is above-request and not throttled; every throttled row has a limit', async () => {
+    const rec = (await answer(before, '/api/workloads/recommendations')) as RecommendationsResponse;
+    const etl = rec.rows.filter((r) => r.workloadName.startsWith('nightly-etl-'));
+    expect(etl.length).toBeGreaterThan(0);
+    for (const r of etl)
+      expect([r.cpuLimitMillicores, r.flags.includes('throttled'), r.flags.includes('above-request'), r.throttledBy]).toEqual([
+        null,
+        false,
+        true,
+        ['request'],
+      ]);
+    const throttled = rec.rows.filter((r) => r.flags.includes('throttled'));
+    expect(throttled.map((r) => [r.workloadName, r.cpuLimitMillicores])).toEqual([['catalog-api', 1500]]);
+  });
+
   it('folds the two older days into hourly snapshots and leaves the last day as taken', () => {
     const count = (db: Db, where: string) => db.prepare(`SELECT COUNT(*) FROM snapshots WHERE ${where}`).pluck().get() as number;
     expect(boundaryMs).toBe(Math.floor((endMs - DAY_MS) / HOUR_MS) * HOUR_MS);
