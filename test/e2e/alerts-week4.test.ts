@@ -77,7 +77,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('week4 raises spot-fallback, budget-threshold and packing-drop', () => {
+describe('week4 raises spot-fallback and budget-threshold, and no packing-drop for load falling at night', () => {
   it('fires once, an hour after the shortage began, resolves after it ends, and reaches the sink once each', async () => {
     const times = createAlertRepository(db).snapshotTimes(FROM_MS, TO_MS);
     const target = [{ url: sink.url, format: 'json' as const }];
@@ -144,22 +144,12 @@ describe('week4 raises spot-fallback, budget-threshold and packing-drop', () => 
       ['firing', 'budget/general-window/spent/0.8', '2026-11-11T16:00:00.000Z'],
       ['firing', 'budget/general-window/spent/1', '2026-11-11T20:15:00.000Z'],
     ]);
-    // Packing: the simulated Karpenter consolidates an empty general node at 22:55 (Empty, Delete), as night falls;
-    // general's CPU packing in the 3 h since (to 23:30) is 61 % against 75 % in the 3 h before, over the rule's 10
-    // points. Pending at 23:00 (the first snapshot after the change), firing after the 30 min hold: 23:30; once.
-    const packing = all.filter((x) => x.rule === 'packing-drop');
-    expect(packing.map((x) => [x.subject, new Date(x.pendingSinceMs).toISOString(), new Date(x.firingSinceMs ?? 0).toISOString()])).toEqual(
-      [['general', '2026-11-11T23:00:00.000Z', '2026-11-11T23:30:00.000Z']],
-    );
-    expect(packing[0].sentence).toMatch(
-      /^NodePool general's CPU packing fell from \d+ % in the 3 h before a consolidation \(Empty, Delete\) at 2026-11-11T22:55Z to \d+ % since\.$/,
-    );
-    expect(
-      sink.received
-        .map((r) => r.body as AlertWebhookPayload)
-        .filter((b) => b.alertId === (packing[0].id ?? -1))
-        .map((b) => [b.status, b.subject, b.at]),
-    ).toEqual([['firing', 'general', '2026-11-11T23:30:00.000Z']]);
+    // Packing: the simulated Karpenter deletes an empty general node at 22:55 (Empty, Delete) as night falls, and
+    // general's CPU packing over the next hours is lower than over the hours before (75 % -> 61 %): load falling, not
+    // the consolidation (deleting an empty node cannot lower packing). The rule counts only Underutilized changes and
+    // compares the 30 min on either side (core/alert-rules.ts), so nothing fires here. week4 has no consolidation
+    // change that lowers packing yet (a scenario-set change of a NodePool's disruption settings is still to come).
+    expect(all.filter((x) => x.rule === 'packing-drop')).toEqual([]);
     // Nothing at all was delivered twice across the restart.
     const keys = sink.received.map((r) => {
       const b = r.body as AlertWebhookPayload;
