@@ -116,6 +116,19 @@ describe('every /api route in the OpenAPI document refuses ?bogusParam=1', () =>
         type: 'application/yaml',
         body: 'apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: default}\nspec:\n  containers: [{name: c, image: i}]\n',
       },
+      '/api/budgets': {
+        type: 'application/json',
+        body: JSON.stringify({
+          name: 'strict',
+          scope: { kind: 'cluster', name: '' },
+          period: 'monthly',
+          amount: 100,
+          currency: 'USD',
+          costMetric: 'unblended',
+          thresholds: [0.8, 1],
+          dollarLimit: false,
+        }),
+      },
     };
     for (const [path] of apiOperations('post')) {
       const { type, body } = bodies[path] ?? { type: 'text/csv', body: file };

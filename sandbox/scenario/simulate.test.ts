@@ -85,7 +85,16 @@ describe('week4 scenario', () => {
     const reasons = sc.nodes.map((n) => n.deletionReason);
     expect(reasons.filter((r) => r === 'Underutilized').length).toBeGreaterThan(0);
     expect(reasons.filter((r) => r === 'Empty').length).toBeGreaterThan(0);
-    expect(reasons.filter((r) => r === 'Interrupted')).toHaveLength(1);
+    // One spot interruption on spot-batch (11-06 14:32), and week4's spot shortage on general (11-11 14:00, 4 h), which
+    // reclaims every spot node general runs at that step and nothing else.
+    const interrupted = sc.nodes.filter((n) => n.deletionReason === 'Interrupted');
+    expect(interrupted.filter((n) => n.nodePool === 'spot-batch')).toHaveLength(1);
+    const shortage = interrupted.filter((n) => n.nodePool === 'general');
+    expect(shortage.length).toBeGreaterThan(0);
+    expect(new Set(shortage.map((n) => [n.capacityType, new Date(n.deletedAt ?? 0).toISOString()].join(' ')))).toEqual(
+      new Set(['spot 2026-11-11T14:00:00.000Z']),
+    );
+    expect(interrupted.length).toBe(1 + shortage.length);
     expect(reasons.filter((r) => r === 'Drifted').length).toBeGreaterThan(0);
     const replacements = sc.nodes.filter((n) => n.launchReason.kind === 'replacement');
     expect(replacements.some((n) => n.launchReason.kind === 'replacement' && n.launchReason.reason === 'Underutilized')).toBe(true);
@@ -95,10 +104,10 @@ describe('week4 scenario', () => {
       sc.events.some((e) => e.reason === 'DisruptionBlocked' && e.message === 'Pod has "karpenter.sh/do-not-disrupt" annotation'),
     ).toBe(true);
     // The interruption as the AWS provider writes it: no "Disrupting Node" event.
-    expect(sc.events.filter((e) => e.reason === 'TerminatingOnInterruption').map((e) => e.involvedObject.kind)).toEqual([
-      'NodeClaim',
-      'Node',
-    ]);
+    // One pair (NodeClaim, Node) per interrupted node: spot-batch's and every node the shortage reclaimed.
+    expect(sc.events.filter((e) => e.reason === 'TerminatingOnInterruption').map((e) => e.involvedObject.kind)).toEqual(
+      interrupted.flatMap(() => ['NodeClaim', 'Node']),
+    );
     expect(sc.events.some((e) => e.message.includes('Interrupted'))).toBe(false);
   });
 
@@ -136,7 +145,11 @@ describe('week4 imitating the legacy and the current Karpenter release', () => {
     // capacity reservation only from v1.6: the system node in the reservation's zone is reserved on 1.13.0, on-demand
     // on 1.5.0 (coredns' zone spread puts the two system nodes in us-east-1a and us-east-1b on both), and Karpenter's
     // pods run each release's controller image. All else is equal.
-    const image = (text: string) => text.replace(/public\.ecr\.aws\/karpenter\/controller:[^"]*/g, 'CONTROLLER');
+    // Each release's chart writes its own FEATURE_GATES (karpenter-profile.ts): compared apart below.
+    const image = (text: string) =>
+      text
+        .replace(/public\.ecr\.aws\/karpenter\/controller:[^"]*/g, 'CONTROLLER')
+        .replace(/"name":"FEATURE_GATES","value":"[^"]*"/g, '"name":"FEATURE_GATES","value":"GATES"');
     // The NodeOverlays and the static NodePool exist from v1.7 and v1.8: 1.13.0 serves them, with the same history.
     const { events: le, karpenterVersion: _lv, nodePools: _lp, nodes: ln, capacityReservations: lr, nodeOverlays: lo, ...lrest } = legacy2;
     const {
@@ -155,6 +168,12 @@ describe('week4 imitating the legacy and the current Karpenter release', () => {
     expect(image(JSON.stringify(lrest))).toBe(image(JSON.stringify(crest)));
     expect(JSON.stringify(crest)).toContain('public.ecr.aws/karpenter/controller:1.13.0@sha256:');
     expect(JSON.stringify(lrest)).toContain('public.ecr.aws/karpenter/controller:1.5.0@sha256:');
+    // The charts' gates: ReservedCapacity from v1.3 (on by default from v1.6), NodeRepair from v1.1, NodeOverlay v1.7,
+    // StaticCapacity v1.8; SpotToSpotConsolidation as week4 sets it (off); the sandbox runs the alpha gates off.
+    expect(JSON.stringify(lrest)).toContain('"value":"ReservedCapacity=false,SpotToSpotConsolidation=false,NodeRepair=false"');
+    expect(JSON.stringify(crest)).toContain(
+      '"value":"ReservedCapacity=true,SpotToSpotConsolidation=false,NodeRepair=false,NodeOverlay=false,StaticCapacity=false"',
+    );
     expect([lr, cr]).toEqual([[], [{ id: 'cr-0a1b2c3d4e5f60718', instanceType: 'm6i.large', zone: 'us-east-1b', count: 2 }]]);
     const reserved = cn.filter((n) => n.capacityType === 'reserved').map((n) => n.name);
     expect(reserved).toHaveLength(1);

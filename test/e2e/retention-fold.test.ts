@@ -125,8 +125,9 @@ describe('a fold of the week4 sandbox past a 1-day raw retention', () => {
       // Long enough for whole-hour points: the timeline's (300 points) and efficiency's (1,000 points) buckets.
       ['60 days up to the end', endMs - 60 * DAY_MS, endMs],
     ];
-    // Points finer than an hour are hourly past the raw retention: compared on the 60-day range only.
-    const subHourPoints = new Set(['/api/consolidation/timeline', '/api/efficiency/nodepools']);
+    // Points finer than an hour are hourly past the raw retention: compared on the 60-day range only. So are the
+    // instants /api/nodes/changes compares (the last snapshot before from and before to: hourly once folded).
+    const subHourPoints = new Set(['/api/consolidation/timeline', '/api/efficiency/nodepools', '/api/nodes/changes']);
     const extras: Record<string, string[]> = {
       '/api/teams/cost': ['', '&method=aws-split', '&method=opencost&idle=spread', '&groupBy=namespace&weights=0.7,0.3'],
       '/api/teams/cost/series': ['', '&method=aws-split', '&method=opencost'],

@@ -30,12 +30,18 @@ const NOT_TABLES = [
   '/api/whatif/overlay',
   // each budget's standing with its forecast method: configuration read back, JSON only
   '/api/budgets',
+  // alert episodes with their figures and deliveries, and the rules' settings: nested, read on the Alerts page
+  '/api/alerts',
+  '/api/alerts/settings',
+  // the nodes gone and come between two instants, each side counted and priced: two lists, read on the page
+  '/api/nodes/changes',
 ];
 /** The query a route that is not a table needs to answer 200. */
 const NOT_TABLE_QUERY: Record<string, string> = {
   '/api/workloads/usage': '?namespace=default&kind=Deployment&name=web&container=web',
   '/api/whatif/balanced': '?nodepool=general',
   '/api/whatif/overlay': '?priceAdjustment=-12%25',
+  '/api/nodes/changes': '?from=2026-11-01T06:00:00Z&to=2026-11-01T12:00:00Z',
 };
 /**
  * Table routes built on metrics.k8s.io usage, which this test does not seed (it doubles the seeding time): without
