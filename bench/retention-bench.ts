@@ -46,7 +46,7 @@ const PER_NODE = new Set([
   'cur_resource_daily',
 ]);
 
-interface Latency {
+export interface Latency {
   n: number;
   p50Ms: number;
   p99Ms: number;
@@ -58,7 +58,7 @@ const percentile = (sorted: readonly number[], p: number): number =>
   sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 
 /** Sequential requests (latency, not throughput): one to warm up, then up to `n` within `budgetMs`. */
-async function time(url: string, n: number, budgetMs: number): Promise<Latency> {
+export async function time(url: string, n: number, budgetMs: number): Promise<Latency> {
   const first = await fetch(url);
   const bytes = (await first.arrayBuffer()).byteLength;
   if (first.status !== 200) return { n: 0, p50Ms: Number.NaN, p99Ms: Number.NaN, bytes, status: first.status };

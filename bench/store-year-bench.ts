@@ -9,7 +9,8 @@ import { buildApp } from '../server/app.js';
 import { benchCache } from './cache.js';
 import type { BenchContext, BenchResult } from './context.js';
 import { type BenchRow, figure } from './report.js';
-import { percentile, timedRoutes } from './store-bench.js';
+import { type Latency, time } from './retention-bench.js';
+import { timedRoutes } from './store-bench.js';
 import { bytesByTable, objectBytes, rowsByTable } from './store-size.js';
 
 /**
@@ -98,30 +99,6 @@ function nodeRowBytes(db: Db, scratch: string, limit: number): { raw: RowBytes; 
   } finally {
     db.exec('DETACH aux');
   }
-}
-
-interface Latency {
-  n: number;
-  p50Ms: number;
-  p99Ms: number;
-  bytes: number;
-  status: number;
-}
-
-/** Sequential requests (latency, not throughput): one to warm up, then up to `n` within `budgetMs`. */
-async function time(url: string, n: number, budgetMs: number): Promise<Latency> {
-  const first = await fetch(url);
-  const bytes = (await first.arrayBuffer()).byteLength;
-  if (first.status !== 200) return { n: 0, p50Ms: Number.NaN, p99Ms: Number.NaN, bytes, status: first.status };
-  const samples: number[] = [];
-  const until = performance.now() + budgetMs;
-  while (samples.length < n && performance.now() < until) {
-    const t0 = performance.now();
-    await (await fetch(url)).arrayBuffer();
-    samples.push(performance.now() - t0);
-  }
-  samples.sort((a, b) => a - b);
-  return { n: samples.length, p50Ms: percentile(samples, 50), p99Ms: percentile(samples, 99), bytes, status: 200 };
 }
 
 export async function storeYearBench(ctx: BenchContext): Promise<BenchResult> {
