@@ -49,6 +49,11 @@ export interface SandboxOptions {
   /** false: a cluster without metrics-server (metrics.k8s.io answers 404 and is not discovered). Default true. */
   metricsServer?: boolean;
   /**
+   * The scrape jobs reading cAdvisor in the sandbox's Prometheus (serve/prometheus.ts), e.g. ['kubelet',
+   * 'kubernetes-cadvisor']: a cluster whose kubelets two jobs scrape. Default none: one unlabelled set of series.
+   */
+  prometheusCadvisorJobs?: readonly string[];
+  /**
    * Write the Cost and Usage Report 2.0 export of the history into the folder served as an S3 bucket (Athena reads
    * it too): true keeps one already written for the same history, 'force' rewrites it. Default false (an empty bucket):
    * it takes seconds, and most uses of the sandbox do not read it.
@@ -142,7 +147,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   const srv = await startSandboxServer(
     ctx,
     [
-      createPrometheusHandler(scenario, usage),
+      createPrometheusHandler(scenario, usage, { cadvisorJobs: opts.prometheusCadvisorJobs }),
       createKubeHandler(scenario, token, { usage, metricsServer: opts.metricsServer !== false }),
       ...awsHandlers(),
       ...curHandlers(cur),

@@ -16,6 +16,12 @@ import { podPhaseAt } from './kube-objects.js';
  * `sum by (namespace, pod, container) (container_memory_working_set_bytes{…})`, where the matchers may be
  * `container!=""`, `container!="POD"`, `namespace="…"`, `pod="…"`, `container="…"`. A well-formed query of another
  * metric returns no series, as Prometheus does; anything else is a parse error.
+ *
+ * `cadvisorJobs` (default none): the scrape jobs that read cAdvisor, each giving every container its own series
+ * labelled `job` (a cluster whose kubelets two jobs scrape: the Prometheus Operator's `kubelet` beside a chart's
+ * `kubernetes-cadvisor`). Then `/api/v1/label/job/values` lists them, a `job="…"` matcher selects one job's series,
+ * and a query without one sums every job's, as Prometheus' `sum by` does (the same figure once per job). Without
+ * it the label values endpoint answers 404, as some Prometheus-compatible stores do, and there is no `job` label.
  */
 
 export const PROMETHEUS_PREFIX = '/prometheus';
@@ -71,11 +77,23 @@ function parseStep(text: string | null): number {
 /** How Prometheus prints a sample value: shortest round-trip float. */
 const value = (v: number): string => String(v);
 
-export function createPrometheusHandler(scenario: Scenario, model: UsageModel): SandboxHandler {
+export function createPrometheusHandler(
+  scenario: Scenario,
+  model: UsageModel,
+  { cadvisorJobs = [] }: { cadvisorJobs?: readonly string[] } = {},
+): SandboxHandler {
   const pods = [...scenario.pods].sort((a, b) => a.createdAt - b.createdAt);
+
+  /** How many jobs' series of a container the matchers select (1 without jobs: there is no job label to match). */
+  const jobsSelected = (ms: Matcher[]): number => {
+    const jobMatchers = ms.filter((m) => m.label === 'job');
+    if (cadvisorJobs.length === 0) return jobMatchers.every((m) => (m.op === '=' ? m.value === '' : m.value !== '')) ? 1 : 0;
+    return cadvisorJobs.filter((j) => jobMatchers.every((m) => (m.op === '=' ? j === m.value : j !== m.value))).length;
+  };
 
   const matches = (p: SimPod, container: string, ms: Matcher[]): boolean =>
     ms.every((m) => {
+      if (m.label === 'job') return true;
       const v = m.label === 'namespace' ? p.namespace : m.label === 'pod' ? p.name : m.label === 'container' ? container : '';
       return m.op === '=' ? v === m.value : v !== m.value;
     });
@@ -83,7 +101,9 @@ export function createPrometheusHandler(scenario: Scenario, model: UsageModel): 
   /** Each (pod, container) series at the given times: [seconds, value] where the pod ran then. */
   const evaluate = (q: ParsedQuery, times: EpochMs[]) => {
     const out: { metric: Record<string, string>; values: [number, string][] }[] = [];
-    if (!SUPPORTED.has(q.metric) || times.length === 0) return out;
+    // Prometheus' sum over the jobs' series: each job read the same counters, so n jobs give n times the figure.
+    const jobs = jobsSelected(q.matchers);
+    if (!SUPPORTED.has(q.metric) || times.length === 0 || jobs === 0) return out;
     const first = times[0];
     const last = times[times.length - 1];
     for (const p of pods) {
@@ -95,7 +115,8 @@ export function createPrometheusHandler(scenario: Scenario, model: UsageModel): 
         for (const t of times) {
           if (podPhaseAt(p, t) !== 'Running') continue;
           const u = model.usageAt(p, c, t);
-          values.push([t / 1000, value(q.metric === 'container_memory_working_set_bytes' ? u.memoryBytes : u.cpuMillicores / 1000)]);
+          const one = q.metric === 'container_memory_working_set_bytes' ? u.memoryBytes : u.cpuMillicores / 1000;
+          values.push([t / 1000, value(jobs * one)]);
         }
         if (values.length > 0) out.push({ metric: { namespace: p.namespace, pod: p.name, container: c.name }, values });
       }
@@ -122,6 +143,11 @@ export function createPrometheusHandler(scenario: Scenario, model: UsageModel): 
     }
     if (req.method !== 'GET' && req.method !== 'POST') return promError(405, 'bad_data', `method ${req.method} not allowed`);
     const q = params(req);
+    if (req.method === 'GET' && endpoint === '/api/v1/label/job/values' && cadvisorJobs.length > 0) {
+      // The jobs whose series the match[] selectors name (cAdvisor's metrics: every job; another metric: none).
+      const selected = q.getAll('match[]').some((m) => [...SUPPORTED].some((metric) => m.trim().startsWith(metric)));
+      return json(200, { status: 'success', data: selected ? [...cadvisorJobs].sort() : [] });
+    }
     if (endpoint !== '/api/v1/query_range' && endpoint !== '/api/v1/query')
       return json(404, { status: 'error', errorType: 'not_found', error: `no ${endpoint}` });
     const query = q.get('query');

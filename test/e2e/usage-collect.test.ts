@@ -3,12 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
 import { runCollect, type CollectOptions } from '../../cli/collect.js';
+import { createPrometheusClient } from '../../collectors/prometheus/client.js';
+import { backfillPrometheus } from '../../collectors/prometheus/collect.js';
 import { openDb } from '../../db/open-db.js';
 import { createApiRequestsRepository } from '../../db/repositories/api-requests-repository.js';
 import { createUsageRepository } from '../../db/repositories/usage-repository.js';
 import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
 import { buildApp } from '../../server/app.js';
 import type { StatusResponse } from '../../server/schemas/status.js';
+import type { WorkloadUsageResponse } from '../../server/schemas/workloads.js';
 
 /*
  * `collect` end to end against the sandbox: usage with the snapshot, the Prometheus backfill, what the summary and
@@ -25,9 +28,20 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/*
+ * The sandbox without metrics-server, shared by the two tests that want one. Its Prometheus scrapes cAdvisor with two
+ * jobs (the last test's subject); the test that collects without --prometheus does not ask it.
+ */
+let withoutMetricsServer: Promise<RunningSandbox> | null = null;
+function sandbox(metricsServer: boolean): Promise<RunningSandbox> {
+  if (metricsServer) return startSandbox({ at: AT, metricsServer });
+  withoutMetricsServer ??= startSandbox({ at: AT, metricsServer: false, prometheusCadvisorJobs: ['kubelet', 'kubernetes-cadvisor'] });
+  return withoutMetricsServer;
+}
+
 async function collect(metricsServer: boolean, extra: Partial<CollectOptions>, db: string) {
-  const sb = await startSandbox({ at: AT, metricsServer });
-  sandboxes.push(sb);
+  const sb = await sandbox(metricsServer);
+  if (!sandboxes.includes(sb)) sandboxes.push(sb);
   for (const [k, v] of Object.entries(sb.awsEnv)) vi.stubEnv(k, v);
   const out: string[] = [];
   const err: string[] = [];
@@ -119,5 +133,71 @@ describe('collect without metrics-server', () => {
     const s = await status(join(dir, 'without.db'));
     expect(s.usage.metricsServer).toMatchObject({ state: 'absent', message: expect.stringMatching(/^no metrics-server/) });
     expect(s.usage).toMatchObject({ snapshots: 1, snapshotsWithUsage: 0, lastUsageAt: null, prometheus: null });
+  }, 120_000);
+});
+
+/*
+ * Issue 21 item 8 through the user's path: a cluster whose kubelets' cAdvisor two scrape jobs read (the Prometheus
+ * Operator's `kubelet` job beside a chart's `kubernetes-cadvisor`: the sandbox's Prometheus then serves every
+ * container's series once per job, and a query without a job matcher sums both), the backfill `collect --prometheus`
+ * runs (backfillPrometheus, the real client over HTTP) into a SQLite file, and the Workloads route that charts a
+ * container's usage (the first word of the workload's name is its container's: catalog, ledger). Worked by hand from week4's usage profiles (sandbox/scenarios/week4.json), the closed hours
+ * 14:00-17:00 UTC on Nov 5 (a Thursday) at 5-minute steps:
+ * - storefront/catalog-api requests 1 vCPU and uses 1.25-1.6 of it over its day (peak 16:00 UTC) within +-8 %, held
+ *   at its 1500m CPU limit: at 14:00-17:00 the cycle is at >= cos(30 deg) = 0.87 of its peak, so it would use
+ *   1.25 + 0.35 x 0.93 = 1.58 vCPU x (0.92..1.08) = 1.45-1.71: at the limit in most steps. Its hourly CPU max and p95
+ *   are the limit, 1500 millicores (3000 with the two jobs summed).
+ * - payments/ledger-db (3 replicas) requests 1 vCPU / 6 GiB and uses 0.3 and 0.22 of them within +-3 %: CPU 291-309
+ *   millicores, memory 1.2804-1.3596 GiB (6 x 0.22 x 0.97 and x 1.03) at every step, so its hourly maxima are in those
+ *   bands (summed: 582-618 millicores, 2.56-2.72 GiB).
+ * Seen red with the fix removed (the backfill querying without the job matcher): catalog-api 3000 millicores.
+ */
+describe('the backfill from a Prometheus that scrapes cAdvisor twice, to the Workloads usage route', () => {
+  it('shows each container once: catalog-api at its 1500m limit, ledger-db at 0.3 vCPU and 0.22 x 6 GiB, not twice that', async () => {
+    const sb = await sandbox(false);
+    if (!sandboxes.includes(sb)) sandboxes.push(sb);
+    const db = openDb({ path: join(dir, 'twice-scraped.db') });
+    const app = buildApp({ db });
+    try {
+      const r = await backfillPrometheus({
+        db,
+        client: createPrometheusClient({ url: sb.prometheusUrl }),
+        now: AT + 10 * 60_000,
+        stepMs: 5 * 60_000,
+        sinceMs: 3 * H,
+        runId: null,
+      });
+      // Which jobs scrape cAdvisor (two), then cpu and memory of each job apart.
+      expect(r).toMatchObject({ fromMs: AT - 3 * H, toMs: AT, requests: 5 });
+      const usage = async (namespace: string, kind: string, name: string, container: string) => {
+        const res = await app.inject({
+          url: `/api/workloads/usage?namespace=${namespace}&kind=${kind}&name=${name}&container=${container}&window=3h&at=${new Date(AT).toISOString()}`,
+        });
+        expect(res.statusCode).toBe(200);
+        return res.json<WorkloadUsageResponse>().points;
+      };
+      const GiB = 2 ** 30;
+      const hours = [14, 15, 16].map((h) => `2026-11-05T${h}:00:00.000Z`);
+      const catalog = await usage('storefront', 'Deployment', 'catalog-api', 'catalog');
+      expect(catalog.map((p) => p.hour)).toEqual(hours);
+      for (const p of catalog) {
+        expect(p.source).toBe('prometheus');
+        expect(p.cpuMaxMillicores).toBe(1500);
+        expect(p.cpuP95Millicores).toBe(1500);
+      }
+      const ledger = await usage('payments', 'StatefulSet', 'ledger-db', 'ledger');
+      expect(ledger.map((p) => p.hour)).toEqual(hours);
+      for (const p of ledger) {
+        // 3 replicas x 12 steps an hour
+        expect(p).toMatchObject({ pods: 3, samples: 36, source: 'prometheus' });
+        expect(p.cpuMaxMillicores).toBeGreaterThanOrEqual(291);
+        expect(p.cpuMaxMillicores).toBeLessThanOrEqual(309);
+        expect(p.memoryMaxBytes).toBeGreaterThanOrEqual(6 * 0.22 * 0.97 * GiB);
+        expect(p.memoryMaxBytes).toBeLessThanOrEqual(6 * 0.22 * 1.03 * GiB);
+      }
+    } finally {
+      await app.close();
+      db.close();
+    }
   }, 120_000);
 });
