@@ -435,6 +435,48 @@ describe('the steady pool (on-demand only) at 12:00 worked by hand: headroom and
   });
 });
 
+/*
+ * The spot lever's zones against Karpenter's own choice (v1.14.1), worked by hand from the sandbox's spot prices in
+ * effect at 12:00 (DescribeSpotPriceHistory, Linux/UNIX, the types steady admits). Karpenter, for a batch of pods:
+ * - sorts them by CPU then memory, descending (core pkg/controllers/provisioning/scheduling/queue.go:38,72):
+ *   fraud-scorer x2 (2 vCPU, amd64), image-resizer x3 (1 vCPU, arm64), checkout-web x6 (500m, spread over zones);
+ * - puts each on the earliest in-flight NodeClaim that can take it, else a new one (scheduler.go:601-607, 658-690):
+ *   NodeClaim A takes the fraud-scorers, B the image-resizers, neither pinned to a zone yet;
+ * - for a zone spread, narrows the NodeClaim to one domain of least count within maxSkew (topologygroup.go:259-289,
+ *   topology.go:226-248), and a tie goes to whichever domain Go's map order gives first: "If there are multiple
+ *   eligible domains, we return any random domain" (topologygroup.go:226). So checkout-web's 1st pod pins A to one of
+ *   the three zones, the 2nd pins B to one of the other two, the 3rd opens C in the last; pods 4-6 follow (maxSkew 1);
+ * - launches each NodeClaim with CreateFleet over the offerings compatible with its requirements, its zone among them
+ *   (aws pkg/providers/instance/instance.go:505-520), spot as price-capacity-optimized, on-demand as lowest-price
+ *   (aws pkg/providers/instance/types.go:234,244).
+ * So Karpenter honours the spread, then takes the cheapest offering in the zone the spread chose; the zone order
+ * itself is random. The engine breaks the tie by name (core/karpenter/scheduling/README.md, deliberate differences):
+ * A in us-east-1a, B in us-east-1b, C in us-east-1c, one of Karpenter's six equally likely orders; spot's
+ * price-capacity-optimized taken as the lowest price. The cheapest spot types per node and zone at 12:00:
+ *   A (amd64, >= 8 vCPU):  1a m8i.2xlarge 0.1157  1b m7i-flex.2xlarge 0.1058  1c c7i.2xlarge 0.1166
+ *   B (arm64, >= 8 vCPU):  1a m8g.2xlarge 0.1104  1b m7g.2xlarge 0.0915       1c c7gd.2xlarge 0.1029
+ *   C (any):               1a c7g.large 0.0232    1b c7i-flex.large 0.0239     1c m7g.large 0.0254
+ * The engine's order: 0.1157 + 0.0915 + 0.0254 = 0.2326 USD/h; the lever 0.70165 - 0.2326 = 0.46905 USD/h,
+ * x 730 = 342.4065 USD/month. Karpenter's other orders (A, B, C in): 1a,1c,1b 0.2425; 1b,1a,1c 0.2416; 1b,1c,1a
+ * 0.2319; 1c,1a,1b 0.2509; 1c,1b,1a 0.2313 (the cheapest). Seen red with the engine's tie broken the other way
+ * (the spread's candidate zones tried in reverse name order: another mix).
+ */
+describe("the steady pool's spot lever zone by zone, as Karpenter places a zone-spread batch", () => {
+  it('A in us-east-1a (m8i.2xlarge 0.1157), B in 1b (m7g.2xlarge 0.0915), C in 1c (m7g.large 0.0254): 0.2326 USD/h, the lever 342.41 USD/month', async () => {
+    const h = await get<HeadroomResponse>(`/api/whatif/headroom?at=${iso(12 * HOUR)}`);
+    const steady = h.rows.find((r) => r.nodePool === 'steady');
+    expect(steady?.spotSource).toBe('repack');
+    expect(steady?.spot.mix.map((m) => [m.instanceType, m.capacityType, m.nodes, Number(m.usdPerHour.toFixed(6))])).toEqual([
+      ['m8i.2xlarge', 'spot', 1, 0.1157],
+      ['m7g.2xlarge', 'spot', 1, 0.0915],
+      ['m7g.large', 'spot', 1, 0.0254],
+    ]);
+    expect(steady?.spot.usdPerHour).toBeCloseTo(0.2326, 9);
+    expect(steady?.spotUsdPerHour).toBeCloseTo(0.46905, 9);
+    expect(steady?.spotUsdPerMonth).toBeCloseTo(342.4065, 6);
+  });
+});
+
 describe('issue 21 items 4-5 in the stored path: the reservation and the feature gates the what-if runs with', () => {
   const world = () =>
     createWhatIfWorlds({
