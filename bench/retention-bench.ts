@@ -8,13 +8,15 @@ import { createRunsRepository } from '../db/repositories/runs-repository.js';
 import { buildApp } from '../server/app.js';
 import type { BenchContext, BenchResult } from './context.js';
 import { type BenchRow, figure } from './report.js';
+import { type Latency as RouteLatency, tailNote, timeEach } from './route-timing.js';
 import { DAY_MS, HOUR_MS } from '../core/time.js';
 
 /**
  * A year at the envelope (issue 24): a 13-month store of 5,000 nodes and 150,000 pods as retention leaves it — the
  * last 14 days as 5-minute snapshots, the rest folded into hourly ones — generated in bulk SQL
  * (db/repositories/retention-envelope-store.ts), not simulated. Its file size beside the 4 GB bound; every GET route
- * with a range asked for 1, 30 and 90 days ending where the dashboard's presets end, p99 beside 100 ms; then one
+ * with a range asked for 1, 30 and 90 days ending where the dashboard's presets end, in turns, p99 beside 100 ms (a p95 from
+ * --quick's 20 samples, named so in its rows); then one
  * retention pass on it (a day more folded, a month more past the horizon) for its longest transaction. `--quick`
  * builds the same 13 months for 100 nodes, and estimates the envelope's file from its bytes per row (the full run
  * measures it).
@@ -257,12 +259,19 @@ async function routes(
     const status = (await (await fetch(`${base}/api/status`)).json()) as { defaultRange: { to: string } };
     const toMs = Date.parse(status.defaultRange.to);
     const iso = (ms: number) => new Date(ms).toISOString();
-    const n = ctx.quick ? 6 : 100;
-    const budgetMs = ctx.quick ? 400 : 15_000;
+    // A p99 needs 100 samples (bench/tail.ts): the full run takes 100 a range; --quick 20, its rows a p95 and named so.
+    // The three ranges are asked in turns, so load on the machine weighs on each alike.
+    const n = ctx.quick ? 20 : 100;
+    const budgetMs = ctx.quick ? 600 : 15_000;
+    const rangeDays = [1, 30, 90] as const;
     ctx.log(`retention: timing ${ranged.length} routes at 1, 30 and 90 days…`);
     for (const path of ranged) {
-      const by: Record<string, Latency> = {};
-      for (const d of [1, 30, 90]) by[`${d}d`] = await time(`${base}${path}?from=${iso(toMs - d * DAY_MS)}&to=${iso(toMs)}`, n, budgetMs);
+      const timed = await timeEach(
+        rangeDays.map((d) => `${base}${path}?from=${iso(toMs - d * DAY_MS)}&to=${iso(toMs)}`),
+        n,
+        budgetMs * rangeDays.length,
+      );
+      const by: Record<string, RouteLatency> = Object.fromEntries(rangeDays.map((d, i) => [`${d}d`, timed[i]]));
       timings[path] = by;
       const all = Object.values(by);
       if (all.some((l) => l.status !== 200)) {
@@ -280,24 +289,24 @@ async function routes(
         );
         continue;
       }
-      const worst = Math.max(...all.map((l) => l.p99Ms));
+      const worst = all.reduce((w, l) => (l.tailMs > w.tailMs ? l : w));
       ctx.log(
         `retention: GET ${path}: ${Object.entries(by)
-          .map(([k, l]) => `${k} p50 ${l.p50Ms.toFixed(1)} p99 ${l.p99Ms.toFixed(1)}`)
+          .map(([k, l]) => `${k} p50 ${l.p50Ms.toFixed(1)} ${l.tail} ${l.tailMs.toFixed(1)} of ${l.n}`)
           .join('; ')} ms`,
       );
       out.push(
         figure({
           bench: 'retention',
-          figure: `GET ${path} 1/30/90 d on the 13-month store: p99`,
+          figure: `GET ${path} 1/30/90 d on the 13-month store: ${worst.tail}`,
           unit: 'ms',
-          ours: worst,
-          peerLabel: 'bound',
+          ours: worst.tailMs,
+          peerLabel: 'p99 bound',
           peer: P99_BOUND_MS,
           target: { kind: 'at-most', max: 1 },
-          note: Object.entries(by)
-            .map(([k, l]) => `${k} p50 ${l.p50Ms.toFixed(1)} / p99 ${l.p99Ms.toFixed(1)} ms (${(l.bytes / 1024).toFixed(0)} KB)`)
-            .join('; '),
+          note: `the worst range's ${tailNote(worst)}; ${Object.entries(by)
+            .map(([k, l]) => `${k} p50 ${l.p50Ms.toFixed(1)} / ${l.tail} ${l.tailMs.toFixed(1)} ms (${(l.bytes / 1024).toFixed(0)} KB)`)
+            .join('; ')}`,
         }),
       );
     }
