@@ -95,6 +95,20 @@ async function main(): Promise<void> {
   let startupCpuMs = 0;
   const snapshotsAt: number[] = [];
   const started = Date.now();
+  // Where the peak is: RSS and heap sampled every 100 ms, each sample named by the phase it fell in (the start-up
+  // lists, or the cycle after the n-th snapshot line), so that a fix can be aimed at what dominates.
+  let phase = 'start-up';
+  const peaks = new Map<string, { rssBytes: number; heapUsedBytes: number; externalBytes: number }>();
+  const sample = (): void => {
+    const m = process.memoryUsage();
+    const p = peaks.get(phase) ?? { rssBytes: 0, heapUsedBytes: 0, externalBytes: 0 };
+    peaks.set(phase, {
+      rssBytes: Math.max(p.rssBytes, m.rss),
+      heapUsedBytes: Math.max(p.heapUsedBytes, m.heapUsed),
+      externalBytes: Math.max(p.externalBytes, m.external + m.arrayBuffers),
+    });
+  };
+  const sampler = setInterval(sample, 100);
   const summary = await runCollect(
     {
       cluster,
@@ -116,12 +130,18 @@ async function main(): Promise<void> {
           startupCpuMs = (c.user + c.system) / 1000;
           startClock();
           timer = setTimeout(() => stop.abort(), simMs / speed);
-        } else if (line.startsWith('snapshot ')) snapshotsAt.push(Date.now() - (realEpochMs ?? started));
-        else console.error(`[${Date.now() - started} ms] ${line}`);
+          sample();
+          phase = 'watching';
+        } else if (line.startsWith('snapshot ')) {
+          snapshotsAt.push(Date.now() - (realEpochMs ?? started));
+          sample();
+          phase = `after snapshot ${snapshotsAt.length}`;
+        } else console.error(`[${Date.now() - started} ms] ${line}`);
       },
     },
   );
   clearTimeout(timer);
+  clearInterval(sampler);
   await clockStarted;
   const cpu = process.cpuUsage(cpu0);
   const io = ioBytes();
@@ -145,6 +165,16 @@ async function main(): Promise<void> {
       writeBytes: io.writeBytes - io0.writeBytes,
       fileBytes: fileBytes(db),
       snapshotsAtRealMs: snapshotsAt,
+      peakMbByPhase: Object.fromEntries(
+        [...peaks].map(([k, v]) => [
+          k,
+          {
+            rss: Math.round(v.rssBytes / 1048576),
+            heapUsed: Math.round(v.heapUsedBytes / 1048576),
+            external: Math.round(v.externalBytes / 1048576),
+          },
+        ]),
+      ),
     }),
   );
 }
