@@ -16,6 +16,7 @@ import type { KubeClients } from './client.js';
 import { createInterner, internPod, podWithTeam } from './intern.js';
 import { EXTRA_KINDS, type ExtraKind, kindStateOf } from './kinds.js';
 import { listMapped, type ListStats, type Page } from './list-all.js';
+import { plainList } from './plain-list.js';
 import { mapEvent, mapNamespace, mapNode, mapNodeClaim, mapNodePool, mapPod } from './map.js';
 import { nodePoolObject, nodeSpecObject } from './map-objects.js';
 import { createSpecTable, karpenterVersionOf } from './map-scheduling.js';
@@ -124,10 +125,16 @@ export class KubeWatchCache {
     // shares them: 150,000 cached pods each held their own copies.
     const specs = createSpecTable();
     const intern = createInterner(INTERNED_STRINGS);
+    // Listed as plain JSON (plain-list.ts), as their watch events come: no typed copy of 150,000 pods to make.
     this.pods = new WatchedResource(
       'pods',
       '/api/v1/pods',
-      core((p) => k.core.listPodForAllNamespaces(p)),
+      (cont) =>
+        plainList((options) => k.core.listPodForAllNamespaces({ limit, _continue: cont }, options)).then((r) => ({
+          items: r.items,
+          continueToken: r.metadata?.continue || undefined,
+          resourceVersion: r.metadata?.resourceVersion ?? '',
+        })),
       (o) => internPod(mapPod(o as V1Pod, new Map(), teamLabel, specs), intern),
     );
     this.nodeClaims = new WatchedResource('nodeclaims', '/apis/karpenter.sh/v1/nodeclaims', custom('nodeclaims'), mapNodeClaim);
