@@ -109,6 +109,12 @@ async function main(): Promise<void> {
     });
   };
   const sampler = setInterval(sample, 100);
+  // Every 5 s: [s since start, RSS MB, heap used MB], to see when in a cycle the peak falls.
+  const series: number[][] = [];
+  const seriesTimer = setInterval(() => {
+    const m = process.memoryUsage();
+    series.push([Math.round((Date.now() - started) / 1000), Math.round(m.rss / 1048576), Math.round(m.heapUsed / 1048576)]);
+  }, 5000);
   const summary = await runCollect(
     {
       cluster,
@@ -142,6 +148,7 @@ async function main(): Promise<void> {
   );
   clearTimeout(timer);
   clearInterval(sampler);
+  clearInterval(seriesTimer);
   await clockStarted;
   const cpu = process.cpuUsage(cpu0);
   const io = ioBytes();
@@ -165,6 +172,7 @@ async function main(): Promise<void> {
       writeBytes: io.writeBytes - io0.writeBytes,
       fileBytes: fileBytes(db),
       snapshotsAtRealMs: snapshotsAt,
+      memorySeries: series,
       peakMbByPhase: Object.fromEntries(
         [...peaks].map(([k, v]) => [
           k,
