@@ -20,6 +20,12 @@ const MINUTES = 30;
 const CPU_BOUND_VCPU = 0.25;
 const RSS_BOUND_BYTES = 600 * MB;
 const MEAN_NODE_LIFETIME_DAYS = 0.25;
+/**
+ * The V8 heap cap the Deployment gives the collector (NODE_OPTIONS in deploy/kubernetes/deployment.yaml): with it V8
+ * collects before its heap passes what 150,000 pods need (~390 MB used at the peak) instead of letting the garbage of
+ * each snapshot grow it to ~560 MB. The collector measured here runs with it, as it runs there.
+ */
+export const COLLECTOR_HEAP_MB = 448;
 
 interface WatchOutput {
   ok: boolean;
@@ -59,7 +65,8 @@ export async function watchAt(ctx: BenchContext, nodes: number, speed: number): 
   );
   let out: WatchOutput;
   try {
-    const args = (extra: string[]) => [
+    const args = (extra: string[], node: string[] = []) => [
+      ...node,
       '--import',
       'tsx',
       WATCH,
@@ -82,9 +89,13 @@ export async function watchAt(ctx: BenchContext, nodes: number, speed: number): 
     const once = await measure(process.execPath, args(['--once']), { timeoutMs: ctx.quick ? 120_000 : 1_800_000 });
     if (once.code !== 0) throw new Error(`collect failed (${once.code}): ${once.stderr.slice(-800)}`);
     ctx.log(`watch: collect --watch over ${MINUTES} simulated minutes at ${speed}x…`);
-    const m = await measure(process.execPath, args(['--speed', String(speed), '--minutes', String(MINUTES)]), {
-      timeoutMs: ctx.quick ? 120_000 : 1_800_000,
-    });
+    const m = await measure(
+      process.execPath,
+      args(['--speed', String(speed), '--minutes', String(MINUTES)], [`--max-old-space-size=${COLLECTOR_HEAP_MB}`]),
+      {
+        timeoutMs: ctx.quick ? 120_000 : 1_800_000,
+      },
+    );
     if (m.code !== 0) throw new Error(`collect --watch failed (${m.code}): ${m.stderr.slice(-800)}`);
     ctx.log(
       `watch: the collector said: ${m.stderr

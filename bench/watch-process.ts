@@ -95,6 +95,26 @@ async function main(): Promise<void> {
   let startupCpuMs = 0;
   const snapshotsAt: number[] = [];
   const started = Date.now();
+  // Where the peak is: RSS and heap sampled every 100 ms, each sample named by the phase it fell in (the start-up
+  // lists, or the cycle after the n-th snapshot line), so that a fix can be aimed at what dominates.
+  let phase = 'start-up';
+  const peaks = new Map<string, { rssBytes: number; heapUsedBytes: number; externalBytes: number }>();
+  const sample = (): void => {
+    const m = process.memoryUsage();
+    const p = peaks.get(phase) ?? { rssBytes: 0, heapUsedBytes: 0, externalBytes: 0 };
+    peaks.set(phase, {
+      rssBytes: Math.max(p.rssBytes, m.rss),
+      heapUsedBytes: Math.max(p.heapUsedBytes, m.heapUsed),
+      externalBytes: Math.max(p.externalBytes, m.external + m.arrayBuffers),
+    });
+  };
+  const sampler = setInterval(sample, 100);
+  // Every 5 s: [s since start, RSS MB, heap used MB], to see when in a cycle the peak falls.
+  const series: number[][] = [];
+  const seriesTimer = setInterval(() => {
+    const m = process.memoryUsage();
+    series.push([Math.round((Date.now() - started) / 1000), Math.round(m.rss / 1048576), Math.round(m.heapUsed / 1048576)]);
+  }, 5000);
   const summary = await runCollect(
     {
       cluster,
@@ -116,12 +136,19 @@ async function main(): Promise<void> {
           startupCpuMs = (c.user + c.system) / 1000;
           startClock();
           timer = setTimeout(() => stop.abort(), simMs / speed);
-        } else if (line.startsWith('snapshot ')) snapshotsAt.push(Date.now() - (realEpochMs ?? started));
-        else console.error(`[${Date.now() - started} ms] ${line}`);
+          sample();
+          phase = 'watching';
+        } else if (line.startsWith('snapshot ')) {
+          snapshotsAt.push(Date.now() - (realEpochMs ?? started));
+          sample();
+          phase = `after snapshot ${snapshotsAt.length}`;
+        } else console.error(`[${Date.now() - started} ms] ${line}`);
       },
     },
   );
   clearTimeout(timer);
+  clearInterval(sampler);
+  clearInterval(seriesTimer);
   await clockStarted;
   const cpu = process.cpuUsage(cpu0);
   const io = ioBytes();
@@ -145,6 +172,17 @@ async function main(): Promise<void> {
       writeBytes: io.writeBytes - io0.writeBytes,
       fileBytes: fileBytes(db),
       snapshotsAtRealMs: snapshotsAt,
+      memorySeries: series,
+      peakMbByPhase: Object.fromEntries(
+        [...peaks].map(([k, v]) => [
+          k,
+          {
+            rss: Math.round(v.rssBytes / 1048576),
+            heapUsed: Math.round(v.heapUsedBytes / 1048576),
+            external: Math.round(v.externalBytes / 1048576),
+          },
+        ]),
+      ),
     }),
   );
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PodRecord } from '../../core/model.js';
-import { createInterner, internPod } from './intern.js';
+import { createInterner, internPod, podWithTeam } from './intern.js';
 
 const pod = (uid: string): PodRecord => ({
   uid,
@@ -42,5 +42,34 @@ describe('internPod', () => {
       karpenterImage: 'public.ecr.aws/karpenter/controller:1.14.1',
     };
     expect(internPod(full, intern)).toEqual(full);
+  });
+});
+
+describe('createInterner', () => {
+  it('holds one copy of each distinct string', () => {
+    const intern = createInterner();
+    for (const s of ['payments', 'payments', 'search', ['pay', 'ments'].join('')]) expect(intern(s)).toBe(s);
+    expect(intern.size).toBe(2);
+  });
+
+  it('holds at most maxEntries strings, then starts afresh (the watch cache lives for months of churning node names)', () => {
+    const intern = createInterner(2);
+    intern('ip-10-0-1-4.ec2.internal');
+    intern('ip-10-0-1-5.ec2.internal');
+    intern('ip-10-0-1-5.ec2.internal');
+    expect(intern.size).toBe(2);
+    // The third distinct string empties the table, then is kept.
+    expect(intern('ip-10-0-1-6.ec2.internal')).toBe('ip-10-0-1-6.ec2.internal');
+    expect(intern.size).toBe(1);
+  });
+});
+
+describe('podWithTeam', () => {
+  it('is the record with its team, every other field shared, in the same key order as internPod', () => {
+    const p: PodRecord = { ...pod('d'), scheduling: { hash: 'h2', json: '{}' }, startedAt: 1_790_000_060_000 };
+    const withTeam = podWithTeam(p, 'payments');
+    expect(withTeam).toEqual({ ...p, team: 'payments' });
+    expect(withTeam.labels).toBe(p.labels);
+    expect(JSON.stringify(withTeam)).toBe(JSON.stringify(internPod({ ...p, team: 'payments' }, createInterner())));
   });
 });

@@ -13,8 +13,10 @@ import type {
   VersionedObjectRecord,
 } from '../../core/model.js';
 import type { KubeClients } from './client.js';
+import { createInterner, internPod, podWithTeam } from './intern.js';
 import { EXTRA_KINDS, type ExtraKind, kindStateOf } from './kinds.js';
 import { listMapped, type ListStats, type Page } from './list-all.js';
+import { plainList } from './plain-list.js';
 import { mapEvent, mapNamespace, mapNode, mapNodeClaim, mapNodePool, mapPod } from './map.js';
 import { nodePoolObject, nodeSpecObject } from './map-objects.js';
 import { createSpecTable, karpenterVersionOf } from './map-scheduling.js';
@@ -44,6 +46,8 @@ class WatchedResource<R> {
 
 /** How often an extra kind that was absent, forbidden or failing is listed again (a CRD installed, a role fixed). */
 const OPTIONAL_RETRY_MS = 10 * 60_000;
+/** The most distinct strings the pods' interner keeps before it starts afresh (a few thousand at the envelope). */
+const INTERNED_STRINGS = 200_000;
 type WithObject<R> = { record: R; object: VersionedObjectRecord | null };
 
 const keyOf = (o: Meta): string => `${o.metadata?.namespace ?? ''}/${o.metadata?.name ?? ''}`;
@@ -116,13 +120,22 @@ export class KubeWatchCache {
         object: nodeSpecObject(o as V1Node),
       }),
     );
-    // Pods are mapped without a team; the team is resolved at snapshot time against the current namespaces.
+    // Pods are mapped without a team; the team is resolved at snapshot time against the current namespaces. Their
+    // repeated strings (namespaces, node and owner names, label keys and values) are shared, as the one-shot list
+    // shares them: 150,000 cached pods each held their own copies.
     const specs = createSpecTable();
+    const intern = createInterner(INTERNED_STRINGS);
+    // Listed as plain JSON (plain-list.ts), as their watch events come: no typed copy of 150,000 pods to make.
     this.pods = new WatchedResource(
       'pods',
       '/api/v1/pods',
-      core((p) => k.core.listPodForAllNamespaces(p)),
-      (o) => mapPod(o as V1Pod, new Map(), teamLabel, specs),
+      (cont) =>
+        plainList((options) => k.core.listPodForAllNamespaces({ limit, _continue: cont }, options)).then((r) => ({
+          items: r.items,
+          continueToken: r.metadata?.continue || undefined,
+          resourceVersion: r.metadata?.resourceVersion ?? '',
+        })),
+      (o) => internPod(mapPod(o as V1Pod, new Map(), teamLabel, specs), intern),
     );
     this.nodeClaims = new WatchedResource('nodeclaims', '/apis/karpenter.sh/v1/nodeclaims', custom('nodeclaims'), mapNodeClaim);
     this.nodePools = new WatchedResource('nodepools', '/apis/karpenter.sh/v1/nodepools', custom('nodepools'), (o) => ({
@@ -248,7 +261,8 @@ export class KubeWatchCache {
       kinds[r.name] = r.state;
       if (r.live) for (const o of r.objects.values()) if (o !== null) objects.push(o);
     }
-    const pods = [...this.pods.objects.values()].map((p) => ({ ...p, team: p.labels[teamLabel] ?? teamByNs.get(p.namespace) ?? null }));
+    const pods: PodRecord[] = [];
+    for (const p of this.pods.objects.values()) pods.push(podWithTeam(p, p.labels[teamLabel] ?? teamByNs.get(p.namespace) ?? null));
     const karpenterVersion = karpenterVersionOf(pods);
     return {
       takenAt,

@@ -22,58 +22,85 @@ const kibibytes = (bytes: number): string => `${Math.round(bytes / 1024)}Ki`;
 
 type Status = (code: number, reason: string, message: string) => SandboxResponse;
 
-/** What a metrics list looks like at one time: the JSON of each item, keyed for lookups by name. */
-interface MetricsAt {
-  t: EpochMs;
-  pods: { namespace: string; name: string; json: string }[];
-  nodes: { name: string; json: string }[];
+/** One PodMetrics item: its JSON, keyed for lookups by name. */
+interface PodItem {
+  namespace: string;
+  name: string;
+  json: string;
 }
 
 export function createMetricsApi(scenario: Scenario, model: UsageModel, status: Status) {
   const podsByKey = [...scenario.pods].sort((a, b) =>
     a.namespace < b.namespace ? -1 : a.namespace > b.namespace ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : a.createdAt - b.createdAt,
   );
+  // Per namespace, in the same order: a namespace's list is built from its own pods (the collector lists PodMetrics
+  // namespace by namespace above 10,000 pods, each request at a new time of a moving clock: building all 150,000
+  // pods' usage for each of them made the sandbox, not the collector, what a snapshot waited for).
+  const podsInNamespace = new Map<string, SimPod[]>();
+  for (const p of podsByKey) {
+    const list = podsInNamespace.get(p.namespace);
+    if (list === undefined) podsInNamespace.set(p.namespace, [p]);
+    else list.push(p);
+  }
   const nodes = [...scenario.nodes].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  let last: MetricsAt | null = null;
+  const lastPods = new Map<string, { t: EpochMs; items: PodItem[] }>();
+  let lastNodes: { t: EpochMs; items: { name: string; json: string }[] } | null = null;
 
-  const build = (t: EpochMs): MetricsAt => {
-    if (last !== null && last.t === t) return last;
+  /** Each running pod's containers' usage at its scrape before t (what metrics-server holds at t). */
+  const containersOf = (p: SimPod, t: EpochMs) => {
+    const scrape = model.scrapeOf(p.uid, t);
+    return { scrape, usage: p.containers.map((c) => ({ name: c.name, u: model.usageAt(p, c, scrape.measuredAt) })) };
+  };
+
+  const podsAt = (t: EpochMs, namespace: string): PodItem[] => {
+    const hit = lastPods.get(namespace);
+    if (hit !== undefined && hit.t === t) return hit.items;
     const now = rfc3339(t);
-    const onNode = new Map<string, { cpu: number; memory: number }>();
-    const pods: MetricsAt['pods'] = [];
+    const items: PodItem[] = [];
     let prev: SimPod | null = null;
-    for (const p of podsByKey) {
+    for (const p of podsInNamespace.get(namespace) ?? []) {
       if (podPhaseAt(p, t) !== 'Running') continue;
-      // A StatefulSet pod re-created under the same name: only the one running now.
-      if (prev !== null && prev.namespace === p.namespace && prev.name === p.name) pods.pop();
+      if (prev !== null && prev.name === p.name) items.pop();
       prev = p;
-      const scrape = model.scrapeOf(p.uid, t);
-      const containers = p.containers.map((c) => {
-        const u = model.usageAt(p, c, scrape.measuredAt);
-        const sum = onNode.get(p.nodeName) ?? { cpu: 0, memory: 0 };
-        sum.cpu += u.cpuMillicores;
-        sum.memory += u.memoryBytes;
-        onNode.set(p.nodeName, sum);
-        return { name: c.name, usage: { cpu: nanocores(u.cpuMillicores), memory: kibibytes(u.memoryBytes) } };
-      });
-      pods.push({
+      const { scrape, usage } = containersOf(p, t);
+      items.push({
         namespace: p.namespace,
         name: p.name,
         json: JSON.stringify({
           metadata: { name: p.name, namespace: p.namespace, creationTimestamp: now, labels: p.labels },
           timestamp: rfc3339(scrape.measuredAt),
           window: formatGoDuration(scrape.windowMs),
-          containers,
+          containers: usage.map(({ name, u }) => ({ name, usage: { cpu: nanocores(u.cpuMillicores), memory: kibibytes(u.memoryBytes) } })),
         }),
       });
     }
-    const nodeItems: MetricsAt['nodes'] = [];
+    lastPods.set(namespace, { t, items });
+    return items;
+  };
+
+  const allPodsAt = (t: EpochMs): PodItem[] => [...podsInNamespace.keys()].flatMap((ns) => podsAt(t, ns));
+
+  const nodesAt = (t: EpochMs) => {
+    if (lastNodes !== null && lastNodes.t === t) return lastNodes.items;
+    const now = rfc3339(t);
+    // Every running pod's usage on its node (a pod listed twice under one name counts twice, as it always has).
+    const onNode = new Map<string, { cpu: number; memory: number }>();
+    for (const p of podsByKey) {
+      if (podPhaseAt(p, t) !== 'Running') continue;
+      for (const { u } of containersOf(p, t).usage) {
+        const sum = onNode.get(p.nodeName) ?? { cpu: 0, memory: 0 };
+        sum.cpu += u.cpuMillicores;
+        sum.memory += u.memoryBytes;
+        onNode.set(p.nodeName, sum);
+      }
+    }
+    const items: { name: string; json: string }[] = [];
     for (const n of nodes) {
       if (!nodeAliveAt(n, t)) continue;
       const scrape = model.scrapeOf(n.name, t);
       const own = model.nodeOverhead(n.allocatable.cpuMillicores);
       const pods = onNode.get(n.name) ?? { cpu: 0, memory: 0 };
-      nodeItems.push({
+      items.push({
         name: n.name,
         json: JSON.stringify({
           metadata: { name: n.name, creationTimestamp: now, labels: nodeLabels(scenario, n) },
@@ -83,8 +110,8 @@ export function createMetricsApi(scenario: Scenario, model: UsageModel, status: 
         }),
       });
     }
-    last = { t, pods, nodes: nodeItems };
-    return last;
+    lastNodes = { t, items };
+    return items;
   };
 
   const listBody = (kind: string, items: string[]) =>
@@ -101,19 +128,19 @@ export function createMetricsApi(scenario: Scenario, model: UsageModel, status: 
       return status(404, 'NotFound', `the server could not find the requested resource (${path})`);
     const namespace = m[1] === undefined ? null : decodeURIComponent(m[1]);
     const name = m[3] === undefined ? null : decodeURIComponent(m[3]);
-    const at = build(t);
     if (m[2] === 'nodes') {
+      const at = nodesAt(t);
       if (name === null)
         return ok(
           listBody(
             'NodeMetricsList',
-            at.nodes.map((n) => n.json),
+            at.map((n) => n.json),
           ),
         );
-      const found = at.nodes.find((n) => n.name === name);
+      const found = at.find((n) => n.name === name);
       return found ? ok(one('NodeMetrics', found.json)) : status(404, 'NotFound', `nodemetrics.metrics.k8s.io "${name}" not found`);
     }
-    const pods = namespace === null ? at.pods : at.pods.filter((p) => p.namespace === namespace);
+    const pods = namespace === null ? allPodsAt(t) : podsAt(t, namespace);
     if (name === null)
       return ok(
         listBody(

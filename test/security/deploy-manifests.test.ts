@@ -3,6 +3,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { COLLECTOR_HEAP_MB } from '../../bench/watch-bench.js';
 
 /*
  * The shipped Kubernetes manifests, parsed: a read-only ClusterRole, a Deployment that meets the "restricted" Pod
@@ -38,7 +39,7 @@ interface Container {
     capabilities?: { drop?: string[]; add?: string[] };
   };
   volumeMounts?: { name: string; mountPath: string; readOnly?: boolean }[];
-  resources?: { limits?: Record<string, string> };
+  resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
 }
 interface PodSpec {
   serviceAccountName: string;
@@ -158,6 +159,16 @@ describe('deploy/kubernetes', () => {
       expect(sc?.capabilities?.add ?? []).toEqual([]);
       expect(c.resources?.limits?.memory, `${c.name} memory limit`).toBeDefined();
     }
+  });
+
+  it("caps the collector's V8 heap as the watch bench measured it, under its memory request with room for the rest of the process", () => {
+    const collector = deployment().spec.template.spec.containers.find((c) => c.name === 'collector');
+    const heapMb = Number(/--max-old-space-size=(\d+)/.exec(collector?.env?.find((e) => e.name === 'NODE_OPTIONS')?.value ?? '')?.[1]);
+    expect(heapMb).toBe(COLLECTOR_HEAP_MB);
+    const mib = (q: string | undefined) => (q?.endsWith('Gi') ? Number(q.slice(0, -2)) * 1024 : Number(q?.replace(/Mi$/, '')));
+    // The heap is not the whole RSS: Node itself, the modules, buffers and SQLite took ~200 MB more at the envelope.
+    expect(mib(collector?.resources?.requests?.memory)).toBeGreaterThanOrEqual(heapMb + 150);
+    expect(mib(collector?.resources?.limits?.memory)).toBeGreaterThan(mib(collector?.resources?.requests?.memory));
   });
 
   it('gives each container a writable volume for the database folder and /tmp, the database on a claim that survives restarts', () => {
