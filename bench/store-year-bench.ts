@@ -31,7 +31,10 @@ const RANGE_DAYS = [1, 30, 90] as const;
 const ENVELOPE = { nodes: 5000, podsPerNode: 30, workloads: 240, namespaces: 42 };
 const QUICK = { nodes: 20, podsPerNode: 30, workloads: 12, namespaces: 6 };
 
-/** Tables (with their indexes) whose rows grow with the node count; with the namespaces; with the workloads. */
+/**
+ * Tables (with their indexes) whose rows grow with the node count; with the namespaces; with the workloads
+ * (usage_workload_hours, and pod_dims: what a workload's pods share, migration 0027).
+ */
 const PER_NODE = new Set([
   'snapshot_node_rows',
   'node_dims',
@@ -40,7 +43,7 @@ const PER_NODE = new Set([
   'usage_samples',
   'nodes',
   'nodeclaims',
-  'pods',
+  'pod_rows',
   'events',
   'disruptions',
   'cur_resource_daily',
@@ -163,7 +166,7 @@ function fileRows(
       ? ENVELOPE.nodes / size.nodes
       : PER_NAMESPACE.has(t)
         ? ENVELOPE.namespaces / size.namespaces
-        : t === 'usage_workload_hours'
+        : t === 'usage_workload_hours' || t === 'pod_dims'
           ? ENVELOPE.workloads / size.workloads
           : 1;
   const envelope = Object.fromEntries(Object.entries(byTable).map(([t, b]) => [t, b * factor(t)]));
