@@ -42,7 +42,8 @@ const PER_NODE = new Set([
   'usage_samples',
   'nodes',
   'nodeclaims',
-  'pods',
+  // Migration 0027's narrow pods (pods is a view; pod_dims, a row per workload, scales with the workloads).
+  'pod_rows',
   'events',
   'disruptions',
   'cur_resource_daily',
@@ -104,7 +105,7 @@ export async function retentionBench(ctx: BenchContext): Promise<BenchResult> {
         ? scale
         : PER_NAMESPACE.has(t)
           ? ENVELOPE.namespaces / size.namespaces
-          : t === 'usage_workload_hours'
+          : t === 'usage_workload_hours' || t === 'pod_dims'
             ? ENVELOPE.workloads / size.workloads
             : 1;
     const estimate = Object.entries(byTable).reduce((s, [t, b]) => s + b * factor(t), 0);

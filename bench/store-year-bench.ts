@@ -31,7 +31,10 @@ const RANGE_DAYS = [1, 30, 90] as const;
 const ENVELOPE = { nodes: 5000, podsPerNode: 30, workloads: 240, namespaces: 42 };
 const QUICK = { nodes: 20, podsPerNode: 30, workloads: 12, namespaces: 6 };
 
-/** Tables (with their indexes) whose rows grow with the node count; with the namespaces; with the workloads. */
+/**
+ * Tables (with their indexes) whose rows grow with the node count; with the namespaces; with the workloads
+ * (usage_workload_hours, and pod_dims: what a workload's pods share, migration 0027).
+ */
 const PER_NODE = new Set([
   'snapshot_node_rows',
   'node_dims',
@@ -40,7 +43,7 @@ const PER_NODE = new Set([
   'usage_samples',
   'nodes',
   'nodeclaims',
-  'pods',
+  'pod_rows',
   'events',
   'disruptions',
   'cur_resource_daily',
@@ -59,6 +62,41 @@ const NEW_NODE_TABLE = `
   CREATE TABLE aux.new_snapshot_node_rows (
     snapshot_id INTEGER NOT NULL, node_id INTEGER NOT NULL, req_cpu_m INTEGER NOT NULL, req_memory_b INTEGER NOT NULL, req_pods INTEGER NOT NULL,
     req_gpu INTEGER NOT NULL, usd_per_hour REAL, fold_ms INTEGER, fold_snapshots INTEGER, PRIMARY KEY (snapshot_id, node_id)) WITHOUT ROWID`;
+
+/** The old pods table (0001, 0019) with its indexes, to measure what a pod cost before migration 0027. */
+const OLD_POD_TABLE = `
+  CREATE TABLE aux.old_pods (
+    uid TEXT PRIMARY KEY, namespace TEXT NOT NULL, name TEXT NOT NULL, node_name TEXT, owner_kind TEXT, owner_name TEXT, team TEXT,
+    req_cpu_m INTEGER NOT NULL, req_memory_b INTEGER NOT NULL, req_gpu INTEGER NOT NULL DEFAULT 0, do_not_disrupt INTEGER NOT NULL DEFAULT 0,
+    created_at INTEGER NOT NULL, first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL, labels_json TEXT NOT NULL DEFAULT '{}', phase TEXT,
+    finished_at INTEGER, scheduled_at INTEGER, started_at INTEGER, do_not_disrupt_value TEXT, deletion_cost TEXT, volumes_json TEXT,
+    spec_hash TEXT);
+  CREATE INDEX aux.old_pods_node ON old_pods(node_name);
+  CREATE INDEX aux.old_pods_spec_hash ON old_pods(spec_hash) WHERE spec_hash IS NOT NULL;
+  CREATE INDEX aux.old_pods_bound_late ON old_pods(scheduled_at) WHERE scheduled_at IS NOT NULL AND scheduled_at > first_seen`;
+const POD_COLUMNS = `uid, namespace, name, node_name, owner_kind, owner_name, team, req_cpu_m, req_memory_b, req_gpu, do_not_disrupt, created_at,
+  first_seen, last_seen, labels_json, phase, finished_at, scheduled_at, started_at, do_not_disrupt_value, deletion_cost, volumes_json, spec_hash`;
+
+/**
+ * Bytes per pod, old layout beside new: up to `limit` pods read through the pods view into the old table (in the
+ * order the collector wrote them) in an attached scratch file, pages counted with the indexes; the new layout's
+ * pod_rows with its indexes (pod_dims, a row per workload, left out) over the store's pods.
+ */
+function podBytes(db: Db, scratch: string, limit: number): RowBytes {
+  db.prepare('ATTACH ? AS aux').run(scratch);
+  try {
+    db.exec('DROP TABLE IF EXISTS aux.old_pods');
+    db.exec(OLD_POD_TABLE);
+    db.prepare(`INSERT INTO aux.old_pods (${POD_COLUMNS}) SELECT ${POD_COLUMNS} FROM pods ORDER BY pod_id LIMIT ?`).run(limit);
+    const rows = db.prepare('SELECT COUNT(*) FROM aux.old_pods').pluck().get() as number;
+    const old = db.prepare(`SELECT TOTAL(pgsize) FROM dbstat('aux') WHERE name LIKE '%old_pods%'`).pluck().get() as number;
+    const all = db.prepare('SELECT COUNT(*) FROM pod_rows').pluck().get() as number;
+    const now = bytesByTable(objectBytes(db)).pod_rows ?? 0;
+    return { rows, oldBytesPerRow: old / Math.max(1, rows), newBytesPerRow: now / Math.max(1, all) };
+  } finally {
+    db.exec('DETACH aux');
+  }
+}
 
 interface RowBytes {
   rows: number;
@@ -163,12 +201,13 @@ function fileRows(
       ? ENVELOPE.nodes / size.nodes
       : PER_NAMESPACE.has(t)
         ? ENVELOPE.namespaces / size.namespaces
-        : t === 'usage_workload_hours'
+        : t === 'usage_workload_hours' || t === 'pod_dims'
           ? ENVELOPE.workloads / size.workloads
           : 1;
   const envelope = Object.fromEntries(Object.entries(byTable).map(([t, b]) => [t, b * factor(t)]));
   const estimate = Object.values(envelope).reduce((a, b) => a + b, 0);
   const nodeRows = nodeRowBytes(db, join(ctx.tmp, 'store-year-rows.db'), ctx.quick ? 40_000 : 1_000_000);
+  const pods = podBytes(db, join(ctx.tmp, 'store-year-pods.db'), ctx.quick ? 50_000 : 1_000_000);
   const nodeRowCount = tableRows.snapshot_node_rows ?? 0;
   const nodeTableBytes = (byTable.snapshot_node_rows ?? 0) + (byTable.node_dims ?? 0);
   details.store = {
@@ -179,6 +218,7 @@ function fileRows(
     envelopeBytesByTable: envelope,
     envelopeEstimateBytes: estimate,
     nodeRows,
+    pods,
   };
   const top = Object.entries(envelope)
     .sort((a, b) => b[1] - a[1])
@@ -187,7 +227,7 @@ function fileRows(
     .join(', ');
   const measured = ctx.quick ? estimate : fileBytes;
   ctx.log(
-    `store-year: ${(fileBytes / GiB).toFixed(3)} GiB for ${size.nodes} nodes (filled in ${fillSeconds.toFixed(0)} s); at the envelope ${(estimate / GiB).toFixed(2)} GiB (${top} GiB); node rows ${nodeRows.raw.oldBytesPerRow.toFixed(1)} -> ${nodeRows.raw.newBytesPerRow.toFixed(1)} B (5-minute), ${nodeRows.hourly.oldBytesPerRow.toFixed(1)} -> ${nodeRows.hourly.newBytesPerRow.toFixed(1)} B (hourly)`,
+    `store-year: ${(fileBytes / GiB).toFixed(3)} GiB for ${size.nodes} nodes (filled in ${fillSeconds.toFixed(0)} s); at the envelope ${(estimate / GiB).toFixed(2)} GiB (${top} GiB); node rows ${nodeRows.raw.oldBytesPerRow.toFixed(1)} -> ${nodeRows.raw.newBytesPerRow.toFixed(1)} B (5-minute), ${nodeRows.hourly.oldBytesPerRow.toFixed(1)} -> ${nodeRows.hourly.newBytesPerRow.toFixed(1)} B (hourly); a pod ${pods.oldBytesPerRow.toFixed(1)} -> ${pods.newBytesPerRow.toFixed(1)} B`,
   );
   return [
     figure({
@@ -220,6 +260,16 @@ function fileRows(
       peer: nodeRows.hourly.oldBytesPerRow,
       target: { kind: 'info' },
       note: `${nodeRows.hourly.rows.toLocaleString('en-US')} rows; the store's ${nodeRowCount.toLocaleString('en-US')} node rows and node_dims: ${(nodeTableBytes / Math.max(1, nodeRowCount)).toFixed(1)} B a row`,
+    }),
+    figure({
+      bench: 'store-year',
+      figure: 'pod with its indexes: bytes (migration 0027 layout)',
+      unit: 'B',
+      ours: pods.newBytesPerRow,
+      peerLabel: 'old layout',
+      peer: pods.oldBytesPerRow,
+      target: { kind: 'info' },
+      note: `${pods.rows.toLocaleString('en-US')} pods copied into the old table; the new: pod_rows and its indexes over the store's ${(tableRows.pod_rows ?? 0).toLocaleString('en-US')} pods (pod_dims: ${(tableRows.pod_dims ?? 0).toLocaleString('en-US')} rows)`,
     }),
   ];
 }

@@ -14,7 +14,8 @@ describe('migrations', () => {
     expect(tables).toEqual(
       expect.arrayContaining([
         'nodes',
-        'pods',
+        'pod_rows',
+        'pod_dims',
         'snapshots',
         'snapshot_node_rows',
         'node_dims',

@@ -158,11 +158,12 @@ export function createClusterSnapshotRepository(db: Db) {
     SELECT ${POD_COLUMNS}
     FROM snapshot_nodes sn JOIN pods p ON p.node_name = sn.node_name
     WHERE sn.snapshot_id = @id AND p.first_seen <= @at AND p.last_seen >= @at`);
-  // Pending then: never bound, or bound after (the partial index pods_bound_late keeps these few at hand).
+  // Pending then: never bound (node_id: migration 0027's pod_rows_node finds them; the view's node_name would scan), or
+  // bound after (the partial index pod_rows_bound_late keeps these few at hand).
   const pendingPods = db.prepare(`
     SELECT ${POD_COLUMNS}
     FROM pods p
-    WHERE p.node_name IS NULL AND p.first_seen <= @at AND p.last_seen >= @at
+    WHERE p.node_id IS NULL AND p.first_seen <= @at AND p.last_seen >= @at
     UNION ALL
     SELECT ${POD_COLUMNS}
     FROM pods p

@@ -7,6 +7,7 @@ import { createExplanationWriter } from './karpenter-explanations-repository.js'
 import { createObjectVersionWriter } from './object-versions.js';
 import type { Currency } from '../../core/partitions.js';
 import { createSnapshotNodeWriter } from './snapshot-node-rows.js';
+import { createPodWriter } from './pod-rows.js';
 
 export interface SnapshotWrite {
   snapshot: KubeSnapshot;
@@ -67,17 +68,9 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
     WHERE name=@name AND deleted_at IS NULL AND last_seen < @at`);
   const markNodeClaimsGone = db.prepare('UPDATE nodeclaims SET deleted_at = ? WHERE deleted_at IS NULL AND last_seen < ?');
   // A pod's finish and binding are kept as first seen (a reader at t leaves out pods finished by t and takes pods not
-  // yet bound at t as pending); its annotations and scheduling spec as last seen (tolerations may be added).
-  const upsertPod = db.prepare(`
-    INSERT INTO pods (uid, namespace, name, node_name, owner_kind, owner_name, team, req_cpu_m, req_memory_b, req_gpu, do_not_disrupt, created_at,
-      first_seen, last_seen, labels_json, phase, finished_at, scheduled_at, started_at, do_not_disrupt_value, deletion_cost, volumes_json, spec_hash)
-    VALUES (@uid, @namespace, @name, @nodeName, @ownerKind, @ownerName, @team, @cpu, @mem, @gpu, @dnd, @createdAt, @at, @at, @labels,
-      @phase, @finishedAt, @scheduledAt, @startedAt, @dndValue, @deletionCost, @volumes, @specHash)
-    ON CONFLICT(uid) DO UPDATE SET last_seen=excluded.last_seen, node_name=excluded.node_name, phase=excluded.phase,
-      finished_at=COALESCE(pods.finished_at, excluded.finished_at), scheduled_at=COALESCE(pods.scheduled_at, excluded.scheduled_at),
-      started_at=COALESCE(excluded.started_at, pods.started_at), do_not_disrupt=excluded.do_not_disrupt,
-      do_not_disrupt_value=excluded.do_not_disrupt_value, deletion_cost=excluded.deletion_cost,
-      volumes_json=excluded.volumes_json, spec_hash=COALESCE(excluded.spec_hash, pods.spec_hash)`);
+  // yet bound at t as pending); its annotations and scheduling spec as last seen (tolerations may be added). Written in
+  // migration 0027's narrow layout (db/repositories/pod-rows.ts).
+  const upsertPod = createPodWriter(db);
   const insertPodSpec = db.prepare('INSERT OR IGNORE INTO pod_specs (hash, spec_json) VALUES (?, ?)');
   const upsertEvent = db.prepare(`
     INSERT INTO events (uid, at, type, reason, message, kind, name, namespace) VALUES (@uid, @at, @type, @reason, @message, @kind, @name, @namespace)
@@ -170,7 +163,7 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
         insertPodSpec.run(p.scheduling.hash, p.scheduling.json);
       }
       const finished = p.phase === 'Succeeded' || p.phase === 'Failed';
-      upsertPod.run({
+      upsertPod({
         uid: p.uid,
         namespace: p.namespace,
         name: p.name,

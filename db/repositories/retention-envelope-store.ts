@@ -285,15 +285,26 @@ export function fillEnvelopeStore(db: Db, size: EnvelopeStoreSize, log: (m: stri
          CASE WHEN g.died < @end THEN g.died END, CASE WHEN g.died < @end THEN 'Underutilized' END, '[]'
        FROM temp.gens g`,
     );
+    // Pods in migration 0027's narrow layout: what a workload's pods share once (pod_dims), per pod its uid (16 bytes),
+    // the part of its name after its ReplicaSet's, its node (node_names) and when it was seen (pod_rows).
+    const ns = `printf('team%d-app%d', (q.i % @teams) / 4 + 1, q.i % @teams + 2)`;
+    const rs = `printf('app-%d-7d9f8b6c5', q.i % @workloads)`;
+    run('node_names of pods', `INSERT OR IGNORE INTO node_names (name) SELECT ${gname} FROM temp.gens g ORDER BY g.born`);
     run(
-      'pods',
-      `INSERT OR IGNORE INTO pods (uid, namespace, name, node_name, owner_kind, owner_name, team, req_cpu_m, req_memory_b, req_gpu, do_not_disrupt,
-         created_at, first_seen, last_seen, labels_json)
-       SELECT printf('%08x-%04x-4000-8000-%012x', g.s, q.i, g.g), printf('team%d-app%d', (q.i % @teams) / 4 + 1, q.i % @teams + 2),
-         printf('app-%d-%05x', q.i % @workloads, g.s * 131 + g.g), ${gname}, 'ReplicaSet', printf('app-%d-7d9f8b6c5', q.i % @workloads),
-         printf('team%d', (q.i % @teams) / 4 + 1), 250, 268435456, 0, 0, g.born, g.born, g.died - ${STEP_MS},
+      'pod_dims',
+      `INSERT INTO pod_dims (namespace, owner_kind, owner_name, team, req_cpu_m, req_memory_b, req_gpu, do_not_disrupt, labels_json)
+       SELECT DISTINCT ${ns}, 'ReplicaSet', ${rs}, printf('team%d', (q.i % @teams) / 4 + 1), 250, 268435456, 0, 0,
          json_object('app', printf('app-%d', q.i % @workloads))
-       FROM temp.gens g JOIN temp.seq q ON q.i < @pods`,
+       FROM temp.seq q WHERE q.i < @pods ORDER BY 1, 3`,
+    );
+    run(
+      'pod_rows',
+      `INSERT INTO pod_rows (uid, dims_id, name, name_suffix, node_id, created_at, first_seen, last_seen)
+       SELECT unhex(printf('%08x%04x40008000%012x', g.s, q.i, g.g)), d.id, NULL, printf('%05x', (g.s * 131 + g.g) % 1048576), nn.id, g.born,
+         g.born, g.died - ${STEP_MS}
+       FROM temp.gens g JOIN temp.seq q ON q.i < @pods JOIN node_names nn ON nn.name = ${gname}
+         JOIN pod_dims d ON d.namespace = ${ns} AND d.owner_name = ${rs}
+       ORDER BY g.born, g.s, q.i`,
     );
     // Each replacement: Karpenter's DisruptionTerminating and DisruptionLaunching events, and the disruption kept from them.
     run(

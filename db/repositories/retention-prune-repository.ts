@@ -103,12 +103,12 @@ export function createRetentionPruneRepository(db: Db) {
     LIMIT @limit`);
 
   /** Pods, nodes and NodeClaims last seen before the cut, swept in rowid windows (no index on last_seen: every snapshot updates it). */
-  const sweep = (table: string): PruneStep => {
+  const sweep = (name: string, table = name): PruneStep => {
     const span = db.prepare(`SELECT MIN(rowid) AS lo, MAX(rowid) AS hi FROM ${table}`);
     const del = db.prepare(`DELETE FROM ${table} WHERE rowid >= @a AND rowid < @b AND last_seen < @cut`);
     let from: number | null = null;
     return {
-      name: table,
+      name,
       batch: tx((cutMs: number): PruneBatch => {
         const s = span.get() as { lo: number | null; hi: number | null };
         const a = Math.max(from ?? s.lo ?? 0, s.lo ?? 0);
@@ -134,9 +134,14 @@ export function createRetentionPruneRepository(db: Db) {
   const orphanBodies = db.prepare(`
     DELETE FROM kube_object_bodies WHERE hash IN (
       SELECT b.hash FROM kube_object_bodies b WHERE NOT EXISTS (SELECT 1 FROM kube_object_versions v WHERE v.hash = b.hash) LIMIT @limit)`);
+  // Pods are pod_rows beside what their workload's pods share (migration 0027): a pod_dims row no pod references any
+  // more goes with its last pod, then a spec no pod_dims row names.
+  const orphanPodDims = db.prepare(`
+    DELETE FROM pod_dims WHERE id IN (
+      SELECT d.id FROM pod_dims d WHERE NOT EXISTS (SELECT 1 FROM pod_rows r WHERE r.dims_id = d.id) LIMIT @limit)`);
   const orphanSpecs = db.prepare(`
     DELETE FROM pod_specs WHERE hash IN (
-      SELECT s.hash FROM pod_specs s WHERE NOT EXISTS (SELECT 1 FROM pods p WHERE p.spec_hash = s.hash) LIMIT @limit)`);
+      SELECT s.hash FROM pod_specs s WHERE NOT EXISTS (SELECT 1 FROM pod_dims d WHERE d.spec_hash = s.hash) LIMIT @limit)`);
   // An orphan is found by key, not by time: the cut is not used.
   const orphans = (st: ReturnType<Db['prepare']>) =>
     tx((_cutMs: number, limit: number): PruneBatch => byCount(st.run({ limit }).changes, limit));
@@ -156,7 +161,7 @@ export function createRetentionPruneRepository(db: Db) {
     simple('usage_oom_kills', db.prepare('DELETE FROM usage_oom_kills WHERE at < @cut LIMIT @limit')),
     simple('api_requests', db.prepare('DELETE FROM api_requests WHERE at < @cut LIMIT @limit')),
     simple('collection_runs', runs),
-    sweep('pods'),
+    sweep('pods', 'pod_rows'),
     sweep('nodes'),
     sweep('nodeclaims'),
     simple('usage_nodepool_hours', db.prepare('DELETE FROM usage_nodepool_hours WHERE hour_ms < @cut LIMIT @limit')),
@@ -168,6 +173,7 @@ export function createRetentionPruneRepository(db: Db) {
           SELECT kind, namespace, name, first_seen FROM kube_object_versions WHERE last_seen < @cut LIMIT @limit)`),
     ),
     { name: 'kube_object_bodies', batch: orphans(orphanBodies) },
+    { name: 'pod_dims', batch: orphans(orphanPodDims) },
     { name: 'pod_specs', batch: orphans(orphanSpecs) },
   ];
   return { steps };

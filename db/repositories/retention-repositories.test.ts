@@ -343,6 +343,9 @@ describe('a retention pass past the horizon', () => {
     expect(db.prepare('SELECT hash FROM kube_object_versions').pluck().all()).toEqual(['body-new']);
     expect(db.prepare('SELECT hash FROM kube_object_bodies').pluck().all()).toEqual(['body-new']);
     expect(db.prepare('SELECT hash FROM pod_specs').pluck().all()).toEqual(['spec-live']);
+    // Migration 0027: the pod gone before the horizon takes with it what only it used (its pod_dims row).
+    expect(db.prepare('SELECT uid FROM pods').pluck().all()).toEqual(['p-live']);
+    expect(db.prepare('SELECT spec_hash FROM pod_dims').pluck().all()).toEqual(['spec-live']);
     expect(db.prepare('SELECT hour_ms FROM usage_nodepool_hours').pluck().all()).toEqual([now - HOUR_MS]);
     expect(db.prepare('SELECT event_uid FROM karpenter_explanations').pluck().all()).toEqual(['x-new']);
     // Deleting events marks nothing to rebuild: what the kept disruptions hold after the horizon does not change.

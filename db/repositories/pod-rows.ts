@@ -1,0 +1,161 @@
+import type { Db } from '../open-db.js';
+
+/**
+ * Writes a pod as the collector sees it in a snapshot, in migration 0027's narrow layout: what its workload's pods
+ * share (pod_dims: namespace, owner, team, requests, annotations, labels, spec hash) looked up or made, its node's
+ * name (node_names), and its pod_rows row, made when the pod is new and updated when it is seen again. What the old
+ * `INSERT ... ON CONFLICT(uid) DO UPDATE` did, which a view cannot take: a pod keeps its namespace, name, owner, team,
+ * requests, labels, creation and first sighting as first seen; its finish and binding as first seen; its start, node,
+ * phase, annotations, volumes and last sighting as last seen; its spec hash as last seen when there is one.
+ */
+
+export interface PodSighting {
+  uid: string;
+  namespace: string;
+  name: string;
+  nodeName: string | null;
+  ownerKind: string | null;
+  ownerName: string | null;
+  team: string | null;
+  cpu: number;
+  mem: number;
+  gpu: number;
+  dnd: number;
+  createdAt: number;
+  /** The snapshot's instant. */
+  at: number;
+  labels: string;
+  phase: string | null;
+  finishedAt: number | null;
+  scheduledAt: number | null;
+  startedAt: number | null;
+  dndValue: string | null;
+  deletionCost: string | null;
+  volumes: string | null;
+  specHash: string | null;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** A uid as pod_rows stores it: 16 bytes for a canonical lowercase UUID (what the migration's SQL takes), else the text. */
+export function storedPodUid(uid: string): string | Buffer {
+  return UUID.test(uid) ? Buffer.from(uid.replaceAll('-', ''), 'hex') : uid;
+}
+
+/** The stored name: NULL and the suffix when it is "<owner>-<suffix>", else the name and NULL. */
+export function storedPodName(name: string, ownerName: string | null): [string | null, string | null] {
+  return ownerName !== null && name.length > ownerName.length + 1 && name.startsWith(`${ownerName}-`)
+    ? [null, name.slice(ownerName.length + 1)]
+    : [name, null];
+}
+
+interface Stored {
+  id: number;
+  namespace: string;
+  owner_kind: string | null;
+  owner_name: string | null;
+  team: string | null;
+  req_cpu_m: number;
+  req_memory_b: number;
+  req_gpu: number;
+  labels_json: string;
+  spec_hash: string | null;
+  finished_at: number | null;
+  scheduled_at: number | null;
+  started_at: number | null;
+}
+
+export function createPodWriter(db: Db): (p: PodSighting) => void {
+  const stored = db.prepare(`
+    SELECT r.id, d.namespace, d.owner_kind, d.owner_name, d.team, d.req_cpu_m, d.req_memory_b, d.req_gpu, d.labels_json, d.spec_hash,
+           r.finished_at, r.scheduled_at, r.started_at
+    FROM pod_rows r JOIN pod_dims d ON d.id = r.dims_id WHERE r.uid = ?`);
+  const findDims = db
+    .prepare(
+      `SELECT id FROM pod_dims WHERE namespace = ? AND owner_name IS ? AND owner_kind IS ? AND team IS ? AND req_cpu_m = ? AND req_memory_b = ?
+         AND req_gpu = ? AND do_not_disrupt = ? AND do_not_disrupt_value IS ? AND deletion_cost IS ? AND labels_json = ? AND spec_hash IS ?
+       ORDER BY id LIMIT 1`,
+    )
+    .pluck();
+  const addDims = db.prepare(
+    `INSERT INTO pod_dims (namespace, owner_name, owner_kind, team, req_cpu_m, req_memory_b, req_gpu, do_not_disrupt, do_not_disrupt_value,
+       deletion_cost, labels_json, spec_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  const findNode = db.prepare('SELECT id FROM node_names WHERE name = ?').pluck();
+  const addNode = db.prepare('INSERT INTO node_names (name) VALUES (?)');
+  const insert = db.prepare(`
+    INSERT INTO pod_rows (uid, dims_id, name, name_suffix, node_id, created_at, first_seen, last_seen, phase, finished_at, scheduled_at,
+      started_at, volumes_json)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const update = db.prepare(`
+    UPDATE pod_rows SET dims_id = ?, node_id = ?, last_seen = ?, phase = ?, finished_at = ?, scheduled_at = ?, started_at = ?, volumes_json = ?
+    WHERE id = ?`);
+  const dimsId = (
+    d: readonly [string, string | null, string | null, string | null, number, number, number, number, ...(string | null)[]],
+  ) => (findDims.get(...d) as number | undefined) ?? Number(addDims.run(...d).lastInsertRowid);
+  const nodeId = (name: string | null): number | null =>
+    name === null ? null : ((findNode.get(name) as number | undefined) ?? Number(addNode.run(name).lastInsertRowid));
+
+  return (p) => {
+    const uid = storedPodUid(p.uid);
+    const old = stored.get(uid) as Stored | undefined;
+    if (old === undefined) {
+      const dims = dimsId([
+        p.namespace,
+        p.ownerName,
+        p.ownerKind,
+        p.team,
+        p.cpu,
+        p.mem,
+        p.gpu,
+        p.dnd,
+        p.dndValue,
+        p.deletionCost,
+        p.labels,
+        p.specHash,
+      ]);
+      const [name, suffix] = storedPodName(p.name, p.ownerName);
+      insert.run(
+        uid,
+        dims,
+        name,
+        suffix,
+        nodeId(p.nodeName),
+        p.createdAt,
+        p.at,
+        p.at,
+        p.phase,
+        p.finishedAt,
+        p.scheduledAt,
+        p.startedAt,
+        p.volumes,
+      );
+      return;
+    }
+    const dims = dimsId([
+      old.namespace,
+      old.owner_name,
+      old.owner_kind,
+      old.team,
+      old.req_cpu_m,
+      old.req_memory_b,
+      old.req_gpu,
+      p.dnd,
+      p.dndValue,
+      p.deletionCost,
+      old.labels_json,
+      p.specHash ?? old.spec_hash,
+    ]);
+    update.run(
+      dims,
+      nodeId(p.nodeName),
+      p.at,
+      p.phase,
+      old.finished_at ?? p.finishedAt,
+      old.scheduled_at ?? p.scheduledAt,
+      p.startedAt ?? old.started_at,
+      p.volumes,
+      old.id,
+    );
+  };
+}
