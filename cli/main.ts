@@ -32,6 +32,7 @@ Commands:
   doctor    check cost allocation tags, IAM permissions and cluster access before collecting
   simulate  what Karpenter would do with a set of objects (kubectl get -o yaml): NodeClaims, consolidation, cost
   cur       import a Cost and Usage Report 2.0 export (AWS Data Exports): 'cur import PATH'
+  export    write the ledger's rollups to S3 as Parquet for Athena (the organisation's view: 'serve --org')
 
 Run 'nodepool-ledger <command> --help' for a command's options.`,
   serve: `Usage: nodepool-ledger serve --db PATH [--port 5173] [--host 127.0.0.1] [--token T] [--budgets FILE]
@@ -182,6 +183,11 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   simulate: async () => {
     const { SIMULATE_HELP, SIMULATE_OPTIONS, simulateOptionsFrom, runSimulate } = await import('./simulate.js');
     return { help: SIMULATE_HELP, options: SIMULATE_OPTIONS, run: (v: Values) => runSimulate(simulateOptionsFrom(v)) };
+  },
+  /** The rollups as Parquet in S3, for Athena (cli/export.ts). */
+  export: async () => {
+    const { EXPORT_HELP, EXPORT_OPTIONS, runExport } = await import('./export.js');
+    return { help: EXPORT_HELP, options: EXPORT_OPTIONS, run: runExport };
   },
   /** The Cost and Usage Report: `cur import PATH` (subcommands in cli/cur.ts). */
   cur: async () => {
