@@ -32,9 +32,11 @@ Commands:
   doctor    check cost allocation tags, IAM permissions and cluster access before collecting
   simulate  what Karpenter would do with a set of objects (kubectl get -o yaml): NodeClaims, consolidation, cost
   cur       import a Cost and Usage Report 2.0 export (AWS Data Exports): 'cur import PATH'
+  export    write the ledger's rollups to S3 as Parquet for Athena (the organisation's view: 'serve --org')
 
 Run 'nodepool-ledger <command> --help' for a command's options.`,
   serve: `Usage: nodepool-ledger serve --db PATH [--port 5173] [--host 127.0.0.1] [--token T] [--budgets FILE]
+                            [--org athena://WORKGROUP/DATABASE [--org-output s3://BUCKET/PREFIX/]]
 
 Serves the dashboard and API over a database filled by 'collect' or 'demo', on 127.0.0.1:5173 by default. It opens
 the file read-only and no page view writes to it (a read-only file serves as well); importing a bill CSV does write,
@@ -52,7 +54,14 @@ request bounded by $LEDGER_ENGINE_TIMEOUT seconds (default 60), after which it i
 while the simulation goes on.
 
 ${BUDGETS_FLAG_HELP}
-                    (applied under the collector lock: while a collector holds the file, give it the flag too)`,
+                    (applied under the collector lock: while a collector holds the file, give it the flag too)
+
+  --org athena://WORKGROUP/DATABASE
+                    also answer the organisation's Overview and Teams, every cluster 'export' wrote, from Athena
+                    (GET /api/org/overview, /api/org/teams): one query per view and range, kept once its days are
+                    over, each answer with the bytes its query scanned and what that cost (USD 5/TB); the tables are
+                    deploy/athena/tables.sql, the role deploy/athena/org-read-role-policy.json
+  --org-output URI  where Athena writes the results (s3://…), unless the workgroup sets it`,
   sandbox: `Usage: nodepool-ledger sandbox [--port 0] [--scenario week4] [--seed 42] [--karpenter-version V] [--dir DIR] [--no-auth] [--cur]
 
 Serves the simulated cluster's Kubernetes API and the AWS endpoints (Cost Explorer, Pricing, EC2, S3, Athena) on
@@ -87,7 +96,14 @@ const OPTIONS = {
     'karpenter-version': { type: 'string' },
     budgets: { type: 'string' },
   },
-  serve: { help: { type: 'boolean', short: 'h' }, ...ACCESS, db: { type: 'string' }, budgets: { type: 'string' } },
+  serve: {
+    help: { type: 'boolean', short: 'h' },
+    ...ACCESS,
+    db: { type: 'string' },
+    budgets: { type: 'string' },
+    org: { type: 'string' },
+    'org-output': { type: 'string' },
+  },
   sandbox: {
     help: { type: 'boolean', short: 'h' },
     port: { type: 'string' },
@@ -130,11 +146,30 @@ async function serve(v: Record<string, string | boolean | undefined>): Promise<v
       console.error(`${err.message}; the budgets stay as stored: pass --budgets ${budgets.path} to the collector as well`);
     }
   }
-  const app = buildApp({ db, accessToken: token, writer, engine: engineOptionsFromEnv() });
+  const org = await orgEngineOf(v);
+  const app = buildApp({ db, accessToken: token, writer, engine: engineOptionsFromEnv(), ...(org !== undefined ? { org } : {}) });
   const url = await listenOn(app, address);
   console.log(`NodePool Ledger dashboard: ${url}`);
   const hint = accessHint(url, token);
   if (hint !== null) console.log(hint);
+}
+
+/** `--org athena://WORKGROUP/DATABASE`: the Athena engine the organisation's views run on (loaded only when asked). */
+async function orgEngineOf(v: Record<string, string | boolean | undefined>) {
+  const url = v.org as string | undefined;
+  if (url === undefined) return undefined;
+  const { createAthenaOrgEngine, parseAthenaOrgUrl } = await import('../collectors/org/athena-org.js');
+  const { createAthenaClient } = await import('../collectors/cur/athena-client.js');
+  let target;
+  try {
+    target = parseAthenaOrgUrl(url);
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const output = v['org-output'] as string | undefined;
+  if (output !== undefined && !/^s3:\/\/[^/]+/.test(output))
+    throw new UsageError(`--org-output must be s3://BUCKET/PREFIX/, not ${output}`);
+  return createAthenaOrgEngine(createAthenaClient(), { ...target, ...(output !== undefined ? { outputLocation: output } : {}) });
 }
 
 type Values = Record<string, string | boolean | undefined>;
@@ -182,6 +217,11 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   simulate: async () => {
     const { SIMULATE_HELP, SIMULATE_OPTIONS, simulateOptionsFrom, runSimulate } = await import('./simulate.js');
     return { help: SIMULATE_HELP, options: SIMULATE_OPTIONS, run: (v: Values) => runSimulate(simulateOptionsFrom(v)) };
+  },
+  /** The rollups as Parquet in S3, for Athena (cli/export.ts). */
+  export: async () => {
+    const { EXPORT_HELP, EXPORT_OPTIONS, runExport } = await import('./export.js');
+    return { help: EXPORT_HELP, options: EXPORT_OPTIONS, run: runExport };
   },
   /** The Cost and Usage Report: `cur import PATH` (subcommands in cli/cur.ts). */
   cur: async () => {

@@ -70,6 +70,9 @@ import { createNodePoolCostService } from './services/nodepool-cost-service.js';
 import { createReportsService } from './services/reports-service.js';
 import { createTeamsService } from './services/teams-service.js';
 import { createWorkloadsService } from './services/workloads-service.js';
+import type { OrgEngine } from '../core/org-query.js';
+import { createOrgService } from './org/org-service.js';
+import { orgRoutes } from './org/org-routes.js';
 
 export interface BuildAppOptions {
   db: Db;
@@ -111,6 +114,11 @@ export interface BuildAppOptions {
   warmEngine?: boolean;
   /** What `demo` still fills in behind the dashboard (GET /api/status `fill`, the banner). Default: nothing (`serve`). */
   fill?: () => FillStatus | null;
+  /**
+   * The organisation's engine (`serve --org athena://WORKGROUP/DATABASE`): adds /api/org/overview and /api/org/teams,
+   * every exported cluster answered by Athena (server/org/). Default: none, and no /api/org routes.
+   */
+  org?: OrgEngine;
 }
 
 /**
@@ -238,6 +246,7 @@ function registerApiRoutes(
   practiceBills: PracticeBillProvider | undefined,
   engine: EngineRunner,
   fill: (() => FillStatus | null) | undefined,
+  org: OrgEngine | undefined,
 ): void {
   const reportsRepo = createReportsRepository(db);
   const packing = createAnalyticsPackingRepository(db);
@@ -249,6 +258,7 @@ function registerApiRoutes(
   const bill = createBillService(db, now, writer);
 
   app.register(statusRoutes, { reports });
+  if (org !== undefined) app.register(orgRoutes, { org: createOrgService(org, { now }) });
   const alerts = createAlertService(db);
   app.register(alertRoutes, { alerts });
   app.register(nodePoolsRoutes, { reports, nodePoolCost });
@@ -331,6 +341,7 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
     options.practiceBills,
     engine,
     options.fill,
+    options.org,
   );
 
   const webBuilt = existsSync(indexHtml);

@@ -1,6 +1,7 @@
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createAthenaHandler } from './athena.js';
 import type { SandboxHandler } from './context.js';
+import { ORG_BUCKET, orgAthenaTables, sandboxOrgLocation } from './org-endpoints.js';
 import { createS3Handler } from './s3.js';
 
 /**
@@ -42,14 +43,22 @@ export function sandboxCurLocation(dataDir: string): SandboxCurLocation {
   };
 }
 
-/** The S3 and Athena adapters over a sandbox's CUR location (an export not written yet is an empty bucket). */
+/**
+ * The S3 and Athena adapters over a sandbox's CUR location (an export not written yet is an empty bucket), and over
+ * the organisation's bucket beside it (sandbox/serve/org-endpoints.ts), which `export` writes and `serve --org` reads.
+ */
 export function curHandlers(location: SandboxCurLocation): SandboxHandler[] {
+  const org = sandboxOrgLocation(dirname(location.bucketDir));
+  const buckets = { [CUR_BUCKET]: location.bucketDir, [ORG_BUCKET]: org.bucketDir };
   return [
-    createS3Handler({ buckets: { [CUR_BUCKET]: location.bucketDir } }),
+    createS3Handler({ buckets }),
     createAthenaHandler({
-      tables: { [`${CUR_ATHENA_DATABASE}.${CUR_ATHENA_TABLE}`]: join(location.exportDir, 'data', '*', '*.parquet') },
+      tables: {
+        [`${CUR_ATHENA_DATABASE}.${CUR_ATHENA_TABLE}`]: join(location.exportDir, 'data', '*', '*.parquet'),
+        ...orgAthenaTables(org),
+      },
       workGroups: [CUR_ATHENA_WORKGROUP],
-      buckets: { [CUR_BUCKET]: location.bucketDir },
+      buckets,
     }),
   ];
 }

@@ -3,7 +3,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
+  DeleteObjectCommand,
   GetObjectCommand,
+  PutObjectCommand,
   HeadObjectCommand,
   ListObjectsV2Command,
   NoSuchBucket,
@@ -153,5 +155,31 @@ describe('the sandbox S3 endpoint through the real S3Client', () => {
     const denied = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'many/k0001' })).catch((e: unknown) => e);
     expect([(denied as S3ServiceException).name, (denied as S3ServiceException).message]).toEqual(['AccessDenied', 'Access Denied']);
     expect(ctx.requestLog.filter((r) => r.operation === 's3:GetObject').length).toBeGreaterThan(3);
+  });
+  it('PutObject replaces a key whole and answers its MD5 ETag; DeleteObject removes it (204 either way)', async () => {
+    const key = 'org/table=nodepool_hour/cluster=c1/day=2026-11-02/part-0.parquet';
+    await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: Buffer.from('first version') }));
+    const put = await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: parquet }));
+    expect(put.ETag).toBe(md5(parquet));
+    const got = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: key }));
+    expect(Buffer.from(await (got.Body?.transformToByteArray() ?? Promise.resolve(new Uint8Array()))).equals(parquet)).toBe(true);
+    await s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: key }));
+    await s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: key }));
+    await expect(s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: key }))).rejects.toBeInstanceOf(NotFound);
+  });
+
+  it("refuses a PutObject whose Content-MD5 is not the body's (400 BadDigest)", async () => {
+    const err = await s3
+      .send(
+        new PutObjectCommand({
+          Bucket: BUCKET,
+          Key: 'org/x.parquet',
+          Body: parquet,
+          ContentMD5: createHash('md5').update('other').digest('base64'),
+        }),
+      )
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(S3ServiceException);
+    expect((err as S3ServiceException).name).toBe('BadDigest');
   });
 });

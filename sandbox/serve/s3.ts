@@ -1,12 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { closeSync, openSync, readdirSync, readSync, statSync, type Stats } from 'node:fs';
-import { join, relative, resolve, sep } from 'node:path';
+import { closeSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { crossPartition, signingScope } from './aws-account.js';
 import type { FaultRule, SandboxHandler, SandboxRequest, SandboxResponse } from './context.js';
 
 /**
- * Amazon S3 over its REST-XML protocol, read-only, serving local folders as buckets (the sandbox's CUR export):
- * ListObjectsV2, GetObject (with Range) and HeadObject, path-style (`/<bucket>/<key>`, what the SDK sends to an IP
+ * Amazon S3 over its REST-XML protocol, serving local folders as buckets (the sandbox's CUR export, and the bucket
+ * `export` writes to): ListObjectsV2, GetObject (with Range) and HeadObject, PutObject (a single-part upload, checked
+ * against its Content-MD5, replacing the key whole) and DeleteObject (204 whether or not the key existed), path-style (`/<bucket>/<key>`, what the SDK sends to an IP
  * address endpoint or with forcePathStyle) or virtual-hosted (`Host: <bucket>.<endpoint>`). Answers as S3 does:
  * keys in UTF-8 binary order, MaxKeys ≤ 1000 counting keys and common prefixes, an opaque continuation token, a
  * quoted MD5 ETag (S3's ETag of an object uploaded in one part), and errors as `<Error><Code>…` bodies with S3's
@@ -86,7 +87,7 @@ function objectsOf(folder: string): S3Object[] {
     for (const e of entries) {
       const path = join(dir, e.name);
       if (e.isDirectory()) walk(path);
-      else if (e.isFile()) {
+      else if (e.isFile() && !e.name.endsWith('.uploading')) {
         const st = statSync(path);
         out.push({ key: relative(folder, path).split(sep).join('/'), path, sizeBytes: st.size, lastModifiedMs: st.mtimeMs });
       }
@@ -261,6 +262,34 @@ function getObject(req: SandboxRequest, folder: string, key: string): SandboxRes
   };
 }
 
+/** The file a key names inside the bucket's folder, or null when it would leave it ("../" segments). */
+function keyPath(folder: string, key: string): string | null {
+  const path = resolve(folder, ...key.split('/'));
+  return path.startsWith(resolve(folder) + sep) ? path : null;
+}
+
+/** PutObject: the body written aside and renamed over the key, so a reader sees the old object or the new one. */
+function putObject(req: SandboxRequest, folder: string, key: string): SandboxResponse {
+  const path = keyPath(folder, key);
+  if (path === null || key.endsWith('/'))
+    throw new S3Error(400, 'InvalidArgument', 'The key is not one the sandbox can store.', { Key: key });
+  const md5 = createHash('md5').update(req.body).digest();
+  const sent = req.headers['content-md5'];
+  if (typeof sent === 'string' && sent !== md5.toString('base64'))
+    throw new S3Error(400, 'BadDigest', 'The Content-MD5 you specified did not match what we received.');
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.${randomUUID()}.uploading`;
+  writeFileSync(tmp, req.body);
+  renameSync(tmp, path);
+  return { status: 200, headers: { ...requestHeaders(), etag: `"${md5.toString('hex')}"` }, body: '' };
+}
+
+function deleteObject(folder: string, key: string): SandboxResponse {
+  const path = keyPath(folder, key);
+  if (path !== null) rmSync(path, { force: true });
+  return { status: 204, headers: requestHeaders(), body: '' };
+}
+
 /** Bucket and key of a request: virtual-hosted when the Host names a served bucket, else path-style. */
 function locate(req: SandboxRequest, buckets: Record<string, string>): { bucket: string; key: string } | null {
   const host = (req.headers.host ?? '').split(':')[0];
@@ -273,21 +302,21 @@ function locate(req: SandboxRequest, buckets: Record<string, string>): { bucket:
 
 export function createS3Handler(options: S3Options): SandboxHandler {
   return (req, ctx) => {
-    if (req.method !== 'GET' && req.method !== 'HEAD') return null;
+    if (!['GET', 'HEAD', 'PUT', 'DELETE'].includes(req.method)) return null;
     const scope = signingScope(req);
     const where = locate(req, options.buckets);
     if (where === null) return null;
     const served = Object.hasOwn(options.buckets, where.bucket);
     // Only S3's requests: a served bucket's path, or any path signed for the s3 service (unknown bucket: 404).
     if (!served && scope?.service !== 's3') return null;
+    const objectOperations: Record<string, string> = { HEAD: 'HeadObject', PUT: 'PutObject', DELETE: 'DeleteObject', GET: 'GetObject' };
+    if (where.key === '' && req.method !== 'GET' && req.method !== 'HEAD') return null;
     const operation =
       where.key === ''
         ? req.url.searchParams.get('list-type') === '2'
           ? 'ListObjectsV2'
           : 'ListObjects'
-        : req.method === 'HEAD'
-          ? 'HeadObject'
-          : 'GetObject';
+        : (objectOperations[req.method] ?? 'GetObject');
     ctx.requestLog.push({ at: ctx.clock.now(), operation: `s3:${operation}`, ...(scope !== null ? { region: scope.region } : {}) });
     const resource = `/${where.bucket}${where.key === '' ? '' : `/${where.key}`}`;
     try {
@@ -305,6 +334,8 @@ export function createS3Handler(options: S3Options): SandboxHandler {
       if (operation === 'ListObjects')
         throw new S3Error(501, 'NotImplemented', 'The sandbox serves ListObjectsV2 (list-type=2) only', { Header: 'list-type' });
       if (operation === 'ListObjectsV2') return listObjectsV2(where.bucket, folder, req.url.searchParams);
+      if (operation === 'PutObject') return putObject(req, folder, where.key);
+      if (operation === 'DeleteObject') return deleteObject(folder, where.key);
       return getObject(req, folder, where.key);
     } catch (err) {
       if (err instanceof S3Error) return s3ErrorResponse(req.method, err, resource);
