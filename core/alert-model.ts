@@ -124,7 +124,7 @@ export const ALERT_RULE_DOCS: Record<AlertRule, string> = {
     'a NodePool that allows spot runs an on-demand share of its cost per hour at on-demand prices (of its capacity) at least `threshold` above its lowest over the baseline window (24 h)',
   'idle-share': "a NodePool's idle cost (capacity no request covers) above `threshold` of its cost per hour",
   'packing-drop':
-    "a NodePool's CPU packing in the 30 min from a consolidation change (an Underutilized consolidation disruption or a change of its consolidation policy; Empty deletions cannot lower packing) at least `threshold` below the 30 min before it, judged while the change is in the window (3 h)",
+    "a NodePool's CPU packing after a consolidation change at least `threshold` below the 30 min before it: the 30 min from an Underutilized consolidation disruption (Empty deletions cannot lower packing), or the last 30 min after an edit of its spec.disruption (consolidationPolicy, consolidateAfter, budgets), judged while the change is in the window (3 h)",
   'nodepool-near-limit': 'a NodePool whose NodeClaims use at least `threshold` of one of its limits (Karpenter stops launching at 100 %)',
   'pods-unschedulable-limits':
     "Karpenter's FailedScheduling events saying a NodePool's instance types all exceed its limits: at least `threshold` in the last hour",

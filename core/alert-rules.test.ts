@@ -313,6 +313,47 @@ describe('packing-drop', () => {
   });
 });
 
+describe('packing-drop after an edit of the disruption settings', () => {
+  // general: WhenEmptyOrUnderutilized -> WhenEmpty at 19:00; CPU packing 0.84 at each 15-min snapshot before it, then
+  // falling 3 points a snapshot as load falls with nothing consolidated (19:00 0.84, 19:15 0.81, ..., 21:00 0.60, then
+  // 0.60). Before: 18:30 and 18:45, 0.84. The last 30 min at 20:00 (19:45, 20:00): 0.75, 0.72 -> 0.735, 10.5 points
+  // down; at 19:45 (19:30, 19:45): 0.78, 0.75 -> 0.765, 7.5 down.
+  const change = {
+    atMs: T0 + 19 * HOUR,
+    nodePool: 'general',
+    what: 'consolidationPolicy WhenEmptyOrUnderutilized -> WhenEmpty',
+    kind: 'settings' as const,
+  };
+  const times: number[] = [];
+  for (let t = T0 + 15 * HOUR; t <= T0 + 24 * HOUR; t += 15 * MIN) times.push(t);
+  const packingAt = (t: number) => (t < change.atMs ? 0.84 : Math.max(0.6, 0.84 - (0.03 * (t - change.atMs)) / (15 * MIN)));
+  const samples = times.map((atMs) => ({ atMs, nodePool: 'general', cpuPacking: packingAt(atMs) }));
+  const verdictAt = (atMs: number) =>
+    packingDropRule({ atMs, nodePools: ['general'], samples: samples.filter((x) => x.atMs <= atMs), changes: [change] }, S);
+
+  it('reads the last 30 min, not the 30 min from the change: 7.5 points down at 19:45, 10.5 at 20:00 (breaching)', () => {
+    expect(verdictAt(T0 + 19 * HOUR + 45 * MIN)?.[0]).toMatchObject({ breaching: false, figures: { cpuPackingAfter: 0.765 } });
+    const v = verdictAt(T0 + 20 * HOUR)?.[0];
+    expect(v).toMatchObject({ breaching: true, figures: { cpuPackingBefore: 0.84, cpuPackingAfter: 0.735 } });
+    expect(v?.sentence).toBe(
+      "NodePool general's CPU packing fell from 84 % in the 30 min before consolidationPolicy WhenEmptyOrUnderutilized -> WhenEmpty at 2026-11-10T19:00Z to 74 % in the last 30 min.",
+    );
+  });
+
+  it('fires at 20:30 (pending from 20:00, 30 min hold), once; resolves at 22:15, the first snapshot past the 3 h window', () => {
+    const r = run(
+      'packing-drop',
+      times.map((atMs) => ({ atMs, verdict: verdictAt(atMs) })),
+      S,
+      T0 + 20 * HOUR + 30 * MIN,
+    );
+    expect(r.transitions).toEqual([
+      { kind: 'firing', subject: 'general', atMs: T0 + 20 * HOUR + 30 * MIN },
+      { kind: 'resolved', subject: 'general', atMs: T0 + 22 * HOUR + 15 * MIN },
+    ]);
+  });
+});
+
 describe('nodepool-near-limit and pods-unschedulable-limits', () => {
   it('general at 372 of 400 cores (93 %) breaches 90 %; memory 1,000 of 1,600 GiB is not the top one', () => {
     const v = nearLimitRule(

@@ -190,6 +190,12 @@ export interface ConsolidationChange {
   nodePool: string;
   /** What changed, for the sentence: "a consolidation (Underutilized)", "consolidationPolicy WhenEmpty -> ...". */
   what: string;
+  /**
+   * disruption: a consolidation Karpenter carried out, whose effect is at once (the 30 min from it are read);
+   * settings: an edit of the NodePool's spec.disruption, whose effect comes as load changes over the hours after it
+   * (the last 30 min are read, while the change is in the window). Absent: disruption.
+   */
+  kind?: 'disruption' | 'settings';
 }
 
 const mean = (xs: readonly number[]): number | null => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length);
@@ -202,9 +208,11 @@ export const PACKING_SPAN_MS = 30 * 60_000;
 
 /**
  * The newest consolidation change of each NodePool within the packing window before now: the mean CPU packing of its
- * snapshots in the 30 min before the change against those in the 30 min from it (up to now). Falls by `threshold` or
- * more: breaching. A NodePool without a change in the window is judged not breaching (its alert, if any, resolves once
- * the change leaves the window).
+ * snapshots in the 30 min before the change against those after it: for a consolidation, the 30 min from it (up to
+ * now); for an edit of the NodePool's disruption settings, the last 30 min (from the change on), since a policy that
+ * stops consolidating lowers packing only as load falls after it. Falls by `threshold` or more: breaching. A NodePool
+ * without a change in the window is judged not breaching (its alert, if any, resolves once the change leaves the
+ * window).
  */
 export function packingDropRule(
   input: { atMs: number; nodePools: readonly string[]; samples: readonly PackingSample[]; changes: readonly ConsolidationChange[] } | null,
@@ -233,16 +241,20 @@ export function packingDropRule(
     const pool = input.samples.filter((s) => s.nodePool === nodePool);
     const span = PACKING_SPAN_MS;
     const before = mean(pool.filter((s) => s.atMs >= change.atMs - span && s.atMs < change.atMs).map((s) => s.cpuPacking));
-    const after = mean(
-      pool.filter((s) => s.atMs >= change.atMs && s.atMs <= Math.min(input.atMs, change.atMs + span)).map((s) => s.cpuPacking),
-    );
+    const settings = change.kind === 'settings';
+    // a consolidation: [change, change + span]; a settings edit: (now - span, now], not before the change
+    const [afterFrom, afterTo] = settings
+      ? [Math.max(change.atMs, input.atMs - span + 1), input.atMs]
+      : [change.atMs, Math.min(input.atMs, change.atMs + span)];
+    const after = mean(pool.filter((s) => s.atMs >= afterFrom && s.atMs <= afterTo).map((s) => s.cpuPacking));
     if (before === null || after === null) continue;
+    const minutes = Math.round(span / 60_000);
     out.push({
       rule: 'packing-drop',
       subject: nodePool,
       breaching: before - after >= threshold - 1e-9,
       figures: { cpuPackingBefore: round(before), cpuPackingAfter: round(after), changeAtMs: change.atMs, change: change.what },
-      sentence: `NodePool ${nodePool}'s CPU packing fell from ${pct(before)} in the ${Math.round(span / 60_000)} min before ${change.what} at ${new Date(change.atMs).toISOString().slice(0, 16)}Z to ${pct(after)} in the ${Math.round(span / 60_000)} min from it.`,
+      sentence: `NodePool ${nodePool}'s CPU packing fell from ${pct(before)} in the ${minutes} min before ${change.what} at ${new Date(change.atMs).toISOString().slice(0, 16)}Z to ${pct(after)} in the ${settings ? `last ${minutes} min` : `${minutes} min from it`}.`,
       link,
     });
   }

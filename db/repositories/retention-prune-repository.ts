@@ -1,12 +1,14 @@
 import type { Db } from '../open-db.js';
 import { DAY_MS, HOUR_MS, WEEK_MS } from '../../core/time.js';
+import { createAlertPruneSteps } from './alert-prune-steps.js';
 import { assertKnownSnapshotChildren, createSnapshotRowsDeleter, withoutForeignKeys } from './retention-snapshot-rows.js';
 
 /**
  * Deletes what is older than the retention's horizon (issue 24), a bounded batch per transaction so that no write
  * holds the file for long: hourly snapshots with their rows, the hour/day/week rollups, events, kept disruptions,
  * Cost Explorer lines, CUR billing periods, prices superseded before the horizon, usage rollups and OOM kills, API
- * request counts, finished collection runs, and the pods, nodes and NodeClaims last seen before it.
+ * request counts, finished collection runs, the pods, nodes and NodeClaims last seen before it, and resolved alerts with
+ * their finished deliveries (alert-prune-steps.ts).
  *
  * The horizon is a multiple of 7 days from the epoch (core/retention.ts horizonMs), so the hour, day and week rollups
  * end at one instant. Deleting events would mark the kept disruptions for a rebuild from the horizon (their trigger):
@@ -175,6 +177,8 @@ export function createRetentionPruneRepository(db: Db) {
     { name: 'kube_object_bodies', batch: orphans(orphanBodies) },
     { name: 'pod_dims', batch: orphans(orphanPodDims) },
     { name: 'pod_specs', batch: orphans(orphanSpecs) },
+    // resolved alerts, finished deliveries and their attempts (migration 0025)
+    ...createAlertPruneSteps(db),
   ];
   return { steps };
 }

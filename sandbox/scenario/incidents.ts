@@ -8,7 +8,8 @@ import type { EpochMs } from './types.js';
  * The scenario file's incidents, each at its time (the step that contains it): a NodeClass drift (a new AMI alias
  * and hash, which the Karpenter driver then replaces nodes for), a cordon for some hours, a spot interruption of
  * the busiest spot node of a NodePool (or the one a consolidation command's validation window already saw struck), a
- * spot shortage (every spot node of the NodePool reclaimed; engine-view.ts keeps spot out of its launches meanwhile).
+ * spot shortage (every spot node of the NodePool reclaimed; engine-view.ts keeps spot out of its launches meanwhile), an
+ * edit of a NodePool's disruption settings (the pool is changed in place; the change is kept for the served objects).
  */
 export class Incidents {
   constructor(
@@ -39,6 +40,13 @@ export class Incidents {
         this.kubelet.rebuildKube(victim);
         s.touch(victim.pool);
         s.uncordons.push({ at: t + inc.hours * HOUR, live: victim });
+      } else if (inc.kind === 'nodepool-disruption') {
+        // The edit takes effect at once: the disruption controller's next look reads the new settings.
+        const pool = s.pools.find((p) => p.name === inc.nodePool);
+        if (!pool) continue;
+        Object.assign(pool, inc.disruption);
+        s.nodePoolChanges.push({ at: t, nodePool: pool.name, disruption: { ...inc.disruption } });
+        s.touch(pool);
       } else if (inc.kind === 'spot-shortage') {
         // Every spot node of the pool reclaimed at once (the two-minute notice, then gone), oldest first.
         const victims = s.live

@@ -153,7 +153,20 @@ export type IncidentSpec =
    * Karpenter, finding every spot offering unavailable, launches on-demand until the shortage ends (the engine sees
    * the pool's capacity-type requirement without spot meanwhile; other pools are not touched).
    */
-  | { kind: 'spot-shortage'; at: string; nodePool: string; hours: number };
+  | { kind: 'spot-shortage'; at: string; nodePool: string; hours: number }
+  /**
+   * An operator edits the NodePool's spec.disruption (kubectl edit / a GitOps commit): from `at` the pool has these
+   * settings (the ones not given are kept), its served object shows them (generation + 1), and Karpenter's
+   * disruption controller follows them (WhenEmpty: no Underutilized consolidation of that pool any more).
+   */
+  | { kind: 'nodepool-disruption'; at: string; nodePool: string; disruption: NodePoolDisruptionChange; reason?: string };
+
+/** The disruption settings a nodepool-disruption incident sets (each absent one is left as it was). */
+export interface NodePoolDisruptionChange {
+  consolidationPolicy?: SimNodePool['consolidationPolicy'];
+  consolidateAfter?: string;
+  budgets?: SimNodePool['budgets'];
+}
 
 const SCENARIO_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'scenarios');
 

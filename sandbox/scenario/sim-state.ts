@@ -24,6 +24,7 @@ import {
   type SimNodePool,
   type SimPod,
   type SimPodDisruptionBudget,
+  type SimNodePoolChange,
   type SimVolumeClaim,
   workloadKey,
 } from './types.js';
@@ -138,6 +139,8 @@ export class SimState {
   readonly nodeClasses: SimNodeClass[];
   readonly namespaceObjects: { metadata: { name: string; labels: Record<string, string> } }[];
   readonly uncordons: { at: EpochMs; live: LiveNode }[] = [];
+  /** Edits of the pools' disruption settings made so far (incidents.ts), for the served NodePool objects. */
+  readonly nodePoolChanges: SimNodePoolChange[] = [];
   /**
    * The node a spot interruption struck, chosen when a consolidation command's validation window saw it
    * (karpenter-driver.ts), removed at its step (incidents.ts).

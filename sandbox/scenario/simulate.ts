@@ -46,6 +46,8 @@ class Simulation {
   run(): Scenario {
     const s = this.s;
     this.kubelet.launchManagedNodes();
+    // The pools as they start: a nodepool-disruption incident edits a pool in place (the edits are kept beside).
+    const startPools = new Map([...s.pools, ...s.staticPools].map((p) => [p.name, { ...p }]));
     for (let t = s.start; t < s.end; t += s.step) {
       this.kubelet.reap(t);
       this.incidents.at(t);
@@ -66,7 +68,7 @@ class Simulation {
       start: s.start,
       end: s.end,
       stepMs: s.step,
-      nodePools: s.file.nodePools.flatMap((f) => [...s.pools, ...s.staticPools].filter((p) => p.name === f.name)),
+      nodePools: s.file.nodePools.flatMap((f) => startPools.get(f.name) ?? []),
       namespaces: s.file.namespaces,
       nodes: s.nodes,
       pods: s.pods.sort((a, b) => a.createdAt - b.createdAt || a.name.localeCompare(b.name)),
@@ -80,6 +82,7 @@ class Simulation {
       nodeClasses: s.nodeClasses,
       capacityReservations: s.file.capacityReservations ?? [],
       ...(s.file.nodeOverlays?.length ? { nodeOverlays: s.file.nodeOverlays } : {}),
+      ...(s.nodePoolChanges.length ? { nodePoolChanges: s.nodePoolChanges } : {}),
     };
   }
 

@@ -279,6 +279,26 @@ export interface Scenario {
   capacityReservations?: CapacityReservationSpec[];
   /* What issue 22 added (Karpenter v1.7+ only). */
   nodeOverlays?: SimNodeOverlay[];
+  /**
+   * Edits of NodePools' spec.disruption over time, oldest first (issue 23: nodepool-disruption incidents); `nodePools`
+   * holds the settings at the start. Absent: none.
+   */
+  nodePoolChanges?: SimNodePoolChange[];
+}
+
+/** A NodePool's disruption settings edited at `at`: those given replace the ones before. */
+export interface SimNodePoolChange {
+  at: EpochMs;
+  nodePool: string;
+  disruption: Partial<Pick<SimNodePool, 'consolidationPolicy' | 'consolidateAfter' | 'budgets'>>;
+}
+
+/** The NodePools as they were at `t`: the starting settings with every edit made by then applied, in order. */
+export function nodePoolsAt(sc: Pick<Scenario, 'nodePools' | 'nodePoolChanges'>, t: EpochMs): { pool: SimNodePool; generation: number }[] {
+  return sc.nodePools.map((p) => {
+    const edits = (sc.nodePoolChanges ?? []).filter((c) => c.nodePool === p.name && c.at <= t);
+    return { pool: edits.reduce<SimNodePool>((acc, c) => ({ ...acc, ...c.disruption }), p), generation: 1 + edits.length };
+  });
 }
 
 /**

@@ -317,15 +317,23 @@ export function nodeClaimObject(
   };
 }
 
-export function nodePoolObject(p: SimNodePool, start: EpochMs) {
+/**
+ * A NodePool object; `edit`: how many times its spec was edited by now (generation) and when last (its resourceVersion,
+ * as a watch resumes from clock seconds), absent or null: never.
+ */
+export function nodePoolObject(
+  p: SimNodePool,
+  start: EpochMs,
+  edit: { generation: number; editedAt: EpochMs | null } = { generation: 1, editedAt: null },
+) {
   return {
     apiVersion: 'karpenter.sh/v1',
     kind: 'NodePool',
     metadata: {
       name: p.name,
       uid: uidFor('NodePool', p.name),
-      resourceVersion: '1',
-      generation: 1,
+      resourceVersion: edit.editedAt === null ? '1' : String(Math.floor(edit.editedAt / 1000)),
+      generation: edit.generation,
       creationTimestamp: iso(start - 30 * 86_400_000),
       annotations: { 'karpenter.sh/nodepool-hash': uidFor('hash', p.name).slice(0, 16), 'karpenter.sh/nodepool-hash-version': 'v3' },
     },

@@ -254,17 +254,32 @@ describe('the v1.14 profile: NodeOverlays, a static and a Balanced NodePool, res
     expect(checked).toBeGreaterThan(0);
   });
 
-  it("both releases: Unconsolidatable on the Node and its NodeClaim with consolidation.go's messages, each true of its node (a spot node for the SpotToSpotConsolidation one)", () => {
+  it("both releases: Unconsolidatable on the Node and its NodeClaim with consolidation.go's messages, each true of its node (a spot node for the SpotToSpotConsolidation one, a general node while week4 has its policy WhenEmpty)", () => {
+    // week4 sets general's consolidationPolicy to WhenEmpty from 11-11 19:00 to 11-12 07:00 (sandbox/scenarios/week4.json):
+    // its non-empty nodes then say so, in each release's words (v1.14.1 consolidation.go:132, v1.5.0 consolidation.go:116).
+    const editFrom = Date.parse('2026-11-11T19:00:00Z');
+    const editTo = Date.parse('2026-11-12T07:00:00Z');
+    const whenEmpty = new Map([
+      [current(), 'NodePool "general" has consolidation policy WhenEmpty, but node is not empty'],
+      [legacy(), 'NodePool "general" has non-empty consolidation disabled'],
+    ]);
     for (const s of [current(), legacy()]) {
       const events = byReason(s, 'Unconsolidatable');
       expect(events.length).toBeGreaterThan(0);
       for (const e of events) {
+        if (e.message === whenEmpty.get(s)) {
+          const t = Date.parse(String(e.firstTimestamp));
+          expect(t >= editFrom && t < editTo).toBe(true);
+          if (e.involvedObject.kind === 'Node') expect(nodeAt(s, e.involvedObject.name ?? '')?.nodePool).toBe('general');
+          continue;
+        }
         expect(e.message).toMatch(
           /^(SpotToSpotConsolidation is disabled, can't replace a spot node with a spot node|Can't replace with a cheaper node)$/,
         );
         if (e.involvedObject.kind !== 'Node') continue;
         if (e.message?.startsWith('SpotToSpot')) expect(nodeAt(s, e.involvedObject.name ?? '')?.capacityType).toBe('spot');
       }
+      expect(events.filter((e) => e.message === whenEmpty.get(s)).length).toBeGreaterThan(0);
     }
     // Not the same events on both: v1.14 consolidates week4 later and less (sandbox/scenario/simulate.test.ts), so
     // other nodes stay, and say why, at other times.

@@ -1,4 +1,4 @@
-import type { EpochMs, Scenario, SimNode, SimPod, SimPodTemplate } from '../scenario/types.js';
+import { nodePoolsAt, type EpochMs, type Scenario, type SimNode, type SimPod, type SimPodTemplate } from '../scenario/types.js';
 import type { SandboxContext, SandboxHandler, SandboxRequest, SandboxResponse, SandboxStream } from './context.js';
 import { json } from './context.js';
 import {
@@ -73,6 +73,13 @@ function stateAt(states: readonly NodeState[], t: EpochMs): NodeState {
 
 function kinds(sc: Scenario, opts: KubeHandlerOptions): Record<string, Kind> {
   const poolByName = new Map(sc.nodePools.map((p) => [p.name, p]));
+  /** A NodePool as served at t: its disruption settings as edited by then, its generation counting the edits. */
+  const nodePoolJson = (name: string, t: EpochMs): string | null => {
+    const at = nodePoolsAt(sc, t).find((x) => x.pool.name === name);
+    if (at === undefined) return null;
+    const edited = (sc.nodePoolChanges ?? []).filter((c) => c.nodePool === name && c.at <= t).pop();
+    return JSON.stringify(nodePoolObject(at.pool, sc.start, { generation: at.generation, editedAt: edited?.at ?? null }));
+  };
   const nodesByName = [...sc.nodes].sort((a, b) => cmp(a.name, b.name));
   const podsByKey = [...sc.pods].sort((a, b) => cmp(`${a.namespace}/${a.name}`, `${b.namespace}/${b.name}`) || a.createdAt - b.createdAt);
   const podsByName = new Map(sc.pods.map((p) => [p.name, p]));
@@ -232,11 +239,19 @@ function kinds(sc: Scenario, opts: KubeHandlerOptions): Record<string, Kind> {
     nodepools: {
       kind: 'NodePoolList',
       apiVersion: 'karpenter.sh/v1',
-      timeline: [],
-      list: () =>
-        [...sc.nodePools]
-          .sort((a, b) => cmp(a.name, b.name))
-          .map((p) => ({ key: p.name, namespace: null, json: JSON.stringify(nodePoolObject(p, sc.start)) })),
+      // an edit of a NodePool's disruption settings (a nodepool-disruption incident) is a MODIFIED at its time
+      timeline: sortByTime(
+        (sc.nodePoolChanges ?? []).map((c) => ({
+          at: c.at,
+          type: 'MODIFIED' as const,
+          namespace: null,
+          json: () => nodePoolJson(c.nodePool, c.at) ?? '{}',
+        })),
+      ),
+      list: (t) =>
+        nodePoolsAt(sc, t)
+          .sort((a, b) => cmp(a.pool.name, b.pool.name))
+          .map(({ pool }) => ({ key: pool.name, namespace: null, json: nodePoolJson(pool.name, t) ?? '{}' })),
     },
     nodeclaims: {
       kind: 'NodeClaimList',

@@ -7,6 +7,7 @@ import {
   limitNodePoolOf,
   nearLimitRule,
   packingDropRule,
+  type ConsolidationChange,
   spotFallbackRule,
   tagInactiveRule,
   unschedulableLimitsRule,
@@ -14,6 +15,7 @@ import {
   type PoolLimitUse,
 } from '../../core/alert-rules.js';
 import { alertSettingsFrom } from '../../core/alert-settings.js';
+import { disruptionSettingsEdits } from '../../core/alert-settings-changes.js';
 import { stepAlerts } from '../../core/alert-state.js';
 import type { BudgetStatus } from '../../core/budget-model.js';
 import { DAY_MS } from '../../core/time.js';
@@ -21,6 +23,7 @@ import type { Db } from '../../db/open-db.js';
 import { createAlertRepository, type DeliveryTarget } from '../../db/repositories/alert-repository.js';
 import { createAnalyticsPackingRepository } from '../../db/repositories/analytics-packing-repository.js';
 import { createDisruptionsRepository } from '../../db/repositories/disruptions-repository.js';
+import { createNodePoolSettingsRepository } from '../../db/repositories/nodepool-settings-repository.js';
 import { createReportsRepository } from '../../db/repositories/reports-repository.js';
 import { ALLOCATION_TAGS_SETTING, createRunsRepository } from '../../db/repositories/runs-repository.js';
 import { utcDay } from '../analytics/range.js';
@@ -178,14 +181,21 @@ function judge(db: Db, o: EvaluateAlertsOptions, settings: AlertSettings): Parti
       const samples = [...sums.values()]
         .filter((s) => s.alloc > 0)
         .map((s) => ({ atMs: s.atMs, nodePool: s.nodePool, cpuPacking: s.req / s.alloc }));
-      const changes = createDisruptionsRepository(db)
+      const changes: ConsolidationChange[] = createDisruptionsRepository(db)
         .markerRows({ fromMs: snapshotMs - w, toMs: snapshotMs + 1 })
         .filter((d) => CONSOLIDATION_REASONS.has(d.reason))
         .map((d) => ({
           atMs: d.atMs,
           nodePool: d.nodePool,
           what: `a consolidation (${d.reason}${d.action === null ? '' : `, ${d.action}`})`,
+          kind: 'disruption' as const,
         }));
+      // Edits of a NodePool's disruption settings (a policy that stops consolidating, a longer consolidateAfter, a
+      // tighter budget), from the NodePool versions the snapshots kept, within the window.
+      const edits = disruptionSettingsEdits(createNodePoolSettingsRepository(db).history(snapshotMs))
+        .filter((e) => e.atMs >= snapshotMs - w)
+        .map((e) => ({ ...e, kind: 'settings' as const }));
+      changes.push(...edits);
       v['packing-drop'] = packingDropRule({ atMs: snapshotMs, nodePools: pools.map((p) => p.name), samples, changes }, settings);
     }
     if (on('nodepool-near-limit')) {
