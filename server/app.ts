@@ -70,6 +70,8 @@ import { createNodePoolCostService } from './services/nodepool-cost-service.js';
 import { createReportsService } from './services/reports-service.js';
 import { createTeamsService } from './services/teams-service.js';
 import { createWorkloadsService } from './services/workloads-service.js';
+import { createClustersRepository } from '../db/repositories/clusters-repository.js';
+import { clusterQueryParam } from './cluster-param.js';
 
 export interface BuildAppOptions {
   db: Db;
@@ -308,6 +310,8 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
   app.setErrorHandler(handleError);
   if (options.accessToken !== undefined) requireAccessToken(app, options.accessToken);
   refuseNonFiniteNumbers(app);
+  // ?cluster= on every /api route: declared before strictQueryStrings makes the query schemas strict.
+  clusterQueryParam(app, createClustersRepository(options.db));
   strictQueryStrings(app);
   if (options.cacheResponses !== false) cacheApiResponses(app, options.db);
 

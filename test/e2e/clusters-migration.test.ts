@@ -67,7 +67,7 @@ beforeAll(async () => {
   migrated = openDb({ path });
   referenceBase = await serve(seeded.db, seeded.endMs);
   migratedBase = await serve(migrated, seeded.endMs);
-}, 180_000);
+}, 420_000);
 
 afterAll(async () => {
   for (const app of apps) await app.close();
