@@ -49,4 +49,20 @@ describe('clusters of a ledger (migration 0029)', () => {
     const [b] = repo.declare([declared('week4', 'new-context')], 1);
     expect(b).toEqual({ ...a, kubeContext: 'new-context' });
   });
+
+  it('collect --cluster names the placeholder, updates its own cluster, and leaves a ledger of another cluster as it is', () => {
+    const db = openDb({ path: ':memory:' });
+    const repo = createClustersRepository(db);
+    const collected = (name: string, kubeContext: string) => ({ ...declared(name, kubeContext), namedFrom: 'collect' as const });
+    expect(repo.nameCollected(collected('week4', 'a'), 0)).toMatchObject({
+      cluster: { id: 1, name: 'week4', kubeContext: 'a' },
+      note: null,
+    });
+    expect(repo.nameCollected(collected('week4', 'b'), 1)).toMatchObject({ cluster: { id: 1, kubeContext: 'b' }, note: null });
+    expect(repo.nameCollected(collected('staging', 'c'), 2)).toEqual({
+      cluster: null,
+      note: 'this ledger holds cluster "week4", not "staging": its snapshots go with "week4"',
+    });
+    expect(repo.list().map((c) => [c.id, c.name])).toEqual([[1, 'week4']]);
+  });
 });

@@ -109,6 +109,25 @@ export function createClustersRepository(db: Db) {
         return clusters.map((c) => toCluster(byName.get(c.name) as RawCluster));
       })();
     },
+    /**
+     * `collect --cluster NAME` (one cluster, written as cluster 1 by today's writers): a placeholder takes the name,
+     * the cluster of that name takes the context and region given. A ledger whose one cluster has another name is
+     * left as it is (its rows are that cluster's); the answer says so, for the collector to print.
+     */
+    nameCollected(c: ClusterDeclaration, atMs: number): { cluster: Cluster | null; note: string | null } {
+      return db.transaction(() => {
+        const clusters = list();
+        const same = clusters.find((x) => x.name === c.name);
+        const placeholder = clusters.length === 1 && clusters[0].namedFrom === 'placeholder' ? clusters[0] : undefined;
+        if (same === undefined && placeholder === undefined) {
+          const held = clusters.map((x) => `"${x.name}"`).join(', ');
+          return { cluster: null, note: `this ledger holds cluster ${held}, not "${c.name}": its snapshots go with ${held}` };
+        }
+        if (placeholder !== undefined && same === undefined) rename.run(c.name, c.namedFrom, placeholder.id);
+        upsert.run({ ...c, inCluster: c.inCluster ? 1 : 0, atMs });
+        return { cluster: toCluster(byName.get(c.name) as RawCluster), note: null };
+      })();
+    },
   };
 }
 
