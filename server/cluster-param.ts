@@ -13,7 +13,7 @@ export const CLUSTER_PARAM = 'cluster';
 export const ClusterQueryProperty = Type.String({
   minLength: 1,
   maxLength: 100,
-  description: 'The EKS cluster the answer is about (a name from /api/status clusters); absent: every cluster of the ledger.',
+  description: 'The EKS cluster the answer is about (its eks:eks-cluster-name); absent: every cluster of the ledger.',
 });
 
 declare module 'fastify' {
