@@ -19,6 +19,8 @@ import { type SeededDb, seededDb } from '../fixtures/seeded-api.js';
 
 const CLUSTERS_MIGRATION = 29;
 let seeded: SeededDb;
+/** Each table's columns in the file of today's schema, before 0029 ran on it. */
+let columnsBefore: Record<string, string[]>;
 let migrated: Db;
 const apps: FastifyInstance[] = [];
 let referenceBase: string;
@@ -44,6 +46,9 @@ function fileOfTodaysSchema(source: Db, path: string): void {
     }
   })();
   old.exec('DETACH DATABASE src');
+  columnsBefore = Object.fromEntries(
+    tables.map((t) => [t, old.prepare(`SELECT name FROM pragma_table_info('${t}')`).pluck().all() as string[]]),
+  );
   old.close();
 }
 
@@ -92,6 +97,15 @@ describe('migration 0029 on a single-cluster ledger of today', () => {
       { id: 1, name: 'default', named_from: 'placeholder' },
     ]);
     expect(migrated.pragma('foreign_key_check')).toEqual([]);
+  });
+
+  it('keeps every column of every table (a rebuilt table lists its columns: one added by a later migration must be there too)', () => {
+    const lost: string[] = [];
+    for (const [t, cols] of Object.entries(columnsBefore)) {
+      const after = new Set(migrated.prepare(`SELECT name FROM pragma_table_info('${t}')`).pluck().all() as string[]);
+      for (const c of cols) if (!after.has(c)) lost.push(`${t}.${c}`);
+    }
+    expect(lost).toEqual([]);
   });
 
   it('answers every GET route of the API with the same body as the ledger collected on the new schema', async () => {
