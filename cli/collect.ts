@@ -8,6 +8,7 @@ import { RetentionSettingError, retentionSettings } from '../core/retention.js';
 import { HOUR_MS } from '../core/time.js';
 import { acquireCollectorLock, type HeldLock } from '../db/lock.js';
 import { openDb } from '../db/open-db.js';
+import { createClustersRepository } from '../db/repositories/clusters-repository.js';
 import type { CostCollectResult } from '../collectors/cost-explorer/collect.js';
 import type { MetricsState } from '../core/usage.js';
 import type { RetentionRunRecord } from '../db/repositories/retention-store-repository.js';
@@ -288,6 +289,22 @@ export async function runCollect(o: CollectOptions, io: CollectIo = {}): Promise
   ctx = new CollectContext(o, db, { ...io, signal: stop.signal }, () => lock.confirm());
   try {
     ctx.retentionSettings = resolveRetentionSettings(db, o);
+    // The ledger's cluster takes the name collected (a migrated or new ledger's placeholder; docs/clusters.md).
+    const named = createClustersRepository(db).nameCollected(
+      {
+        name: o.cluster,
+        namedFrom: 'collect',
+        account: null,
+        region: o.region ?? null,
+        kubeContext: o.context ?? null,
+        inCluster: false,
+        awsProfile: null,
+        roleArn: null,
+        prometheusUrl: o.prometheusUrl ?? null,
+      },
+      Date.now(),
+    );
+    if (named.note !== null) ctx.err(`collect: ${named.note}`);
     if (o.budgets != null) {
       const { applyBudgetsFile } = await import('./budgets-option.js');
       ctx.out(applyBudgetsFile(db, o.budgets, Date.now()));

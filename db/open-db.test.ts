@@ -67,4 +67,38 @@ describe('migrations', () => {
     expect(db.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'b'").pluck().get()).toBe(0);
     db.close();
   });
+
+  describe('a migration marked "-- foreign_keys: off" (0029 rebuilds parent tables)', () => {
+    const parentAndChild = {
+      version: 1,
+      name: 'tables',
+      sql: 'CREATE TABLE p (id INTEGER PRIMARY KEY); CREATE TABLE c (pid INTEGER REFERENCES p(id) ON DELETE CASCADE); INSERT INTO p VALUES (1); INSERT INTO c VALUES (1);',
+    };
+    const rebuild = (copy: string) => ({
+      version: 2,
+      name: 'rebuild',
+      sql: `-- foreign_keys: off\nCREATE TABLE p_new (id INTEGER PRIMARY KEY, k INTEGER NOT NULL DEFAULT 1); INSERT INTO p_new (id) ${copy}; DROP TABLE p; ALTER TABLE p_new RENAME TO p;`,
+    });
+
+    it('rebuilds a parent without cascading into its children, keys on again after', () => {
+      const db = new Database(join(tmp(), 'rebuild.db'));
+      db.pragma('foreign_keys = ON');
+      expect(migrate(db, [parentAndChild, rebuild('SELECT id FROM p')])).toEqual([1, 2]);
+      expect(db.prepare('SELECT pid FROM c').pluck().all()).toEqual([1]);
+      expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+      db.close();
+    });
+
+    it('is refused whole when it leaves a key naming no row, saying which', () => {
+      const db = new Database(join(tmp(), 'dangling.db'));
+      db.pragma('foreign_keys = ON');
+      expect(() => migrate(db, [parentAndChild, rebuild('SELECT id FROM p WHERE id <> 1')])).toThrow(
+        'migration 2-rebuild left 1 rows whose key names no row (first: c -> p)',
+      );
+      expect(db.pragma('user_version', { simple: true })).toBe(1);
+      expect(db.prepare('SELECT id FROM p').pluck().all()).toEqual([1]);
+      expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
+      db.close();
+    });
+  });
 });

@@ -24,23 +24,44 @@ export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
     .sort((a, b) => a.version - b.version);
 }
 
+/** A migration's first line asking to run with foreign keys off (see migrate). */
+const FOREIGN_KEYS_OFF = /^-- foreign_keys: off\r?\n/;
+
 /** Applies every migration newer than the file's `user_version`, each in its own transaction. Returns versions applied. */
 export function migrate(db: Db, migrations = loadMigrations()): number[] {
   const version = (): number => db.pragma('user_version', { simple: true }) as number;
   const applied: number[] = [];
   if (migrations.every((m) => m.version <= version())) return applied;
   for (const m of migrations) {
-    // IMMEDIATE, and the version read again inside: two processes opening a new file at once must not both run
-    // a migration (the second would fail on "table already exists"); the second waits, then skips it.
-    const ran = db
-      .transaction(() => {
-        if (m.version <= version()) return false;
-        db.exec(m.sql);
-        db.pragma(`user_version = ${m.version}`);
-        return true;
-      })
-      .immediate();
-    if (ran) applied.push(m.version);
+    // A migration that rebuilds a parent table (a new table, the rows copied, the old dropped, the new renamed) runs
+    // with foreign keys off, as SQLite's own procedure says: with them on, dropping the old parent would cascade-delete
+    // its children's rows. The pragma is a no-op inside a transaction, so it is set around it, and every key is
+    // checked before the migration commits.
+    const keysOff = FOREIGN_KEYS_OFF.test(m.sql);
+    const keysWere = db.pragma('foreign_keys', { simple: true }) as number;
+    if (keysOff) db.pragma('foreign_keys = OFF');
+    try {
+      // IMMEDIATE, and the version read again inside: two processes opening a new file at once must not both run
+      // a migration (the second would fail on "table already exists"); the second waits, then skips it.
+      const ran = db
+        .transaction(() => {
+          if (m.version <= version()) return false;
+          db.exec(m.sql);
+          if (keysOff) {
+            const broken = db.pragma('foreign_key_check') as { table: string; parent: string }[];
+            if (broken.length > 0)
+              throw new Error(
+                `migration ${m.version}-${m.name} left ${broken.length} rows whose key names no row (first: ${broken[0].table} -> ${broken[0].parent})`,
+              );
+          }
+          db.pragma(`user_version = ${m.version}`);
+          return true;
+        })
+        .immediate();
+      if (ran) applied.push(m.version);
+    } finally {
+      if (keysOff) db.pragma(`foreign_keys = ${keysWere ? 'ON' : 'OFF'}`);
+    }
   }
   return applied;
 }

@@ -73,6 +73,8 @@ import { createWorkloadsService } from './services/workloads-service.js';
 import type { OrgEngine } from '../core/org-query.js';
 import { createOrgService } from './org/org-service.js';
 import { orgRoutes } from './org/org-routes.js';
+import { createClustersRepository } from '../db/repositories/clusters-repository.js';
+import { clusterQueryParam } from './cluster-param.js';
 
 export interface BuildAppOptions {
   db: Db;
@@ -318,6 +320,8 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
   app.setErrorHandler(handleError);
   if (options.accessToken !== undefined) requireAccessToken(app, options.accessToken);
   refuseNonFiniteNumbers(app);
+  // ?cluster= on every /api route: declared before strictQueryStrings makes the query schemas strict.
+  clusterQueryParam(app, createClustersRepository(options.db));
   strictQueryStrings(app);
   if (options.cacheResponses !== false) cacheApiResponses(app, options.db);
 

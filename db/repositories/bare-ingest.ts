@@ -172,17 +172,17 @@ export const rowsOf = (b: BareSnapshot): number =>
 export function createBareIngest(db: Db) {
   const nodePool =
     db.prepare(`INSERT INTO nodepools (name, weight, consolidation_policy, consolidate_after, capacity_types_json, requirements_json, limits_json, budgets_json, nodeclass, updated_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET updated_at=excluded.updated_at`);
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(name, cluster_id) DO UPDATE SET updated_at=excluded.updated_at`);
   const namespace = db.prepare(
-    'INSERT INTO namespaces (name, team, labels_json) VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET team=excluded.team',
+    'INSERT INTO namespaces (name, team, labels_json) VALUES (?, ?, ?) ON CONFLICT(name, cluster_id) DO UPDATE SET team=excluded.team',
   );
   const node =
     db.prepare(`INSERT INTO nodes (name, nodeclaim, nodepool, instance_type, capacity_type, zone, instance_id, created_at, first_seen, last_seen,
       alloc_cpu_m, alloc_memory_b, alloc_pods, alloc_gpu, labels_json) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-    ON CONFLICT(name) DO UPDATE SET last_seen=excluded.last_seen`);
+    ON CONFLICT(name, cluster_id) DO UPDATE SET last_seen=excluded.last_seen`);
   const nodeClaim =
     db.prepare(`INSERT INTO nodeclaims (name, nodepool, node_name, instance_type, capacity_type, zone, instance_id, created_at, first_seen, last_seen, disruption_reason, conditions_json)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(name) DO UPDATE SET last_seen=excluded.last_seen`);
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(name, cluster_id) DO UPDATE SET last_seen=excluded.last_seen`);
   const pod =
     db.prepare(`INSERT INTO pods (uid, namespace, name, node_name, owner_kind, owner_name, team, req_cpu_m, req_memory_b, req_gpu, do_not_disrupt, created_at, first_seen, last_seen, labels_json)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO UPDATE SET last_seen=excluded.last_seen`);

@@ -184,7 +184,7 @@ export function createCostLinesRepository(db: Db) {
       unblended_usd, amortized_usd, net_unblended_usd, net_amortized_usd, usage_quantity, usage_unit, estimated, fetched_at, currency)
     VALUES (@source, @granularity, @periodStart, @periodStartMs, @groupBy, @nodePool, @dimensionValue,
       @unblendedUsd, @amortizedUsd, @netUnblendedUsd, @netAmortizedUsd, @usageQuantity, @usageUnit, @estimated, @fetchedAt, @currency)
-    ON CONFLICT (source, granularity, group_by, period_start, nodepool, dimension_value) DO UPDATE SET
+    ON CONFLICT (source, granularity, group_by, period_start, nodepool, dimension_value, cluster_id) DO UPDATE SET
       period_start_ms = excluded.period_start_ms, unblended_usd = excluded.unblended_usd, amortized_usd = excluded.amortized_usd,
       net_unblended_usd = excluded.net_unblended_usd, net_amortized_usd = excluded.net_amortized_usd,
       usage_quantity = excluded.usage_quantity, usage_unit = excluded.usage_unit, estimated = excluded.estimated,

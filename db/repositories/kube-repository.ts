@@ -36,19 +36,19 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
   const upsertNodePool = db.prepare(`
     INSERT INTO nodepools (name, weight, consolidation_policy, consolidate_after, capacity_types_json, requirements_json, limits_json, budgets_json, nodeclass, expire_after, taints_json, updated_at)
     VALUES (@name, @weight, @consolidationPolicy, @consolidateAfter, @capacityTypes, @requirements, @limits, @budgets, @nodeClass, @expireAfter, @taints, @at)
-    ON CONFLICT(name) DO UPDATE SET weight=excluded.weight, consolidation_policy=excluded.consolidation_policy,
+    ON CONFLICT(name, cluster_id) DO UPDATE SET weight=excluded.weight, consolidation_policy=excluded.consolidation_policy,
       consolidate_after=excluded.consolidate_after, capacity_types_json=excluded.capacity_types_json,
       requirements_json=excluded.requirements_json, limits_json=excluded.limits_json, budgets_json=excluded.budgets_json,
       nodeclass=excluded.nodeclass, expire_after=excluded.expire_after, taints_json=excluded.taints_json, updated_at=excluded.updated_at`);
   const upsertNamespace = db.prepare(`
     INSERT INTO namespaces (name, team, labels_json) VALUES (?, ?, ?)
-    ON CONFLICT(name) DO UPDATE SET team=excluded.team, labels_json=excluded.labels_json`);
+    ON CONFLICT(name, cluster_id) DO UPDATE SET team=excluded.team, labels_json=excluded.labels_json`);
   const upsertNode = db.prepare(`
     INSERT INTO nodes (name, nodeclaim, nodepool, instance_type, capacity_type, zone, instance_id, created_at, first_seen, last_seen,
       alloc_cpu_m, alloc_memory_b, alloc_pods, alloc_gpu, labels_json, capacity_json)
     VALUES (@name, @nodeClaim, @nodePool, @instanceType, @capacityType, @zone, @instanceId, @createdAt, @at, @at,
       @cpu, @mem, @pods, @gpu, @labels, @capacity)
-    ON CONFLICT(name) DO UPDATE SET last_seen=excluded.last_seen, nodeclaim=excluded.nodeclaim, deleted_at=NULL,
+    ON CONFLICT(name, cluster_id) DO UPDATE SET last_seen=excluded.last_seen, nodeclaim=excluded.nodeclaim, deleted_at=NULL,
       capacity_json=COALESCE(excluded.capacity_json, nodes.capacity_json)`);
   const markNodesGone = db.prepare('UPDATE nodes SET deleted_at = ? WHERE deleted_at IS NULL AND last_seen < ?');
   // The disruption condition as last seen, not as once seen: Karpenter clears DisruptionReason from candidates whose
@@ -58,7 +58,7 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
       disruption_reason, disruption_at, expire_after, conditions_json)
     VALUES (@name, @nodePool, @nodeName, @instanceType, @capacityType, @zone, @instanceId, @createdAt, @at, @at,
       @disruptionReason, @disruptionAt, @expireAfter, @conditions)
-    ON CONFLICT(name) DO UPDATE SET last_seen=excluded.last_seen, node_name=excluded.node_name, instance_id=excluded.instance_id,
+    ON CONFLICT(name, cluster_id) DO UPDATE SET last_seen=excluded.last_seen, node_name=excluded.node_name, instance_id=excluded.instance_id,
       disruption_reason=excluded.disruption_reason, disruption_at=excluded.disruption_at,
       expire_after=COALESCE(excluded.expire_after, nodeclaims.expire_after), conditions_json=excluded.conditions_json, deleted_at=NULL`);
   // A NodeClaim a watch saw deleted since the last snapshot: its final conditions (last_seen stays the last snapshot's).

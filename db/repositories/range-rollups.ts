@@ -80,26 +80,26 @@ export function createRangeRollupWriter(db: Db) {
   const next = db.prepare('SELECT taken_at FROM snapshots WHERE taken_at > ? ORDER BY taken_at LIMIT 1').pluck();
   const taken = db.prepare(`
     INSERT INTO rollup_spans (span_ms, bucket_ms, snapshots_taken) VALUES (?, ?, 1)
-    ON CONFLICT (span_ms, bucket_ms) DO UPDATE SET snapshots_taken = snapshots_taken + 1`);
+    ON CONFLICT (span_ms, bucket_ms, cluster_id) DO UPDATE SET snapshots_taken = snapshots_taken + 1`);
   const plain = db.prepare(`
     INSERT INTO rollup_nodepools (span_ms, bucket_ms, nodepool, capacity_type, ${names(POOL_PLAIN)})
     SELECT @span, @bucket, p.nodepool, p.capacity_type, ${POOL_PLAIN.map(([, e]) => e).join(', ')}
     FROM snapshot_nodepools p WHERE p.snapshot_id = @id
-    ON CONFLICT (span_ms, bucket_ms, nodepool, capacity_type) DO UPDATE SET ${adding(POOL_PLAIN)}`);
+    ON CONFLICT (span_ms, bucket_ms, nodepool, capacity_type, cluster_id) DO UPDATE SET ${adding(POOL_PLAIN)}`);
   const spanTime = db.prepare(`
     INSERT INTO rollup_spans (span_ms, bucket_ms, snapshots_weighted, hours) VALUES (@span, @bucket, @count, @h)
-    ON CONFLICT (span_ms, bucket_ms) DO UPDATE SET snapshots_weighted = snapshots_weighted + excluded.snapshots_weighted, hours = hours + excluded.hours`);
+    ON CONFLICT (span_ms, bucket_ms, cluster_id) DO UPDATE SET snapshots_weighted = snapshots_weighted + excluded.snapshots_weighted, hours = hours + excluded.hours`);
   const poolTime = db.prepare(`
     INSERT INTO rollup_nodepools (span_ms, bucket_ms, nodepool, capacity_type, ${names(POOL_WEIGHTED)})
     SELECT @span, @bucket, p.nodepool, p.capacity_type, ${POOL_WEIGHTED.map(([, e]) => e('@h')).join(', ')}
     FROM snapshot_nodepools p WHERE p.snapshot_id = @id
-    ON CONFLICT (span_ms, bucket_ms, nodepool, capacity_type) DO UPDATE SET ${adding(POOL_WEIGHTED)}`);
+    ON CONFLICT (span_ms, bucket_ms, nodepool, capacity_type, cluster_id) DO UPDATE SET ${adding(POOL_WEIGHTED)}`);
   // The team stays the one of the newest snapshot adding to the bucket (taking time back never makes it newer).
   const namespaceTime = db.prepare(`
     INSERT INTO rollup_namespaces (span_ms, bucket_ms, namespace, nodepool, team, newest_at, ${names(NAMESPACE_WEIGHTED)})
     SELECT @span, @bucket, n.namespace, n.nodepool, n.team, @takenAt, ${NAMESPACE_WEIGHTED.map(([, e]) => e('@h')).join(', ')}
     FROM snapshot_namespaces n WHERE n.snapshot_id = @id
-    ON CONFLICT (span_ms, bucket_ms, namespace, nodepool) DO UPDATE SET
+    ON CONFLICT (span_ms, bucket_ms, namespace, nodepool, cluster_id) DO UPDATE SET
       team = CASE WHEN excluded.newest_at >= newest_at THEN excluded.team ELSE team END,
       newest_at = MAX(newest_at, excluded.newest_at), ${adding(NAMESPACE_WEIGHTED)}`);
 

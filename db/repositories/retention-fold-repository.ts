@@ -26,6 +26,8 @@ import { HOUR_MS } from '../../core/time.js';
 const SNAPSHOT_MEANS = ['node_count', 'pod_count'] as const;
 /** snapshot_nodepools key and time-weighted means. */
 const POOL_KEY = ['nodepool', 'capacity_type'] as const;
+/** The snapshot's cluster (migration 0029): the same in every row of a snapshot, carried into the hour's rows. */
+const POOL_NEWEST = ['cluster_id'] as const;
 const POOL_MEANS = [
   'nodes',
   'alloc_cpu_m',
@@ -50,7 +52,7 @@ const POOL_MEANS = [
 ] as const;
 /** snapshot_namespaces key, the newest value kept (team), and time-weighted means. */
 const NAMESPACE_KEY = ['namespace', 'nodepool'] as const;
-const NAMESPACE_NEWEST = ['team'] as const;
+const NAMESPACE_NEWEST = ['team', 'cluster_id'] as const;
 const NAMESPACE_MEANS = [
   'pods',
   'req_cpu_m',
@@ -120,7 +122,7 @@ export interface FoldedSnapshot {
  */
 function assertKnownFoldColumns(db: Db): void {
   const known: Record<string, readonly string[]> = {
-    snapshot_nodepools: ['snapshot_id', 'taken_at', ...POOL_KEY, ...POOL_MEANS],
+    snapshot_nodepools: ['snapshot_id', 'taken_at', ...POOL_KEY, ...POOL_NEWEST, ...POOL_MEANS],
     snapshot_namespaces: ['snapshot_id', 'taken_at', ...NAMESPACE_KEY, ...NAMESPACE_NEWEST, ...NAMESPACE_MEANS],
   };
   for (const [table, columns] of Object.entries(known)) {
@@ -137,11 +139,14 @@ export function createRetentionFoldRepository(db: Db) {
   assertKnownSnapshotChildren(db);
   assertKnownFoldColumns(db);
   const oldestRaw = db.prepare(
-    'SELECT id, taken_at AS takenAt, run_id AS runId, node_count AS nodeCount, pod_count AS podCount FROM snapshots WHERE fold_ms IS NULL AND taken_at < ? ORDER BY taken_at LIMIT 1',
+    'SELECT id, taken_at AS takenAt, run_id AS runId, node_count AS nodeCount, pod_count AS podCount, cluster_id AS clusterId FROM snapshots WHERE fold_ms IS NULL AND taken_at < ? ORDER BY taken_at LIMIT 1',
   );
   const rawBefore = db.prepare('SELECT COUNT(*) FROM snapshots WHERE fold_ms IS NULL AND taken_at < ?').pluck();
-  const nextAfter = db.prepare('SELECT MIN(taken_at) FROM snapshots WHERE taken_at > ?').pluck();
-  const hourSnapshot = db.prepare('SELECT id, fold_ms AS foldMs FROM snapshots WHERE taken_at = ? AND fold_ms IS NOT NULL');
+  // Each cluster's snapshots fold among themselves (migration 0029): its next snapshot, its hour's snapshot.
+  const nextAfter = db.prepare('SELECT MIN(taken_at) FROM snapshots WHERE taken_at > ? AND cluster_id = ?').pluck();
+  const hourSnapshot = db.prepare(
+    'SELECT id, fold_ms AS foldMs FROM snapshots WHERE taken_at = ? AND cluster_id = ? AND fold_ms IS NOT NULL',
+  );
   const openUsageHour = db.prepare('SELECT MIN(hour_start) FROM usage_hours WHERE final = 0').pluck();
   const newest = db.prepare('SELECT MAX(taken_at) FROM snapshots').pluck();
 
@@ -243,22 +248,23 @@ export function createRetentionFoldRepository(db: Db) {
   };
   const usageSums = [
     db.prepare(`
-      INSERT INTO usage_snapshots (snapshot_id, taken_at, state, message, pods_with_usage, fold_snapshots, fold_available)
-      SELECT @f, @hour, x.state, x.message, x.pods_with_usage, 1, (x.state = 'available') FROM usage_snapshots x WHERE x.snapshot_id = @j
+      INSERT INTO usage_snapshots (snapshot_id, taken_at, state, message, pods_with_usage, fold_snapshots, fold_available, cluster_id)
+      SELECT @f, @hour, x.state, x.message, x.pods_with_usage, 1, (x.state = 'available'), x.cluster_id FROM usage_snapshots x WHERE x.snapshot_id = @j
       ON CONFLICT (snapshot_id) DO UPDATE SET pods_with_usage = pods_with_usage + excluded.pods_with_usage,
         fold_snapshots = COALESCE(fold_snapshots, 1) + 1, fold_available = COALESCE(fold_available, state = 'available') + excluded.fold_available,
         state = CASE WHEN state = 'available' OR excluded.state = 'available' THEN 'available' ELSE excluded.state END,
         message = CASE WHEN excluded.state = 'available' THEN message ELSE excluded.message END`),
     db.prepare(`
-      INSERT INTO usage_namespaces (snapshot_id, taken_at, namespace, nodepool, ${list(USAGE_NAMESPACE_SUMS)}, fold_snapshots)
-      SELECT @f, @hour, x.namespace, x.nodepool, ${list(USAGE_NAMESPACE_SUMS, 'x.')}, 1 FROM usage_namespaces x WHERE x.snapshot_id = @j
+      INSERT INTO usage_namespaces (snapshot_id, taken_at, namespace, nodepool, ${list(USAGE_NAMESPACE_SUMS)}, fold_snapshots, cluster_id)
+      SELECT @f, @hour, x.namespace, x.nodepool, ${list(USAGE_NAMESPACE_SUMS, 'x.')}, 1, x.cluster_id FROM usage_namespaces x WHERE x.snapshot_id = @j
       ON CONFLICT (snapshot_id, namespace, nodepool) DO UPDATE SET
         ${USAGE_NAMESPACE_SUMS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}, fold_snapshots = COALESCE(fold_snapshots, 1) + 1`),
     db.prepare(`
-      INSERT INTO usage_nodepools (snapshot_id, taken_at, nodepool, ${list(USAGE_NODEPOOL_SUMS)}, fold_snapshots, alloc_cpu_m, alloc_memory_b)
+      INSERT INTO usage_nodepools (snapshot_id, taken_at, nodepool, ${list(USAGE_NODEPOOL_SUMS)}, fold_snapshots, alloc_cpu_m, alloc_memory_b, cluster_id)
       SELECT @f, @hour, x.nodepool, ${list(USAGE_NODEPOOL_SUMS, 'x.')}, 1,
         (SELECT TOTAL(p.alloc_cpu_m) FROM snapshot_nodepools p WHERE p.snapshot_id = @j AND p.nodepool = x.nodepool),
-        (SELECT TOTAL(p.alloc_memory_b) FROM snapshot_nodepools p WHERE p.snapshot_id = @j AND p.nodepool = x.nodepool)
+        (SELECT TOTAL(p.alloc_memory_b) FROM snapshot_nodepools p WHERE p.snapshot_id = @j AND p.nodepool = x.nodepool),
+        x.cluster_id
       FROM usage_nodepools x WHERE x.snapshot_id = @j
       ON CONFLICT (snapshot_id, nodepool) DO UPDATE SET
         ${USAGE_NODEPOOL_SUMS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}, fold_snapshots = COALESCE(fold_snapshots, 1) + 1,
@@ -267,7 +273,7 @@ export function createRetentionFoldRepository(db: Db) {
   ];
   // What was folded goes, with every row that references it (retention-snapshot-rows.ts).
   const removeFolded = createSnapshotRowsDeleter(db);
-  const pools = keyedMeans('snapshot_nodepools', POOL_KEY, POOL_MEANS, []);
+  const pools = keyedMeans('snapshot_nodepools', POOL_KEY, POOL_MEANS, POOL_NEWEST);
   const namespaces = keyedMeans('snapshot_namespaces', NAMESPACE_KEY, NAMESPACE_MEANS, NAMESPACE_NEWEST);
 
   interface RawSnapshot {
@@ -276,6 +282,7 @@ export function createRetentionFoldRepository(db: Db) {
     runId: number | null;
     nodeCount: number;
     podCount: number;
+    clusterId: number;
   }
 
   /** Folds snapshot `s` (the oldest as taken, before `boundaryMs`); null when there was none left. */
@@ -283,12 +290,12 @@ export function createRetentionFoldRepository(db: Db) {
     const t0 = performance.now();
     const s = oldestRaw.get(boundaryMs) as RawSnapshot | undefined;
     if (s === undefined) return null;
-    const next = nextAfter.get(s.takenAt) as number | null;
+    const next = nextAfter.get(s.takenAt, s.clusterId) as number | null;
     // The newest snapshot stands for no time yet: it is never folded (the boundary keeps its hour as taken).
     if (next === null) return null;
     const h = Math.min(next - s.takenAt, INTERVAL_CAP_MS);
     const hour = Math.floor(s.takenAt / HOUR_MS) * HOUR_MS;
-    const f = hourSnapshot.get(hour) as { id: number; foldMs: number } | undefined;
+    const f = hourSnapshot.get(hour, s.clusterId) as { id: number; foldMs: number } | undefined;
     if (f === undefined) {
       for (const st of become) st.run({ j: s.id, t: s.takenAt, hour, h });
     } else {

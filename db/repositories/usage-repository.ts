@@ -128,7 +128,7 @@ export function createUsageRepository(db: Db) {
     INSERT INTO usage_nodepool_hours (hour_ms, nodepool, snapshots, pod_usage_cpu_m, pod_usage_memory_b, alloc_cpu_m, alloc_memory_b)
     SELECT CAST(@hourMs AS INTEGER), @nodePool, 1, @cpu, @memory, TOTAL(alloc_cpu_m), TOTAL(alloc_memory_b)
     FROM snapshot_nodepools WHERE snapshot_id = @snapshotId AND nodepool = @nodePool
-    ON CONFLICT (hour_ms, nodepool) DO UPDATE SET snapshots = snapshots + 1,
+    ON CONFLICT (hour_ms, nodepool, cluster_id) DO UPDATE SET snapshots = snapshots + 1,
       pod_usage_cpu_m = pod_usage_cpu_m + excluded.pod_usage_cpu_m, pod_usage_memory_b = pod_usage_memory_b + excluded.pod_usage_memory_b,
       alloc_cpu_m = alloc_cpu_m + excluded.alloc_cpu_m, alloc_memory_b = alloc_memory_b + excluded.alloc_memory_b`);
   const insertNode = db.prepare(
@@ -158,7 +158,7 @@ export function createUsageRepository(db: Db) {
     VALUES (@hourStart, @namespace, @workloadKind, @workloadName, @container, @samples, @pods, @cpuP50Millicores, @cpuP95Millicores,
       @cpuP99Millicores, @cpuMaxMillicores, @cpuAvgMillicores, @memoryMaxBytes, @memoryAvgBytes, @requestCpuMillicores,
       @requestMemoryBytes, @limitCpuMillicores, @oomKills, @source)
-    ON CONFLICT (namespace, workload_kind, workload_name, container, hour_start) DO UPDATE SET samples = excluded.samples,
+    ON CONFLICT (namespace, workload_kind, workload_name, container, hour_start, cluster_id) DO UPDATE SET samples = excluded.samples,
       pods = excluded.pods, cpu_p50_m = excluded.cpu_p50_m, cpu_p95_m = excluded.cpu_p95_m, cpu_p99_m = excluded.cpu_p99_m,
       cpu_max_m = excluded.cpu_max_m, cpu_avg_m = excluded.cpu_avg_m, memory_max_b = excluded.memory_max_b,
       memory_avg_b = excluded.memory_avg_b, req_cpu_m = excluded.req_cpu_m, req_memory_b = excluded.req_memory_b,
