@@ -1,16 +1,12 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedFromSandbox } from '../../cli/seed-sandbox.js';
-import { type Db, openDb } from '../../db/open-db.js';
+import type { Db } from '../../db/open-db.js';
 import { createRunsRepository } from '../../db/repositories/runs-repository.js';
-import { startSandbox, type RunningSandbox } from '../../sandbox/index.js';
+import { DEFAULT_SCENARIO, DEFAULT_SEED, loadScenario } from '../../sandbox/index.js';
 import { hypotheticalBill } from '../../sandbox/scenario/hypothetical-bill.js';
 import { CURRENT_KARPENTER_VERSION, LEGACY_KARPENTER_VERSION } from '../../sandbox/scenario/karpenter-profile.js';
-import type { SimNode } from '../../sandbox/scenario/types.js';
+import type { Scenario, SimNode } from '../../sandbox/scenario/types.js';
 import { sandboxPracticeBills } from '../../sandbox/practice-bills.js';
 import { buildApp } from '../../server/app.js';
 import type {
@@ -22,6 +18,7 @@ import type {
   PracticeQuestion,
 } from '../../server/schemas/bill.js';
 import { DAY_MS } from '../../core/time.js';
+import { seededDb, type SeededDb } from '../fixtures/seeded-api.js';
 
 /**
  * Explain this bill, end to end: the sandbox's week4 scenario collected through the real clients into SQLite for
@@ -30,12 +27,16 @@ import { DAY_MS } from '../../core/time.js';
  * NodeClaims to under a cent, and every reason must agree with what the simulation actually did. Everything runs
  * twice, the sandbox imitating Karpenter 1.5.0 and the current release, whose disruption events differ in wording
  * only: the explanations must be the same but for the words of the events they list.
+ * Each release's six days come from the seeded-database cache (test/fixtures/seeded-api.ts): the current release's
+ * are the ones foundation.test.ts reads too, seeded once for both.
  */
 const DAYS = 6;
 const PROFILES = [LEGACY_KARPENTER_VERSION, CURRENT_KARPENTER_VERSION];
 
 interface Seeded {
-  sb: RunningSandbox;
+  /** The history the sandbox served while the database was seeded. */
+  scenario: Scenario;
+  seededDb: SeededDb;
   db: Db;
   app: FastifyInstance;
   base: string;
@@ -60,50 +61,44 @@ async function explainAllFrom(base: string, source: string, groupBy: BillGroupBy
 }
 
 beforeAll(async () => {
-  // One after the other: the seeding points the AWS SDK at its sandbox through process.env.
+  // One after the other: a seeding points the AWS SDK at its sandbox through process.env.
   for (const karpenterVersion of PROFILES) {
-    const sb = await startSandbox({ karpenterVersion });
-    Object.assign(process.env, sb.awsEnv);
-    const db = openDb({ path: join(mkdtempSync(join(tmpdir(), 'ledger-bill-')), 'ledger.db') });
-    const sc = sb.scenario;
-    await seedFromSandbox({
-      db,
-      sandboxUrl: sb.url,
-      kubeconfigPath: sb.kubeconfigPath,
-      clusterName: sc.clusterName,
-      region: sc.region,
-      startMs: sc.start,
-      endMs: sc.start + DAYS * DAY_MS,
-      stepMs: sc.stepMs,
-      quiet: true,
-      usage: false, // usage is not what this test looks at, and reading it doubles the seeding time
-    });
+    const seededDbOf = await seededDb({ prefix: 'ledger-bill-', days: DAYS, karpenterVersion });
+    const db = seededDbOf.db;
+    const sc = loadScenario(DEFAULT_SCENARIO, DEFAULT_SEED, karpenterVersion);
     // What `demo` records, so practice bills know the scenario behind the database.
     createRunsRepository(db).setSetting('demo.seeded', `${sc.name}|${sc.seed}|v1|karpenter=${sc.karpenterVersion}`);
     const app = buildApp({ db, now: () => sc.start + DAYS * DAY_MS, practiceBills: sandboxPracticeBills });
     const base = await app.listen({ host: '127.0.0.1', port: 0 });
-    seeded.set(karpenterVersion, { sb, db, app, base, byPurchase: await explainAllFrom(base, 'cost-explorer', 'PURCHASE_TYPE') });
+    seeded.set(karpenterVersion, {
+      scenario: sc,
+      seededDb: seededDbOf,
+      db,
+      app,
+      base,
+      byPurchase: await explainAllFrom(base, 'cost-explorer', 'PURCHASE_TYPE'),
+    });
   }
 }, 420_000);
 
 afterAll(async () => {
   for (const s of seeded.values()) {
     await s.app.close();
-    s.db.close();
-    await s.sb.close();
+    await s.seededDb.close();
   }
   process.env = saved;
 });
 
 describe.each(PROFILES)('Karpenter %s', (karpenterVersion) => {
-  let sb: RunningSandbox;
+  let sb: { scenario: Scenario };
   let db: Db;
   let base: string;
   let byPurchase: Explanation[];
   beforeAll(() => {
     const s = seeded.get(karpenterVersion);
     if (s === undefined) throw new Error(`not seeded: ${karpenterVersion}`);
-    ({ sb, db, base, byPurchase } = s);
+    ({ db, base, byPurchase } = s);
+    sb = { scenario: s.scenario };
   });
   const getJson = <T>(path: string): Promise<T> => getJsonFrom<T>(base, path);
   const explainAll = (source: string, groupBy: BillGroupBy, granularity = 'DAILY'): Promise<Explanation[]> =>

@@ -107,6 +107,8 @@ interface Proc {
 
 let work: string;
 let app: string;
+/** The days the image's week4.json is cut to (beforeAll). */
+const IMAGE_WEEK4_DAYS = 2;
 const running: ChildProcess[] = [];
 
 /** `node dist/cli/run.js <args>` in the image folder, with nothing of this test run's environment but PATH. */
@@ -154,6 +156,12 @@ beforeAll(() => {
   app = join(work, 'app');
   mkdirSync(app);
   layOutImage(app);
+  // The image's week4 cut to its first two days (its own copy: `cp -a`, not a link to the checkout's dist/). The
+  // `sandbox` command simulates the whole scenario before it serves, 14 days of CPU in a process the scenario cache
+  // does not reach; two days run the same compiled simulation, and the clock's end tells this file from the
+  // checkout's 14-day one.
+  const imageWeek4 = join(app, 'dist', 'sandbox', 'scenarios', 'week4.json');
+  writeFileSync(imageWeek4, JSON.stringify({ ...(JSON.parse(readFileSync(imageWeek4, 'utf8')) as object), days: IMAGE_WEEK4_DAYS }));
 }, 300_000);
 
 afterAll(() => {
@@ -181,8 +189,14 @@ describe('the compiled CLI, from a folder holding only what the image holds', ()
     const p = run(['sandbox', '--port', '0', '--dir', work]);
     const [, url] = await waitFor(p, /on (https?:\/\/127\.0\.0\.1:\d+)/, 120_000);
     await waitFor(p, /export AWS_REGION=/, 5_000);
-    const clock = (await (await fetch(`${url.replace('https:', 'http:')}/_sandbox/clock`)).json()) as { scenario: string };
+    const clock = (await (await fetch(`${url.replace('https:', 'http:')}/_sandbox/clock`)).json()) as {
+      scenario: string;
+      start: string;
+      end: string;
+    };
     expect(clock.scenario).toBe('week4');
+    // The default scenario is the image's dist/sandbox/scenarios/week4.json (cut to two days above).
+    expect(Date.parse(clock.end) - Date.parse(clock.start)).toBe(IMAGE_WEEK4_DAYS * 86_400_000);
     await stop(p);
   }, 150_000);
 

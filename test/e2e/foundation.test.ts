@@ -1,9 +1,6 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedFromSandbox, type SeedSummary } from '../../cli/seed-sandbox.js';
-import { type Db, openDb } from '../../db/open-db.js';
+import type { Db } from '../../db/open-db.js';
 import { computeBill, nodePoolCostByHand } from '../../sandbox/scenario/bill.js';
 import { DAY_MS } from '../../core/time.js';
 import { applySavingsPlan, defaultSavingsPlan } from '../../sandbox/scenario/volumes-savings-plan.js';
@@ -12,54 +9,48 @@ import { buildApp } from '../../server/app.js';
 import type { DailyCostResponse } from '../../server/schemas/cost.js';
 import type { EfficiencyResponse } from '../../server/schemas/efficiency.js';
 import type { NodePoolsResponse } from '../../server/schemas/nodepools.js';
+import { seededDb, type SeededDb } from '../fixtures/seeded-api.js';
 
 /**
  * The whole path, as `npm start` runs it: the sandbox on loopback, the real Kubernetes and AWS SDK clients
  * reading it through a kubeconfig and AWS_ENDPOINT_URL_*, SQLite on disk, then the API over that file.
+ * The first 6 of the scenario's 14 days: the whole path is the same, and less than half the collecting. They are
+ * the days bill.test.ts explains: seeded once for both (test/fixtures/seeded-api.ts keeps the database and what its
+ * seeding reported, and re-seeds whenever a source of the seeding changes), whichever file asks first.
  */
-// The first 7 of the scenario's 14 days: the whole path is the same, and half the collecting.
-const DAYS = 7;
+const DAYS = 6;
 let sb: RunningSandbox;
 let endMs: number;
+let seeded: SeededDb;
 let db: Db;
 let summary: SeedSummary;
 const saved = { ...process.env };
 
 beforeAll(async () => {
+  seeded = await seededDb({ prefix: 'ledger-e2e-', days: DAYS });
+  ({ db, endMs } = seeded);
+  summary = seeded.seeding.summary;
+  // A sandbox of its own to resume against (the scenario cache makes this a read of the simulated history).
   sb = await startSandbox({});
   Object.assign(process.env, sb.awsEnv);
-  db = openDb({ path: join(mkdtempSync(join(tmpdir(), 'ledger-e2e-')), 'ledger.db') });
-  const sc = sb.scenario;
-  endMs = sc.start + DAYS * DAY_MS;
-  summary = await seedFromSandbox({
-    db,
-    sandboxUrl: sb.url,
-    kubeconfigPath: sb.kubeconfigPath,
-    clusterName: sc.clusterName,
-    region: sc.region,
-    startMs: sc.start,
-    endMs,
-    stepMs: sc.stepMs,
-    quiet: true,
-    usage: false, // usage is not what this test looks at, and reading it doubles the seeding time
-  });
-}, 240_000);
+  expect(endMs).toBe(sb.scenario.start + DAYS * DAY_MS);
+}, 420_000);
 
 afterAll(async () => {
-  db?.close();
+  await seeded?.close();
   await sb?.close();
   process.env = saved;
 });
 
 describe('sandbox -> collectors -> SQLite -> API', () => {
-  it('takes a snapshot every 5 simulated minutes for 7 days through watches, not per-step lists', () => {
+  it('takes a snapshot every 5 simulated minutes for 6 days through watches, not per-step lists', () => {
     expect(summary.snapshots).toBe(DAYS * 24 * 12);
     // Six lists and six watches: the per-step reads came from the watch cache.
     expect(summary.kubeRequests).toBeLessThan(30);
     expect(summary.costExplorerRequests).toBeGreaterThan(0);
     expect(summary.priceRows).toBeGreaterThan(0);
     // The AWS calls went to the sandbox through the SDK, and were counted there.
-    const ops = new Set(sb.ctx.requestLog.map((r) => r.operation));
+    const ops = new Set(seeded.seeding.operations);
     expect([...ops]).toEqual(expect.arrayContaining(['ce:GetCostAndUsage', 'pricing:GetProducts', 'ec2:DescribeSpotPriceHistory']));
   });
 
@@ -104,7 +95,7 @@ describe('sandbox -> collectors -> SQLite -> API', () => {
 
       // The bill served through Cost Explorer equals the simulated node-hours x prices, per NodePool, to the cent.
       const byHand = nodePoolCostByHand(sb.scenario, endMs, sb.scenario.start);
-      expect(byHand.get('')).toBeCloseTo(2 * 0.096 * DAYS * 24, 6); // two m5.large all week
+      expect(byHand.get('')).toBeCloseTo(2 * 0.096 * DAYS * 24, 6); // two m5.large all six days
       for (const [pool, usd] of byHand) expect(billBy.get(pool) ?? 0).toBeCloseTo(usd, 2);
       for (const [pool, usd] of byHand) expect(amortizedBy.get(pool) ?? 0).toBeCloseTo(usd - (savedBy.get(pool) ?? 0), 2);
       // Our snapshot estimate agrees with the bill: exactly for on-demand, within 1% where spot prices move mid-step.
