@@ -40,7 +40,8 @@ function withClusterProperty(query: QuerySchemaShape | undefined): QuerySchemaSh
 /** The 400 for a cluster the ledger does not hold. */
 export function unknownClusterMessage(name: string, held: readonly string[]): string {
   const shown = name.length > 100 ? `${name.slice(0, 100)}…` : name;
-  return `Unknown cluster "${shown}": this ledger holds ${held.length === 0 ? 'no cluster yet' : held.map((h) => `"${h}"`).join(', ')}`;
+  const holds = held.length === 0 ? 'no cluster yet' : held.map((h) => `"${h}"`).join(', ');
+  return `Query parameter "${CLUSTER_PARAM}": unknown cluster "${shown}"; this ledger holds ${holds}`;
 }
 
 /**

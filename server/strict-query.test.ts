@@ -165,7 +165,7 @@ describe('declared parameters', () => {
     expect(typo.body).toEqual({
       statusCode: 400,
       error: 'Bad Request',
-      message: 'Unknown query parameter "nodPool" (did you mean "nodepool"?); this route takes from, to, nodepool, format',
+      message: 'Unknown query parameter "nodPool" (did you mean "nodepool"?); this route takes from, to, nodepool, format, cluster',
     });
   });
 
@@ -173,7 +173,7 @@ describe('declared parameters', () => {
     const res = await fetch(`${base}/api/nodes?limit=0&Offset=1&sortt=cpu`);
     expect(res.status).toBe(400);
     expect(((await res.json()) as ErrorResponse).message).toBe(
-      'Unknown query parameters "Offset" (did you mean "offset"?), "sortt" (did you mean "sort"?); this route takes at, nodepool, capacityType, format, sort, order, limit, offset, q',
+      'Unknown query parameters "Offset" (did you mean "offset"?), "sortt" (did you mean "sort"?); this route takes at, nodepool, capacityType, format, sort, order, limit, offset, q, cluster',
     );
   });
 });

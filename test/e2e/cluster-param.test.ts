@@ -77,7 +77,7 @@ describe('?cluster=', () => {
     async (path) => {
       const res = await app.inject({ url: `${path}${path.includes('?') ? '&' : '?'}cluster=staging` });
       expect(res.statusCode).toBe(400);
-      expect(res.json()).toMatchObject({ message: 'Unknown cluster "staging": this ledger holds "week4"' });
+      expect(res.json()).toMatchObject({ message: 'Query parameter "cluster": unknown cluster "staging"; this ledger holds "week4"' });
     },
   );
 
