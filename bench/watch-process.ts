@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { writeHeapSnapshot } from 'node:v8';
 import { runCollect } from '../cli/collect.js';
 import { MINUTE_MS } from '../core/time.js';
 
@@ -108,7 +109,18 @@ async function main(): Promise<void> {
       externalBytes: Math.max(p.externalBytes, m.external + m.arrayBuffers),
     });
   };
-  const sampler = setInterval(sample, 100);
+  // LEDGER_BENCH_HEAP_SNAPSHOT=FILE:MB writes one V8 heap snapshot to FILE the first time, after the start-up lists,
+  // the heap's used size passes MB (bench/watch-heap-summary.ts sums it by constructor): what the peak holds.
+  const [heapFile, heapMb] = (process.env.LEDGER_BENCH_HEAP_SNAPSHOT ?? '').split(':');
+  let heapWritten = heapFile === undefined || heapFile === '';
+  const sampleOrSnapshot = (): void => {
+    sample();
+    if (!heapWritten && phase !== 'start-up' && process.memoryUsage().heapUsed > Number(heapMb) * 1048576) {
+      heapWritten = true;
+      console.error(`heap snapshot: ${writeHeapSnapshot(heapFile)}`);
+    }
+  };
+  const sampler = setInterval(sampleOrSnapshot, 100);
   // Every 5 s: [s since start, RSS MB, heap used MB], to see when in a cycle the peak falls.
   const series: number[][] = [];
   const seriesTimer = setInterval(() => {

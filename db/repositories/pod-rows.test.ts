@@ -334,6 +334,9 @@ describe('migration 0027: narrow pod rows', () => {
       // A second pod of the same workload, and one with a text uid.
       { ...base, uid: '7c9e6679-7425-40de-944b-e07fc1f90ae7', name: 'web-7d9f8b6c5-q9zzt', at: T + 900_000 },
       { ...base, uid: 'p1', name: 'report', ownerName: null, ownerKind: null, at: T + 900_000, nodeName: 'ip-10-0-0-2.ec2.internal' },
+      // Each seen again as it was: the last sighting moves, nothing else.
+      { ...base, at: T + 1_200_000, nodeName: 'ip-10-0-0-1.ec2.internal', phase: 'Succeeded', finishedAt: T + 900_000, specHash: 'h3' },
+      { ...base, uid: 'p1', name: 'report', ownerName: null, ownerKind: null, at: T + 1_200_000, nodeName: 'ip-10-0-0-2.ec2.internal' },
     ];
     for (const s of sightings) {
       oldUpsert.run(s);
@@ -341,6 +344,55 @@ describe('migration 0027: narrow pod rows', () => {
     }
     expect(readPods(db)).toEqual(readPods(old));
     old.close();
+    db.close();
+  });
+
+  it("writes, for pods seen again as they were, pod_rows' table pages only: none of its indexes'", () => {
+    // Issue 24: every snapshot sees every running pod again; its row's last sighting must move, its indexes (node,
+    // pod_dims, bound-late, uid) need not. 3,000 pods on 100 nodes, seen twice; the WAL is emptied between.
+    const db = openDb({ path: join(dir, 'seen-again.db') });
+    const write = createPodWriter(db);
+    const pods = (at: number): PodSighting[] =>
+      Array.from({ length: 3000 }, (_, i) => ({
+        uid: `0f8fad5b-d9cb-469f-a165-${i.toString(16).padStart(12, '0')}`,
+        namespace: `ns-${i % 7}`,
+        name: `web-${i % 50}-7d9f8b6c5-${i}`,
+        nodeName: `ip-10-0-${Math.floor(i / 30)}-1.ec2.internal`,
+        ownerKind: 'ReplicaSet',
+        ownerName: `web-${i % 50}-7d9f8b6c5`,
+        team: null,
+        cpu: 250,
+        mem: 268435456,
+        gpu: 0,
+        dnd: 0,
+        createdAt: T - 60_000,
+        at,
+        labels: '{"app":"web"}',
+        phase: 'Running',
+        finishedAt: null,
+        scheduledAt: T,
+        startedAt: T - 30_000,
+        dndValue: null,
+        deletionCost: null,
+        volumes: null,
+        specHash: 'h1',
+      }));
+    db.transaction(() => pods(T).forEach(write))();
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    const pages = (name: string) => db.prepare('SELECT COUNT(*) FROM dbstat WHERE name = ?').pluck().get(name) as number;
+    const tablePages = pages('pod_rows');
+    const indexPages = pages('pod_rows_node') + pages('pod_rows_dims') + pages('sqlite_autoindex_pod_rows_1');
+    expect(indexPages).toBeGreaterThan(20);
+    db.transaction(() => pods(T + 300_000).forEach(write))();
+    // One WAL frame per page the transaction changed (its first write of a page; none is written twice in one).
+    const [{ log }] = db.pragma('wal_checkpoint(PASSIVE)') as { log: number }[];
+    expect(log).toBeLessThanOrEqual(tablePages);
+    expect(
+      db
+        .prepare('SELECT COUNT(*) FROM pods WHERE last_seen = ?')
+        .pluck()
+        .get(T + 300_000),
+    ).toBe(3000);
     db.close();
   });
 });

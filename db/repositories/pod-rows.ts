@@ -51,6 +51,14 @@ export function storedPodName(name: string, ownerName: string | null): [string |
 
 interface Stored {
   id: number;
+  dims_id: number;
+  node_id: number | null;
+  node_name: string | null;
+  phase: string | null;
+  volumes_json: string | null;
+  do_not_disrupt: number;
+  do_not_disrupt_value: string | null;
+  deletion_cost: string | null;
   namespace: string;
   owner_kind: string | null;
   owner_name: string | null;
@@ -67,9 +75,10 @@ interface Stored {
 
 export function createPodWriter(db: Db): (p: PodSighting) => void {
   const stored = db.prepare(`
-    SELECT r.id, d.namespace, d.owner_kind, d.owner_name, d.team, d.req_cpu_m, d.req_memory_b, d.req_gpu, d.labels_json, d.spec_hash,
+    SELECT r.id, r.dims_id, r.node_id, n.name AS node_name, r.phase, r.volumes_json, d.namespace, d.owner_kind, d.owner_name, d.team,
+           d.req_cpu_m, d.req_memory_b, d.req_gpu, d.do_not_disrupt, d.do_not_disrupt_value, d.deletion_cost, d.labels_json, d.spec_hash,
            r.finished_at, r.scheduled_at, r.started_at
-    FROM pod_rows r JOIN pod_dims d ON d.id = r.dims_id WHERE r.uid = ?`);
+    FROM pod_rows r JOIN pod_dims d ON d.id = r.dims_id LEFT JOIN node_names n ON n.id = r.node_id WHERE r.uid = ?`);
   const findDims = db
     .prepare(
       `SELECT id FROM pod_dims WHERE namespace = ? AND owner_name IS ? AND owner_kind IS ? AND team IS ? AND req_cpu_m = ? AND req_memory_b = ?
@@ -90,6 +99,9 @@ export function createPodWriter(db: Db): (p: PodSighting) => void {
   const update = db.prepare(`
     UPDATE pod_rows SET dims_id = ?, node_id = ?, last_seen = ?, phase = ?, finished_at = ?, scheduled_at = ?, started_at = ?, volumes_json = ?
     WHERE id = ?`);
+  // A pod seen again as it was (the common case: every running pod, every snapshot): its last sighting only. Setting
+  // no indexed column leaves pod_rows' indexes (node, dims, bound-late) unwritten, and the lookups above unasked.
+  const touch = db.prepare('UPDATE pod_rows SET last_seen = ? WHERE id = ?');
   const dimsId = (
     d: readonly [string, string | null, string | null, string | null, number, number, number, number, ...(string | null)[]],
   ) => (findDims.get(...d) as number | undefined) ?? Number(addDims.run(...d).lastInsertRowid);
@@ -132,28 +144,51 @@ export function createPodWriter(db: Db): (p: PodSighting) => void {
       );
       return;
     }
-    const dims = dimsId([
-      old.namespace,
-      old.owner_name,
-      old.owner_kind,
-      old.team,
-      old.req_cpu_m,
-      old.req_memory_b,
-      old.req_gpu,
-      p.dnd,
-      p.dndValue,
-      p.deletionCost,
-      old.labels_json,
-      p.specHash ?? old.spec_hash,
-    ]);
+    const specHash = p.specHash ?? old.spec_hash;
+    const finishedAt = old.finished_at ?? p.finishedAt;
+    const scheduledAt = old.scheduled_at ?? p.scheduledAt;
+    const startedAt = p.startedAt ?? old.started_at;
+    const sameDims =
+      p.dnd === old.do_not_disrupt &&
+      p.dndValue === old.do_not_disrupt_value &&
+      p.deletionCost === old.deletion_cost &&
+      specHash === old.spec_hash;
+    if (
+      sameDims &&
+      p.nodeName === old.node_name &&
+      p.phase === old.phase &&
+      p.volumes === old.volumes_json &&
+      finishedAt === old.finished_at &&
+      scheduledAt === old.scheduled_at &&
+      startedAt === old.started_at
+    ) {
+      touch.run(p.at, old.id);
+      return;
+    }
+    const dims = sameDims
+      ? old.dims_id
+      : dimsId([
+          old.namespace,
+          old.owner_name,
+          old.owner_kind,
+          old.team,
+          old.req_cpu_m,
+          old.req_memory_b,
+          old.req_gpu,
+          p.dnd,
+          p.dndValue,
+          p.deletionCost,
+          old.labels_json,
+          specHash,
+        ]);
     update.run(
       dims,
-      nodeId(p.nodeName),
+      p.nodeName === old.node_name ? old.node_id : nodeId(p.nodeName),
       p.at,
       p.phase,
-      old.finished_at ?? p.finishedAt,
-      old.scheduled_at ?? p.scheduledAt,
-      p.startedAt ?? old.started_at,
+      finishedAt,
+      scheduledAt,
+      startedAt,
       p.volumes,
       old.id,
     );
