@@ -5,6 +5,7 @@ import { DAY_MS, HOUR_MS } from '../core/time.js';
 import { openDb, type Db } from '../db/open-db.js';
 import { fillEnvelopeStore, type EnvelopeStoreSize } from '../db/repositories/retention-envelope-store.js';
 import { createRunsRepository } from '../db/repositories/runs-repository.js';
+import { DEFAULT_USAGE_RETENTION_MS } from '../db/repositories/usage-repository.js';
 import { buildApp } from '../server/app.js';
 import { benchCache } from './cache.js';
 import type { BenchContext, BenchResult } from './context.js';
@@ -143,7 +144,13 @@ export async function storeYearBench(ctx: BenchContext): Promise<BenchResult> {
   const endMs = Date.UTC(2026, 10, 1);
   const thirteen = retentionSettings('14d', '13mo').keep;
   const days = Math.round((endMs - Math.floor(periodStartMs(endMs, thirteen) / DAY_MS) * DAY_MS) / DAY_MS);
-  const size: EnvelopeStoreSize = { ...(ctx.quick ? QUICK : ENVELOPE), endMs, days, rawDays: 14, sampleHours: 2 };
+  const size: EnvelopeStoreSize = {
+    ...(ctx.quick ? QUICK : ENVELOPE),
+    endMs,
+    days,
+    rawDays: 14,
+    sampleHours: DEFAULT_USAGE_RETENTION_MS / HOUR_MS,
+  };
   const path = join(ctx.tmp, 'store-year.db');
   const details: Record<string, unknown> = { size };
   const cache = ctx.quick
@@ -239,7 +246,7 @@ function fileRows(
       peer: FILE_BOUND_BYTES / GiB,
       // An extrapolation is shown, not judged: the full run measures the file against the bound.
       target: ctx.quick ? { kind: 'info' } : { kind: 'at-most', max: 1 },
-      note: `largest at the envelope: ${top} GiB; container samples kept 2 h`,
+      note: `largest at the envelope: ${top} GiB; container samples kept ${DEFAULT_USAGE_RETENTION_MS / HOUR_MS} h (the collector's default)`,
     }),
     figure({
       bench: 'store-year',

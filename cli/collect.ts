@@ -44,9 +44,10 @@ us-east-1, or cn-northwest-1 for China; EC2 in the cluster's region.
                     (the bill is refreshed every 8 h, on-demand prices every 12 h, spot prices hourly); stops with
                     exit code 1 if another collector takes the database over (this one silent for over 2 minutes)
   --interval 5m     time between snapshots with --watch
-  --usage-retention 3d
+  --usage-retention 2h
                     how long per-container usage samples (metrics.k8s.io, read with every snapshot) are kept; hourly
-                    rollups per workload are kept for good (at least 2h: an hour is rolled up when it is over)
+                    rollups per workload (what right-sizing reads) are kept with the rest of the history (at least 2h:
+                    an hour is rolled up when it is over)
   --raw-retention 14d
                     how long 5-minute snapshots (per node, per NodePool and namespace, usage) are kept; older ones
                     are folded into one per UTC hour (time-weighted: every figure over whole hours is unchanged).
@@ -202,7 +203,7 @@ export function collectOptionsFrom(v: Values): CollectOptions {
       throw new UsageError(`--${k} must be a duration like 90d, 12h, 5m or 30s, got "${text}"`);
     return ms;
   };
-  const usageRetentionMs = duration('usage-retention', '3d');
+  const usageRetentionMs = duration('usage-retention', '2h');
   if (usageRetentionMs < 2 * HOUR_MS)
     throw new UsageError(
       `--usage-retention must be at least 2h (an hour's samples are rolled up once it is over), got "${str('usage-retention')}"`,
