@@ -242,6 +242,19 @@ describe('a second fold, hourly snapshots past a 1-day hourly retention into day
     expect(daily.pragma('integrity_check', { simple: true })).toBe('ok');
   });
 
+  // Each node's means over a whole UTC day, read from one daily snapshot (each node row weighing the node's own time in
+  // the day), equal those of its 288 5-minute snapshots.
+  it('gives each node its means over a whole day past the hourly retention, nodes that came or went that day included', async () => {
+    const day = Math.ceil(startMs / DAY_MS) * DAY_MS;
+    const at = day + DAY_MS - 5 * 60_000; // the day's last 5-minute snapshot, folded into the day
+    const url = `/api/efficiency/nodes?at=${iso(at)}&window=24h&limit=5000`;
+    const a = (await answer(before, url)) as { snapshotAt: string; rows: { nodeName: string }[] };
+    const b = (await answer(afterDaily, url)) as { snapshotAt: string; rows: unknown[] };
+    expect([a.snapshotAt, b.snapshotAt]).toEqual([iso(at), iso(day)]);
+    expect(a.rows.length).toBeGreaterThan(5);
+    expect(differences(a.rows, b.rows, new Set(['ageHours']))).toEqual([]);
+  });
+
   it('answers the range routes as the unfolded data over the daily days and across the daily/hourly/5-minute boundaries', async () => {
     const doc = (await answer(before, '/docs/json')) as {
       paths: Record<string, { get?: { parameters?: { name: string; in: string }[] } }>;
