@@ -44,9 +44,13 @@ us-east-1, or cn-northwest-1 for China; EC2 in the cluster's region.
                     (the bill is refreshed every 8 h, on-demand prices every 12 h, spot prices hourly); stops with
                     exit code 1 if another collector takes the database over (this one silent for over 2 minutes)
   --interval 5m     time between snapshots with --watch
-  --usage-retention 3d
+  --usage-retention 2h
                     how long per-container usage samples (metrics.k8s.io, read with every snapshot) are kept; hourly
-                    rollups per workload are kept for good (at least 2h: an hour is rolled up when it is over)
+                    rollups per workload (what right-sizing reads) are kept with the rest of the history (at least 2h:
+                    an hour is rolled up when it is over)
+  --hourly-retention 90d
+                    how long hourly rows are kept; older ones are folded into one per UTC day (time-weighted: every
+                    figure over whole days is unchanged)
   --raw-retention 14d
                     how long 5-minute snapshots (per node, per NodePool and namespace, usage) are kept; older ones
                     are folded into one per UTC hour (time-weighted: every figure over whole hours is unchanged).
@@ -87,6 +91,7 @@ export const COLLECT_OPTIONS = {
   interval: { type: 'string' },
   'usage-retention': { type: 'string' },
   'raw-retention': { type: 'string' },
+  'hourly-retention': { type: 'string' },
   retention: { type: 'string' },
   prometheus: { type: 'string' },
   'prometheus-since': { type: 'string' },
@@ -118,6 +123,8 @@ export interface CollectOptions {
   usageRetentionMs?: number;
   /** --raw-retention and --retention as given (absent: the stored settings, else 14d and 13mo). */
   rawRetention?: string;
+  /** --hourly-retention as given (absent: the stored setting, else 90d). */
+  hourlyRetention?: string;
   retention?: string;
   /** Base URL of a Prometheus-compatible HTTP API to backfill usage history from; absent: none. */
   prometheusUrl?: string;
@@ -202,16 +209,17 @@ export function collectOptionsFrom(v: Values): CollectOptions {
       throw new UsageError(`--${k} must be a duration like 90d, 12h, 5m or 30s, got "${text}"`);
     return ms;
   };
-  const usageRetentionMs = duration('usage-retention', '3d');
+  const usageRetentionMs = duration('usage-retention', '2h');
   if (usageRetentionMs < 2 * HOUR_MS)
     throw new UsageError(
       `--usage-retention must be at least 2h (an hour's samples are rolled up once it is over), got "${str('usage-retention')}"`,
     );
   const rawRetention = str('raw-retention');
   const retention = str('retention');
+  const hourlyRetention = str('hourly-retention');
   // Checked here against each other (or the default); against the stored settings when the run opens the database.
   try {
-    retentionSettings(rawRetention, retention);
+    retentionSettings(rawRetention, retention, hourlyRetention);
   } catch (err) {
     if (err instanceof RetentionSettingError) throw new UsageError(err.message);
     throw err;
@@ -243,6 +251,7 @@ export function collectOptionsFrom(v: Values): CollectOptions {
     intervalMs: duration('interval', '5m'),
     usageRetentionMs,
     rawRetention,
+    hourlyRetention,
     retention,
     prometheusUrl,
     prometheusSinceMs: duration('prometheus-since', '14d'),

@@ -4,6 +4,7 @@ import {
   DEFAULT_RETENTION,
   horizonMs,
   rawBoundaryMs,
+  hourlyBoundaryMs,
   RetentionSettingError,
   retentionSettings,
   type RetentionSettings,
@@ -14,6 +15,7 @@ import { createRetentionPruneRepository } from '../db/repositories/retention-pru
 import {
   createRetentionStoreRepository,
   RAW_RETENTION_SETTING,
+  HOURLY_RETENTION_SETTING,
   RETENTION_PRUNE_SETTING,
   RETENTION_RUN_SETTING,
   RETENTION_SETTING,
@@ -40,13 +42,17 @@ const errorText = (err: unknown): string => (err instanceof Error ? err.message 
  * The settings to use: each flag given (and stored for the next runs), else the stored one, else the default;
  * checked together (a stored 14d raw retention and a --retention 7d are refused). A bad one is a UsageError.
  */
-export function resolveRetentionSettings(db: Db, flags: { rawRetention?: string; retention?: string }): RetentionSettings {
+export function resolveRetentionSettings(
+  db: Db,
+  flags: { rawRetention?: string; retention?: string; hourlyRetention?: string },
+): RetentionSettings {
   const store = createRetentionStoreRepository(db);
   const raw = flags.rawRetention ?? store.setting(RAW_RETENTION_SETTING) ?? DEFAULT_RAW_RETENTION;
   const keep = flags.retention ?? store.setting(RETENTION_SETTING) ?? DEFAULT_RETENTION;
+  const hourly = flags.hourlyRetention ?? store.setting(HOURLY_RETENTION_SETTING) ?? undefined;
   let settings: RetentionSettings;
   try {
-    settings = retentionSettings(raw, keep);
+    settings = retentionSettings(raw, keep, hourly);
   } catch (err) {
     if (err instanceof RetentionSettingError) throw new UsageError(err.message);
     throw err;
@@ -54,6 +60,7 @@ export function resolveRetentionSettings(db: Db, flags: { rawRetention?: string;
   db.transaction(() => {
     if (flags.rawRetention !== undefined) store.setSetting(RAW_RETENTION_SETTING, settings.raw.text);
     if (flags.retention !== undefined) store.setSetting(RETENTION_SETTING, settings.keep.text);
+    if (flags.hourlyRetention !== undefined) store.setSetting(HOURLY_RETENTION_SETTING, settings.hourly.text);
   })();
   return settings;
 }
@@ -128,6 +135,12 @@ export async function runRetentionPass(db: Db, settings: RetentionSettings, o: R
   };
   try {
     while (left() && timed('fold', () => fold.foldOne(limit)) !== null) {
+      record.folded += 1;
+      await yieldToEventLoop();
+    }
+    // Then hourly rows past the hourly retention into days (once every hour of the day is folded).
+    const dayLimit = hourlyBoundaryMs(o.now, settings.hourly, limit);
+    while (left() && fold.pending(dayLimit) === 0 && timed('fold', () => fold.foldDayOne(dayLimit)) !== null) {
       record.folded += 1;
       await yieldToEventLoop();
     }

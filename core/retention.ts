@@ -1,9 +1,10 @@
 import { parseCalendarDuration } from './duration.js';
-import { HOUR_MS, WEEK_MS } from './time.js';
+import { DAY_MS, HOUR_MS, WEEK_MS } from './time.js';
 
 /**
  * How long the ledger keeps what (issue 24), pure: the two settings, their parsing and checks, and the instants they
  * cut at. The 5-minute rows (snapshots, per node, usage) are kept `raw` behind now, then folded into hourly rows;
+ * hourly rows are kept `hourly` behind now, then folded into daily rows (time-weighted, as the hourly fold);
  * everything (hourly rows, rollups, events, disruptions, bills, CUR, prices) is kept `keep` behind now.
  */
 
@@ -19,6 +20,8 @@ export interface RetentionPeriod {
 
 export const DEFAULT_RAW_RETENTION = '14d';
 export const DEFAULT_RETENTION = '13mo';
+/** Hourly rows older than this are folded into one per UTC day (issue 24: a 13-month store at the envelope in 4 GB). */
+export const DEFAULT_HOURLY_RETENTION = '90d';
 /** An hour is folded once it is over and its usage rolled up: raw rows must outlive it by an hour at least. */
 export const MIN_RAW_RETENTION_MS = 2 * HOUR_MS;
 /** Less than a day would leave no day whole for the bill to compare with. */
@@ -56,6 +59,7 @@ export function periodStartMs(nowMs: number, p: RetentionPeriod): number {
 export interface RetentionSettings {
   raw: RetentionPeriod;
   keep: RetentionPeriod;
+  hourly: RetentionPeriod;
 }
 
 export class RetentionSettingError extends Error {
@@ -69,7 +73,7 @@ export class RetentionSettingError extends Error {
  * The two settings from their texts (a missing one takes its default), checked: each a period, the raw one at
  * least 2 hours, the kept one at least a day, and raw not longer than kept. Errors name the flag.
  */
-export function retentionSettings(raw: string | undefined, keep: string | undefined): RetentionSettings {
+export function retentionSettings(raw: string | undefined, keep: string | undefined, hourly?: string): RetentionSettings {
   const rawText = raw ?? DEFAULT_RAW_RETENTION;
   const keepText = keep ?? DEFAULT_RETENTION;
   const r = parseRetentionPeriod(rawText);
@@ -85,7 +89,24 @@ export function retentionSettings(raw: string | undefined, keep: string | undefi
     throw new RetentionSettingError(
       `--raw-retention (${rawText}) must not be longer than --retention (${keepText}): 5-minute rows are folded into hourly ones, never kept past the hourly ones`,
     );
-  return { raw: r, keep: k };
+  // Not given: 90 days, or the raw retention when that is longer (5-minute rows then fold straight on to days).
+  const defaultHourly = parseRetentionPeriod(DEFAULT_HOURLY_RETENTION) as RetentionPeriod;
+  const hourlyText = hourly ?? (approxMs(r) > approxMs(defaultHourly) ? rawText : DEFAULT_HOURLY_RETENTION);
+  const hr = parseRetentionPeriod(hourlyText);
+  if (hr === null) throw new RetentionSettingError(`--hourly-retention must be a length of time like 90d, 3mo or 12w, got "${hourlyText}"`);
+  if (approxMs(hr) < approxMs(r))
+    throw new RetentionSettingError(
+      `--hourly-retention (${hourlyText}) must not be shorter than --raw-retention (${rawText}): hourly rows are folded from the 5-minute ones`,
+    );
+  return { raw: r, keep: k, hourly: hr };
+}
+
+/**
+ * Where the hourly rows end: hourly snapshots taken before this UTC day are folded into daily ones. Never past the
+ * day holding the raw boundary (the hourly fold's limit), so a day is folded only once all its hours are.
+ */
+export function hourlyBoundaryMs(nowMs: number, hourly: RetentionPeriod, rawLimitMs: number): number {
+  return Math.floor(Math.min(periodStartMs(nowMs, hourly), rawLimitMs) / DAY_MS) * DAY_MS;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { BLOCKED_EVENT_REASONS, DISRUPTION_EVENT_REASONS } from '../../core/karpenter/events.js';
 import type { Db } from '../open-db.js';
-import { HOUR_MS } from '../../core/time.js';
+import { DAY_MS, HOUR_MS } from '../../core/time.js';
 
 /**
  * All SQL for what explains a bill line: the nodes (joined with their NodeClaims) alive in a window, the NodePools'
@@ -90,10 +90,12 @@ export function createBillContextRepository(db: Db) {
     `SELECT name, capacity_types_json AS capacityTypesJson, requirements_json AS requirementsJson FROM nodepools ORDER BY name`,
   );
   // The first snapshot of a node is the one taken at its first_seen; past the raw retention, the hourly snapshot
-  // of that hour (migration 0021: its requests are the node's means over the hour).
+  // of that hour (migration 0021: its requests are the node's means over the hour); past the hourly retention, the
+  // daily snapshot of that UTC day (migration 0030).
   const launch = db.prepare(`
     SELECT sn.node_name AS nodeName, s.taken_at AS takenAt, sn.req_cpu_m AS reqCpuM, sn.req_memory_b AS reqMemoryB, sn.req_pods AS reqPods
     FROM nodes n JOIN snapshots s ON s.taken_at = n.first_seen OR (s.taken_at = (n.first_seen / ${HOUR_MS}) * ${HOUR_MS} AND s.fold_ms IS NOT NULL)
+      OR (s.taken_at = (n.first_seen / ${DAY_MS}) * ${DAY_MS} AND s.fold_span_ms = ${DAY_MS})
     JOIN snapshot_nodes sn ON sn.snapshot_id = s.id AND sn.node_name = n.name
     WHERE n.name = ? ORDER BY s.taken_at DESC LIMIT 1`);
   // A pod is bound to one node for its life; those seen on it at its first snapshot are the ones it was launched for.

@@ -85,8 +85,9 @@ export function fillEnvelopeStore(db: Db, size: EnvelopeStoreSize, log: (m: stri
       'snapshots',
       `WITH RECURSIVE t(x) AS (SELECT @start UNION ALL SELECT x + CASE WHEN x < @rawStart THEN ${HOUR_MS} ELSE ${STEP_MS} END FROM t
          WHERE x + CASE WHEN x < @rawStart THEN ${HOUR_MS} ELSE ${STEP_MS} END < @end)
-       INSERT INTO snapshots (taken_at, node_count, pod_count, fold_ms, fold_snapshots)
-       SELECT x, @n, @n * @pods, CASE WHEN x < @rawStart THEN ${HOUR_MS} END, CASE WHEN x < @rawStart THEN 12 END FROM t`,
+       INSERT INTO snapshots (taken_at, node_count, pod_count, fold_ms, fold_snapshots, fold_span_ms)
+       SELECT x, @n, @n * @pods, CASE WHEN x < @rawStart THEN ${HOUR_MS} END, CASE WHEN x < @rawStart THEN 12 END,
+         CASE WHEN x < @rawStart THEN ${HOUR_MS} END FROM t`,
     );
     // Every node, NodeClaim and pod ever seen: each slot's generations over the whole history.
     run(

@@ -1,7 +1,7 @@
 import type { Db } from '../open-db.js';
 import { INTERVAL_CAP_MS } from './analytics-intervals.js';
 import { assertKnownSnapshotChildren, createSnapshotRowsDeleter, withoutForeignKeys } from './retention-snapshot-rows.js';
-import { HOUR_MS } from '../../core/time.js';
+import { DAY_MS, HOUR_MS } from '../../core/time.js';
 
 /**
  * Folds 5-minute snapshots into hourly ones (migration 0021), one snapshot per transaction, oldest first. The first
@@ -16,6 +16,11 @@ import { HOUR_MS } from '../../core/time.js';
  *    container usage per workload-hour in usage_workload_hours (written once the hour is over, before any fold of it);
  *  - OOM kills keep their row and point at the hour's snapshot.
  * Means are updated as m + (x − m) × h ÷ (c + h): a value that did not change over the hour stays exactly itself.
+ *
+ * The same fold, one level up (migration 0030): hourly snapshots past the hourly retention into one per UTC day. An
+ * hourly snapshot is folded as a 5-minute one is, weighing its fold_ms (each node row its own fold_ms) and counting its
+ * fold_snapshots; its usage rows are already sums (usage_nodepools' allocatable too). fold_span_ms says which level a
+ * folded snapshot is. Every figure over whole days is unchanged (to float noise: the means are blended, not re-read).
  *
  * Every table is read and written by explicit column lists (below): a column added to one of these tables later is
  * not folded (NULL or its default in hourly rows) until it is added here. A table referencing snapshots(id) that is
@@ -139,20 +144,22 @@ export function createRetentionFoldRepository(db: Db) {
   assertKnownSnapshotChildren(db);
   assertKnownFoldColumns(db);
   const oldestRaw = db.prepare(
-    'SELECT id, taken_at AS takenAt, run_id AS runId, node_count AS nodeCount, pod_count AS podCount, cluster_id AS clusterId FROM snapshots WHERE fold_ms IS NULL AND taken_at < ? ORDER BY taken_at LIMIT 1',
+    'SELECT id, taken_at AS takenAt, run_id AS runId, node_count AS nodeCount, pod_count AS podCount, cluster_id AS clusterId, fold_ms AS foldMs, fold_snapshots AS foldSnapshots FROM snapshots WHERE fold_ms IS NULL AND taken_at < ? ORDER BY taken_at LIMIT 1',
   );
   const rawBefore = db.prepare('SELECT COUNT(*) FROM snapshots WHERE fold_ms IS NULL AND taken_at < ?').pluck();
+  const oldestHourly = db.prepare(
+    `SELECT id, taken_at AS takenAt, run_id AS runId, node_count AS nodeCount, pod_count AS podCount, cluster_id AS clusterId, fold_ms AS foldMs, fold_snapshots AS foldSnapshots FROM snapshots WHERE fold_span_ms = ${HOUR_MS} AND taken_at < ? ORDER BY taken_at LIMIT 1`,
+  );
+  const hourlyBefore = db.prepare(`SELECT COUNT(*) FROM snapshots WHERE fold_span_ms = ${HOUR_MS} AND taken_at < ?`).pluck();
   // Each cluster's snapshots fold among themselves (migration 0029): its next snapshot, its hour's snapshot.
   const nextAfter = db.prepare('SELECT MIN(taken_at) FROM snapshots WHERE taken_at > ? AND cluster_id = ?').pluck();
-  const hourSnapshot = db.prepare(
-    'SELECT id, fold_ms AS foldMs FROM snapshots WHERE taken_at = ? AND cluster_id = ? AND fold_ms IS NOT NULL',
-  );
+  const spanSnapshot = db.prepare('SELECT id, fold_ms AS foldMs FROM snapshots WHERE taken_at = ? AND cluster_id = ? AND fold_span_ms = ?');
   const openUsageHour = db.prepare('SELECT MIN(hour_start) FROM usage_hours WHERE final = 0').pluck();
   const newest = db.prepare('SELECT MAX(taken_at) FROM snapshots').pluck();
 
   // ---- the first snapshot of an hour becomes the hour's ----------------------------------------------------------
   const become = [
-    db.prepare('UPDATE snapshots SET taken_at = @hour, fold_ms = @h, fold_snapshots = 1 WHERE id = @j'),
+    db.prepare(`UPDATE snapshots SET taken_at = @hour, fold_ms = @h, fold_snapshots = 1, fold_span_ms = ${HOUR_MS} WHERE id = @j`),
     db.prepare('UPDATE snapshot_node_rows SET fold_ms = @h, fold_snapshots = 1 WHERE snapshot_id = @j'),
     db.prepare('UPDATE snapshot_nodepools SET taken_at = @hour WHERE snapshot_id = @j'),
     db.prepare('UPDATE snapshot_namespaces SET taken_at = @hour WHERE snapshot_id = @j'),
@@ -170,10 +177,18 @@ export function createRetentionFoldRepository(db: Db) {
     db.prepare('DELETE FROM usage_node_rows WHERE snapshot_id = @j'),
   ];
 
+  // ---- the first hourly snapshot of a day becomes the day's: its rows are already folded, they move ------------
+  const becomeDay = [
+    db.prepare(`UPDATE snapshots SET taken_at = @hour, fold_span_ms = ${DAY_MS} WHERE id = @j`),
+    ...['snapshot_nodepools', 'snapshot_namespaces', 'usage_snapshots', 'usage_namespaces', 'usage_nodepools'].map((t) =>
+      db.prepare(`UPDATE ${t} SET taken_at = @hour WHERE snapshot_id = @j`),
+    ),
+  ];
+
   // ---- a later snapshot of the hour folded into the hour's (@f), weighing @r = h / (c + h) of it ------------------
   const intoSnapshot = db.prepare(`
     UPDATE snapshots SET ${SNAPSHOT_MEANS.map((c) => blend(c, `@${c}`)).join(', ')},
-      fold_ms = fold_ms + @h, fold_snapshots = fold_snapshots + 1, run_id = COALESCE(@runId, run_id)
+      fold_ms = fold_ms + @h, fold_snapshots = fold_snapshots + @n, run_id = COALESCE(@runId, run_id)
     WHERE id = @f`);
   /** A keyed table of means: rows only in the hour's snapshot are blended with 0, matched rows with the new value, new keys added. */
   const keyedMeans = (table: string, key: readonly string[], means: readonly string[], newest: readonly string[]) => [
@@ -195,14 +210,17 @@ export function createRetentionFoldRepository(db: Db) {
   // node_dims row in the hour's snapshot under its name) is folded one by one: its allocatable mean may need a new
   // node_dims row (through the view's INSERT). Each expression is the one the upsert on the old table computed, in the
   // same order, so the means are the same bits.
-  const w = `CAST(@h AS REAL) / (f.fold_ms + @h)`;
+  // x's time: the 5-minute snapshot's (@h), or an hourly row's own fold_ms (the daily fold); likewise its count.
+  const xh = 'COALESCE(x.fold_ms, @h)';
+  const xn = 'COALESCE(x.fold_snapshots, 1)';
+  const w = `CAST(${xh} AS REAL) / (f.fold_ms + ${xh})`;
   const REQ = NODE_MEANS.filter((c) => c.startsWith('req_'));
   const ALLOC = NODE_MEANS.filter((c) => c.startsWith('alloc_'));
   const usd = `CASE WHEN f.usd_per_hour IS NULL THEN x.usd_per_hour WHEN x.usd_per_hour IS NULL THEN f.usd_per_hour
     ELSE f.usd_per_hour + (x.usd_per_hour - f.usd_per_hour) * ${w} END`;
   const sameNodes = db.prepare(`
     UPDATE snapshot_node_rows AS f SET ${REQ.map((c) => `${c} = f.${c} + (x.${c} - f.${c}) * ${w}`).join(', ')},
-      usd_per_hour = ${usd}, fold_ms = f.fold_ms + @h, fold_snapshots = f.fold_snapshots + 1
+      usd_per_hour = ${usd}, fold_ms = f.fold_ms + ${xh}, fold_snapshots = f.fold_snapshots + ${xn}
     FROM snapshot_node_rows x WHERE f.snapshot_id = @f AND x.snapshot_id = @j AND x.node_id = f.node_id`);
   /** The hour's row of a node of the same name (any node_dims row of it), for `x`: by name, then by key (CROSS JOIN keeps
    *  that order; the planner would otherwise walk the hour's rows for every x). */
@@ -210,12 +228,12 @@ export function createRetentionFoldRepository(db: Db) {
     ON f.snapshot_id = @f AND f.node_id = df.id WHERE dx.id = x.node_id`;
   const newNodes = db.prepare(`
     INSERT INTO snapshot_node_rows (snapshot_id, node_id, ${list(REQ)}, usd_per_hour, fold_ms, fold_snapshots)
-    SELECT @f, x.node_id, ${list(REQ, 'x.')}, x.usd_per_hour, @h, 1 FROM snapshot_node_rows x WHERE x.snapshot_id = @j AND NOT EXISTS (${inHour})`);
+    SELECT @f, x.node_id, ${list(REQ, 'x.')}, x.usd_per_hour, ${xh}, ${xn} FROM snapshot_node_rows x WHERE x.snapshot_id = @j AND NOT EXISTS (${inHour})`);
   const changedNodes = db.prepare(`
     SELECT x.node_id AS xId, f.node_id AS fId, dx.node_name, ${list(NODE_NEWEST, 'dx.')},
       ${ALLOC.map((c) => `df.${c} + (dx.${c} - df.${c}) * ${w} AS ${c}`).join(', ')},
       ${REQ.map((c) => `f.${c} + (x.${c} - f.${c}) * ${w} AS ${c}`).join(', ')},
-      ${usd} AS usd_per_hour, f.fold_ms + @h AS fold_ms, f.fold_snapshots + 1 AS fold_snapshots,
+      ${usd} AS usd_per_hour, f.fold_ms + ${xh} AS fold_ms, f.fold_snapshots + ${xn} AS fold_snapshots,
       (${ALLOC.map((c) => `df.${c} = dx.${c}`).join(' AND ')}) AS sameAsX
     FROM snapshot_node_rows x CROSS JOIN node_dims dx ON dx.id = x.node_id
       CROSS JOIN node_dims df ON df.node_name = dx.node_name AND df.id <> dx.id
@@ -249,25 +267,27 @@ export function createRetentionFoldRepository(db: Db) {
   const usageSums = [
     db.prepare(`
       INSERT INTO usage_snapshots (snapshot_id, taken_at, state, message, pods_with_usage, fold_snapshots, fold_available, cluster_id)
-      SELECT @f, @hour, x.state, x.message, x.pods_with_usage, 1, (x.state = 'available'), x.cluster_id FROM usage_snapshots x WHERE x.snapshot_id = @j
+      SELECT @f, @hour, x.state, x.message, x.pods_with_usage, COALESCE(x.fold_snapshots, 1), COALESCE(x.fold_available, x.state = 'available'), x.cluster_id
+      FROM usage_snapshots x WHERE x.snapshot_id = @j
       ON CONFLICT (snapshot_id) DO UPDATE SET pods_with_usage = pods_with_usage + excluded.pods_with_usage,
-        fold_snapshots = COALESCE(fold_snapshots, 1) + 1, fold_available = COALESCE(fold_available, state = 'available') + excluded.fold_available,
+        fold_snapshots = COALESCE(fold_snapshots, 1) + excluded.fold_snapshots, fold_available = COALESCE(fold_available, state = 'available') + excluded.fold_available,
         state = CASE WHEN state = 'available' OR excluded.state = 'available' THEN 'available' ELSE excluded.state END,
         message = CASE WHEN excluded.state = 'available' THEN message ELSE excluded.message END`),
     db.prepare(`
       INSERT INTO usage_namespaces (snapshot_id, taken_at, namespace, nodepool, ${list(USAGE_NAMESPACE_SUMS)}, fold_snapshots, cluster_id)
-      SELECT @f, @hour, x.namespace, x.nodepool, ${list(USAGE_NAMESPACE_SUMS, 'x.')}, 1, x.cluster_id FROM usage_namespaces x WHERE x.snapshot_id = @j
+      SELECT @f, @hour, x.namespace, x.nodepool, ${list(USAGE_NAMESPACE_SUMS, 'x.')}, COALESCE(x.fold_snapshots, 1), x.cluster_id
+      FROM usage_namespaces x WHERE x.snapshot_id = @j
       ON CONFLICT (snapshot_id, namespace, nodepool) DO UPDATE SET
-        ${USAGE_NAMESPACE_SUMS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}, fold_snapshots = COALESCE(fold_snapshots, 1) + 1`),
+        ${USAGE_NAMESPACE_SUMS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}, fold_snapshots = COALESCE(fold_snapshots, 1) + excluded.fold_snapshots`),
     db.prepare(`
       INSERT INTO usage_nodepools (snapshot_id, taken_at, nodepool, ${list(USAGE_NODEPOOL_SUMS)}, fold_snapshots, alloc_cpu_m, alloc_memory_b, cluster_id)
-      SELECT @f, @hour, x.nodepool, ${list(USAGE_NODEPOOL_SUMS, 'x.')}, 1,
-        (SELECT TOTAL(p.alloc_cpu_m) FROM snapshot_nodepools p WHERE p.snapshot_id = @j AND p.nodepool = x.nodepool),
-        (SELECT TOTAL(p.alloc_memory_b) FROM snapshot_nodepools p WHERE p.snapshot_id = @j AND p.nodepool = x.nodepool),
+      SELECT @f, @hour, x.nodepool, ${list(USAGE_NODEPOOL_SUMS, 'x.')}, COALESCE(x.fold_snapshots, 1),
+        COALESCE(x.alloc_cpu_m, (SELECT TOTAL(p.alloc_cpu_m) FROM snapshot_nodepools p WHERE p.snapshot_id = @j AND p.nodepool = x.nodepool)),
+        COALESCE(x.alloc_memory_b, (SELECT TOTAL(p.alloc_memory_b) FROM snapshot_nodepools p WHERE p.snapshot_id = @j AND p.nodepool = x.nodepool)),
         x.cluster_id
       FROM usage_nodepools x WHERE x.snapshot_id = @j
       ON CONFLICT (snapshot_id, nodepool) DO UPDATE SET
-        ${USAGE_NODEPOOL_SUMS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}, fold_snapshots = COALESCE(fold_snapshots, 1) + 1,
+        ${USAGE_NODEPOOL_SUMS.map((c) => `${c} = ${c} + excluded.${c}`).join(', ')}, fold_snapshots = COALESCE(fold_snapshots, 1) + excluded.fold_snapshots,
         alloc_cpu_m = COALESCE(alloc_cpu_m, 0) + excluded.alloc_cpu_m, alloc_memory_b = COALESCE(alloc_memory_b, 0) + excluded.alloc_memory_b`),
     db.prepare('UPDATE usage_oom_kills SET snapshot_id = @f WHERE snapshot_id = @j'),
   ];
@@ -283,7 +303,26 @@ export function createRetentionFoldRepository(db: Db) {
     nodeCount: number;
     podCount: number;
     clusterId: number;
+    foldMs: number | null;
+    foldSnapshots: number | null;
   }
+
+  /** Folds `s` into the snapshot of its span (an hour or a day) standing for `h` ms; true when it became that one. */
+  const foldInto = (s: RawSnapshot, h: number, span: number, hour: number): boolean => {
+    const f = spanSnapshot.get(hour, s.clusterId, span) as { id: number; foldMs: number } | undefined;
+    if (f === undefined) {
+      for (const st of span === HOUR_MS ? become : becomeDay) st.run({ j: s.id, t: s.takenAt, hour, h });
+      return true;
+    }
+    const r = h / (f.foldMs + h);
+    const p = { f: f.id, j: s.id, hour, h, r };
+    intoSnapshot.run({ f: f.id, h, r, n: s.foldSnapshots ?? 1, runId: s.runId, node_count: s.nodeCount, pod_count: s.podCount });
+    for (const st of [...pools, ...namespaces]) st.run(p);
+    intoNodes({ f: f.id, j: s.id, h });
+    for (const st of usageSums) st.run({ f: f.id, j: s.id, hour });
+    removeFolded(s.id, s.takenAt);
+    return false;
+  };
 
   /** Folds snapshot `s` (the oldest as taken, before `boundaryMs`); null when there was none left. */
   const foldOne = db.transaction((boundaryMs: number): FoldedSnapshot | null => {
@@ -295,19 +334,19 @@ export function createRetentionFoldRepository(db: Db) {
     if (next === null) return null;
     const h = Math.min(next - s.takenAt, INTERVAL_CAP_MS);
     const hour = Math.floor(s.takenAt / HOUR_MS) * HOUR_MS;
-    const f = hourSnapshot.get(hour, s.clusterId) as { id: number; foldMs: number } | undefined;
-    if (f === undefined) {
-      for (const st of become) st.run({ j: s.id, t: s.takenAt, hour, h });
-    } else {
-      const r = h / (f.foldMs + h);
-      const p = { f: f.id, j: s.id, hour, h, r };
-      intoSnapshot.run({ f: f.id, h, r, runId: s.runId, node_count: s.nodeCount, pod_count: s.podCount });
-      for (const st of [...pools, ...namespaces]) st.run(p);
-      intoNodes({ f: f.id, j: s.id, h });
-      for (const st of usageSums) st.run({ f: f.id, j: s.id, hour });
-      removeFolded(s.id, s.takenAt);
-    }
-    return { takenAt: s.takenAt, hourMs: hour, standsForMs: h, becameHour: f === undefined, ms: performance.now() - t0 };
+    const becameHour = foldInto(s, h, HOUR_MS, hour);
+    return { takenAt: s.takenAt, hourMs: hour, standsForMs: h, becameHour, ms: performance.now() - t0 };
+  });
+
+  /** Folds the oldest hourly snapshot before `boundaryMs` into its UTC day's; null when none is left. */
+  const foldDayOne = db.transaction((boundaryMs: number): FoldedSnapshot | null => {
+    const t0 = performance.now();
+    const s = oldestHourly.get(boundaryMs) as RawSnapshot | undefined;
+    if (s === undefined) return null;
+    const h = s.foldMs ?? HOUR_MS;
+    const day = Math.floor(s.takenAt / DAY_MS) * DAY_MS;
+    const becameDay = foldInto(s, h, DAY_MS, day);
+    return { takenAt: s.takenAt, hourMs: day, standsForMs: h, becameHour: becameDay, ms: performance.now() - t0 };
   });
 
   return {
@@ -325,6 +364,10 @@ export function createRetentionFoldRepository(db: Db) {
     pending: (boundaryMs: number): number => rawBefore.get(boundaryMs) as number,
     /** Folds the oldest 5-minute snapshot taken before `boundaryMs`, in one transaction; null when none is left. */
     foldOne: (boundaryMs: number): FoldedSnapshot | null => withoutForeignKeys(db, () => foldOne.immediate(boundaryMs)),
+    /** Hourly snapshots left to fold into days before `boundaryMs` (a UTC day's start). */
+    pendingDays: (boundaryMs: number): number => hourlyBefore.get(boundaryMs) as number,
+    /** Folds the oldest hourly snapshot taken before `boundaryMs` into its day's, in one transaction; null when none is left. */
+    foldDayOne: (boundaryMs: number): FoldedSnapshot | null => withoutForeignKeys(db, () => foldDayOne.immediate(boundaryMs)),
   };
 }
 

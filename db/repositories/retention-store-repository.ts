@@ -9,6 +9,8 @@ import { HOUR_MS } from '../../core/time.js';
 /** Settings keys: the raw retention ("14d") and the retention ("13mo") as given to collect; absent: the defaults. */
 export const RAW_RETENTION_SETTING = 'retention.raw';
 export const RETENTION_SETTING = 'retention.keep';
+/** The hourly retention ("90d") as given to collect; absent: the default. */
+export const HOURLY_RETENTION_SETTING = 'retention.hourly';
 /** The last retention pass (RetentionRunRecord JSON). */
 export const RETENTION_RUN_SETTING = 'retention.last-run';
 /** The horizon of the last prune that went to the end ({cutMs, done} JSON): a prune runs again when the horizon moves. */

@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { loadMigrations, migrate, openDb } from '../open-db.js';
 import { createKubeRepository } from './kube-repository.js';
 import { createReportsRepository } from './reports-repository.js';
-import { createUsageRepository, type PrometheusBackfillStatus } from './usage-repository.js';
+import { createUsageRepository, DEFAULT_USAGE_RETENTION_MS, type PrometheusBackfillStatus } from './usage-repository.js';
 import { createClusterSnapshotRepository } from './cluster-snapshot-repository.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-usage-repo-'));
@@ -322,6 +322,28 @@ describe('usage storage with each snapshot (real SQLite file)', () => {
     expect(repo.metricsStatus()).toMatchObject({ state: 'absent' });
     expect(repo.namespaceUsage({ fromMs: T0 + 2 * H, toMs: T0 + 2 * H + 1 })).toEqual([]);
     expect(repo.coverage(T0, T0 + 3 * H)).toEqual({ snapshots: 16, withUsage: 15, lastUsageAt: T0 + H + 10 * MIN });
+  });
+});
+
+describe('the default retention keeps samples only until their hour is rolled up (issue 24)', () => {
+  const db = openDb({ path: join(dir, 'default-retention.db') });
+  const repo = createUsageRepository(db);
+  // Four hours of 5-minute snapshots, 10:00 to 13:55; web uses 10 m in hour 0, 20 in hour 1, ...
+  for (let i = 0; i < 48; i++) write(db, T0 + i * 5 * MIN, 10 * (1 + Math.floor(i / 12)), null, DEFAULT_USAGE_RETENTION_MS);
+
+  it('at 13:55 the samples of 11:55 onwards are left (25 snapshots, not 48 as with 3 days); every closed hour is rolled up whole', () => {
+    const kept = db.prepare('SELECT DISTINCT taken_at FROM usage_samples ORDER BY taken_at').pluck().all() as number[];
+    // 13:55 − 2 h = 11:55: snapshots 11:55 ... 13:55 are 25.
+    expect(kept.length).toBe(25);
+    expect(kept[0]).toBe(T0 + H + 55 * MIN);
+    // Right-sizing reads the rollups: 10:00, 11:00, 12:00 closed with 12 samples each, 13:00 open (from samples).
+    const web = repo.workloadHours({ fromMs: T0, toMs: T0 + 4 * H }).filter((r) => r.workloadName === 'web');
+    expect(web.map((r) => [(r.hourStart - T0) / H, r.samples, r.cpuMaxMillicores, r.final])).toEqual([
+      [0, 12, 10, true],
+      [1, 12, 20, true],
+      [2, 12, 30, true],
+      [3, 12, 40, false],
+    ]);
   });
 });
 
