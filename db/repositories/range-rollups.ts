@@ -76,41 +76,41 @@ const adding = (cols: readonly (readonly [string, unknown])[]): string => cols.m
 
 /** Keeps the rollups in step: call inside the transaction that wrote a snapshot and its rollup rows. */
 export function createRangeRollupWriter(db: Db) {
-  const previous = db.prepare('SELECT id, taken_at AS takenAt FROM snapshots WHERE taken_at < ? ORDER BY taken_at DESC LIMIT 1');
-  const next = db.prepare('SELECT taken_at FROM snapshots WHERE taken_at > ? ORDER BY taken_at LIMIT 1').pluck();
+  const previous = db.prepare('SELECT id, taken_at AS takenAt FROM snapshots WHERE taken_at < ? AND cluster_id = ? ORDER BY taken_at DESC LIMIT 1');
+  const next = db.prepare('SELECT taken_at FROM snapshots WHERE taken_at > ? AND cluster_id = ? ORDER BY taken_at LIMIT 1').pluck();
   const taken = db.prepare(`
-    INSERT INTO rollup_spans (span_ms, bucket_ms, snapshots_taken) VALUES (?, ?, 1)
+    INSERT INTO rollup_spans (span_ms, bucket_ms, snapshots_taken, cluster_id) VALUES (?, ?, 1, ?)
     ON CONFLICT (span_ms, bucket_ms, cluster_id) DO UPDATE SET snapshots_taken = snapshots_taken + 1`);
   const plain = db.prepare(`
-    INSERT INTO rollup_nodepools (span_ms, bucket_ms, nodepool, capacity_type, ${names(POOL_PLAIN)})
-    SELECT @span, @bucket, p.nodepool, p.capacity_type, ${POOL_PLAIN.map(([, e]) => e).join(', ')}
+    INSERT INTO rollup_nodepools (span_ms, bucket_ms, nodepool, capacity_type, cluster_id, ${names(POOL_PLAIN)})
+    SELECT @span, @bucket, p.nodepool, p.capacity_type, p.cluster_id, ${POOL_PLAIN.map(([, e]) => e).join(', ')}
     FROM snapshot_nodepools p WHERE p.snapshot_id = @id
     ON CONFLICT (span_ms, bucket_ms, nodepool, capacity_type, cluster_id) DO UPDATE SET ${adding(POOL_PLAIN)}`);
   const spanTime = db.prepare(`
-    INSERT INTO rollup_spans (span_ms, bucket_ms, snapshots_weighted, hours) VALUES (@span, @bucket, @count, @h)
+    INSERT INTO rollup_spans (span_ms, bucket_ms, snapshots_weighted, hours, cluster_id) VALUES (@span, @bucket, @count, @h, @clusterId)
     ON CONFLICT (span_ms, bucket_ms, cluster_id) DO UPDATE SET snapshots_weighted = snapshots_weighted + excluded.snapshots_weighted, hours = hours + excluded.hours`);
   const poolTime = db.prepare(`
-    INSERT INTO rollup_nodepools (span_ms, bucket_ms, nodepool, capacity_type, ${names(POOL_WEIGHTED)})
-    SELECT @span, @bucket, p.nodepool, p.capacity_type, ${POOL_WEIGHTED.map(([, e]) => e('@h')).join(', ')}
+    INSERT INTO rollup_nodepools (span_ms, bucket_ms, nodepool, capacity_type, cluster_id, ${names(POOL_WEIGHTED)})
+    SELECT @span, @bucket, p.nodepool, p.capacity_type, p.cluster_id, ${POOL_WEIGHTED.map(([, e]) => e('@h')).join(', ')}
     FROM snapshot_nodepools p WHERE p.snapshot_id = @id
     ON CONFLICT (span_ms, bucket_ms, nodepool, capacity_type, cluster_id) DO UPDATE SET ${adding(POOL_WEIGHTED)}`);
   // The team stays the one of the newest snapshot adding to the bucket (taking time back never makes it newer).
   const namespaceTime = db.prepare(`
-    INSERT INTO rollup_namespaces (span_ms, bucket_ms, namespace, nodepool, team, newest_at, ${names(NAMESPACE_WEIGHTED)})
-    SELECT @span, @bucket, n.namespace, n.nodepool, n.team, @takenAt, ${NAMESPACE_WEIGHTED.map(([, e]) => e('@h')).join(', ')}
+    INSERT INTO rollup_namespaces (span_ms, bucket_ms, namespace, nodepool, team, newest_at, cluster_id, ${names(NAMESPACE_WEIGHTED)})
+    SELECT @span, @bucket, n.namespace, n.nodepool, n.team, @takenAt, n.cluster_id, ${NAMESPACE_WEIGHTED.map(([, e]) => e('@h')).join(', ')}
     FROM snapshot_namespaces n WHERE n.snapshot_id = @id
     ON CONFLICT (span_ms, bucket_ms, namespace, nodepool, cluster_id) DO UPDATE SET
       team = CASE WHEN excluded.newest_at >= newest_at THEN excluded.team ELSE team END,
       newest_at = MAX(newest_at, excluded.newest_at), ${adding(NAMESPACE_WEIGHTED)}`);
 
   /** Adds (sign 1) or takes back (sign -1) the time [fromMs, toMs) of snapshot `id`, cut at hour and day boundaries. */
-  const time = (id: number, takenAt: number, fromMs: number, toMs: number, sign: 1 | -1): void => {
+  const time = (id: number, takenAt: number, fromMs: number, toMs: number, sign: 1 | -1, clusterId: number): void => {
     for (const span of SPANS) {
       for (let a = fromMs; a < toMs;) {
         const bucket = Math.floor(a / span) * span;
         const b = Math.min(toMs, bucket + span);
         const h = (sign * (b - a)) / HOUR_MS;
-        spanTime.run({ span, bucket, count: a === fromMs ? sign : 0, h });
+        spanTime.run({ span, bucket, count: a === fromMs ? sign : 0, h, clusterId });
         poolTime.run({ span, bucket, id, h });
         namespaceTime.run({ span, bucket, id, h, takenAt });
         a = b;
@@ -120,19 +120,20 @@ export function createRangeRollupWriter(db: Db) {
 
   return {
     /** After snapshot `id` taken at `takenAt` and its snapshot_nodepools / snapshot_namespaces rows are stored. */
-    addSnapshot(id: number, takenAt: number): void {
-      const prev = previous.get(takenAt) as { id: number; takenAt: number } | undefined;
-      const nextAt = next.get(takenAt) as number | undefined;
+    addSnapshot(id: number, takenAt: number, clusterId = 1): void {
+      // The previous and next snapshot of the same cluster: each cluster's snapshots weigh the time to its own next one.
+      const prev = previous.get(takenAt, clusterId) as { id: number; takenAt: number } | undefined;
+      const nextAt = next.get(takenAt, clusterId) as number | undefined;
       for (const span of SPANS) {
         const bucket = Math.floor(takenAt / span) * span;
-        taken.run(span, bucket);
+        taken.run(span, bucket, clusterId);
         plain.run({ span, bucket, id });
       }
       if (prev) {
-        if (nextAt !== undefined) time(prev.id, prev.takenAt, prev.takenAt, prev.takenAt + Math.min(nextAt - prev.takenAt, CAP), -1);
-        time(prev.id, prev.takenAt, prev.takenAt, prev.takenAt + Math.min(takenAt - prev.takenAt, CAP), 1);
+        if (nextAt !== undefined) time(prev.id, prev.takenAt, prev.takenAt, prev.takenAt + Math.min(nextAt - prev.takenAt, CAP), -1, clusterId);
+        time(prev.id, prev.takenAt, prev.takenAt, prev.takenAt + Math.min(takenAt - prev.takenAt, CAP), 1, clusterId);
       }
-      if (nextAt !== undefined) time(id, takenAt, takenAt, takenAt + Math.min(nextAt - takenAt, CAP), 1);
+      if (nextAt !== undefined) time(id, takenAt, takenAt, takenAt + Math.min(nextAt - takenAt, CAP), 1, clusterId);
     },
   };
 }
