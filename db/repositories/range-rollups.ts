@@ -153,11 +153,11 @@ export function createRangeRollupWriter(db: Db) {
 const RAW_WEIGHTED = `
   rw AS MATERIALIZED (
     SELECT s.id, s.taken_at, pc.lo, pc.second, MAX(s.taken_at, pc.lo) AS start_ms, COALESCE(s.fold_snapshots, 1) AS snapshots,
-           MIN(s.taken_at + COALESCE(s.fold_ms, MIN(COALESCE((SELECT MIN(x.taken_at) FROM snapshots x WHERE x.taken_at > s.taken_at), s.taken_at) - s.taken_at, ${CAP})), pc.hi) AS end_ms
+           MIN(s.taken_at + COALESCE(s.fold_ms, MIN(COALESCE((SELECT MIN(x.taken_at) FROM snapshots x WHERE x.taken_at > s.taken_at AND x.cluster_id = s.cluster_id), s.taken_at) - s.taken_at, ${CAP})), pc.hi) AS end_ms
     FROM (SELECT CAST(@r1lo AS INTEGER) AS lo, CAST(@r1hi AS INTEGER) AS hi, 0 AS second
           UNION ALL SELECT CAST(@r2lo AS INTEGER), CAST(@r2hi AS INTEGER), 1) pc
     JOIN snapshots s ON s.taken_at >= pc.lo - ${HOUR_MS + CAP} AND s.taken_at < pc.hi
-    WHERE pc.hi > pc.lo
+    WHERE pc.hi > pc.lo AND (@clusterId IS NULL OR s.cluster_id = @clusterId)
   ),
   w AS MATERIALIZED (
     SELECT id, taken_at, start_ms, (end_ms - start_ms) / 3600000.0 AS hours, CASE WHEN second = 0 OR taken_at >= lo THEN snapshots ELSE 0 END AS counted
@@ -175,7 +175,7 @@ const inPieces = (table: string, cols: string) =>
   ]
     .map(
       ([span, p]) =>
-        `SELECT ${cols} FROM ${table} WHERE span_ms = ${span} AND bucket_ms >= CAST(@${p}lo AS INTEGER) AND bucket_ms < CAST(@${p}hi AS INTEGER)`,
+        `SELECT ${cols} FROM ${table} WHERE span_ms = ${span} AND bucket_ms >= CAST(@${p}lo AS INTEGER) AND bucket_ms < CAST(@${p}hi AS INTEGER) AND (@clusterId IS NULL OR cluster_id = @clusterId)`,
     )
     .join('\n  UNION ALL ');
 
@@ -290,6 +290,8 @@ export interface RollupRange {
   fromMs: number;
   toMs: number;
   nodePool?: string;
+  /** One cluster's rows (clusters.id); absent or null: every cluster's (docs/clusters.md). */
+  clusterId?: number | null;
 }
 
 /** A range cut into buckets of `bucketMs` from `originMs` (default 0: aligned on the epoch; at or before fromMs). */
@@ -441,14 +443,14 @@ export function createRangeRollupReader(db: Db) {
     WITH pieces AS (
       SELECT ${BUCKET('p.taken_at')} AS bucket_ms, p.nodepool, p.req_cpu_m * k.n AS req_cpu, p.alloc_cpu_m * k.n AS alloc_cpu,
              p.req_memory_b * k.n AS req_mem, p.alloc_memory_b * k.n AS alloc_mem, p.nodes * k.n AS nodes, p.usd_per_hour * k.n AS usd
-      FROM snapshot_nodepools p JOIN (SELECT id, COALESCE(fold_snapshots, 1) AS n FROM snapshots) k ON k.id = p.snapshot_id
+      FROM snapshot_nodepools p JOIN (SELECT id, COALESCE(fold_snapshots, 1) AS n FROM snapshots WHERE @clusterId IS NULL OR cluster_id = @clusterId) k ON k.id = p.snapshot_id
       WHERE ${rawTaken('p.taken_at')}
       UNION ALL SELECT * FROM (${inPieces('rollup_nodepools', `${BUCKET('bucket_ms')} AS bucket_ms, nodepool, snap_req_cpu_m, snap_alloc_cpu_m, snap_req_memory_b, snap_alloc_memory_b, snap_nodes, snap_usd_per_hour`)})
       -- A bucket row can hold only time spilt over from a snapshot taken before it: no snapshot of the pool was taken there.
       WHERE snap_nodes > 0
     ),
     counts AS (
-      SELECT ${BUCKET('taken_at')} AS bucket_ms, COALESCE(fold_snapshots, 1) AS snapshots FROM snapshots WHERE ${rawTaken('taken_at')}
+      SELECT ${BUCKET('taken_at')} AS bucket_ms, COALESCE(fold_snapshots, 1) AS snapshots FROM snapshots WHERE ${rawTaken('taken_at')} AND (@clusterId IS NULL OR cluster_id = @clusterId)
       UNION ALL ${inPieces('rollup_spans', `${BUCKET('bucket_ms')}, snapshots_taken`)}
     ),
     b AS (SELECT bucket_ms, TOTAL(snapshots) AS snapshots FROM counts GROUP BY bucket_ms HAVING TOTAL(snapshots) > 0)
@@ -461,6 +463,7 @@ export function createRangeRollupReader(db: Db) {
   const params = (r: RollupRange, coarsest: Coarsest = 'week') => ({
     ...pieceParams(rangePieces(r.fromMs, r.toMs, coarsest)),
     nodePool: r.nodePool ?? null,
+    clusterId: r.clusterId ?? null,
   });
   const bucketed = (r: BucketedRange) => {
     if (!Number.isInteger(r.bucketMs) || r.bucketMs <= 0) throw new RangeError(`bucketMs must be a positive integer, got ${r.bucketMs}`);
