@@ -205,7 +205,7 @@ function clustersOf(v: Values, env: NodeJS.ProcessEnv): ClusterEntry[] | null {
   const file = typeof v.clusters === 'string' ? v.clusters : undefined;
   try {
     if (file !== undefined) {
-      if (contexts.length > 0) throw new UsageError('--clusters FILE names each cluster\'s context: leave --context out');
+      if (contexts.length > 0) throw new UsageError("--clusters FILE names each cluster's context: leave --context out");
       return parseClustersFile(file, readFileSync(file, 'utf8'));
     }
     if (contexts.length < 2) return null;

@@ -68,7 +68,9 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
     UPDATE nodeclaims SET disruption_reason=@disruptionReason, disruption_at=@disruptionAt,
       expire_after=COALESCE(@expireAfter, expire_after), conditions_json=@conditions
     WHERE name=@name AND cluster_id=@clusterId AND deleted_at IS NULL AND last_seen < @at`);
-  const markNodeClaimsGone = db.prepare('UPDATE nodeclaims SET deleted_at = ? WHERE deleted_at IS NULL AND last_seen < ? AND cluster_id = ?');
+  const markNodeClaimsGone = db.prepare(
+    'UPDATE nodeclaims SET deleted_at = ? WHERE deleted_at IS NULL AND last_seen < ? AND cluster_id = ?',
+  );
   // A pod's finish and binding are kept as first seen (a reader at t leaves out pods finished by t and takes pods not
   // yet bound at t as pending); its annotations and scheduling spec as last seen (tolerations may be added). Written in
   // migration 0027's narrow layout (db/repositories/pod-rows.ts).

@@ -26,7 +26,9 @@ export function createObjectVersionWriter(db: Db) {
   const insertBody = db.prepare('INSERT OR IGNORE INTO kube_object_bodies (hash, body_json) VALUES (?, ?)');
   // The last snapshot that read each kind: a version seen then and unchanged now is extended, else a new one starts.
   const lastCollected = db.prepare('SELECT MAX(last_seen) FROM kube_object_versions WHERE kind = ? AND cluster_id = ?').pluck();
-  const previousSnapshots = db.prepare('SELECT taken_at, kinds_json FROM snapshots WHERE taken_at < ? AND cluster_id = ? ORDER BY taken_at DESC LIMIT 50');
+  const previousSnapshots = db.prepare(
+    'SELECT taken_at, kinds_json FROM snapshots WHERE taken_at < ? AND cluster_id = ? ORDER BY taken_at DESC LIMIT 50',
+  );
 
   /** When each kind was last read before `at` (from the snapshots' kinds), or null. */
   function lastReadBefore(at: number, kinds: string[], clusterId: number): Map<string, number | null> {

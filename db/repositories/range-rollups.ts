@@ -76,7 +76,9 @@ const adding = (cols: readonly (readonly [string, unknown])[]): string => cols.m
 
 /** Keeps the rollups in step: call inside the transaction that wrote a snapshot and its rollup rows. */
 export function createRangeRollupWriter(db: Db) {
-  const previous = db.prepare('SELECT id, taken_at AS takenAt FROM snapshots WHERE taken_at < ? AND cluster_id = ? ORDER BY taken_at DESC LIMIT 1');
+  const previous = db.prepare(
+    'SELECT id, taken_at AS takenAt FROM snapshots WHERE taken_at < ? AND cluster_id = ? ORDER BY taken_at DESC LIMIT 1',
+  );
   const next = db.prepare('SELECT taken_at FROM snapshots WHERE taken_at > ? AND cluster_id = ? ORDER BY taken_at LIMIT 1').pluck();
   const taken = db.prepare(`
     INSERT INTO rollup_spans (span_ms, bucket_ms, snapshots_taken, cluster_id) VALUES (?, ?, 1, ?)
@@ -130,7 +132,8 @@ export function createRangeRollupWriter(db: Db) {
         plain.run({ span, bucket, id });
       }
       if (prev) {
-        if (nextAt !== undefined) time(prev.id, prev.takenAt, prev.takenAt, prev.takenAt + Math.min(nextAt - prev.takenAt, CAP), -1, clusterId);
+        if (nextAt !== undefined)
+          time(prev.id, prev.takenAt, prev.takenAt, prev.takenAt + Math.min(nextAt - prev.takenAt, CAP), -1, clusterId);
         time(prev.id, prev.takenAt, prev.takenAt, prev.takenAt + Math.min(takenAt - prev.takenAt, CAP), 1, clusterId);
       }
       if (nextAt !== undefined) time(id, takenAt, takenAt, takenAt + Math.min(nextAt - takenAt, CAP), 1, clusterId);

@@ -130,7 +130,11 @@ export function apiRoutes(app: FastifyInstance, group: ApiGroup) {
             sendCsv(
               reply,
               csv.fileName,
-              asTable(csv.table(await handler(req.query as ApiQuery<P>, { csv: true, signal: clientGone(reply), clusterId: req.cluster?.id ?? null }))),
+              asTable(
+                csv.table(
+                  await handler(req.query as ApiQuery<P>, { csv: true, signal: clientGone(reply), clusterId: req.cluster?.id ?? null }),
+                ),
+              ),
             ),
         );
       }

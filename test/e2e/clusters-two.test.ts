@@ -137,7 +137,9 @@ describe('two clusters in one ledger (--clusters)', () => {
     const db = openDb({ path: join(dir, 'both.db') });
     try {
       const newest = db
-        .prepare('SELECT c.name, MAX(s.taken_at) AS at FROM snapshots s JOIN clusters c ON c.id = s.cluster_id GROUP BY c.name ORDER BY c.name')
+        .prepare(
+          'SELECT c.name, MAX(s.taken_at) AS at FROM snapshots s JOIN clusters c ON c.id = s.cluster_id GROUP BY c.name ORDER BY c.name',
+        )
         .all();
       expect(newest).toEqual([
         { name: WEEK4, at: end },
