@@ -14,6 +14,10 @@ import type { MetricsState } from '../core/usage.js';
 import type { RetentionRunRecord } from '../db/repositories/retention-store-repository.js';
 import { CollectContext } from './collect/context.js';
 import { collectOnce, collectWatch } from './collect/cycle.js';
+import { collectClustersOnce, collectClustersWatch } from './collect/clusters.js';
+import { type ClusterEntry, ClustersFileError, clustersOfContexts, parseClustersFile } from './clusters-file.js';
+import { createKubeClients } from '../collectors/kubernetes/client.js';
+import { readFileSync } from 'node:fs';
 import { DEFAULT_DB_PATH } from './default-db-path.js';
 import { resolveRetentionSettings, retentionSummary, upgradeToIncrementalVacuum } from './retention-stage.js';
 import { UsageError } from './usage-error.js';
@@ -75,7 +79,11 @@ us-east-1, or cn-northwest-1 for China; EC2 in the cluster's region.
   --dashboard-url URL
                     the dashboard's address, to make the links in delivered alerts absolute
   --kubeconfig P    kubeconfig file; default $KUBECONFIG, else the pod's service account in a cluster, else ~/.kube/config
-  --context C       kubeconfig context
+  --context C       kubeconfig context; repeated (--context A --context B): one cluster per context, each named
+                    from its kubeconfig cluster entry (an EKS ARN's last part), collected into the same ledger
+  --clusters FILE   several clusters into one ledger (YAML: clusters: [{name, context | inCluster, region, account,
+                    profile | roleArn, prometheus}], docs/clusters.md): one stage set per cluster, each with its own
+                    error budget (one cluster's failure never stops the others); --cluster is then not needed
   --db PATH         the database (created if missing)
 ${BUDGETS_FLAG_HELP}
 
@@ -96,7 +104,8 @@ export const COLLECT_OPTIONS = {
   prometheus: { type: 'string' },
   'prometheus-since': { type: 'string' },
   kubeconfig: { type: 'string' },
-  context: { type: 'string' },
+  context: { type: 'string', multiple: true },
+  clusters: { type: 'string' },
   db: { type: 'string' },
   'billing-profile': { type: 'string' },
   'karpenter-version': { type: 'string' },
@@ -113,6 +122,10 @@ export const USD_PER_COST_EXPLORER_REQUEST = 0.01;
 
 export interface CollectOptions {
   cluster: string;
+  /** --clusters FILE or a repeated --context: the clusters collected, one stage set each (cli/collect/clusters.ts). */
+  clusters?: ClusterEntry[];
+  /** Where they were named: the file, or each context's kubeconfig cluster. */
+  clustersFrom?: 'clusters-file' | 'context';
   /** --budgets FILE, read: applied once the lock is held, before collecting. */
   budgets?: BudgetsFile | null;
   region?: string;
@@ -191,13 +204,36 @@ export interface CollectSummary {
   seconds: number;
 }
 
-type Values = Record<string, string | boolean | undefined>;
+type Values = Record<string, string | boolean | string[] | undefined>;
+
+/** --clusters FILE, or two or more --context: the clusters to collect; null: one cluster, as before. */
+function clustersOf(v: Values, env: NodeJS.ProcessEnv): ClusterEntry[] | null {
+  const contexts = Array.isArray(v.context) ? v.context : typeof v.context === 'string' ? [v.context] : [];
+  const file = typeof v.clusters === 'string' ? v.clusters : undefined;
+  try {
+    if (file !== undefined) {
+      if (contexts.length > 0) throw new UsageError("--clusters FILE names each cluster's context: leave --context out");
+      return parseClustersFile(file, readFileSync(file, 'utf8'));
+    }
+    if (contexts.length < 2) return null;
+    const kubeconfig = typeof v.kubeconfig === 'string' ? v.kubeconfig : undefined;
+    return clustersOfContexts(contexts, (context) => {
+      const cluster = createKubeClients({ kubeconfig, context, env }).config.getCurrentCluster();
+      return cluster?.name ?? context;
+    });
+  } catch (err) {
+    if (err instanceof ClustersFileError) throw new UsageError(err.message);
+    throw err;
+  }
+}
 
 /** CollectOptions from parsed flags; a missing or malformed flag is a UsageError. */
-export function collectOptionsFrom(v: Values): CollectOptions {
-  const str = (k: string): string | undefined => (typeof v[k] === 'string' ? (v[k] as string) : undefined);
-  const cluster = str('cluster');
-  if (!cluster) throw new UsageError('collect needs --cluster NAME (the EKS cluster name)');
+export function collectOptionsFrom(v: Values, env: NodeJS.ProcessEnv = process.env): CollectOptions {
+  const str = (k: string): string | undefined =>
+    typeof v[k] === 'string' ? (v[k] as string) : Array.isArray(v[k]) && v[k].length === 1 ? v[k][0] : undefined;
+  const clusters = clustersOf(v, env);
+  const cluster = str('cluster') ?? (clusters === null ? undefined : clusters.map((c) => c.name).join(','));
+  if (!cluster) throw new UsageError('collect needs --cluster NAME (the EKS cluster name), or --clusters FILE');
   const region = str('region');
   if (region !== undefined && !isRegionName(region))
     throw new UsageError(`--region must be an AWS region name like us-east-1, eu-west-1 or cn-north-1, got "${region}"`);
@@ -243,6 +279,7 @@ export function collectOptionsFrom(v: Values): CollectOptions {
   const dashboardUrl = str('dashboard-url');
   return {
     cluster,
+    ...(clusters === null ? {} : { clusters, clustersFrom: typeof v.clusters === 'string' ? 'clusters-file' : 'context' }),
     region,
     alertTargets,
     ...(dashboardUrl === undefined ? {} : { dashboardUrl }),
@@ -298,6 +335,7 @@ export async function runCollect(o: CollectOptions, io: CollectIo = {}): Promise
   ctx = new CollectContext(o, db, { ...io, signal: stop.signal }, () => lock.confirm());
   try {
     ctx.retentionSettings = resolveRetentionSettings(db, o);
+    if (o.clusters !== undefined) return await collectClusters(ctx, o.clusters, startedAt);
     // The ledger's cluster takes the name collected (a migrated or new ledger's placeholder; docs/clusters.md).
     const named = createClustersRepository(db).nameCollected(
       {
@@ -332,6 +370,33 @@ export async function runCollect(o: CollectOptions, io: CollectIo = {}): Promise
     lock.release();
     db.close();
   }
+}
+
+/** --clusters: the clusters declared in the ledger (ids), then one stage set each (cli/collect/clusters.ts). */
+async function collectClusters(ctx: CollectContext, entries: readonly ClusterEntry[], startedAt: number): Promise<CollectSummary> {
+  const clusters = createClustersRepository(ctx.db).declare(
+    entries.map((e) => ({
+      name: e.name,
+      namedFrom: ctx.o.clustersFrom ?? 'clusters-file',
+      account: e.account,
+      region: e.region,
+      kubeContext: e.context,
+      inCluster: e.inCluster,
+      awsProfile: e.profile,
+      roleArn: e.roleArn,
+      prometheusUrl: e.prometheusUrl,
+    })),
+    Date.now(),
+  );
+  if (ctx.o.budgets != null) {
+    const { applyBudgetsFile } = await import('./budgets-option.js');
+    ctx.out(applyBudgetsFile(ctx.db, ctx.o.budgets, Date.now()));
+  }
+  if (ctx.o.watch) await collectClustersWatch(ctx, clusters);
+  else await collectClustersOnce(ctx, clusters);
+  const summary = finish(ctx, startedAt);
+  for (const line of formatSummary(summary, ctx.o.dbPath)) ctx.out(line);
+  return summary;
 }
 
 /** The summary's request counts and Cost Explorer's price, once every stage is done. */

@@ -202,10 +202,15 @@ export async function runSandbox(v: Record<string, string | boolean | undefined>
     dir: v.dir as string | undefined,
     auth: v['no-auth'] !== true,
     curExport: v.cur === true,
+    ...(typeof v['second-cluster'] === 'string' ? { secondCluster: { scenario: v['second-cluster'] } } : {}),
   });
   console.log(
     `sandbox ${sb.scenario.name} (seed ${sb.scenario.seed}, Karpenter ${sb.scenario.karpenterVersion}) on ${sb.url} (Kubernetes API over TLS: ${sb.kubeUrl}), clock at ${new Date(sb.ctx.clock.now()).toISOString()}`,
   );
+  if (sb.second !== null)
+    console.log(
+      `second cluster ${sb.second.scenario.name} (Karpenter ${sb.second.scenario.karpenterVersion}) on ${sb.second.kubeUrl}: kubeconfig context ${sb.second.context} (the first: ${sb.context})`,
+    );
   console.log(`export KUBECONFIG=${sb.kubeconfigPath}`);
   console.log(
     v['no-auth'] === true

@@ -63,6 +63,7 @@ ${BUDGETS_FLAG_HELP}
                     deploy/athena/tables.sql, the role deploy/athena/org-read-role-policy.json
   --org-output URI  where Athena writes the results (s3://…), unless the workgroup sets it`,
   sandbox: `Usage: nodepool-ledger sandbox [--port 0] [--scenario week4] [--seed 42] [--karpenter-version V] [--dir DIR] [--no-auth] [--cur]
+                                [--second-cluster staging]
 
 Serves the simulated cluster's Kubernetes API and the AWS endpoints (Cost Explorer, Pricing, EC2, S3, Athena) on
 127.0.0.1 with the clock at the end of the scenario, and prints how to point kubectl and the AWS SDK at it. The port speaks
@@ -72,6 +73,11 @@ curl --cacert and @kubernetes/client-node verify the server; the AWS endpoints a
 
   --karpenter-version V  the Karpenter v1 release imitated: its NodePools, events and NodeClaim conditions (default the
                          scenario's karpenterVersion, else the newest the sandbox knows; see 'demo --help')
+
+  --second-cluster S
+              also serve scenario S (e.g. staging: two NodePools, Karpenter 1.3.1, one day) as a second cluster on its
+              own port, a second context (sandbox-<its cluster name>) in the same kubeconfig: 'collect --clusters FILE'
+              or 'collect --context A --context B' reads both into one ledger. Default: the one cluster
 
   --cur       also write the history's Cost and Usage Report 2.0 export under --dir (kept while the history is the
               same), served over S3 (s3://ledger-sandbox-cur/cur/ledger-cur2) and Athena (cid_data_export.cur2), and
@@ -113,6 +119,7 @@ const OPTIONS = {
     dir: { type: 'string' },
     'no-auth': { type: 'boolean' },
     cur: { type: 'boolean' },
+    'second-cluster': { type: 'string' },
   },
 } as const;
 

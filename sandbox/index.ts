@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ensureSandboxCurExport, type SandboxCurExport } from './cur-export-at-start.js';
-import { writeKubeconfig } from './kubeconfig.js';
+import { writeKubeconfigContexts } from './kubeconfig.js';
 import { karpenterProfile } from './scenario/karpenter-profile.js';
 import { simulate } from './scenario/simulate.js';
 import { cachedSimulation } from './scenario/scenario-cache.js';
@@ -59,6 +59,24 @@ export interface SandboxOptions {
    * it takes seconds, and most uses of the sandbox do not read it.
    */
   curExport?: boolean | 'force';
+  /**
+   * A second cluster (issue 25): its scenario (e.g. 'staging', its own NodePools and Karpenter release) served on
+   * a second Kubernetes endpoint, a second context (`sandbox-<its clusterName>`) in the same kubeconfig. Absent (the
+   * default): the one cluster, as before.
+   */
+  secondCluster?: { scenario: string; days?: number; seed?: number };
+}
+
+/** The sandbox's second cluster: its own Kubernetes API (same token and CA as the first), its own clock. */
+export interface SandboxSecondCluster {
+  url: string;
+  kubeUrl: string;
+  scenario: Scenario;
+  ctx: SandboxContext;
+  /** Its kubeconfig context (in RunningSandbox.kubeconfigPath). */
+  context: string;
+  /** Stops its API server (an outage of this cluster alone); close() stops it too. */
+  close: () => Promise<void>;
 }
 
 export interface RunningSandbox {
@@ -81,6 +99,10 @@ export interface RunningSandbox {
   cur: SandboxCurLocation;
   /** What `curExport` did (null: not asked). */
   curExport: SandboxCurExport | null;
+  /** The first cluster's kubeconfig context. */
+  context: string;
+  /** The second cluster, when `secondCluster` asked for one. */
+  second: SandboxSecondCluster | null;
   close: () => Promise<void>;
 }
 
@@ -162,8 +184,42 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   const kubeconfigPath = join(dir, 'kubeconfig');
   const caCertPath = join(dir, 'ca.crt');
   writeFileSync(caCertPath, certificate.caCertPem);
-  writeKubeconfig(kubeconfigPath, kubeUrl, token, scenario.clusterName, token === null ? undefined : certificate.caCertPem);
+  const ca = token === null ? undefined : certificate.caCertPem;
+  let second: SandboxSecondCluster | null = null;
+  if (opts.secondCluster !== undefined) {
+    const seed = opts.secondCluster.seed ?? opts.seed;
+    const s2 = loadScenario(opts.secondCluster.scenario, seed, undefined, opts.secondCluster.days);
+    const ctx2: SandboxContext = { scenario: s2, clock: new SandboxClock(opts.at ?? s2.end), requestLog: [], faults: [] };
+    const usage2 = loadUsageModel(opts.secondCluster.scenario, seed);
+    const srv2 = await startSandboxServer(
+      ctx2,
+      [createKubeHandler(s2, token, { usage: usage2, metricsServer: opts.metricsServer !== false })],
+      0,
+      '127.0.0.1',
+      certificate,
+    );
+    let open = true;
+    second = {
+      url: srv2.url,
+      kubeUrl: token === null ? srv2.url : (srv2.httpsUrl ?? srv2.url),
+      scenario: s2,
+      ctx: ctx2,
+      context: `sandbox-${s2.clusterName}`,
+      close: async () => {
+        if (!open) return;
+        open = false;
+        await srv2.close();
+      },
+    };
+  }
+  writeKubeconfigContexts(kubeconfigPath, [
+    { server: kubeUrl, token, clusterName: scenario.clusterName, caCertPem: ca },
+    ...(second === null ? [] : [{ server: second.kubeUrl, token, clusterName: second.scenario.clusterName, caCertPem: ca }]),
+  ]);
+  const closeSecond = second === null ? async () => {} : second.close;
   return {
+    context: `sandbox-${scenario.clusterName}`,
+    second,
     url: srv.url,
     kubeUrl,
     caCertPath,
@@ -184,6 +240,9 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       AWS_SECRET_ACCESS_KEY: 'sandbox-secret-not-a-real-key',
       AWS_REGION: scenario.region,
     },
-    close: srv.close,
+    close: async () => {
+      await closeSecond();
+      await srv.close();
+    },
   };
 }

@@ -54,7 +54,7 @@ export function emptySummary(): CollectSummary {
  */
 export class CollectContext {
   readonly summary: CollectSummary;
-  readonly counter = new AwsRequestCounter();
+  readonly counter: AwsRequestCounter = new AwsRequestCounter();
   readonly source: RunSource;
   readonly now: () => number;
   readonly out: (line: string) => void;
@@ -68,6 +68,13 @@ export class CollectContext {
   private readonly said = new Set<string>();
   /** Alert evaluation after each snapshot and bill refresh (server/services/alert-stage.ts); delivery off this path. */
   readonly alerts: AlertStage;
+  /** The cluster the snapshot stage writes (clusters.id): 1, a one-cluster ledger's, unless a clusters file said. */
+  clusterId = 1;
+  /**
+   * Whether snapshots carry what pods use (metrics.k8s.io). Off for the clusters of `--clusters`: the usage tables'
+   * hourly rollups do not take the cluster yet (docs/clusters.md, what is left).
+   */
+  withUsage = true;
 
   /**
    * @param stillHeld true while the collector lock is this process's (checked before each write: a collector taken
@@ -78,6 +85,8 @@ export class CollectContext {
     readonly db: Db,
     readonly io: CollectIo,
     readonly stillHeld: () => boolean = () => true,
+    /** A cluster's context of a `--clusters` run shares the run's alert stage and AWS request counter. */
+    shared?: { alerts: AlertStage; counter: AwsRequestCounter },
   ) {
     this.summary = emptySummary();
     this.now = io.now ?? Date.now;
@@ -86,6 +95,11 @@ export class CollectContext {
     const env = io.env ?? process.env;
     this.source = dataSourceOf(env);
     this.region = o.region ?? env.AWS_REGION ?? env.AWS_DEFAULT_REGION;
+    if (shared !== undefined) {
+      this.alerts = shared.alerts;
+      this.counter = shared.counter;
+      return;
+    }
     this.alerts = createAlertStage(db, {
       targets: o.alertTargets ?? [],
       ...(o.dashboardUrl === undefined ? {} : { dashboardUrl: o.dashboardUrl }),

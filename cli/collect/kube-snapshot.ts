@@ -51,6 +51,7 @@ class SnapshotWriter {
       snapshot,
       ...rows,
       runId,
+      clusterId: ctx.clusterId,
       usage:
         usage === null || usageRows === null
           ? undefined
@@ -107,7 +108,7 @@ export function kubeListStage(ctx: CollectContext, prices: PricesStage): Stage {
     due: () => true,
     async run() {
       const runs = createRunsRepository(ctx.db);
-      const runId = runs.startRun('kubernetes', ctx.source);
+      const runId = runs.startRun('kubernetes', ctx.source, Date.now(), ctx.clusterId);
       let k: KubeClients | undefined;
       const stats: ListStats = { requests: 0, restarts: 0 };
       const bar = ctx.o.quiet ? null : new ProgressBar('kubernetes', 1);
@@ -115,7 +116,7 @@ export function kubeListStage(ctx: CollectContext, prices: PricesStage): Stage {
       try {
         k = createKubeClients({ kubeconfig: ctx.o.kubeconfig, context: ctx.o.context, env: ctx.io.env });
         const snapshot = await collectKubeSnapshot(k, ctx.now(), { withEvents: true }, stats);
-        const usage = await writer.usageAt(k, snapshot);
+        const usage = ctx.withUsage ? await writer.usageAt(k, snapshot) : null;
         if (ticker) clearInterval(ticker);
         bar?.update(1, `${snapshot.nodes.length} nodes, ${snapshot.pods.length} pods in ${stats.requests} list pages`);
         await writer.write(snapshot, runId, usage);
@@ -149,7 +150,7 @@ export class KubeWatchStage implements Stage {
     prices: PricesStage,
   ) {
     this.writer = new SnapshotWriter(ctx, prices);
-    this.runId = createRunsRepository(ctx.db).startRun('kubernetes', ctx.source);
+    this.runId = createRunsRepository(ctx.db).startRun('kubernetes', ctx.source, Date.now(), ctx.clusterId);
   }
 
   /** Starts the watches; throws when the cluster cannot be watched (see `failed`). */
@@ -173,7 +174,7 @@ export class KubeWatchStage implements Stage {
     if (!cache || !k) return;
     try {
       const snapshot = cache.snapshot(t);
-      await this.writer.write(snapshot, this.runId, await this.writer.usageAt(k, snapshot));
+      await this.writer.write(snapshot, this.runId, ctx.withUsage ? await this.writer.usageAt(k, snapshot) : null);
       this.lastTakenAt = t;
       if (!ctx.o.quiet) ctx.err(`snapshot ${new Date(t).toISOString()}: ${snapshot.nodes.length} nodes, ${snapshot.pods.length} pods`);
     } catch (err) {

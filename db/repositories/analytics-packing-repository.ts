@@ -16,6 +16,8 @@ export interface AnalyticsRange {
   toMs: number;
   /** Only this NodePool ('' = nodes without one); undefined = all. */
   nodePool?: string;
+  /** One cluster's rows (clusters.id); absent or null: every cluster's. Range rollups filter by it so far. */
+  clusterId?: number | null;
 }
 
 /** Σ quantity × hours over the rollup rows of one NodePool x capacity type (see server/analytics/packing.ts). */

@@ -14,15 +14,15 @@ export function createExplanationWriter(db: Db) {
   // The node, NodeClaim and NodePool from whichever the event names (Karpenter writes one on each of the pair).
   const upsert = db.prepare(`
     INSERT INTO karpenter_explanations (event_uid, at, kind, object_kind, object_name, node_name, nodeclaim, nodepool, decision,
-      nodes_in_command, replacements, savings, rejection, score, threshold, k, savings_percent, disruption_percent, cause, message)
+      nodes_in_command, replacements, savings, rejection, score, threshold, k, savings_percent, disruption_percent, cause, message, cluster_id)
     VALUES (@uid, @at, @kind, @objectKind, @objectName,
-      CASE @objectKind WHEN 'Node' THEN @objectName WHEN 'NodeClaim' THEN (SELECT node_name FROM nodeclaims WHERE name = @objectName) END,
-      CASE @objectKind WHEN 'NodeClaim' THEN @objectName WHEN 'Node' THEN (SELECT nodeclaim FROM nodes WHERE name = @objectName) END,
+      CASE @objectKind WHEN 'Node' THEN @objectName WHEN 'NodeClaim' THEN (SELECT node_name FROM nodeclaims WHERE name = @objectName AND cluster_id = @clusterId) END,
+      CASE @objectKind WHEN 'NodeClaim' THEN @objectName WHEN 'Node' THEN (SELECT nodeclaim FROM nodes WHERE name = @objectName AND cluster_id = @clusterId) END,
       CASE @objectKind WHEN 'NodePool' THEN @objectName
-        WHEN 'Node' THEN (SELECT nodepool FROM nodes WHERE name = @objectName)
-        WHEN 'NodeClaim' THEN (SELECT nodepool FROM nodeclaims WHERE name = @objectName) END,
+        WHEN 'Node' THEN (SELECT nodepool FROM nodes WHERE name = @objectName AND cluster_id = @clusterId)
+        WHEN 'NodeClaim' THEN (SELECT nodepool FROM nodeclaims WHERE name = @objectName AND cluster_id = @clusterId) END,
       @decision, @nodesInCommand, @replacements, @savings, @rejection, @score, @threshold, @k, @savingsPercent, @disruptionPercent,
-      @cause, @message)
+      @cause, @message, @clusterId)
     ON CONFLICT(event_uid) DO UPDATE SET at = excluded.at, kind = excluded.kind, decision = excluded.decision,
       nodes_in_command = excluded.nodes_in_command, replacements = excluded.replacements, savings = excluded.savings,
       rejection = excluded.rejection, score = excluded.score, threshold = excluded.threshold, k = excluded.k,
@@ -31,7 +31,7 @@ export function createExplanationWriter(db: Db) {
       nodeclaim = COALESCE(excluded.nodeclaim, karpenter_explanations.nodeclaim),
       nodepool = COALESCE(excluded.nodepool, karpenter_explanations.nodepool)`);
   return {
-    write(events: readonly EventRecord[]): void {
+    write(events: readonly EventRecord[], clusterId = 1): void {
       for (const e of events) {
         if (!REASONS.has(e.reason)) continue;
         const x = parseConsolidationEvent(e.reason, e.message);
@@ -56,6 +56,7 @@ export function createExplanationWriter(db: Db) {
           disruptionPercent: score?.disruptionPercent ?? null,
           cause: x.kind === 'unconsolidatable' ? x.cause : null,
           message: e.message,
+          clusterId,
         });
       }
     },

@@ -19,6 +19,8 @@ export interface SnapshotWrite {
   currency?: Currency;
   /** What the pods used (metrics.k8s.io), stored in the same transaction; absent when usage was not collected. */
   usage?: UsageSnapshotWrite;
+  /** The cluster the snapshot is of (clusters.id, docs/clusters.md); default 1, a one-cluster ledger's. */
+  clusterId?: number;
 }
 
 const json = (v: unknown): string => JSON.stringify(v);
@@ -34,30 +36,30 @@ export interface KubeRepositoryOptions {
 /** All SQL for the Kubernetes side: objects seen, snapshots and their rollups, and the disruptions they change. */
 export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
   const upsertNodePool = db.prepare(`
-    INSERT INTO nodepools (name, weight, consolidation_policy, consolidate_after, capacity_types_json, requirements_json, limits_json, budgets_json, nodeclass, expire_after, taints_json, updated_at)
-    VALUES (@name, @weight, @consolidationPolicy, @consolidateAfter, @capacityTypes, @requirements, @limits, @budgets, @nodeClass, @expireAfter, @taints, @at)
+    INSERT INTO nodepools (name, weight, consolidation_policy, consolidate_after, capacity_types_json, requirements_json, limits_json, budgets_json, nodeclass, expire_after, taints_json, updated_at, cluster_id)
+    VALUES (@name, @weight, @consolidationPolicy, @consolidateAfter, @capacityTypes, @requirements, @limits, @budgets, @nodeClass, @expireAfter, @taints, @at, @clusterId)
     ON CONFLICT(name, cluster_id) DO UPDATE SET weight=excluded.weight, consolidation_policy=excluded.consolidation_policy,
       consolidate_after=excluded.consolidate_after, capacity_types_json=excluded.capacity_types_json,
       requirements_json=excluded.requirements_json, limits_json=excluded.limits_json, budgets_json=excluded.budgets_json,
       nodeclass=excluded.nodeclass, expire_after=excluded.expire_after, taints_json=excluded.taints_json, updated_at=excluded.updated_at`);
   const upsertNamespace = db.prepare(`
-    INSERT INTO namespaces (name, team, labels_json) VALUES (?, ?, ?)
+    INSERT INTO namespaces (name, team, labels_json, cluster_id) VALUES (?, ?, ?, ?)
     ON CONFLICT(name, cluster_id) DO UPDATE SET team=excluded.team, labels_json=excluded.labels_json`);
   const upsertNode = db.prepare(`
     INSERT INTO nodes (name, nodeclaim, nodepool, instance_type, capacity_type, zone, instance_id, created_at, first_seen, last_seen,
-      alloc_cpu_m, alloc_memory_b, alloc_pods, alloc_gpu, labels_json, capacity_json)
+      alloc_cpu_m, alloc_memory_b, alloc_pods, alloc_gpu, labels_json, capacity_json, cluster_id)
     VALUES (@name, @nodeClaim, @nodePool, @instanceType, @capacityType, @zone, @instanceId, @createdAt, @at, @at,
-      @cpu, @mem, @pods, @gpu, @labels, @capacity)
+      @cpu, @mem, @pods, @gpu, @labels, @capacity, @clusterId)
     ON CONFLICT(name, cluster_id) DO UPDATE SET last_seen=excluded.last_seen, nodeclaim=excluded.nodeclaim, deleted_at=NULL,
       capacity_json=COALESCE(excluded.capacity_json, nodes.capacity_json)`);
-  const markNodesGone = db.prepare('UPDATE nodes SET deleted_at = ? WHERE deleted_at IS NULL AND last_seen < ?');
+  const markNodesGone = db.prepare('UPDATE nodes SET deleted_at = ? WHERE deleted_at IS NULL AND last_seen < ? AND cluster_id = ?');
   // The disruption condition as last seen, not as once seen: Karpenter clears DisruptionReason from candidates whose
   // command failed or went stale (disruption/controller.go ClearNodeClaimsCondition), and such a NodeClaim was not disrupted.
   const upsertNodeClaim = db.prepare(`
     INSERT INTO nodeclaims (name, nodepool, node_name, instance_type, capacity_type, zone, instance_id, created_at, first_seen, last_seen,
-      disruption_reason, disruption_at, expire_after, conditions_json)
+      disruption_reason, disruption_at, expire_after, conditions_json, cluster_id)
     VALUES (@name, @nodePool, @nodeName, @instanceType, @capacityType, @zone, @instanceId, @createdAt, @at, @at,
-      @disruptionReason, @disruptionAt, @expireAfter, @conditions)
+      @disruptionReason, @disruptionAt, @expireAfter, @conditions, @clusterId)
     ON CONFLICT(name, cluster_id) DO UPDATE SET last_seen=excluded.last_seen, node_name=excluded.node_name, instance_id=excluded.instance_id,
       disruption_reason=excluded.disruption_reason, disruption_at=excluded.disruption_at,
       expire_after=COALESCE(excluded.expire_after, nodeclaims.expire_after), conditions_json=excluded.conditions_json, deleted_at=NULL`);
@@ -65,18 +67,21 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
   const finalNodeClaim = db.prepare(`
     UPDATE nodeclaims SET disruption_reason=@disruptionReason, disruption_at=@disruptionAt,
       expire_after=COALESCE(@expireAfter, expire_after), conditions_json=@conditions
-    WHERE name=@name AND deleted_at IS NULL AND last_seen < @at`);
-  const markNodeClaimsGone = db.prepare('UPDATE nodeclaims SET deleted_at = ? WHERE deleted_at IS NULL AND last_seen < ?');
+    WHERE name=@name AND cluster_id=@clusterId AND deleted_at IS NULL AND last_seen < @at`);
+  const markNodeClaimsGone = db.prepare(
+    'UPDATE nodeclaims SET deleted_at = ? WHERE deleted_at IS NULL AND last_seen < ? AND cluster_id = ?',
+  );
   // A pod's finish and binding are kept as first seen (a reader at t leaves out pods finished by t and takes pods not
   // yet bound at t as pending); its annotations and scheduling spec as last seen (tolerations may be added). Written in
   // migration 0027's narrow layout (db/repositories/pod-rows.ts).
   const upsertPod = createPodWriter(db);
   const insertPodSpec = db.prepare('INSERT OR IGNORE INTO pod_specs (hash, spec_json) VALUES (?, ?)');
   const upsertEvent = db.prepare(`
-    INSERT INTO events (uid, at, type, reason, message, kind, name, namespace) VALUES (@uid, @at, @type, @reason, @message, @kind, @name, @namespace)
+    INSERT INTO events (uid, at, type, reason, message, kind, name, namespace, cluster_id)
+    VALUES (@uid, @at, @type, @reason, @message, @kind, @name, @namespace, @clusterId)
     ON CONFLICT(uid) DO UPDATE SET at=excluded.at, message=excluded.message`);
   const insertSnapshot = db.prepare(
-    'INSERT INTO snapshots (taken_at, run_id, node_count, pod_count, currency, kinds_json) VALUES (?, ?, ?, ?, ?, ?)',
+    'INSERT INTO snapshots (taken_at, run_id, node_count, pod_count, currency, kinds_json, cluster_id) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
   const objects = createObjectVersionWriter(db);
   const explanations = createExplanationWriter(db);
@@ -87,14 +92,14 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
     INSERT INTO snapshot_nodepools (snapshot_id, taken_at, nodepool, capacity_type, nodes, alloc_cpu_m, alloc_memory_b, alloc_pods, alloc_gpu,
       req_cpu_m, req_memory_b, req_pods, req_gpu, usd_per_hour,
       cpu_eff_usd_per_hour, memory_eff_usd_per_hour, pods_eff_usd_per_hour, gpu_eff_usd_per_hour, gpu_nodes_usd_per_hour, on_demand_usd_per_hour,
-      rp_requested_usd_per_hour, rp_cpu_usd_per_hour, rp_gpu_usd_per_hour)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      rp_requested_usd_per_hour, rp_cpu_usd_per_hour, rp_gpu_usd_per_hour, cluster_id)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const insertNamespaceRollup = db.prepare(`
     INSERT INTO snapshot_namespaces (snapshot_id, taken_at, namespace, nodepool, team, pods, req_cpu_m, req_memory_b, usd_per_hour,
       cpu_share_usd_per_hour, memory_share_usd_per_hour, aws_split_cost_usd_per_hour, aws_unused_cost_usd_per_hour, opencost_usd_per_hour,
-      usage_pods)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  const snapshotExists = db.prepare('SELECT id FROM snapshots WHERE taken_at = ?').pluck();
+      usage_pods, cluster_id)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const snapshotExists = db.prepare('SELECT id FROM snapshots WHERE taken_at = ? AND cluster_id = ?').pluck();
 
   // Hour and day rollups for range reads (migration 0006), settled in the same transaction.
   const rangeRollups = createRangeRollupWriter(db);
@@ -105,9 +110,10 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
   const writeSnapshot = db.transaction((w: SnapshotWrite): number => {
     const { snapshot: s } = w;
     const at = s.takenAt;
-    if (snapshotExists.get(at) !== undefined) throw new Error(`a snapshot at ${new Date(at).toISOString()} is already stored`);
-    for (const np of s.nodePools) upsertNodePool.run(nodePoolParams(np, at));
-    for (const ns of s.namespaces) upsertNamespace.run(ns.name, ns.team, json(ns.labels));
+    const clusterId = w.clusterId ?? 1;
+    if (snapshotExists.get(at, clusterId) !== undefined) throw new Error(`a snapshot at ${new Date(at).toISOString()} is already stored`);
+    for (const np of s.nodePools) upsertNodePool.run({ ...nodePoolParams(np, at), clusterId });
+    for (const ns of s.namespaces) upsertNamespace.run(ns.name, ns.team, json(ns.labels), clusterId);
     for (const n of s.nodes) {
       upsertNode.run({
         name: n.name,
@@ -125,9 +131,10 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
         gpu: n.allocatable.gpu,
         labels: json(n.labels),
         capacity: n.capacity === undefined ? null : json(n.capacity),
+        clusterId,
       });
     }
-    markNodesGone.run(at, at);
+    markNodesGone.run(at, at, clusterId);
     for (const c of s.nodeClaims) {
       upsertNodeClaim.run({
         name: c.name,
@@ -143,6 +150,7 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
         disruptionAt: c.disruptionAt ?? null,
         expireAfter: c.expireAfter ?? null,
         conditions: json(c.conditions),
+        clusterId,
       });
     }
     for (const c of s.goneNodeClaims ?? []) {
@@ -153,9 +161,10 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
         disruptionAt: c.disruptionAt ?? null,
         expireAfter: c.expireAfter ?? null,
         conditions: json(c.conditions),
+        clusterId,
       });
     }
-    markNodeClaimsGone.run(at, at);
+    markNodeClaimsGone.run(at, at, clusterId);
     const specsWritten = new Set<string>();
     for (const p of s.pods) {
       if (p.scheduling !== undefined && !specsWritten.has(p.scheduling.hash)) {
@@ -187,15 +196,16 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
         deletionCost: p.deletionCost ?? null,
         volumes: p.volumes === undefined || p.volumes.length === 0 ? null : json(p.volumes),
         specHash: p.scheduling?.hash ?? null,
+        clusterId,
       });
     }
-    for (const e of s.events) upsertEvent.run(e);
-    explanations.write(s.events);
-    if (s.objects !== undefined && s.kinds !== undefined) objects.write(at, s.objects, s.kinds);
+    for (const e of s.events) upsertEvent.run({ ...e, clusterId });
+    explanations.write(s.events, clusterId);
+    if (s.objects !== undefined && s.kinds !== undefined) objects.write(at, s.objects, s.kinds, clusterId);
     if (s.karpenterVersion !== undefined) setSetting.run(KARPENTER_VERSION_SETTING, json({ ...s.karpenterVersion, seenAt: at }));
     const currency = w.currency ?? 'USD';
     const id = Number(
-      insertSnapshot.run(at, w.runId, s.nodes.length, s.pods.length, currency, s.kinds === undefined ? null : json(s.kinds))
+      insertSnapshot.run(at, w.runId, s.nodes.length, s.pods.length, currency, s.kinds === undefined ? null : json(s.kinds), clusterId)
         .lastInsertRowid,
     );
     for (const n of w.nodes) {
@@ -243,6 +253,7 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
         r.relativePrice?.requestedUsdPerHour ?? null,
         r.relativePrice?.cpuUsdPerHour ?? null,
         r.relativePrice?.gpuUsdPerHour ?? null,
+        clusterId,
       );
     }
     for (const r of w.namespaceRollups) {
@@ -262,9 +273,10 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
         r.awsUnusedCostUsdPerHour ?? null,
         r.openCostUsdPerHour ?? null,
         r.usagePods ?? null,
+        clusterId,
       );
     }
-    rangeRollups.addSnapshot(id, at);
+    rangeRollups.addSnapshot(id, at, clusterId);
     if (w.usage) usage.addSnapshot(id, at, w.usage);
     // The disruptions these events and NodeClaims change, in the same transaction: a reader never sees a snapshot
     // without them, and never has to write to bring them up to date.
@@ -277,8 +289,8 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
     writeSnapshot,
     /** Events alone (and the disruptions they change), in one transaction. */
     upsertEvents: db.transaction((events: KubeSnapshot['events']) => {
-      for (const e of events) upsertEvent.run(e);
-      explanations.write(events);
+      for (const e of events) upsertEvent.run({ ...e, clusterId: 1 });
+      explanations.write(events, 1);
       const refreshed = disruptions.refresh();
       if (refreshed !== null) opts.onDisruptionsRefreshed?.(refreshed);
     }),

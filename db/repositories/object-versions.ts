@@ -15,24 +15,26 @@ interface LatestVersion {
 
 export function createObjectVersionWriter(db: Db) {
   const latest = db.prepare(
-    'SELECT first_seen, last_seen, hash FROM kube_object_versions WHERE kind = ? AND namespace = ? AND name = ? ORDER BY first_seen DESC LIMIT 1',
+    'SELECT first_seen, last_seen, hash FROM kube_object_versions WHERE kind = ? AND namespace = ? AND name = ? AND cluster_id = ? ORDER BY first_seen DESC LIMIT 1',
   );
   const extend = db.prepare(
-    'UPDATE kube_object_versions SET last_seen = ? WHERE kind = ? AND namespace = ? AND name = ? AND first_seen = ?',
+    'UPDATE kube_object_versions SET last_seen = ? WHERE kind = ? AND namespace = ? AND name = ? AND first_seen = ? AND cluster_id = ?',
   );
   const insertVersion = db.prepare(
-    'INSERT INTO kube_object_versions (kind, namespace, name, first_seen, last_seen, hash) VALUES (?, ?, ?, ?, ?, ?)',
+    'INSERT INTO kube_object_versions (kind, namespace, name, first_seen, last_seen, hash, cluster_id) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );
   const insertBody = db.prepare('INSERT OR IGNORE INTO kube_object_bodies (hash, body_json) VALUES (?, ?)');
   // The last snapshot that read each kind: a version seen then and unchanged now is extended, else a new one starts.
-  const lastCollected = db.prepare('SELECT MAX(last_seen) FROM kube_object_versions WHERE kind = ?').pluck();
-  const previousSnapshots = db.prepare('SELECT taken_at, kinds_json FROM snapshots WHERE taken_at < ? ORDER BY taken_at DESC LIMIT 50');
+  const lastCollected = db.prepare('SELECT MAX(last_seen) FROM kube_object_versions WHERE kind = ? AND cluster_id = ?').pluck();
+  const previousSnapshots = db.prepare(
+    'SELECT taken_at, kinds_json FROM snapshots WHERE taken_at < ? AND cluster_id = ? ORDER BY taken_at DESC LIMIT 50',
+  );
 
   /** When each kind was last read before `at` (from the snapshots' kinds), or null. */
-  function lastReadBefore(at: number, kinds: string[]): Map<string, number | null> {
+  function lastReadBefore(at: number, kinds: string[], clusterId: number): Map<string, number | null> {
     const out = new Map<string, number | null>(kinds.map((k) => [k, null]));
     let open = kinds.length;
-    for (const r of previousSnapshots.all(at) as { taken_at: number; kinds_json: string | null }[]) {
+    for (const r of previousSnapshots.all(at, clusterId) as { taken_at: number; kinds_json: string | null }[]) {
       if (open === 0) break;
       const states = r.kinds_json === null ? {} : (JSON.parse(r.kinds_json) as Record<string, KindState>);
       for (const k of kinds)
@@ -42,15 +44,15 @@ export function createObjectVersionWriter(db: Db) {
         }
     }
     // Past the last 50 snapshots (a kind unread that long): its newest version's last_seen says when.
-    for (const k of kinds) if (out.get(k) === null) out.set(k, (lastCollected.get(k) as number | null) ?? null);
+    for (const k of kinds) if (out.get(k) === null) out.set(k, (lastCollected.get(k, clusterId) as number | null) ?? null);
     return out;
   }
 
   return {
     /** Records the objects of every kind read in the snapshot at `at` (kinds whose state is not ok are left as they were). */
-    write(at: number, objects: readonly VersionedObjectRecord[], kinds: Readonly<Record<string, KindState>>): void {
+    write(at: number, objects: readonly VersionedObjectRecord[], kinds: Readonly<Record<string, KindState>>, clusterId = 1): void {
       const read = Object.keys(kinds).filter((k) => kinds[k].state === 'ok');
-      const previous = lastReadBefore(at, read);
+      const previous = lastReadBefore(at, read, clusterId);
       const readSet = new Set(read);
       const seen = new Set<string>();
       for (const o of objects) {
@@ -58,15 +60,15 @@ export function createObjectVersionWriter(db: Db) {
         const key = `${o.kind}\u0000${o.namespace}\u0000${o.name}`;
         if (seen.has(key)) continue;
         seen.add(key);
-        const last = latest.get(o.kind, o.namespace, o.name) as LatestVersion | undefined;
+        const last = latest.get(o.kind, o.namespace, o.name, clusterId) as LatestVersion | undefined;
         const prev = previous.get(o.kind) ?? null;
         if (last !== undefined && last.hash === o.hash && prev !== null && last.last_seen >= prev && last.last_seen < at) {
-          extend.run(at, o.kind, o.namespace, o.name, last.first_seen);
+          extend.run(at, o.kind, o.namespace, o.name, last.first_seen, clusterId);
           continue;
         }
         if (last !== undefined && last.first_seen === at) continue; // written already (a retried write)
         insertBody.run(o.hash, o.json);
-        insertVersion.run(o.kind, o.namespace, o.name, at, at, o.hash);
+        insertVersion.run(o.kind, o.namespace, o.name, at, at, o.hash, clusterId);
       }
     },
   };

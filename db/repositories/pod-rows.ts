@@ -11,6 +11,8 @@ import type { Db } from '../open-db.js';
 
 export interface PodSighting {
   uid: string;
+  /** The pod's cluster (clusters.id); default 1. A uid is unique across clusters, so it is a column, not a key. */
+  clusterId?: number;
   namespace: string;
   name: string;
   nodeName: string | null;
@@ -94,8 +96,8 @@ export function createPodWriter(db: Db): (p: PodSighting) => void {
   const addNode = db.prepare('INSERT INTO node_names (name) VALUES (?)');
   const insert = db.prepare(`
     INSERT INTO pod_rows (uid, dims_id, name, name_suffix, node_id, created_at, first_seen, last_seen, phase, finished_at, scheduled_at,
-      started_at, volumes_json)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      started_at, volumes_json, cluster_id)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const update = db.prepare(`
     UPDATE pod_rows SET dims_id = ?, node_id = ?, last_seen = ?, phase = ?, finished_at = ?, scheduled_at = ?, started_at = ?, volumes_json = ?
     WHERE id = ?`);
@@ -141,6 +143,7 @@ export function createPodWriter(db: Db): (p: PodSighting) => void {
         p.scheduledAt,
         p.startedAt,
         p.volumes,
+        p.clusterId ?? 1,
       );
       return;
     }

@@ -76,41 +76,43 @@ const adding = (cols: readonly (readonly [string, unknown])[]): string => cols.m
 
 /** Keeps the rollups in step: call inside the transaction that wrote a snapshot and its rollup rows. */
 export function createRangeRollupWriter(db: Db) {
-  const previous = db.prepare('SELECT id, taken_at AS takenAt FROM snapshots WHERE taken_at < ? ORDER BY taken_at DESC LIMIT 1');
-  const next = db.prepare('SELECT taken_at FROM snapshots WHERE taken_at > ? ORDER BY taken_at LIMIT 1').pluck();
+  const previous = db.prepare(
+    'SELECT id, taken_at AS takenAt FROM snapshots WHERE taken_at < ? AND cluster_id = ? ORDER BY taken_at DESC LIMIT 1',
+  );
+  const next = db.prepare('SELECT taken_at FROM snapshots WHERE taken_at > ? AND cluster_id = ? ORDER BY taken_at LIMIT 1').pluck();
   const taken = db.prepare(`
-    INSERT INTO rollup_spans (span_ms, bucket_ms, snapshots_taken) VALUES (?, ?, 1)
+    INSERT INTO rollup_spans (span_ms, bucket_ms, snapshots_taken, cluster_id) VALUES (?, ?, 1, ?)
     ON CONFLICT (span_ms, bucket_ms, cluster_id) DO UPDATE SET snapshots_taken = snapshots_taken + 1`);
   const plain = db.prepare(`
-    INSERT INTO rollup_nodepools (span_ms, bucket_ms, nodepool, capacity_type, ${names(POOL_PLAIN)})
-    SELECT @span, @bucket, p.nodepool, p.capacity_type, ${POOL_PLAIN.map(([, e]) => e).join(', ')}
+    INSERT INTO rollup_nodepools (span_ms, bucket_ms, nodepool, capacity_type, cluster_id, ${names(POOL_PLAIN)})
+    SELECT @span, @bucket, p.nodepool, p.capacity_type, p.cluster_id, ${POOL_PLAIN.map(([, e]) => e).join(', ')}
     FROM snapshot_nodepools p WHERE p.snapshot_id = @id
     ON CONFLICT (span_ms, bucket_ms, nodepool, capacity_type, cluster_id) DO UPDATE SET ${adding(POOL_PLAIN)}`);
   const spanTime = db.prepare(`
-    INSERT INTO rollup_spans (span_ms, bucket_ms, snapshots_weighted, hours) VALUES (@span, @bucket, @count, @h)
+    INSERT INTO rollup_spans (span_ms, bucket_ms, snapshots_weighted, hours, cluster_id) VALUES (@span, @bucket, @count, @h, @clusterId)
     ON CONFLICT (span_ms, bucket_ms, cluster_id) DO UPDATE SET snapshots_weighted = snapshots_weighted + excluded.snapshots_weighted, hours = hours + excluded.hours`);
   const poolTime = db.prepare(`
-    INSERT INTO rollup_nodepools (span_ms, bucket_ms, nodepool, capacity_type, ${names(POOL_WEIGHTED)})
-    SELECT @span, @bucket, p.nodepool, p.capacity_type, ${POOL_WEIGHTED.map(([, e]) => e('@h')).join(', ')}
+    INSERT INTO rollup_nodepools (span_ms, bucket_ms, nodepool, capacity_type, cluster_id, ${names(POOL_WEIGHTED)})
+    SELECT @span, @bucket, p.nodepool, p.capacity_type, p.cluster_id, ${POOL_WEIGHTED.map(([, e]) => e('@h')).join(', ')}
     FROM snapshot_nodepools p WHERE p.snapshot_id = @id
     ON CONFLICT (span_ms, bucket_ms, nodepool, capacity_type, cluster_id) DO UPDATE SET ${adding(POOL_WEIGHTED)}`);
   // The team stays the one of the newest snapshot adding to the bucket (taking time back never makes it newer).
   const namespaceTime = db.prepare(`
-    INSERT INTO rollup_namespaces (span_ms, bucket_ms, namespace, nodepool, team, newest_at, ${names(NAMESPACE_WEIGHTED)})
-    SELECT @span, @bucket, n.namespace, n.nodepool, n.team, @takenAt, ${NAMESPACE_WEIGHTED.map(([, e]) => e('@h')).join(', ')}
+    INSERT INTO rollup_namespaces (span_ms, bucket_ms, namespace, nodepool, team, newest_at, cluster_id, ${names(NAMESPACE_WEIGHTED)})
+    SELECT @span, @bucket, n.namespace, n.nodepool, n.team, @takenAt, n.cluster_id, ${NAMESPACE_WEIGHTED.map(([, e]) => e('@h')).join(', ')}
     FROM snapshot_namespaces n WHERE n.snapshot_id = @id
     ON CONFLICT (span_ms, bucket_ms, namespace, nodepool, cluster_id) DO UPDATE SET
       team = CASE WHEN excluded.newest_at >= newest_at THEN excluded.team ELSE team END,
       newest_at = MAX(newest_at, excluded.newest_at), ${adding(NAMESPACE_WEIGHTED)}`);
 
   /** Adds (sign 1) or takes back (sign -1) the time [fromMs, toMs) of snapshot `id`, cut at hour and day boundaries. */
-  const time = (id: number, takenAt: number, fromMs: number, toMs: number, sign: 1 | -1): void => {
+  const time = (id: number, takenAt: number, fromMs: number, toMs: number, sign: 1 | -1, clusterId: number): void => {
     for (const span of SPANS) {
       for (let a = fromMs; a < toMs;) {
         const bucket = Math.floor(a / span) * span;
         const b = Math.min(toMs, bucket + span);
         const h = (sign * (b - a)) / HOUR_MS;
-        spanTime.run({ span, bucket, count: a === fromMs ? sign : 0, h });
+        spanTime.run({ span, bucket, count: a === fromMs ? sign : 0, h, clusterId });
         poolTime.run({ span, bucket, id, h });
         namespaceTime.run({ span, bucket, id, h, takenAt });
         a = b;
@@ -120,19 +122,21 @@ export function createRangeRollupWriter(db: Db) {
 
   return {
     /** After snapshot `id` taken at `takenAt` and its snapshot_nodepools / snapshot_namespaces rows are stored. */
-    addSnapshot(id: number, takenAt: number): void {
-      const prev = previous.get(takenAt) as { id: number; takenAt: number } | undefined;
-      const nextAt = next.get(takenAt) as number | undefined;
+    addSnapshot(id: number, takenAt: number, clusterId = 1): void {
+      // The previous and next snapshot of the same cluster: each cluster's snapshots weigh the time to its own next one.
+      const prev = previous.get(takenAt, clusterId) as { id: number; takenAt: number } | undefined;
+      const nextAt = next.get(takenAt, clusterId) as number | undefined;
       for (const span of SPANS) {
         const bucket = Math.floor(takenAt / span) * span;
-        taken.run(span, bucket);
+        taken.run(span, bucket, clusterId);
         plain.run({ span, bucket, id });
       }
       if (prev) {
-        if (nextAt !== undefined) time(prev.id, prev.takenAt, prev.takenAt, prev.takenAt + Math.min(nextAt - prev.takenAt, CAP), -1);
-        time(prev.id, prev.takenAt, prev.takenAt, prev.takenAt + Math.min(takenAt - prev.takenAt, CAP), 1);
+        if (nextAt !== undefined)
+          time(prev.id, prev.takenAt, prev.takenAt, prev.takenAt + Math.min(nextAt - prev.takenAt, CAP), -1, clusterId);
+        time(prev.id, prev.takenAt, prev.takenAt, prev.takenAt + Math.min(takenAt - prev.takenAt, CAP), 1, clusterId);
       }
-      if (nextAt !== undefined) time(id, takenAt, takenAt, takenAt + Math.min(nextAt - takenAt, CAP), 1);
+      if (nextAt !== undefined) time(id, takenAt, takenAt, takenAt + Math.min(nextAt - takenAt, CAP), 1, clusterId);
     },
   };
 }
@@ -152,11 +156,11 @@ export function createRangeRollupWriter(db: Db) {
 const RAW_WEIGHTED = `
   rw AS MATERIALIZED (
     SELECT s.id, s.taken_at, pc.lo, pc.second, MAX(s.taken_at, pc.lo) AS start_ms, COALESCE(s.fold_snapshots, 1) AS snapshots,
-           MIN(s.taken_at + COALESCE(s.fold_ms, MIN(COALESCE((SELECT MIN(x.taken_at) FROM snapshots x WHERE x.taken_at > s.taken_at), s.taken_at) - s.taken_at, ${CAP})), pc.hi) AS end_ms
+           MIN(s.taken_at + COALESCE(s.fold_ms, MIN(COALESCE((SELECT MIN(x.taken_at) FROM snapshots x WHERE x.taken_at > s.taken_at AND x.cluster_id = s.cluster_id), s.taken_at) - s.taken_at, ${CAP})), pc.hi) AS end_ms
     FROM (SELECT CAST(@r1lo AS INTEGER) AS lo, CAST(@r1hi AS INTEGER) AS hi, 0 AS second
           UNION ALL SELECT CAST(@r2lo AS INTEGER), CAST(@r2hi AS INTEGER), 1) pc
     JOIN snapshots s ON s.taken_at >= pc.lo - ${HOUR_MS + CAP} AND s.taken_at < pc.hi
-    WHERE pc.hi > pc.lo
+    WHERE pc.hi > pc.lo AND (@clusterId IS NULL OR s.cluster_id = @clusterId)
   ),
   w AS MATERIALIZED (
     SELECT id, taken_at, start_ms, (end_ms - start_ms) / 3600000.0 AS hours, CASE WHEN second = 0 OR taken_at >= lo THEN snapshots ELSE 0 END AS counted
@@ -174,7 +178,7 @@ const inPieces = (table: string, cols: string) =>
   ]
     .map(
       ([span, p]) =>
-        `SELECT ${cols} FROM ${table} WHERE span_ms = ${span} AND bucket_ms >= CAST(@${p}lo AS INTEGER) AND bucket_ms < CAST(@${p}hi AS INTEGER)`,
+        `SELECT ${cols} FROM ${table} WHERE span_ms = ${span} AND bucket_ms >= CAST(@${p}lo AS INTEGER) AND bucket_ms < CAST(@${p}hi AS INTEGER) AND (@clusterId IS NULL OR cluster_id = @clusterId)`,
     )
     .join('\n  UNION ALL ');
 
@@ -289,6 +293,8 @@ export interface RollupRange {
   fromMs: number;
   toMs: number;
   nodePool?: string;
+  /** One cluster's rows (clusters.id); absent or null: every cluster's (docs/clusters.md). */
+  clusterId?: number | null;
 }
 
 /** A range cut into buckets of `bucketMs` from `originMs` (default 0: aligned on the epoch; at or before fromMs). */
@@ -440,14 +446,14 @@ export function createRangeRollupReader(db: Db) {
     WITH pieces AS (
       SELECT ${BUCKET('p.taken_at')} AS bucket_ms, p.nodepool, p.req_cpu_m * k.n AS req_cpu, p.alloc_cpu_m * k.n AS alloc_cpu,
              p.req_memory_b * k.n AS req_mem, p.alloc_memory_b * k.n AS alloc_mem, p.nodes * k.n AS nodes, p.usd_per_hour * k.n AS usd
-      FROM snapshot_nodepools p JOIN (SELECT id, COALESCE(fold_snapshots, 1) AS n FROM snapshots) k ON k.id = p.snapshot_id
+      FROM snapshot_nodepools p JOIN (SELECT id, COALESCE(fold_snapshots, 1) AS n FROM snapshots WHERE @clusterId IS NULL OR cluster_id = @clusterId) k ON k.id = p.snapshot_id
       WHERE ${rawTaken('p.taken_at')}
       UNION ALL SELECT * FROM (${inPieces('rollup_nodepools', `${BUCKET('bucket_ms')} AS bucket_ms, nodepool, snap_req_cpu_m, snap_alloc_cpu_m, snap_req_memory_b, snap_alloc_memory_b, snap_nodes, snap_usd_per_hour`)})
       -- A bucket row can hold only time spilt over from a snapshot taken before it: no snapshot of the pool was taken there.
       WHERE snap_nodes > 0
     ),
     counts AS (
-      SELECT ${BUCKET('taken_at')} AS bucket_ms, COALESCE(fold_snapshots, 1) AS snapshots FROM snapshots WHERE ${rawTaken('taken_at')}
+      SELECT ${BUCKET('taken_at')} AS bucket_ms, COALESCE(fold_snapshots, 1) AS snapshots FROM snapshots WHERE ${rawTaken('taken_at')} AND (@clusterId IS NULL OR cluster_id = @clusterId)
       UNION ALL ${inPieces('rollup_spans', `${BUCKET('bucket_ms')}, snapshots_taken`)}
     ),
     b AS (SELECT bucket_ms, TOTAL(snapshots) AS snapshots FROM counts GROUP BY bucket_ms HAVING TOTAL(snapshots) > 0)
@@ -460,6 +466,7 @@ export function createRangeRollupReader(db: Db) {
   const params = (r: RollupRange, coarsest: Coarsest = 'week') => ({
     ...pieceParams(rangePieces(r.fromMs, r.toMs, coarsest)),
     nodePool: r.nodePool ?? null,
+    clusterId: r.clusterId ?? null,
   });
   const bucketed = (r: BucketedRange) => {
     if (!Number.isInteger(r.bucketMs) || r.bucketMs <= 0) throw new RangeError(`bucketMs must be a positive integer, got ${r.bucketMs}`);

@@ -23,13 +23,15 @@ export const ABANDONED_RUN_MESSAGE = 'collector stopped without finishing (kille
 
 /** All SQL for collection_runs: one row per collector run, so the dashboard can say where data came from and when. */
 export function createRunsRepository(db: Db) {
-  const start = db.prepare("INSERT INTO collection_runs (kind, started_at, status, source) VALUES (?, ?, 'running', ?)");
+  const start = db.prepare("INSERT INTO collection_runs (kind, started_at, status, source, cluster_id) VALUES (?, ?, 'running', ?, ?)");
   const finish = db.prepare('UPDATE collection_runs SET finished_at = ?, status = ?, rows_written = ?, message = ? WHERE id = ?');
   const setting = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
   const getSetting = db.prepare('SELECT value FROM settings WHERE key = ?').pluck();
   const abandon = db.prepare("UPDATE collection_runs SET status = 'abandoned', finished_at = ?, message = ? WHERE status = 'running'");
   return {
-    startRun: (kind: RunKind, source: RunSource, at = Date.now()): number => Number(start.run(kind, at, source).lastInsertRowid),
+    /** A run of one cluster's source (clusterId), or of the ledger's account / region (null, the default). */
+    startRun: (kind: RunKind, source: RunSource, at = Date.now(), clusterId: number | null = null): number =>
+      Number(start.run(kind, at, source, clusterId).lastInsertRowid),
     finishRun: (id: number, status: 'ok' | 'failed', rowsWritten: number, message: string | null = null, at = Date.now()): void => {
       finish.run(at, status, rowsWritten, message, id);
     },

@@ -66,6 +66,8 @@ export interface RouteContext {
   csv: boolean;
   /** Aborted when the client goes away before the answer (the engine pool cancels work nobody waits for). */
   signal: AbortSignal;
+  /** The cluster named by ?cluster= (server/cluster-param.ts), or null: every cluster. */
+  clusterId: number | null;
 }
 
 /** A signal aborted when the response closes before it was sent: the client went away. */
@@ -105,7 +107,7 @@ export function apiRoutes(app: FastifyInstance, group: ApiGroup) {
       const csv = doc.csv;
       app.get(path, { schema: { ...schema, response: { 200: entry.response, ...errors } } }, async (req, reply) => {
         const asCsv = csv !== undefined && wantsCsv(req);
-        const body = await handler(req.query as ApiQuery<P>, { csv: asCsv, signal: clientGone(reply) });
+        const body = await handler(req.query as ApiQuery<P>, { csv: asCsv, signal: clientGone(reply), clusterId: req.cluster?.id ?? null });
         if (csv === undefined) return body;
         // The same URL answers JSON or CSV by Accept: caches must keep them apart.
         reply.header('vary', 'accept');
@@ -128,7 +130,11 @@ export function apiRoutes(app: FastifyInstance, group: ApiGroup) {
             sendCsv(
               reply,
               csv.fileName,
-              asTable(csv.table(await handler(req.query as ApiQuery<P>, { csv: true, signal: clientGone(reply) }))),
+              asTable(
+                csv.table(
+                  await handler(req.query as ApiQuery<P>, { csv: true, signal: clientGone(reply), clusterId: req.cluster?.id ?? null }),
+                ),
+              ),
             ),
         );
       }

@@ -54,6 +54,6 @@ export async function nodePoolsRoutes(
       summary: 'Per NodePool x capacity type: cost, node-hours, cost per vCPU-hour and GiB-hour (allocatable and requested), spot savings',
       csv: { fileName: 'nodepools-compare', table: (b) => b.rows },
     },
-    (q) => nodePoolCost.compare(q),
+    (q, c) => nodePoolCost.compare(q, c.clusterId),
   );
 }

@@ -11,8 +11,9 @@ import { rangeOf, type RangeContext } from './analytics-range.js';
 /** NodePool x capacity type cost comparison, and the bill reconciled with our estimate per day. */
 export function createNodePoolCostService(packing: AnalyticsPackingRepository, reports: ReportsRepository, ctx: RangeContext) {
   return {
-    compare(q: { from?: string; to?: string; nodepool?: string }): NodePoolCompareResponse {
-      const range = rangeOf(ctx, q);
+    /** Over one cluster (clusterId) or every cluster of the ledger (null: their NodePools' sums added up). */
+    compare(q: { from?: string; to?: string; nodepool?: string }, clusterId: number | null = null): NodePoolCompareResponse {
+      const range = { ...rangeOf(ctx, q), clusterId };
       const rows = nodePoolCompareRows(packing.poolSums(range), packing.coverage(range).hours);
       return { from: isoInstant(range.fromMs), to: isoInstant(range.toMs), rows, totals: nodePoolCompareTotals(rows) };
     },

@@ -1,0 +1,118 @@
+import type { Cluster } from '../../db/repositories/clusters-repository.js';
+import type { CollectSummary } from '../collect.js';
+import { CollectContext } from './context.js';
+import { KubeWatchStage, kubeListStage } from './kube-snapshot.js';
+import { PricesStage } from './prices.js';
+import { retentionStage } from './retention.js';
+import { runDueStages, sleep, type Stage } from './stage.js';
+
+/*
+ * `collect --clusters FILE` (or a repeated --context): one stage set per cluster, each with its own context (its
+ * kubeconfig context, region, summary: its own error budget) writing its own cluster_id, and the ledger's retention
+ * once. A cluster whose API server fails records its failure in its own summary; the others' stages still run.
+ *
+ * Left (docs/clusters.md): Cost Explorer once per account grouped by the cluster tag (the cost-lines writer does not
+ * take the cluster yet, so no bill is read in this mode), usage and the Prometheus backfill per cluster.
+ */
+
+const RETENTION_BUDGET_MS = 60_000;
+
+/** One cluster's context: the run's options with that cluster's name, context and region; the run's alerts and counter. */
+export function clusterContext(run: CollectContext, c: Cluster, kubeconfig: string | undefined): CollectContext {
+  const o = {
+    ...run.o,
+    cluster: c.name,
+    context: c.kubeContext ?? undefined,
+    kubeconfig: c.inCluster ? undefined : kubeconfig,
+    region: c.region ?? run.o.region,
+    prometheusUrl: undefined,
+  };
+  const ctx = new CollectContext(o, run.db, run.io, run.stillHeld, { alerts: run.alerts, counter: run.counter });
+  ctx.clusterId = c.id;
+  ctx.withUsage = false;
+  ctx.retentionSettings = run.retentionSettings;
+  return ctx;
+}
+
+/** Adds each cluster's summary into the run's: stages as `cluster/stage`, failures as `cluster: failure`. */
+export function mergeClusterSummaries(into: CollectSummary, parts: readonly { name: string; summary: CollectSummary }[]): void {
+  for (const { name, summary: s } of parts) {
+    if (!s.ok) into.ok = false;
+    for (const f of s.failures) into.failures.push(`${name}: ${f}`);
+    for (const [stage, tally] of Object.entries(s.stages)) into.stages[`${name}/${stage}`] = tally;
+    into.snapshots += s.snapshots;
+    into.snapshotNodeRows += s.snapshotNodeRows;
+    into.priceRows += s.priceRows;
+    into.kubeRequests += s.kubeRequests;
+    into.costLines += s.costLines;
+    into.costRuns.push(...s.costRuns);
+  }
+}
+
+interface ClusterSet {
+  cluster: Cluster;
+  ctx: CollectContext;
+  prices: PricesStage;
+}
+
+function clusterSets(run: CollectContext, clusters: readonly Cluster[]): ClusterSet[] {
+  run.note('! --clusters: the bill (Cost Explorer), usage and Prometheus are not collected per cluster yet; snapshots and prices are');
+  return clusters.map((cluster) => {
+    const ctx = clusterContext(run, cluster, run.o.kubeconfig);
+    return { cluster, ctx, prices: new PricesStage(ctx) };
+  });
+}
+
+function finishSets(run: CollectContext, sets: readonly ClusterSet[]): void {
+  for (const s of sets) {
+    s.prices.finish();
+    s.ctx.destroy();
+  }
+  mergeClusterSummaries(
+    run.summary,
+    sets.map((s) => ({ name: s.cluster.name, summary: s.ctx.summary })),
+  );
+}
+
+/** collect --clusters without --watch: each cluster's snapshot once, then the ledger's retention. */
+export async function collectClustersOnce(run: CollectContext, clusters: readonly Cluster[]): Promise<void> {
+  const sets = clusterSets(run, clusters);
+  try {
+    for (const s of sets) await runDueStages(s.ctx, [kubeListStage(s.ctx, s.prices)], run.now());
+    await runDueStages(run, [retentionStage(run, RETENTION_BUDGET_MS)], run.now());
+  } finally {
+    finishSets(run, sets);
+  }
+}
+
+/**
+ * collect --clusters --watch: a watch cache per cluster (one that cannot start is recorded as its failure and left
+ * out; the others go on), a snapshot of each every --interval, the ledger's retention after them.
+ */
+export async function collectClustersWatch(run: CollectContext, clusters: readonly Cluster[]): Promise<void> {
+  const sets = clusterSets(run, clusters);
+  const watching: { set: ClusterSet; kube: KubeWatchStage }[] = [];
+  try {
+    for (const set of sets) {
+      const kube = new KubeWatchStage(set.ctx, set.prices);
+      try {
+        await kube.start();
+        watching.push({ set, kube });
+      } catch (err) {
+        kube.failed(err);
+        kube.stop();
+      }
+    }
+    const retention: Stage = retentionStage(run, Math.min(run.o.intervalMs / 2, RETENTION_BUDGET_MS));
+    while (!run.io.signal?.aborted && run.stillHeld()) {
+      const t = run.now();
+      for (const w of watching) await runDueStages(w.set.ctx, [w.kube], t);
+      await runDueStages(run, [retention], t);
+      await sleep(run.o.intervalMs, run.io.signal);
+    }
+    for (const w of watching) w.kube.finished();
+  } finally {
+    for (const w of watching) w.kube.stop();
+    finishSets(run, sets);
+  }
+}

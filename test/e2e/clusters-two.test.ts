@@ -1,0 +1,152 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type CollectOptions, type CollectSummary, runCollect } from '../../cli/collect.js';
+import { parseClustersFile } from '../../cli/clusters-file.js';
+import { HOUR_MS } from '../../core/time.js';
+import { openDb } from '../../db/open-db.js';
+import { type RunningSandbox, startSandbox } from '../../sandbox/index.js';
+import { sandboxPracticeBills } from '../../sandbox/practice-bills.js';
+import { buildApp } from '../../server/app.js';
+
+/*
+ * Two clusters in one ledger (issue 25 items 1 and 5): the sandbox's week4 (one simulated day) and its staging
+ * cluster (own NodePools, one of them named "general" as week4's, Karpenter 1.3.1) on a second Kubernetes endpoint,
+ * collected with --clusters into one file, and each also alone into a one-cluster ledger. Each cluster's NodePool
+ * cost read back with ?cluster= equals its one-cluster ledger's to the cent; then staging's API server is stopped and
+ * the next collect still takes week4's snapshot.
+ */
+
+let sandbox: RunningSandbox;
+let dir: string;
+let end: number;
+const WEEK4 = 'ledger-demo';
+const STAGING = 'staging';
+
+const base = (dbName: string): CollectOptions => ({
+  cluster: WEEK4,
+  sinceMs: 2 * 24 * HOUR_MS,
+  watch: false,
+  intervalMs: 300_000,
+  kubeconfig: sandbox.kubeconfigPath,
+  dbPath: join(dir, dbName),
+  quiet: true,
+});
+
+const collect = (o: CollectOptions): Promise<CollectSummary> =>
+  runCollect(o, { now: () => sandbox.ctx.clock.now(), out: () => {}, err: () => {} });
+
+const at = (t: number): void => {
+  sandbox.ctx.clock.set(t);
+  sandbox.second?.ctx.clock.set(t);
+};
+
+interface CompareRow {
+  nodePool: string;
+  capacityType: string;
+  costUsd: number;
+}
+
+async function compare(dbName: string, cluster?: string): Promise<{ status: number; rows: CompareRow[] }> {
+  const db = openDb({ path: join(dir, dbName) });
+  const app = buildApp({ db, webRoot: join(dir, 'no-web'), now: () => end, practiceBills: sandboxPracticeBills });
+  try {
+    const q = new URLSearchParams({ from: new Date(end - 3 * HOUR_MS).toISOString(), to: new Date(end - HOUR_MS).toISOString() });
+    if (cluster !== undefined) q.set('cluster', cluster);
+    const res = await app.inject({ method: 'GET', url: `/api/nodepools/compare?${q}` });
+    const body = res.json() as { rows?: CompareRow[] };
+    return { status: res.statusCode, rows: body.rows ?? [] };
+  } finally {
+    await app.close();
+    db.close();
+  }
+}
+
+/** NodePool x capacity type -> cost in cents. */
+const cents = (rows: readonly CompareRow[]): Record<string, number> =>
+  Object.fromEntries(rows.map((r) => [`${r.nodePool}/${r.capacityType}`, Math.round(r.costUsd * 100)]));
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'ledger-two-clusters-'));
+  sandbox = await startSandbox({ days: 1, dir: join(dir, 'sandbox'), secondCluster: { scenario: 'staging', days: 1 } });
+  for (const [k, v] of Object.entries(sandbox.awsEnv)) vi.stubEnv(k, v);
+  end = sandbox.scenario.end;
+  const second = sandbox.second;
+  if (second === null) throw new Error('no second cluster');
+  const file = join(dir, 'clusters.yaml');
+  writeFileSync(
+    file,
+    `clusters:\n  - name: ${WEEK4}\n    context: ${sandbox.context}\n    region: us-east-1\n  - name: ${STAGING}\n    context: ${second.context}\n    region: us-east-1\n`,
+  );
+  const clusters = parseClustersFile(file, readFileSync(file, 'utf8'));
+  // Three snapshots an hour apart of each cluster: the two hours [end-3h, end-1h) are read back.
+  for (const t of [end - 3 * HOUR_MS, end - 2 * HOUR_MS, end - HOUR_MS]) {
+    at(t);
+    const both = await collect({ ...base('both.db'), clusters, clustersFrom: 'clusters-file' });
+    expect(both.failures).toEqual([]);
+    await collect({ ...base('week4.db'), context: sandbox.context });
+    await collect({ ...base('staging.db'), cluster: STAGING, context: second.context });
+  }
+}, 240_000);
+
+afterAll(async () => {
+  vi.unstubAllEnvs();
+  await sandbox?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('two clusters in one ledger (--clusters)', () => {
+  it("each cluster's NodePool cost with ?cluster= equals its one-cluster ledger's, to the cent; no cluster: their sum", async () => {
+    const week4 = await compare('both.db', WEEK4);
+    const staging = await compare('both.db', STAGING);
+    const all = await compare('both.db');
+    const week4Alone = await compare('week4.db');
+    const stagingAlone = await compare('staging.db');
+    expect([week4.status, staging.status, all.status]).toEqual([200, 200, 200]);
+    // Not trivially equal: both clusters run a NodePool named general, and each costs something over the two hours.
+    expect(Object.keys(cents(week4Alone.rows))).toContain('general/on-demand');
+    expect(Object.keys(cents(stagingAlone.rows)).some((k) => k.startsWith('general/'))).toBe(true);
+    expect(Object.values(cents(stagingAlone.rows)).some((c) => c > 0)).toBe(true);
+    expect(cents(week4.rows)).toEqual(cents(week4Alone.rows));
+    expect(cents(staging.rows)).toEqual(cents(stagingAlone.rows));
+    // Every cluster: a NodePool's cost is the two clusters' added (general is both clusters' general).
+    const sum = (k: string): number =>
+      [...week4Alone.rows, ...stagingAlone.rows].filter((r) => `${r.nodePool}/${r.capacityType}` === k).reduce((s, r) => s + r.costUsd, 0);
+    for (const [k, c] of Object.entries(cents(all.rows))) expect(Math.abs(c - sum(k) * 100)).toBeLessThanOrEqual(1);
+  });
+
+  it("an unknown cluster is a 400 naming the ledger's clusters", async () => {
+    const res = await compare('both.db', 'prod');
+    expect(res.status).toBe(400);
+  });
+
+  it("staging's API server stopped: the next collect records staging's failure and still takes week4's snapshot", async () => {
+    await sandbox.second?.close();
+    at(end);
+    const clusters = parseClustersFile(
+      'clusters.yaml',
+      `clusters:\n  - name: ${WEEK4}\n    context: ${sandbox.context}\n  - name: ${STAGING}\n    context: sandbox-${STAGING}\n`,
+    );
+    const s = await collect({ ...base('both.db'), clusters, clustersFrom: 'clusters-file' });
+    expect(s.ok).toBe(false);
+    expect(s.failures.length).toBe(1);
+    expect(s.failures[0]).toMatch(/^staging: kubernetes: /);
+    expect(s.stages[`${WEEK4}/kube-snapshot`]).toEqual({ runs: 1, failures: 0 });
+    expect(s.stages[`${STAGING}/kube-snapshot`]).toEqual({ runs: 1, failures: 1 });
+    const db = openDb({ path: join(dir, 'both.db') });
+    try {
+      const newest = db
+        .prepare(
+          'SELECT c.name, MAX(s.taken_at) AS at FROM snapshots s JOIN clusters c ON c.id = s.cluster_id GROUP BY c.name ORDER BY c.name',
+        )
+        .all();
+      expect(newest).toEqual([
+        { name: WEEK4, at: end },
+        { name: STAGING, at: end - HOUR_MS },
+      ]);
+    } finally {
+      db.close();
+    }
+  }, 60_000);
+});
