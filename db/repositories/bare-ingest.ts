@@ -1,5 +1,6 @@
 import type { Db } from '../open-db.js';
 import type { SnapshotWrite } from './kube-repository.js';
+import { createPodWriter, type PodSighting } from './pod-rows.js';
 
 /**
  * The floor `npm run bench` measures the kube repository's ingest against: the same rows of a snapshot into the
@@ -18,7 +19,8 @@ export interface BareSnapshot {
   namespaces: Row[];
   nodes: Row[];
   nodeClaims: Row[];
-  pods: Row[];
+  /** Pods go through the product's own writer: since migration 0027 `pods` is a view no floor can UPSERT into. */
+  pods: PodSighting[];
   events: Row[];
   snapshotNodes: Row[];
   nodePoolRollups: Row[];
@@ -80,23 +82,30 @@ export function flattenSnapshot(w: SnapshotWrite): BareSnapshot {
       c.disruptionReason,
       json(c.conditions),
     ]),
-    pods: s.pods.map((p) => [
-      p.uid,
-      p.namespace,
-      p.name,
-      p.nodeName,
-      p.ownerKind,
-      p.ownerName,
-      p.team,
-      p.requests.cpuMillicores,
-      p.requests.memoryBytes,
-      p.requests.gpu,
-      p.doNotDisrupt ? 1 : 0,
-      p.createdAt,
+    pods: s.pods.map((p) => ({
+      uid: p.uid,
+      namespace: p.namespace,
+      name: p.name,
+      nodeName: p.nodeName,
+      ownerKind: p.ownerKind,
+      ownerName: p.ownerName,
+      team: p.team,
+      cpu: p.requests.cpuMillicores,
+      mem: p.requests.memoryBytes,
+      gpu: p.requests.gpu,
+      dnd: p.doNotDisrupt ? 1 : 0,
+      createdAt: p.createdAt,
       at,
-      at,
-      json(p.labels),
-    ]),
+      labels: json(p.labels),
+      phase: null,
+      finishedAt: null,
+      scheduledAt: null,
+      startedAt: null,
+      dndValue: null,
+      deletionCost: null,
+      volumes: null,
+      specHash: null,
+    })),
     events: s.events.map((e) => [e.uid, e.at, e.type, e.reason, e.message, e.kind, e.name, e.namespace]),
     snapshotNodes: w.nodes.map((n) => [
       n.nodeName,
@@ -183,9 +192,7 @@ export function createBareIngest(db: Db) {
   const nodeClaim =
     db.prepare(`INSERT INTO nodeclaims (name, nodepool, node_name, instance_type, capacity_type, zone, instance_id, created_at, first_seen, last_seen, disruption_reason, conditions_json)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(name, cluster_id) DO UPDATE SET last_seen=excluded.last_seen`);
-  const pod =
-    db.prepare(`INSERT INTO pods (uid, namespace, name, node_name, owner_kind, owner_name, team, req_cpu_m, req_memory_b, req_gpu, do_not_disrupt, created_at, first_seen, last_seen, labels_json)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO UPDATE SET last_seen=excluded.last_seen`);
+  const pod = createPodWriter(db);
   const event = db.prepare(
     'INSERT INTO events (uid, at, type, reason, message, kind, name, namespace) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(uid) DO NOTHING',
   );
@@ -207,7 +214,7 @@ export function createBareIngest(db: Db) {
       for (const r of b.namespaces) namespace.run(r);
       for (const r of b.nodes) node.run(r);
       for (const r of b.nodeClaims) nodeClaim.run(r);
-      for (const r of b.pods) pod.run(r);
+      for (const p of b.pods) pod(p);
       for (const r of b.events) event.run(r);
       const id = snapshot.run(b.takenAt, b.runId, b.nodeCount, b.podCount).lastInsertRowid;
       for (const r of b.snapshotNodes) snapshotNode.run(id, ...r);
