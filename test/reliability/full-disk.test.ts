@@ -65,10 +65,10 @@ describe('a full disk while collecting', () => {
     const path = join(dir, 'limited.db');
     const db = openDb({ path });
     const err = await fillUp(db, () => {
-      // 150 pages (600 KB) more than the file holds now: the run's prices (spot history of every admitted type) and a
+      // 60 pages (240 KB) more than the file holds now: the run's prices (spot history of every admitted type) and a
       // few snapshots (each with its pods, versioned objects and events), then full.
       const pages = db.pragma('page_count', { simple: true }) as number;
-      db.pragma(`max_page_count = ${pages + 150}`);
+      db.pragma(`max_page_count = ${pages + 60}`);
     });
     db.close(); // the limit belongs to this connection: a new one has room again
     expectFullDiskError(err, path);
