@@ -132,7 +132,7 @@ export interface CollectOptions {
   sinceMs: number;
   watch: boolean;
   intervalMs: number;
-  /** How long per-container usage samples are kept behind the newest snapshot (default 3 days). */
+  /** How long per-container usage samples are kept behind the newest snapshot (default 2 h: until their hour is rolled up). */
   usageRetentionMs?: number;
   /** --raw-retention and --retention as given (absent: the stored settings, else 14d and 13mo). */
   rawRetention?: string;

@@ -29,7 +29,7 @@ export interface SeedOptions {
    * long enough for another collector to take it over); the seeding then stops rather than write beside it.
    */
   confirm?: () => boolean;
-  /** How long per-container usage samples are kept (default 3 days behind the newest snapshot). */
+  /** How long per-container usage samples are kept (default 2 h behind the newest snapshot). */
   usageRetentionMs?: number;
   /**
    * false: read no metrics.k8s.io usage (snapshots as from a cluster without metrics-server, no status row). Default

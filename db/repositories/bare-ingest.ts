@@ -1,6 +1,6 @@
 import type { Db } from '../open-db.js';
 import type { SnapshotWrite } from './kube-repository.js';
-import { createPodWriter, type PodSighting } from './pod-rows.js';
+import { createPodWriter, podSighting, type PodSighting } from './pod-rows.js';
 
 /**
  * The floor `npm run bench` measures the kube repository's ingest against: the same rows of a snapshot into the
@@ -82,30 +82,7 @@ export function flattenSnapshot(w: SnapshotWrite): BareSnapshot {
       c.disruptionReason,
       json(c.conditions),
     ]),
-    pods: s.pods.map((p) => ({
-      uid: p.uid,
-      namespace: p.namespace,
-      name: p.name,
-      nodeName: p.nodeName,
-      ownerKind: p.ownerKind,
-      ownerName: p.ownerName,
-      team: p.team,
-      cpu: p.requests.cpuMillicores,
-      mem: p.requests.memoryBytes,
-      gpu: p.requests.gpu,
-      dnd: p.doNotDisrupt ? 1 : 0,
-      createdAt: p.createdAt,
-      at,
-      labels: json(p.labels),
-      phase: null,
-      finishedAt: null,
-      scheduledAt: null,
-      startedAt: null,
-      dndValue: null,
-      deletionCost: null,
-      volumes: null,
-      specHash: null,
-    })),
+    pods: s.pods.map((p) => podSighting(p, at, 1)),
     events: s.events.map((e) => [e.uid, e.at, e.type, e.reason, e.message, e.kind, e.name, e.namespace]),
     snapshotNodes: w.nodes.map((n) => [
       n.nodeName,

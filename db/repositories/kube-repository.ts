@@ -7,7 +7,7 @@ import { createExplanationWriter } from './karpenter-explanations-repository.js'
 import { createObjectVersionWriter } from './object-versions.js';
 import type { Currency } from '../../core/partitions.js';
 import { createSnapshotNodeWriter } from './snapshot-node-rows.js';
-import { createPodWriter } from './pod-rows.js';
+import { createPodWriter, podSighting } from './pod-rows.js';
 
 export interface SnapshotWrite {
   snapshot: KubeSnapshot;
@@ -171,33 +171,7 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
         specsWritten.add(p.scheduling.hash);
         insertPodSpec.run(p.scheduling.hash, p.scheduling.json);
       }
-      const finished = p.phase === 'Succeeded' || p.phase === 'Failed';
-      upsertPod({
-        uid: p.uid,
-        namespace: p.namespace,
-        name: p.name,
-        nodeName: p.nodeName,
-        ownerKind: p.ownerKind,
-        ownerName: p.ownerName,
-        team: p.team,
-        cpu: p.requests.cpuMillicores,
-        mem: p.requests.memoryBytes,
-        gpu: p.requests.gpu,
-        dnd: p.doNotDisrupt ? 1 : 0,
-        createdAt: p.createdAt,
-        at,
-        labels: json(p.labels),
-        phase: p.phase,
-        // when its containers ended (terminated.finishedAt); else the snapshot that first saw it finished
-        finishedAt: finished ? (p.finishedAt ?? at) : null,
-        scheduledAt: p.nodeName === null ? null : at,
-        startedAt: p.startedAt ?? null,
-        dndValue: p.doNotDisruptValue ?? null,
-        deletionCost: p.deletionCost ?? null,
-        volumes: p.volumes === undefined || p.volumes.length === 0 ? null : json(p.volumes),
-        specHash: p.scheduling?.hash ?? null,
-        clusterId,
-      });
+      upsertPod(podSighting(p, at, clusterId));
     }
     for (const e of s.events) upsertEvent.run({ ...e, clusterId });
     explanations.write(s.events, clusterId);

@@ -1,4 +1,5 @@
 import type { Db } from '../open-db.js';
+import type { KubeSnapshot } from '../../core/model.js';
 
 /**
  * Writes a pod as the collector sees it in a snapshot, in migration 0027's narrow layout: what its workload's pods
@@ -42,6 +43,38 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** A uid as pod_rows stores it: 16 bytes for a canonical lowercase UUID (what the migration's SQL takes), else the text. */
 export function storedPodUid(uid: string): string | Buffer {
   return UUID.test(uid) ? Buffer.from(uid.replaceAll('-', ''), 'hex') : uid;
+}
+
+/** A pod of a snapshot as the writer takes it, at the snapshot's instant, in its cluster. */
+export function podSighting(p: KubeSnapshot['pods'][number], at: number, clusterId: number): PodSighting {
+  const finished = p.phase === 'Succeeded' || p.phase === 'Failed';
+  const json = (v: unknown): string => JSON.stringify(v);
+  return {
+    uid: p.uid,
+    namespace: p.namespace,
+    name: p.name,
+    nodeName: p.nodeName,
+    ownerKind: p.ownerKind,
+    ownerName: p.ownerName,
+    team: p.team,
+    cpu: p.requests.cpuMillicores,
+    mem: p.requests.memoryBytes,
+    gpu: p.requests.gpu,
+    dnd: p.doNotDisrupt ? 1 : 0,
+    createdAt: p.createdAt,
+    at,
+    labels: json(p.labels),
+    phase: p.phase,
+    // when its containers ended (terminated.finishedAt); else the snapshot that first saw it finished
+    finishedAt: finished ? (p.finishedAt ?? at) : null,
+    scheduledAt: p.nodeName === null ? null : at,
+    startedAt: p.startedAt ?? null,
+    dndValue: p.doNotDisruptValue ?? null,
+    deletionCost: p.deletionCost ?? null,
+    volumes: p.volumes === undefined || p.volumes.length === 0 ? null : json(p.volumes),
+    specHash: p.scheduling?.hash ?? null,
+    clusterId,
+  };
 }
 
 /** The stored name: NULL and the suffix when it is "<owner>-<suffix>", else the name and NULL. */
