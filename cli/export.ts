@@ -8,6 +8,7 @@ import { putObject } from '../collectors/org/s3-put.js';
 import { checkClusterName, destinationUrl, parseS3Destination, partitionKey, type S3Destination } from '../collectors/org/s3-layout.js';
 import { DAY_MS } from '../core/time.js';
 import { openDb, type Db } from '../db/open-db.js';
+import { createClustersRepository } from '../db/repositories/clusters-repository.js';
 import { createOrgExportRepository } from '../db/repositories/org-export-repository.js';
 import { DEFAULT_DB_PATH } from './default-db-path.js';
 import { createExportReader } from './export-tables.js';
@@ -87,75 +88,112 @@ export function exportOptionsFrom(v: Record<string, string | boolean | undefined
 }
 
 export interface ExportSummary {
-  cluster: string;
+  /** The clusters exported (partition names), in the ledger's order. */
+  clusters: string[];
   destination: string;
-  /** Days read from the ledger, written, and found unchanged (not uploaded). */
+  /** Cluster-days read from the ledger, and found unchanged (not uploaded). */
   daysRead: number;
+  /** The days written (each once, whichever clusters), ascending. */
   daysWritten: string[];
+  /** Cluster-days written. */
+  clusterDaysWritten: number;
   daysUnchanged: number;
   objectsWritten: number;
   bytesWritten: number;
 }
 
-/** Exports one ledger's days to S3 (the ledger keeps what it wrote: db/repositories/org-export-repository.ts). */
+/** A cluster to export: its partition name, and its id in a ledger of several (null: the ledger's one cluster, every row). */
+interface ExportScope {
+  name: string;
+  clusterId: number | null;
+}
+
+/**
+ * Which clusters a run exports. A ledger of one cluster: that one, named by --cluster, else by the name the ledger
+ * records (the clusters table's, unless a placeholder; or the older `cluster.name` setting). A ledger of several
+ * (`collect --clusters`): each, by its name, or only the one --cluster names.
+ */
+function scopesOf(db: Db, cluster: string | undefined): ExportScope[] {
+  const known = createClustersRepository(db).list();
+  if (known.length > 1) {
+    const chosen = cluster === undefined ? known : known.filter((c) => c.name === cluster);
+    if (chosen.length === 0) throw new UsageError(`--cluster ${cluster}: the ledger's clusters are ${known.map((c) => c.name).join(', ')}`);
+    for (const c of chosen) checkClusterName(c.name);
+    return chosen.map((c) => ({ name: c.name, clusterId: c.id }));
+  }
+  const named = known.length === 1 && known[0].namedFrom !== 'placeholder' ? known[0].name : null;
+  const name = cluster ?? createOrgExportRepository(db).clusterName() ?? named;
+  if (name === null) throw new UsageError('this ledger does not record its cluster name: pass --cluster NAME (its EKS name)');
+  checkClusterName(name);
+  return [{ name, clusterId: null }];
+}
+
+/** Exports one ledger's days, per cluster, to S3 (the ledger keeps what it wrote: db/repositories/org-export-repository.ts). */
 export async function exportLedger(
   db: Db,
   options: Omit<ExportOptions, 'dbPath'>,
   deps: { s3: S3Client; log?: (line: string) => void },
 ): Promise<ExportSummary> {
   const repo = createOrgExportRepository(db);
-  const cluster = options.cluster ?? repo.clusterName();
-  if (cluster === null) throw new UsageError('this ledger does not record its cluster name: pass --cluster NAME (its EKS name)');
-  checkClusterName(cluster);
+  const scopes = scopesOf(db, options.cluster);
   const where = destinationUrl(options.destination);
   const summary: ExportSummary = {
-    cluster,
+    clusters: scopes.map((s) => s.name),
     destination: where,
     daysRead: 0,
     daysWritten: [],
+    clusterDaysWritten: 0,
     daysUnchanged: 0,
     objectsWritten: 0,
     bytesWritten: 0,
   };
-  const span = repo.dataSpan();
-  if (span === null) return summary;
   const reader = createExportReader(db);
   const state = repo.state(where);
-  const newest = repo.newestSnapshotMs();
-  const watermarkDayMs = state.newestSnapshotMs === null ? null : Math.floor(state.newestSnapshotMs / DAY_MS) * DAY_MS;
   const forced = (dayMs: number): boolean =>
     options.forceDays !== undefined && dayMs >= options.forceDays.fromMs && dayMs <= options.forceDays.toMs;
-  for (let dayMs = Math.floor(span.firstMs / DAY_MS) * DAY_MS; dayMs <= span.lastMs; dayMs += DAY_MS) {
-    const day = dayText(dayMs);
-    const stateKey = `${cluster}|${day}`;
-    const known = state.days[stateKey];
-    // Days before the newest snapshot the last run saw were final then: not read again unless asked.
-    if (!forced(dayMs) && known !== undefined && watermarkDayMs !== null && dayMs < watermarkDayMs) continue;
-    summary.daysRead += 1;
-    const objects: { key: string; body: Buffer }[] = [];
-    const digest = createHash('sha256');
-    for (const t of reader.day(dayMs)) {
-      const body = await parquetBytes(t.columns, t.rows);
-      objects.push({ key: partitionKey(options.destination, t.table, cluster, day), body });
-      digest.update(`${t.table}\u0000`).update(body);
+  const written = new Set<string>();
+  for (const { name: cluster, clusterId } of scopes) {
+    const span = repo.dataSpan(clusterId);
+    if (span === null) continue;
+    const newest = repo.newestSnapshotMs(clusterId);
+    const seen = clusterId === null ? state.newestSnapshotMs : (state.newestSnapshotMsByCluster[cluster] ?? null);
+    const watermarkDayMs = seen === null ? null : Math.floor(seen / DAY_MS) * DAY_MS;
+    for (let dayMs = Math.floor(span.firstMs / DAY_MS) * DAY_MS; dayMs <= span.lastMs; dayMs += DAY_MS) {
+      const day = dayText(dayMs);
+      const stateKey = `${cluster}|${day}`;
+      const known = state.days[stateKey];
+      // Days before the newest snapshot the last run saw were final then: not read again unless asked.
+      if (!forced(dayMs) && known !== undefined && watermarkDayMs !== null && dayMs < watermarkDayMs) continue;
+      summary.daysRead += 1;
+      const objects: { key: string; body: Buffer }[] = [];
+      const digest = createHash('sha256');
+      for (const t of reader.day(dayMs, clusterId)) {
+        const body = await parquetBytes(t.columns, t.rows);
+        objects.push({ key: partitionKey(options.destination, t.table, cluster, day), body });
+        digest.update(`${t.table}\u0000`).update(body);
+      }
+      const hex = digest.digest('hex');
+      if (!forced(dayMs) && known === hex) {
+        summary.daysUnchanged += 1;
+        continue;
+      }
+      for (const o of objects) {
+        await putObject(deps.s3, options.destination.bucket, o.key, o.body);
+        summary.objectsWritten += 1;
+        summary.bytesWritten += o.body.length;
+      }
+      state.days[stateKey] = hex;
+      // Remembered day by day: a run stopped part way carries on after the last day it wrote.
+      repo.saveState(where, state);
+      written.add(day);
+      summary.clusterDaysWritten += 1;
+      deps.log?.(`${cluster} ${day}: ${objects.length} objects, ${objects.reduce((t, o) => t + o.body.length, 0)} bytes`);
     }
-    const hex = digest.digest('hex');
-    if (!forced(dayMs) && known === hex) {
-      summary.daysUnchanged += 1;
-      continue;
-    }
-    for (const o of objects) {
-      await putObject(deps.s3, options.destination.bucket, o.key, o.body);
-      summary.objectsWritten += 1;
-      summary.bytesWritten += o.body.length;
-    }
-    state.days[stateKey] = hex;
-    // Remembered day by day: a run stopped part way carries on after the last day it wrote.
-    repo.saveState(where, state);
-    summary.daysWritten.push(day);
-    deps.log?.(`${day}: ${objects.length} objects, ${objects.reduce((t, o) => t + o.body.length, 0)} bytes`);
+    if (clusterId === null) state.newestSnapshotMs = newest;
+    else state.newestSnapshotMsByCluster[cluster] = newest;
   }
-  repo.saveState(where, { ...state, newestSnapshotMs: newest });
+  repo.saveState(where, state);
+  summary.daysWritten = [...written].sort();
   return summary;
 }
 
@@ -166,7 +204,7 @@ export async function runExport(v: Record<string, string | boolean | undefined>)
   try {
     const summary = await exportLedger(db, options, { s3: createS3Client(), log: (line) => console.log(line) });
     console.log(
-      `Exported ${summary.cluster} to ${summary.destination}: ${summary.daysWritten.length} days written ` +
+      `Exported ${summary.clusters.join(', ')} to ${summary.destination}: ${summary.clusterDaysWritten} cluster-days written ` +
         `(${summary.objectsWritten} objects, ${summary.bytesWritten} bytes), ${summary.daysUnchanged} unchanged of ${summary.daysRead} read.`,
     );
     return 0;
