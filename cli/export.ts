@@ -30,12 +30,14 @@ its objects with equal ones.
 
   --to URI       where to write (s3://bucket/prefix)
   --cluster NAME the cluster's partition name (its EKS name, as in the eks:eks-cluster-name tag); default the name the
-                 ledger records, else required
+                 ledger records, else required. A ledger of several clusters (collect --clusters): each is exported
+                 under its own name, or only the one named here
   --days D[..D]  export these UTC days again, changed or not (inclusive)
   --db PATH      the ledger (default ${DEFAULT_DB_PATH})
 
-Credentials: the standard chain; AWS_ENDPOINT_URL_S3 points the client elsewhere. It needs s3:PutObject on
-PREFIX/* only (deploy/athena/export-role-policy.json).`;
+Credentials: the standard chain; AWS_ENDPOINT_URL_S3 points the client elsewhere. It needs s3:PutObject on its
+clusters' partitions only, PREFIX/table=*/cluster=NAME/* (deploy/athena/export-role-policy.json; the CronJob that runs
+it beside the collector: deploy/org/cluster/).`;
 
 export const EXPORT_OPTIONS = {
   help: { type: 'boolean', short: 'h' },

@@ -39,6 +39,7 @@ let first: ExportSummary;
 let fromDay: string;
 let toDay: string;
 let clockMs: number;
+let exportOperations: string[] = [];
 const destination = parseS3Destination(`s3://${ORG_BUCKET}/${ORG_PREFIX}`);
 
 const cents = (usd: number): number => Math.round(usd * 100);
@@ -137,7 +138,9 @@ beforeAll(async () => {
   // The last snapshot stands for the time after it too: a day more than the snapshots' own covers it.
   toDay = dayOf(end - HOUR_MS + 2 * DAY_MS);
   clockMs = Date.parse(toDay) + DAY_MS;
+  const mark = sb.ctx.requestLog.length;
   first = await exportLedger(both, { destination }, { s3: createS3Client() });
+  exportOperations = [...new Set(sb.ctx.requestLog.slice(mark).map((r) => r.operation))];
   const engine = createAthenaOrgEngine(createAthenaClient(), {
     workGroup: 'primary',
     database: 'ledger_org',
@@ -161,6 +164,8 @@ afterAll(async () => {
 describe('two clusters in one ledger -> export -> sandbox S3 -> sandbox Athena -> serve --org', () => {
   it('exports both clusters of the ledger in one run, each under its own cluster= partition', () => {
     expect(first.clusters).toEqual([WEEK4, STAGING]);
+    // With s3:PutObject only, the one action deploy/athena/export-role-policy.json allows (its keys: deploy-org.test.ts).
+    expect(exportOperations).toEqual(['s3:PutObject']);
     const keys = [...objects().keys()];
     for (const c of [WEEK4, STAGING])
       for (const t of ['nodepool_hour', 'namespace_hour'])

@@ -92,11 +92,12 @@ describe('export --to s3:// of the week4 ledger', () => {
 
   it('uploads with s3:PutObject only, as deploy/athena/export-role-policy.json allows', () => {
     const policy = JSON.parse(readFileSync(join(import.meta.dirname, '../../deploy/athena/export-role-policy.json'), 'utf8')) as {
-      Statement: { Action: string[]; Resource: string }[];
+      Statement: { Action: string[]; Resource: string[] }[];
     };
     expect(exportOperations).toEqual(['s3:PutObject']);
     expect(policy.Statement.flatMap((s) => s.Action)).toEqual(['s3:PutObject']);
-    expect(policy.Statement[0].Resource).toBe('arn:aws:s3:::__BUCKET__/__PREFIX__/*');
+    // Its keys are what test/security/deploy-org.test.ts matches against the policy's resources (this cluster's partitions).
+    expect(policy.Statement[0].Resource).toContain('arn:aws:s3:::__BUCKET__/__PREFIX__/table=nodepool_hour/cluster=__CLUSTER__/*');
   });
 
   it('a second run reads only the newest day again and uploads nothing (unchanged)', async () => {
