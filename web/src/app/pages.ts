@@ -18,6 +18,7 @@ export const PAGES: readonly PageDef[] = [
   { path: '/budgets', label: 'Budgets', Component: lazy(() => import('../routes/budgets')) },
   { path: '/bill', label: 'Explain this bill', Component: lazy(() => import('../routes/bill')) },
   { path: '/alerts', label: 'Alerts', Component: lazy(() => import('../routes/alerts')) },
+  { path: '/org', label: 'Organisation', Component: lazy(() => import('../features/org/org-page')) },
 ];
 
 /** The page for a path ("/nodes/" and "/nodes" alike); undefined for an unknown path. */

@@ -1,0 +1,88 @@
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { ApiError } from '../../../lib/api-client';
+
+/**
+ * The organisation's routes (`serve --org athena://WORKGROUP/DATABASE`: server/org/org-routes.ts). They are not in the
+ * one-ledger route map (a server without --org has no such routes: 404), so their shapes are declared here, as
+ * server/org/org-service.ts answers them.
+ */
+
+export interface OrgQueryInfo {
+  engine: string;
+  queryExecutionId: string;
+  scannedBytes: number;
+  billedBytes: number;
+  costUsd: number;
+  engineMs: number;
+  cached: boolean;
+}
+
+export interface OrgOverview {
+  from: string;
+  to: string;
+  clusters: { cluster: string; estimateUsd: number; nodeHours: number; cpu: number | null; memory: number | null }[];
+  totals: { estimateUsd: number };
+  query: OrgQueryInfo;
+}
+
+export type OrgTeamMethod = 'request-share' | 'aws-split' | 'opencost';
+
+export interface OrgTeamLine {
+  kind: 'team' | 'idle';
+  team: string | null;
+  costUsd: number;
+}
+
+export interface OrgTeams {
+  from: string;
+  to: string;
+  method: OrgTeamMethod;
+  methodName: string;
+  clusters: { cluster: string; teams: OrgTeamLine[]; totals: { nodeCostUsd: number; teamsUsd: number; idleUsd: number } }[];
+  teams: OrgTeamLine[];
+  totals: { nodeCostUsd: number; teamsUsd: number; idleUsd: number };
+  query: OrgQueryInfo;
+}
+
+/** [from, to) in UTC days as the org routes take them; both undefined: the server's default (the last 7 days). */
+export interface OrgRangeParams {
+  from?: string;
+  to?: string;
+}
+
+async function getOrg<T>(path: string, params: Record<string, string | undefined>, signal: AbortSignal): Promise<T> {
+  const search = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) search.set(k, v);
+  const url = search.size === 0 ? path : `${path}?${search}`;
+  let res: Response;
+  try {
+    res = await fetch(url, { headers: { accept: 'application/json' }, signal });
+  } catch (err) {
+    if (signal.aborted) throw err;
+    throw new ApiError(0, 'The NodePool Ledger server did not answer.', path);
+  }
+  const body = (await res.json().catch(() => null)) as { message?: unknown } | null;
+  if (!res.ok) throw new ApiError(res.status, typeof body?.message === 'string' ? body.message : `HTTP ${res.status}`, path);
+  return body as T;
+}
+
+/** A 404 from the org routes: this server was started without --org. */
+export const notAnOrgServer = (err: unknown): boolean => err instanceof ApiError && err.status === 404;
+
+const retry = (count: number, err: unknown) => !notAnOrgServer(err) && count < 2;
+
+export const useOrgOverview = (range: OrgRangeParams) =>
+  useQuery({
+    queryKey: ['/api/org/overview', range] as const,
+    queryFn: ({ signal }) => getOrg<OrgOverview>('/api/org/overview', { ...range }, signal),
+    placeholderData: keepPreviousData,
+    retry,
+  });
+
+export const useOrgTeams = (range: OrgRangeParams, method: OrgTeamMethod) =>
+  useQuery({
+    queryKey: ['/api/org/teams', range, method] as const,
+    queryFn: ({ signal }) => getOrg<OrgTeams>('/api/org/teams', { ...range, method }, signal),
+    placeholderData: keepPreviousData,
+    retry,
+  });
