@@ -63,7 +63,8 @@ export function orgTeamRows(answer: OrgTeams): OrgTeamRow[] {
 }
 
 /** A query's price as Athena bills it, with enough digits to show its 10 MB minimum (USD 0.00005). */
-export const formatQueryUsd = (usd: number): string => (usd === 0 ? 'USD 0' : `USD ${usd < 0.01 ? String(Number(usd.toPrecision(2))) : usd.toFixed(2)}`);
+export const formatQueryUsd = (usd: number): string =>
+  usd === 0 ? 'USD 0' : `USD ${usd < 0.01 ? String(Number(usd.toPrecision(2))) : usd.toFixed(2)}`;
 
 /** Bytes in decimal units, as Athena bills them (10 MB = 10^7 bytes). */
 export function formatScanBytes(bytes: number): string {
