@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type CollectOptions, type CollectSummary, runCollect } from '../../cli/collect.js';
-import { parseClustersFile } from '../../cli/clusters-file.js';
+import { type ClusterEntry, parseClustersFile } from '../../cli/clusters-file.js';
 import { HOUR_MS } from '../../core/time.js';
 import { openDb } from '../../db/open-db.js';
 import { type RunningSandbox, startSandbox } from '../../sandbox/index.js';
@@ -29,6 +29,8 @@ const STAGING = 'staging';
 const served: Record<'both' | 'week4' | 'staging', string[]> = { both: [], week4: [], staging: [] };
 /** The sandbox clock at the first collect (Cost Explorer's "now" for the pages it cut). */
 let firstAt: number;
+/** The clusters file of week4 and staging. */
+let clusters: ClusterEntry[];
 
 const base = (dbName: string): CollectOptions => ({
   cluster: WEEK4,
@@ -87,7 +89,7 @@ beforeAll(async () => {
     file,
     `clusters:\n  - name: ${WEEK4}\n    context: ${sandbox.context}\n    region: us-east-1\n  - name: ${STAGING}\n    context: ${second.context}\n    region: us-east-1\n`,
   );
-  const clusters = parseClustersFile(file, readFileSync(file, 'utf8'));
+  clusters = parseClustersFile(file, readFileSync(file, 'utf8'));
   // Three snapshots an hour apart of each cluster: the two hours [end-3h, end-1h) are read back.
   const log = sandbox.ctx.requestLog;
   const during = async (key: keyof typeof served, first: boolean, f: () => Promise<unknown>): Promise<void> => {
@@ -216,6 +218,40 @@ describe('two clusters in one ledger (--clusters)', () => {
     const res = await compare('both.db', 'prod');
     expect(res.status).toBe(400);
   });
+
+  it("the first --clusters run on a file from before several clusters: its unnamed cluster is told by its nodes' instances and renamed", async () => {
+    // week4's one-cluster ledger as a file migrated from before 0029 without a name in its data: cluster 1 a placeholder.
+    const legacy = join(dir, 'legacy.db');
+    const src = openDb({ path: join(dir, 'week4.db') });
+    try {
+      src.prepare('VACUUM INTO ?').run(legacy);
+    } finally {
+      src.close();
+    }
+    const db = openDb({ path: legacy });
+    try {
+      db.prepare("UPDATE clusters SET name = 'default', named_from = 'placeholder' WHERE id = 1").run();
+    } finally {
+      db.close();
+    }
+    at(end - HOUR_MS / 2);
+    const s = await collect({ ...base('legacy.db'), clusters, clustersFrom: 'clusters-file' });
+    expect(s.failures).toEqual([]);
+    const after = openDb({ path: legacy, readonly: true });
+    try {
+      expect(after.prepare('SELECT id, name, named_from FROM clusters ORDER BY id').all()).toEqual([
+        { id: 1, name: WEEK4, named_from: 'clusters-file' },
+        { id: 2, name: STAGING, named_from: 'clusters-file' },
+      ]);
+      // week4's three earlier snapshots and this run's stay one cluster's; staging's first is its own.
+      expect(after.prepare('SELECT cluster_id, COUNT(*) AS n FROM snapshots GROUP BY cluster_id ORDER BY cluster_id').all()).toEqual([
+        { cluster_id: 1, n: 4 },
+        { cluster_id: 2, n: 1 },
+      ]);
+    } finally {
+      after.close();
+    }
+  }, 60_000);
 
   it("staging's API server stopped: the next collect records staging's failure and still takes week4's snapshot", async () => {
     await sandbox.second?.close();
