@@ -7,6 +7,7 @@ import type { BenchContext, BenchResult } from './context.js';
 import { describeMachine, loadSampler } from './machine.js';
 import { type BenchRow, figure, formatTable } from './report.js';
 import { bundleBench } from './bundle-bench.js';
+import { clustersBench } from './clusters-bench.js';
 import { costExplorerBench } from './cost-explorer-bench.js';
 import { curBench } from './cur-bench.js';
 import { engineBench } from './engine-bench.js';
@@ -59,6 +60,7 @@ const BENCHES: Record<string, (ctx: BenchContext) => Promise<BenchResult>> = {
   start: startBench,
   'first-render': firstRenderBench,
   watch: watchBench,
+  clusters: clustersBench,
 };
 
 const HELP = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(BENCHES).join(',')}] [-- --no-cache]

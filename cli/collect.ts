@@ -15,6 +15,7 @@ import type { RetentionRunRecord } from '../db/repositories/retention-store-repo
 import { CollectContext } from './collect/context.js';
 import { collectOnce, collectWatch } from './collect/cycle.js';
 import { collectClustersOnce, collectClustersWatch } from './collect/clusters.js';
+import { placeholderCluster } from './collect/placeholder.js';
 import { type ClusterEntry, ClustersFileError, clustersOfContexts, parseClustersFile } from './clusters-file.js';
 import { createKubeClients } from '../collectors/kubernetes/client.js';
 import { readFileSync } from 'node:fs';
@@ -374,6 +375,7 @@ export async function runCollect(o: CollectOptions, io: CollectIo = {}): Promise
 
 /** --clusters: the clusters declared in the ledger (ids), then one stage set each (cli/collect/clusters.ts). */
 async function collectClusters(ctx: CollectContext, entries: readonly ClusterEntry[], startedAt: number): Promise<CollectSummary> {
+  const placeholderIs = await placeholderCluster(ctx.db, entries, ctx.o.kubeconfig, (line) => ctx.note(line));
   const clusters = createClustersRepository(ctx.db).declare(
     entries.map((e) => ({
       name: e.name,
@@ -387,6 +389,7 @@ async function collectClusters(ctx: CollectContext, entries: readonly ClusterEnt
       prometheusUrl: e.prometheusUrl,
     })),
     Date.now(),
+    placeholderIs === null ? {} : { placeholderIs },
   );
   if (ctx.o.budgets != null) {
     const { applyBudgetsFile } = await import('./budgets-option.js');

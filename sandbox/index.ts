@@ -61,8 +61,9 @@ export interface SandboxOptions {
   curExport?: boolean | 'force';
   /**
    * A second cluster (issue 25): its scenario (e.g. 'staging', its own NodePools and Karpenter release) served on
-   * a second Kubernetes endpoint, a second context (`sandbox-<its clusterName>`) in the same kubeconfig. Absent (the
-   * default): the one cluster, as before.
+   * a second Kubernetes endpoint, a second context (`sandbox-<its clusterName>`) in the same kubeconfig, billed to
+   * the same account (Cost Explorer's lines carry both clusters' `eks:eks-cluster-name`). Absent (the default): the
+   * one cluster, as before.
    */
   secondCluster?: { scenario: string; days?: number; seed?: number };
 }
@@ -198,6 +199,8 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       '127.0.0.1',
       certificate,
     );
+    // One account's bill: the sandbox's Cost Explorer carries the second cluster's lines beside week4's.
+    ctx.billedClusters = [s2];
     let open = true;
     second = {
       url: srv2.url,

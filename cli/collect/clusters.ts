@@ -1,6 +1,7 @@
 import type { Cluster } from '../../db/repositories/clusters-repository.js';
 import type { CollectSummary } from '../collect.js';
 import { CollectContext } from './context.js';
+import { costExplorerStages } from './cost-explorer-account.js';
 import { KubeWatchStage, kubeListStage } from './kube-snapshot.js';
 import { PricesStage } from './prices.js';
 import { retentionStage } from './retention.js';
@@ -8,11 +9,12 @@ import { runDueStages, sleep, type Stage } from './stage.js';
 
 /*
  * `collect --clusters FILE` (or a repeated --context): one stage set per cluster, each with its own context (its
- * kubeconfig context, region, summary: its own error budget) writing its own cluster_id, and the ledger's retention
- * once. A cluster whose API server fails records its failure in its own summary; the others' stages still run.
+ * kubeconfig context, region, summary: its own error budget) writing its own cluster_id; prices once per region
+ * (one PricesStage shared by the region's clusters); Cost Explorer once per account (cost-explorer-account.ts);
+ * the ledger's retention once. A cluster whose API server fails records its failure in its own summary; the
+ * others' stages still run.
  *
- * Left (docs/clusters.md): Cost Explorer once per account grouped by the cluster tag (the cost-lines writer does not
- * take the cluster yet, so no bill is read in this mode), usage and the Prometheus backfill per cluster.
+ * Left (docs/clusters.md): usage and the Prometheus backfill per cluster.
  */
 
 const RETENTION_BUDGET_MS = 60_000;
@@ -55,19 +57,29 @@ interface ClusterSet {
   prices: PricesStage;
 }
 
+/**
+ * Each cluster's context, and its region's PricesStage: the price book is per region, so the clusters of a region
+ * share one (created with the region's first cluster, whose summary counts its runs and failures). A cluster whose
+ * region is not known yet (no entry, no flag) has its own until its nodes tell.
+ */
 function clusterSets(run: CollectContext, clusters: readonly Cluster[]): ClusterSet[] {
-  run.note('! --clusters: the bill (Cost Explorer), usage and Prometheus are not collected per cluster yet; snapshots and prices are');
+  run.note('! --clusters: usage and Prometheus are not collected per cluster yet; snapshots, prices and the bill are');
+  const byRegion = new Map<string, PricesStage>();
   return clusters.map((cluster) => {
     const ctx = clusterContext(run, cluster, run.o.kubeconfig);
-    return { cluster, ctx, prices: new PricesStage(ctx) };
+    const region = ctx.region;
+    let prices = region === undefined ? undefined : byRegion.get(region);
+    if (prices === undefined) {
+      prices = new PricesStage(ctx);
+      if (region !== undefined) byRegion.set(region, prices);
+    }
+    return { cluster, ctx, prices };
   });
 }
 
 function finishSets(run: CollectContext, sets: readonly ClusterSet[]): void {
-  for (const s of sets) {
-    s.prices.finish();
-    s.ctx.destroy();
-  }
+  for (const p of new Set(sets.map((s) => s.prices))) p.finish();
+  for (const s of sets) s.ctx.destroy();
   mergeClusterSummaries(
     run.summary,
     sets.map((s) => ({ name: s.cluster.name, summary: s.ctx.summary })),
@@ -79,6 +91,7 @@ export async function collectClustersOnce(run: CollectContext, clusters: readonl
   const sets = clusterSets(run, clusters);
   try {
     for (const s of sets) await runDueStages(s.ctx, [kubeListStage(s.ctx, s.prices)], run.now());
+    await runDueStages(run, costExplorerStages(run, sets), run.now());
     await runDueStages(run, [retentionStage(run, RETENTION_BUDGET_MS)], run.now());
   } finally {
     finishSets(run, sets);
@@ -103,10 +116,12 @@ export async function collectClustersWatch(run: CollectContext, clusters: readon
         kube.stop();
       }
     }
+    const bill = costExplorerStages(run, sets);
     const retention: Stage = retentionStage(run, Math.min(run.o.intervalMs / 2, RETENTION_BUDGET_MS));
     while (!run.io.signal?.aborted && run.stillHeld()) {
       const t = run.now();
       for (const w of watching) await runDueStages(w.set.ctx, [w.kube], t);
+      await runDueStages(run, bill, t);
       await runDueStages(run, [retention], t);
       await sleep(run.o.intervalMs, run.io.signal);
     }

@@ -88,6 +88,7 @@ export function costExplorerStage(ctx: CollectContext): Stage {
             ce: api,
             currency: facts?.currency ?? 'USD',
             clusterName: ctx.o.cluster,
+            clusterId: ctx.clusterId,
             now,
             runId,
             clusterTag: choice.tag,

@@ -41,6 +41,8 @@ export interface CostExplorerDeps {
   /** The currency the account is billed in (CNY for China, else USD; default USD). */
   currency?: Currency;
   clusterName: string;
+  /** The ledger's id of that cluster (cost_lines.cluster_id); default 1, a one-cluster ledger's. */
+  clusterId?: number;
   /** The collection time (epoch ms): periods after it are not asked for. */
   now: number;
   runId?: number | null;
@@ -213,7 +215,8 @@ async function runQuery(deps: CostExplorerDeps, spec: QuerySpec, total: CostColl
     finalSkipped: 0,
   };
   const key = { source: COST_EXPLORER_SOURCE, granularity: spec.granularity, groupBy: spec.groupBy };
-  const final = lines.finalPeriodStartsMs({ ...key, fromMs: spec.startMs, toMs: spec.endMs });
+  const clusterId = deps.clusterId ?? 1;
+  const final = lines.finalPeriodStartsMs({ ...key, clusterId, fromMs: spec.startMs, toMs: spec.endMs });
   const wanted: number[] = [];
   for (let t = spec.startMs; t < spec.endMs; t += unitMs) {
     if (final.has(t)) query.finalSkipped += 1;
@@ -279,7 +282,7 @@ async function runQuery(deps: CostExplorerDeps, spec: QuerySpec, total: CostColl
 
   // All pages first: a period's groups can span pages, and a period is replaced whole, in one transaction.
   const mapped = mapCostPeriods(mergePages(pages), { ...key, fetchedAt: deps.now, currency: deps.currency ?? 'USD' });
-  query.lines = lines.replaceCostPeriods({ ...key, fetchedAt: deps.now, periods: mapped.periods, lines: mapped.lines });
+  query.lines = lines.replaceCostPeriods({ ...key, clusterId, fetchedAt: deps.now, periods: mapped.periods, lines: mapped.lines });
   total.linesWritten += query.lines;
   return query;
 }

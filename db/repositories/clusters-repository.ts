@@ -76,12 +76,24 @@ export function createClustersRepository(db: Db) {
   const placeholderHolds = db.prepare(
     'SELECT EXISTS (SELECT 1 FROM snapshots WHERE cluster_id = ?) OR EXISTS (SELECT 1 FROM cost_lines WHERE cluster_id = ?)',
   );
+  const recentInstanceIds = db
+    .prepare('SELECT instance_id FROM nodes WHERE cluster_id = ? AND instance_id IS NOT NULL ORDER BY last_seen DESC LIMIT ?')
+    .pluck();
   const removeEmptyPlaceholder = db.prepare("DELETE FROM clusters WHERE id = ? AND named_from = 'placeholder'");
 
   const list = (): Cluster[] => (all.all() as RawCluster[]).map(toCluster);
 
   return {
     list,
+    /** The placeholder cluster when it holds rows (a file from before several clusters), else null. */
+    placeholderHolding(): Cluster | null {
+      const p = list().find((c) => c.namedFrom === 'placeholder');
+      return p !== undefined && placeholderHolds.pluck().get(p.id, p.id) === 1 ? p : null;
+    },
+    /** Instance ids of the cluster's most recently seen nodes (at most `limit`). */
+    recentInstanceIds(clusterId: number, limit = 1000): string[] {
+      return recentInstanceIds.all(clusterId, limit) as string[];
+    },
     /** The cluster of that name, or null. */
     byName(name: string): Cluster | null {
       const r = byName.get(name) as RawCluster | undefined;
@@ -93,11 +105,14 @@ export function createClustersRepository(db: Db) {
      * cluster given when only one is; given several, a placeholder holding rows stops it (which one it was cannot be
      * guessed), and an empty one is removed.
      */
-    declare(clusters: readonly ClusterDeclaration[], atMs: number): Cluster[] {
+    declare(clusters: readonly ClusterDeclaration[], atMs: number, opts: { placeholderIs?: string } = {}): Cluster[] {
       return db.transaction(() => {
         const placeholder = list().find((c) => c.namedFrom === 'placeholder');
+        const named = clusters.find((c) => c.name === opts.placeholderIs);
         if (placeholder !== undefined && !clusters.some((c) => c.name === placeholder.name)) {
           if (clusters.length === 1) rename.run(clusters[0].name, clusters[0].namedFrom, placeholder.id);
+          // Several given, and the caller found which of them the placeholder's rows are (placeholder.ts).
+          else if (named !== undefined && byName.get(named.name) === undefined) rename.run(named.name, named.namedFrom, placeholder.id);
           else if (placeholderHolds.pluck().get(placeholder.id, placeholder.id) === 1)
             throw new Error(
               `this ledger holds one cluster's data under the placeholder name "${placeholder.name}" (a file from before several clusters): ` +

@@ -55,6 +55,8 @@ export interface CostPeriodBatch {
   periods: CostPeriodFetched[];
   /** Lines of exactly these periods (same source, granularity, groupBy). */
   lines: CostLine[];
+  /** The cluster the lines are of (rule A: the cluster joins the key); default 1, a one-cluster ledger's. */
+  clusterId?: number;
 }
 
 /** Cost of one NodePool for one UTC day and purchase type (USD, from PURCHASE_TYPE lines). */
@@ -139,7 +141,8 @@ interface RawDay {
   estimated: number;
 }
 
-const toParams = (l: CostLine) => ({
+const toParams = (l: CostLine, clusterId: number) => ({
+  clusterId,
   source: l.source,
   granularity: l.granularity,
   periodStart: l.periodStart,
@@ -181,9 +184,11 @@ export function createCostLinesRepository(db: Db) {
   // A refreshed estimate replaces the earlier one in place (same UNIQUE key).
   const upsert = db.prepare(`
     INSERT INTO cost_lines (source, granularity, period_start, period_start_ms, group_by, nodepool, dimension_value,
-      unblended_usd, amortized_usd, net_unblended_usd, net_amortized_usd, usage_quantity, usage_unit, estimated, fetched_at, currency)
+      unblended_usd, amortized_usd, net_unblended_usd, net_amortized_usd, usage_quantity, usage_unit, estimated, fetched_at, currency,
+      cluster_id)
     VALUES (@source, @granularity, @periodStart, @periodStartMs, @groupBy, @nodePool, @dimensionValue,
-      @unblendedUsd, @amortizedUsd, @netUnblendedUsd, @netAmortizedUsd, @usageQuantity, @usageUnit, @estimated, @fetchedAt, @currency)
+      @unblendedUsd, @amortizedUsd, @netUnblendedUsd, @netAmortizedUsd, @usageQuantity, @usageUnit, @estimated, @fetchedAt, @currency,
+      @clusterId)
     ON CONFLICT (source, granularity, group_by, period_start, nodepool, dimension_value, cluster_id) DO UPDATE SET
       period_start_ms = excluded.period_start_ms, unblended_usd = excluded.unblended_usd, amortized_usd = excluded.amortized_usd,
       net_unblended_usd = excluded.net_unblended_usd, net_amortized_usd = excluded.net_amortized_usd,
@@ -191,13 +196,13 @@ export function createCostLinesRepository(db: Db) {
       fetched_at = excluded.fetched_at, currency = excluded.currency`);
   const deletePeriod = db.prepare(`
     DELETE FROM cost_lines WHERE source IN (@source, @coverage) AND granularity = @granularity AND group_by = @groupBy
-      AND period_start = @periodStart`);
+      AND period_start = @periodStart AND cluster_id = @clusterId`);
   const finalPeriods = db
     .prepare(
       `
     SELECT period_start FROM cost_lines
     WHERE source = @coverage AND granularity = @granularity AND group_by = @groupBy AND estimated = 0
-      AND period_start_ms >= @fromMs AND period_start_ms < @toMs`,
+      AND period_start_ms >= @fromMs AND period_start_ms < @toMs AND cluster_id = @clusterId`,
     )
     .pluck();
   const finalPeriodsMs = db
@@ -205,14 +210,14 @@ export function createCostLinesRepository(db: Db) {
       `
     SELECT period_start_ms FROM cost_lines
     WHERE source = @coverage AND granularity = @granularity AND group_by = @groupBy AND estimated = 0
-      AND period_start_ms >= @fromMs AND period_start_ms < @toMs`,
+      AND period_start_ms >= @fromMs AND period_start_ms < @toMs AND cluster_id = @clusterId`,
     )
     .pluck();
   const latestFinal = db
     .prepare(
       `
     SELECT period_start FROM cost_lines
-    WHERE source = @coverage AND granularity = @granularity AND group_by = @groupBy AND estimated = 0
+    WHERE source = @coverage AND granularity = @granularity AND group_by = @groupBy AND estimated = 0 AND cluster_id = @clusterId
     ORDER BY period_start_ms DESC LIMIT 1`,
     )
     .pluck();
@@ -226,7 +231,7 @@ export function createCostLinesRepository(db: Db) {
       TOTAL(unblended_usd) AS unblended, SUM(amortized_usd) AS amortized, SUM(usage_quantity) AS usage, MAX(estimated) AS estimated
     FROM cost_lines
     WHERE source = @source AND granularity = @granularity AND group_by = 'PURCHASE_TYPE'
-      AND period_start_ms >= @fromMs AND period_start_ms < @toMs
+      AND period_start_ms >= @fromMs AND period_start_ms < @toMs AND (@clusterId IS NULL OR cluster_id = @clusterId)
     GROUP BY day_ms, nodepool, dimension_value
     ORDER BY day_ms, nodepool, dimension_value`);
 
@@ -250,14 +255,16 @@ export function createCostLinesRepository(db: Db) {
     ORDER BY p.unblended DESC, p.instance_id`);
 
   const upsertAll = db.transaction((lines: readonly CostLine[]): number => {
-    for (const l of lines) upsert.run(toParams(l));
+    for (const l of lines) upsert.run(toParams(l, 1));
     return lines.length;
   });
 
   const replacePeriodsTx = db.transaction((batch: CostPeriodBatch): number => {
     const coverage = coverageSource(batch.source);
+    const clusterId = batch.clusterId ?? 1;
     for (const p of batch.periods) {
       deletePeriod.run({
+        clusterId,
         source: batch.source,
         coverage,
         granularity: batch.granularity,
@@ -265,25 +272,28 @@ export function createCostLinesRepository(db: Db) {
         periodStart: p.periodStart,
       });
     }
-    for (const l of batch.lines) upsert.run(toParams(l));
+    for (const l of batch.lines) upsert.run(toParams(l, clusterId));
     for (const p of batch.periods) {
       upsert.run(
-        toParams({
-          source: coverage,
-          granularity: batch.granularity,
-          periodStart: p.periodStart,
-          periodStartMs: p.periodStartMs,
-          groupBy: batch.groupBy,
-          nodePool: '',
-          dimensionValue: '',
-          unblendedUsd: p.totalUnblendedUsd,
-          amortizedUsd: null,
-          usageQuantity: null,
-          usageUnit: null,
-          estimated: p.estimated,
-          fetchedAt: batch.fetchedAt,
-          currency: batch.lines[0]?.currency,
-        }),
+        toParams(
+          {
+            source: coverage,
+            granularity: batch.granularity,
+            periodStart: p.periodStart,
+            periodStartMs: p.periodStartMs,
+            groupBy: batch.groupBy,
+            nodePool: '',
+            dimensionValue: '',
+            unblendedUsd: p.totalUnblendedUsd,
+            amortizedUsd: null,
+            usageQuantity: null,
+            usageUnit: null,
+            estimated: p.estimated,
+            fetchedAt: batch.fetchedAt,
+            currency: batch.lines[0]?.currency,
+          },
+          clusterId,
+        ),
       );
     }
     return batch.lines.length;
@@ -306,8 +316,9 @@ export function createCostLinesRepository(db: Db) {
       groupBy: CostGroupBy;
       fromMs: number;
       toMs: number;
+      clusterId?: number;
     }): Set<string> {
-      return new Set(finalPeriods.all({ ...q, coverage: coverageSource(q.source) }) as string[]);
+      return new Set(finalPeriods.all({ ...q, clusterId: q.clusterId ?? 1, coverage: coverageSource(q.source) }) as string[]);
     },
 
     /** Like finalPeriodStarts, as epoch ms (independent of how Cost Explorer spelled the period start). */
@@ -317,13 +328,15 @@ export function createCostLinesRepository(db: Db) {
       groupBy: CostGroupBy;
       fromMs: number;
       toMs: number;
+      /** The cluster whose coverage is read; default 1. */
+      clusterId?: number;
     }): Set<number> {
-      return new Set(finalPeriodsMs.all({ ...q, coverage: coverageSource(q.source) }) as number[]);
+      return new Set(finalPeriodsMs.all({ ...q, clusterId: q.clusterId ?? 1, coverage: coverageSource(q.source) }) as number[]);
     },
 
     /** The latest period stored as final (for incremental sync), or null. */
-    latestFinalPeriod(q: { source: string; granularity: CostGranularity; groupBy: CostGroupBy }): string | null {
-      const v = latestFinal.get({ ...q, coverage: coverageSource(q.source) }) as string | undefined;
+    latestFinalPeriod(q: { source: string; granularity: CostGranularity; groupBy: CostGroupBy; clusterId?: number }): string | null {
+      const v = latestFinal.get({ ...q, clusterId: q.clusterId ?? 1, coverage: coverageSource(q.source) }) as string | undefined;
       return v ?? null;
     },
 
@@ -350,8 +363,16 @@ export function createCostLinesRepository(db: Db) {
     },
 
     /** Cost per NodePool per UTC day per purchase type, summed from PURCHASE_TYPE lines (HOURLY lines sum to days). */
-    costPerNodePoolPerDay(q: { fromMs: number; toMs: number; source?: string; granularity?: CostGranularity }): NodePoolDayCost[] {
+    costPerNodePoolPerDay(q: {
+      fromMs: number;
+      toMs: number;
+      source?: string;
+      granularity?: CostGranularity;
+      /** One cluster's lines; absent: every cluster's, added up. */
+      clusterId?: number;
+    }): NodePoolDayCost[] {
       const rows = perNodePoolDay.all({
+        clusterId: q.clusterId ?? null,
         fromMs: q.fromMs,
         toMs: q.toMs,
         source: q.source ?? 'cost-explorer',

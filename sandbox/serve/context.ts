@@ -56,6 +56,11 @@ export interface FaultRule {
 
 export interface SandboxContext {
   scenario: Scenario;
+  /**
+   * Other clusters billed to the same account (the sandbox's second cluster): Cost Explorer's lines carry theirs
+   * beside the scenario's, each tagged with its own cluster name, as one account's bill does. Absent: none.
+   */
+  billedClusters?: Scenario[];
   clock: SandboxClock;
   /**
    * Every request served, by protocol operation: for tests and request counting. AWS requests also carry the

@@ -172,6 +172,23 @@ function checkCommon(query: CeQuery, now: EpochMs, options: CostExplorerOptions)
   }
 }
 
+/**
+ * The account's bill: the scenario's cluster and every other cluster billed to the account, one list sorted by hour
+ * (evaluate walks it in order). The merged list is kept while its parts are the same arrays, so the pages of one
+ * query are cut from one evaluation.
+ */
+let merged: { parts: UsageRecord[][]; records: UsageRecord[] } | null = null;
+function accountRecords(ctx: SandboxContext, now: EpochMs, inactive: ReadonlySet<string>): UsageRecord[] {
+  const own = usageRecords(ctx.scenario, now, inactive);
+  const others = ctx.billedClusters ?? [];
+  if (others.length === 0) return own;
+  const parts = [own, ...others.map((s) => usageRecords(s, now, inactive))];
+  if (merged !== null && merged.parts.length === parts.length && merged.parts.every((p, i) => p === parts[i])) return merged.records;
+  // A stable sort: within an hour, the scenario's records first, then each other cluster's in order.
+  merged = { parts, records: parts.flat().sort((a, b) => a.hourStart - b.hourStart) };
+  return merged.records;
+}
+
 function getCostAndUsage(options: CostExplorerOptions, withResources: boolean) {
   let last: { records: UsageRecord[]; now: EpochMs; key: string; results: PeriodResult[] } | null = null;
   return (input: Record<string, unknown>, ctx: SandboxContext): Record<string, unknown> => {
@@ -187,7 +204,7 @@ function getCostAndUsage(options: CostExplorerOptions, withResources: boolean) {
       if (!byResource) throw invalid('GetCostAndUsageWithResources requires a group by or a filter on RESOURCE_ID');
       checkRecentWindow(query, now, 'Resource-level data');
     }
-    const records = usageRecords(ctx.scenario, now, new Set(options.inactiveTags ?? []));
+    const records = accountRecords(ctx, now, new Set(options.inactiveTags ?? []));
     // The pages of one query come one after another: each is cut from the same evaluation, not a new one.
     const key = JSON.stringify({ ...query, metrics: null, nextPageToken: null });
     if (last === null || last.records !== records || last.now !== now || last.key !== key)
@@ -213,7 +230,8 @@ function listCostAllocationTags(options: CostExplorerOptions) {
     const now = new Date(ctx.clock.now());
     const lastUsed = `${new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)).toISOString().slice(0, 19)}Z`;
     // Karpenter and EKS apply these as ordinary resource tags, so billing lists them as user-defined; only aws:* keys are AWS-generated.
-    const userKeys = [TAG_NODEPOOL, TAG_NODECLAIM, TAG_NODECLASS, TAG_CLUSTER_NAME, clusterOwnedTag(scenario.clusterName)];
+    const clusterNames = [scenario, ...(ctx.billedClusters ?? [])].map((s) => s.clusterName);
+    const userKeys = [TAG_NODEPOOL, TAG_NODECLAIM, TAG_NODECLASS, TAG_CLUSTER_NAME, ...clusterNames.map(clusterOwnedTag)];
     const all: AllocationTag[] = [
       ...userKeys.map((TagKey): AllocationTag => ({
         TagKey,

@@ -3,11 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type CollectOptions, type CollectSummary, runCollect } from '../../cli/collect.js';
-import { parseClustersFile } from '../../cli/clusters-file.js';
+import { type ClusterEntry, parseClustersFile } from '../../cli/clusters-file.js';
 import { HOUR_MS } from '../../core/time.js';
 import { openDb } from '../../db/open-db.js';
 import { type RunningSandbox, startSandbox } from '../../sandbox/index.js';
 import { sandboxPracticeBills } from '../../sandbox/practice-bills.js';
+import { evaluate, usageRecords } from '../../sandbox/serve/ce-query.js';
+import { parseCeQuery } from '../../sandbox/serve/ce-request.js';
 import { buildApp } from '../../server/app.js';
 
 /*
@@ -23,6 +25,12 @@ let dir: string;
 let end: number;
 const WEEK4 = 'ledger-demo';
 const STAGING = 'staging';
+/** Requests the sandbox served during the first collect of each ledger, by operation prefix (`ce:`, `pricing:`). */
+const served: Record<'both' | 'week4' | 'staging', string[]> = { both: [], week4: [], staging: [] };
+/** The sandbox clock at the first collect (Cost Explorer's "now" for the pages it cut). */
+let firstAt: number;
+/** The clusters file of week4 and staging. */
+let clusters: ClusterEntry[];
 
 const base = (dbName: string): CollectOptions => ({
   cluster: WEEK4,
@@ -71,6 +79,8 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ledger-two-clusters-'));
   sandbox = await startSandbox({ days: 1, dir: join(dir, 'sandbox'), secondCluster: { scenario: 'staging', days: 1 } });
   for (const [k, v] of Object.entries(sandbox.awsEnv)) vi.stubEnv(k, v);
+  // Two days: each first collect asks Cost Explorer for the window's days, and the single-cluster ledgers' answers are
+  // the same lines Cost Explorer gives either cluster alone.
   end = sandbox.scenario.end;
   const second = sandbox.second;
   if (second === null) throw new Error('no second cluster');
@@ -79,14 +89,24 @@ beforeAll(async () => {
     file,
     `clusters:\n  - name: ${WEEK4}\n    context: ${sandbox.context}\n    region: us-east-1\n  - name: ${STAGING}\n    context: ${second.context}\n    region: us-east-1\n`,
   );
-  const clusters = parseClustersFile(file, readFileSync(file, 'utf8'));
+  clusters = parseClustersFile(file, readFileSync(file, 'utf8'));
   // Three snapshots an hour apart of each cluster: the two hours [end-3h, end-1h) are read back.
+  const log = sandbox.ctx.requestLog;
+  const during = async (key: keyof typeof served, first: boolean, f: () => Promise<unknown>): Promise<void> => {
+    const from = log.length;
+    await f();
+    if (first) served[key] = log.slice(from).map((r) => r.operation);
+  };
+  firstAt = end - 3 * HOUR_MS;
   for (const t of [end - 3 * HOUR_MS, end - 2 * HOUR_MS, end - HOUR_MS]) {
     at(t);
-    const both = await collect({ ...base('both.db'), clusters, clustersFrom: 'clusters-file' });
-    expect(both.failures).toEqual([]);
-    await collect({ ...base('week4.db'), context: sandbox.context });
-    await collect({ ...base('staging.db'), cluster: STAGING, context: second.context });
+    const first = t === firstAt;
+    await during('both', first, async () => {
+      const both = await collect({ ...base('both.db'), clusters, clustersFrom: 'clusters-file' });
+      expect(both.failures).toEqual([]);
+    });
+    await during('week4', first, () => collect({ ...base('week4.db'), context: sandbox.context }));
+    await during('staging', first, () => collect({ ...base('staging.db'), cluster: STAGING, context: second.context }));
   }
 }, 240_000);
 
@@ -116,10 +136,122 @@ describe('two clusters in one ledger (--clusters)', () => {
     for (const [k, c] of Object.entries(cents(all.rows))) expect(Math.abs(c - sum(k) * 100)).toBeLessThanOrEqual(1);
   });
 
+  it("each cluster's NodePool bill (Cost Explorer, DAILY) equals its one-cluster ledger's, to the cent", () => {
+    // Per day, NodePool and purchase type (compute), and per day and NodePool for EC2 - Other (the one-cluster
+    // query splits it by usage type, the account's query does not: the NodePool's sum is compared).
+    const bill = (dbName: string, cluster: string | null): Record<string, number> => {
+      const db = openDb({ path: join(dir, dbName), readonly: true });
+      try {
+        const rows = db
+          .prepare(
+            `SELECT period_start AS day, nodepool, CASE WHEN group_by = 'USAGE_TYPE' THEN 'EC2 - Other' ELSE dimension_value END AS what,
+               TOTAL(unblended_usd) AS usd
+             FROM cost_lines
+             WHERE source = 'cost-explorer' AND granularity = 'DAILY' AND group_by IN ('PURCHASE_TYPE', 'USAGE_TYPE')
+               AND cluster_id = (SELECT id FROM clusters WHERE @cluster IS NULL OR name = @cluster ORDER BY id LIMIT 1)
+             GROUP BY 1, 2, 3`,
+          )
+          .all({ cluster }) as { day: string; nodepool: string; what: string; usd: number }[];
+        return Object.fromEntries(rows.map((r) => [`${r.day} ${r.nodepool} ${r.what}`, Math.round(r.usd * 100)]));
+      } finally {
+        db.close();
+      }
+    };
+    const week4Alone = bill('week4.db', null);
+    const stagingAlone = bill('staging.db', null);
+    expect(Object.keys(week4Alone).some((k) => k.includes(' general On Demand Instances'))).toBe(true);
+    expect(Object.keys(stagingAlone).some((k) => k.includes(' staging-batch Spot Instances'))).toBe(true);
+    expect(bill('both.db', WEEK4)).toEqual(week4Alone);
+    expect(bill('both.db', STAGING)).toEqual(stagingAlone);
+  });
+
+  it('Cost Explorer: one paged sequence per query for the account, not per cluster; the fewest pages the sandbox cuts', () => {
+    const ce = (ops: string[]): number => ops.filter((o) => o.startsWith('ce:GetCostAndUsage')).length;
+    // The account's queries, evaluated at the sandbox: its own evaluator over both clusters' bill, pages of 50 slots
+    // (one per period and group, sandbox/serve/cost-explorer.ts), so the fewest requests for each query is ceil(slots / 50).
+    const second = sandbox.second?.scenario;
+    if (second === undefined) throw new Error('no second cluster');
+    const records = [...usageRecords(sandbox.scenario, firstAt), ...usageRecords(second, firstAt)].sort(
+      (a, b) => a.hourStart - b.hourStart,
+    );
+    const day = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+    const period = { Start: day(firstAt - 2 * 24 * HOUR_MS), End: day(firstAt + 24 * HOUR_MS) };
+    const clustersIn = { Tags: { Key: 'eks:eks-cluster-name', Values: [WEEK4, STAGING] } };
+    const pagesOf = (filter: unknown, groupBy: unknown[]): { pages: number; keys: string[][] } => {
+      const q = parseCeQuery(
+        { TimePeriod: period, Granularity: 'DAILY', Metrics: ['UnblendedCost'], Filter: filter, GroupBy: groupBy },
+        { withResources: false },
+      );
+      const results = evaluate(q, records, firstAt);
+      const slots = results.reduce((s, r) => s + Math.max(1, r.groups.length), 0);
+      return { pages: Math.ceil(slots / 50), keys: results.flatMap((r) => r.groups.map((g) => g.keys)) };
+    };
+    const compute = { Dimensions: { Key: 'SERVICE', Values: ['Amazon Elastic Compute Cloud - Compute'] } };
+    const split = pagesOf({ And: [clustersIn, compute] }, [
+      { Type: 'TAG', Key: 'eks:eks-cluster-name' },
+      { Type: 'DIMENSION', Key: 'PURCHASE_TYPE' },
+    ]);
+    const byPool = [
+      { Type: 'TAG', Key: 'eks:eks-cluster-name' },
+      { Type: 'TAG', Key: 'karpenter.sh/nodepool' },
+    ];
+    const types = [...new Set(split.keys.map((k) => k[1]))];
+    expect(types.sort()).toEqual(['On Demand Instances', 'Spot Instances']);
+    const perType = types.map(
+      (t) => pagesOf({ And: [clustersIn, compute, { Dimensions: { Key: 'PURCHASE_TYPE', Values: [t] } }] }, byPool).pages,
+    );
+    const other = pagesOf({ And: [clustersIn, { Dimensions: { Key: 'SERVICE', Values: ['EC2 - Other'] } }] }, byPool).pages;
+    const fewest = split.pages + perType.reduce((a, b) => a + b, 0) + other;
+    expect(ce(served.both)).toBe(fewest);
+    // Fewer than the two one-cluster ledgers' DAILY queries together (three each, a page or more apiece).
+    expect(ce(served.both)).toBeLessThan(ce(served.week4) + ce(served.staging));
+    expect(served.both.filter((o) => o === 'ce:ListCostAllocationTags').length).toBe(1);
+  });
+
+  it('prices once per region: the two clusters of us-east-1 cost the Pricing API what week4 alone does', () => {
+    const pricing = (ops: string[]): number => ops.filter((o) => o.startsWith('pricing:')).length;
+    expect(pricing(served.week4)).toBeGreaterThan(0);
+    expect(pricing(served.both)).toBe(pricing(served.week4));
+  });
+
   it("an unknown cluster is a 400 naming the ledger's clusters", async () => {
     const res = await compare('both.db', 'prod');
     expect(res.status).toBe(400);
   });
+
+  it("the first --clusters run on a file from before several clusters: its unnamed cluster is told by its nodes' instances and renamed", async () => {
+    // week4's one-cluster ledger as a file migrated from before 0029 without a name in its data: cluster 1 a placeholder.
+    const legacy = join(dir, 'legacy.db');
+    const src = openDb({ path: join(dir, 'week4.db') });
+    try {
+      src.prepare('VACUUM INTO ?').run(legacy);
+    } finally {
+      src.close();
+    }
+    const db = openDb({ path: legacy });
+    try {
+      db.prepare("UPDATE clusters SET name = 'default', named_from = 'placeholder' WHERE id = 1").run();
+    } finally {
+      db.close();
+    }
+    at(end - HOUR_MS / 2);
+    const s = await collect({ ...base('legacy.db'), clusters, clustersFrom: 'clusters-file' });
+    expect(s.failures).toEqual([]);
+    const after = openDb({ path: legacy, readonly: true });
+    try {
+      expect(after.prepare('SELECT id, name, named_from FROM clusters ORDER BY id').all()).toEqual([
+        { id: 1, name: WEEK4, named_from: 'clusters-file' },
+        { id: 2, name: STAGING, named_from: 'clusters-file' },
+      ]);
+      // week4's three earlier snapshots and this run's stay one cluster's; staging's first is its own.
+      expect(after.prepare('SELECT cluster_id, COUNT(*) AS n FROM snapshots GROUP BY cluster_id ORDER BY cluster_id').all()).toEqual([
+        { cluster_id: 1, n: 4 },
+        { cluster_id: 2, n: 1 },
+      ]);
+    } finally {
+      after.close();
+    }
+  }, 60_000);
 
   it("staging's API server stopped: the next collect records staging's failure and still takes week4's snapshot", async () => {
     await sandbox.second?.close();

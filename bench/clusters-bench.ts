@@ -1,0 +1,159 @@
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { lastJsonLine, measure, startHelper } from './child.js';
+import { type BenchContext, type BenchResult, MB } from './context.js';
+import { type BenchRow, figure } from './report.js';
+
+/**
+ * Issue 25: collection of several clusters in one process (`collect --clusters`) beside one cluster of as many
+ * nodes in all: 10 clusters of 500 nodes beside one of 5,000, 30 pods a node (--quick: 3 of 30 beside one of 90,
+ * 10 pods a node). Each side is one
+ * `collect` (snapshot, prices, the bill, retention; no usage: the sandbox runs no metrics-server, and --clusters
+ * reads none yet) in its own process against one sandbox process serving every cluster; time is the process's wall time, peak RSS
+ * its own, requests those it sent (Kubernetes, AWS). The several clusters' bill is one account's: one Cost Explorer
+ * query sequence for all of them.
+ */
+
+const SANDBOX = fileURLToPath(new URL('./clusters-sandbox-process.ts', import.meta.url));
+const COLLECT = fileURLToPath(new URL('./clusters-collect-process.ts', import.meta.url));
+
+interface SandboxInfo {
+  awsUrl: string;
+  kubeconfig: string;
+  clockMs: number;
+  region: string;
+  clusters: { name: string; context: string; nodes: number; pods: number }[];
+}
+
+interface CollectOutput {
+  totalMs: number;
+  ok: boolean;
+  failures: string[];
+  snapshots: number;
+  kubeRequests: number;
+  awsRequests: number;
+  awsByOperation: Record<string, number>;
+  costExplorerRequests: number;
+  costLines: number;
+  maxRssBytes: number;
+}
+
+interface Side {
+  clusters: number;
+  nodes: number;
+  pods: number;
+  wallMs: number;
+  maxRssBytes: number;
+  out: CollectOutput;
+}
+
+/** One collect of the clusters named (each its own context) against the sandbox, in its own process. */
+async function side(ctx: BenchContext, info: SandboxInfo, names: readonly string[], tag: string, timeoutMs: number): Promise<Side> {
+  const mine = info.clusters.filter((c) => names.includes(c.name));
+  const clusters = mine.length;
+  const env = {
+    ...process.env,
+    AWS_ENDPOINT_URL_COST_EXPLORER: info.awsUrl,
+    AWS_ENDPOINT_URL_PRICING: info.awsUrl,
+    AWS_ENDPOINT_URL_EC2: info.awsUrl,
+    AWS_ACCESS_KEY_ID: 'AKIASANDBOXEXAMPLE00',
+    AWS_SECRET_ACCESS_KEY: 'sandbox-secret-not-a-real-key',
+    AWS_REGION: info.region,
+  };
+  const m = await measure(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      COLLECT,
+      '--kubeconfig',
+      info.kubeconfig,
+      '--db',
+      join(ctx.tmp, `clusters-${tag}.db`),
+      '--clusters',
+      mine.map((c) => `${c.name}=${c.context}`).join(','),
+      '--clock-ms',
+      String(info.clockMs),
+      '--region',
+      info.region,
+    ],
+    { timeoutMs, env },
+  );
+  if (m.code !== 0) throw new Error(`the collector failed (${m.code}): ${m.stderr.slice(-800)}`);
+  const out = lastJsonLine<CollectOutput>(m.stdout);
+  if (!out.ok || out.snapshots !== clusters) throw new Error(`the collect of ${clusters} cluster(s) failed: ${out.failures.join('; ')}`);
+  const nodes = mine.reduce((s, c) => s + c.nodes, 0);
+  const pods = mine.reduce((s, c) => s + c.pods, 0);
+  const rss = m.maxRssBytes ?? out.maxRssBytes;
+  ctx.log(
+    `clusters: ${clusters} cluster(s), ${nodes} nodes, ${pods} pods: ${(m.wallMs / 1000).toFixed(1)} s, peak RSS ${Math.round(rss / MB)} MB, ${out.kubeRequests} Kubernetes + ${out.awsRequests} AWS requests (${out.costExplorerRequests} Cost Explorer)`,
+  );
+  return { clusters, nodes, pods, wallMs: m.wallMs, maxRssBytes: rss, out };
+}
+
+export async function clustersBench(ctx: BenchContext): Promise<BenchResult> {
+  const [n, each, podsPerNode] = ctx.quick ? [3, 30, 10] : [10, 500, 30];
+  const timeoutMs = ctx.quick ? 300_000 : 1_800_000;
+  // One sandbox process serves both sides: the n small clusters and the big one (each side's Cost Explorer filter
+  // names its own clusters only).
+  const sizes = [...Array.from({ length: n }, () => each), n * each];
+  ctx.log(`clusters: starting the sandbox: ${n} clusters of ${each} nodes and one of ${n * each}, ${podsPerNode} pods a node…`);
+  const sb = await startHelper<SandboxInfo>(
+    process.execPath,
+    ['--max-old-space-size=8192', '--import', 'tsx', SANDBOX, '--sizes', sizes.join(','), '--pods-per-node', String(podsPerNode)],
+    timeoutMs,
+  );
+  let several: Side;
+  let one: Side;
+  try {
+    const names = sb.info.clusters.map((c) => c.name);
+    several = await side(ctx, sb.info, names.slice(0, n), 'several', timeoutMs);
+    one = await side(ctx, sb.info, names.slice(n), 'one', timeoutMs);
+  } finally {
+    await sb.stop();
+  }
+  const what = `${n} clusters x ${each} nodes in one collect`;
+  const peer = `one cluster of ${(n * each).toLocaleString('en-US')} nodes`;
+  const rows: BenchRow[] = [
+    figure({
+      bench: 'clusters',
+      figure: `${what}: time`,
+      unit: 's',
+      ours: several.wallMs / 1000,
+      peerLabel: peer,
+      peer: one.wallMs / 1000,
+      target: { kind: 'at-most', max: 1.5 },
+      note: 'one process each (Node + tsx start-up included); snapshot, prices, the bill, retention; no usage on either side',
+    }),
+    figure({
+      bench: 'clusters',
+      figure: `${what}: peak RSS`,
+      unit: 'MB',
+      ours: several.maxRssBytes / MB,
+      peerLabel: peer,
+      peer: one.maxRssBytes / MB,
+      target: { kind: 'at-most', max: 1.5 },
+    }),
+    figure({
+      bench: 'clusters',
+      figure: `${what}: Kubernetes requests`,
+      unit: 'requests',
+      ours: several.out.kubeRequests,
+      peerLabel: peer,
+      peer: one.out.kubeRequests,
+      target: { kind: 'info' },
+      note: "each cluster's API is listed in full: the lists' fixed calls (discovery, one list per kind) are paid per cluster",
+    }),
+    figure({
+      bench: 'clusters',
+      figure: `${what}: AWS requests`,
+      unit: 'requests',
+      ours: several.out.awsRequests,
+      peerLabel: peer,
+      peer: one.out.awsRequests,
+      target: { kind: 'info' },
+      note: `Cost Explorer ${several.out.costExplorerRequests} (once for the account, not per cluster: DAILY by [cluster, NodePool]) vs ${one.out.costExplorerRequests} (the one cluster's DAILY, HOURLY and per-instance queries); prices once per region`,
+    }),
+  ];
+  return { rows, details: { several, one } };
+}

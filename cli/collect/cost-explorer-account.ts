@@ -1,0 +1,106 @@
+import type { CostExplorerClient } from '@aws-sdk/client-cost-explorer';
+import { checkCostAllocationTags } from '../../collectors/cost-explorer/allocation-tags.js';
+import { createCostExplorerClient } from '../../collectors/cost-explorer/client.js';
+import { collectAccountCostExplorer } from '../../collectors/cost-explorer/collect-account.js';
+import { TAG_CLUSTER_NAME, TAG_NODEPOOL } from '../../core/labels.js';
+import type { Cluster } from '../../db/repositories/clusters-repository.js';
+import { createApiRequestsRepository } from '../../db/repositories/api-requests-repository.js';
+import { ALLOCATION_TAGS_SETTING, createRunsRepository } from '../../db/repositories/runs-repository.js';
+import { type CollectContext, errorText } from './context.js';
+import { CE_REFRESH_MS, costExplorerStage } from './cost-explorer.js';
+import { every, type Stage } from './stage.js';
+
+/**
+ * `collect --clusters`: Cost Explorer once per account, not once per cluster. Clusters read with the same AWS
+ * credentials (the entry's profile, else --billing-profile, else the default chain; a role entry apart) see the
+ * same bill: one stage per such group. A group of one cluster runs today's one-cluster stage; a group of several
+ * runs collectAccountCostExplorer (filter cluster tag IN the group, grouped by [cluster tag, NodePool tag]).
+ */
+
+export interface ClusterMember {
+  cluster: Cluster;
+  ctx: CollectContext;
+}
+
+/** The credentials a cluster's bill is read with: clusters sharing them share one Cost Explorer. */
+const accountKey = (run: CollectContext, c: Cluster): string =>
+  c.roleArn !== null ? `role:${c.roleArn}` : `profile:${c.awsProfile ?? run.o.billingProfile ?? ''}`;
+
+/** The clusters grouped by account (first-seen order). */
+export function accountsOf(run: CollectContext, members: readonly ClusterMember[]): ClusterMember[][] {
+  const groups = new Map<string, ClusterMember[]>();
+  for (const m of members) {
+    const k = accountKey(run, m.cluster);
+    const g = groups.get(k);
+    if (g) g.push(m);
+    else groups.set(k, [m]);
+  }
+  return [...groups.values()];
+}
+
+/** One Cost Explorer stage per account: today's for an account of one cluster, the account's query for several. */
+export function costExplorerStages(run: CollectContext, members: readonly ClusterMember[]): Stage[] {
+  return accountsOf(run, members).map((group) => (group.length === 1 ? costExplorerStage(group[0].ctx) : accountStage(run, group)));
+}
+
+function accountStage(run: CollectContext, group: readonly ClusterMember[]): Stage {
+  const cadence = every(CE_REFRESH_MS);
+  const names = group.map((m) => m.cluster.name);
+  const label = `cost-explorer (${names.join(', ')})`;
+  // The account's bill is read in its partition's Cost Explorer region; its clusters' first region tells which.
+  const first = group[0].ctx;
+  const profile = group[0].cluster.awsProfile ?? run.o.billingProfile;
+  let client: CostExplorerClient | null = null;
+  return {
+    name: 'cost-explorer',
+    due: cadence.due,
+    async run(t) {
+      cadence.ran(t);
+      if (!run.stillHeld()) return;
+      const runs = createRunsRepository(run.db);
+      const requests = createApiRequestsRepository(run.db);
+      const runId = runs.startRun('cost-explorer', run.source);
+      const now = run.now();
+      try {
+        const facts = first.facts();
+        if (facts) run.checkCurrency(facts);
+        client ??= run.keep(
+          run.counter.attach(
+            createCostExplorerClient({ region: facts?.costExplorer.region, ...(profile != null ? { profile } : {}) }),
+            'ce',
+          ),
+        );
+        const tags = await checkCostAllocationTags(client, names[0], {
+          onRequest: () => requests.recordApiRequest({ runId, at: now, service: 'ce', operation: 'ListCostAllocationTags' }),
+        });
+        runs.setSetting(ALLOCATION_TAGS_SETTING, JSON.stringify({ active: tags.active, inactive: tags.inactive, checkedAt: now }));
+        if (!tags.active.includes(TAG_NODEPOOL))
+          run.err(
+            `! ${TAG_NODEPOOL} is not an active cost allocation tag: all cost shows as untagged until it is activated (run 'nodepool-ledger doctor')`,
+          );
+        if (!tags.active.includes(TAG_CLUSTER_NAME))
+          run.err(
+            `! ${TAG_CLUSTER_NAME} is not an active cost allocation tag: the bill of ${names.join(', ')} (grouped by it) will be empty (run 'nodepool-ledger doctor')`,
+          );
+        const result = await collectAccountCostExplorer(
+          {
+            db: run.db,
+            ce: client,
+            currency: facts?.currency ?? 'USD',
+            clusters: group.map((m) => ({ id: m.cluster.id, name: m.cluster.name })),
+            now,
+            runId,
+          },
+          { startMs: now - run.o.sinceMs, endMs: now },
+        );
+        run.summary.costRuns.push(result);
+        run.summary.costLines += result.linesWritten;
+        run.summary.finalPeriodsSkipped += result.queries.reduce((s, q) => s + q.finalSkipped, 0);
+        runs.finishRun(runId, 'ok', result.linesWritten);
+      } catch (err) {
+        runs.finishRun(runId, 'failed', 0, errorText(err));
+        run.fail('cost-explorer', label, err);
+      }
+    },
+  };
+}

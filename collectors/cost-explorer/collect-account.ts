@@ -1,0 +1,342 @@
+import {
+  type CostExplorerClient,
+  type Expression,
+  GetCostAndUsageCommand,
+  type GroupDefinition,
+  type ResultByTime,
+} from '@aws-sdk/client-cost-explorer';
+import { TAG_CLUSTER_NAME, TAG_NODEPOOL } from '../../core/labels.js';
+import type { Currency } from '../../core/partitions.js';
+import { DAY_MS } from '../../core/time.js';
+import { createApiRequestsRepository } from '../../db/repositories/api-requests-repository.js';
+import { type CostLine, type CostPeriodFetched, createCostLinesRepository } from '../../db/repositories/cost-lines-repository.js';
+import type { Db } from '../../db/open-db.js';
+import {
+  COST_EXPLORER_SOURCE,
+  COST_METRICS,
+  type CostCollectResult,
+  contiguousRuns,
+  EC2_COMPUTE_SERVICE,
+  EC2_OTHER_SERVICE,
+} from './collect.js';
+import { mergePages, type MergedPeriod, periodStartMs, tagValueOfKey } from './map.js';
+
+/**
+ * Cost Explorer for several clusters of one account (`collect --clusters`): one paged sequence per query for all
+ * the account's clusters, never one per cluster. GetCostAndUsage takes at most two GroupBy, so the cluster tag
+ * and the NodePool tag fill them, and the purchase type is a filter:
+ *
+ * 1. DAILY, Filter cluster tag IN (the clusters) and EC2 compute, GroupBy [cluster tag, PURCHASE_TYPE]: each
+ *    cluster's purchase types and its total per day (the coverage rows).
+ * 2. For each purchase type seen: the same filter AND PURCHASE_TYPE = it, GroupBy [cluster tag, NodePool tag]: the
+ *    lines, stored as today's PURCHASE_TYPE lines (NodePool x purchase type), each under its cluster's id.
+ * 3. EC2 - Other, GroupBy [cluster tag, NodePool tag]: the NodePool's volumes and data transfer, one USAGE_TYPE line
+ *    per NodePool (dimension value "EC2 - Other": the usage types are not split per cluster here).
+ *
+ * A one-cluster account keeps collectCostExplorer's queries. Not asked here yet (docs/clusters.md): INSTANCE_TYPE,
+ * HOURLY and per-instance lines.
+ */
+
+const METRICS = [...COST_METRICS, 'UsageQuantity'];
+const GROUP_CLUSTER_NODEPOOL = (clusterTag: string): GroupDefinition[] => [
+  { Type: 'TAG', Key: clusterTag },
+  { Type: 'TAG', Key: TAG_NODEPOOL },
+];
+
+export interface AccountCluster {
+  id: number;
+  name: string;
+}
+
+export interface AccountCostDeps {
+  db: Db;
+  ce: CostExplorerClient;
+  currency?: Currency;
+  /** The account's clusters (two or more; their names are the cluster tag's values). */
+  clusters: readonly AccountCluster[];
+  now: number;
+  runId?: number | null;
+  /** The tag key naming the cluster on every line (default eks:eks-cluster-name). */
+  clusterTagKey?: string;
+  otherCosts?: boolean;
+  onRequest?: (r: { query: string; page: number }) => void;
+}
+
+const day = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+/** Sends one query over each range, following NextPageToken; every request recorded. All pages are returned. */
+async function paged(
+  deps: AccountCostDeps,
+  label: string,
+  ranges: readonly { start: string; end: string }[],
+  filter: Expression,
+  groupBy: GroupDefinition[],
+  total: CostCollectResult,
+): Promise<MergedPeriod[]> {
+  const requests = createApiRequestsRepository(deps.db);
+  const pages: ResultByTime[][] = [];
+  for (const range of ranges) {
+    let token: string | undefined;
+    let page = 0;
+    do {
+      page += 1;
+      const out = await deps.ce
+        .send(
+          new GetCostAndUsageCommand({
+            TimePeriod: { Start: range.start, End: range.end },
+            Granularity: 'DAILY',
+            Metrics: METRICS,
+            Filter: filter,
+            GroupBy: groupBy,
+            NextPageToken: token,
+          }),
+        )
+        .catch((err: unknown) => {
+          const name = err instanceof Error ? err.name : String(err);
+          requests.recordApiRequest({
+            runId: deps.runId ?? null,
+            at: deps.now,
+            service: 'ce',
+            operation: 'GetCostAndUsage',
+            detail: JSON.stringify({ query: label, ...range, page, error: name }),
+          });
+          throw err;
+        });
+      requests.recordApiRequest({
+        runId: deps.runId ?? null,
+        at: deps.now,
+        service: 'ce',
+        operation: 'GetCostAndUsage',
+        detail: JSON.stringify({ query: label, ...range, page }),
+      });
+      total.requests += 1;
+      deps.onRequest?.({ query: label, page });
+      pages.push(out.ResultsByTime ?? []);
+      token = out.NextPageToken;
+    } while (token);
+  }
+  return mergePages(pages);
+}
+
+function amount(metrics: Record<string, { Amount?: string; Unit?: string }>, name: string): number | null {
+  const text = metrics[name]?.Amount;
+  if (text === undefined) return null;
+  const v = Number(text);
+  if (!Number.isFinite(v)) throw new Error(`Cost Explorer returned a non-numeric ${name}: ${text}`);
+  return v;
+}
+
+export async function collectAccountCostExplorer(
+  deps: AccountCostDeps,
+  window: { startMs: number; endMs: number },
+): Promise<CostCollectResult> {
+  const clusterTag = deps.clusterTagKey ?? TAG_CLUSTER_NAME;
+  const idOf = new Map(deps.clusters.map((c) => [c.name, c.id]));
+  const clusterOf = (key: string | undefined): number => {
+    const name = key === undefined ? null : tagValueOfKey(key, clusterTag);
+    const id = name === null ? undefined : idOf.get(name);
+    if (id === undefined)
+      throw new Error(`unexpected Cost Explorer group key ${JSON.stringify(key)} (expected ${clusterTag}$<one of the account's clusters>)`);
+    return id;
+  };
+  const nodePoolOf = (key: string | undefined): string => {
+    const v = key === undefined ? null : tagValueOfKey(key);
+    if (v === null) throw new Error(`unexpected Cost Explorer group key ${JSON.stringify(key)} (expected ${TAG_NODEPOOL}$value)`);
+    return v;
+  };
+  const currency = deps.currency ?? 'USD';
+  const lines = createCostLinesRepository(deps.db);
+  const result: CostCollectResult = { requests: 0, linesWritten: 0, queries: [] };
+
+  const startMs = Math.floor(window.startMs / DAY_MS) * DAY_MS;
+  const todayMs = Math.floor(deps.now / DAY_MS) * DAY_MS;
+  const endMs = Math.min(Math.ceil(window.endMs / DAY_MS) * DAY_MS, todayMs + DAY_MS);
+  const clustersIn: Expression = { Tags: { Key: clusterTag, Values: deps.clusters.map((c) => c.name) } };
+  const service = (s: string): Expression => ({ Dimensions: { Key: 'SERVICE', Values: [s] } });
+
+  /** The days not yet final for every cluster of the account (a day final for all of them is never asked again). */
+  const wantedRanges = (groupBy: 'PURCHASE_TYPE' | 'USAGE_TYPE'): { ranges: { start: string; end: string }[]; skipped: number } => {
+    const finals = deps.clusters.map((c) =>
+      lines.finalPeriodStartsMs({
+        source: COST_EXPLORER_SOURCE,
+        granularity: 'DAILY',
+        groupBy,
+        fromMs: startMs,
+        toMs: endMs,
+        clusterId: c.id,
+      }),
+    );
+    const wanted: number[] = [];
+    let skipped = 0;
+    for (let t = startMs; t < endMs; t += DAY_MS) {
+      if (finals.every((f) => f.has(t))) skipped += 1;
+      else wanted.push(t);
+    }
+    return { ranges: contiguousRuns(wanted, DAY_MS).map(([s, e]) => ({ start: day(s), end: day(e) })), skipped };
+  };
+
+  /** Writes each cluster's lines and its coverage rows (its own total per period) for the periods fetched. */
+  const store = (
+    groupBy: 'PURCHASE_TYPE' | 'USAGE_TYPE',
+    periods: readonly MergedPeriod[],
+    byCluster: Map<number, { lines: CostLine[]; totals: Map<string, number> }>,
+  ): number => {
+    let written = 0;
+    for (const c of deps.clusters) {
+      const mine = byCluster.get(c.id);
+      const fetched: CostPeriodFetched[] = periods.map((p) => ({
+        periodStart: p.start,
+        periodStartMs: periodStartMs(p.start),
+        estimated: p.estimated,
+        totalUnblendedUsd: mine?.totals.get(p.start) ?? 0,
+      }));
+      written += lines.replaceCostPeriods({
+        source: COST_EXPLORER_SOURCE,
+        granularity: 'DAILY',
+        groupBy,
+        fetchedAt: deps.now,
+        periods: fetched,
+        lines: mine?.lines ?? [],
+        clusterId: c.id,
+      });
+    }
+    return written;
+  };
+  const line = (
+    p: MergedPeriod,
+    groupBy: 'PURCHASE_TYPE' | 'USAGE_TYPE',
+    nodePool: string,
+    dimensionValue: string,
+    metrics: Record<string, { Amount?: string; Unit?: string }>,
+  ): CostLine => {
+    const unit = metrics.UnblendedCost?.Unit;
+    if (unit !== undefined && unit !== currency)
+      throw new Error(
+        `Cost Explorer answered in ${unit}, but the clusters' prices are in ${currency}: amounts in two currencies are not mixed`,
+      );
+    return {
+      source: COST_EXPLORER_SOURCE,
+      granularity: 'DAILY',
+      periodStart: p.start,
+      periodStartMs: periodStartMs(p.start),
+      groupBy,
+      nodePool,
+      dimensionValue,
+      unblendedUsd: amount(metrics, 'UnblendedCost') ?? 0,
+      amortizedUsd: amount(metrics, 'AmortizedCost'),
+      netUnblendedUsd: amount(metrics, 'NetUnblendedCost'),
+      netAmortizedUsd: amount(metrics, 'NetAmortizedCost'),
+      usageQuantity: amount(metrics, 'UsageQuantity'),
+      usageUnit: metrics.UsageQuantity?.Unit ?? null,
+      estimated: p.estimated,
+      fetchedAt: deps.now,
+      currency,
+    };
+  };
+  const bucket = (m: Map<number, { lines: CostLine[]; totals: Map<string, number> }>, id: number) => {
+    let b = m.get(id);
+    if (!b) {
+      b = { lines: [], totals: new Map() };
+      m.set(id, b);
+    }
+    return b;
+  };
+
+  // 1 and 2: compute, NodePool x purchase type per cluster.
+  {
+    const { ranges, skipped } = wantedRanges('PURCHASE_TYPE');
+    const before = result.requests;
+    let written = 0;
+    if (ranges.length > 0) {
+      const compute: Expression = { And: [clustersIn, service(EC2_COMPUTE_SERVICE)] };
+      const split = await paged(
+        deps,
+        'DAILY x [cluster, PURCHASE_TYPE]',
+        ranges,
+        compute,
+        [
+          { Type: 'TAG', Key: clusterTag },
+          { Type: 'DIMENSION', Key: 'PURCHASE_TYPE' },
+        ],
+        result,
+      );
+      const byCluster = new Map<number, { lines: CostLine[]; totals: Map<string, number> }>();
+      const purchaseTypes = new Set<string>();
+      for (const p of split)
+        for (const g of p.groups) {
+          const b = bucket(byCluster, clusterOf(g.keys[0]));
+          const type = g.keys[1];
+          if (type === undefined) throw new Error(`unexpected Cost Explorer group keys ${JSON.stringify(g.keys)}`);
+          purchaseTypes.add(type);
+          b.totals.set(p.start, (b.totals.get(p.start) ?? 0) + (amount(g.metrics, 'UnblendedCost') ?? 0));
+        }
+      for (const type of [...purchaseTypes].sort()) {
+        const filter: Expression = {
+          And: [clustersIn, service(EC2_COMPUTE_SERVICE), { Dimensions: { Key: 'PURCHASE_TYPE', Values: [type] } }],
+        };
+        const periods = await paged(
+          deps,
+          `DAILY x [cluster, nodepool] (${type})`,
+          ranges,
+          filter,
+          GROUP_CLUSTER_NODEPOOL(clusterTag),
+          result,
+        );
+        for (const p of periods)
+          for (const g of p.groups)
+            bucket(byCluster, clusterOf(g.keys[0])).lines.push(line(p, 'PURCHASE_TYPE', nodePoolOf(g.keys[1]), type, g.metrics));
+      }
+      written = store('PURCHASE_TYPE', split, byCluster);
+    }
+    result.linesWritten += written;
+    result.queries.push({
+      api: 'GetCostAndUsage',
+      granularity: 'DAILY',
+      groupBy: 'PURCHASE_TYPE',
+      requested: ranges.length === 0 ? null : { start: ranges[0].start, end: ranges[ranges.length - 1].end },
+      ranges,
+      requests: result.requests - before,
+      lines: written,
+      finalSkipped: skipped,
+    });
+  }
+
+  // 3: EC2 - Other per cluster and NodePool.
+  if (deps.otherCosts ?? true) {
+    const { ranges, skipped } = wantedRanges('USAGE_TYPE');
+    const before = result.requests;
+    let written = 0;
+    if (ranges.length > 0) {
+      const filter: Expression = { And: [clustersIn, service(EC2_OTHER_SERVICE)] };
+      const periods = await paged(
+        deps,
+        'DAILY x [cluster, nodepool] (EC2 - Other)',
+        ranges,
+        filter,
+        GROUP_CLUSTER_NODEPOOL(clusterTag),
+        result,
+      );
+      const byCluster = new Map<number, { lines: CostLine[]; totals: Map<string, number> }>();
+      for (const p of periods)
+        for (const g of p.groups) {
+          const b = bucket(byCluster, clusterOf(g.keys[0]));
+          const l = line(p, 'USAGE_TYPE', nodePoolOf(g.keys[1]), EC2_OTHER_SERVICE, g.metrics);
+          b.lines.push(l);
+          b.totals.set(p.start, (b.totals.get(p.start) ?? 0) + l.unblendedUsd);
+        }
+      written = store('USAGE_TYPE', periods, byCluster);
+    }
+    result.linesWritten += written;
+    result.queries.push({
+      api: 'GetCostAndUsage',
+      granularity: 'DAILY',
+      groupBy: 'USAGE_TYPE',
+      requested: ranges.length === 0 ? null : { start: ranges[0].start, end: ranges[ranges.length - 1].end },
+      ranges,
+      requests: result.requests - before,
+      lines: written,
+      finalSkipped: skipped,
+    });
+  }
+  return result;
+}
