@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { transformSync } from 'esbuild';
+import ts from 'typescript';
 import { lastJsonLine, measure } from './child.js';
 import { type BenchContext, type BenchResult, MB } from './context.js';
 import { figure } from './report.js';
@@ -35,7 +35,10 @@ function compiledWatchProcess(ctx: BenchContext): string {
   if (built.status !== 0) throw new Error(`npm run build:server failed: ${built.stderr.slice(-800)}`);
   const out = join(ROOT, 'dist/bench/watch-process.js');
   mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, transformSync(readFileSync(WATCH, 'utf8'), { loader: 'ts', format: 'esm', target: 'node22' }).code);
+  const js = ts.transpileModule(readFileSync(WATCH, 'utf8'), {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  }).outputText;
+  writeFileSync(out, js);
   return out;
 }
 const PODS_PER_NODE = 30;
