@@ -7,6 +7,8 @@ import { openDb } from '../db/open-db.js';
 import { createLockRepository } from '../db/repositories/lock-repository.js';
 import { createReportsRepository } from '../db/repositories/reports-repository.js';
 import { type RunningSandbox, startSandbox } from '../sandbox/index.js';
+import { collectKubeSnapshot } from '../collectors/kubernetes/collect.js';
+import { createKubeClients } from '../collectors/kubernetes/client.js';
 import { runCollect } from './collect.js';
 import { DAY_MS, MINUTE_MS } from '../core/time.js';
 
@@ -64,6 +66,19 @@ describe('collect --watch', () => {
     const summary = await running;
     expect(summary.ok).toBe(true);
     expect(summary.snapshots).toBe(3);
+    // The watch cache drops a spec's JSON once a snapshot stored it (spec-refs.ts): every pod of the last snapshot
+    // still reads back the spec a fresh list gives it, the what-if's input, pods new since the first snapshot too.
+    const listed = await collectKubeSnapshot(createKubeClients({ kubeconfig: sb.kubeconfigPath }), t0 + 10 * MINUTE_MS);
+    const stored = new Map(
+      (
+        reader
+          .prepare('SELECT p.uid, s.spec_json FROM pods p LEFT JOIN pod_specs s ON s.hash = p.spec_hash WHERE p.last_seen = ?')
+          .all(t0 + 10 * MINUTE_MS) as { uid: string; spec_json: string | null }[]
+      ).map((r) => [r.uid, r.spec_json]),
+    );
+    expect(listed.pods.filter((p) => p.scheduling !== undefined).length).toBeGreaterThan(100);
+    expect(stored.size).toBe(listed.pods.length);
+    for (const p of listed.pods) expect(stored.get(p.uid)).toBe(p.scheduling?.json ?? null);
     expect(reports.dataRange()).toMatchObject({ snapshotCount: 3, firstSnapshotMs: t0, lastSnapshotMs: t0 + 10 * MINUTE_MS });
     // The bill was read once (the next refresh is 8 h away): one tag check.
     expect(summary.costRuns).toHaveLength(1);

@@ -165,7 +165,11 @@ export interface PodSchedulingSpec {
 /** A pod's scheduling spec as canonical JSON and its hash; equal specs share one object (and one stored row). */
 export interface PodSchedulingRef {
   hash: string;
-  json: string;
+  /**
+   * The canonical JSON; undefined once a snapshot carrying it is stored (the watch cache keeps the hash alone from
+   * then on: collectors/kubernetes/spec-refs.ts), when pod_specs has it under the hash.
+   */
+  json: string | undefined;
 }
 
 export interface PodVolumeRecord {

@@ -175,6 +175,7 @@ export class KubeWatchStage implements Stage {
     try {
       const snapshot = cache.snapshot(t);
       await this.writer.write(snapshot, this.runId, ctx.withUsage ? await this.writer.usageAt(k, snapshot) : null);
+      cache.specsStored(snapshot); // in pod_specs now: the cached pods keep their specs' hashes alone
       this.lastTakenAt = t;
       if (!ctx.o.quiet) ctx.err(`snapshot ${new Date(t).toISOString()}: ${snapshot.nodes.length} nodes, ${snapshot.pods.length} pods`);
     } catch (err) {

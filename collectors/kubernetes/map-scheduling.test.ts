@@ -79,7 +79,7 @@ describe('the scheduling spec and its dedup (as the kube-scheduler groups pods i
     expect(new Set(refs.map((r) => r.hash)).size).toBe(1);
     // One object for all: the pod records of a snapshot share it.
     expect(refs[1]).toBe(refs[0]);
-    expect(JSON.parse(refs[0].json)).toEqual({
+    expect(JSON.parse(refs[0].json ?? '')).toEqual({
       requests: { cpu: '250m', memory: String(512 * 2 ** 20) },
       tolerations: [{ effect: 'NoSchedule', key: 'workload', operator: 'Equal', value: 'web' }],
       topologySpreadConstraints: [spread],
@@ -123,7 +123,7 @@ describe('the scheduling spec and its dedup (as the kube-scheduler groups pods i
     const table = createSpecTable();
     const [a, b] = [table(podSchedulingSpec(dsPod('node-a'))), table(podSchedulingSpec(dsPod('node-b')))];
     expect(b.hash).toBe(a.hash);
-    expect(JSON.parse(a.json)).toEqual({
+    expect(JSON.parse(a.json ?? '')).toEqual({
       affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{}] } } },
       hostPorts: [{ hostPort: 9100, protocol: 'TCP' }],
       ownNodeAffinity: true,

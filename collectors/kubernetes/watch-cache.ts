@@ -19,7 +19,8 @@ import { listMapped, type ListStats, type Page } from './list-all.js';
 import { plainList } from './plain-list.js';
 import { mapEvent, mapNamespace, mapNode, mapNodeClaim, mapNodePool, mapPod } from './map.js';
 import { nodePoolObject, nodeSpecObject } from './map-objects.js';
-import { createSpecTable, karpenterVersionOf } from './map-scheduling.js';
+import { karpenterVersionOf } from './map-scheduling.js';
+import { SpecRefs } from './spec-refs.js';
 
 type Meta = { metadata?: { name?: string; namespace?: string; resourceVersion?: string } };
 
@@ -79,6 +80,8 @@ export class KubeWatchCache {
   /** NodeClaims deleted since the last snapshot, as their DELETED watch event last showed them. */
   private readonly goneNodeClaims = new Map<string, NodeClaimRecord>();
   private readonly controllers = new Set<AbortController>();
+  /** The cached pods' scheduling specs: their JSON held until a snapshot carrying it is stored (`specsStored`). */
+  private readonly specs = new SpecRefs();
   private stopped = false;
   readonly stats: ListStats = { requests: 0, restarts: 0 };
   watchesStarted = 0;
@@ -123,7 +126,6 @@ export class KubeWatchCache {
     // Pods are mapped without a team; the team is resolved at snapshot time against the current namespaces. Their
     // repeated strings (namespaces, node and owner names, label keys and values) are shared, as the one-shot list
     // shares them: 150,000 cached pods each held their own copies.
-    const specs = createSpecTable();
     const intern = createInterner(INTERNED_STRINGS);
     // Listed as plain JSON (plain-list.ts), as their watch events come: no typed copy of 150,000 pods to make.
     this.pods = new WatchedResource(
@@ -135,7 +137,7 @@ export class KubeWatchCache {
           continueToken: r.metadata?.continue || undefined,
           resourceVersion: r.metadata?.resourceVersion ?? '',
         })),
-      (o) => internPod(mapPod(o as V1Pod, new Map(), teamLabel, specs), intern),
+      (o) => internPod(mapPod(o as V1Pod, new Map(), teamLabel, this.specs.ref), intern),
     );
     this.nodeClaims = new WatchedResource('nodeclaims', '/apis/karpenter.sh/v1/nodeclaims', custom('nodeclaims'), mapNodeClaim);
     this.nodePools = new WatchedResource('nodepools', '/apis/karpenter.sh/v1/nodepools', custom('nodepools'), (o) => ({
@@ -263,6 +265,7 @@ export class KubeWatchCache {
     }
     const pods: PodRecord[] = [];
     for (const p of this.pods.objects.values()) pods.push(podWithTeam(p, p.labels[teamLabel] ?? teamByNs.get(p.namespace) ?? null));
+    this.specs.retain(pods.map((p) => p.scheduling));
     const karpenterVersion = karpenterVersionOf(pods);
     return {
       takenAt,
@@ -277,6 +280,20 @@ export class KubeWatchCache {
       kinds,
       ...(karpenterVersion === undefined ? {} : { karpenterVersion }),
     };
+  }
+
+  /**
+   * The snapshot `s` (from `snapshot`) is stored, its pods' scheduling specs with it: the cache keeps their hashes
+   * alone from now on (spec-refs.ts). Call it only once the write committed; a snapshot not stored leaves the JSON
+   * for the next one to write.
+   */
+  specsStored(s: KubeSnapshot): void {
+    this.specs.stored(s.pods.map((p) => p.scheduling));
+  }
+
+  /** How many scheduling specs the cache knows, and how many still hold their JSON (not yet stored). */
+  get specCount(): { specs: number; withJson: number } {
+    return this.specs.size;
   }
 
   private async relist(r: WatchedResource<unknown>): Promise<void> {

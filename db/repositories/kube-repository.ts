@@ -167,7 +167,8 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
     markNodeClaimsGone.run(at, at, clusterId);
     const specsWritten = new Set<string>();
     for (const p of s.pods) {
-      if (p.scheduling !== undefined && !specsWritten.has(p.scheduling.hash)) {
+      // A ref without its JSON: the watch cache dropped it once a snapshot stored it (pod_specs has it).
+      if (p.scheduling?.json !== undefined && !specsWritten.has(p.scheduling.hash)) {
         specsWritten.add(p.scheduling.hash);
         insertPodSpec.run(p.scheduling.hash, p.scheduling.json);
       }
