@@ -49,7 +49,33 @@ describe('clusterObjectsAt on rows written before migration 0019', () => {
     const got = createClusterSnapshotRepository(db).clusterObjectsAt();
     // A read without pods (the NodePools page's): the same snapshot, nodes, prices and other kinds, no pods, and it says so.
     const podless = createClusterSnapshotRepository(db).clusterObjectsAt(undefined, { pods: false });
+    // The NodePools page's read: no pods, no stored labels, no Node versions, only NodeOverlays of the other kinds.
+    const light = createClusterSnapshotRepository(db).clusterObjectsAt(undefined, {
+      pods: false,
+      nodeLabels: false,
+      nodeVersions: false,
+      kinds: ['NodeOverlay'],
+    });
+    const ofCluster = (clusterId: number | null) =>
+      createClusterSnapshotRepository(db).clusterObjectsAt(undefined, { clusterId })?.snapshot;
+    const byCluster = [ofCluster(1), ofCluster(2), ofCluster(null)];
     db.close();
+    // The snapshot's row gives the four labels the engine reads and the hostname; the stored one (arch) is not read.
+    expect(got?.objects.nodes[0].metadata.labels).toMatchObject({ 'kubernetes.io/arch': 'amd64' });
+    expect(light?.objects.nodes.map((n) => n.metadata.labels)).toEqual([
+      {
+        'node.kubernetes.io/instance-type': 'm5.large',
+        'karpenter.sh/capacity-type': 'on-demand',
+        'kubernetes.io/hostname': 'node-1',
+        'topology.kubernetes.io/zone': 'us-east-1a',
+        'karpenter.sh/nodepool': 'system',
+      },
+    ]);
+    expect(light?.nodePrices).toEqual(got?.nodePrices);
+    expect(light?.objects.nodePools).toEqual(got?.objects.nodePools);
+    expect(light?.gaps).toContain("Nodes: only their snapshot row's labels (a read without the stored labels)");
+    // Cluster 1 holds the one snapshot; cluster 2 none; null reads any cluster's.
+    expect(byCluster).toEqual([got?.snapshot, undefined, got?.snapshot]);
     expect(podless?.objects.pods).toEqual([]);
     expect({ ...podless, objects: { ...podless?.objects, pods: got?.objects.pods }, gaps: null }).toEqual({ ...got, gaps: null });
     expect(podless?.gaps).toContain('Pods: not read (a read without pods)');

@@ -134,6 +134,18 @@ export interface ClusterReadOptions {
    * read (150,000 rows and their specs).
    */
   pods?: boolean;
+  /**
+   * false: each node carries only the labels its snapshot row gives (NodePool, instance type, capacity type, zone,
+   * hostname) and no status.capacity: the stored labels (about 1.2 KB a node, 6 MB at the envelope) are not read or
+   * parsed. For readers that look at nodes only by those (the NodePools page's counts and prices).
+   */
+  nodeLabels?: boolean;
+  /** false: the Node versions (taints, cordon, allocatable as collected) are not read; each node has its NodePool's taints. */
+  nodeVersions?: boolean;
+  /** Only these of the other versioned kinds (PodDisruptionBudget, ..., NodeOverlay) are read; default: every one. */
+  kinds?: readonly string[];
+  /** The newest snapshot at or before `at` of this cluster (clusters.id); absent or null: of any cluster. */
+  clusterId?: number | null;
 }
 
 /** The versioned kinds read as they are (NodePools and Nodes are merged with their rows). */
@@ -141,15 +153,46 @@ const OTHER_KINDS = VERSIONED_KINDS.filter((k) => k !== 'NodePool' && k !== 'Nod
 
 export function createClusterSnapshotRepository(db: Db) {
   const snapshotAt = db.prepare(
-    'SELECT id, taken_at, currency, kinds_json FROM snapshots WHERE taken_at <= ? ORDER BY taken_at DESC LIMIT 1',
+    `SELECT id, taken_at, currency, kinds_json, cluster_id FROM snapshots
+     WHERE taken_at <= @at AND (@clusterId IS NULL OR cluster_id = @clusterId) ORDER BY taken_at DESC LIMIT 1`,
   );
   // What the node was then comes from the snapshot's own row (type, capacity type, allocatable, price); what never
   // changes (labels, zone, creation time, capacity) from nodes.
   const nodesOf = db.prepare(`
     SELECT sn.node_name AS name, sn.nodepool, sn.instance_type, sn.capacity_type, n.zone, n.instance_id, n.created_at,
            sn.alloc_cpu_m, sn.alloc_memory_b, sn.alloc_pods, sn.alloc_gpu, n.capacity_json, n.labels_json, sn.usd_per_hour, sn.price_source
-    FROM snapshot_nodes sn LEFT JOIN nodes n ON n.name = sn.node_name
-    WHERE sn.snapshot_id = ? ORDER BY sn.node_name`);
+    FROM snapshot_nodes sn LEFT JOIN nodes n ON n.name = sn.node_name AND n.cluster_id = @clusterId
+    WHERE sn.snapshot_id = @id ORDER BY sn.node_name`);
+  // The same without the stored labels and capacity (ClusterReadOptions.nodeLabels false).
+  const nodesLightOf = db.prepare(`
+    SELECT sn.node_name AS name, sn.nodepool, sn.instance_type, sn.capacity_type, n.zone, n.instance_id, n.created_at,
+           sn.alloc_cpu_m, sn.alloc_memory_b, sn.alloc_pods, sn.alloc_gpu, NULL AS capacity_json, NULL AS labels_json, sn.usd_per_hour, sn.price_source
+    FROM snapshot_nodes sn LEFT JOIN nodes n ON n.name = sn.node_name AND n.cluster_id = @clusterId
+    WHERE sn.snapshot_id = @id ORDER BY sn.node_name`);
+  // Both read as arrays: at 5,000 nodes better-sqlite3's object per row cost more than the query.
+  nodesOf.raw(true);
+  nodesLightOf.raw(true);
+  const nodeCol = Object.fromEntries(nodesOf.columns().map((c, i) => [c.name, i])) as Record<keyof RawNode, number>;
+  const rawNode = (a: unknown[]): RawNode => {
+    const c = nodeCol;
+    return {
+      name: a[c.name] as string,
+      nodepool: a[c.nodepool] as string | null,
+      instance_type: a[c.instance_type] as string,
+      capacity_type: a[c.capacity_type] as string,
+      zone: a[c.zone] as string | null,
+      instance_id: a[c.instance_id] as string | null,
+      created_at: a[c.created_at] as number | null,
+      alloc_cpu_m: a[c.alloc_cpu_m] as number,
+      alloc_memory_b: a[c.alloc_memory_b] as number,
+      alloc_pods: a[c.alloc_pods] as number,
+      alloc_gpu: a[c.alloc_gpu] as number,
+      capacity_json: a[c.capacity_json] as string | null,
+      labels_json: a[c.labels_json] as string | null,
+      usd_per_hour: a[c.usd_per_hour] as number | null,
+      price_source: a[c.price_source] as string | null,
+    };
+  };
   // A pod row is seen (listed) from first_seen to last_seen; bound for life once scheduled_at (NULL before 0019: bound
   // since first seen); finished from finished_at, and listed finished until its Job or node goes, as the API server
   // lists it (Karpenter sees it too: its finish restarts the node's consolidateAfter clock). Bound pods: through their
@@ -215,11 +258,13 @@ export function createClusterSnapshotRepository(db: Db) {
   return {
     /** The cluster at the newest snapshot at or before `at` (default: the newest), or null before any. */
     clusterObjectsAt(at: number = Number.MAX_SAFE_INTEGER, options: ClusterReadOptions = {}): ClusterSnapshot | null {
-      const s = snapshotAt.get(at) as { id: number; taken_at: number; currency: string; kinds_json: string | null } | undefined;
+      const s = snapshotAt.get({ at, clusterId: options.clusterId ?? null }) as
+        { id: number; taken_at: number; currency: string; kinds_json: string | null; cluster_id: number } | undefined;
       if (s === undefined) return null;
       const t = s.taken_at;
       const kinds = parse<SnapshotKinds>(s.kinds_json, null);
-      const rawNodes = nodesOf.all(s.id) as RawNode[];
+      const withLabels = options.nodeLabels !== false;
+      const rawNodes = ((withLabels ? nodesOf : nodesLightOf).all({ id: s.id, clusterId: s.cluster_id }) as unknown[][]).map(rawNode);
       const nodes: SnapshotNodeRow[] = rawNodes.map((r) => ({
         name: r.name,
         nodePool: r.nodepool === '' ? null : r.nodepool,
@@ -255,11 +300,13 @@ export function createClusterSnapshotRepository(db: Db) {
       );
       const objectsOf = (kind: string): StoredBody[] => versions.objectsAt(kind, t);
       const read = (kind: string): boolean => kinds?.[kind]?.state === 'ok';
+      const withNodeVersions = options.nodeVersions !== false;
+      const otherKinds = options.kinds === undefined ? OTHER_KINDS : OTHER_KINDS.filter((k) => options.kinds?.includes(k));
       const rows = {
         takenAt: t,
         kinds,
         nodes,
-        nodeSpecs: new Map(read('Node') ? objectsOf('Node').map((o) => [o.name, o.body] as const) : []),
+        nodeSpecs: new Map(withNodeVersions && read('Node') ? objectsOf('Node').map((o) => [o.name, o.body] as const) : []),
         pods,
         nodePools: read('NodePool') ? objectsOf('NodePool') : null,
         latestNodePools: (nodePools.all() as RawNodePool[]).map((r): NodePoolRecord => ({
@@ -279,10 +326,16 @@ export function createClusterSnapshotRepository(db: Db) {
           name: r.name,
           labels: parse<Record<string, string>>(r.labels_json, {}),
         })),
-        objects: Object.fromEntries(OTHER_KINDS.filter(read).map((k) => [k, objectsOf(k)])),
+        objects: Object.fromEntries(otherKinds.filter(read).map((k) => [k, objectsOf(k)])),
       };
       const { objects, gaps } = clusterObjectsFromRows(rows);
       if (!withPods) gaps.push('Pods: not read (a read without pods)');
+      if (!withLabels) gaps.push("Nodes: only their snapshot row's labels (a read without the stored labels)");
+      if (!withNodeVersions && read('Node')) gaps.push('Nodes: versions not read (a read without them; NodePool taints stand in)');
+      if (options.kinds !== undefined)
+        gaps.push(
+          `Not read (a read of ${otherKinds.join(', ') || 'no other kind'} only): ${OTHER_KINDS.filter((k) => !otherKinds.includes(k)).join(', ')}`,
+        );
       const nodePrices: Record<string, NodePrice> = {};
       for (const r of rawNodes)
         nodePrices[r.name] = {

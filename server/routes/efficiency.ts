@@ -53,6 +53,6 @@ export async function efficiencyRoutes(
         '`q` keeps the nodes whose name, NodeClaim, instance type, NodePool or zone contains the text (ASCII case-insensitive, `%` and `_` match themselves, at most 100 characters); paged by `limit` (1–5000, default 500) and `offset`. The CSV holds every matching node.',
       csv: { fileName: 'nodes', table: (b) => b.rows },
     },
-    (q, ctx) => efficiency.nodes(q, { allRows: ctx.csv }),
+    (q, ctx) => efficiency.nodes(q, { allRows: ctx.csv }, ctx.clusterId),
   );
 }

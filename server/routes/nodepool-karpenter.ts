@@ -14,6 +14,6 @@ export async function nodePoolKarpenterRoutes(app: FastifyInstance, opts: { node
         'Overlays change Karpenter’s decisions, not the bill: `usdPerHour` is the price the ledger bills, `karpenterUsdPerHour` the one Karpenter decides with (when its NodeOverlay feature gate is on). 404 before any snapshot.',
       errors: [404],
     },
-    (q) => opts.nodePoolKarpenter.setup(q),
+    (q, ctx) => opts.nodePoolKarpenter.setup(q, ctx.clusterId),
   );
 }
