@@ -49,6 +49,8 @@ const PER_NODE = new Set([
   'events',
   'disruptions',
   'cur_resource_daily',
+  'cur_resource_lines',
+  'cur_resource_keys',
 ]);
 const PER_NAMESPACE = new Set(['snapshot_namespaces', 'usage_namespaces', 'rollup_namespaces', 'cur_namespace_daily']);
 
