@@ -173,7 +173,8 @@ export function createUsageRepository(db: Db) {
   const bumpOomKills = db.prepare(`
     UPDATE usage_workload_hours SET oom_kills = oom_kills + 1
     WHERE hour_start = ? AND namespace = ? AND workload_kind = ? AND workload_name = ? AND container = ?`);
-  const pruneSamples = db.prepare('DELETE FROM usage_samples WHERE taken_at < ?');
+  // The rows under the usage_samples view (migration 0031).
+  const pruneSamples = db.prepare('DELETE FROM usage_sample_rows WHERE taken_at < ?');
   const setting = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
   const getSetting = db.prepare('SELECT value FROM settings WHERE key = ?').pluck();
 

@@ -138,3 +138,99 @@ FROM cur_resource_daily_0030 o JOIN cur_period_keys p ON p.source = o.source AND
 ORDER BY p.id, o.resource_id, o.cluster, o.nodepool, o.nodeclaim, o.attributed_by;
 INSERT INTO cur_resource_daily SELECT * FROM cur_resource_daily_0030 ORDER BY source, billing_period, day_ms, resource_id;
 DROP TABLE cur_resource_daily_0030;
+
+-- Narrow container samples (the same issue). usage_samples held, in every row of every snapshot, the container's
+-- namespace, workload, container, pod, node and NodePool as text, and two indexes (one over four of those texts): about
+-- 186 bytes a sample, 150,000 samples a snapshot at the envelope, 3.6 million in the 2 hours kept (0.62 GiB). What a
+-- workload's container is repeats in every sample; per sample only its pod, node and figures are its own. So:
+--   usage_sample_dims  what a container of a workload is: cluster, namespace, workload, container, NodePool, requests
+--                      and CPU limit — one row per distinct combination (a Deployment's replicas share one per NodePool)
+--   usage_sample_rows  per sample: snapshot and time, its usage_sample_dims row, the pod's name (only the part after
+--                      "<workload>-" when it starts so), its node (node_names, migration 0026), usage, and how long
+--                      before taken_at metrics-server measured it
+--   usage_samples      a view with the old table's columns (and sample_id), so every reader reads what it read; an INSTEAD OF trigger
+--                      takes the old INSERT (the collector, the bench's generator, tests). Deletes go to
+--                      usage_sample_rows (usage-repository's prune, the retention fold and snapshot rows).
+-- usage_samples_workload (namespace, kind, workload, container, time) had no reader left; the time index stays.
+-- A usage_sample_dims row no sample references any more is kept (a row per workload container and request change).
+
+ALTER TABLE usage_samples RENAME TO usage_samples_0030;
+DROP INDEX usage_samples_taken_at;
+DROP INDEX usage_samples_workload;
+
+CREATE TABLE usage_sample_dims (
+  id             INTEGER PRIMARY KEY,
+  cluster_id     INTEGER NOT NULL REFERENCES clusters(id),
+  namespace      TEXT NOT NULL,
+  workload_kind  TEXT NOT NULL,
+  workload_name  TEXT NOT NULL,
+  container      TEXT NOT NULL,
+  nodepool       TEXT,
+  req_cpu_m      INTEGER,
+  req_memory_b   INTEGER,
+  lim_cpu_m      INTEGER
+);
+CREATE INDEX usage_sample_dims_workload ON usage_sample_dims (namespace, workload_name, container);
+
+CREATE TABLE usage_sample_rows (
+  id                  INTEGER PRIMARY KEY,
+  snapshot_id         INTEGER NOT NULL REFERENCES snapshots(id),
+  taken_at            INTEGER NOT NULL,
+  dims_id             INTEGER NOT NULL REFERENCES usage_sample_dims(id),
+  pod                 TEXT,      -- NULL: the workload's name, '-' and pod_suffix
+  pod_suffix          TEXT,
+  node_id             INTEGER,   -- node_names.id; NULL: no node
+  cpu_m               REAL NOT NULL,
+  memory_b            INTEGER NOT NULL,
+  measured_before_ms  INTEGER NOT NULL,  -- taken_at - measured_at
+  window_ms           INTEGER NOT NULL
+);
+CREATE INDEX usage_sample_rows_taken_at ON usage_sample_rows (taken_at);
+
+CREATE VIEW usage_samples AS
+SELECT s.snapshot_id, s.taken_at, d.namespace, d.workload_kind, d.workload_name, d.container,
+       COALESCE(s.pod, d.workload_name || '-' || s.pod_suffix) AS pod, n.name AS node_name, d.nodepool, s.cpu_m, s.memory_b, d.req_cpu_m,
+       d.req_memory_b, s.taken_at - s.measured_before_ms AS measured_at, s.window_ms, d.lim_cpu_m, d.cluster_id, s.id AS sample_id
+FROM usage_sample_rows s JOIN usage_sample_dims d ON d.id = s.dims_id LEFT JOIN node_names n ON n.id = s.node_id;
+
+-- A DELETE through the view (the store bench's fill, tests): the sample's row. The product deletes from the table.
+CREATE TRIGGER usage_samples_delete INSTEAD OF DELETE ON usage_samples
+BEGIN
+  DELETE FROM usage_sample_rows WHERE id = OLD.sample_id;
+END;
+
+-- The old INSERT: the container's usage_sample_dims row and the node's name (made when new), then the sample. The
+-- cluster as the old default (1) when left out; a value the old NOT NULL refused fails the same way.
+CREATE TRIGGER usage_samples_insert INSTEAD OF INSERT ON usage_samples
+BEGIN
+  SELECT RAISE(ABORT, 'NOT NULL constraint failed: usage_samples')
+  WHERE NEW.snapshot_id IS NULL OR NEW.taken_at IS NULL OR NEW.namespace IS NULL OR NEW.workload_kind IS NULL OR NEW.workload_name IS NULL
+    OR NEW.container IS NULL OR NEW.pod IS NULL OR NEW.cpu_m IS NULL OR NEW.memory_b IS NULL OR NEW.measured_at IS NULL OR NEW.window_ms IS NULL;
+  INSERT INTO usage_sample_dims (cluster_id, namespace, workload_kind, workload_name, container, nodepool, req_cpu_m, req_memory_b, lim_cpu_m)
+  SELECT COALESCE(NEW.cluster_id, 1), NEW.namespace, NEW.workload_kind, NEW.workload_name, NEW.container, NEW.nodepool, NEW.req_cpu_m,
+         NEW.req_memory_b, NEW.lim_cpu_m
+  WHERE NOT EXISTS (
+    SELECT 1 FROM usage_sample_dims d WHERE d.namespace = NEW.namespace AND d.workload_name = NEW.workload_name AND d.container = NEW.container
+      AND d.workload_kind = NEW.workload_kind AND d.cluster_id = COALESCE(NEW.cluster_id, 1) AND d.nodepool IS NEW.nodepool
+      AND d.req_cpu_m IS NEW.req_cpu_m AND d.req_memory_b IS NEW.req_memory_b AND d.lim_cpu_m IS NEW.lim_cpu_m);
+  INSERT OR IGNORE INTO node_names (name) SELECT NEW.node_name WHERE NEW.node_name IS NOT NULL;
+  INSERT INTO usage_sample_rows (snapshot_id, taken_at, dims_id, pod, pod_suffix, node_id, cpu_m, memory_b, measured_before_ms, window_ms)
+  VALUES (NEW.snapshot_id, NEW.taken_at,
+    (SELECT d.id FROM usage_sample_dims d WHERE d.namespace = NEW.namespace AND d.workload_name = NEW.workload_name AND d.container = NEW.container
+       AND d.workload_kind = NEW.workload_kind AND d.cluster_id = COALESCE(NEW.cluster_id, 1) AND d.nodepool IS NEW.nodepool
+       AND d.req_cpu_m IS NEW.req_cpu_m AND d.req_memory_b IS NEW.req_memory_b AND d.lim_cpu_m IS NEW.lim_cpu_m
+     ORDER BY d.id LIMIT 1),
+    CASE WHEN length(NEW.pod) > length(NEW.workload_name) + 1 AND substr(NEW.pod, 1, length(NEW.workload_name) + 1) = NEW.workload_name || '-'
+         THEN NULL ELSE NEW.pod END,
+    CASE WHEN length(NEW.pod) > length(NEW.workload_name) + 1 AND substr(NEW.pod, 1, length(NEW.workload_name) + 1) = NEW.workload_name || '-'
+         THEN substr(NEW.pod, length(NEW.workload_name) + 2) END,
+    (SELECT id FROM node_names WHERE name = NEW.node_name),
+    NEW.cpu_m, NEW.memory_b, NEW.taken_at - NEW.measured_at, NEW.window_ms);
+END;
+
+INSERT INTO usage_samples (snapshot_id, taken_at, namespace, workload_kind, workload_name, container, pod, node_name, nodepool, cpu_m, memory_b,
+  req_cpu_m, req_memory_b, measured_at, window_ms, lim_cpu_m, cluster_id)
+SELECT snapshot_id, taken_at, namespace, workload_kind, workload_name, container, pod, node_name, nodepool, cpu_m, memory_b, req_cpu_m,
+  req_memory_b, measured_at, window_ms, lim_cpu_m, cluster_id
+FROM usage_samples_0030 ORDER BY rowid;
+DROP TABLE usage_samples_0030;

@@ -8,13 +8,13 @@ import { createCurRepository } from './cur-repository.js';
 import { createRetentionPruneRepository } from './retention-prune-repository.js';
 
 /*
- * Migration 0031 (narrow CUR resource days): a file written before it reads the same rows through the
+ * Migration 0031, part one (narrow CUR resource days): a file written before it reads the same rows through the
  * cur_resource_daily view after it, value for value and type for type — the figures stored as NULL when they equal
  * unblended (or amortized) read back as they were, and those that differ (a Savings Plan covered line: amortized is
  * the SP's effective cost, unblended 0) keep their own; a period replaced or pruned leaves no rows of its own.
  */
 
-const dir = mkdtempSync(join(tmpdir(), 'ledger-cur-days-'));
+const dir = mkdtempSync(join(tmpdir(), 'ledger-0031-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const COLUMNS = `source, billing_period, day, day_ms, resource_id, line_item_type, usage_type, product_code, operation, category, cluster,
@@ -291,5 +291,157 @@ describe('migration 0031: narrow CUR resource days', () => {
     expect(counts()).toEqual([0, 0, 0]);
     expect(db.prepare('SELECT COUNT(*) FROM cur_periods').pluck().get()).toBe(0);
     db.close();
+  });
+});
+
+/*
+ * Part two (narrow container samples): a 0030 file's samples read back through the usage_samples view as they were,
+ * value for value and type for type — a Deployment's pod (stored as the part after "<workload>-"), a StatefulSet's
+ * ("db-0"), a bare pod named as its workload (kept whole), one without a node, NodePool or requests; the prune and the
+ * fold's delete by time go to the rows.
+ */
+const T = Date.parse('2026-03-02T10:00:00Z');
+const SAMPLE_COLUMNS = `snapshot_id, taken_at, namespace, workload_kind, workload_name, container, pod, node_name, nodepool, cpu_m, memory_b,
+  req_cpu_m, req_memory_b, measured_at, window_ms, lim_cpu_m, cluster_id`;
+const sampleNames = SAMPLE_COLUMNS.split(',').map((c) => c.trim());
+const readSamples = (db: Database.Database) =>
+  db
+    .prepare(
+      `SELECT ${sampleNames.map((c) => `${c}, typeof(${c}) AS ${c}_type`).join(', ')} FROM usage_samples
+       ORDER BY taken_at, namespace, workload_name, container, pod`,
+    )
+    .all();
+type Sample = (string | number | null)[];
+const SAMPLES: Sample[] = [
+  [
+    1,
+    T,
+    'shop',
+    'Deployment',
+    'web',
+    'app',
+    'web-7d9f8b6c5-x2k4q',
+    'ip-10-0-1-5.ec2.internal',
+    'general',
+    123.456789,
+    104857600,
+    250,
+    268435456,
+    T - 12_000,
+    15_000,
+    1000,
+    1,
+  ],
+  [
+    1,
+    T,
+    'shop',
+    'Deployment',
+    'web',
+    'app',
+    'web-7d9f8b6c5-p9z7m',
+    'ip-10-0-1-6.ec2.internal',
+    'general',
+    80,
+    99614720,
+    250,
+    268435456,
+    T - 11_500,
+    15_000,
+    1000,
+    1,
+  ],
+  [
+    1,
+    T,
+    'shop',
+    'Deployment',
+    'web',
+    'envoy',
+    'web-7d9f8b6c5-x2k4q',
+    'ip-10-0-1-5.ec2.internal',
+    'general',
+    3.25,
+    20971520,
+    50,
+    67108864,
+    T - 12_000,
+    15_000,
+    null,
+    1,
+  ],
+  [
+    1,
+    T,
+    'data',
+    'StatefulSet',
+    'db',
+    'postgres',
+    'db-0',
+    'ip-10-0-1-6.ec2.internal',
+    'general',
+    950.5,
+    2147483648,
+    1000,
+    4294967296,
+    T - 9_000,
+    30_000,
+    2000,
+    1,
+  ],
+  [1, T, 'ops', 'Pod', 'debug-shell', 'shell', 'debug-shell', null, null, 0.5, 1048576, null, null, T - 14_000, 15_000, null, 1],
+  [
+    2,
+    T + 300_000,
+    'shop',
+    'Deployment',
+    'web',
+    'app',
+    'web-7d9f8b6c5-x2k4q',
+    'ip-10-0-1-5.ec2.internal',
+    'general',
+    130.1,
+    104857600,
+    250,
+    268435456,
+    T + 300_000 - 12_000,
+    15_000,
+    1000,
+    1,
+  ],
+];
+
+describe('migration 0031: narrow container samples', () => {
+  it('migrates a 0030 file in place: every sample reads back as it was, type for type', () => {
+    const path = join(dir, 'samples.db');
+    const db = new Database(path);
+    migrate(
+      db,
+      loadMigrations().filter((m) => m.version <= 30),
+    );
+    const snap = db.prepare('INSERT INTO snapshots (id, taken_at, node_count, pod_count) VALUES (?, ?, 2, 4)');
+    snap.run(1, T);
+    snap.run(2, T + 300_000);
+    const row = db.prepare(`INSERT INTO usage_samples (${SAMPLE_COLUMNS}) VALUES (${sampleNames.map(() => '?').join(', ')})`);
+    for (const r of SAMPLES) row.run(...r);
+    const before = readSamples(db);
+    expect(before).toHaveLength(SAMPLES.length);
+    db.close();
+    const after = openDb({ path });
+    expect(readSamples(after)).toEqual(before);
+    // Stored narrow: a Deployment's pod by its suffix, the bare pod whole; one dims row per container, NodePool and requests.
+    expect(after.prepare('SELECT pod, pod_suffix FROM usage_sample_rows ORDER BY id').raw().all()).toEqual([
+      [null, '7d9f8b6c5-x2k4q'],
+      [null, '7d9f8b6c5-p9z7m'],
+      [null, '7d9f8b6c5-x2k4q'],
+      [null, '0'],
+      ['debug-shell', null],
+      [null, '7d9f8b6c5-x2k4q'],
+    ]);
+    expect(after.prepare('SELECT COUNT(*) FROM usage_sample_dims').pluck().get()).toBe(4);
+    // The repository's prune (by time) and a DELETE through the view both reach the rows.
+    after.prepare('DELETE FROM usage_samples WHERE pod = ?').run('db-0');
+    expect(after.prepare('SELECT COUNT(*) FROM usage_sample_rows').pluck().get()).toBe(5);
+    after.close();
   });
 });
