@@ -22,7 +22,7 @@ export const METRICS_STATUS_SETTING = 'usage.metrics-server';
 export const PROMETHEUS_STATUS_SETTING = 'usage.prometheus';
 
 /**
- * Container samples are kept 2 hours behind the newest snapshot (issue 24): an hour is rolled up into
+ * Container samples (and per-node usage) are kept 2 hours behind the newest snapshot (issue 24): an hour is rolled up into
  * usage_workload_hours at the first snapshot of the next, so nothing is lost to the right-sizing percentiles; what
  * reads older samples is only the Workloads page's placement and per-node usage at an `at` in the past (empty beyond
  * the retention, as it was beyond 3 days before). At the envelope (150,000 samples a snapshot) 3 days were ~23 GiB.
@@ -175,6 +175,13 @@ export function createUsageRepository(db: Db) {
     WHERE hour_start = ? AND namespace = ? AND workload_kind = ? AND workload_name = ? AND container = ?`);
   // The rows under the usage_samples view (migration 0031).
   const pruneSamples = db.prepare('DELETE FROM usage_sample_rows WHERE taken_at < ?');
+  // Per-node usage goes with the samples (issue 24): no page reads it (node usage per NodePool, usage_nodepools, is
+  // what the efficiency chart reads, kept with the 5-minute rows); at the envelope 14 days of it were 0.68 GiB. Only
+  // 5-minute snapshots have it (a fold deletes it), each found by its key.
+  const pruneNodeUsage = db.prepare(`
+    DELETE FROM usage_node_rows WHERE snapshot_id IN (
+      SELECT s.id FROM snapshots s WHERE s.taken_at < ? AND s.fold_ms IS NULL
+        AND EXISTS (SELECT 1 FROM usage_node_rows u WHERE u.snapshot_id = s.id))`);
   const setting = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
   const getSetting = db.prepare('SELECT value FROM settings WHERE key = ?').pluck();
 
@@ -288,7 +295,9 @@ export function createUsageRepository(db: Db) {
     }
     const current = hourStart(takenAt);
     for (const hour of openHoursBefore.all(current) as number[]) finalizeHour(hour);
-    pruneSamples.run(Math.min(takenAt - w.retentionMs, current));
+    const cut = Math.min(takenAt - w.retentionMs, current);
+    pruneSamples.run(cut);
+    pruneNodeUsage.run(cut);
   };
 
   const rollupRow = (r: Record<string, unknown>): StoredWorkloadHour => ({
@@ -446,6 +455,11 @@ export function createUsageRepository(db: Db) {
     },
 
     /** Container samples kept now (what retention prunes). */
+    /** Container samples and per-node usage taken before `cutMs` deleted, as each snapshot's write does (the store bench's fill). */
+    pruneBefore: (cutMs: number): void => {
+      pruneSamples.run(cutMs);
+      pruneNodeUsage.run(cutMs);
+    },
     sampleCount: (): number => db.prepare('SELECT COUNT(*) FROM usage_samples').pluck().get() as number,
   };
 }
