@@ -247,6 +247,21 @@ describe('migration 0031: narrow CUR resource days', () => {
     ]);
     // A resource per period and source: i-0aaa twice (two sources), four others.
     expect(after.prepare('SELECT COUNT(*) FROM cur_resource_keys').pluck().get()).toBe(5);
+    // What Explain reads, through the repository: the batch NodePool's 1 March is the SP covered line and its negation,
+    // amortized 11.10 + 0 against unblended 16.32 - 16.32 (the rows above, by hand); the day of every resource of
+    // source a: amortized 2.304 + 11.1 + 0 + 2 = 15.404, net unblended 2.304 + 16.32 - 16.32 + 2 = 4.304.
+    const cur = createCurRepository(after);
+    const batch = cur.resourceDays({ fromMs: D1, toMs: D2, source: 's3://cur/a' }, { nodePool: 'batch' });
+    expect(batch.map((r) => [r.lineItemType, r.unblendedUsd, r.amortizedUsd, r.netAmortizedUsd, r.publicOnDemandUsd])).toEqual([
+      ['SavingsPlanCoveredUsage', 16.32, 11.1, 11.1, 16.32],
+      ['SavingsPlanNegation', -16.32, 0, 0, 0],
+    ]);
+    const day = cur.resourceDays({ fromMs: D1, toMs: D2, source: 's3://cur/a' });
+    expect(day.reduce((a, r) => a + r.amortizedUsd, 0)).toBeCloseTo(15.404, 12);
+    expect(day.reduce((a, r) => a + r.netUnblendedUsd, 0)).toBeCloseTo(4.304, 12);
+    expect(
+      cur.resourceDays({ fromMs: D1, toMs: D2 + 86_400_000, source: 's3://cur/a' }, { resourceId: 'i-0aaa' }).map((r) => r.netAmortizedUsd),
+    ).toEqual([2.304, 2.1]);
     after.close();
   });
 
