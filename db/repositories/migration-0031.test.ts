@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadMigrations, migrate, openDb } from '../open-db.js';
 import { createCurRepository } from './cur-repository.js';
 import { createRetentionPruneRepository } from './retention-prune-repository.js';
+import { createSampleRowsWriter } from './usage-sample-rows.js';
 
 /*
  * Migration 0031, part one (narrow CUR resource days): a file written before it reads the same rows through the
@@ -458,5 +459,51 @@ describe('migration 0031: narrow container samples', () => {
     after.prepare('DELETE FROM usage_samples WHERE pod = ?').run('db-0');
     expect(after.prepare('SELECT COUNT(*) FROM usage_sample_rows').pluck().get()).toBe(5);
     after.close();
+  });
+});
+
+describe("the collector's sample writer (usage-sample-rows.ts)", () => {
+  it('writes what the usage_samples view’s INSERT writes, row for row', () => {
+    const viaView = openDb({ path: join(dir, 'samples-view.db') });
+    const viaWriter = openDb({ path: join(dir, 'samples-writer.db') });
+    for (const db of [viaView, viaWriter]) {
+      const snap = db.prepare('INSERT INTO snapshots (id, taken_at, node_count, pod_count) VALUES (?, ?, 2, 4)');
+      snap.run(1, T);
+      snap.run(2, T + 300_000);
+    }
+    const row = viaView.prepare(`INSERT INTO usage_samples (${SAMPLE_COLUMNS}) VALUES (${sampleNames.map(() => '?').join(', ')})`);
+    for (const r of SAMPLES) row.run(...r);
+    const write = createSampleRowsWriter(viaWriter);
+    for (const id of [1, 2]) {
+      const of = SAMPLES.filter((r) => r[0] === id);
+      write(
+        id,
+        of[0][1] as number,
+        of.map((r) => ({
+          namespace: r[2] as string,
+          workloadKind: r[3] as string,
+          workloadName: r[4] as string,
+          container: r[5] as string,
+          pod: r[6] as string,
+          nodeName: r[7] as string | null,
+          nodePool: r[8] as string | null,
+          cpuMillicores: r[9] as number,
+          memoryBytes: r[10] as number,
+          requestCpuMillicores: r[11] as number | null,
+          requestMemoryBytes: r[12] as number | null,
+          measuredAt: r[13] as number,
+          windowMs: r[14] as number,
+          limitCpuMillicores: r[15] as number | null,
+        })),
+      );
+    }
+    const stored = (db: Database.Database) => db.prepare('SELECT * FROM usage_sample_rows ORDER BY id').all();
+    expect(readSamples(viaWriter)).toEqual(readSamples(viaView));
+    expect(stored(viaWriter)).toEqual(stored(viaView));
+    expect(viaWriter.prepare('SELECT * FROM usage_sample_dims ORDER BY id').all()).toEqual(
+      viaView.prepare('SELECT * FROM usage_sample_dims ORDER BY id').all(),
+    );
+    viaView.close();
+    viaWriter.close();
   });
 });

@@ -1,4 +1,5 @@
 import type { Db } from '../open-db.js';
+import { createSampleRowsWriter } from './usage-sample-rows.js';
 import type {
   NamespaceUsageRow as SnapshotNamespaceUsage,
   NodePoolUsageRow as SnapshotNodePoolUsage,
@@ -116,10 +117,7 @@ export function createUsageRepository(db: Db) {
   const insertUsageSnapshot = db.prepare(
     'INSERT INTO usage_snapshots (snapshot_id, taken_at, state, message, pods_with_usage) VALUES (?, ?, ?, ?, ?)',
   );
-  const insertSample = db.prepare(`
-    INSERT INTO usage_samples (snapshot_id, taken_at, namespace, workload_kind, workload_name, container, pod, node_name, nodepool,
-      cpu_m, memory_b, req_cpu_m, req_memory_b, lim_cpu_m, measured_at, window_ms)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const writeSamples = createSampleRowsWriter(db);
   const insertNamespace = db.prepare(`
     INSERT INTO usage_namespaces (snapshot_id, taken_at, namespace, nodepool, pods, pods_with_usage, req_cpu_m, req_memory_b,
       req_cpu_m_with_usage, req_memory_b_with_usage, usage_cpu_m, usage_memory_b)
@@ -213,26 +211,8 @@ export function createUsageRepository(db: Db) {
       rows.podsWithUsage,
     );
     setting.run(METRICS_STATUS_SETTING, JSON.stringify(w.status));
-    for (const s of rows.samples) {
-      insertSample.run(
-        snapshotId,
-        takenAt,
-        s.namespace,
-        s.workloadKind,
-        s.workloadName,
-        s.container,
-        s.pod,
-        s.nodeName,
-        s.nodePool,
-        s.cpuMillicores,
-        s.memoryBytes,
-        s.requestCpuMillicores,
-        s.requestMemoryBytes,
-        s.limitCpuMillicores ?? null,
-        s.measuredAt,
-        s.windowMs,
-      );
-    }
+    // Written to migration 0031's narrow rows directly (the usage_samples view's trigger does the same per row, slower).
+    writeSamples(snapshotId, takenAt, rows.samples);
     if (rows.sampleCount > 0) noteHour.run(hourStart(takenAt));
     for (const n of rows.namespaces) {
       insertNamespace.run(
