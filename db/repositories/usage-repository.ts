@@ -175,11 +175,12 @@ export function createUsageRepository(db: Db) {
   const pruneSamples = db.prepare('DELETE FROM usage_sample_rows WHERE taken_at < ?');
   // Per-node usage goes with the samples (issue 24): no page reads it (node usage per NodePool, usage_nodepools, is
   // what the efficiency chart reads, kept with the 5-minute rows); at the envelope 14 days of it were 0.68 GiB. Only
-  // 5-minute snapshots have it (a fold deletes it), each found by its key.
+  // 5-minute snapshots have it (a fold deletes it), each found by its key; at most 12 snapshots' worth a write, so a
+  // ledger of 14 days of it (before issue 24's cut) sheds it over its next snapshots, not in one long transaction.
   const pruneNodeUsage = db.prepare(`
     DELETE FROM usage_node_rows WHERE snapshot_id IN (
       SELECT s.id FROM snapshots s WHERE s.taken_at < ? AND s.fold_ms IS NULL
-        AND EXISTS (SELECT 1 FROM usage_node_rows u WHERE u.snapshot_id = s.id))`);
+        AND EXISTS (SELECT 1 FROM usage_node_rows u WHERE u.snapshot_id = s.id) ORDER BY s.taken_at LIMIT 12)`);
   const setting = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
   const getSetting = db.prepare('SELECT value FROM settings WHERE key = ?').pluck();
 
@@ -438,7 +439,7 @@ export function createUsageRepository(db: Db) {
     /** Container samples and per-node usage taken before `cutMs` deleted, as each snapshot's write does (the store bench's fill). */
     pruneBefore: (cutMs: number): void => {
       pruneSamples.run(cutMs);
-      pruneNodeUsage.run(cutMs);
+      while (pruneNodeUsage.run(cutMs).changes > 0);
     },
     sampleCount: (): number => db.prepare('SELECT COUNT(*) FROM usage_samples').pluck().get() as number,
   };
