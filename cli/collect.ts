@@ -50,14 +50,14 @@ us-east-1, or cn-northwest-1 for China; EC2 in the cluster's region.
                     exit code 1 if another collector takes the database over (this one silent for over 2 minutes)
   --interval 5m     time between snapshots with --watch
   --usage-retention 2h
-                    how long per-container usage samples (metrics.k8s.io, read with every snapshot) are kept; hourly
+                    how long per-container usage samples and per-node usage (metrics.k8s.io, read with every snapshot) are kept; hourly
                     rollups per workload (what right-sizing reads) are kept with the rest of the history (at least 2h:
                     an hour is rolled up when it is over)
-  --hourly-retention 90d
+  --hourly-retention 30d
                     how long hourly rows are kept; older ones are folded into one per UTC day (time-weighted: every
                     figure over whole days is unchanged)
   --raw-retention 14d
-                    how long 5-minute snapshots (per node, per NodePool and namespace, usage) are kept; older ones
+                    how long 5-minute snapshots (per node, per NodePool and namespace, usage per NodePool and namespace) are kept; older ones
                     are folded into one per UTC hour (time-weighted: every figure over whole hours is unchanged).
                     Stored in the database: later runs without the flag keep it (h, d, w; at least 2h)
   --retention 13mo  how long everything is kept: hourly snapshots, rollups, events, disruptions, bills, CUR rows,
@@ -137,7 +137,7 @@ export interface CollectOptions {
   usageRetentionMs?: number;
   /** --raw-retention and --retention as given (absent: the stored settings, else 14d and 13mo). */
   rawRetention?: string;
-  /** --hourly-retention as given (absent: the stored setting, else 90d). */
+  /** --hourly-retention as given (absent: the stored setting, else 30d). */
   hourlyRetention?: string;
   retention?: string;
   /** Base URL of a Prometheus-compatible HTTP API to backfill usage history from; absent: none. */

@@ -21,7 +21,7 @@ export interface RetentionPeriod {
 export const DEFAULT_RAW_RETENTION = '14d';
 export const DEFAULT_RETENTION = '13mo';
 /** Hourly rows older than this are folded into one per UTC day (issue 24: a 13-month store at the envelope in 4 GB). */
-export const DEFAULT_HOURLY_RETENTION = '90d';
+export const DEFAULT_HOURLY_RETENTION = '30d';
 /** An hour is folded once it is over and its usage rolled up: raw rows must outlive it by an hour at least. */
 export const MIN_RAW_RETENTION_MS = 2 * HOUR_MS;
 /** Less than a day would leave no day whole for the bill to compare with. */
@@ -89,7 +89,8 @@ export function retentionSettings(raw: string | undefined, keep: string | undefi
     throw new RetentionSettingError(
       `--raw-retention (${rawText}) must not be longer than --retention (${keepText}): 5-minute rows are folded into hourly ones, never kept past the hourly ones`,
     );
-  // Not given: 90 days, or the raw retention when that is longer (5-minute rows then fold straight on to days).
+  // Not given: 30 days (issue 24: 90 left the 13-month envelope store over 4 GB), or the raw retention when that is
+  // longer (5-minute rows then fold straight on to days).
   const defaultHourly = parseRetentionPeriod(DEFAULT_HOURLY_RETENTION) as RetentionPeriod;
   const hourlyText = hourly ?? (approxMs(r) > approxMs(defaultHourly) ? rawText : DEFAULT_HOURLY_RETENTION);
   const hr = parseRetentionPeriod(hourlyText);

@@ -268,11 +268,27 @@ const sourceFilter = (alias: string): string =>
   `((@source IS NULL AND EXISTS (SELECT 1 FROM (${LATEST_SOURCE}) s WHERE s.source = ${alias}.source
       AND s.billing_period = ${alias}.billing_period)) OR ${alias}.source = @source)`;
 
+/**
+ * A period's resource days in migration 0031's tables, in the order they go: lines, resource keys, the period's key
+ * (each a DELETE with a LIMIT, for the retention prune's batches; `@limit` -1 is every row).
+ */
+export const CUR_RESOURCE_DELETES = [
+  `DELETE FROM cur_resource_lines WHERE resource_key IN (SELECT r.id FROM cur_resource_keys r JOIN cur_period_keys p ON p.id = r.period_id
+     WHERE p.source = @source AND p.billing_period = @period) LIMIT @limit`,
+  `DELETE FROM cur_resource_keys WHERE period_id IN (SELECT id FROM cur_period_keys WHERE source = @source AND billing_period = @period)
+     LIMIT @limit`,
+  'DELETE FROM cur_period_keys WHERE source = @source AND billing_period = @period LIMIT @limit',
+] as const;
+
 export function createCurRepository(db: Db) {
   const deletePeriod = db.prepare('DELETE FROM cur_periods WHERE source = ? AND billing_period = ?');
-  const deleteRows = ['cur_files', 'cur_nodepool_daily', 'cur_namespace_daily', 'cur_resource_daily'].map((t) =>
-    db.prepare(`DELETE FROM ${t} WHERE source = ? AND billing_period = ?`),
-  );
+  // Resource days (migration 0031: cur_resource_daily is a view) from their tables: lines, resource keys, the period's key.
+  const deleteRows = [
+    ...['cur_files', 'cur_nodepool_daily', 'cur_namespace_daily'].map(
+      (t) => `DELETE FROM ${t} WHERE source = @source AND billing_period = @period`,
+    ),
+    ...CUR_RESOURCE_DELETES.map((d) => d.replace('LIMIT @limit', '')),
+  ].map((sql) => db.prepare(sql));
   const insertPeriod = db.prepare(`INSERT INTO cur_periods (source, billing_period, period_start_ms, imported_at, files,
       cur_rows, unblended_usd, amortized_usd, unattributed_lines, unattributed_usd, nodeclaim_filled_lines, split_lines,
       manifest_execution_id)
@@ -367,7 +383,7 @@ export function createCurRepository(db: Db) {
       return f();
     };
     try {
-      for (const stmt of deleteRows) stmt.run(key.source, key.billingPeriod);
+      for (const stmt of deleteRows) stmt.run({ source: key.source, period: key.billingPeriod });
       deletePeriod.run(key.source, key.billingPeriod);
       insertPeriod.run({
         ...key,

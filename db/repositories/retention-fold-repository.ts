@@ -172,8 +172,9 @@ export function createRetentionFoldRepository(db: Db) {
         alloc_cpu_m = (SELECT TOTAL(p.alloc_cpu_m) FROM snapshot_nodepools p WHERE p.snapshot_id = @j AND p.nodepool = usage_nodepools.nodepool),
         alloc_memory_b = (SELECT TOTAL(p.alloc_memory_b) FROM snapshot_nodepools p WHERE p.snapshot_id = @j AND p.nodepool = usage_nodepools.nodepool)
       WHERE snapshot_id = @j`),
-    // By time: usage_samples has no index on snapshot_id (a sample's taken_at is its snapshot's).
-    db.prepare('DELETE FROM usage_samples WHERE taken_at = @t'),
+    // By time: usage_sample_rows (under the usage_samples view, migration 0031) has no index on snapshot_id (a sample's
+    // taken_at is its snapshot's).
+    db.prepare('DELETE FROM usage_sample_rows WHERE taken_at = @t'),
     db.prepare('DELETE FROM usage_node_rows WHERE snapshot_id = @j'),
   ];
 

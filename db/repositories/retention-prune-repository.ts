@@ -1,6 +1,7 @@
 import type { Db } from '../open-db.js';
 import { DAY_MS, HOUR_MS, WEEK_MS } from '../../core/time.js';
 import { createAlertPruneSteps } from './alert-prune-steps.js';
+import { CUR_RESOURCE_DELETES } from './cur-repository.js';
 import { assertKnownSnapshotChildren, createSnapshotRowsDeleter, withoutForeignKeys } from './retention-snapshot-rows.js';
 
 /**
@@ -75,9 +76,13 @@ export function createRetentionPruneRepository(db: Db) {
   });
 
   const curPeriodBefore = db.prepare('SELECT source, billing_period AS period FROM cur_periods WHERE billing_period < ? LIMIT 1');
-  const curTables = ['cur_resource_daily', 'cur_namespace_daily', 'cur_nodepool_daily', 'cur_files'].map((t) =>
-    db.prepare(`DELETE FROM ${t} WHERE source = @source AND billing_period = @period LIMIT @limit`),
-  );
+  // Resource days from migration 0031's tables (cur_resource_daily is a view over them).
+  const curTables = [
+    ...CUR_RESOURCE_DELETES,
+    ...['cur_namespace_daily', 'cur_nodepool_daily', 'cur_files'].map(
+      (t) => `DELETE FROM ${t} WHERE source = @source AND billing_period = @period LIMIT @limit`,
+    ),
+  ].map((sql) => db.prepare(sql));
   const deleteCurPeriod = db.prepare('DELETE FROM cur_periods WHERE source = @source AND billing_period = @period');
   /** A billing period wholly before the cut's month, its daily rows in batches, its own row last. */
   const cur = tx((cutMs: number, limit: number): PruneBatch => {

@@ -325,7 +325,8 @@ describe('a retention pass past the horizon', () => {
   afterAll(() => db.close());
 
   it('deletes what is older than the horizon, keeps what is newer, and hands the pages back', async () => {
-    const settings = retentionSettings('1d', '8w');
+    // Hourly snapshots kept past the horizon (90d, the default until issue 24's store cut): this pass folds hours and deletes, no day fold.
+    const settings = retentionSettings('1d', '8w', '90d');
     const pagesBefore = db.pragma('page_count', { simple: true }) as number;
     const pass = await runRetentionPass(db, settings, { now, budgetMs: Number.POSITIVE_INFINITY });
     expect(pass).toMatchObject({ error: null, folded: 24 * 4, pending: 0, horizonMs: T0 + 4 * WEEK_MS });

@@ -18,8 +18,8 @@ export const SNAPSHOT_CHILDREN: Readonly<Record<string, string>> = {
   snapshot_node_rows: 'DELETE FROM snapshot_node_rows WHERE snapshot_id = @j',
   snapshot_nodepools: 'DELETE FROM snapshot_nodepools WHERE snapshot_id = @j',
   snapshot_namespaces: 'DELETE FROM snapshot_namespaces WHERE snapshot_id = @j',
-  // A sample's taken_at is its snapshot's, and indexed (its snapshot_id is not).
-  usage_samples: 'DELETE FROM usage_samples WHERE taken_at = @t',
+  // A sample's taken_at is its snapshot's, and indexed (its snapshot_id is not); the rows under the usage_samples view (0031).
+  usage_sample_rows: 'DELETE FROM usage_sample_rows WHERE taken_at = @t',
   usage_node_rows: 'DELETE FROM usage_node_rows WHERE snapshot_id = @j',
   usage_snapshots: 'DELETE FROM usage_snapshots WHERE snapshot_id = @j',
   usage_namespaces: 'DELETE FROM usage_namespaces WHERE snapshot_id = @j',

@@ -304,15 +304,23 @@ describe('usage storage with each snapshot (real SQLite file)', () => {
     expect(repo.prometheusStatus()).toMatchObject({ rollupsWritten: 1, ok: true });
   });
 
-  it('prunes samples past the retention, never an hour not rolled up yet', () => {
+  it('prunes samples (and per-node usage) past the retention, never an hour not rolled up yet', () => {
     expect(repo.sampleCount()).toBeGreaterThan(20);
     // Retention of 30 minutes at 11:05: samples before 10:35 go (10:00 is rolled up), 10:35 to 11:05 stay.
     write(db, T0 + H + 5 * MIN, 100, oomAt, 30 * MIN);
     const kept = db.prepare('SELECT DISTINCT taken_at FROM usage_samples ORDER BY taken_at').pluck().all();
     expect(kept).toEqual([35, 40, 45, 50, 55, 60, 65].map((m) => T0 + m * MIN));
+    // Per-node usage goes with the samples (issue 24: no page reads it), snapshot by snapshot.
+    const nodeUsageAt = () =>
+      db
+        .prepare('SELECT DISTINCT s.taken_at FROM usage_nodes u JOIN snapshots s ON s.id = u.snapshot_id ORDER BY s.taken_at')
+        .pluck()
+        .all();
+    expect(nodeUsageAt()).toEqual(kept);
     // A retention shorter than the open hour never cuts into it: 1 minute at 11:10 keeps 11:00 onwards.
     write(db, T0 + H + 10 * MIN, 100, oomAt, MIN);
     expect(db.prepare('SELECT MIN(taken_at) FROM usage_samples').pluck().get()).toBe(T0 + H);
+    expect(nodeUsageAt()[0]).toBe(T0 + H);
     // The rolled-up hour is untouched.
     expect(repo.workloadHours({ fromMs: T0, toMs: T0 + H }).find((r) => r.workloadName === 'web')?.samples).toBe(12);
   });

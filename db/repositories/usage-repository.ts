@@ -1,4 +1,5 @@
 import type { Db } from '../open-db.js';
+import { createSampleRowsWriter } from './usage-sample-rows.js';
 import type {
   NamespaceUsageRow as SnapshotNamespaceUsage,
   NodePoolUsageRow as SnapshotNodePoolUsage,
@@ -22,7 +23,7 @@ export const METRICS_STATUS_SETTING = 'usage.metrics-server';
 export const PROMETHEUS_STATUS_SETTING = 'usage.prometheus';
 
 /**
- * Container samples are kept 2 hours behind the newest snapshot (issue 24): an hour is rolled up into
+ * Container samples (and per-node usage) are kept 2 hours behind the newest snapshot (issue 24): an hour is rolled up into
  * usage_workload_hours at the first snapshot of the next, so nothing is lost to the right-sizing percentiles; what
  * reads older samples is only the Workloads page's placement and per-node usage at an `at` in the past (empty beyond
  * the retention, as it was beyond 3 days before). At the envelope (150,000 samples a snapshot) 3 days were ~23 GiB.
@@ -116,10 +117,7 @@ export function createUsageRepository(db: Db) {
   const insertUsageSnapshot = db.prepare(
     'INSERT INTO usage_snapshots (snapshot_id, taken_at, state, message, pods_with_usage) VALUES (?, ?, ?, ?, ?)',
   );
-  const insertSample = db.prepare(`
-    INSERT INTO usage_samples (snapshot_id, taken_at, namespace, workload_kind, workload_name, container, pod, node_name, nodepool,
-      cpu_m, memory_b, req_cpu_m, req_memory_b, lim_cpu_m, measured_at, window_ms)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const writeSamples = createSampleRowsWriter(db);
   const insertNamespace = db.prepare(`
     INSERT INTO usage_namespaces (snapshot_id, taken_at, namespace, nodepool, pods, pods_with_usage, req_cpu_m, req_memory_b,
       req_cpu_m_with_usage, req_memory_b_with_usage, usage_cpu_m, usage_memory_b)
@@ -173,7 +171,16 @@ export function createUsageRepository(db: Db) {
   const bumpOomKills = db.prepare(`
     UPDATE usage_workload_hours SET oom_kills = oom_kills + 1
     WHERE hour_start = ? AND namespace = ? AND workload_kind = ? AND workload_name = ? AND container = ?`);
-  const pruneSamples = db.prepare('DELETE FROM usage_samples WHERE taken_at < ?');
+  // The rows under the usage_samples view (migration 0031).
+  const pruneSamples = db.prepare('DELETE FROM usage_sample_rows WHERE taken_at < ?');
+  // Per-node usage goes with the samples (issue 24): no page reads it (node usage per NodePool, usage_nodepools, is
+  // what the efficiency chart reads, kept with the 5-minute rows); at the envelope 14 days of it were 0.68 GiB. Only
+  // 5-minute snapshots have it (a fold deletes it), each found by its key; at most 12 snapshots' worth a write, so a
+  // ledger of 14 days of it (before issue 24's cut) sheds it over its next snapshots, not in one long transaction.
+  const pruneNodeUsage = db.prepare(`
+    DELETE FROM usage_node_rows WHERE snapshot_id IN (
+      SELECT s.id FROM snapshots s WHERE s.taken_at < ? AND s.fold_ms IS NULL
+        AND EXISTS (SELECT 1 FROM usage_node_rows u WHERE u.snapshot_id = s.id) ORDER BY s.taken_at LIMIT 12)`);
   const setting = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
   const getSetting = db.prepare('SELECT value FROM settings WHERE key = ?').pluck();
 
@@ -205,26 +212,8 @@ export function createUsageRepository(db: Db) {
       rows.podsWithUsage,
     );
     setting.run(METRICS_STATUS_SETTING, JSON.stringify(w.status));
-    for (const s of rows.samples) {
-      insertSample.run(
-        snapshotId,
-        takenAt,
-        s.namespace,
-        s.workloadKind,
-        s.workloadName,
-        s.container,
-        s.pod,
-        s.nodeName,
-        s.nodePool,
-        s.cpuMillicores,
-        s.memoryBytes,
-        s.requestCpuMillicores,
-        s.requestMemoryBytes,
-        s.limitCpuMillicores ?? null,
-        s.measuredAt,
-        s.windowMs,
-      );
-    }
+    // Written to migration 0031's narrow rows directly (the usage_samples view's trigger does the same per row, slower).
+    writeSamples(snapshotId, takenAt, rows.samples);
     if (rows.sampleCount > 0) noteHour.run(hourStart(takenAt));
     for (const n of rows.namespaces) {
       insertNamespace.run(
@@ -287,7 +276,9 @@ export function createUsageRepository(db: Db) {
     }
     const current = hourStart(takenAt);
     for (const hour of openHoursBefore.all(current) as number[]) finalizeHour(hour);
-    pruneSamples.run(Math.min(takenAt - w.retentionMs, current));
+    const cut = Math.min(takenAt - w.retentionMs, current);
+    pruneSamples.run(cut);
+    pruneNodeUsage.run(cut);
   };
 
   const rollupRow = (r: Record<string, unknown>): StoredWorkloadHour => ({
@@ -445,6 +436,11 @@ export function createUsageRepository(db: Db) {
     },
 
     /** Container samples kept now (what retention prunes). */
+    /** Container samples and per-node usage taken before `cutMs` deleted, as each snapshot's write does (the store bench's fill). */
+    pruneBefore: (cutMs: number): void => {
+      pruneSamples.run(cutMs);
+      while (pruneNodeUsage.run(cutMs).changes > 0);
+    },
     sampleCount: (): number => db.prepare('SELECT COUNT(*) FROM usage_samples').pluck().get() as number,
   };
 }
