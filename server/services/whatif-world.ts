@@ -76,7 +76,9 @@ export function createWhatIfWorlds(sources: WhatIfSources, { keep = 4 }: { keep?
   const loaded = new Map<number, LoadedWorld>();
 
   const missing = (at: number | undefined) =>
-    new NotFoundError(at === undefined ? 'no snapshot is stored yet: collect first' : `no snapshot at or before ${new Date(at).toISOString()}`);
+    new NotFoundError(
+      at === undefined ? 'no snapshot is stored yet: collect first' : `no snapshot at or before ${new Date(at).toISOString()}`,
+    );
 
   function load(at: number | undefined): LoadedWorld {
     // Which snapshot first (one row), and only a snapshot not prepared yet read whole: at the envelope the read is
