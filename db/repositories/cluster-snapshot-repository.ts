@@ -256,6 +256,15 @@ export function createClusterSnapshotRepository(db: Db) {
   });
 
   return {
+    /**
+     * Which snapshot `clusterObjectsAt(at)` would read (its id and time), without reading it: one indexed row, for
+     * readers that keep what they made of a snapshot by its id (the engine's prepared worlds).
+     */
+    snapshotAt(at: number = Number.MAX_SAFE_INTEGER): { id: number; takenAt: number } | null {
+      const s = snapshotAt.get(at) as { id: number; taken_at: number } | undefined;
+      return s === undefined ? null : { id: s.id, takenAt: s.taken_at };
+    },
+
     /** The cluster at the newest snapshot at or before `at` (default: the newest), or null before any. */
     clusterObjectsAt(at: number = Number.MAX_SAFE_INTEGER, options: ClusterReadOptions = {}): ClusterSnapshot | null {
       const s = snapshotAt.get({ at, clusterId: options.clusterId ?? null }) as

@@ -1,16 +1,27 @@
 import type { FastifyInstance } from 'fastify';
 
 /**
- * The Savings page's engine answers computed ahead of its first viewer: once the server is ready, and again whenever
- * the data changes (a collection, a fold), the pool is asked for the page's default requests (no `at`: the newest
- * snapshot), exactly as the page asks, so the pool keeps their answers for this data version (pool.ts) and the first
+ * The Savings and Workloads pages' engine answers computed ahead of their first viewer: once the server is ready, and again whenever
+ * the data changes (a collection, a fold), the pool is asked for the pages' default requests (no `at`: the newest
+ * snapshot), exactly as the pages ask, so the pool keeps their answers for this data version (pool.ts) and the first
  * viewer after a collection reads them instead of waiting for two simulations (npm run bench, first-render: /savings
- * at 500 nodes waited for /api/whatif/headroom and /why-not). A viewer arriving while they run shares the running
+ * at 500 nodes waited for /api/whatif/headroom and /why-not, /workloads at 5,000 for
+ * /api/workloads/recommendations). A viewer arriving while they run shares the running
  * task. Only with the pool (worker threads): the engine on the API's own thread would block the API meanwhile.
  */
 
 /** What the Savings page asks first (web/src/features/savings: useHeadroom({}), useWhyNot({})). */
 export const SAVINGS_DEFAULT_URLS = ['/api/whatif/headroom', '/api/whatif/why-not'] as const;
+
+/** What the Workloads page asks first (web/src/routes/workloads.tsx: useRecommendations({ window: '14d' })): its re-packs. */
+export const WORKLOADS_DEFAULT_URLS = ['/api/workloads/recommendations?window=14d'] as const;
+
+/**
+ * Every answer the warm-up computes, in order: the Savings page's, then the Workloads page's (on the same prepared
+ * snapshot, so the second costs only its re-packs). The pool keys answers on the parsed query, so each URL is exactly
+ * the page's.
+ */
+export const ENGINE_WARM_URLS = [...SAVINGS_DEFAULT_URLS, ...WORKLOADS_DEFAULT_URLS] as const;
 
 export interface EngineWarmOptions {
   /** The database's data version (the pool keys its answers on it). */
@@ -31,7 +42,7 @@ export function warmEngineAnswers(app: FastifyInstance, o: EngineWarmOptions): v
     running = true;
     try {
       // One after the other: the pool's workers stay free for viewers' other simulations meanwhile.
-      for (const url of SAVINGS_DEFAULT_URLS) await app.inject({ method: 'GET', url, headers: o.headers ?? {} });
+      for (const url of ENGINE_WARM_URLS) await app.inject({ method: 'GET', url, headers: o.headers ?? {} });
       warmedFor = version;
     } catch {
       // A closed app or a refused request: the next check tries again; viewers compute as before.

@@ -39,6 +39,8 @@ export class PredictInputError extends Error {
 }
 
 const MAX_PREDICT_PODS = 1000;
+/** Unschedulable pods a headroom answer lists (the count is all of them); the figures count every pod either way. */
+export const HEADROOM_UNSCHEDULABLE_LISTED = 200;
 
 const round = (n: number): number => Math.round(n * 1e6) / 1e6;
 const footprint = (f: Footprint): FootprintJson => ({
@@ -85,7 +87,8 @@ export function createWhatIfService(worlds: WhatIfWorlds) {
           headroomUsdPerMonth: sum((r) => r.headroomUsdPerMonth),
           spotUsdPerMonth: sum((r) => r.spotUsdPerMonth),
         },
-        unschedulable: h.unschedulable,
+        unschedulable: h.unschedulable.slice(0, HEADROOM_UNSCHEDULABLE_LISTED),
+        unschedulableCount: h.unschedulable.length,
         unpricedNodes: h.unpricedNodes,
       };
     },

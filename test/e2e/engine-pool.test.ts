@@ -147,18 +147,21 @@ describe('the time bound', () => {
   });
 });
 
-describe('the Savings page answers computed ahead of its first viewer (engine-warm.ts)', () => {
-  it('once ready, the pool computes /api/whatif/headroom and /why-not, and the viewer then reads them without a simulation', async () => {
+describe('the Savings and Workloads pages answers computed ahead of their first viewer (engine-warm.ts)', () => {
+  it('once ready, the pool computes /api/whatif/headroom, /why-not and the Workloads recommendations, and the viewer then reads them without a simulation', async () => {
     const s = await serve({ timeoutMs: 60_000, warmEngine: true });
     try {
-      await until('both default answers kept', () => s.pool.stats().completed === 2 && s.pool.stats().cached === 2, 90_000);
+      await until('the three default answers kept', () => s.pool.stats().completed === 3 && s.pool.stats().cached === 3, 90_000);
       for (const path of ['/api/whatif/headroom', '/api/whatif/why-not']) {
         const res = await fetch(`${s.url}${path}`);
         expect(res.status).toBe(200);
         expect(((await res.json()) as { snapshotAt: string }).snapshotAt).toBe(snapshotAt);
       }
+      // as the Workloads page asks (web/src/routes/workloads.tsx: window 14d)
+      const rec = await fetch(`${s.url}/api/workloads/recommendations?window=14d`);
+      expect(rec.status).toBe(200);
       // Read from the kept answers: no simulation ran for the viewer.
-      expect(s.pool.stats().completed).toBe(2);
+      expect(s.pool.stats().completed).toBe(3);
     } finally {
       s.app.server.closeAllConnections();
       await s.app.close();

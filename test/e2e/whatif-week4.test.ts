@@ -370,6 +370,9 @@ describe('the steady pool (on-demand only) at 12:00 worked by hand: headroom and
     // The re-pack needs the same three shapes (below), at the same on-demand prices: nothing to gain.
     expect(steady?.best.usdPerHour).toBeCloseTo(0.70165, 9);
     expect(steady?.headroomUsdPerHour).toBeCloseTo(0, 9);
+    // every pod placed: none listed, none counted (the list is capped, the count is all of them)
+    expect(h.unschedulable).toEqual([]);
+    expect(h.unschedulableCount).toBe(0);
   });
 
   it('the spot lever: the same three nodes at the cheapest spot prices EC2 gives for types steady admits, one per zone', async () => {

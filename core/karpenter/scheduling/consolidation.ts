@@ -151,6 +151,8 @@ export class Consolidator {
   private readonly remaining: Map<string, { slots: number[]; amounts: Float64Array }>;
   /** Balanced scoring's denominators, per NodePool (computeNodePoolTotals), once the candidates are known. */
   private totals = new Map<string, NodePoolTotals>();
+  /** Per pod shape, destinations it can never take as the cluster stands (Scheduler's baseFailures), across simulations. */
+  private readonly baseFailures = new Map<string, Uint8Array>();
 
   constructor(
     private readonly ctx: EngineContext,
@@ -592,6 +594,8 @@ export class Consolidator {
       ignorePreferences: ctx.ignorePreferences,
       toleratePreferNoSchedule: ctx.toleratePreferNoSchedule,
       deletingNodes: this.deleting,
+      baseFailures: this.baseFailures,
+      noShortcuts: ctx.noShortcuts === true,
       claimOptions: {
         relaxMinValues: ctx.minValuesPolicy === 'BestEffort',
         ledger: ctx.countReservations ? new ReservationLedger([ctx.catalogue], this.world.reservationsUsed) : null,

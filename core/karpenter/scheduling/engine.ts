@@ -124,6 +124,11 @@ export interface EngineContext {
   /** Things worth telling the user that did not stop the simulation. */
   warnings: string[];
   domainSources: () => Iterable<DomainSource>;
+  /**
+   * The slow path: the scheduler's shortcuts that only save work turned off (SchedulerOptions.noShortcuts), for tests
+   * that check the answers do not change with them. Absent in every product use.
+   */
+  noShortcuts?: boolean;
   /** Derived per node, kept so repeated simulations against the same cluster (predict) do not redo them. */
   caches: {
     bases: WeakMap<ExistingNodeSpec, ExistingNodeBase>;

@@ -165,6 +165,7 @@ export function provision(ctx: EngineContext, opts: ProvisionOptions = {}): Prov
       ignorePreferences: ctx.ignorePreferences,
       toleratePreferNoSchedule: ctx.toleratePreferNoSchedule,
       deletingNodes: cluster.deleting,
+      noShortcuts: ctx.noShortcuts === true,
       claimOptions: { relaxMinValues: ctx.minValuesPolicy === 'BestEffort', ledger, strictReservations: true },
       noDynamicNodePools: ctx.behaviour.staticNodePools && ctx.pools.every((p) => p.replicas !== null),
     });

@@ -42,6 +42,19 @@ export interface SchedulerOptions {
   claimOptions?: ClaimOptions;
   /** Every NodePool is static: Karpenter's provisioner has none to schedule with (ErrNodePoolsNotFound). */
   noDynamicNodePools?: boolean;
+  /**
+   * Turn off the shortcuts that only save work (the NodePool types within limits kept between pods, a destination a
+   * pod shape failed on in the cluster as it stood kept failed across rounds): the slow path, for tests that check the
+   * fast one gives the same answers.
+   */
+  noShortcuts?: boolean;
+  /**
+   * Shared by the rounds a caller runs over the same `existing` (consolidation's simulations, one per candidate): per
+   * pod shape, the destinations it failed on for good while they held only what the cluster gave them (taints,
+   * requirements, host ports, resources, never topology). Such a failure holds in every round over them (a destination
+   * only fills up and narrows as a round goes on), so a later round skips them without trying.
+   */
+  baseFailures?: Map<string, Uint8Array>;
 }
 
 export interface SolveResult {
@@ -82,6 +95,12 @@ export class Scheduler {
   private readonly created: ExistingNodeSlot[] = [];
   private readonly newNodeClaims: InflightNodeClaim[] = [];
   private readonly remaining: Map<string, { slots: number[]; amounts: ResourceVector }>;
+  /**
+   * Per NodePool, its template's types within the room left (a pure function of the template and `remaining`, which
+   * changes only when a NodeClaim of that NodePool is created): at the envelope most pods of a re-pack meet exhausted
+   * limits, and filtering ~700 types for each of them again was most of the round.
+   */
+  private readonly withinLimits = new Map<string, readonly InstanceType[]>();
   /** Per pod shape, the destinations it has definitely failed on (1 = failed). */
   private readonly failedExisting = new Map<string, Uint8Array>();
   private readonly liveClaims = new Map<string, LiveList<InflightNodeClaim>>();
@@ -217,10 +236,13 @@ export class Scheduler {
   private addToExisting(d: PodData): boolean {
     const n = this.existingInputs.length;
     if (n === 0) return false;
+    const shared = this.opts.noShortcuts ? undefined : this.opts.baseFailures;
     let failed = this.failedExisting.get(d.key);
     if (!failed) {
       // the skipped entries count as failed from the start
       failed = this.opts.skip ? Uint8Array.from(this.opts.skip) : new Uint8Array(n);
+      const known = shared?.get(d.key);
+      if (known) for (let i = 0; i < n; i++) failed[i] |= known[i];
       this.failedExisting.set(d.key, failed);
     }
     const movingPod = !isProvisionable(d.pod) && !(d.pod.nodeName !== null && this.opts.deletingNodes?.has(d.pod.nodeName));
@@ -234,7 +256,15 @@ export class Scheduler {
         slot.add(d, plan, this.topology);
         return true;
       }
-      if (plan.permanent) failed[i] = 1;
+      if (plan.permanent) {
+        failed[i] = 1;
+        // nothing placed here this round: the destination as the cluster has it
+        if (shared && slot.pods.length === 0) {
+          let known = shared.get(d.key);
+          if (!known) shared.set(d.key, (known = new Uint8Array(n)));
+          known[i] = 1;
+        }
+      }
     }
     return false;
   }
@@ -288,7 +318,12 @@ export class Scheduler {
           errors.push(`node limits have been exhausted for nodepool (NodePool=${tpl.pool.name})`);
           continue;
         }
-        options = options.filter((it) => rem.slots.every((s) => it.capacityVector[s] <= rem.amounts[s]));
+        const cached = this.opts.noShortcuts ? undefined : this.withinLimits.get(tpl.pool.name);
+        if (cached !== undefined) options = cached;
+        else {
+          options = options.filter((it) => rem.slots.every((s) => it.capacityVector[s] <= rem.amounts[s]));
+          if (!this.opts.noShortcuts) this.withinLimits.set(tpl.pool.name, options);
+        }
         if (options.length === 0) {
           errors.push(`all available instance types exceed limits for nodepool (NodePool=${tpl.pool.name})`);
           continue;
@@ -317,6 +352,7 @@ export class Scheduler {
       nc.add(d, plan, this.topology);
       this.newNodeClaims.push(nc);
       if (rem) {
+        this.withinLimits.delete(tpl.pool.name);
         // Karpenter assumes the largest of the remaining types will launch (subtractMax)
         for (const s of rem.slots) {
           let max = 0;

@@ -10,6 +10,13 @@ import { KarpenterSaidCell, KarpenterSaidHeader, useKarpenterSaid } from './Karp
 
 const DECISION_TEXT = { delete: 'Delete', replace: 'Replace', keep: 'Keep' } as const;
 
+/**
+ * Rows drawn before "Show all": at the envelope the round decides 5,000 nodes, and drawing them all held the Savings
+ * page's first render for seconds (npm run bench, first-render). The rows are sorted first, so the first ones are the
+ * ones the sort asks for; the CSV has every node.
+ */
+export const WHY_NOT_ROWS_SHOWN = 200;
+
 /** Per node: the next consolidation round's decision or why the node stays, and what keeping it costs. Sortable. */
 export function WhyNotPanel({ at }: { at: string | undefined }) {
   const query = at === undefined ? {} : { at };
@@ -17,6 +24,7 @@ export function WhyNotPanel({ at }: { at: string | undefined }) {
   const said = useKarpenterSaid(whyNot.data?.snapshotAt);
   const [sort, setSort] = useState<DecisionSort>('usdPerHour');
   const [order, setOrder] = useState<'asc' | 'desc'>('desc');
+  const [showAll, setShowAll] = useState(false);
   const rows = useMemo(() => (whyNot.data === undefined ? [] : sortDecisions(whyNot.data.nodes, sort, order)), [whyNot.data, sort, order]);
   const onSort = (c: DecisionSort) => {
     if (c === sort) setOrder(order === 'asc' ? 'desc' : 'asc');
@@ -32,6 +40,7 @@ export function WhyNotPanel({ at }: { at: string | undefined }) {
       return <ErrorState title="Could not simulate consolidation." error={whyNot.error} onRetry={() => void whyNot.refetch()} />;
     if (rows.length === 0) return <EmptyState title="No nodes at this snapshot.">Collect first, or pick a later time.</EmptyState>;
     const cmd = whyNot.data.command;
+    const shown = showAll ? rows : rows.slice(0, WHY_NOT_ROWS_SHOWN);
     return (
       <>
         <p className="simulation-note">
@@ -71,7 +80,7 @@ export function WhyNotPanel({ at }: { at: string | undefined }) {
               </tr>
             </thead>
             <tbody>
-              {rows.map((n) => (
+              {shown.map((n) => (
                 <tr key={n.node} data-node={n.node}>
                   <th scope="row">{n.node}</th>
                   <td>{n.nodePool ?? '(not Karpenter’s)'}</td>
@@ -93,6 +102,14 @@ export function WhyNotPanel({ at }: { at: string | undefined }) {
             </tbody>
           </table>
         </div>
+        {shown.length < rows.length ? (
+          <p className="table-more">
+            {shown.length.toLocaleString('en-US')} of {rows.length.toLocaleString('en-US')} nodes shown, by the sort above.{' '}
+            <button type="button" className="button" onClick={() => setShowAll(true)}>
+              Show all {rows.length.toLocaleString('en-US')}
+            </button>
+          </p>
+        ) : null}
       </>
     );
   })();
