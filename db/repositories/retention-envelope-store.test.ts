@@ -41,7 +41,9 @@ function differences(table: string, got: Record<string, unknown>[], want: Record
     for (const [c, v] of Object.entries(row)) {
       const g = got[i][c];
       const same =
-        typeof v === 'number' && typeof g === 'number' ? Math.abs(g - v) <= 1e-9 * Math.max(1, Math.abs(v)) : g === v || String(g) === String(v);
+        typeof v === 'number' && typeof g === 'number'
+          ? Math.abs(g - v) <= 1e-9 * Math.max(1, Math.abs(v))
+          : g === v || String(g) === String(v);
       if (!same) out.push(`${table} row ${i} ${c}: ${String(g)}, want ${String(v)}`);
     }
   });
@@ -70,7 +72,9 @@ describe('the generated 13-month store', () => {
       expect(daily).toBe(2);
       // Nodes replaced inside a folded day: a day holds more node rows than slots, each weighing its own hours.
       const partial = generated
-        .prepare(`SELECT COUNT(*) FROM snapshot_node_rows r JOIN snapshots s ON s.id = r.snapshot_id WHERE s.fold_span_ms = ${DAY_MS} AND r.fold_ms < ${DAY_MS}`)
+        .prepare(
+          `SELECT COUNT(*) FROM snapshot_node_rows r JOIN snapshots s ON s.id = r.snapshot_id WHERE s.fold_span_ms = ${DAY_MS} AND r.fold_ms < ${DAY_MS}`,
+        )
         .pluck()
         .get() as number;
       expect(partial).toBeGreaterThan(0);
@@ -78,7 +82,11 @@ describe('the generated 13-month store', () => {
       expect(tables(generated)).toEqual(tables(folded));
       const rows = tables(folded).map((t) => [t, rowsOf(folded, t).length] as const);
       expect(rows.find(([t]) => t === 'snapshot_node_rows')?.[1]).toBeGreaterThan(0);
-      expect(tables(folded).flatMap((t) => differences(t, rowsOf(generated, t), rowsOf(folded, t))).slice(0, 20)).toEqual([]);
+      expect(
+        tables(folded)
+          .flatMap((t) => differences(t, rowsOf(generated, t), rowsOf(folded, t)))
+          .slice(0, 20),
+      ).toEqual([]);
     } finally {
       folded.close();
       generated.close();

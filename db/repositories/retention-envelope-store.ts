@@ -436,7 +436,13 @@ function foldDaysInBulk(db: Db, boundaryMs: number): number {
   const folded: [string, string][] = [
     [
       'snapshot_node_rows',
-      `INSERT INTO temp.folded_snapshot_node_rows SELECT d.f, x.node_id, ${['req_cpu_m', 'req_memory_b', 'req_pods', 'req_gpu', 'usd_per_hour']
+      `INSERT INTO temp.folded_snapshot_node_rows SELECT d.f, x.node_id, ${[
+        'req_cpu_m',
+        'req_memory_b',
+        'req_pods',
+        'req_gpu',
+        'usd_per_hour',
+      ]
         .map((c) => `SUM(x.${c} * CAST(x.fold_ms AS REAL)) / SUM(x.fold_ms)`)
         .join(', ')}, SUM(x.fold_ms), SUM(x.fold_snapshots)
        ${byDay} snapshot_node_rows x ON x.snapshot_id = d.id GROUP BY d.f, x.node_id`,
