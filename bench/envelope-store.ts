@@ -41,7 +41,9 @@ export async function envelopeStore(
   size: EnvelopeStoreSize,
   log: (m: string) => void = () => {},
 ): Promise<EnvelopeStore> {
-  const cache = benchCache<Omit<EnvelopeStore, 'keptAt'>>(name, size, [
+  // Keyed by the size's fields in name order: two benches spelling the same size alike share the entry.
+  const key = Object.fromEntries(Object.entries(size).sort(([a], [b]) => a.localeCompare(b)));
+  const cache = benchCache<Omit<EnvelopeStore, 'keptAt'>>(name, key, [
     'db/migrations',
     'db/repositories/retention-envelope-store.ts',
     'bench/envelope-store.ts',

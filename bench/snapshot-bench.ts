@@ -4,7 +4,7 @@ import { lastJsonLine, measure } from './child.js';
 import { compiledScript } from './compiled.js';
 import { type BenchContext, type BenchResult, MB } from './context.js';
 import { type BenchRow, figure } from './report.js';
-import { QUICK_SANDBOX, type SandboxInfo, scaleSandbox } from './shared-sandbox.js';
+import { ENVELOPE_SANDBOX, QUICK_SANDBOX, type SandboxInfo, scaleSandbox } from './shared-sandbox.js';
 
 /**
  * Snapshot at scale: the sandbox (its own process) serves a scale scenario with realistic 12 KB pods; one full
@@ -52,13 +52,14 @@ const best = (runs: Run[]): Run => ({
 });
 
 async function withSandbox<T>(ctx: BenchContext, nodes: number, readyMs: number, body: (info: SandboxInfo) => Promise<T>): Promise<T> {
-  // --quick reads the run's shared sandbox (the watch rows read it too; bench/shared-sandbox.ts).
-  const shared = ctx.quick && nodes === QUICK_SANDBOX.nodes;
+  // The run's shared sandbox, --quick's or the envelope's (the watch rows read it too; bench/shared-sandbox.ts).
+  const same = ctx.quick ? QUICK_SANDBOX : ENVELOPE_SANDBOX;
+  const shared = nodes === same.nodes;
   ctx.log(
     `snapshot: ${shared ? 'the shared sandbox' : 'starting the sandbox'} with ${nodes} nodes x ${PODS_PER_NODE} pods (realistic pods)…`,
   );
   const t0 = performance.now();
-  const sb = await scaleSandbox(shared ? QUICK_SANDBOX : { nodes, podsPerNode: PODS_PER_NODE }, readyMs, shared);
+  const sb = await scaleSandbox(shared ? same : { nodes, podsPerNode: PODS_PER_NODE }, readyMs, shared);
   ctx.log(`snapshot: the sandbox answers (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
   try {
     return await body(sb.info);
