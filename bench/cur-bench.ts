@@ -41,8 +41,9 @@ export async function curBench(ctx: BenchContext): Promise<BenchResult> {
   const nodes = ctx.quick ? 500 : 5000;
   const pods = ctx.quick ? 15_000 : 150_000;
   const run = (args: string[], timeoutMs: number) => measure(process.execPath, ['--import', 'tsx', PROCESS, ...args], { timeoutMs });
-  // The month is made once per generator and size, and kept (bench/cache.ts): it is not what is measured.
-  const cache = benchCache<Generated>('cur-month', { nodes, pods }, [
+  // The month is made once per generator and size, and kept (bench/cache.ts): it is not what is measured. One entry
+  // per size, so a quick run and a full one do not replace each other's.
+  const cache = benchCache<Generated>(`cur-month-${nodes}`, { nodes, pods }, [
     'bench/cur-generator.ts',
     'bench/cur-process.ts',
     'core/cur',

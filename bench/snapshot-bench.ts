@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { lastJsonLine, measure } from './child.js';
+import { compiledScript } from './compiled.js';
 import { type BenchContext, type BenchResult, MB } from './context.js';
 import { type BenchRow, figure } from './report.js';
-import { QUICK_SANDBOX, type SandboxInfo, scaleSandbox } from './shared-sandbox.js';
+import { ENVELOPE_SANDBOX, QUICK_SANDBOX, type SandboxInfo, scaleSandbox } from './shared-sandbox.js';
 
 /**
  * Snapshot at scale: the sandbox (its own process) serves a scale scenario with realistic 12 KB pods; one full
@@ -16,7 +16,6 @@ import { QUICK_SANDBOX, type SandboxInfo, scaleSandbox } from './shared-sandbox.
  * from the head-to-head scale (its time grows a little faster than linearly, so this favours kubectl).
  */
 
-const COLLECT = fileURLToPath(new URL('./collect-process.ts', import.meta.url));
 const RSS_BOUND_BYTES = 600 * MB;
 const PODS_PER_NODE = 30;
 
@@ -53,12 +52,15 @@ const best = (runs: Run[]): Run => ({
 });
 
 async function withSandbox<T>(ctx: BenchContext, nodes: number, readyMs: number, body: (info: SandboxInfo) => Promise<T>): Promise<T> {
-  // --quick reads the run's shared sandbox (the watch rows read it too; bench/shared-sandbox.ts).
-  const shared = ctx.quick && nodes === QUICK_SANDBOX.nodes;
+  // The run's shared sandbox, --quick's or the envelope's (the watch rows read it too; bench/shared-sandbox.ts).
+  const same = ctx.quick ? QUICK_SANDBOX : ENVELOPE_SANDBOX;
+  const shared = nodes === same.nodes;
   ctx.log(
     `snapshot: ${shared ? 'the shared sandbox' : 'starting the sandbox'} with ${nodes} nodes x ${PODS_PER_NODE} pods (realistic pods)…`,
   );
-  const sb = await scaleSandbox(shared ? QUICK_SANDBOX : { nodes, podsPerNode: PODS_PER_NODE }, readyMs, shared);
+  const t0 = performance.now();
+  const sb = await scaleSandbox(shared ? same : { nodes, podsPerNode: PODS_PER_NODE }, readyMs, shared);
+  ctx.log(`snapshot: the sandbox answers (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
   try {
     return await body(sb.info);
   } finally {
@@ -76,13 +78,13 @@ async function ours(
   extraKinds = true,
 ): Promise<{ best: Run; runs: (Run & { inProcess: CollectOutput })[] }> {
   const runs: (Run & { inProcess: CollectOutput })[] = [];
+  // Compiled once per run, as the Deployment runs it: no TypeScript loader in what is timed (bench/compiled.ts).
+  const collect = await compiledScript('bench/collect-process.ts', ctx.tmp);
   for (let i = 0; i < reps; i++) {
     const m = await measure(
       process.execPath,
       [
-        '--import',
-        'tsx',
-        COLLECT,
+        collect,
         '--kubeconfig',
         sb.kubeconfig,
         '--db',
@@ -147,7 +149,8 @@ export async function snapshotBench(ctx: BenchContext): Promise<BenchResult> {
   }));
   details.headToHead = h;
   const hPods = h.sb.pods;
-  const best = 'best of runs; wall time from process start to exit (Node + tsx start-up included for ours)';
+  const best =
+    'best of runs; wall time from process start to exit (Node start-up included for ours: the collector compiled to JavaScript, as the Deployment runs it)';
   rows.push(
     figure({
       bench: 'snapshot',

@@ -21,6 +21,12 @@ export interface EnvelopeStoreSize {
   days: number;
   /** The last days as 5-minute snapshots. */
   rawDays: number;
+  /**
+   * The last days as hourly snapshots (the collector's --hourly-retention, migration 0030): the hourly snapshots of
+   * the UTC days before `endMs` less these are folded into one per day, as retention leaves them. Omitted: hourly to
+   * the start.
+   */
+  hourlyDays?: number;
   /** Container samples kept behind the end (the collector's --usage-retention). */
   sampleHours: number;
   /** Workload containers with hourly usage rollups. */
@@ -266,6 +272,11 @@ export function fillEnvelopeStore(db: Db, size: EnvelopeStoreSize, log: (m: stri
        FROM rollup_spans r JOIN temp.seq w ON w.i < @workloads WHERE r.span_ms = ${HOUR_MS}`,
     );
     run('usage_hours', `INSERT INTO usage_hours (hour_start, final) SELECT bucket_ms, 1 FROM rollup_spans WHERE span_ms = ${HOUR_MS}`);
+    if (size.hourlyDays !== undefined) {
+      const t = performance.now();
+      const days = foldDaysInBulk(db, Math.floor((size.endMs - size.hourlyDays * DAY_MS) / DAY_MS) * DAY_MS);
+      log(`${days} days folded from their hours (${((performance.now() - t) / 1000).toFixed(1)} s)`);
+    }
     const claim = `printf('%s-%05d', g.pool, g.s * 97 + g.g % 97)`;
     run(
       'nodes',
@@ -375,6 +386,8 @@ export function fillEnvelopeStore(db: Db, size: EnvelopeStoreSize, log: (m: stri
   })();
   db.exec('DROP TABLE temp.gens; DROP TABLE temp.dims; DROP TABLE temp.slots; DROP TABLE temp.seq');
   db.pragma('foreign_keys = ON');
+  // The day fold deleted 23 of every 24 hourly rows before the boundary: the file packed as retention's vacuum leaves it.
+  if (size.hourlyDays !== undefined) db.exec('VACUUM');
   db.pragma('wal_checkpoint(TRUNCATE)');
   const rows: Record<string, number> = {};
   for (const t of db
@@ -393,4 +406,145 @@ export function tableBytes(db: Db): Record<string, number> {
     )
     .all() as { t: string; bytes: number }[];
   return Object.fromEntries(rows.map((r) => [r.t, r.bytes]));
+}
+
+const sumsOf = (cols: readonly string[]): string => cols.map((c) => `SUM(x.${c})`).join(', ');
+
+/**
+ * The day fold of migration 0030 in bulk SQL, for the generated store: every hourly snapshot (fold_span_ms of an hour)
+ * taken before `boundaryMs` (a UTC day's start) folded into its UTC day's, as db/repositories/retention-fold-repository.ts
+ * leaves it one snapshot at a time — the day's first hourly snapshot becomes the day's (its id kept, moved to the day's
+ * start, fold_span_ms of a day), standing for the sum of their fold_ms and fold_snapshots; snapshots, NodePool and
+ * namespace rows hold means weighted by each hourly snapshot's fold_ms (a row absent from an hour counts 0 for it), each
+ * node row its means over its own fold_ms; the usage rows are sums. Equal to the fold's result to float noise (the fold
+ * blends means one snapshot at a time; this divides sums once): retention-envelope-store.test.ts compares the two.
+ * Returns the days folded.
+ */
+function foldDaysInBulk(db: Db, boundaryMs: number): number {
+  db.exec('DROP TABLE IF EXISTS temp.dayfold');
+  db.prepare(
+    `CREATE TEMP TABLE dayfold AS
+     SELECT s.id, (s.taken_at / ${DAY_MS}) * ${DAY_MS} AS day, s.fold_ms AS ms,
+       FIRST_VALUE(s.id) OVER (PARTITION BY s.cluster_id, s.taken_at / ${DAY_MS} ORDER BY s.taken_at) AS f,
+       SUM(s.fold_ms) OVER (PARTITION BY s.cluster_id, s.taken_at / ${DAY_MS}) AS day_ms
+     FROM snapshots s WHERE s.fold_span_ms = ${HOUR_MS} AND s.taken_at < ?`,
+  ).run(boundaryMs);
+  db.exec('CREATE UNIQUE INDEX temp.dayfold_id ON dayfold (id)');
+  /** A mean over the day of a snapshot-level value, each hourly snapshot weighing its fold_ms. */
+  const mean = (c: string): string => `SUM(x.${c} * CAST(d.ms AS REAL)) / d.day_ms`;
+  const byDay = 'FROM temp.dayfold d JOIN';
+  const folded: [string, string][] = [
+    [
+      'snapshot_node_rows',
+      `INSERT INTO temp.folded_snapshot_node_rows SELECT d.f, x.node_id, ${[
+        'req_cpu_m',
+        'req_memory_b',
+        'req_pods',
+        'req_gpu',
+        'usd_per_hour',
+      ]
+        .map((c) => `SUM(x.${c} * CAST(x.fold_ms AS REAL)) / SUM(x.fold_ms)`)
+        .join(', ')}, SUM(x.fold_ms), SUM(x.fold_snapshots)
+       ${byDay} snapshot_node_rows x ON x.snapshot_id = d.id GROUP BY d.f, x.node_id`,
+    ],
+    [
+      'snapshot_nodepools',
+      `INSERT INTO temp.folded_snapshot_nodepools SELECT d.f, d.day, x.nodepool, x.capacity_type, ${[
+        'nodes',
+        'alloc_cpu_m',
+        'alloc_memory_b',
+        'alloc_pods',
+        'alloc_gpu',
+        'req_cpu_m',
+        'req_memory_b',
+        'req_pods',
+        'req_gpu',
+        'usd_per_hour',
+        'cpu_eff_usd_per_hour',
+        'memory_eff_usd_per_hour',
+        'pods_eff_usd_per_hour',
+        'gpu_eff_usd_per_hour',
+        'gpu_nodes_usd_per_hour',
+        'on_demand_usd_per_hour',
+        'rp_requested_usd_per_hour',
+        'rp_cpu_usd_per_hour',
+        'rp_gpu_usd_per_hour',
+      ]
+        .map(mean)
+        .join(', ')}, MAX(x.cluster_id)
+       ${byDay} snapshot_nodepools x ON x.snapshot_id = d.id GROUP BY d.f, x.nodepool, x.capacity_type`,
+    ],
+    [
+      'snapshot_namespaces',
+      `INSERT INTO temp.folded_snapshot_namespaces SELECT d.f, d.day, x.namespace, x.nodepool, MAX(x.team), ${[
+        'pods',
+        'req_cpu_m',
+        'req_memory_b',
+        'usd_per_hour',
+        'cpu_share_usd_per_hour',
+        'memory_share_usd_per_hour',
+        'aws_split_usd_per_hour',
+        'aws_split_cost_usd_per_hour',
+        'aws_unused_cost_usd_per_hour',
+        'opencost_usd_per_hour',
+        'usage_pods',
+      ]
+        .map(mean)
+        .join(', ')}, MAX(x.cluster_id)
+       ${byDay} snapshot_namespaces x ON x.snapshot_id = d.id GROUP BY d.f, x.namespace, x.nodepool`,
+    ],
+    [
+      'usage_snapshots',
+      `INSERT INTO temp.folded_usage_snapshots SELECT d.f, d.day,
+         CASE WHEN SUM(x.state = 'available') > 0 THEN 'available' ELSE MAX(x.state) END, NULL, SUM(x.pods_with_usage),
+         SUM(COALESCE(x.fold_snapshots, 1)), SUM(COALESCE(x.fold_available, x.state = 'available')), MAX(x.cluster_id)
+       ${byDay} usage_snapshots x ON x.snapshot_id = d.id GROUP BY d.f`,
+    ],
+    [
+      'usage_namespaces',
+      `INSERT INTO temp.folded_usage_namespaces SELECT d.f, d.day, x.namespace, x.nodepool, ${sumsOf([
+        'pods',
+        'pods_with_usage',
+        'req_cpu_m',
+        'req_memory_b',
+        'req_cpu_m_with_usage',
+        'req_memory_b_with_usage',
+        'usage_cpu_m',
+        'usage_memory_b',
+      ])}, SUM(COALESCE(x.fold_snapshots, 1)), MAX(x.cluster_id)
+       ${byDay} usage_namespaces x ON x.snapshot_id = d.id GROUP BY d.f, x.namespace, x.nodepool`,
+    ],
+    [
+      'usage_nodepools',
+      `INSERT INTO temp.folded_usage_nodepools SELECT d.f, d.day, x.nodepool, ${sumsOf([
+        'nodes',
+        'nodes_with_usage',
+        'pod_usage_cpu_m',
+        'pod_usage_memory_b',
+        'node_usage_cpu_m',
+        'node_usage_memory_b',
+      ])}, SUM(COALESCE(x.fold_snapshots, 1)), SUM(x.alloc_cpu_m), SUM(x.alloc_memory_b), MAX(x.cluster_id)
+       ${byDay} usage_nodepools x ON x.snapshot_id = d.id GROUP BY d.f, x.nodepool`,
+    ],
+  ];
+  for (const [table, insert] of folded) {
+    db.exec(`DROP TABLE IF EXISTS temp.folded_${table}; CREATE TEMP TABLE folded_${table} AS SELECT * FROM main.${table} WHERE 0`);
+    db.exec(insert);
+    db.exec(`DELETE FROM main.${table} WHERE snapshot_id IN (SELECT id FROM temp.dayfold)`);
+    db.exec(`INSERT INTO main.${table} SELECT * FROM temp.folded_${table} ORDER BY 1, 2, 3; DROP TABLE temp.folded_${table}`);
+  }
+  // Hourly snapshots hold no container samples, node usage or OOM kills (the hour fold deleted or moved them).
+  for (const t of ['usage_samples', 'usage_node_rows', 'usage_oom_kills'])
+    if ((db.prepare(`SELECT COUNT(*) FROM ${t} WHERE snapshot_id IN (SELECT id FROM temp.dayfold)`).pluck().get() as number) > 0)
+      throw new Error(`the generated store has ${t} rows of hourly snapshots: the bulk day fold does not fold them`);
+  db.exec(`
+    UPDATE snapshots AS s SET taken_at = a.day, fold_span_ms = ${DAY_MS}, fold_ms = a.day_ms, fold_snapshots = a.n, node_count = a.nodes,
+      pod_count = a.pods, run_id = a.run
+    FROM (SELECT d.f, d.day, d.day_ms, SUM(x.fold_snapshots) AS n, ${mean('node_count')} AS nodes, ${mean('pod_count')} AS pods, MAX(x.run_id) AS run
+          ${byDay} snapshots x ON x.id = d.id GROUP BY d.f) a
+    WHERE s.id = a.f;
+    DELETE FROM snapshots WHERE id IN (SELECT id FROM temp.dayfold WHERE id <> f)`);
+  const days = db.prepare('SELECT COUNT(DISTINCT f) FROM temp.dayfold').pluck().get() as number;
+  db.exec('DROP TABLE temp.dayfold');
+  return days;
 }

@@ -1,0 +1,99 @@
+import { describe, expect, it } from 'vitest';
+import { hourlyBoundaryMs, retentionSettings } from '../../core/retention.js';
+import { DAY_MS, HOUR_MS } from '../../core/time.js';
+import { openDb, type Db } from '../open-db.js';
+import { fillEnvelopeStore, type EnvelopeStoreSize } from './retention-envelope-store.js';
+import { createRetentionFoldRepository } from './retention-fold-repository.js';
+
+/*
+ * The generated 13-month store (bench/retention-bench.ts, bench/store-year-bench.ts) is meant to be what retention
+ * leaves: its days past --hourly-retention written as one snapshot per UTC day. Checked against retention itself: the
+ * same store generated hourly throughout, then folded by the collector's day fold (retention-fold-repository.ts) one
+ * snapshot at a time, must equal the store generated with its old days already folded — every table, every row, every
+ * value to float noise (the fold blends means one snapshot at a time; the generator divides sums once).
+ */
+
+const END = Date.UTC(2026, 10, 1);
+// Four days, the last at 5 minutes, the one before it hourly, the first two folded into days; nodes live 5 days, so
+// some are replaced inside a folded day (their node rows weigh their own hours).
+const SIZE: EnvelopeStoreSize = { nodes: 7, podsPerNode: 2, endMs: END, days: 4, rawDays: 1, sampleHours: 1, workloads: 3, namespaces: 4 };
+const HOURLY_DAYS = 2;
+
+function tables(db: Db): string[] {
+  return db
+    .prepare(`SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+    .pluck()
+    .all() as string[];
+}
+
+function rowsOf(db: Db, table: string): Record<string, unknown>[] {
+  const cols = db.prepare(`SELECT name, pk FROM pragma_table_info('${table}')`).all() as { name: string; pk: number }[];
+  const key = cols.filter((c) => c.pk > 0).sort((a, b) => a.pk - b.pk);
+  const order = (key.length > 0 ? key : cols).map((c) => `"${c.name}"`).join(', ');
+  return db.prepare(`SELECT * FROM "${table}" ORDER BY ${order}`).all() as Record<string, unknown>[];
+}
+
+const MADE_AT = new Set(['clusters.added_at']);
+
+/** The rows that differ (numbers by more than 1e-9 relative), as text; empty when equal. */
+function differences(table: string, got: Record<string, unknown>[], want: Record<string, unknown>[]): string[] {
+  if (got.length !== want.length) return [`${table}: ${got.length} rows, want ${want.length}`];
+  const out: string[] = [];
+  want.forEach((row, i) => {
+    for (const [c, v] of Object.entries(row)) {
+      // When the file was made (clusters.added_at, by the migration): the two files were made apart.
+      if (MADE_AT.has(`${table}.${c}`)) continue;
+      const g = got[i][c];
+      const same =
+        typeof v === 'number' && typeof g === 'number'
+          ? Math.abs(g - v) <= 1e-9 * Math.max(1, Math.abs(v))
+          : g === v || String(g) === String(v);
+      if (!same) out.push(`${table} row ${i} ${c}: ${String(g)}, want ${String(v)}`);
+    }
+  });
+  return out;
+}
+
+describe('the generated 13-month store', () => {
+  it('writes the days past --hourly-retention as the collector’s day fold leaves them', () => {
+    const folded = openDb({ path: ':memory:' });
+    const generated = openDb({ path: ':memory:' });
+    try {
+      // Retention's way: hourly to the start, then the day fold up to the hourly boundary.
+      fillEnvelopeStore(folded, SIZE);
+      const settings = retentionSettings('1d', '13mo', `${HOURLY_DAYS}d`);
+      const boundary = hourlyBoundaryMs(END, settings.hourly, END - HOUR_MS);
+      expect(boundary).toBe(END - HOURLY_DAYS * DAY_MS);
+      const fold = createRetentionFoldRepository(folded);
+      const pending = fold.pendingDays(boundary);
+      expect(pending).toBe(2 * 24);
+      let n = 0;
+      while (fold.foldDayOne(boundary) !== null) n += 1;
+      expect(n).toBe(pending);
+
+      fillEnvelopeStore(generated, { ...SIZE, hourlyDays: HOURLY_DAYS });
+      const daily = generated.prepare(`SELECT COUNT(*) FROM snapshots WHERE fold_span_ms = ${DAY_MS}`).pluck().get();
+      expect(daily).toBe(2);
+      // Nodes replaced inside a folded day: a day holds more node rows than slots, each weighing its own hours.
+      const partial = generated
+        .prepare(
+          `SELECT COUNT(*) FROM snapshot_node_rows r JOIN snapshots s ON s.id = r.snapshot_id WHERE s.fold_span_ms = ${DAY_MS} AND r.fold_ms < ${DAY_MS}`,
+        )
+        .pluck()
+        .get() as number;
+      expect(partial).toBeGreaterThan(0);
+
+      expect(tables(generated)).toEqual(tables(folded));
+      const rows = tables(folded).map((t) => [t, rowsOf(folded, t).length] as const);
+      expect(rows.find(([t]) => t === 'snapshot_node_rows')?.[1]).toBeGreaterThan(0);
+      expect(
+        tables(folded)
+          .flatMap((t) => differences(t, rowsOf(generated, t), rowsOf(folded, t)))
+          .slice(0, 20),
+      ).toEqual([]);
+    } finally {
+      folded.close();
+      generated.close();
+    }
+  });
+});
