@@ -45,6 +45,8 @@ const PER_NODE = new Set([
   'node_names',
   'usage_node_rows',
   'usage_samples',
+  // Migration 0031's narrow samples and CUR resource days (usage_samples and cur_resource_daily are views over these).
+  'usage_sample_rows',
   'nodes',
   'nodeclaims',
   // Migration 0027's narrow pods (pods is a view; pod_dims, a row per workload, scales with the workloads).
@@ -52,6 +54,8 @@ const PER_NODE = new Set([
   'events',
   'disruptions',
   'cur_resource_daily',
+  'cur_resource_lines',
+  'cur_resource_keys',
 ]);
 
 export interface Latency {
@@ -115,11 +119,11 @@ export async function retentionBench(ctx: BenchContext): Promise<BenchResult> {
         ? scale
         : PER_NAMESPACE.has(t)
           ? ENVELOPE.namespaces / size.namespaces
-          : t === 'usage_workload_hours' || t === 'pod_dims'
+          : t === 'usage_workload_hours' || t === 'pod_dims' || t === 'usage_sample_dims'
             ? ENVELOPE.workloads / size.workloads
             : 1;
     const estimate = Object.entries(byTable).reduce((s, [t, b]) => s + b * factor(t), 0);
-    const sampleBytes = (byTable.usage_samples ?? 0) / Math.max(1, filled.rows.usage_samples ?? 0);
+    const sampleBytes = ((byTable.usage_samples ?? 0) + (byTable.usage_sample_rows ?? 0)) / Math.max(1, filled.rows.usage_samples ?? 0);
     const samples3d = sampleBytes * ENVELOPE.nodes * ENVELOPE.podsPerNode * 3 * 24 * 12;
     details.store = {
       seconds: filled.seconds,
