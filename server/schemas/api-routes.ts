@@ -35,6 +35,7 @@ import {
 import { NodeChangesQuerySchema, NodeChangesResponseSchema, NodeMixQuerySchema, NodeMixResponseSchema } from './node-aggregates.js';
 import { NodePoolCompareQuerySchema, NodePoolCompareResponseSchema, NodePoolsQuerySchema, NodePoolsResponseSchema } from './nodepools.js';
 import { StatusResponseSchema } from './status.js';
+import { ClustersResponseSchema } from './clusters.js';
 import { AlertSettingsResponseSchema, AlertsQuerySchema, AlertsResponseSchema } from './alerts.js';
 import {
   RecommendationsQuerySchema,
@@ -86,6 +87,7 @@ interface RouteEntry {
 export const API_ROUTES = {
   // status
   '/api/status': { method: 'GET', query: NoQuerySchema, response: StatusResponseSchema },
+  '/api/clusters': { method: 'GET', query: NoQuerySchema, response: ClustersResponseSchema },
   // alerts
   '/api/alerts': { method: 'GET', query: AlertsQuerySchema, response: AlertsResponseSchema },
   '/api/alerts/settings': { method: 'GET', query: NoQuerySchema, response: AlertSettingsResponseSchema },
