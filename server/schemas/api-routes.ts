@@ -205,7 +205,14 @@ export type ApiPath = keyof ApiRoutes;
 export type ApiGetPath = { [P in ApiPath]: ApiRoutes[P]['method'] extends 'GET' ? P : never }[ApiPath];
 /** Paths a POST reaches. */
 export type ApiPostPath = Exclude<ApiPath, ApiGetPath>;
-/** The query a path takes, as the server validates it (numbers are numbers). */
-export type ApiQuery<P extends ApiPath> = Static<ApiRoutes[P]['query']>;
+/**
+ * `?cluster=NAME` is taken by every route (server/cluster-param.ts adds it to each route's query schema when the
+ * route is registered): the cluster the answer is about; absent, every cluster of the ledger.
+ */
+export interface ClusterQuery {
+  cluster?: string;
+}
+/** The query a path takes, as the server validates it (numbers are numbers), `cluster` included. */
+export type ApiQuery<P extends ApiPath> = Static<ApiRoutes[P]['query']> & ClusterQuery;
 /** The JSON a path answers. */
 export type ApiResponse<P extends ApiPath> = Static<ApiRoutes[P]['response']>;
