@@ -268,7 +268,11 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
       const refreshed = disruptions.refresh();
       if (refreshed !== null) opts.onDisruptionsRefreshed?.(refreshed);
     }),
-    latestSnapshotAt: (): number | null => (db.prepare('SELECT MAX(taken_at) FROM snapshots').pluck().get() as number | null) ?? null,
+    /** The newest snapshot's time, of every cluster or of one. */
+    latestSnapshotAt: (clusterId?: number): number | null =>
+      ((clusterId === undefined
+        ? db.prepare('SELECT MAX(taken_at) FROM snapshots').pluck().get()
+        : db.prepare('SELECT MAX(taken_at) FROM snapshots WHERE cluster_id = ?').pluck().get(clusterId)) as number | null) ?? null,
     snapshotCount: (): number => db.prepare('SELECT COUNT(*) FROM snapshots').pluck().get() as number,
     /** Distinct instance types ever seen, with their zones: what spot history to fetch. */
     instanceMarkets: (): { instanceType: string; zone: string }[] =>
