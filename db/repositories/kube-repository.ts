@@ -27,6 +27,9 @@ const json = (v: unknown): string => JSON.stringify(v);
 
 /** Karpenter's version as last seen: `{version, source: image|flag, image?, seenAt}` (JSON). */
 export const KARPENTER_VERSION_SETTING = 'karpenter.version';
+/** Karpenter's version as last seen in one cluster: the first cluster's under the setting of old, each other's its own. */
+export const karpenterVersionSetting = (clusterId: number): string =>
+  clusterId === 1 ? KARPENTER_VERSION_SETTING : `${KARPENTER_VERSION_SETTING}.${clusterId}`;
 
 export interface KubeRepositoryOptions {
   /** Told what keeping the disruptions current cost each write that changed them (npm run bench). */
@@ -176,7 +179,7 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
     for (const e of s.events) upsertEvent.run({ ...e, clusterId });
     explanations.write(s.events, clusterId);
     if (s.objects !== undefined && s.kinds !== undefined) objects.write(at, s.objects, s.kinds, clusterId);
-    if (s.karpenterVersion !== undefined) setSetting.run(KARPENTER_VERSION_SETTING, json({ ...s.karpenterVersion, seenAt: at }));
+    if (s.karpenterVersion !== undefined) setSetting.run(karpenterVersionSetting(clusterId), json({ ...s.karpenterVersion, seenAt: at }));
     const currency = w.currency ?? 'USD';
     const id = Number(
       insertSnapshot.run(at, w.runId, s.nodes.length, s.pods.length, currency, s.kinds === undefined ? null : json(s.kinds), clusterId)

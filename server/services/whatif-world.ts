@@ -75,8 +75,9 @@ export interface WhatIfSources {
 export function createWhatIfWorlds(sources: WhatIfSources, { keep = 4 }: { keep?: number } = {}) {
   const loaded = new Map<number, LoadedWorld>();
 
-  function load(at: number | undefined): LoadedWorld {
-    const snap = sources.snapshots.clusterObjectsAt(at);
+  /** The newest snapshot at or before `at` of cluster `clusterId` (null: of any cluster). */
+  function load(at: number | undefined, clusterId: number | null = null): LoadedWorld {
+    const snap = sources.snapshots.clusterObjectsAt(at, { clusterId });
     if (snap === null)
       throw new NotFoundError(
         at === undefined ? 'no snapshot is stored yet: collect first' : `no snapshot at or before ${new Date(at).toISOString()}`,
