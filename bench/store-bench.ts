@@ -10,6 +10,7 @@ import { type BenchRow, figure } from './report.js';
 import { fillStore, STEP_MS } from './store-fill.js';
 import { DAY_MS } from '../core/time.js';
 import { type Latency, tailNote, timeEach } from './route-timing.js';
+import { allClustersOverviewRows } from './clusters-overview.js';
 
 export { percentile } from './tail.js';
 
@@ -284,6 +285,11 @@ async function queries(
           }),
         );
       }
+    }
+    if (rangeDays.includes(30)) {
+      const overview = await allClustersOverviewRows(base, rangeEndMs, { n, budgetMs, boundMs: P99_BOUND_MS });
+      rows.push(...overview.rows);
+      ctx.log(overview.log);
     }
     details.queries = { samplesPerCase: n, budgetMsPerCase: budgetMs, timings, skipped };
     if (skipped.length) ctx.log(`store: not timed: ${skipped.join('; ')}`);

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import type { HeldLock } from '../db/lock.js';
 import type { Db } from '../db/open-db.js';
 import { createRunsRepository } from '../db/repositories/runs-repository.js';
+import { type ClusterDeclaration, createClustersRepository } from '../db/repositories/clusters-repository.js';
 import type { RunningSandbox } from '../sandbox/index.js';
 import { ensureSandboxCurExport } from '../sandbox/cur-export-at-start.js';
 import { type BillSpec, makeDemoBill } from './demo-bill.js';
@@ -32,6 +33,64 @@ export interface DemoFillOptions {
   log: (line: string) => void;
 }
 
+const declaration = (name: string, region: string, account: string, context: string): ClusterDeclaration => ({
+  name,
+  namedFrom: 'context',
+  account,
+  region,
+  kubeContext: context,
+  inCluster: false,
+  awsProfile: null,
+  roleArn: null,
+  prometheusUrl: null,
+});
+
+/**
+ * The sandbox's second cluster (staging, one day) into the same ledger as its own cluster, after the first's
+ * snapshots: both named in the clusters table (the first takes the placeholder's id 1, with its rows), then the
+ * second's snapshots written under its id. Its Cost Explorer lines are not pulled here: the bill per cluster is the
+ * collector's (`collect --clusters`), and without the cluster key they would land on the first cluster.
+ */
+async function seedSecondCluster(o: DemoFillOptions, fill: DemoFill): Promise<void> {
+  const { db, sandbox, lock, log } = o;
+  const second = sandbox.second;
+  if (second === null) return;
+  const sc = sandbox.scenario;
+  const s2 = second.scenario;
+  const clusters = createClustersRepository(db);
+  const now = Date.now();
+  clusters.nameCollected(declaration(sc.clusterName, sc.region, sc.accountId, sandbox.context), now);
+  const [, staging] = clusters.declare(
+    [
+      declaration(sc.clusterName, sc.region, sc.accountId, sandbox.context),
+      declaration(s2.clusterName, s2.region, s2.accountId, second.context),
+    ],
+    now,
+  );
+  if (staging === undefined) return;
+  fill.begin('snapshots');
+  const s = await seedFromSandbox({
+    db,
+    sandboxUrl: second.url,
+    kubeconfigPath: sandbox.kubeconfigPath,
+    context: second.context,
+    clusterId: staging.id,
+    clusterName: s2.clusterName,
+    region: s2.region,
+    startMs: s2.start,
+    endMs: s2.end,
+    stepMs: s2.stepMs,
+    usage: false,
+    bill: false,
+    quiet: true,
+    confirm: () => lock.confirm(),
+    onSnapshot: (done, total) => fill.snapshots(done, total),
+  });
+  log(
+    `collected ${s.snapshots} snapshots of the second cluster ${s2.clusterName} (${s.kubeRequests} Kubernetes requests) in ${s.seconds.toFixed(1)} s`,
+  );
+}
+
 /** Runs the fill, reporting to `fill`; resolves with the hypothetical bill's source, if one was asked for. */
 export async function fillDemo(o: DemoFillOptions, fill: DemoFill): Promise<{ billSource: string | null }> {
   const { db, sandbox, lock, log } = o;
@@ -58,6 +117,7 @@ export async function fillDemo(o: DemoFillOptions, fill: DemoFill): Promise<{ bi
         if (done === total) fill.begin('bill');
       },
     });
+    if (sandbox.second !== null) await seedSecondCluster(o, fill);
     runs.setSetting('demo.seeded', o.stamp);
     log(
       `collected ${s.snapshots} snapshots (${s.kubeRequests} Kubernetes requests), ${s.costLines} Cost Explorer lines in ${s.costExplorerRequests} requests (USD ${(s.costExplorerRequests * 0.01).toFixed(2)} on a real account), ${s.priceRows} price rows in ${s.seconds.toFixed(1)} s`,

@@ -80,7 +80,9 @@ export async function runDemo(v: Record<string, string | boolean | undefined>): 
   const karpenterVersion = karpenterVersionOption(v['karpenter-version'] as string | undefined, scenarioName);
   const dbPath = resolve((v.db as string | undefined) ?? join('.ledger', 'demo.db'));
   mkdirSync(resolve(dbPath, '..'), { recursive: true });
-  const stamp = `${scenarioName}|${seed}|v1|karpenter=${karpenterVersion}`;
+  // The sandbox's second cluster (issue 25): a smaller one beside the scenario's, in the same ledger.
+  const secondCluster = { scenario: 'staging', days: 1 };
+  const stamp = `${scenarioName}|${seed}|v1|second=${secondCluster.scenario}|karpenter=${karpenterVersion}`;
   const billSpec = v.bill === undefined ? null : parseBillSpec(String(v.bill));
   if (billSpec !== null && 'error' in billSpec) throw new UsageError(billSpec.error);
   const budgets = readBudgetsFlag(v.budgets as string | undefined);
@@ -154,7 +156,7 @@ export async function runDemo(v: Record<string, string | boolean | undefined>): 
   // What the fill needs is loaded now, not before the first answer (the AWS SDK clients, DuckDB: 18 s at load 16).
   const [{ simulateOffThread }, { fillDemo }] = await Promise.all([import('./demo-scenario.js'), import('./demo-fill.js')]);
   await simulateOffThread(scenarioName, seed, karpenterVersion);
-  sandbox = await startSandbox({ scenario: scenarioName, seed, karpenterVersion, dir: resolve(dbPath, '..') });
+  sandbox = await startSandbox({ scenario: scenarioName, seed, karpenterVersion, dir: resolve(dbPath, '..'), secondCluster });
   const sc = sandbox.scenario;
   scenarioEndMs = sc.end;
   const billProblem = billSpec === null ? null : billWindowError(sc, billSpec);

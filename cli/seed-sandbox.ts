@@ -22,6 +22,12 @@ export interface SeedOptions {
   startMs: number;
   endMs: number;
   stepMs: number;
+  /** The kubeconfig context of the cluster to seed (default: the kubeconfig's current one). */
+  context?: string;
+  /** The ledger's cluster the snapshots are written as (clusters.id; default 1, the one cluster). */
+  clusterId?: number;
+  /** false: pull no Cost Explorer bill after the snapshots (a second cluster's: its lines need the cluster key). */
+  bill?: boolean;
   /** Silence the progress bar (tests). */
   quiet?: boolean;
   /**
@@ -86,9 +92,9 @@ export async function seedFromSandbox(o: SeedOptions): Promise<SeedSummary> {
   const kubeRepo = createKubeRepository(o.db, { onDisruptionsRefreshed: (r) => (disruptionsMs += r.ms) });
   const runs = createRunsRepository(o.db);
   const runId = runs.startRun('demo', 'sandbox');
-  const k = createKubeClients({ kubeconfig: o.kubeconfigPath });
+  const k = createKubeClients({ kubeconfig: o.kubeconfigPath, context: o.context });
   const prices = new PriceCollector(o.db, o.region, runId);
-  const last = kubeRepo.latestSnapshotAt();
+  const last = o.clusterId === undefined ? kubeRepo.latestSnapshotAt() : kubeRepo.latestSnapshotAt(o.clusterId);
   const first = last === null ? o.startMs : last + o.stepMs;
   const total = Math.max(0, Math.ceil((o.endMs - first) / o.stepMs));
   const bar = o.quiet ? null : new ProgressBar('snapshots', total);
@@ -120,6 +126,7 @@ export async function seedFromSandbox(o: SeedOptions): Promise<SeedSummary> {
         snapshot,
         ...rows,
         runId,
+        ...(o.clusterId === undefined ? {} : { clusterId: o.clusterId }),
         usage:
           usage === null || usageRows === null
             ? undefined
@@ -137,10 +144,13 @@ export async function seedFromSandbox(o: SeedOptions): Promise<SeedSummary> {
     await setClock(o.sandboxUrl, o.endMs);
     if (o.confirm?.() === false)
       throw new SeedLockLostError(`another collector took over this database after ${written} snapshots; stopped before the bill`);
-    const ce = await collectCostExplorer(
-      { db: o.db, ce: createCostExplorerClient({ region: 'us-east-1' }), clusterName: o.clusterName, now: o.endMs, runId },
-      { startMs: o.startMs, endMs: o.endMs },
-    );
+    const ce =
+      o.bill === false
+        ? { requests: 0, linesWritten: 0 }
+        : await collectCostExplorer(
+            { db: o.db, ce: createCostExplorerClient({ region: 'us-east-1' }), clusterName: o.clusterName, now: o.endMs, runId },
+            { startMs: o.startMs, endMs: o.endMs },
+          );
     runs.finishRun(runId, 'ok', written + ce.linesWritten + prices.rowsWritten);
     return {
       snapshots: written,

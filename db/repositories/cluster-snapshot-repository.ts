@@ -15,7 +15,7 @@ import {
   type SnapshotPodRow,
   type StoredBody,
 } from './cluster-snapshot-objects.js';
-import { KARPENTER_VERSION_SETTING } from './kube-repository.js';
+import { karpenterVersionSetting } from './kube-repository.js';
 import { createObjectVersionReader } from './object-versions.js';
 import { CLUSTER_REGION_SETTING } from './runs-repository.js';
 
@@ -156,6 +156,10 @@ export function createClusterSnapshotRepository(db: Db) {
     `SELECT id, taken_at, currency, kinds_json, cluster_id FROM snapshots
      WHERE taken_at <= @at AND (@clusterId IS NULL OR cluster_id = @clusterId) ORDER BY taken_at DESC LIMIT 1`,
   );
+  // A ledger of several clusters (docs/clusters.md): every read below keeps to the snapshot's cluster. A one-cluster
+  // ledger reads as before (its every row is cluster 1), without the per-pod check.
+  const clusterCount = db.prepare('SELECT COUNT(*) FROM clusters').pluck();
+  const ofCluster = 'EXISTS (SELECT 1 FROM pod_rows r WHERE r.id = p.pod_id AND r.cluster_id = @cluster)';
   // What the node was then comes from the snapshot's own row (type, capacity type, allocatable, price); what never
   // changes (labels, zone, creation time, capacity) from nodes.
   const nodesOf = db.prepare(`
@@ -197,23 +201,27 @@ export function createClusterSnapshotRepository(db: Db) {
   // since first seen); finished from finished_at, and listed finished until its Job or node goes, as the API server
   // lists it (Karpenter sees it too: its finish restarts the node's consolidateAfter clock). Bound pods: through their
   // node's row of the snapshot.
-  const boundPods = db.prepare(`
+  const boundPodsSql = (one: boolean) => `
     SELECT ${POD_COLUMNS}
     FROM snapshot_nodes sn JOIN pods p ON p.node_name = sn.node_name
-    WHERE sn.snapshot_id = @id AND p.first_seen <= @at AND p.last_seen >= @at`);
+    WHERE sn.snapshot_id = @id AND p.first_seen <= @at AND p.last_seen >= @at${one ? '' : ` AND ${ofCluster}`}`;
+  const boundPods = db.prepare(boundPodsSql(true));
+  const boundPodsOfCluster = db.prepare(boundPodsSql(false));
   // Pending then: never bound (node_id: migration 0027's pod_rows_node finds them; the view's node_name would scan), or
   // bound after (the partial index pod_rows_bound_late keeps these few at hand).
-  const pendingPods = db.prepare(`
+  const pendingPodsSql = (one: boolean) => `
     SELECT ${POD_COLUMNS}
     FROM pods p
-    WHERE p.node_id IS NULL AND p.first_seen <= @at AND p.last_seen >= @at
+    WHERE p.node_id IS NULL AND p.first_seen <= @at AND p.last_seen >= @at${one ? '' : ` AND ${ofCluster}`}
     UNION ALL
     SELECT ${POD_COLUMNS}
     FROM pods p
     WHERE p.scheduled_at IS NOT NULL AND p.scheduled_at > p.first_seen AND p.scheduled_at > @at
-      AND p.first_seen <= @at AND p.last_seen >= @at`);
-  const nodePools = db.prepare('SELECT * FROM nodepools ORDER BY name');
-  const namespaces = db.prepare('SELECT name, labels_json FROM namespaces ORDER BY name');
+      AND p.first_seen <= @at AND p.last_seen >= @at${one ? '' : ` AND ${ofCluster}`}`;
+  const pendingPods = db.prepare(pendingPodsSql(true));
+  const pendingPodsOfCluster = db.prepare(pendingPodsSql(false));
+  const nodePools = db.prepare('SELECT * FROM nodepools WHERE cluster_id = ? ORDER BY name');
+  const namespaces = db.prepare('SELECT name, labels_json FROM namespaces WHERE cluster_id = ? ORDER BY name');
   const setting = db.prepare('SELECT value FROM settings WHERE key = ?').pluck();
   const versions = createObjectVersionReader(db);
 
@@ -260,8 +268,8 @@ export function createClusterSnapshotRepository(db: Db) {
      * Which snapshot `clusterObjectsAt(at)` would read (its id and time), without reading it: one indexed row, for
      * readers that keep what they made of a snapshot by its id (the engine's prepared worlds).
      */
-    snapshotAt(at: number = Number.MAX_SAFE_INTEGER): { id: number; takenAt: number } | null {
-      const s = snapshotAt.get(at) as { id: number; taken_at: number } | undefined;
+    snapshotAt(at: number = Number.MAX_SAFE_INTEGER, clusterId: number | null = null): { id: number; takenAt: number } | null {
+      const s = snapshotAt.get({ at, clusterId }) as { id: number; taken_at: number } | undefined;
       return s === undefined ? null : { id: s.id, takenAt: s.taken_at };
     },
 
@@ -271,6 +279,8 @@ export function createClusterSnapshotRepository(db: Db) {
         { id: number; taken_at: number; currency: string; kinds_json: string | null; cluster_id: number } | undefined;
       if (s === undefined) return null;
       const t = s.taken_at;
+      const cluster = s.cluster_id;
+      const one = (clusterCount.get() as number) <= 1;
       const kinds = parse<SnapshotKinds>(s.kinds_json, null);
       const withLabels = options.nodeLabels !== false;
       const rawNodes = ((withLabels ? nodesOf : nodesLightOf).all({ id: s.id, clusterId: s.cluster_id }) as unknown[][]).map(rawNode);
@@ -293,13 +303,15 @@ export function createClusterSnapshotRepository(db: Db) {
       const pods: SnapshotPodRow[] = [];
       const seen = new Set<string>();
       const specOf = specReader();
-      for (const r of withPods ? (boundPods.all({ id: s.id, at: t }) as RawPod[]) : []) {
+      for (const r of withPods
+        ? ((one ? boundPods.all({ id: s.id, at: t }) : boundPodsOfCluster.all({ id: s.id, at: t, cluster })) as RawPod[])
+        : []) {
         const bound = r.scheduled_at === null || r.scheduled_at <= t;
         if (!bound) continue; // bound after t: the pending query has it
         seen.add(r.uid);
         pods.push(podRow(r, true, t, specOf));
       }
-      for (const r of withPods ? (pendingPods.all({ at: t }) as RawPod[]) : []) {
+      for (const r of withPods ? ((one ? pendingPods.all({ at: t }) : pendingPodsOfCluster.all({ at: t, cluster })) as RawPod[]) : []) {
         if (seen.has(r.uid)) continue;
         seen.add(r.uid);
         pods.push(podRow(r, false, t, specOf));
@@ -307,7 +319,7 @@ export function createClusterSnapshotRepository(db: Db) {
       pods.sort((a, b) =>
         a.namespace === b.namespace ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.namespace < b.namespace ? -1 : 1,
       );
-      const objectsOf = (kind: string): StoredBody[] => versions.objectsAt(kind, t);
+      const objectsOf = (kind: string): StoredBody[] => versions.objectsAt(kind, t, cluster);
       const read = (kind: string): boolean => kinds?.[kind]?.state === 'ok';
       const withNodeVersions = options.nodeVersions !== false;
       const otherKinds = options.kinds === undefined ? OTHER_KINDS : OTHER_KINDS.filter((k) => options.kinds?.includes(k));
@@ -318,7 +330,7 @@ export function createClusterSnapshotRepository(db: Db) {
         nodeSpecs: new Map(withNodeVersions && read('Node') ? objectsOf('Node').map((o) => [o.name, o.body] as const) : []),
         pods,
         nodePools: read('NodePool') ? objectsOf('NodePool') : null,
-        latestNodePools: (nodePools.all() as RawNodePool[]).map((r): NodePoolRecord => ({
+        latestNodePools: (nodePools.all(cluster) as RawNodePool[]).map((r): NodePoolRecord => ({
           name: r.name,
           weight: r.weight,
           consolidationPolicy: r.consolidation_policy,
@@ -331,7 +343,7 @@ export function createClusterSnapshotRepository(db: Db) {
           expireAfter: r.expire_after,
           taints: parse<NonNullable<NodePoolRecord['taints']>>(r.taints_json, []),
         })),
-        namespaces: (namespaces.all() as { name: string; labels_json: string | null }[]).map((r) => ({
+        namespaces: (namespaces.all(cluster) as { name: string; labels_json: string | null }[]).map((r) => ({
           name: r.name,
           labels: parse<Record<string, string>>(r.labels_json, {}),
         })),
@@ -360,7 +372,7 @@ export function createClusterSnapshotRepository(db: Db) {
         nodePrices,
         region: (setting.get(CLUSTER_REGION_SETTING) as string | undefined) ?? null,
         karpenterVersion: parse<(KarpenterVersionRecord & { seenAt: number }) | null>(
-          (setting.get(KARPENTER_VERSION_SETTING) as string | undefined) ?? null,
+          (setting.get(karpenterVersionSetting(cluster)) as string | undefined) ?? null,
           null,
         ),
         kinds,

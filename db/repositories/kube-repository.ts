@@ -27,6 +27,9 @@ const json = (v: unknown): string => JSON.stringify(v);
 
 /** Karpenter's version as last seen: `{version, source: image|flag, image?, seenAt}` (JSON). */
 export const KARPENTER_VERSION_SETTING = 'karpenter.version';
+/** Karpenter's version as last seen in one cluster: the first cluster's under the setting of old, each other's its own. */
+export const karpenterVersionSetting = (clusterId: number): string =>
+  clusterId === 1 ? KARPENTER_VERSION_SETTING : `${KARPENTER_VERSION_SETTING}.${clusterId}`;
 
 export interface KubeRepositoryOptions {
   /** Told what keeping the disruptions current cost each write that changed them (npm run bench). */
@@ -177,7 +180,7 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
     for (const e of s.events) upsertEvent.run({ ...e, clusterId });
     explanations.write(s.events, clusterId);
     if (s.objects !== undefined && s.kinds !== undefined) objects.write(at, s.objects, s.kinds, clusterId);
-    if (s.karpenterVersion !== undefined) setSetting.run(KARPENTER_VERSION_SETTING, json({ ...s.karpenterVersion, seenAt: at }));
+    if (s.karpenterVersion !== undefined) setSetting.run(karpenterVersionSetting(clusterId), json({ ...s.karpenterVersion, seenAt: at }));
     const currency = w.currency ?? 'USD';
     const id = Number(
       insertSnapshot.run(at, w.runId, s.nodes.length, s.pods.length, currency, s.kinds === undefined ? null : json(s.kinds), clusterId)
@@ -269,7 +272,11 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
       const refreshed = disruptions.refresh();
       if (refreshed !== null) opts.onDisruptionsRefreshed?.(refreshed);
     }),
-    latestSnapshotAt: (): number | null => (db.prepare('SELECT MAX(taken_at) FROM snapshots').pluck().get() as number | null) ?? null,
+    /** The newest snapshot's time, of every cluster or of one. */
+    latestSnapshotAt: (clusterId?: number): number | null =>
+      ((clusterId === undefined
+        ? db.prepare('SELECT MAX(taken_at) FROM snapshots').pluck().get()
+        : db.prepare('SELECT MAX(taken_at) FROM snapshots WHERE cluster_id = ?').pluck().get(clusterId)) as number | null) ?? null,
     snapshotCount: (): number => db.prepare('SELECT COUNT(*) FROM snapshots').pluck().get() as number,
     /** Distinct instance types ever seen, with their zones: what spot history to fetch. */
     instanceMarkets: (): { instanceType: string; zone: string }[] =>

@@ -84,12 +84,12 @@ export function createObjectVersionReader(db: Db) {
   const at = db.prepare(`
     SELECT v.namespace, v.name, b.body_json
     FROM kube_object_versions v JOIN kube_object_bodies b ON b.hash = v.hash
-    WHERE v.kind = ? AND v.last_seen >= ? AND v.first_seen <= ?
+    WHERE v.kind = ? AND v.last_seen >= ? AND v.first_seen <= ? AND v.cluster_id = ?
     ORDER BY v.namespace, v.name`);
   return {
-    /** The objects of `kind` as the snapshot at `takenAt` saw them. */
-    objectsAt(kind: string, takenAt: number): StoredObject[] {
-      return (at.all(kind, takenAt, takenAt) as { namespace: string; name: string; body_json: string }[]).map((r) => {
+    /** The objects of `kind` as the snapshot at `takenAt` of cluster `clusterId` (default 1, the one) saw them. */
+    objectsAt(kind: string, takenAt: number, clusterId = 1): StoredObject[] {
+      return (at.all(kind, takenAt, takenAt, clusterId) as { namespace: string; name: string; body_json: string }[]).map((r) => {
         // A body is stored without its name and namespace (objects alike share it): put back from the version.
         const body = JSON.parse(r.body_json) as { metadata?: Record<string, unknown> };
         body.metadata = { name: r.name, ...(r.namespace === '' ? {} : { namespace: r.namespace }), ...body.metadata };

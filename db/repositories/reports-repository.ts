@@ -24,6 +24,8 @@ export interface TimeRange {
   toMs: number;
   /** Only this NodePool; undefined = all (including '' = untagged / not launched by Karpenter). */
   nodePool?: string;
+  /** One cluster's rows (clusters.id); absent or null: every cluster's, summed (docs/clusters.md). */
+  clusterId?: number | null;
 }
 
 /** Cost Explorer lines (group_by PURCHASE_TYPE) summed per UTC day, NodePool tag value and purchase type. */
@@ -264,7 +266,7 @@ export function createReportsRepository(db: Db) {
       FROM cost_lines
       WHERE source = 'cost-explorer' AND (group_by = 'PURCHASE_TYPE' OR (group_by = 'USAGE_TYPE' AND granularity = 'DAILY'))
         AND period_start_ms >= CAST(@fromMs AS INTEGER) AND period_start_ms < CAST(@toMs AS INTEGER)
-        AND (@nodePool IS NULL OR nodepool = @nodePool)
+        AND (@nodePool IS NULL OR nodepool = @nodePool) AND (@clusterId IS NULL OR cluster_id = @clusterId)
     ),
     daily_days AS (SELECT DISTINCT day_ms FROM lines WHERE granularity = 'DAILY' AND group_by = 'PURCHASE_TYPE')
     SELECT day_ms, nodepool, dimension_value AS purchase_type, TOTAL(unblended_usd) AS unblended,
@@ -293,7 +295,7 @@ export function createReportsRepository(db: Db) {
     SELECT u.taken_at AS t, u.nodepool, u.pod_usage_cpu_m AS use_cpu, u.pod_usage_memory_b AS use_mem,
            COALESCE(u.alloc_cpu_m, (SELECT TOTAL(a.alloc_cpu_m) FROM snapshot_nodepools a WHERE a.snapshot_id = u.snapshot_id AND a.nodepool = u.nodepool)) AS alloc_cpu,
            COALESCE(u.alloc_memory_b, (SELECT TOTAL(a.alloc_memory_b) FROM snapshot_nodepools a WHERE a.snapshot_id = u.snapshot_id AND a.nodepool = u.nodepool)) AS alloc_mem
-    FROM usage_nodepools u WHERE (${where}) AND (@nodePool IS NULL OR u.nodepool = @nodePool)`;
+    FROM usage_nodepools u WHERE (${where}) AND (@nodePool IS NULL OR u.nodepool = @nodePool) AND (@clusterId IS NULL OR u.cluster_id = @clusterId)`;
   const usageByBucket = (pieces: string) =>
     db.prepare(`
       SELECT (t / CAST(@bucketMs AS INTEGER)) * CAST(@bucketMs AS INTEGER) AS bucket_ms, nodepool, TOTAL(use_cpu) AS use_cpu,
@@ -304,16 +306,18 @@ export function createReportsRepository(db: Db) {
     SELECT hour_ms AS t, nodepool, pod_usage_cpu_m AS use_cpu, pod_usage_memory_b AS use_mem, alloc_cpu_m AS alloc_cpu,
            alloc_memory_b AS alloc_mem
     FROM usage_nodepool_hours WHERE hour_ms >= @hoursFrom AND hour_ms < @hoursTo AND (@nodePool IS NULL OR nodepool = @nodePool)
+      AND (@clusterId IS NULL OR cluster_id = @clusterId)
     UNION ALL
     ${usageOfSnapshots('u.taken_at >= @fromMs AND u.taken_at < @toMs AND (u.taken_at < @hoursFrom OR u.taken_at >= @hoursTo)')}`);
   const nodePools = db.prepare(`
     SELECT name, weight, consolidation_policy, consolidate_after, capacity_types_json, nodeclass, updated_at,
            requirements_json, limits_json, budgets_json, expire_after
-    FROM nodepools ORDER BY name`);
+    FROM nodepools WHERE @clusterId IS NULL OR cluster_id = @clusterId ORDER BY name, cluster_id`);
 
   // Karpenter counts the capacity of the NodeClaims a NodePool launched against its limits: the newest snapshot's
   // nodes, grouped by their recorded capacity (nodes of one instance type share it), so a big cluster reads few rows.
   const latestSnapshot = db.prepare('SELECT id, taken_at FROM snapshots ORDER BY taken_at DESC LIMIT 1');
+  const latestSnapshotOf = db.prepare('SELECT id, taken_at FROM snapshots WHERE cluster_id = ? ORDER BY taken_at DESC LIMIT 1');
   const capacityGroups = db.prepare(`
     SELECT sn.nodepool, n.capacity_json, COUNT(*) AS nodes, SUM(sn.alloc_cpu_m) AS alloc_cpu, SUM(sn.alloc_memory_b) AS alloc_mem,
            SUM(sn.alloc_pods) AS alloc_pods, SUM(sn.alloc_gpu) AS alloc_gpu
@@ -347,7 +351,13 @@ export function createReportsRepository(db: Db) {
       SELECT *, ROW_NUMBER() OVER (PARTITION BY kind ORDER BY started_at DESC, id DESC) AS rn FROM collection_runs
     ) WHERE rn = 1 ORDER BY kind`);
 
-  const rangeParams = (r: TimeRange) => ({ fromMs: r.fromMs, toMs: r.toMs, nodePool: r.nodePool ?? null });
+  const clusters = db.prepare('SELECT id, name, account, region FROM clusters ORDER BY id');
+  const newestOfCluster = db.prepare('SELECT taken_at FROM snapshots WHERE cluster_id = ? ORDER BY taken_at DESC LIMIT ?').pluck();
+  const lastKubeRunOfCluster = db.prepare(`
+    SELECT id, kind, source, status, started_at, finished_at, rows_written, message FROM collection_runs
+    WHERE cluster_id = ? AND kind = 'kubernetes' ORDER BY started_at DESC, id DESC LIMIT 1`);
+
+  const rangeParams = (r: TimeRange) => ({ fromMs: r.fromMs, toMs: r.toMs, nodePool: r.nodePool ?? null, clusterId: r.clusterId ?? null });
   const store = createRetentionStoreRepository(db);
 
   return {
@@ -416,8 +426,9 @@ export function createReportsRepository(db: Db) {
       }));
     },
 
-    nodePools(): NodePoolRow[] {
-      return (nodePools.all() as RawNodePool[]).map((r) => ({
+    /** The NodePools of one cluster, or of every cluster (null: a name held by two clusters is two rows). */
+    nodePools(clusterId: number | null = null): NodePoolRow[] {
+      return (nodePools.all({ clusterId }) as RawNodePool[]).map((r) => ({
         name: r.name,
         weight: r.weight,
         consolidationPolicy: r.consolidation_policy,
@@ -433,8 +444,9 @@ export function createReportsRepository(db: Db) {
     },
 
     /** What each NodePool's nodes offer at the newest snapshot, grouped by recorded capacity. */
-    nodePoolCapacity(): NodePoolCapacityRows {
-      const snap = latestSnapshot.get() as { id: number; taken_at: number } | undefined;
+    nodePoolCapacity(clusterId: number | null = null): NodePoolCapacityRows {
+      const snap = (clusterId === null ? latestSnapshot.get() : latestSnapshotOf.get(clusterId)) as
+        { id: number; taken_at: number } | undefined;
       if (snap === undefined) return { snapshotMs: null, groups: [] };
       return {
         snapshotMs: snap.taken_at,
@@ -469,6 +481,17 @@ export function createReportsRepository(db: Db) {
       };
     },
 
+    /**
+     * Each cluster of the ledger with its newest snapshots (newest first, at most `recent`) and its latest Kubernetes
+     * collection run: what its freshness is worked from.
+     */
+    clusterSnapshots(recent: number): ClusterSnapshotsRow[] {
+      return (clusters.all() as { id: number; name: string; account: string | null; region: string | null }[]).map((c) => {
+        const run = lastKubeRunOfCluster.get(c.id) as RawRun | undefined;
+        return { ...c, takenAtMs: newestOfCluster.all(c.id, recent) as number[], lastRun: run === undefined ? null : mapRun(run) };
+      });
+    },
+
     /** The file's size, its vacuum mode, the retention settings and how far snapshots are folded (migration 0021). */
     storeFacts: (): StoreFacts => store.facts(),
 
@@ -493,6 +516,16 @@ export function createReportsRepository(db: Db) {
       return { metricsServer: text(METRICS_STATUS_SETTING), prometheus: text(PROMETHEUS_STATUS_SETTING), ...c };
     },
   };
+}
+
+export interface ClusterSnapshotsRow {
+  id: number;
+  name: string;
+  account: string | null;
+  region: string | null;
+  /** Its newest snapshots' times, newest first. */
+  takenAtMs: number[];
+  lastRun: CollectionRunRow | null;
 }
 
 export interface UsageStatusRow {

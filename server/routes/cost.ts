@@ -21,7 +21,7 @@ export async function costRoutes(
         'Whole UTC days (`from` rounded down, `to` up). Untagged bill lines are NodePool "". `metric` = unblended | amortized | net-unblended | net-amortized; default amortized when commitments apply in the range, else unblended.',
       csv: { fileName: 'cost-nodepools-daily', table: (b) => b.rows },
     },
-    (q) => reports.dailyCost(q),
+    (q, c) => reports.dailyCost(q, c.clusterId),
   );
 
   routes.get(
@@ -31,7 +31,7 @@ export async function costRoutes(
         'The bill (in `metric`) beside our estimate per day x NodePool x purchase kind, the difference and its likely cause, and the whole gap split by cause with amounts',
       csv: { fileName: 'reconciliation-daily', table: (b) => b.rows },
     },
-    (q) => nodePoolCost.reconciliation(q),
+    (q, c) => nodePoolCost.reconciliation(q, c.clusterId),
   );
 
   routes.get(

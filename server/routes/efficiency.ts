@@ -22,7 +22,7 @@ export async function efficiencyRoutes(
         table: (b) => b.series.flatMap((s) => s.points.map((p) => ({ nodePool: s.nodePool, ...p }))),
       },
     },
-    (q) => reports.efficiency(q),
+    (q, c) => reports.efficiency(q, c.clusterId),
   );
 
   routes.get(
@@ -32,7 +32,7 @@ export async function efficiencyRoutes(
         'Efficiency (cpu, memory, pods, GPU; plain and cost-weighted) and idle vCPU, GiB and USD per hour, per NodePool and the cluster',
       csv: { fileName: 'efficiency-summary', table: (b) => b.rows },
     },
-    (q) => efficiency.summary(q),
+    (q, c) => efficiency.summary(q, c.clusterId),
   );
 
   routes.get(

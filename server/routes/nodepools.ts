@@ -45,7 +45,7 @@ export async function nodePoolsRoutes(
         'Limits as written and parsed (cpu millicores, memory bytes, any other resource), with the capacity of its nodes at the newest snapshot against each (what Karpenter counts against limits). No range: the newest state.',
       csv: { fileName: 'nodepools', table: (b) => b.items.map(nodePoolRow) },
     },
-    () => reports.nodePools(),
+    (_q, c) => reports.nodePools(c.clusterId),
   );
 
   routes.get(

@@ -17,4 +17,15 @@ export async function statusRoutes(app: FastifyInstance, opts: { reports: Report
     },
     () => reports.status(),
   );
+
+  routes.get(
+    '/api/clusters',
+    {
+      summary: 'The clusters of the ledger: name, account, region, and how fresh each one is (last snapshot, cadence, stale)',
+      description:
+        'A cluster is stale when its newest snapshot is more than three of its own cadences (at least 15 minutes) older than the newest snapshot of any cluster. ' +
+        'The names are what `?cluster=` takes on every route. Not a table: JSON only.',
+    },
+    () => reports.clusters(),
+  );
 }

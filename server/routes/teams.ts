@@ -16,7 +16,7 @@ export async function teamsRoutes(app: FastifyInstance, opts: { teams: TeamsServ
         'Lines in cents that add up exactly to the node cost. `method=request-share` (default; `weights=` cpu,memory applies to it only), `aws-split` or `opencost`, answered with `methodInfo` (name, source, link, definition) and `feed` (requests only, or how much of the range usage fed); `idle` (line or spread), `label` (the team label), `groupBy` (team or namespace), `team`.',
       csv: { fileName: 'teams-cost', table: (b) => b.rows },
     },
-    (q) => teams.cost(q),
+    (q, c) => teams.cost(q, c.clusterId),
   );
 
   routes.get(
@@ -31,7 +31,7 @@ export async function teamsRoutes(app: FastifyInstance, opts: { teams: TeamsServ
           b.buckets.flatMap((k) => k.teams.map((t) => ({ from: k.from, to: k.to, kind: t.kind, team: t.team, costUsd: t.costUsd }))),
       },
     },
-    (q) => teams.series(q),
+    (q, c) => teams.series(q, c.clusterId),
   );
 
   routes.get(

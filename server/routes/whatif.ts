@@ -43,7 +43,7 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { engine: EngineR
           })),
       },
     },
-    (q, ctx) => engine.run('whatif', 'headroom', [q], { signal: ctx.signal }),
+    (q, ctx) => engine.run('whatif', 'headroom', [q, ctx.clusterId], { signal: ctx.signal }),
   );
 
   routes.get(
@@ -59,7 +59,7 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { engine: EngineR
           (['today', 'before', 'after'] as const).flatMap((side) => b[side].mix.map((m) => ({ side, ...m, snapshotAt: b.snapshotAt }))),
       },
     },
-    (q, ctx) => engine.run('whatif', 'nodePoolEdit', [q], { signal: ctx.signal }),
+    (q, ctx) => engine.run('whatif', 'nodePoolEdit', [q, ctx.clusterId], { signal: ctx.signal }),
   );
 
   routes.get(
@@ -85,7 +85,7 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { engine: EngineR
               })),
       },
     },
-    (q, ctx) => engine.run('whatif', 'workload', [q], { signal: ctx.signal }),
+    (q, ctx) => engine.run('whatif', 'workload', [q, ctx.clusterId], { signal: ctx.signal }),
   );
 
   routes.get(
@@ -97,7 +97,7 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { engine: EngineR
       errors: [404, 503],
       csv: { fileName: 'why-not-consolidated', table: (b) => ({ columns: Object.keys(NodeDecisionSchema.properties), rows: b.nodes }) },
     },
-    (q, ctx) => engine.run('whatif', 'whyNot', [q], { signal: ctx.signal }),
+    (q, ctx) => engine.run('whatif', 'whyNot', [q, ctx.clusterId], { signal: ctx.signal }),
   );
 
   // Predict takes Kubernetes objects as text; parsed here, in this plugin only, as a string.

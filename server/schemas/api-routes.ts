@@ -35,6 +35,7 @@ import {
 import { NodeChangesQuerySchema, NodeChangesResponseSchema, NodeMixQuerySchema, NodeMixResponseSchema } from './node-aggregates.js';
 import { NodePoolCompareQuerySchema, NodePoolCompareResponseSchema, NodePoolsQuerySchema, NodePoolsResponseSchema } from './nodepools.js';
 import { StatusResponseSchema } from './status.js';
+import { ClustersResponseSchema } from './clusters.js';
 import { AlertSettingsResponseSchema, AlertsQuerySchema, AlertsResponseSchema } from './alerts.js';
 import {
   RecommendationsQuerySchema,
@@ -86,6 +87,7 @@ interface RouteEntry {
 export const API_ROUTES = {
   // status
   '/api/status': { method: 'GET', query: NoQuerySchema, response: StatusResponseSchema },
+  '/api/clusters': { method: 'GET', query: NoQuerySchema, response: ClustersResponseSchema },
   // alerts
   '/api/alerts': { method: 'GET', query: AlertsQuerySchema, response: AlertsResponseSchema },
   '/api/alerts/settings': { method: 'GET', query: NoQuerySchema, response: AlertSettingsResponseSchema },
@@ -203,7 +205,14 @@ export type ApiPath = keyof ApiRoutes;
 export type ApiGetPath = { [P in ApiPath]: ApiRoutes[P]['method'] extends 'GET' ? P : never }[ApiPath];
 /** Paths a POST reaches. */
 export type ApiPostPath = Exclude<ApiPath, ApiGetPath>;
-/** The query a path takes, as the server validates it (numbers are numbers). */
-export type ApiQuery<P extends ApiPath> = Static<ApiRoutes[P]['query']>;
+/**
+ * `?cluster=NAME` is taken by every route (server/cluster-param.ts adds it to each route's query schema when the
+ * route is registered): the cluster the answer is about; absent, every cluster of the ledger.
+ */
+export interface ClusterQuery {
+  cluster?: string;
+}
+/** The query a path takes, as the server validates it (numbers are numbers), `cluster` included. */
+export type ApiQuery<P extends ApiPath> = Static<ApiRoutes[P]['query']> & ClusterQuery;
 /** The JSON a path answers. */
 export type ApiResponse<P extends ApiPath> = Static<ApiRoutes[P]['response']>;

@@ -28,6 +28,25 @@ export const CollectionRunSchema = Type.Object({
 });
 export type CollectionRun = Static<typeof CollectionRunSchema>;
 
+export const ClusterFreshnessSchema = Type.Object({
+  /** The EKS cluster name (eks:eks-cluster-name): the value `?cluster=` takes. */
+  name: Type.String(),
+  /** The AWS account and region as declared or learnt; null when not known. */
+  account: Nullable(Type.String()),
+  region: Nullable(Type.String()),
+  /** Its newest snapshot (ISO 8601 UTC); null before its first. */
+  lastSnapshotAt: Nullable(Type.String()),
+  /** Its cadence: the median interval between its newest snapshots, in seconds; null with fewer than two. */
+  cadenceSeconds: Nullable(Type.Number()),
+  /**
+   * Behind: its newest snapshot is more than three of its own cadences (at least 15 minutes) older than the ledger's
+   * newest snapshot of any cluster, or it has none while another cluster has. A one-cluster ledger is never stale here.
+   */
+  stale: Type.Boolean(),
+  /** Its latest Kubernetes collection run; null before any run recorded for it. */
+  lastRun: Nullable(CollectionRunSchema),
+});
+
 /** Where prices come from for the cluster's region, and the currency every amount of this database is in. */
 export const PricingStatusSchema = Type.Object({
   /**
@@ -182,5 +201,7 @@ export const StatusResponseSchema = Type.Object({
   store: StoreStatusSchema,
   /** The demo's fill behind the dashboard, while this process runs it (and once it finished); null from `serve`. */
   fill: Nullable(FillStatusSchema),
+  /** Each cluster of the ledger and how fresh its snapshots are (the banner names a stale one). */
+  clusters: Type.Array(ClusterFreshnessSchema),
 });
 export type StatusResponse = Static<typeof StatusResponseSchema>;

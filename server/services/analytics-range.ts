@@ -11,12 +11,18 @@ export interface ResolvedRange {
   fromMs: number;
   toMs: number;
   nodePool: string | undefined;
+  /** One cluster (clusters.id), or null: every cluster of the ledger. */
+  clusterId: number | null;
 }
 
 /** from / to / nodepool of a query as a range (defaults as the overview's: 14 days up to the newest data). */
-export function rangeOf(ctx: RangeContext, q: { from?: string; to?: string; nodepool?: string }): ResolvedRange {
+export function rangeOf(
+  ctx: RangeContext,
+  q: { from?: string; to?: string; nodepool?: string },
+  clusterId: number | null = null,
+): ResolvedRange {
   const { fromMs, toMs } = resolveRange(q, ctx.extent(), ctx.now());
-  return { fromMs, toMs, nodePool: q.nodepool };
+  return { fromMs, toMs, nodePool: q.nodepool, clusterId };
 }
 
 /** An optional instant parameter (e.g. `at`), or undefined. */

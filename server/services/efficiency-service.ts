@@ -160,8 +160,8 @@ export function createEfficiencyService(repo: AnalyticsPackingRepository, ctx: R
   };
 
   return {
-    summary(q: { from?: string; to?: string; nodepool?: string }): EfficiencySummaryResponse {
-      const range = rangeOf(ctx, q);
+    summary(q: { from?: string; to?: string; nodepool?: string }, clusterId: number | null = null): EfficiencySummaryResponse {
+      const range = rangeOf(ctx, q, clusterId);
       const rows = repo.poolSums(range);
       const { hours, snapshots } = repo.coverage(range);
       const pools = [...sumByNodePool(rows).entries()].sort(([a], [b]) => a.localeCompare(b));

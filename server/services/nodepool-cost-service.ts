@@ -13,7 +13,7 @@ export function createNodePoolCostService(packing: AnalyticsPackingRepository, r
   return {
     /** Over one cluster (clusterId) or every cluster of the ledger (null: their NodePools' sums added up). */
     compare(q: { from?: string; to?: string; nodepool?: string }, clusterId: number | null = null): NodePoolCompareResponse {
-      const range = { ...rangeOf(ctx, q), clusterId };
+      const range = rangeOf(ctx, q, clusterId);
       const rows = nodePoolCompareRows(packing.poolSums(range), packing.coverage(range).hours);
       return { from: isoInstant(range.fromMs), to: isoInstant(range.toMs), rows, totals: nodePoolCompareTotals(rows) };
     },
@@ -27,9 +27,12 @@ export function createNodePoolCostService(packing: AnalyticsPackingRepository, r
     },
 
     /** Whole UTC days (from rounded down, to rounded up), as the bill comes per day. */
-    reconciliation(q: { from?: string; to?: string; nodepool?: string; metric?: CostMetric }): ReconciliationResponse {
-      const range = rangeOf(ctx, q);
-      const days = { fromMs: dayFloor(range.fromMs), toMs: dayCeil(range.toMs), nodePool: range.nodePool };
+    reconciliation(
+      q: { from?: string; to?: string; nodepool?: string; metric?: CostMetric },
+      clusterId: number | null = null,
+    ): ReconciliationResponse {
+      const range = rangeOf(ctx, q, clusterId);
+      const days = { fromMs: dayFloor(range.fromMs), toMs: dayCeil(range.toMs), nodePool: range.nodePool, clusterId };
       const bill = reports.billByDay(days);
       const commitments = hasCommitments(bill);
       const metric = q.metric ?? (commitments ? 'amortized' : 'unblended');

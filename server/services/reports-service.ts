@@ -16,6 +16,29 @@ import type { EfficiencyResponse } from '../schemas/efficiency.js';
 import type { NodePoolRequirement, NodePoolsResponse } from '../schemas/nodepools.js';
 import type { RangeQuery } from '../schemas/common.js';
 import { DAY_MS } from '../../core/time.js';
+import { clusterFreshness } from '../analytics/cluster-freshness.js';
+import type { ClusterFreshness } from '../schemas/clusters.js';
+
+/** Snapshots per cluster the cadence is worked from. */
+const CADENCE_SNAPSHOTS = 7;
+
+/** Each cluster of the ledger with its freshness (GET /api/clusters, /api/status). */
+export function clustersFreshness(repo: ReportsRepository): ClusterFreshness[] {
+  const rows = repo.clusterSnapshots(CADENCE_SNAPSHOTS);
+  const fresh = clusterFreshness(rows);
+  return rows.map((c, i) => {
+    const f = fresh[i];
+    return {
+      name: c.name,
+      account: c.account,
+      region: c.region,
+      lastSnapshotAt: f?.lastSnapshotMs == null ? null : isoInstant(f.lastSnapshotMs),
+      cadenceSeconds: f?.cadenceMs == null ? null : f.cadenceMs / 1000,
+      stale: f?.stale ?? false,
+      lastRun: c.lastRun === null ? null : toRun(c.lastRun),
+    };
+  });
+}
 
 const toRun = (r: CollectionRunRow): CollectionRun => ({
   kind: r.kind,
@@ -125,9 +148,9 @@ export function createReportsService(
     const r = repo.dataRange();
     return { range: r, extent: { lastSnapshotMs: r.lastSnapshotMs, lastCostDayMs: r.lastCostDayMs } };
   };
-  const range = (query: RangeQuery) => {
+  const range = (query: RangeQuery, clusterId: number | null) => {
     const { fromMs, toMs } = resolveRange(query, extent().extent, now());
-    return { fromMs, toMs, nodePool: query.nodepool };
+    return { fromMs, toMs, nodePool: query.nodepool, clusterId };
   };
 
   return {
@@ -151,15 +174,18 @@ export function createReportsService(
         usage: usageStatus(repo.usageStatus()),
         store: storeStatus(repo.storeFacts()),
         fill: fill(),
+        clusters: clustersFreshness(repo),
       };
     },
 
+    clusters: () => ({ clusters: clustersFreshness(repo) }),
+
     /** Each NodePool's spec as last collected, its limits against the capacity of its nodes at the newest snapshot. */
-    nodePools(): NodePoolsResponse {
-      const capacity = repo.nodePoolCapacity();
+    nodePools(clusterId: number | null = null): NodePoolsResponse {
+      const capacity = repo.nodePoolCapacity(clusterId);
       const at = capacity.snapshotMs === null ? null : isoInstant(capacity.snapshotMs);
       return {
-        items: repo.nodePools().map((n) => {
+        items: repo.nodePools(clusterId).map((n) => {
           const { usage, ...limits } = nodePoolLimitUsage(
             n.limits,
             capacity.groups.filter((g) => g.nodePool === n.name),
@@ -183,9 +209,9 @@ export function createReportsService(
     },
 
     /** Whole UTC days: from rounded down, to rounded up to midnight. */
-    dailyCost(query: DailyCostQuery): DailyCostResponse {
-      const r = range(query);
-      const days = { fromMs: dayFloor(r.fromMs), toMs: dayCeil(r.toMs), nodePool: r.nodePool };
+    dailyCost(query: DailyCostQuery, clusterId: number | null = null): DailyCostResponse {
+      const r = range(query, clusterId);
+      const days = { fromMs: dayFloor(r.fromMs), toMs: dayCeil(r.toMs), nodePool: r.nodePool, clusterId };
       const bill = repo.billByDay(days);
       const commitments = hasCommitments(bill);
       const metric = query.metric ?? (commitments ? 'amortized' : 'unblended');
@@ -201,8 +227,8 @@ export function createReportsService(
       };
     },
 
-    efficiency(query: RangeQuery): EfficiencyResponse {
-      const r = range(query);
+    efficiency(query: RangeQuery, clusterId: number | null = null): EfficiencyResponse {
+      const r = range(query, clusterId);
       const bucketMs = chooseBucketMs(r.toMs - r.fromMs);
       const series = toEfficiencySeries(repo.efficiencyBuckets({ ...r, bucketMs }), repo.usageBuckets({ ...r, bucketMs }));
       return { from: isoInstant(r.fromMs), to: isoInstant(r.toMs), bucketMs, series };

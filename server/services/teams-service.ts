@@ -54,8 +54,8 @@ export function createTeamsService(teams: AnalyticsTeamsRepository, packing: Ana
       q.team === undefined ? rows : rows.filter((r) => r.kind === 'team' && r.team === q.team);
 
   return {
-    cost(q: TeamCostQuery): TeamCostResponse {
-      const range = rangeOf(ctx, q);
+    cost(q: TeamCostQuery, clusterId: number | null = null): TeamCostResponse {
+      const range = rangeOf(ctx, q, clusterId);
       const { options, echo, notes } = optionsOf(q);
       const pools = [...sumByNodePool(packing.poolSums(range)).entries()].map(([nodePool, s]) => ({
         nodePool,
@@ -79,8 +79,8 @@ export function createTeamsService(teams: AnalyticsTeamsRepository, packing: Ana
     },
 
     /** The same split per day or week bucket from `from`: two rollup reads for the whole range, whatever its length. */
-    series(q: TeamCostSeriesQuery): TeamCostSeriesResponse {
-      const range = rangeOf(ctx, q);
+    series(q: TeamCostSeriesQuery, clusterId: number | null = null): TeamCostSeriesResponse {
+      const range = rangeOf(ctx, q, clusterId);
       // Buckets start at `from`: on a whole hour, every bucket is whole hours, read from the rollups and cut exactly
       // where a request for that bucket's range would cut (off the hour, snapshots could not be split at bucket edges).
       if (range.fromMs % HOUR_MS !== 0) {

@@ -51,7 +51,7 @@ const footprint = (f: Footprint): FootprintJson => ({
 const list = (v: string | undefined): string[] | undefined => (v === undefined ? undefined : [...new Set(v.split(','))]);
 
 export function createWhatIfService(worlds: WhatIfWorlds) {
-  const load = (q: { at?: string }): LoadedWorld => worlds.load(optionalInstant('at', q.at));
+  const load = (q: { at?: string }, clusterId: number | null = null): LoadedWorld => worlds.load(optionalInstant('at', q.at), clusterId);
   const about = (w: LoadedWorld) => ({
     simulation: true as const,
     snapshotAt: isoInstant(w.world.takenAt),
@@ -61,8 +61,8 @@ export function createWhatIfService(worlds: WhatIfWorlds) {
   });
 
   return {
-    headroom(q: HeadroomQuery): HeadroomResponse {
-      const w = load(q);
+    headroom(q: HeadroomQuery, clusterId: number | null = null): HeadroomResponse {
+      const w = load(q, clusterId);
       const h = consolidationHeadroom(w.world, w.context);
       const sum = (pick: (r: (typeof h.rows)[number]) => number) => round(h.rows.reduce((s, r) => s + pick(r), 0));
       return {
@@ -93,8 +93,8 @@ export function createWhatIfService(worlds: WhatIfWorlds) {
       };
     },
 
-    nodePoolEdit(q: NodePoolEditQuery): NodePoolEditResponse {
-      const w = load(q);
+    nodePoolEdit(q: NodePoolEditQuery, clusterId: number | null = null): NodePoolEditResponse {
+      const w = load(q, clusterId);
       const edit: NodePoolEdit = {
         nodePool: q.nodepool,
         ...(q.capacityTypes === undefined ? {} : { capacityTypes: list(q.capacityTypes) }),
@@ -127,8 +127,8 @@ export function createWhatIfService(worlds: WhatIfWorlds) {
       }
     },
 
-    workload(q: WorkloadPlacementQuery): WorkloadPlacementResponse {
-      const w = load(q);
+    workload(q: WorkloadPlacementQuery, clusterId: number | null = null): WorkloadPlacementResponse {
+      const w = load(q, clusterId);
       const workloads = snapshotWorkloads(w.context);
       const given = [q.namespace, q.kind, q.name].filter((v) => v !== undefined).length;
       if (given !== 0 && given !== 3)
@@ -159,8 +159,8 @@ export function createWhatIfService(worlds: WhatIfWorlds) {
       return { ...about(w), workloads, workload, placements };
     },
 
-    whyNot(q: WhyNotQuery): WhyNotResponse {
-      const w = load(q);
+    whyNot(q: WhyNotQuery, clusterId: number | null = null): WhyNotResponse {
+      const w = load(q, clusterId);
       const r = whyNotConsolidated(w.context);
       return {
         ...about(w),

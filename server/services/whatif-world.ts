@@ -80,10 +80,11 @@ export function createWhatIfWorlds(sources: WhatIfSources, { keep = 4 }: { keep?
       at === undefined ? 'no snapshot is stored yet: collect first' : `no snapshot at or before ${new Date(at).toISOString()}`,
     );
 
-  function load(at: number | undefined): LoadedWorld {
+  /** The newest snapshot at or before `at` of cluster `clusterId` (null: of any cluster). */
+  function load(at: number | undefined, clusterId: number | null = null): LoadedWorld {
     // Which snapshot first (one row), and only a snapshot not prepared yet read whole: at the envelope the read is
     // 150,000 pods, several seconds, and every what-if asked of a prepared snapshot used to pay it again.
-    const which = sources.snapshots.snapshotAt(at);
+    const which = sources.snapshots.snapshotAt(at, clusterId);
     if (which === null) throw missing(at);
     const hit = loaded.get(which.id);
     if (hit !== undefined) {
@@ -91,7 +92,7 @@ export function createWhatIfWorlds(sources: WhatIfSources, { keep = 4 }: { keep?
       loaded.set(which.id, hit);
       return hit;
     }
-    const snap = sources.snapshots.clusterObjectsAt(at);
+    const snap = sources.snapshots.clusterObjectsAt(at, { clusterId });
     if (snap === null) throw missing(at);
     const { objects } = snap;
     const takenAt = snap.snapshot.takenAt;

@@ -71,6 +71,28 @@ async function compare(dbName: string, cluster?: string): Promise<{ status: numb
   }
 }
 
+/** One app per ledger file, built once for the file's API tests (an app per request cost a minute at load 20). */
+const apps = new Map<string, { app: ReturnType<typeof buildApp>; db: ReturnType<typeof openDb> }>();
+function appOf(dbName: string): ReturnType<typeof buildApp> {
+  let a = apps.get(dbName);
+  if (a === undefined) {
+    const db = openDb({ path: join(dir, dbName) });
+    a = { db, app: buildApp({ db, webRoot: join(dir, 'no-web'), now: () => end, practiceBills: sandboxPracticeBills }) };
+    apps.set(dbName, a);
+  }
+  return a.app;
+}
+
+/** GET `path` (with the two hours' range) of one ledger, with ?cluster= when given: status and JSON. */
+async function api<T>(dbName: string, path: string, cluster?: string, range = true): Promise<{ status: number; body: T }> {
+  const q = new URLSearchParams(
+    range ? { from: new Date(end - 3 * HOUR_MS).toISOString(), to: new Date(end - HOUR_MS).toISOString() } : {},
+  );
+  if (cluster !== undefined) q.set('cluster', cluster);
+  const res = await appOf(dbName).inject({ method: 'GET', url: `${path}?${q}` });
+  return { status: res.statusCode, body: res.json() as T };
+}
+
 /** NodePool x capacity type -> cost in cents. */
 const cents = (rows: readonly CompareRow[]): Record<string, number> =>
   Object.fromEntries(rows.map((r) => [`${r.nodePool}/${r.capacityType}`, Math.round(r.costUsd * 100)]));
@@ -111,6 +133,10 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(async () => {
+  for (const { app, db } of apps.values()) {
+    await app.close();
+    db.close();
+  }
   vi.unstubAllEnvs();
   await sandbox?.close();
   rmSync(dir, { recursive: true, force: true });
@@ -214,6 +240,115 @@ describe('two clusters in one ledger (--clusters)', () => {
     expect(pricing(served.both)).toBe(pricing(served.week4));
   });
 
+  /*
+   * Every reader of the pages by cluster (issue 25 item 2): the figures of ?cluster=X equal X's one-cluster ledger's,
+   * and without a cluster they are the two clusters' added, to the cent. The expected figures come from the two
+   * one-cluster ledgers, collected alone from the same sandbox: never from the two-cluster ledger under test.
+   */
+  interface Daily {
+    rows: { day: string; nodePool: string; estimateUsd: number | null }[];
+    totals: { estimateUsd: number };
+  }
+  interface Teams {
+    teams: { kind: string; team: string | null; costUsd: number }[];
+    totals: { nodeCostUsd: number };
+  }
+  interface Summary {
+    rows: { scope: string; nodePool: string | null; costUsd: number; nodeHours: number }[];
+  }
+  const c = (usd: number | null | undefined): number => Math.round((usd ?? 0) * 100);
+  const teamCents = (t: Teams): Record<string, number> =>
+    Object.fromEntries(t.teams.map((x) => [`${x.kind}/${x.team ?? ''}`, c(x.costUsd)]));
+  const addCents = (a: Record<string, number>, b: Record<string, number>): Record<string, number> => {
+    const out = { ...a };
+    for (const [k, v] of Object.entries(b)) out[k] = (out[k] ?? 0) + v;
+    return out;
+  };
+  const near = (got: Record<string, number>, want: Record<string, number>): void => {
+    expect(Object.keys(got).sort()).toEqual(Object.keys(want).sort());
+    for (const [k, v] of Object.entries(want)) expect(Math.abs((got[k] ?? 0) - v), k).toBeLessThanOrEqual(1);
+  };
+
+  it("Overview's daily cost (our estimate per day and NodePool) by cluster: each its own ledger's; none: their sum", async () => {
+    // Our estimate per day and NodePool, summed over its purchase kinds (the one-cluster ledgers also read the bill:
+    // their rows per purchase kind differ, and a row with only a bill has no estimate).
+    const dailyCents = (d: Daily): Record<string, number> => {
+      const out: Record<string, number> = {};
+      for (const r of d.rows) {
+        const k = `${r.day}/${r.nodePool}`;
+        if (r.estimateUsd !== null) out[k] = (out[k] ?? 0) + c(r.estimateUsd);
+      }
+      return out;
+    };
+    const [w, s, all, wAlone, sAlone] = await Promise.all([
+      api<Daily>('both.db', '/api/cost/nodepools/daily', WEEK4),
+      api<Daily>('both.db', '/api/cost/nodepools/daily', STAGING),
+      api<Daily>('both.db', '/api/cost/nodepools/daily'),
+      api<Daily>('week4.db', '/api/cost/nodepools/daily'),
+      api<Daily>('staging.db', '/api/cost/nodepools/daily'),
+    ]);
+    expect(c(sAlone.body.totals.estimateUsd)).toBeGreaterThan(0);
+    expect(dailyCents(w.body)).toEqual(dailyCents(wAlone.body));
+    expect(dailyCents(s.body)).toEqual(dailyCents(sAlone.body));
+    near(dailyCents(all.body), addCents(dailyCents(wAlone.body), dailyCents(sAlone.body)));
+  });
+
+  it('Teams: the node cost split over teams by cluster; none: each team the two clusters added', async () => {
+    const [w, s, all, wAlone, sAlone] = await Promise.all([
+      api<Teams>('both.db', '/api/teams/cost', WEEK4),
+      api<Teams>('both.db', '/api/teams/cost', STAGING),
+      api<Teams>('both.db', '/api/teams/cost'),
+      api<Teams>('week4.db', '/api/teams/cost'),
+      api<Teams>('staging.db', '/api/teams/cost'),
+    ]);
+    expect(teamCents(w.body)).toEqual(teamCents(wAlone.body));
+    expect(teamCents(s.body)).toEqual(teamCents(sAlone.body));
+    // Every cluster: the node cost, what the teams are charged and idle add up. (A namespace held by both clusters is
+    // one namespace there, its team the newest snapshot's: staging's unlabelled one takes week4's team.)
+    const sum = (t: Teams, kind: string): number => t.teams.filter((x) => x.kind === kind).reduce((a, x) => a + c(x.costUsd), 0);
+    for (const kind of ['team', 'idle'])
+      expect(Math.abs(sum(all.body, kind) - sum(wAlone.body, kind) - sum(sAlone.body, kind)), kind).toBeLessThanOrEqual(2);
+    expect(
+      Math.abs(c(all.body.totals.nodeCostUsd) - c(wAlone.body.totals.nodeCostUsd) - c(sAlone.body.totals.nodeCostUsd)),
+    ).toBeLessThanOrEqual(1);
+  });
+
+  it("NodePools page: the summary's cost and node-hours by cluster, summed without one; the NodePool list per cluster", async () => {
+    const scopeCents = (b: Summary): Record<string, number> =>
+      Object.fromEntries(b.rows.map((r) => [`${r.scope}/${r.nodePool ?? ''}`, c(r.costUsd)]));
+    const [w, s, all, wAlone, sAlone] = await Promise.all([
+      api<Summary>('both.db', '/api/efficiency/summary', WEEK4),
+      api<Summary>('both.db', '/api/efficiency/summary', STAGING),
+      api<Summary>('both.db', '/api/efficiency/summary'),
+      api<Summary>('week4.db', '/api/efficiency/summary'),
+      api<Summary>('staging.db', '/api/efficiency/summary'),
+    ]);
+    expect(scopeCents(w.body)).toEqual(scopeCents(wAlone.body));
+    expect(scopeCents(s.body)).toEqual(scopeCents(sAlone.body));
+    near(scopeCents(all.body), addCents(scopeCents(wAlone.body), scopeCents(sAlone.body)));
+    const names = async (db: string, cluster?: string) =>
+      (await api<{ items: { name: string }[] }>(db, '/api/nodepools', cluster, false)).body.items.map((i) => i.name);
+    expect(await names('both.db', STAGING)).toEqual(await names('staging.db'));
+    expect(await names('both.db', WEEK4)).toEqual(await names('week4.db'));
+    expect(await names('both.db')).toEqual([...(await names('week4.db')), ...(await names('staging.db'))].sort());
+  });
+
+  it('GET /api/clusters and /api/status: each cluster, its account and region, last snapshot and cadence', async () => {
+    const clusters = await api<{ clusters: unknown[] }>('both.db', '/api/clusters', undefined, false);
+    const fresh = (name: string) => ({
+      name,
+      account: null,
+      region: 'us-east-1',
+      lastSnapshotAt: new Date(end - HOUR_MS).toISOString(),
+      cadenceSeconds: 3600,
+      stale: false,
+      lastRun: expect.objectContaining({ kind: 'kubernetes', status: 'ok' }),
+    });
+    expect(clusters.body.clusters).toEqual([fresh(WEEK4), fresh(STAGING)]);
+    const status = await api<{ clusters: unknown[] }>('both.db', '/api/status', undefined, false);
+    expect(status.body.clusters).toEqual(clusters.body.clusters);
+  });
+
   it("an unknown cluster is a 400 naming the ledger's clusters", async () => {
     const res = await compare('both.db', 'prod');
     expect(res.status).toBe(400);
@@ -280,5 +415,18 @@ describe('two clusters in one ledger (--clusters)', () => {
     } finally {
       db.close();
     }
+    // The banner's source: staging's last run failed, its last snapshot an hour behind week4's (within 3 cadences).
+    const freshness = (
+      await api<{ clusters: { name: string; lastSnapshotAt: string; lastRun: { status: string } }[] }>(
+        'both.db',
+        '/api/clusters',
+        undefined,
+        false,
+      )
+    ).body.clusters;
+    expect(freshness.map((x) => [x.name, x.lastSnapshotAt, x.lastRun.status])).toEqual([
+      [WEEK4, new Date(end).toISOString(), 'ok'],
+      [STAGING, new Date(end - HOUR_MS).toISOString(), 'failed'],
+    ]);
   }, 60_000);
 });

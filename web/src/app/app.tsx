@@ -4,7 +4,8 @@ import { LoadingState } from '../components/ui/state-message';
 import { useStatus } from '../features/status/api/use-status';
 import { DataSourceBanner } from '../features/status/components/data-source-banner';
 import { setDisplayCurrency } from '../lib/format';
-import { Link, usePathname } from '../lib/router';
+import { clusterOf } from '../lib/cluster';
+import { Link, usePathname, useSearchParams } from '../lib/router';
 import { useTheme } from '../lib/theme';
 import { Nav } from './nav';
 import { pageFor, PAGES } from './pages';
@@ -13,6 +14,8 @@ import { pageFor, PAGES } from './pages';
 export function App() {
   const pathname = usePathname();
   const page = pageFor(pathname);
+  // Another cluster is another page: its state (selections, paging) starts afresh, its queries ask for that cluster.
+  const cluster = clusterOf(useSearchParams()[0].toString()) ?? '';
   const [theme, setTheme] = useTheme();
   const main = useRef<HTMLElement>(null);
   const first = useRef(true);
@@ -40,7 +43,7 @@ export function App() {
       <main id="main" ref={main} tabIndex={-1} className="page">
         <ErrorBoundary resetKey={pathname}>
           <Suspense fallback={<LoadingState label="Loading page…" />}>
-            {page === undefined ? <NotFound pathname={pathname} /> : <page.Component key={currency} />}
+            {page === undefined ? <NotFound pathname={pathname} /> : <page.Component key={`${currency}|${cluster}`} />}
           </Suspense>
         </ErrorBoundary>
       </main>

@@ -3,6 +3,7 @@ import { FILTER_KEYS } from '../features/filters/utils/url-filters';
 import { Link, useSearchParams } from '../lib/router';
 import type { ThemeChoice } from '../lib/theme';
 import { pickParams } from '../lib/url-params';
+import { ClusterPicker } from './cluster-picker';
 import type { PageDef } from './pages';
 
 const THEMES: readonly { value: ThemeChoice; label: string }[] = [
@@ -18,7 +19,7 @@ interface NavProps {
   onTheme: (t: ThemeChoice) => void;
 }
 
-/** The page links carry the shared filters (range, NodePool, team) from page to page. */
+/** The page links carry the shared filters (range, NodePool, team, cluster) from page to page. */
 export function Nav({ pages, current, theme, onTheme }: NavProps) {
   const [params] = useSearchParams();
   const carried = pickParams(params.toString(), FILTER_KEYS);
@@ -38,6 +39,7 @@ export function Nav({ pages, current, theme, onTheme }: NavProps) {
           ))}
         </ul>
       </nav>
+      <ClusterPicker />
       <Segmented label="Colour theme" value={theme} options={THEMES} onChange={onTheme} />
     </div>
   );

@@ -9,6 +9,7 @@ import type {
   ApiWriteParams,
   ApiWriteResponse,
 } from '@schemas/api-routes';
+import { withCluster } from './cluster';
 
 /**
  * Calls to the ledger's API, typed by path from the route map in server/schemas/api-routes.ts (type-only import):
@@ -40,10 +41,13 @@ export type JsonParams<P extends ApiGetPath> = Readonly<NoneIfEmpty<Omit<ApiQuer
 /** A route without parameters takes none (an empty object type would take anything). */
 type NoneIfEmpty<Q> = [keyof Q] extends [never] ? Record<string, never> : Q;
 
-/** The URL of `path` with its query: for fetches, and for CSV download links (`format: 'csv'`). */
-export function apiUrl<P extends ApiPath>(path: P, params?: ApiParams<P>): string {
+/**
+ * The URL of `path` with its query: for fetches, and for CSV download links (`format: 'csv'`). The page's cluster
+ * (`?cluster=` of its URL) is asked too unless the query names one (lib/cluster.ts).
+ */
+export function apiUrl<P extends ApiPath>(path: P, params?: NoInfer<ApiParams<P>>): string {
   const search = new URLSearchParams();
-  for (const [k, v] of Object.entries(params ?? {}) as [string, unknown][]) {
+  for (const [k, v] of Object.entries(withCluster(path, params) ?? {}) as [string, unknown][]) {
     if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') search.set(k, String(v));
   }
   const qs = search.toString();
@@ -54,7 +58,11 @@ const messageOf = (body: unknown): string | null =>
   typeof body === 'object' && body !== null && 'message' in body && typeof body.message === 'string' ? body.message : null;
 
 /** GET `path` and return its JSON, typed by the route map (the server validates and serializes with the same schemas). */
-export async function getJson<P extends ApiGetPath>(path: P, params?: JsonParams<P>, signal?: AbortSignal): Promise<ApiResponse<P>> {
+export async function getJson<P extends ApiGetPath>(
+  path: P,
+  params?: NoInfer<JsonParams<P>>,
+  signal?: AbortSignal,
+): Promise<ApiResponse<P>> {
   const url = apiUrl(path, params as ApiParams<P> | undefined);
   let res: Response;
   try {

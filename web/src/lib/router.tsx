@@ -1,4 +1,5 @@
 import { useCallback, useMemo, useSyncExternalStore, type AnchorHTMLAttributes, type MouseEvent, type ReactNode } from 'react';
+import { clusterOf, keepCluster } from './cluster';
 import { withParams, type ParamUpdates } from './url-params';
 
 /**
@@ -52,8 +53,9 @@ interface LinkProps extends Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href'
 
 const isPlainLeftClick = (e: MouseEvent): boolean => e.button === 0 && !e.metaKey && !e.ctrlKey && !e.shiftKey && !e.altKey;
 
-/** An ordinary link (open in a new tab works) that navigates in place on a plain click. */
-export function Link({ to, children, onClick, ...rest }: LinkProps) {
+/** An ordinary link (open in a new tab works) that navigates in place on a plain click; it keeps the page's cluster. */
+export function Link({ to: asked, children, onClick, ...rest }: LinkProps) {
+  const to = keepCluster(asked, clusterOf(useSyncExternalStore(subscribe, currentSearch)));
   return (
     <a
       {...rest}

@@ -8,6 +8,7 @@ import { DAY_MS } from '../../../lib/time';
  *   ?from=2026-11-03&to=2026-11-05  UTC days, both inclusive (three days here)
  *   &nodepool=general               one NodePool ('' = all)
  *   &team=payments                  one team (the Teams page)
+ *   &cluster=staging                one cluster of the ledger (absent: all clusters; lib/cluster.ts)
  *   &metric=unblended               the Cost Explorer metric of bill figures (unset = the server's default: amortized
  *                                   when commitments apply, else unblended)
  * Presets end at the newest data, not at "now": sandbox data and an idle collector sit in the past.
@@ -31,7 +32,7 @@ export interface Filters {
 }
 
 /** The query keys a link to another page carries over. */
-export const FILTER_KEYS = ['range', 'from', 'to', 'nodepool', 'team', 'metric'] as const;
+export const FILTER_KEYS = ['range', 'from', 'to', 'nodepool', 'team', 'metric', 'cluster'] as const;
 
 export const COST_METRICS: readonly { value: CostMetric; label: string }[] = [
   { value: 'amortized', label: 'Amortized' },

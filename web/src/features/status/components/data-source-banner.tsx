@@ -65,6 +65,34 @@ function UsageNote({ usage }: { usage: StatusResponse['usage'] }) {
   );
 }
 
+/**
+ * Each cluster's freshness, said when the ledger holds more than one (a one-cluster ledger's banner is as before):
+ * its newest snapshot, and "stale" in red when it is behind the others by more than three of its own cadences.
+ */
+function ClustersNote({ clusters }: { clusters: StatusResponse['clusters'] }) {
+  if (clusters.length < 2) return null;
+  return (
+    <span className="banner-clusters" data-testid="banner-clusters">
+      {clusters.map((c) => {
+        const last = c.lastSnapshotAt === null ? 'no snapshot yet' : `last snapshot ${formatIsoUtc(c.lastSnapshotAt)}`;
+        const cadence = c.cadenceSeconds === null ? '' : `, every ${Math.round(c.cadenceSeconds / 60)} min`;
+        return (
+          <span
+            key={c.name}
+            className={c.stale ? 'banner-run is-failed' : 'banner-run'}
+            data-testid={`banner-cluster-${c.name}`}
+            title={c.lastRun?.message ?? undefined}
+          >
+            {c.name}
+            {c.stale ? ' is stale' : ''}: {last}
+            {cadence}
+          </span>
+        );
+      })}
+    </span>
+  );
+}
+
 /** Where the figures come from (sandbox or a real account), what time they cover, and when they were last collected. */
 export function DataSourceBanner() {
   const status = useStatus();
@@ -98,6 +126,7 @@ export function DataSourceBanner() {
           {fillText(s.fill)}
         </span>
       )}
+      <ClustersNote clusters={s.clusters} />
       <UsageNote usage={s.usage} />
       <span
         className={s.store.lastRun?.error != null ? 'banner-run is-failed' : 'banner-run'}
