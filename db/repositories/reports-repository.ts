@@ -351,7 +351,12 @@ export function createReportsRepository(db: Db) {
       SELECT *, ROW_NUMBER() OVER (PARTITION BY kind ORDER BY started_at DESC, id DESC) AS rn FROM collection_runs
     ) WHERE rn = 1 ORDER BY kind`);
 
-  const clusters = db.prepare('SELECT id, name, account, region FROM clusters ORDER BY id');
+  // A one-cluster ledger's region is what its price collector recorded (the setting migration 0029 copies into a
+  // migrated ledger's clusters row; a ledger made since keeps it only there), so a fresh file and a migrated one agree.
+  const clusters = db.prepare(`
+    SELECT id, name, account,
+      COALESCE(region, CASE WHEN id = 1 THEN (SELECT value FROM settings WHERE key = '${CLUSTER_REGION_SETTING}') END) AS region
+    FROM clusters ORDER BY id`);
   const newestOfCluster = db.prepare('SELECT taken_at FROM snapshots WHERE cluster_id = ? ORDER BY taken_at DESC LIMIT ?').pluck();
   const lastKubeRunOfCluster = db.prepare(`
     SELECT id, kind, source, status, started_at, finished_at, rows_written, message FROM collection_runs

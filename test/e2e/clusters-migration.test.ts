@@ -85,6 +85,10 @@ describe('migration 0029 on a single-cluster ledger of today', () => {
     const tables = migrated.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[];
     for (const t of tables) {
       const count = (db: Db) => db.prepare(`SELECT COUNT(*) FROM ${t}`).pluck().get() as number;
+      // usage_sample_dims (0031) keeps the containers of samples pruned since (a collected ledger has 3 days' worth, a
+      // migrated one those of the samples it holds): its rows are compared through the samples, every one of which
+      // reads back below (usage_sample_rows' count, and the usage_samples view's rows).
+      if (t === 'usage_sample_dims') continue;
       expect({ table: t, rows: count(migrated) }).toEqual({ table: t, rows: count(seeded.db) });
       const cols = migrated.prepare(`SELECT name FROM pragma_table_info('${t}')`).pluck().all() as string[];
       if (cols.includes('cluster_id') && t !== 'clusters')
@@ -96,6 +100,12 @@ describe('migration 0029 on a single-cluster ledger of today', () => {
     expect(migrated.prepare('SELECT id, name, named_from FROM clusters').all()).toEqual([
       { id: 1, name: 'default', named_from: 'placeholder' },
     ]);
+    const samples = (db: Db) =>
+      db
+        .prepare('SELECT * FROM usage_samples ORDER BY taken_at, namespace, pod, container')
+        .all()
+        .map((r) => ({ ...(r as object), sample_id: 0 }));
+    expect(samples(migrated)).toEqual(samples(seeded.db));
     expect(migrated.pragma('foreign_key_check')).toEqual([]);
   });
 
