@@ -196,7 +196,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     const usage2 = loadUsageModel(opts.secondCluster.scenario, seed);
     const srv2 = await startSandboxServer(
       ctx2,
-      [createPrometheusHandler(s2, usage2, {}), createKubeHandler(s2, token, { usage: usage2, metricsServer: opts.metricsServer !== false })],
+      [
+        createPrometheusHandler(s2, usage2, {}),
+        createKubeHandler(s2, token, { usage: usage2, metricsServer: opts.metricsServer !== false }),
+      ],
       0,
       '127.0.0.1',
       certificate,

@@ -23,7 +23,8 @@ export function prometheusStage(ctx: CollectContext): Stage {
       const url = ctx.o.prometheusUrl;
       if (url === undefined || !ctx.stillHeld()) return;
       const runs = createRunsRepository(ctx.db);
-      const runId = runs.startRun('prometheus', ctx.source, Date.now(), ctx.clusterId);
+      // A cluster of --clusters marks its run as its own; a one-cluster collect's run stays ledger-wide, as before.
+      const runId = runs.startRun('prometheus', ctx.source, Date.now(), ctx.o.clusters === undefined ? null : ctx.clusterId);
       const client = createPrometheusClient({ url });
       const bar = ctx.o.quiet ? null : new ProgressBar('prometheus', 1);
       try {

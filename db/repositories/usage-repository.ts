@@ -338,7 +338,9 @@ export function createUsageRepository(db: Db) {
     SELECT * FROM usage_workload_hours WHERE hour_start >= @fromMs AND hour_start < @toMs AND (@namespace IS NULL OR namespace = @namespace)
     ORDER BY hour_start, namespace, workload_kind, workload_name, container`);
   // An hour open in a cluster is computed from that cluster's samples (another cluster may have rolled it up already).
-  const openHours = db.prepare('SELECT hour_start, cluster_id FROM usage_hours WHERE final = 0 AND hour_start >= ? AND hour_start < ?').raw();
+  const openHours = db
+    .prepare('SELECT hour_start, cluster_id FROM usage_hours WHERE final = 0 AND hour_start >= ? AND hour_start < ?')
+    .raw();
   const namespaceRows = db.prepare(`
     SELECT taken_at AS takenAt, namespace, nodepool AS nodePool, pods, pods_with_usage AS podsWithUsage,
       req_cpu_m AS requestCpuMillicores, req_memory_b AS requestMemoryBytes, req_cpu_m_with_usage AS requestCpuMillicoresWithUsage,
