@@ -76,6 +76,8 @@ export interface SandboxSecondCluster {
   ctx: SandboxContext;
   /** Its kubeconfig context (in RunningSandbox.kubeconfigPath). */
   context: string;
+  /** Its own Prometheus-compatible API (its containers' usage), on its endpoint. */
+  prometheusUrl: string;
   /** Stops its API server (an outage of this cluster alone); close() stops it too. */
   close: () => Promise<void>;
 }
@@ -194,7 +196,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
     const usage2 = loadUsageModel(opts.secondCluster.scenario, seed);
     const srv2 = await startSandboxServer(
       ctx2,
-      [createKubeHandler(s2, token, { usage: usage2, metricsServer: opts.metricsServer !== false })],
+      [
+        createPrometheusHandler(s2, usage2, {}),
+        createKubeHandler(s2, token, { usage: usage2, metricsServer: opts.metricsServer !== false }),
+      ],
       0,
       '127.0.0.1',
       certificate,
@@ -208,6 +213,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       scenario: s2,
       ctx: ctx2,
       context: `sandbox-${s2.clusterName}`,
+      prometheusUrl: `${srv2.url}${PROMETHEUS_PREFIX}`,
       close: async () => {
         if (!open) return;
         open = false;

@@ -4,6 +4,7 @@ import { CollectContext } from './context.js';
 import { costExplorerStages } from './cost-explorer-account.js';
 import { KubeWatchStage, kubeListStage } from './kube-snapshot.js';
 import { PricesStage } from './prices.js';
+import { prometheusStage } from './prometheus.js';
 import { retentionStage } from './retention.js';
 import { runDueStages, sleep, type Stage } from './stage.js';
 
@@ -11,10 +12,9 @@ import { runDueStages, sleep, type Stage } from './stage.js';
  * `collect --clusters FILE` (or a repeated --context): one stage set per cluster, each with its own context (its
  * kubeconfig context, region, summary: its own error budget) writing its own cluster_id; prices once per region
  * (one PricesStage shared by the region's clusters); Cost Explorer once per account (cost-explorer-account.ts);
- * the ledger's retention once. A cluster whose API server fails records its failure in its own summary; the
- * others' stages still run.
- *
- * Left (docs/clusters.md): usage and the Prometheus backfill per cluster.
+ * the ledger's retention once. Each cluster's snapshot carries its pods' usage (metrics.k8s.io), its hours rolled up
+ * on their own, and its entry's `prometheus` backfills that cluster's usage history. A cluster whose API server
+ * fails records its failure in its own summary; the others' stages still run.
  */
 
 const RETENTION_BUDGET_MS = 60_000;
@@ -27,11 +27,11 @@ export function clusterContext(run: CollectContext, c: Cluster, kubeconfig: stri
     context: c.kubeContext ?? undefined,
     kubeconfig: c.inCluster ? undefined : kubeconfig,
     region: c.region ?? run.o.region,
-    prometheusUrl: undefined,
+    // The entry's own Prometheus (a repeated --context has none: one --prometheus cannot be several clusters').
+    prometheusUrl: c.prometheusUrl ?? undefined,
   };
   const ctx = new CollectContext(o, run.db, run.io, run.stillHeld, { alerts: run.alerts, counter: run.counter });
   ctx.clusterId = c.id;
-  ctx.withUsage = false;
   ctx.retentionSettings = run.retentionSettings;
   return ctx;
 }
@@ -48,6 +48,10 @@ export function mergeClusterSummaries(into: CollectSummary, parts: readonly { na
     into.kubeRequests += s.kubeRequests;
     into.costLines += s.costLines;
     into.costRuns.push(...s.costRuns);
+    into.prometheusRequests += s.prometheusRequests;
+    into.prometheusRollups += s.prometheusRollups;
+    // The run's usage line: the last cluster whose metrics-server did not answer, else the last that did.
+    if (s.usage !== null && (into.usage === null || into.usage.state === 'available')) into.usage = s.usage;
   }
 }
 
@@ -63,7 +67,6 @@ interface ClusterSet {
  * region is not known yet (no entry, no flag) has its own until its nodes tell.
  */
 function clusterSets(run: CollectContext, clusters: readonly Cluster[]): ClusterSet[] {
-  run.note('! --clusters: usage and Prometheus are not collected per cluster yet; snapshots, prices and the bill are');
   const byRegion = new Map<string, PricesStage>();
   return clusters.map((cluster) => {
     const ctx = clusterContext(run, cluster, run.o.kubeconfig);
@@ -90,7 +93,7 @@ function finishSets(run: CollectContext, sets: readonly ClusterSet[]): void {
 export async function collectClustersOnce(run: CollectContext, clusters: readonly Cluster[]): Promise<void> {
   const sets = clusterSets(run, clusters);
   try {
-    for (const s of sets) await runDueStages(s.ctx, [kubeListStage(s.ctx, s.prices)], run.now());
+    for (const s of sets) await runDueStages(s.ctx, [kubeListStage(s.ctx, s.prices), prometheusStage(s.ctx)], run.now());
     await runDueStages(run, costExplorerStages(run, sets), run.now());
     await runDueStages(run, [retentionStage(run, RETENTION_BUDGET_MS)], run.now());
   } finally {
@@ -117,10 +120,13 @@ export async function collectClustersWatch(run: CollectContext, clusters: readon
       }
     }
     const bill = costExplorerStages(run, sets);
+    // Each cluster's Prometheus backfill (once a run, as with one cluster), a cluster whose watch failed included.
+    const backfills = sets.map((set) => ({ set, stage: prometheusStage(set.ctx) }));
     const retention: Stage = retentionStage(run, Math.min(run.o.intervalMs / 2, RETENTION_BUDGET_MS));
     while (!run.io.signal?.aborted && run.stillHeld()) {
       const t = run.now();
       for (const w of watching) await runDueStages(w.set.ctx, [w.kube], t);
+      for (const b of backfills) await runDueStages(b.set.ctx, [b.stage], t);
       await runDueStages(run, bill, t);
       await runDueStages(run, [retention], t);
       await sleep(run.o.intervalMs, run.io.signal);

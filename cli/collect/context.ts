@@ -70,10 +70,7 @@ export class CollectContext {
   readonly alerts: AlertStage;
   /** The cluster the snapshot stage writes (clusters.id): 1, a one-cluster ledger's, unless a clusters file said. */
   clusterId = 1;
-  /**
-   * Whether snapshots carry what pods use (metrics.k8s.io). Off for the clusters of `--clusters`: the usage tables'
-   * hourly rollups do not take the cluster yet (docs/clusters.md, what is left).
-   */
+  /** Whether snapshots carry what pods use (metrics.k8s.io), written under clusterId. */
   withUsage = true;
 
   /**

@@ -23,7 +23,8 @@ export function prometheusStage(ctx: CollectContext): Stage {
       const url = ctx.o.prometheusUrl;
       if (url === undefined || !ctx.stillHeld()) return;
       const runs = createRunsRepository(ctx.db);
-      const runId = runs.startRun('prometheus', ctx.source);
+      // A cluster of --clusters marks its run as its own; a one-cluster collect's run stays ledger-wide, as before.
+      const runId = runs.startRun('prometheus', ctx.source, Date.now(), ctx.o.clusters === undefined ? null : ctx.clusterId);
       const client = createPrometheusClient({ url });
       const bar = ctx.o.quiet ? null : new ProgressBar('prometheus', 1);
       try {
@@ -34,6 +35,7 @@ export function prometheusStage(ctx: CollectContext): Stage {
           stepMs: ctx.o.intervalMs,
           sinceMs: ctx.o.prometheusSinceMs ?? 14 * DAY_MS,
           runId,
+          clusterId: ctx.clusterId,
           onChunk: (done, total) => bar?.update(done / total, `${done}/${total} chunks of ${client.url}`),
         });
         bar?.update(1, result.upToDate ? 'up to date' : `${result.series} series, ${result.rollupsWritten} workload-hours`);

@@ -57,6 +57,8 @@ export interface BackfillDeps {
   stepMs: number;
   sinceMs: number;
   runId: number | null;
+  /** The cluster whose usage this Prometheus holds (clusters.id; 1, a one-cluster ledger's): its pods name the workloads, its rows are written. */
+  clusterId?: number;
   /** Progress: called after each chunk with (chunks done, chunks in all). */
   onChunk?: (done: number, total: number) => void;
 }
@@ -109,7 +111,8 @@ export function maxAcrossJobs(answers: readonly PrometheusSeries[][]): Prometheu
 export async function backfillPrometheus(d: BackfillDeps): Promise<BackfillResult> {
   const usage = createUsageRepository(d.db);
   const requests = createApiRequestsRepository(d.db);
-  const previous = usage.prometheusStatus();
+  const clusterId = d.clusterId ?? 1;
+  const previous = usage.prometheusStatus(clusterId);
   const toMs = hourStart(d.now);
   let fromMs = hourStart(d.now - d.sinceMs);
   // Hours already asked of the same API are not asked again.
@@ -127,7 +130,7 @@ export async function backfillPrometheus(d: BackfillDeps): Promise<BackfillResul
   };
   if (fromMs >= toMs) return { fromMs, toMs, requests: 0, series: 0, rollupsWritten: 0, upToDate: true };
 
-  const owners = usage.podOwners();
+  const owners = usage.podOwners(clusterId);
   const workloadCache = new Map<string, WorkloadRef>();
   const workload = (namespace: string, pod: string): WorkloadRef => {
     const key = `${namespace}/${pod}`;
@@ -205,11 +208,11 @@ export async function backfillPrometheus(d: BackfillDeps): Promise<BackfillResul
       d.onChunk?.(i + 1, chunks.length);
     }
   } catch (err) {
-    usage.noteBackfillFailure({ ...status, ok: false, requests: requestsSent, message: (err as Error).message });
+    usage.noteBackfillFailure({ ...status, ok: false, requests: requestsSent, message: (err as Error).message }, clusterId);
     throw err;
   }
   status.requests = requestsSent;
   status.series = seriesSeen.size;
-  const rollupsWritten = usage.writeBackfill(acc.finish(), status);
+  const rollupsWritten = usage.writeBackfill(acc.finish(), status, clusterId);
   return { fromMs, toMs, requests: requestsSent, series: seriesSeen.size, rollupsWritten, upToDate: false };
 }

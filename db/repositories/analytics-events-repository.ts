@@ -45,7 +45,9 @@ export function createAnalyticsEventsRepository(db: Db) {
   // a NodeClaim event finds its Node through the node that names it (nodeclaims.node_name can be empty before
   // registration). Rows come back as arrays: at a month of a churning 1,000-node cluster (12k events) building
   // one object per row in the driver cost half the query (npm run bench, store).
-  const inRange = `e.at >= CAST(@fromMs AS INTEGER) AND e.at < CAST(@toMs AS INTEGER) AND e.reason IN (${sqlList(DISRUPTION_EVENT_REASONS)})`;
+  // A cluster's events name its own Nodes and NodeClaims (names clash across clusters: every join keeps the cluster).
+  const inRange = `e.at >= CAST(@fromMs AS INTEGER) AND e.at < CAST(@toMs AS INTEGER) AND e.reason IN (${sqlList(DISRUPTION_EVENT_REASONS)})
+    AND (@clusterId IS NULL OR e.cluster_id = @clusterId)`;
   const events = db
     .prepare(
       `
@@ -53,16 +55,16 @@ export function createAnalyticsEventsRepository(db: Db) {
            COALESCE(n.nodepool, nc.nodepool), COALESCE(n.instance_type, nc.instance_type),
            COALESCE(n.capacity_type, nc.capacity_type), COALESCE(n.deleted_at, nc.deleted_at)
     FROM events e
-    LEFT JOIN nodes n ON n.name = e.name
-    LEFT JOIN nodeclaims nc ON nc.name = n.nodeclaim
+    LEFT JOIN nodes n ON n.name = e.name AND n.cluster_id = e.cluster_id
+    LEFT JOIN nodeclaims nc ON nc.name = n.nodeclaim AND nc.cluster_id = e.cluster_id
     WHERE ${inRange} AND e.kind = 'Node'
     UNION ALL
     SELECT e.uid, e.at, e.reason, e.message, e.kind, e.name, COALESCE(cn.name, c.node_name), e.name,
            COALESCE(cn.nodepool, c.nodepool), COALESCE(cn.instance_type, c.instance_type),
            COALESCE(cn.capacity_type, c.capacity_type), COALESCE(cn.deleted_at, c.deleted_at)
     FROM events e
-    LEFT JOIN nodeclaims c ON c.name = e.name
-    LEFT JOIN nodes cn ON cn.nodeclaim = e.name
+    LEFT JOIN nodeclaims c ON c.name = e.name AND c.cluster_id = e.cluster_id
+    LEFT JOIN nodes cn ON cn.nodeclaim = e.name AND cn.cluster_id = e.cluster_id
     WHERE ${inRange} AND e.kind IN ('NodeClaim', 'Machine')
     ORDER BY 2, 1`,
     )
@@ -76,25 +78,29 @@ export function createAnalyticsEventsRepository(db: Db) {
   const claims = db
     .prepare(
       `
-    WITH ids(name) AS (
-      SELECT name FROM nodeclaims WHERE created_at >= CAST(@fromMs AS INTEGER) AND created_at < CAST(@toMs AS INTEGER)
-      UNION SELECT name FROM nodeclaims WHERE deleted_at >= CAST(@fromMs AS INTEGER) AND deleted_at < CAST(@toMs AS INTEGER)
-      UNION SELECT e.name FROM events e WHERE ${inRange} AND e.kind IN ('NodeClaim', 'Machine'))
+    WITH ids(name, cluster_id) AS (
+      SELECT name, cluster_id FROM nodeclaims WHERE created_at >= CAST(@fromMs AS INTEGER) AND created_at < CAST(@toMs AS INTEGER)
+        AND (@clusterId IS NULL OR cluster_id = @clusterId)
+      UNION SELECT name, cluster_id FROM nodeclaims WHERE deleted_at >= CAST(@fromMs AS INTEGER) AND deleted_at < CAST(@toMs AS INTEGER)
+        AND (@clusterId IS NULL OR cluster_id = @clusterId)
+      UNION SELECT e.name, e.cluster_id FROM events e WHERE ${inRange} AND e.kind IN ('NodeClaim', 'Machine'))
     SELECT c.name, c.nodepool, COALESCE(c.node_name, n.name), c.instance_type, c.capacity_type, c.created_at, c.last_seen,
            c.deleted_at, c.disruption_reason, c.disruption_at, c.expire_after,
            CASE WHEN c.deleted_at IS NULL THEN 0 ELSE EXISTS (
              SELECT 1 FROM events r
              WHERE r.reason IN (${sqlList(REMOVAL_EVENT_REASONS)})
+               AND r.cluster_id = c.cluster_id
                AND ((r.kind IN ('NodeClaim', 'Machine') AND r.name = c.name) OR (r.kind = 'Node' AND r.name IN (c.node_name, n.name)))) END
-    FROM ids JOIN nodeclaims c ON c.name = ids.name LEFT JOIN nodes n ON n.nodeclaim = c.name
+    FROM ids JOIN nodeclaims c ON c.name = ids.name AND c.cluster_id = ids.cluster_id
+    LEFT JOIN nodes n ON n.nodeclaim = c.name AND n.cluster_id = c.cluster_id
     ORDER BY c.created_at, c.name`,
     )
     .raw(true);
 
   return {
-    /** Disruption-related events in [fromMs, toMs), each joined with its Node and NodeClaim. */
-    disruptionEvents(range: { fromMs: number; toMs: number }): DisruptionEventInput[] {
-      return (events.all(range) as RawEvent[]).map(
+    /** Disruption-related events in [fromMs, toMs) of one cluster (absent: every cluster), each joined with its Node and NodeClaim. */
+    disruptionEvents(range: { fromMs: number; toMs: number; clusterId?: number }): DisruptionEventInput[] {
+      return (events.all({ fromMs: range.fromMs, toMs: range.toMs, clusterId: range.clusterId ?? null }) as RawEvent[]).map(
         ([uid, atMs, reason, message, kind, name, nodeName, nodeClaim, nodePool, instanceType, capacityType, nodeDeletedAtMs]) => ({
           uid,
           atMs,
@@ -112,9 +118,9 @@ export function createAnalyticsEventsRepository(db: Db) {
       );
     },
 
-    /** NodeClaims created or gone in [fromMs, toMs), or named by its disruption events. */
-    nodeClaims(range: { fromMs: number; toMs: number }): NodeClaimInput[] {
-      return (claims.all(range) as RawClaim[]).map(
+    /** NodeClaims of one cluster (absent: every cluster) created or gone in [fromMs, toMs), or named by its disruption events. */
+    nodeClaims(range: { fromMs: number; toMs: number; clusterId?: number }): NodeClaimInput[] {
+      return (claims.all({ fromMs: range.fromMs, toMs: range.toMs, clusterId: range.clusterId ?? null }) as RawClaim[]).map(
         ([
           name,
           nodePool,

@@ -61,9 +61,11 @@ export function createDisruptionsRepository(db: Db) {
   const deleteFrom = db.prepare('DELETE FROM disruptions WHERE at >= CAST(? AS INTEGER)');
   const insert = db.prepare(`
     INSERT INTO disruptions (id, at, node_name, nodeclaim, nodepool, reason, action, source, spot_interrupted, instance_type, capacity_type,
-      replacements_json, message, blocked, seq)
+      replacements_json, message, blocked, seq, cluster_id)
     VALUES (@id, @atMs, @nodeName, @nodeClaim, @nodePool, @reason, @action, @source, @spotInterrupted, @instanceType, @capacityType,
-      @replacements, @message, @blocked, @seq)`);
+      @replacements, @message, @blocked, @seq, @clusterId)`);
+  // The ledger's clusters: each is built on its own (its events never paired with another's NodeClaims).
+  const clusterIds = db.prepare('SELECT id FROM clusters ORDER BY id').pluck();
   // The node's deletion comes after its events, so it is joined here, as the analytics would have joined it:
   // the node's, else its NodeClaim's; a NodeClaim gone without events carries its own.
   const SELECT_JOINED = `
@@ -71,8 +73,8 @@ export function createDisruptionsRepository(db: Db) {
            d.capacity_type, d.replacements_json, d.message, d.blocked,
            CASE WHEN d.source = 'nodeclaim' THEN c.deleted_at ELSE COALESCE(n.deleted_at, c.deleted_at) END AS node_deleted_at
     FROM disruptions d
-    LEFT JOIN nodes n ON n.name = d.node_name
-    LEFT JOIN nodeclaims c ON c.name = d.nodeclaim`;
+    LEFT JOIN nodes n ON n.name = d.node_name AND n.cluster_id = d.cluster_id
+    LEFT JOIN nodeclaims c ON c.name = d.nodeclaim AND c.cluster_id = d.cluster_id`;
   const inRange = db.prepare(
     `${SELECT_JOINED} WHERE d.at >= CAST(@fromMs AS INTEGER) AND d.at < CAST(@toMs AS INTEGER) ORDER BY d.at, d.seq`,
   );
@@ -132,16 +134,19 @@ export function createDisruptionsRepository(db: Db) {
         const n = newest.get() as number | null | undefined;
         const fromMs = Math.max(from - REBUILD_LOOKBACK_MS, o ?? 0);
         const untilMs = n === null || n === undefined ? fromMs : n + 1;
-        const rows: Disruption[] = [];
-        for (let a = fromMs; a < untilMs; a += REBUILD_CHUNK_MS) {
-          const b = Math.min(untilMs, a + REBUILD_CHUNK_MS);
-          const read = { fromMs: a - DISRUPTION_EDGE_MS, toMs: b + DISRUPTION_EDGE_MS };
-          for (const d of buildDisruptions(sources.disruptionEvents(read), sources.nodeClaims(read)))
-            if (d.atMs >= a && d.atMs < b) rows.push(d);
-        }
+        // Each cluster on its own: a node or NodePool name in two clusters is two nodes or NodePools.
+        const rows: { d: Disruption; clusterId: number }[] = [];
+        for (const clusterId of clusterIds.all() as number[])
+          for (let a = fromMs; a < untilMs; a += REBUILD_CHUNK_MS) {
+            const b = Math.min(untilMs, a + REBUILD_CHUNK_MS);
+            const read = { fromMs: a - DISRUPTION_EDGE_MS, toMs: b + DISRUPTION_EDGE_MS, clusterId };
+            for (const d of buildDisruptions(sources.disruptionEvents(read), sources.nodeClaims(read)))
+              if (d.atMs >= a && d.atMs < b) rows.push({ d, clusterId });
+          }
         deleteFrom.run(fromMs);
-        rows.forEach((d, seq) =>
+        rows.forEach(({ d, clusterId }, seq) =>
           insert.run({
+            clusterId,
             id: d.id,
             atMs: d.atMs,
             nodeName: d.nodeName,

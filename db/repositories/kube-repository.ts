@@ -255,7 +255,7 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
       );
     }
     rangeRollups.addSnapshot(id, at, clusterId);
-    if (w.usage) usage.addSnapshot(id, at, w.usage);
+    if (w.usage) usage.addSnapshot(id, at, w.usage, clusterId);
     // The disruptions these events and NodeClaims change, in the same transaction: a reader never sees a snapshot
     // without them, and never has to write to bring them up to date.
     const refreshed = disruptions.refresh();

@@ -174,7 +174,10 @@ export function createRetentionFoldRepository(db: Db) {
       WHERE snapshot_id = @j`),
     // By time: usage_sample_rows (under the usage_samples view, migration 0031) has no index on snapshot_id (a sample's
     // taken_at is its snapshot's).
-    db.prepare('DELETE FROM usage_sample_rows WHERE taken_at = @t'),
+    // Of the snapshot's own cluster: another cluster's snapshot may share the instant.
+    db.prepare(
+      'DELETE FROM usage_sample_rows WHERE taken_at = @t AND dims_id IN (SELECT d.id FROM usage_sample_dims d JOIN snapshots s ON s.cluster_id = d.cluster_id WHERE s.id = @j)',
+    ),
     db.prepare('DELETE FROM usage_node_rows WHERE snapshot_id = @j'),
   ];
 

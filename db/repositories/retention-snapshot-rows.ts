@@ -19,7 +19,9 @@ export const SNAPSHOT_CHILDREN: Readonly<Record<string, string>> = {
   snapshot_nodepools: 'DELETE FROM snapshot_nodepools WHERE snapshot_id = @j',
   snapshot_namespaces: 'DELETE FROM snapshot_namespaces WHERE snapshot_id = @j',
   // A sample's taken_at is its snapshot's, and indexed (its snapshot_id is not); the rows under the usage_samples view (0031).
-  usage_sample_rows: 'DELETE FROM usage_sample_rows WHERE taken_at = @t',
+  // ... of the snapshot's own cluster (another cluster's snapshot may share the instant).
+  usage_sample_rows:
+    'DELETE FROM usage_sample_rows WHERE taken_at = @t AND dims_id IN (SELECT d.id FROM usage_sample_dims d JOIN snapshots s ON s.cluster_id = d.cluster_id WHERE s.id = @j)',
   usage_node_rows: 'DELETE FROM usage_node_rows WHERE snapshot_id = @j',
   usage_snapshots: 'DELETE FROM usage_snapshots WHERE snapshot_id = @j',
   usage_namespaces: 'DELETE FROM usage_namespaces WHERE snapshot_id = @j',

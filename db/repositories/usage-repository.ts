@@ -30,6 +30,12 @@ export const PROMETHEUS_STATUS_SETTING = 'usage.prometheus';
  */
 export const DEFAULT_USAGE_RETENTION_MS = 2 * HOUR_MS;
 
+/**
+ * A per-cluster setting's key: the key itself for cluster 1 (a one-cluster ledger's, as before several clusters),
+ * `key@<id>` for another cluster.
+ */
+export const clusterSetting = (key: string, clusterId: number): string => (clusterId === 1 ? key : `${key}@${clusterId}`);
+
 export interface PrometheusBackfillStatus {
   /** The API's base URL without credentials or query. */
   url: string;
@@ -115,22 +121,22 @@ const sampleOf = (r: SampleTuple): RollupInput => ({
 
 export function createUsageRepository(db: Db) {
   const insertUsageSnapshot = db.prepare(
-    'INSERT INTO usage_snapshots (snapshot_id, taken_at, state, message, pods_with_usage) VALUES (?, ?, ?, ?, ?)',
+    'INSERT INTO usage_snapshots (snapshot_id, taken_at, state, message, pods_with_usage, cluster_id) VALUES (?, ?, ?, ?, ?, ?)',
   );
   const writeSamples = createSampleRowsWriter(db);
   const insertNamespace = db.prepare(`
     INSERT INTO usage_namespaces (snapshot_id, taken_at, namespace, nodepool, pods, pods_with_usage, req_cpu_m, req_memory_b,
-      req_cpu_m_with_usage, req_memory_b_with_usage, usage_cpu_m, usage_memory_b)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      req_cpu_m_with_usage, req_memory_b_with_usage, usage_cpu_m, usage_memory_b, cluster_id)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   const insertNodePool = db.prepare(`
     INSERT INTO usage_nodepools (snapshot_id, taken_at, nodepool, nodes, nodes_with_usage, pod_usage_cpu_m, pod_usage_memory_b,
-      node_usage_cpu_m, node_usage_memory_b)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      node_usage_cpu_m, node_usage_memory_b, cluster_id)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
   // The hour's sums for the efficiency chart (migration 0022), beside the snapshot's row; the allocatable is the same
   // snapshot's NodePool rows (written before its usage, in the same transaction).
   const addNodePoolHour = db.prepare(`
-    INSERT INTO usage_nodepool_hours (hour_ms, nodepool, snapshots, pod_usage_cpu_m, pod_usage_memory_b, alloc_cpu_m, alloc_memory_b)
-    SELECT CAST(@hourMs AS INTEGER), @nodePool, 1, @cpu, @memory, TOTAL(alloc_cpu_m), TOTAL(alloc_memory_b)
+    INSERT INTO usage_nodepool_hours (hour_ms, nodepool, snapshots, pod_usage_cpu_m, pod_usage_memory_b, alloc_cpu_m, alloc_memory_b, cluster_id)
+    SELECT CAST(@hourMs AS INTEGER), @nodePool, 1, @cpu, @memory, TOTAL(alloc_cpu_m), TOTAL(alloc_memory_b), @clusterId
     FROM snapshot_nodepools WHERE snapshot_id = @snapshotId AND nodepool = @nodePool
     ON CONFLICT (hour_ms, nodepool, cluster_id) DO UPDATE SET snapshots = snapshots + 1,
       pod_usage_cpu_m = pod_usage_cpu_m + excluded.pod_usage_cpu_m, pod_usage_memory_b = pod_usage_memory_b + excluded.pod_usage_memory_b,
@@ -139,18 +145,27 @@ export function createUsageRepository(db: Db) {
     'INSERT INTO usage_nodes (snapshot_id, node_name, cpu_m, memory_b, measured_at, window_ms) VALUES (?, ?, ?, ?, ?, ?)',
   );
   const insertOomKill = db.prepare(`
-    INSERT OR IGNORE INTO usage_oom_kills (pod_uid, container, at, namespace, workload_kind, workload_name, pod, memory_limit_b, snapshot_id)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-  const noteHour = db.prepare('INSERT OR IGNORE INTO usage_hours (hour_start) VALUES (?)');
-  const hourIsFinal = db.prepare('SELECT final FROM usage_hours WHERE hour_start = ?').pluck();
-  const openHoursBefore = db.prepare('SELECT hour_start FROM usage_hours WHERE final = 0 AND hour_start < ? ORDER BY hour_start').pluck();
-  const markFinal = db.prepare('UPDATE usage_hours SET final = 1 WHERE hour_start = ?');
-  const samplesOfHour = db
+    INSERT OR IGNORE INTO usage_oom_kills (pod_uid, container, at, namespace, workload_kind, workload_name, pod, memory_limit_b, snapshot_id,
+      cluster_id)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  // The hours and their finalisation are each cluster's own (usage_hours' key is (hour_start, cluster_id)): a cluster's
+  // hour is rolled up at its own next hour's first snapshot, from its own samples.
+  const noteHour = db.prepare('INSERT OR IGNORE INTO usage_hours (hour_start, cluster_id) VALUES (?, ?)');
+  const hourIsFinal = db.prepare('SELECT final FROM usage_hours WHERE hour_start = ? AND cluster_id = ?').pluck();
+  const openHoursBefore = db
+    .prepare('SELECT hour_start FROM usage_hours WHERE final = 0 AND hour_start < ? AND cluster_id = ? ORDER BY hour_start')
+    .pluck();
+  const markFinal = db.prepare('UPDATE usage_hours SET final = 1 WHERE hour_start = ? AND cluster_id = ?');
+  const samplesOfClusterHour = db
     .prepare(
       `SELECT taken_at, namespace, workload_kind, workload_name, container, pod, cpu_m, memory_b, req_cpu_m, req_memory_b, lim_cpu_m
-       FROM usage_samples WHERE taken_at >= ? AND taken_at < ?`,
+       FROM usage_samples WHERE taken_at >= ? AND taken_at < ? AND cluster_id = ?`,
     )
     .raw();
+  const oomKillsOfClusterHour = db.prepare(
+    `SELECT at, namespace, workload_kind AS workloadKind, workload_name AS workloadName, container, pod, memory_limit_b AS memoryLimitBytes
+     FROM usage_oom_kills WHERE at >= ? AND at < ? AND cluster_id = ? ORDER BY at, namespace, workload_kind, workload_name, container`,
+  );
   const oomKillsBetween = db.prepare(
     `SELECT at, namespace, workload_kind AS workloadKind, workload_name AS workloadName, container, pod, memory_limit_b AS memoryLimitBytes
      FROM usage_oom_kills WHERE at >= @fromMs AND at < @toMs AND (@namespace IS NULL OR namespace = @namespace)
@@ -158,10 +173,10 @@ export function createUsageRepository(db: Db) {
   );
   const upsertRollup = db.prepare(`
     INSERT INTO usage_workload_hours (hour_start, namespace, workload_kind, workload_name, container, samples, pods, cpu_p50_m, cpu_p95_m,
-      cpu_p99_m, cpu_max_m, cpu_avg_m, memory_max_b, memory_avg_b, req_cpu_m, req_memory_b, lim_cpu_m, oom_kills, source)
+      cpu_p99_m, cpu_max_m, cpu_avg_m, memory_max_b, memory_avg_b, req_cpu_m, req_memory_b, lim_cpu_m, oom_kills, source, cluster_id)
     VALUES (@hourStart, @namespace, @workloadKind, @workloadName, @container, @samples, @pods, @cpuP50Millicores, @cpuP95Millicores,
       @cpuP99Millicores, @cpuMaxMillicores, @cpuAvgMillicores, @memoryMaxBytes, @memoryAvgBytes, @requestCpuMillicores,
-      @requestMemoryBytes, @limitCpuMillicores, @oomKills, @source)
+      @requestMemoryBytes, @limitCpuMillicores, @oomKills, @source, @clusterId)
     ON CONFLICT (namespace, workload_kind, workload_name, container, hour_start, cluster_id) DO UPDATE SET samples = excluded.samples,
       pods = excluded.pods, cpu_p50_m = excluded.cpu_p50_m, cpu_p95_m = excluded.cpu_p95_m, cpu_p99_m = excluded.cpu_p99_m,
       cpu_max_m = excluded.cpu_max_m, cpu_avg_m = excluded.cpu_avg_m, memory_max_b = excluded.memory_max_b,
@@ -170,9 +185,11 @@ export function createUsageRepository(db: Db) {
     WHERE usage_workload_hours.source = 'prometheus' OR excluded.source = 'metrics-server'`);
   const bumpOomKills = db.prepare(`
     UPDATE usage_workload_hours SET oom_kills = oom_kills + 1
-    WHERE hour_start = ? AND namespace = ? AND workload_kind = ? AND workload_name = ? AND container = ?`);
+    WHERE hour_start = ? AND namespace = ? AND workload_kind = ? AND workload_name = ? AND container = ? AND cluster_id = ?`);
   // The rows under the usage_samples view (migration 0031).
-  const pruneSamples = db.prepare('DELETE FROM usage_sample_rows WHERE taken_at < ?');
+  const pruneSamples = db.prepare(
+    'DELETE FROM usage_sample_rows WHERE taken_at < ? AND dims_id IN (SELECT id FROM usage_sample_dims WHERE cluster_id = ?)',
+  );
   // Per-node usage goes with the samples (issue 24): no page reads it (node usage per NodePool, usage_nodepools, is
   // what the efficiency chart reads, kept with the 5-minute rows); at the envelope 14 days of it were 0.68 GiB. Only
   // 5-minute snapshots have it (a fold deletes it), each found by its key; at most 12 snapshots' worth a write, so a
@@ -184,25 +201,26 @@ export function createUsageRepository(db: Db) {
   const setting = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
   const getSetting = db.prepare('SELECT value FROM settings WHERE key = ?').pluck();
 
-  /** Rolls the hour's samples (and OOM kills) up into usage_workload_hours, replacing any backfilled rows. */
-  const finalizeHour = (hour: number): number => {
+  /** Rolls one cluster's hour of samples (and OOM kills) up into usage_workload_hours, replacing any backfilled rows. */
+  const finalizeHour = (hour: number, clusterId: number): number => {
     const acc = new WorkloadHourAccumulator();
-    for (const r of samplesOfHour.iterate(hour, hour + HOUR_MS) as IterableIterator<SampleTuple>) {
+    for (const r of samplesOfClusterHour.iterate(hour, hour + HOUR_MS, clusterId) as IterableIterator<SampleTuple>) {
       acc.add(sampleOf(r));
     }
-    for (const k of oomKillsBetween.all({ fromMs: hour, toMs: hour + HOUR_MS, namespace: null }) as OomKillRow[]) acc.addOomKill(k);
+    for (const k of oomKillsOfClusterHour.all(hour, hour + HOUR_MS, clusterId) as OomKillRow[]) acc.addOomKill(k);
     const rollups = acc.finish();
-    for (const r of rollups) upsertRollup.run({ ...r, source: 'metrics-server' });
-    markFinal.run(hour);
+    for (const r of rollups) upsertRollup.run({ ...r, source: 'metrics-server', clusterId });
+    markFinal.run(hour, clusterId);
     return rollups.length;
   };
 
   /**
    * Stores one snapshot's usage: its status, the samples, the namespace / NodePool / node rows, new OOM kills; then
    * rolls up every hour before the snapshot's that is not yet final, and prunes samples past the retention (never of
-   * an hour not yet rolled up). Call inside the snapshot's transaction.
+   * an hour not yet rolled up). Every row is the cluster's (`clusterId`, the snapshot's); the hours rolled up and the
+   * samples pruned are that cluster's only. Call inside the snapshot's transaction.
    */
-  const addSnapshot = (snapshotId: number, takenAt: number, w: UsageSnapshotWrite): void => {
+  const addSnapshot = (snapshotId: number, takenAt: number, w: UsageSnapshotWrite, clusterId = 1): void => {
     const { rows } = w;
     insertUsageSnapshot.run(
       snapshotId,
@@ -210,11 +228,12 @@ export function createUsageRepository(db: Db) {
       w.status.state,
       w.status.state === 'available' ? null : w.status.message,
       rows.podsWithUsage,
+      clusterId,
     );
-    setting.run(METRICS_STATUS_SETTING, JSON.stringify(w.status));
+    setting.run(clusterSetting(METRICS_STATUS_SETTING, clusterId), JSON.stringify(w.status));
     // Written to migration 0031's narrow rows directly (the usage_samples view's trigger does the same per row, slower).
-    writeSamples(snapshotId, takenAt, rows.samples);
-    if (rows.sampleCount > 0) noteHour.run(hourStart(takenAt));
+    writeSamples(snapshotId, takenAt, rows.samples, clusterId);
+    if (rows.sampleCount > 0) noteHour.run(hourStart(takenAt), clusterId);
     for (const n of rows.namespaces) {
       insertNamespace.run(
         snapshotId,
@@ -229,6 +248,7 @@ export function createUsageRepository(db: Db) {
         n.requestMemoryBytesWithUsage,
         n.usageCpuMillicores,
         n.usageMemoryBytes,
+        clusterId,
       );
     }
     for (const p of rows.nodePools) {
@@ -242,6 +262,7 @@ export function createUsageRepository(db: Db) {
         p.podUsageMemoryBytes,
         p.nodeUsageCpuMillicores,
         p.nodeUsageMemoryBytes,
+        clusterId,
       );
       addNodePoolHour.run({
         hourMs: hourStart(takenAt),
@@ -249,6 +270,7 @@ export function createUsageRepository(db: Db) {
         cpu: p.podUsageCpuMillicores,
         memory: p.podUsageMemoryBytes,
         snapshotId,
+        clusterId,
       });
     }
     for (const n of rows.nodes) insertNode.run(snapshotId, n.nodeName, n.cpuMillicores, n.memoryBytes, n.measuredAt, n.windowMs);
@@ -263,21 +285,22 @@ export function createUsageRepository(db: Db) {
         k.pod,
         k.memoryLimitBytes,
         snapshotId,
+        clusterId,
       ).changes;
       // A kill first seen after its hour was rolled up (the pod's status reached us late) still counts there.
-      if (added > 0 && hourIsFinal.get(hourStart(k.at)) === 1) {
-        const bumped = bumpOomKills.run(hourStart(k.at), k.namespace, k.workloadKind, k.workloadName, k.container).changes;
+      if (added > 0 && hourIsFinal.get(hourStart(k.at), clusterId) === 1) {
+        const bumped = bumpOomKills.run(hourStart(k.at), k.namespace, k.workloadKind, k.workloadName, k.container, clusterId).changes;
         if (bumped === 0) {
           const acc = new WorkloadHourAccumulator();
           acc.addOomKill(k);
-          for (const r of acc.finish()) upsertRollup.run({ ...r, source: 'metrics-server' });
+          for (const r of acc.finish()) upsertRollup.run({ ...r, source: 'metrics-server', clusterId });
         }
       }
     }
     const current = hourStart(takenAt);
-    for (const hour of openHoursBefore.all(current) as number[]) finalizeHour(hour);
+    for (const hour of openHoursBefore.all(current, clusterId) as number[]) finalizeHour(hour, clusterId);
     const cut = Math.min(takenAt - w.retentionMs, current);
-    pruneSamples.run(cut);
+    pruneSamples.run(cut, clusterId);
     pruneNodeUsage.run(cut);
   };
 
@@ -306,7 +329,10 @@ export function createUsageRepository(db: Db) {
   const storedHours = db.prepare(`
     SELECT * FROM usage_workload_hours WHERE hour_start >= @fromMs AND hour_start < @toMs AND (@namespace IS NULL OR namespace = @namespace)
     ORDER BY hour_start, namespace, workload_kind, workload_name, container`);
-  const openHours = db.prepare('SELECT hour_start FROM usage_hours WHERE final = 0 AND hour_start >= ? AND hour_start < ?').pluck();
+  // An hour open in a cluster is computed from that cluster's samples (another cluster may have rolled it up already).
+  const openHours = db
+    .prepare('SELECT hour_start, cluster_id FROM usage_hours WHERE final = 0 AND hour_start >= ? AND hour_start < ?')
+    .raw();
   const namespaceRows = db.prepare(`
     SELECT taken_at AS takenAt, namespace, nodepool AS nodePool, pods, pods_with_usage AS podsWithUsage,
       req_cpu_m AS requestCpuMillicores, req_memory_b AS requestMemoryBytes, req_cpu_m_with_usage AS requestCpuMillicoresWithUsage,
@@ -351,17 +377,17 @@ export function createUsageRepository(db: Db) {
      * A Prometheus backfill's rollups, in one transaction: rows land only where metrics-server has none for that
      * workload, container and hour (a backfill never replaces measured snapshots). Returns the rows written.
      */
-    writeBackfill: db.transaction((rollups: WorkloadHourRollup[], status: PrometheusBackfillStatus): number => {
+    writeBackfill: db.transaction((rollups: WorkloadHourRollup[], status: PrometheusBackfillStatus, clusterId = 1): number => {
       let written = 0;
       for (const r of rollups)
-        written += upsertRollup.run({ ...r, limitCpuMillicores: r.limitCpuMillicores ?? null, source: 'prometheus' }).changes;
-      setting.run(PROMETHEUS_STATUS_SETTING, JSON.stringify({ ...status, rollupsWritten: written }));
+        written += upsertRollup.run({ ...r, limitCpuMillicores: r.limitCpuMillicores ?? null, source: 'prometheus', clusterId }).changes;
+      setting.run(clusterSetting(PROMETHEUS_STATUS_SETTING, clusterId), JSON.stringify({ ...status, rollupsWritten: written }));
       return written;
     }),
 
     /** Records a backfill that failed (nothing of it was written). */
-    noteBackfillFailure: (status: PrometheusBackfillStatus): void => {
-      setting.run(PROMETHEUS_STATUS_SETTING, JSON.stringify(status));
+    noteBackfillFailure: (status: PrometheusBackfillStatus, clusterId = 1): void => {
+      setting.run(clusterSetting(PROMETHEUS_STATUS_SETTING, clusterId), JSON.stringify(status));
     },
 
     /**
@@ -371,13 +397,14 @@ export function createUsageRepository(db: Db) {
     workloadHours: (q: UsageRange): StoredWorkloadHour[] => {
       const namespace = q.namespace ?? null;
       const rows = (storedHours.all({ fromMs: q.fromMs, toMs: q.toMs, namespace }) as Record<string, unknown>[]).map(rollupRow);
-      for (const hour of openHours.all(hourStart(q.fromMs), q.toMs) as number[]) {
+      for (const [hour, clusterId] of openHours.all(hourStart(q.fromMs), q.toMs) as [number, number][]) {
         const acc = new WorkloadHourAccumulator();
-        for (const r of samplesOfHour.iterate(hour, hour + HOUR_MS) as IterableIterator<SampleTuple>) {
+        for (const r of samplesOfClusterHour.iterate(hour, hour + HOUR_MS, clusterId) as IterableIterator<SampleTuple>) {
           if (namespace !== null && r[1] !== namespace) continue;
           acc.add(sampleOf(r));
         }
-        for (const k of oomKillsBetween.all({ fromMs: hour, toMs: hour + HOUR_MS, namespace }) as OomKillRow[]) acc.addOomKill(k);
+        for (const k of oomKillsOfClusterHour.all(hour, hour + HOUR_MS, clusterId) as OomKillRow[])
+          if (namespace === null || k.namespace === namespace) acc.addOomKill(k);
         for (const r of acc.finish()) rows.push({ ...r, source: 'metrics-server', final: false });
       }
       return rows.filter((r) => r.hourStart >= hourStart(q.fromMs));
@@ -408,24 +435,27 @@ export function createUsageRepository(db: Db) {
       coverage.get(fromMs, toMs) as { snapshots: number; withUsage: number; lastUsageAt: number | null },
 
     /** The last metrics-server status a snapshot recorded; null before any. */
-    metricsStatus: (): MetricsStatus | null => {
-      const v = getSetting.get(METRICS_STATUS_SETTING) as string | undefined;
+    metricsStatus: (clusterId = 1): MetricsStatus | null => {
+      const v = getSetting.get(clusterSetting(METRICS_STATUS_SETTING, clusterId)) as string | undefined;
       return v === undefined ? null : (JSON.parse(v) as MetricsStatus);
     },
 
-    /** The last Prometheus backfill; null before any. */
-    prometheusStatus: (): PrometheusBackfillStatus | null => {
-      const v = getSetting.get(PROMETHEUS_STATUS_SETTING) as string | undefined;
+    /** The cluster's last Prometheus backfill; null before any. */
+    prometheusStatus: (clusterId = 1): PrometheusBackfillStatus | null => {
+      const v = getSetting.get(clusterSetting(PROMETHEUS_STATUS_SETTING, clusterId)) as string | undefined;
       return v === undefined ? null : (JSON.parse(v) as PrometheusBackfillStatus);
     },
 
-    /** Owners of every pod ever listed, by `namespace/name`: a Prometheus series' workload. */
-    podOwners: (): Map<string, { ownerKind: string | null; ownerName: string | null; labels: Record<string, string> }> => {
+    /** Owners of every pod of the cluster ever listed, by `namespace/name`: a Prometheus series' workload. */
+    podOwners: (clusterId = 1): Map<string, { ownerKind: string | null; ownerName: string | null; labels: Record<string, string> }> => {
       const out = new Map<string, { ownerKind: string | null; ownerName: string | null; labels: Record<string, string> }>();
       const rows = db
-        .prepare('SELECT namespace, name, owner_kind, owner_name, labels_json FROM pods ORDER BY last_seen')
+        .prepare(
+          `SELECT p.namespace, p.name, p.owner_kind, p.owner_name, p.labels_json FROM pods p JOIN pod_rows r ON r.id = p.pod_id
+           WHERE r.cluster_id = ? ORDER BY p.last_seen`,
+        )
         .raw()
-        .iterate() as IterableIterator<[string, string, string | null, string | null, string | null]>;
+        .iterate(clusterId) as IterableIterator<[string, string, string | null, string | null, string | null]>;
       for (const [ns, name, kind, owner, labels] of rows)
         out.set(`${ns}/${name}`, {
           ownerKind: kind,
@@ -435,12 +465,15 @@ export function createUsageRepository(db: Db) {
       return out;
     },
 
-    /** Container samples kept now (what retention prunes). */
-    /** Container samples and per-node usage taken before `cutMs` deleted, as each snapshot's write does (the store bench's fill). */
+    /**
+     * Every cluster's container samples and per-node usage taken before `cutMs` deleted, as each snapshot's write does
+     * for its own cluster (the store bench's fill).
+     */
     pruneBefore: (cutMs: number): void => {
-      pruneSamples.run(cutMs);
+      db.prepare('DELETE FROM usage_sample_rows WHERE taken_at < ?').run(cutMs);
       while (pruneNodeUsage.run(cutMs).changes > 0);
     },
+    /** Container samples kept now (what retention prunes). */
     sampleCount: (): number => db.prepare('SELECT COUNT(*) FROM usage_samples').pluck().get() as number,
   };
 }

@@ -32,9 +32,13 @@ let firstAt: number;
 /** The clusters file of week4 and staging. */
 let clusters: ClusterEntry[];
 
+/** Prometheus backfills three hours before the first snapshot (each cluster from its own Prometheus). */
+const PROMETHEUS_SINCE_MS = 3 * HOUR_MS;
+
 const base = (dbName: string): CollectOptions => ({
   cluster: WEEK4,
   sinceMs: 2 * 24 * HOUR_MS,
+  prometheusSinceMs: PROMETHEUS_SINCE_MS,
   watch: false,
   intervalMs: 300_000,
   kubeconfig: sandbox.kubeconfigPath,
@@ -109,7 +113,8 @@ beforeAll(async () => {
   const file = join(dir, 'clusters.yaml');
   writeFileSync(
     file,
-    `clusters:\n  - name: ${WEEK4}\n    context: ${sandbox.context}\n    region: us-east-1\n  - name: ${STAGING}\n    context: ${second.context}\n    region: us-east-1\n`,
+    `clusters:\n  - name: ${WEEK4}\n    context: ${sandbox.context}\n    region: us-east-1\n    prometheus: ${sandbox.prometheusUrl}\n` +
+      `  - name: ${STAGING}\n    context: ${second.context}\n    region: us-east-1\n    prometheus: ${second.prometheusUrl}\n`,
   );
   clusters = parseClustersFile(file, readFileSync(file, 'utf8'));
   // Three snapshots an hour apart of each cluster: the two hours [end-3h, end-1h) are read back.
@@ -127,8 +132,10 @@ beforeAll(async () => {
       const both = await collect({ ...base('both.db'), clusters, clustersFrom: 'clusters-file' });
       expect(both.failures).toEqual([]);
     });
-    await during('week4', first, () => collect({ ...base('week4.db'), context: sandbox.context }));
-    await during('staging', first, () => collect({ ...base('staging.db'), cluster: STAGING, context: second.context }));
+    await during('week4', first, () => collect({ ...base('week4.db'), context: sandbox.context, prometheusUrl: sandbox.prometheusUrl }));
+    await during('staging', first, () =>
+      collect({ ...base('staging.db'), cluster: STAGING, context: second.context, prometheusUrl: second.prometheusUrl }),
+    );
   }
 }, 240_000);
 
@@ -140,6 +147,127 @@ afterAll(async () => {
   vi.unstubAllEnvs();
   await sandbox?.close();
   rmSync(dir, { recursive: true, force: true });
+});
+
+/*
+ * Usage and disruptions per cluster (issue 25, branch clusters25d): each cluster's usage rows (metrics-server's
+ * snapshots and hours, the hours finalised, Prometheus's backfill from its own Prometheus) and its disruptions in the
+ * two-cluster ledger are its one-cluster ledger's, row for row; then staging snapshotted half an hour off week4's
+ * instants, read back over a partial hour.
+ */
+describe('usage and disruptions per cluster (--clusters)', () => {
+  /** A table's rows of one cluster (null: the ledger's only one), without the ids that differ between files. */
+  const rowsOf = (dbName: string, table: string, cluster: string | null, drop: readonly string[] = []): string[] => {
+    const db = openDb({ path: join(dir, dbName), readonly: true });
+    try {
+      const rows = db
+        .prepare(
+          `SELECT * FROM ${table} WHERE cluster_id = (SELECT id FROM clusters WHERE @cluster IS NULL OR name = @cluster ORDER BY id LIMIT 1)`,
+        )
+        .all({ cluster }) as Record<string, unknown>[];
+      return rows
+        .map((r) => {
+          for (const k of ['cluster_id', 'snapshot_id', ...drop]) delete r[k];
+          return JSON.stringify(r);
+        })
+        .sort();
+    } finally {
+      db.close();
+    }
+  };
+  const USAGE_TABLES = [
+    'usage_snapshots',
+    'usage_samples',
+    'usage_namespaces',
+    'usage_nodepools',
+    'usage_oom_kills',
+    'usage_hours',
+    'usage_workload_hours',
+    'usage_nodepool_hours',
+  ];
+
+  it("each cluster's usage rows (snapshots, samples, hours finalised, Prometheus backfill) equal its one-cluster ledger's", () => {
+    for (const [cluster, alone] of [
+      [WEEK4, 'week4.db'],
+      [STAGING, 'staging.db'],
+    ] as const) {
+      // Not trivially equal: metrics-server's hours and Prometheus's are both there, two hours finalised.
+      const hours = rowsOf(alone, 'usage_workload_hours', null).map((r) => JSON.parse(r) as { source: string });
+      expect(new Set(hours.map((h) => h.source))).toEqual(new Set(['metrics-server', 'prometheus']));
+      expect(rowsOf(alone, 'usage_hours', null).filter((r) => r.includes('"final":1')).length).toBe(2);
+      for (const table of USAGE_TABLES)
+        expect(rowsOf('both.db', table, cluster), `${cluster} ${table}`).toEqual(rowsOf(alone, table, null));
+    }
+  });
+
+  it("each cluster's Prometheus backfill status is its own (what the next run asks from)", () => {
+    const status = (dbName: string, key: string): unknown => {
+      const db = openDb({ path: join(dir, dbName), readonly: true });
+      try {
+        const v = db.prepare('SELECT value FROM settings WHERE key = ?').pluck().get(key) as string | undefined;
+        return v === undefined ? null : JSON.parse(v);
+      } finally {
+        db.close();
+      }
+    };
+    expect(status('week4.db', 'usage.prometheus')).toMatchObject({ ok: true });
+    expect(status('both.db', 'usage.prometheus')).toEqual(status('week4.db', 'usage.prometheus'));
+    expect(status('both.db', 'usage.prometheus@2')).toEqual(status('staging.db', 'usage.prometheus'));
+  });
+
+  it("each cluster's disruptions equal its one-cluster ledger's (its events never paired with the other's NodeClaims)", () => {
+    // seq orders the whole table: the second cluster's continue after the first's.
+    const week4 = rowsOf('week4.db', 'disruptions', null, ['seq']);
+    const staging = rowsOf('staging.db', 'disruptions', null, ['seq']);
+    expect(week4.length).toBeGreaterThan(0);
+    expect(staging.length).toBeGreaterThan(0);
+    expect(rowsOf('both.db', 'disruptions', WEEK4, ['seq'])).toEqual(week4);
+    expect(rowsOf('both.db', 'disruptions', STAGING, ['seq'])).toEqual(staging);
+  });
+
+  it("snapshots at offset instants: every cluster's figures weigh each snapshot to its own cluster's next one (docs/clusters.md, left 4)", async () => {
+    // A copy of the two-cluster ledger with one more staging snapshot at end - 2 h + 5 min, five minutes after
+    // week4's (and staging's) at end - 2 h; week4's next is at end - 1 h. A snapshot stands until its cluster's next
+    // one, at most 15 minutes (INTERVAL_CAP_MS, db/repositories/analytics-intervals.ts): week4's at end - 2 h stands
+    // for [end - 2 h, end - 2 h + 15 min) either way, so over [end - 2 h, end - 1.5 h) (a partial hour: weighted at
+    // read time) and over the whole hour [end - 2 h, end - 1 h) (the hour rollup, weighted when written) a NodePool
+    // only week4 runs costs what it costs in week4's own ledger over that hour. Weighted to the next snapshot of
+    // any cluster (staging's, 5 minutes on) it would be a third of it.
+    const offset = join(dir, 'offset.db');
+    const src = openDb({ path: join(dir, 'both.db') });
+    try {
+      src.prepare('VACUUM INTO ?').run(offset);
+    } finally {
+      src.close();
+    }
+    at(end - 2 * HOUR_MS + 5 * 60_000);
+    const s = await collect({ ...base('offset.db'), clusters: clusters.filter((c) => c.name === STAGING), clustersFrom: 'clusters-file' });
+    expect(s.failures).toEqual([]);
+    const read = async (dbName: string, fromMs: number, toMs: number): Promise<Record<string, number>> => {
+      const db = openDb({ path: join(dir, dbName) });
+      const app = buildApp({ db, webRoot: join(dir, 'no-web'), now: () => end, practiceBills: sandboxPracticeBills });
+      try {
+        const q = new URLSearchParams({ from: new Date(fromMs).toISOString(), to: new Date(toMs).toISOString() });
+        const res = await app.inject({ method: 'GET', url: `/api/nodepools/compare?${q}` });
+        expect(res.statusCode).toBe(200);
+        const rows = (res.json() as { rows: CompareRow[] }).rows;
+        return Object.fromEntries(rows.map((r) => [`${r.nodePool}/${r.capacityType}`, r.costUsd]));
+      } finally {
+        await app.close();
+        db.close();
+      }
+    };
+    const hour = await read('week4.db', end - 2 * HOUR_MS, end - HOUR_MS);
+    const stagingPools = new Set(Object.keys(await read('staging.db', end - 3 * HOUR_MS, end - HOUR_MS)));
+    const week4Only = Object.keys(hour).filter((k) => !stagingPools.has(k) && hour[k] > 0);
+    expect(week4Only.length).toBeGreaterThan(0);
+    const partial = await read('offset.db', end - 2 * HOUR_MS, end - 1.5 * HOUR_MS);
+    const whole = await read('offset.db', end - 2 * HOUR_MS, end - HOUR_MS);
+    for (const k of week4Only) {
+      expect(partial[k], `${k} over the partial hour`).toBeCloseTo(hour[k], 9);
+      expect(whole[k], `${k} over the whole hour`).toBeCloseTo(hour[k], 9);
+    }
+  }, 60_000);
 });
 
 describe('two clusters in one ledger (--clusters)', () => {
