@@ -7,10 +7,10 @@ import { type BenchRow, figure } from './report.js';
 
 /**
  * Issue 25: collection of several clusters in one process (`collect --clusters`) beside one cluster of as many
- * nodes in all: 10 clusters of 500 nodes beside one of 5,000, 30 pods a node (--quick: 3 of 30 beside one of 90,
+ * nodes in all: 10 clusters of 500 nodes beside one of 5,000, 30 pods a node (--quick: 3 of 60 beside one of 180,
  * 10 pods a node). Each side is one
  * `collect` (snapshot, prices, the bill, retention; no usage: the sandbox runs no metrics-server, and --clusters
- * reads none yet) in its own process against one sandbox process serving every cluster; time is the process's wall time, peak RSS
+ * reads none in the bench) in its own process against one sandbox process serving every cluster; time is the process's wall time, peak RSS
  * its own, requests those it sent (Kubernetes, AWS). The several clusters' bill is one account's: one Cost Explorer
  * query sequence for all of them.
  */
@@ -92,7 +92,7 @@ async function side(ctx: BenchContext, info: SandboxInfo, names: readonly string
 }
 
 export async function clustersBench(ctx: BenchContext): Promise<BenchResult> {
-  const [n, each, podsPerNode] = ctx.quick ? [3, 30, 10] : [10, 500, 30];
+  const [n, each, podsPerNode] = ctx.quick ? [3, 60, 10] : [10, 500, 30];
   const timeoutMs = ctx.quick ? 300_000 : 1_800_000;
   // One sandbox process serves both sides: the n small clusters and the big one (each side's Cost Explorer filter
   // names its own clusters only).
