@@ -26,6 +26,21 @@ const INTEGRATION = [
   // the CUR's S3 and Athena clients against recorded answers and the sandbox's endpoints
   'collectors/cur/{athena-query,athena-statement,remote-import,s3-source}.test.ts',
 ];
+/*
+ * Integration files that get a fresh process each (project `integration-isolated`); every other integration file
+ * runs in one worker process shared file after file (project `integration`: 0.85–1 CPU s a file saved, the server,
+ * collectors and SDK loaded once), with test/runner/shared-worker-guard.ts putting back what a file changed (env,
+ * spies, cwd, signal listeners). A file belongs here only when it needs the process to itself — say why.
+ */
+const INTEGRATION_ISOLATED = [
+  // Wall-clock bounds on work done in the test's own process (every GET route within 15 s under a held write lock;
+  // a what-if answered in under 50 ms while the engine pool works; an alert attempt given up within 300 ms): kept
+  // away from a heap and event loop that earlier files have grown or left timers in. serve-readonly went over its
+  // bound (17 s) in a shared worker at load 9, alert-delivery in the lead's shared run.
+  'test/reliability/serve-readonly.test.ts',
+  'test/e2e/engine-pool.test.ts',
+  'test/e2e/alert-delivery.test.ts',
+];
 const ALL = ['**/*.test.ts', '**/*.test.tsx'];
 
 // One file configures the dashboard build (root web/, output dist/web) and the test runner.
@@ -71,7 +86,17 @@ export default defineConfig({
           isolate: false,
         },
       },
-      { extends: true, test: { name: 'integration', include: INTEGRATION, exclude: BROWSER } },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: INTEGRATION,
+          exclude: [...BROWSER, ...INTEGRATION_ISOLATED],
+          setupFiles: ['./test/runner/shared-worker-guard.ts'],
+          isolate: false,
+        },
+      },
+      { extends: true, test: { name: 'integration-isolated', include: INTEGRATION_ISOLATED } },
       {
         extends: true,
         test: {
@@ -79,7 +104,8 @@ export default defineConfig({
           include: BROWSER,
           // One worker process runs file after file without loading the server, the collectors and Playwright again
           // (2–4 s of CPU a file): each file starts its own server and Chromium and closes them in afterAll, and
-          // restores what it stubs, so nothing of one is left for the next.
+          // restores what it stubs, so nothing of one is left for the next (shared-worker-guard.ts makes sure).
+          setupFiles: ['./test/runner/shared-worker-guard.ts'],
           isolate: false,
         },
       },
