@@ -94,7 +94,9 @@ describe('the Nodes page at 500 nodes', () => {
   it('scrolls to any node by the keyboard or the scroll bar, each chunk asked for as it comes into view', async () => {
     const { page, errors, close } = await openPage(browser);
     const asked: string[] = [];
-    page.on('request', (r) => {
+    // Chunks fetched to the end: a chunk scrolled past before its answer came is cancelled (requestfailed) and asked
+    // again when it comes back into view, which is not fetching it twice.
+    page.on('requestfinished', (r) => {
       const u = new URL(r.url());
       if (u.pathname === '/api/nodes') asked.push(`${u.searchParams.get('offset')}+${u.searchParams.get('limit')}`);
     });
@@ -124,7 +126,7 @@ describe('the Nodes page at 500 nodes', () => {
     // scroll may draw rows between on its way), each asked once.
     expect(asked).toEqual(expect.arrayContaining(['0+100', '200+100', '400+100']));
     expect(asked.every((a) => /^([1-4]00|0)\+100$/.test(a))).toBe(true);
-    expect(new Set(asked).size).toBe(asked.length);
+    expect(new Set(asked).size, asked.join(' ')).toBe(asked.length);
     await page.keyboard.press('Home');
     await expect.poll(() => rows.first().getAttribute('aria-rowindex')).toBe('2');
     expect(errors).toEqual([]);

@@ -24,7 +24,7 @@ const EXPECTED: Readonly<Record<string, string>> = {
   '/api/bill/import': '"/api/bill/import"',
   granularity: '"WEEKLY"',
   methd: "'methd' does not exist in type",
-  the: "Type 'string' is not assignable to type 'never'",
+  the: "'from' does not exist in type",
 };
 
 /** The first program, reused by the second compile (only the contract file differs): halves the time. */

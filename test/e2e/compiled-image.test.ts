@@ -230,8 +230,13 @@ describe('the compiled CLI, from a folder holding only what the image holds', ()
     const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
     expect(script).toBeDefined();
     expect((await fetch(`${url}${script}`)).status).toBe(200);
-    const pools = (await (await fetch(`${url}/api/nodepools`)).json()) as { items: { name: string }[] };
+    // The demo's two sandbox clusters (issue 25): week4's NodePools under its own cluster, staging's beside them.
+    const clusters = (await (await fetch(`${url}/api/clusters`)).json()) as { clusters: { name: string }[] };
+    expect(clusters.clusters.map((c) => c.name)).toEqual(['ledger-demo', 'staging']);
+    const pools = (await (await fetch(`${url}/api/nodepools?cluster=ledger-demo`)).json()) as { items: { name: string }[] };
     expect(pools.items.map((n) => n.name).sort()).toEqual(['dedicated', 'general', 'load-test', 'spot-batch', 'steady', 'system']);
+    const staging = (await (await fetch(`${url}/api/nodepools?cluster=staging`)).json()) as { items: { name: string }[] };
+    expect(staging.items.map((n) => n.name).sort()).toEqual(['general', 'staging-batch']);
     const lines = (await (await fetch(`${url}/api/bill/lines?from=2026-11-01&to=2026-11-02`)).json()) as {
       lines: { id: number | null; nodePool: string }[];
     };

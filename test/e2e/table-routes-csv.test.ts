@@ -35,6 +35,8 @@ const NOT_TABLES = [
   '/api/alerts/settings',
   // the nodes gone and come between two instants, each side counted and priced: two lists, read on the page
   '/api/nodes/changes',
+  // the ledger's clusters, each with its freshness and last Kubernetes run (nested): read by the picker and the banner
+  '/api/clusters',
 ];
 /** The query a route that is not a table needs to answer 200. */
 const NOT_TABLE_QUERY: Record<string, string> = {
