@@ -1,5 +1,6 @@
 import type { CurCostCategory } from '../../core/cur/columns.js';
 import type { Db } from '../open-db.js';
+import { createResourceLinesWriter } from './cur-resource-lines.js';
 
 /**
  * All SQL for the CUR 2.0 tables (migration 0017): typed writes that replace one billing period of one source whole,
@@ -314,14 +315,6 @@ export function createCurRepository(db: Db) {
     VALUES (@source, @billingPeriod, @day, @dayMs, @cluster, @nodePool, @namespace, @splitCostUsd, @unusedCostUsd,
       @netSplitCostUsd, @netUnusedCostUsd, @publicOnDemandSplitCostUsd, @publicOnDemandUnusedCostUsd, @vcpuHours,
       @memoryGbHours, @podCount, @lineCount)`);
-  const insertResourceDay = db.prepare(`INSERT INTO cur_resource_daily (source, billing_period, day, day_ms, resource_id,
-      line_item_type, usage_type, product_code, operation, category, cluster, nodepool, nodeclaim, attributed_by,
-      commitment_arn, unblended_usd, amortized_usd, net_unblended_usd, net_amortized_usd, usage_amount,
-      public_on_demand_usd, line_count)
-    VALUES (@source, @billingPeriod, @day, @dayMs, @resourceId, @lineItemType, @usageType, @productCode, @operation,
-      @category, @cluster, @nodePool, @nodeClaim, @attributedBy, @commitmentArn, @unblendedUsd, @amortizedUsd,
-      @netUnblendedUsd, @netAmortizedUsd, @usageAmount, @publicOnDemandUsd, @lineCount)`);
-
   const listPeriods = db.prepare<[], RawPeriod>('SELECT * FROM cur_periods ORDER BY billing_period, source');
   const filesOf = db.prepare<[string, string], RawFile>(
     'SELECT file_key, format, size_bytes, etag, cur_rows FROM cur_files WHERE source = ? AND billing_period = ? ORDER BY file_key',
@@ -403,11 +396,12 @@ export function createCurRepository(db: Db) {
       db.exec('ROLLBACK');
       throw err;
     }
+    // Straight into 0031's narrow rows, the keys kept in maps for the import (the view's trigger did four lookups a row).
+    const writeResourceDay = createResourceLinesWriter(db, key);
     return {
       addResourceDays: (rows) =>
         inside('rows added', () => {
-          // Spelled out: `{ ...key, ...r }` makes V8 build a slow (dictionary) object per row, three times the insert's cost.
-          for (const r of rows) insertResourceDay.run({ source: key.source, billingPeriod: key.billingPeriod, ...r });
+          for (const r of rows) writeResourceDay(r);
         }),
       commit: (data) =>
         inside('commit', () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadMigrations, migrate, openDb } from '../open-db.js';
-import { createCurRepository } from './cur-repository.js';
+import { createCurRepository, type CurResourceDay } from './cur-repository.js';
 import { createRetentionPruneRepository } from './retention-prune-repository.js';
 import { createSampleRowsWriter } from './usage-sample-rows.js';
 
@@ -285,6 +285,45 @@ describe('migration 0031: narrow CUR resource days', () => {
     bad[16] = null;
     expect(() => row.run(...bad)).toThrow(/NOT NULL/);
     db.close();
+  });
+
+  it('the importer’s writer (straight into the narrow rows) stores what the view’s trigger stores, value and type', () => {
+    const camel = (c: string) =>
+      c
+        .replace(/_([a-z])/g, (_, l: string) => l.toUpperCase())
+        .replace(/^nodepool$/, 'nodePool')
+        .replace(/^nodeclaim$/, 'nodeClaim');
+    const field = (n: string) => ({ nodepool: 'nodePool', nodeclaim: 'nodeClaim', commitment_arn: 'commitmentArn' })[n] ?? camel(n);
+    const periodRow = (db: Database.Database, source: string, period: string) =>
+      db
+        .prepare(
+          `INSERT INTO cur_periods (source, billing_period, period_start_ms, imported_at, files, cur_rows, unblended_usd,
+          amortized_usd, unattributed_lines, unattributed_usd, nodeclaim_filled_lines, split_lines) VALUES (?, ?, ?, ?, 1, 7, 0, 0, 0, 0, 0, 0)`,
+        )
+        .run(source, period, D1, D2);
+    const byTrigger = openDb({ path: join(dir, 'trigger.db') });
+    const byWriter = openDb({ path: join(dir, 'writer.db') });
+    const insert = byTrigger.prepare(`INSERT INTO cur_resource_daily (${COLUMNS}) VALUES (${names.map(() => '?').join(', ')})`);
+    const periods = [...new Set(ROWS.map((r) => `${r[0]}\n${r[1]}`))].map((k) => k.split('\n') as [string, string]);
+    for (const [source, period] of periods) {
+      periodRow(byTrigger, source, period);
+      for (const r of ROWS.filter((x) => x[0] === source && x[1] === period)) insert.run(...r);
+      const write = createCurRepository(byWriter).beginPeriodReplace({ source, billingPeriod: period });
+      write.addResourceDays(
+        ROWS.filter((x) => x[0] === source && x[1] === period).map(
+          (r) => Object.fromEntries(names.slice(2).map((n, i) => [field(n), r[i + 2]])) as unknown as CurResourceDay,
+        ),
+      );
+      byWriter.exec('COMMIT');
+    }
+    expect(readAll(byWriter)).toEqual(readAll(byTrigger));
+    expect(readAll(byWriter).length).toBe(ROWS.length);
+    for (const t of ['cur_resource_lines', 'cur_resource_keys', 'cur_line_kinds'])
+      expect(byWriter.prepare(`SELECT * FROM ${t} ORDER BY 1, 2`).all(), t).toEqual(
+        byTrigger.prepare(`SELECT * FROM ${t} ORDER BY 1, 2`).all(),
+      );
+    byTrigger.close();
+    byWriter.close();
   });
 
   it('a period replaced, then pruned, leaves none of its resource rows or keys', () => {
