@@ -1,4 +1,3 @@
-import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Request } from 'playwright-core';
@@ -7,9 +6,10 @@ import { engineOptionsFromEnv } from '../server/engine-pool/engine-options.js';
 import { ENGINE_WARM_URLS } from '../server/engine-pool/engine-warm.js';
 import { buildApp } from '../server/app.js';
 import { CHROMIUM, CHROMIUM_ARGS } from '../test/browser/harness.js';
-import { benchCache } from './cache.js';
-import { lastJsonLine, measure } from './child.js';
+import { measure } from './child.js';
 import type { BenchContext, BenchResult } from './context.js';
+import { benchCache } from './cache.js';
+import { envelopeLedgerFile } from './envelope-ledger-file.js';
 import { figure, type BenchRow } from './report.js';
 
 /**
@@ -108,37 +108,6 @@ const median = (xs: readonly number[]): number => {
   return s[Math.floor((s.length - 1) / 2)];
 };
 
-/** The envelope ledger of `nodes` nodes at `path` (kept between quick runs); its snapshot's time. */
-async function envelopeLedger(ctx: BenchContext, nodes: number, path: string): Promise<{ takenAt: number; nodes: number; pods: number }> {
-  const cache = ctx.quick
-    ? benchCache<{ takenAt: number; nodes: number; pods: number }>('first-render', { nodes }, [
-        'bench/envelope-ledger.ts',
-        'bench/scale-history.ts',
-        'core',
-        'db',
-        'sandbox',
-      ])
-    : null;
-  if (cache?.kept) {
-    copyFileSync(join(cache.dir, 'ledger.db'), path);
-    return cache.kept;
-  }
-  const made = await measure(
-    process.execPath,
-    ['--import', 'tsx', join(ROOT, 'bench', 'envelope-ledger.ts'), '--nodes', String(nodes), '--out', path],
-    {
-      timeoutMs: 900_000,
-    },
-  );
-  if (made.code !== 0) throw new Error(`writing the envelope ledger failed (${made.code}): ${made.stderr.slice(-800)}`);
-  const ledger = lastJsonLine<{ nodes: number; pods: number; takenAt: number }>(made.stdout);
-  if (cache) {
-    copyFileSync(path, join(cache.dir, 'ledger.db'));
-    cache.keep({ takenAt: ledger.takenAt, nodes: ledger.nodes, pods: ledger.pods });
-  }
-  return ledger;
-}
-
 /** The dashboard built into a folder of this run (dist/web in use is left alone); quick runs keep it while web/ is unchanged. */
 async function builtDashboard(ctx: BenchContext): Promise<string> {
   const cache = ctx.quick ? benchCache<{ built: true }>('first-render-web', {}, ['web', 'vite.config.ts', 'server/schemas']) : null;
@@ -159,7 +128,7 @@ export async function firstRenderBench(ctx: BenchContext): Promise<BenchResult> 
   const giveUpMs = ctx.quick ? GIVE_UP_MS.quick : GIVE_UP_MS.full;
   const dbPath = join(ctx.tmp, 'first-render.db');
   const t0 = performance.now();
-  const [ledger, webRoot] = await Promise.all([envelopeLedger(ctx, nodes, dbPath), builtDashboard(ctx)]);
+  const [ledger, webRoot] = await Promise.all([envelopeLedgerFile(nodes, dbPath), builtDashboard(ctx)]);
   ctx.log(
     `first-render: ledger of ${ledger.nodes} nodes, ${ledger.pods} pods and the dashboard ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
   );
