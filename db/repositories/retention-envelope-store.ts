@@ -1,5 +1,6 @@
 import type { Db } from '../open-db.js';
 import { DAY_MS, HOUR_MS, WEEK_MS } from '../../core/time.js';
+import { NAMESPACE_MEANS, POOL_MEANS } from './retention-fold-repository.js';
 
 /**
  * A retention-shaped store written in bulk SQL for `npm run bench -- --only retention` (issue 24): `months` of a
@@ -449,48 +450,16 @@ function foldDaysInBulk(db: Db, boundaryMs: number): number {
     ],
     [
       'snapshot_nodepools',
-      `INSERT INTO temp.folded_snapshot_nodepools SELECT d.f, d.day, x.nodepool, x.capacity_type, ${[
-        'nodes',
-        'alloc_cpu_m',
-        'alloc_memory_b',
-        'alloc_pods',
-        'alloc_gpu',
-        'req_cpu_m',
-        'req_memory_b',
-        'req_pods',
-        'req_gpu',
-        'usd_per_hour',
-        'cpu_eff_usd_per_hour',
-        'memory_eff_usd_per_hour',
-        'pods_eff_usd_per_hour',
-        'gpu_eff_usd_per_hour',
-        'gpu_nodes_usd_per_hour',
-        'on_demand_usd_per_hour',
-        'rp_requested_usd_per_hour',
-        'rp_cpu_usd_per_hour',
-        'rp_gpu_usd_per_hour',
-      ]
-        .map(mean)
-        .join(', ')}, MAX(x.cluster_id)
+      `INSERT INTO temp.folded_snapshot_nodepools SELECT d.f, d.day, x.nodepool, x.capacity_type, ${POOL_MEANS.map(mean).join(
+        ', ',
+      )}, MAX(x.cluster_id)
        ${byDay} snapshot_nodepools x ON x.snapshot_id = d.id GROUP BY d.f, x.nodepool, x.capacity_type`,
     ],
     [
       'snapshot_namespaces',
-      `INSERT INTO temp.folded_snapshot_namespaces SELECT d.f, d.day, x.namespace, x.nodepool, MAX(x.team), ${[
-        'pods',
-        'req_cpu_m',
-        'req_memory_b',
-        'usd_per_hour',
-        'cpu_share_usd_per_hour',
-        'memory_share_usd_per_hour',
-        'aws_split_usd_per_hour',
-        'aws_split_cost_usd_per_hour',
-        'aws_unused_cost_usd_per_hour',
-        'opencost_usd_per_hour',
-        'usage_pods',
-      ]
-        .map(mean)
-        .join(', ')}, MAX(x.cluster_id)
+      `INSERT INTO temp.folded_snapshot_namespaces SELECT d.f, d.day, x.namespace, x.nodepool, MAX(x.team), ${NAMESPACE_MEANS.map(
+        mean,
+      ).join(', ')}, MAX(x.cluster_id)
        ${byDay} snapshot_namespaces x ON x.snapshot_id = d.id GROUP BY d.f, x.namespace, x.nodepool`,
     ],
     [

@@ -33,7 +33,7 @@ const SNAPSHOT_MEANS = ['node_count', 'pod_count'] as const;
 const POOL_KEY = ['nodepool', 'capacity_type'] as const;
 /** The snapshot's cluster (migration 0029): the same in every row of a snapshot, carried into the hour's rows. */
 const POOL_NEWEST = ['cluster_id'] as const;
-const POOL_MEANS = [
+export const POOL_MEANS = [
   'nodes',
   'alloc_cpu_m',
   'alloc_memory_b',
@@ -58,7 +58,7 @@ const POOL_MEANS = [
 /** snapshot_namespaces key, the newest value kept (team), and time-weighted means. */
 const NAMESPACE_KEY = ['namespace', 'nodepool'] as const;
 const NAMESPACE_NEWEST = ['team', 'cluster_id'] as const;
-const NAMESPACE_MEANS = [
+export const NAMESPACE_MEANS = [
   'pods',
   'req_cpu_m',
   'req_memory_b',
