@@ -24,10 +24,12 @@ export interface Disruption {
   /** The Node event's message (for blocked attempts: why), or what the NodeClaim showed. */
   message: string;
   blocked: boolean;
+  /** The ledger's cluster (clusters.id) it happened in, once kept; absent while being built. */
+  clusterId?: number;
 }
 
 /** What a timeline marker is made of (the kept disruptions are read as just this). */
-export type MarkerSource = Pick<Disruption, 'id' | 'atMs' | 'nodePool' | 'reason' | 'action'>;
+export type MarkerSource = Pick<Disruption, 'id' | 'atMs' | 'nodePool' | 'reason' | 'action' | 'clusterId'>;
 
 /** Which disruptions a list shows: kind (disruptions, blocked attempts or both), NodePool, reason; and the page. */
 export interface DisruptionPageQuery {
@@ -36,6 +38,8 @@ export interface DisruptionPageQuery {
   kind: 'disruption' | 'blocked' | 'all';
   nodePool?: string;
   reason?: string;
+  /** One cluster's (clusters.id); null or absent: every cluster's. */
+  clusterId?: number | null;
   /** Rows to skip and rows to give; limit null: every row. */
   offset: number;
   limit: number | null;

@@ -257,6 +257,7 @@ function registerApiRoutes(
   const nodePoolCost = createNodePoolCostService(packing, reportsRepo, ctx);
   // Kept current by the collector in the same transaction as what they derive from: read as they are.
   const disruptions = keptDisruptions(createDisruptionsRepository(db));
+  const clustersRepo = createClustersRepository(db);
   const bill = createBillService(db, now, writer);
 
   app.register(statusRoutes, { reports });
@@ -270,7 +271,7 @@ function registerApiRoutes(
   const efficiency = createEfficiencyService(packing, ctx);
   app.register(efficiencyRoutes, { reports, efficiency });
   app.register(nodeAggregatesRoutes, { nodeAggregates: createNodeAggregatesService(createNodeAggregatesRepository(db), ctx) });
-  app.register(consolidationRoutes, { consolidation: createConsolidationService(disruptions, packing, ctx) });
+  app.register(consolidationRoutes, { consolidation: createConsolidationService(disruptions, packing, ctx, () => clustersRepo.list()) });
   app.register(karpenterExplanationsRoutes, {
     explanations: createExplanationsService(createKarpenterExplanationsRepository(db), ctx),
   });

@@ -40,6 +40,7 @@ interface RawDisruption {
   replacements_json: string;
   message: string;
   blocked: number;
+  cluster_id: number;
 }
 
 export function createDisruptionsRepository(db: Db) {
@@ -70,18 +71,20 @@ export function createDisruptionsRepository(db: Db) {
   // the node's, else its NodeClaim's; a NodeClaim gone without events carries its own.
   const SELECT_JOINED = `
     SELECT d.id, d.at, d.node_name, d.nodeclaim, d.nodepool, d.reason, d.action, d.source, d.spot_interrupted, d.instance_type,
-           d.capacity_type, d.replacements_json, d.message, d.blocked,
+           d.capacity_type, d.replacements_json, d.message, d.blocked, d.cluster_id,
            CASE WHEN d.source = 'nodeclaim' THEN c.deleted_at ELSE COALESCE(n.deleted_at, c.deleted_at) END AS node_deleted_at
     FROM disruptions d
     LEFT JOIN nodes n ON n.name = d.node_name AND n.cluster_id = d.cluster_id
     LEFT JOIN nodeclaims c ON c.name = d.nodeclaim AND c.cluster_id = d.cluster_id`;
   const inRange = db.prepare(
-    `${SELECT_JOINED} WHERE d.at >= CAST(@fromMs AS INTEGER) AND d.at < CAST(@toMs AS INTEGER) ORDER BY d.at, d.seq`,
+    `${SELECT_JOINED} WHERE d.at >= CAST(@fromMs AS INTEGER) AND d.at < CAST(@toMs AS INTEGER)
+      AND (@clusterId IS NULL OR d.cluster_id = @clusterId) ORDER BY d.at, d.seq`,
   );
   // A page of the list: the filters, counts and paging in SQL, so a month costs an index range, not a row per disruption.
   const FILTER = `d.at >= CAST(@fromMs AS INTEGER) AND d.at < CAST(@toMs AS INTEGER)
       AND (@kind = 'all' OR d.blocked = (@kind = 'blocked'))
-      AND (@nodePool IS NULL OR d.nodepool = @nodePool) AND (@reason IS NULL OR d.reason = @reason)`;
+      AND (@nodePool IS NULL OR d.nodepool = @nodePool) AND (@reason IS NULL OR d.reason = @reason)
+      AND (@clusterId IS NULL OR d.cluster_id = @clusterId)`;
   const pageRows = db.prepare(`${SELECT_JOINED} WHERE ${FILTER} ORDER BY d.at, d.seq LIMIT @limit OFFSET @offset`);
   const pageCounts = db
     .prepare(
@@ -96,23 +99,28 @@ export function createDisruptionsRepository(db: Db) {
   const markerRows = db
     .prepare(
       `
-    SELECT id, at, nodepool, reason, action FROM disruptions
+    SELECT id, at, nodepool, reason, action, cluster_id FROM disruptions
     WHERE at >= CAST(@fromMs AS INTEGER) AND at < CAST(@toMs AS INTEGER) AND blocked = 0 AND (@nodePool IS NULL OR nodepool = @nodePool)
+      AND (@clusterId IS NULL OR cluster_id = @clusterId)
     ORDER BY at, seq`,
     )
     .raw(true);
 
   return {
-    /** The kept disruptions (not blocked attempts) in [fromMs, toMs) of one NodePool or all, in order, as markers are made. */
-    markerRows(q: { fromMs: number; toMs: number; nodePool?: string }): MarkerSource[] {
-      const rows = markerRows.all({ fromMs: q.fromMs, toMs: q.toMs, nodePool: q.nodePool ?? null }) as [
+    /**
+     * The kept disruptions (not blocked attempts) in [fromMs, toMs) of one NodePool or all, of one cluster or (null,
+     * absent) every cluster, in order, as markers are made.
+     */
+    markerRows(q: { fromMs: number; toMs: number; nodePool?: string; clusterId?: number | null }): MarkerSource[] {
+      const rows = markerRows.all({ fromMs: q.fromMs, toMs: q.toMs, nodePool: q.nodePool ?? null, clusterId: q.clusterId ?? null }) as [
         string,
         number,
         string,
         string,
         string | null,
+        number,
       ][];
-      return rows.map(([id, atMs, nodePool, reason, action]) => ({ id, atMs, nodePool, reason, action }));
+      return rows.map(([id, atMs, nodePool, reason, action, clusterId]) => ({ id, atMs, nodePool, reason, action, clusterId }));
     },
 
     /** The earliest time whose disruptions may be stale, or null when the kept ones are up to date. */
@@ -170,23 +178,27 @@ export function createDisruptionsRepository(db: Db) {
       return db.inTransaction ? run() : run.immediate();
     },
 
-    /** Kept disruptions in [fromMs, toMs), in the analytics' order. */
-    inRange(range: { fromMs: number; toMs: number }): Disruption[] {
-      return (inRange.all(range) as RawDisruption[]).map(toDisruption);
+    /** Kept disruptions in [fromMs, toMs) of one cluster or (null, absent) every cluster, in the analytics' order. */
+    inRange(range: { fromMs: number; toMs: number; clusterId?: number | null }): Disruption[] {
+      return (inRange.all({ fromMs: range.fromMs, toMs: range.toMs, clusterId: range.clusterId ?? null }) as RawDisruption[]).map(toDisruption);
     },
 
-    /** A page of the kept disruptions matching the filters, with the total and the per-reason counts of all of them. */
-    page(q: DisruptionPageQuery): { rows: Disruption[]; total: number; counts: [string, number][] } {
+    /**
+     * A page of the kept disruptions matching the filters, with the total and the per-reason counts of all of them;
+     * each row says its cluster (`clusterId`).
+     */
+    page(q: DisruptionPageQuery): { rows: (Disruption & { clusterId: number })[]; total: number; counts: [string, number][] } {
       // SQLite's OFFSET takes a 64-bit integer: an offset past every row needs no more than the largest safe one.
       const params = {
         ...q,
         nodePool: q.nodePool ?? null,
         reason: q.reason ?? null,
+        clusterId: q.clusterId ?? null,
         limit: q.limit ?? -1,
         offset: Math.min(q.offset, Number.MAX_SAFE_INTEGER),
       };
       const counts = pageCounts.all(params) as [string, number][];
-      return { rows: (pageRows.all(params) as RawDisruption[]).map(toDisruption), total: counts.reduce((n, [, c]) => n + c, 0), counts };
+      return { rows: (pageRows.all(params) as RawDisruption[]).map((r) => ({ ...toDisruption(r), clusterId: r.cluster_id })), total: counts.reduce((n, [, c]) => n + c, 0), counts };
     },
   };
 }

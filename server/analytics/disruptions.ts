@@ -10,12 +10,12 @@ import type { TimelineMarker } from '../schemas/consolidation.js';
 // Declared in core/ so the collector that keeps them (db/) and the server that shows them name the same types.
 export type { Disruption, DisruptionPageQuery, MarkerSource };
 
-/** A timeline marker: one disruption, or the first of `count` in a bucket x NodePool x reason. */
-export type DisruptionMarker = TimelineMarker;
+/** A timeline marker: one disruption, or the first of `count` in a bucket x cluster x NodePool x reason; `clusterId` its cluster's. */
+export type DisruptionMarker = Omit<TimelineMarker, 'cluster'> & { clusterId?: number };
 
 /**
  * Timeline markers for disruptions sorted by time: every one while there are at most `max`; else the first of each
- * bucket x NodePool x reason with how many it stands for, buckets aligned on the epoch, starting at `bucketMs` and
+ * bucket x cluster x NodePool x reason with how many it stands for, buckets aligned on the epoch, starting at `bucketMs` and
  * doubled until at most `max` markers are left (or one bucket holds them all). A month of a churning cluster is
  * thousands of disruptions: more marks than a chart a screen wide can tell apart.
  */
@@ -27,14 +27,16 @@ export function timelineMarkers(ds: readonly MarkerSource[], bucketMs: number, m
     reason: d.reason,
     action: d.action,
     count: 1,
+    ...(d.clusterId === undefined ? {} : { clusterId: d.clusterId }),
   });
   if (ds.length <= max) return ds.map(one);
   if (!(bucketMs > 0)) throw new RangeError(`bucketMs must be positive, got ${bucketMs}`);
   const spanMs = ds[ds.length - 1].atMs - ds[0].atMs;
-  // Each NodePool x reason numbered once, so a group is a number (bucket x pairs + pair), not a string per disruption per pass.
+  // Each cluster x NodePool x reason numbered once, so a group is a number (bucket x pairs + pair), not a string per
+  // disruption per pass. Two clusters' NodePools of one name are two NodePools.
   const pairs = new Map<string, number>();
   const pairOf = ds.map((d) => {
-    const key = `${d.nodePool}\u0000${d.reason}`;
+    const key = `${d.clusterId ?? ''}\u0000${d.nodePool}\u0000${d.reason}`;
     let id = pairs.get(key);
     if (id === undefined) pairs.set(key, (id = pairs.size));
     return id;

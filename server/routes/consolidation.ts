@@ -15,7 +15,7 @@ export async function consolidationRoutes(app: FastifyInstance, opts: { consolid
         '`kind=blocked` for DisruptionBlocked ones. `limit` 1–1000 rows (default 200), `offset` from 0; `total` and the per-reason `counts` cover every matching row. The CSV holds every matching row (limit and offset are ignored).',
       csv: { fileName: 'consolidation-events', table: (b) => b.rows },
     },
-    (q, ctx) => consolidation.events(q, { allRows: ctx.csv }),
+    (q, ctx) => consolidation.events(q, { allRows: ctx.csv, clusterId: ctx.clusterId }),
   );
 
   routes.get(
@@ -26,7 +26,7 @@ export async function consolidationRoutes(app: FastifyInstance, opts: { consolid
       errors: [404],
       csv: { fileName: 'consolidation-compare', table: (b) => b.rows },
     },
-    (q) => consolidation.compare(q),
+    (q, ctx) => consolidation.compare(q, ctx.clusterId),
   );
 
   routes.get(
@@ -37,9 +37,12 @@ export async function consolidationRoutes(app: FastifyInstance, opts: { consolid
         'At most 300 points per series (5-minute points for a day, hourly ones for a week, 3-hour ones for a month). Every disruption is a mark while there are at most 300; beyond, the first of each bucket × NodePool × reason with how many it stands for (`count`), the bucket widened until at most 300 marks are left. CSV: one line per series point.',
       csv: {
         fileName: 'consolidation-timeline',
-        table: (b) => b.series.flatMap((s) => s.points.map((p) => ({ scope: s.scope, nodePool: s.nodePool, ...p }))),
+        table: (b) =>
+          b.series.flatMap((s) =>
+            s.points.map((p) => ({ ...(s.cluster === undefined ? {} : { cluster: s.cluster }), scope: s.scope, nodePool: s.nodePool, ...p })),
+          ),
       },
     },
-    (q) => consolidation.timeline(q),
+    (q, ctx) => consolidation.timeline(q, ctx.clusterId),
   );
 }

@@ -51,7 +51,14 @@ export const ConsolidationEventsQuerySchema = Type.Object(
 );
 export type ConsolidationEventsQuery = Static<typeof ConsolidationEventsQuerySchema>;
 
+/**
+ * The row's cluster (its eks:eks-cluster-name): given only under "All clusters" (no `?cluster=`) of a ledger holding
+ * several clusters, where rows of every cluster stand side by side. A one-cluster ledger's answer is as before.
+ */
+const clusterProperty = { cluster: Type.Optional(Type.String()) };
+
 export const DisruptionEventSchema = Type.Object({
+  ...clusterProperty,
   /** Stable id `<atMs>-<nodeclaim or node name>`: pass it to /api/consolidation/compare?event=. */
   id: Type.String(),
   /** ISO 8601 UTC. */
@@ -142,6 +149,7 @@ export const WindowStatsSchema = Type.Object({
 export type WindowStats = Static<typeof WindowStatsSchema>;
 
 export const CompareRowSchema = Type.Object({
+  ...clusterProperty,
   ...scopeProperties,
   /** The NodePool of the event compared. */
   consolidated: Type.Boolean(),
@@ -162,7 +170,11 @@ export const ConsolidationCompareResponseSchema = Type.Object({
   after: Type.Object({ from: Type.String(), to: Type.String() }),
   /** The event compared; null for a chosen instant. */
   event: Nullable(DisruptionEventSchema),
-  /** The cluster row first, then NodePools by name. */
+  /**
+   * The cluster row first, then NodePools by name. With `?cluster=`, or an event (its cluster's rows), one cluster's;
+   * at an instant under "All clusters" of a ledger of several: each cluster's rows in turn, clusters by name, each
+   * naming its cluster (packing is per cluster).
+   */
   rows: Type.Array(CompareRowSchema),
 });
 export type ConsolidationCompareResponse = Static<typeof ConsolidationCompareResponseSchema>;
@@ -178,6 +190,7 @@ export const TimelinePointSchema = Type.Object({
 export type TimelinePoint = Static<typeof TimelinePointSchema>;
 
 export const TimelineSeriesSchema = Type.Object({
+  ...clusterProperty,
   ...scopeProperties,
   /** At most 300 points; buckets without snapshots are absent. */
   points: Type.Array(TimelinePointSchema),
@@ -185,6 +198,7 @@ export const TimelineSeriesSchema = Type.Object({
 export type TimelineSeries = Static<typeof TimelineSeriesSchema>;
 
 export const TimelineMarkerSchema = Type.Object({
+  ...clusterProperty,
   id: Type.String(),
   atMs: Type.Number(),
   nodePool: Type.String(),
@@ -200,8 +214,16 @@ export const ConsolidationTimelineResponseSchema = Type.Object({
   to: Type.String(),
   /** Bucket length in ms (≤ 300 points per series). */
   bucketMs: Type.Integer(),
-  /** Cluster series first, then NodePools by name. */
+  /**
+   * Cluster series first, then NodePools by name. Under "All clusters" of a ledger of several: each cluster's series
+   * (its cluster series, then its NodePools), clusters by name, each naming its cluster: packing is per cluster.
+   */
   series: Type.Array(TimelineSeriesSchema),
+  /**
+   * Under "All clusters" of a ledger of several only: per bucket, nodes and cost per hour summed over the clusters
+   * (each cluster's time-average, added); packing is not summed (see series).
+   */
+  totals: Type.Optional(Type.Array(Type.Object({ tMs: Type.Number(), nodesAvg: Type.Number(), usdPerHourAvg: Type.Number() }))),
   /**
    * Disruptions in the range (not blocked events), by time; beyond 300, one marker per bucket x NodePool x reason with a
    * count, the bucket (bucketMs at first) doubled until at most 300 markers are left.

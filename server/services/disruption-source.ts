@@ -13,8 +13,8 @@ import {
  * builds or writes them. The Consolidation page and Explain this bill both read these rows.
  */
 export interface DisruptionSource {
-  /** Disruptions (and blocked attempts) in [fromMs, toMs), sorted as they were built. */
-  inRange(fromMs: number, toMs: number): Disruption[];
+  /** Disruptions (and blocked attempts) in [fromMs, toMs) of one cluster or (null) every cluster, sorted as they were built. */
+  inRange(fromMs: number, toMs: number, clusterId?: number | null): Disruption[];
   /** Timeline markers of the disruptions (not blocked attempts) in [fromMs, toMs) of one NodePool or all: see timelineMarkers. */
   markers(q: MarkerQuery): DisruptionMarker[];
   /** A page of the list, filtered, with the total and per-reason counts of every matching row. */
@@ -26,12 +26,14 @@ export interface MarkerQuery {
   toMs: number;
   bucketMs: number;
   nodePool?: string;
+  /** One cluster's (clusters.id); null or absent: every cluster's, each marker with its clusterId. */
+  clusterId?: number | null;
   max: number;
 }
 
 export function keptDisruptions(kept: DisruptionsRepository): DisruptionSource {
   return {
-    inRange: (fromMs, toMs) => kept.inRange({ fromMs, toMs }),
+    inRange: (fromMs, toMs, clusterId = null) => kept.inRange({ fromMs, toMs, clusterId }),
     markers: (q) => timelineMarkers(kept.markerRows(q), q.bucketMs, q.max),
     page: (q) => {
       const p = kept.page(q);
