@@ -180,7 +180,9 @@ export function createDisruptionsRepository(db: Db) {
 
     /** Kept disruptions in [fromMs, toMs) of one cluster or (null, absent) every cluster, in the analytics' order. */
     inRange(range: { fromMs: number; toMs: number; clusterId?: number | null }): Disruption[] {
-      return (inRange.all({ fromMs: range.fromMs, toMs: range.toMs, clusterId: range.clusterId ?? null }) as RawDisruption[]).map(toDisruption);
+      return (inRange.all({ fromMs: range.fromMs, toMs: range.toMs, clusterId: range.clusterId ?? null }) as RawDisruption[]).map(
+        toDisruption,
+      );
     },
 
     /**
@@ -198,7 +200,11 @@ export function createDisruptionsRepository(db: Db) {
         offset: Math.min(q.offset, Number.MAX_SAFE_INTEGER),
       };
       const counts = pageCounts.all(params) as [string, number][];
-      return { rows: (pageRows.all(params) as RawDisruption[]).map((r) => ({ ...toDisruption(r), clusterId: r.cluster_id })), total: counts.reduce((n, [, c]) => n + c, 0), counts };
+      return {
+        rows: (pageRows.all(params) as RawDisruption[]).map((r) => ({ ...toDisruption(r), clusterId: r.cluster_id })),
+        total: counts.reduce((n, [, c]) => n + c, 0),
+        counts,
+      };
     },
   };
 }

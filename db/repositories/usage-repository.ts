@@ -57,11 +57,12 @@ export interface UsageSnapshotWrite {
   retentionMs: number;
 }
 
-/** Read filter: [fromMs, toMs) and, optionally, one namespace. */
+/** Read filter: [fromMs, toMs) and, optionally, one namespace, one cluster (clusters.id; null or absent: every cluster). */
 export interface UsageRange {
   fromMs: number;
   toMs: number;
   namespace?: string;
+  clusterId?: number | null;
 }
 
 /** A namespace × NodePool row as core builds it, at the snapshot it was stored with. */
@@ -169,6 +170,7 @@ export function createUsageRepository(db: Db) {
   const oomKillsBetween = db.prepare(
     `SELECT at, namespace, workload_kind AS workloadKind, workload_name AS workloadName, container, pod, memory_limit_b AS memoryLimitBytes
      FROM usage_oom_kills WHERE at >= @fromMs AND at < @toMs AND (@namespace IS NULL OR namespace = @namespace)
+       AND (@clusterId IS NULL OR cluster_id = @clusterId)
      ORDER BY at, namespace, workload_kind, workload_name, container`,
   );
   const upsertRollup = db.prepare(`
@@ -328,16 +330,20 @@ export function createUsageRepository(db: Db) {
   });
   const storedHours = db.prepare(`
     SELECT * FROM usage_workload_hours WHERE hour_start >= @fromMs AND hour_start < @toMs AND (@namespace IS NULL OR namespace = @namespace)
+      AND (@clusterId IS NULL OR cluster_id = @clusterId)
     ORDER BY hour_start, namespace, workload_kind, workload_name, container`);
   // An hour open in a cluster is computed from that cluster's samples (another cluster may have rolled it up already).
   const openHours = db
-    .prepare('SELECT hour_start, cluster_id FROM usage_hours WHERE final = 0 AND hour_start >= ? AND hour_start < ?')
+    .prepare(
+      'SELECT hour_start, cluster_id FROM usage_hours WHERE final = 0 AND hour_start >= @fromMs AND hour_start < @toMs AND (@clusterId IS NULL OR cluster_id = @clusterId)',
+    )
     .raw();
   const namespaceRows = db.prepare(`
     SELECT taken_at AS takenAt, namespace, nodepool AS nodePool, pods, pods_with_usage AS podsWithUsage,
       req_cpu_m AS requestCpuMillicores, req_memory_b AS requestMemoryBytes, req_cpu_m_with_usage AS requestCpuMillicoresWithUsage,
       req_memory_b_with_usage AS requestMemoryBytesWithUsage, usage_cpu_m AS usageCpuMillicores, usage_memory_b AS usageMemoryBytes
     FROM usage_namespaces WHERE taken_at >= @fromMs AND taken_at < @toMs AND (@namespace IS NULL OR namespace = @namespace)
+      AND (@clusterId IS NULL OR cluster_id = @clusterId)
     ORDER BY taken_at, namespace, nodepool`);
   const nodePoolRows = db.prepare(`
     SELECT taken_at AS takenAt, nodepool AS nodePool, nodes, nodes_with_usage AS nodesWithUsage, pod_usage_cpu_m AS podUsageCpuMillicores,
@@ -349,29 +355,40 @@ export function createUsageRepository(db: Db) {
       MAX(CASE WHEN state = 'available' THEN taken_at END) AS lastUsageAt
     FROM usage_snapshots WHERE taken_at >= ? AND taken_at < ?`);
 
-  const newestSampleSnapshot = db.prepare('SELECT MAX(taken_at) FROM usage_samples WHERE taken_at < ?').pluck();
+  const newestSampleSnapshot = db
+    .prepare('SELECT MAX(taken_at) FROM usage_samples WHERE taken_at < @beforeMs AND (@clusterId IS NULL OR cluster_id = @clusterId)')
+    .pluck();
   const placementAt = db.prepare(`
     SELECT namespace, workload_kind AS workloadKind, workload_name AS workloadName, container, COALESCE(nodepool, '') AS nodePool,
       COUNT(DISTINCT pod) AS pods, MAX(taken_at) AS takenAt
-    FROM usage_samples WHERE taken_at = ?
+    FROM usage_samples WHERE taken_at = @takenAt AND (@clusterId IS NULL OR cluster_id = @clusterId)
     GROUP BY namespace, workload_kind, workload_name, container, COALESCE(nodepool, '')
     ORDER BY namespace, workload_kind, workload_name, container, nodePool`);
 
   const podUsageByNode = db.prepare(`
     SELECT node_name AS nodeName, SUM(cpu_m) AS usageCpuMillicores, SUM(memory_b) AS usageMemoryBytes
-    FROM usage_samples WHERE taken_at = ? AND node_name IS NOT NULL GROUP BY node_name ORDER BY node_name`);
-  const namespaceTeams = db.prepare('SELECT name, team FROM namespaces ORDER BY name');
+    FROM usage_samples WHERE taken_at = @takenAt AND (@clusterId IS NULL OR cluster_id = @clusterId) AND node_name IS NOT NULL
+    GROUP BY node_name ORDER BY node_name`);
+  const namespaceTeams = db.prepare(
+    'SELECT name, team FROM namespaces WHERE @clusterId IS NULL OR cluster_id = @clusterId ORDER BY name, cluster_id',
+  );
 
   return {
     addSnapshot,
 
-    /** Per node, the summed usage of the pods metrics-server reported at the snapshot taken at `takenAt` (none once pruned). */
-    podUsageByNode: (takenAt: number): { nodeName: string; usageCpuMillicores: number; usageMemoryBytes: number }[] =>
-      podUsageByNode.all(takenAt) as { nodeName: string; usageCpuMillicores: number; usageMemoryBytes: number }[],
+    /**
+     * Per node, the summed usage of the pods metrics-server reported at the snapshot taken at `takenAt` (none once
+     * pruned), of one cluster (null: every cluster's at that instant).
+     */
+    podUsageByNode: (
+      takenAt: number,
+      clusterId: number | null = null,
+    ): { nodeName: string; usageCpuMillicores: number; usageMemoryBytes: number }[] =>
+      podUsageByNode.all({ takenAt, clusterId }) as { nodeName: string; usageCpuMillicores: number; usageMemoryBytes: number }[],
 
-    /** Each namespace's team as the collector resolved it (null: none). */
-    namespaceTeams: (): Map<string, string | null> =>
-      new Map((namespaceTeams.all() as { name: string; team: string | null }[]).map((r) => [r.name, r.team])),
+    /** Each namespace's team as the collector resolved it (null: none), in one cluster (null: every cluster, the last id's). */
+    namespaceTeams: (clusterId: number | null = null): Map<string, string | null> =>
+      new Map((namespaceTeams.all({ clusterId }) as { name: string; team: string | null }[]).map((r) => [r.name, r.team])),
 
     /**
      * A Prometheus backfill's rollups, in one transaction: rows land only where metrics-server has none for that
@@ -396,8 +413,11 @@ export function createUsageRepository(db: Db) {
      */
     workloadHours: (q: UsageRange): StoredWorkloadHour[] => {
       const namespace = q.namespace ?? null;
-      const rows = (storedHours.all({ fromMs: q.fromMs, toMs: q.toMs, namespace }) as Record<string, unknown>[]).map(rollupRow);
-      for (const [hour, clusterId] of openHours.all(hourStart(q.fromMs), q.toMs) as [number, number][]) {
+      const only = q.clusterId ?? null;
+      const rows = (storedHours.all({ fromMs: q.fromMs, toMs: q.toMs, namespace, clusterId: only }) as Record<string, unknown>[]).map(
+        rollupRow,
+      );
+      for (const [hour, clusterId] of openHours.all({ fromMs: hourStart(q.fromMs), toMs: q.toMs, clusterId: only }) as [number, number][]) {
         const acc = new WorkloadHourAccumulator();
         for (const r of samplesOfClusterHour.iterate(hour, hour + HOUR_MS, clusterId) as IterableIterator<SampleTuple>) {
           if (namespace !== null && r[1] !== namespace) continue;
@@ -412,22 +432,33 @@ export function createUsageRepository(db: Db) {
 
     /** Per namespace × NodePool per snapshot: usage beside requests. */
     namespaceUsage: (q: UsageRange): NamespaceUsageRow[] =>
-      namespaceRows.all({ fromMs: q.fromMs, toMs: q.toMs, namespace: q.namespace ?? null }) as NamespaceUsageRow[],
+      namespaceRows.all({
+        fromMs: q.fromMs,
+        toMs: q.toMs,
+        namespace: q.namespace ?? null,
+        clusterId: q.clusterId ?? null,
+      }) as NamespaceUsageRow[],
 
     /** Per NodePool per snapshot: pod usage and node usage (NodeMetrics). */
     nodePoolUsage: (q: UsageRange): NodePoolUsageRow[] => nodePoolRows.all({ fromMs: q.fromMs, toMs: q.toMs }) as NodePoolUsageRow[],
 
     /** OOM kills that ended in [fromMs, toMs). */
     oomKills: (q: UsageRange): OomKillRow[] =>
-      oomKillsBetween.all({ fromMs: q.fromMs, toMs: q.toMs, namespace: q.namespace ?? null }) as OomKillRow[],
+      oomKillsBetween.all({
+        fromMs: q.fromMs,
+        toMs: q.toMs,
+        namespace: q.namespace ?? null,
+        clusterId: q.clusterId ?? null,
+      }) as OomKillRow[],
 
     /**
      * Where each workload container runs at the newest snapshot with samples taken before `beforeMs`: its pods per
      * NodePool ('' = a node without one) then. Empty when no samples are kept (they are pruned after the retention).
+     * `clusterId`: that cluster's newest snapshot and pods (null: the newest snapshot of any cluster).
      */
-    workloadPlacement: (beforeMs: number): WorkloadPlacementRow[] => {
-      const takenAt = newestSampleSnapshot.get(beforeMs) as number | null;
-      return takenAt === null ? [] : (placementAt.all(takenAt) as WorkloadPlacementRow[]);
+    workloadPlacement: (beforeMs: number, clusterId: number | null = null): WorkloadPlacementRow[] => {
+      const takenAt = newestSampleSnapshot.get({ beforeMs, clusterId }) as number | null;
+      return takenAt === null ? [] : (placementAt.all({ takenAt, clusterId }) as WorkloadPlacementRow[]);
     },
 
     /** How many snapshots in [fromMs, toMs) had usage, and the last one that did. */

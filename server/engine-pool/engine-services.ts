@@ -5,6 +5,7 @@ import { createSnapshotPricesRepository } from '../../db/repositories/snapshot-p
 import { createUsageRepository } from '../../db/repositories/usage-repository.js';
 import { createWhatIfService, type WhatIfService } from '../services/whatif-service.js';
 import { createWhatIfWorlds } from '../services/whatif-world.js';
+import { createClustersRepository } from '../../db/repositories/clusters-repository.js';
 import { createWorkloadsService, type WorkloadsService } from '../services/workloads-service.js';
 import { createKarpenterTryService, type KarpenterTryService } from '../services/karpenter-try-service.js';
 
@@ -26,10 +27,11 @@ export function createEngineServices(db: Db): EngineServices {
     snapshots: createClusterSnapshotRepository(db),
     prices: createSnapshotPricesRepository(db),
   });
+  const clusters = createClustersRepository(db);
   return {
     whatif: createWhatIfService(worlds),
     karpenterTry: createKarpenterTryService(worlds),
-    workloads: createWorkloadsService(createUsageRepository(db), createAnalyticsPackingRepository(db), { worlds }),
+    workloads: createWorkloadsService(createUsageRepository(db), createAnalyticsPackingRepository(db), { worlds }, () => clusters.list()),
   };
 }
 

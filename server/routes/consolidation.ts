@@ -39,7 +39,12 @@ export async function consolidationRoutes(app: FastifyInstance, opts: { consolid
         fileName: 'consolidation-timeline',
         table: (b) =>
           b.series.flatMap((s) =>
-            s.points.map((p) => ({ ...(s.cluster === undefined ? {} : { cluster: s.cluster }), scope: s.scope, nodePool: s.nodePool, ...p })),
+            s.points.map((p) => ({
+              ...(s.cluster === undefined ? {} : { cluster: s.cluster }),
+              scope: s.scope,
+              nodePool: s.nodePool,
+              ...p,
+            })),
           ),
       },
     },

@@ -20,11 +20,17 @@ export async function workloadsRoutes(app: FastifyInstance, opts: { workloads: W
       csv: {
         fileName: 'workload-recommendations',
         // The columns named, so a window without usage still downloads its header.
-        table: (b) => ({ columns: Object.keys(RecommendationRowSchema.properties), rows: b.rows }),
+        // `cluster` only when the answer spans several clusters (a one-cluster ledger's download is as before).
+        table: (b) => ({
+          columns: Object.keys(RecommendationRowSchema.properties).filter(
+            (k) => k !== 'cluster' || b.rows.some((r) => r.cluster !== undefined),
+          ),
+          rows: b.rows,
+        }),
       },
     },
     // Its dollar effects re-pack NodePools through the engine: off the API's thread (server/engine-pool/).
-    (q, ctx) => engine.run('workloads', 'recommendations', [q], { signal: ctx.signal }),
+    (q, ctx) => engine.run('workloads', 'recommendations', [q, ctx.clusterId], { signal: ctx.signal }),
   );
 
   routes.get(
@@ -34,6 +40,6 @@ export async function workloadsRoutes(app: FastifyInstance, opts: { workloads: W
       description:
         '`namespace`, `kind`, `name`, `container` name the workload container (as the recommendations list them); `window` (1h–90d, default 14d) ending at `at` (default: the newest snapshot). Hours oldest first; the open hour is computed from the samples kept.',
     },
-    (q) => workloads.usage(q),
+    (q, ctx) => workloads.usage(q, ctx.clusterId),
   );
 }

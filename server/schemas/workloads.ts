@@ -15,6 +15,13 @@ import { IdleRatesSchema } from './efficiency.js';
 export const USAGE_WINDOW_PATTERN = '^[1-9][0-9]{0,3}(h|d)$';
 const NAMESPACE_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 
+/**
+ * The row's cluster (its eks:eks-cluster-name): given only under "All clusters" (no `?cluster=`) of a ledger holding
+ * several clusters, where every cluster's rows stand side by side (a workload in two clusters is two rows). A
+ * one-cluster ledger, and `?cluster=`, answer without it, as before several clusters.
+ */
+const clusterProperty = { cluster: Type.Optional(Type.String()) };
+
 export const RecommendationsQuerySchema = Type.Object(
   {
     window: Type.Optional(
@@ -40,6 +47,7 @@ export const RightsizingFlagSchema = Type.Union([
 export const DollarMethodSchema = Type.Union([Type.Literal('engine-repack'), Type.Literal('request-share')]);
 
 export const RecommendationRowSchema = Type.Object({
+  ...clusterProperty,
   namespace: Type.String(),
   workloadKind: Type.String(),
   workloadName: Type.String(),
@@ -88,6 +96,7 @@ export type RecommendationRow = Static<typeof RecommendationRowSchema>;
 
 /** Per NodePool: every recommendation of its running workloads applied at once. */
 export const NodePoolEffectRowSchema = Type.Object({
+  ...clusterProperty,
   nodePool: Type.String(),
   /** Its pods at the snapshot (DaemonSet pods included; they count as per-node overhead in the re-pack). */
   pods: Type.Integer(),
@@ -106,6 +115,7 @@ export const NodePoolEffectRowSchema = Type.Object({
 export type NodePoolEffectRow = Static<typeof NodePoolEffectRowSchema>;
 
 export const NamespaceEfficiencyRowSchema = Type.Object({
+  ...clusterProperty,
   namespace: Type.String(),
   /** Σ usage ÷ Σ requests of the pods metrics-server reported, over the window's snapshots. */
   cpuUsageOverRequest: Nullable(Type.Number()),
@@ -146,7 +156,15 @@ export const NodeCapacityRowSchema = Type.Object({
 });
 export type NodeCapacityRow = Static<typeof NodeCapacityRowSchema>;
 
+const CapacitySchema = Type.Object({
+  cluster: CapacityEfficiencySchema,
+  nodePools: Type.Array(NodePoolCapacityRowSchema),
+  /** Most infrastructure idle first, at most CAPACITY_NODES_LISTED. */
+  nodes: Type.Array(NodeCapacityRowSchema),
+});
+
 export const TeamEfficiencyRowSchema = Type.Object({
+  ...clusterProperty,
   /** The namespace's team ('' = namespaces without one). */
   team: Type.String(),
   cpuUsageOverRequest: Nullable(Type.Number()),
@@ -189,15 +207,26 @@ export const RecommendationsResponseSchema = Type.Object({
    * their requests, their nodes' allocatable and price, cost split into CPU, memory and GPU by relative price); null when that
    * snapshot has no usage.
    */
-  capacity: Nullable(
-    Type.Object({
-      cluster: CapacityEfficiencySchema,
-      nodePools: Type.Array(NodePoolCapacityRowSchema),
-      /** Most infrastructure idle first, at most CAPACITY_NODES_LISTED. */
-      nodes: Type.Array(NodeCapacityRowSchema),
-    }),
+  capacity: Nullable(CapacitySchema),
+  /**
+   * Under "All clusters" of a ledger of several only (then `capacity` is null: packing is not summed across clusters):
+   * each cluster's window, the snapshot its prices are read at (its own newest, or at `at`) and its capacity, by name.
+   */
+  clusters: Type.Optional(
+    Type.Array(
+      Type.Object({
+        cluster: Type.String(),
+        windowFrom: Nullable(Type.String()),
+        windowTo: Nullable(Type.String()),
+        pricesAt: Nullable(Type.String()),
+        capacity: Nullable(CapacitySchema),
+      }),
+    ),
   ),
-  /** monthlyEffectUsd: Σ of nodePools (each one re-pack with all its recommendations); requestShareMonthlyUsd: Σ of rows. */
+  /**
+   * monthlyEffectUsd: Σ of nodePools (each one re-pack with all its recommendations); requestShareMonthlyUsd: Σ of rows
+   * (under "All clusters", over every cluster's).
+   */
   totals: Type.Object({ monthlyEffectUsd: Type.Number(), requestShareMonthlyUsd: Type.Number(), idleUsdPerMonth: Type.Number() }),
 });
 export type RecommendationsResponse = Static<typeof RecommendationsResponseSchema>;
@@ -221,6 +250,7 @@ export const WorkloadUsageQuerySchema = Type.Object(
 export type WorkloadUsageQuery = Static<typeof WorkloadUsageQuerySchema>;
 
 export const WorkloadUsagePointSchema = Type.Object({
+  ...clusterProperty,
   /** ISO 8601 UTC start of the hour. */
   hour: Type.String(),
   hourMs: Type.Number(),
@@ -240,7 +270,11 @@ export const WorkloadUsagePointSchema = Type.Object({
 export const WorkloadUsageResponseSchema = Type.Object({
   windowFrom: Nullable(Type.String()),
   windowTo: Nullable(Type.String()),
-  /** Oldest first; empty when the container has no usage in the window. */
+  /**
+   * Oldest first; empty when the container has no usage in the window. Under "All clusters" of a ledger of several:
+   * each cluster's hours (its window ending at its own newest snapshot, or at `at`), clusters by name, each point
+   * naming its cluster.
+   */
   points: Type.Array(WorkloadUsagePointSchema),
 });
 export type WorkloadUsageResponse = Static<typeof WorkloadUsageResponseSchema>;

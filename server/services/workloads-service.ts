@@ -164,9 +164,9 @@ function engineEffects(rows: RecommendationRow[], ctx: EngineContext | null): No
 }
 
 /** The snapshot prepared as the what-ifs prepare it; null when it cannot be priced (request share then). */
-function worldAt(engine: WorkloadsEngine, at: number): EngineContext | null {
+function worldAt(engine: WorkloadsEngine, at: number, clusterId: number | null): EngineContext | null {
   try {
-    return engine.worlds.load(at).context;
+    return engine.worlds.load(at, clusterId).context;
   } catch (err) {
     if (err instanceof WhatIfUnavailableError || err instanceof NotFoundError) return null;
     throw err;
@@ -241,182 +241,265 @@ function capacityAt(
   };
 }
 
-/** Right-sizing recommendations with usage efficiency and their dollar effect (engine re-pack, else request share). */
-export function createWorkloadsService(usage: UsageRepository, packing: AnalyticsPackingRepository, engine?: WorkloadsEngine) {
-  return {
-    /** One workload container's hourly usage over the window, oldest first. */
-    usage(q: WorkloadUsageQuery): WorkloadUsageResponse {
-      const windowMs = parseUsageWindow(q.window ?? DEFAULT_WINDOW);
-      const endMs = optionalInstant('at', q.at) ?? packing.snapshotAtOrBefore();
-      if (endMs === null) return { windowFrom: null, windowTo: null, points: [] };
-      const points = usage
-        .workloadHours({ fromMs: endMs - windowMs, toMs: endMs + 1, namespace: q.namespace })
-        .filter((h) => h.workloadKind === q.kind && h.workloadName === q.name && h.container === q.container)
-        .sort((a, b) => a.hourStart - b.hourStart)
-        .map((h) => ({
-          hour: isoInstant(h.hourStart),
-          hourMs: h.hourStart,
-          samples: h.samples,
-          pods: h.pods,
-          cpuP95Millicores: h.cpuP95Millicores,
-          cpuMaxMillicores: h.cpuMaxMillicores,
-          memoryMaxBytes: h.memoryMaxBytes,
-          requestCpuMillicores: h.requestCpuMillicores,
-          requestMemoryBytes: h.requestMemoryBytes,
-          limitCpuMillicores: h.limitCpuMillicores,
-          oomKills: h.oomKills,
-          source: h.source,
-        }));
-      return { windowFrom: isoInstant(endMs - windowMs), windowTo: isoInstant(endMs), points };
-    },
+/** The ledger's clusters (clusters-repository list()). */
+export type ClusterList = () => readonly { id: number; name: string }[];
 
-    recommendations(q: RecommendationsQuery): RecommendationsResponse {
-      const windowMs = parseUsageWindow(q.window ?? DEFAULT_WINDOW);
-      const atMs = optionalInstant('at', q.at);
-      const pricesAtMs = packing.snapshotAtOrBefore(atMs);
-      const settings = {
-        cpuQuantile: DEFAULT_RIGHTSIZING.cpuQuantile,
-        memoryBuffer: DEFAULT_RIGHTSIZING.memoryBuffer,
-        minCpuMillicores: DEFAULT_RIGHTSIZING.minCpuMillicores,
-        minMemoryBytes: DEFAULT_RIGHTSIZING.minMemoryBytes,
-        minHistoryHours: DEFAULT_RIGHTSIZING.minHistoryMs / HOUR_MS,
-        cpuLimitNearFraction: DEFAULT_RIGHTSIZING.cpuLimitNearFraction,
-        weighting: RELATIVE_PRICE_WEIGHTING,
-      };
-      const endMs = atMs ?? pricesAtMs;
-      if (endMs === null || endMs === undefined) {
-        return {
-          windowFrom: null,
-          windowTo: null,
-          pricesAt: null,
-          dollarMethod: DOLLAR_METHOD,
-          settings,
-          rows: [],
-          nodePools: [],
-          namespaces: [],
-          teams: [],
-          capacity: null,
-          totals: { monthlyEffectUsd: 0, requestShareMonthlyUsd: 0, idleUsdPerMonth: 0 },
-        };
-      }
-      // [end − window, end]: the hour holding `end` counts.
-      const range = { fromMs: endMs - windowMs, toMs: endMs + 1, namespace: q.namespace };
+const byName = <T extends { name: string }>(a: T, b: T): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+const earliest = (xs: (string | null)[]): string | null =>
+  xs.reduce<string | null>((m, x) => (x !== null && (m === null || x < m) ? x : m), null);
+const latest = (xs: (string | null)[]): string | null =>
+  xs.reduce<string | null>((m, x) => (x !== null && (m === null || x > m) ? x : m), null);
 
-      const pricedNodes = pricesAtMs === null ? [] : packing.nodeWindow({ fromMs: pricesAtMs - 1, toMs: pricesAtMs });
-      const rates =
-        pricesAtMs === null
-          ? new Map<string, RequestRates>()
-          : requestRates(
-              pricedNodes.map((n) => ({
-                nodePool: n.nodePool,
-                usdPerHour: n.usdPerHour,
-                allocCpuMillicores: n.allocCpuMillicores,
-                allocMemoryBytes: n.allocMemoryBytes,
-                allocGpu: n.allocGpu,
-                requestCpuMillicores: n.reqCpuMillicores,
-                requestMemoryBytes: n.reqMemoryBytes,
-              })),
-            );
-      const placed = placements(usage.workloadPlacement(range.toMs));
+/**
+ * Right-sizing recommendations with usage efficiency and their dollar effect (engine re-pack, else request share), of
+ * one cluster (`clusterId`) or every cluster (null): a ledger of several clusters then answers each cluster's own
+ * answer side by side, each row naming its cluster; a ledger of one answers as before several clusters.
+ */
+export function createWorkloadsService(
+  usage: UsageRepository,
+  packing: AnalyticsPackingRepository,
+  engine?: WorkloadsEngine,
+  clusters: ClusterList = () => [],
+) {
+  /** Every cluster by name when the answer spans several (no cluster asked, several held); else null. */
+  const spanned = (clusterId: number | null): readonly { id: number; name: string }[] | null => {
+    if (clusterId !== null) return null;
+    const all = clusters();
+    return all.length > 1 ? [...all].sort(byName) : null;
+  };
 
-      const hoursOf = new Map<
-        string,
-        { ref: Hour & { namespace: string; workloadKind: string; workloadName: string; container: string }; hours: Hour[] }
-      >();
-      for (const h of usage.workloadHours(range)) {
-        const key = workloadKey(h);
-        const g = hoursOf.get(key);
-        if (g === undefined) hoursOf.set(key, { ref: h, hours: [h] });
-        else g.hours.push(h);
-      }
-      const oomLimits = new Map<string, (number | null)[]>();
-      for (const k of usage.oomKills(range)) {
-        const key = workloadKey(k);
-        oomLimits.set(key, [...(oomLimits.get(key) ?? []), k.memoryLimitBytes]);
-      }
+  /** One cluster's (or, on a one-cluster ledger, the ledger's) hourly usage of one workload container. */
+  function usageOf(q: WorkloadUsageQuery, clusterId: number | null): WorkloadUsageResponse {
+    const windowMs = parseUsageWindow(q.window ?? DEFAULT_WINDOW);
+    const endMs = optionalInstant('at', q.at) ?? packing.snapshotAtOrBefore(undefined, clusterId);
+    if (endMs === null) return { windowFrom: null, windowTo: null, points: [] };
+    const points = usage
+      .workloadHours({ fromMs: endMs - windowMs, toMs: endMs + 1, namespace: q.namespace, clusterId })
+      .filter((h) => h.workloadKind === q.kind && h.workloadName === q.name && h.container === q.container)
+      .sort((a, b) => a.hourStart - b.hourStart)
+      .map((h) => ({
+        hour: isoInstant(h.hourStart),
+        hourMs: h.hourStart,
+        samples: h.samples,
+        pods: h.pods,
+        cpuP95Millicores: h.cpuP95Millicores,
+        cpuMaxMillicores: h.cpuMaxMillicores,
+        memoryMaxBytes: h.memoryMaxBytes,
+        requestCpuMillicores: h.requestCpuMillicores,
+        requestMemoryBytes: h.requestMemoryBytes,
+        limitCpuMillicores: h.limitCpuMillicores,
+        oomKills: h.oomKills,
+        source: h.source,
+      }));
+    return { windowFrom: isoInstant(endMs - windowMs), windowTo: isoInstant(endMs), points };
+  }
 
-      const rows: RecommendationRow[] = [];
-      for (const [key, { ref, hours }] of hoursOf) {
-        const r = recommend({
-          namespace: ref.namespace,
-          workloadKind: ref.workloadKind,
-          workloadName: ref.workloadName,
-          container: ref.container,
-          hours,
-          oomKillLimitsBytes: oomLimits.get(key) ?? [],
-          cpuLimitMillicores: newestLimit(hours),
-        });
-        if (r === null) continue;
-        const place = placed.get(key);
-        const replicas = place?.replicas ?? 0;
-        const poolRates = place === undefined ? undefined : rates.get(place.nodePool);
-        const requestShare = monthlyRequestCostUsd(r.deltaCpuMillicores, r.deltaMemoryBytes, replicas, poolRates);
-        const eff = workloadEfficiency(
-          hours,
-          { cpuMillicores: r.currentCpuMillicores, memoryBytes: r.currentMemoryBytes },
-          replicas,
-          poolRates,
-        );
-        rows.push({
-          namespace: r.namespace,
-          workloadKind: r.workloadKind,
-          workloadName: r.workloadName,
-          container: r.container,
-          nodePool: place?.nodePool ?? null,
-          replicas,
-          currentCpuMillicores: r.currentCpuMillicores,
-          currentMemoryBytes: r.currentMemoryBytes,
-          recommendedCpuMillicores: r.recommendedCpuMillicores,
-          recommendedMemoryBytes: r.recommendedMemoryBytes,
-          deltaCpuMillicores: r.deltaCpuMillicores,
-          deltaMemoryBytes: r.deltaMemoryBytes,
-          cpuQuantileMillicores: r.cpuQuantileMillicores,
-          cpuMaxMillicores: r.cpuMaxMillicores,
-          memoryMaxBytes: r.memoryMaxBytes,
-          oomPeakBytes: r.oomPeakBytes,
-          historyHours: r.historyMs / HOUR_MS,
-          samples: r.samples,
-          flags: r.flags,
-          cpuLimitMillicores: r.cpuLimitMillicores,
-          throttledBy: r.throttledBy,
-          cpuUsageOverRequest: eff.cpuUsageOverRequest,
-          memoryUsageOverRequest: eff.memoryUsageOverRequest,
-          idleUsdPerMonth: eff.idleUsdPerMonth,
-          monthlyEffectUsd: requestShare,
-          requestShareMonthlyUsd: requestShare,
-          nodesDelta: null,
-          dollarMethod: requestShare === null ? null : 'request-share',
-        });
-      }
-      // The world (every pod of the snapshot, 150,000 at the envelope) is loaded only when a recommendation can be re-packed.
-      const repackable = rows.some((r) => r.nodePool !== null && r.replicas > 0);
-      const nodePools = pricesAtMs === null || engine === undefined || !repackable ? [] : engineEffects(rows, worldAt(engine, pricesAtMs));
-      rows.sort(byEffect);
-      const namespaceRows = usage.namespaceUsage(range);
-      const namespaces = namespaceEfficiency(namespaceRows, rows);
-      const teamOf = usage.namespaceTeams();
-      const team = (ns: string) => teamOf.get(ns) ?? '';
-      const teams = namespaceEfficiency(
-        namespaceRows.map((r) => ({ ...r, namespace: team(r.namespace) })),
-        rows.map((r) => ({ namespace: team(r.namespace), idleUsdPerMonth: r.idleUsdPerMonth })),
-      ).map(({ namespace, ...rest }) => ({ team: namespace, ...rest }));
-      const capacity = pricesAtMs === null ? null : capacityAt(pricedNodes, usage.podUsageByNode(pricesAtMs));
+  /** One cluster's (or, on a one-cluster ledger, the ledger's) recommendations. */
+  function recommendationsOf(q: RecommendationsQuery, clusterId: number | null): RecommendationsResponse {
+    const windowMs = parseUsageWindow(q.window ?? DEFAULT_WINDOW);
+    const atMs = optionalInstant('at', q.at);
+    const pricesAtMs = packing.snapshotAtOrBefore(atMs, clusterId);
+    const settings = {
+      cpuQuantile: DEFAULT_RIGHTSIZING.cpuQuantile,
+      memoryBuffer: DEFAULT_RIGHTSIZING.memoryBuffer,
+      minCpuMillicores: DEFAULT_RIGHTSIZING.minCpuMillicores,
+      minMemoryBytes: DEFAULT_RIGHTSIZING.minMemoryBytes,
+      minHistoryHours: DEFAULT_RIGHTSIZING.minHistoryMs / HOUR_MS,
+      cpuLimitNearFraction: DEFAULT_RIGHTSIZING.cpuLimitNearFraction,
+      weighting: RELATIVE_PRICE_WEIGHTING,
+    };
+    const endMs = atMs ?? pricesAtMs;
+    if (endMs === null || endMs === undefined) {
       return {
-        windowFrom: isoInstant(range.fromMs),
-        windowTo: isoInstant(endMs),
-        pricesAt: pricesAtMs === null ? null : isoInstant(pricesAtMs),
+        windowFrom: null,
+        windowTo: null,
+        pricesAt: null,
         dollarMethod: DOLLAR_METHOD,
         settings,
+        rows: [],
+        nodePools: [],
+        namespaces: [],
+        teams: [],
+        capacity: null,
+        totals: { monthlyEffectUsd: 0, requestShareMonthlyUsd: 0, idleUsdPerMonth: 0 },
+      };
+    }
+    // [end − window, end]: the hour holding `end` counts.
+    const range = { fromMs: endMs - windowMs, toMs: endMs + 1, namespace: q.namespace, clusterId };
+
+    const pricedNodes = pricesAtMs === null ? [] : packing.nodeWindow({ fromMs: pricesAtMs - 1, toMs: pricesAtMs, clusterId });
+    const rates =
+      pricesAtMs === null
+        ? new Map<string, RequestRates>()
+        : requestRates(
+            pricedNodes.map((n) => ({
+              nodePool: n.nodePool,
+              usdPerHour: n.usdPerHour,
+              allocCpuMillicores: n.allocCpuMillicores,
+              allocMemoryBytes: n.allocMemoryBytes,
+              allocGpu: n.allocGpu,
+              requestCpuMillicores: n.reqCpuMillicores,
+              requestMemoryBytes: n.reqMemoryBytes,
+            })),
+          );
+    const placed = placements(usage.workloadPlacement(range.toMs, clusterId));
+
+    const hoursOf = new Map<
+      string,
+      { ref: Hour & { namespace: string; workloadKind: string; workloadName: string; container: string }; hours: Hour[] }
+    >();
+    for (const h of usage.workloadHours(range)) {
+      const key = workloadKey(h);
+      const g = hoursOf.get(key);
+      if (g === undefined) hoursOf.set(key, { ref: h, hours: [h] });
+      else g.hours.push(h);
+    }
+    const oomLimits = new Map<string, (number | null)[]>();
+    for (const k of usage.oomKills(range)) {
+      const key = workloadKey(k);
+      oomLimits.set(key, [...(oomLimits.get(key) ?? []), k.memoryLimitBytes]);
+    }
+
+    const rows: RecommendationRow[] = [];
+    for (const [key, { ref, hours }] of hoursOf) {
+      const r = recommend({
+        namespace: ref.namespace,
+        workloadKind: ref.workloadKind,
+        workloadName: ref.workloadName,
+        container: ref.container,
+        hours,
+        oomKillLimitsBytes: oomLimits.get(key) ?? [],
+        cpuLimitMillicores: newestLimit(hours),
+      });
+      if (r === null) continue;
+      const place = placed.get(key);
+      const replicas = place?.replicas ?? 0;
+      const poolRates = place === undefined ? undefined : rates.get(place.nodePool);
+      const requestShare = monthlyRequestCostUsd(r.deltaCpuMillicores, r.deltaMemoryBytes, replicas, poolRates);
+      const eff = workloadEfficiency(
+        hours,
+        { cpuMillicores: r.currentCpuMillicores, memoryBytes: r.currentMemoryBytes },
+        replicas,
+        poolRates,
+      );
+      rows.push({
+        namespace: r.namespace,
+        workloadKind: r.workloadKind,
+        workloadName: r.workloadName,
+        container: r.container,
+        nodePool: place?.nodePool ?? null,
+        replicas,
+        currentCpuMillicores: r.currentCpuMillicores,
+        currentMemoryBytes: r.currentMemoryBytes,
+        recommendedCpuMillicores: r.recommendedCpuMillicores,
+        recommendedMemoryBytes: r.recommendedMemoryBytes,
+        deltaCpuMillicores: r.deltaCpuMillicores,
+        deltaMemoryBytes: r.deltaMemoryBytes,
+        cpuQuantileMillicores: r.cpuQuantileMillicores,
+        cpuMaxMillicores: r.cpuMaxMillicores,
+        memoryMaxBytes: r.memoryMaxBytes,
+        oomPeakBytes: r.oomPeakBytes,
+        historyHours: r.historyMs / HOUR_MS,
+        samples: r.samples,
+        flags: r.flags,
+        cpuLimitMillicores: r.cpuLimitMillicores,
+        throttledBy: r.throttledBy,
+        cpuUsageOverRequest: eff.cpuUsageOverRequest,
+        memoryUsageOverRequest: eff.memoryUsageOverRequest,
+        idleUsdPerMonth: eff.idleUsdPerMonth,
+        monthlyEffectUsd: requestShare,
+        requestShareMonthlyUsd: requestShare,
+        nodesDelta: null,
+        dollarMethod: requestShare === null ? null : 'request-share',
+      });
+    }
+    // The world (every pod of the snapshot, 150,000 at the envelope) is loaded only when a recommendation can be re-packed.
+    const repackable = rows.some((r) => r.nodePool !== null && r.replicas > 0);
+    const nodePools =
+      pricesAtMs === null || engine === undefined || !repackable ? [] : engineEffects(rows, worldAt(engine, pricesAtMs, clusterId));
+    rows.sort(byEffect);
+    const namespaceRows = usage.namespaceUsage(range);
+    const namespaces = namespaceEfficiency(namespaceRows, rows);
+    const teamOf = usage.namespaceTeams(clusterId);
+    const team = (ns: string) => teamOf.get(ns) ?? '';
+    const teams = namespaceEfficiency(
+      namespaceRows.map((r) => ({ ...r, namespace: team(r.namespace) })),
+      rows.map((r) => ({ namespace: team(r.namespace), idleUsdPerMonth: r.idleUsdPerMonth })),
+    ).map(({ namespace, ...rest }) => ({ team: namespace, ...rest }));
+    const capacity = pricesAtMs === null ? null : capacityAt(pricedNodes, usage.podUsageByNode(pricesAtMs, clusterId));
+    return {
+      windowFrom: isoInstant(range.fromMs),
+      windowTo: isoInstant(endMs),
+      pricesAt: pricesAtMs === null ? null : isoInstant(pricesAtMs),
+      dollarMethod: DOLLAR_METHOD,
+      settings,
+      rows,
+      nodePools,
+      namespaces,
+      teams,
+      capacity,
+      totals: {
+        // The NodePools' figures: one re-pack with every recommendation applied (per-row re-packs do not add up).
+        monthlyEffectUsd: nodePools.reduce((s, p) => s + p.monthlyEffectUsd, 0),
+        requestShareMonthlyUsd: rows.reduce((s, r) => s + (r.requestShareMonthlyUsd ?? 0), 0),
+        idleUsdPerMonth: rows.reduce((s, r) => s + (r.idleUsdPerMonth ?? 0), 0),
+      },
+    };
+  }
+
+  return {
+    /**
+     * One workload container's hourly usage over the window, oldest first; under "All clusters" of several, each
+     * cluster's hours in turn (clusters by name), each point naming its cluster.
+     */
+    usage(q: WorkloadUsageQuery, clusterId: number | null = null): WorkloadUsageResponse {
+      const named = spanned(clusterId);
+      if (named === null) return usageOf(q, clusterId);
+      const each = named.map((c) => ({ c, answer: usageOf(q, c.id) }));
+      return {
+        windowFrom: earliest(each.map((e) => e.answer.windowFrom)),
+        windowTo: latest(each.map((e) => e.answer.windowTo)),
+        points: each.flatMap(({ c, answer }) => answer.points.map((p) => ({ cluster: c.name, ...p }))),
+      };
+    },
+
+    /**
+     * The recommendations of one cluster, or under "All clusters" of several, each cluster's answer side by side:
+     * rows, NodePools, namespaces and teams each naming its cluster (a workload in two clusters is two rows), each
+     * cluster's window and capacity under `clusters` (capacity is not summed), totals summed.
+     */
+    recommendations(q: RecommendationsQuery, clusterId: number | null = null): RecommendationsResponse {
+      const named = spanned(clusterId);
+      if (named === null) return recommendationsOf(q, clusterId);
+      const each = named.map((c) => ({ cluster: c.name, answer: recommendationsOf(q, c.id) }));
+      const tag = <T extends object>(cluster: string, xs: readonly T[]): (T & { cluster: string })[] => xs.map((x) => ({ cluster, ...x }));
+      const rows = each
+        .flatMap(({ cluster, answer }) => tag(cluster, answer.rows))
+        .sort((a, b) => byEffect(a, b) || (a.cluster < b.cluster ? -1 : a.cluster > b.cluster ? 1 : 0));
+      const sum = (k: keyof RecommendationsResponse['totals']): number => each.reduce((s, e) => s + e.answer.totals[k], 0);
+      const first = each[0].answer;
+      return {
+        windowFrom: earliest(each.map((e) => e.answer.windowFrom)),
+        windowTo: latest(each.map((e) => e.answer.windowTo)),
+        pricesAt: latest(each.map((e) => e.answer.pricesAt)),
+        dollarMethod: first.dollarMethod,
+        settings: first.settings,
         rows,
-        nodePools,
-        namespaces,
-        teams,
-        capacity,
+        nodePools: each.flatMap(({ cluster, answer }) => tag(cluster, answer.nodePools)),
+        namespaces: each.flatMap(({ cluster, answer }) => tag(cluster, answer.namespaces)),
+        teams: each.flatMap(({ cluster, answer }) => tag(cluster, answer.teams)),
+        capacity: null,
+        clusters: each.map(({ cluster, answer }) => ({
+          cluster,
+          windowFrom: answer.windowFrom,
+          windowTo: answer.windowTo,
+          pricesAt: answer.pricesAt,
+          capacity: answer.capacity,
+        })),
         totals: {
-          // The NodePools' figures: one re-pack with every recommendation applied (per-row re-packs do not add up).
-          monthlyEffectUsd: nodePools.reduce((s, p) => s + p.monthlyEffectUsd, 0),
-          requestShareMonthlyUsd: rows.reduce((s, r) => s + (r.requestShareMonthlyUsd ?? 0), 0),
-          idleUsdPerMonth: rows.reduce((s, r) => s + (r.idleUsdPerMonth ?? 0), 0),
+          monthlyEffectUsd: sum('monthlyEffectUsd'),
+          requestShareMonthlyUsd: sum('requestShareMonthlyUsd'),
+          idleUsdPerMonth: sum('idleUsdPerMonth'),
         },
       };
     },
