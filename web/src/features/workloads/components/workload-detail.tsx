@@ -46,6 +46,8 @@ export function WorkloadDetail({ row, window }: { row: RecommendationRow; window
     name: row.workloadName,
     container: row.container,
     window,
+    // Under "All clusters" the row names its cluster: its chart is that cluster's hours.
+    ...(row.cluster === undefined ? {} : { cluster: row.cluster }),
   });
   const block = resourcesBlock(row);
   const kubectl = kubectlLine(row);

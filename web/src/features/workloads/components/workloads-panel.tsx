@@ -11,7 +11,10 @@ import { useRecommendations } from '../api/use-workloads';
 import { rowKey, sortRows, sortUpdates, type WorkloadSort, type WorkloadTableState } from '../utils/workload-table';
 import { WorkloadDetail } from './workload-detail';
 
-const COLUMNS: readonly { key: WorkloadSort | null; label: string; className?: string }[] = [
+type Column = { key: WorkloadSort | null; label: string; className?: string };
+/** Under "All clusters" of several: the rows' cluster first. */
+const CLUSTER_COLUMN: Column = { key: null, label: 'Cluster' };
+const COLUMNS: readonly Column[] = [
   { key: 'workload', label: 'Workload / container' },
   { key: 'savings', label: 'Effect / month', className: 'num' },
   { key: null, label: 'CPU request → rec.', className: 'num' },
@@ -24,10 +27,23 @@ const COLUMNS: readonly { key: WorkloadSort | null; label: string; className?: s
 const ratio = (v: number | null): string => (v === null ? '—' : formatFraction(v));
 const signedUsd = (v: number | null): string => (v === null ? '—' : `${v > 0 ? '+' : v < 0 ? '−' : ''}${formatUsd(Math.abs(v))}`);
 
-function Row({ r, open, onToggle, window }: { r: RecommendationRow; open: boolean; onToggle: () => void; window: string }) {
+function Row({
+  r,
+  open,
+  onToggle,
+  window,
+  columns,
+}: {
+  r: RecommendationRow;
+  open: boolean;
+  onToggle: () => void;
+  window: string;
+  columns: number;
+}) {
   return (
     <Fragment>
       <tr className={open ? 'is-open' : undefined}>
+        {r.cluster === undefined ? null : <td data-testid="workload-cluster">{r.cluster}</td>}
         <th scope="row">
           <button type="button" className="link-button" aria-expanded={open} onClick={onToggle}>
             {r.namespace}/{r.workloadName}
@@ -74,7 +90,7 @@ function Row({ r, open, onToggle, window }: { r: RecommendationRow; open: boolea
       </tr>
       {open ? (
         <tr className="detail-row">
-          <td colSpan={COLUMNS.length}>
+          <td colSpan={columns}>
             <WorkloadDetail row={r} window={window} />
           </td>
         </tr>
@@ -101,6 +117,18 @@ function Summary({ data }: { data: RecommendationsResponse }) {
     <>
       <dl className="figures" data-testid="workloads-summary">
         <Figure label="Right-sizing, NodePools re-packed, per month" value={signedUsd(data.totals.monthlyEffectUsd)} />
+        {/* "All clusters" of several: each cluster's idles at its own newest snapshot (packing is not summed). */}
+        {(data.clusters ?? []).map((k) =>
+          k.capacity === null ? null : (
+            <Fragment key={k.cluster}>
+              <Figure label={`${k.cluster}: workload idle, per month`} value={formatUsd(k.capacity.cluster.workloadIdleUsdPerMonth)} />
+              <Figure
+                label={`${k.cluster}: infrastructure idle, per month`}
+                value={formatUsd(k.capacity.cluster.infrastructureIdleUsdPerMonth)}
+              />
+            </Fragment>
+          ),
+        )}
         {c === null ? null : (
           <>
             <Figure label="Workload idle (requested, unused), per month" value={formatUsd(c.cluster.workloadIdleUsdPerMonth)} />
@@ -140,6 +168,7 @@ export function WorkloadsPanel({
 }) {
   const rec = useRecommendations({ window });
   const csv = apiUrl('/api/workloads/recommendations', { window, format: 'csv' });
+  const columns = rec.data?.rows.some((r) => r.cluster !== undefined) === true ? [CLUSTER_COLUMN, ...COLUMNS] : COLUMNS;
   return (
     <Panel
       title="Workloads"
@@ -175,7 +204,7 @@ export function WorkloadsPanel({
               <caption className="visually-hidden">Workload containers, requests beside usage and the recommended requests</caption>
               <thead>
                 <tr>
-                  {COLUMNS.map((c) =>
+                  {columns.map((c) =>
                     c.key === null ? (
                       <th key={c.label} scope="col" className={c.className}>
                         {c.label}
@@ -203,6 +232,7 @@ export function WorkloadsPanel({
                       key={key}
                       r={r}
                       window={window}
+                      columns={columns.length}
                       open={state.open === key}
                       onToggle={() => onChange({ w: state.open === key ? undefined : key })}
                     />

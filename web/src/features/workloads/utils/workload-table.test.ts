@@ -36,5 +36,10 @@ describe('the Workloads table', () => {
     expect(sortUpdates({ sort: 'savings', order: 'asc', open: undefined }, 'savings')).toEqual({ sort: 'savings', order: 'desc' });
     expect(sortUpdates({ sort: 'savings', order: 'asc', open: undefined }, 'idle')).toEqual({ sort: 'idle', order: 'desc' });
     expect(rowKey(rows[0])).toBe('shop/Deployment/a/app');
+    // Under "All clusters" of several, the same workload in two clusters is two rows, two keys.
+    expect([rowKey({ ...rows[0], cluster: 'alpha' }), rowKey({ ...rows[0], cluster: 'beta' })]).toEqual([
+      'alpha:shop/Deployment/a/app',
+      'beta:shop/Deployment/a/app',
+    ]);
   });
 });

@@ -36,8 +36,12 @@ export function sortUpdates(state: WorkloadTableState, column: WorkloadSort): Pa
   return { sort: column === DEFAULT_WORKLOAD_TABLE.sort && order === DEFAULT_WORKLOAD_TABLE.order ? undefined : column, order };
 }
 
-export const rowKey = (r: Pick<RecommendationRow, 'namespace' | 'workloadKind' | 'workloadName' | 'container'>): string =>
-  `${r.namespace}/${r.workloadKind}/${r.workloadName}/${r.container}`;
+/**
+ * A row's key: its workload container, preceded by its cluster under "All clusters" of several (`alpha:shop/…`), where
+ * the same workload in two clusters is two rows.
+ */
+export const rowKey = (r: Pick<RecommendationRow, 'cluster' | 'namespace' | 'workloadKind' | 'workloadName' | 'container'>): string =>
+  `${r.cluster === undefined ? '' : `${r.cluster}:`}${r.namespace}/${r.workloadKind}/${r.workloadName}/${r.container}`;
 
 const valueOf = (r: RecommendationRow, sort: WorkloadSort): number | string | null => {
   switch (sort) {
