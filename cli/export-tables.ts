@@ -141,22 +141,16 @@ export function createExportReader(db: Db) {
   return {
     /**
      * The day's tables: [dayMs, dayMs + 1 day), cut at the day's edges as the API cuts a range. `clusterId` null: the
-     * ledger's one cluster (every row). A cluster of a ledger of several: the tables the ledger reads by cluster so far
-     * (nodepool_hour and namespace_hour, from the range rollups; docs/clusters.md): node_day, disruptions and
-     * rightsizing are left out there until their readers filter by cluster, rather than written with another
-     * cluster's rows.
+     * ledger's one cluster (every row); a cluster of a ledger of several: that cluster's rows of every table, read
+     * as the API reads `?cluster=` (docs/clusters.md).
      */
     day(dayMs: number, clusterId: number | null = null): TableRows[] {
-      const range = { fromMs: dayMs, toMs: dayMs + DAY_MS };
-      const hourly = { ...range, bucketMs: HOUR_MS, originMs: dayMs, clusterId };
-      const rollups = [
+      const range = { fromMs: dayMs, toMs: dayMs + DAY_MS, clusterId };
+      const hourly = { ...range, bucketMs: HOUR_MS, originMs: dayMs };
+      const recommendations = workloads.recommendations({ at: isoInstant(range.toMs) }, clusterId).rows;
+      return [
         table('nodepool_hour', NODEPOOL_HOUR_COLUMNS, packing.bucketSums(hourly)),
         table('namespace_hour', NAMESPACE_HOUR_COLUMNS, teams.bucketNamespaceSums(hourly)),
-      ];
-      if (clusterId !== null) return rollups;
-      const recommendations = workloads.recommendations({ at: isoInstant(range.toMs) }).rows;
-      return [
-        ...rollups,
         table('node_day', NODE_DAY_COLUMNS, packing.nodeWindow(range)),
         table('disruptions', DISRUPTION_COLUMNS, disruptions.inRange(range)),
         table('rightsizing', RIGHTSIZING_COLUMNS, recommendations),

@@ -255,7 +255,7 @@ describe('Workloads by cluster (worked by hand)', () => {
       r.workloadName,
       r.currentCpuMillicores,
       r.recommendedCpuMillicores,
-      r.currentMemoryBytes / MiB,
+      (r.currentMemoryBytes ?? 0) / MiB,
       r.recommendedMemoryBytes / MiB,
       r.nodePool,
       r.replicas,

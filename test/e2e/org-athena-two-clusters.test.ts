@@ -60,9 +60,9 @@ const ledgerApp = (db: Db): FastifyInstance => {
   return app;
 };
 
-/** Every exported object under the org prefix: path -> bytes. */
-function objects(): Map<string, Buffer> {
-  const root = join(sandboxOrgLocation(join(sb.cur.bucketDir, '..')).bucketDir, ORG_PREFIX);
+/** Every exported object under the org prefix (or another): path -> bytes. */
+function objects(prefix = ORG_PREFIX): Map<string, Buffer> {
+  const root = join(sandboxOrgLocation(join(sb.cur.bucketDir, '..')).bucketDir, prefix);
   const out = new Map<string, Buffer>();
   const walk = (d: string): void => {
     for (const e of readdirSync(d, { withFileTypes: true }))
@@ -168,11 +168,35 @@ describe('two clusters in one ledger -> export -> sandbox S3 -> sandbox Athena -
     expect(exportOperations).toEqual(['s3:PutObject']);
     const keys = [...objects().keys()];
     for (const c of [WEEK4, STAGING])
-      for (const t of ['nodepool_hour', 'namespace_hour'])
+      for (const t of ['nodepool_hour', 'namespace_hour', 'node_day', 'disruptions', 'rightsizing'])
         expect(
           keys.some((k) => k.startsWith(`table=${t}/cluster=${c}/day=`)),
           `${t} ${c}`,
         ).toBe(true);
+  });
+
+  it("node_day, disruptions and rightsizing: each cluster's partitions hold, byte for byte, what its own ledger exports", async () => {
+    // Each cluster's own ledger exported to another prefix of the same bucket, named as in the two-cluster ledger.
+    const ALONE = 'alone';
+    for (const c of [WEEK4, STAGING])
+      expect(
+        (await exportLedger(alone[c], { destination: parseS3Destination(`s3://${ORG_BUCKET}/${ALONE}`) }, { s3: createS3Client() }))
+          .clusters,
+      ).toEqual([c]);
+    const mine = objects();
+    const own = objects(ALONE);
+    const keysOf = (m: Map<string, Buffer>) => [...m.keys()].filter((k) => /^table=(node_day|disruptions|rightsizing)\//.test(k)).sort();
+    // Every cluster-day of the three tables: the same objects (3 tables x 2 clusters x the days), the same bytes.
+    expect(keysOf(mine)).toEqual(keysOf(own));
+    expect(keysOf(mine).length).toBe(3 * 2 * first.daysWritten.length);
+    for (const k of keysOf(own)) expect(mine.get(k)?.equals(own.get(k) ?? Buffer.alloc(0)), k).toBe(true);
+    // Not trivially equal: the two clusters' nodes differ (week4's node_day is not staging's).
+    const day = first.daysWritten[0];
+    expect(
+      mine
+        .get(`table=node_day/cluster=${WEEK4}/day=${day}/part-0.parquet`)
+        ?.equals(mine.get(`table=node_day/cluster=${STAGING}/day=${day}/part-0.parquet`) ?? Buffer.alloc(0)),
+    ).toBe(false);
   });
 
   it("the all-clusters Overview equals the two clusters' own ledgers to the cent: per cluster, per cluster x day x NodePool, and in total", async () => {
