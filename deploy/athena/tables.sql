@@ -9,7 +9,10 @@
 -- Partition projection computes the partitions from these properties, so a new day needs nothing; a new cluster needs
 -- its name added to projection.cluster.values (ALTER TABLE … SET TBLPROPERTIES). Without projection (drop the
 -- projection.* and storage.location.template properties), run MSCK REPAIR TABLE <table> after each export instead.
--- `serve --org athena://WORKGROUP/ledger_org` reads nodepool_hour and namespace_hour.
+-- Every table holds each cluster's rows under its own cluster= partition, from a ledger of one cluster or of several
+-- (collect --clusters: one export run writes each cluster's five tables, each cluster's rows only).
+-- `serve --org athena://WORKGROUP/ledger_org` reads nodepool_hour and namespace_hour; node_day, disruptions and
+-- rightsizing are there for your own queries (e.g. SELECT cluster, SUM(cost_usd) FROM node_day GROUP BY cluster).
 
 CREATE DATABASE IF NOT EXISTS `ledger_org`;
 

@@ -52,8 +52,10 @@ function RowsTable({ rows }: { rows: readonly CompareRow[] }) {
         </thead>
         <tbody>
           {rows.map((r) => (
-            <tr key={r.nodePool ?? '(cluster)'} className={r.consolidated ? 'is-selected' : undefined}>
+            <tr key={`${r.cluster ?? ''}/${r.nodePool ?? '(cluster)'}`} className={r.consolidated ? 'is-selected' : undefined}>
               <th scope="row">
+                {/* "All clusters" of several: each cluster's rows in turn, named. */}
+                {r.cluster === undefined ? '' : `${r.cluster} · `}
                 {r.scope === 'cluster' ? 'Cluster' : nodePoolLabel(r.nodePool ?? '', 'nodes')}
                 {r.consolidated ? <span className="sub">the event's NodePool</span> : null}
               </th>

@@ -52,6 +52,8 @@ export function EventsPanel({ query, reason, selected, page, onPage, onPageSize,
         </EmptyState>
       );
     }
+    // "All clusters" of a ledger of several: each row names its cluster.
+    const byCluster = events.data.rows.some((e) => e.cluster !== undefined);
     return (
       <>
         <ul className="reason-legend" aria-label="Disruptions per reason, all pages" data-testid="events-counts">
@@ -67,6 +69,7 @@ export function EventsPanel({ query, reason, selected, page, onPage, onPageSize,
             <caption className="visually-hidden">Disruptions, oldest first</caption>
             <thead>
               <tr>
+                {byCluster ? <th scope="col">Cluster</th> : null}
                 <th scope="col">Time (UTC)</th>
                 <th scope="col">NodePool</th>
                 <th scope="col">Reason</th>
@@ -81,7 +84,8 @@ export function EventsPanel({ query, reason, selected, page, onPage, onPageSize,
             </thead>
             <tbody>
               {events.data.rows.map((e) => (
-                <tr key={e.id} className={e.id === selected ? 'is-selected' : undefined}>
+                <tr key={`${e.cluster ?? ''}/${e.id}`} className={e.id === selected ? 'is-selected' : undefined}>
+                  {byCluster ? <td data-testid="event-cluster">{e.cluster ?? '—'}</td> : null}
                   <td className="period">{formatUtcDateTime(e.atMs)}</td>
                   <td>{nodePoolLabel(e.nodePool, 'nodes')}</td>
                   <td title={reasonText(e.reason)}>
