@@ -27,7 +27,7 @@ const tooltipValue = (value: unknown, name: unknown): string => {
 
 /** CPU and memory packing (left axis) and cost per hour (right axis) over time; each disruption a mark in its reason's colour along the top. */
 export default function TimelineChart({ data, nodePool, selectedMs, onPick, height = 320 }: TimelineChartProps) {
-  const series = pickSeries(data.series, nodePool);
+  const series = pickSeries(data.series, nodePool, data.totals);
   const rows = useMemo(() => toTimelineRows(series?.points ?? [], data.bucketMs), [series, data.bucketMs]);
   const fromMs = Date.parse(data.from);
   const toMs = Date.parse(data.to);

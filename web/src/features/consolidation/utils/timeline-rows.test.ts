@@ -97,3 +97,16 @@ describe('markTitle', () => {
   it('says so when the reason, action or NodePool is unknown', () =>
     expect(markTitle({ atMs: at, nodePool: '', reason: '', action: null, count: 1 })).toBe('Other in (no NodePool) at Nov 3 02:30 UTC'));
 });
+
+describe('pickSeries under "All clusters" of several', () => {
+  it('draws the summed nodes and cost, and no packing line (packing is per cluster)', () => {
+    const perCluster = [
+      { cluster: 'alpha', scope: 'cluster' as const, nodePool: null, points: [point(t0, 0.0625, 0.384)] },
+      { cluster: 'beta', scope: 'cluster' as const, nodePool: null, points: [point(t0, 0.25, 0.192)] },
+    ];
+    const drawn = pickSeries(perCluster, undefined, [{ tMs: t0, nodesAvg: 4, usdPerHourAvg: 0.576 }]);
+    expect(toTimelineRows(drawn?.points ?? [], B)).toEqual([{ t: t0, cpuPercent: null, memoryPercent: null, usdPerHour: 0.576, nodes: 4 }]);
+    // One cluster's answer (no totals): its own series, packing included.
+    expect(pickSeries(perCluster.slice(1), undefined)?.points[0].cpu).toBe(0.25);
+  });
+});

@@ -15,8 +15,22 @@ export interface TimelineRow {
 
 const pct = (v: number | null): number | null => (v === null ? null : v * 100);
 
-/** The series to draw: the cluster's, or the NodePool's when one is chosen (the cluster's if the NodePool has none). */
-export function pickSeries(series: readonly TimelineSeries[], nodePool: string | undefined): TimelineSeries | undefined {
+/**
+ * The series to draw: the cluster's, or the NodePool's when one is chosen (the cluster's if the NodePool has none).
+ * Under "All clusters" of a ledger of several (`totals` given): nodes and cost per hour summed over the clusters, and
+ * no packing line (packing is per cluster: pick one to see it).
+ */
+export function pickSeries(
+  series: readonly TimelineSeries[],
+  nodePool: string | undefined,
+  totals?: ConsolidationTimelineResponse['totals'],
+): TimelineSeries | undefined {
+  if (totals !== undefined)
+    return {
+      scope: 'cluster',
+      nodePool: null,
+      points: totals.map((t) => ({ ...t, cpu: null, memory: null, costWeightedCpu: null, costWeightedMemory: null })),
+    };
   return (
     (nodePool === undefined ? undefined : series.find((s) => s.scope === 'nodepool' && s.nodePool === nodePool)) ??
     series.find((s) => s.scope === 'cluster')
