@@ -281,7 +281,10 @@ function registerApiRoutes(
     teamsCur: createTeamsCurService(teamsRepo, packing, cur, ctx),
   });
   // Usage charts on this thread; the recommendations (engine re-packs) through the engine.
-  app.register(workloadsRoutes, { workloads: createWorkloadsService(createUsageRepository(db), packing, undefined, () => clustersRepo.list()), engine });
+  app.register(workloadsRoutes, {
+    workloads: createWorkloadsService(createUsageRepository(db), packing, undefined, () => clustersRepo.list()),
+    engine,
+  });
   app.register(billRoutes, { bill, practice: createBillPractice(db, bill, practiceBills), billCur: createBillCurService(db) });
   app.register(whatIfRoutes, { engine });
   app.register(karpenterTryRoutes, { engine });
