@@ -177,6 +177,7 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
       }
       upsertPod(podSighting(p, at, clusterId));
     }
+    upsertPod.closeGone(clusterId, at);
     for (const e of s.events) upsertEvent.run({ ...e, clusterId });
     explanations.write(s.events, clusterId);
     if (s.objects !== undefined && s.kinds !== undefined) objects.write(at, s.objects, s.kinds, clusterId);
