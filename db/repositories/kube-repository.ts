@@ -169,6 +169,8 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
     }
     markNodeClaimsGone.run(at, at, clusterId);
     const specsWritten = new Set<string>();
+    // This snapshot's pods only: a snapshot whose transaction failed before its closeGone left its sightings behind.
+    upsertPod.forget();
     for (const p of s.pods) {
       // A ref without its JSON: the watch cache dropped it once a snapshot stored it (pod_specs has it).
       if (p.scheduling?.json !== undefined && !specsWritten.has(p.scheduling.hash)) {

@@ -126,6 +126,8 @@ export interface PodWriter {
    * `at` (the last that listed them). Returns how many were closed.
    */
   closeGone(clusterId: number, at: number): number;
+  /** Forgets the pods written since the last closeGone (a snapshot whose transaction failed). */
+  forget(): void;
 }
 
 export function createPodWriter(db: Db): PodWriter {
@@ -268,5 +270,5 @@ export function createPodWriter(db: Db): PodWriter {
     seen.clear();
     return closed;
   };
-  return Object.assign(write, { closeGone });
+  return Object.assign(write, { closeGone, forget: () => seen.clear() });
 }
