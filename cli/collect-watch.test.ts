@@ -72,8 +72,11 @@ describe('collect --watch', () => {
     const stored = new Map(
       (
         reader
-          .prepare('SELECT p.uid, s.spec_json FROM pods p LEFT JOIN pod_specs s ON s.hash = p.spec_hash WHERE p.last_seen = ?')
-          .all(t0 + 10 * MINUTE_MS) as { uid: string; spec_json: string | null }[]
+          // Listed by the last snapshot: seen from first_seen to last_seen (open while the newest snapshot lists it).
+          .prepare(
+            'SELECT p.uid, s.spec_json FROM pods p LEFT JOIN pod_specs s ON s.hash = p.spec_hash WHERE p.first_seen <= @at AND p.last_seen >= @at',
+          )
+          .all({ at: t0 + 10 * MINUTE_MS }) as { uid: string; spec_json: string | null }[]
       ).map((r) => [r.uid, r.spec_json]),
     );
     expect(listed.pods.filter((p) => p.scheduling !== undefined).length).toBeGreaterThan(100);

@@ -7,14 +7,16 @@ import type { Cluster } from '../../db/repositories/clusters-repository.js';
 import { createApiRequestsRepository } from '../../db/repositories/api-requests-repository.js';
 import { ALLOCATION_TAGS_SETTING, createRunsRepository } from '../../db/repositories/runs-repository.js';
 import { type CollectContext, errorText } from './context.js';
-import { CE_REFRESH_MS, costExplorerStage } from './cost-explorer.js';
+import { CE_REFRESH_MS, costExplorerStage, OPT_IN_RETRY_MS } from './cost-explorer.js';
 import { every, type Stage } from './stage.js';
 
 /**
  * `collect --clusters`: Cost Explorer once per account, not once per cluster. Clusters read with the same AWS
  * credentials (the entry's profile, else --billing-profile, else the default chain; a role entry apart) see the
  * same bill: one stage per such group. A group of one cluster runs today's one-cluster stage; a group of several
- * runs collectAccountCostExplorer (filter cluster tag IN the group, grouped by [cluster tag, NodePool tag]).
+ * runs collectAccountCostExplorer (filter cluster tag IN the group, grouped by [cluster tag, NodePool tag]; the
+ * instance-type, hourly and per-instance lines per cluster). The HOURLY and per-instance opt-ins are remembered as
+ * refused as for one cluster (one setting for the ledger: an account that refuses is asked again in 24 h).
  */
 
 export interface ClusterMember {
@@ -82,6 +84,10 @@ function accountStage(run: CollectContext, group: readonly ClusterMember[]): Sta
           run.err(
             `! ${TAG_CLUSTER_NAME} is not an active cost allocation tag: the bill of ${names.join(', ')} (grouped by it) will be empty (run 'nodepool-ledger doctor')`,
           );
+        const refused = (key: string): boolean => {
+          const at = runs.getSetting(key);
+          return at !== null && now - Number(at) < OPT_IN_RETRY_MS;
+        };
         const result = await collectAccountCostExplorer(
           {
             db: run.db,
@@ -90,9 +96,19 @@ function accountStage(run: CollectContext, group: readonly ClusterMember[]): Sta
             clusters: group.map((m) => ({ id: m.cluster.id, name: m.cluster.name })),
             now,
             runId,
+            hourly: !refused('ce.hourly.refusedAt'),
+            resources: !refused('ce.resources.refusedAt'),
           },
           { startMs: now - run.o.sinceMs, endMs: now },
         );
+        for (const q of result.queries) {
+          if (q.unavailable === undefined) continue;
+          const what = q.granularity === 'HOURLY' ? 'hourly' : 'resources';
+          runs.setSetting(`ce.${what}.refusedAt`, String(now));
+          run.err(
+            `! ${q.api} ${q.granularity} x ${q.groupBy} is not available to the account of ${names.join(', ')} (${q.unavailable}); DAILY lines are kept, asked again in 24 h`,
+          );
+        }
         run.summary.costRuns.push(result);
         run.summary.costLines += result.linesWritten;
         run.summary.finalPeriodsSkipped += result.queries.reduce((s, q) => s + q.finalSkipped, 0);

@@ -15,7 +15,7 @@ const NAME = 'cost-explorer';
 /** Cost Explorer refreshes the bill a few times a day: asking more often only costs requests. */
 export const CE_REFRESH_MS = 8 * HOUR_MS;
 /** An account that refused HOURLY or per-instance data is asked again after this long (it may have opted in). */
-const OPT_IN_RETRY_MS = DAY_MS;
+export const OPT_IN_RETRY_MS = DAY_MS;
 
 /**
  * The Cost Explorer stage, every 8 h: the cost allocation tags, then the bill of the last --since (days already

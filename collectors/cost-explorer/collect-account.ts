@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/client-cost-explorer';
 import { TAG_CLUSTER_NAME, TAG_NODEPOOL } from '../../core/labels.js';
 import type { Currency } from '../../core/partitions.js';
-import { DAY_MS } from '../../core/time.js';
+import { DAY_MS, HOUR_MS } from '../../core/time.js';
 import { createApiRequestsRepository } from '../../db/repositories/api-requests-repository.js';
 import { type CostLine, type CostPeriodFetched, createCostLinesRepository } from '../../db/repositories/cost-lines-repository.js';
 import type { Db } from '../../db/open-db.js';
@@ -15,8 +15,13 @@ import {
   COST_EXPLORER_SOURCE,
   COST_METRICS,
   type CostCollectResult,
+  type CostQueryResult,
+  collectCostExplorer,
   contiguousRuns,
+  type CostQueryName,
+  costWindowBounds,
   EC2_COMPUTE_SERVICE,
+  REFUSALS,
   EC2_OTHER_SERVICE,
 } from './collect.js';
 import { mergePages, type MergedPeriod, periodStartMs, tagValueOfKey } from './map.js';
@@ -33,8 +38,27 @@ import { mergePages, type MergedPeriod, periodStartMs, tagValueOfKey } from './m
  * 3. EC2 - Other, GroupBy [cluster tag, NodePool tag]: the NodePool's volumes and data transfer, one USAGE_TYPE line
  *    per NodePool (dimension value "EC2 - Other": the usage types are not split per cluster here).
  *
- * A one-cluster account keeps collectCostExplorer's queries. Not asked here yet (docs/clusters.md): INSTANCE_TYPE,
- * HOURLY and per-instance lines.
+ * Then each cluster's finer lines, which need three keys (cluster, NodePool and a dimension) where a request
+ * groups by two. Every way of asking returns at least one slot per line (no two of the three keys determine the
+ * third), so the fewest requests are the fewest paged sequences: the third key goes to the filter, one sequence per
+ * value, choosing the key with fewer values.
+ * 4. DAILY x INSTANCE_TYPE: one sequence per cluster (filter cluster tag = it, GroupBy [NodePool tag,
+ *    INSTANCE_TYPE], the one-cluster query). Filtering per instance type instead would take one sequence per type
+ *    (tens), per NodePool name one per name across the account and an ABSENT filter for untagged instances.
+ * 5. HOURLY (the last 14 days, an opt-in): one sequence per purchase type (filter PURCHASE_TYPE = it, GroupBy
+ *    [cluster tag, NodePool tag], as in 2) when the account has fewer purchase types than clusters over those days
+ *    (two, on-demand and spot, against three clusters or more), else one per cluster (the one-cluster query). On a
+ *    tie the pages differ only by rounding and by the empty hours each sequence carries (an hour without a group is
+ *    a slot too), which cannot be known before asking: per cluster then, the one-cluster ledger's requests exactly
+ *    (the two-cluster sandbox: 4 + 2 pages per cluster against 5 + 2 per purchase type). The purchase types are
+ *    those of the DAILY lines just stored (2) over the hours' days: asking Cost Explorer for them hourly would be
+ *    another sequence of 24 slots a day.
+ * 6. Per instance (GetCostAndUsageWithResources, the last 14 days, an opt-in): one sequence per cluster (the
+ *    one-cluster query). An instance is one cluster's and one NodePool's, so [cluster tag, RESOURCE_ID] beside
+ *    [NodePool tag, RESOURCE_ID] over the whole account (two sequences) would join, but at twice the slots: more
+ *    pages than one sequence per cluster as soon as the instances fill more pages than there are clusters.
+ *
+ * A one-cluster account keeps collectCostExplorer's queries.
  */
 
 const METRICS = [...COST_METRICS, 'UsageQuantity'];
@@ -59,6 +83,15 @@ export interface AccountCostDeps {
   /** The tag key naming the cluster on every line (default eks:eks-cluster-name). */
   clusterTagKey?: string;
   otherCosts?: boolean;
+  /** Also HOURLY x purchase type per cluster for the last 14 days (an account opt-in). */
+  hourly?: boolean;
+  /**
+   * How HOURLY is split: one sequence per purchase type or per cluster. Default: per purchase type when there are
+   * fewer of them than clusters (step 5). Set only to test either way on a sandbox of two clusters.
+   */
+  hourlySplit?: 'purchase-type' | 'cluster';
+  /** Also per-instance DAILY lines per cluster for the last 14 days (GetCostAndUsageWithResources, an account opt-in). */
+  resources?: boolean;
   onRequest?: (r: { query: string; page: number }) => void;
 }
 
@@ -67,6 +100,7 @@ const day = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 /** Sends one query over each range, following NextPageToken; every request recorded. All pages are returned. */
 async function paged(
   deps: AccountCostDeps,
+  granularity: 'DAILY' | 'HOURLY',
   label: string,
   ranges: readonly { start: string; end: string }[],
   filter: Expression,
@@ -84,7 +118,7 @@ async function paged(
         .send(
           new GetCostAndUsageCommand({
             TimePeriod: { Start: range.start, End: range.end },
-            Granularity: 'DAILY',
+            Granularity: granularity,
             Metrics: METRICS,
             Filter: filter,
             GroupBy: groupBy,
@@ -98,7 +132,7 @@ async function paged(
             at: deps.now,
             service: 'ce',
             operation: 'GetCostAndUsage',
-            detail: JSON.stringify({ query: label, ...range, page, error: name }),
+            detail: JSON.stringify({ query: label, granularity, ...range, page, error: name }),
           });
           throw err;
         });
@@ -107,7 +141,7 @@ async function paged(
         at: deps.now,
         service: 'ce',
         operation: 'GetCostAndUsage',
-        detail: JSON.stringify({ query: label, ...range, page }),
+        detail: JSON.stringify({ query: label, granularity, ...range, page }),
       });
       total.requests += 1;
       deps.onRequest?.({ query: label, page });
@@ -148,35 +182,34 @@ export async function collectAccountCostExplorer(
   const lines = createCostLinesRepository(deps.db);
   const result: CostCollectResult = { requests: 0, linesWritten: 0, queries: [] };
 
-  const startMs = Math.floor(window.startMs / DAY_MS) * DAY_MS;
-  const todayMs = Math.floor(deps.now / DAY_MS) * DAY_MS;
-  const endMs = Math.min(Math.ceil(window.endMs / DAY_MS) * DAY_MS, todayMs + DAY_MS);
+  const { startMs, endMs, recentStartMs, hourEndMs } = costWindowBounds(window, deps.now);
   const clustersIn: Expression = { Tags: { Key: clusterTag, Values: deps.clusters.map((c) => c.name) } };
   const service = (s: string): Expression => ({ Dimensions: { Key: 'SERVICE', Values: [s] } });
 
   /** The days not yet final for every cluster of the account (a day final for all of them is never asked again). */
-  const wantedRanges = (groupBy: 'PURCHASE_TYPE' | 'USAGE_TYPE'): { ranges: { start: string; end: string }[]; skipped: number } => {
+  const wantedRanges = (
+    groupBy: 'PURCHASE_TYPE' | 'USAGE_TYPE',
+    granularity: 'DAILY' | 'HOURLY' = 'DAILY',
+    fromMs = startMs,
+    toMs = endMs,
+  ): { ranges: { start: string; end: string }[]; skipped: number } => {
     const finals = deps.clusters.map((c) =>
-      lines.finalPeriodStartsMs({
-        source: COST_EXPLORER_SOURCE,
-        granularity: 'DAILY',
-        groupBy,
-        fromMs: startMs,
-        toMs: endMs,
-        clusterId: c.id,
-      }),
+      lines.finalPeriodStartsMs({ source: COST_EXPLORER_SOURCE, granularity, groupBy, fromMs, toMs, clusterId: c.id }),
     );
+    const unitMs = granularity === 'HOURLY' ? HOUR_MS : DAY_MS;
+    const bound = (ms: number): string => (granularity === 'HOURLY' ? `${new Date(ms).toISOString().slice(0, 19)}Z` : day(ms));
     const wanted: number[] = [];
     let skipped = 0;
-    for (let t = startMs; t < endMs; t += DAY_MS) {
+    for (let t = fromMs; t < toMs; t += unitMs) {
       if (finals.every((f) => f.has(t))) skipped += 1;
       else wanted.push(t);
     }
-    return { ranges: contiguousRuns(wanted, DAY_MS).map(([s, e]) => ({ start: day(s), end: day(e) })), skipped };
+    return { ranges: contiguousRuns(wanted, unitMs).map(([s, e]) => ({ start: bound(s), end: bound(e) })), skipped };
   };
 
   /** Writes each cluster's lines and its coverage rows (its own total per period) for the periods fetched. */
   const store = (
+    granularity: 'DAILY' | 'HOURLY',
     groupBy: 'PURCHASE_TYPE' | 'USAGE_TYPE',
     periods: readonly MergedPeriod[],
     byCluster: Map<number, { lines: CostLine[]; totals: Map<string, number> }>,
@@ -192,7 +225,7 @@ export async function collectAccountCostExplorer(
       }));
       written += lines.replaceCostPeriods({
         source: COST_EXPLORER_SOURCE,
-        granularity: 'DAILY',
+        granularity,
         groupBy,
         fetchedAt: deps.now,
         periods: fetched,
@@ -203,6 +236,7 @@ export async function collectAccountCostExplorer(
     return written;
   };
   const line = (
+    granularity: 'DAILY' | 'HOURLY',
     p: MergedPeriod,
     groupBy: 'PURCHASE_TYPE' | 'USAGE_TYPE',
     nodePool: string,
@@ -216,7 +250,7 @@ export async function collectAccountCostExplorer(
       );
     return {
       source: COST_EXPLORER_SOURCE,
-      granularity: 'DAILY',
+      granularity,
       periodStart: p.start,
       periodStartMs: periodStartMs(p.start),
       groupBy,
@@ -251,6 +285,7 @@ export async function collectAccountCostExplorer(
       const compute: Expression = { And: [clustersIn, service(EC2_COMPUTE_SERVICE)] };
       const split = await paged(
         deps,
+        'DAILY',
         'DAILY x [cluster, PURCHASE_TYPE]',
         ranges,
         compute,
@@ -276,6 +311,7 @@ export async function collectAccountCostExplorer(
         };
         const periods = await paged(
           deps,
+          'DAILY',
           `DAILY x [cluster, nodepool] (${type})`,
           ranges,
           filter,
@@ -284,9 +320,9 @@ export async function collectAccountCostExplorer(
         );
         for (const p of periods)
           for (const g of p.groups)
-            bucket(byCluster, clusterOf(g.keys[0])).lines.push(line(p, 'PURCHASE_TYPE', nodePoolOf(g.keys[1]), type, g.metrics));
+            bucket(byCluster, clusterOf(g.keys[0])).lines.push(line('DAILY', p, 'PURCHASE_TYPE', nodePoolOf(g.keys[1]), type, g.metrics));
       }
-      written = store('PURCHASE_TYPE', split, byCluster);
+      written = store('DAILY', 'PURCHASE_TYPE', split, byCluster);
     }
     result.linesWritten += written;
     result.queries.push({
@@ -310,6 +346,7 @@ export async function collectAccountCostExplorer(
       const filter: Expression = { And: [clustersIn, service(EC2_OTHER_SERVICE)] };
       const periods = await paged(
         deps,
+        'DAILY',
         'DAILY x [cluster, nodepool] (EC2 - Other)',
         ranges,
         filter,
@@ -320,11 +357,11 @@ export async function collectAccountCostExplorer(
       for (const p of periods)
         for (const g of p.groups) {
           const b = bucket(byCluster, clusterOf(g.keys[0]));
-          const l = line(p, 'USAGE_TYPE', nodePoolOf(g.keys[1]), EC2_OTHER_SERVICE, g.metrics);
+          const l = line('DAILY', p, 'USAGE_TYPE', nodePoolOf(g.keys[1]), EC2_OTHER_SERVICE, g.metrics);
           b.lines.push(l);
           b.totals.set(p.start, (b.totals.get(p.start) ?? 0) + l.unblendedUsd);
         }
-      written = store('USAGE_TYPE', periods, byCluster);
+      written = store('DAILY', 'USAGE_TYPE', periods, byCluster);
     }
     result.linesWritten += written;
     result.queries.push({
@@ -338,5 +375,109 @@ export async function collectAccountCostExplorer(
       finalSkipped: skipped,
     });
   }
+
+  // 4-6: the finer lines, per cluster where the third key is the cluster (see the top of the file).
+  const perCluster = async (only: CostQueryName[]): Promise<void> => {
+    for (const c of deps.clusters) {
+      const one = await collectCostExplorer(
+        {
+          db: deps.db,
+          ce: deps.ce,
+          currency,
+          clusterName: c.name,
+          clusterId: c.id,
+          clusterTag: { key: clusterTag, value: c.name },
+          now: deps.now,
+          runId: deps.runId,
+          hourly: deps.hourly,
+          resources: deps.resources,
+          onRequest: deps.onRequest,
+        },
+        window,
+        only,
+      );
+      result.requests += one.requests;
+      result.linesWritten += one.linesWritten;
+      for (const q of one.queries) result.queries.push({ ...q, cluster: c.name });
+      // An account that refuses an opt-in refuses it for every cluster: the others are not asked.
+      if (one.queries.some((q) => q.unavailable !== undefined)) break;
+    }
+  };
+  await perCluster(['DAILY x INSTANCE_TYPE']);
+
+  if (deps.hourly) {
+    const types = lines.dimensionValuesIn({
+      source: COST_EXPLORER_SOURCE,
+      granularity: 'DAILY',
+      groupBy: 'PURCHASE_TYPE',
+      fromMs: recentStartMs,
+      toMs: endMs,
+      clusterIds: deps.clusters.map((c) => c.id),
+    });
+    const split = deps.hourlySplit ?? (types.length < deps.clusters.length ? 'purchase-type' : 'cluster');
+    if (split === 'cluster') await perCluster(['HOURLY x PURCHASE_TYPE']);
+    else await hourlyByPurchaseType(types);
+  }
+  if (deps.resources) await perCluster(['DAILY x RESOURCE_ID']);
   return result;
+
+  /** 5: HOURLY, one sequence per purchase type, GroupBy [cluster tag, NodePool tag]; stored per cluster. */
+  async function hourlyByPurchaseType(types: readonly string[]): Promise<void> {
+    const { ranges, skipped } = wantedRanges('PURCHASE_TYPE', 'HOURLY', recentStartMs, hourEndMs);
+    const query: CostQueryResult = {
+      api: 'GetCostAndUsage',
+      granularity: 'HOURLY',
+      groupBy: 'PURCHASE_TYPE',
+      requested: ranges.length === 0 ? null : { start: ranges[0].start, end: ranges[ranges.length - 1].end },
+      ranges,
+      requests: 0,
+      lines: 0,
+      finalSkipped: skipped,
+    };
+    result.queries.push(query);
+    // No purchase type over those days (no compute): nothing to ask; the hours are asked again next run.
+    if (ranges.length === 0 || types.length === 0) return;
+    const before = result.requests;
+    const byCluster = new Map<number, { lines: CostLine[]; totals: Map<string, number> }>();
+    const periods = new Map<string, MergedPeriod>();
+    try {
+      for (const type of types) {
+        const filter: Expression = {
+          And: [clustersIn, service(EC2_COMPUTE_SERVICE), { Dimensions: { Key: 'PURCHASE_TYPE', Values: [type] } }],
+        };
+        const got = await paged(
+          deps,
+          'HOURLY',
+          `HOURLY x [cluster, nodepool] (${type})`,
+          ranges,
+          filter,
+          GROUP_CLUSTER_NODEPOOL(clusterTag),
+          result,
+        );
+        for (const p of got) {
+          const seen = periods.get(p.start);
+          if (seen) seen.estimated ||= p.estimated;
+          else periods.set(p.start, { start: p.start, estimated: p.estimated, groups: [] });
+          for (const g of p.groups) {
+            const b = bucket(byCluster, clusterOf(g.keys[0]));
+            const l = line('HOURLY', p, 'PURCHASE_TYPE', nodePoolOf(g.keys[1]), type, g.metrics);
+            b.lines.push(l);
+            b.totals.set(p.start, (b.totals.get(p.start) ?? 0) + l.unblendedUsd);
+          }
+        }
+      }
+    } catch (err) {
+      query.requests = result.requests - before;
+      const name = err instanceof Error ? err.name : String(err);
+      // As for one cluster: an account that has not opted in is told apart from a failed run; nothing is stored.
+      if (REFUSALS.has(name)) {
+        query.unavailable = `${name}: ${(err as Error).message}`;
+        return;
+      }
+      throw err;
+    }
+    query.requests = result.requests - before;
+    query.lines = store('HOURLY', 'PURCHASE_TYPE', [...periods.values()], byCluster);
+    result.linesWritten += query.lines;
+  }
 }

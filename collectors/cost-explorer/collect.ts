@@ -79,6 +79,8 @@ export interface CostQueryResult {
   lines: number;
   /** Periods of the window already stored as final, so not asked for. */
   finalSkipped: number;
+  /** The cluster a per-cluster query of an account of several clusters was asked for. */
+  cluster?: string;
   /** Set when the account refused this optional query (not enabled, not allowed): why. Nothing was stored. */
   unavailable?: string;
 }
@@ -105,7 +107,7 @@ const day = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 /** Cost Explorer's period bounds: dates for DAILY, `2026-11-01T05:00:00Z` for HOURLY. */
 const bound = (ms: number, granularity: CostGranularity): string =>
   granularity === 'HOURLY' ? `${new Date(ms).toISOString().slice(0, 19)}Z` : day(ms);
-const label = (q: { granularity: CostGranularity; groupBy: CostGroupBy }): string => `${q.granularity} x ${q.groupBy}`;
+const label = (q: { granularity: CostGranularity; groupBy: CostGroupBy }): CostQueryName => `${q.granularity} x ${q.groupBy}`;
 
 /** The default cluster tag: what EKS puts on every instance of the cluster. */
 export const defaultClusterTag = (clusterName: string): ClusterTag => ({ key: TAG_CLUSTER_NAME, value: clusterName });
@@ -120,7 +122,7 @@ export const clusterComputeFilter = (
 });
 
 /** Errors with which an account says an opt-in query is not available to it (rather than a failed run). */
-const REFUSALS = new Set(['ValidationException', 'DataUnavailableException', 'AccessDeniedException']);
+export const REFUSALS: ReadonlySet<string> = new Set(['ValidationException', 'DataUnavailableException', 'AccessDeniedException']);
 
 /** Consecutive runs of the periods in `starts` (sorted) that are `unitMs` apart, as [start, end) pairs. */
 export function contiguousRuns(starts: readonly number[], unitMs: number): [number, number][] {
@@ -133,13 +135,36 @@ export function contiguousRuns(starts: readonly number[], unitMs: number): [numb
   return runs;
 }
 
-export async function collectCostExplorer(deps: CostExplorerDeps, window: CostWindow): Promise<CostCollectResult> {
+/**
+ * The window widened to whole UTC days and cut at today (nothing after today exists yet; today itself is a partial,
+ * estimated day); the recent part hourly and resource-level data cover (today and the 13 days before), and the end
+ * of the current hour.
+ */
+export function costWindowBounds(
+  window: CostWindow,
+  now: number,
+): { startMs: number; endMs: number; recentStartMs: number; hourEndMs: number } {
   const startMs = Math.floor(window.startMs / DAY_MS) * DAY_MS;
-  const todayMs = Math.floor(deps.now / DAY_MS) * DAY_MS;
-  // Nothing after today exists yet; today itself is a partial, estimated day.
+  const todayMs = Math.floor(now / DAY_MS) * DAY_MS;
   const endMs = Math.min(Math.ceil(window.endMs / DAY_MS) * DAY_MS, todayMs + DAY_MS);
   const recentStartMs = Math.max(startMs, todayMs - (RECENT_DAYS - 1) * DAY_MS);
-  const hourEndMs = Math.min(Math.ceil(window.endMs / HOUR_MS) * HOUR_MS, Math.floor(deps.now / HOUR_MS) * HOUR_MS + HOUR_MS);
+  const hourEndMs = Math.min(Math.ceil(window.endMs / HOUR_MS) * HOUR_MS, Math.floor(now / HOUR_MS) * HOUR_MS + HOUR_MS);
+  return { startMs, endMs, recentStartMs, hourEndMs };
+}
+
+/** A query of the one-cluster set, named by its granularity and its dimension beside the NodePool tag. */
+export type CostQueryName = `${CostGranularity} x ${CostGroupBy}`;
+
+/**
+ * The cluster's queries over the window; `only` keeps those named (an account of several clusters asks its DAILY
+ * purchase type and EC2 - Other lines for all its clusters at once, and only the rest per cluster).
+ */
+export async function collectCostExplorer(
+  deps: CostExplorerDeps,
+  window: CostWindow,
+  only?: readonly CostQueryName[],
+): Promise<CostCollectResult> {
+  const { startMs, endMs, recentStartMs, hourEndMs } = costWindowBounds(window, deps.now);
 
   const specs: QuerySpec[] = [
     {
@@ -194,6 +219,7 @@ export async function collectCostExplorer(deps: CostExplorerDeps, window: CostWi
 
   const result: CostCollectResult = { requests: 0, linesWritten: 0, queries: [] };
   for (const spec of specs) {
+    if (only !== undefined && !only.includes(label(spec))) continue;
     const query = await runQuery(deps, spec, result);
     result.queries.push(query);
   }

@@ -197,6 +197,15 @@ export function createCostLinesRepository(db: Db) {
   const deletePeriod = db.prepare(`
     DELETE FROM cost_lines WHERE source IN (@source, @coverage) AND granularity = @granularity AND group_by = @groupBy
       AND period_start = @periodStart AND cluster_id = @clusterId`);
+  const dimensionValues = db
+    .prepare(
+      `SELECT DISTINCT dimension_value FROM cost_lines
+       WHERE source = @source AND granularity = @granularity AND group_by = @groupBy
+         AND period_start_ms >= @fromMs AND period_start_ms < @toMs
+         AND cluster_id IN (SELECT value FROM json_each(@clusterIds))
+       ORDER BY dimension_value`,
+    )
+    .pluck();
   const finalPeriods = db
     .prepare(
       `
@@ -332,6 +341,18 @@ export function createCostLinesRepository(db: Db) {
       clusterId?: number;
     }): Set<number> {
       return new Set(finalPeriodsMs.all({ ...q, clusterId: q.clusterId ?? 1, coverage: coverageSource(q.source) }) as number[]);
+    },
+
+    /** The distinct dimension values of the lines of one query shape over [fromMs, toMs), for any of the clusters. */
+    dimensionValuesIn(q: {
+      source: string;
+      granularity: CostGranularity;
+      groupBy: CostGroupBy;
+      fromMs: number;
+      toMs: number;
+      clusterIds: readonly number[];
+    }): string[] {
+      return dimensionValues.all({ ...q, clusterIds: JSON.stringify(q.clusterIds) }) as string[];
     },
 
     /** The latest period stored as final (for incremental sync), or null. */

@@ -169,6 +169,8 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
     }
     markNodeClaimsGone.run(at, at, clusterId);
     const specsWritten = new Set<string>();
+    // This snapshot's pods only: a snapshot whose transaction failed before its closeGone left its sightings behind.
+    upsertPod.forget();
     for (const p of s.pods) {
       // A ref without its JSON: the watch cache dropped it once a snapshot stored it (pod_specs has it).
       if (p.scheduling?.json !== undefined && !specsWritten.has(p.scheduling.hash)) {
@@ -177,6 +179,7 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
       }
       upsertPod(podSighting(p, at, clusterId));
     }
+    upsertPod.closeGone(clusterId, at);
     for (const e of s.events) upsertEvent.run({ ...e, clusterId });
     explanations.write(s.events, clusterId);
     if (s.objects !== undefined && s.kinds !== undefined) objects.write(at, s.objects, s.kinds, clusterId);

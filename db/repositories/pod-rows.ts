@@ -86,6 +86,7 @@ export function storedPodName(name: string, ownerName: string | null): [string |
 
 interface Stored {
   id: number;
+  last_seen: number;
   dims_id: number;
   node_id: number | null;
   node_name: string | null;
@@ -108,9 +109,30 @@ interface Stored {
   started_at: number | null;
 }
 
-export function createPodWriter(db: Db): (p: PodSighting) => void {
+/**
+ * pod_rows.last_seen of a pod listed in its cluster's newest snapshot: open, the largest epoch ms a Date holds. A pod
+ * seen again as it was is then not written at all (issue 24: rewriting every pod's last sighting every snapshot was
+ * most of the bytes a snapshot wrote); the interval is closed, at the last snapshot that listed the pod, by the first
+ * snapshot that no longer does (closeGone). Every reader of last_seen asks `last_seen >= @at` for an @at no later
+ * than the cluster's newest snapshot, `last_seen < @cut` (retention) or orders by it, and gets the same answer from
+ * an open row as from the newest snapshot's instant it held before; none shows it.
+ */
+export const OPEN_LAST_SEEN = 8_640_000_000_000_000;
+
+export interface PodWriter {
+  (p: PodSighting): void;
+  /**
+   * After a snapshot's pods: the cluster's open pods it did not list are closed at the cluster's snapshot before
+   * `at` (the last that listed them). Returns how many were closed.
+   */
+  closeGone(clusterId: number, at: number): number;
+  /** Forgets the pods written since the last closeGone (a snapshot whose transaction failed). */
+  forget(): void;
+}
+
+export function createPodWriter(db: Db): PodWriter {
   const stored = db.prepare(`
-    SELECT r.id, r.dims_id, r.node_id, n.name AS node_name, r.phase, r.volumes_json, d.namespace, d.owner_kind, d.owner_name, d.team,
+    SELECT r.id, r.last_seen, r.dims_id, r.node_id, n.name AS node_name, r.phase, r.volumes_json, d.namespace, d.owner_kind, d.owner_name, d.team,
            d.req_cpu_m, d.req_memory_b, d.req_gpu, d.do_not_disrupt, d.do_not_disrupt_value, d.deletion_cost, d.labels_json, d.spec_hash,
            r.finished_at, r.scheduled_at, r.started_at
     FROM pod_rows r JOIN pod_dims d ON d.id = r.dims_id LEFT JOIN node_names n ON n.id = r.node_id WHERE r.uid = ?`);
@@ -134,18 +156,24 @@ export function createPodWriter(db: Db): (p: PodSighting) => void {
   const update = db.prepare(`
     UPDATE pod_rows SET dims_id = ?, node_id = ?, last_seen = ?, phase = ?, finished_at = ?, scheduled_at = ?, started_at = ?, volumes_json = ?
     WHERE id = ?`);
-  // A pod seen again as it was (the common case: every running pod, every snapshot): its last sighting only. Setting
-  // no indexed column leaves pod_rows' indexes (node, dims, bound-late) unwritten, and the lookups above unasked.
+  // A pod seen again as it was (the common case: every running pod, every snapshot): nothing written once its row is
+  // open; opened once (a row written before OPEN_LAST_SEEN, or a uid seen again after it was closed). Setting no
+  // indexed column leaves pod_rows' indexes (node, dims, bound-late) unwritten, and the lookups above unasked.
   const touch = db.prepare('UPDATE pod_rows SET last_seen = ? WHERE id = ?');
+  const openOf = db.prepare('SELECT id, first_seen FROM pod_rows WHERE cluster_id = ? AND last_seen = ?').raw();
+  const previousSnapshot = db.prepare('SELECT MAX(taken_at) FROM snapshots WHERE cluster_id = ? AND taken_at < ?').pluck();
+  /** The rows of the pods written since the last closeGone (each snapshot's). */
+  const seen = new Set<number>();
   const dimsId = (
     d: readonly [string, string | null, string | null, string | null, number, number, number, number, ...(string | null)[]],
   ) => (findDims.get(...d) as number | undefined) ?? Number(addDims.run(...d).lastInsertRowid);
   const nodeId = (name: string | null): number | null =>
     name === null ? null : ((findNode.get(name) as number | undefined) ?? Number(addNode.run(name).lastInsertRowid));
 
-  return (p) => {
+  const write = (p: PodSighting): void => {
     const uid = storedPodUid(p.uid);
     const old = stored.get(uid) as Stored | undefined;
+    if (old !== undefined) seen.add(old.id);
     if (old === undefined) {
       const dims = dimsId([
         p.namespace,
@@ -162,7 +190,7 @@ export function createPodWriter(db: Db): (p: PodSighting) => void {
         p.specHash,
       ]);
       const [name, suffix] = storedPodName(p.name, p.ownerName);
-      insert.run(
+      const id = insert.run(
         uid,
         dims,
         name,
@@ -170,14 +198,15 @@ export function createPodWriter(db: Db): (p: PodSighting) => void {
         nodeId(p.nodeName),
         p.createdAt,
         p.at,
-        p.at,
+        OPEN_LAST_SEEN,
         p.phase,
         p.finishedAt,
         p.scheduledAt,
         p.startedAt,
         p.volumes,
         p.clusterId ?? 1,
-      );
+      ).lastInsertRowid;
+      seen.add(Number(id));
       return;
     }
     const specHash = p.specHash ?? old.spec_hash;
@@ -198,7 +227,7 @@ export function createPodWriter(db: Db): (p: PodSighting) => void {
       scheduledAt === old.scheduled_at &&
       startedAt === old.started_at
     ) {
-      touch.run(p.at, old.id);
+      if (old.last_seen !== OPEN_LAST_SEEN) touch.run(OPEN_LAST_SEEN, old.id);
       return;
     }
     const dims = sameDims
@@ -220,7 +249,7 @@ export function createPodWriter(db: Db): (p: PodSighting) => void {
     update.run(
       dims,
       p.nodeName === old.node_name ? old.node_id : nodeId(p.nodeName),
-      p.at,
+      OPEN_LAST_SEEN,
       p.phase,
       finishedAt,
       scheduledAt,
@@ -229,4 +258,17 @@ export function createPodWriter(db: Db): (p: PodSighting) => void {
       old.id,
     );
   };
+  const closeGone = (clusterId: number, at: number): number => {
+    const prev = previousSnapshot.get(clusterId, at) as number | null;
+    let closed = 0;
+    for (const [id, firstSeen] of openOf.all(clusterId, OPEN_LAST_SEEN) as [number, number][]) {
+      if (seen.has(id)) continue;
+      // Opened by a write no snapshot followed (none lists it after its first sighting): closed where first seen.
+      touch.run(Math.max(prev ?? firstSeen, firstSeen), id);
+      closed += 1;
+    }
+    seen.clear();
+    return closed;
+  };
+  return Object.assign(write, { closeGone, forget: () => seen.clear() });
 }

@@ -9,6 +9,9 @@ import { openDb } from '../../db/open-db.js';
 import { type RunningSandbox, startSandbox } from '../../sandbox/index.js';
 import { sandboxPracticeBills } from '../../sandbox/practice-bills.js';
 import { evaluate, usageRecords } from '../../sandbox/serve/ce-query.js';
+import { createCostExplorerClient } from '../../collectors/cost-explorer/client.js';
+import { collectAccountCostExplorer } from '../../collectors/cost-explorer/collect-account.js';
+import { createClustersRepository } from '../../db/repositories/clusters-repository.js';
 import { parseCeQuery } from '../../sandbox/serve/ce-request.js';
 import { buildApp } from '../../server/app.js';
 
@@ -31,6 +34,8 @@ const served: Record<'both' | 'week4' | 'staging', string[]> = { both: [], week4
 let firstAt: number;
 /** The clusters file of week4 and staging. */
 let clusters: ClusterEntry[];
+/** Pages of the HOURLY query asked one sequence per purchase type at the first collect (worked out in its test). */
+let hourlyByType: number[] = [];
 
 /** Prometheus backfills three hours before the first snapshot (each cluster from its own Prometheus). */
 const PROMETHEUS_SINCE_MS = 3 * HOUR_MS;
@@ -319,6 +324,42 @@ describe('two clusters in one ledger (--clusters)', () => {
     expect(bill('both.db', STAGING)).toEqual(stagingAlone);
   });
 
+  it("each cluster's instance-type, hourly and per-instance lines (Cost Explorer) equal its one-cluster ledger's, to the cent", () => {
+    const lines = (dbName: string, cluster: string | null, granularity: string, groupBy: string): Record<string, number> => {
+      const db = openDb({ path: join(dir, dbName), readonly: true });
+      try {
+        const rows = db
+          .prepare(
+            `SELECT period_start AS at, nodepool, dimension_value AS what, unblended_usd AS usd, usage_quantity AS qty
+             FROM cost_lines
+             WHERE source = 'cost-explorer' AND granularity = @granularity AND group_by = @groupBy
+               AND cluster_id = (SELECT id FROM clusters WHERE @cluster IS NULL OR name = @cluster ORDER BY id LIMIT 1)`,
+          )
+          .all({ cluster, granularity, groupBy }) as { at: string; nodepool: string; what: string; usd: number; qty: number }[];
+        return Object.fromEntries(
+          rows.flatMap((r) => [
+            [`${r.at} ${r.nodepool} ${r.what}`, Math.round(r.usd * 100)],
+            [`${r.at} ${r.nodepool} ${r.what} hours`, Math.round(r.qty * 100)],
+          ]),
+        );
+      } finally {
+        db.close();
+      }
+    };
+    for (const [granularity, groupBy, sample] of [
+      ['DAILY', 'INSTANCE_TYPE', ' general '],
+      ['HOURLY', 'PURCHASE_TYPE', 'T'],
+      ['DAILY', 'RESOURCE_ID', ' i-'],
+    ] as const) {
+      const week4Alone = lines('week4.db', null, granularity, groupBy);
+      const stagingAlone = lines('staging.db', null, granularity, groupBy);
+      expect(Object.keys(week4Alone).some((k) => k.includes(sample))).toBe(true);
+      expect(Object.keys(stagingAlone).length).toBeGreaterThan(0);
+      expect(lines('both.db', WEEK4, granularity, groupBy), `${granularity} x ${groupBy}, ${WEEK4}`).toEqual(week4Alone);
+      expect(lines('both.db', STAGING, granularity, groupBy), `${granularity} x ${groupBy}, ${STAGING}`).toEqual(stagingAlone);
+    }
+  });
+
   it('Cost Explorer: one paged sequence per query for the account, not per cluster; the fewest pages the sandbox cuts', () => {
     const ce = (ops: string[]): number => ops.filter((o) => o.startsWith('ce:GetCostAndUsage')).length;
     // The account's queries, evaluated at the sandbox: its own evaluator over both clusters' bill, pages of 50 slots
@@ -331,10 +372,20 @@ describe('two clusters in one ledger (--clusters)', () => {
     const day = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
     const period = { Start: day(firstAt - 2 * 24 * HOUR_MS), End: day(firstAt + 24 * HOUR_MS) };
     const clustersIn = { Tags: { Key: 'eks:eks-cluster-name', Values: [WEEK4, STAGING] } };
-    const pagesOf = (filter: unknown, groupBy: unknown[]): { pages: number; keys: string[][] } => {
+    const pagesOf = (
+      filter: unknown,
+      groupBy: unknown[],
+      o: { period?: { Start: string; End: string }; granularity?: string; withResources?: boolean } = {},
+    ): { pages: number; keys: string[][] } => {
       const q = parseCeQuery(
-        { TimePeriod: period, Granularity: 'DAILY', Metrics: ['UnblendedCost'], Filter: filter, GroupBy: groupBy },
-        { withResources: false },
+        {
+          TimePeriod: o.period ?? period,
+          Granularity: o.granularity ?? 'DAILY',
+          Metrics: ['UnblendedCost'],
+          Filter: filter,
+          GroupBy: groupBy,
+        },
+        { withResources: o.withResources ?? false },
       );
       const results = evaluate(q, records, firstAt);
       const slots = results.reduce((s, r) => s + Math.max(1, r.groups.length), 0);
@@ -355,11 +406,130 @@ describe('two clusters in one ledger (--clusters)', () => {
       (t) => pagesOf({ And: [clustersIn, compute, { Dimensions: { Key: 'PURCHASE_TYPE', Values: [t] } }] }, byPool).pages,
     );
     const other = pagesOf({ And: [clustersIn, { Dimensions: { Key: 'SERVICE', Values: ['EC2 - Other'] } }] }, byPool).pages;
-    const fewest = split.pages + perType.reduce((a, b) => a + b, 0) + other;
-    expect(ce(served.both)).toBe(fewest);
-    // Fewer than the two one-cluster ledgers' DAILY queries together (three each, a page or more apiece).
-    expect(ce(served.both)).toBeLessThan(ce(served.week4) + ce(served.staging));
+    const daily = split.pages + perType.reduce((a, b) => a + b, 0) + other;
+    // The finer lines (collect-account.ts, 4-6): instance types, hourly and per-instance lines one sequence per
+    // cluster (filter its tag, GroupBy [NodePool, INSTANCE_TYPE | PURCHASE_TYPE | RESOURCE_ID]; for HOURLY two
+    // purchase types against two clusters is a tie, asked per cluster), over the window's days, or its hours.
+    const hour = (ms: number): string => `${new Date(ms).toISOString().slice(0, 19)}Z`;
+    const hours = { Start: hour(Date.parse(`${period.Start}T00:00:00Z`)), End: hour(Math.ceil(firstAt / HOUR_MS) * HOUR_MS) };
+    const one = (cluster: string) => ({ Tags: { Key: 'eks:eks-cluster-name', Values: [cluster] } });
+    const byPoolAnd = (key: string) => [
+      { Type: 'TAG', Key: 'karpenter.sh/nodepool' },
+      { Type: 'DIMENSION', Key: key },
+    ];
+    const instanceTypes = [WEEK4, STAGING].map((c) => pagesOf({ And: [one(c), compute] }, byPoolAnd('INSTANCE_TYPE')).pages);
+    const hourly = [WEEK4, STAGING].map(
+      (c) => pagesOf({ And: [one(c), compute] }, byPoolAnd('PURCHASE_TYPE'), { period: hours, granularity: 'HOURLY' }).pages,
+    );
+    // Asked per purchase type instead (one sequence each, GroupBy [cluster, NodePool]): the pages it would take.
+    hourlyByType = types.map(
+      (t) =>
+        pagesOf({ And: [clustersIn, compute, { Dimensions: { Key: 'PURCHASE_TYPE', Values: [t] } }] }, byPool, {
+          period: hours,
+          granularity: 'HOURLY',
+        }).pages,
+    );
+    const resources = [WEEK4, STAGING].map(
+      (c) => pagesOf({ And: [one(c), compute] }, byPoolAnd('RESOURCE_ID'), { withResources: true }).pages,
+    );
+    const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
+    expect(ce(served.both)).toBe(daily + sum(instanceTypes) + sum(hourly) + sum(resources));
+    // Per cluster, its instance-type and per-instance requests at the first collect are its one-cluster ledger's (the
+    // same query).
+    const pagesIn = (dbName: string, groupBy: string): number => {
+      const db = openDb({ path: join(dir, dbName), readonly: true });
+      try {
+        const details = db
+          .prepare(`SELECT detail FROM api_requests WHERE service = 'ce' AND detail IS NOT NULL AND at = ?`)
+          .pluck()
+          .all(firstAt) as string[];
+        return details
+          .map((d) => JSON.parse(d) as { groupBy?: string; granularity?: string })
+          .filter((d) => d.groupBy === groupBy && d.granularity === 'DAILY').length;
+      } finally {
+        db.close();
+      }
+    };
+    expect([pagesIn('week4.db', 'INSTANCE_TYPE'), pagesIn('staging.db', 'INSTANCE_TYPE')]).toEqual(instanceTypes);
+    expect([pagesIn('week4.db', 'RESOURCE_ID'), pagesIn('staging.db', 'RESOURCE_ID')]).toEqual(resources);
+    const hourlyPages = (dbName: string): number => {
+      const db = openDb({ path: join(dir, dbName), readonly: true });
+      try {
+        return (
+          db
+            .prepare(`SELECT detail FROM api_requests WHERE service = 'ce' AND detail IS NOT NULL AND at = ?`)
+            .pluck()
+            .all(firstAt) as string[]
+        ).filter((d) => (JSON.parse(d) as { granularity?: string }).granularity === 'HOURLY').length;
+      } finally {
+        db.close();
+      }
+    };
+    expect([hourlyPages('week4.db'), hourlyPages('staging.db')]).toEqual(hourly);
+    // Never more than the two one-cluster ledgers together: the finer lines are their queries, and the account's
+    // DAILY purchase-type and EC2 - Other lines take 4 pages here where the two ledgers take 2 + 2 (with two clusters
+    // a tie; each further cluster adds 2 sequences to theirs, none to the account's).
+    expect(ce(served.both)).toBe(ce(served.week4) + ce(served.staging));
+    expect(daily).toBe(4);
     expect(served.both.filter((o) => o === 'ce:ListCostAllocationTags').length).toBe(1);
+  });
+
+  it('HOURLY asked per purchase type (the split for fewer purchase types than clusters): the same lines, one sequence a type', async () => {
+    const second = sandbox.second;
+    if (second === null) throw new Error('no second cluster');
+    const db = openDb({ path: join(dir, 'by-type.db') });
+    const ce = createCostExplorerClient({ region: 'us-east-1' });
+    const log = sandbox.ctx.requestLog;
+    try {
+      const declared = (name: string) => ({
+        name,
+        namedFrom: 'clusters-file' as const,
+        account: null,
+        region: 'us-east-1',
+        kubeContext: name,
+        inCluster: false,
+        awsProfile: null,
+        roleArn: null,
+        prometheusUrl: null,
+      });
+      const ids = createClustersRepository(db)
+        .declare([declared(WEEK4), declared(STAGING)], firstAt)
+        .map((c) => ({ id: c.id, name: c.name }));
+      // At the first collect's instant (the hours the pages above were worked out for), then the clock put back.
+      const back = sandbox.ctx.clock.now();
+      at(firstAt);
+      const from = log.length;
+      const result = await collectAccountCostExplorer(
+        { db, ce, clusters: ids, now: firstAt, hourly: true, hourlySplit: 'purchase-type', otherCosts: false },
+        { startMs: firstAt - 2 * 24 * HOUR_MS, endMs: firstAt },
+      ).finally(() => at(back));
+      const hourly = result.queries.filter((q) => q.granularity === 'HOURLY');
+      expect(hourly.map((q) => [q.cluster, q.unavailable])).toEqual([[undefined, undefined]]);
+      expect(hourly[0].requests).toBe(hourlyByType.reduce((a, b) => a + b, 0));
+      expect(log.slice(from).filter((r) => r.operation === 'ce:GetCostAndUsage').length).toBe(result.requests);
+    } finally {
+      ce.destroy();
+      db.close();
+    }
+    const hourCents = (dbName: string, cluster: string | null): Record<string, number[]> => {
+      const d = openDb({ path: join(dir, dbName), readonly: true });
+      try {
+        const rows = d
+          .prepare(
+            `SELECT period_start AS at, nodepool, dimension_value AS what, unblended_usd AS usd, usage_quantity AS qty FROM cost_lines
+             WHERE source = 'cost-explorer' AND granularity = 'HOURLY' AND group_by = 'PURCHASE_TYPE'
+               AND period_start_ms < @firstAt
+               AND cluster_id = (SELECT id FROM clusters WHERE @cluster IS NULL OR name = @cluster ORDER BY id LIMIT 1)`,
+          )
+          .all({ cluster, firstAt }) as { at: string; nodepool: string; what: string; usd: number; qty: number }[];
+        return Object.fromEntries(rows.map((r) => [`${r.at} ${r.nodepool} ${r.what}`, [Math.round(r.usd * 100), Math.round(r.qty * 100)]]));
+      } finally {
+        d.close();
+      }
+    };
+    expect(Object.keys(hourCents('by-type.db', WEEK4)).length).toBeGreaterThan(24);
+    expect(hourCents('by-type.db', WEEK4)).toEqual(hourCents('week4.db', null));
+    expect(hourCents('by-type.db', STAGING)).toEqual(hourCents('staging.db', null));
   });
 
   it('prices once per region: the two clusters of us-east-1 cost the Pricing API what week4 alone does', () => {
