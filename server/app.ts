@@ -275,14 +275,16 @@ function registerApiRoutes(
     explanations: createExplanationsService(createKarpenterExplanationsRepository(db), ctx),
   });
   const teamsRepo = createAnalyticsTeamsRepository(db);
+  const clusterList = createClustersRepository(db);
   app.register(teamsRoutes, {
+    clusters: () => clusterList.list(),
     teams: createTeamsService(teamsRepo, packing, ctx),
     teamsCur: createTeamsCurService(teamsRepo, packing, cur, ctx),
   });
   // Usage charts on this thread; the recommendations (engine re-packs) through the engine.
   app.register(workloadsRoutes, { workloads: createWorkloadsService(createUsageRepository(db), packing), engine });
   app.register(billRoutes, { bill, practice: createBillPractice(db, bill, practiceBills), billCur: createBillCurService(db) });
-  app.register(whatIfRoutes, { engine });
+  app.register(whatIfRoutes, { engine, clusters: () => clusterList.list() });
   app.register(karpenterTryRoutes, { engine });
   app.register(budgetsRoutes, { budgets: createBudgetService(db, writer, now) });
   // Prometheus exposition of the same figures (not an /api route: hidden from the OpenAPI document).

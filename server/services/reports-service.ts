@@ -23,12 +23,16 @@ import type { ClusterFreshness } from '../schemas/clusters.js';
 const CADENCE_SNAPSHOTS = 7;
 
 /** Each cluster of the ledger with its freshness (GET /api/clusters, /api/status). */
-export function clustersFreshness(repo: ReportsRepository): ClusterFreshness[] {
+export function clustersFreshness(repo: ReportsRepository): ClusterFreshness[];
+/** The same, each with its usage status (GET /api/status). */
+export function clustersFreshness<U>(repo: ReportsRepository, usageOf: (clusterId: number) => U): (ClusterFreshness & { usage: U })[];
+export function clustersFreshness<U>(repo: ReportsRepository, usageOf?: (clusterId: number) => U): ClusterFreshness[] {
   const rows = repo.clusterSnapshots(CADENCE_SNAPSHOTS);
   const fresh = clusterFreshness(rows);
   return rows.map((c, i) => {
     const f = fresh[i];
     return {
+      ...(usageOf === undefined ? {} : { usage: usageOf(c.id) }),
       name: c.name,
       account: c.account,
       region: c.region,
@@ -174,7 +178,7 @@ export function createReportsService(
         usage: usageStatus(repo.usageStatus()),
         store: storeStatus(repo.storeFacts()),
         fill: fill(),
-        clusters: clustersFreshness(repo),
+        clusters: clustersFreshness(repo, (id) => usageStatus(repo.clusterUsageStatus(id))),
       };
     },
 
