@@ -144,49 +144,53 @@ describe('the dashboard over two clusters', () => {
       }
   });
 
-  it("Savings under All clusters: a section per cluster equal to that cluster's ?cluster= answer, and the clusters' total", async () => {
-    interface Headroom {
-      rows: { nodePool: string; headroomUsdPerMonth: number; spotUsdPerMonth: number }[];
-      totals: { headroomUsdPerMonth: number; spotUsdPerMonth: number };
-    }
-    const headroomOf = async (c: string): Promise<Headroom> => {
-      const res = await fetch(`${served.baseUrl}/api/whatif/headroom?cluster=${c}`);
-      expect(res.status).toBe(200);
-      return (await res.json()) as Headroom;
-    };
-    const each = await Promise.all(ledger.names.map(headroomOf));
-    const { page, errors, close } = await open(`/savings?${RANGE}`);
-    try {
-      const total = page.getByTestId('headroom-total');
-      await total.waitFor({ timeout: 120_000 });
-      const usd = async (loc: ReturnType<Page['locator']>) => Number(await loc.getAttribute('data-usd'));
-      const sum = (k: 'headroomUsdPerMonth' | 'spotUsdPerMonth') => each.reduce((a, h) => a + h.totals[k], 0);
-      expect(await usd(total.locator('strong').nth(0))).toBeCloseTo(sum('headroomUsdPerMonth'), 2);
-      expect(await usd(total.locator('strong').nth(1))).toBeCloseTo(sum('spotUsdPerMonth'), 2);
-      for (const [i, name] of ledger.names.entries()) {
-        const want = each[i];
-        const table = page.getByTestId(`headroom-table-${name}`);
-        const rows = table.locator('tbody tr');
-        expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-nodepool')))).toEqual(
-          want?.rows.map((r) => r.nodePool),
-        );
-        for (const [j, r] of (want?.rows ?? []).entries())
-          expect(await usd(rows.nth(j).locator('td.num').nth(0))).toBeCloseTo(r.headroomUsdPerMonth, 2);
+  it(
+    "Savings under All clusters: a section per cluster equal to that cluster's ?cluster= answer, and the clusters' total",
+    { timeout: 180_000 },
+    async () => {
+      interface Headroom {
+        rows: { nodePool: string; headroomUsdPerMonth: number; spotUsdPerMonth: number }[];
+        totals: { headroomUsdPerMonth: number; spotUsdPerMonth: number };
       }
-      // Why not consolidated: every cluster's nodes, each naming its cluster, and each cluster's own next round.
-      await page.getByTestId('why-not-table').waitFor({ timeout: 120_000 });
-      const clustersShown = await page
-        .getByTestId('why-not-table')
-        .locator('tbody tr')
-        .evaluateAll((trs) => [...new Set(trs.map((tr) => tr.getAttribute('data-cluster')))]);
-      expect(clustersShown.sort()).toEqual([...ledger.names].sort());
-      for (const name of ledger.names) await page.getByTestId(`why-not-cluster-${name}`).waitFor();
-      await screenshot(page, 'clusters-savings-all');
-      expect(errors).toEqual([]);
-    } finally {
-      await close();
-    }
-  });
+      const headroomOf = async (c: string): Promise<Headroom> => {
+        const res = await fetch(`${served.baseUrl}/api/whatif/headroom?cluster=${c}`);
+        expect(res.status).toBe(200);
+        return (await res.json()) as Headroom;
+      };
+      const each = await Promise.all(ledger.names.map(headroomOf));
+      const { page, errors, close } = await open(`/savings?${RANGE}`);
+      try {
+        const total = page.getByTestId('headroom-total');
+        await total.waitFor({ timeout: 120_000 });
+        const usd = async (loc: ReturnType<Page['locator']>) => Number(await loc.getAttribute('data-usd'));
+        const sum = (k: 'headroomUsdPerMonth' | 'spotUsdPerMonth') => each.reduce((a, h) => a + h.totals[k], 0);
+        expect(await usd(total.locator('strong').nth(0))).toBeCloseTo(sum('headroomUsdPerMonth'), 2);
+        expect(await usd(total.locator('strong').nth(1))).toBeCloseTo(sum('spotUsdPerMonth'), 2);
+        for (const [i, name] of ledger.names.entries()) {
+          const want = each[i];
+          const table = page.getByTestId(`headroom-table-${name}`);
+          const rows = table.locator('tbody tr');
+          expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-nodepool')))).toEqual(
+            want?.rows.map((r) => r.nodePool),
+          );
+          for (const [j, r] of (want?.rows ?? []).entries())
+            expect(await usd(rows.nth(j).locator('td.num').nth(0))).toBeCloseTo(r.headroomUsdPerMonth, 2);
+        }
+        // Why not consolidated: every cluster's nodes, each naming its cluster, and each cluster's own next round.
+        await page.getByTestId('why-not-table').waitFor({ timeout: 120_000 });
+        const clustersShown = await page
+          .getByTestId('why-not-table')
+          .locator('tbody tr')
+          .evaluateAll((trs) => [...new Set(trs.map((tr) => tr.getAttribute('data-cluster')))]);
+        expect(clustersShown.sort()).toEqual([...ledger.names].sort());
+        for (const name of ledger.names) await page.getByTestId(`why-not-cluster-${name}`).waitFor();
+        await screenshot(page, 'clusters-savings-all');
+        expect(errors).toEqual([]);
+      } finally {
+        await close();
+      }
+    },
+  );
 
   it('Teams by namespace under All clusters: a cluster column, a namespace both clusters run is two rows', async () => {
     const { page, errors, close } = await open(`/teams?${RANGE}&by=namespace`);
