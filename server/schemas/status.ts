@@ -204,8 +204,9 @@ export const StatusResponseSchema = Type.Object({
   /**
    * Each cluster of the ledger, how fresh its snapshots are (the banner names a stale one) and where its usage comes
    * from (its own metrics-server status, Prometheus backfill and snapshots; the banner names a cluster whose usage
-   * source fails). The top-level `usage` is the first cluster's status over every cluster's snapshots, as before.
+   * source fails; only with several clusters). The top-level `usage` is the first cluster's status over every
+   * cluster's snapshots, as before.
    */
-  clusters: Type.Array(Type.Object({ ...ClusterFreshnessSchema.properties, usage: UsageStatusSchema })),
+  clusters: Type.Array(Type.Object({ ...ClusterFreshnessSchema.properties, usage: Type.Optional(UsageStatusSchema) })),
 });
 export type StatusResponse = Static<typeof StatusResponseSchema>;

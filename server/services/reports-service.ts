@@ -44,6 +44,15 @@ export function clustersFreshness<U>(repo: ReportsRepository, usageOf?: (cluster
   });
 }
 
+/**
+ * The clusters of /api/status: with several, each with its own usage status (the banner names a cluster whose usage
+ * source fails); a one-cluster ledger's as before (its usage is the top-level `usage`).
+ */
+function clustersWithUsage(repo: ReportsRepository): StatusResponse['clusters'] {
+  const clusters = clustersFreshness(repo, (id) => usageStatus(repo.clusterUsageStatus(id)));
+  return clusters.length < 2 ? clusters.map(({ usage: _, ...c }) => c) : clusters;
+}
+
 const toRun = (r: CollectionRunRow): CollectionRun => ({
   kind: r.kind,
   source: r.source,
@@ -178,7 +187,7 @@ export function createReportsService(
         usage: usageStatus(repo.usageStatus()),
         store: storeStatus(repo.storeFacts()),
         fill: fill(),
-        clusters: clustersFreshness(repo, (id) => usageStatus(repo.clusterUsageStatus(id))),
+        clusters: clustersWithUsage(repo),
       };
     },
 

@@ -568,6 +568,9 @@ describe('two clusters in one ledger (--clusters)', () => {
       ['week4.db', 'staging.db'].map(async (db) => (await api<{ usage: unknown }>(db, '/api/status', undefined, false)).body.usage),
     );
     expect(status.body.clusters.map((x) => x.usage)).toEqual(own);
+    // A one-cluster ledger's status as before: its usage is the top-level one, its cluster entry has none.
+    const alone = await api<{ clusters: object[] }>('week4.db', '/api/status', undefined, false);
+    expect(alone.body.clusters.map((x) => 'usage' in x)).toEqual([false]);
   });
 
   it("an unknown cluster is a 400 naming the ledger's clusters", async () => {

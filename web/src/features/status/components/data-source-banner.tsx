@@ -78,11 +78,12 @@ const usageFails = (u: StatusResponse['usage']): string | null =>
  * one-cluster ledger's banner says it as before, UsageNote); the snapshots with usage over every cluster otherwise.
  */
 function ClustersUsageNote({ clusters }: { clusters: StatusResponse['clusters'] }) {
-  const failing = clusters.flatMap((c) => {
-    const why = usageFails(c.usage);
-    return why === null ? [] : [{ name: c.name, why, title: c.usage.metricsServer?.message ?? c.usage.prometheus?.message ?? undefined }];
+  const usages = clusters.flatMap((c) => (c.usage === undefined ? [] : [{ name: c.name, usage: c.usage }]));
+  const failing = usages.flatMap(({ name, usage }) => {
+    const why = usageFails(usage);
+    return why === null ? [] : [{ name, why, title: usage.metricsServer?.message ?? usage.prometheus?.message ?? undefined }];
   });
-  const measured = clusters.filter((c) => c.usage.metricsServer !== null);
+  const measured = usages.filter((c) => c.usage.metricsServer !== null);
   const snapshots = measured.reduce((s, c) => s + c.usage.snapshots, 0);
   const withUsage = measured.reduce((s, c) => s + c.usage.snapshotsWithUsage, 0);
   return (
