@@ -18,7 +18,7 @@ export async function teamsRoutes(
     {
       summary: 'Node cost split over teams by request share, AWS split cost allocation or OpenCost (`method`), with idle per NodePool',
       description:
-        'Lines in cents that add up exactly to the node cost. `method=request-share` (default; `weights=` cpu,memory applies to it only), `aws-split` or `opencost`, answered with `methodInfo` (name, source, link, definition) and `feed` (requests only, or how much of the range usage fed); `idle` (line or spread), `label` (the team label), `groupBy` (team or namespace), `team`.',
+        'Lines in cents that add up exactly to the node cost. `method=request-share` (default; `weights=` cpu,memory applies to it only), `aws-split` or `opencost`, answered with `methodInfo` (name, source, link, definition) and `feed` (requests only, or how much of the range usage fed); `idle` (line or spread), `label` (the team label), `groupBy` (team or namespace), `team`. Without `cluster` on a ledger of several clusters: each cluster split on its own (exactly its `?cluster=` rows), every row naming its cluster — a namespace two clusters run is two rows — and the totals added.',
       csv: { fileName: 'teams-cost', table: (b) => b.rows },
     },
     (q, c) => teams.cost(q, c.clusterId, held(c.clusterId)),

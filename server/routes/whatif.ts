@@ -36,6 +36,10 @@ async function perCluster<T>(
 const TEXT_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml', 'text/plain'];
 const MAX_PREDICT_BYTES = 1024 * 1024;
 
+/** What the two what-ifs of the Savings page answer under "All clusters". */
+const EVERY_CLUSTER_NOTE =
+  'Without `cluster` on a ledger of several clusters: each cluster simulated on its own newest snapshot (at or before `at`) with its own Karpenter version, exactly as `?cluster=` answers it, side by side: every row names its cluster, `clusters` gives each cluster its snapshot, catalogue and figures, and what adds up across clusters (cost per hour, savings per month) is added.';
+
 const SIMULATION_NOTE =
   'A simulation by the scheduling engine over one stored snapshot (`at`, default the newest); the answer says so (`simulation: true`), names the snapshot and the catalogue’s prices. GETs never write. Computed off the API’s thread, once per snapshot and parameters; not finished within the time bound: 503 with Retry-After (it goes on, and asking again finds it).';
 
@@ -55,7 +59,7 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { engine: EngineR
     {
       summary:
         'Consolidation headroom and the spot lever per NodePool: today’s cost per hour against a re-pack of every pod from scratch, USD per month (× 730)',
-      description: `${SIMULATION_NOTE} Pods stay in their NodePool and capacity type for the best placement (the cheaper of today and the re-pack) (the cheaper of the re-pack and today); the spot figure lets pods without karpenter.sh/do-not-disrupt take spot.`,
+      description: `${SIMULATION_NOTE} Pods stay in their NodePool and capacity type for the best placement (the cheaper of today and the re-pack) (the cheaper of the re-pack and today); the spot figure lets pods without karpenter.sh/do-not-disrupt take spot. ${EVERY_CLUSTER_NOTE}`,
       errors: [404, 503],
       csv: {
         fileName: 'whatif-headroom',
@@ -130,7 +134,7 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { engine: EngineR
     {
       summary:
         'Why not consolidated: per node, the decision of Karpenter’s next consolidation round or the reason it stays (Karpenter’s wording where it has one), with its cost',
-      description: `${SIMULATION_NOTE} CSV: one line per node.`,
+      description: `${SIMULATION_NOTE} CSV: one line per node. ${EVERY_CLUSTER_NOTE} Each cluster's next round (its command) is in \`clusters\`.`,
       errors: [404, 503],
       csv: {
         fileName: 'why-not-consolidated',
