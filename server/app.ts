@@ -276,7 +276,9 @@ function registerApiRoutes(
     explanations: createExplanationsService(createKarpenterExplanationsRepository(db), ctx),
   });
   const teamsRepo = createAnalyticsTeamsRepository(db);
+  const clusterList = createClustersRepository(db);
   app.register(teamsRoutes, {
+    clusters: () => clusterList.list(),
     teams: createTeamsService(teamsRepo, packing, ctx),
     teamsCur: createTeamsCurService(teamsRepo, packing, cur, ctx),
   });
@@ -286,7 +288,7 @@ function registerApiRoutes(
     engine,
   });
   app.register(billRoutes, { bill, practice: createBillPractice(db, bill, practiceBills), billCur: createBillCurService(db) });
-  app.register(whatIfRoutes, { engine });
+  app.register(whatIfRoutes, { engine, clusters: () => clusterList.list() });
   app.register(karpenterTryRoutes, { engine });
   app.register(budgetsRoutes, { budgets: createBudgetService(db, writer, now) });
   // Prometheus exposition of the same figures (not an /api route: hidden from the OpenAPI document).

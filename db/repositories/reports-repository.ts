@@ -6,7 +6,7 @@ import { INTERVAL_CAP_MS } from './analytics-intervals.js';
 import { createRangeRollupReader } from './range-rollups.js';
 import { CLUSTER_REGION_SETTING, toRunStatus, type RunStatus } from './runs-repository.js';
 import { createRetentionStoreRepository, type StoreFacts } from './retention-store-repository.js';
-import { METRICS_STATUS_SETTING, PROMETHEUS_STATUS_SETTING } from './usage-repository.js';
+import { clusterSetting, METRICS_STATUS_SETTING, PROMETHEUS_STATUS_SETTING } from './usage-repository.js';
 
 /**
  * All read SQL behind the dashboard's overview: daily cost per NodePool (Cost Explorer bill and our
@@ -346,6 +346,11 @@ export function createReportsRepository(db: Db) {
       CAST(TOTAL(COALESCE(fold_available, state = 'available')) AS INTEGER) AS withUsage,
       MAX(CASE WHEN state = 'available' THEN taken_at END) AS lastUsageAt
     FROM usage_snapshots`);
+  const clusterUsageCoverage = db.prepare(`
+    SELECT CAST(TOTAL(COALESCE(fold_snapshots, 1)) AS INTEGER) AS snapshots,
+      CAST(TOTAL(COALESCE(fold_available, state = 'available')) AS INTEGER) AS withUsage,
+      MAX(CASE WHEN state = 'available' THEN taken_at END) AS lastUsageAt
+    FROM usage_snapshots WHERE cluster_id = ?`);
   const lastRunPerKind = db.prepare(`
     SELECT id, kind, source, status, started_at, finished_at, rows_written, message FROM (
       SELECT *, ROW_NUMBER() OVER (PARTITION BY kind ORDER BY started_at DESC, id DESC) AS rn FROM collection_runs
@@ -518,6 +523,13 @@ export function createReportsRepository(db: Db) {
     usageStatus(): UsageStatusRow {
       const text = (key: string): string | null => (setting.get(key) as string | undefined) ?? null;
       const c = usageCoverage.get() as { snapshots: number; withUsage: number; lastUsageAt: number | null };
+      return { metricsServer: text(METRICS_STATUS_SETTING), prometheus: text(PROMETHEUS_STATUS_SETTING), ...c };
+    },
+
+    /** The same for one cluster: its own metrics-server status and Prometheus backfill (`…@<id>`), its snapshots. */
+    clusterUsageStatus(clusterId: number): UsageStatusRow {
+      const text = (key: string): string | null => (setting.get(clusterSetting(key, clusterId)) as string | undefined) ?? null;
+      const c = clusterUsageCoverage.get(clusterId) as { snapshots: number; withUsage: number; lastUsageAt: number | null };
       return { metricsServer: text(METRICS_STATUS_SETTING), prometheus: text(PROMETHEUS_STATUS_SETTING), ...c };
     },
   };

@@ -248,12 +248,14 @@ export function createEnginePool(o: EnginePoolOptions): EngineRunner & { stats()
       let task = tasks.get(key);
       if (task === undefined) {
         const first = (args as unknown[])[0] as { at?: unknown } | undefined;
+        // The what-ifs' second argument is the cluster (null: the newest snapshot of any): another cluster is another world.
+        const cluster = typeof (args as unknown[])[1] === 'number' ? (args as unknown[])[1] : null;
         task = {
           id: nextId++,
           key,
           version,
           call,
-          affinity: JSON.stringify([version, first?.at ?? null]),
+          affinity: JSON.stringify([version, first?.at ?? null, cluster]),
           waiters: new Set(),
           kept: false,
           slot: null,

@@ -7,6 +7,7 @@ import { dayCeil, dayFloor, parseInstant, QueryParamError, utcDay } from '../ana
 import { attributeTeamCost, type IdleMode, type TeamMethod } from '../analytics/team-cost.js';
 import { TEAM_METHODS } from '../analytics/team-methods.js';
 import { overviewStatement, teamsStatement } from './org-statements.js';
+import type { OrgOverviewResponse, OrgQueryInfo, OrgRange, OrgTeamsResponse } from '../schemas/org.js';
 
 /**
  * The organisation's Overview and Teams, every cluster of the export at once, answered by Athena: one statement per
@@ -27,49 +28,7 @@ export const athenaCostUsd = (scannedBytes: number): number => (athenaBilledByte
 /** The engine refused or failed a statement: answered 502 with its reason (Athena's, naming the query id). */
 export class OrgEngineError extends Error {}
 
-export interface OrgQueryInfo {
-  engine: string;
-  queryExecutionId: string;
-  scannedBytes: number;
-  billedBytes: number;
-  /** What this query cost at USD 5/TB (0 when answered from the cache: it was paid once). */
-  costUsd: number;
-  engineMs: number;
-  /** Answered from the cache (the query ran earlier, for this same statement). */
-  cached: boolean;
-}
-
-export interface OrgRange {
-  from?: string;
-  to?: string;
-}
-
-export interface OrgOverviewResponse {
-  from: string;
-  to: string;
-  rows: { cluster: string; day: string; nodePool: string; capacityType: string; estimateUsd: number }[];
-  clusters: { cluster: string; estimateUsd: number; nodeHours: number; cpu: number | null; memory: number | null }[];
-  totals: { estimateUsd: number };
-  query: OrgQueryInfo;
-}
-
-export interface OrgTeamsResponse {
-  from: string;
-  to: string;
-  method: TeamMethod;
-  methodName: string;
-  idle: IdleMode;
-  groupBy: 'team' | 'namespace';
-  clusters: {
-    cluster: string;
-    teams: { kind: 'team' | 'idle'; team: string | null; costUsd: number }[];
-    totals: { nodeCostUsd: number; teamsUsd: number; idleUsd: number };
-  }[];
-  /** Every cluster's lines summed per team (cents added, so they add up to the clusters' totals). */
-  teams: { kind: 'team' | 'idle'; team: string | null; costUsd: number }[];
-  totals: { nodeCostUsd: number; teamsUsd: number; idleUsd: number };
-  query: OrgQueryInfo;
-}
+export type { OrgOverviewResponse, OrgQueryInfo, OrgRange, OrgTeamsResponse } from '../schemas/org.js';
 
 const num = (v: OrgValue | undefined): number => (typeof v === 'number' ? v : v === null || v === undefined ? 0 : Number(v));
 const str = (v: OrgValue | undefined): string | null => (v === null || v === undefined ? null : String(v));

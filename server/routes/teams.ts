@@ -1,22 +1,27 @@
 import type { FastifyInstance } from 'fastify';
 import type { TeamsCurService } from '../services/teams-cur-service.js';
-import type { TeamsService } from '../services/teams-service.js';
+import type { ClusterName, TeamsService } from '../services/teams-service.js';
 import { apiRoutes } from './api-route.js';
 
 /** Teams: the node cost split over the teams (or namespaces) that requested it. */
-export async function teamsRoutes(app: FastifyInstance, opts: { teams: TeamsService; teamsCur: TeamsCurService }): Promise<void> {
+export async function teamsRoutes(
+  app: FastifyInstance,
+  opts: { teams: TeamsService; teamsCur: TeamsCurService; clusters?: () => readonly ClusterName[] },
+): Promise<void> {
   const { teams, teamsCur } = opts;
   const routes = apiRoutes(app, 'teams');
+  /** The ledger's clusters: several and none named, each cluster is split on its own (rows per cluster). */
+  const held = (clusterId: number | null): readonly ClusterName[] => (clusterId === null ? (opts.clusters?.() ?? []) : []);
 
   routes.get(
     '/api/teams/cost',
     {
       summary: 'Node cost split over teams by request share, AWS split cost allocation or OpenCost (`method`), with idle per NodePool',
       description:
-        'Lines in cents that add up exactly to the node cost. `method=request-share` (default; `weights=` cpu,memory applies to it only), `aws-split` or `opencost`, answered with `methodInfo` (name, source, link, definition) and `feed` (requests only, or how much of the range usage fed); `idle` (line or spread), `label` (the team label), `groupBy` (team or namespace), `team`.',
+        'Lines in cents that add up exactly to the node cost. `method=request-share` (default; `weights=` cpu,memory applies to it only), `aws-split` or `opencost`, answered with `methodInfo` (name, source, link, definition) and `feed` (requests only, or how much of the range usage fed); `idle` (line or spread), `label` (the team label), `groupBy` (team or namespace), `team`. Without `cluster` on a ledger of several clusters: each cluster split on its own (exactly its `?cluster=` rows), every row naming its cluster — a namespace two clusters run is two rows — and the totals added.',
       csv: { fileName: 'teams-cost', table: (b) => b.rows },
     },
-    (q, c) => teams.cost(q, c.clusterId),
+    (q, c) => teams.cost(q, c.clusterId, held(c.clusterId)),
   );
 
   routes.get(
@@ -28,10 +33,19 @@ export async function teamsRoutes(app: FastifyInstance, opts: { teams: TeamsServ
       csv: {
         fileName: 'teams-cost-series',
         table: (b) =>
-          b.buckets.flatMap((k) => k.teams.map((t) => ({ from: k.from, to: k.to, kind: t.kind, team: t.team, costUsd: t.costUsd }))),
+          b.buckets.flatMap((k) =>
+            k.teams.map((t) => ({
+              from: k.from,
+              to: k.to,
+              ...(t.cluster === undefined ? {} : { cluster: t.cluster }),
+              kind: t.kind,
+              team: t.team,
+              costUsd: t.costUsd,
+            })),
+          ),
       },
     },
-    (q, c) => teams.series(q, c.clusterId),
+    (q, c) => teams.series(q, c.clusterId, held(c.clusterId)),
   );
 
   routes.get(

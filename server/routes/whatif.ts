@@ -3,32 +3,69 @@ import { API_ROUTES, type ApiQuery } from '../schemas/api-routes.js';
 import { ErrorResponseSchema } from '../schemas/common.js';
 import { NodeDecisionSchema } from '../schemas/whatif.js';
 import type { EngineRunner } from '../engine-pool/engine-runner.js';
+import { headroomAcrossClusters, whyNotAcrossClusters, type ClusterAnswer } from '../services/whatif-clusters.js';
 import { PredictInputError } from '../services/whatif-service.js';
 import { apiRoutes, clientGone } from './api-route.js';
+
+/** The ledger's clusters, by id and name (clusters-repository list()). */
+export type ClusterList = () => readonly { id: number; name: string }[];
+
+/**
+ * Every cluster's answer, each asked of the engine exactly as `?cluster=NAME` asks it (the same call, so the pool keeps
+ * one answer for both: the all-clusters page and a cluster picked after it share their simulations, and the warm-up of
+ * the all-clusters page warms each cluster's). A cluster without a snapshot yet is left out; none at all: its 404.
+ */
+async function perCluster<T>(
+  clusters: readonly { id: number; name: string }[],
+  ask: (clusterId: number) => Promise<T>,
+): Promise<ClusterAnswer<T>[]> {
+  const settled = await Promise.allSettled(clusters.map((c) => ask(c.id)));
+  const parts: ClusterAnswer<T>[] = [];
+  let missing: unknown = null;
+  settled.forEach((s, i) => {
+    const name = clusters[i]?.name ?? '';
+    if (s.status === 'fulfilled') parts.push({ cluster: name, answer: s.value });
+    else if ((s.reason as { statusCode?: unknown } | null)?.statusCode === 404) missing ??= s.reason;
+    else throw s.reason;
+  });
+  if (parts.length === 0) throw missing;
+  return parts;
+}
 
 /** Kubernetes objects as text: what `kubectl get -o yaml` prints, or JSON. */
 const TEXT_TYPES = ['application/yaml', 'application/x-yaml', 'text/yaml', 'text/x-yaml', 'text/plain'];
 const MAX_PREDICT_BYTES = 1024 * 1024;
 
+/** What the two what-ifs of the Savings page answer under "All clusters". */
+const EVERY_CLUSTER_NOTE =
+  'Without `cluster` on a ledger of several clusters: each cluster simulated on its own newest snapshot (at or before `at`) with its own Karpenter version, exactly as `?cluster=` answers it, side by side: every row names its cluster, `clusters` gives each cluster its snapshot, catalogue and figures, and what adds up across clusters (cost per hour, savings per month) is added.';
+
 const SIMULATION_NOTE =
   'A simulation by the scheduling engine over one stored snapshot (`at`, default the newest); the answer says so (`simulation: true`), names the snapshot and the catalogue’s prices. GETs never write. Computed off the API’s thread, once per snapshot and parameters; not finished within the time bound: 503 with Retry-After (it goes on, and asking again finds it).';
 
 /** What-if on the stored data: the engine over a snapshot. Each handler is one named call into the engine (worker pool or inline). */
-export async function whatIfRoutes(app: FastifyInstance, opts: { engine: EngineRunner }): Promise<void> {
+export async function whatIfRoutes(app: FastifyInstance, opts: { engine: EngineRunner; clusters?: ClusterList }): Promise<void> {
   const { engine } = opts;
   const routes = apiRoutes(app, 'whatif');
+  /** Several clusters and none named: each cluster's answer, else null (one cluster, or `?cluster=`: as before). */
+  const everyCluster = (clusterId: number | null) => {
+    if (clusterId !== null || opts.clusters === undefined) return null;
+    const held = opts.clusters();
+    return held.length < 2 ? null : held;
+  };
 
   routes.get(
     '/api/whatif/headroom',
     {
       summary:
         'Consolidation headroom and the spot lever per NodePool: today’s cost per hour against a re-pack of every pod from scratch, USD per month (× 730)',
-      description: `${SIMULATION_NOTE} Pods stay in their NodePool and capacity type for the best placement (the cheaper of today and the re-pack) (the cheaper of the re-pack and today); the spot figure lets pods without karpenter.sh/do-not-disrupt take spot.`,
+      description: `${SIMULATION_NOTE} Pods stay in their NodePool and capacity type for the best placement (the cheaper of today and the re-pack) (the cheaper of the re-pack and today); the spot figure lets pods without karpenter.sh/do-not-disrupt take spot. ${EVERY_CLUSTER_NOTE}`,
       errors: [404, 503],
       csv: {
         fileName: 'whatif-headroom',
         table: (b) =>
           b.rows.map((r) => ({
+            ...(r.cluster === undefined ? {} : { cluster: r.cluster }),
             nodePool: r.nodePool,
             todayNodes: r.today.nodes,
             todayUsdPerHour: r.today.usdPerHour,
@@ -43,7 +80,11 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { engine: EngineR
           })),
       },
     },
-    (q, ctx) => engine.run('whatif', 'headroom', [q, ctx.clusterId], { signal: ctx.signal }),
+    async (q, ctx) => {
+      const all = everyCluster(ctx.clusterId);
+      if (all === null) return engine.run('whatif', 'headroom', [q, ctx.clusterId], { signal: ctx.signal });
+      return headroomAcrossClusters(await perCluster(all, (id) => engine.run('whatif', 'headroom', [q, id], { signal: ctx.signal })));
+    },
   );
 
   routes.get(
@@ -93,11 +134,22 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { engine: EngineR
     {
       summary:
         'Why not consolidated: per node, the decision of Karpenter’s next consolidation round or the reason it stays (Karpenter’s wording where it has one), with its cost',
-      description: `${SIMULATION_NOTE} CSV: one line per node.`,
+      description: `${SIMULATION_NOTE} CSV: one line per node. ${EVERY_CLUSTER_NOTE} Each cluster's next round (its command) is in \`clusters\`.`,
       errors: [404, 503],
-      csv: { fileName: 'why-not-consolidated', table: (b) => ({ columns: Object.keys(NodeDecisionSchema.properties), rows: b.nodes }) },
+      csv: {
+        fileName: 'why-not-consolidated',
+        // The cluster column only in an answer about several clusters (one cluster's CSV as before).
+        table: (b) => ({
+          columns: Object.keys(NodeDecisionSchema.properties).filter((k) => k !== 'cluster' || b.clusters !== undefined),
+          rows: b.nodes,
+        }),
+      },
     },
-    (q, ctx) => engine.run('whatif', 'whyNot', [q, ctx.clusterId], { signal: ctx.signal }),
+    async (q, ctx) => {
+      const all = everyCluster(ctx.clusterId);
+      if (all === null) return engine.run('whatif', 'whyNot', [q, ctx.clusterId], { signal: ctx.signal });
+      return whyNotAcrossClusters(await perCluster(all, (id) => engine.run('whatif', 'whyNot', [q, id], { signal: ctx.signal })));
+    },
   );
 
   // Predict takes Kubernetes objects as text; parsed here, in this plugin only, as a string.

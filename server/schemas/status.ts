@@ -201,7 +201,12 @@ export const StatusResponseSchema = Type.Object({
   store: StoreStatusSchema,
   /** The demo's fill behind the dashboard, while this process runs it (and once it finished); null from `serve`. */
   fill: Nullable(FillStatusSchema),
-  /** Each cluster of the ledger and how fresh its snapshots are (the banner names a stale one). */
-  clusters: Type.Array(ClusterFreshnessSchema),
+  /**
+   * Each cluster of the ledger, how fresh its snapshots are (the banner names a stale one) and where its usage comes
+   * from (its own metrics-server status, Prometheus backfill and snapshots; the banner names a cluster whose usage
+   * source fails; only with several clusters). The top-level `usage` is the first cluster's status over every
+   * cluster's snapshots, as before.
+   */
+  clusters: Type.Array(Type.Object({ ...ClusterFreshnessSchema.properties, usage: Type.Optional(UsageStatusSchema) })),
 });
 export type StatusResponse = Static<typeof StatusResponseSchema>;

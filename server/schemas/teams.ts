@@ -71,7 +71,11 @@ export const teamCostQueryProperties = {
 export const TeamCostQuerySchema = Type.Object(teamCostQueryProperties, { additionalProperties: false });
 export type TeamCostQuery = Static<typeof TeamCostQuerySchema>;
 
+/** The row's cluster: only in an answer about every cluster of a ledger holding several (no `?cluster=`). */
+const RowClusterProperty = Type.Optional(Type.String());
+
 export const TeamCostRowSchema = Type.Object({
+  cluster: RowClusterProperty,
   kind: Type.Union([Type.Literal('team'), Type.Literal('idle')]),
   /** Team (or namespace); null on idle rows and for pods without the label. */
   team: Nullable(Type.String()),
@@ -88,6 +92,7 @@ export type TeamCostRow = Static<typeof TeamCostRowSchema>;
 
 /** One team's (or the idle) cost over all NodePools, USD rounded to cents. */
 const TeamTotalSchema = Type.Object({
+  cluster: RowClusterProperty,
   kind: Type.Union([Type.Literal('team'), Type.Literal('idle')]),
   team: Nullable(Type.String()),
   costUsd: Type.Number(),
@@ -118,7 +123,11 @@ export const TeamCostResponseSchema = Type.Object({
   idle: Type.Union([Type.Literal('line'), Type.Literal('spread')]),
   label: Type.String(),
   groupBy: Type.Union([Type.Literal('team'), Type.Literal('namespace')]),
-  /** Team rows by NodePool and cost (largest first), then idle rows. */
+  /**
+   * Team rows by NodePool and cost (largest first), then idle rows. Every cluster of a ledger holding several (no
+   * `?cluster=`): each cluster's rows in turn, each naming its cluster (a team or namespace, and a NodePool, of two
+   * clusters is two rows: each cluster's split is its own, exactly what `?cluster=` answers); totals added.
+   */
   rows: Type.Array(TeamCostRowSchema),
   /** Per team over all NodePools, largest first (idle as team null, kind idle). */
   teams: Type.Array(TeamTotalSchema),

@@ -39,7 +39,25 @@ export const FootprintSchema = Type.Object({
 });
 export type FootprintJson = Static<typeof FootprintSchema>;
 
-export const UnschedulableSchema = Type.Object({ pod: Type.String(), nodePool: Type.String(), reason: Type.String() });
+export const UnschedulableSchema = Type.Object({
+  /** Only in an answer about every cluster of a ledger holding several. */
+  cluster: Type.Optional(Type.String()),
+  pod: Type.String(),
+  nodePool: Type.String(),
+  reason: Type.String(),
+});
+
+/**
+ * One cluster's part of a what-if asked of every cluster of a ledger holding several (no `?cluster=`): the engine run
+ * on that cluster's own newest snapshot (at or before `at`) with its own Karpenter version, exactly what `?cluster=`
+ * answers for it; its rows are the answer's rows naming it.
+ */
+const clusterSectionProperties = {
+  cluster: Type.String(),
+  snapshotAt: Type.String(),
+  currency: CurrencySchema,
+  catalogueSource: Type.String(),
+};
 
 // --- consolidation headroom and the spot lever
 
@@ -50,6 +68,8 @@ export const HeadroomQuerySchema = Type.Object(
 export type HeadroomQuery = Static<typeof HeadroomQuerySchema>;
 
 export const HeadroomRowSchema = Type.Object({
+  /** The row's cluster: only in an answer about every cluster of a ledger holding several (no `?cluster=`). */
+  cluster: Type.Optional(Type.String()),
   nodePool: Type.String(),
   /** The snapshot's nodes of the NodePool at the catalogue's prices. */
   today: FootprintSchema,
@@ -80,6 +100,26 @@ export const HeadroomResponseSchema = Type.Object({
     headroomUsdPerMonth: Type.Number(),
     spotUsdPerMonth: Type.Number(),
   }),
+  /**
+   * Every cluster of a ledger holding several, asked without `?cluster=`: each cluster's snapshot, catalogue and totals
+   * (rows, unschedulable pods and unpriced nodes name their cluster; `totals` add the clusters' up, `snapshotAt` is the
+   * newest of theirs). Absent from an answer about one cluster.
+   */
+  clusters: Type.Optional(
+    Type.Array(
+      Type.Object({
+        ...clusterSectionProperties,
+        totals: Type.Object({
+          todayUsdPerHour: Type.Number(),
+          bestUsdPerHour: Type.Number(),
+          spotUsdPerHour: Type.Number(),
+          headroomUsdPerMonth: Type.Number(),
+          spotUsdPerMonth: Type.Number(),
+        }),
+        unschedulableCount: Type.Integer({ minimum: 0 }),
+      }),
+    ),
+  ),
   /**
    * Pods the re-pack could not place, the first HEADROOM_UNSCHEDULABLE_LISTED by pod (`unschedulableCount` says how
    * many in all): at the envelope a NodePool's limits leave 133,000 pods out, 30 MB of answer nobody reads pod by pod.
@@ -211,6 +251,8 @@ export const WhyNotQuerySchema = Type.Object(
 export type WhyNotQuery = Static<typeof WhyNotQuerySchema>;
 
 export const NodeDecisionSchema = Type.Object({
+  /** The node's cluster: only in an answer about every cluster of a ledger holding several (no `?cluster=`). */
+  cluster: Type.Optional(Type.String()),
   node: Type.String(),
   nodePool: Nullable(Type.String()),
   instanceType: Nullable(Type.String()),
@@ -227,22 +269,27 @@ export const NodeDecisionSchema = Type.Object({
 });
 export type NodeDecision = Static<typeof NodeDecisionSchema>;
 
+const ConsolidationCommandSchema = Type.Object({
+  action: Type.Union([Type.Literal('delete'), Type.Literal('replace')]),
+  reason: Type.String(),
+  method: Type.String(),
+  candidates: Type.Array(Type.String()),
+  replacement: Nullable(
+    Type.Object({ instanceType: Type.String(), capacityType: Type.String(), zone: Type.String(), usdPerHour: Type.Number() }),
+  ),
+  savingsUsdPerHour: Type.Number(),
+});
+
 export const WhyNotResponseSchema = Type.Object({
   ...simulationProperties,
   nodes: Type.Array(NodeDecisionSchema),
-  /** The command Karpenter's next round would run, or null. */
-  command: Nullable(
-    Type.Object({
-      action: Type.Union([Type.Literal('delete'), Type.Literal('replace')]),
-      reason: Type.String(),
-      method: Type.String(),
-      candidates: Type.Array(Type.String()),
-      replacement: Nullable(
-        Type.Object({ instanceType: Type.String(), capacityType: Type.String(), zone: Type.String(), usdPerHour: Type.Number() }),
-      ),
-      savingsUsdPerHour: Type.Number(),
-    }),
-  ),
+  /** The command Karpenter's next round would run, or null (every cluster of several: null, each cluster's is in `clusters`). */
+  command: Nullable(ConsolidationCommandSchema),
+  /**
+   * Every cluster of a ledger holding several, asked without `?cluster=`: each cluster's snapshot and the command its own
+   * Karpenter's next round would run (each cluster consolidates on its own); the nodes name their cluster.
+   */
+  clusters: Type.Optional(Type.Array(Type.Object({ ...clusterSectionProperties, command: Nullable(ConsolidationCommandSchema) }))),
 });
 export type WhyNotResponse = Static<typeof WhyNotResponseSchema>;
 

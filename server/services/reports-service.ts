@@ -23,12 +23,16 @@ import type { ClusterFreshness } from '../schemas/clusters.js';
 const CADENCE_SNAPSHOTS = 7;
 
 /** Each cluster of the ledger with its freshness (GET /api/clusters, /api/status). */
-export function clustersFreshness(repo: ReportsRepository): ClusterFreshness[] {
+export function clustersFreshness(repo: ReportsRepository): ClusterFreshness[];
+/** The same, each with its usage status (GET /api/status). */
+export function clustersFreshness<U>(repo: ReportsRepository, usageOf: (clusterId: number) => U): (ClusterFreshness & { usage: U })[];
+export function clustersFreshness<U>(repo: ReportsRepository, usageOf?: (clusterId: number) => U): ClusterFreshness[] {
   const rows = repo.clusterSnapshots(CADENCE_SNAPSHOTS);
   const fresh = clusterFreshness(rows);
   return rows.map((c, i) => {
     const f = fresh[i];
     return {
+      ...(usageOf === undefined ? {} : { usage: usageOf(c.id) }),
       name: c.name,
       account: c.account,
       region: c.region,
@@ -38,6 +42,15 @@ export function clustersFreshness(repo: ReportsRepository): ClusterFreshness[] {
       lastRun: c.lastRun === null ? null : toRun(c.lastRun),
     };
   });
+}
+
+/**
+ * The clusters of /api/status: with several, each with its own usage status (the banner names a cluster whose usage
+ * source fails); a one-cluster ledger's as before (its usage is the top-level `usage`).
+ */
+function clustersWithUsage(repo: ReportsRepository): StatusResponse['clusters'] {
+  const clusters = clustersFreshness(repo, (id) => usageStatus(repo.clusterUsageStatus(id)));
+  return clusters.length < 2 ? clusters.map(({ usage: _, ...c }) => c) : clusters;
 }
 
 const toRun = (r: CollectionRunRow): CollectionRun => ({
@@ -174,7 +187,7 @@ export function createReportsService(
         usage: usageStatus(repo.usageStatus()),
         store: storeStatus(repo.storeFacts()),
         fill: fill(),
-        clusters: clustersFreshness(repo),
+        clusters: clustersWithUsage(repo),
       };
     },
 

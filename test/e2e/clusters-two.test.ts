@@ -601,14 +601,101 @@ describe('two clusters in one ledger (--clusters)', () => {
     ]);
     expect(teamCents(w.body)).toEqual(teamCents(wAlone.body));
     expect(teamCents(s.body)).toEqual(teamCents(sAlone.body));
-    // Every cluster: the node cost, what the teams are charged and idle add up. (A namespace held by both clusters is
-    // one namespace there, its team the newest snapshot's: staging's unlabelled one takes week4's team.)
+    // Every cluster: the node cost, what the teams are charged and idle add up (each cluster's rows are its own).
     const sum = (t: Teams, kind: string): number => t.teams.filter((x) => x.kind === kind).reduce((a, x) => a + c(x.costUsd), 0);
     for (const kind of ['team', 'idle'])
       expect(Math.abs(sum(all.body, kind) - sum(wAlone.body, kind) - sum(sAlone.body, kind)), kind).toBeLessThanOrEqual(2);
     expect(
       Math.abs(c(all.body.totals.nodeCostUsd) - c(wAlone.body.totals.nodeCostUsd) - c(sAlone.body.totals.nodeCostUsd)),
     ).toBeLessThanOrEqual(1);
+  });
+
+  it("Teams by namespace under All clusters: a row per cluster and namespace (two clusters' kube-system are two rows), each cluster's rows its ?cluster= rows and its own ledger's", async () => {
+    interface Rows {
+      rows: { cluster?: string; kind: string; team: string | null; nodePool: string; costUsd: number }[];
+      totals: { nodeCostUsd: number; teamsUsd: number; idleUsd: number };
+    }
+    const path = '/api/teams/cost';
+    const q = (cluster?: string) => `${cluster === undefined ? '' : `cluster=${cluster}&`}groupBy=namespace`;
+    const get = async (db: string, cluster?: string) => {
+      const res = await appOf(db).inject({
+        method: 'GET',
+        url: `${path}?from=${new Date(end - 3 * HOUR_MS).toISOString()}&to=${new Date(end - HOUR_MS).toISOString()}&${q(cluster)}`,
+      });
+      expect(res.statusCode).toBe(200);
+      return res.json() as Rows;
+    };
+    const [all, w, s, wAlone, sAlone] = await Promise.all([
+      get('both.db'),
+      get('both.db', WEEK4),
+      get('both.db', STAGING),
+      get('week4.db'),
+      get('staging.db'),
+    ]);
+    const ofCluster = (name: string) => all.rows.filter((r) => r.cluster === name).map(({ cluster: _, ...r }) => r);
+    expect(ofCluster(WEEK4)).toEqual(w.rows);
+    expect(ofCluster(STAGING)).toEqual(s.rows);
+    expect(w.rows).toEqual(wAlone.rows);
+    expect(s.rows).toEqual(sAlone.rows);
+    // Namespaces both clusters run pods in (kube-system, karpenter, ...: the sandbox's scenarios): a row per cluster,
+    // never one merged row.
+    const names = (r: Rows) => new Set(r.rows.filter((x) => x.kind === 'team').map((x) => x.team));
+    const shared = [...names(wAlone)].filter((n) => names(sAlone).has(n));
+    expect(shared).toContain('kube-system');
+    for (const ns of shared)
+      expect(new Set(all.rows.filter((r) => r.kind === 'team' && r.team === ns).map((r) => r.cluster)), String(ns)).toEqual(
+        new Set([WEEK4, STAGING]),
+      );
+    expect(all.rows.every((r) => r.cluster === WEEK4 || r.cluster === STAGING)).toBe(true);
+    // Totals: the clusters' cents added.
+    for (const k of ['nodeCostUsd', 'teamsUsd', 'idleUsd'] as const)
+      expect(c(all.totals[k]), k).toBe(c(wAlone.totals[k]) + c(sAlone.totals[k]));
+    // One cluster's ledger: no cluster on its rows (answers as before).
+    expect(wAlone.rows.some((r) => 'cluster' in r)).toBe(false);
+  });
+
+  it("Savings under All clusters: each cluster's headroom and why-not on its own newest snapshot, equal to ?cluster= and to its own ledger's; the savings add", async () => {
+    interface Headroom {
+      snapshotAt: string;
+      rows: { cluster?: string; nodePool: string; headroomUsdPerMonth: number; spotUsdPerMonth: number }[];
+      totals: { todayUsdPerHour: number; headroomUsdPerMonth: number; spotUsdPerMonth: number };
+      clusters?: { cluster: string; snapshotAt: string; totals: Headroom['totals'] }[];
+    }
+    interface WhyNot {
+      snapshotAt: string;
+      nodes: { cluster?: string; node: string; decision: string; reason: string }[];
+      command: unknown;
+      clusters?: { cluster: string; snapshotAt: string; command: unknown }[];
+    }
+    const all = (await api<Headroom>('both.db', '/api/whatif/headroom', undefined, false)).body;
+    const allWhyNot = (await api<WhyNot>('both.db', '/api/whatif/why-not', undefined, false)).body;
+    expect(all.clusters?.map((x) => x.cluster)).toEqual([WEEK4, STAGING]);
+    expect(allWhyNot.clusters?.map((x) => x.cluster)).toEqual([WEEK4, STAGING]);
+    const strip = <T extends { cluster?: string }>(rows: T[], name: string) =>
+      rows.filter((r) => r.cluster === name).map(({ cluster: _, ...r }) => r);
+    const sums = { todayUsdPerHour: 0, headroomUsdPerMonth: 0, spotUsdPerMonth: 0 };
+    for (const [name, alone] of [
+      [WEEK4, 'week4.db'],
+      [STAGING, 'staging.db'],
+    ] as const) {
+      const picked = (await api<Headroom>('both.db', '/api/whatif/headroom', name, false)).body;
+      const own = (await api<Headroom>(alone, '/api/whatif/headroom', undefined, false)).body;
+      const section = all.clusters?.find((x) => x.cluster === name);
+      // Its own newest snapshot (end - 1 h for both here), its rows and totals exactly as ?cluster= and its own ledger.
+      expect(section?.snapshotAt).toBe(new Date(end - HOUR_MS).toISOString());
+      expect(picked.rows.length).toBeGreaterThan(0);
+      expect(strip(all.rows, name)).toEqual(picked.rows);
+      expect(section?.totals).toEqual(picked.totals);
+      expect(picked.rows).toEqual(own.rows);
+      expect(picked.totals).toEqual(own.totals);
+      expect(picked.clusters).toBeUndefined();
+      const pickedWhyNot = (await api<WhyNot>('both.db', '/api/whatif/why-not', name, false)).body;
+      expect(strip(allWhyNot.nodes, name)).toEqual(pickedWhyNot.nodes);
+      expect(allWhyNot.clusters?.find((x) => x.cluster === name)?.command).toEqual(pickedWhyNot.command);
+      for (const k of Object.keys(sums) as (keyof typeof sums)[]) sums[k] += own.totals[k];
+    }
+    // Monthly savings and cost per hour add up across clusters.
+    for (const k of Object.keys(sums) as (keyof typeof sums)[]) expect(all.totals[k], k).toBeCloseTo(sums[k], 5);
   });
 
   it("NodePools page: the summary's cost and node-hours by cluster, summed without one; the NodePool list per cluster", async () => {
@@ -643,8 +730,17 @@ describe('two clusters in one ledger (--clusters)', () => {
       lastRun: expect.objectContaining({ kind: 'kubernetes', status: 'ok' }),
     });
     expect(clusters.body.clusters).toEqual([fresh(WEEK4), fresh(STAGING)]);
-    const status = await api<{ clusters: unknown[] }>('both.db', '/api/status', undefined, false);
-    expect(status.body.clusters).toEqual(clusters.body.clusters);
+    const status = await api<{ clusters: { usage: unknown }[] }>('both.db', '/api/status', undefined, false);
+    expect(status.body.clusters.map(({ usage: _, ...c }) => c)).toEqual(clusters.body.clusters);
+    // Each cluster's usage source (metrics-server, its Prometheus backfill, its snapshots with usage): its own
+    // ledger's, not cluster 1's for every cluster.
+    const own = await Promise.all(
+      ['week4.db', 'staging.db'].map(async (db) => (await api<{ usage: unknown }>(db, '/api/status', undefined, false)).body.usage),
+    );
+    expect(status.body.clusters.map((x) => x.usage)).toEqual(own);
+    // A one-cluster ledger's status as before: its usage is the top-level one, its cluster entry has none.
+    const alone = await api<{ clusters: object[] }>('week4.db', '/api/status', undefined, false);
+    expect(alone.body.clusters.map((x) => 'usage' in x)).toEqual([false]);
   });
 
   it("an unknown cluster is a 400 naming the ledger's clusters", async () => {

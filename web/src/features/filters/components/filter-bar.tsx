@@ -48,9 +48,10 @@ export function FilterBar({
           </label>
           <select id={poolId} value={filters.nodePool ?? ''} onChange={(e) => onChange({ nodepool: e.target.value })}>
             <option value="">All NodePools</option>
-            {(nodePools.data?.items ?? []).map((n) => (
-              <option key={n.name} value={n.name}>
-                {nodePoolLabel(n.name)}
+            {/* Under All clusters a name two clusters hold is listed once (the filter takes both clusters' NodePool). */}
+            {[...new Set((nodePools.data?.items ?? []).map((n) => n.name))].map((name) => (
+              <option key={name} value={name}>
+                {nodePoolLabel(name)}
               </option>
             ))}
             {/* A NodePool from a link is shown while the list loads, and flagged if the cluster has no such NodePool. */}

@@ -43,8 +43,8 @@ export function KarpenterSetupPanel({ nodePool }: { nodePool: string | undefined
               </tr>
             </thead>
             <tbody>
-              {pools.map((p) => (
-                <tr key={p.name} data-nodepool={p.name} data-static={p.replicas === null ? undefined : 'true'}>
+              {pools.map((p, i) => (
+                <tr key={`${p.name}#${i}`} data-nodepool={p.name} data-static={p.replicas === null ? undefined : 'true'}>
                   <th scope="row">{p.name}</th>
                   <td>{p.replicas === null ? 'dynamic' : `static: ${p.replicas} replicas, never consolidated`}</td>
                   <td className="num">{p.nodes}</td>

@@ -124,8 +124,9 @@ function Card({ card, color }: { card: NodePoolCard; color: string }) {
 export function NodePoolCards({ cards, colors }: { cards: readonly NodePoolCard[]; colors: NodePoolColors }) {
   return (
     <div className="cards">
-      {cards.map((c) => (
-        <Card key={c.name} card={c} color={colorOf(c.name, colors)} />
+      {/* Under All clusters two clusters' NodePools can share a name: the place in the list tells them apart. */}
+      {cards.map((c, i) => (
+        <Card key={`${c.name}#${i}`} card={c} color={colorOf(c.name, colors)} />
       ))}
     </div>
   );

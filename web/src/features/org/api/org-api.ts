@@ -1,54 +1,18 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import type { OrgOverviewResponse, OrgRange, OrgTeamMethod, OrgTeamsResponse } from '@schemas/org';
 import { ApiError } from '../../../lib/api-client';
 
 /**
  * The organisation's routes (`serve --org athena://WORKGROUP/DATABASE`: server/org/org-routes.ts). They are not in the
- * one-ledger route map (a server without --org has no such routes: 404), so their shapes are declared here, as
- * server/org/org-service.ts answers them.
+ * one-ledger route map (a server without --org has no such routes: 404); their answers' types are the server's, shared
+ * through @schemas/org.
  */
 
-export interface OrgQueryInfo {
-  engine: string;
-  queryExecutionId: string;
-  scannedBytes: number;
-  billedBytes: number;
-  costUsd: number;
-  engineMs: number;
-  cached: boolean;
-}
-
-export interface OrgOverview {
-  from: string;
-  to: string;
-  clusters: { cluster: string; estimateUsd: number; nodeHours: number; cpu: number | null; memory: number | null }[];
-  totals: { estimateUsd: number };
-  query: OrgQueryInfo;
-}
-
-export type OrgTeamMethod = 'request-share' | 'aws-split' | 'opencost';
-
-export interface OrgTeamLine {
-  kind: 'team' | 'idle';
-  team: string | null;
-  costUsd: number;
-}
-
-export interface OrgTeams {
-  from: string;
-  to: string;
-  method: OrgTeamMethod;
-  methodName: string;
-  clusters: { cluster: string; teams: OrgTeamLine[]; totals: { nodeCostUsd: number; teamsUsd: number; idleUsd: number } }[];
-  teams: OrgTeamLine[];
-  totals: { nodeCostUsd: number; teamsUsd: number; idleUsd: number };
-  query: OrgQueryInfo;
-}
-
+export type { OrgQueryInfo, OrgTeamLine, OrgTeamMethod } from '@schemas/org';
+export type OrgOverview = OrgOverviewResponse;
+export type OrgTeams = OrgTeamsResponse;
 /** [from, to) in UTC days as the org routes take them; both undefined: the server's default (the last 7 days). */
-export interface OrgRangeParams {
-  from?: string;
-  to?: string;
-}
+export type OrgRangeParams = OrgRange;
 
 async function getOrg<T>(path: string, params: Record<string, string | undefined>, signal: AbortSignal): Promise<T> {
   const search = new URLSearchParams();

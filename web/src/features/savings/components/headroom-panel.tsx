@@ -10,6 +10,49 @@ import { FootprintCell, mixText } from './footprint';
 
 const WaterfallChart = lazy(() => import('./waterfall-chart'));
 
+type HeadroomRow = NonNullable<ReturnType<typeof useHeadroom>['data']>['rows'][number];
+
+/** Per NodePool: today, the best known placement and with spot, and what each lever saves per month. */
+function HeadroomTable({ rows, caption, testId }: { rows: readonly HeadroomRow[]; caption: string; testId: string }) {
+  return (
+    <div className="table-scroll">
+      <table className="data-table" data-testid={testId}>
+        <caption>{caption}</caption>
+        <thead>
+          <tr>
+            <th scope="col">NodePool</th>
+            <th scope="col">Today</th>
+            <th scope="col">Best (cheaper of today, re-pack)</th>
+            <th scope="col">With spot</th>
+            <th scope="col" className="num">
+              Consolidation / month
+            </th>
+            <th scope="col" className="num">
+              Spot / month
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {rows.map((r) => (
+            <tr key={r.nodePool} data-nodepool={r.nodePool}>
+              <th scope="row">{r.nodePool}</th>
+              <FootprintCell f={r.today} />
+              <FootprintCell f={r.best} />
+              <FootprintCell f={r.spot} />
+              <td className="num" data-usd={r.headroomUsdPerMonth.toFixed(2)}>
+                {formatUsd(r.headroomUsdPerMonth)}
+              </td>
+              <td className="num" data-usd={r.spotUsdPerMonth.toFixed(2)}>
+                {formatUsd(r.spotUsdPerMonth)}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
 const signedUsd = (v: number): string => (Math.abs(v) < 0.005 ? formatUsd(0) : v >= 0 ? `−${formatUsd(v)}` : `+${formatUsd(-v)}`);
 
 /** The waterfall of what each lever would save per month, per NodePool, and the NodePool edit the user tries. */
@@ -64,41 +107,45 @@ export function HeadroomPanel({ at }: { at: string | undefined }) {
           </tbody>
         </table>
       </div>
-      <div className="table-scroll">
-        <table className="data-table" data-testid="headroom-table">
-          <caption>
-            Per NodePool: today, the best known placement (the cheaper of today and the re-pack) and with spot (simulation at {snapshot})
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">NodePool</th>
-              <th scope="col">Today</th>
-              <th scope="col">Best (cheaper of today, re-pack)</th>
-              <th scope="col">With spot</th>
-              <th scope="col" className="num">
-                Consolidation / month
-              </th>
-              <th scope="col" className="num">
-                Spot / month
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {h.rows.map((r) => (
-              <tr key={r.nodePool}>
-                <th scope="row">{r.nodePool}</th>
-                <FootprintCell f={r.today} />
-                <FootprintCell f={r.best} />
-                <FootprintCell f={r.spot} />
-                <td className="num">{formatUsd(r.headroomUsdPerMonth)}</td>
-                <td className="num">{formatUsd(r.spotUsdPerMonth)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      {h.clusters === undefined ? (
+        <HeadroomTable
+          rows={h.rows}
+          caption={`Per NodePool: today, the best known placement (the cheaper of today and the re-pack) and with spot (simulation at ${snapshot})`}
+          testId="headroom-table"
+        />
+      ) : (
+        <>
+          <p className="summary-line" data-testid="headroom-total">
+            All {h.clusters.length} clusters: consolidation{' '}
+            <strong data-usd={h.totals.headroomUsdPerMonth.toFixed(2)}>{formatUsd(h.totals.headroomUsdPerMonth)}</strong> per month, spot{' '}
+            <strong data-usd={h.totals.spotUsdPerMonth.toFixed(2)}>{formatUsd(h.totals.spotUsdPerMonth)}</strong> per month (each cluster
+            simulated on its own newest snapshot, with its own Karpenter; the sums add, the packing does not).
+          </p>
+          {h.clusters.map((c) => (
+            <section key={c.cluster} className="cluster-section" data-testid={`headroom-cluster-${c.cluster}`}>
+              <h3>
+                {c.cluster}: consolidation {formatUsd(c.totals.headroomUsdPerMonth)}/month, spot {formatUsd(c.totals.spotUsdPerMonth)}/month
+              </h3>
+              <p className="simulation-note">
+                Simulation · snapshot {formatIsoUtc(c.snapshotAt)} · {c.catalogueSource}
+              </p>
+              <HeadroomTable
+                rows={h.rows.filter((r) => r.cluster === c.cluster)}
+                caption={`${c.cluster}, per NodePool: today, the best known placement and with spot (simulation at ${formatIsoUtc(c.snapshotAt)})`}
+                testId={`headroom-table-${c.cluster}`}
+              />
+            </section>
+          ))}
+        </>
+      )}
       <h3>Try a NodePool edit</h3>
-      <EditForm nodePools={h.rows.map((r) => r.nodePool)} at={h.snapshotAt} onTry={setEdit} />
+      {h.clusters === undefined ? (
+        <EditForm nodePools={h.rows.map((r) => r.nodePool)} at={h.snapshotAt} onTry={setEdit} />
+      ) : (
+        <p className="muted" data-testid="edit-pick-cluster">
+          A NodePool is one cluster&apos;s: pick a cluster above to try an edit of its NodePools on its own snapshot.
+        </p>
+      )}
       {edit?.balanced ? <BalancedResult key={`${edit.nodePool}@${h.snapshotAt}`} nodePool={edit.nodePool} at={h.snapshotAt} /> : null}
       {edit === null || edit.query === null ? null : edited.isError ? (
         <ErrorState title="Could not simulate the edit." error={edited.error} />

@@ -8,6 +8,14 @@ import { useWhyNot } from '../api/use-whatif';
 import { sortDecisions, type DecisionSort } from '../utils/decision-sort';
 import { KarpenterSaidCell, KarpenterSaidHeader, useKarpenterSaid } from './KarpenterSaid';
 
+type Command = NonNullable<ReturnType<typeof useWhyNot>['data']>['command'];
+
+/** What Karpenter's next round would run, in words. */
+const commandText = (cmd: Command): string =>
+  cmd === null
+    ? 'Karpenter’s next round would do nothing.'
+    : `Karpenter’s next round: ${cmd.action} ${cmd.candidates.join(', ')} (${cmd.reason}, ${cmd.method}), saving ${formatUsdPerHour(cmd.savingsUsdPerHour)}/h${cmd.replacement === null ? '' : `, replaced by ${cmd.replacement.instanceType} ${cmd.replacement.capacityType}`}.`;
+
 const DECISION_TEXT = { delete: 'Delete', replace: 'Replace', keep: 'Keep' } as const;
 
 /**
@@ -39,16 +47,22 @@ export function WhyNotPanel({ at }: { at: string | undefined }) {
     if (whyNot.isError)
       return <ErrorState title="Could not simulate consolidation." error={whyNot.error} onRetry={() => void whyNot.refetch()} />;
     if (rows.length === 0) return <EmptyState title="No nodes at this snapshot.">Collect first, or pick a later time.</EmptyState>;
-    const cmd = whyNot.data.command;
+    const sections = whyNot.data.clusters;
     const shown = showAll ? rows : rows.slice(0, WHY_NOT_ROWS_SHOWN);
     return (
       <>
-        <p className="simulation-note">
-          Simulation · snapshot {formatIsoUtc(whyNot.data.snapshotAt)} ·{' '}
-          {cmd === null
-            ? 'Karpenter’s next round would do nothing.'
-            : `Karpenter’s next round: ${cmd.action} ${cmd.candidates.join(', ')} (${cmd.reason}, ${cmd.method}), saving ${formatUsdPerHour(cmd.savingsUsdPerHour)}/h${cmd.replacement === null ? '' : `, replaced by ${cmd.replacement.instanceType} ${cmd.replacement.capacityType}`}.`}
-        </p>
+        {sections === undefined ? (
+          <p className="simulation-note">
+            Simulation · snapshot {formatIsoUtc(whyNot.data.snapshotAt)} · {commandText(whyNot.data.command)}
+          </p>
+        ) : (
+          // Every cluster of several: each cluster's own Karpenter decides its own round, on its own snapshot.
+          sections.map((c) => (
+            <p key={c.cluster} className="simulation-note" data-testid={`why-not-cluster-${c.cluster}`}>
+              {c.cluster} · simulation · snapshot {formatIsoUtc(c.snapshotAt)} · {commandText(c.command)}
+            </p>
+          ))
+        )}
         <div className="table-scroll">
           <table className="data-table" data-testid="why-not-table">
             <caption>
@@ -57,6 +71,7 @@ export function WhyNotPanel({ at }: { at: string | undefined }) {
             </caption>
             <thead>
               <tr>
+                {sections === undefined ? null : <th scope="col">Cluster</th>}
                 <SortHeader column="node" sort={sort} order={order} onSort={onSort}>
                   Node
                 </SortHeader>
@@ -81,7 +96,8 @@ export function WhyNotPanel({ at }: { at: string | undefined }) {
             </thead>
             <tbody>
               {shown.map((n) => (
-                <tr key={n.node} data-node={n.node}>
+                <tr key={`${n.cluster ?? ''}/${n.node}`} data-node={n.node} data-cluster={n.cluster}>
+                  {sections === undefined ? null : <td>{n.cluster}</td>}
                   <th scope="row">{n.node}</th>
                   <td>{n.nodePool ?? '(not Karpenter’s)'}</td>
                   <td>

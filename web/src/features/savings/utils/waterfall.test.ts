@@ -31,4 +31,24 @@ describe('savingsWaterfall', () => {
     expect(edit?.baseUsd).toBeCloseTo(522.9, 9);
     expect(steps.at(-1)?.valueUsd).toBeCloseTo(542.9, 9);
   });
+
+  it("every cluster of several: two clusters' general are two levers, keyed and labelled by cluster", () => {
+    const both = {
+      totals: { todayUsdPerHour: 1.5 },
+      rows: [
+        { ...row('general', 146, 51.1), cluster: 'week4' },
+        { ...row('general', 0, 73), cluster: 'staging' },
+      ],
+    } as ApiResponse<'/api/whatif/headroom'>;
+    const steps = savingsWaterfall(both, null);
+    expect(new Set(steps.map((s) => s.key)).size).toBe(steps.length);
+    // 1.5 USD/h = 1,095 a month, less 146 + 51.1 + 0 + 73 = 270.1: 824.9 after.
+    expect(steps.map((s) => s.label).slice(1, 5)).toEqual([
+      'week4/general · consolidation',
+      'week4/general · spot',
+      'staging/general · consolidation',
+      'staging/general · spot',
+    ]);
+    expect(steps.at(-1)?.valueUsd).toBeCloseTo(824.9, 9);
+  });
 });

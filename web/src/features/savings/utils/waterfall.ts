@@ -44,8 +44,10 @@ export function savingsWaterfall(headroom: Headroom, edit: TriedEdit | null): Wa
     running = next;
   };
   for (const r of headroom.rows) {
-    lever(`${r.nodePool}:consolidation`, `${r.nodePool} · consolidation`, r.headroomUsdPerMonth);
-    lever(`${r.nodePool}:spot`, `${r.nodePool} · spot`, r.spotUsdPerMonth);
+    // Every cluster of several: a NodePool is one cluster's (two clusters' "general" are two levers).
+    const pool = r.cluster === undefined ? r.nodePool : `${r.cluster}/${r.nodePool}`;
+    lever(`${pool}:consolidation`, `${pool} · consolidation`, r.headroomUsdPerMonth);
+    lever(`${pool}:spot`, `${pool} · spot`, r.spotUsdPerMonth);
   }
   if (edit !== null) lever('edit', `edit · ${edit.label}`, edit.savingsUsdPerMonth);
   steps.push({ key: 'after', label: 'After', kind: 'total', valueUsd: running, baseUsd: 0, barUsd: Math.max(running, 0) });

@@ -65,6 +65,43 @@ function UsageNote({ usage }: { usage: StatusResponse['usage'] }) {
   );
 }
 
+/** A usage source that fails: metrics-server not answering, or the last Prometheus backfill failed. */
+const usageFails = (u: StatusResponse['usage']): string | null =>
+  u.metricsServer !== null && u.metricsServer.state !== 'available'
+    ? `usage not collected (requests only): ${u.metricsServer.message}`
+    : u.prometheus !== null && !u.prometheus.ok
+      ? `Prometheus backfill failed${u.prometheus.message === null ? '' : `: ${u.prometheus.message}`}`
+      : null;
+
+/**
+ * Where usage comes from in a ledger of several clusters: each cluster's own source, named when it fails (a
+ * one-cluster ledger's banner says it as before, UsageNote); the snapshots with usage over every cluster otherwise.
+ */
+function ClustersUsageNote({ clusters }: { clusters: StatusResponse['clusters'] }) {
+  const usages = clusters.flatMap((c) => (c.usage === undefined ? [] : [{ name: c.name, usage: c.usage }]));
+  const failing = usages.flatMap(({ name, usage }) => {
+    const why = usageFails(usage);
+    return why === null ? [] : [{ name, why, title: usage.metricsServer?.message ?? usage.prometheus?.message ?? undefined }];
+  });
+  const measured = usages.filter((c) => c.usage.metricsServer !== null);
+  const snapshots = measured.reduce((s, c) => s + c.usage.snapshots, 0);
+  const withUsage = measured.reduce((s, c) => s + c.usage.snapshotsWithUsage, 0);
+  return (
+    <>
+      {failing.map((f) => (
+        <span key={f.name} className="banner-run is-failed" data-testid={`usage-source-${f.name}`} title={f.title}>
+          {f.name}: {f.why}
+        </span>
+      ))}
+      {measured.length === 0 || failing.length === measured.length ? null : (
+        <span className="banner-run" data-testid="usage-source">
+          Usage: metrics-server in {withUsage.toLocaleString('en-US')} of {snapshots.toLocaleString('en-US')} snapshots
+        </span>
+      )}
+    </>
+  );
+}
+
 /**
  * Each cluster's freshness, said when the ledger holds more than one (a one-cluster ledger's banner is as before):
  * its newest snapshot, and "stale" in red when it is behind the others by more than three of its own cadences.
@@ -127,7 +164,7 @@ export function DataSourceBanner() {
         </span>
       )}
       <ClustersNote clusters={s.clusters} />
-      <UsageNote usage={s.usage} />
+      {s.clusters.length < 2 ? <UsageNote usage={s.usage} /> : <ClustersUsageNote clusters={s.clusters} />}
       <span
         className={s.store.lastRun?.error != null ? 'banner-run is-failed' : 'banner-run'}
         data-testid="banner-store"

@@ -2,6 +2,7 @@ import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from 'rec
 import { paletteColor, UNTAGGED_COLOR } from '../../../lib/colors';
 import { formatDayShort, formatUsd, formatUsdAxis } from '../../../lib/format';
 import {
+  CLUSTER_SEPARATOR,
   IDLE_KEY,
   idleRowLabel,
   OTHER_KEY,
@@ -20,7 +21,9 @@ export const bandLabel = (key: string, groupBy: 'team' | 'namespace', method: Te
       ? `Other ${groupBy === 'team' ? 'teams' : 'namespaces'}`
       : key === UNLABELLED_KEY
         ? '(no team label)'
-        : key;
+        : key.startsWith(`${UNLABELLED_KEY}${CLUSTER_SEPARATOR}`)
+          ? `(no team label)${key.slice(UNLABELLED_KEY.length)}`
+          : key;
 
 const fillOf = (key: string, i: number): string =>
   key === IDLE_KEY ? 'url(#idle-pattern)' : key === OTHER_KEY ? '#6f7782' : key === UNLABELLED_KEY ? '#a7a7a7' : paletteColor(i);

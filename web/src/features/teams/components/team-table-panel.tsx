@@ -26,6 +26,8 @@ export function TeamTablePanel({ params, state, onChange, colors }: TeamTablePan
     if (cost.isError)
       return <ErrorState title="Could not load the cost per team." error={cost.error} onRetry={() => void cost.refetch()} />;
     const { totals, notes } = cost.data;
+    // Every cluster of several (no cluster picked): each row is one cluster's, and says which.
+    const byCluster = rows.some((r) => r.cluster !== undefined);
     if (rows.length === 0)
       return <EmptyState title="No cost in this range.">Pick a range inside the data, or clear the team filter.</EmptyState>;
     const header = (column: TeamSort, label: string, className?: string) => (
@@ -63,6 +65,7 @@ export function TeamTablePanel({ params, state, onChange, colors }: TeamTablePan
             <caption className="visually-hidden">Cost per {state.groupBy} and NodePool; idle rows per NodePool</caption>
             <thead>
               <tr>
+                {byCluster ? <th scope="col">Cluster</th> : null}
                 {header('team', who)}
                 {header('nodePool', 'NodePool')}
                 {header('costUsd', 'Cost', 'num')}
@@ -74,7 +77,12 @@ export function TeamTablePanel({ params, state, onChange, colors }: TeamTablePan
             </thead>
             <tbody>
               {rows.map((r) => (
-                <tr key={`${r.kind}|${r.team ?? ''}|${r.nodePool}`} className={r.kind === 'idle' ? 'is-idle' : undefined}>
+                <tr
+                  key={`${r.cluster ?? ''}|${r.kind}|${r.team ?? ''}|${r.nodePool}`}
+                  className={r.kind === 'idle' ? 'is-idle' : undefined}
+                  data-cluster={r.cluster}
+                >
+                  {byCluster ? <td data-testid="team-row-cluster">{r.cluster}</td> : null}
                   <th scope="row">
                     {r.kind === 'idle'
                       ? idleRowLabel(cost.data.method)

@@ -193,3 +193,23 @@ describe('teamCostParams and teamNames', () => {
       ),
     ).toEqual(['data', 'web']));
 });
+
+describe('every cluster of several (rows naming their cluster)', () => {
+  const t = (cluster: string, team: string | null, costUsd: number) => ({ cluster, kind: 'team' as const, team, costUsd });
+  it('a team of two clusters is two bands, each naming its cluster; the filter lists the team once', () => {
+    const series = {
+      buckets: [
+        {
+          from: '2026-11-01T00:00:00.000Z',
+          to: '2026-11-02T00:00:00.000Z',
+          teams: [t('week4', 'kube-system', 3), t('staging', 'kube-system', 1)],
+        },
+      ],
+    } as unknown as TeamCostSeriesResponse;
+    const chart = toTeamChart(series);
+    expect(chart.keys).toEqual(['kube-system · week4', 'kube-system · staging']);
+    expect(chart.rows[0]?.usd).toEqual({ 'kube-system · week4': 3, 'kube-system · staging': 1 });
+    const cost = { teams: [t('week4', 'kube-system', 3), t('staging', 'kube-system', 1)] } as unknown as TeamCostResponse;
+    expect(teamNames(cost)).toEqual(['kube-system']);
+  });
+});

@@ -60,7 +60,15 @@ export interface TeamChart {
   keys: string[];
 }
 
-const keyOf = (r: { kind: 'team' | 'idle'; team: string | null }): string => (r.kind === 'idle' ? IDLE_KEY : (r.team ?? UNLABELLED_KEY));
+/** A band per team, or per cluster and team when the series names clusters (every cluster of several). */
+const keyOf = (r: { cluster?: string; kind: 'team' | 'idle'; team: string | null }): string => {
+  if (r.kind === 'idle') return IDLE_KEY;
+  const team = r.team ?? UNLABELLED_KEY;
+  return r.cluster === undefined ? team : `${team}${CLUSTER_SEPARATOR}${r.cluster}`;
+};
+
+/** Between a team and its cluster in a band key (neither a team nor a cluster name holds a space). */
+export const CLUSTER_SEPARATOR = ' · ';
 
 /**
  * One chart row per bucket of the series, one band per team (the `top` largest over the whole range; the rest
@@ -97,6 +105,7 @@ export function toTeamChart(series: TeamCostSeriesResponse | undefined, top = 8)
 /** Table rows in the chosen order; by name, idle rows come after the named ones either way. Ties by NodePool then team. */
 export function sortTeamRows(rows: readonly TeamCostRow[], sort: TeamSort, order: 'asc' | 'desc'): TeamCostRow[] {
   const name = (r: TeamCostRow) => (r.kind === 'idle' ? '(idle)' : (r.team ?? '(no label)'));
+  const cluster = (r: TeamCostRow) => r.cluster ?? '';
   const value = (r: TeamCostRow): number | string => {
     if (sort === 'team') return name(r);
     if (sort === 'nodePool') return r.nodePool;
@@ -109,7 +118,7 @@ export function sortTeamRows(rows: readonly TeamCostRow[], sort: TeamSort, order
     const va = value(a);
     const vb = value(b);
     const c = typeof va === 'number' && typeof vb === 'number' ? va - vb : String(va).localeCompare(String(vb));
-    return sign * c || a.nodePool.localeCompare(b.nodePool) || name(a).localeCompare(name(b));
+    return sign * c || a.nodePool.localeCompare(b.nodePool) || name(a).localeCompare(name(b)) || cluster(a).localeCompare(cluster(b));
   });
 }
 
@@ -137,4 +146,4 @@ export function idleRowLabel(method: TeamMethod): string {
 
 /** Team (or namespace) names of a response, for the filter, A–Z. */
 export const teamNames = (r: TeamCostResponse | undefined): string[] =>
-  (r?.teams ?? []).flatMap((t) => (t.kind === 'team' && t.team !== null ? [t.team] : [])).sort();
+  [...new Set((r?.teams ?? []).flatMap((t) => (t.kind === 'team' && t.team !== null ? [t.team] : [])))].sort();
