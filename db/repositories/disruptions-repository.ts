@@ -76,7 +76,8 @@ export function createDisruptionsRepository(db: Db) {
     LEFT JOIN nodes n ON n.name = d.node_name AND n.cluster_id = d.cluster_id
     LEFT JOIN nodeclaims c ON c.name = d.nodeclaim AND c.cluster_id = d.cluster_id`;
   const inRange = db.prepare(
-    `${SELECT_JOINED} WHERE d.at >= CAST(@fromMs AS INTEGER) AND d.at < CAST(@toMs AS INTEGER) ORDER BY d.at, d.seq`,
+    `${SELECT_JOINED} WHERE d.at >= CAST(@fromMs AS INTEGER) AND d.at < CAST(@toMs AS INTEGER)
+       AND (@clusterId IS NULL OR d.cluster_id = @clusterId) ORDER BY d.at, d.seq`,
   );
   // A page of the list: the filters, counts and paging in SQL, so a month costs an index range, not a row per disruption.
   const FILTER = `d.at >= CAST(@fromMs AS INTEGER) AND d.at < CAST(@toMs AS INTEGER)
@@ -170,9 +171,11 @@ export function createDisruptionsRepository(db: Db) {
       return db.inTransaction ? run() : run.immediate();
     },
 
-    /** Kept disruptions in [fromMs, toMs), in the analytics' order. */
-    inRange(range: { fromMs: number; toMs: number }): Disruption[] {
-      return (inRange.all(range) as RawDisruption[]).map(toDisruption);
+    /** Kept disruptions in [fromMs, toMs), in the analytics' order; of one cluster when `clusterId` is given. */
+    inRange(range: { fromMs: number; toMs: number; clusterId?: number | null }): Disruption[] {
+      return (inRange.all({ fromMs: range.fromMs, toMs: range.toMs, clusterId: range.clusterId ?? null }) as RawDisruption[]).map(
+        toDisruption,
+      );
     },
 
     /** A page of the kept disruptions matching the filters, with the total and the per-reason counts of all of them. */

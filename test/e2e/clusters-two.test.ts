@@ -146,7 +146,7 @@ afterAll(async () => {
   }
   vi.unstubAllEnvs();
   await sandbox?.close();
-  rmSync(dir, { recursive: true, force: true });
+  if (process.env.KEEP_LEDGER === undefined) rmSync(dir, { recursive: true, force: true }); else console.log("KEPT", dir);
 });
 
 /*
