@@ -270,6 +270,123 @@ describe('usage and disruptions per cluster (--clusters)', () => {
   }, 60_000);
 });
 
+/*
+ * The bill by cluster (issue 25, branch readers25b): /api/bill/lines and /api/bill/explain of the two-cluster ledger
+ * with ?cluster= answer what the cluster's one-cluster ledger answers, to the cent; without it every line names its
+ * cluster, and a line is explained by its own cluster's NodeClaims. Both clusters run a NodePool named general.
+ */
+describe('the bill by cluster (?cluster= on /api/bill/*)', () => {
+  interface Line {
+    id: number;
+    periodStart: string;
+    nodePool: string;
+    dimensionValue: string;
+    unblendedUsd: number;
+    cluster?: string;
+  }
+  interface Lines {
+    lines: Line[];
+    totals: { unblendedUsd: number; byNodePool: { nodePool: string; cluster?: string; unblendedUsd: number }[] };
+  }
+  interface Explained {
+    line: Line;
+    nodeClaims: { nodeName: string; nodeClaim: string | null; nodePool: string | null; computedUsd: number }[];
+    computedUsd: number;
+    remainderUsd: number;
+  }
+  const get = async <T>(dbName: string, url: string): Promise<{ status: number; body: T }> => {
+    const res = await appOf(dbName).inject({ method: 'GET', url });
+    return { status: res.statusCode, body: res.json() as T };
+  };
+  const cents = (usd: number): number => Math.round(usd * 100);
+  /** Every day the collects billed (the range is read when the tests run: `end` is set by beforeAll). */
+  const range = (): string => `from=${new Date(end - 3 * 24 * HOUR_MS).toISOString()}&to=${new Date(end + 24 * HOUR_MS).toISOString()}`;
+  const lineKey = (l: Line): string => `${l.periodStart} ${l.nodePool} ${l.dimensionValue}`;
+  const lineCents = (b: Lines): Record<string, number> => Object.fromEntries(b.lines.map((l) => [lineKey(l), cents(l.unblendedUsd)]));
+  /** A ledger's newest line of NodePool general (week4's is on-demand, staging's spot). */
+  const generalLine = (b: Lines): Line => {
+    const line = b.lines.filter((l) => l.nodePool === 'general' && l.unblendedUsd > 0).at(-1);
+    if (line === undefined) throw new Error('no general line');
+    return line;
+  };
+  const keyQuery = (l: Line): string =>
+    new URLSearchParams({ period: l.periodStart, nodepool: l.nodePool, dimension: l.dimensionValue }).toString();
+  const claimCents = (e: Explained): string[] => e.nodeClaims.map((n) => `${n.nodeClaim ?? n.nodeName} ${cents(n.computedUsd)}`).sort();
+
+  it("lines with ?cluster= are the cluster's one-cluster ledger's, to the cent, each naming its cluster; none: both clusters' lines, each named", async () => {
+    const [w, s, all, wAlone, sAlone] = await Promise.all([
+      get<Lines>('both.db', `/api/bill/lines?${range()}&cluster=${WEEK4}`),
+      get<Lines>('both.db', `/api/bill/lines?${range()}&cluster=${STAGING}`),
+      get<Lines>('both.db', `/api/bill/lines?${range()}`),
+      get<Lines>('week4.db', `/api/bill/lines?${range()}`),
+      get<Lines>('staging.db', `/api/bill/lines?${range()}`),
+    ]);
+    expect([w.status, s.status, all.status]).toEqual([200, 200, 200]);
+    // Not trivially equal: both clusters bill a NodePool named general.
+    expect(wAlone.body.lines.some((l) => l.nodePool === 'general')).toBe(true);
+    expect(sAlone.body.lines.some((l) => l.nodePool === 'general')).toBe(true);
+    expect(lineCents(w.body)).toEqual(lineCents(wAlone.body));
+    expect(lineCents(s.body)).toEqual(lineCents(sAlone.body));
+    expect(cents(w.body.totals.unblendedUsd)).toBe(cents(wAlone.body.totals.unblendedUsd));
+    expect(cents(s.body.totals.unblendedUsd)).toBe(cents(sAlone.body.totals.unblendedUsd));
+    // A one-cluster ledger's lines name no cluster (it answers as before several clusters).
+    expect(wAlone.body.lines.every((l) => l.cluster === undefined)).toBe(true);
+    expect(new Set(w.body.lines.map((l) => l.cluster))).toEqual(new Set([WEEK4]));
+    expect(new Set(s.body.lines.map((l) => l.cluster))).toEqual(new Set([STAGING]));
+    // Every cluster: each line once, under its own cluster; general's totals are two rows, one per cluster.
+    const named = (b: Lines): Record<string, number> =>
+      Object.fromEntries(b.lines.map((l) => [`${l.cluster ?? '?'} ${lineKey(l)}`, cents(l.unblendedUsd)]));
+    expect(named(all.body)).toEqual({ ...named(w.body), ...named(s.body) });
+    expect(all.body.lines.length).toBe(wAlone.body.lines.length + sAlone.body.lines.length);
+    const general = all.body.totals.byNodePool.filter((t) => t.nodePool === 'general');
+    expect(general.map((t) => t.cluster).sort()).toEqual([WEEK4, STAGING].sort());
+    const poolCents = (b: Lines, pool: string): number =>
+      b.totals.byNodePool.filter((t) => t.nodePool === pool).reduce((a, t) => a + cents(t.unblendedUsd), 0);
+    expect(general.find((t) => t.cluster === STAGING)?.unblendedUsd).toBeCloseTo(
+      sAlone.body.totals.byNodePool.find((t) => t.nodePool === 'general')?.unblendedUsd ?? NaN,
+      9,
+    );
+    expect(poolCents(all.body, 'general')).toBe(poolCents(wAlone.body, 'general') + poolCents(sAlone.body, 'general'));
+  });
+
+  it("a line is explained by its own cluster's NodeClaims (never the other cluster's general): each its one-cluster ledger's, to the cent", async () => {
+    const all = (await get<Lines>('both.db', `/api/bill/lines?${range()}`)).body;
+    for (const [cluster, alone] of [
+      [WEEK4, 'week4.db'],
+      [STAGING, 'staging.db'],
+    ] as const) {
+      const aloneLine = generalLine((await get<Lines>(alone, `/api/bill/lines?${range()}`)).body);
+      const bothLine = all.lines.find((l) => l.cluster === cluster && lineKey(l) === lineKey(aloneLine));
+      if (bothLine === undefined) throw new Error(`${cluster}: no general line in the two-cluster ledger`);
+      const [byId, byKey, want] = await Promise.all([
+        get<Explained>('both.db', `/api/bill/explain?lineId=${bothLine.id}`),
+        get<Explained>(
+          'both.db',
+          `/api/bill/explain?${keyQuery(aloneLine)}&cluster=${cluster}`,
+        ),
+        get<Explained>(alone, `/api/bill/explain?lineId=${aloneLine.id}`),
+      ]);
+      expect([byId.status, byKey.status, want.status], cluster).toEqual([200, 200, 200]);
+      expect(want.body.nodeClaims.length, cluster).toBeGreaterThan(0);
+      expect(byId.body.line.cluster).toBe(cluster);
+      expect(claimCents(byId.body), cluster).toEqual(claimCents(want.body));
+      expect(claimCents(byKey.body), cluster).toEqual(claimCents(want.body));
+      expect(new Set(byId.body.nodeClaims.map((n) => n.nodePool)), cluster).toEqual(new Set(['general']));
+      expect(cents(byId.body.remainderUsd), cluster).toBe(cents(want.body.remainderUsd));
+    }
+    // A key both clusters bill (the untagged on-demand line of a day): which cluster is meant is asked, not guessed.
+    const shared = all.lines.find((l) => l.cluster === WEEK4 && all.lines.some((m) => m.cluster === STAGING && lineKey(m) === lineKey(l)));
+    if (shared === undefined) throw new Error('no line key billed in both clusters');
+    const ambiguous = await get<{ message: string }>('both.db', `/api/bill/explain?${keyQuery(shared)}`);
+    expect(ambiguous.status).toBe(400);
+    expect(ambiguous.body.message).toContain('name the cluster');
+    // A line of the other cluster is not found under ?cluster=.
+    const stagingLine = all.lines.find((l) => l.cluster === STAGING);
+    const res = await get<{ message: string }>('both.db', `/api/bill/explain?lineId=${stagingLine?.id ?? 0}&cluster=${WEEK4}`);
+    expect(res.status).toBe(404);
+  });
+});
+
 describe('two clusters in one ledger (--clusters)', () => {
   it("each cluster's NodePool cost with ?cluster= equals its one-cluster ledger's, to the cent; no cluster: their sum", async () => {
     const week4 = await compare('both.db', WEEK4);
