@@ -277,7 +277,7 @@ function registerApiRoutes(
   const teamsRepo = createAnalyticsTeamsRepository(db);
   app.register(teamsRoutes, {
     teams: createTeamsService(teamsRepo, packing, ctx),
-    teamsCur: createTeamsCurService(teamsRepo, packing, cur, ctx),
+    teamsCur: createTeamsCurService(teamsRepo, packing, cur, ctx, createClustersRepository(db)),
   });
   // Usage charts on this thread; the recommendations (engine re-packs) through the engine.
   app.register(workloadsRoutes, { workloads: createWorkloadsService(createUsageRepository(db), packing), engine });

@@ -58,6 +58,6 @@ export async function teamsRoutes(app: FastifyInstance, opts: { teams: TeamsServ
           })),
       },
     },
-    (q) => teamsCur.compare(q),
+    (q, c) => teamsCur.compare(q, c.clusterId),
   );
 }
