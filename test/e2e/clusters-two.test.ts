@@ -275,7 +275,7 @@ describe('usage and disruptions per cluster (--clusters)', () => {
  * with ?cluster= answer what the cluster's one-cluster ledger answers, to the cent; without it every line names its
  * cluster, and a line is explained by its own cluster's NodeClaims. Both clusters run a NodePool named general.
  */
-describe('the bill by cluster (?cluster= on /api/bill/*)', () => {
+describe('the bill and budgets by cluster (?cluster= on /api/bill/*, /api/budgets)', () => {
   interface Line {
     id: number;
     periodStart: string;
@@ -384,6 +384,63 @@ describe('the bill by cluster (?cluster= on /api/bill/*)', () => {
     const stagingLine = all.lines.find((l) => l.cluster === STAGING);
     const res = await get<{ message: string }>('both.db', `/api/bill/explain?lineId=${stagingLine?.id ?? 0}&cluster=${WEEK4}`);
     expect(res.status).toBe(404);
+  });
+
+  it("a budget on general made under ?cluster= stands as the same budget in that cluster's one-cluster ledger, to the cent; one of the whole ledger adds both", async () => {
+    interface Status {
+      budget: { name: string; cluster?: string | null };
+      spent: number;
+      spentFinal: number;
+      forecast: number;
+    }
+    const body = (name: string) => ({
+      name,
+      scope: { kind: 'nodepool', name: 'general' },
+      period: 'monthly',
+      amount: 1000,
+    });
+    const post = async (dbName: string, name: string, cluster?: string): Promise<number> =>
+      (
+        await appOf(dbName).inject({
+          method: 'POST',
+          url: `/api/budgets${cluster === undefined ? '' : `?cluster=${cluster}`}`,
+          payload: body(name),
+        })
+      ).statusCode;
+    expect(await post('both.db', 'general-week4', WEEK4)).toBe(201);
+    expect(await post('both.db', 'general-staging', STAGING)).toBe(201);
+    expect(await post('both.db', 'general-all')).toBe(201);
+    expect(await post('week4.db', 'general-week4')).toBe(201);
+    expect(await post('staging.db', 'general-staging')).toBe(201);
+    const at = `at=${new Date(end).toISOString()}`;
+    const list = async (dbName: string, cluster?: string): Promise<Map<string, Status>> => {
+      const res = await get<{ items: Status[] }>(dbName, `/api/budgets?${at}${cluster === undefined ? '' : `&cluster=${cluster}`}`);
+      expect(res.status).toBe(200);
+      return new Map(res.body.items.map((s) => [s.budget.name, s]));
+    };
+    const [all, w, s, wAlone, sAlone] = await Promise.all([
+      list('both.db'),
+      list('both.db', WEEK4),
+      list('both.db', STAGING),
+      list('week4.db'),
+      list('staging.db'),
+    ]);
+    const figures = (x: Status | undefined) => [cents(x?.spent ?? NaN), cents(x?.spentFinal ?? NaN), cents(x?.forecast ?? NaN)];
+    // Not trivially equal: both clusters spent on their general.
+    expect(cents(sAlone.get('general-staging')?.spent ?? 0)).toBeGreaterThan(0);
+    expect(cents(wAlone.get('general-week4')?.spent ?? 0)).toBeGreaterThan(0);
+    expect(figures(all.get('general-week4'))).toEqual(figures(wAlone.get('general-week4')));
+    expect(figures(all.get('general-staging'))).toEqual(figures(sAlone.get('general-staging')));
+    expect(Math.abs(cents(all.get('general-all')?.spent ?? NaN) - figures(wAlone.get('general-week4'))[0] - figures(sAlone.get('general-staging'))[0])).toBeLessThanOrEqual(1);
+    // Each names its cluster (null: the whole ledger); a cluster lists its own and the whole ledger's.
+    expect([...all.values()].map((x) => [x.budget.name, x.budget.cluster])).toEqual([
+      ['general-all', null],
+      ['general-staging', STAGING],
+      ['general-week4', WEEK4],
+    ]);
+    expect([...w.keys()]).toEqual(['general-all', 'general-week4']);
+    expect([...s.keys()]).toEqual(['general-all', 'general-staging']);
+    expect(wAlone.get('general-week4')?.budget.cluster).toBeUndefined();
   });
 });
 
