@@ -99,14 +99,15 @@ export function createDisruptionsRepository(db: Db) {
       `
     SELECT id, at, nodepool, reason, action FROM disruptions
     WHERE at >= CAST(@fromMs AS INTEGER) AND at < CAST(@toMs AS INTEGER) AND blocked = 0 AND (@nodePool IS NULL OR nodepool = @nodePool)
+      AND (@clusterId IS NULL OR cluster_id = @clusterId)
     ORDER BY at, seq`,
     )
     .raw(true);
 
   return {
     /** The kept disruptions (not blocked attempts) in [fromMs, toMs) of one NodePool or all, in order, as markers are made. */
-    markerRows(q: { fromMs: number; toMs: number; nodePool?: string }): MarkerSource[] {
-      const rows = markerRows.all({ fromMs: q.fromMs, toMs: q.toMs, nodePool: q.nodePool ?? null }) as [
+    markerRows(q: { fromMs: number; toMs: number; nodePool?: string; clusterId?: number | null }): MarkerSource[] {
+      const rows = markerRows.all({ fromMs: q.fromMs, toMs: q.toMs, nodePool: q.nodePool ?? null, clusterId: q.clusterId ?? null }) as [
         string,
         number,
         string,

@@ -11,6 +11,7 @@ import { sandboxPracticeBills } from '../../sandbox/practice-bills.js';
 import { evaluate, usageRecords } from '../../sandbox/serve/ce-query.js';
 import { parseCeQuery } from '../../sandbox/serve/ce-request.js';
 import { buildApp } from '../../server/app.js';
+import { evaluateAlerts } from '../../server/services/alert-evaluation.js';
 
 /*
  * Two clusters in one ledger (issue 25 items 1 and 5): the sandbox's week4 (one simulated day) and its staging
@@ -275,7 +276,7 @@ describe('usage and disruptions per cluster (--clusters)', () => {
  * with ?cluster= answer what the cluster's one-cluster ledger answers, to the cent; without it every line names its
  * cluster, and a line is explained by its own cluster's NodeClaims. Both clusters run a NodePool named general.
  */
-describe('the bill and budgets by cluster (?cluster= on /api/bill/*, /api/budgets)', () => {
+describe('the bill, budgets and alerts by cluster (?cluster= on /api/bill/*, /api/budgets, /api/alerts)', () => {
   interface Line {
     id: number;
     periodStart: string;
@@ -441,6 +442,41 @@ describe('the bill and budgets by cluster (?cluster= on /api/bill/*, /api/budget
     expect([...w.keys()]).toEqual(['general-all', 'general-week4']);
     expect([...s.keys()]).toEqual(['general-all', 'general-staging']);
     expect(wAlone.get('general-week4')?.budget.cluster).toBeUndefined();
+  });
+
+  it("alerts judge each cluster's rows: general's idle share fires once per cluster, each as in its one-cluster ledger, naming its cluster", async () => {
+    // Every NodePool with any idle capacity breaches (threshold 0, no hold): the figures are each cluster's own.
+    const evaluate = (dbName: string): void => {
+      const db = openDb({ path: join(dir, dbName) });
+      try {
+        evaluateAlerts(db, {
+          atMs: end - HOUR_MS,
+          settings: (s) => ({ ...s, rules: { ...s.rules, 'idle-share': { ...s.rules['idle-share'], threshold: 0, holdMs: 0 } } }),
+        });
+      } finally {
+        db.close();
+      }
+    };
+    for (const f of ['both.db', 'week4.db', 'staging.db']) evaluate(f);
+    interface Alerts {
+      alerts: { rule: string; subject: string; cluster?: string | null; sentence: string }[];
+    }
+    const idle = async (dbName: string, cluster?: string): Promise<string[]> =>
+      (await get<Alerts>(dbName, `/api/alerts?rule=idle-share${cluster === undefined ? '' : `&cluster=${cluster}`}`)).body.alerts
+        .map((a) => `${a.cluster === undefined ? '' : `${a.cluster ?? 'ledger'}: `}${a.sentence}`)
+        .sort();
+    const [w, s, all, wAlone, sAlone] = await Promise.all([
+      idle('both.db', WEEK4),
+      idle('both.db', STAGING),
+      idle('both.db'),
+      idle('week4.db'),
+      idle('staging.db'),
+    ]);
+    expect(sAlone.some((x) => x.startsWith('NodePool general '))).toBe(true);
+    expect(wAlone.some((x) => x.startsWith('NodePool general '))).toBe(true);
+    expect(w).toEqual(wAlone.map((x) => `${WEEK4}: ${x}`));
+    expect(s).toEqual(sAlone.map((x) => `${STAGING}: ${x}`));
+    expect(all).toEqual([...w, ...s].sort());
   });
 });
 
