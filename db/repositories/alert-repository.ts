@@ -211,7 +211,12 @@ export function createAlertRepository(db: Db) {
     /** Fired episodes (firing and resolved), newest first; `open` only the firing ones. */
     list: (q: { open?: boolean; rule?: AlertRule; limit?: number; clusterId?: number | null } = {}): AlertState[] =>
       (
-        listFired.all({ open: q.open === true ? 1 : 0, rule: q.rule ?? null, limit: q.limit ?? 500, clusterId: q.clusterId ?? null }) as AlertRow[]
+        listFired.all({
+          open: q.open === true ? 1 : 0,
+          rule: q.rule ?? null,
+          limit: q.limit ?? 500,
+          clusterId: q.clusterId ?? null,
+        }) as AlertRow[]
       ).map(toState),
 
     /** The newest time evaluated at, or null before any evaluation. */
@@ -242,11 +247,13 @@ export function createAlertRepository(db: Db) {
 
     /** Pod FailedScheduling events in (fromMs, toMs]: Karpenter's (and the scheduler's) reasons a pod waits. */
     failedScheduling: (fromMs: number, toMs: number, clusterId: number | null = null): { atMs: number; message: string; pod: string }[] =>
-      (failedScheduling.all({ fromMs, toMs, clusterId }) as { at: number; message: string; namespace: string | null; name: string }[]).map((r) => ({
-        atMs: r.at,
-        message: r.message,
-        pod: `${r.namespace ?? ''}/${r.name}`,
-      })),
+      (failedScheduling.all({ fromMs, toMs, clusterId }) as { at: number; message: string; namespace: string | null; name: string }[]).map(
+        (r) => ({
+          atMs: r.at,
+          message: r.message,
+          pod: `${r.namespace ?? ''}/${r.name}`,
+        }),
+      ),
 
     /** The stored snapshots' times in [fromMs, toMs), in order (a replay's evaluation times). */
     snapshotTimes: (fromMs: number, toMs: number): number[] => snapshotTimes.all(fromMs, toMs) as number[],

@@ -117,11 +117,11 @@ export function createBillLinesRepository(db: Db) {
     FROM cost_lines c LEFT JOIN bill_imports i ON i.source = c.source
     WHERE c.source NOT LIKE '%:coverage' AND (@clusterId IS NULL OR c.cluster_id = @clusterId)
     GROUP BY c.source ORDER BY c.source`);
-  const groupBysOf = db
-    .prepare(`SELECT DISTINCT group_by FROM cost_lines WHERE source = @source AND ${CLUSTER} ORDER BY group_by`)
-    .pluck();
+  const groupBysOf = db.prepare(`SELECT DISTINCT group_by FROM cost_lines WHERE source = @source AND ${CLUSTER} ORDER BY group_by`).pluck();
   const granularitiesOf = db
-    .prepare(`SELECT DISTINCT granularity FROM cost_lines WHERE source = @source AND group_by = @groupBy AND ${CLUSTER} ORDER BY granularity`)
+    .prepare(
+      `SELECT DISTINCT granularity FROM cost_lines WHERE source = @source AND group_by = @groupBy AND ${CLUSTER} ORDER BY granularity`,
+    )
     .pluck();
   const lastPeriodOf = db.prepare(`SELECT MAX(period_start_ms) FROM cost_lines WHERE source = ?`).pluck();
   const lastPeriodIn = db.prepare(`SELECT MAX(period_start_ms) FROM cost_lines WHERE source = @source AND ${CLUSTER}`).pluck();

@@ -201,7 +201,9 @@ function judge(
     }
     if (on('idle-share')) {
       // Nodes without a NodePool (a managed node group) are no NodePool to tune: left out.
-      const rows = efficiency.atSnapshot(snapshotMs, clusterId).filter((r) => r.scope === 'nodepool' && r.nodePool !== null && r.nodePool !== '');
+      const rows = efficiency
+        .atSnapshot(snapshotMs, clusterId)
+        .filter((r) => r.scope === 'nodepool' && r.nodePool !== null && r.nodePool !== '');
       v['idle-share'] = idleShareRule(
         {
           atMs: snapshotMs,

@@ -134,7 +134,12 @@ export function createBillCurService(db: Db) {
       const pools = new Map<string, { nodePool: string; cluster?: string; billUsd: number; resources: number }>();
       for (const r of resources) {
         const k = r.cluster === undefined ? r.nodePool : `${r.nodePool}\u0000${r.cluster}`;
-        const p = pools.get(k) ?? { nodePool: r.nodePool, ...(r.cluster === undefined ? {} : { cluster: r.cluster }), billUsd: 0, resources: 0 };
+        const p = pools.get(k) ?? {
+          nodePool: r.nodePool,
+          ...(r.cluster === undefined ? {} : { cluster: r.cluster }),
+          billUsd: 0,
+          resources: 0,
+        };
         pools.set(k, { ...p, billUsd: p.billUsd + r.billUsd, resources: p.resources + 1 });
       }
       return {
@@ -162,9 +167,7 @@ export function createBillCurService(db: Db) {
       const groups = [...byResource(rows)]
         .filter(([, list]) => q.nodepool === undefined || list.some((r) => r.nodePool === q.nodepool))
         .map(([, list]) => ({ cluster: list.find((r) => r.clusterOf !== '')?.clusterOf ?? '', lines: list.map(toFact) }))
-        .sort(
-          (a, b) => b.lines.reduce((t, l) => t + inMetric(l, metric), 0) - a.lines.reduce((t, l) => t + inMetric(l, metric), 0),
-        );
+        .sort((a, b) => b.lines.reduce((t, l) => t + inMetric(l, metric), 0) - a.lines.reduce((t, l) => t + inMetric(l, metric), 0));
       const kept = q.resource === undefined ? groups.slice(0, MAX_EXPLAINED_RESOURCES) : groups;
       // One resource: the NodeClaim behind it, with the reasons Karpenter launched it (the costly part, so not for a whole day),
       // read from the resource's own cluster (its NodePools, NodeClaims and events; never another cluster's of the same name).

@@ -148,7 +148,12 @@ export function createBillService(db: Db, now: () => number = Date.now, writer: 
     const byPool = new Map<string, { nodePool: string; cluster?: string; unblendedUsd: number; lines: number }>();
     for (const l of billLines) {
       const k = l.cluster === undefined ? l.nodePool : `${l.nodePool}\u0000${l.cluster}`;
-      const t = byPool.get(k) ?? { nodePool: l.nodePool, ...(l.cluster === undefined ? {} : { cluster: l.cluster }), unblendedUsd: 0, lines: 0 };
+      const t = byPool.get(k) ?? {
+        nodePool: l.nodePool,
+        ...(l.cluster === undefined ? {} : { cluster: l.cluster }),
+        unblendedUsd: 0,
+        lines: 0,
+      };
       byPool.set(k, { ...t, unblendedUsd: t.unblendedUsd + l.unblendedUsd, lines: t.lines + 1 });
     }
     return {

@@ -128,7 +128,7 @@ const get = async <T>(url: string): Promise<T> => {
 const cents = (usd: number): number => Math.round(usd * 100);
 
 describe('the CUR by cluster (?cluster= on /api/bill/cur/*, /api/teams/cur)', () => {
-  it("resources of one cluster: its tagged lines and the untagged ones its NodeClaims ran; every cluster: each resource names its cluster", async () => {
+  it('resources of one cluster: its tagged lines and the untagged ones its NodeClaims ran; every cluster: each resource names its cluster', async () => {
     const alpha = await get<CurLinesResponse>(`/api/bill/cur/lines?day=${DAY}&cluster=alpha`);
     const beta = await get<CurLinesResponse>(`/api/bill/cur/lines?day=${DAY}&cluster=beta`);
     const all = await get<CurLinesResponse>(`/api/bill/cur/lines?day=${DAY}`);
@@ -159,7 +159,7 @@ describe('the CUR by cluster (?cluster= on /api/bill/cur/*, /api/teams/cur)', ()
     ]);
   });
 
-  it("a resource explained names its cluster; under another cluster it is not there", async () => {
+  it('a resource explained names its cluster; under another cluster it is not there', async () => {
     const mine = await get<CurExplainResponse>(`/api/bill/cur/explain?day=${DAY}&resource=i-a2&cluster=alpha`);
     expect(mine.explanations.map((e) => [e.resourceId, e.cluster, cents(e.billUsd)])).toEqual([['i-a2', 'alpha', 400]]);
     const other = await get<CurExplainResponse>(`/api/bill/cur/explain?day=${DAY}&resource=i-a2&cluster=beta`);

@@ -147,7 +147,7 @@ afterAll(async () => {
   }
   vi.unstubAllEnvs();
   await sandbox?.close();
-  if (process.env.KEEP_LEDGER === undefined) rmSync(dir, { recursive: true, force: true }); else console.log("KEPT", dir);
+  rmSync(dir, { recursive: true, force: true });
 });
 
 /*
@@ -361,10 +361,7 @@ describe('the bill, budgets and alerts by cluster (?cluster= on /api/bill/*, /ap
       if (bothLine === undefined) throw new Error(`${cluster}: no general line in the two-cluster ledger`);
       const [byId, byKey, want] = await Promise.all([
         get<Explained>('both.db', `/api/bill/explain?lineId=${bothLine.id}`),
-        get<Explained>(
-          'both.db',
-          `/api/bill/explain?${keyQuery(aloneLine)}&cluster=${cluster}`,
-        ),
+        get<Explained>('both.db', `/api/bill/explain?${keyQuery(aloneLine)}&cluster=${cluster}`),
         get<Explained>(alone, `/api/bill/explain?lineId=${aloneLine.id}`),
       ]);
       expect([byId.status, byKey.status, want.status], cluster).toEqual([200, 200, 200]);
@@ -432,7 +429,11 @@ describe('the bill, budgets and alerts by cluster (?cluster= on /api/bill/*, /ap
     expect(cents(wAlone.get('general-week4')?.spent ?? 0)).toBeGreaterThan(0);
     expect(figures(all.get('general-week4'))).toEqual(figures(wAlone.get('general-week4')));
     expect(figures(all.get('general-staging'))).toEqual(figures(sAlone.get('general-staging')));
-    expect(Math.abs(cents(all.get('general-all')?.spent ?? NaN) - figures(wAlone.get('general-week4'))[0] - figures(sAlone.get('general-staging'))[0])).toBeLessThanOrEqual(1);
+    expect(
+      Math.abs(
+        cents(all.get('general-all')?.spent ?? NaN) - figures(wAlone.get('general-week4'))[0] - figures(sAlone.get('general-staging'))[0],
+      ),
+    ).toBeLessThanOrEqual(1);
     // Each names its cluster (null: the whole ledger); a cluster lists its own and the whole ledger's.
     expect([...all.values()].map((x) => [x.budget.name, x.budget.cluster])).toEqual([
       ['general-all', null],
