@@ -280,7 +280,7 @@ function registerApiRoutes(
   app.register(teamsRoutes, {
     clusters: () => clusterList.list(),
     teams: createTeamsService(teamsRepo, packing, ctx),
-    teamsCur: createTeamsCurService(teamsRepo, packing, cur, ctx),
+    teamsCur: createTeamsCurService(teamsRepo, packing, cur, ctx, createClustersRepository(db)),
   });
   // Usage charts on this thread; the recommendations (engine re-packs) through the engine.
   app.register(workloadsRoutes, {

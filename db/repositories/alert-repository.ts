@@ -92,16 +92,25 @@ const toDelivery = (r: DeliveryRow): AlertDelivery => ({
 /** All SQL for alerts, their deliveries (the outbox) and each delivery attempt (migration 0025). */
 export function createAlertRepository(db: Db) {
   const openStates = db.prepare("SELECT * FROM alerts WHERE phase <> 'resolved' ORDER BY id");
+  // One group's open alerts: those of `rules` about one cluster (`@clusterId`; with `@orNull` also those stored without
+  // a cluster, a one-cluster ledger's), or about none (`@clusterId` NULL: the ledger-wide rules).
+  const openOfGroup = db.prepare(`
+    SELECT * FROM alerts WHERE phase <> 'resolved' AND rule IN (SELECT value FROM json_each(@rules))
+      AND (@any = 1 OR cluster_id IS @clusterId OR (@orNull = 1 AND cluster_id IS NULL))
+    ORDER BY id`);
   const insert = db.prepare(`
-    INSERT INTO alerts (rule, subject, phase, pending_since, firing_since, resolved_at, figures_json, sentence, link_href, link_label)
-    VALUES (@rule, @subject, @phase, @pendingSinceMs, @firingSinceMs, @resolvedAtMs, @figures, @sentence, @href, @label)`);
+    INSERT INTO alerts (rule, subject, phase, pending_since, firing_since, resolved_at, figures_json, sentence, link_href, link_label,
+      cluster_id)
+    VALUES (@rule, @subject, @phase, @pendingSinceMs, @firingSinceMs, @resolvedAtMs, @figures, @sentence, @href, @label, @clusterId)`);
   const update = db.prepare(`
     UPDATE alerts SET phase = @phase, firing_since = @firingSinceMs, resolved_at = @resolvedAtMs, figures_json = @figures,
-      sentence = @sentence, link_href = @href, link_label = @label WHERE id = @id`);
+      sentence = @sentence, link_href = @href, link_label = @label, cluster_id = CASE WHEN @keep = 1 THEN cluster_id ELSE @clusterId END
+    WHERE id = @id`);
+  const clusterNames = db.prepare('SELECT id, name FROM clusters ORDER BY id');
   const remove = db.prepare('DELETE FROM alerts WHERE id = ?');
   const listFired = db.prepare(`
     SELECT * FROM alerts WHERE phase <> 'pending' AND (@open = 0 OR phase = 'firing')
-      AND (@rule IS NULL OR rule = @rule)
+      AND (@rule IS NULL OR rule = @rule) AND (@clusterId IS NULL OR cluster_id = @clusterId OR cluster_id IS NULL)
     ORDER BY firing_since DESC, id DESC LIMIT @limit`);
   const setting = db.prepare('SELECT value FROM settings WHERE key = ?').pluck();
   const putSetting = db.prepare('INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value');
@@ -118,12 +127,15 @@ export function createAlertRepository(db: Db) {
   const deliveriesOf = db.prepare('SELECT * FROM alert_deliveries WHERE alert_id = ? ORDER BY id');
   const allDeliveries = db.prepare('SELECT * FROM alert_deliveries ORDER BY id');
   const failedScheduling = db.prepare(
-    "SELECT at, message, namespace, name FROM events WHERE reason = 'FailedScheduling' AND kind = 'Pod' AND at > ? AND at <= ? ORDER BY at, name",
+    `SELECT at, message, namespace, name FROM events WHERE reason = 'FailedScheduling' AND kind = 'Pod' AND at > @fromMs AND at <= @toMs
+       AND (@clusterId IS NULL OR cluster_id = @clusterId) ORDER BY at, name`,
   );
   const snapshotTimes = db.prepare('SELECT taken_at FROM snapshots WHERE taken_at >= ? AND taken_at < ? ORDER BY taken_at').pluck();
   const attemptsOf = db.prepare('SELECT * FROM alert_delivery_attempts WHERE delivery_id = ? ORDER BY id');
 
-  const params = (s: AlertState) => ({
+  const params = (s: AlertState, clusterId: number | null | 'kept') => ({
+    clusterId: clusterId === 'kept' ? null : clusterId,
+    keep: clusterId === 'kept' ? 1 : 0,
     id: s.id ?? null,
     rule: s.rule,
     subject: s.subject,
@@ -140,6 +152,31 @@ export function createAlertRepository(db: Db) {
   return {
     /** Pending and firing episodes: what the next evaluation steps from. */
     open: (): AlertState[] => (openStates.all() as AlertRow[]).map(toState),
+    /**
+     * The open alerts of `rules` about one cluster (null: about none, the ledger-wide rules); `orNull` adds those stored
+     * without a cluster (before the ledger held several, its one cluster's).
+     */
+    openOf: (rules: readonly AlertRule[], clusterId: number | null | 'any', orNull = false): AlertState[] =>
+      (
+        openOfGroup.all({
+          rules: JSON.stringify(rules),
+          clusterId: clusterId === 'any' ? null : clusterId,
+          any: clusterId === 'any' ? 1 : 0,
+          orNull: orNull ? 1 : 0,
+        }) as AlertRow[]
+      ).map(toState),
+    /** Each cluster's id and name, by id. */
+    clusters: (): { id: number; name: string }[] => clusterNames.all() as { id: number; name: string }[],
+    /** The cluster (clusters.id) each alert is about, null for the ledger-wide ones, by alert id. */
+    clusterOf: (ids: readonly number[]): Map<number, number | null> => {
+      const out = new Map<number, number | null>();
+      if (ids.length === 0) return out;
+      const rows = db
+        .prepare('SELECT id, cluster_id FROM alerts WHERE id IN (SELECT value FROM json_each(?))')
+        .all(JSON.stringify(ids)) as { id: number; cluster_id: number | null }[];
+      for (const r of rows) out.set(r.id, r.cluster_id);
+      return out;
+    },
 
     /**
      * Writes one evaluation's step and queues each transition for every target, in one transaction: the state that
@@ -149,14 +186,16 @@ export function createAlertRepository(db: Db) {
       step: AlertStep,
       targets: readonly DeliveryTarget[],
       payloadOf: (t: AlertTransition, target: DeliveryTarget) => string,
+      /** The cluster the step's alerts are about (null: none); 'kept': as stored (a one-cluster ledger's evaluation). */
+      clusterId: number | null | 'kept' = 'kept',
     ): void => {
       db.transaction(() => {
         for (const d of step.dropped) if (d.id !== undefined) remove.run(d.id);
         const ids = new Map<AlertState, number>();
         for (const s of step.changed) {
-          if (s.id === undefined) ids.set(s, Number(insert.run(params(s)).lastInsertRowid));
+          if (s.id === undefined) ids.set(s, Number(insert.run(params(s, clusterId)).lastInsertRowid));
           else {
-            update.run(params(s));
+            update.run(params(s, clusterId));
             ids.set(s, s.id);
           }
         }
@@ -170,8 +209,15 @@ export function createAlertRepository(db: Db) {
     },
 
     /** Fired episodes (firing and resolved), newest first; `open` only the firing ones. */
-    list: (q: { open?: boolean; rule?: AlertRule; limit?: number } = {}): AlertState[] =>
-      (listFired.all({ open: q.open === true ? 1 : 0, rule: q.rule ?? null, limit: q.limit ?? 500 }) as AlertRow[]).map(toState),
+    list: (q: { open?: boolean; rule?: AlertRule; limit?: number; clusterId?: number | null } = {}): AlertState[] =>
+      (
+        listFired.all({
+          open: q.open === true ? 1 : 0,
+          rule: q.rule ?? null,
+          limit: q.limit ?? 500,
+          clusterId: q.clusterId ?? null,
+        }) as AlertRow[]
+      ).map(toState),
 
     /** The newest time evaluated at, or null before any evaluation. */
     evaluatedAtMs: (): number | null => {
@@ -200,12 +246,14 @@ export function createAlertRepository(db: Db) {
     },
 
     /** Pod FailedScheduling events in (fromMs, toMs]: Karpenter's (and the scheduler's) reasons a pod waits. */
-    failedScheduling: (fromMs: number, toMs: number): { atMs: number; message: string; pod: string }[] =>
-      (failedScheduling.all(fromMs, toMs) as { at: number; message: string; namespace: string | null; name: string }[]).map((r) => ({
-        atMs: r.at,
-        message: r.message,
-        pod: `${r.namespace ?? ''}/${r.name}`,
-      })),
+    failedScheduling: (fromMs: number, toMs: number, clusterId: number | null = null): { atMs: number; message: string; pod: string }[] =>
+      (failedScheduling.all({ fromMs, toMs, clusterId }) as { at: number; message: string; namespace: string | null; name: string }[]).map(
+        (r) => ({
+          atMs: r.at,
+          message: r.message,
+          pod: `${r.namespace ?? ''}/${r.name}`,
+        }),
+      ),
 
     /** The stored snapshots' times in [fromMs, toMs), in order (a replay's evaluation times). */
     snapshotTimes: (fromMs: number, toMs: number): number[] => snapshotTimes.all(fromMs, toMs) as number[],

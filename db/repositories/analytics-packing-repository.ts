@@ -218,7 +218,7 @@ export function createAnalyticsPackingRepository(db: Db) {
   // A few rows by the taken_at index.
   const poolRowsAt = db.prepare(`
     SELECT p.nodepool, p.capacity_type, ${POOL_WEIGHTED.map(([c, e]) => `${e('1')} AS ${c}`).join(', ')}
-    FROM snapshot_nodepools p WHERE p.taken_at = CAST(? AS INTEGER)
+    FROM snapshot_nodepools p WHERE p.taken_at = CAST(@takenAtMs AS INTEGER) AND (@clusterId IS NULL OR p.cluster_id = @clusterId)
     ORDER BY p.nodepool, p.capacity_type`);
 
   return {
@@ -226,8 +226,8 @@ export function createAnalyticsPackingRepository(db: Db) {
      * The NodePool x capacity type rows of the snapshot taken at `takenAtMs`, as sums over one hour: each figure is the
      * snapshot's per-hour amount (nodes, USD/h, millicores, bytes, ...), for the exposition's "now".
      */
-    poolRowsAt(takenAtMs: number): PoolSumsRow[] {
-      return (poolRowsAt.all(takenAtMs) as RawSums[]).map(mapSums);
+    poolRowsAt(takenAtMs: number, clusterId: number | null = null): PoolSumsRow[] {
+      return (poolRowsAt.all({ takenAtMs, clusterId }) as RawSums[]).map(mapSums);
     },
 
     /** Hours-weighted sums per NodePool x capacity type over [fromMs, toMs). */

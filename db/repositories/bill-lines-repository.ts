@@ -14,6 +14,9 @@ export type BillLineGranularity = CostGranularity;
 export interface BillLineRow extends Omit<CostLine, 'groupBy'> {
   id: number;
   groupBy: BillLineGroupBy;
+  /** The cluster the line is of (cost_lines.cluster_id, the cluster tag's cluster) and its name. */
+  clusterId: number;
+  cluster: string;
 }
 
 export interface BillSourceRow {
@@ -62,6 +65,8 @@ interface RawLine {
   estimated: number;
   fetched_at: number;
   currency: string;
+  cluster_id: number;
+  cluster_name: string;
 }
 
 const fromRaw = (r: RawLine): BillLineRow => ({
@@ -80,34 +85,47 @@ const fromRaw = (r: RawLine): BillLineRow => ({
   estimated: r.estimated === 1,
   fetchedAt: r.fetched_at,
   currency: r.currency === 'CNY' ? 'CNY' : 'USD',
+  clusterId: r.cluster_id,
+  cluster: r.cluster_name,
 });
+
+/** `@clusterId` NULL: every cluster's lines. */
+const CLUSTER = '(@clusterId IS NULL OR cluster_id = @clusterId)';
+/** A line with its cluster's name. */
+const LINES = 'SELECT cost_lines.*, (SELECT name FROM clusters WHERE id = cost_lines.cluster_id) AS cluster_name FROM cost_lines';
 
 export function createBillLinesRepository(db: Db) {
   const inRange = db.prepare(`
-    SELECT * FROM cost_lines
+    ${LINES}
     WHERE source = @source AND group_by = @groupBy AND granularity = @granularity AND period_start_ms >= @fromMs AND period_start_ms < @toMs
-      AND (@nodePool IS NULL OR nodepool = @nodePool)
-    ORDER BY period_start_ms, nodepool, dimension_value`);
-  const byId = db.prepare(`SELECT * FROM cost_lines WHERE id = ? AND source NOT LIKE '%:coverage'`);
+      AND (@nodePool IS NULL OR nodepool = @nodePool) AND ${CLUSTER}
+    ORDER BY period_start_ms, nodepool, dimension_value, cluster_id`);
+  const byId = db.prepare(`${LINES} WHERE id = @id AND source NOT LIKE '%:coverage' AND ${CLUSTER}`);
+  // Per cluster, the finest granularity's line of the key (one line per cluster).
   const byKey = db.prepare(`
-    SELECT * FROM cost_lines
+    ${LINES}
     WHERE source = @source AND period_start_ms = @periodStartMs AND nodepool = @nodePool AND group_by = @groupBy AND dimension_value = @dimensionValue
-    ORDER BY granularity LIMIT 1`);
+      AND ${CLUSTER}
+    ORDER BY cluster_id, granularity`);
   const samePeriod = db.prepare(`
-    SELECT * FROM cost_lines
-    WHERE source = @source AND granularity = @granularity AND group_by = @groupBy AND period_start = @periodStart
+    ${LINES}
+    WHERE source = @source AND granularity = @granularity AND group_by = @groupBy AND period_start = @periodStart AND cluster_id = @clusterId
     ORDER BY nodepool, dimension_value`);
   const sources = db.prepare(`
     SELECT c.source, COUNT(*) AS lines, GROUP_CONCAT(DISTINCT c.group_by) AS group_bys, MIN(c.period_start_ms) AS first_ms,
       MAX(c.period_start_ms) AS last_ms, i.imported_at, i.file_name
     FROM cost_lines c LEFT JOIN bill_imports i ON i.source = c.source
-    WHERE c.source NOT LIKE '%:coverage'
+    WHERE c.source NOT LIKE '%:coverage' AND (@clusterId IS NULL OR c.cluster_id = @clusterId)
     GROUP BY c.source ORDER BY c.source`);
-  const groupBysOf = db.prepare(`SELECT DISTINCT group_by FROM cost_lines WHERE source = ? ORDER BY group_by`).pluck();
+  const groupBysOf = db.prepare(`SELECT DISTINCT group_by FROM cost_lines WHERE source = @source AND ${CLUSTER} ORDER BY group_by`).pluck();
   const granularitiesOf = db
-    .prepare(`SELECT DISTINCT granularity FROM cost_lines WHERE source = ? AND group_by = ? ORDER BY granularity`)
+    .prepare(
+      `SELECT DISTINCT granularity FROM cost_lines WHERE source = @source AND group_by = @groupBy AND ${CLUSTER} ORDER BY granularity`,
+    )
     .pluck();
   const lastPeriodOf = db.prepare(`SELECT MAX(period_start_ms) FROM cost_lines WHERE source = ?`).pluck();
+  const lastPeriodIn = db.prepare(`SELECT MAX(period_start_ms) FROM cost_lines WHERE source = @source AND ${CLUSTER}`).pluck();
+  const clusterCount = db.prepare(`SELECT COUNT(*) FROM clusters`).pluck();
   const importExists = db.prepare(`SELECT 1 FROM bill_imports WHERE source = ?`).pluck();
   const deleteLines = db.prepare(`DELETE FROM cost_lines WHERE source = ?`);
   const deleteImport = db.prepare(`DELETE FROM bill_imports WHERE source = ?`);
@@ -129,6 +147,7 @@ export function createBillLinesRepository(db: Db) {
     return replaced;
   });
 
+  // `clusterId` (null or absent: every cluster) narrows each read to one cluster's lines.
   return {
     /** Lines of one source, grouping and granularity with period start in [fromMs, toMs); nodePool '' = untagged, undefined = all. */
     listLines(q: {
@@ -138,30 +157,35 @@ export function createBillLinesRepository(db: Db) {
       fromMs: number;
       toMs: number;
       nodePool?: string;
+      clusterId?: number | null;
     }): BillLineRow[] {
-      return (inRange.all({ ...q, nodePool: q.nodePool ?? null }) as RawLine[]).map(fromRaw);
+      return (inRange.all({ ...q, nodePool: q.nodePool ?? null, clusterId: q.clusterId ?? null }) as RawLine[]).map(fromRaw);
     },
-    lineById(id: number): BillLineRow | null {
-      const r = byId.get(id) as RawLine | undefined;
+    lineById(id: number, clusterId: number | null = null): BillLineRow | null {
+      const r = byId.get({ id, clusterId }) as RawLine | undefined;
       return r ? fromRaw(r) : null;
     },
-    lineByKey(q: {
+    /** The line of this key in each cluster (one when `clusterId` is given), the finest granularity's. */
+    linesByKey(q: {
       source: string;
       periodStartMs: number;
       nodePool: string;
       groupBy: BillLineGroupBy;
       dimensionValue: string;
-    }): BillLineRow | null {
-      const r = byKey.get(q) as RawLine | undefined;
-      return r ? fromRaw(r) : null;
+      clusterId: number | null;
+    }): BillLineRow[] {
+      const seen = new Set<number>();
+      return (byKey.all(q) as RawLine[]).filter((r) => !seen.has(r.cluster_id) && seen.add(r.cluster_id)).map(fromRaw);
     },
-    /** Every line of the same source, granularity, grouping and period as `line` (itself included). */
-    linesOfSamePeriod(line: Pick<BillLineRow, 'source' | 'granularity' | 'groupBy' | 'periodStart'>): BillLineRow[] {
+    /** Every line of the same cluster, source, granularity, grouping and period as `line` (itself included). */
+    linesOfSamePeriod(line: Pick<BillLineRow, 'source' | 'granularity' | 'groupBy' | 'periodStart' | 'clusterId'>): BillLineRow[] {
       return (samePeriod.all(line) as RawLine[]).map(fromRaw);
     },
-    sources(): BillSourceRow[] {
+    /** How many clusters the ledger holds (lines name their cluster when it holds several). */
+    clusterCount: (): number => clusterCount.get() as number,
+    sources(clusterId: number | null = null): BillSourceRow[] {
       return (
-        sources.all() as {
+        sources.all({ clusterId }) as {
           source: string;
           lines: number;
           group_bys: string;
@@ -180,10 +204,12 @@ export function createBillLinesRepository(db: Db) {
         fileName: r.file_name,
       }));
     },
-    groupBysOf: (source: string): BillLineGroupBy[] => groupBysOf.all(source) as BillLineGroupBy[],
-    granularitiesOf: (source: string, groupBy: BillLineGroupBy): BillLineGranularity[] =>
-      granularitiesOf.all(source, groupBy) as BillLineGranularity[],
-    lastPeriodMs: (source: string): number | null => (lastPeriodOf.get(source) as number | null | undefined) ?? null,
+    groupBysOf: (source: string, clusterId: number | null = null): BillLineGroupBy[] =>
+      groupBysOf.all({ source, clusterId }) as BillLineGroupBy[],
+    granularitiesOf: (source: string, groupBy: BillLineGroupBy, clusterId: number | null = null): BillLineGranularity[] =>
+      granularitiesOf.all({ source, groupBy, clusterId }) as BillLineGranularity[],
+    lastPeriodMs: (source: string, clusterId: number | null = null): number | null =>
+      (lastPeriodIn.get({ source, clusterId }) as number | null | undefined) ?? null,
     /** Replaces the import stored under meta.source in one transaction. Returns whether one was replaced. */
     replaceImport: (meta: BillImportMeta, lines: readonly ImportedLineWrite[]): boolean => replaceImportTx(meta, lines),
   };

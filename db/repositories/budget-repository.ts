@@ -19,10 +19,15 @@ interface RawBudget {
   dollar_limit: number;
   source: string;
   source_file: string | null;
+  cluster_id: number | null;
+  cluster_name: string | null;
 }
 
-/** A stored budget and, for one declared in a file, the file's path. */
-export type StoredBudget = Budget & { sourceFile: string | null };
+/**
+ * A stored budget and, for one declared in a file, the file's path; the cluster it is of (clusters.id and name), or
+ * null for the whole ledger (every cluster's rows added).
+ */
+export type StoredBudget = Budget & { sourceFile: string | null; clusterId: number | null; cluster: string | null };
 
 const thresholdsOf = (json: string): number[] => {
   try {
@@ -44,20 +49,25 @@ const toBudget = (r: RawBudget): StoredBudget => ({
   dollarLimit: r.dollar_limit === 1,
   source: r.source === 'file' ? 'file' : 'api',
   sourceFile: r.source_file,
+  clusterId: r.cluster_id,
+  cluster: r.cluster_name,
 });
 
 export function createBudgetRepository(db: Db) {
-  const all = db.prepare('SELECT * FROM budgets ORDER BY name');
-  const one = db.prepare('SELECT * FROM budgets WHERE name = ?');
+  const WITH_CLUSTER = 'SELECT b.*, (SELECT name FROM clusters WHERE id = b.cluster_id) AS cluster_name FROM budgets b';
+  const all = db.prepare(`${WITH_CLUSTER} ORDER BY b.name`);
+  const one = db.prepare(`${WITH_CLUSTER} WHERE b.name = ?`);
+  const clusterCount = db.prepare('SELECT COUNT(*) FROM clusters').pluck();
+  const clusterIds = db.prepare('SELECT id FROM clusters ORDER BY id').pluck();
   const upsert = db.prepare(`
     INSERT INTO budgets (name, scope_kind, scope_name, period, amount, currency, cost_metric, thresholds_json, dollar_limit,
-                         source, source_file, updated_at)
+                         source, source_file, updated_at, cluster_id)
     VALUES (@name, @scopeKind, @scopeName, @period, @amount, @currency, @costMetric, @thresholds, @dollarLimit,
-            @source, @sourceFile, @updatedAt)
+            @source, @sourceFile, @updatedAt, @clusterId)
     ON CONFLICT(name) DO UPDATE SET scope_kind = excluded.scope_kind, scope_name = excluded.scope_name,
       period = excluded.period, amount = excluded.amount, currency = excluded.currency, cost_metric = excluded.cost_metric,
       thresholds_json = excluded.thresholds_json, dollar_limit = excluded.dollar_limit, source = excluded.source,
-      source_file = excluded.source_file, updated_at = excluded.updated_at`);
+      source_file = excluded.source_file, updated_at = excluded.updated_at, cluster_id = excluded.cluster_id`);
   const remove = db.prepare('DELETE FROM budgets WHERE name = ?');
   const fileNames = db.prepare("SELECT name FROM budgets WHERE source = 'file'").pluck();
   const nodePools = db
@@ -72,7 +82,9 @@ export function createBudgetRepository(db: Db) {
   const namespaces = db
     .prepare(`SELECT name FROM namespaces UNION SELECT DISTINCT namespace FROM rollup_namespaces WHERE span_ms = 86400000`)
     .pluck();
-  const snapshotAtOrBefore = db.prepare('SELECT MAX(taken_at) FROM snapshots WHERE taken_at <= ?').pluck();
+  const snapshotAtOrBefore = db
+    .prepare('SELECT MAX(taken_at) FROM snapshots WHERE taken_at <= @atMs AND (@clusterId IS NULL OR cluster_id = @clusterId)')
+    .pluck();
 
   const write = (b: StoredBudget, atMs: number): void => {
     upsert.run({
@@ -88,6 +100,7 @@ export function createBudgetRepository(db: Db) {
       source: b.source,
       sourceFile: b.sourceFile,
       updatedAt: atMs,
+      clusterId: b.clusterId,
     });
   };
 
@@ -116,8 +129,13 @@ export function createBudgetRepository(db: Db) {
       teams: new Set(teams.all() as string[]),
       namespaces: new Set(namespaces.all() as string[]),
     }),
-    /** The newest snapshot taken at or before `atMs`, or null. */
-    snapshotAtOrBefore: (atMs: number): number | null => (snapshotAtOrBefore.get(atMs) as number | null) ?? null,
+    /** The newest snapshot taken at or before `atMs` (of one cluster; null: of any), or null. */
+    snapshotAtOrBefore: (atMs: number, clusterId: number | null = null): number | null =>
+      (snapshotAtOrBefore.get({ atMs, clusterId }) as number | null) ?? null,
+    /** How many clusters the ledger holds (budgets name their cluster when it holds several). */
+    clusterCount: (): number => clusterCount.get() as number,
+    /** Every cluster's id. */
+    clusterIds: (): number[] => clusterIds.all() as number[],
   };
 }
 

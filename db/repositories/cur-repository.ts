@@ -347,6 +347,10 @@ export function createCurRepository(db: Db) {
     `SELECT instance_id, name, nodepool FROM nodeclaims WHERE instance_id IS NOT NULL AND instance_id <> ''
      ORDER BY instance_id, created_at`,
   );
+  const nodeClaimClusters = db.prepare<[string], { instance_id: string; cluster: string }>(
+    `SELECT c.instance_id, k.name AS cluster FROM nodeclaims c JOIN clusters k ON k.id = c.cluster_id
+     WHERE c.instance_id IN (SELECT value FROM json_each(?)) ORDER BY c.instance_id, c.created_at`,
+  );
   const tableCounts = db.prepare<[], { periods: number; files: number; nodepool: number; namespace: number; resource: number }>(
     `SELECT (SELECT COUNT(*) FROM cur_periods) AS periods, (SELECT COUNT(*) FROM cur_files) AS files,
        (SELECT COUNT(*) FROM cur_nodepool_daily) AS nodepool, (SELECT COUNT(*) FROM cur_namespace_daily) AS namespace,
@@ -475,6 +479,13 @@ export function createCurRepository(db: Db) {
         byInstance.set(r.instance_id, { instanceId: r.instance_id, nodeClaim: r.name, nodePool: r.nodepool ?? '' });
       }
       return byInstance;
+    },
+    /** The cluster (name) of the NodeClaim we collected with each of these instance ids (the last launched wins). */
+    nodeClaimClusters(instanceIds: readonly string[]): Map<string, string> {
+      const out = new Map<string, string>();
+      if (instanceIds.length === 0) return out;
+      for (const r of nodeClaimClusters.all(JSON.stringify(instanceIds))) out.set(r.instance_id, r.cluster);
+      return out;
     },
     /** Row counts of the CUR tables (the import's report and its tests). */
     counts() {

@@ -115,14 +115,17 @@ export function createKarpenterExplanationsRepository(db: Db) {
   const inRange = db.prepare(`
     SELECT * FROM karpenter_explanations e
     WHERE e.at >= @from AND e.at < @to AND (@name IS NULL OR e.node_name = @name OR e.nodeclaim = @name)
+      AND (@clusterId IS NULL OR e.cluster_id = @clusterId)
       AND NOT (e.object_kind = 'Node' AND EXISTS (
         SELECT 1 FROM karpenter_explanations o
-        WHERE o.object_kind = 'NodeClaim' AND o.nodeclaim = e.nodeclaim AND o.at = e.at AND o.kind = e.kind AND o.message = e.message))
+        WHERE o.object_kind = 'NodeClaim' AND o.nodeclaim = e.nodeclaim AND o.at = e.at AND o.kind = e.kind AND o.message = e.message
+          AND o.cluster_id = e.cluster_id))
     ORDER BY e.at, e.nodepool, e.nodeclaim, e.node_name, e.kind`);
   return {
     /** Karpenter's explanations in [fromMs, toMs), optionally of one node or NodeClaim (by name), oldest first. */
-    inRange(q: { fromMs: number; toMs: number; name?: string }): KarpenterExplanation[] {
-      return (inRange.all({ from: q.fromMs, to: q.toMs, name: q.name ?? null }) as Row[]).map((r) => ({
+    /** `clusterId`: that cluster's explanations; absent or null: every cluster's (a pair is paired within its cluster). */
+    inRange(q: { fromMs: number; toMs: number; name?: string; clusterId?: number | null }): KarpenterExplanation[] {
+      return (inRange.all({ from: q.fromMs, to: q.toMs, name: q.name ?? null, clusterId: q.clusterId ?? null }) as Row[]).map((r) => ({
         at: r.at,
         kind: r.kind,
         objectKind: r.object_kind,

@@ -39,8 +39,10 @@ const ONE_SIDE = `
 
 export function createNodeAggregatesRepository(db: Db) {
   const atOrBefore = db.prepare(
-    'SELECT id, taken_at AS takenAtMs FROM snapshots WHERE taken_at <= CAST(? AS INTEGER) ORDER BY taken_at DESC LIMIT 1',
+    `SELECT id, taken_at AS takenAtMs FROM snapshots WHERE taken_at <= CAST(@atMs AS INTEGER) AND (@clusterId IS NULL OR cluster_id = @clusterId)
+     ORDER BY taken_at DESC LIMIT 1`,
   );
+  const clusters = db.prepare('SELECT id, name FROM clusters ORDER BY id');
   const mix = db.prepare(`
     SELECT COALESCE(nodepool, '') AS nodePool, instance_type AS instanceType, COUNT(*) AS nodes,
            SUM(capacity_type = 'spot') AS spotNodes
@@ -53,14 +55,16 @@ export function createNodeAggregatesRepository(db: Db) {
     SELECT a.node_name AS name, n.nodeclaim AS nodeClaim, COALESCE(a.nodepool, '') AS nodePool, a.instance_type AS instanceType,
            a.capacity_type AS capacityType, a.usd_per_hour AS usdPerHour
     FROM (SELECT a.* ${ONE_SIDE} ORDER BY a.node_name LIMIT @limit) a
-    LEFT JOIN nodes n ON n.name = a.node_name
+    LEFT JOIN nodes n ON n.name = a.node_name AND n.cluster_id = (SELECT cluster_id FROM snapshots WHERE id = @a)
     ORDER BY a.node_name`);
 
   return {
     /** The snapshot taken at or before `atMs` (default: the newest), or null. */
-    snapshotAtOrBefore(atMs: number = Number.MAX_SAFE_INTEGER): SnapshotRef | null {
-      return (atOrBefore.get(atMs) as SnapshotRef | undefined) ?? null;
+    snapshotAtOrBefore(atMs: number = Number.MAX_SAFE_INTEGER, clusterId: number | null = null): SnapshotRef | null {
+      return (atOrBefore.get({ atMs, clusterId }) as SnapshotRef | undefined) ?? null;
     },
+    /** Each cluster of the ledger, by id. */
+    clusters: (): { id: number; name: string }[] => clusters.all() as { id: number; name: string }[],
 
     /** Nodes per NodePool and instance type in the snapshot: by NodePool, most nodes first, ties by type. */
     mix(snapshotId: number, nodePool: string | undefined): NodeMixCount[] {

@@ -48,17 +48,17 @@ export function createNodePoolSettingsRepository(db: Db) {
   const versions = db.prepare(`
     SELECT v.name, v.first_seen, b.body_json
     FROM kube_object_versions v JOIN kube_object_bodies b ON b.hash = v.hash
-    WHERE v.kind = 'NodePool' AND v.namespace = '' AND v.first_seen <= ?
+    WHERE v.kind = 'NodePool' AND v.namespace = '' AND v.first_seen <= @toMs AND (@clusterId IS NULL OR v.cluster_id = @clusterId)
     ORDER BY v.name, v.first_seen`);
   return {
     /**
      * Each NodePool's settings as they changed, up to `toMs`: its first stored version, then each later one whose
      * disruption settings differ from the one before.
      */
-    history(toMs: number): NodePoolDisruptionSettings[] {
+    history(toMs: number, clusterId: number | null = null): NodePoolDisruptionSettings[] {
       const out: NodePoolDisruptionSettings[] = [];
       let last: NodePoolDisruptionSettings | null = null;
-      for (const r of versions.all(toMs) as Row[]) {
+      for (const r of versions.all({ toMs, clusterId }) as Row[]) {
         const s: NodePoolDisruptionSettings = { nodePool: r.name, firstSeenMs: r.first_seen, ...disruptionOf(r.body_json) };
         if (last !== null && last.nodePool === s.nodePool && sameSettings(last, s)) continue;
         out.push(s);

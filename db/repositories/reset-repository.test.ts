@@ -27,6 +27,8 @@ describe('clearCollectedData', () => {
         dollarLimit: false,
         source: 'api',
         sourceFile: null,
+        clusterId: null,
+        cluster: null,
       },
       0,
     );

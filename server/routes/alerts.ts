@@ -16,7 +16,7 @@ export async function alertRoutes(app: FastifyInstance, opts: { alerts: AlertSer
         'Rules are evaluated by the collector after each snapshot and bill refresh; `state=open` gives the firing ones only, `rule` one rule. ' +
         'Webhook targets are shown by origin only (a Slack webhook keeps its secret in the path). Not a table: JSON only.',
     },
-    (q) => alerts.list(q),
+    (q, c) => alerts.list(q, c.clusterId),
   );
 
   routes.get(

@@ -121,7 +121,7 @@ export async function billRoutes(
       csv: { fileName: 'bill-lines', table: (b) => linesTable(b.lines) },
       csvAliases: ['/api/bill/lines.csv'],
     },
-    (q) => bill.lines(q),
+    (q, c) => bill.lines(q, c.clusterId),
   );
 
   routes.get(
@@ -134,7 +134,7 @@ export async function billRoutes(
       csv: { fileName: 'bill-explained', table: (b) => explanationsTable([b]) },
       csvAliases: ['/api/bill/explain.csv'],
     },
-    (q) => bill.explain(q),
+    (q, c) => bill.explain(q, c.clusterId),
   );
 
   app.post(
@@ -169,7 +169,7 @@ export async function billRoutes(
       errors: [409, 501],
       csv: { fileName: 'bill-practice', table: (b) => linesTable(b.lines) },
     },
-    (q) => practice.question(q),
+    (q, c) => practice.question(q, c.clusterId),
   );
 
   routes.get(
@@ -180,7 +180,7 @@ export async function billRoutes(
       errors: [409, 501],
       csv: { fileName: 'bill-practice-answers', table: (b) => explanationsTable(b.explanations) },
     },
-    (q) => practice.answers(q),
+    (q, c) => practice.answers(q, c.clusterId),
   );
 
   routes.get(
@@ -191,7 +191,7 @@ export async function billRoutes(
         'Default: the newest day with CUR lines (`days` lists them all). Each resource names its NodePool and NodeClaim (tag, or our NodeClaim by instance id), line item types and whether a Savings Plan or reservation covered it. CSV: the resources.',
       csv: { fileName: 'bill-cur-lines', table: (b) => b.resources },
     },
-    (q) => billCur.lines(q),
+    (q, c) => billCur.lines(q, c.clusterId),
   );
 
   routes.get(
@@ -222,6 +222,6 @@ export async function billRoutes(
           ),
       },
     },
-    (q) => billCur.explain(q),
+    (q, c) => billCur.explain(q, c.clusterId),
   );
 }

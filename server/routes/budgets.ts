@@ -17,14 +17,14 @@ export async function budgetsRoutes(app: FastifyInstance, opts: { budgets: Budge
         "Every budget with its standing in its current period: spent (final days from the bill, the rest estimated, each given), the period-end forecast with its spread and method, shares of the amount, nodes before a NodePool's dollar limit",
       description: '`at` looks from another moment (default now).',
     },
-    (q: ApiQuery<'/api/budgets'>) => budgets.list(q),
+    (q: ApiQuery<'/api/budgets'>, c) => budgets.list(q, c.clusterId),
   );
 
   /** A write route registered from its entry in API_WRITE_ROUTES. */
   const write = (
     key: ApiWriteKey,
     doc: { summary: string; status: 200 | 201 },
-    handler: (params: unknown, body: unknown) => unknown,
+    handler: (params: unknown, body: unknown, clusterId: number | null) => unknown,
   ): void => {
     const e = API_WRITE_ROUTES[key];
     app.route({
@@ -46,15 +46,17 @@ export async function budgetsRoutes(app: FastifyInstance, opts: { budgets: Budge
         },
       },
       handler: async (req, reply) => {
-        const out = handler(req.params, req.body);
+        const out = handler(req.params, req.body, req.cluster?.id ?? null);
         return reply.code(doc.status).send(out);
       },
     });
   };
 
   type Params<K extends ApiWriteKey> = ApiWriteParams<K>;
-  write('POST /api/budgets', { summary: 'Create a budget (JSON body: the declaration)', status: 201 }, (_p, body) =>
-    budgets.create(body as ApiWriteBody<'POST /api/budgets'>),
+  write(
+    'POST /api/budgets',
+    { summary: "Create a budget (JSON body: the declaration); under ?cluster= that cluster's, else the whole ledger's", status: 201 },
+    (_p, body, clusterId) => budgets.create(body as ApiWriteBody<'POST /api/budgets'>, clusterId),
   );
   write(
     'PUT /api/budgets/{name}',

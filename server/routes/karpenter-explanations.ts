@@ -16,6 +16,6 @@ export async function karpenterExplanationsRoutes(app: FastifyInstance, opts: { 
         'One row per decision (the Node’s and the NodeClaim’s copy of an event count once); `node` names a node or NodeClaim. At most 5,000 rows (the newest; `total` counts all); the CSV holds every row.',
       csv: { fileName: 'karpenter-explanations', table: (b) => b.rows },
     },
-    (q, ctx) => explanations.list(q, { allRows: ctx.csv }),
+    (q, ctx) => explanations.list(q, { allRows: ctx.csv, clusterId: ctx.clusterId }),
   );
 }

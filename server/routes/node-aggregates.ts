@@ -15,7 +15,7 @@ export async function nodeAggregatesRoutes(app: FastifyInstance, opts: { nodeAgg
         'The snapshot at or before `at` (default the newest). A few rows whatever the cluster size. CSV: one line per NodePool and type.',
       csv: { fileName: 'nodes-mix', table: (b) => b.rows },
     },
-    (q) => nodeAggregates.mix(q),
+    (q, c) => nodeAggregates.mix(q, c.clusterId),
   );
 
   routes.get(
@@ -25,6 +25,6 @@ export async function nodeAggregatesRoutes(app: FastifyInstance, opts: { nodeAgg
       description:
         'Each side: every node counted and its prices per hour summed, the first `limit` (0–500, default 500) listed by name. `nodepool` narrows both snapshots.',
     },
-    (q) => nodeAggregates.changes(q),
+    (q, c) => nodeAggregates.changes(q, c.clusterId),
   );
 }

@@ -72,6 +72,6 @@ export async function teamsRoutes(
           })),
       },
     },
-    (q) => teamsCur.compare(q),
+    (q, c) => teamsCur.compare(q, c.clusterId),
   );
 }

@@ -42,6 +42,11 @@ export const AlertSchema = Type.Object({
   rule: AlertRuleSchema,
   /** What it is about: a NodePool, a budget's figure and threshold (`budget/<name>/spent/0.8`), `collector`, ... */
   subject: Type.String(),
+  /**
+   * In a ledger of several clusters: the cluster the alert is about (its rule judged that cluster's rows only), null for
+   * the ledger-wide rules (budgets, the cost allocation tag). Absent in a one-cluster ledger.
+   */
+  cluster: Type.Optional(Nullable(Type.String())),
   state: Type.Union([Type.Literal('firing'), Type.Literal('resolved')]),
   /** When the condition was first seen (the hold time runs from here). */
   pendingSince: Type.String(),

@@ -49,6 +49,11 @@ export const CurResourceSchema = Type.Object({
   nodePool: Type.String(),
   /** '' = unknown (volumes never carry one). */
   nodeClaim: Type.String(),
+  /**
+   * The EKS cluster of the resource: its cluster tag, else the cluster of the NodeClaim we collected with its instance
+   * id ('' = neither). Named when the ledger holds several clusters.
+   */
+  cluster: Type.Optional(Type.String()),
   lineItemTypes: Type.Array(Type.String()),
   usageTypes: Type.Array(Type.String()),
   /** True when a Savings Plan or reservation covered some of it. */
@@ -70,8 +75,10 @@ export const CurLinesResponseSchema = Type.Object({
   resources: Type.Array(CurResourceSchema),
   totals: Type.Object({
     billUsd: Type.Number(),
-    /** Per NodePool ('' = none), largest first. */
-    byNodePool: Type.Array(Type.Object({ nodePool: Type.String(), billUsd: Type.Number(), resources: Type.Integer() })),
+    /** Per NodePool ('' = none), largest first; per cluster and NodePool when the ledger holds several clusters. */
+    byNodePool: Type.Array(
+      Type.Object({ nodePool: Type.String(), cluster: Type.Optional(Type.String()), billUsd: Type.Number(), resources: Type.Integer() }),
+    ),
   }),
 });
 export type CurLinesResponse = Static<typeof CurLinesResponseSchema>;
@@ -152,6 +159,11 @@ export const CurResourceExplanationSchema = Type.Object({
   resourceKind: ResourceKindSchema,
   nodePool: Nullable(Type.String()),
   nodeClaim: Nullable(Type.String()),
+  /**
+   * The EKS cluster of the resource: its cluster tag, else the cluster of the NodeClaim we collected with its instance
+   * id ('' = neither). Named when the ledger holds several clusters.
+   */
+  cluster: Type.Optional(Type.String()),
   metric: CostMetricSchema,
   /** Σ lines in the metric. */
   billUsd: Type.Number(),

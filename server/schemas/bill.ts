@@ -59,6 +59,11 @@ export const BillLineSchema = Type.Object({
   usageUnit: Nullable(Type.String()),
   /** Cost Explorer still calls the period an estimate (not final). */
   estimated: Type.Boolean(),
+  /**
+   * The EKS cluster the line is of (its eks:eks-cluster-name tag), named when the ledger holds several clusters
+   * (absent in a one-cluster ledger, which answers as it always did).
+   */
+  cluster: Type.Optional(Type.String()),
 });
 export type BillLine = Static<typeof BillLineSchema>;
 
@@ -114,8 +119,13 @@ export const BillLinesResponseSchema = Type.Object({
   lines: Type.Array(BillLineSchema),
   totals: Type.Object({
     unblendedUsd: Type.Number(),
-    /** Per NodePool ('' = untagged), sorted by name. */
-    byNodePool: Type.Array(Type.Object({ nodePool: Type.String(), unblendedUsd: Type.Number(), lines: Type.Integer() })),
+    /**
+     * Per NodePool ('' = untagged), sorted by name; in a ledger of several clusters per cluster and NodePool (two
+     * clusters' `default` are two rows), sorted by NodePool then cluster.
+     */
+    byNodePool: Type.Array(
+      Type.Object({ nodePool: Type.String(), cluster: Type.Optional(Type.String()), unblendedUsd: Type.Number(), lines: Type.Integer() }),
+    ),
   }),
 });
 export type BillLinesResponse = Static<typeof BillLinesResponseSchema>;

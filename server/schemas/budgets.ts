@@ -70,6 +70,11 @@ export const BudgetSchema = Type.Object({
   source: Type.Union([Type.Literal('api'), Type.Literal('file')]),
   /** The file that declares it (read-only through the API), else null. */
   sourceFile: Nullable(Type.String()),
+  /**
+   * In a ledger of several clusters: the cluster whose figures it watches (made under ?cluster=), or null for the whole
+   * ledger (every cluster's added). Absent in a one-cluster ledger.
+   */
+  cluster: Type.Optional(Nullable(Type.String())),
 });
 export type BudgetView = Static<typeof BudgetSchema>;
 

@@ -26,6 +26,8 @@ export const NodeMixRowSchema = Type.Object({
   nodes: Type.Integer(),
   /** Of those, on spot. */
   spotNodes: Type.Integer(),
+  /** In a ledger of several clusters asked without ?cluster=: the cluster (each at its own newest snapshot). */
+  cluster: Type.Optional(Type.String()),
 });
 export type NodeMixRow = Static<typeof NodeMixRowSchema>;
 

@@ -1,4 +1,11 @@
-import { ALERT_RULES, type AlertRule, type AlertSettings, type AlertTransition, type RuleVerdict } from '../../core/alert-model.js';
+import {
+  ALERT_RULES,
+  type AlertRule,
+  type AlertSettings,
+  type AlertState,
+  type AlertTransition,
+  type RuleVerdict,
+} from '../../core/alert-model.js';
 import {
   billGapRule,
   budgetThresholdRule,
@@ -89,15 +96,52 @@ export function evaluateAlerts(db: Db, o: EvaluateAlertsOptions): EvaluateAlerts
   if (o.atMs < (repo.evaluatedAtMs() ?? -Infinity))
     return { transitions: [], settingsProblems: loaded.problems, ms: performance.now() - t0 };
   const settings = o.settings ? o.settings(loaded.settings) : loaded.settings;
-  const verdicts = judge(db, o, settings);
-  const step = stepAlerts(repo.open(), verdicts, o.atMs, settings);
-  repo.applyStep(step, o.targets ?? [], (t, target) => JSON.stringify(alertPayload(t, target.format, o.dashboardUrl)));
+  const payload = (t: AlertTransition, target: DeliveryTarget) => JSON.stringify(alertPayload(t, target.format, o.dashboardUrl));
+  const clusters = repo.clusters();
+  if (clusters.length <= 1) {
+    // One cluster: every rule over the ledger's rows, as before the ledger could hold several.
+    const verdicts = judge(db, o, settings, null, new Set(ALERT_RULES));
+    const step = stepAlerts(repo.open(), verdicts, o.atMs, settings);
+    repo.applyStep(step, o.targets ?? [], payload);
+    repo.noteEvaluatedAt(o.atMs);
+    return { transitions: step.transitions, settingsProblems: loaded.problems, ms: performance.now() - t0 };
+  }
+  // Several clusters: each cluster's rules over its own rows only (a NodePool `default` of one cluster is never
+  // judged with another's), its alerts stored with its cluster; the ledger-wide rules once, about no cluster.
+  const transitions: AlertTransition[] = [];
+  const perCluster = ALERT_RULES.filter((r) => !LEDGER_WIDE_RULES.has(r));
+  const groups: { clusterId: number | null; rules: readonly AlertRule[]; open: AlertState[] }[] = [
+    { clusterId: null, rules: [...LEDGER_WIDE_RULES], open: repo.openOf([...LEDGER_WIDE_RULES], 'any') },
+    // The first cluster also takes the per-cluster alerts stored without one (when the ledger held it alone).
+    ...clusters.map((c, i) => ({ clusterId: c.id, rules: perCluster, open: repo.openOf(perCluster, c.id, i === 0) })),
+  ];
+  for (const g of groups) {
+    const verdicts = judge(db, o, settings, g.clusterId, new Set(g.rules));
+    const step = stepAlerts(g.open, verdicts, o.atMs, settings);
+    repo.applyStep(step, o.targets ?? [], payload, g.clusterId);
+    transitions.push(...step.transitions);
+  }
   repo.noteEvaluatedAt(o.atMs);
-  return { transitions: step.transitions, settingsProblems: loaded.problems, ms: performance.now() - t0 };
+  return { transitions, settingsProblems: loaded.problems, ms: performance.now() - t0 };
 }
 
-/** Each enabled rule's verdict at `atMs`, from the newest snapshot at or before it. */
-function judge(db: Db, o: EvaluateAlertsOptions, settings: AlertSettings): Partial<Record<AlertRule, RuleVerdict>> {
+/**
+ * Rules about the ledger as a whole, judged once whatever the clusters: budgets (each watches its own cluster or the
+ * whole ledger) and the account's cost allocation tag.
+ */
+const LEDGER_WIDE_RULES: ReadonlySet<AlertRule> = new Set<AlertRule>(['budget-threshold', 'nodepool-tag-inactive']);
+
+/**
+ * The verdicts of `rules` (those enabled) at `atMs`, from the newest snapshot at or before it: of one cluster's rows
+ * (`clusterId`), or of the whole ledger's (null); a rule not asked for has no verdict (its open alerts stay as they are).
+ */
+function judge(
+  db: Db,
+  o: EvaluateAlertsOptions,
+  settings: AlertSettings,
+  clusterId: number | null,
+  rules: ReadonlySet<AlertRule>,
+): Partial<Record<AlertRule, RuleVerdict>> {
   const atMs = o.atMs;
   const reportsRepo = createReportsRepository(db);
   const packing = createAnalyticsPackingRepository(db);
@@ -105,29 +149,31 @@ function judge(db: Db, o: EvaluateAlertsOptions, settings: AlertSettings): Parti
   const reports = createReportsService(reportsRepo, () => atMs);
   const efficiency = createEfficiencyService(packing, ctx);
   const currency = reports.status().pricing.currency;
-  const snapshotMs = packing.snapshotAtOrBefore(atMs);
-  const on = (rule: AlertRule) => settings.rules[rule].enabled;
+  const snapshotMs = packing.snapshotAtOrBefore(atMs, clusterId);
+  const on = (rule: AlertRule) => settings.rules[rule].enabled && rules.has(rule);
   const v: Partial<Record<AlertRule, RuleVerdict>> = {};
-  for (const rule of ALERT_RULES) v[rule] = null;
+  for (const rule of ALERT_RULES) if (rules.has(rule)) v[rule] = null;
 
   if (on('budget-threshold') && o.budgetStatuses) v['budget-threshold'] = budgetThresholdRule(o.budgetStatuses(db, atMs));
-  v['collector-stale'] = collectorStaleRule({ atMs, lastSnapshotAtMs: snapshotMs }, settings);
+  if (rules.has('collector-stale')) v['collector-stale'] = collectorStaleRule({ atMs, lastSnapshotAtMs: snapshotMs }, settings);
 
-  const pools = reports.nodePools().items;
+  const pools = reports.nodePools(clusterId).items;
   if (snapshotMs !== null) {
     // Cost per capacity type per snapshot over the baseline window (each snapshot whole in its bucket).
     if (on('spot-fallback')) {
       const bucketMs = settings.snapshotIntervalMs;
       const fromMs = snapshotMs - settings.spotBaselineMs;
-      const rows = packing.bucketSums({ fromMs, toMs: snapshotMs + 1, bucketMs, originMs: fromMs });
+      const rows = packing.bucketSums({ fromMs, toMs: snapshotMs + 1, bucketMs, originMs: fromMs, clusterId });
       const byKey = new Map<string, PoolCapacityCost>();
       // Earlier snapshots from the rollups (a snapshot stands for the time until the next one), the newest from its
       // own rows (it stands for no time yet), per hour.
       // A bucket's cost is over the hours its snapshots stand for (5 min: 1/12 h): per hour is that over the hours, as
       // the newest's is, or the rule's "more on-demand spend than then" compared USD/h with USD per 5 min and held
       // whenever a night's scale-down left the on-demand node alone (11-05 06:00 and 11-13 03:30 in the demo).
-      const hoursOf = new Map(packing.bucketCoverage({ fromMs, toMs: snapshotMs + 1, bucketMs }).map((c) => [c.bucketStartMs, c.hours]));
-      const now = packing.poolRowsAt(snapshotMs).map((r) => ({ ...r, bucketStartMs: snapshotMs }));
+      const hoursOf = new Map(
+        packing.bucketCoverage({ fromMs, toMs: snapshotMs + 1, bucketMs, clusterId }).map((c) => [c.bucketStartMs, c.hours]),
+      );
+      const now = packing.poolRowsAt(snapshotMs, clusterId).map((r) => ({ ...r, bucketStartMs: snapshotMs }));
       const earlier = rows
         .filter((x) => x.bucketStartMs < snapshotMs && (hoursOf.get(x.bucketStartMs) ?? 0) > 0)
         .map((x) => {
@@ -155,7 +201,9 @@ function judge(db: Db, o: EvaluateAlertsOptions, settings: AlertSettings): Parti
     }
     if (on('idle-share')) {
       // Nodes without a NodePool (a managed node group) are no NodePool to tune: left out.
-      const rows = efficiency.atSnapshot(snapshotMs).filter((r) => r.scope === 'nodepool' && r.nodePool !== null && r.nodePool !== '');
+      const rows = efficiency
+        .atSnapshot(snapshotMs, clusterId)
+        .filter((r) => r.scope === 'nodepool' && r.nodePool !== null && r.nodePool !== '');
       v['idle-share'] = idleShareRule(
         {
           atMs: snapshotMs,
@@ -168,9 +216,15 @@ function judge(db: Db, o: EvaluateAlertsOptions, settings: AlertSettings): Parti
     if (on('packing-drop')) {
       const w = settings.packingWindowMs;
       const fromMs = snapshotMs - 2 * w;
-      const rows = packing.bucketSums({ fromMs, toMs: snapshotMs + 1, bucketMs: settings.snapshotIntervalMs, originMs: fromMs });
+      const rows = packing.bucketSums({
+        fromMs,
+        toMs: snapshotMs + 1,
+        bucketMs: settings.snapshotIntervalMs,
+        originMs: fromMs,
+        clusterId,
+      });
       const sums = new Map<string, { atMs: number; nodePool: string; req: number; alloc: number }>();
-      const now = packing.poolRowsAt(snapshotMs).map((r) => ({ ...r, bucketStartMs: snapshotMs }));
+      const now = packing.poolRowsAt(snapshotMs, clusterId).map((r) => ({ ...r, bucketStartMs: snapshotMs }));
       for (const r of [...rows.filter((x) => x.bucketStartMs < snapshotMs), ...now]) {
         const k = `${r.bucketStartMs} ${r.nodePool}`;
         const s = sums.get(k) ?? { atMs: r.bucketStartMs, nodePool: r.nodePool, req: 0, alloc: 0 };
@@ -182,7 +236,7 @@ function judge(db: Db, o: EvaluateAlertsOptions, settings: AlertSettings): Parti
         .filter((s) => s.alloc > 0)
         .map((s) => ({ atMs: s.atMs, nodePool: s.nodePool, cpuPacking: s.req / s.alloc }));
       const changes: ConsolidationChange[] = createDisruptionsRepository(db)
-        .markerRows({ fromMs: snapshotMs - w, toMs: snapshotMs + 1 })
+        .markerRows({ fromMs: snapshotMs - w, toMs: snapshotMs + 1, clusterId })
         .filter((d) => CONSOLIDATION_REASONS.has(d.reason))
         .map((d) => ({
           atMs: d.atMs,
@@ -192,7 +246,7 @@ function judge(db: Db, o: EvaluateAlertsOptions, settings: AlertSettings): Parti
         }));
       // Edits of a NodePool's disruption settings (a policy that stops consolidating, a longer consolidateAfter, a
       // tighter budget), from the NodePool versions the snapshots kept, within the window.
-      const edits = disruptionSettingsEdits(createNodePoolSettingsRepository(db).history(snapshotMs))
+      const edits = disruptionSettingsEdits(createNodePoolSettingsRepository(db).history(snapshotMs, clusterId))
         .filter((e) => e.atMs >= snapshotMs - w)
         .map((e) => ({ ...e, kind: 'settings' as const }));
       changes.push(...edits);
@@ -212,14 +266,15 @@ function judge(db: Db, o: EvaluateAlertsOptions, settings: AlertSettings): Parti
   }
   if (on('pods-unschedulable-limits')) {
     const events = createAlertRepository(db)
-      .failedScheduling(atMs - settings.unschedulableWindowMs, atMs)
+      .failedScheduling(atMs - settings.unschedulableWindowMs, atMs, clusterId)
       .flatMap((e) => {
         const nodePool = limitNodePoolOf('FailedScheduling', e.message);
         return nodePool === null ? [] : [{ atMs: e.atMs, nodePool, pod: e.pod }];
       });
     v['pods-unschedulable-limits'] = unschedulableLimitsRule({ atMs, nodePools: pools.map((p) => p.name), events }, settings);
   }
-  if (on('bill-estimate-gap')) v['bill-estimate-gap'] = billGapRule({ newestFinalDay: newestFinalGap(reports, atMs, currency) }, settings);
+  if (on('bill-estimate-gap'))
+    v['bill-estimate-gap'] = billGapRule({ newestFinalDay: newestFinalGap(reports, atMs, currency, clusterId) }, settings);
   if (on('nodepool-tag-inactive')) {
     const stored = createRunsRepository(db).getSetting(ALLOCATION_TAGS_SETTING);
     if (stored !== null) {
@@ -237,11 +292,11 @@ function judge(db: Db, o: EvaluateAlertsOptions, settings: AlertSettings): Parti
 }
 
 /** The newest day of the last 7 whose every bill line is final: the compute bill against our estimate of it. */
-function newestFinalGap(reports: ReturnType<typeof createReportsService>, atMs: number, currency: string) {
+function newestFinalGap(reports: ReturnType<typeof createReportsService>, atMs: number, currency: string, clusterId: number | null) {
   const status = reports.status();
   if (status.range.lastCostDay === null) return null;
   const toMs = Math.min(Date.parse(`${status.range.lastCostDay}T00:00:00Z`) + DAY_MS, atMs);
-  const daily = reports.dailyCost({ from: `${utcDay(toMs - 7 * DAY_MS)}T00:00:00Z`, to: `${utcDay(toMs)}T00:00:00Z` });
+  const daily = reports.dailyCost({ from: `${utcDay(toMs - 7 * DAY_MS)}T00:00:00Z`, to: `${utcDay(toMs)}T00:00:00Z` }, clusterId);
   const days = new Map<string, { final: boolean; bill: number; estimate: number; billed: boolean }>();
   for (const r of daily.rows) {
     if (r.band !== 'compute') continue;

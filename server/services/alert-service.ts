@@ -20,14 +20,24 @@ const origin = (url: string): string => {
 export function createAlertService(db: Db) {
   const repo = createAlertRepository(db);
   return {
-    list(q: AlertsQuery): AlertsResponse {
-      const alerts = repo.list({ open: q.state === 'open', ...(q.rule === undefined ? {} : { rule: q.rule }), limit: q.limit ?? 200 });
+    /** `clusterId`: the alerts about that cluster and the ledger-wide ones; null: every alert. */
+    list(q: AlertsQuery, clusterId: number | null = null): AlertsResponse {
+      const alerts = repo.list({
+        open: q.state === 'open',
+        ...(q.rule === undefined ? {} : { rule: q.rule }),
+        limit: q.limit ?? 200,
+        clusterId,
+      });
+      const clusters = repo.clusters();
+      const names = new Map(clusters.map((c) => [c.id, c.name]));
+      const clusterOf = clusters.length > 1 ? repo.clusterOf(alerts.flatMap((a) => (a.id === undefined ? [] : [a.id]))) : null;
       return {
-        open: repo.list({ open: true, limit: 100_000 }).length,
+        open: repo.list({ open: true, limit: 100_000, clusterId }).length,
         alerts: alerts.map((a) => ({
           id: a.id ?? 0,
           rule: a.rule,
           subject: a.subject,
+          ...(clusterOf === null ? {} : { cluster: names.get(clusterOf.get(a.id ?? 0) ?? -1) ?? null }),
           state: a.phase === 'resolved' ? ('resolved' as const) : ('firing' as const),
           pendingSince: iso(a.pendingSinceMs),
           firingSince: iso(a.firingSinceMs ?? a.pendingSinceMs),

@@ -101,12 +101,15 @@ function tagStatus(db: Db): TagStatus {
   return 'unknown';
 }
 
-/** Everything about [fromMs, toMs) the explainer may read. */
-export function loadExplainContext(db: Db, fromMs: number, toMs: number): ExplainContext {
+/**
+ * Everything about [fromMs, toMs) in one cluster the explainer may read: a line is explained by its own cluster's
+ * NodePool and NodeClaims (`clusterId`; 1 is a one-cluster ledger's).
+ */
+export function loadExplainContext(db: Db, fromMs: number, toMs: number, clusterId: number): ExplainContext {
   const repo = createBillContextRepository(db);
-  const nodes = repo.nodesOverlapping(fromMs, toMs).map(toNodeFact);
+  const nodes = repo.nodesOverlapping(fromMs, toMs, clusterId).map(toNodeFact);
   const nodePools = new Map<string, NodePoolFact>(
-    repo.nodePools().map((p) => [
+    repo.nodePools(clusterId).map((p) => [
       p.name,
       {
         name: p.name,
@@ -116,7 +119,10 @@ export function loadExplainContext(db: Db, fromMs: number, toMs: number): Explai
     ]),
   );
 
-  const { launches: launchRows, pods } = repo.launches(nodes.map((n) => n.name));
+  const { launches: launchRows, pods } = repo.launches(
+    nodes.map((n) => n.name),
+    clusterId,
+  );
   const launches = new Map<string, LaunchFact>(
     launchRows.map((l) => [
       l.nodeName,
@@ -142,11 +148,11 @@ export function loadExplainContext(db: Db, fromMs: number, toMs: number): Explai
   const aroundFrom = Math.min(fromMs, ...karpenter.map((n) => n.launchedAtMs)) - DISRUPTION_EDGE_MS;
   const aroundTo = Math.max(toMs, ...karpenter.map((n) => n.deletedAtMs ?? n.lastSeenMs)) + DISRUPTION_EDGE_MS;
   const events = repo
-    .lifecycleEvents(aroundFrom, aroundTo)
+    .lifecycleEvents(aroundFrom, aroundTo, clusterId)
     .map((e) => ({ atMs: e.at, reason: e.reason, message: e.message, kind: e.kind, name: e.name }));
-  const disruptions = createDisruptionsRepository(db).inRange({ fromMs: aroundFrom, toMs: aroundTo + 1 });
+  const disruptions = createDisruptionsRepository(db).inRange({ fromMs: aroundFrom, toMs: aroundTo + 1, clusterId });
 
-  const cov = repo.snapshotCoverage();
+  const cov = repo.snapshotCoverage(clusterId);
   const snapshotIntervalMs =
     cov.count >= 2 && cov.firstMs !== null && cov.lastMs !== null
       ? Math.round((cov.lastMs - cov.firstMs) / (cov.count - 1))

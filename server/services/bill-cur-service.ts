@@ -1,4 +1,5 @@
 import type { Db } from '../../db/open-db.js';
+import { createClustersRepository } from '../../db/repositories/clusters-repository.js';
 import { createCurRepository, type CurResourceDay } from '../../db/repositories/cur-repository.js';
 import { DAY_MS } from '../../core/time.js';
 import { explainCurResourceDay, inMetric, resourceKindOf, type CurLineFact } from '../explain/cur-explain.js';
@@ -41,8 +42,8 @@ const toFact = (r: CurResourceDay): CurLineFact => ({
   publicOnDemandUsd: r.publicOnDemandUsd,
 });
 
-const byResource = (rows: readonly CurResourceDay[]): Map<string, CurResourceDay[]> => {
-  const out = new Map<string, CurResourceDay[]>();
+const byResource = <R extends CurResourceDay>(rows: readonly R[]): Map<string, R[]> => {
+  const out = new Map<string, R[]>();
   for (const r of rows) out.set(r.resourceId, [...(out.get(r.resourceId) ?? []), r]);
   return out;
 };
@@ -69,8 +70,33 @@ function nodeClaimOf(node: NodeFact, ctx: ExplainContext, dayMs: number): CurNod
   };
 }
 
+/** A resource-day with the cluster it is of: its cluster tag, else its NodeClaim's cluster, else ''. */
+type ClusteredDay = CurResourceDay & { clusterOf: string };
+
 export function createBillCurService(db: Db) {
   const cur = createCurRepository(db);
+  const clustersRepo = createClustersRepository(db);
+
+  /**
+   * The day's rows of one cluster (`clusterId`; null: every cluster), each with its cluster. A CUR line is of the
+   * cluster its cluster tag names; an untagged one of the cluster whose NodeClaim had its instance id.
+   */
+  const clustered = (rows: readonly CurResourceDay[], clusterId: number | null): ClusteredDay[] => {
+    const untagged = [...new Set(rows.filter((r) => r.cluster === '').map((r) => r.resourceId))];
+    const byInstance = cur.nodeClaimClusters(untagged);
+    const withCluster = rows.map((r) => ({ ...r, clusterOf: r.cluster !== '' ? r.cluster : (byInstance.get(r.resourceId) ?? '') }));
+    if (clusterId === null) return withCluster;
+    const name = clustersRepo.list().find((c) => c.id === clusterId)?.name;
+    return withCluster.filter((r) => r.clusterOf === name);
+  };
+  /** Whether answers name each resource's cluster: in a ledger of several clusters. */
+  const namesClusters = (): boolean => clustersRepo.list().length > 1;
+  /** The cluster whose NodeClaims explain a resource: its named cluster's, the only one in a one-cluster ledger. */
+  const clusterIdOf = (name: string): number | null => {
+    const all = clustersRepo.list();
+    if (all.length === 1) return all[0].id;
+    return all.find((c) => c.name === name)?.id ?? null;
+  };
 
   /** The day asked for, else the newest with lines; null when the CUR holds none. */
   const dayOf = (q: { day?: string }): { days: string[]; day: string | null } => {
@@ -84,16 +110,18 @@ export function createBillCurService(db: Db) {
   const metricOf = (q: { metric?: CostMetric }): CostMetric => q.metric ?? 'amortized';
 
   return {
-    lines(q: CurLinesQuery): CurLinesResponse {
+    lines(q: CurLinesQuery, clusterId: number | null = null): CurLinesResponse {
       const metric = metricOf(q);
       const { days, day } = dayOf(q);
-      const rows = day === null ? [] : rowsOf(day, { nodePool: q.nodepool });
+      const rows = day === null ? [] : clustered(rowsOf(day, { nodePool: q.nodepool }), clusterId);
+      const name = namesClusters();
       const resources: CurResource[] = [...byResource(rows)].map(([resourceId, list]) => ({
         resourceId,
         resourceKind: resourceKindOf(resourceId),
         category: list[0].category,
         nodePool: list.find((r) => r.nodePool !== '')?.nodePool ?? '',
         nodeClaim: list.find((r) => r.nodeClaim !== '')?.nodeClaim ?? '',
+        ...(name ? { cluster: list.find((r) => r.clusterOf !== '')?.clusterOf ?? '' } : {}),
         lineItemTypes: [...new Set(list.map((r) => r.lineItemType))],
         usageTypes: [...new Set(list.map((r) => r.usageType))],
         committed: list.some((r) => r.commitmentArn !== ''),
@@ -102,10 +130,17 @@ export function createBillCurService(db: Db) {
         amortizedUsd: list.reduce((t, r) => t + r.amortizedUsd, 0),
       }));
       resources.sort((a, b) => b.billUsd - a.billUsd || a.resourceId.localeCompare(b.resourceId));
-      const pools = new Map<string, { billUsd: number; resources: number }>();
+      // Per NodePool, and per cluster when resources name theirs: two clusters' `default` are two totals.
+      const pools = new Map<string, { nodePool: string; cluster?: string; billUsd: number; resources: number }>();
       for (const r of resources) {
-        const p = pools.get(r.nodePool) ?? { billUsd: 0, resources: 0 };
-        pools.set(r.nodePool, { billUsd: p.billUsd + r.billUsd, resources: p.resources + 1 });
+        const k = r.cluster === undefined ? r.nodePool : `${r.nodePool}\u0000${r.cluster}`;
+        const p = pools.get(k) ?? {
+          nodePool: r.nodePool,
+          ...(r.cluster === undefined ? {} : { cluster: r.cluster }),
+          billUsd: 0,
+          resources: 0,
+        };
+        pools.set(k, { ...p, billUsd: p.billUsd + r.billUsd, resources: p.resources + 1 });
       }
       return {
         source: curSourceOf(cur),
@@ -115,32 +150,36 @@ export function createBillCurService(db: Db) {
         resources,
         totals: {
           billUsd: resources.reduce((t, r) => t + r.billUsd, 0),
-          byNodePool: [...pools]
-            .map(([nodePool, p]) => ({ nodePool, ...p }))
-            .sort((a, b) => b.billUsd - a.billUsd || a.nodePool.localeCompare(b.nodePool)),
+          byNodePool: [...pools.values()].sort(
+            (a, b) => b.billUsd - a.billUsd || a.nodePool.localeCompare(b.nodePool) || (a.cluster ?? '').localeCompare(b.cluster ?? ''),
+          ),
         },
       };
     },
 
-    explain(q: CurExplainQuery): CurExplainResponse {
+    explain(q: CurExplainQuery, clusterId: number | null = null): CurExplainResponse {
       const metric = metricOf(q);
       const { day } = dayOf(q);
       const source = curSourceOf(cur);
       if (day === null) return { source, metric, day, explanations: [], omitted: 0 };
-      const rows = rowsOf(day, q.resource !== undefined ? { resourceId: q.resource } : { nodePool: q.nodepool });
+      const rows = clustered(rowsOf(day, q.resource !== undefined ? { resourceId: q.resource } : { nodePool: q.nodepool }), clusterId);
+      const name = namesClusters();
       const groups = [...byResource(rows)]
         .filter(([, list]) => q.nodepool === undefined || list.some((r) => r.nodePool === q.nodepool))
-        .map(([, list]) => list.map(toFact))
-        .sort((a, b) => b.reduce((t, l) => t + inMetric(l, metric), 0) - a.reduce((t, l) => t + inMetric(l, metric), 0));
+        .map(([, list]) => ({ cluster: list.find((r) => r.clusterOf !== '')?.clusterOf ?? '', lines: list.map(toFact) }))
+        .sort((a, b) => b.lines.reduce((t, l) => t + inMetric(l, metric), 0) - a.lines.reduce((t, l) => t + inMetric(l, metric), 0));
       const kept = q.resource === undefined ? groups.slice(0, MAX_EXPLAINED_RESOURCES) : groups;
-      // One resource: the NodeClaim behind it, with the reasons Karpenter launched it (the costly part, so not for a whole day).
+      // One resource: the NodeClaim behind it, with the reasons Karpenter launched it (the costly part, so not for a whole day),
+      // read from the resource's own cluster (its NodePools, NodeClaims and events; never another cluster's of the same name).
       const dayMs = Date.parse(`${day}T00:00:00Z`);
-      const ctx =
-        q.resource !== undefined && resourceKindOf(q.resource) === 'instance' ? loadExplainContext(db, dayMs, dayMs + DAY_MS) : null;
-      const explanations = kept.map((lines) => {
-        if (ctx === null) return explainCurResourceDay(lines, metric, undefined);
-        const node = ctx.nodes.find((n) => n.instanceId === lines[0].resourceId);
-        return explainCurResourceDay(lines, metric, node === undefined ? null : nodeClaimOf(node, ctx, dayMs));
+      const one = q.resource !== undefined && resourceKindOf(q.resource) === 'instance';
+      const explanations = kept.map(({ cluster, lines }) => {
+        const named = (e: ReturnType<typeof explainCurResourceDay>) => (name ? { ...e, cluster } : e);
+        if (!one) return named(explainCurResourceDay(lines, metric, undefined));
+        const ofCluster = clusterIdOf(cluster);
+        const ctx = ofCluster === null ? null : loadExplainContext(db, dayMs, dayMs + DAY_MS, ofCluster);
+        const node = ctx?.nodes.find((n) => n.instanceId === lines[0].resourceId);
+        return named(explainCurResourceDay(lines, metric, node === undefined || ctx === null ? null : nodeClaimOf(node, ctx, dayMs)));
       });
       return { source, metric, day, explanations, omitted: groups.length - kept.length };
     },

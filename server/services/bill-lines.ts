@@ -13,7 +13,10 @@ export function periodEndMs(startMs: number, granularity: BillGranularity): numb
   return Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
 }
 
-export function toLineFact(r: Omit<BillLineRow, 'id' | 'fetchedAt'> & { id: number | null }, billAsOfMs: number | null): LineFact {
+export function toLineFact(
+  r: Omit<BillLineRow, 'id' | 'fetchedAt' | 'clusterId' | 'cluster'> & { id: number | null },
+  billAsOfMs: number | null,
+): LineFact {
   const endMs = periodEndMs(r.periodStartMs, r.granularity);
   return {
     id: r.id,

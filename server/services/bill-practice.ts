@@ -80,9 +80,20 @@ interface Plan {
   focusLine: number;
 }
 
+/**
+ * The cluster a practice bill is of: the demo's scenario, the ledger's first cluster (id 1, the one every writer
+ * defaults to; the demo's second cluster is collected beside it). Its lines are explained by that cluster's NodeClaims.
+ */
+export const PRACTICE_CLUSTER_ID = 1;
+
 export function createBillPractice(db: Db, bill: BillService, provider: PracticeBillProvider | undefined) {
-  function plan(q: PracticeQuery): Plan {
+  function plan(q: PracticeQuery, clusterId: number | null): Plan {
     if (provider === undefined) throw new PracticeNotServedError(PRACTICE_NOT_SERVED);
+    if (clusterId !== null && clusterId !== PRACTICE_CLUSTER_ID) {
+      throw new PracticeUnavailableError(
+        "Practice bills are of the demo's scenario, the ledger's first cluster: ask without ?cluster= or with that cluster's name.",
+      );
+    }
     const seeded = seededScenario(db);
     if (seeded === null) {
       throw new PracticeUnavailableError(
@@ -144,8 +155,8 @@ export function createBillPractice(db: Db, bill: BillService, provider: Practice
   }
 
   return {
-    question(q: PracticeQuery): PracticeQuestion {
-      const p = plan(q);
+    question(q: PracticeQuery, clusterId: number | null = null): PracticeQuestion {
+      const p = plan(q, clusterId);
       const day = new Date(p.dayMs).toISOString().slice(0, 10);
       const focus = p.lines[p.focusLine];
       const prompt = focus
@@ -162,14 +173,14 @@ export function createBillPractice(db: Db, bill: BillService, provider: Practice
       };
     },
 
-    answers(q: PracticeQuery): PracticeAnswers {
-      const p = plan(q);
+    answers(q: PracticeQuery, clusterId: number | null = null): PracticeAnswers {
+      const p = plan(q, clusterId);
       return {
         seed: p.seed,
         day: new Date(p.dayMs).toISOString().slice(0, 10),
         perturbation: p.perturbation,
         whatChanged: p.bill.whatChanged,
-        explanations: bill.explainFacts(p.lines),
+        explanations: bill.explainFacts(p.lines, PRACTICE_CLUSTER_ID),
       };
     },
   };

@@ -10,6 +10,7 @@ import type {
   BillExplainQuery,
   BillGranularity,
   BillGroupBy,
+  BillLine,
   BillLinesQuery,
   BillLinesResponse,
   BillSourceSummary,
@@ -47,8 +48,8 @@ export function importNameOf(fileName: string | null, sha256: string): string {
 export function createBillService(db: Db, now: () => number = Date.now, writer: DatabaseWriter = sameConnectionWriter(db)) {
   const repo = createBillLinesRepository(db);
 
-  const summaries = (): BillSourceSummary[] =>
-    repo.sources().map((s) => ({
+  const summaries = (clusterId: number | null): BillSourceSummary[] =>
+    repo.sources(clusterId).map((s) => ({
       source: s.source,
       kind: s.source.startsWith('csv:') ? 'csv' : 'cost-explorer',
       lines: s.lines,
@@ -59,21 +60,42 @@ export function createBillService(db: Db, now: () => number = Date.now, writer: 
       fileName: s.fileName,
     }));
 
-  /** Explains lines reading their whole periods together (an untagged surplus is matched across lines). */
+  /** Whether lines name their cluster: in a ledger of several clusters (a one-cluster ledger answers as always). */
+  const namesClusters = (): boolean => repo.clusterCount() > 1;
+  const named = (line: BillLine, row: BillLineRow, name: boolean): BillLine => (name ? { ...line, cluster: row.cluster } : line);
+
+  /**
+   * Explains lines reading their whole periods together (an untagged surplus is matched across lines), each cluster's
+   * lines with their own cluster's NodePools, NodeClaims and events only (never joined by name to another cluster's).
+   */
   function explainWithSiblings(rows: readonly BillLineRow[]): Explanation[] {
     if (rows.length === 0) return [];
-    const siblings = new Map<number, BillLineRow>();
-    for (const r of rows) for (const s of repo.linesOfSamePeriod(r)) siblings.set(s.id, s);
-    const facts = [...siblings.values()].map(storedLineFact);
-    const ctx = loadExplainContext(db, Math.min(...facts.map((f) => f.periodStartMs)), Math.max(...facts.map((f) => f.periodEndMs)));
-    const wanted = new Set(rows.map((r) => r.id));
-    return explainLines(facts, ctx, (l) => l.id !== null && wanted.has(l.id));
+    const name = namesClusters();
+    const byId = new Map<number, Explanation>();
+    for (const clusterId of new Set(rows.map((r) => r.clusterId))) {
+      const mine = rows.filter((r) => r.clusterId === clusterId);
+      const siblings = new Map<number, BillLineRow>();
+      for (const r of mine) for (const s of repo.linesOfSamePeriod(r)) siblings.set(s.id, s);
+      const facts = [...siblings.values()].map(storedLineFact);
+      const ctx = loadExplainContext(
+        db,
+        Math.min(...facts.map((f) => f.periodStartMs)),
+        Math.max(...facts.map((f) => f.periodEndMs)),
+        clusterId,
+      );
+      const wanted = new Set(mine.map((r) => r.id));
+      for (const e of explainLines(facts, ctx, (l) => l.id !== null && wanted.has(l.id))) {
+        const row = siblings.get(e.line.id ?? -1);
+        if (row !== undefined) byId.set(row.id, { ...e, line: named(e.line, row, name) });
+      }
+    }
+    return rows.flatMap((r) => byId.get(r.id) ?? []);
   }
 
-  function findLine(q: BillExplainQuery): BillLineRow {
+  function findLine(q: BillExplainQuery, clusterId: number | null): BillLineRow {
     if (q.lineId !== undefined) {
-      const line = repo.lineById(q.lineId);
-      if (!line) throw new BillNotFoundError(`No bill line with id ${q.lineId}.`);
+      const line = repo.lineById(q.lineId, clusterId);
+      if (!line) throw new BillNotFoundError(`No bill line with id ${q.lineId}${clusterId === null ? '' : ' in this cluster'}.`);
       return line;
     }
     if (q.period === undefined)
@@ -84,39 +106,55 @@ export function createBillService(db: Db, now: () => number = Date.now, writer: 
       nodePool: q.nodepool ?? '',
       groupBy: q.groupBy ?? (q.source?.startsWith('csv:') ? 'NONE' : 'PURCHASE_TYPE'),
       dimensionValue: q.dimension ?? '',
+      clusterId,
     } as const;
-    const line = repo.lineByKey(key);
-    if (!line) {
+    const found = repo.linesByKey(key);
+    if (found.length === 0) {
       throw new BillNotFoundError(
         `No ${key.source} line for ${q.period}, NodePool "${key.nodePool}" (''=untagged), ${key.groupBy} "${key.dimensionValue}".`,
       );
     }
-    return line;
+    // Two clusters' lines share a key (both may have a NodePool called default): the cluster says which is meant.
+    if (found.length > 1) {
+      throw new QueryParamError(
+        'cluster',
+        `the line key matches a line in each of ${found.map((l) => `"${l.cluster}"`).join(', ')}: name the cluster, or give lineId`,
+      );
+    }
+    return found[0];
   }
 
-  function lines(q: BillLinesQuery): BillLinesResponse {
+  function lines(q: BillLinesQuery, clusterId: number | null = null): BillLinesResponse {
     const source = q.source ?? SYNCED_SOURCE;
-    const available = repo.groupBysOf(source);
+    const available = repo.groupBysOf(source, clusterId);
     const groupBy = q.groupBy ?? GROUP_BY_PREFERENCE.find((g) => available.includes(g)) ?? 'PURCHASE_TYPE';
     if (q.groupBy !== undefined && available.length > 0 && !available.includes(q.groupBy)) {
       throw new QueryParamError('groupBy', `source ${source} has lines grouped by ${available.join(', ')} only`);
     }
-    const granularities = repo.granularitiesOf(source, groupBy);
+    const granularities = repo.granularitiesOf(source, groupBy, clusterId);
     const granularity = q.granularity ?? (granularities.includes('DAILY') || granularities.length === 0 ? 'DAILY' : granularities[0]);
     if (q.granularity !== undefined && granularities.length > 0 && !granularities.includes(q.granularity)) {
       throw new QueryParamError('granularity', `source ${source} has ${groupBy} lines at ${granularities.join(', ')} granularity only`);
     }
-    const last = repo.lastPeriodMs(source);
+    const last = repo.lastPeriodMs(source, clusterId);
     const { fromMs, toMs } = resolveRange(q, { lastSnapshotMs: null, lastCostDayMs: last }, now());
-    const rows = repo.listLines({ source, groupBy, granularity, fromMs, toMs, nodePool: q.nodepool });
-    const billLines = rows.map((r) => toBillLine(storedLineFact(r)));
+    const rows = repo.listLines({ source, groupBy, granularity, fromMs, toMs, nodePool: q.nodepool, clusterId });
+    const name = namesClusters();
+    const billLines = rows.map((r) => named(toBillLine(storedLineFact(r)), r, name));
     // A source is one account's bill in one currency; should two ever meet they are refused, not added.
     const currencies = [...new Set(billLines.map((l) => l.currency))];
     if (currencies.length > 1) throw new Error(`bill source ${source} holds amounts in ${currencies.join(' and ')}: not added up`);
-    const byPool = new Map<string, { unblendedUsd: number; lines: number }>();
+    // Per NodePool, and per cluster when lines name theirs: two clusters' `default` are two totals, never one.
+    const byPool = new Map<string, { nodePool: string; cluster?: string; unblendedUsd: number; lines: number }>();
     for (const l of billLines) {
-      const t = byPool.get(l.nodePool) ?? { unblendedUsd: 0, lines: 0 };
-      byPool.set(l.nodePool, { unblendedUsd: t.unblendedUsd + l.unblendedUsd, lines: t.lines + 1 });
+      const k = l.cluster === undefined ? l.nodePool : `${l.nodePool}\u0000${l.cluster}`;
+      const t = byPool.get(k) ?? {
+        nodePool: l.nodePool,
+        ...(l.cluster === undefined ? {} : { cluster: l.cluster }),
+        unblendedUsd: 0,
+        lines: 0,
+      };
+      byPool.set(k, { ...t, unblendedUsd: t.unblendedUsd + l.unblendedUsd, lines: t.lines + 1 });
     }
     return {
       source,
@@ -126,18 +164,20 @@ export function createBillService(db: Db, now: () => number = Date.now, writer: 
       availableGroupBys: available,
       granularity,
       availableGranularities: granularities,
-      sources: summaries(),
+      sources: summaries(clusterId),
       currency: currencies[0] ?? 'USD',
       lines: billLines,
       totals: {
         unblendedUsd: billLines.reduce((s, l) => s + l.unblendedUsd, 0),
-        byNodePool: [...byPool].sort((a, b) => a[0].localeCompare(b[0])).map(([nodePool, t]) => ({ nodePool, ...t })),
+        byNodePool: [...byPool.values()].sort(
+          (a, b) => a.nodePool.localeCompare(b.nodePool) || (a.cluster ?? '').localeCompare(b.cluster ?? ''),
+        ),
       },
     };
   }
 
-  function explain(q: BillExplainQuery): Explanation {
-    const [explanation] = explainWithSiblings([findLine(q)]);
+  function explain(q: BillExplainQuery, clusterId: number | null = null): Explanation {
+    const [explanation] = explainWithSiblings([findLine(q, clusterId)]);
     return explanation;
   }
 
@@ -146,7 +186,14 @@ export function createBillService(db: Db, now: () => number = Date.now, writer: 
     explain,
 
     /** Every line of a source in [from, to) explained (the e2e test and a "whole bill" CSV). */
-    explainAll(q: { source: string; groupBy: BillGroupBy; granularity: BillGranularity; fromMs: number; toMs: number }): Explanation[] {
+    explainAll(q: {
+      source: string;
+      groupBy: BillGroupBy;
+      granularity: BillGranularity;
+      fromMs: number;
+      toMs: number;
+      clusterId?: number | null;
+    }): Explanation[] {
       return explainWithSiblings(repo.listLines(q));
     },
 
@@ -190,10 +237,15 @@ export function createBillService(db: Db, now: () => number = Date.now, writer: 
       };
     },
 
-    /** Explains lines that are not stored (practice bills), reading the store for the facts. */
-    explainFacts(lines: readonly LineFact[]): Explanation[] {
+    /** Explains lines that are not stored (practice bills), reading one cluster's facts from the store. */
+    explainFacts(lines: readonly LineFact[], clusterId: number): Explanation[] {
       if (lines.length === 0) return [];
-      const ctx = loadExplainContext(db, Math.min(...lines.map((l) => l.periodStartMs)), Math.max(...lines.map((l) => l.periodEndMs)));
+      const ctx = loadExplainContext(
+        db,
+        Math.min(...lines.map((l) => l.periodStartMs)),
+        Math.max(...lines.map((l) => l.periodEndMs)),
+        clusterId,
+      );
       return explainLines(lines, ctx);
     },
   };

@@ -57,7 +57,8 @@ export function readBudgetFile(db: Db, file: string, text: string): StoredBudget
     seen.add(d.name);
     const p = declarationProblems(d, known);
     if (p !== null) problems.push(`${where}: ${p}`);
-    else budgets.push({ ...budgetOf(d, known, 'file'), sourceFile: file });
+    // A file's budget watches the whole ledger (every cluster's figures added).
+    else budgets.push({ ...budgetOf(d, known, 'file'), sourceFile: file, clusterId: null, cluster: null });
   });
   if (problems.length > 0) throw new BudgetFileError(file, problems);
   return budgets;

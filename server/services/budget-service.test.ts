@@ -25,6 +25,8 @@ const budget = (b: Partial<StoredBudget> & Pick<StoredBudget, 'name' | 'scope'>)
   dollarLimit: false,
   source: 'api',
   sourceFile: null,
+  clusterId: null,
+  cluster: null,
   ...b,
 });
 

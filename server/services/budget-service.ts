@@ -57,48 +57,59 @@ function readers(db: Db) {
 type Readers = ReturnType<typeof readers>;
 
 /** The scope's whole days from `fromMs` and today until `atMs`, and its cost per hour over the last hours. */
-function scopeDays(r: Readers, b: Budget, fromMs: number, atMs: number): ScopeDays & { runRatePerHour: number | null } {
+/**
+ * The scope's whole days from `fromMs` and today until `atMs`, and its cost per hour over the last hours: of the
+ * budget's cluster only (a budget on NodePool default of one cluster never counts another cluster's default), or of
+ * every cluster for a budget of the whole ledger (clusterId null).
+ */
+function scopeDays(r: Readers, b: StoredBudget, fromMs: number, atMs: number): ScopeDays & { runRatePerHour: number | null } {
   const todayStartMs = dayFloor(atMs);
   const metric = billMetricOf(b.costMetric);
   const rateFromMs = atMs - RUN_RATE_HOURS * HOUR_MS;
-  const hours = r.packing.coverage({ fromMs: rateFromMs, toMs: atMs }).hours;
+  const clusterId = b.clusterId;
+  const hours = r.packing.coverage({ fromMs: rateFromMs, toMs: atMs, clusterId }).hours;
   if (b.scope.kind === 'cluster' || b.scope.kind === 'nodepool') {
     const nodePool = b.scope.kind === 'nodepool' ? b.scope.name : undefined;
     const days = billScopeDays(
-      r.reports.billByDay({ fromMs, toMs: todayStartMs, nodePool }),
-      r.reports.estimateByDay({ fromMs, toMs: atMs, nodePool }),
+      r.reports.billByDay({ fromMs, toMs: todayStartMs, nodePool, clusterId }),
+      r.reports.estimateByDay({ fromMs, toMs: atMs, nodePool, clusterId }),
       metric,
       todayStartMs,
     );
-    const recent = r.reports.estimateByDay({ fromMs: rateFromMs, toMs: atMs, nodePool }).reduce((t, e) => t + e.usd, 0);
+    const recent = r.reports.estimateByDay({ fromMs: rateFromMs, toMs: atMs, nodePool, clusterId }).reduce((t, e) => t + e.usd, 0);
     return { ...days, runRatePerHour: hours > 0 ? recent / hours : null };
   }
   const kind = b.scope.kind;
   const mine = (row: { namespace: string; team: string | null }) =>
     kind === 'namespace' ? row.namespace === b.scope.name : row.team === b.scope.name;
   const shares = r.teams
-    .bucketNamespaceSums({ fromMs, toMs: atMs, bucketMs: DAY_MS })
+    .bucketNamespaceSums({ fromMs, toMs: atMs, bucketMs: DAY_MS, clusterId })
     .filter(mine)
     .map((s) => ({ dayMs: s.bucketStartMs, nodePool: s.nodePool, usd: s.requestShareUsd }));
   const days = shareScopeDays(
     shares,
-    r.reports.billByDay({ fromMs, toMs: todayStartMs }),
-    r.reports.estimateByDay({ fromMs, toMs: todayStartMs }),
+    r.reports.billByDay({ fromMs, toMs: todayStartMs, clusterId }),
+    r.reports.estimateByDay({ fromMs, toMs: todayStartMs, clusterId }),
     metric,
     todayStartMs,
   );
   const recent = r.teams
-    .namespaceSums({ fromMs: rateFromMs, toMs: atMs })
+    .namespaceSums({ fromMs: rateFromMs, toMs: atMs, clusterId })
     .filter(mine)
     .reduce((t, s) => t + s.requestShareUsd, 0);
   return { ...days, runRatePerHour: hours > 0 ? recent / hours : null };
 }
 
-/** The running nodes of a NodePool at the newest snapshot at or before atMs: how many, and what they cost per hour. */
-function runningNodes(r: Readers, nodePool: string, atMs: number): { nodes: number; costPerHour: number } {
-  const takenAt = r.budgets.snapshotAtOrBefore(atMs);
-  if (takenAt === null) return { nodes: 0, costPerHour: 0 };
-  const rows = r.packing.poolRowsAt(takenAt).filter((p) => p.nodePool === nodePool);
+/**
+ * The running nodes of a NodePool at the newest snapshot at or before atMs (of the budget's cluster; of each cluster for
+ * a budget of the whole ledger): how many, and what they cost per hour.
+ */
+function runningNodes(r: Readers, nodePool: string, atMs: number, clusterId: number | null): { nodes: number; costPerHour: number } {
+  const ids = clusterId === null ? r.budgets.clusterIds() : [clusterId];
+  const rows = ids.flatMap((id) => {
+    const takenAt = r.budgets.snapshotAtOrBefore(atMs, id);
+    return takenAt === null ? [] : r.packing.poolRowsAt(takenAt, id).filter((p) => p.nodePool === nodePool);
+  });
   return { nodes: rows.reduce((t, p) => t + p.nodeHours, 0), costPerHour: rows.reduce((t, p) => t + p.costUsd, 0) };
 }
 
@@ -110,7 +121,7 @@ function statusOf(r: Readers, b: StoredBudget, atMs: number): BudgetStatusDetail
   let limit: number | null = null;
   let limitNote: string | null = null;
   if (b.dollarLimit && b.scope.kind === 'nodepool') {
-    const running = runningNodes(r, b.scope.name, atMs);
+    const running = runningNodes(r, b.scope.name, atMs, b.clusterId);
     const hoursLeft = (endMs - atMs) / HOUR_MS;
     limit = nodesBeforeLimit({
       amount: b.amount,
@@ -163,10 +174,14 @@ export function declarationProblems(d: BudgetDeclaration, known: KnownScopes): s
   return problems.length === 0 ? null : problems.map((p) => `${p.field}: ${p.message}`).join('; ');
 }
 
-const view = (b: StoredBudget): BudgetView => ({ ...b, scope: { ...b.scope }, thresholds: [...b.thresholds] });
+/** A budget as the API shows it; in a ledger of several clusters with its cluster (null: the whole ledger). */
+const view = (b: StoredBudget, named = false): BudgetView => {
+  const { clusterId: _id, cluster, ...rest } = b;
+  return { ...rest, scope: { ...b.scope }, thresholds: [...b.thresholds], ...(named ? { cluster } : {}) };
+};
 
-export const statusView = (s: BudgetStatusDetail): BudgetStatusView => ({
-  budget: view(s.budget),
+export const statusView = (s: BudgetStatusDetail, named = false): BudgetStatusView => ({
+  budget: view(s.budget, named),
   periodStart: isoInstant(s.periodStartMs),
   periodEnd: isoInstant(s.periodEndMs),
   spent: s.spent,
@@ -202,20 +217,26 @@ export function createBudgetService(db: Db, writer: DatabaseWriter, now: () => n
   const statusNow = (name: string): BudgetStatusView => {
     const b = r.budgets.get(name);
     if (b === null) throw new BudgetRequestError(404, `No budget "${name}"`);
-    return statusView(statusOf(r, b, now()));
+    return statusView(statusOf(r, b, now()), r.budgets.clusterCount() > 1);
   };
 
   return {
-    list(q: { at?: string }): BudgetsResponse {
+    /** `clusterId`: that cluster's budgets and the whole ledger's; null: every budget. */
+    list(q: { at?: string }, clusterId: number | null = null): BudgetsResponse {
       const atMs = q.at === undefined ? now() : parseInstant('at', q.at);
+      const named = r.budgets.clusterCount() > 1;
       return {
         at: isoInstant(atMs),
         currency: pricingStatus(r.reports).currency,
-        items: r.budgets.list().map((b) => statusView(statusOf(r, b, atMs))),
+        items: r.budgets
+          .list()
+          .filter((b) => clusterId === null || b.clusterId === null || b.clusterId === clusterId)
+          .map((b) => statusView(statusOf(r, b, atMs), named)),
       };
     },
 
-    create(body: BudgetDeclarationBody): BudgetStatusView {
+    /** A budget made under ?cluster= is that cluster's; without, the whole ledger's. */
+    create(body: BudgetDeclarationBody, clusterId: number | null = null): BudgetStatusView {
       const budget = checked(body);
       writer.write(`Creating budget "${budget.name}"`, (wdb) => {
         const repo = createBudgetRepository(wdb);
@@ -223,7 +244,7 @@ export function createBudgetService(db: Db, writer: DatabaseWriter, now: () => n
         if (existing?.source === 'file') throw readOnly(existing);
         if (existing !== null)
           throw new BudgetRequestError(409, `budget "${budget.name}" exists: PUT /api/budgets/${budget.name} edits it`);
-        repo.save({ ...budget, sourceFile: null }, now());
+        repo.save({ ...budget, sourceFile: null, clusterId, cluster: null }, now());
       });
       return statusNow(budget.name);
     },
@@ -235,7 +256,8 @@ export function createBudgetService(db: Db, writer: DatabaseWriter, now: () => n
         const existing = repo.get(name);
         if (existing === null) throw new BudgetRequestError(404, `No budget "${name}"`);
         if (existing.source === 'file') throw readOnly(existing);
-        repo.save({ ...budget, sourceFile: null }, now());
+        // An edit keeps the budget's cluster.
+        repo.save({ ...budget, sourceFile: null, clusterId: existing.clusterId, cluster: existing.cluster }, now());
       });
       return statusNow(name);
     },

@@ -183,8 +183,8 @@ export function createEfficiencyService(repo: AnalyticsPackingRepository, ctx: R
      * nodes): the NodePool x capacity type rows of that snapshot as one hour's sums, through the same packing
      * analytics as the summary. A few rows whatever the cluster's size: the exposition's "now" (server/metrics/).
      */
-    atSnapshot(takenAtMs: number): EfficiencySummaryRow[] {
-      const rows = repo.poolRowsAt(takenAtMs);
+    atSnapshot(takenAtMs: number, clusterId: number | null = null): EfficiencySummaryRow[] {
+      const rows = repo.poolRowsAt(takenAtMs, clusterId);
       const pools = [...sumByNodePool(rows).entries()].sort(([a], [b]) => a.localeCompare(b));
       return [
         summaryRow('cluster', null, packingStats(sumAll(rows), 1)),

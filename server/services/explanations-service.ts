@@ -11,7 +11,7 @@ import { rangeOf, type RangeContext } from './analytics-range.js';
 
 /** What the service reads: Karpenter's stored explanations in a range (db/repositories/karpenter-explanations-repository.ts). */
 export interface ExplanationsSource {
-  inRange(q: { fromMs: number; toMs: number; name?: string }): KarpenterExplanation[];
+  inRange(q: { fromMs: number; toMs: number; name?: string; clusterId?: number | null }): KarpenterExplanation[];
 }
 
 const toRow = (e: KarpenterExplanation): KarpenterExplanationRow => ({
@@ -39,10 +39,15 @@ const toRow = (e: KarpenterExplanation): KarpenterExplanationRow => ({
 /** Karpenter's own explanations of consolidation, for the Consolidation page and the why-not table. */
 export function createExplanationsService(source: ExplanationsSource, ctx: RangeContext) {
   return {
-    list(q: KarpenterExplanationsQuery, opts: { allRows?: boolean } = {}): KarpenterExplanationsResponse {
+    list(q: KarpenterExplanationsQuery, opts: { allRows?: boolean; clusterId?: number | null } = {}): KarpenterExplanationsResponse {
       const range = rangeOf(ctx, q);
       const all = source
-        .inRange({ fromMs: range.fromMs, toMs: range.toMs, ...(q.node === undefined ? {} : { name: q.node }) })
+        .inRange({
+          fromMs: range.fromMs,
+          toMs: range.toMs,
+          clusterId: opts.clusterId ?? null,
+          ...(q.node === undefined ? {} : { name: q.node }),
+        })
         .filter((e) => range.nodePool === undefined || e.nodePool === range.nodePool);
       const kept = opts.allRows === true || all.length <= MAX_EXPLANATIONS ? all : all.slice(all.length - MAX_EXPLANATIONS);
       return { from: isoInstant(range.fromMs), to: isoInstant(range.toMs), rows: kept.map(toRow), total: all.length };

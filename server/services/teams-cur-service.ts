@@ -1,5 +1,6 @@
 import type { AnalyticsPackingRepository } from '../../db/repositories/analytics-packing-repository.js';
 import type { AnalyticsTeamsRepository } from '../../db/repositories/analytics-teams-repository.js';
+import type { ClustersRepository } from '../../db/repositories/clusters-repository.js';
 import type { CurNamespaceDay, CurRepository } from '../../db/repositories/cur-repository.js';
 import { DEFAULT_TEAM_LABEL } from '../../core/labels.js';
 import { DAY_MS } from '../../core/time.js';
@@ -44,10 +45,15 @@ export function createTeamsCurService(
   packing: AnalyticsPackingRepository,
   cur: Pick<CurRepository, 'namespaceDays' | 'periods'>,
   ctx: RangeContext,
+  clusterList?: Pick<ClustersRepository, 'list'>,
 ) {
   return {
-    compare(q: TeamCurQuery): TeamCurResponse {
-      const range = rangeOf(ctx, q);
+    /**
+     * `clusterId`: one cluster's teams (our methods over its nodes, the CUR's split lines whose cluster is its name);
+     * null: every cluster's.
+     */
+    compare(q: TeamCurQuery, clusterId: number | null = null): TeamCurResponse {
+      const range = rangeOf(ctx, q, clusterId);
       // The CUR is per UTC day: whole days, as the reconciliation reads the bill.
       const fromMs = dayFloor(range.fromMs);
       const toMs = Math.max(dayCeil(range.toMs), fromMs + DAY_MS);
@@ -60,7 +66,7 @@ export function createTeamsCurService(
       const { teamOf, notes } = teamRule(teams, label, groupBy);
 
       // Our three methods per day, each exactly as /api/teams/cost/series over the same days.
-      const cut = { fromMs, toMs, nodePool: range.nodePool, bucketMs: DAY_MS, originMs: fromMs };
+      const cut = { fromMs, toMs, nodePool: range.nodePool, clusterId, bucketMs: DAY_MS, originMs: fromMs };
       const namespaces = teams.bucketNamespaceSums(cut);
       const pools = packing.bucketSums(cut);
       const buckets = seriesBuckets(fromMs, toMs, DAY_MS);
@@ -79,7 +85,11 @@ export function createTeamsCurService(
       const labels = groupBy === 'team' && label === DEFAULT_TEAM_LABEL ? teams.namespaceLabels() : null;
       const nsTeam = (namespace: string): string | null =>
         teamOf({ namespace, team: collected.get(namespace) ?? labels?.get(namespace)?.[DEFAULT_TEAM_LABEL] ?? null });
-      const rows = cur.namespaceDays({ fromMs, toMs }).filter((r) => range.nodePool === undefined || r.nodePool === range.nodePool);
+      const clusterName = clusterId === null ? null : (clusterList?.list().find((c) => c.id === clusterId)?.name ?? null);
+      const rows = cur
+        .namespaceDays({ fromMs, toMs })
+        .filter((r) => range.nodePool === undefined || r.nodePool === range.nodePool)
+        .filter((r) => clusterId === null || r.cluster === clusterName);
       const byDay = new Map<string, CurSplitDay[]>();
       for (const r of rows) byDay.set(r.day, [...(byDay.get(r.day) ?? []), splitIn(r, metric, basis)]);
       const curByDay = new Map([...byDay].map(([day, list]) => [day, curTeamFigures(list, nsTeam, idle)]));

@@ -14,6 +14,7 @@ import { collectAccountCostExplorer } from '../../collectors/cost-explorer/colle
 import { createClustersRepository } from '../../db/repositories/clusters-repository.js';
 import { parseCeQuery } from '../../sandbox/serve/ce-request.js';
 import { buildApp } from '../../server/app.js';
+import { evaluateAlerts } from '../../server/services/alert-evaluation.js';
 
 /*
  * Two clusters in one ledger (issue 25 items 1 and 5): the sandbox's week4 (one simulated day) and its staging
@@ -273,6 +274,216 @@ describe('usage and disruptions per cluster (--clusters)', () => {
       expect(whole[k], `${k} over the whole hour`).toBeCloseTo(hour[k], 9);
     }
   }, 60_000);
+});
+
+/*
+ * The bill by cluster (issue 25, branch readers25b): /api/bill/lines and /api/bill/explain of the two-cluster ledger
+ * with ?cluster= answer what the cluster's one-cluster ledger answers, to the cent; without it every line names its
+ * cluster, and a line is explained by its own cluster's NodeClaims. Both clusters run a NodePool named general.
+ */
+describe('the bill, budgets and alerts by cluster (?cluster= on /api/bill/*, /api/budgets, /api/alerts)', () => {
+  interface Line {
+    id: number;
+    periodStart: string;
+    nodePool: string;
+    dimensionValue: string;
+    unblendedUsd: number;
+    cluster?: string;
+  }
+  interface Lines {
+    lines: Line[];
+    totals: { unblendedUsd: number; byNodePool: { nodePool: string; cluster?: string; unblendedUsd: number }[] };
+  }
+  interface Explained {
+    line: Line;
+    nodeClaims: { nodeName: string; nodeClaim: string | null; nodePool: string | null; computedUsd: number }[];
+    computedUsd: number;
+    remainderUsd: number;
+  }
+  const get = async <T>(dbName: string, url: string): Promise<{ status: number; body: T }> => {
+    const res = await appOf(dbName).inject({ method: 'GET', url });
+    return { status: res.statusCode, body: res.json() as T };
+  };
+  const cents = (usd: number): number => Math.round(usd * 100);
+  /** Every day the collects billed (the range is read when the tests run: `end` is set by beforeAll). */
+  const range = (): string => `from=${new Date(end - 3 * 24 * HOUR_MS).toISOString()}&to=${new Date(end + 24 * HOUR_MS).toISOString()}`;
+  const lineKey = (l: Line): string => `${l.periodStart} ${l.nodePool} ${l.dimensionValue}`;
+  const lineCents = (b: Lines): Record<string, number> => Object.fromEntries(b.lines.map((l) => [lineKey(l), cents(l.unblendedUsd)]));
+  /** A ledger's newest line of NodePool general (week4's is on-demand, staging's spot). */
+  const generalLine = (b: Lines): Line => {
+    const line = b.lines.filter((l) => l.nodePool === 'general' && l.unblendedUsd > 0).at(-1);
+    if (line === undefined) throw new Error('no general line');
+    return line;
+  };
+  const keyQuery = (l: Line): string =>
+    new URLSearchParams({ period: l.periodStart, nodepool: l.nodePool, dimension: l.dimensionValue }).toString();
+  const claimCents = (e: Explained): string[] => e.nodeClaims.map((n) => `${n.nodeClaim ?? n.nodeName} ${cents(n.computedUsd)}`).sort();
+
+  it("lines with ?cluster= are the cluster's one-cluster ledger's, to the cent, each naming its cluster; none: both clusters' lines, each named", async () => {
+    const [w, s, all, wAlone, sAlone] = await Promise.all([
+      get<Lines>('both.db', `/api/bill/lines?${range()}&cluster=${WEEK4}`),
+      get<Lines>('both.db', `/api/bill/lines?${range()}&cluster=${STAGING}`),
+      get<Lines>('both.db', `/api/bill/lines?${range()}`),
+      get<Lines>('week4.db', `/api/bill/lines?${range()}`),
+      get<Lines>('staging.db', `/api/bill/lines?${range()}`),
+    ]);
+    expect([w.status, s.status, all.status]).toEqual([200, 200, 200]);
+    // Not trivially equal: both clusters bill a NodePool named general.
+    expect(wAlone.body.lines.some((l) => l.nodePool === 'general')).toBe(true);
+    expect(sAlone.body.lines.some((l) => l.nodePool === 'general')).toBe(true);
+    expect(lineCents(w.body)).toEqual(lineCents(wAlone.body));
+    expect(lineCents(s.body)).toEqual(lineCents(sAlone.body));
+    expect(cents(w.body.totals.unblendedUsd)).toBe(cents(wAlone.body.totals.unblendedUsd));
+    expect(cents(s.body.totals.unblendedUsd)).toBe(cents(sAlone.body.totals.unblendedUsd));
+    // A one-cluster ledger's lines name no cluster (it answers as before several clusters).
+    expect(wAlone.body.lines.every((l) => l.cluster === undefined)).toBe(true);
+    expect(new Set(w.body.lines.map((l) => l.cluster))).toEqual(new Set([WEEK4]));
+    expect(new Set(s.body.lines.map((l) => l.cluster))).toEqual(new Set([STAGING]));
+    // Every cluster: each line once, under its own cluster; general's totals are two rows, one per cluster.
+    const named = (b: Lines): Record<string, number> =>
+      Object.fromEntries(b.lines.map((l) => [`${l.cluster ?? '?'} ${lineKey(l)}`, cents(l.unblendedUsd)]));
+    expect(named(all.body)).toEqual({ ...named(w.body), ...named(s.body) });
+    expect(all.body.lines.length).toBe(wAlone.body.lines.length + sAlone.body.lines.length);
+    const general = all.body.totals.byNodePool.filter((t) => t.nodePool === 'general');
+    expect(general.map((t) => t.cluster).sort()).toEqual([WEEK4, STAGING].sort());
+    const poolCents = (b: Lines, pool: string): number =>
+      b.totals.byNodePool.filter((t) => t.nodePool === pool).reduce((a, t) => a + cents(t.unblendedUsd), 0);
+    expect(general.find((t) => t.cluster === STAGING)?.unblendedUsd).toBeCloseTo(
+      sAlone.body.totals.byNodePool.find((t) => t.nodePool === 'general')?.unblendedUsd ?? NaN,
+      9,
+    );
+    expect(poolCents(all.body, 'general')).toBe(poolCents(wAlone.body, 'general') + poolCents(sAlone.body, 'general'));
+  });
+
+  it("a line is explained by its own cluster's NodeClaims (never the other cluster's general): each its one-cluster ledger's, to the cent", async () => {
+    const all = (await get<Lines>('both.db', `/api/bill/lines?${range()}`)).body;
+    for (const [cluster, alone] of [
+      [WEEK4, 'week4.db'],
+      [STAGING, 'staging.db'],
+    ] as const) {
+      const aloneLine = generalLine((await get<Lines>(alone, `/api/bill/lines?${range()}`)).body);
+      const bothLine = all.lines.find((l) => l.cluster === cluster && lineKey(l) === lineKey(aloneLine));
+      if (bothLine === undefined) throw new Error(`${cluster}: no general line in the two-cluster ledger`);
+      const [byId, byKey, want] = await Promise.all([
+        get<Explained>('both.db', `/api/bill/explain?lineId=${bothLine.id}`),
+        get<Explained>('both.db', `/api/bill/explain?${keyQuery(aloneLine)}&cluster=${cluster}`),
+        get<Explained>(alone, `/api/bill/explain?lineId=${aloneLine.id}`),
+      ]);
+      expect([byId.status, byKey.status, want.status], cluster).toEqual([200, 200, 200]);
+      expect(want.body.nodeClaims.length, cluster).toBeGreaterThan(0);
+      expect(byId.body.line.cluster).toBe(cluster);
+      expect(claimCents(byId.body), cluster).toEqual(claimCents(want.body));
+      expect(claimCents(byKey.body), cluster).toEqual(claimCents(want.body));
+      expect(new Set(byId.body.nodeClaims.map((n) => n.nodePool)), cluster).toEqual(new Set(['general']));
+      expect(cents(byId.body.remainderUsd), cluster).toBe(cents(want.body.remainderUsd));
+    }
+    // A key both clusters bill (the untagged on-demand line of a day): which cluster is meant is asked, not guessed.
+    const shared = all.lines.find((l) => l.cluster === WEEK4 && all.lines.some((m) => m.cluster === STAGING && lineKey(m) === lineKey(l)));
+    if (shared === undefined) throw new Error('no line key billed in both clusters');
+    const ambiguous = await get<{ message: string }>('both.db', `/api/bill/explain?${keyQuery(shared)}`);
+    expect(ambiguous.status).toBe(400);
+    expect(ambiguous.body.message).toContain('name the cluster');
+    // A line of the other cluster is not found under ?cluster=.
+    const stagingLine = all.lines.find((l) => l.cluster === STAGING);
+    const res = await get<{ message: string }>('both.db', `/api/bill/explain?lineId=${stagingLine?.id ?? 0}&cluster=${WEEK4}`);
+    expect(res.status).toBe(404);
+  });
+
+  it("a budget on general made under ?cluster= stands as the same budget in that cluster's one-cluster ledger, to the cent; one of the whole ledger adds both", async () => {
+    interface Status {
+      budget: { name: string; cluster?: string | null };
+      spent: number;
+      spentFinal: number;
+      forecast: number;
+    }
+    const body = (name: string) => ({
+      name,
+      scope: { kind: 'nodepool', name: 'general' },
+      period: 'monthly',
+      amount: 1000,
+    });
+    const post = async (dbName: string, name: string, cluster?: string): Promise<number> =>
+      (
+        await appOf(dbName).inject({
+          method: 'POST',
+          url: `/api/budgets${cluster === undefined ? '' : `?cluster=${cluster}`}`,
+          payload: body(name),
+        })
+      ).statusCode;
+    expect(await post('both.db', 'general-week4', WEEK4)).toBe(201);
+    expect(await post('both.db', 'general-staging', STAGING)).toBe(201);
+    expect(await post('both.db', 'general-all')).toBe(201);
+    expect(await post('week4.db', 'general-week4')).toBe(201);
+    expect(await post('staging.db', 'general-staging')).toBe(201);
+    const at = `at=${new Date(end).toISOString()}`;
+    const list = async (dbName: string, cluster?: string): Promise<Map<string, Status>> => {
+      const res = await get<{ items: Status[] }>(dbName, `/api/budgets?${at}${cluster === undefined ? '' : `&cluster=${cluster}`}`);
+      expect(res.status).toBe(200);
+      return new Map(res.body.items.map((s) => [s.budget.name, s]));
+    };
+    const [all, w, s, wAlone, sAlone] = await Promise.all([
+      list('both.db'),
+      list('both.db', WEEK4),
+      list('both.db', STAGING),
+      list('week4.db'),
+      list('staging.db'),
+    ]);
+    const figures = (x: Status | undefined) => [cents(x?.spent ?? NaN), cents(x?.spentFinal ?? NaN), cents(x?.forecast ?? NaN)];
+    // Not trivially equal: both clusters spent on their general.
+    expect(cents(sAlone.get('general-staging')?.spent ?? 0)).toBeGreaterThan(0);
+    expect(cents(wAlone.get('general-week4')?.spent ?? 0)).toBeGreaterThan(0);
+    expect(figures(all.get('general-week4'))).toEqual(figures(wAlone.get('general-week4')));
+    expect(figures(all.get('general-staging'))).toEqual(figures(sAlone.get('general-staging')));
+    expect(
+      Math.abs(
+        cents(all.get('general-all')?.spent ?? NaN) - figures(wAlone.get('general-week4'))[0] - figures(sAlone.get('general-staging'))[0],
+      ),
+    ).toBeLessThanOrEqual(1);
+    // Each names its cluster (null: the whole ledger); a cluster lists its own and the whole ledger's.
+    expect([...all.values()].map((x) => [x.budget.name, x.budget.cluster])).toEqual([
+      ['general-all', null],
+      ['general-staging', STAGING],
+      ['general-week4', WEEK4],
+    ]);
+    expect([...w.keys()]).toEqual(['general-all', 'general-week4']);
+    expect([...s.keys()]).toEqual(['general-all', 'general-staging']);
+    expect(wAlone.get('general-week4')?.budget.cluster).toBeUndefined();
+  });
+
+  it("alerts judge each cluster's rows: general's idle share fires once per cluster, each as in its one-cluster ledger, naming its cluster", async () => {
+    // Every NodePool with any idle capacity breaches (threshold 0, no hold): the figures are each cluster's own.
+    const evaluate = (dbName: string): void => {
+      const db = openDb({ path: join(dir, dbName) });
+      try {
+        evaluateAlerts(db, {
+          atMs: end - HOUR_MS,
+          settings: (s) => ({ ...s, rules: { ...s.rules, 'idle-share': { ...s.rules['idle-share'], threshold: 0, holdMs: 0 } } }),
+        });
+      } finally {
+        db.close();
+      }
+    };
+    for (const f of ['both.db', 'week4.db', 'staging.db']) evaluate(f);
+    interface Alerts {
+      alerts: { rule: string; subject: string; cluster?: string | null; sentence: string }[];
+    }
+    const idle = async (dbName: string, cluster?: string): Promise<string[]> =>
+      (await get<Alerts>(dbName, `/api/alerts?rule=idle-share${cluster === undefined ? '' : `&cluster=${cluster}`}`)).body.alerts
+        .map((a) => `${a.cluster === undefined ? '' : `${a.cluster ?? 'ledger'}: `}${a.sentence}`)
+        .sort();
+    const [w, s, all, wAlone, sAlone] = await Promise.all([
+      idle('both.db', WEEK4),
+      idle('both.db', STAGING),
+      idle('both.db'),
+      idle('week4.db'),
+      idle('staging.db'),
+    ]);
+    expect(sAlone.some((x) => x.startsWith('NodePool general '))).toBe(true);
+    expect(wAlone.some((x) => x.startsWith('NodePool general '))).toBe(true);
+    expect(w).toEqual(wAlone.map((x) => `${WEEK4}: ${x}`));
+    expect(s).toEqual(sAlone.map((x) => `${STAGING}: ${x}`));
+    expect(all).toEqual([...w, ...s].sort());
+  });
 });
 
 describe('two clusters in one ledger (--clusters)', () => {

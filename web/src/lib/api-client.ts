@@ -9,7 +9,7 @@ import type {
   ApiWriteParams,
   ApiWriteResponse,
 } from '@schemas/api-routes';
-import { withCluster } from './cluster';
+import { currentCluster, withCluster } from './cluster';
 
 /**
  * Calls to the ledger's API, typed by path from the route map in server/schemas/api-routes.ts (type-only import):
@@ -128,9 +128,11 @@ export async function sendJson<K extends ApiWriteKey>(
   body: ApiWriteBody<K>,
 ): Promise<ApiWriteResponse<K>> {
   const [method = 'POST', template = ''] = key.split(' ');
-  const path = template.replace(/\{(\w+)\}/g, (_m, name: string) =>
-    encodeURIComponent(String((params as Record<string, unknown>)[name] ?? '')),
-  );
+  // The page's cluster goes along: a budget made while a cluster is picked is that cluster's.
+  const cluster = currentCluster();
+  const path =
+    template.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(String((params as Record<string, unknown>)[name] ?? ''))) +
+    (cluster === undefined ? '' : `?cluster=${encodeURIComponent(cluster)}`);
   let res: Response;
   try {
     res = await fetch(path, {

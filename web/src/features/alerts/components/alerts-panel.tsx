@@ -1,6 +1,7 @@
 import type { AlertView } from '@schemas/alerts';
 import { Panel } from '../../../components/ui/panel';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
+import { currentCluster } from '../../../lib/cluster';
 import { formatIsoUtc } from '../../../lib/format';
 import { Link } from '../../../lib/router';
 import { useAlerts } from '../api/use-alerts';
@@ -16,11 +17,14 @@ const deliveryText = (a: AlertView): string =>
         .join('; ');
 
 function AlertRows({ alerts, testId }: { alerts: readonly AlertView[]; testId: string }) {
+  // All clusters of a ledger holding several: the cluster each alert is about (null: the whole ledger's rules).
+  const showCluster = currentCluster() === undefined && alerts.some((a) => a.cluster !== undefined);
   return (
     <table className="data-table" data-testid={testId}>
       <thead>
         <tr>
           <th>Rule</th>
+          {showCluster ? <th>Cluster</th> : null}
           <th>Subject</th>
           <th>Why</th>
           <th>Firing since</th>
@@ -33,6 +37,7 @@ function AlertRows({ alerts, testId }: { alerts: readonly AlertView[]; testId: s
         {alerts.map((a) => (
           <tr key={a.id} data-rule={a.rule}>
             <td>{a.rule}</td>
+            {showCluster ? <td>{a.cluster ?? 'whole ledger'}</td> : null}
             <td>{a.subject}</td>
             <td>{a.sentence}</td>
             <td>{formatIsoUtc(a.firingSince)}</td>

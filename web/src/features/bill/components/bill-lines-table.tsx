@@ -1,5 +1,6 @@
 import { Fragment, type ReactNode } from 'react';
 import type { BillLine } from '@schemas/bill';
+import { currentCluster } from '../../../lib/cluster';
 import { colorOf, type NodePoolColors } from '../../../lib/colors';
 import { formatUsd, nodePoolLabel } from '../../../lib/format';
 
@@ -19,6 +20,8 @@ interface BillLinesTableProps {
 
 /** Bill lines, each expanding in place into its explanation (a disclosure button per line, keyboard reachable). */
 export function BillLinesTable({ lines, keyOf, expanded, onToggle, detail, colors, focus, caption }: BillLinesTableProps) {
+  // All clusters of a ledger holding several: each line's cluster (two clusters may both bill a NodePool default).
+  const showCluster = currentCluster() === undefined && lines.some((l) => l.cluster !== undefined);
   return (
     <div className="table-scroll">
       <table className="data-table bill-lines" data-testid="bill-lines">
@@ -28,6 +31,7 @@ export function BillLinesTable({ lines, keyOf, expanded, onToggle, detail, color
             <th scope="col">
               <span className="visually-hidden">Expand</span>
             </th>
+            {showCluster ? <th scope="col">Cluster</th> : null}
             <th scope="col">NodePool tag</th>
             <th scope="col">Line</th>
             <th scope="col" className="num">
@@ -56,6 +60,7 @@ export function BillLinesTable({ lines, keyOf, expanded, onToggle, detail, color
                       {open ? '▾' : '▸'}
                     </button>
                   </td>
+                  {showCluster ? <td data-testid="bill-line-cluster">{l.cluster ?? ''}</td> : null}
                   <th scope="row">
                     <span className="swatch" style={{ background: colorOf(l.nodePool, colors) }} />
                     {nodePoolLabel(l.nodePool)}
@@ -70,7 +75,7 @@ export function BillLinesTable({ lines, keyOf, expanded, onToggle, detail, color
                 {open ? (
                   <tr className="detail-row">
                     <td />
-                    <td colSpan={4} id={detailId}>
+                    <td colSpan={showCluster ? 5 : 4} id={detailId}>
                       {detail(l, i)}
                     </td>
                   </tr>

@@ -123,8 +123,8 @@ export function BillPanel({ state, nodePool, onChange, colors }: BillPanelProps)
             <dd>{formatUsd(bill.totalUsd)}</dd>
           </div>
           {bill.byNodePool.map((p) => (
-            <div key={p.nodePool}>
-              <dt>{nodePoolLabel(p.nodePool)}</dt>
+            <div key={`${p.cluster ?? ''}/${p.nodePool}`}>
+              <dt>{p.cluster === undefined ? nodePoolLabel(p.nodePool) : `${nodePoolLabel(p.nodePool)} (${p.cluster})`}</dt>
               <dd>{formatUsd(p.usd)}</dd>
             </div>
           ))}

@@ -82,8 +82,8 @@ export function CurPanel({ state, nodePool, metric, onChange, colors }: CurPanel
             <dd>{formatUsd(data.totals.billUsd)}</dd>
           </div>
           {data.totals.byNodePool.map((p) => (
-            <div key={p.nodePool}>
-              <dt>{nodePoolLabel(p.nodePool)}</dt>
+            <div key={`${p.cluster ?? ''}/${p.nodePool}`}>
+              <dt>{p.cluster === undefined ? nodePoolLabel(p.nodePool) : `${nodePoolLabel(p.nodePool)} (${p.cluster || 'no cluster'})`}</dt>
               <dd>{formatUsd(p.billUsd)}</dd>
             </div>
           ))}
@@ -130,6 +130,7 @@ export function CurPanel({ state, nodePool, metric, onChange, colors }: CurPanel
                       <td>
                         <span className="swatch" style={{ background: colorOf(r.nodePool, colors) }} />
                         {nodePoolLabel(r.nodePool)}
+                        {r.cluster === undefined ? null : <span className="sub">cluster {r.cluster || '(none)'}</span>}
                         {r.nodeClaim === '' ? null : <span className="sub">{r.nodeClaim}</span>}
                       </td>
                       <td>

@@ -99,6 +99,17 @@ describe('days', () => {
     ]);
     expect(d.anyEstimated).toBe(true);
   });
+  it("two clusters' default are two totals (lines naming their cluster): 4 + 2 in alpha, 3 in beta, never one 9", () => {
+    const named = [
+      { ...line('2026-11-02', 'default', 4), cluster: 'alpha' },
+      { ...line('2026-11-02', 'default', 3), cluster: 'beta' },
+      { ...line('2026-11-02', 'default', 2), cluster: 'alpha' },
+    ];
+    expect(dayBill(named, '2026-11-02').byNodePool).toEqual([
+      { nodePool: 'default', cluster: 'alpha', usd: 6 },
+      { nodePool: 'default', cluster: 'beta', usd: 3 },
+    ]);
+  });
 });
 
 describe('sourceLabel', () => {

@@ -69,22 +69,29 @@ export function pickDay(days: readonly string[], wanted: string | undefined): st
 export interface DayBill {
   lines: BillLine[];
   totalUsd: number;
-  /** Σ per NodePool ('' = untagged), largest first. */
-  byNodePool: { nodePool: string; usd: number }[];
+  /**
+   * Σ per NodePool ('' = untagged), largest first; per cluster and NodePool when the lines name their cluster (two
+   * clusters' `default` are two totals).
+   */
+  byNodePool: { nodePool: string; cluster?: string; usd: number }[];
   anyEstimated: boolean;
 }
 
 /** The lines of one UTC day with their totals. */
 export function dayBill(lines: readonly BillLine[], day: string | undefined): DayBill {
   const of = day === undefined ? [] : lines.filter((l) => l.periodStart.slice(0, 10) === day);
-  const pools = new Map<string, number>();
-  for (const l of of) pools.set(l.nodePool, (pools.get(l.nodePool) ?? 0) + l.unblendedUsd);
+  const pools = new Map<string, { nodePool: string; cluster?: string; usd: number }>();
+  for (const l of of) {
+    const k = l.cluster === undefined ? l.nodePool : `${l.cluster}\u0000${l.nodePool}`;
+    const t = pools.get(k) ?? { nodePool: l.nodePool, ...(l.cluster === undefined ? {} : { cluster: l.cluster }), usd: 0 };
+    pools.set(k, { ...t, usd: t.usd + l.unblendedUsd });
+  }
   return {
     lines: of,
     totalUsd: of.reduce((s, l) => s + l.unblendedUsd, 0),
-    byNodePool: [...pools]
-      .map(([nodePool, usd]) => ({ nodePool, usd }))
-      .sort((a, b) => b.usd - a.usd || a.nodePool.localeCompare(b.nodePool)),
+    byNodePool: [...pools.values()].sort(
+      (a, b) => b.usd - a.usd || a.nodePool.localeCompare(b.nodePool) || (a.cluster ?? '').localeCompare(b.cluster ?? ''),
+    ),
     anyEstimated: of.some((l) => l.estimated),
   };
 }

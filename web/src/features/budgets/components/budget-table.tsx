@@ -1,5 +1,6 @@
 import './budgets.css';
 import type { BudgetStatusView } from '@schemas/budgets';
+import { currentCluster } from '../../../lib/cluster';
 import { formatUsd, formatFraction } from '../../../lib/format';
 import { budgetLevel } from '../utils/budget-form';
 
@@ -14,12 +15,15 @@ const scopeText = (s: BudgetStatusView['budget']['scope']): string => (s.kind ==
 
 /** Every budget: scope, period, amount, spent (final and estimated), forecast with its spread and method, room left. */
 export function BudgetTable({ items, onEdit, onDelete, busy }: BudgetTableProps) {
+  // All clusters of a ledger holding several: the cluster each budget watches (null: the whole ledger).
+  const showCluster = currentCluster() === undefined && items.some((s) => s.budget.cluster !== undefined);
   return (
     <div className="table-scroll">
       <table className="data-table budget-table" data-testid="budget-table">
         <thead>
           <tr>
             <th scope="col">Budget</th>
+            {showCluster ? <th scope="col">Cluster</th> : null}
             <th scope="col">Scope</th>
             <th scope="col">Period</th>
             <th scope="col" className="num">
@@ -44,6 +48,7 @@ export function BudgetTable({ items, onEdit, onDelete, busy }: BudgetTableProps)
             return (
               <tr key={b.name} data-budget={b.name} data-level={level}>
                 <th scope="row">{b.name}</th>
+                {showCluster ? <td>{b.cluster ?? 'whole ledger'}</td> : null}
                 <td>{scopeText(b.scope)}</td>
                 <td>
                   {b.period}{' '}
