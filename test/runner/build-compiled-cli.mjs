@@ -18,6 +18,7 @@ const built = spawnSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build
 });
 if (built.status !== 0) {
   rmSync(staging, { recursive: true, force: true });
+  rmSync(`${target}.building`, { force: true });
   process.exit(1);
 }
 // As scripts/build-server.mjs lays them out, and the dashboard where the compiled server looks for it (../web).
@@ -34,3 +35,4 @@ try {
 } catch {
   rmSync(staging, { recursive: true, force: true }); // another build got there first
 }
+rmSync(`${target}.building`, { force: true }); // compiled-cli-setup.ts's mark
