@@ -93,10 +93,15 @@ export default defineConfig({
           include: INTEGRATION,
           exclude: [...BROWSER, ...INTEGRATION_ISOLATED],
           setupFiles: ['./test/runner/shared-worker-guard.ts'],
+          // Builds the compiled CLI in the background for the tests that start it as a process (compiled-cli.ts).
+          globalSetup: ['./test/runner/compiled-cli-setup.ts'],
           isolate: false,
         },
       },
-      { extends: true, test: { name: 'integration-isolated', include: INTEGRATION_ISOLATED } },
+      {
+        extends: true,
+        test: { name: 'integration-isolated', include: INTEGRATION_ISOLATED, globalSetup: ['./test/runner/compiled-cli-setup.ts'] },
+      },
       {
         extends: true,
         test: {

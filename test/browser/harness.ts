@@ -146,7 +146,10 @@ export async function openPage(
 ): Promise<OpenedPage> {
   let context = isolated ? undefined : shared.get(browser);
   if (context === undefined) {
-    context = await browser.newContext({ viewport: { width, height }, colorScheme });
+    // prefers-reduced-motion: Recharts (isAnimationActive 'auto') draws each chart at its final state instead of
+    // animating it for 1.5 s frame by frame, and the spinner stands still: what the tests read is the same, and
+    // Chromium spends 8 % less CPU over the eight pages (27.0 against 29.5 CPU s, measured with screenshots).
+    context = await browser.newContext({ viewport: { width, height }, colorScheme, reducedMotion: 'reduce' });
     if (!isolated) shared.set(browser, context);
   }
   const page = await context.newPage();

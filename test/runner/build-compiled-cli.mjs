@@ -1,0 +1,38 @@
+// Builds the compiled CLI into the folder given (test/runner/compiled-cli.ts says why): tsc into a folder of its own,
+// the data files linked beside it, then renamed into place, so a reader sees a whole build or none.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const target = process.argv[2];
+if (!target || existsSync(target)) process.exit(0);
+const staging = `${target}.${process.pid}.tmp`;
+rmSync(staging, { recursive: true, force: true });
+mkdirSync(staging, { recursive: true });
+const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
+const built = spawnSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json'), '--noCheck', '--outDir', staging], {
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
+if (built.status !== 0) {
+  rmSync(staging, { recursive: true, force: true });
+  rmSync(`${target}.building`, { force: true });
+  process.exit(1);
+}
+// As scripts/build-server.mjs lays them out, and the dashboard where the compiled server looks for it (../web).
+for (const [link, to] of [
+  ['data', 'data'],
+  ['db/migrations', 'db/migrations'],
+  ['sandbox/scenarios', 'sandbox/scenarios'],
+  ['web', 'dist/web'],
+])
+  symlinkSync(join(ROOT, to), join(staging, link));
+writeFileSync(join(staging, '.complete'), '');
+try {
+  renameSync(staging, target);
+} catch {
+  rmSync(staging, { recursive: true, force: true }); // another build got there first
+}
+rmSync(`${target}.building`, { force: true }); // compiled-cli-setup.ts's mark
