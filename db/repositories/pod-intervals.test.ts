@@ -93,7 +93,7 @@ function readers(path: string) {
     const atEach = LISTED.map((_, i) =>
       (snapshots.clusterObjectsAt(T + i * STEP)?.objects.pods ?? []).map((p) => `${p.metadata.name}@${p.spec.nodeName ?? '-'}`).sort(),
     );
-    const launches = createBillContextRepository(db).launches(NODES);
+    const launches = createBillContextRepository(db).launches(NODES, 1);
     const owners = [...createUsageRepository(db).podOwners(1).entries()];
     // Retention at a cut between snapshots 2 and 3: the pods last seen before it go (job1's, web2's rows).
     const prune = createRetentionPruneRepository(db).steps.find((s) => s.name === 'pods');
