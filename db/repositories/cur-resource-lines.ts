@@ -100,3 +100,83 @@ export function createResourceLinesWriter(db: Db, key: { source: string; billing
     );
   };
 }
+
+/** cur_resource_daily's columns, in the view's order. */
+const DAY_COLUMNS = [
+  'source',
+  'billing_period',
+  'day',
+  'day_ms',
+  'resource_id',
+  'line_item_type',
+  'usage_type',
+  'product_code',
+  'operation',
+  'category',
+  'cluster',
+  'nodepool',
+  'nodeclaim',
+  'attributed_by',
+  'commitment_arn',
+  'unblended_usd',
+  'amortized_usd',
+  'net_unblended_usd',
+  'net_amortized_usd',
+  'usage_amount',
+  'public_on_demand_usd',
+  'line_count',
+] as const;
+/** The view's NOT NULL columns, as its INSERT trigger checks them. */
+const REQUIRED = DAY_COLUMNS.filter((c) => !['operation', 'cluster', 'nodepool', 'nodeclaim', 'commitment_arn'].includes(c));
+
+/**
+ * Resource days in bulk (the bench's generated store, db/repositories/retention-envelope-store.ts): the rows of `table`
+ * (cur_resource_daily's columns, any order) written into migration 0031's narrow tables with four INSERT…SELECTs, as
+ * the cur_resource_daily view's INSERT trigger writes them fed the rows in rowid order — the same period, line kind and
+ * resource keys (an existing one reused, a new one made in the order the rows first name it), the same figures (NULL
+ * when equal to the one it usually equals, day NULL when it is day_ms's UTC date, '' for a text left NULL).
+ * A row the trigger would refuse (a NOT NULL column NULL) fails the whole write; a row whose key is already stored fails
+ * on cur_resource_lines' primary key, as the trigger's INSERT does. Returns the rows written.
+ */
+export function writeResourceDaysInBulk(db: Db, table: string): number {
+  const bad = db.prepare(`SELECT 1 FROM ${table} WHERE ${REQUIRED.map((c) => `${c} IS NULL`).join(' OR ')} LIMIT 1`).get();
+  if (bad !== undefined) throw new Error('NOT NULL constraint failed: cur_resource_daily');
+  const op = `COALESCE(x.operation, '')`;
+  const commitment = `COALESCE(x.commitment_arn, '')`;
+  const cluster = `COALESCE(x.cluster, '')`;
+  const pool = `COALESCE(x.nodepool, '')`;
+  const claim = `COALESCE(x.nodeclaim, '')`;
+  const kind = `x.line_item_type, x.usage_type, x.product_code, ${op}, x.category, ${commitment}`;
+  const sameKind = `t.line_item_type = x.line_item_type AND t.usage_type = x.usage_type AND t.product_code = x.product_code
+    AND t.operation = ${op} AND t.category = x.category AND t.commitment_arn = ${commitment}`;
+  // By resource id (cur_resource_keys_resource): the other terms kept off their indexes (the planner, without statistics,
+  // takes cur_resource_keys_period or _nodepool, a scan of a month's or a NodePool's resources a row).
+  const sameResource = `r.resource_id = x.resource_id AND +r.period_id = p.id AND +r.cluster = ${cluster} AND +r.nodepool = ${pool}
+    AND +r.nodeclaim = ${claim} AND +r.attributed_by = x.attributed_by`;
+  const period = `p.source = x.source AND p.billing_period = x.billing_period`;
+  db.exec(`
+    INSERT INTO cur_period_keys (source, billing_period)
+    SELECT x.source, x.billing_period FROM ${table} x WHERE NOT EXISTS (SELECT 1 FROM cur_period_keys p WHERE ${period})
+    GROUP BY x.source, x.billing_period ORDER BY MIN(x.rowid);
+    INSERT INTO cur_line_kinds (line_item_type, usage_type, product_code, operation, category, commitment_arn)
+    SELECT ${kind} FROM ${table} x WHERE NOT EXISTS (SELECT 1 FROM cur_line_kinds t WHERE ${sameKind})
+    GROUP BY ${kind} ORDER BY MIN(x.rowid);
+    INSERT INTO cur_resource_keys (period_id, resource_id, cluster, nodepool, nodeclaim, attributed_by)
+    SELECT p.id, x.resource_id, ${cluster}, ${pool}, ${claim}, x.attributed_by
+    FROM ${table} x JOIN cur_period_keys p ON ${period}
+    WHERE NOT EXISTS (SELECT 1 FROM cur_resource_keys r WHERE ${sameResource})
+    GROUP BY p.id, x.resource_id, ${cluster}, ${pool}, ${claim}, x.attributed_by ORDER BY MIN(x.rowid)`);
+  const orNull = (c: string, usual: string): string => `CASE WHEN x.${c} = x.${usual} THEN NULL ELSE x.${c} END`;
+  return db
+    .prepare(
+      `INSERT INTO cur_resource_lines (resource_key, day_ms, line_kind, day, unblended_usd, amortized_usd, net_unblended_usd, net_amortized_usd,
+         usage_amount, public_on_demand_usd, line_count)
+       SELECT (SELECT MIN(r.id) FROM cur_resource_keys r WHERE ${sameResource}), x.day_ms, t.id,
+         CASE WHEN x.day = strftime('%Y-%m-%d', x.day_ms / 1000, 'unixepoch') THEN NULL ELSE x.day END, x.unblended_usd,
+         ${orNull('amortized_usd', 'unblended_usd')}, ${orNull('net_unblended_usd', 'unblended_usd')},
+         ${orNull('net_amortized_usd', 'amortized_usd')}, x.usage_amount, ${orNull('public_on_demand_usd', 'unblended_usd')}, x.line_count
+       FROM ${table} x JOIN cur_period_keys p ON ${period} JOIN cur_line_kinds t ON ${sameKind}
+       ORDER BY x.rowid`,
+    )
+    .run().changes;
+}

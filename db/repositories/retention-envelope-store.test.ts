@@ -96,4 +96,37 @@ describe('the generated 13-month store', () => {
       generated.close();
     }
   });
+
+  it('writes CUR resource days as the cur_resource_daily view’s INSERT trigger does, keys and stored figures alike', () => {
+    const db = openDb({ path: ':memory:' });
+    try {
+      fillEnvelopeStore(db, SIZE);
+      const narrow = ['cur_period_keys', 'cur_line_kinds', 'cur_resource_keys', 'cur_resource_lines'];
+      for (const t of narrow) db.exec(`CREATE TEMP TABLE bulk_${t} AS SELECT * FROM main.${t}`);
+      // The same days again, through the view's trigger, in the order the generator fed it before (by node, then day;
+      // resource ids are the slot and generation in zero-padded hex, so their order).
+      db.exec(`CREATE TEMP TABLE days AS SELECT * FROM cur_resource_daily ORDER BY resource_id, day_ms;
+        DELETE FROM cur_resource_lines; DELETE FROM cur_resource_keys; DELETE FROM cur_line_kinds; DELETE FROM cur_period_keys;
+        INSERT INTO cur_resource_daily SELECT * FROM temp.days ORDER BY rowid`);
+      const count = (sql: string): number => db.prepare(sql).pluck().get() as number;
+      // 7 slots over 4 days: at least a row per slot and day (a node and its replacement each have theirs).
+      expect(count('SELECT COUNT(*) FROM temp.days')).toBeGreaterThanOrEqual(7 * 4);
+      // Slots 0–6 are all general on-demand m6i.2xlarge (slot % 10 < 5): one kind of line.
+      expect(count('SELECT COUNT(*) FROM cur_line_kinds')).toBe(1);
+      expect(count('SELECT COUNT(*) FROM cur_resource_keys')).toBeGreaterThanOrEqual(7);
+      for (const t of narrow) {
+        const diff = count(
+          `SELECT (SELECT COUNT(*) FROM (SELECT * FROM main.${t} EXCEPT SELECT * FROM temp.bulk_${t}))
+                + (SELECT COUNT(*) FROM (SELECT * FROM temp.bulk_${t} EXCEPT SELECT * FROM main.${t}))`,
+        );
+        expect({ table: t, rows: count(`SELECT COUNT(*) FROM temp.bulk_${t}`), differing: diff }).toEqual({
+          table: t,
+          rows: count(`SELECT COUNT(*) FROM main.${t}`),
+          differing: 0,
+        });
+      }
+    } finally {
+      db.close();
+    }
+  });
 });

@@ -1,5 +1,6 @@
 import type { Db } from '../open-db.js';
 import { DAY_MS, HOUR_MS, WEEK_MS } from '../../core/time.js';
+import { writeResourceDaysInBulk } from './cur-resource-lines.js';
 import { NAMESPACE_MEANS, POOL_MEANS } from './retention-fold-repository.js';
 
 /**
@@ -37,6 +38,8 @@ export interface EnvelopeStoreSize {
 }
 
 const NODE_LIFETIME_MS = 5 * DAY_MS;
+/** Migration 0013's index, as it made it. */
+const WORKLOAD_HOURS_INDEX = 'CREATE INDEX usage_workload_hours_hour ON usage_workload_hours (hour_start)';
 const STEP_MS = 5 * 60_000;
 
 /** The four NodePools of the scale scenario, by slot % 10. */
@@ -263,15 +266,26 @@ export function fillEnvelopeStore(db: Db, size: EnvelopeStoreSize, log: (m: stri
        FROM snapshots s JOIN snapshot_nodes n ON n.snapshot_id = s.id JOIN temp.seq q ON q.i < @pods
        WHERE s.taken_at >= @sampleFrom AND s.fold_ms IS NULL`,
     );
+    // In the table's key order (the workloads sorted by namespace and name, each's hours in turn: no sort of the rows),
+    // its hour index made after, sorted once. Written hour by hour, the rows went to 240 places of the key's b-tree at
+    // once, their pages spilled and written again.
+    db.exec(
+      `CREATE TEMP TABLE workloads (k INTEGER PRIMARY KEY, i INTEGER, namespace TEXT, name TEXT);
+       INSERT INTO temp.workloads (i, namespace, name)
+       SELECT i, printf('team%d-app%d', (i % ${p.teams}) / 4 + 1, i % ${p.teams} + 2), printf('app-%d', i) FROM temp.seq WHERE i < ${p.workloads}
+       ORDER BY 2, 3;
+       DROP INDEX usage_workload_hours_hour`,
+    );
     run(
       'usage_workload_hours',
       `INSERT INTO usage_workload_hours (hour_start, namespace, workload_kind, workload_name, container, samples, pods, cpu_p50_m, cpu_p95_m, cpu_p99_m,
          cpu_max_m, cpu_avg_m, memory_max_b, memory_avg_b, req_cpu_m, req_memory_b, lim_cpu_m, oom_kills, source)
-       SELECT r.bucket_ms, printf('team%d-app%d', (w.i % @teams) / 4 + 1, w.i % @teams + 2), 'Deployment', printf('app-%d', w.i), 'app', 12 * 20, 20,
+       SELECT r.bucket_ms, w.namespace, 'Deployment', w.name, 'app', 12 * 20, 20,
          100 + w.i % 90 + (r.bucket_ms / ${HOUR_MS}) % 24, 180 + w.i % 90, 190 + w.i % 90, 210 + w.i % 90, 120 + w.i % 90, 300000000 + w.i * 1000,
          250000000.5 + w.i, 250, 268435456, 1000, 0, 'metrics-server'
-       FROM rollup_spans r JOIN temp.seq w ON w.i < @workloads WHERE r.span_ms = ${HOUR_MS}`,
+       FROM temp.workloads w CROSS JOIN rollup_spans r WHERE r.span_ms = ${HOUR_MS} ORDER BY w.k, r.bucket_ms`,
     );
+    db.exec(`${WORKLOAD_HOURS_INDEX}; DROP TABLE temp.workloads`);
     run('usage_hours', `INSERT INTO usage_hours (hour_start, final) SELECT bucket_ms, 1 FROM rollup_spans WHERE span_ms = ${HOUR_MS}`);
     if (size.hourlyDays !== undefined) {
       const t = performance.now();
@@ -355,17 +369,25 @@ export function fillEnvelopeStore(db: Db, size: EnvelopeStoreSize, log: (m: stri
        SELECT 's3://bench/cur/ledger', strftime('%Y-%m', bucket_ms / 1000, 'unixepoch'), MIN(bucket_ms), @end, 4, 0, 0, 0, 0, 0, 0, 0
        FROM rollup_spans WHERE span_ms = ${DAY_MS} GROUP BY 2`,
     );
+    // CUR resource days, one per node and UTC day it ran, straight into migration 0031's narrow tables (as the importer's
+    // createResourceLinesWriter does) and not through the cur_resource_daily view's INSERT trigger (four lookups a row):
+    // the rows in the order the trigger was fed them (by node, then day), keys made in the order it made them, each
+    // figure stored as the trigger stores it (NULL when equal to the one it usually equals, day NULL when day_ms's date).
+    // The days a node ran: a range on rollup_spans' key (bucket_ms > born - a day), not a scan of every day per node.
     run(
       'cur_resource_daily',
-      `INSERT OR IGNORE INTO cur_resource_daily (source, billing_period, day, day_ms, resource_id, line_item_type, usage_type, product_code, operation,
-         category, cluster, nodepool, nodeclaim, attributed_by, commitment_arn, unblended_usd, amortized_usd, net_unblended_usd, net_amortized_usd,
-         usage_amount, public_on_demand_usd, line_count)
-       SELECT 's3://bench/cur/ledger', strftime('%Y-%m', d.bucket_ms / 1000, 'unixepoch'), strftime('%Y-%m-%d', d.bucket_ms / 1000, 'unixepoch'),
-         d.bucket_ms, printf('i-%017x', g.s * 100000 + g.g), 'Usage', printf('BoxUsage:%s', g.it), 'AmazonEC2', 'RunInstances', 'instances',
-         'ledger', g.pool, ${claim}, 'tag', '', 0.384 * 24, 0.384 * 24, 0.384 * 24, 0.384 * 24, 24, 0.384 * 24, 24
-       FROM rollup_spans d JOIN temp.gens g ON g.born < d.bucket_ms + ${DAY_MS} AND g.died > d.bucket_ms
-       WHERE d.span_ms = ${DAY_MS}`,
+      `CREATE TEMP TABLE curdays AS
+       SELECT 's3://bench/cur/ledger' AS source, strftime('%Y-%m', d.bucket_ms / 1000, 'unixepoch') AS billing_period,
+         strftime('%Y-%m-%d', d.bucket_ms / 1000, 'unixepoch') AS day, d.bucket_ms AS day_ms, printf('i-%017x', g.s * 100000 + g.g) AS resource_id,
+         'Usage' AS line_item_type, printf('BoxUsage:%s', g.it) AS usage_type, 'AmazonEC2' AS product_code, 'RunInstances' AS operation,
+         'instances' AS category, 'ledger' AS cluster, g.pool AS nodepool, ${claim} AS nodeclaim, 'tag' AS attributed_by, '' AS commitment_arn,
+         0.384 * 24 AS unblended_usd, 0.384 * 24 AS amortized_usd, 0.384 * 24 AS net_unblended_usd, 0.384 * 24 AS net_amortized_usd,
+         24 AS usage_amount, 0.384 * 24 AS public_on_demand_usd, 24 AS line_count
+       FROM temp.gens g JOIN rollup_spans d ON d.span_ms = ${DAY_MS} AND d.bucket_ms > g.born - ${DAY_MS} AND d.bucket_ms < g.died
+       ORDER BY g.rowid, d.bucket_ms`,
     );
+    writeResourceDaysInBulk(db, 'temp.curdays');
+    db.exec('DROP TABLE temp.curdays');
     run(
       'cur_namespace_daily',
       `INSERT INTO cur_namespace_daily (source, billing_period, day, day_ms, cluster, nodepool, namespace, split_cost_usd, unused_cost_usd,
