@@ -14,7 +14,12 @@ import { fileURLToPath } from 'node:url';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CACHE = join(ROOT, 'node_modules', '.cache', 'nodepool-ledger', 'bench');
 
-function hashTree(hash: ReturnType<typeof createHash>, path: string): void {
+/**
+ * Every file under `path` (a file or a folder, in name order, tests left out) fed to `hash` with its path from the
+ * repository root: the key of a cache kept until one of its sources changes (this file's bench caches, the tests'
+ * seeded ledgers and compiled CLI).
+ */
+export function hashTree(hash: ReturnType<typeof createHash>, path: string): void {
   if (!existsSync(path)) return;
   if (statSync(path).isDirectory()) {
     for (const name of readdirSync(path).sort()) hashTree(hash, join(path, name));

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { hashTree } from '../../bench/cache.js';
 
 /*
  * The command line compiled to JavaScript once per change of its sources, for the tests that run it as a process
@@ -31,16 +32,6 @@ const SOURCES = [
   'tsconfig.build.json',
   'package-lock.json',
 ];
-
-function hashTree(hash: ReturnType<typeof createHash>, path: string): void {
-  if (!existsSync(path)) return;
-  if (statSync(path).isDirectory()) {
-    for (const name of readdirSync(path).sort()) hashTree(hash, join(path, name));
-  } else if (!path.includes('.test.')) {
-    hash.update(path.slice(ROOT.length));
-    hash.update(readFileSync(path));
-  }
-}
 
 let dir: string | null = null;
 
