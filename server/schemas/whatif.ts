@@ -90,16 +90,19 @@ export const HeadroomRowSchema = Type.Object({
 });
 export type HeadroomRow = Static<typeof HeadroomRowSchema>;
 
+/** A re-pack's totals: of the answer, and of each cluster's section under "All clusters". */
+const HeadroomTotalsSchema = Type.Object({
+  todayUsdPerHour: Type.Number(),
+  bestUsdPerHour: Type.Number(),
+  spotUsdPerHour: Type.Number(),
+  headroomUsdPerMonth: Type.Number(),
+  spotUsdPerMonth: Type.Number(),
+});
+
 export const HeadroomResponseSchema = Type.Object({
   ...simulationProperties,
   rows: Type.Array(HeadroomRowSchema),
-  totals: Type.Object({
-    todayUsdPerHour: Type.Number(),
-    bestUsdPerHour: Type.Number(),
-    spotUsdPerHour: Type.Number(),
-    headroomUsdPerMonth: Type.Number(),
-    spotUsdPerMonth: Type.Number(),
-  }),
+  totals: HeadroomTotalsSchema,
   /**
    * Every cluster of a ledger holding several, asked without `?cluster=`: each cluster's snapshot, catalogue and totals
    * (rows, unschedulable pods and unpriced nodes name their cluster; `totals` add the clusters' up, `snapshotAt` is the
@@ -109,13 +112,7 @@ export const HeadroomResponseSchema = Type.Object({
     Type.Array(
       Type.Object({
         ...clusterSectionProperties,
-        totals: Type.Object({
-          todayUsdPerHour: Type.Number(),
-          bestUsdPerHour: Type.Number(),
-          spotUsdPerHour: Type.Number(),
-          headroomUsdPerMonth: Type.Number(),
-          spotUsdPerMonth: Type.Number(),
-        }),
+        totals: HeadroomTotalsSchema,
         unschedulableCount: Type.Integer({ minimum: 0 }),
       }),
     ),
