@@ -36,9 +36,9 @@ export function engineOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Engi
 
 /** The pool over the database's file, or the engine on this thread (no workers asked for, or no file to open). */
 export function engineFor(db: Db, o: EngineOptions | undefined): EngineRunner {
-  if (o === undefined || o.workers < 1 || db.memory || db.name === '' || db.name === ':memory:')
-    return inlineEngine(createEngineServices(db));
   const dataVersion = createDataVersionRepository(db);
+  if (o === undefined || o.workers < 1 || db.memory || db.name === '' || db.name === ':memory:')
+    return inlineEngine(createEngineServices(db), { version: () => dataVersion.current() });
   return createEnginePool({
     dbPath: db.name,
     size: o.workers,

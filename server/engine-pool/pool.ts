@@ -5,7 +5,8 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { EngineBusyError, EngineCancelledError, rebuiltError } from './engine-errors.js';
 import type { EngineCall } from './engine-services.js';
-import type { EngineRunner } from './engine-runner.js';
+import { keptAnswers } from './engine-answers.js';
+import type { EngineRunner, EngineStats } from './engine-runner.js';
 import type { AnswerMessage, CallMessage } from './worker.js';
 
 /**
@@ -40,7 +41,7 @@ export interface EnginePoolOptions {
   cacheEntries?: number;
 }
 
-export interface EnginePoolStats {
+export interface EnginePoolStats extends EngineStats {
   size: number;
   /** Worker threads alive now. */
   workers: number;
@@ -48,12 +49,9 @@ export interface EnginePoolStats {
   queued: number;
   /** Tasks queued or running. */
   tasks: number;
-  cached: number;
   /** Worker threads started, replacements included, and stopped on purpose (a cancelled or overdue task). */
   started: number;
   terminated: number;
-  /** Tasks run to an answer. */
-  completed: number;
 }
 
 interface Waiter {
@@ -103,7 +101,11 @@ function startWorker(dbPath: string): Worker {
   return new Worker(code, { eval: true, workerData });
 }
 
-export function createEnginePool(o: EnginePoolOptions): EngineRunner & { stats(): EnginePoolStats } {
+export interface EnginePool extends EngineRunner {
+  stats(): EnginePoolStats;
+}
+
+export function createEnginePool(o: EnginePoolOptions): EnginePool {
   const size = Math.max(1, Math.floor(o.size));
   const hardLimitMs = o.hardLimitMs ?? Math.max(600_000, 4 * o.timeoutMs);
   const cacheEntries = o.cacheEntries ?? 32;
@@ -112,19 +114,10 @@ export function createEnginePool(o: EnginePoolOptions): EngineRunner & { stats()
   const queue: Task[] = [];
   const tasks = new Map<string, Task>();
   const byId = new Map<number, Task>();
-  const cache = new Map<string, unknown>();
+  const cache = keptAnswers<{ result: unknown }>(cacheEntries);
   let nextId = 1;
   let closed = false;
   const counts = { started: 0, terminated: 0, completed: 0 };
-
-  const remember = (key: string, result: unknown): void => {
-    cache.delete(key);
-    cache.set(key, result);
-    if (cache.size > cacheEntries) {
-      const oldest = cache.keys().next();
-      if (oldest.done !== true) cache.delete(oldest.value);
-    }
-  };
 
   const settle = (task: Task, outcome: { ok: true; result: unknown } | { ok: false; error: Error }): void => {
     tasks.delete(task.key);
@@ -133,7 +126,7 @@ export function createEnginePool(o: EnginePoolOptions): EngineRunner & { stats()
     if (outcome.ok) {
       counts.completed += 1;
       // Kept only if nothing was committed while it ran (it could have read either side).
-      if (o.version() === task.version) remember(task.key, outcome.result);
+      if (o.version() === task.version) cache.set(task.key, { result: outcome.result });
     }
     for (const w of task.waiters) {
       w.detach();
@@ -240,11 +233,8 @@ export function createEnginePool(o: EnginePoolOptions): EngineRunner & { stats()
       const call: EngineCall = { service, method, args: args as unknown[] };
       const version = o.version();
       const key = JSON.stringify([version, call]);
-      if (cache.has(key)) {
-        const hit = cache.get(key);
-        remember(key, hit);
-        return Promise.resolve(hit as never);
-      }
+      const hit = cache.get(key);
+      if (hit !== undefined) return Promise.resolve(hit.result as never);
       let task = tasks.get(key);
       if (task === undefined) {
         const first = (args as unknown[])[0] as { at?: unknown } | undefined;
