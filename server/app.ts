@@ -265,7 +265,10 @@ function registerApiRoutes(
   const alerts = createAlertService(db);
   app.register(alertRoutes, { alerts });
   app.register(nodePoolsRoutes, { reports, nodePoolCost });
-  app.register(nodePoolKarpenterRoutes, { nodePoolKarpenter: createNodePoolKarpenterService(createClusterSnapshotRepository(db)) });
+  app.register(nodePoolKarpenterRoutes, {
+    nodePoolKarpenter: createNodePoolKarpenterService(createClusterSnapshotRepository(db)),
+    clusters: () => clustersRepo.list(),
+  });
   const cur = createCurRepository(db);
   app.register(costRoutes, { reports, nodePoolCost, curCost: createCurCostService(cur, reportsRepo, ctx) });
   const efficiency = createEfficiencyService(packing, ctx);
@@ -289,7 +292,7 @@ function registerApiRoutes(
   });
   app.register(billRoutes, { bill, practice: createBillPractice(db, bill, practiceBills), billCur: createBillCurService(db) });
   app.register(whatIfRoutes, { engine, clusters: () => clusterList.list() });
-  app.register(karpenterTryRoutes, { engine });
+  app.register(karpenterTryRoutes, { engine, clusters: () => clusterList.list() });
   app.register(budgetsRoutes, { budgets: createBudgetService(db, writer, now) });
   // Prometheus exposition of the same figures (not an /api route: hidden from the OpenAPI document).
   app.register(metricsRoutes, {

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Cluster, ClustersRepository } from '../db/repositories/clusters-repository.js';
+import { QueryParamError } from './analytics/range.js';
 
 /**
  * `?cluster=NAME` on every /api route (docs/clusters.md): the cluster the answer is about. Absent, the answer is the
@@ -42,6 +43,19 @@ export function unknownClusterMessage(name: string, held: readonly string[]): st
   const shown = name.length > 100 ? `${name.slice(0, 100)}…` : name;
   const holds = held.length === 0 ? 'no cluster yet' : held.map((h) => `"${h}"`).join(', ');
   return `Query parameter "${CLUSTER_PARAM}": unknown cluster "${shown}"; this ledger holds ${holds}`;
+}
+
+/**
+ * The cluster a one-cluster answer is about: `clusterId` (from ?cluster=), or the ledger's only cluster (null). A ledger
+ * of several asked without ?cluster= is a 400 naming the clusters to choose from: a what-if runs on one cluster's
+ * NodePools and snapshot, and the newest snapshot of any cluster would be one cluster picked silently.
+ */
+export function oneCluster(clusterId: number | null, held: readonly { name: string }[], what: string): number | null {
+  if (clusterId !== null || held.length < 2) return clusterId;
+  throw new QueryParamError(
+    CLUSTER_PARAM,
+    `this ledger holds ${held.length} clusters (${held.map((c) => `"${c.name}"`).join(', ')}): ${what} is one cluster's, name it with ?${CLUSTER_PARAM}=`,
+  );
 }
 
 /**

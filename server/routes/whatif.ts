@@ -5,6 +5,7 @@ import { NodeDecisionSchema } from '../schemas/whatif.js';
 import type { EngineRunner } from '../engine-pool/engine-runner.js';
 import { headroomAcrossClusters, whyNotAcrossClusters, type ClusterAnswer } from '../services/whatif-clusters.js';
 import { PredictInputError } from '../services/whatif-service.js';
+import { oneCluster } from '../cluster-param.js';
 import { apiRoutes, clientGone } from './api-route.js';
 
 /** The ledger's clusters, by id and name (clusters-repository list()). */
@@ -40,6 +41,10 @@ const MAX_PREDICT_BYTES = 1024 * 1024;
 const EVERY_CLUSTER_NOTE =
   'Without `cluster` on a ledger of several clusters: each cluster simulated on its own newest snapshot (at or before `at`) with its own Karpenter version, exactly as `?cluster=` answers it, side by side: every row names its cluster, `clusters` gives each cluster its snapshot, catalogue and figures, and what adds up across clusters (cost per hour, savings per month) is added.';
 
+/** What the what-ifs about one cluster's NodePools answer on a ledger of several (server/cluster-param.ts oneCluster). */
+export const ONE_CLUSTER_NOTE =
+  'On a ledger of several clusters `cluster` is required (a 400 names the clusters to choose from): the answer is about one cluster’s NodePools, on its own newest snapshot.';
+
 const SIMULATION_NOTE =
   'A simulation by the scheduling engine over one stored snapshot (`at`, default the newest); the answer says so (`simulation: true`), names the snapshot and the catalogue’s prices. GETs never write. Computed off the API’s thread, once per snapshot and parameters; not finished within the time bound: 503 with Retry-After (it goes on, and asking again finds it).';
 
@@ -53,6 +58,8 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { engine: EngineR
     const held = opts.clusters();
     return held.length < 2 ? null : held;
   };
+  /** The one cluster an edit or a placement runs on: ?cluster=, or the ledger's only one; several and none named: 400. */
+  const theCluster = (clusterId: number | null, what: string) => oneCluster(clusterId, opts.clusters?.() ?? [], what);
 
   routes.get(
     '/api/whatif/headroom',
@@ -92,7 +99,7 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { engine: EngineR
     {
       summary:
         'A NodePool edit (capacity types, families, generation, arch, vCPU bounds) or a merge into another: node count, instance mix and cost per hour before and after',
-      description: `${SIMULATION_NOTE} Before: the cheaper of today and the re-pack under today's NodePools; after: the re-pack under the edited ones; both with the pods of the NodePools touched only.`,
+      description: `${SIMULATION_NOTE} Before: the cheaper of today and the re-pack under today's NodePools; after: the re-pack under the edited ones; both with the pods of the NodePools touched only. ${ONE_CLUSTER_NOTE}`,
       errors: [404, 503],
       csv: {
         fileName: 'whatif-nodepool-edit',
@@ -100,7 +107,7 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { engine: EngineR
           (['today', 'before', 'after'] as const).flatMap((side) => b[side].mix.map((m) => ({ side, ...m, snapshotAt: b.snapshotAt }))),
       },
     },
-    (q, ctx) => engine.run('whatif', 'nodePoolEdit', [q, ctx.clusterId], { signal: ctx.signal }),
+    (q, ctx) => engine.run('whatif', 'nodePoolEdit', [q, theCluster(ctx.clusterId, 'a NodePool edit')], { signal: ctx.signal }),
   );
 
   routes.get(
@@ -108,7 +115,7 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { engine: EngineR
     {
       summary:
         'This workload on that NodePool: a stored workload’s pods provisioned on fresh nodes of each NodePool asked, priced without running it',
-      description: `${SIMULATION_NOTE} Without namespace/kind/name: the workloads to choose from. \`nodepools\` default: every NodePool.`,
+      description: `${SIMULATION_NOTE} Without namespace/kind/name: the workloads to choose from. \`nodepools\` default: every NodePool. ${ONE_CLUSTER_NOTE}`,
       errors: [404, 503],
       csv: {
         fileName: 'whatif-workload',
@@ -126,7 +133,7 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { engine: EngineR
               })),
       },
     },
-    (q, ctx) => engine.run('whatif', 'workload', [q, ctx.clusterId], { signal: ctx.signal }),
+    (q, ctx) => engine.run('whatif', 'workload', [q, theCluster(ctx.clusterId, 'a workload placement')], { signal: ctx.signal }),
   );
 
   routes.get(

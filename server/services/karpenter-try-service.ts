@@ -13,16 +13,19 @@ const asQueryError = <T>(run: () => T): T => {
   }
 };
 
-/** Balanced and overlay tries over a stored snapshot (run in the engine pool, as the what-ifs). */
+/**
+ * Balanced and overlay tries over a stored snapshot (run in the engine pool, as the what-ifs): the newest at or before
+ * `at` of cluster `clusterId` (null: a one-cluster ledger's; the routes refuse null on a ledger of several).
+ */
 export function createKarpenterTryService(worlds: WhatIfWorlds) {
   return {
-    balanced(q: BalancedTryQuery): BalancedTryResponse {
-      const w = worlds.load(optionalInstant('at', q.at));
+    balanced(q: BalancedTryQuery, clusterId: number | null = null): BalancedTryResponse {
+      const w = worlds.load(optionalInstant('at', q.at), clusterId);
       const r = asQueryError(() => tryBalanced(w.world, w.context, q.nodepool));
       return { simulation: true, snapshotAt: isoInstant(w.world.takenAt), ...r };
     },
-    overlay(q: OverlayTryQuery): OverlayTryResponse {
-      const w = worlds.load(optionalInstant('at', q.at));
+    overlay(q: OverlayTryQuery, clusterId: number | null = null): OverlayTryResponse {
+      const w = worlds.load(optionalInstant('at', q.at), clusterId);
       const r = asQueryError(() => tryOverlay(w.world, w.context, q.priceAdjustment));
       return { simulation: true, snapshotAt: isoInstant(w.world.takenAt), ...r };
     },

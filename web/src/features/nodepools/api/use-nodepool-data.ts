@@ -37,5 +37,9 @@ export const useNodePoolSpecs = () =>
     staleTime: 5 * 60_000,
   });
 
-/** Static pools, limits.nodes, NodeOverlay prices and capacity reservations at the newest snapshot. */
-export const useNodePoolKarpenter = () => useQuery(jsonQuery('/api/nodepools/karpenter', {}));
+/**
+ * Static pools, limits.nodes, NodeOverlay prices and capacity reservations at the newest snapshot of `cluster`
+ * (undefined: the ledger's only one); nothing asked until `enabled` (a cluster chosen under "All clusters").
+ */
+export const useNodePoolKarpenter = (cluster: string | undefined, enabled: boolean) =>
+  useQuery({ ...jsonQuery('/api/nodepools/karpenter', { cluster }), enabled });

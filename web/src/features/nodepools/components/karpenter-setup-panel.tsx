@@ -1,5 +1,6 @@
 import { Panel } from '../../../components/ui/panel';
 import { ErrorState, LoadingState } from '../../../components/ui/state-message';
+import { ToolClusterChoice, useToolCluster } from '../../../components/ui/tool-cluster';
 import { formatIsoUtc, formatUsdPerHour } from '../../../lib/format';
 import { useNodePoolKarpenter } from '../api/use-nodepool-data';
 
@@ -9,8 +10,10 @@ import { useNodePoolKarpenter } from '../api/use-nodepool-data';
  * type as Karpenter sees it (the bill stays on the real price), and the reserved capacity the EC2NodeClasses list.
  */
 export function KarpenterSetupPanel({ nodePool }: { nodePool: string | undefined }) {
-  const setup = useNodePoolKarpenter();
+  const tool = useToolCluster();
+  const setup = useNodePoolKarpenter(tool.cluster, tool.ready);
   const body = (() => {
+    if (!tool.ready) return null;
     if (setup.isPending) return <LoadingState label="Reading the NodePools’ Karpenter setup…" />;
     if (setup.isError)
       return <ErrorState title="Could not read the Karpenter setup." error={setup.error} onRetry={() => void setup.refetch()} />;
@@ -20,8 +23,8 @@ export function KarpenterSetupPanel({ nodePool }: { nodePool: string | undefined
     const reservations = d.reservations.filter((r) => nodePool === undefined || r.nodePools.includes(nodePool));
     return (
       <>
-        <p className="simulation-note">
-          Snapshot {formatIsoUtc(d.snapshotAt)}
+        <p className="simulation-note" data-testid="nodepool-karpenter-note" data-cluster={tool.cluster}>
+          {tool.cluster === undefined ? '' : `${tool.cluster} · `}Snapshot {formatIsoUtc(d.snapshotAt)}
           {d.karpenterVersion === null ? '' : ` · Karpenter ${d.karpenterVersion}`}
         </p>
         <div className="table-scroll">
@@ -167,6 +170,11 @@ export function KarpenterSetupPanel({ nodePool }: { nodePool: string | undefined
       title="Karpenter setup"
       subtitle="Static NodePools and their fixed cost, node limits, which NodeOverlay prices a type as Karpenter sees it, and the reserved capacity offerings."
     >
+      <ToolClusterChoice
+        tool={tool}
+        testId="nodepool-karpenter-cluster"
+        why="Pick a cluster: a Karpenter setup is one cluster’s NodePools, NodeOverlays and reservations."
+      />
       {body}
     </Panel>
   );

@@ -16,8 +16,8 @@ export const useNodePoolEdit = (query: JsonParams<'/api/whatif/nodepool-edit'> |
 /** Per node: the next consolidation round's decision, or why the node stays. */
 export const useWhyNot = (query: JsonParams<'/api/whatif/why-not'>) => useQuery(jsonQuery('/api/whatif/why-not', query));
 
-/** Predict where pasted YAML would go (POST: nothing is cached). */
-export const usePredict = (at: string | undefined) =>
+/** Predict where pasted YAML would go on `cluster` (undefined: the ledger's only one) (POST: nothing is cached). */
+export const usePredict = (at: string | undefined, cluster: string | undefined) =>
   useMutation({
-    mutationFn: (yaml: string) => postText('/api/whatif/predict', at === undefined ? {} : { at }, yaml, 'application/yaml'),
+    mutationFn: (yaml: string) => postText('/api/whatif/predict', { at, cluster }, yaml, 'application/yaml'),
   });

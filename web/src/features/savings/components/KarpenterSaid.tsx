@@ -1,13 +1,35 @@
-import { useMemo } from 'react';
+import { useQueries } from '@tanstack/react-query';
 import type { KarpenterExplanationRow } from '@schemas/karpenter-explanations';
-import { useKarpenterExplanations } from '../../consolidation/api/use-karpenter-explanations';
 import { formatIsoUtc } from '../../../lib/format';
+import { jsonQuery } from '../../../lib/json-query';
 import { disagreement, newestPerNode, saidRange, type EngineDecision } from '../utils/karpenter-said';
 
-/** Per node name, what Karpenter last said in the hour up to the snapshot (empty until the snapshot is known). */
-export function useKarpenterSaid(snapshotAt: string | undefined): Map<string, KarpenterExplanationRow> {
-  const said = useKarpenterExplanations(snapshotAt === undefined ? undefined : saidRange(snapshotAt));
-  return useMemo(() => newestPerNode(said.data?.rows ?? []), [said.data]);
+/** One cluster's part of the why-not answer: its name (undefined: the answer is about one cluster) and its snapshot. */
+export interface SaidSection {
+  cluster: string | undefined;
+  snapshotAt: string;
+}
+
+/**
+ * What Karpenter last said about a node in the hour up to its cluster's snapshot (nothing until the snapshots are
+ * known). Under "All clusters" each cluster's explanations are asked of that cluster, in the hour up to its own
+ * snapshot, and a node is looked up within its cluster: two clusters may hold nodes of the same name.
+ */
+export function useKarpenterSaid(
+  sections: readonly SaidSection[],
+): (cluster: string | undefined, node: string) => KarpenterExplanationRow | undefined {
+  const said = useQueries({
+    queries: sections.map((s) =>
+      // Without a cluster of its own the request keeps the page's (json-query adds it).
+      jsonQuery(
+        '/api/consolidation/karpenter-explanations',
+        s.cluster === undefined ? saidRange(s.snapshotAt) : { ...saidRange(s.snapshotAt), cluster: s.cluster },
+      ),
+    ),
+  });
+  // An hour of explanations per cluster: cheap to index again on each render.
+  const byCluster = new Map(sections.map((s, i) => [s.cluster ?? '', newestPerNode(said[i]?.data?.rows ?? [])]));
+  return (cluster, node) => byCluster.get(cluster ?? '')?.get(node);
 }
 
 export function KarpenterSaidHeader() {

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useId, useState, type FormEvent } from 'react';
 import { Panel } from '../../../components/ui/panel';
 import { ErrorState, LoadingState } from '../../../components/ui/state-message';
+import { onCluster, ToolClusterChoice, useToolCluster } from '../../../components/ui/tool-cluster';
 import { formatIsoUtc, formatUsdPerHour } from '../../../lib/format';
 import { jsonQuery } from '../../../lib/json-query';
 import { commandText } from '../utils/command-text';
@@ -10,27 +11,36 @@ import { commandText } from '../utils/command-text';
 function OverlayTry({ at }: { at: string | undefined }) {
   const id = useId();
   const [change, setChange] = useState('-12%');
-  const [asked, setAsked] = useState<string | null>(null);
-  const r = useQuery({ ...jsonQuery('/api/whatif/overlay', { priceAdjustment: asked ?? '', at }), enabled: asked !== null });
+  const tool = useToolCluster();
+  // What was asked, and of which cluster: another cluster chosen leaves the answer behind.
+  const [tried, setTried] = useState<{ change: string; cluster: string | undefined } | null>(null);
+  const asked = tried !== null && tried.cluster === tool.cluster ? tried.change : null;
+  const r = useQuery({
+    ...jsonQuery('/api/whatif/overlay', { priceAdjustment: asked ?? '', at, cluster: tool.cluster }),
+    enabled: asked !== null,
+  });
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    setAsked(change.trim());
+    setTried({ change: change.trim(), cluster: tool.cluster });
   };
   return (
     <div className="karpenter-try" data-testid="overlay-try">
+      <ToolClusterChoice tool={tool} testId="overlay-cluster" />
       <form className="inline-form" onSubmit={submit}>
-        <label htmlFor={`${id}-change`}>NodeOverlay priceAdjustment on every type (an EDP discount, say)</label>
-        <input id={`${id}-change`} value={change} onChange={(e) => setChange(e.target.value)} size={8} />
-        <button type="submit" className="button">
-          Try the overlay
-        </button>
+        <fieldset className="whatif-fields" disabled={!tool.ready}>
+          <label htmlFor={`${id}-change`}>NodeOverlay priceAdjustment on every type (an EDP discount, say)</label>
+          <input id={`${id}-change`} value={change} onChange={(e) => setChange(e.target.value)} size={8} />
+          <button type="submit" className="button">
+            Try the overlay
+          </button>
+        </fieldset>
       </form>
       {asked === null ? null : r.isPending ? (
         <LoadingState label="Simulating with the overlay…" />
       ) : r.isError ? (
         <ErrorState title="Could not simulate the overlay." error={r.error} onRetry={() => void r.refetch()} />
       ) : (
-        <dl className="try-answer" data-testid="overlay-answer">
+        <dl className="try-answer" data-testid="overlay-answer" data-cluster={tool.cluster}>
           <dt>Real prices (the ledger’s estimate)</dt>
           <dd>{commandText(r.data.real)}</dd>
           <dt>Karpenter with {r.data.priceAdjustment}</dt>
@@ -46,7 +56,8 @@ function OverlayTry({ at }: { at: string | undefined }) {
             </>
           )}
           <dd className="sub">
-            Simulation · snapshot {formatIsoUtc(r.data.snapshotAt)} · overlays change Karpenter’s decisions, not the bill.
+            Simulation{onCluster(tool.cluster)} · snapshot {formatIsoUtc(r.data.snapshotAt)} · overlays change Karpenter’s decisions, not
+            the bill.
           </dd>
         </dl>
       )}

@@ -1,6 +1,7 @@
 import { lazy, Suspense, useMemo, useState } from 'react';
 import { Panel } from '../../../components/ui/panel';
 import { ErrorState, LoadingState } from '../../../components/ui/state-message';
+import { onCluster, ToolClusterChoice, useToolCluster } from '../../../components/ui/tool-cluster';
 import { formatIsoUtc, formatUsd } from '../../../lib/format';
 import { useHeadroom, useNodePoolEdit } from '../api/use-whatif';
 import { savingsWaterfall, type TriedEdit } from '../utils/waterfall';
@@ -58,7 +59,10 @@ const signedUsd = (v: number): string => (Math.abs(v) < 0.005 ? formatUsd(0) : v
 /** The waterfall of what each lever would save per month, per NodePool, and the NodePool edit the user tries. */
 export function HeadroomPanel({ at }: { at: string | undefined }) {
   const headroom = useHeadroom(at === undefined ? {} : { at });
-  const [edit, setEdit] = useState<TriedNodePoolEdit | null>(null);
+  const tool = useToolCluster();
+  // The edit tried, with the cluster it was tried on: choosing another cluster leaves it behind.
+  const [tried, setTried] = useState<{ edit: TriedNodePoolEdit; cluster: string | undefined } | null>(null);
+  const edit = tried !== null && tried.cluster === tool.cluster ? tried.edit : null;
   const edited = useNodePoolEdit(edit?.query ?? null);
   const editLabel = edit?.query ? edit.label : null;
   const editSavings = edit?.query ? (edited.data?.savingsUsdPerMonth ?? null) : null;
@@ -139,23 +143,40 @@ export function HeadroomPanel({ at }: { at: string | undefined }) {
         </>
       )}
       <h3>Try a NodePool edit</h3>
-      {h.clusters === undefined ? (
-        <EditForm nodePools={h.rows.map((r) => r.nodePool)} at={h.snapshotAt} onTry={setEdit} />
-      ) : (
-        <p className="muted" data-testid="edit-pick-cluster">
-          A NodePool is one cluster&apos;s: pick a cluster above to try an edit of its NodePools on its own snapshot.
-        </p>
-      )}
-      {edit?.balanced ? <BalancedResult key={`${edit.nodePool}@${h.snapshotAt}`} nodePool={edit.nodePool} at={h.snapshotAt} /> : null}
+      <ToolClusterChoice tool={tool} testId="edit-cluster" />
+      {(() => {
+        // Under "All clusters" the answer is each cluster's: the form offers the chosen cluster's NodePools, at its snapshot.
+        const section = h.clusters?.find((c) => c.cluster === tool.cluster);
+        const pools = h.clusters === undefined ? h.rows : h.rows.filter((r) => r.cluster === tool.cluster);
+        const snapshotAt = section?.snapshotAt ?? h.snapshotAt;
+        return (
+          <EditForm
+            key={tool.cluster ?? ''}
+            nodePools={pools.map((r) => r.nodePool)}
+            at={snapshotAt}
+            cluster={tool.cluster}
+            disabled={!tool.ready}
+            onTry={(e) => setTried({ edit: e, cluster: tool.cluster })}
+          />
+        );
+      })()}
+      {edit?.balanced ? (
+        <BalancedResult
+          key={`${tool.cluster ?? ''}/${edit.nodePool}@${edit.at}`}
+          nodePool={edit.nodePool}
+          at={edit.at}
+          cluster={tool.cluster}
+        />
+      ) : null}
       {edit === null || edit.query === null ? null : edited.isError ? (
         <ErrorState title="Could not simulate the edit." error={edited.error} />
       ) : edited.data === undefined ? (
         <LoadingState label="Simulating the edit…" />
       ) : (
-        <div className="edit-result" data-testid="edit-result" aria-live="polite">
+        <div className="edit-result" data-testid="edit-result" data-cluster={tool.cluster} aria-live="polite">
           <p>
-            <strong>{edit.label}</strong> (simulation at {formatIsoUtc(edited.data.snapshotAt)}): before {mixText(edited.data.before)},{' '}
-            {formatUsd(edited.data.before.usdPerHour * 730)}/month; after {mixText(edited.data.after)},{' '}
+            <strong>{edit.label}</strong> (simulation{onCluster(tool.cluster)} at {formatIsoUtc(edited.data.snapshotAt)}): before{' '}
+            {mixText(edited.data.before)}, {formatUsd(edited.data.before.usdPerHour * 730)}/month; after {mixText(edited.data.after)},{' '}
             {formatUsd(edited.data.after.usdPerHour * 730)}/month.{' '}
             {edited.data.savingsUsdPerMonth === null
               ? `${edited.data.unschedulable.length} pod(s) would not fit: ${edited.data.skippedNodePools[0]?.reason ?? edited.data.unschedulable[0]?.reason ?? ''}`

@@ -1,6 +1,7 @@
 import { useId, useState, type FormEvent } from 'react';
 import { Panel } from '../../../components/ui/panel';
 import { ErrorState } from '../../../components/ui/state-message';
+import { onCluster, ToolClusterChoice, useToolCluster } from '../../../components/ui/tool-cluster';
 import { ApiError } from '../../../lib/api-client';
 import { formatIsoUtc, formatUsd, formatUsdPerHour } from '../../../lib/format';
 import { usePredict } from '../api/use-whatif';
@@ -23,17 +24,23 @@ spec:
 export function PredictBox({ at }: { at: string | undefined }) {
   const id = useId();
   const [yaml, setYaml] = useState('');
-  const predict = usePredict(at);
+  const tool = useToolCluster();
+  const predict = usePredict(at, tool.cluster);
+  // The cluster the shown answer was computed on (the request named it); another chosen since: the answer is left behind.
+  const [askedOn, setAskedOn] = useState<string | undefined>(undefined);
   const submit = (e: FormEvent) => {
     e.preventDefault();
+    setAskedOn(tool.cluster);
     predict.mutate(yaml === '' ? EXAMPLE : yaml);
   };
-  const r = predict.data;
+  const current = askedOn === tool.cluster;
+  const r = current ? predict.data : undefined;
   return (
     <Panel
       title="Predict (simulation)"
       subtitle="Paste a Pod or a Deployment (with replicas) as YAML or JSON: the NodePool, instance type, capacity type, node count and cost per hour Karpenter would choose on the cluster at the snapshot. Empty: the example."
     >
+      <ToolClusterChoice tool={tool} testId="predict-cluster" />
       <form onSubmit={submit} className="predict-form" aria-label="Predict">
         <label htmlFor={`${id}-yaml`}>Pod or Deployment YAML</label>
         <textarea
@@ -45,11 +52,11 @@ export function PredictBox({ at }: { at: string | undefined }) {
           spellCheck={false}
           onChange={(e) => setYaml(e.target.value)}
         />
-        <button type="submit" className="button" disabled={predict.isPending}>
+        <button type="submit" className="button" disabled={predict.isPending || !tool.ready}>
           {predict.isPending ? 'Predicting…' : 'Predict'}
         </button>
       </form>
-      {predict.isError ? (
+      {predict.isError && current ? (
         predict.error instanceof ApiError && predict.error.status === 400 ? (
           <div className="state state-error" role="alert" data-testid="predict-error">
             <strong>The YAML was refused.</strong>
@@ -60,9 +67,9 @@ export function PredictBox({ at }: { at: string | undefined }) {
         )
       ) : null}
       {r === undefined ? null : (
-        <div data-testid="predict-answer" aria-live="polite">
+        <div data-testid="predict-answer" data-cluster={askedOn} aria-live="polite">
           <p className="simulation-note">
-            Simulation · snapshot {formatIsoUtc(r.snapshotAt)} · {r.workloads.join('; ') || `${r.pods} pod(s)`} · adds{' '}
+            Simulation{onCluster(askedOn)} · snapshot {formatIsoUtc(r.snapshotAt)} · {r.workloads.join('; ') || `${r.pods} pod(s)`} · adds{' '}
             {formatUsdPerHour(r.addedUsdPerHour)}/h ({formatUsd(r.addedUsdPerMonth)}/month)
           </p>
           <div className="table-scroll">

@@ -29,7 +29,17 @@ export const WHY_NOT_ROWS_SHOWN = 200;
 export function WhyNotPanel({ at }: { at: string | undefined }) {
   const query = at === undefined ? {} : { at };
   const whyNot = useWhyNot(query);
-  const said = useKarpenterSaid(whyNot.data?.snapshotAt);
+  const sections = useMemo(
+    () =>
+      whyNot.data === undefined
+        ? []
+        : (whyNot.data.clusters ?? [{ cluster: undefined, snapshotAt: whyNot.data.snapshotAt }]).map((c) => ({
+            cluster: c.cluster,
+            snapshotAt: c.snapshotAt,
+          })),
+    [whyNot.data],
+  );
+  const said = useKarpenterSaid(sections);
   const [sort, setSort] = useState<DecisionSort>('usdPerHour');
   const [order, setOrder] = useState<'asc' | 'desc'>('desc');
   const [showAll, setShowAll] = useState(false);
@@ -112,7 +122,7 @@ export function WhyNotPanel({ at }: { at: string | undefined }) {
                     {n.reason}
                     {n.wording === 'ledger' ? <small title="Karpenter says nothing here: the ledger’s words"> (ledger)</small> : null}
                   </td>
-                  <KarpenterSaidCell said={said.get(n.node)} engine={n.decision} />
+                  <KarpenterSaidCell said={said(n.cluster, n.node)} engine={n.decision} />
                 </tr>
               ))}
             </tbody>
