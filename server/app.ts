@@ -267,7 +267,7 @@ function registerApiRoutes(
   app.register(nodePoolsRoutes, { reports, nodePoolCost });
   app.register(nodePoolKarpenterRoutes, { nodePoolKarpenter: createNodePoolKarpenterService(createClusterSnapshotRepository(db)) });
   const cur = createCurRepository(db);
-  app.register(costRoutes, { reports, nodePoolCost, curCost: createCurCostService(cur, reportsRepo, ctx) });
+  app.register(costRoutes, { reports, nodePoolCost, curCost: createCurCostService(cur, reportsRepo, ctx, () => clustersRepo.list()) });
   const efficiency = createEfficiencyService(packing, ctx);
   app.register(efficiencyRoutes, { reports, efficiency });
   app.register(nodeAggregatesRoutes, { nodeAggregates: createNodeAggregatesService(createNodeAggregatesRepository(db), ctx) });
