@@ -287,7 +287,12 @@ function registerApiRoutes(
     workloads: createWorkloadsService(createUsageRepository(db), packing, undefined, () => clustersRepo.list()),
     engine,
   });
-  app.register(billRoutes, { bill, practice: createBillPractice(db, bill, practiceBills), billCur: createBillCurService(db), clusters: () => clustersRepo.list() });
+  app.register(billRoutes, {
+    bill,
+    practice: createBillPractice(db, bill, practiceBills),
+    billCur: createBillCurService(db),
+    clusters: () => clustersRepo.list(),
+  });
   app.register(whatIfRoutes, { engine, clusters: () => clusterList.list() });
   app.register(karpenterTryRoutes, { engine });
   app.register(budgetsRoutes, { budgets: createBudgetService(db, writer, now) });
