@@ -270,7 +270,7 @@ function registerApiRoutes(
     clusters: () => clustersRepo.list(),
   });
   const cur = createCurRepository(db);
-  app.register(costRoutes, { reports, nodePoolCost, curCost: createCurCostService(cur, reportsRepo, ctx) });
+  app.register(costRoutes, { reports, nodePoolCost, curCost: createCurCostService(cur, reportsRepo, ctx, () => clustersRepo.list()) });
   const efficiency = createEfficiencyService(packing, ctx);
   app.register(efficiencyRoutes, { reports, efficiency });
   app.register(nodeAggregatesRoutes, { nodeAggregates: createNodeAggregatesService(createNodeAggregatesRepository(db), ctx) });
@@ -290,7 +290,12 @@ function registerApiRoutes(
     workloads: createWorkloadsService(createUsageRepository(db), packing, undefined, () => clustersRepo.list()),
     engine,
   });
-  app.register(billRoutes, { bill, practice: createBillPractice(db, bill, practiceBills), billCur: createBillCurService(db) });
+  app.register(billRoutes, {
+    bill,
+    practice: createBillPractice(db, bill, practiceBills),
+    billCur: createBillCurService(db),
+    clusters: () => clustersRepo.list(),
+  });
   app.register(whatIfRoutes, { engine, clusters: () => clusterList.list() });
   app.register(karpenterTryRoutes, { engine, clusters: () => clusterList.list() });
   app.register(budgetsRoutes, { budgets: createBudgetService(db, writer, now) });

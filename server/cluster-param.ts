@@ -38,11 +38,16 @@ function withClusterProperty(query: QuerySchemaShape | undefined): QuerySchemaSh
   return { ...base, type: 'object', properties: { ...(base.properties ?? {}), [CLUSTER_PARAM]: ClusterQueryProperty } };
 }
 
-/** The 400 for a cluster the ledger does not hold. */
-export function unknownClusterMessage(name: string, held: readonly string[]): string {
+/** A cluster the ledger does not hold, and those it holds (the 400 below; a budgets file's entry). */
+export function unknownClusterText(name: string, held: readonly string[]): string {
   const shown = name.length > 100 ? `${name.slice(0, 100)}…` : name;
   const holds = held.length === 0 ? 'no cluster yet' : held.map((h) => `"${h}"`).join(', ');
-  return `Query parameter "${CLUSTER_PARAM}": unknown cluster "${shown}"; this ledger holds ${holds}`;
+  return `unknown cluster "${shown}"; this ledger holds ${holds}`;
+}
+
+/** The 400 for a cluster the ledger does not hold. */
+export function unknownClusterMessage(name: string, held: readonly string[]): string {
+  return `Query parameter "${CLUSTER_PARAM}": ${unknownClusterText(name, held)}`;
 }
 
 /**

@@ -134,16 +134,18 @@ export function createBillLinesRepository(db: Db) {
     VALUES (@source, @fileName, @layout, @granularity, @sha256, @bytes, @lines, @periods, @totalUsd, @fileTotalUsd, @importedAt)`);
   const insertLine = db.prepare(`
     INSERT INTO cost_lines (source, granularity, period_start, period_start_ms, group_by, nodepool, dimension_value,
-      unblended_usd, amortized_usd, usage_quantity, usage_unit, estimated, fetched_at)
-    VALUES (@source, @granularity, @periodStart, @periodStartMs, 'NONE', @nodePool, '', @unblendedUsd, NULL, NULL, NULL, 0, @fetchedAt)`);
+      unblended_usd, amortized_usd, usage_quantity, usage_unit, estimated, fetched_at, cluster_id)
+    VALUES (@source, @granularity, @periodStart, @periodStartMs, 'NONE', @nodePool, '', @unblendedUsd, NULL, NULL, NULL, 0, @fetchedAt,
+      @clusterId)`);
 
   /** One transaction: the earlier import of that name goes, the new one lands whole, or nothing changes. */
-  const replaceImportTx = db.transaction((meta: BillImportMeta, lines: readonly ImportedLineWrite[]): boolean => {
+  const replaceImportTx = db.transaction((meta: BillImportMeta, lines: readonly ImportedLineWrite[], clusterId: number): boolean => {
     const replaced = importExists.get(meta.source) !== undefined || (lastPeriodOf.get(meta.source) ?? null) !== null;
     deleteLines.run(meta.source);
     deleteImport.run(meta.source);
     insertImport.run({ ...meta, lines: lines.length });
-    for (const l of lines) insertLine.run({ source: meta.source, granularity: meta.granularity, ...l, fetchedAt: meta.importedAt });
+    for (const l of lines)
+      insertLine.run({ source: meta.source, granularity: meta.granularity, ...l, fetchedAt: meta.importedAt, clusterId });
     return replaced;
   });
 
@@ -211,7 +213,9 @@ export function createBillLinesRepository(db: Db) {
     lastPeriodMs: (source: string, clusterId: number | null = null): number | null =>
       (lastPeriodIn.get({ source, clusterId }) as number | null | undefined) ?? null,
     /** Replaces the import stored under meta.source in one transaction. Returns whether one was replaced. */
-    replaceImport: (meta: BillImportMeta, lines: readonly ImportedLineWrite[]): boolean => replaceImportTx(meta, lines),
+    /** An imported bill is of one cluster (`clusterId`, default the first): its lines carry it. */
+    replaceImport: (meta: BillImportMeta, lines: readonly ImportedLineWrite[], clusterId = 1): boolean =>
+      replaceImportTx(meta, lines, clusterId),
   };
 }
 

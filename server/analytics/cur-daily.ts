@@ -10,13 +10,18 @@ import { inMetric } from '../explain/cur-explain.js';
 
 const CATEGORY_ORDER = ['instances', 'volumes', 'data-transfer', 'other'] as const;
 
-/** Per day x NodePool x category (clusters and how the NodePool was found added up), sorted so. */
-export function curDailyRows(rows: readonly CurNodePoolDay[], metric: CostMetric): CurDailyRow[] {
+/**
+ * Per day x NodePool x category (how the NodePool was found added up), sorted so; `byCluster` (every cluster of a
+ * ledger holding several): per cluster tag too, each row naming it ('' = no cluster tag), so two clusters' `general`
+ * stay two rows. Without it the clusters are added up.
+ */
+export function curDailyRows(rows: readonly CurNodePoolDay[], metric: CostMetric, byCluster = false): CurDailyRow[] {
   const out = new Map<string, CurDailyRow>();
   for (const r of rows) {
-    const k = `${r.day}\u0000${r.nodePool}\u0000${r.category}`;
+    const k = `${r.day}\u0000${byCluster ? r.cluster : ''}\u0000${r.nodePool}\u0000${r.category}`;
     const t = out.get(k) ?? {
       day: r.day,
+      ...(byCluster ? { cluster: r.cluster } : {}),
       nodePool: r.nodePool,
       category: r.category,
       billUsd: 0,
@@ -40,24 +45,36 @@ export function curDailyRows(rows: readonly CurNodePoolDay[], metric: CostMetric
   return [...out.values()].sort(
     (a, b) =>
       a.day.localeCompare(b.day) ||
+      (a.cluster ?? '').localeCompare(b.cluster ?? '') ||
       a.nodePool.localeCompare(b.nodePool) ||
       CATEGORY_ORDER.indexOf(a.category) - CATEGORY_ORDER.indexOf(b.category),
   );
 }
 
-/** Per NodePool over the range, by category; largest first ('' = no NodePool found, kept). */
+/** Per NodePool (and cluster, when rows name theirs) over the range, by category; largest first ('' = no NodePool found, kept). */
 export function curByNodePool(rows: readonly CurDailyRow[]): CurNodePoolTotal[] {
   const out = new Map<string, CurNodePoolTotal>();
   for (const r of rows) {
-    const t = out.get(r.nodePool) ?? { nodePool: r.nodePool, instancesUsd: 0, volumesUsd: 0, dataTransferUsd: 0, otherUsd: 0, totalUsd: 0 };
+    const k = r.cluster === undefined ? r.nodePool : `${r.nodePool}\u0000${r.cluster}`;
+    const t = out.get(k) ?? {
+      nodePool: r.nodePool,
+      ...(r.cluster === undefined ? {} : { cluster: r.cluster }),
+      instancesUsd: 0,
+      volumesUsd: 0,
+      dataTransferUsd: 0,
+      otherUsd: 0,
+      totalUsd: 0,
+    };
     if (r.category === 'instances') t.instancesUsd += r.billUsd;
     else if (r.category === 'volumes') t.volumesUsd += r.billUsd;
     else if (r.category === 'data-transfer') t.dataTransferUsd += r.billUsd;
     else t.otherUsd += r.billUsd;
     t.totalUsd += r.billUsd;
-    out.set(r.nodePool, t);
+    out.set(k, t);
   }
-  return [...out.values()].sort((a, b) => b.totalUsd - a.totalUsd || a.nodePool.localeCompare(b.nodePool));
+  return [...out.values()].sort(
+    (a, b) => b.totalUsd - a.totalUsd || a.nodePool.localeCompare(b.nodePool) || (a.cluster ?? '').localeCompare(b.cluster ?? ''),
+  );
 }
 
 /**

@@ -82,7 +82,7 @@ function importErrorOf(err: FastifyError): BillImportError | DatabaseWriteError 
 /** Explain this bill: lines, explanations, CSV import and practice bills. Each handler is one call into a service. */
 export async function billRoutes(
   app: FastifyInstance,
-  opts: { bill: BillService; practice: BillPractice; billCur: BillCurService },
+  opts: { bill: BillService; practice: BillPractice; billCur: BillCurService; clusters?: () => readonly { id: number; name: string }[] },
 ): Promise<void> {
   const { bill, practice, billCur } = opts;
   const routes = apiRoutes(app, 'bill');
@@ -143,20 +143,28 @@ export async function billRoutes(
       schema: {
         summary: 'Import a Cost Explorer console CSV (grouped by the karpenter.sh/nodepool tag) as the bill `csv:<name>`',
         description:
-          'The file as multipart/form-data (`-F file=@costs.csv`) or as the body (text/csv). At most 5 MB (413), UTF-8 only (415), a Cost Explorer export grouped by karpenter.sh/nodepool without formulas (422); nothing of a refused file is stored. Importing a name again replaces it. An import writes: it takes the collector lock for that moment, so it is refused (409, naming the collector) while a collector holds the database, and with 503 when the file cannot be written.',
+          'The file as multipart/form-data (`-F file=@costs.csv`) or as the body (text/csv). At most 5 MB (413), UTF-8 only (415), a Cost Explorer export grouped by karpenter.sh/nodepool without formulas (422); nothing of a refused file is stored. Importing a name again replaces it. The bill is of the cluster `cluster` names, default the ledger’s only cluster; a ledger of several clusters needs `cluster` (400 naming it: the console export is grouped by the NodePool tag only, so it cannot say). An import writes: it takes the collector lock for that moment, so it is refused (409, naming the collector) while a collector holds the database, and with 503 when the file cannot be written.',
         tags: ['bill'],
         querystring: API_ROUTES['/api/bill/import'].query,
         response: { 201: API_ROUTES['/api/bill/import'].response, ...importErrors },
       },
     },
     async (req, reply) => {
+      // The cluster the bill is of: `?cluster=`, else the ledger's only one; a ledger of several must be told.
+      const held = opts.clusters?.() ?? [];
+      const clusterId = req.cluster?.id ?? (held.length <= 1 ? (held[0]?.id ?? 1) : null);
+      if (clusterId === null)
+        throw new BillImportError(
+          400,
+          `Query parameter "cluster": this ledger holds ${held.length} clusters (${held.map((c) => `"${c.name}"`).join(', ')}); name the one the bill is of (?cluster=NAME). A Cost Explorer console CSV is grouped by the NodePool tag only, so it cannot say.`,
+        );
       const upload = req.isMultipart() ? await fileOfForm(req) : Buffer.isBuffer(req.body) ? { fileName: null, bytes: req.body } : null;
       if (upload === null) {
         const type = String(req.headers['content-type'] ?? '');
         throw new BillImportError(415, `Send the CSV as text/csv or multipart/form-data (got ${type || 'no content type'}).`);
       }
       const query = req.query as ApiQuery<'/api/bill/import'>;
-      return reply.code(201).send(bill.importCsv({ bytes: upload.bytes, fileName: upload.fileName, query }));
+      return reply.code(201).send(bill.importCsv({ bytes: upload.bytes, fileName: upload.fileName, query, clusterId }));
     },
   );
 

@@ -40,9 +40,9 @@ export async function costRoutes(
       summary:
         'The NodePool bill from the Cost and Usage Report per UTC day x NodePool x category (instances, volumes, data transfer, other) in `metric`, and per day the CUR beside Cost Explorer and our estimate',
       description:
-        'Whole UTC days; each billing period read from the import made last. `metric` as /api/cost/nodepools/daily (default amortized when commitments apply). NodePool "" = lines with neither the tag nor a NodeClaim we know by instance id. CSV: the rows.',
+        "Whole UTC days; each billing period read from the import made last. `metric` as /api/cost/nodepools/daily (default amortized when commitments apply). NodePool \"\" = lines with neither the tag nor a NodeClaim we know by instance id. `cluster` on a ledger of several clusters: the lines whose cluster tag (eks:eks-cluster-name) is its name, beside its own Cost Explorer lines and estimate (untagged lines are no one cluster's: a note says how much); without it, every line, each row and NodePool total naming its cluster tag ('' = none). CSV: the rows.",
       csv: { fileName: 'cost-cur-daily', table: (b) => b.rows },
     },
-    (q) => curCost.daily(q),
+    (q, ctx) => curCost.daily(q, ctx.clusterId),
   );
 }

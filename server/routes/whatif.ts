@@ -3,7 +3,7 @@ import { API_ROUTES, type ApiQuery } from '../schemas/api-routes.js';
 import { ErrorResponseSchema } from '../schemas/common.js';
 import { NodeDecisionSchema } from '../schemas/whatif.js';
 import type { EngineRunner } from '../engine-pool/engine-runner.js';
-import { headroomAcrossClusters, whyNotAcrossClusters, type ClusterAnswer } from '../services/whatif-clusters.js';
+import { headroomAcrossClusters, predictAcrossClusters, whyNotAcrossClusters, type ClusterAnswer } from '../services/whatif-clusters.js';
 import { PredictInputError } from '../services/whatif-service.js';
 import { oneCluster } from '../cluster-param.js';
 import { apiRoutes, clientGone } from './api-route.js';
@@ -169,7 +169,7 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { engine: EngineR
       schema: {
         summary:
           'Predict: a pasted Pod or Deployment (with replicas) → NodePool, instance type(s), capacity type, node count and cost per hour on the stored cluster',
-        description: `${SIMULATION_NOTE} The body is YAML or JSON as \`kubectl get -o yaml\` prints it (application/yaml, text/plain or application/json; at most 1 MB); a bad body is a 400 naming the document and object.`,
+        description: `${SIMULATION_NOTE} The body is YAML or JSON as \`kubectl get -o yaml\` prints it (application/yaml, text/plain or application/json; at most 1 MB); a bad body is a 400 naming the document and object. \`cluster\`: the cluster the pods would join (its newest snapshot, NodePools, EC2NodeClasses and Karpenter version). Without it on a ledger of several clusters: the pods placed in each cluster on its own, exactly as \`?cluster=\` answers it, side by side: every row names its cluster, \`clusters\` gives each cluster's snapshot, catalogue, new nodes and added cost, and \`addedUsdPerHour\` is the objects applied to every cluster.`,
         tags: ['whatif'],
         querystring: predict.query,
         response: {
@@ -185,7 +185,12 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { engine: EngineR
       const body = typeof req.body === 'string' ? req.body : req.body === undefined || req.body === null ? '' : JSON.stringify(req.body);
       if (typeof req.body !== 'string' && req.body !== undefined && req.body !== null && typeof req.body !== 'object')
         throw new PredictInputError('Send the objects as YAML or JSON.');
-      return engine.run('whatif', 'predict', [req.query as ApiQuery<'/api/whatif/predict'>, body], { signal: clientGone(reply) });
+      const q = req.query as ApiQuery<'/api/whatif/predict'>;
+      const signal = clientGone(reply);
+      const clusterId = req.cluster?.id ?? null;
+      const all = everyCluster(clusterId);
+      if (all === null) return engine.run('whatif', 'predict', [q, clusterId, body], { signal });
+      return predictAcrossClusters(await perCluster(all, (id) => engine.run('whatif', 'predict', [q, id, body], { signal })));
     },
   );
 }

@@ -45,6 +45,21 @@ export const BudgetDeclarationSchema = Type.Object(
 );
 export type BudgetDeclarationBody = Static<typeof BudgetDeclarationSchema>;
 
+/**
+ * One entry of a `--budgets FILE`: a declaration and, optionally, the cluster it watches (its name as the ledger holds
+ * it; absent: the whole ledger, every cluster's figures added). The API takes the cluster from `?cluster=` instead.
+ */
+export const BudgetFileEntrySchema = Type.Object(
+  {
+    name: Type.String({ pattern: BUDGET_NAME_PATTERN, maxLength: 63, description: 'Unique; the file entry key' }),
+    ...declarationProperties,
+    cluster: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: 'The cluster watched (absent: every cluster of the ledger)' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
 /** PUT /api/budgets/:name: the same without the name (the path names it). */
 export const BudgetEditSchema = Type.Object(declarationProperties, { additionalProperties: false });
 

@@ -23,6 +23,11 @@ export type CurCategory = Static<typeof CurCategorySchema>;
 export const CurDailyRowSchema = Type.Object({
   /** UTC day, YYYY-MM-DD. */
   day: Type.String(),
+  /**
+   * The lines' cluster tag (eks:eks-cluster-name; '' = none): only without `cluster` on a ledger holding several
+   * clusters, where each cluster's NodePools are rows of their own.
+   */
+  cluster: Type.Optional(Type.String()),
   /** karpenter.sh/nodepool (the tag, or our NodeClaim of the instance id); '' = none found. */
   nodePool: Type.String(),
   category: CurCategorySchema,
@@ -41,6 +46,8 @@ export type CurDailyRow = Static<typeof CurDailyRowSchema>;
 /** One NodePool over the range, by category, in the metric. */
 export const CurNodePoolTotalSchema = Type.Object({
   nodePool: Type.String(),
+  /** As the rows': only when they name their cluster (two clusters' `general` are two totals). */
+  cluster: Type.Optional(Type.String()),
   instancesUsd: Type.Number(),
   volumesUsd: Type.Number(),
   dataTransferUsd: Type.Number(),

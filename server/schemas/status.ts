@@ -108,6 +108,12 @@ export const UsageStatusSchema = Type.Object({
       rollupsWritten: Type.Integer(),
     }),
   ),
+  /**
+   * Only the top-level `usage` of a ledger holding several clusters, which sums up every cluster's (worst metrics-server
+   * state, snapshots of all, Prometheus ok only when every cluster's is): the clusters whose metrics-server does not
+   * answer or whose Prometheus backfill failed (each cluster's own status is `clusters[].usage`).
+   */
+  failing: Type.Optional(Type.Array(Type.String())),
 });
 export type UsageStatus = Static<typeof UsageStatusSchema>;
 

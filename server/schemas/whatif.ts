@@ -295,14 +295,18 @@ export type WhyNotResponse = Static<typeof WhyNotResponseSchema>;
 export const PredictQuerySchema = Type.Object({ at: Type.Optional(at) }, { additionalProperties: false });
 export type PredictQuery = Static<typeof PredictQuerySchema>;
 
+/** A row's cluster: only in an answer about every cluster of a ledger holding several (no `?cluster=`). */
+const rowCluster = { cluster: Type.Optional(Type.String()) };
+
 export const PredictResponseSchema = Type.Object({
   ...simulationProperties,
-  /** Pending pods predicted (a Deployment's replicas). */
+  /** Pending pods predicted (a Deployment's replicas): the pasted objects' pods, once (every cluster: placed in each). */
   pods: Type.Integer(),
   /** Where they came from ("Deployment shop/web: 3 replicas"). */
   workloads: Type.Array(Type.String()),
   nodeClaims: Type.Array(
     Type.Object({
+      ...rowCluster,
       nodePool: Type.String(),
       instanceType: Type.String(),
       instanceTypeOptions: Type.Array(Type.String()),
@@ -312,9 +316,10 @@ export const PredictResponseSchema = Type.Object({
       pods: Type.Array(Type.String()),
     }),
   ),
-  /** Per NodePool: new nodes, their instance types and what they add per hour. */
+  /** Per NodePool (every cluster: per cluster and NodePool): new nodes, their instance types and what they add per hour. */
   byNodePool: Type.Array(
     Type.Object({
+      ...rowCluster,
       nodePool: Type.String(),
       nodes: Type.Integer(),
       instanceTypes: Type.Array(Type.String()),
@@ -322,11 +327,30 @@ export const PredictResponseSchema = Type.Object({
       usdPerHour: Type.Number(),
     }),
   ),
-  existingNodes: Type.Array(Type.Object({ node: Type.String(), nodePool: Nullable(Type.String()), pods: Type.Array(Type.String()) })),
-  unschedulable: Type.Array(Type.Object({ pod: Type.String(), reason: Type.String() })),
+  existingNodes: Type.Array(
+    Type.Object({ ...rowCluster, node: Type.String(), nodePool: Nullable(Type.String()), pods: Type.Array(Type.String()) }),
+  ),
+  unschedulable: Type.Array(Type.Object({ ...rowCluster, pod: Type.String(), reason: Type.String() })),
+  /** What the new NodeClaims add per hour (every cluster: the objects applied to each cluster, the clusters' added). */
   addedUsdPerHour: Type.Number(),
   addedUsdPerMonth: Type.Number(),
   /** Objects of the YAML not used (NodePools, Nodes and other kinds: predict runs against the stored cluster). */
   ignored: Type.Array(Type.String()),
+  /**
+   * Every cluster of a ledger holding several, asked without `?cluster=`: the pods placed in each cluster on its own
+   * (its newest snapshot, NodePools, EC2NodeClasses and Karpenter version), what each would add; the rows name their
+   * cluster.
+   */
+  clusters: Type.Optional(
+    Type.Array(
+      Type.Object({
+        ...clusterSectionProperties,
+        nodes: Type.Integer({ minimum: 0 }),
+        unschedulableCount: Type.Integer({ minimum: 0 }),
+        addedUsdPerHour: Type.Number(),
+        addedUsdPerMonth: Type.Number(),
+      }),
+    ),
+  ),
 });
 export type PredictResponse = Static<typeof PredictResponseSchema>;

@@ -96,13 +96,15 @@ export function evaluateAlerts(db: Db, o: EvaluateAlertsOptions): EvaluateAlerts
   if (o.atMs < (repo.evaluatedAtMs() ?? -Infinity))
     return { transitions: [], settingsProblems: loaded.problems, ms: performance.now() - t0 };
   const settings = o.settings ? o.settings(loaded.settings) : loaded.settings;
-  const payload = (t: AlertTransition, target: DeliveryTarget) => JSON.stringify(alertPayload(t, target.format, o.dashboardUrl));
   const clusters = repo.clusters();
+  /** The deliveries' bodies of alerts about `cluster` (null: the whole ledger), each naming it. */
+  const payloadAbout = (cluster: string | null) => (t: AlertTransition, target: DeliveryTarget) =>
+    JSON.stringify(alertPayload(t, target.format, o.dashboardUrl, { name: cluster, several: clusters.length > 1 }));
   if (clusters.length <= 1) {
     // One cluster: every rule over the ledger's rows, as before the ledger could hold several.
     const verdicts = judge(db, o, settings, null, new Set(ALERT_RULES));
     const step = stepAlerts(repo.open(), verdicts, o.atMs, settings);
-    repo.applyStep(step, o.targets ?? [], payload);
+    repo.applyStep(step, o.targets ?? [], payloadAbout(clusters[0]?.name ?? null));
     repo.noteEvaluatedAt(o.atMs);
     return { transitions: step.transitions, settingsProblems: loaded.problems, ms: performance.now() - t0 };
   }
@@ -118,7 +120,8 @@ export function evaluateAlerts(db: Db, o: EvaluateAlertsOptions): EvaluateAlerts
   for (const g of groups) {
     const verdicts = judge(db, o, settings, g.clusterId, new Set(g.rules));
     const step = stepAlerts(g.open, verdicts, o.atMs, settings);
-    repo.applyStep(step, o.targets ?? [], payload, g.clusterId);
+    const name = g.clusterId === null ? null : (clusters.find((c) => c.id === g.clusterId)?.name ?? null);
+    repo.applyStep(step, o.targets ?? [], payloadAbout(name), g.clusterId);
     transitions.push(...step.transitions);
   }
   repo.noteEvaluatedAt(o.atMs);

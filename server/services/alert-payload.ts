@@ -9,6 +9,12 @@ export interface AlertWebhookPayload {
   status: 'firing' | 'resolved';
   alertId: number | null;
   rule: string;
+  /**
+   * The cluster the alert is about (its EKS cluster name): the ledger's only cluster, or in a ledger of several the
+   * cluster whose rows the rule judged; null for a rule about the whole ledger there (a budget, the cost allocation tag).
+   * Added with issue 25: absent from payloads queued before.
+   */
+  cluster: string | null;
   subject: string;
   sentence: string;
   figures: Record<string, number | string>;
@@ -31,18 +37,42 @@ export interface SlackPayload {
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
-export function alertPayload(t: AlertTransition, format: DeliveryFormat, dashboardUrl?: string): AlertWebhookPayload | SlackPayload {
+/**
+ * The cluster an alert is about: `name` (null: the whole ledger); `several` when the ledger holds several clusters, and
+ * then the words and the link name it (`?cluster=` opens the dashboard on it). One cluster: the words and link as before.
+ */
+export interface AlertCluster {
+  name: string | null;
+  several: boolean;
+}
+
+/** The link with `cluster=` added (an alert of one cluster in a ledger of several). */
+function withCluster(href: string, cluster: AlertCluster): string {
+  if (!cluster.several || cluster.name === null) return href;
+  return `${href}${href.includes('?') ? '&' : '?'}cluster=${encodeURIComponent(cluster.name)}`;
+}
+
+export function alertPayload(
+  t: AlertTransition,
+  format: DeliveryFormat,
+  dashboardUrl?: string,
+  cluster: AlertCluster = { name: null, several: false },
+): AlertWebhookPayload | SlackPayload {
   const s = t.state;
-  const href = dashboardUrl === undefined ? s.link.href : `${dashboardUrl.replace(/\/+$/, '')}${s.link.href}`;
+  const path = withCluster(s.link.href, cluster);
+  const href = dashboardUrl === undefined ? path : `${dashboardUrl.replace(/\/+$/, '')}${path}`;
   if (format === 'slack') {
     const head = t.kind === 'firing' ? ':rotating_light: *Firing*' : ':white_check_mark: *Resolved*';
-    const text = `${t.kind === 'firing' ? '[FIRING]' : '[RESOLVED]'} ${s.sentence}`;
+    // Several clusters: the cluster first, so the notification says which ("[FIRING] staging: …"); the whole ledger's as such.
+    const about = cluster.several ? `${cluster.name ?? 'all clusters'}: ` : '';
+    const text = `${t.kind === 'firing' ? '[FIRING]' : '[RESOLVED]'} ${about}${s.sentence}`;
     const link = dashboardUrl === undefined ? `${s.link.label}: ${href}` : `<${href}|${s.link.label}>`;
+    const context = cluster.several ? `${cluster.name ?? 'all clusters'} · ${s.rule}` : s.rule;
     return {
       text,
       blocks: [
-        { type: 'section', text: { type: 'mrkdwn', text: `${head} ${s.sentence}` } },
-        { type: 'context', elements: [{ type: 'mrkdwn', text: `${s.rule} · ${s.subject} · ${link}` }] },
+        { type: 'section', text: { type: 'mrkdwn', text: `${head} ${about}${s.sentence}` } },
+        { type: 'context', elements: [{ type: 'mrkdwn', text: `${context} · ${s.subject} · ${link}` }] },
       ],
     };
   }
@@ -52,6 +82,7 @@ export function alertPayload(t: AlertTransition, format: DeliveryFormat, dashboa
     status: t.kind,
     alertId: s.id ?? null,
     rule: s.rule,
+    cluster: cluster.name,
     subject: s.subject,
     sentence: s.sentence,
     figures: s.figures,

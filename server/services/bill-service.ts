@@ -201,7 +201,7 @@ export function createBillService(db: Db, now: () => number = Date.now, writer: 
      * Parses, then stores the whole import in one transaction, under the collector lock (a write: refused while a
      * collector holds the database); a refused file leaves the database untouched.
      */
-    importCsv(input: { bytes: Uint8Array; fileName: string | null; query: ImportQuery }): ImportResponse {
+    importCsv(input: { bytes: Uint8Array; fileName: string | null; query: ImportQuery; clusterId?: number }): ImportResponse {
       const parsed = parseCostExplorerCsv(input.bytes, { granularity: input.query.granularity });
       const sha256 = createHash('sha256').update(input.bytes).digest('hex');
       const source = `csv:${input.query.name ?? importNameOf(input.fileName, sha256)}`;
@@ -220,6 +220,7 @@ export function createBillService(db: Db, now: () => number = Date.now, writer: 
             importedAt: now(),
           },
           parsed.lines,
+          input.clusterId ?? 1,
         ),
       );
       return {

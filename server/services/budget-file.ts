@@ -1,9 +1,11 @@
 import { Value } from '@sinclair/typebox/value';
-import { parseDocument } from 'yaml';
+import { LineCounter, parseDocument, type Node } from 'yaml';
 import { budgetOf, type BudgetDeclaration } from '../../core/budget-validation.js';
 import type { Db } from '../../db/open-db.js';
 import { createBudgetRepository, type StoredBudget } from '../../db/repositories/budget-repository.js';
-import { BudgetDeclarationSchema } from '../schemas/budgets.js';
+import { createClustersRepository } from '../../db/repositories/clusters-repository.js';
+import { BudgetFileEntrySchema } from '../schemas/budgets.js';
+import { unknownClusterText } from '../cluster-param.js';
 import { declarationProblems, knownScopes } from './budget-service.js';
 
 /**
@@ -28,7 +30,15 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /** The declarations of a file's text, with their problems entry by entry (the known scopes come from `db`). */
 export function readBudgetFile(db: Db, file: string, text: string): StoredBudget[] {
-  const doc = parseDocument(text);
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines });
+  /** `line N: ` of an entry's key in the file, or '' when the YAML does not say. */
+  const lineOf = (path: (string | number)[]): string => {
+    const node = doc.getIn(path, true) as Node | undefined;
+    const start = node?.range?.[0];
+    return start === undefined ? '' : `line ${lines.linePos(start).line}: `;
+  };
+  const clusters = createClustersRepository(db);
   if (doc.errors.length > 0)
     throw new BudgetFileError(
       file,
@@ -45,20 +55,29 @@ export function readBudgetFile(db: Db, file: string, text: string): StoredBudget
   root.budgets.forEach((entry: unknown, i: number) => {
     const name = isRecord(entry) && typeof entry.name === 'string' ? entry.name : null;
     const where = `budgets[${i}]${name === null ? '' : ` (${name})`}`;
-    const shape = [...Value.Errors(BudgetDeclarationSchema, entry)];
+    const shape = [...Value.Errors(BudgetFileEntrySchema, entry)];
     if (shape.length > 0) {
       const first = shape[0];
       const field = first?.path.replace(/^\//, '').replaceAll('/', '.') || 'entry';
       problems.push(`${where}: ${field}: ${first?.message ?? 'invalid'}`);
       return;
     }
-    const d = entry as BudgetDeclaration;
+    const { cluster: clusterName, ...d } = entry as BudgetDeclaration & { cluster?: string };
     if (seen.has(d.name)) problems.push(`${where}: name: "${d.name}" is declared twice`);
     seen.add(d.name);
     const p = declarationProblems(d, known);
     if (p !== null) problems.push(`${where}: ${p}`);
-    // A file's budget watches the whole ledger (every cluster's figures added).
-    else budgets.push({ ...budgetOf(d, known, 'file'), sourceFile: file, clusterId: null, cluster: null });
+    // A file's budget watches its `cluster`, or the whole ledger (every cluster's figures added) without one.
+    const cluster = clusterName === undefined ? null : clusters.byName(clusterName);
+    if (clusterName !== undefined && cluster === null)
+      problems.push(
+        `${where}: ${lineOf(['budgets', i, 'cluster'])}cluster: ${unknownClusterText(
+          clusterName,
+          clusters.list().map((c) => c.name),
+        )}`,
+      );
+    else if (p === null)
+      budgets.push({ ...budgetOf(d, known, 'file'), sourceFile: file, clusterId: cluster?.id ?? null, cluster: cluster?.name ?? null });
   });
   if (problems.length > 0) throw new BudgetFileError(file, problems);
   return budgets;

@@ -17,19 +17,33 @@ export function curSourceOf(cur: Pick<CurRepository, 'periods'>): CurSourceInfo 
 }
 
 /** A NodePool's bill from the CUR per day and category, and the CUR beside Cost Explorer and our estimate (GET /api/cost/cur/daily). */
-export function createCurCostService(cur: Pick<CurRepository, 'nodePoolDays' | 'periods'>, reports: ReportsRepository, ctx: RangeContext) {
+export function createCurCostService(
+  cur: Pick<CurRepository, 'nodePoolDays' | 'periods'>,
+  reports: ReportsRepository,
+  ctx: RangeContext,
+  clusters: () => readonly { id: number; name: string }[] = () => [],
+) {
   return {
-    daily(q: CurDailyQuery): CurDailyResponse {
-      const range = rangeOf(ctx, q);
+    /**
+     * `clusterId` on a ledger holding several clusters: the CUR lines whose cluster tag is its name (an untagged line
+     * is no one cluster's: said in a note), beside its own Cost Explorer lines and estimate; null: every line, each
+     * row naming its cluster tag. A one-cluster ledger: every line, as before.
+     */
+    daily(q: CurDailyQuery, clusterId: number | null = null): CurDailyResponse {
+      const range = rangeOf(ctx, q, clusterId);
       const fromMs = dayFloor(range.fromMs);
       const toMs = Math.max(dayCeil(range.toMs), fromMs + DAY_MS);
-      const raw = cur.nodePoolDays({ fromMs, toMs }).filter((r) => range.nodePool === undefined || r.nodePool === range.nodePool);
-      const bill = reports.billByDay({ fromMs, toMs, nodePool: range.nodePool });
+      const held = clusters();
+      const several = held.length > 1;
+      const name = several && clusterId !== null ? (held.find((c) => c.id === clusterId)?.name ?? null) : null;
+      const inRange = cur.nodePoolDays({ fromMs, toMs }).filter((r) => range.nodePool === undefined || r.nodePool === range.nodePool);
+      const raw = name === null ? inRange : inRange.filter((r) => r.cluster === name);
+      const bill = reports.billByDay({ fromMs, toMs, nodePool: range.nodePool, clusterId });
       // The same default as the Cost Explorer figures (amortized when commitments apply), so the two read alike.
       const commitments = hasCommitments(bill) || raw.some((r) => Math.abs(r.amortizedUsd - r.unblendedUsd) > 0.01);
       const metric = q.metric ?? (commitments ? 'amortized' : 'unblended');
-      const rows = curDailyRows(raw, metric);
-      const merged = mergeDailyCost(bill, reports.estimateByDay({ fromMs, toMs, nodePool: range.nodePool }), metric);
+      const rows = curDailyRows(raw, metric, several && clusterId === null);
+      const merged = mergeDailyCost(bill, reports.estimateByDay({ fromMs, toMs, nodePool: range.nodePool, clusterId }), metric);
       const days: string[] = [];
       for (let t = fromMs; t < toMs; t += DAY_MS) days.push(utcDay(t));
       const reconciliation = curReconciliation(days, rows, merged);
@@ -42,6 +56,16 @@ export function createCurCostService(cur: Pick<CurRepository, 'nodePoolDays' | '
         notes.push(
           `$${unattributed.toFixed(2)} of EC2 lines carry no karpenter.sh/nodepool tag and no NodeClaim we know by instance id (NodePool "").`,
         );
+      }
+      if (name !== null) {
+        const untagged = curDailyRows(
+          inRange.filter((r) => r.cluster === ''),
+          metric,
+        ).reduce((t, r) => t + r.billUsd, 0);
+        if (untagged > 0.005)
+          notes.push(
+            `$${untagged.toFixed(2)} of CUR lines in this range carry no cluster tag (eks:eks-cluster-name): in no one cluster's figures, counted without cluster (all clusters).`,
+          );
       }
       const filled = rows.reduce((t, r) => t + r.byNodeClaimUsd, 0);
       if (filled > 0.005)

@@ -17,6 +17,7 @@ import type { NodePoolRequirement, NodePoolsResponse } from '../schemas/nodepool
 import type { RangeQuery } from '../schemas/common.js';
 import { DAY_MS } from '../../core/time.js';
 import { clusterFreshness } from '../analytics/cluster-freshness.js';
+import { usageAcrossClusters } from '../analytics/usage-across-clusters.js';
 import type { ClusterFreshness } from '../schemas/clusters.js';
 
 /** Snapshots per cluster the cadence is worked from. */
@@ -42,6 +43,12 @@ export function clustersFreshness<U>(repo: ReportsRepository, usageOf?: (cluster
       lastRun: c.lastRun === null ? null : toRun(c.lastRun),
     };
   });
+}
+
+/** /api/status's top-level usage: a one-cluster ledger's as before; with several, every cluster's summed up. */
+function usageOfLedger(repo: ReportsRepository, clusters: StatusResponse['clusters']): UsageStatus {
+  const each = clusters.flatMap((c) => (c.usage === undefined ? [] : [{ name: c.name, usage: c.usage }]));
+  return clusters.length < 2 ? usageStatus(repo.usageStatus()) : usageAcrossClusters(each);
 }
 
 /**
@@ -171,6 +178,7 @@ export function createReportsService(
       const { range: r, extent: e } = extent();
       const endMs = defaultEndMs(e, now());
       const lastRun = repo.lastRun();
+      const clusters = clustersWithUsage(repo);
       return {
         dataSource: lastRun?.source ?? 'unknown',
         range: {
@@ -184,10 +192,10 @@ export function createReportsService(
         lastRunByKind: repo.lastRunPerKind().map(toRun),
         counts: { snapshots: r.snapshotCount, nodePools: r.nodePoolCount, costLines: r.costLineCount },
         pricing: pricingStatus(repo),
-        usage: usageStatus(repo.usageStatus()),
+        usage: usageOfLedger(repo, clusters),
         store: storeStatus(repo.storeFacts()),
         fill: fill(),
-        clusters: clustersWithUsage(repo),
+        clusters,
       };
     },
 

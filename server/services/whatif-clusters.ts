@@ -1,4 +1,5 @@
-import type { HeadroomResponse, WhyNotResponse } from '../schemas/whatif.js';
+import type { HeadroomResponse, PredictResponse, WhyNotResponse } from '../schemas/whatif.js';
+import { perMonth } from '../analytics/whatif/repack.js';
 import { HEADROOM_UNSCHEDULABLE_LISTED } from './whatif-service.js';
 
 /**
@@ -19,7 +20,7 @@ const round = (n: number): number => Math.round(n * 1e6) / 1e6;
 const sum = <T>(xs: readonly T[], pick: (x: T) => number): number => round(xs.reduce((s, x) => s + pick(x), 0));
 
 /** What every merged answer says about itself: the newest snapshot of the clusters', each cluster's catalogue. */
-function about(parts: readonly ClusterAnswer<HeadroomResponse | WhyNotResponse>[]) {
+function about(parts: readonly ClusterAnswer<HeadroomResponse | WhyNotResponse | PredictResponse>[]) {
   const first = parts[0]?.answer;
   if (first === undefined) throw new Error('a what-if over no cluster');
   const newest = parts.reduce((a, p) => (p.answer.snapshotAt > a ? p.answer.snapshotAt : a), first.snapshotAt);
@@ -34,7 +35,7 @@ function about(parts: readonly ClusterAnswer<HeadroomResponse | WhyNotResponse>[
   };
 }
 
-const section = (p: ClusterAnswer<HeadroomResponse | WhyNotResponse>) => ({
+const section = (p: ClusterAnswer<HeadroomResponse | WhyNotResponse | PredictResponse>) => ({
   cluster: p.cluster,
   snapshotAt: p.answer.snapshotAt,
   currency: p.answer.currency,
@@ -70,5 +71,37 @@ export function whyNotAcrossClusters(parts: readonly ClusterAnswer<WhyNotRespons
     nodes: parts.flatMap((p) => p.answer.nodes.map((n) => ({ cluster: p.cluster, ...n }))),
     command: null,
     clusters: parts.map((p) => ({ ...section(p), command: p.answer.command })),
+  };
+}
+
+/**
+ * Predict, every cluster: the pasted objects placed in each cluster on its own (its NodePools, EC2NodeClasses,
+ * Karpenter version, nodes' room), rows naming their cluster; `addedUsdPerHour` is the objects applied to every
+ * cluster (each cluster's added, added: a manifest a GitOps tool rolls out everywhere), each cluster's own in `clusters`.
+ */
+export function predictAcrossClusters(parts: readonly ClusterAnswer<PredictResponse>[]): PredictResponse {
+  const first = parts[0]?.answer;
+  if (first === undefined) throw new Error('a what-if over no cluster');
+  const named = <T>(pick: (a: PredictResponse) => readonly T[]) =>
+    parts.flatMap((p) => pick(p.answer).map((r) => ({ cluster: p.cluster, ...r })));
+  const added = sum(parts, (p) => p.answer.addedUsdPerHour);
+  return {
+    ...about(parts),
+    pods: first.pods,
+    workloads: first.workloads,
+    nodeClaims: named((a) => a.nodeClaims),
+    byNodePool: named((a) => a.byNodePool),
+    existingNodes: named((a) => a.existingNodes),
+    unschedulable: named((a) => a.unschedulable),
+    addedUsdPerHour: added,
+    addedUsdPerMonth: round(perMonth(added)),
+    ignored: first.ignored,
+    clusters: parts.map((p) => ({
+      ...section(p),
+      nodes: p.answer.nodeClaims.length,
+      unschedulableCount: p.answer.unschedulable.length,
+      addedUsdPerHour: p.answer.addedUsdPerHour,
+      addedUsdPerMonth: p.answer.addedUsdPerMonth,
+    })),
   };
 }

@@ -173,7 +173,8 @@ export function createWhatIfService(worlds: WhatIfWorlds) {
       };
     },
 
-    predict(q: PredictQuery, body: string): PredictResponse {
+    /** The cluster second, as every what-if takes it (the engine pool's affinity reads it there). */
+    predict(q: PredictQuery, clusterId: number | null, body: string): PredictResponse {
       if (body.trim() === '') throw new PredictInputError('The body is empty: send a Pod or Deployment as YAML or JSON.');
       let stream;
       try {
@@ -187,7 +188,7 @@ export function createWhatIfService(worlds: WhatIfWorlds) {
         throw new PredictInputError('The YAML holds no Pod or workload to place (a Pod, Deployment, StatefulSet, ReplicaSet or Job).');
       if (pods.length > MAX_PREDICT_PODS)
         throw new PredictInputError(`${pods.length} pods to place: at most ${MAX_PREDICT_PODS} per request.`);
-      const w = load(q);
+      const w = load(q, clusterId);
       let r;
       try {
         r = predict(w.context, pods);

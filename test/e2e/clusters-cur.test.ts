@@ -7,6 +7,7 @@ import { createClustersRepository } from '../../db/repositories/clusters-reposit
 import { createCurRepository } from '../../db/repositories/cur-repository.js';
 import { buildApp } from '../../server/app.js';
 import type { CurExplainResponse, CurLinesResponse } from '../../server/schemas/bill-cur.js';
+import type { CurDailyResponse } from '../../server/schemas/cost-cur.js';
 import type { TeamCurResponse } from '../../server/schemas/teams-cur.js';
 
 /*
@@ -17,6 +18,11 @@ import type { TeamCurResponse } from '../../server/schemas/teams-cur.js';
  *   beta:  i-b1 tagged beta/default 7.00; vol-b1 tagged beta (no NodePool) 1.50                         ->  8.50
  *   i-x untagged, no NodeClaim of ours: 2.00 (of no cluster)                            every cluster: 24.50
  * Split lines (groupBy=namespace): alpha web 0.30 (unused 0.10); beta web 0.20, batch 0.05.
+ * NodePool days (/api/cost/cur/daily, the same lines summed per cluster tag x NodePool x category): alpha default
+ * instances 10.00; beta default instances 7.00, beta '' volumes 1.50; untagged: default instances 4.00 (by NodeClaim),
+ * '' instances 2.00. Cost Explorer's DAILY lines of the day: alpha default 9.50, beta default 7.25.
+ *   alpha: CUR 10.00, Cost Explorer 9.50; beta: CUR 7.00 + 1.50 = 8.50, Cost Explorer 7.25; untagged 4 + 2 = 6.00 in
+ *   neither (a note); every cluster: CUR 24.50, Cost Explorer 9.50 + 7.25 = 16.75.
  */
 
 let db: Db;
@@ -57,6 +63,28 @@ const resource = (resourceId: string, clusterTag: string, nodePool: string, usd:
   amortizedUsd: usd,
   netUnblendedUsd: usd,
   netAmortizedUsd: usd,
+});
+
+const nodePoolDay = (
+  clusterTag: string,
+  nodePool: string,
+  category: 'instances' | 'volumes',
+  attributedBy: 'tag' | 'nodeclaim' | 'none',
+  usd: number,
+) => ({
+  day: DAY,
+  dayMs,
+  cluster: clusterTag,
+  nodePool,
+  category,
+  attributedBy,
+  unblendedUsd: usd,
+  amortizedUsd: usd,
+  netUnblendedUsd: usd,
+  netAmortizedUsd: usd,
+  usageAmount: 1,
+  publicOnDemandUsd: usd,
+  lineCount: 1,
 });
 
 const split = (clusterTag: string, namespace: string, splitUsd: number, unusedUsd: number) => ({
@@ -101,7 +129,13 @@ beforeAll(async () => {
       manifestExecutionId: null,
     },
     files: [],
-    nodePoolDays: [],
+    nodePoolDays: [
+      nodePoolDay('alpha', 'default', 'instances', 'tag', 10),
+      nodePoolDay('beta', 'default', 'instances', 'tag', 7),
+      nodePoolDay('beta', '', 'volumes', 'none', 1.5),
+      nodePoolDay('', 'default', 'instances', 'nodeclaim', 4),
+      nodePoolDay('', '', 'instances', 'none', 2),
+    ],
     namespaceDays: [split('alpha', 'web', 0.3, 0.1), split('beta', 'web', 0.2, 0), split('beta', 'batch', 0.05, 0)],
     resourceDays: [
       resource('i-a1', 'alpha', 'default', 10),
@@ -111,6 +145,12 @@ beforeAll(async () => {
       resource('i-x', '', '', 2),
     ],
   });
+  // Each cluster's Cost Explorer line of the day (as the collector stores them: DAILY x PURCHASE_TYPE, its cluster's id).
+  const line = db.prepare(`INSERT INTO cost_lines (source, granularity, period_start, period_start_ms, group_by, nodepool,
+      dimension_value, unblended_usd, amortized_usd, estimated, fetched_at, cluster_id)
+    VALUES ('cost-explorer', 'DAILY', ?, ?, 'PURCHASE_TYPE', 'default', 'On Demand Instances', ?, ?, 0, ?, ?)`);
+  line.run(DAY, dayMs, 9.5, 9.5, dayMs + 86_400_000, alpha.id);
+  line.run(DAY, dayMs, 7.25, 7.25, dayMs + 86_400_000, beta.id);
   app = buildApp({ db, webRoot: join(tmpdir(), 'no-web'), now: () => dayMs + 2 * 86_400_000, cacheResponses: false });
   await app.ready();
 });
@@ -174,5 +214,53 @@ describe('the CUR by cluster (?cluster= on /api/bill/cur/*, /api/teams/cur)', ()
     expect(cur(await get<TeamCurResponse>(`/api/teams/cur?${range}&cluster=alpha`))).toEqual({ web: 30, idle: 10 });
     expect(cur(await get<TeamCurResponse>(`/api/teams/cur?${range}&cluster=beta`))).toEqual({ web: 20, batch: 5, idle: 0 });
     expect(cur(await get<TeamCurResponse>(`/api/teams/cur?${range}`))).toEqual({ web: 50, batch: 5, idle: 10 });
+  });
+});
+
+describe('the CUR per day by cluster (?cluster= on /api/cost/cur/daily)', () => {
+  const range = 'from=2026-11-01T00:00:00Z&to=2026-11-02T00:00:00Z';
+  const rows = (b: CurDailyResponse) => b.rows.map((r) => [r.cluster, r.nodePool, r.category, cents(r.billUsd)]);
+  const day = (b: CurDailyResponse) => {
+    const d = b.reconciliation[0];
+    return [d.day, cents(d.curUsd ?? NaN), cents(d.costExplorerUsd ?? NaN)];
+  };
+
+  it('one cluster: the lines its cluster tag names, beside its own Cost Explorer lines; the untagged ones in a note', async () => {
+    const alpha = await get<CurDailyResponse>(`/api/cost/cur/daily?${range}&cluster=alpha`);
+    expect(rows(alpha)).toEqual([[undefined, 'default', 'instances', 1000]]);
+    expect(day(alpha)).toEqual([DAY, 1000, 950]);
+    expect(alpha.notes).toContain(
+      "$6.00 of CUR lines in this range carry no cluster tag (eks:eks-cluster-name): in no one cluster's figures, counted without cluster (all clusters).",
+    );
+    const beta = await get<CurDailyResponse>(`/api/cost/cur/daily?${range}&cluster=beta`);
+    expect(rows(beta)).toEqual([
+      [undefined, '', 'volumes', 150],
+      [undefined, 'default', 'instances', 700],
+    ]);
+    expect(day(beta)).toEqual([DAY, 850, 725]);
+    expect([cents(beta.totals.curUsd), cents(beta.totals.costExplorerUsd)]).toEqual([850, 725]);
+    expect(beta.byNodePool.map((p) => [p.cluster, p.nodePool, cents(p.totalUsd)])).toEqual([
+      [undefined, 'default', 700],
+      [undefined, '', 150],
+    ]);
+  });
+
+  it("every cluster: each row and NodePool total names its cluster tag (two clusters' default are two rows), all added", async () => {
+    const all = await get<CurDailyResponse>(`/api/cost/cur/daily?${range}`);
+    expect(rows(all)).toEqual([
+      ['', '', 'instances', 200],
+      ['', 'default', 'instances', 400],
+      ['alpha', 'default', 'instances', 1000],
+      ['beta', '', 'volumes', 150],
+      ['beta', 'default', 'instances', 700],
+    ]);
+    expect(all.byNodePool.map((p) => [p.cluster, p.nodePool, cents(p.totalUsd)])).toEqual([
+      ['alpha', 'default', 1000],
+      ['beta', 'default', 700],
+      ['', 'default', 400],
+      ['', '', 200],
+      ['beta', '', 150],
+    ]);
+    expect(day(all)).toEqual([DAY, 2450, 1675]);
   });
 });

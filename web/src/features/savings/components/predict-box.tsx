@@ -89,9 +89,10 @@ export function PredictBox({ at }: { at: string | undefined }) {
                 </tr>
               </thead>
               <tbody>
+                {/* All clusters of several: each cluster's rows, named by their cluster (two clusters' general are two rows). */}
                 {r.byNodePool.map((p) => (
-                  <tr key={p.nodePool}>
-                    <th scope="row">{p.nodePool}</th>
+                  <tr key={`${p.cluster ?? ''}/${p.nodePool}`}>
+                    <th scope="row">{p.cluster === undefined ? p.nodePool : `${p.cluster} / ${p.nodePool}`}</th>
                     <td className="num">{p.nodes}</td>
                     <td>{p.instanceTypes.join(', ')}</td>
                     <td>{p.capacityTypes.join(', ')}</td>
@@ -102,7 +103,11 @@ export function PredictBox({ at }: { at: string | undefined }) {
                   <tr>
                     <th scope="row">existing nodes</th>
                     <td className="num">{r.existingNodes.length}</td>
-                    <td colSpan={2}>{r.existingNodes.map((n) => `${n.node} (${n.pods.length})`).join(', ')}</td>
+                    <td colSpan={2}>
+                      {r.existingNodes
+                        .map((n) => `${n.cluster === undefined ? '' : `${n.cluster}/`}${n.node} (${n.pods.length})`)
+                        .join(', ')}
+                    </td>
                     <td className="num">{formatUsdPerHour(0)}</td>
                   </tr>
                 )}
@@ -112,7 +117,8 @@ export function PredictBox({ at }: { at: string | undefined }) {
           {r.unschedulable.length === 0 ? null : (
             <ul className="unschedulable">
               {r.unschedulable.map((u) => (
-                <li key={u.pod}>
+                <li key={`${u.cluster ?? ''}/${u.pod}`}>
+                  {u.cluster === undefined ? '' : `${u.cluster}: `}
                   {u.pod}: {u.reason}
                 </li>
               ))}
