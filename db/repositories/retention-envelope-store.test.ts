@@ -114,6 +114,30 @@ describe('the generated 13-month store', () => {
     }
   });
 
+  it('writes no usage with usage: false, as the collector without --usage leaves a store (the store bench’s month)', () => {
+    const db = openDb({ path: ':memory:' });
+    try {
+      fillEnvelopeStore(db, { ...SIZE, days: 1, usage: false });
+      const count = (sql: string): number => db.prepare(sql).pluck().get() as number;
+      for (const t of [
+        'usage_snapshots',
+        'usage_nodepools',
+        'usage_namespaces',
+        'usage_node_rows',
+        'usage_samples',
+        'usage_workload_hours',
+      ])
+        expect({ table: t, rows: count(`SELECT COUNT(*) FROM ${t}`) }).toEqual({ table: t, rows: 0 });
+      // The snapshots and the namespaces' rows are there, none with pods measured.
+      expect(count('SELECT COUNT(*) FROM snapshots')).toBe(288);
+      expect(count('SELECT COUNT(*) FROM snapshot_namespaces WHERE usage_pods <> 0')).toBe(0);
+      expect(count('SELECT COUNT(*) FROM snapshot_namespaces')).toBeGreaterThan(0);
+      expect(count('SELECT COUNT(*) FROM rollup_namespaces WHERE usage_pod_hours <> 0')).toBe(0);
+    } finally {
+      db.close();
+    }
+  });
+
   it('writes CUR resource days as the cur_resource_daily view’s INSERT trigger does, keys and stored figures alike', () => {
     const db = openDb({ path: ':memory:' });
     try {
