@@ -171,7 +171,9 @@ export async function storeYearBench(ctx: BenchContext): Promise<BenchResult> {
     fillSeconds = cache.kept.fillSeconds;
     ctx.log(`store-year: the 13-month store of ${size.nodes} nodes kept from ${cache.kept.keptAt}`);
   } else {
-    ctx.log(`store-year: writing ${days} days of ${size.nodes} nodes (the last ${size.rawDays} at 5 minutes, the rest hourly) in bulk…`);
+    ctx.log(
+      `store-year: writing ${days} days of ${size.nodes} nodes (the last ${size.rawDays} at 5 minutes, hourly to ${HOURLY_DAYS}, daily before) in bulk…`,
+    );
     const fillDb = openDb({ path });
     try {
       fillDb.pragma('synchronous = OFF');
