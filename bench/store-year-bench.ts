@@ -25,7 +25,7 @@ import { bytesByTable, objectBytes, rowsByTable } from './store-size.js';
  * from its bytes per row, and says so), the bytes of a node row in the old and the new layout (measured on the same
  * rows), and every GET route with a range asked for 1, 30 and 90 days ending where the dashboard's presets end: p99
  * beside 100 ms, and 90 days within 2x of 1 day where the answers are the same size (the full run only). The quick
- * store is kept between runs (bench/cache.ts): a warm --quick run costs seconds, a cold one the fill (15-20 s).
+ * store is kept between runs (bench/cache.ts): a warm --quick run costs seconds, a cold one the fill (about 6 CPU s).
  */
 
 const GiB = 1024 ** 3;
