@@ -13,7 +13,7 @@ import { DAY_MS, HOUR_MS } from '../core/time.js';
 
 /**
  * A year at the envelope (issue 24): a 13-month store of 5,000 nodes and 150,000 pods as retention leaves it at its
- * defaults — the last 14 days as 5-minute snapshots, hourly ones to 90 days, one a day before — generated in bulk SQL
+ * defaults — the last 14 days as 5-minute snapshots, hourly ones to 30 days (--hourly-retention), one a day before — generated in bulk SQL
  * (db/repositories/retention-envelope-store.ts), not simulated, and kept between runs (bench/envelope-store.ts). Its
  * file size beside the 4 GB bound; every GET route with a range asked for 1, 30 and 90 days ending where the
  * dashboard's presets end, in turns, p99 beside 100 ms (a p95 from --quick's 20 samples, named so in its rows); then
@@ -26,7 +26,7 @@ const GiB = 1024 ** 3;
 const FILE_BOUND_BYTES = 4 * GiB;
 const P99_BOUND_MS = 100;
 const ENVELOPE = { nodes: 5000, podsPerNode: 30, workloads: 240, namespaces: 42 };
-/** The store as retention leaves it at the defaults: 14 days at 5 minutes, hourly to 90 days, daily before. */
+/** The store as retention leaves it at the defaults: 14 days at 5 minutes, hourly to 30 days, daily before. */
 const HOURLY_DAYS = retentionSettings(undefined, undefined).hourly.ms / DAY_MS;
 /**
  * A day more at each level and a month more than the store holds: what one pass folds (288 five-minute snapshots into

@@ -32,17 +32,6 @@ const DUMMY_AWS = {
   AWS_REGION: 'us-east-1',
 };
 
-/** Usage rows the generator writes, dropped: the store bench's month is one collected without usage. */
-const USAGE_TABLES = [
-  'usage_samples',
-  'usage_node_rows',
-  'usage_namespaces',
-  'usage_nodepools',
-  'usage_snapshots',
-  'usage_workload_hours',
-  'usage_hours',
-];
-
 /** A month of 5-minute snapshots and its bill, the last day written through the repositories and the real collector; the end, epoch ms. */
 export async function fillStore(
   ctx: BenchContext,
@@ -65,13 +54,11 @@ export async function fillStore(
     days: generatedDays,
     rawDays: generatedDays,
     sampleHours: 0,
+    // The store bench's month is one collected without usage: no usage rows written (they were written, then deleted).
+    usage: false,
     workloads: Math.max(12, Math.round((nodes * 240) / 5000)),
     namespaces: 42,
   });
-  db.transaction(() => {
-    for (const t of USAGE_TABLES) db.exec(`DELETE FROM ${t}`);
-    db.exec('UPDATE snapshot_namespaces SET usage_pods = 0; UPDATE rollup_namespaces SET usage_pod_hours = 0');
-  })();
   ctx.log(
     `store: ${generatedDays} days generated in ${generated.seconds.toFixed(1)} s; writing the last ${WRITTEN_DAYS} through the repository…`,
   );

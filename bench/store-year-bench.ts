@@ -1,12 +1,11 @@
 import { copyFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_HOURLY_RETENTION, hourlyBoundaryMs, periodStartMs, retentionSettings } from '../core/retention.js';
+import { DEFAULT_HOURLY_RETENTION, periodStartMs, retentionSettings } from '../core/retention.js';
 import { DAY_MS, HOUR_MS } from '../core/time.js';
 import { openDb, type Db } from '../db/open-db.js';
 import { fillEnvelopeStore, type EnvelopeStoreSize } from '../db/repositories/retention-envelope-store.js';
-import { createRetentionFoldRepository } from '../db/repositories/retention-fold-repository.js';
 import { createRunsRepository } from '../db/repositories/runs-repository.js';
-import { createUsageRepository, DEFAULT_USAGE_RETENTION_MS } from '../db/repositories/usage-repository.js';
+import { DEFAULT_USAGE_RETENTION_MS } from '../db/repositories/usage-repository.js';
 import { buildApp } from '../server/app.js';
 import { benchCache } from './cache.js';
 import type { BenchContext, BenchResult } from './context.js';
@@ -19,13 +18,14 @@ import { bytesByTable, objectBytes, rowsByTable } from './store-size.js';
  * A year at the envelope (issue 24): the 13-month store as retention leaves it — 5,000 nodes and 150,000 pods, the
  * last 14 days as 5-minute snapshots, the rest folded into hourly ones — generated in bulk SQL
  * (db/repositories/retention-envelope-store.ts) through the current schema (0026's narrow node rows, 0027's pods, 0031's
- * CUR resource days and samples), per-node usage pruned to the samples' 2 h and the hourly snapshots past
- * --hourly-retention folded into days by the product's own code. Rows:
+ * CUR resource days and samples), per-node usage and container samples for the collector's default 2 h, the hourly
+ * snapshots past --hourly-retention (30 days) folded into days by the generator's bulk day fold (equal to the
+ * product's fold, retention-envelope-store.test.ts; the retention bench times the product's fold on such a store). Rows:
  * its file beside the 4 GB bound (the full run measures the file; --quick builds 20 nodes and extrapolates per table
  * from its bytes per row, and says so), the bytes of a node row in the old and the new layout (measured on the same
  * rows), and every GET route with a range asked for 1, 30 and 90 days ending where the dashboard's presets end: p99
  * beside 100 ms, and 90 days within 2x of 1 day where the answers are the same size (the full run only). The quick
- * store is kept between runs (bench/cache.ts): a warm --quick run costs seconds, a cold one the fill (15-20 s).
+ * store is kept between runs (bench/cache.ts): a warm --quick run costs seconds, a cold one the fill (about 6 CPU s).
  */
 
 const GiB = 1024 ** 3;
@@ -34,6 +34,8 @@ const P99_BOUND_MS = 100;
 const RANGE_DAYS = [1, 30, 90] as const;
 const ENVELOPE = { nodes: 5000, podsPerNode: 30, workloads: 240, namespaces: 42 };
 const QUICK = { nodes: 20, podsPerNode: 30, workloads: 12, namespaces: 6 };
+/** Hourly snapshots kept for the collector's default --hourly-retention; the days before folded into one each. */
+const HOURLY_DAYS = retentionSettings(undefined, undefined).hourly.ms / DAY_MS;
 
 /**
  * Tables (with their indexes) whose rows grow with the node count; with the namespaces; with the workloads
@@ -155,47 +157,38 @@ export async function storeYearBench(ctx: BenchContext): Promise<BenchResult> {
     endMs,
     days,
     rawDays: 14,
+    hourlyDays: HOURLY_DAYS,
     sampleHours: DEFAULT_USAGE_RETENTION_MS / HOUR_MS,
   };
   const path = join(ctx.tmp, 'store-year.db');
   const details: Record<string, unknown> = { size };
   const cache = ctx.quick
-    ? benchCache<{ fillSeconds: number; dayFold: DayFold }>('store-year', size, [
-        'db/migrations',
-        'db/repositories/retention-envelope-store.ts',
-        'db/repositories/retention-fold-repository.ts',
-        'db/repositories/usage-repository.ts',
-        'core/retention.ts',
-      ])
+    ? benchCache<{ fillSeconds: number }>('store-year', size, ['db/migrations', 'db/repositories/retention-envelope-store.ts'])
     : null;
   let fillSeconds: number;
-  let dayFold: DayFold;
   if (cache?.kept) {
     copyFileSync(join(cache.dir, 'store-year.db'), path);
     fillSeconds = cache.kept.fillSeconds;
-    dayFold = cache.kept.dayFold;
     ctx.log(`store-year: the 13-month store of ${size.nodes} nodes kept from ${cache.kept.keptAt}`);
   } else {
-    ctx.log(`store-year: writing ${days} days of ${size.nodes} nodes (the last ${size.rawDays} at 5 minutes, the rest hourly) in bulk…`);
+    ctx.log(
+      `store-year: writing ${days} days of ${size.nodes} nodes (the last ${size.rawDays} at 5 minutes, hourly to ${HOURLY_DAYS}, daily before) in bulk…`,
+    );
     const fillDb = openDb({ path });
     try {
       fillDb.pragma('synchronous = OFF');
-      fillSeconds = fillEnvelopeStore(fillDb, size).seconds;
-      // The generator writes per-node usage for every 5-minute snapshot; the collector keeps it with the samples.
-      createUsageRepository(fillDb).pruneBefore(endMs - DEFAULT_USAGE_RETENTION_MS);
-      dayFold = foldDays(ctx, fillDb, endMs);
+      fillSeconds = fillEnvelopeStore(fillDb, size, (m) => ctx.log(`store-year: ${m}`)).seconds;
       const runs = createRunsRepository(fillDb);
       runs.finishRun(runs.startRun('kubernetes', 'aws', endMs - HOUR_MS), 'ok', 1, null, endMs - 60_000);
       fillDb.pragma('wal_checkpoint(TRUNCATE)');
       if (cache) {
         await fillDb.backup(join(cache.dir, 'store-year.db'));
-        cache.keep({ fillSeconds, dayFold });
+        cache.keep({ fillSeconds });
       }
     } finally {
       fillDb.close();
     }
   }
-  details.dayFold = dayFold;
   const db = openDb({ path });
   const rows: BenchRow[] = [];
   try {
@@ -207,32 +200,6 @@ export async function storeYearBench(ctx: BenchContext): Promise<BenchResult> {
     db.close();
   }
   return { rows, details };
-}
-
-interface DayFold {
-  folded: number;
-  seconds: number;
-  longestMs: number;
-}
-
-/**
- * The collector's second fold on the filled store (migration 0030): the hourly snapshots past the default hourly
- * retention into one per UTC day, by the fold itself (the fill writes hourly rows; the hour rollups stay hourly).
- */
-function foldDays(ctx: BenchContext, db: Db, endMs: number): DayFold {
-  const settings = retentionSettings(undefined, undefined);
-  const limit = hourlyBoundaryMs(endMs, settings.hourly, endMs);
-  const fold = createRetentionFoldRepository(db);
-  ctx.log(`store-year: folding ${fold.pendingDays(limit)} hourly snapshots before ${new Date(limit).toISOString()} into days…`);
-  const t0 = performance.now();
-  let folded = 0;
-  let longestMs = 0;
-  for (let f = fold.foldDayOne(limit); f !== null; f = fold.foldDayOne(limit)) {
-    folded += 1;
-    longestMs = Math.max(longestMs, f.ms);
-  }
-  db.exec('VACUUM');
-  return { folded, seconds: (performance.now() - t0) / 1000, longestMs };
 }
 
 function fileRows(

@@ -97,6 +97,47 @@ describe('the generated 13-month store', () => {
     }
   });
 
+  it('keeps per-node usage and container samples for the last sampleHours only, as the collector’s --usage-retention does', () => {
+    const db = openDb({ path: ':memory:' });
+    try {
+      // A day at 5 minutes, usage kept 1 hour: the snapshots at END - 60 min, - 55, ..., - 5 min.
+      fillEnvelopeStore(db, { ...SIZE, days: 1 });
+      const count = (sql: string): number => db.prepare(sql).pluck().get() as number;
+      expect(count('SELECT COUNT(*) FROM snapshots')).toBe(288); // 24 h x 12 an hour
+      // 12 snapshots in the last hour x 7 nodes (a slot holds one node at any time) = 84.
+      expect(count('SELECT COUNT(*) FROM usage_node_rows')).toBe(84);
+      // ... and 2 pods on each: 12 x 7 x 2 = 168.
+      expect(count('SELECT COUNT(*) FROM usage_samples')).toBe(168);
+      expect(count(`SELECT MIN(s.taken_at) FROM usage_node_rows u JOIN snapshots s ON s.id = u.snapshot_id`)).toBe(END - HOUR_MS);
+    } finally {
+      db.close();
+    }
+  });
+
+  it('writes no usage with usage: false, as the collector without --usage leaves a store (the store bench’s month)', () => {
+    const db = openDb({ path: ':memory:' });
+    try {
+      fillEnvelopeStore(db, { ...SIZE, days: 1, usage: false });
+      const count = (sql: string): number => db.prepare(sql).pluck().get() as number;
+      for (const t of [
+        'usage_snapshots',
+        'usage_nodepools',
+        'usage_namespaces',
+        'usage_node_rows',
+        'usage_samples',
+        'usage_workload_hours',
+      ])
+        expect({ table: t, rows: count(`SELECT COUNT(*) FROM ${t}`) }).toEqual({ table: t, rows: 0 });
+      // The snapshots and the namespaces' rows are there, none with pods measured.
+      expect(count('SELECT COUNT(*) FROM snapshots')).toBe(288);
+      expect(count('SELECT COUNT(*) FROM snapshot_namespaces WHERE usage_pods <> 0')).toBe(0);
+      expect(count('SELECT COUNT(*) FROM snapshot_namespaces')).toBeGreaterThan(0);
+      expect(count('SELECT COUNT(*) FROM rollup_namespaces WHERE usage_pod_hours <> 0')).toBe(0);
+    } finally {
+      db.close();
+    }
+  });
+
   it('writes CUR resource days as the cur_resource_daily view’s INSERT trigger does, keys and stored figures alike', () => {
     const db = openDb({ path: ':memory:' });
     try {

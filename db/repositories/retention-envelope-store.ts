@@ -7,8 +7,8 @@ import { NAMESPACE_MEANS, POOL_MEANS } from './retention-fold-repository.js';
  * A retention-shaped store written in bulk SQL for `npm run bench -- --only retention` (issue 24): `months` of a
  * cluster of `nodes` nodes as the collector leaves it after retention — the last `rawDays` as 5-minute snapshots, the
  * rest as hourly ones (what a fold writes: per node the time-weighted means, fold_ms of the hour), with the rollups,
- * usage (per NodePool and namespace per snapshot, per node for the 5-minute days, container samples for the last
- * `sampleHours`, workload-hours for all of it), every node, NodeClaim and pod seen (nodes replaced every 5 days, 30 pods
+ * usage (per NodePool and namespace per snapshot, per node and container samples for the last `sampleHours` as the
+ * collector's --usage-retention keeps both, workload-hours for all of it), every node, NodeClaim and pod seen (nodes replaced every 5 days, 30 pods
  * each), their disruption events and kept disruptions, the Cost Explorer bill, CUR days and spot prices. Generated, not
  * simulated: a year at the envelope in minutes. The shapes follow sandbox/scale (4 NodePools, 42 namespaces, 240
  * Deployments at the envelope); the figures are plausible, not a scenario's.
@@ -31,6 +31,11 @@ export interface EnvelopeStoreSize {
   hourlyDays?: number;
   /** Container samples kept behind the end (the collector's --usage-retention). */
   sampleHours: number;
+  /**
+   * False: no usage at all (no usage_* rows, usage_pods 0), as the collector without --usage leaves a store — the store
+   * bench's month — instead of writing the rows and deleting them. Omitted: usage written.
+   */
+  usage?: boolean;
   /** Workload containers with hourly usage rollups. */
   workloads: number;
   /** Namespaces (kube-system and monitoring on every NodePool, the others on general). */
@@ -41,6 +46,8 @@ const NODE_LIFETIME_MS = 5 * DAY_MS;
 /** Migration 0013's index, as it made it. */
 const WORKLOAD_HOURS_INDEX = 'CREATE INDEX usage_workload_hours_hour ON usage_workload_hours (hour_start)';
 const STEP_MS = 5 * 60_000;
+/** The fill's page cache, KiB (a negative cache_size): 1 GiB, used only as far as the store's pages need it. */
+const FILL_CACHE_KIB = -1024 * 1024;
 
 /** The four NodePools of the scale scenario, by slot % 10. */
 const POOLS = `
@@ -76,6 +83,11 @@ export function fillEnvelopeStore(db: Db, size: EnvelopeStoreSize, log: (m: stri
     log(`${what} (${((performance.now() - t) / 1000).toFixed(1)} s)`);
   };
   db.pragma('foreign_keys = OFF');
+  // A page cache of up to 1 GiB (main and temp) for the fill: at SQLite's default 2 MB the 5,000-node fill re-read its
+  // pages from the OS about 40 times over (83 GB of read() for a file of 2 GB), most of its CPU system time. Restored after.
+  const cacheWas = [db.pragma('main.cache_size', { simple: true }), db.pragma('temp.cache_size', { simple: true })];
+  db.pragma(`main.cache_size = ${FILL_CACHE_KIB}`);
+  db.pragma(`temp.cache_size = ${FILL_CACHE_KIB}`);
   db.exec('DROP TABLE IF EXISTS temp.seq; DROP TABLE IF EXISTS temp.slots; DROP TABLE IF EXISTS temp.gens');
   const span = Math.max(size.nodes, Math.ceil((size.endMs - start) / STEP_MS) + 10, size.namespaces * 10, size.workloads);
   db.exec(`CREATE TEMP TABLE seq (i INTEGER PRIMARY KEY)`);
@@ -115,11 +127,13 @@ export function fillEnvelopeStore(db: Db, size: EnvelopeStoreSize, log: (m: stri
     const istart = 'CAST(@start AS INTEGER)';
     const iend = 'CAST(@end AS INTEGER)';
     db.exec('DROP TABLE IF EXISTS temp.dims');
-    db.prepare(
+    run(
+      'the nodes of each slot',
       `CREATE TEMP TABLE dims AS
        SELECT sl.s, sl.pool, sl.ct, sl.it, sl.cpu, sl.mem, sl.pods, q.i + (${istart} + sl.off) / ${NODE_LIFETIME_MS} AS gi, NULL AS dim
-       FROM temp.slots sl JOIN temp.seq q ON q.i + (${istart} + sl.off) / ${NODE_LIFETIME_MS} <= (${iend} + sl.off) / ${NODE_LIFETIME_MS}`,
-    ).run(p);
+       FROM temp.slots sl
+         JOIN temp.seq q ON q.i <= (${iend} + sl.off) / ${NODE_LIFETIME_MS} - (${istart} + sl.off) / ${NODE_LIFETIME_MS}`,
+    );
     const dname = `printf('ip-10-%d-%d-%d.ec2.internal', x.s / 256, x.s % 256, x.gi % 1000)`;
     run(
       'node_dims',
@@ -127,7 +141,7 @@ export function fillEnvelopeStore(db: Db, size: EnvelopeStoreSize, log: (m: stri
          price_currency)
        SELECT ${dname}, x.pool, x.ct, x.it, x.cpu, x.mem, x.pods, 0, 'pricing-api', 'USD' FROM temp.dims x ORDER BY x.s, x.gi`,
     );
-    db.prepare(`UPDATE temp.dims AS x SET dim = (SELECT d.id FROM node_dims d WHERE d.node_name = ${dname})`).run();
+    run('node ids', `UPDATE temp.dims AS x SET dim = (SELECT d.id FROM node_dims d WHERE d.node_name = ${dname})`);
     db.exec('CREATE INDEX temp.dims_slot ON dims (s, gi)');
     // Requests move with the hour of day and the slot; an hourly row holds means (REAL), a 5-minute one integers.
     run(
@@ -163,7 +177,7 @@ export function fillEnvelopeStore(db: Db, size: EnvelopeStoreSize, log: (m: stri
        SELECT p.snapshot_id, p.taken_at, ns.name, p.nodepool, ns.team, p.nodes * @pods / (@teams + 0.0), p.req_cpu_m / (@teams + 1.0),
          p.req_memory_b / (@teams + 1.0), p.usd_per_hour / (@teams + 1.0), p.cpu_eff_usd_per_hour / (@teams + 1.0),
          p.memory_eff_usd_per_hour / (@teams + 1.0), p.usd_per_hour / (@teams + 5.0), p.usd_per_hour / 400.0, p.usd_per_hour / (@teams + 3.0),
-         p.nodes * @pods / (@teams + 0.0)
+         ${size.usage === false ? '0' : 'p.nodes * @pods / (@teams + 0.0)'}
        FROM (SELECT snapshot_id, taken_at, nodepool, SUM(nodes) AS nodes, SUM(req_cpu_m) AS req_cpu_m, SUM(req_memory_b) AS req_memory_b,
                     SUM(usd_per_hour) AS usd_per_hour, SUM(cpu_eff_usd_per_hour) AS cpu_eff_usd_per_hour, SUM(memory_eff_usd_per_hour) AS memory_eff_usd_per_hour
              FROM snapshot_nodepools GROUP BY snapshot_id, nodepool) p
@@ -222,71 +236,80 @@ export function fillEnvelopeStore(db: Db, size: EnvelopeStoreSize, log: (m: stri
          FROM rollup_namespaces WHERE span_ms = ${HOUR_MS} GROUP BY 2, 3, 4`,
       ).run();
     }
-    // Usage: per snapshot (an hourly one sums its 12), per node for the 5-minute days only (folding keeps node usage
-    // per NodePool), container samples for the last hours, workload-hours for all of it.
-    run(
-      'usage_snapshots',
-      `INSERT INTO usage_snapshots (snapshot_id, taken_at, state, message, pods_with_usage, fold_snapshots, fold_available)
+    // Usage: per snapshot (an hourly one sums its 12), per node and per container for the last hours only (the collector
+    // prunes both at --usage-retention; folding keeps node usage per NodePool), workload-hours for all of it.
+    if (size.usage !== false) writeUsage();
+    run('node_names', `INSERT OR IGNORE INTO node_names (name) SELECT node_name FROM node_dims ORDER BY id`);
+    if (size.usage !== false) writeNodeUsage();
+    /** Usage per snapshot, NodePool and namespace. */
+    function writeUsage(): void {
+      run(
+        'usage_snapshots',
+        `INSERT INTO usage_snapshots (snapshot_id, taken_at, state, message, pods_with_usage, fold_snapshots, fold_available)
        SELECT id, taken_at, 'available', NULL, pod_count * COALESCE(fold_snapshots, 1), fold_snapshots, fold_snapshots FROM snapshots`,
-    );
-    run(
-      'usage_nodepools',
-      `INSERT INTO usage_nodepools (snapshot_id, taken_at, nodepool, nodes, nodes_with_usage, pod_usage_cpu_m, pod_usage_memory_b, node_usage_cpu_m,
+      );
+      run(
+        'usage_nodepools',
+        `INSERT INTO usage_nodepools (snapshot_id, taken_at, nodepool, nodes, nodes_with_usage, pod_usage_cpu_m, pod_usage_memory_b, node_usage_cpu_m,
          node_usage_memory_b, fold_snapshots, alloc_cpu_m, alloc_memory_b)
        SELECT p.snapshot_id, p.taken_at, p.nodepool, SUM(p.nodes) * ${k}, SUM(p.nodes) * ${k}, SUM(p.req_cpu_m) * 0.61 * ${k},
          CAST(SUM(p.req_memory_b) * 0.7 AS INTEGER) * ${k}, SUM(p.req_cpu_m) * 0.66 * ${k}, CAST(SUM(p.req_memory_b) * 0.76 AS INTEGER) * ${k},
          s.fold_snapshots, CASE WHEN s.fold_ms IS NOT NULL THEN SUM(p.alloc_cpu_m) * ${k} END,
          CASE WHEN s.fold_ms IS NOT NULL THEN SUM(p.alloc_memory_b) * ${k} END
        FROM snapshot_nodepools p JOIN snapshots s ON s.id = p.snapshot_id GROUP BY p.snapshot_id, p.nodepool`,
-    );
-    run(
-      'usage_namespaces',
-      `INSERT INTO usage_namespaces (snapshot_id, taken_at, namespace, nodepool, pods, pods_with_usage, req_cpu_m, req_memory_b, req_cpu_m_with_usage,
+      );
+      run(
+        'usage_namespaces',
+        `INSERT INTO usage_namespaces (snapshot_id, taken_at, namespace, nodepool, pods, pods_with_usage, req_cpu_m, req_memory_b, req_cpu_m_with_usage,
          req_memory_b_with_usage, usage_cpu_m, usage_memory_b, fold_snapshots)
        SELECT n.snapshot_id, n.taken_at, n.namespace, n.nodepool, CAST(n.pods * ${k} AS INTEGER), CAST(n.pods * ${k} AS INTEGER),
          CAST(n.req_cpu_m * ${k} AS INTEGER), CAST(n.req_memory_b * ${k} AS INTEGER), CAST(n.req_cpu_m * ${k} AS INTEGER),
          CAST(n.req_memory_b * ${k} AS INTEGER), n.req_cpu_m * 0.6 * ${k}, CAST(n.req_memory_b * 0.7 * ${k} AS INTEGER), s.fold_snapshots
        FROM snapshot_namespaces n JOIN snapshots s ON s.id = n.snapshot_id`,
-    );
-    run('node_names', `INSERT OR IGNORE INTO node_names (name) SELECT node_name FROM node_dims ORDER BY id`);
-    run(
-      'usage_node_rows',
-      `INSERT INTO usage_node_rows (snapshot_id, name_id, cpu_m, memory_b, measured_at, window_ms)
+      );
+    }
+    /** Usage per node and container (by node name id) and the workload-hours. */
+    function writeNodeUsage(): void {
+      run(
+        'usage_node_rows',
+        `INSERT INTO usage_node_rows (snapshot_id, name_id, cpu_m, memory_b, measured_at, window_ms)
        SELECT n.snapshot_id, nn.id, n.req_cpu_m * 0.66, CAST(n.req_memory_b * 0.76 AS INTEGER), s.taken_at - 12000, 15000
-       FROM snapshots s JOIN snapshot_nodes n ON n.snapshot_id = s.id JOIN node_names nn ON nn.name = n.node_name WHERE s.fold_ms IS NULL
+       FROM snapshots s JOIN snapshot_nodes n ON n.snapshot_id = s.id JOIN node_names nn ON nn.name = n.node_name
+       WHERE s.fold_ms IS NULL AND s.taken_at >= @sampleFrom
        ORDER BY n.snapshot_id, nn.id`,
-    );
-    run(
-      'usage_samples',
-      `INSERT INTO usage_samples (snapshot_id, taken_at, namespace, workload_kind, workload_name, container, pod, node_name, nodepool, cpu_m, memory_b,
+      );
+      run(
+        'usage_samples',
+        `INSERT INTO usage_samples (snapshot_id, taken_at, namespace, workload_kind, workload_name, container, pod, node_name, nodepool, cpu_m, memory_b,
          req_cpu_m, req_memory_b, lim_cpu_m, measured_at, window_ms)
        SELECT s.id, s.taken_at, printf('team%d-app%d', (q.i % @teams) / 4 + 1, q.i % @teams + 2), 'Deployment', printf('app-%d', q.i % @workloads), 'app',
          printf('app-%d-%x', q.i % @workloads, q.i), n.node_name, n.nodepool, 80 + q.i % 300, 100000000 + (q.i % 50) * 4000000, 250, 268435456, 1000,
          s.taken_at - 12000, 15000
        FROM snapshots s JOIN snapshot_nodes n ON n.snapshot_id = s.id JOIN temp.seq q ON q.i < @pods
        WHERE s.taken_at >= @sampleFrom AND s.fold_ms IS NULL`,
-    );
-    // In the table's key order (the workloads sorted by namespace and name, each's hours in turn: no sort of the rows),
-    // its hour index made after, sorted once. Written hour by hour, the rows went to 240 places of the key's b-tree at
-    // once, their pages spilled and written again.
-    db.exec(
-      `CREATE TEMP TABLE workloads (k INTEGER PRIMARY KEY, i INTEGER, namespace TEXT, name TEXT);
+      );
+      // In the table's key order (the workloads sorted by namespace and name, each's hours in turn: no sort of the rows),
+      // its hour index made after, sorted once. Written hour by hour, the rows went to 240 places of the key's b-tree at
+      // once, their pages spilled and written again.
+      db.exec(
+        `CREATE TEMP TABLE workloads (k INTEGER PRIMARY KEY, i INTEGER, namespace TEXT, name TEXT);
        INSERT INTO temp.workloads (i, namespace, name)
        SELECT i, printf('team%d-app%d', (i % ${p.teams}) / 4 + 1, i % ${p.teams} + 2), printf('app-%d', i) FROM temp.seq WHERE i < ${p.workloads}
        ORDER BY 2, 3;
        DROP INDEX usage_workload_hours_hour`,
-    );
-    run(
-      'usage_workload_hours',
-      `INSERT INTO usage_workload_hours (hour_start, namespace, workload_kind, workload_name, container, samples, pods, cpu_p50_m, cpu_p95_m, cpu_p99_m,
+      );
+      run(
+        'usage_workload_hours',
+        `INSERT INTO usage_workload_hours (hour_start, namespace, workload_kind, workload_name, container, samples, pods, cpu_p50_m, cpu_p95_m, cpu_p99_m,
          cpu_max_m, cpu_avg_m, memory_max_b, memory_avg_b, req_cpu_m, req_memory_b, lim_cpu_m, oom_kills, source)
        SELECT r.bucket_ms, w.namespace, 'Deployment', w.name, 'app', 12 * 20, 20,
          100 + w.i % 90 + (r.bucket_ms / ${HOUR_MS}) % 24, 180 + w.i % 90, 190 + w.i % 90, 210 + w.i % 90, 120 + w.i % 90, 300000000 + w.i * 1000,
          250000000.5 + w.i, 250, 268435456, 1000, 0, 'metrics-server'
        FROM temp.workloads w CROSS JOIN rollup_spans r WHERE r.span_ms = ${HOUR_MS} ORDER BY w.k, r.bucket_ms`,
-    );
-    db.exec(`${WORKLOAD_HOURS_INDEX}; DROP TABLE temp.workloads`);
-    run('usage_hours', `INSERT INTO usage_hours (hour_start, final) SELECT bucket_ms, 1 FROM rollup_spans WHERE span_ms = ${HOUR_MS}`);
+      );
+      db.exec(`${WORKLOAD_HOURS_INDEX}; DROP TABLE temp.workloads`);
+      run('usage_hours', `INSERT INTO usage_hours (hour_start, final) SELECT bucket_ms, 1 FROM rollup_spans WHERE span_ms = ${HOUR_MS}`);
+    }
     if (size.hourlyDays !== undefined) {
       const t = performance.now();
       const days = foldDaysInBulk(db, Math.floor((size.endMs - size.hourlyDays * DAY_MS) / DAY_MS) * DAY_MS);
@@ -412,6 +435,8 @@ export function fillEnvelopeStore(db: Db, size: EnvelopeStoreSize, log: (m: stri
   // The day fold deleted 23 of every 24 hourly rows before the boundary: the file packed as retention's vacuum leaves it.
   if (size.hourlyDays !== undefined) db.exec('VACUUM');
   db.pragma('wal_checkpoint(TRUNCATE)');
+  db.pragma(`main.cache_size = ${cacheWas[0]}`);
+  db.pragma(`temp.cache_size = ${cacheWas[1]}`);
   const rows: Record<string, number> = {};
   for (const t of db
     .prepare(`SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
