@@ -11,8 +11,10 @@ import { type BenchRow, figure } from './report.js';
  * 10 pods a node). Each side is one
  * `collect` (snapshot, prices, the bill, retention; no usage: the sandbox runs no metrics-server, and --clusters
  * reads none in the bench) in its own process against one sandbox process serving every cluster; time is the process's wall time, peak RSS
- * its own, requests those it sent (Kubernetes, AWS). The several clusters' bill is one account's: one Cost Explorer
- * query sequence for all of them.
+ * its own, requests those it sent (Kubernetes, AWS). The several clusters' bill is one account's: its DAILY lines in
+ * one Cost Explorer query sequence for all of them, the instance-type, hourly and per-instance lines one sequence per
+ * cluster (collectors/cost-explorer/collect-account.ts). The sandbox has built every list and the account's bill
+ * before either side starts (bench/clusters-sandbox-process.ts), so neither side pays for the other's.
  */
 
 const SANDBOX = fileURLToPath(new URL('./clusters-sandbox-process.ts', import.meta.url));
@@ -152,7 +154,7 @@ export async function clustersBench(ctx: BenchContext): Promise<BenchResult> {
       peerLabel: peer,
       peer: one.out.awsRequests,
       target: { kind: 'info' },
-      note: `Cost Explorer ${several.out.costExplorerRequests} (once for the account, not per cluster: DAILY by [cluster, NodePool]) vs ${one.out.costExplorerRequests} (the one cluster's DAILY, HOURLY and per-instance queries); prices once per region`,
+      note: `Cost Explorer ${several.out.costExplorerRequests} (the account's DAILY by [cluster, NodePool] once; the instance-type, hourly and per-instance lines per cluster) vs ${one.out.costExplorerRequests} (the one cluster's DAILY, HOURLY and per-instance queries); prices once per region`,
     }),
   ];
   return { rows, details: { several, one } };
