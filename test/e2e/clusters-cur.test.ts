@@ -9,6 +9,7 @@ import { buildApp } from '../../server/app.js';
 import type { CurExplainResponse, CurLinesResponse } from '../../server/schemas/bill-cur.js';
 import type { CurDailyResponse } from '../../server/schemas/cost-cur.js';
 import type { TeamCurResponse } from '../../server/schemas/teams-cur.js';
+import { clusterDeclaration } from '../fixtures/cluster-declaration.js';
 
 /*
  * The CUR's resource and split lines of a ledger holding two clusters, alpha and beta, each with a NodePool named
@@ -30,17 +31,7 @@ let app: FastifyInstance;
 const DAY = '2026-11-01';
 const dayMs = Date.parse(`${DAY}T00:00:00Z`);
 
-const cluster = (name: string) => ({
-  name,
-  namedFrom: 'clusters-file' as const,
-  account: null,
-  region: 'us-east-1',
-  kubeContext: name,
-  inCluster: false,
-  awsProfile: null,
-  roleArn: null,
-  prometheusUrl: null,
-});
+const cluster = (name: string) => clusterDeclaration(name);
 
 const resource = (resourceId: string, clusterTag: string, nodePool: string, usd: number) => ({
   day: DAY,

@@ -17,6 +17,7 @@ import type { BudgetsResponse } from '../../server/schemas/budgets.js';
 import { applyBudgetFile, BudgetFileError } from '../../server/services/budget-file.js';
 import { evaluateAlerts } from '../../server/services/alert-evaluation.js';
 import type { AlertWebhookPayload, SlackPayload } from '../../server/services/alert-payload.js';
+import { clusterDeclaration } from '../fixtures/cluster-declaration.js';
 
 /*
  * What lands in a ledger holding two clusters, alpha and beta (issue 25): an imported Cost Explorer CSV and the
@@ -43,17 +44,7 @@ let db: Db;
 let app: FastifyInstance;
 let one: { db: Db; app: FastifyInstance };
 
-const cluster = (name: string) => ({
-  name,
-  namedFrom: 'clusters-file' as const,
-  account: null,
-  region: 'us-east-1',
-  kubeContext: name,
-  inCluster: false,
-  awsProfile: null,
-  roleArn: null,
-  prometheusUrl: null,
-});
+const cluster = (name: string) => clusterDeclaration(name);
 
 const CSV = [
   '"karpenter.sh/nodepool","general($)","No tag key: karpenter.sh/nodepool($)","Total costs($)"',

@@ -7,10 +7,11 @@ import type { KubeSnapshot, NodePoolRecord, NodeRecord, PodRecord } from '../../
 import { buildSnapshotRows } from '../../core/rollup.js';
 import { HOUR_MS } from '../../core/time.js';
 import { type Db, openDb } from '../../db/open-db.js';
-import { type ClusterDeclaration, createClustersRepository } from '../../db/repositories/clusters-repository.js';
+import { createClustersRepository } from '../../db/repositories/clusters-repository.js';
 import { createKubeRepository } from '../../db/repositories/kube-repository.js';
 import { buildApp } from '../../server/app.js';
 import type { PredictResponse } from '../../server/schemas/whatif.js';
+import { clusterDeclaration } from '../fixtures/cluster-declaration.js';
 
 /*
  * Predict (POST /api/whatif/predict) on a ledger holding two clusters (issue 25): the pasted pod is placed on the
@@ -116,17 +117,7 @@ function snapshotOf(c: ClusterSpec): KubeSnapshot {
   };
 }
 
-const declaration = (name: string): ClusterDeclaration => ({
-  name,
-  namedFrom: 'context',
-  account: null,
-  region: 'us-east-1',
-  kubeContext: name,
-  inCluster: false,
-  awsProfile: null,
-  roleArn: null,
-  prometheusUrl: null,
-});
+const declaration = (name: string) => clusterDeclaration(name, { namedFrom: 'context' });
 
 function ledger(path: string, specs: readonly ClusterSpec[]): Db {
   const db = openDb({ path });

@@ -9,7 +9,7 @@ import { HOUR_MS } from '../../core/time.js';
 import { joinSnapshotUsage } from '../../core/usage-snapshot.js';
 import type { SnapshotUsage } from '../../core/usage.js';
 import { type Db, openDb } from '../../db/open-db.js';
-import { type ClusterDeclaration, createClustersRepository } from '../../db/repositories/clusters-repository.js';
+import { createClustersRepository } from '../../db/repositories/clusters-repository.js';
 import { createKubeRepository } from '../../db/repositories/kube-repository.js';
 import { buildApp } from '../../server/app.js';
 import type {
@@ -18,6 +18,7 @@ import type {
   ConsolidationTimelineResponse,
 } from '../../server/schemas/consolidation.js';
 import type { RecommendationsResponse, WorkloadUsageResponse } from '../../server/schemas/workloads.js';
+import { clusterDeclaration } from '../fixtures/cluster-declaration.js';
 
 /*
  * Issue 25's readers of Workloads and Consolidation by cluster, on a two-cluster ledger written through the real
@@ -159,17 +160,7 @@ function snapshotOf(c: ClusterSpec, takenAt: number): { s: KubeSnapshot; u: Snap
   return { s, u };
 }
 
-const declaration = (name: string): ClusterDeclaration => ({
-  name,
-  namedFrom: 'context',
-  account: null,
-  region: 'us-west-2',
-  kubeContext: name,
-  inCluster: false,
-  awsProfile: null,
-  roleArn: null,
-  prometheusUrl: null,
-});
+const declaration = (name: string) => clusterDeclaration(name, { namedFrom: 'context', region: 'us-west-2' });
 
 /** A ledger holding `specs`, the first as cluster 1: every snapshot instant written for each cluster in turn. */
 function ledger(path: string, specs: readonly ClusterSpec[]): Db {

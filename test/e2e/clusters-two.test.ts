@@ -15,6 +15,7 @@ import { createClustersRepository } from '../../db/repositories/clusters-reposit
 import { parseCeQuery } from '../../sandbox/serve/ce-request.js';
 import { buildApp } from '../../server/app.js';
 import { evaluateAlerts } from '../../server/services/alert-evaluation.js';
+import { clusterDeclaration } from '../fixtures/cluster-declaration.js';
 
 /*
  * Two clusters in one ledger (issue 25 items 1 and 5): the sandbox's week4 (one simulated day) and its staging
@@ -692,17 +693,7 @@ describe('two clusters in one ledger (--clusters)', () => {
     const ce = createCostExplorerClient({ region: 'us-east-1' });
     const log = sandbox.ctx.requestLog;
     try {
-      const declared = (name: string) => ({
-        name,
-        namedFrom: 'clusters-file' as const,
-        account: null,
-        region: 'us-east-1',
-        kubeContext: name,
-        inCluster: false,
-        awsProfile: null,
-        roleArn: null,
-        prometheusUrl: null,
-      });
+      const declared = (name: string) => clusterDeclaration(name);
       const ids = createClustersRepository(db)
         .declare([declared(WEEK4), declared(STAGING)], firstAt)
         .map((c) => ({ id: c.id, name: c.name }));
