@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { toCsv, type CsvTable } from '../csv/write-csv.js';
 import { API_ROUTES, type ApiGetPath, type ApiQuery, type ApiResponse } from '../schemas/api-routes.js';
 import { ErrorResponseSchema } from '../schemas/common.js';
+import { sendKeptJson } from './kept-json.js';
 
 /**
  * The API's one convention, in one place: a route is registered from its entry in the route map
@@ -57,6 +58,11 @@ export interface RouteDoc<P extends ApiGetPath> {
   errors?: readonly (404 | 409 | 422 | 501 | 503)[];
   /** A table route: the file name of its download and the table of its answer. */
   csv?: { fileName: string; table: (body: ApiResponse<P>) => CsvTable | readonly object[] };
+  /**
+   * The handler answers with an object the engine keeps (the same object for every request on the same data): its JSON
+   * is serialised once and kept beside it (kept-json.ts).
+   */
+  engineAnswer?: true;
   /** Older paths that answer the CSV only (`/api/bill/lines.csv`), kept so links and scripts keep working. */
   csvAliases?: readonly string[];
 }
@@ -108,10 +114,11 @@ export function apiRoutes(app: FastifyInstance, group: ApiGroup) {
       app.get(path, { schema: { ...schema, response: { 200: entry.response, ...errors } } }, async (req, reply) => {
         const asCsv = csv !== undefined && wantsCsv(req);
         const body = await handler(req.query as ApiQuery<P>, { csv: asCsv, signal: clientGone(reply), clusterId: req.cluster?.id ?? null });
-        if (csv === undefined) return body;
+        const json = () => (doc.engineAnswer === true ? sendKeptJson(reply, body) : body);
+        if (csv === undefined) return json();
         // The same URL answers JSON or CSV by Accept: caches must keep them apart.
         reply.header('vary', 'accept');
-        return asCsv ? sendCsv(reply, csv.fileName, asTable(csv.table(body))) : body;
+        return asCsv ? sendCsv(reply, csv.fileName, asTable(csv.table(body))) : json();
       });
       for (const alias of doc.csvAliases ?? []) {
         if (csv === undefined) throw new Error(`${alias}: a CSV alias of ${path}, which has no table`);

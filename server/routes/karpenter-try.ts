@@ -20,6 +20,7 @@ export async function karpenterTryRoutes(app: FastifyInstance, opts: { engine: E
         'A NodePool switched to consolidationPolicy Balanced (v1.14, k = 2): Karpenter’s next round then and today, what it saves and disrupts, the score of each move and the nodes kept under the threshold',
       description: `${NOTE} ${ONE_CLUSTER_NOTE}`,
       errors: [404, 503],
+      engineAnswer: true,
     },
     (q, ctx) =>
       engine.run('karpenterTry', 'balanced', [q, theCluster(ctx.clusterId, 'a NodePool’s consolidation policy')], { signal: ctx.signal }),
@@ -31,6 +32,7 @@ export async function karpenterTryRoutes(app: FastifyInstance, opts: { engine: E
         'A NodeOverlay priceAdjustment on every instance type (“our EDP discount is -12%”): Karpenter’s next round on the adjusted prices beside the one on real prices, and its savings at the real prices',
       description: `${NOTE} Overlays change Karpenter’s decisions, not the bill: the ledger’s estimate stays on the real prices. ${ONE_CLUSTER_NOTE}`,
       errors: [404, 503],
+      engineAnswer: true,
     },
     (q, ctx) => engine.run('karpenterTry', 'overlay', [q, theCluster(ctx.clusterId, 'a NodeOverlay try')], { signal: ctx.signal }),
   );

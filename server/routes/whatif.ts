@@ -68,6 +68,7 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { engine: EngineR
         'Consolidation headroom and the spot lever per NodePool: today’s cost per hour against a re-pack of every pod from scratch, USD per month (× 730)',
       description: `${SIMULATION_NOTE} Pods stay in their NodePool and capacity type for the best placement (the cheaper of today and the re-pack) (the cheaper of the re-pack and today); the spot figure lets pods without karpenter.sh/do-not-disrupt take spot. ${EVERY_CLUSTER_NOTE}`,
       errors: [404, 503],
+      engineAnswer: true,
       csv: {
         fileName: 'whatif-headroom',
         table: (b) =>
@@ -101,6 +102,7 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { engine: EngineR
         'A NodePool edit (capacity types, families, generation, arch, vCPU bounds) or a merge into another: node count, instance mix and cost per hour before and after',
       description: `${SIMULATION_NOTE} Before: the cheaper of today and the re-pack under today's NodePools; after: the re-pack under the edited ones; both with the pods of the NodePools touched only. ${ONE_CLUSTER_NOTE}`,
       errors: [404, 503],
+      engineAnswer: true,
       csv: {
         fileName: 'whatif-nodepool-edit',
         table: (b) =>
@@ -117,6 +119,7 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { engine: EngineR
         'This workload on that NodePool: a stored workload’s pods provisioned on fresh nodes of each NodePool asked, priced without running it',
       description: `${SIMULATION_NOTE} Without namespace/kind/name: the workloads to choose from. \`nodepools\` default: every NodePool. ${ONE_CLUSTER_NOTE}`,
       errors: [404, 503],
+      engineAnswer: true,
       csv: {
         fileName: 'whatif-workload',
         // The placements of the workload asked for; without one, the workloads to choose from.
@@ -143,6 +146,7 @@ export async function whatIfRoutes(app: FastifyInstance, opts: { engine: EngineR
         'Why not consolidated: per node, the decision of Karpenter’s next consolidation round or the reason it stays (Karpenter’s wording where it has one), with its cost',
       description: `${SIMULATION_NOTE} CSV: one line per node. ${EVERY_CLUSTER_NOTE} Each cluster's next round (its command) is in \`clusters\`.`,
       errors: [404, 503],
+      engineAnswer: true,
       csv: {
         fileName: 'why-not-consolidated',
         // The cluster column only in an answer about several clusters (one cluster's CSV as before).

@@ -17,6 +17,7 @@ export async function workloadsRoutes(app: FastifyInstance, opts: { workloads: W
       description:
         '`window` (1h–90d, default 14d) of hourly usage rollups ending at `at` (default: the newest snapshot); `namespace`. Flags: short-history (under a day), throttled (p95 at or near the CPU limit, or the peak at it: only a limit throttles), above-request (p95 above the request; `throttledBy` lists both causes), oom-killed (memory not lowered), no-request. The USD effect: the NodePool’s pods at the newest snapshot re-packed from scratch by the scheduling engine with current and with recommended requests, the difference × 730 h (`dollarMethod` engine-repack); by request share of the node cost where the engine cannot price it (request-share). `capacity`: per node, NodePool and cluster at that snapshot, usage ÷ request and ÷ allocatable and the node cost split into used, workload idle and infrastructure idle. CSV: one line per workload container, biggest saving first. Computed off the API’s thread; not finished within the time bound: 503 with Retry-After.',
       errors: [503],
+      engineAnswer: true,
       csv: {
         fileName: 'workload-recommendations',
         // The columns named, so a window without usage still downloads its header.
