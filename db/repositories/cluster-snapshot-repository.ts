@@ -223,6 +223,7 @@ export function createClusterSnapshotRepository(db: Db) {
   const nodePools = db.prepare('SELECT * FROM nodepools WHERE cluster_id = ? ORDER BY name');
   const namespaces = db.prepare('SELECT name, labels_json FROM namespaces WHERE cluster_id = ? ORDER BY name');
   const setting = db.prepare('SELECT value FROM settings WHERE key = ?').pluck();
+  const regionOfCluster = db.prepare('SELECT region FROM clusters WHERE id = ?').pluck();
   const versions = createObjectVersionReader(db);
 
   const specJson = db.prepare('SELECT spec_json FROM pod_specs WHERE hash = ?').pluck();
@@ -370,7 +371,12 @@ export function createClusterSnapshotRepository(db: Db) {
         snapshot: { id: s.id, takenAt: t, currency: s.currency },
         objects,
         nodePrices,
-        region: (setting.get(CLUSTER_REGION_SETTING) as string | undefined) ?? null,
+        // The snapshot's own cluster's region (two clusters of a ledger may be in two regions); a cluster declared
+        // without one (a one-cluster ledger collected by --context) reads the region the prices were collected for.
+        region:
+          (regionOfCluster.get(cluster) as string | null | undefined) ??
+          (setting.get(CLUSTER_REGION_SETTING) as string | undefined) ??
+          null,
         karpenterVersion: parse<(KarpenterVersionRecord & { seenAt: number }) | null>(
           (setting.get(karpenterVersionSetting(cluster)) as string | undefined) ?? null,
           null,
