@@ -20,7 +20,7 @@ let baseUrl: string;
 let range: string;
 
 beforeAll(async () => {
-  h = await seedHostileDb(2);
+  h = await seedHostileDb(3);
   range = `from=${new Date(h.startMs).toISOString().slice(0, 10)}&to=${new Date(h.endMs).toISOString().slice(0, 10)}`;
   served = await serveDashboard(h.db, h.endMs);
   ({ browser, baseUrl } = served);
