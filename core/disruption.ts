@@ -31,6 +31,12 @@ export interface Disruption {
 /** What a timeline marker is made of (the kept disruptions are read as just this). */
 export type MarkerSource = Pick<Disruption, 'id' | 'atMs' | 'nodePool' | 'reason' | 'action' | 'clusterId'>;
 
+/**
+ * The disruptions of one bucket x cluster x NodePool x reason, counted: its first (by time, then as built) as a marker
+ * source, how many it holds, and the time of its last.
+ */
+export type MarkerGroup = MarkerSource & { count: number; lastAtMs: number };
+
 /** Which disruptions a list shows: kind (disruptions, blocked attempts or both), NodePool, reason; and the page. */
 export interface DisruptionPageQuery {
   fromMs: number;

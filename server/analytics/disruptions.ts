@@ -4,11 +4,11 @@
  * core/karpenter/disruptions.ts; the collector keeps them in the database (db/repositories/disruptions-repository.ts).
  */
 
-import type { Disruption, DisruptionPageQuery, MarkerSource } from '../../core/disruption.js';
+import type { Disruption, DisruptionPageQuery, MarkerGroup, MarkerSource } from '../../core/disruption.js';
 import type { TimelineMarker } from '../schemas/consolidation.js';
 
 // Declared in core/ so the collector that keeps them (db/) and the server that shows them name the same types.
-export type { Disruption, DisruptionPageQuery, MarkerSource };
+export type { Disruption, DisruptionPageQuery, MarkerGroup, MarkerSource };
 
 /** A timeline marker: one disruption, or the first of `count` in a bucket x cluster x NodePool x reason; `clusterId` its cluster's. */
 export type DisruptionMarker = Omit<TimelineMarker, 'cluster'> & { clusterId?: number };
@@ -20,22 +20,40 @@ export type DisruptionMarker = Omit<TimelineMarker, 'cluster'> & { clusterId?: n
  * thousands of disruptions: more marks than a chart a screen wide can tell apart.
  */
 export function timelineMarkers(ds: readonly MarkerSource[], bucketMs: number, max: number): DisruptionMarker[] {
-  const one = (d: MarkerSource): DisruptionMarker => ({
-    id: d.id,
-    atMs: d.atMs,
-    nodePool: d.nodePool,
-    reason: d.reason,
-    action: d.action,
-    count: 1,
-    ...(d.clusterId === undefined ? {} : { clusterId: d.clusterId }),
-  });
-  if (ds.length <= max) return ds.map(one);
+  if (ds.length <= max) return ds.map((d) => marker(d, 1));
+  return thinMarkerGroups(
+    ds.map((d) => ({ ...d, count: 1, lastAtMs: d.atMs })),
+    bucketMs,
+    max,
+  );
+}
+
+const marker = (d: MarkerSource, count: number): DisruptionMarker => ({
+  id: d.id,
+  atMs: d.atMs,
+  nodePool: d.nodePool,
+  reason: d.reason,
+  action: d.action,
+  count,
+  ...(d.clusterId === undefined ? {} : { clusterId: d.clusterId }),
+});
+
+/**
+ * timelineMarkers' thinning over disruptions already counted per bucket of `bucketMs` (or finer: one disruption is a
+ * group of one) x cluster x NodePool x reason, ordered by each group's first: buckets of `bucketMs`, doubled until at
+ * most `max` markers are left or one bucket spans them all. A doubled bucket holds whole buckets of the width before
+ * it (⌊t / 2w⌋ = ⌊⌊t / w⌋ / 2⌋), so merging groups gives the markers thinning every disruption gives.
+ */
+export function thinMarkerGroups(groups: readonly MarkerGroup[], bucketMs: number, max: number): DisruptionMarker[] {
+  if (groups.length === 0) return [];
   if (!(bucketMs > 0)) throw new RangeError(`bucketMs must be positive, got ${bucketMs}`);
-  const spanMs = ds[ds.length - 1].atMs - ds[0].atMs;
+  let lastAtMs = groups[0].lastAtMs;
+  for (const g of groups) if (g.lastAtMs > lastAtMs) lastAtMs = g.lastAtMs;
+  const spanMs = lastAtMs - groups[0].atMs;
   // Each cluster x NodePool x reason numbered once, so a group is a number (bucket x pairs + pair), not a string per
-  // disruption per pass. Two clusters' NodePools of one name are two NodePools.
+  // group per pass. Two clusters' NodePools of one name are two NodePools.
   const pairs = new Map<string, number>();
-  const pairOf = ds.map((d) => {
+  const pairOf = groups.map((d) => {
     const key = `${d.clusterId ?? ''}\u0000${d.nodePool}\u0000${d.reason}`;
     let id = pairs.get(key);
     if (id === undefined) pairs.set(key, (id = pairs.size));
@@ -43,11 +61,11 @@ export function timelineMarkers(ds: readonly MarkerSource[], bucketMs: number, m
   });
   for (let width = bucketMs; ; width *= 2) {
     const thinned = new Map<number, DisruptionMarker>();
-    ds.forEach((d, i) => {
+    groups.forEach((d, i) => {
       const key = Math.floor(d.atMs / width) * pairs.size + pairOf[i];
       const first = thinned.get(key);
-      if (first === undefined) thinned.set(key, one(d));
-      else first.count += 1;
+      if (first === undefined) thinned.set(key, marker(d, d.count));
+      else first.count += d.count;
     });
     if (thinned.size <= max || width > spanMs) return [...thinned.values()];
   }

@@ -1,6 +1,7 @@
 import type { DisruptionsRepository } from '../../db/repositories/disruptions-repository.js';
 import {
   sortReasonCounts,
+  thinMarkerGroups,
   timelineMarkers,
   type Disruption,
   type DisruptionMarker,
@@ -34,7 +35,13 @@ export interface MarkerQuery {
 export function keptDisruptions(kept: DisruptionsRepository): DisruptionSource {
   return {
     inRange: (fromMs, toMs, clusterId = null) => kept.inRange({ fromMs, toMs, clusterId }),
-    markers: (q) => timelineMarkers(kept.markerRows(q), q.bucketMs, q.max),
+    // Counted in SQL per bucket first: a range of more disruptions than markers is read as its groups, not row by row.
+    markers: (q) => {
+      const groups = kept.markerGroups(q);
+      let total = 0;
+      for (const g of groups) total += g.count;
+      return total <= q.max ? timelineMarkers(kept.markerRows(q), q.bucketMs, q.max) : thinMarkerGroups(groups, q.bucketMs, q.max);
+    },
     page: (q) => {
       const p = kept.page(q);
       return { rows: p.rows, total: p.total, counts: sortReasonCounts(p.counts) };
