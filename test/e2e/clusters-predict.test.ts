@@ -7,11 +7,10 @@ import type { KubeSnapshot, NodePoolRecord, NodeRecord, PodRecord } from '../../
 import { buildSnapshotRows } from '../../core/rollup.js';
 import { HOUR_MS } from '../../core/time.js';
 import { type Db, openDb } from '../../db/open-db.js';
-import { createClustersRepository } from '../../db/repositories/clusters-repository.js';
 import { createKubeRepository } from '../../db/repositories/kube-repository.js';
 import { buildApp } from '../../server/app.js';
 import type { PredictResponse } from '../../server/schemas/whatif.js';
-import { clusterDeclaration } from '../fixtures/cluster-declaration.js';
+import { declareClusters } from '../fixtures/cluster-declaration.js';
 
 /*
  * Predict (POST /api/whatif/predict) on a ledger holding two clusters (issue 25): the pasted pod is placed on the
@@ -117,21 +116,14 @@ function snapshotOf(c: ClusterSpec): KubeSnapshot {
   };
 }
 
-const declaration = (name: string) => clusterDeclaration(name, { namedFrom: 'context' });
-
 function ledger(path: string, specs: readonly ClusterSpec[]): Db {
   const db = openDb({ path });
-  const clusters = createClustersRepository(db);
-  clusters.nameCollected(declaration(specs[0].name), T0);
-  const ids =
-    specs.length === 1
-      ? [1]
-      : clusters
-          .declare(
-            specs.map((c) => declaration(c.name)),
-            T0,
-          )
-          .map((c) => c.id);
+  const ids = declareClusters(
+    db,
+    specs.map((c) => c.name),
+    T0,
+    { namedFrom: 'context' },
+  );
   const kube = createKubeRepository(db);
   specs.forEach((c, i) => {
     const s = snapshotOf(c);

@@ -9,7 +9,6 @@ import { HOUR_MS } from '../../core/time.js';
 import { joinSnapshotUsage } from '../../core/usage-snapshot.js';
 import type { SnapshotUsage } from '../../core/usage.js';
 import { type Db, openDb } from '../../db/open-db.js';
-import { createClustersRepository } from '../../db/repositories/clusters-repository.js';
 import { createKubeRepository } from '../../db/repositories/kube-repository.js';
 import { buildApp } from '../../server/app.js';
 import type {
@@ -18,7 +17,7 @@ import type {
   ConsolidationTimelineResponse,
 } from '../../server/schemas/consolidation.js';
 import type { RecommendationsResponse, WorkloadUsageResponse } from '../../server/schemas/workloads.js';
-import { clusterDeclaration } from '../fixtures/cluster-declaration.js';
+import { declareClusters } from '../fixtures/cluster-declaration.js';
 
 /*
  * Issue 25's readers of Workloads and Consolidation by cluster, on a two-cluster ledger written through the real
@@ -160,22 +159,15 @@ function snapshotOf(c: ClusterSpec, takenAt: number): { s: KubeSnapshot; u: Snap
   return { s, u };
 }
 
-const declaration = (name: string) => clusterDeclaration(name, { namedFrom: 'context', region: 'us-west-2' });
-
 /** A ledger holding `specs`, the first as cluster 1: every snapshot instant written for each cluster in turn. */
 function ledger(path: string, specs: readonly ClusterSpec[]): Db {
   const db = openDb({ path });
-  const clusters = createClustersRepository(db);
-  clusters.nameCollected(declaration(specs[0].name), T0);
-  const ids =
-    specs.length === 1
-      ? [1]
-      : clusters
-          .declare(
-            specs.map((c) => declaration(c.name)),
-            T0,
-          )
-          .map((c) => c.id);
+  const ids = declareClusters(
+    db,
+    specs.map((c) => c.name),
+    T0,
+    { namedFrom: 'context', region: 'us-west-2' },
+  );
   const kube = createKubeRepository(db);
   for (let t = T0; t <= END; t += STEP)
     specs.forEach((c, i) => {
