@@ -30,15 +30,39 @@ export interface SnapshotRef {
   takenAtMs: number;
 }
 
-// One side of a change: nodes of snapshot @a (of one NodePool when @nodePool is not null) not in snapshot @b (none when
-// @b is null). @b's names are read once into a list SQLite indexes for the query (NOT IN over an uncorrelated
-// subquery): the correlated NOT EXISTS it replaces went through snapshot_nodes' join (migration 0026) once per node of
-// @a, 2.8 s for two 1,000-node snapshots a day apart against 2.4 ms now, the same counts and sums (npm run bench,
-// store: `GET /api/nodes/changes` 1 d p50 850 ms). node_name is never NULL, so NOT IN has no NULL to trip on.
-const ONE_SIDE = `
-  FROM snapshot_nodes a
-  WHERE a.snapshot_id = @a AND (@nodePool IS NULL OR COALESCE(a.nodepool, '') = @nodePool)
-    AND a.node_name NOT IN (SELECT b.node_name FROM snapshot_nodes b WHERE b.snapshot_id = @b)`;
+// One side of a change: the nodes of snapshot @a (of one NodePool when @nodePool is not null) whose name snapshot @b
+// does not hold (all of them when @b is null), materialized once in node_id order (so TOTAL adds the prices in the
+// order it always has), then counted, summed and the first @limit listed by name in the same statement.
+//  - A row whose node_id @b also holds has a name @b holds: it is dropped on @b's keys alone, reading no node_dims row
+//    (snapshot_node_rows is clustered by snapshot, so @b's keys are a few contiguous pages).
+//  - Only the rest (the nodes that came or went, or changed what they are) is looked up by name, through node_dims_name
+//    into @b's keys (a node_name never NULL: NOT EXISTS is NOT IN over @b's names).
+// The NOT IN over @b's names it replaces read the node_dims row of every node of both snapshots, and did so in each of
+// its two statements (totals, list): at 5,000 nodes with 13 months of node_dims (400,000 rows, one snapshot's spread
+// over as many pages), 20,000 page reads a side through the 2 MB page cache (npm run bench, store-year:
+// `GET /api/nodes/changes` p50 366 ms at every range; docs/benchmarks.md).
+const MISSING = `
+  WITH m AS MATERIALIZED (
+    SELECT d.node_name, d.nodepool, d.instance_type, d.capacity_type, r.usd_per_hour
+    FROM snapshot_node_rows r JOIN node_dims d ON d.id = r.node_id
+    WHERE r.snapshot_id = @a
+      AND r.node_id NOT IN (SELECT x.node_id FROM snapshot_node_rows x WHERE x.snapshot_id = @b)
+      AND (@nodePool IS NULL OR COALESCE(d.nodepool, '') = @nodePool)
+      AND NOT EXISTS (
+        SELECT 1 FROM node_dims o CROSS JOIN snapshot_node_rows y ON y.snapshot_id = @b AND y.node_id = o.id WHERE o.node_name = d.node_name)
+  )`;
+
+/** A row of the side statement, raw: the totals, then the listed node's columns (NULL when none is listed). */
+type SideRow = [
+  count: number,
+  usdPerHour: number,
+  name: string | null,
+  nodeClaim: string | null,
+  nodePool: string | null,
+  instanceType: string | null,
+  capacityType: string | null,
+  nodeUsdPerHour: number | null,
+];
 
 export function createNodeAggregatesRepository(db: Db) {
   const atOrBefore = db.prepare(
@@ -53,13 +77,20 @@ export function createNodeAggregatesRepository(db: Db) {
     WHERE snapshot_id = @id AND (@nodePool IS NULL OR COALESCE(nodepool, '') = @nodePool)
     GROUP BY 1, 2
     ORDER BY 1, 3 DESC, 2`);
-  const sideTotals = db.prepare(`SELECT COUNT(*) AS count, TOTAL(a.usd_per_hour) AS usdPerHour ${ONE_SIDE}`);
-  const sideList = db.prepare(`
-    SELECT a.node_name AS name, n.nodeclaim AS nodeClaim, COALESCE(a.nodepool, '') AS nodePool, a.instance_type AS instanceType,
-           a.capacity_type AS capacityType, a.usd_per_hour AS usdPerHour
-    FROM (SELECT a.* ${ONE_SIDE} ORDER BY a.node_name LIMIT @limit) a
-    LEFT JOIN nodes n ON n.name = a.node_name AND n.cluster_id = (SELECT cluster_id FROM snapshots WHERE id = @a)
-    ORDER BY a.node_name`);
+  // One row per listed node (at least one: the totals with a NULL name when none is listed), each carrying the totals.
+  const side = db
+    .prepare(
+      `${MISSING},
+    t AS (SELECT COUNT(*) AS count, TOTAL(usd_per_hour) AS usdPerHour FROM m)
+    SELECT t.count, t.usdPerHour, l.* FROM t LEFT JOIN (
+      SELECT a.node_name AS name, n.nodeclaim AS nodeClaim, COALESCE(a.nodepool, '') AS nodePool, a.instance_type AS instanceType,
+             a.capacity_type AS capacityType, a.usd_per_hour AS usdPerHour
+      FROM (SELECT * FROM m ORDER BY node_name LIMIT @limit) a
+      LEFT JOIN nodes n ON n.name = a.node_name AND n.cluster_id = (SELECT cluster_id FROM snapshots WHERE id = @a)
+    ) l
+    ORDER BY l.name`,
+    )
+    .raw(true);
 
   return {
     /** The snapshot taken at or before `atMs` (default: the newest), or null. */
@@ -84,10 +115,19 @@ export function createNodeAggregatesRepository(db: Db) {
       nodePool: string | undefined,
       limit: number,
     ): { count: number; usdPerHour: number; nodes: ChangedNodeRow[] } {
-      const params = { a, b, nodePool: nodePool ?? null };
-      const totals = sideTotals.get(params) as { count: number; usdPerHour: number };
-      const nodes = limit === 0 || totals.count === 0 ? [] : (sideList.all({ ...params, limit }) as ChangedNodeRow[]);
-      return { count: totals.count, usdPerHour: totals.usdPerHour, nodes };
+      const rows = side.all({ a, b, nodePool: nodePool ?? null, limit }) as SideRow[];
+      const [count, usdPerHour] = rows[0];
+      const nodes = rows
+        .filter((r) => r[2] !== null)
+        .map(([, , name, nodeClaim, nodePool, instanceType, capacityType, usd]) => ({
+          name: name as string,
+          nodeClaim,
+          nodePool: nodePool as string,
+          instanceType: instanceType as string,
+          capacityType: capacityType as string,
+          usdPerHour: usd,
+        }));
+      return { count, usdPerHour, nodes };
     },
   };
 }

@@ -38,6 +38,9 @@ const d = node('node-d', 'batch', 'c5.large', 'on-demand', 0.085);
 const e = node('node-e', null, 'r6i.large', 'on-demand', 0.126);
 const f = node('node-f', 'batch', 'c5.large', 'spot', 0.03);
 const g = node('node-g', 'general', 'c5.large', 'on-demand', 0.085);
+// c again at 10:05 with less allocatable (kubelet reserved more): a second node_dims row for the same node, which
+// stays the same node (a change is by name, not by what the node is).
+const c2: NodeSpec = { ...c, cpuMillicores: 3920 };
 
 let db: Db;
 let app: FastifyInstance;
@@ -45,9 +48,9 @@ let app: FastifyInstance;
 beforeAll(() => {
   db = openDb({ path: ':memory:' });
   const kube = createKubeRepository(db);
-  // 10:00 a..e; 10:05 a and b went, f and g came (c, d, e stayed).
+  // 10:00 a..e; 10:05 a and b went, f and g came (c, d, e stayed; c with 3920 m allocatable instead of 4000).
   kube.writeSnapshot(snapshotWrite(T1, [a, b, c, d, e]));
-  kube.writeSnapshot(snapshotWrite(T2, [c, d, e, f, g]));
+  kube.writeSnapshot(snapshotWrite(T2, [c2, d, e, f, g]));
   app = buildApp({ db, now: () => T2 + 60_000, cacheResponses: false });
 });
 afterAll(async () => {
@@ -118,6 +121,11 @@ describe('GET /api/nodes/changes', () => {
     const one = await get<NodeChangesResponse>(`/api/nodes/changes?from=${from}&to=${to}&limit=1`);
     expect([one.body.removed.count, one.body.removed.nodes.map((n) => n.name)]).toEqual([2, ['node-a']]);
     expect(one.body.added.usdPerHour).toBeCloseTo(0.115, 12);
+    // limit=0: counted and summed (a 0.192 + b 0.07; f 0.03 + g 0.085), none listed.
+    const none = await get<NodeChangesResponse>(`/api/nodes/changes?from=${from}&to=${to}&limit=0`);
+    expect([none.body.removed.count, none.body.removed.nodes, none.body.added.count, none.body.added.nodes]).toEqual([2, [], 2, []]);
+    expect(none.body.removed.usdPerHour).toBeCloseTo(0.262, 12);
+    expect(none.body.added.usdPerHour).toBeCloseTo(0.115, 12);
   });
 
   it('sees no change within one snapshot, every node as added before the first, and refuses an empty range', async () => {
