@@ -1,0 +1,109 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDb, type Db } from '../open-db.js';
+import { createCurRepository, type CurNamespaceDay, type CurNodePoolDay } from './cur-repository.js';
+
+/*
+ * Which source a day is read from: per billing period the source imported last (ties: the greater name), or the one
+ * named. Two sources of November, one of October, in a real SQLite file with the migrations applied; every expected
+ * row is read off the imports below.
+ */
+
+const OCT_31 = Date.parse('2026-10-31T00:00:00Z');
+const NOV_1 = Date.parse('2026-11-01T00:00:00Z');
+const NOV_2 = Date.parse('2026-11-02T00:00:00Z');
+
+const nsDay = (dayMs: number, namespace: string, splitCostUsd: number): CurNamespaceDay => ({
+  day: new Date(dayMs).toISOString().slice(0, 10),
+  dayMs,
+  cluster: 'ledger',
+  nodePool: 'general',
+  namespace,
+  splitCostUsd,
+  unusedCostUsd: 0,
+  netSplitCostUsd: splitCostUsd,
+  netUnusedCostUsd: 0,
+  publicOnDemandSplitCostUsd: splitCostUsd,
+  publicOnDemandUnusedCostUsd: 0,
+  vcpuHours: 1,
+  memoryGbHours: 1,
+  podCount: 1,
+  lineCount: 1,
+});
+const poolDay = (dayMs: number, unblendedUsd: number): CurNodePoolDay => ({
+  day: new Date(dayMs).toISOString().slice(0, 10),
+  dayMs,
+  cluster: 'ledger',
+  nodePool: 'general',
+  category: 'instances',
+  attributedBy: 'tag',
+  unblendedUsd,
+  amortizedUsd: unblendedUsd,
+  netUnblendedUsd: unblendedUsd,
+  netAmortizedUsd: unblendedUsd,
+  usageAmount: 1,
+  publicOnDemandUsd: unblendedUsd,
+  lineCount: 1,
+});
+const period = (source: string, billingPeriod: string, importedAt: number, days: { ns: CurNamespaceDay[]; pools: CurNodePoolDay[] }) => ({
+  summary: {
+    source,
+    billingPeriod,
+    periodStartMs: Date.parse(`${billingPeriod}-01T00:00:00Z`),
+    importedAt,
+    curRows: 1,
+    unblendedUsd: 0,
+    amortizedUsd: 0,
+    unattributedLines: 0,
+    unattributedUsd: 0,
+    nodeClaimFilledLines: 0,
+    splitLines: 0,
+    manifestExecutionId: null,
+  },
+  files: [],
+  nodePoolDays: days.pools,
+  namespaceDays: days.ns,
+  resourceDays: [],
+});
+
+let db: Db;
+beforeAll(() => {
+  db = openDb({ path: ':memory:' });
+  const cur = createCurRepository(db);
+  // October from the folder only. November from the folder (imported Nov 2), then again from Athena (Nov 3): Athena's
+  // November is the one read. A third November source, 'a-older', imported before both, is never read by default.
+  cur.replacePeriod(period('/exports/ledger', '2026-10', NOV_1, { ns: [nsDay(OCT_31, 'web', 1.5)], pools: [poolDay(OCT_31, 10)] }));
+  cur.replacePeriod(
+    period('/exports/ledger', '2026-11', NOV_2, { ns: [nsDay(NOV_1, 'web', 2.5), nsDay(NOV_1, 'jobs', 0.5)], pools: [poolDay(NOV_1, 20)] }),
+  );
+  cur.replacePeriod(period('athena:cur2', '2026-11', NOV_2 + 86_400_000, { ns: [nsDay(NOV_1, 'web', 2.25)], pools: [poolDay(NOV_1, 21)] }));
+  cur.replacePeriod(period('a-older', '2026-11', NOV_1, { ns: [nsDay(NOV_1, 'web', 9)], pools: [poolDay(NOV_1, 90)] }));
+});
+afterAll(() => db?.close());
+
+describe('CUR days by source', () => {
+  it('reads each billing period from its source imported last, never two sources of one period', () => {
+    const cur = createCurRepository(db);
+    const range = { fromMs: OCT_31, toMs: NOV_2 };
+    // Oct 31 from the folder (its only source); Nov 1 from Athena alone: web 2.25, not the folder's 2.5 + jobs 0.5.
+    expect(cur.namespaceDays(range).map((r) => [r.day, r.namespace, r.splitCostUsd])).toEqual([
+      ['2026-10-31', 'web', 1.5],
+      ['2026-11-01', 'web', 2.25],
+    ]);
+    expect(cur.nodePoolDays(range).map((r) => [r.day, r.unblendedUsd])).toEqual([
+      ['2026-10-31', 10],
+      ['2026-11-01', 21],
+    ]);
+    expect(cur.dayList(range)).toEqual(['2026-10-31', '2026-11-01']);
+  });
+
+  it('reads one named source only', () => {
+    const cur = createCurRepository(db);
+    const range = { fromMs: OCT_31, toMs: NOV_2, source: '/exports/ledger' };
+    expect(cur.namespaceDays(range).map((r) => [r.day, r.namespace, r.splitCostUsd])).toEqual([
+      ['2026-10-31', 'web', 1.5],
+      ['2026-11-01', 'jobs', 0.5],
+      ['2026-11-01', 'web', 2.5],
+    ]);
+    expect(cur.nodePoolDays({ ...range, source: 'a-older' }).map((r) => [r.day, r.unblendedUsd])).toEqual([['2026-11-01', 90]]);
+  });
+});
