@@ -1,6 +1,7 @@
 import { DISRUPTION_EVENT_REASONS, REMOVAL_EVENT_REASONS } from '../../core/karpenter/events.js';
 import type { DisruptionEventInput, NodeClaimInput } from '../../core/karpenter/disruptions.js';
 import type { Db } from '../open-db.js';
+import { lastSeenSql, NEWEST_SNAPSHOTS_SQL } from './node-sightings.js';
 
 /**
  * Read SQL behind the disruptions: Karpenter's disruption events joined with the Node and NodeClaim they name, and
@@ -83,8 +84,10 @@ export function createAnalyticsEventsRepository(db: Db) {
         AND (@clusterId IS NULL OR cluster_id = @clusterId)
       UNION SELECT name, cluster_id FROM nodeclaims WHERE deleted_at >= CAST(@fromMs AS INTEGER) AND deleted_at < CAST(@toMs AS INTEGER)
         AND (@clusterId IS NULL OR cluster_id = @clusterId)
-      UNION SELECT e.name, e.cluster_id FROM events e WHERE ${inRange} AND e.kind IN ('NodeClaim', 'Machine'))
-    SELECT c.name, c.nodepool, COALESCE(c.node_name, n.name), c.instance_type, c.capacity_type, c.created_at, c.last_seen,
+      UNION SELECT e.name, e.cluster_id FROM events e WHERE ${inRange} AND e.kind IN ('NodeClaim', 'Machine')),
+    newest AS (${NEWEST_SNAPSHOTS_SQL})
+    SELECT c.name, c.nodepool, COALESCE(c.node_name, n.name), c.instance_type, c.capacity_type, c.created_at,
+           ${lastSeenSql('c', 'newest.taken_at')},
            c.deleted_at, c.disruption_reason, c.disruption_at, c.expire_after,
            CASE WHEN c.deleted_at IS NULL THEN 0 ELSE EXISTS (
              SELECT 1 FROM events r
@@ -93,6 +96,7 @@ export function createAnalyticsEventsRepository(db: Db) {
                AND ((r.kind IN ('NodeClaim', 'Machine') AND r.name = c.name) OR (r.kind = 'Node' AND r.name IN (c.node_name, n.name)))) END
     FROM ids JOIN nodeclaims c ON c.name = ids.name AND c.cluster_id = ids.cluster_id
     LEFT JOIN nodes n ON n.nodeclaim = c.name AND n.cluster_id = c.cluster_id
+    LEFT JOIN newest ON newest.cluster_id = c.cluster_id
     ORDER BY c.created_at, c.name`,
     )
     .raw(true);

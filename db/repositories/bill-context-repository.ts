@@ -1,6 +1,7 @@
 import { BLOCKED_EVENT_REASONS, DISRUPTION_EVENT_REASONS } from '../../core/karpenter/events.js';
 import type { Db } from '../open-db.js';
 import { DAY_MS, HOUR_MS } from '../../core/time.js';
+import { lastSeenSql } from './node-sightings.js';
 
 /**
  * All SQL for what explains a bill line: the nodes (joined with their NodeClaims) alive in a window, the NodePools'
@@ -81,9 +82,10 @@ export function createBillContextRepository(db: Db) {
   const nodesIn = db.prepare(`
     SELECT n.name, n.nodeclaim AS nodeClaim, n.nodepool AS nodePool, n.instance_type AS instanceType, n.capacity_type AS capacityType,
       n.zone, COALESCE(n.instance_id, c.instance_id) AS instanceId, n.created_at AS nodeCreatedAt, c.created_at AS claimCreatedAt,
-      n.first_seen AS firstSeen, n.last_seen AS lastSeen, n.deleted_at AS deletedAt, c.disruption_reason AS disruptionReason,
+      n.first_seen AS firstSeen, ${lastSeenSql('n', 'newest.taken_at')} AS lastSeen, n.deleted_at AS deletedAt, c.disruption_reason AS disruptionReason,
       n.alloc_cpu_m AS allocCpuM, n.alloc_memory_b AS allocMemoryB, n.alloc_pods AS allocPods, n.labels_json AS labelsJson
     FROM nodes n LEFT JOIN nodeclaims c ON c.name = n.nodeclaim AND c.cluster_id = n.cluster_id
+      LEFT JOIN (SELECT MAX(taken_at) AS taken_at FROM snapshots WHERE cluster_id = @clusterId) newest
     WHERE MIN(n.created_at, COALESCE(c.created_at, n.created_at)) < @toMs AND (n.deleted_at IS NULL OR n.deleted_at > @fromMs)
       AND n.cluster_id = @clusterId
     ORDER BY n.name`);

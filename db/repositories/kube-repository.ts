@@ -8,6 +8,7 @@ import { createObjectVersionWriter } from './object-versions.js';
 import type { Currency } from '../../core/partitions.js';
 import { createSnapshotNodeWriter } from './snapshot-node-rows.js';
 import { createPodWriter, podSighting } from './pod-rows.js';
+import { createNodeSightingWriter } from './node-sightings.js';
 
 export interface SnapshotWrite {
   snapshot: KubeSnapshot;
@@ -48,24 +49,10 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
   const upsertNamespace = db.prepare(`
     INSERT INTO namespaces (name, team, labels_json, cluster_id) VALUES (?, ?, ?, ?)
     ON CONFLICT(name, cluster_id) DO UPDATE SET team=excluded.team, labels_json=excluded.labels_json`);
-  const upsertNode = db.prepare(`
-    INSERT INTO nodes (name, nodeclaim, nodepool, instance_type, capacity_type, zone, instance_id, created_at, first_seen, last_seen,
-      alloc_cpu_m, alloc_memory_b, alloc_pods, alloc_gpu, labels_json, capacity_json, cluster_id)
-    VALUES (@name, @nodeClaim, @nodePool, @instanceType, @capacityType, @zone, @instanceId, @createdAt, @at, @at,
-      @cpu, @mem, @pods, @gpu, @labels, @capacity, @clusterId)
-    ON CONFLICT(name, cluster_id) DO UPDATE SET last_seen=excluded.last_seen, nodeclaim=excluded.nodeclaim, deleted_at=NULL,
-      capacity_json=COALESCE(excluded.capacity_json, nodes.capacity_json)`);
+  // Nodes and NodeClaims listed again as they were write nothing; those no longer listed are closed before the gone
+  // marks (db/repositories/node-sightings.ts).
+  const sightings = createNodeSightingWriter(db);
   const markNodesGone = db.prepare('UPDATE nodes SET deleted_at = ? WHERE deleted_at IS NULL AND last_seen < ? AND cluster_id = ?');
-  // The disruption condition as last seen, not as once seen: Karpenter clears DisruptionReason from candidates whose
-  // command failed or went stale (disruption/controller.go ClearNodeClaimsCondition), and such a NodeClaim was not disrupted.
-  const upsertNodeClaim = db.prepare(`
-    INSERT INTO nodeclaims (name, nodepool, node_name, instance_type, capacity_type, zone, instance_id, created_at, first_seen, last_seen,
-      disruption_reason, disruption_at, expire_after, conditions_json, cluster_id)
-    VALUES (@name, @nodePool, @nodeName, @instanceType, @capacityType, @zone, @instanceId, @createdAt, @at, @at,
-      @disruptionReason, @disruptionAt, @expireAfter, @conditions, @clusterId)
-    ON CONFLICT(name, cluster_id) DO UPDATE SET last_seen=excluded.last_seen, node_name=excluded.node_name, instance_id=excluded.instance_id,
-      disruption_reason=excluded.disruption_reason, disruption_at=excluded.disruption_at,
-      expire_after=COALESCE(excluded.expire_after, nodeclaims.expire_after), conditions_json=excluded.conditions_json, deleted_at=NULL`);
   // A NodeClaim a watch saw deleted since the last snapshot: its final conditions (last_seen stays the last snapshot's).
   const finalNodeClaim = db.prepare(`
     UPDATE nodeclaims SET disruption_reason=@disruptionReason, disruption_at=@disruptionAt,
@@ -117,45 +104,12 @@ export function createKubeRepository(db: Db, opts: KubeRepositoryOptions = {}) {
     if (snapshotExists.get(at, clusterId) !== undefined) throw new Error(`a snapshot at ${new Date(at).toISOString()} is already stored`);
     for (const np of s.nodePools) upsertNodePool.run({ ...nodePoolParams(np, at), clusterId });
     for (const ns of s.namespaces) upsertNamespace.run(ns.name, ns.team, json(ns.labels), clusterId);
-    for (const n of s.nodes) {
-      upsertNode.run({
-        name: n.name,
-        nodeClaim: n.nodeClaim,
-        nodePool: n.nodePool,
-        instanceType: n.instanceType,
-        capacityType: n.capacityType,
-        zone: n.zone,
-        instanceId: n.instanceId,
-        createdAt: n.createdAt,
-        at,
-        cpu: n.allocatable.cpuMillicores,
-        mem: n.allocatable.memoryBytes,
-        pods: n.allocatable.pods,
-        gpu: n.allocatable.gpu,
-        labels: json(n.labels),
-        capacity: n.capacity === undefined ? null : json(n.capacity),
-        clusterId,
-      });
-    }
+    // This snapshot's nodes and NodeClaims only: a snapshot whose transaction failed left its sightings behind.
+    sightings.forget();
+    for (const n of s.nodes) sightings.node(n, at, clusterId);
+    for (const c of s.nodeClaims) sightings.claim(c, at, clusterId);
+    sightings.closeGone(clusterId, at);
     markNodesGone.run(at, at, clusterId);
-    for (const c of s.nodeClaims) {
-      upsertNodeClaim.run({
-        name: c.name,
-        nodePool: c.nodePool,
-        nodeName: c.nodeName,
-        instanceType: c.instanceType,
-        capacityType: c.capacityType,
-        zone: c.zone,
-        instanceId: c.instanceId,
-        createdAt: c.createdAt,
-        at,
-        disruptionReason: c.disruptionReason,
-        disruptionAt: c.disruptionAt ?? null,
-        expireAfter: c.expireAfter ?? null,
-        conditions: json(c.conditions),
-        clusterId,
-      });
-    }
     for (const c of s.goneNodeClaims ?? []) {
       finalNodeClaim.run({
         name: c.name,

@@ -2,6 +2,7 @@ import type { Db } from '../open-db.js';
 import { DAY_MS, HOUR_MS, WEEK_MS } from '../../core/time.js';
 import { createAlertPruneSteps } from './alert-prune-steps.js';
 import { CUR_RESOURCE_DELETES } from './cur-repository.js';
+import { OPEN_LAST_SEEN } from './pod-rows.js';
 import { assertKnownSnapshotChildren, createSnapshotRowsDeleter, withoutForeignKeys } from './retention-snapshot-rows.js';
 
 /**
@@ -109,10 +110,16 @@ export function createRetentionPruneRepository(db: Db) {
       AND NOT EXISTS (SELECT 1 FROM api_requests a WHERE a.run_id = collection_runs.id)
     LIMIT @limit`);
 
-  /** Pods, nodes and NodeClaims last seen before the cut, swept in rowid windows (no index on last_seen: every snapshot updates it). */
+  /**
+   * Pods, nodes and NodeClaims last seen before the cut, swept in rowid windows (no index on last_seen). An open row
+   * (OPEN_LAST_SEEN: listed by its cluster's newest snapshot) was last seen at that snapshot: before the cut only in a
+   * cluster with no snapshot since the cut (a store unwritten for the whole horizon).
+   */
   const sweep = (name: string, table = name): PruneStep => {
     const span = db.prepare(`SELECT MIN(rowid) AS lo, MAX(rowid) AS hi FROM ${table}`);
-    const del = db.prepare(`DELETE FROM ${table} WHERE rowid >= @a AND rowid < @b AND last_seen < @cut`);
+    const del = db.prepare(`
+      DELETE FROM ${table} WHERE rowid >= @a AND rowid < @b AND (last_seen < @cut OR (last_seen = ${OPEN_LAST_SEEN} AND cluster_id IN (
+        SELECT k.id FROM clusters k WHERE NOT EXISTS (SELECT 1 FROM snapshots s WHERE s.cluster_id = k.id AND s.taken_at >= @cut))))`);
     let from: number | null = null;
     return {
       name,
