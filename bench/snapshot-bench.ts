@@ -5,6 +5,7 @@ import { compiledScript } from './compiled.js';
 import { type BenchContext, type BenchResult, MB } from './context.js';
 import { type BenchRow, figure } from './report.js';
 import { ENVELOPE_SANDBOX, QUICK_SANDBOX, type SandboxInfo, scaleSandbox } from './shared-sandbox.js';
+import { COLLECTOR_HEAP_MB } from './watch-bench.js';
 
 /**
  * Snapshot at scale: the sandbox (its own process) serves a scale scenario with realistic 12 KB pods; one full
@@ -84,6 +85,11 @@ async function ours(
     const m = await measure(
       process.execPath,
       [
+        // The Deployment's heap cap (NODE_OPTIONS in deploy/kubernetes/deployment.yaml), as the collector runs there.
+        // Without it V8 sizes its heap for this machine (a 4 GB limit on 24 GB) and lets a whole pod list's garbage
+        // (the pages' response buffers, text and parsed copies) pile up: whether a mark-compact came between the
+        // last page and the write decided the peak, ~245 or ~330 MB at 3,000 pods run to run (issue 24).
+        `--max-old-space-size=${COLLECTOR_HEAP_MB}`,
         collect,
         '--kubeconfig',
         sb.kubeconfig,
