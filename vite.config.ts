@@ -108,10 +108,8 @@ export default defineConfig({
           name: 'browser',
           include: BROWSER,
           // One worker process runs file after file without loading the server, the collectors and Playwright again
-          // (2–4 s of CPU a file), nor launching Chromium again (test/browser/harness.ts, sharedBrowser: one per
-          // worker): each file starts its own server and closes it in afterAll, opens its own browser contexts, and
-          // restores what it stubs, so nothing of one is left for the next but the browser (shared-worker-guard.ts
-          // makes sure, closing the contexts a file left open).
+          // (2–4 s of CPU a file): each file starts its own server and Chromium and closes them in afterAll, and
+          // restores what it stubs, so nothing of one is left for the next (shared-worker-guard.ts makes sure).
           setupFiles: ['./test/runner/shared-worker-guard.ts'],
           isolate: false,
         },

@@ -34,63 +34,9 @@ export const CHROMIUM_ARGS = [
 ];
 export interface ServedDashboard {
   baseUrl: string;
-  /** The worker's shared Chromium (sharedBrowser): open pages with openPage, never close it. */
   browser: Browser;
-  /** Closes the server (not the database, not the shared Chromium). */
+  /** Closes Chromium and the server (not the database). */
   close: () => Promise<void>;
-}
-
-/*
- * One Chromium per worker process, shared by the test files that run in it one after the other (the browser project
- * and the integration project run their files in shared workers, isolate: false): launching it took about 1 CPU s
- * and 3 s of wall time a file. Each file gets contexts of its own (openPage), and test/runner/shared-worker-guard.ts
- * closes whatever contexts a file left open, so nothing of one file reaches the next but the browser itself. Kept on
- * globalThis, where the guard finds it.
- */
-interface WorkerBrowser {
-  __ledgerSharedBrowser?: Promise<Browser>;
-  /** Listeners meant to live as long as the worker (the guard leaves them in place). */
-  __ledgerWorkerListeners?: Set<(...args: unknown[]) => void>;
-}
-const worker = globalThis as WorkerBrowser;
-
-/**
- * The worker's Chromium, launched on first use and killed when the worker exits. Playwright kills it and removes its
- * profile folder on process exit; Vitest stops a worker with SIGTERM, which would end the process without that, so a
- * SIGTERM (or SIGINT, SIGHUP) exits the worker normally. Playwright's own signal handlers are off: the guard would
- * remove them after the first file, and its SIGTERM handler keeps the process alive until Vitest's SIGKILL.
- */
-export function sharedBrowser(): Promise<Browser> {
-  const launched = worker.__ledgerSharedBrowser;
-  if (launched !== undefined) return launched;
-  if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH`);
-  const browser = chromium.launch({
-    executablePath: CHROMIUM,
-    args: CHROMIUM_ARGS,
-    handleSIGINT: false,
-    handleSIGTERM: false,
-    handleSIGHUP: false,
-  });
-  worker.__ledgerSharedBrowser = browser;
-  // A crashed or failed launch is not kept: the next file launches again.
-  const forget = () => {
-    if (worker.__ledgerSharedBrowser === browser) delete worker.__ledgerSharedBrowser;
-  };
-  browser.then((b) => b.on('disconnected', forget), forget);
-  if (worker.__ledgerWorkerListeners === undefined) {
-    const listeners = new Set<(...args: unknown[]) => void>();
-    worker.__ledgerWorkerListeners = listeners;
-    for (const [signal, code] of [
-      ['SIGTERM', 143],
-      ['SIGINT', 130],
-      ['SIGHUP', 129],
-    ] as const) {
-      const exitOnSignal = () => process.exit(code);
-      listeners.add(exitOnSignal);
-      process.on(signal, exitOnSignal);
-    }
-  }
-  return browser;
 }
 
 /** A served dashboard over a seeded database; `close` also closes the database and removes the files. */
@@ -105,13 +51,13 @@ export interface Dashboard extends ServedDashboard {
 
 /**
  * The server `npm start` runs (buildApp over `db`, serving the built dist/web, with the clock at `nowMs`) on a free
- * loopback port, and the worker's Chromium (sharedBrowser). Builds the web first when dist/web is missing; says so when Chromium is.
+ * loopback port, and Chromium. Builds the web first when dist/web is missing; says so when Chromium is.
  * `simulator: false` serves it as `serve` does, without the sandbox's practice bills.
  */
 export async function serveDashboard(db: Db, nowMs: number, { simulator = true }: { simulator?: boolean } = {}): Promise<ServedDashboard> {
+  if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH`);
   if (!existsSync(join(WEB_ROOT, 'index.html')))
     execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
-  const browser = await sharedBrowser();
   const app: FastifyInstance = buildApp({
     db,
     webRoot: WEB_ROOT,
@@ -120,7 +66,15 @@ export async function serveDashboard(db: Db, nowMs: number, { simulator = true }
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  return { baseUrl, browser, close: () => app.close() };
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  return {
+    baseUrl,
+    browser,
+    close: async () => {
+      await browser.close();
+      await app.close();
+    },
+  };
 }
 
 /**
@@ -176,8 +130,8 @@ export interface PageOptions {
   width?: number;
   height?: number;
   /**
-   * A context of its own (empty cache and storage). By default pages share one context per browser and test file
-   * (the guard closes it after the file), so the chunks are fetched and compiled once per file rather than once per page.
+   * A context of its own (empty cache and storage). By default pages share one context per browser, so the
+   * chunks are fetched and compiled once per test file rather than once per page.
    */
   isolated?: boolean;
 }
@@ -195,14 +149,7 @@ export async function openPage(
     // animating it for 1.5 s frame by frame, and the spinner stands still: what the tests read is the same, and
     // Chromium spends 8 % less CPU over the eight pages (27.0 against 29.5 CPU s, measured with screenshots).
     context = await browser.newContext({ viewport: { width, height }, colorScheme, reducedMotion: 'reduce' });
-    if (!isolated) {
-      shared.set(browser, context);
-      const opened = context;
-      // Closed by the guard after the file (or by a test): the next file gets a new one.
-      context.on('close', () => {
-        if (shared.get(browser) === opened) shared.delete(browser);
-      });
-    }
+    if (!isolated) shared.set(browser, context);
   }
   const page = await context.newPage();
   await page.setViewportSize({ width, height });

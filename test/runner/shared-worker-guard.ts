@@ -10,18 +10,10 @@ import { afterAll, vi } from 'vitest';
  *   made the next file's "the SDK retries throttling" tests fail at the first 429;
  * - stubbed globals, spies (console.log captured) and fake timers;
  * - the working directory;
- * - SIGINT/SIGTERM/SIGHUP listeners a file added (cli main() and demo add theirs for the run), except those meant to
- *   live as long as the worker (`__ledgerWorkerListeners`: the shared Chromium's exit on SIGTERM);
- * - the shared Chromium's contexts (test/browser/harness.ts, sharedBrowser): the browser stays for the next file, every
- *   context a file opened and left open (its pages, cookies, storage and cache) is closed.
+ * - SIGINT/SIGTERM/SIGHUP listeners a file added (cli main() and demo add theirs for the run).
  * The unit tier has its own, stricter setup (unit-guard.ts: no servers, no processes).
  */
-const shared = globalThis as {
-  __ledgerLiveEnv?: NodeJS.ProcessEnv;
-  __ledgerWorkerListeners?: Set<(...args: unknown[]) => void>;
-  // The shared Chromium, typed by what is used here (the integration project need not load Playwright for it).
-  __ledgerSharedBrowser?: Promise<{ contexts: () => { close: () => Promise<void> }[] }>;
-};
+const shared = globalThis as { __ledgerLiveEnv?: NodeJS.ProcessEnv };
 // The live environment object of this process: kept from the first file, before any test could replace it.
 shared.__ledgerLiveEnv ??= process.env;
 const liveEnv = shared.__ledgerLiveEnv;
@@ -33,12 +25,7 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 const listenersAtStart = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
 
 // Registered before the file's own hooks, so it runs after them (vitest runs afterAll hooks last-in, first-out).
-afterAll(async () => {
-  const browser = shared.__ledgerSharedBrowser;
-  if (browser !== undefined) {
-    const contexts = await browser.then((b) => b.contexts()).catch(() => []);
-    await Promise.all(contexts.map((c) => c.close()));
-  }
+afterAll(() => {
   vi.unstubAllEnvs();
   vi.unstubAllGlobals();
   vi.restoreAllMocks();
@@ -49,6 +36,6 @@ afterAll(async () => {
   if (process.cwd() !== cwdAtStart) process.chdir(cwdAtStart);
   for (const s of SIGNALS) {
     const before = listenersAtStart.get(s);
-    for (const l of process.listeners(s)) if (!before?.has(l) && !shared.__ledgerWorkerListeners?.has(l)) process.off(s, l);
+    for (const l of process.listeners(s)) if (!before?.has(l)) process.off(s, l);
   }
 });
