@@ -58,7 +58,6 @@ export async function serveDashboard(db: Db, nowMs: number, { simulator = true }
   if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH`);
   if (!existsSync(join(WEB_ROOT, 'index.html')))
     execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
-  mkdirSync(SCREENSHOTS, { recursive: true });
   const app: FastifyInstance = buildApp({
     db,
     webRoot: WEB_ROOT,
@@ -167,9 +166,15 @@ export async function openPage(
   return { page, errors, close: () => (isolated ? own.close() : page.close()) };
 }
 
-/** A full-page screenshot under test/screenshots/ (git-ignored), for review. */
-export const screenshot = (page: Page, name: string): Promise<Buffer> =>
-  page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+/**
+ * With LEDGER_SCREENSHOTS=1, a screenshot under test/screenshots/ (git-ignored) for review: the whole page unless
+ * `fullPage: false`. Otherwise nothing: no test reads them, and a full-page capture costs Chromium 0.1–1 CPU s.
+ */
+export async function screenshot(page: Page, name: string, { fullPage = true }: { fullPage?: boolean } = {}): Promise<void> {
+  if (process.env.LEDGER_SCREENSHOTS !== '1') return;
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage });
+}
 
 /** The horizontal overflow of the document in px (0 when nothing spills past the viewport). */
 export const horizontalOverflow = (page: Page): Promise<number> =>

