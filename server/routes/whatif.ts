@@ -12,9 +12,9 @@ import { apiRoutes, clientGone } from './api-route.js';
 export type ClusterList = () => readonly { id: number; name: string }[];
 
 /**
- * Every cluster's answer, each asked of the engine exactly as `?cluster=NAME` asks it (the same call, so the pool keeps
- * one answer for both: the all-clusters page and a cluster picked after it share their simulations, and the warm-up of
- * the all-clusters page warms each cluster's). A cluster without a snapshot yet is left out; none at all: its 404.
+ * Every cluster's answer, each asked of the engine as `?cluster=NAME` asks it (the same snapshot and parameters, so
+ * the engine keeps one answer for both, engine-call-key.ts: the all-clusters page and a cluster picked after it share
+ * their simulations, and the warm-up of the all-clusters page warms each cluster's). A cluster without a snapshot yet is left out; none at all: its 404.
  */
 async function perCluster<T>(
   clusters: readonly { id: number; name: string }[],
