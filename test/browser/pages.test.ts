@@ -241,7 +241,7 @@ describe('the Workloads page: what if a workload ran on another NodePool', () =>
       expect(errors).toEqual([]);
 
       // A NodePool the cluster does not hold: the server's 400 names it and the NodePools it holds.
-      await whatIf.getByLabel('NodePools').fill('general, nope');
+      await whatIf.getByLabel('NodePools', { exact: true }).fill('general, nope');
       const refused = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/whatif/workload');
       await whatIf.getByRole('button', { name: 'What if…' }).click();
       const bad = await refused;
