@@ -1,5 +1,5 @@
 /**
- * The engine's answers kept by key (the data version and the call), the least recently used out first once more than
+ * The engine's answers kept by key (the data version and what the call simulates, engine-call-key.ts), the least recently used out first once more than
  * `max` are kept: what makes a what-if computed once per snapshot and parameters, in the pool (pool.ts) and on the
  * API's own thread (engine-runner.ts) alike.
  */

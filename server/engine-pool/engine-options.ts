@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { Db } from '../../db/open-db.js';
+import { createClusterSnapshotRepository } from '../../db/repositories/cluster-snapshot-repository.js';
 import { createDataVersionRepository } from '../../db/repositories/data-version-repository.js';
 import { createEngineServices } from './engine-services.js';
 import { type EngineRunner, inlineEngine } from './engine-runner.js';
@@ -37,13 +38,16 @@ export function engineOptionsFromEnv(env: NodeJS.ProcessEnv = process.env): Engi
 /** The pool over the database's file, or the engine on this thread (no workers asked for, or no file to open). */
 export function engineFor(db: Db, o: EngineOptions | undefined): EngineRunner {
   const dataVersion = createDataVersionRepository(db);
+  // Answers kept by the snapshot simulated, looked up on this connection (engine-call-key.ts).
+  const snapshots = createClusterSnapshotRepository(db);
   if (o === undefined || o.workers < 1 || db.memory || db.name === '' || db.name === ':memory:')
-    return inlineEngine(createEngineServices(db), { version: () => dataVersion.current() });
+    return inlineEngine(createEngineServices(db), { version: () => dataVersion.current(), snapshots });
   return createEnginePool({
     dbPath: db.name,
     size: o.workers,
     timeoutMs: o.timeoutMs ?? DEFAULT_ENGINE_TIMEOUT_MS,
     ...(o.hardLimitMs === undefined ? {} : { hardLimitMs: o.hardLimitMs }),
     version: () => dataVersion.current(),
+    snapshots,
   });
 }

@@ -7,6 +7,7 @@ import {
   runEngineCall,
 } from './engine-services.js';
 import { keptAnswers } from './engine-answers.js';
+import { engineCallKey, type SnapshotLookup } from './engine-call-key.js';
 
 /** What the API asks of the engine: a named service method with plain JSON arguments, cancelled by `signal`. */
 export interface EngineRunner {
@@ -35,6 +36,11 @@ export interface InlineEngineOptions {
   version: () => string;
   /** Answers kept (least recently used out first). */
   cacheEntries?: number;
+  /**
+   * The snapshot a what-if simulates (engine-call-key.ts): answers kept by what is simulated, not by how it was asked.
+   * Absent: by the call with `cluster` and `format` left out.
+   */
+  snapshots?: SnapshotLookup;
 }
 
 /**
@@ -43,7 +49,8 @@ export interface InlineEngineOptions {
  * every other request waits.
  *
  * Once per snapshot and parameters, as in the pool: an answer is kept while the data version does not move, and
- * identical calls share it (a call still running included: its promise is what is kept). Every request used to run
+ * calls simulating the same (engine-call-key.ts: the same snapshot and parameters, however the request named them)
+ * share it (a call still running included: its promise is what is kept). Every request used to run
  * the simulation again: on the store bench's 1,000-node month, GET /api/whatif/headroom took p50 61 ms, p99 255 ms,
  * each request a re-pack and its garbage, where a kept answer is only serialised. A commit (a new snapshot, a fold)
  * moves the version, and the next request computes on the new data; the answers of the old data are let go.
@@ -60,7 +67,7 @@ export function inlineEngine(services: EngineServices, o: InlineEngineOptions): 
         kept.clear();
         keptFor = version;
       }
-      const key = JSON.stringify([version, { service, method, args }]);
+      const key = JSON.stringify([version, engineCallKey({ service, method, args: args as unknown[] }, o.snapshots).key]);
       const hit = kept.get(key);
       if (hit !== undefined) return hit as never;
       const answer = Promise.resolve().then(() => {

@@ -18,8 +18,9 @@ export const WORKLOADS_DEFAULT_URLS = ['/api/workloads/recommendations?window=14
 
 /**
  * Every answer the warm-up computes, in order: the Savings page's, then the Workloads page's (on the same prepared
- * snapshot, so the second costs only its re-packs). The pool keys answers on the parsed query, so each URL is exactly
- * the page's.
+ * snapshot, so the second costs only its re-packs). The pool keys answers on what they simulate (engine-call-key.ts):
+ * a what-if's on its snapshot, so "All clusters" warms each cluster's `?cluster=` answer too; the recommendations on
+ * their query and cluster, so that URL is exactly the page's.
  */
 export const ENGINE_WARM_URLS = [...SAVINGS_DEFAULT_URLS, ...WORKLOADS_DEFAULT_URLS] as const;
 

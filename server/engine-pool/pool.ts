@@ -6,6 +6,7 @@ import { Worker } from 'node:worker_threads';
 import { EngineBusyError, EngineCancelledError, rebuiltError } from './engine-errors.js';
 import type { EngineCall } from './engine-services.js';
 import { keptAnswers } from './engine-answers.js';
+import { engineCallKey, type SnapshotLookup } from './engine-call-key.js';
 import type { EngineRunner, EngineStats } from './engine-runner.js';
 import type { AnswerMessage, CallMessage } from './worker.js';
 
@@ -15,9 +16,10 @@ import type { AnswerMessage, CallMessage } from './worker.js';
  * the few lines below), each opening the database read-only itself and keeping its own prepared worlds.
  *
  * - Calls are named service methods with plain JSON arguments (engine-services.ts), queued first in, first out.
- * - Once per snapshot and parameters: identical calls under one data version (SQLite's data_version, as the
- *   response cache keys on it) share one task while it runs, and its answer is kept (the last `cacheEntries`) while
- *   the data does not change. Four identical requests at once make one simulation.
+ * - Once per snapshot and parameters: calls simulating the same under one data version (SQLite's data_version, as the
+ *   response cache keys on it; the same snapshot and parameters however the request named them, engine-call-key.ts)
+ *   share one task while it runs, and its answer is kept (the last `cacheEntries`) while the data does not change.
+ *   Four identical requests at once make one simulation; so do `?cluster=NAME` and "All clusters" asking it.
  * - A time bound per request: a request still waiting after `timeoutMs` (queued or running) is answered 503 with
  *   Retry-After; the task goes on, so asking again finds it running or answered, up to `hardLimitMs`, past which its
  *   worker is terminated and replaced (a synchronous engine loop cannot be interrupted otherwise).
@@ -39,6 +41,11 @@ export interface EnginePoolOptions {
   version: () => string;
   /** Answers kept (least recently used out first). */
   cacheEntries?: number;
+  /**
+   * The snapshot a what-if simulates (engine-call-key.ts): answers and running tasks keyed by what is simulated, not by
+   * how it was asked. Absent: by the call with `cluster` and `format` left out.
+   */
+  snapshots?: SnapshotLookup;
 }
 
 export interface EnginePoolStats extends EngineStats {
@@ -232,7 +239,8 @@ export function createEnginePool(o: EnginePoolOptions): EnginePool {
       if (closed) return Promise.reject(new EngineBusyError('the server is shutting down', retryAfterSeconds));
       const call: EngineCall = { service, method, args: args as unknown[] };
       const version = o.version();
-      const key = JSON.stringify([version, call]);
+      const what = engineCallKey(call, o.snapshots);
+      const key = JSON.stringify([version, what.key]);
       const hit = cache.get(key);
       if (hit !== undefined) return Promise.resolve(hit.result as never);
       let task = tasks.get(key);
@@ -240,12 +248,14 @@ export function createEnginePool(o: EnginePoolOptions): EnginePool {
         const first = (args as unknown[])[0] as { at?: unknown } | undefined;
         // The what-ifs' second argument is the cluster (null: the newest snapshot of any): another cluster is another world.
         const cluster = typeof (args as unknown[])[1] === 'number' ? (args as unknown[])[1] : null;
+        // A worker that last prepared the same snapshot has its world ready.
+        const affinity = what.snapshotId === null ? [version, first?.at ?? null, cluster] : [version, { snapshot: what.snapshotId }];
         task = {
           id: nextId++,
           key,
           version,
           call,
-          affinity: JSON.stringify([version, first?.at ?? null, cluster]),
+          affinity: JSON.stringify(affinity),
           waiters: new Set(),
           kept: false,
           slot: null,

@@ -12,9 +12,9 @@ import { apiRoutes, clientGone } from './api-route.js';
 export type ClusterList = () => readonly { id: number; name: string }[];
 
 /**
- * Every cluster's answer, each asked of the engine exactly as `?cluster=NAME` asks it (the same call, so the pool keeps
- * one answer for both: the all-clusters page and a cluster picked after it share their simulations, and the warm-up of
- * the all-clusters page warms each cluster's). A cluster without a snapshot yet is left out; none at all: its 404.
+ * Every cluster's answer, each asked of the engine as `?cluster=NAME` asks it (the same snapshot and parameters, so
+ * the engine keeps one answer for both, engine-call-key.ts: the all-clusters page and a cluster picked after it share
+ * their simulations, and the warm-up of the all-clusters page warms each cluster's). A cluster without a snapshot yet is left out; none at all: its 404.
  */
 async function perCluster<T>(
   clusters: readonly { id: number; name: string }[],
@@ -46,7 +46,7 @@ export const ONE_CLUSTER_NOTE =
   'On a ledger of several clusters `cluster` is required (a 400 names the clusters to choose from): the answer is about one cluster’s NodePools, on its own newest snapshot.';
 
 const SIMULATION_NOTE =
-  'A simulation by the scheduling engine over one stored snapshot (`at`, default the newest); the answer says so (`simulation: true`), names the snapshot and the catalogue’s prices. GETs never write. Computed off the API’s thread, once per snapshot and parameters; not finished within the time bound: 503 with Retry-After (it goes on, and asking again finds it).';
+  'A simulation by the scheduling engine over one stored snapshot (`at`, default the newest); the answer says so (`simulation: true`), names the snapshot and the catalogue’s prices. GETs never write. Computed off the API’s thread, once per snapshot and parameters however they are asked (`?cluster=` or every cluster, JSON or CSV, an `at` naming the same snapshot); not finished within the time bound: 503 with Retry-After (it goes on, and asking again finds it).';
 
 /** What-if on the stored data: the engine over a snapshot. Each handler is one named call into the engine (worker pool or inline). */
 export async function whatIfRoutes(app: FastifyInstance, opts: { engine: EngineRunner; clusters?: ClusterList }): Promise<void> {

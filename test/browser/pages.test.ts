@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createExplanationWriter } from '../../db/repositories/karpenter-explanations-repository.js';
 import { createObjectVersionWriter } from '../../db/repositories/object-versions.js';
 import { nodePoolObject } from '../../collectors/kubernetes/map-objects.js';
-import type { HeadroomResponse, WhyNotResponse } from '../../server/schemas/whatif.js';
+import type { HeadroomResponse, WhyNotResponse, WorkloadPlacementResponse } from '../../server/schemas/whatif.js';
 import type { BalancedTryResponse, OverlayTryResponse } from '../../server/schemas/karpenter-try.js';
 import type { EfficiencySummaryResponse } from '../../server/schemas/efficiency.js';
 import type { Page } from 'playwright-core';
@@ -169,6 +169,97 @@ describe('the Workloads page', () => {
     expect(errors).toEqual([]);
     await close();
   });
+});
+
+/*
+ * A workload row's "What if…" (GET /api/whatif/workload): payments/fraud-scorer (sandbox/scenarios/week4.json) is a
+ * Deployment of a fixed 2 replicas on `steady`, each requesting cpu "2" and memory 4Gi ("2 vCPU / 4 GiB"), with an
+ * amd64 node affinity and no toleration. So, worked from the scenario file:
+ * - every NodePool of the snapshot is a line: system, general, spot-batch, dedicated, steady, load-test;
+ * - steady is where it runs now: its line says so, and its difference to now is $0.00;
+ * - system (CriticalAddonsOnly), spot-batch (workload=batch), dedicated (dedicated=analytics) and load-test
+ *   (workload=load-test) are tainted NoSchedule: both pods left out ("2: …taint…"), no difference shown;
+ * - general and steady take both pods (none left out), on at least one node;
+ * - a month is the hour × 730, and general's difference is general's month less steady's.
+ * The prices themselves are the engine's choice of instances: compared with the API's own answer to the same request.
+ * Typing a NodePool the cluster does not hold is the server's 400, naming it.
+ */
+const FRAUD_SCORER = 'namespace=payments&kind=Deployment&name=fraud-scorer';
+const WEEK4_NODEPOOLS = ['dedicated', 'general', 'load-test', 'spot-batch', 'steady', 'system'];
+const TAINTED = ['dedicated', 'load-test', 'spot-batch', 'system'];
+
+describe('the Workloads page: what if a workload ran on another NodePool', () => {
+  it('asks GET /api/whatif/workload for the open row: each NodePool priced beside steady, the tainted ones leaving both pods out; a bad NodePool is a 400 naming it', async () => {
+    const res = await fetch(`${d.baseUrl}/api/whatif/workload?${FRAUD_SCORER}`);
+    expect(res.status).toBe(200);
+    const api = (await res.json()) as WorkloadPlacementResponse;
+    const { page, errors, close } = await openPage(d.browser);
+    try {
+      await page.goto(`${d.baseUrl}/workloads`);
+      const table = page.getByTestId('workloads-table');
+      await table.getByRole('button', { name: 'payments/fraud-scorer' }).click();
+      const whatIf = page.getByTestId('workload-whatif');
+      const asked = page.waitForRequest((r) => new URL(r.url()).pathname === '/api/whatif/workload');
+      await whatIf.getByRole('button', { name: 'What if…' }).click();
+      const url = new URL((await asked).url());
+      expect([url.searchParams.get('namespace'), url.searchParams.get('kind'), url.searchParams.get('name')]).toEqual([
+        'payments',
+        'Deployment',
+        'fraud-scorer',
+      ]);
+      // every NodePool (none typed), and no cluster on a one-cluster ledger
+      expect([url.searchParams.get('nodepools'), url.searchParams.get('cluster')]).toEqual([null, null]);
+      const answer = page.getByTestId('workload-whatif-answer');
+      await answer.waitFor({ timeout: 120_000 });
+      await expect(page.getByTestId('workload-whatif-note').innerText()).resolves.toContain('2 pod(s) of 2 vCPU / 4 GiB, on steady now');
+      const lines = answer.getByTestId('workload-whatif-table').locator('tbody tr');
+      const pools = await lines.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-nodepool') ?? ''));
+      expect([...pools].sort()).toEqual(WEEK4_NODEPOOLS);
+      const line = (pool: string) => answer.locator(`tr[data-nodepool="${pool}"]`);
+      const usd = async (pool: string, column: number): Promise<number> =>
+        Number(await line(pool).locator('td.num').nth(column).getAttribute('data-usd'));
+      // only steady runs it now
+      expect(await answer.locator('tr[data-current="true"]').getAttribute('data-nodepool')).toBe('steady');
+      expect(await line('steady').locator('th').innerText()).toContain('runs here now');
+      for (const pool of TAINTED) {
+        const leftOut = await line(pool).getByTestId('workload-whatif-left-out').innerText();
+        expect(leftOut, pool).toMatch(/^2: .*taint/i);
+        expect(await line(pool).locator('td.num').nth(3).innerText(), pool).toBe('—');
+      }
+      for (const pool of ['general', 'steady']) {
+        expect(await line(pool).getByTestId('workload-whatif-left-out').innerText(), pool).toBe('none');
+        expect(Number(await line(pool).locator('td.num').nth(0).innerText()), pool).toBeGreaterThanOrEqual(1);
+        // the engine's price, as the API answers the same request; a month is 730 hours of it
+        const want = api.placements.find((p) => p.nodePool === pool);
+        expect(await usd(pool, 1), pool).toBeCloseTo(want?.footprint.usdPerHour ?? NaN, 6);
+        expect(await usd(pool, 2), pool).toBeCloseTo((await usd(pool, 1)) * 730, 1);
+      }
+      expect(await usd('steady', 3)).toBe(0);
+      // each month shown in cents: the difference of two rounded figures is within a cent of the one shown
+      expect(await usd('general', 3)).toBeCloseTo((await usd('general', 2)) - (await usd('steady', 2)), 1);
+      await screenshot(page, 'workloads-whatif');
+      expect(errors).toEqual([]);
+
+      // A NodePool the cluster does not hold: the server's 400 names it and the NodePools it holds.
+      await whatIf.getByLabel('NodePools', { exact: true }).fill('general, nope');
+      const refused = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/whatif/workload');
+      await whatIf.getByRole('button', { name: 'What if…' }).click();
+      const bad = await refused;
+      expect([bad.status(), new URL(bad.url()).searchParams.get('nodepools')]).toEqual([400, 'general,nope']);
+      const error = page.getByTestId('workload-whatif-error');
+      await error.waitFor();
+      const said = await error.innerText();
+      expect(said).toContain('The what-if was refused.');
+      expect(said).toContain('nodepools');
+      expect(said).toContain('nope not in the snapshot');
+      for (const pool of WEEK4_NODEPOOLS) expect(said).toContain(pool);
+      // The only request refused was this 400 (the harness's record of it, and Chromium's console line).
+      expect(errors).toContain(`HTTP 400 ${bad.url()}`);
+      expect(errors.filter((e) => !/\b400\b/.test(e))).toEqual([]);
+    } finally {
+      await close();
+    }
+  }, 180_000);
 });
 
 describe('dark theme', () => {

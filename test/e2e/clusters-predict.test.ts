@@ -9,6 +9,8 @@ import { HOUR_MS } from '../../core/time.js';
 import { type Db, openDb } from '../../db/open-db.js';
 import { createKubeRepository } from '../../db/repositories/kube-repository.js';
 import { buildApp } from '../../server/app.js';
+import { engineFor } from '../../server/engine-pool/engine-options.js';
+import type { EngineRunner } from '../../server/engine-pool/engine-runner.js';
 import type { PredictResponse } from '../../server/schemas/whatif.js';
 import { declareClusters } from '../fixtures/cluster-declaration.js';
 
@@ -221,4 +223,87 @@ describe('predict by cluster (?cluster= on POST /api/whatif/predict)', () => {
     expect(r.status).toBe(400);
     expect((r.body as unknown as { message: string }).message).toContain('unknown cluster "gamma"');
   });
+});
+
+/*
+ * The engine keeps an answer by what it simulates (server/engine-pool/engine-call-key.ts: the snapshot and the
+ * parameters), not by how the request named it. Keyed by the request, `?cluster=alpha` and "All clusters" of the
+ * one-cluster ledger were two simulations of the one snapshot (the cluster's id against null, and the query's own
+ * `cluster`), and so were the side-by-side answer of both clusters and a cluster picked after it. Each app below has
+ * its own engine on the API's thread, so its count of simulations starts at 0.
+ */
+describe('one simulation however it is asked (the engine keyed by what it simulates)', () => {
+  const engineApp = (db: Db): { app: FastifyInstance; engine: EngineRunner } => {
+    const engine = engineFor(db, { workers: 0 });
+    return { engine, app: buildApp({ db, webRoot: join(dir, 'no-web'), now: () => T0 + HOUR_MS, cacheResponses: false, engine }) };
+  };
+  const get = async (app: FastifyInstance, url: string): Promise<string> => {
+    const res = await app.inject({ method: 'GET', url });
+    expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
+    return res.body;
+  };
+  const post = async (app: FastifyInstance, url: string): Promise<PredictResponse> => {
+    const res = await app.inject({ method: 'POST', url, headers: { 'content-type': 'application/yaml' }, payload: POD });
+    expect(res.statusCode, `${url}: ${res.body}`).toBe(200);
+    return res.json();
+  };
+  const AT = encodeURIComponent(new Date(T0).toISOString());
+
+  it('a one-cluster ledger: "All clusters", ?cluster=alpha and ?at= of its snapshot are one simulation each of headroom, why-not and predict', async () => {
+    const [alphaDb] = dbs.slice(1);
+    if (alphaDb === undefined) throw new Error('the one-cluster ledger is not open');
+    const { app, engine } = engineApp(alphaDb);
+    try {
+      const all = await get(app, '/api/whatif/headroom');
+      // 1 simulation (the one snapshot, headroom); asked with its cluster named, and with `at` naming that snapshot: the same answer
+      expect(await get(app, '/api/whatif/headroom?cluster=alpha')).toBe(all);
+      expect(await get(app, `/api/whatif/headroom?at=${AT}&cluster=alpha`)).toBe(all);
+      expect(engine.stats().completed).toBe(1);
+      // why-not both ways: 1 more; as CSV: the same answer written as a table, no simulation
+      await get(app, '/api/whatif/why-not?cluster=alpha');
+      await get(app, '/api/whatif/why-not');
+      await get(app, '/api/whatif/why-not?format=csv');
+      expect(engine.stats().completed).toBe(2);
+      // predict both ways: 1 more (3 in all for 3 what-ifs asked 9 ways)
+      const picked = await post(app, '/api/whatif/predict?cluster=alpha');
+      expect(await post(app, '/api/whatif/predict')).toEqual(picked);
+      expect(engine.stats().completed).toBe(3);
+      // Another snapshot is another simulation: before T0 there is none (a 404, not a kept answer, not counted).
+      const before = await app.inject({ method: 'GET', url: '/api/whatif/headroom?at=2026-11-01T00:00:00Z' });
+      expect(before.statusCode).toBe(404);
+      expect(engine.stats().completed).toBe(3);
+    } finally {
+      await app.close();
+    }
+  }, 240_000);
+
+  it("two clusters: the side-by-side answer simulates alpha and beta once each, and a cluster picked after it reads that cluster's", async () => {
+    const [bothDb] = dbs;
+    if (bothDb === undefined) throw new Error('the two-cluster ledger is not open');
+    const { app, engine } = engineApp(bothDb);
+    try {
+      await get(app, '/api/whatif/headroom');
+      // 2 simulations: alpha's snapshot and beta's
+      expect(engine.stats().completed).toBe(2);
+      await get(app, '/api/whatif/headroom?cluster=alpha');
+      await get(app, '/api/whatif/headroom?cluster=beta&format=csv');
+      expect(engine.stats().completed).toBe(2);
+      await get(app, '/api/whatif/why-not');
+      await get(app, '/api/whatif/why-not?cluster=beta');
+      // 2 + 2 (why-not of alpha and of beta)
+      expect(engine.stats().completed).toBe(4);
+      const every = await post(app, '/api/whatif/predict');
+      // 4 + 2 (predict on alpha and on beta)
+      expect(engine.stats().completed).toBe(6);
+      // Picked after it: each cluster's own answer (alpha an m5.large, beta an m5.xlarge), read, not simulated again.
+      const alpha = await post(app, '/api/whatif/predict?cluster=alpha');
+      const beta = await post(app, `/api/whatif/predict?cluster=beta&at=${AT}`);
+      expect(claims(alpha)).toEqual([[undefined, 'general', 'm5.large', 'on-demand', 'us-east-1a', 0.096]]);
+      expect(claims(beta)).toEqual([[undefined, 'general', 'm5.xlarge', 'on-demand', 'us-east-1a', 0.192]]);
+      expect(every.addedUsdPerHour).toBe(0.288);
+      expect(engine.stats().completed).toBe(6);
+    } finally {
+      await app.close();
+    }
+  }, 240_000);
 });

@@ -6,6 +6,7 @@ import { formatBytes, formatMillicores, formatUsd } from '../../../lib/format';
 import { useWorkloadUsage } from '../api/use-workloads';
 import { kubectlLine, resourcesBlock } from '../utils/resources-block';
 import { WorkloadUsageChart } from './workload-usage-chart';
+import { WorkloadWhatIf } from './workload-whatif';
 
 /** Copies `text`, saying so for a moment; browsers without clipboard access leave the text to select by hand. */
 function CopyButton({ text, label }: { text: string; label: string }) {
@@ -37,7 +38,7 @@ const effectText = (r: RecommendationRow): string => {
   return `${money} by request share of its NodePool's node cost`;
 };
 
-/** The open row: its usage over time, what to paste, and what it is worth. */
+/** The open row: its usage over time, what to paste, what it is worth, and what if it ran on another NodePool. */
 export function WorkloadDetail({ row, window }: { row: RecommendationRow; window: string }) {
   const [resource, setResource] = useState<'cpu' | 'memory'>('cpu');
   const usage = useWorkloadUsage({
@@ -94,6 +95,7 @@ export function WorkloadDetail({ row, window }: { row: RecommendationRow; window
           </div>
         )}
       </div>
+      <WorkloadWhatIf row={row} />
     </div>
   );
 }
