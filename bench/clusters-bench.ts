@@ -4,6 +4,8 @@ import { lastJsonLine, measure, startHelper } from './child.js';
 import { compiledScript } from './compiled.js';
 import { type BenchContext, type BenchResult, MB } from './context.js';
 import { type BenchRow, figure } from './report.js';
+import { openDb } from '../db/open-db.js';
+import { evaluateAlerts } from '../server/services/alert-evaluation.js';
 
 /**
  * Issue 25: collection of several clusters in one process (`collect --clusters`) beside one cluster of as many
@@ -93,6 +95,27 @@ async function side(ctx: BenchContext, info: SandboxInfo, names: readonly string
   return { clusters, nodes, pods, wallMs: m.wallMs, maxRssBytes: rss, out };
 }
 
+/** Repeats of one ledger's alert evaluation; the median is the figure (the first, which fires, is left out). */
+const EVALUATIONS = 9;
+
+/**
+ * One alert evaluation (server/services/alert-evaluation.ts, as the collector runs it after each snapshot and bill
+ * refresh) over a ledger a side wrote, at the collect's clock: the median of EVALUATIONS after a first that steps
+ * the alerts (later ones find nothing to change). In this process, both ledgers the same way.
+ */
+function evaluationMs(path: string, atMs: number): number {
+  const db = openDb({ path });
+  try {
+    evaluateAlerts(db, { atMs });
+    const ms: number[] = [];
+    for (let i = 0; i < EVALUATIONS; i += 1) ms.push(evaluateAlerts(db, { atMs }).ms);
+    ms.sort((a, b) => a - b);
+    return ms[Math.floor(ms.length / 2)];
+  } finally {
+    db.close();
+  }
+}
+
 export async function clustersBench(ctx: BenchContext): Promise<BenchResult> {
   const [n, each, podsPerNode] = ctx.quick ? [3, 60, 10] : [10, 500, 30];
   const timeoutMs = ctx.quick ? 300_000 : 1_800_000;
@@ -114,6 +137,10 @@ export async function clustersBench(ctx: BenchContext): Promise<BenchResult> {
   } finally {
     await sb.stop();
   }
+  // Each side's ledger evaluated in turn, in this process, once the sandbox is gone (nothing else of the bench runs).
+  const severalEvalMs = evaluationMs(join(ctx.tmp, 'clusters-several.db'), sb.info.clockMs);
+  const oneEvalMs = evaluationMs(join(ctx.tmp, 'clusters-one.db'), sb.info.clockMs);
+  ctx.log(`clusters: one alert evaluation: ${severalEvalMs.toFixed(1)} ms over ${n} clusters, ${oneEvalMs.toFixed(1)} ms over one`);
   const what = `${n} clusters x ${each} nodes in one collect`;
   const peer = `one cluster of ${(n * each).toLocaleString('en-US')} nodes`;
   const rows: BenchRow[] = [
@@ -156,6 +183,16 @@ export async function clustersBench(ctx: BenchContext): Promise<BenchResult> {
       target: { kind: 'info' },
       note: `Cost Explorer ${several.out.costExplorerRequests} (the account's DAILY by [cluster, NodePool] once; the instance-type, hourly and per-instance lines per cluster) vs ${one.out.costExplorerRequests} (the one cluster's DAILY, HOURLY and per-instance queries); prices once per region`,
     }),
+    figure({
+      bench: 'clusters',
+      figure: `${n} clusters x ${each} nodes: one alert evaluation`,
+      unit: 'ms',
+      ours: severalEvalMs,
+      peerLabel: peer,
+      peer: oneEvalMs,
+      target: { kind: 'info' },
+      note: `median of ${EVALUATIONS} over the ledger each side wrote (one snapshot a cluster); ${n} clusters judge each cluster's rules on its own rows and the ledger-wide ones once`,
+    }),
   ];
-  return { rows, details: { several, one } };
+  return { rows, details: { several, one, evaluationMs: { several: severalEvalMs, one: oneEvalMs } } };
 }

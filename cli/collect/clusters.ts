@@ -6,7 +6,7 @@ import { KubeWatchStage, kubeListStage } from './kube-snapshot.js';
 import { PricesStage } from './prices.js';
 import { prometheusStage } from './prometheus.js';
 import { retentionStage } from './retention.js';
-import { runDueStages, sleep, type Stage } from './stage.js';
+import { runDueStages, runDueStagesBounded, sleep, type Stage } from './stage.js';
 
 /*
  * `collect --clusters FILE` (or a repeated --context): one stage set per cluster, each with its own context (its
@@ -18,6 +18,13 @@ import { runDueStages, sleep, type Stage } from './stage.js';
  */
 
 const RETENTION_BUDGET_MS = 60_000;
+
+/**
+ * Accounts whose Cost Explorer is read at once. Each account's requests are a few paged sequences, each a round trip
+ * to us-east-1 per page: one after another, ten accounts wait ten times as long. A few at once, not all: Cost
+ * Explorer throttles per account, but one run's requests are counted and logged together.
+ */
+export const ACCOUNTS_AT_ONCE = 3;
 
 /** One cluster's context: the run's options with that cluster's name, context and region; the run's alerts and counter. */
 export function clusterContext(run: CollectContext, c: Cluster, kubeconfig: string | undefined): CollectContext {
@@ -94,7 +101,7 @@ export async function collectClustersOnce(run: CollectContext, clusters: readonl
   const sets = clusterSets(run, clusters);
   try {
     for (const s of sets) await runDueStages(s.ctx, [kubeListStage(s.ctx, s.prices), prometheusStage(s.ctx)], run.now());
-    await runDueStages(run, costExplorerStages(run, sets), run.now());
+    await runDueStagesBounded(run, costExplorerStages(run, sets), run.now(), ACCOUNTS_AT_ONCE);
     await runDueStages(run, [retentionStage(run, RETENTION_BUDGET_MS)], run.now());
   } finally {
     finishSets(run, sets);
@@ -127,7 +134,7 @@ export async function collectClustersWatch(run: CollectContext, clusters: readon
       const t = run.now();
       for (const w of watching) await runDueStages(w.set.ctx, [w.kube], t);
       for (const b of backfills) await runDueStages(b.set.ctx, [b.stage], t);
-      await runDueStages(run, bill, t);
+      await runDueStagesBounded(run, bill, t, ACCOUNTS_AT_ONCE);
       await runDueStages(run, [retention], t);
       await sleep(run.o.intervalMs, run.io.signal);
     }

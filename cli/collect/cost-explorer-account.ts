@@ -40,9 +40,18 @@ export function accountsOf(run: CollectContext, members: readonly ClusterMember[
   return [...groups.values()];
 }
 
-/** One Cost Explorer stage per account: today's for an account of one cluster, the account's query for several. */
+/**
+ * One Cost Explorer stage per account: today's for an account of one cluster (read with the entry's profile, as the
+ * account's key says), the account's query for several. The stages are independent (collect --clusters runs a few at
+ * once: one account's failure is its own).
+ */
 export function costExplorerStages(run: CollectContext, members: readonly ClusterMember[]): Stage[] {
-  return accountsOf(run, members).map((group) => (group.length === 1 ? costExplorerStage(group[0].ctx) : accountStage(run, group)));
+  const accounts = accountsOf(run, members);
+  return accounts.map((group) => {
+    if (group.length > 1) return accountStage(run, group);
+    const profile = group[0].cluster.awsProfile ?? run.o.billingProfile;
+    return costExplorerStage(group[0].ctx, { ...(profile != null ? { profile } : {}), progress: accounts.length === 1 });
+  });
 }
 
 function accountStage(run: CollectContext, group: readonly ClusterMember[]): Stage {

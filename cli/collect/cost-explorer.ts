@@ -21,9 +21,21 @@ export const OPT_IN_RETRY_MS = DAY_MS;
  * The Cost Explorer stage, every 8 h: the cost allocation tags, then the bill of the last --since (days already
  * final are never asked again); HOURLY and per-instance data unless the account refused them lately.
  */
-export function costExplorerStage(ctx: CollectContext): Stage {
+export function costExplorerStage(
+  ctx: CollectContext,
+  opts: {
+    /**
+     * The AWS profile the bill is read with: a clusters file entry's `profile` (its account's), else --billing-profile,
+     * else the default chain.
+     */
+    profile?: string;
+    /** A progress bar on stderr (off while other accounts' stages run beside this one: one line redrawn in place). */
+    progress?: boolean;
+  } = {},
+): Stage {
   const cadence = every(CE_REFRESH_MS);
   let client: CostExplorerClient | null = null;
+  const profile = opts.profile ?? ctx.o.billingProfile;
 
   /**
    * The Cost Explorer client where the partition keeps the bill: us-east-1 (aws), cn-northwest-1 (aws-cn), the
@@ -32,7 +44,6 @@ export function costExplorerStage(ctx: CollectContext): Stage {
    */
   const ce = (facts: RegionFacts | null): CostExplorerClient => {
     if (client) return client;
-    const profile = ctx.o.billingProfile;
     const created = createCostExplorerClient({ region: facts?.costExplorer.region, ...(profile !== undefined ? { profile } : {}) });
     client = ctx.keep(ctx.counter.attach(created, 'ce'));
     return client;
@@ -45,7 +56,7 @@ export function costExplorerStage(ctx: CollectContext): Stage {
       cadence.ran(t);
       if (!ctx.stillHeld()) return;
       const facts = ctx.facts();
-      if (facts?.costExplorer.otherAccount === true && ctx.o.billingProfile === undefined) {
+      if (facts?.costExplorer.otherAccount === true && profile === undefined) {
         // Not a failure: the bill is in another account, which these credentials cannot read. Estimates go on.
         ctx.note(
           `! no bill read for ${facts.region}: ${facts.costExplorer.note}; pass --billing-profile <profile of that account> to read it (estimates are collected meanwhile)`,
@@ -80,7 +91,7 @@ export function costExplorerStage(ctx: CollectContext): Stage {
           return at !== null && now - Number(at) < OPT_IN_RETRY_MS;
         };
         const queries = 2 + (refused('ce.hourly.refusedAt') ? 0 : 1) + (refused('ce.resources.refusedAt') ? 0 : 1);
-        const bar = ctx.o.quiet ? null : new ProgressBar('cost explorer', queries);
+        const bar = ctx.o.quiet || opts.progress === false ? null : new ProgressBar('cost explorer', queries);
         const labels: string[] = [];
         const result = await collectCostExplorer(
           {

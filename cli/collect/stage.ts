@@ -1,3 +1,4 @@
+import { eachBounded } from '../../collectors/each-bounded.js';
 import { UsageError } from '../usage-error.js';
 import type { CollectContext } from './context.js';
 
@@ -51,6 +52,26 @@ export async function runDueStages(ctx: CollectContext, stages: readonly Stage[]
       ctx.fail(stage.name, stage.name, err);
     }
   }
+}
+
+/**
+ * Runs the stages due at `t`, at most `limit` at once (independent sources: each account's Cost Explorer). Each
+ * stage's failure is its own, as in runDueStages: it counts against that stage and the others run to their end. A
+ * usage error ends the run as it always has, once the stages already started have finished (nothing left writing).
+ */
+export async function runDueStagesBounded(ctx: CollectContext, stages: readonly Stage[], t: number, limit: number): Promise<void> {
+  const due = stages.filter((s) => s.due(t));
+  let usage: UsageError | null = null;
+  await eachBounded(due, limit, async (stage) => {
+    (ctx.summary.stages[stage.name] ??= { runs: 0, failures: 0 }).runs += 1;
+    try {
+      await stage.run(t);
+    } catch (err) {
+      if (!(err instanceof UsageError)) ctx.fail(stage.name, stage.name, err);
+      else usage ??= err;
+    }
+  });
+  if (usage !== null) throw usage;
 }
 
 export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>

@@ -24,6 +24,7 @@ import {
   REFUSALS,
   EC2_OTHER_SERVICE,
 } from './collect.js';
+import { eachBounded } from '../each-bounded.js';
 import { mergePages, type MergedPeriod, periodStartMs, tagValueOfKey } from './map.js';
 
 /**
@@ -58,10 +59,20 @@ import { mergePages, type MergedPeriod, periodStartMs, tagValueOfKey } from './m
  *    [NodePool tag, RESOURCE_ID] over the whole account (two sequences) would join, but at twice the slots: more
  *    pages than one sequence per cluster as soon as the instances fill more pages than there are clusters.
  *
+ * The per-cluster sequences of 4-6 run SEQUENCES_AT_ONCE at once after the first cluster's (which alone tells whether
+ * the account refuses an opt-in); their results are added in the clusters' order.
+ *
  * A one-cluster account keeps collectCostExplorer's queries.
  */
 
 const METRICS = [...COST_METRICS, 'UsageQuantity'];
+
+/**
+ * The per-cluster sequences (4-6) run a few at once: each page is a round trip to us-east-1, and ten clusters' add
+ * twenty or more sequences to the account's. The first cluster's runs alone (it tells whether the account refuses an
+ * opt-in, which no other cluster is then asked); a few, not all, for Cost Explorer's per-account request rate.
+ */
+export const SEQUENCES_AT_ONCE = 3;
 const GROUP_CLUSTER_NODEPOOL = (clusterTag: string): GroupDefinition[] => [
   { Type: 'TAG', Key: clusterTag },
   { Type: 'TAG', Key: TAG_NODEPOOL },
@@ -92,6 +103,8 @@ export interface AccountCostDeps {
   hourlySplit?: 'purchase-type' | 'cluster';
   /** Also per-instance DAILY lines per cluster for the last 14 days (GetCostAndUsageWithResources, an account opt-in). */
   resources?: boolean;
+  /** The per-cluster sequences (4-6) run at most this many at once after the first cluster's; default SEQUENCES_AT_ONCE. */
+  sequencesAtOnce?: number;
   onRequest?: (r: { query: string; page: number }) => void;
 }
 
@@ -376,10 +389,11 @@ export async function collectAccountCostExplorer(
     });
   }
 
-  // 4-6: the finer lines, per cluster where the third key is the cluster (see the top of the file).
+  // 4-6: the finer lines, per cluster where the third key is the cluster (see the top of the file). The first
+  // cluster's sequence alone, then the others' a few at once (each cluster's lines are its own rows).
   const perCluster = async (only: CostQueryName[]): Promise<void> => {
-    for (const c of deps.clusters) {
-      const one = await collectCostExplorer(
+    const one = (c: AccountCluster): Promise<CostCollectResult> =>
+      collectCostExplorer(
         {
           db: deps.db,
           ce: deps.ce,
@@ -396,11 +410,27 @@ export async function collectAccountCostExplorer(
         window,
         only,
       );
-      result.requests += one.requests;
-      result.linesWritten += one.linesWritten;
-      for (const q of one.queries) result.queries.push({ ...q, cluster: c.name });
-      // An account that refuses an opt-in refuses it for every cluster: the others are not asked.
-      if (one.queries.some((q) => q.unavailable !== undefined)) break;
+    const done: (CostCollectResult | undefined)[] = [];
+    const add = (c: AccountCluster, r: CostCollectResult): void => {
+      result.requests += r.requests;
+      result.linesWritten += r.linesWritten;
+      for (const q of r.queries) result.queries.push({ ...q, cluster: c.name });
+    };
+    const [first, ...rest] = deps.clusters;
+    const firstResult = await one(first);
+    add(first, firstResult);
+    // An account that refuses an opt-in refuses it for every cluster: the others are not asked.
+    if (firstResult.queries.some((q) => q.unavailable !== undefined)) return;
+    try {
+      await eachBounded(rest, deps.sequencesAtOnce ?? SEQUENCES_AT_ONCE, async (c, i) => {
+        done[i] = await one(c);
+      });
+    } finally {
+      // In the clusters' order, whatever order their sequences ended in; those that finished before a failure count.
+      rest.forEach((c, i) => {
+        const r = done[i];
+        if (r !== undefined) add(c, r);
+      });
     }
   };
   await perCluster(['DAILY x INSTANCE_TYPE']);

@@ -234,6 +234,105 @@ describe('Cost Explorer adapter through the real SDK', () => {
   });
 });
 
+describe('Cost Explorer serving paged queries at once, each on its own (collect --clusters runs a few concurrently)', () => {
+  let served: ServedHandlers;
+  let ce: CostExplorerClient;
+  /** Evaluations of the bill the adapter made, by the query's grouping. */
+  const evaluations: Record<string, number> = {};
+
+  beforeAll(async () => {
+    const handler = createCostExplorerHandler({
+      pageSize: 5,
+      onEvaluate: (input) => {
+        const k = JSON.stringify(input.GroupBy);
+        evaluations[k] = (evaluations[k] ?? 0) + 1;
+      },
+    });
+    served = await serveHandlers([handler], newContext(tinyScenario(), TINY_END));
+    ce = new CostExplorerClient({ region: 'us-east-1', endpoint: served.url, maxAttempts: 1 });
+  });
+  afterAll(async () => {
+    ce.destroy();
+    await served.close();
+  });
+
+  const BY_POOL_AND_TYPE = [
+    { Type: 'TAG' as const, Key: 'karpenter.sh/nodepool' },
+    { Type: 'DIMENSION' as const, Key: 'PURCHASE_TYPE' },
+  ];
+  const BY_INSTANCE_TYPE = [{ Type: 'DIMENSION' as const, Key: 'INSTANCE_TYPE' }];
+  const input = (groupBy: typeof BY_POOL_AND_TYPE | typeof BY_INSTANCE_TYPE, token?: string) =>
+    new GetCostAndUsageCommand({
+      TimePeriod: { Start: '2026-11-01', End: '2026-11-15' },
+      Granularity: 'DAILY',
+      Metrics: ['UnblendedCost'],
+      Filter: CLUSTER_AND_COMPUTE,
+      GroupBy: groupBy,
+      NextPageToken: token,
+    });
+  /** Day, keys and amount of every group of the pages, in order. */
+  const linesOf = (pages: GetCostAndUsageCommandOutput[]): string[] =>
+    pages.flatMap((p) =>
+      (p.ResultsByTime ?? []).flatMap((r) =>
+        (r.Groups ?? []).map((g) => `${r.TimePeriod?.Start} ${(g.Keys ?? []).join('|')} ${g.Metrics?.UnblendedCost?.Amount}`),
+      ),
+    );
+  /** Σ of the lines' amounts (each the last word) in cents, to a thousandth of a cent. */
+  const cents = (lines: string[]): number => lines.reduce((s, l) => s + Math.round(Number(l.split(' ').at(-1)) * 100_000), 0) / 1000;
+
+  it('answers two paged sequences interleaved page by page, each cut from its own evaluation, as each alone', async () => {
+    const a: GetCostAndUsageCommandOutput[] = [];
+    const b: GetCostAndUsageCommandOutput[] = [];
+    let ta: string | undefined;
+    let tb: string | undefined;
+    // A1 B1 A2 B2 ...: each page asked while the other query's sequence is open.
+    do {
+      if (a.length === 0 || ta !== undefined) {
+        const page = await ce.send(input(BY_POOL_AND_TYPE, ta));
+        a.push(page);
+        ta = page.NextPageToken;
+      }
+      if (b.length === 0 || tb !== undefined) {
+        const page = await ce.send(input(BY_INSTANCE_TYPE, tb));
+        b.push(page);
+        tb = page.NextPageToken;
+      }
+    } while (ta !== undefined || tb !== undefined);
+    // Each 16 slots at 5 a page: the untagged m5.xlarge 14 days, general's m5.large on 11-02, spot-batch's c5.xlarge
+    // on 11-03 (a group each, whichever the grouping).
+    expect([a.length, b.length]).toEqual([4, 4]);
+    const la = linesOf(a);
+    const lb = linesOf(b);
+    expect([la.length, lb.length]).toEqual([16, 16]);
+    expect(la).toContain('2026-11-02 karpenter.sh/nodepool$general|On Demand Instances 0.96');
+    expect(lb).toContain('2026-11-02 m5.large 0.96');
+    expect(lb).toContain('2026-11-03 c5.xlarge 0.87');
+    expect(lb.filter((l) => l.includes(' m5.xlarge 4.608'))).toHaveLength(14);
+    // Both the whole compute bill: 14 x 4.608 + 0.96 + 0.87 = 66.342 USD, 6634.2 cents.
+    expect([cents(la), cents(lb)]).toEqual([6634.2, 6634.2]);
+    // One evaluation per query: its later pages were cut from it though the other query came between them.
+    expect(evaluations).toEqual({ [JSON.stringify(BY_POOL_AND_TYPE)]: 1, [JSON.stringify(BY_INSTANCE_TYPE)]: 1 });
+
+    // The same two sequences at once (no order between their requests), then each alone: the same groups.
+    const all = async (groupBy: typeof BY_POOL_AND_TYPE | typeof BY_INSTANCE_TYPE): Promise<GetCostAndUsageCommandOutput[]> => {
+      const pages: GetCostAndUsageCommandOutput[] = [];
+      let token: string | undefined;
+      do {
+        const page = await ce.send(input(groupBy, token));
+        pages.push(page);
+        token = page.NextPageToken;
+      } while (token);
+      return pages;
+    };
+    const [ca, cb] = await Promise.all([all(BY_POOL_AND_TYPE), all(BY_INSTANCE_TYPE)]);
+    expect([linesOf(ca), linesOf(cb)]).toEqual([la, lb]);
+    expect([linesOf(await all(BY_POOL_AND_TYPE)), linesOf(await all(BY_INSTANCE_TYPE))]).toEqual([la, lb]);
+    // A token continues only the query that issued it.
+    const first = await ce.send(input(BY_INSTANCE_TYPE));
+    await expect(ce.send(input(BY_POOL_AND_TYPE, first.NextPageToken))).rejects.toMatchObject({ name: 'RequestChangedException' });
+  });
+});
+
 describe('Cost Explorer with the NodePool tag not activated', () => {
   it('puts every cost under the untagged key', async () => {
     const served = await serveHandlers(

@@ -35,6 +35,8 @@ export interface CostExplorerOptions {
   inactiveTags?: string[];
   /** HOURLY granularity is an opt-in account setting. */
   hourlyEnabled?: boolean;
+  /** Called with a request's input each time the adapter evaluates a query over the bill (tests count them). */
+  onEvaluate?: (input: Record<string, unknown>) => void;
 }
 
 /** Hourly and resource-level data cover the last 14 days. */
@@ -174,23 +176,41 @@ function checkCommon(query: CeQuery, now: EpochMs, options: CostExplorerOptions)
 
 /**
  * The account's bill: the scenario's cluster and every other cluster billed to the account, one list sorted by hour
- * (evaluate walks it in order). The merged list is kept while its parts are the same arrays, so the pages of one
- * query are cut from one evaluation.
+ * (evaluate walks it in order). The merged list is kept per sandbox context while its parts are the same arrays, so
+ * the pages of one query are cut from one evaluation (two sandboxes in one process keep their own).
  */
-let merged: { parts: UsageRecord[][]; records: UsageRecord[] } | null = null;
+const mergedOf = new WeakMap<SandboxContext, { parts: UsageRecord[][]; records: UsageRecord[] }>();
 function accountRecords(ctx: SandboxContext, now: EpochMs, inactive: ReadonlySet<string>): UsageRecord[] {
   const own = usageRecords(ctx.scenario, now, inactive);
   const others = ctx.billedClusters ?? [];
   if (others.length === 0) return own;
   const parts = [own, ...others.map((s) => usageRecords(s, now, inactive))];
-  if (merged !== null && merged.parts.length === parts.length && merged.parts.every((p, i) => p === parts[i])) return merged.records;
+  const merged = mergedOf.get(ctx);
+  if (merged !== undefined && merged.parts.length === parts.length && merged.parts.every((p, i) => p === parts[i])) return merged.records;
   // A stable sort: within an hour, the scenario's records first, then each other cluster's in order.
-  merged = { parts, records: parts.flat().sort((a, b) => a.hourStart - b.hourStart) };
-  return merged.records;
+  const records = parts.flat().sort((a, b) => a.hourStart - b.hourStart);
+  mergedOf.set(ctx, { parts, records });
+  return records;
+}
+
+/**
+ * How many queries' evaluations the adapter keeps. Cost Explorer answers each request on its own, so clients page
+ * several queries at once (collect --clusters runs a few accounts' and clusters' sequences concurrently): a page
+ * of one query must be cut from that query's evaluation whatever other queries came between its pages. Keeping
+ * only the last evaluation answered them right but evaluated the whole bill again at every interleaved page.
+ */
+const KEPT_EVALUATIONS = 16;
+
+/** One query's evaluation: the records and clock it was made from, and its periods. */
+interface Evaluation {
+  records: UsageRecord[];
+  now: EpochMs;
+  results: PeriodResult[];
 }
 
 function getCostAndUsage(options: CostExplorerOptions, withResources: boolean) {
-  let last: { records: UsageRecord[]; now: EpochMs; key: string; results: PeriodResult[] } | null = null;
+  // By query (its filter, grouping, granularity and period; not its metrics or token), the most recently used last.
+  const kept = new Map<string, Evaluation>();
   return (input: Record<string, unknown>, ctx: SandboxContext): Record<string, unknown> => {
     const now = ctx.clock.now();
     const query = parseCeQuery(input, { withResources });
@@ -205,11 +225,17 @@ function getCostAndUsage(options: CostExplorerOptions, withResources: boolean) {
       checkRecentWindow(query, now, 'Resource-level data');
     }
     const records = accountRecords(ctx, now, new Set(options.inactiveTags ?? []));
-    // The pages of one query come one after another: each is cut from the same evaluation, not a new one.
     const key = JSON.stringify({ ...query, metrics: null, nextPageToken: null });
-    if (last === null || last.records !== records || last.now !== now || last.key !== key)
-      last = { records, now, key, results: evaluate(query, records, now) };
-    return answer(query, input, last.results, options.pageSize ?? 50, regionFacts(ctx.scenario.region).currency);
+    let e = kept.get(key);
+    kept.delete(key);
+    // A bill rebuilt (the clock moved) is a new evaluation: the kept one answered an earlier "now".
+    if (e === undefined || e.records !== records || e.now !== now) {
+      e = { records, now, results: evaluate(query, records, now) };
+      options.onEvaluate?.(input);
+    }
+    kept.set(key, e);
+    if (kept.size > KEPT_EVALUATIONS) kept.delete(kept.keys().next().value as string);
+    return answer(query, input, e.results, options.pageSize ?? 50, regionFacts(ctx.scenario.region).currency);
   };
 }
 

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openDb, type Db } from '../../db/open-db.js';
 import { createAlertRepository } from '../../db/repositories/alert-repository.js';
 import { createKubeRepository } from '../../db/repositories/kube-repository.js';
+import { declareClusters } from '../../test/fixtures/cluster-declaration.js';
 import { nodePoolRecord, snapshotWrite, type NodeSpec } from '../../test/fixtures/snapshots.js';
 import { evaluateAlerts } from './alert-evaluation.js';
 
@@ -144,5 +145,54 @@ describe('evaluateAlerts over the database, across a collector restart', () => {
       );
     }
     expect(said).toEqual(['firing 120', 'resolved 150']);
+  });
+
+  it("three clusters in one ledger: each cluster's alerts judged on its own rows, the same NodePool name kept apart", () => {
+    // alpha: general as in the first test (fires 02:00, resolves 02:30: 80 % on-demand at on-demand prices, from 25 %).
+    // beta: batch, two on-demand and three spot (each 0.192/h at on-demand prices: 0.384 of 0.96, 40 %) until 01:00,
+    //   then four on-demand (0.768 of 0.768, 100 %, 60 points up) until 02:30: pending 01:00, fires 02:00, resolves 02:30.
+    // gamma: general too (the name alpha's NodePool has), one on-demand and three spot nodes throughout: 25 %, nothing
+    //   to say. Judged with alpha's rows (or alpha's with gamma's), the shares and their timing would differ.
+    const [alpha, beta, gamma] = declareClusters(db, ['alpha', 'beta', 'gamma'], T0);
+    const batch = nodePoolRecord('batch', ['on-demand', 'spot']);
+    const inBatch = (n: NodeSpec): NodeSpec => ({ ...n, nodePool: 'batch' });
+    const betaNodes = (t: number): NodeSpec[] =>
+      (t >= T0 + 60 * MIN && t < T0 + 150 * MIN
+        ? ['od-1', 'od-2', 'od-3', 'od-4'].map((n) => node(n, 'on-demand'))
+        : [node('od-1', 'on-demand'), node('od-2', 'on-demand'), ...['spot-1', 'spot-2', 'spot-3'].map((n) => node(n, 'spot'))]
+      ).map(inBatch);
+    const said: string[] = [];
+    for (let t = T0; t <= T0 + 180 * MIN; t += 5 * MIN) {
+      const kube = createKubeRepository(db);
+      kube.writeSnapshot({ ...snapshotWrite(t, nodesAt(t), [general]), clusterId: alpha });
+      kube.writeSnapshot({ ...snapshotWrite(t, betaNodes(t), [batch]), clusterId: beta });
+      kube.writeSnapshot({ ...snapshotWrite(t, nodesAt(T0), [general]), clusterId: gamma });
+      const { transitions } = evaluateAlerts(db, { atMs: t, targets: [target] });
+      said.push(
+        ...transitions.filter((x) => x.state.rule === 'spot-fallback').map((x) => `${x.kind} ${(x.atMs - T0) / MIN} ${x.state.subject}`),
+      );
+    }
+    expect(said).toEqual(['firing 120 general', 'firing 120 batch', 'resolved 150 general', 'resolved 150 batch']);
+    const repo = createAlertRepository(db);
+    const of = (clusterId: number) => repo.list({ rule: 'spot-fallback', clusterId });
+    expect(of(alpha)).toHaveLength(1);
+    expect(of(alpha)[0]).toMatchObject({
+      subject: 'general',
+      firingSinceMs: T0 + 120 * MIN,
+      resolvedAtMs: T0 + 150 * MIN,
+      // 4 x 0.192 = 0.768 of 5 x 0.192 = 0.96 on-demand; 1 of 4 nodes at its lowest.
+      figures: { onDemandShare: 0.8, lowestOnDemandShare: 0.25, onDemandPerHour: 0.768, costPerHour: 0.96 },
+    });
+    expect(of(beta)).toHaveLength(1);
+    expect(of(beta)[0]).toMatchObject({
+      subject: 'batch',
+      pendingSinceMs: T0 + 60 * MIN,
+      firingSinceMs: T0 + 120 * MIN,
+      resolvedAtMs: T0 + 150 * MIN,
+      // 4 x 0.192 = 0.768 of 0.768; 2 x 0.192 = 0.384 of 5 x 0.192 = 0.96 (40 %) at its lowest.
+      figures: { onDemandShare: 1, lowestOnDemandShare: 0.4, onDemandPerHour: 0.768, costPerHour: 0.768 },
+    });
+    // gamma's general ran one on-demand and three spot nodes throughout (25 %): nothing, though alpha's general fell back.
+    expect(of(gamma)).toEqual([]);
   });
 });

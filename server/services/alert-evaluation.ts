@@ -36,7 +36,7 @@ import { ALLOCATION_TAGS_SETTING, createRunsRepository } from '../../db/reposito
 import { utcDay } from '../analytics/range.js';
 import { alertPayload } from './alert-payload.js';
 import { createEfficiencyService } from './efficiency-service.js';
-import { createReportsService } from './reports-service.js';
+import { createReportsService, pricingStatus } from './reports-service.js';
 
 const TAG_NODEPOOL = 'karpenter.sh/nodepool';
 /**
@@ -97,12 +97,13 @@ export function evaluateAlerts(db: Db, o: EvaluateAlertsOptions): EvaluateAlerts
     return { transitions: [], settingsProblems: loaded.problems, ms: performance.now() - t0 };
   const settings = o.settings ? o.settings(loaded.settings) : loaded.settings;
   const clusters = repo.clusters();
+  const world = evaluationWorld(db, o.atMs, repo);
   /** The deliveries' bodies of alerts about `cluster` (null: the whole ledger), each naming it. */
   const payloadAbout = (cluster: string | null) => (t: AlertTransition, target: DeliveryTarget) =>
     JSON.stringify(alertPayload(t, target.format, o.dashboardUrl, { name: cluster, several: clusters.length > 1 }));
   if (clusters.length <= 1) {
     // One cluster: every rule over the ledger's rows, as before the ledger could hold several.
-    const verdicts = judge(db, o, settings, null, new Set(ALERT_RULES));
+    const verdicts = judge(world, o, settings, null, new Set(ALERT_RULES));
     const step = stepAlerts(repo.open(), verdicts, o.atMs, settings);
     repo.applyStep(step, o.targets ?? [], payloadAbout(clusters[0]?.name ?? null));
     repo.noteEvaluatedAt(o.atMs);
@@ -118,7 +119,7 @@ export function evaluateAlerts(db: Db, o: EvaluateAlertsOptions): EvaluateAlerts
     ...clusters.map((c, i) => ({ clusterId: c.id, rules: perCluster, open: repo.openOf(perCluster, c.id, i === 0) })),
   ];
   for (const g of groups) {
-    const verdicts = judge(db, o, settings, g.clusterId, new Set(g.rules));
+    const verdicts = judge(world, o, settings, g.clusterId, new Set(g.rules));
     const step = stepAlerts(g.open, verdicts, o.atMs, settings);
     const name = g.clusterId === null ? null : (clusters.find((c) => c.id === g.clusterId)?.name ?? null);
     repo.applyStep(step, o.targets ?? [], payloadAbout(name), g.clusterId);
@@ -135,23 +136,56 @@ export function evaluateAlerts(db: Db, o: EvaluateAlertsOptions): EvaluateAlerts
 const LEDGER_WIDE_RULES: ReadonlySet<AlertRule> = new Set<AlertRule>(['budget-threshold', 'nodepool-tag-inactive']);
 
 /**
+ * What every group of one evaluation judges with: the repositories and services (their statements prepared once per
+ * evaluation, not once per cluster) and the ledger-wide facts (the currency, the newest bill day), which no group's
+ * step changes (a step writes alerts only). Nothing of one cluster is kept here: each group reads its own rows.
+ */
+interface EvaluationWorld {
+  db: Db;
+  packing: ReturnType<typeof createAnalyticsPackingRepository>;
+  reports: ReturnType<typeof createReportsService>;
+  efficiency: ReturnType<typeof createEfficiencyService>;
+  disruptions: ReturnType<typeof createDisruptionsRepository>;
+  nodePoolSettings: ReturnType<typeof createNodePoolSettingsRepository>;
+  alerts: ReturnType<typeof createAlertRepository>;
+  runs: ReturnType<typeof createRunsRepository>;
+  /** The ledger's currency (/api/status's pricing.currency). */
+  currency: string;
+  /** The newest day with bill lines, YYYY-MM-DD (/api/status's range.lastCostDay); null: none. */
+  lastCostDay: string | null;
+}
+
+function evaluationWorld(db: Db, atMs: number, alerts: ReturnType<typeof createAlertRepository>): EvaluationWorld {
+  const reportsRepo = createReportsRepository(db);
+  const packing = createAnalyticsPackingRepository(db);
+  const lastCostDayMs = reportsRepo.dataRange().lastCostDayMs;
+  return {
+    db,
+    packing,
+    reports: createReportsService(reportsRepo, () => atMs),
+    efficiency: createEfficiencyService(packing, { extent: () => reportsRepo.dataRange(), now: () => atMs }),
+    disruptions: createDisruptionsRepository(db),
+    nodePoolSettings: createNodePoolSettingsRepository(db),
+    alerts,
+    runs: createRunsRepository(db),
+    currency: pricingStatus(reportsRepo).currency,
+    lastCostDay: lastCostDayMs === null ? null : utcDay(lastCostDayMs),
+  };
+}
+
+/**
  * The verdicts of `rules` (those enabled) at `atMs`, from the newest snapshot at or before it: of one cluster's rows
  * (`clusterId`), or of the whole ledger's (null); a rule not asked for has no verdict (its open alerts stay as they are).
  */
 function judge(
-  db: Db,
+  world: EvaluationWorld,
   o: EvaluateAlertsOptions,
   settings: AlertSettings,
   clusterId: number | null,
   rules: ReadonlySet<AlertRule>,
 ): Partial<Record<AlertRule, RuleVerdict>> {
   const atMs = o.atMs;
-  const reportsRepo = createReportsRepository(db);
-  const packing = createAnalyticsPackingRepository(db);
-  const ctx = { extent: () => reportsRepo.dataRange(), now: () => atMs };
-  const reports = createReportsService(reportsRepo, () => atMs);
-  const efficiency = createEfficiencyService(packing, ctx);
-  const currency = reports.status().pricing.currency;
+  const { db, packing, reports, efficiency, currency } = world;
   const snapshotMs = packing.snapshotAtOrBefore(atMs, clusterId);
   const on = (rule: AlertRule) => settings.rules[rule].enabled && rules.has(rule);
   const v: Partial<Record<AlertRule, RuleVerdict>> = {};
@@ -238,7 +272,7 @@ function judge(
       const samples = [...sums.values()]
         .filter((s) => s.alloc > 0)
         .map((s) => ({ atMs: s.atMs, nodePool: s.nodePool, cpuPacking: s.req / s.alloc }));
-      const changes: ConsolidationChange[] = createDisruptionsRepository(db)
+      const changes: ConsolidationChange[] = world.disruptions
         .markerRows({ fromMs: snapshotMs - w, toMs: snapshotMs + 1, clusterId })
         .filter((d) => CONSOLIDATION_REASONS.has(d.reason))
         .map((d) => ({
@@ -249,7 +283,7 @@ function judge(
         }));
       // Edits of a NodePool's disruption settings (a policy that stops consolidating, a longer consolidateAfter, a
       // tighter budget), from the NodePool versions the snapshots kept, within the window.
-      const edits = disruptionSettingsEdits(createNodePoolSettingsRepository(db).history(snapshotMs, clusterId))
+      const edits = disruptionSettingsEdits(world.nodePoolSettings.history(snapshotMs, clusterId))
         .filter((e) => e.atMs >= snapshotMs - w)
         .map((e) => ({ ...e, kind: 'settings' as const }));
       changes.push(...edits);
@@ -268,18 +302,15 @@ function judge(
     }
   }
   if (on('pods-unschedulable-limits')) {
-    const events = createAlertRepository(db)
-      .failedScheduling(atMs - settings.unschedulableWindowMs, atMs, clusterId)
-      .flatMap((e) => {
-        const nodePool = limitNodePoolOf('FailedScheduling', e.message);
-        return nodePool === null ? [] : [{ atMs: e.atMs, nodePool, pod: e.pod }];
-      });
+    const events = world.alerts.failedScheduling(atMs - settings.unschedulableWindowMs, atMs, clusterId).flatMap((e) => {
+      const nodePool = limitNodePoolOf('FailedScheduling', e.message);
+      return nodePool === null ? [] : [{ atMs: e.atMs, nodePool, pod: e.pod }];
+    });
     v['pods-unschedulable-limits'] = unschedulableLimitsRule({ atMs, nodePools: pools.map((p) => p.name), events }, settings);
   }
-  if (on('bill-estimate-gap'))
-    v['bill-estimate-gap'] = billGapRule({ newestFinalDay: newestFinalGap(reports, atMs, currency, clusterId) }, settings);
+  if (on('bill-estimate-gap')) v['bill-estimate-gap'] = billGapRule({ newestFinalDay: newestFinalGap(world, atMs, clusterId) }, settings);
   if (on('nodepool-tag-inactive')) {
-    const stored = createRunsRepository(db).getSetting(ALLOCATION_TAGS_SETTING);
+    const stored = world.runs.getSetting(ALLOCATION_TAGS_SETTING);
     if (stored !== null) {
       let tags: { active?: string[]; inactive?: string[] } = {};
       try {
@@ -295,10 +326,10 @@ function judge(
 }
 
 /** The newest day of the last 7 whose every bill line is final: the compute bill against our estimate of it. */
-function newestFinalGap(reports: ReturnType<typeof createReportsService>, atMs: number, currency: string, clusterId: number | null) {
-  const status = reports.status();
-  if (status.range.lastCostDay === null) return null;
-  const toMs = Math.min(Date.parse(`${status.range.lastCostDay}T00:00:00Z`) + DAY_MS, atMs);
+function newestFinalGap(world: EvaluationWorld, atMs: number, clusterId: number | null) {
+  const { reports, currency, lastCostDay } = world;
+  if (lastCostDay === null) return null;
+  const toMs = Math.min(Date.parse(`${lastCostDay}T00:00:00Z`) + DAY_MS, atMs);
   const daily = reports.dailyCost({ from: `${utcDay(toMs - 7 * DAY_MS)}T00:00:00Z`, to: `${utcDay(toMs)}T00:00:00Z` }, clusterId);
   const days = new Map<string, { final: boolean; bill: number; estimate: number; billed: boolean }>();
   for (const r of daily.rows) {
