@@ -28,7 +28,7 @@ async function get<T>(path: string): Promise<T> {
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 beforeAll(async () => {
-  api = await startSeededApi({ prefix: 'ledger-teams-series-', days: 3, usage: true });
+  api = await startSeededApi({ prefix: 'ledger-teams-series-', days: 3, usage: true, cached: true });
   ({ base, startMs } = api);
 }, 300_000);
 
