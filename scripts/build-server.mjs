@@ -8,7 +8,7 @@
 // or not the types check; noEmitOnError is unset), in half the CPU (11 s instead of 22.6 s). For test/e2e/
 // compiled-image.test.ts, which `npm test` runs after `npm run check` has type-checked these same sources.
 import { spawnSync } from 'node:child_process';
-import { cpSync, rmSync } from 'node:fs';
+import { cpSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,13 +16,14 @@ import { fileURLToPath } from 'node:url';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const DIST = join(ROOT, 'dist');
 
-/** The folders tsconfig.build.json compiles (mirrored under dist/). */
-const COMPILED = ['core', 'db', 'collectors', 'server', 'sandbox', 'cli'];
-/**
- * Read at run time relative to the module that reads them: data/ (core/static-prices, sandbox/scenario/catalog,
- * server/services/bill-catalog), db/migrations (db/open-db), sandbox/scenarios (sandbox/scenario/scenario-file).
+/*
+ * scripts/server-layout.json: `compiled`, the folders tsconfig.build.json compiles (mirrored under dist/);
+ * `runtimeFiles`, read at run time relative to the module that reads them: data/ (core/static-prices,
+ * sandbox/scenario/catalog, server/services/bill-catalog), db/migrations (db/open-db), sandbox/scenarios
+ * (sandbox/scenario/scenario-file). One list for this build and the tests' compiled CLI (test/runner/
+ * build-compiled-cli.mjs), which test/e2e/compiled-image.test.ts lays out as the image.
  */
-const RUNTIME_FILES = ['data', 'db/migrations', 'sandbox/scenarios'];
+const { compiled: COMPILED, runtimeFiles: RUNTIME_FILES } = JSON.parse(readFileSync(join(ROOT, 'scripts', 'server-layout.json'), 'utf8'));
 
 // A source file deleted since the last build must not live on as JavaScript; dist/web is left to Vite.
 for (const dir of [...COMPILED, 'data']) rmSync(join(DIST, dir), { recursive: true, force: true });

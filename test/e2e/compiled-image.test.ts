@@ -1,18 +1,20 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtCompiledCli } from '../runner/compiled-cli.js';
 
 /*
  * The container image (deploy/Dockerfile) runs the compiled JavaScript on Node, with production dependencies only.
- * No Docker engine runs here, so the test builds what the image's build stage builds (`npm run build:server`, and
- * the dashboard), lays out a folder holding exactly what the Dockerfile's runtime stage copies (node_modules
- * pruned to the lockfile's non-dev packages, as `npm prune --omit=dev` leaves it), and runs the CLI from there as
- * the image's ENTRYPOINT does: --help, `sandbox`, `demo` and `serve`, in real processes over real HTTP. The folder
- * sits outside the checkout, so nothing it lacks can be found in the checkout's node_modules or sources.
+ * No Docker engine runs here, so the test lays out what the image's build stage builds (`npm run build`: the
+ * dashboard, and the server as scripts/build-server.mjs compiles it), a folder holding exactly what the Dockerfile's
+ * runtime stage copies (node_modules pruned to the lockfile's non-dev packages, as `npm prune --omit=dev` leaves it),
+ * and runs the CLI from there as the image's ENTRYPOINT does: --help, `sandbox`, `demo` and `serve`, in real
+ * processes over real HTTP. The folder sits outside the checkout, so nothing it lacks can be found in the checkout's
+ * node_modules or sources.
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const DOCKERFILE = readFileSync(join(ROOT, 'deploy', 'Dockerfile'), 'utf8');
@@ -85,14 +87,37 @@ function productionPackages(): string[] {
     .filter((path) => existsSync(join(ROOT, path))); // optional packages for other platforms are not installed
 }
 
+/** scripts/server-layout.json: what scripts/build-server.mjs compiles into dist/, and the files it copies beside. */
+const LAYOUT = JSON.parse(readFileSync(join(ROOT, 'scripts', 'server-layout.json'), 'utf8')) as {
+  compiled: string[];
+  runtimeFiles: string[];
+};
+
+/**
+ * `dist` as `npm run build` leaves it, in `to`: the JavaScript tsc emits over tsconfig.build.json (the compiled CLI's
+ * folder `compiled`, built by the same tsc run with --noCheck: test/runner/compiled-cli.ts), the runtime files copied
+ * beside it as scripts/build-server.mjs copies them (from its list), and the dashboard Vite built (dist/web).
+ */
+function layOutDist(compiled: string, to: string): void {
+  mkdirSync(to);
+  for (const dir of LAYOUT.compiled) execFileSync('cp', ['-a', join(compiled, dir), join(to, dir)]);
+  for (const path of LAYOUT.runtimeFiles) {
+    rmSync(join(to, path), { recursive: true, force: true }); // the compiled CLI's link to the checkout's copy
+    execFileSync('cp', ['-a', join(ROOT, path), join(to, path)]);
+  }
+  execFileSync('cp', ['-a', join(ROOT, 'dist', 'web'), join(to, 'web')]);
+}
+
 /** The image's /app: each runtime COPY, node_modules as pruned; hard links, so it takes a second, not a gigabyte. */
-function layOutImage(app: string): void {
+function layOutImage(app: string, compiled: string): void {
   for (const path of runtimeCopies()) {
     if (path === 'node_modules') {
       for (const pkg of productionPackages()) {
         mkdirSync(dirname(join(app, pkg)), { recursive: true });
         execFileSync('cp', ['-al', join(ROOT, pkg), join(app, pkg)]);
       }
+    } else if (path === 'dist') {
+      layOutDist(compiled, join(app, path));
     } else {
       execFileSync('cp', ['-a', join(ROOT, path), join(app, path)]);
     }
@@ -151,16 +176,17 @@ async function stop(p: Proc): Promise<void> {
   await p.exited;
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   // What the image's build stage runs: `npm run build` (the dashboard, unless `npm test` just built it, and the server).
-  // The server without tsc's type check (`--no-check`: the same JavaScript, half the CPU), which `npm test` has just
-  // run over the same sources (`npm run check`).
+  // The server is the integration run's compiled CLI (its setup builds it in the background; waited for here, or
+  // built when missing): tsc over tsconfig.build.json without the type check (`--noCheck`: the same JavaScript, half
+  // the CPU), which `npm test` has just run over the same sources (`npm run check`), so not a second tsc run beside it.
   if (!existsSync(join(ROOT, 'dist', 'web', 'index.html'))) execFileSync('npm', ['run', 'build:web'], { cwd: ROOT, stdio: 'inherit' });
-  execFileSync(process.execPath, [join(ROOT, 'scripts', 'build-server.mjs'), '--no-check'], { cwd: ROOT, stdio: 'inherit' });
+  const compiled = await builtCompiledCli();
   work = mkdtempSync(join(tmpdir(), 'ledger-image-'));
   app = join(work, 'app');
   mkdirSync(app);
-  layOutImage(app);
+  layOutImage(app, compiled);
   // The image's week4 cut to its first day (its own copy: `cp -a`, not a link to the checkout's dist/). The
   // `sandbox` command simulates the whole scenario before it serves, 14 days of CPU in a process the scenario cache
   // does not reach; one day runs the same compiled simulation, and the clock's end tells this file from the
@@ -182,6 +208,9 @@ describe('the compiled CLI, from a folder holding only what the image holds', ()
     for (const dev of ['tsx', 'typescript', 'vite', 'vitest', 'react', 'playwright-core'])
       expect(existsSync(join(app, 'node_modules', dev)), dev).toBe(false);
     expect(existsSync(join(app, 'node_modules', 'better-sqlite3', 'build', 'Release', 'better_sqlite3.node'))).toBe(true);
+    // Files, as the image's COPY leaves them: no link back into the checkout (the compiled CLI's folder links its
+    // runtime files there) through which the folder could read what the image would not hold.
+    expect(files.filter((f) => lstatSync(join(app, 'dist', f)).isSymbolicLink())).toEqual([]);
   });
 
   it('--help: the usage, exit code 0', async () => {

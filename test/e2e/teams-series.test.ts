@@ -6,7 +6,9 @@ import { DAY_MS, HOUR_MS } from '../../core/time.js';
 /*
  * GET /api/teams/cost/series against GET /api/teams/cost asked once per bucket: the series reads every bucket in one
  * bucketed rollup query, the plain route reads one range at a time, so the two only agree if the bucketing is right.
- * Two simulated days of the week4 sandbox through the real collectors, real HTTP on 127.0.0.1.
+ * The first two simulated days of the week4 sandbox through the real collectors, real HTTP on 127.0.0.1. The database
+ * is the three days with usage that the browser tests, retention-fold and others read (the seeded-database cache:
+ * seeded once for all of them, test/fixtures/seeded-db-cache.ts).
  */
 
 const SEEDED_DAYS = 2;
@@ -26,10 +28,9 @@ async function get<T>(path: string): Promise<T> {
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 beforeAll(async () => {
-  // Every third 5-minute step: 15-minute snapshots still cover all the time (the interval cap) and seed 3x faster.
-  api = await startSeededApi({ prefix: 'ledger-teams-series-', days: SEEDED_DAYS, stepFactor: 3 });
+  api = await startSeededApi({ prefix: 'ledger-teams-series-', days: 3, usage: true, cached: true });
   ({ base, startMs } = api);
-}, 60_000);
+}, 300_000);
 
 afterAll(async () => {
   await api?.close();

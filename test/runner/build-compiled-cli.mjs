@@ -1,7 +1,7 @@
 // Builds the compiled CLI into the folder given (test/runner/compiled-cli.ts says why): tsc into a folder of its own,
 // the data files linked beside it, then renamed into place, so a reader sees a whole build or none.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,13 +21,9 @@ if (built.status !== 0) {
   rmSync(`${target}.building`, { force: true });
   process.exit(1);
 }
-// As scripts/build-server.mjs lays them out, and the dashboard where the compiled server looks for it (../web).
-for (const [link, to] of [
-  ['data', 'data'],
-  ['db/migrations', 'db/migrations'],
-  ['sandbox/scenarios', 'sandbox/scenarios'],
-  ['web', 'dist/web'],
-])
+// As scripts/build-server.mjs lays them out (its list), and the dashboard where the compiled server looks for it (../web).
+const { runtimeFiles } = JSON.parse(readFileSync(join(ROOT, 'scripts', 'server-layout.json'), 'utf8'));
+for (const [link, to] of [...runtimeFiles.map((path) => [path, path]), ['web', 'dist/web']])
   symlinkSync(join(ROOT, to), join(staging, link));
 writeFileSync(join(staging, '.complete'), '');
 try {

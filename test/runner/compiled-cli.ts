@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hashTree } from '../../bench/cache.js';
@@ -31,6 +32,9 @@ const SOURCES = [
   'tsconfig.json',
   'tsconfig.build.json',
   'package-lock.json',
+  // how it is built and laid out
+  'scripts/server-layout.json',
+  'test/runner/build-compiled-cli.mjs',
 ];
 
 let dir: string | null = null;
@@ -50,4 +54,48 @@ export function compiledCliEntry(): string | null {
   if (process.env.LEDGER_COMPILED_CLI === 'off') return null; // tsx, as before (to compare, or to rule it out)
   const entry = join(compiledCliDir(), 'cli', 'run.js');
   return existsSync(join(compiledCliDir(), '.complete')) ? entry : null;
+}
+
+/** A build of the compiled CLI marked as under way (`<dir>.building`) less than this long ago is waited for. */
+const BUILD_MARK_MS = 600_000;
+
+/**
+ * Starts building the compiled CLI for the current sources in a process of its own (build-compiled-cli.mjs) unless it
+ * is built, or a build is under way (marked `<dir>.building` less than ten minutes ago; an older mark is a build that
+ * died, and is taken over). Returns the build's process, or null when none was started.
+ */
+export function startCompiledCliBuild(): ReturnType<typeof spawn> | null {
+  if (existsSync(compiledCliDir())) return null;
+  mkdirSync(COMPILED_CLI_CACHE, { recursive: true });
+  const mark = `${compiledCliDir()}.building`;
+  try {
+    writeFileSync(mark, String(process.pid), { flag: 'wx' });
+  } catch {
+    if (Date.now() - statSync(mark).mtimeMs < BUILD_MARK_MS) return null;
+    writeFileSync(mark, String(process.pid));
+  }
+  return spawn(process.execPath, [join(ROOT, 'test', 'runner', 'build-compiled-cli.mjs'), compiledCliDir()], {
+    cwd: ROOT,
+    stdio: 'ignore',
+    detached: true,
+  });
+}
+
+/**
+ * The folder of the compiled CLI for the current sources, built: the one the integration projects' setup is building
+ * is waited for (the same tsc run, not a second one beside it), else it is built now. Whatever LEDGER_COMPILED_CLI
+ * says (for test/e2e/compiled-image.test.ts, which lays out the image from it). Throws, naming the folder, when no
+ * build completes within `timeoutMs`.
+ */
+export async function builtCompiledCli(timeoutMs = 300_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  while (!existsSync(join(compiledCliDir(), '.complete'))) {
+    if (Date.now() > deadline) throw new Error(`the compiled CLI was not built in ${compiledCliDir()} within ${timeoutMs / 1000} s`);
+    const build = startCompiledCliBuild();
+    if (build !== null) {
+      const code = await new Promise<number | null>((done) => build.on('exit', done));
+      if (code !== 0) throw new Error(`building the compiled CLI into ${compiledCliDir()} failed (exit code ${code})`);
+    } else await new Promise((r) => setTimeout(r, 250));
+  }
+  return compiledCliDir();
 }
