@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -192,7 +192,12 @@ beforeAll(async () => {
   // does not reach; one day runs the same compiled simulation, and the clock's end tells this file from the
   // checkout's 14-day one.
   const imageWeek4 = join(app, 'dist', 'sandbox', 'scenarios', 'week4.json');
-  writeFileSync(imageWeek4, JSON.stringify({ ...(JSON.parse(readFileSync(imageWeek4, 'utf8')) as object), days: IMAGE_WEEK4_DAYS }));
+  const cut = JSON.stringify({ ...(JSON.parse(readFileSync(imageWeek4, 'utf8')) as object), days: IMAGE_WEEK4_DAYS });
+  // Never written through a link: were the layout ever to leave one to the checkout on this path (the no-link test
+  // below says so), writing would cut the checkout's own scenario.
+  if (realpathSync(imageWeek4) !== join(realpathSync(app), 'dist', 'sandbox', 'scenarios', 'week4.json'))
+    throw new Error(`${imageWeek4} leads to ${realpathSync(imageWeek4)}, not a copy of its own`);
+  writeFileSync(imageWeek4, cut);
 }, 300_000);
 
 afterAll(() => {
