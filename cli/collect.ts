@@ -84,7 +84,9 @@ us-east-1, or cn-northwest-1 for China; EC2 in the cluster's region.
                     from its kubeconfig cluster entry (an EKS ARN's last part), collected into the same ledger
   --clusters FILE   several clusters into one ledger (YAML: clusters: [{name, context | inCluster, region, account,
                     profile | roleArn, prometheus}], docs/clusters.md): one stage set per cluster, each with its own
-                    error budget (one cluster's failure never stops the others); --cluster is then not needed
+                    error budget (one cluster's failure never stops the others); --cluster is then not needed. A
+                    roleArn entry's bill is read as that role (STS AssumeRole with --billing-profile's or the
+                    standard chain's credentials, renewed before they expire)
   --db PATH         the database (created if missing)
 ${BUDGETS_FLAG_HELP}
 

@@ -12,6 +12,12 @@ export interface AwsClientConfig {
   retryMode?: 'standard' | 'adaptive';
   /** A named profile of the shared config/credentials files for this client only (instead of the default chain). */
   profile?: string;
+  /**
+   * An IAM role of the account to read (a clusters file entry's `roleArn`): the client signs with the credentials of
+   * STS AssumeRole of it (collectors/aws/assume-role.ts), the source credentials being `profile`'s, else the default
+   * chain.
+   */
+  roleArn?: string;
 }
 
 /**

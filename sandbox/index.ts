@@ -16,6 +16,7 @@ import { curHandlers, type SandboxCurLocation, sandboxCurLocation } from './serv
 import { ec2Handler } from './serve/ec2.js';
 import { createKubeHandler } from './serve/kube.js';
 import { pricingHandler } from './serve/pricing.js';
+import { stsHandler } from './serve/sts.js';
 import { startSandboxServer } from './serve/server.js';
 import { createPrometheusHandler, PROMETHEUS_PREFIX } from './serve/prometheus.js';
 import { type UsageModel, usageModelFor } from './scenario/usage.js';
@@ -152,7 +153,7 @@ export function primeScenario(scenario: Scenario, name: string, seed: number, ka
 
 /** Extra protocol adapters (AWS) registered by their modules; the Kubernetes API is always there. */
 export function awsHandlers(): SandboxHandler[] {
-  return [createCostExplorerHandler(), pricingHandler, ec2Handler];
+  return [createCostExplorerHandler(), pricingHandler, stsHandler, ec2Handler];
 }
 
 /** Starts the simulated cluster and AWS account on 127.0.0.1. */
@@ -245,6 +246,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
       AWS_ENDPOINT_URL_EC2: srv.url,
       AWS_ENDPOINT_URL_S3: srv.url,
       AWS_ENDPOINT_URL_ATHENA: srv.url,
+      AWS_ENDPOINT_URL_STS: srv.url,
       AWS_ACCESS_KEY_ID: 'AKIASANDBOXEXAMPLE00',
       AWS_SECRET_ACCESS_KEY: 'sandbox-secret-not-a-real-key',
       AWS_REGION: scenario.region,

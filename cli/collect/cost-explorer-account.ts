@@ -28,6 +28,15 @@ export interface ClusterMember {
 const accountKey = (run: CollectContext, c: Cluster): string =>
   c.roleArn !== null ? `role:${c.roleArn}` : `profile:${c.awsProfile ?? run.o.billingProfile ?? ''}`;
 
+/**
+ * What a cluster's bill is read with: the entry's profile, else --billing-profile, else the default chain; an entry's
+ * role is assumed with the credentials of --billing-profile, else the default chain's (its entry has no profile).
+ */
+function credentialsOf(run: CollectContext, c: Cluster): { profile?: string; roleArn?: string } {
+  const profile = c.awsProfile ?? run.o.billingProfile;
+  return { ...(profile != null ? { profile } : {}), ...(c.roleArn !== null ? { roleArn: c.roleArn } : {}) };
+}
+
 /** The clusters grouped by account (first-seen order). */
 export function accountsOf(run: CollectContext, members: readonly ClusterMember[]): ClusterMember[][] {
   const groups = new Map<string, ClusterMember[]>();
@@ -49,8 +58,12 @@ export function costExplorerStages(run: CollectContext, members: readonly Cluste
   const accounts = accountsOf(run, members);
   return accounts.map((group) => {
     if (group.length > 1) return accountStage(run, group);
-    const profile = group[0].cluster.awsProfile ?? run.o.billingProfile;
-    return costExplorerStage(group[0].ctx, { ...(profile != null ? { profile } : {}), progress: accounts.length === 1 });
+    const { profile, roleArn } = credentialsOf(run, group[0].cluster);
+    return costExplorerStage(group[0].ctx, {
+      ...(profile !== undefined ? { profile } : {}),
+      ...(roleArn !== undefined ? { roleArn } : {}),
+      progress: accounts.length === 1,
+    });
   });
 }
 
@@ -60,7 +73,7 @@ function accountStage(run: CollectContext, group: readonly ClusterMember[]): Sta
   const label = `cost-explorer (${names.join(', ')})`;
   // The account's bill is read in its partition's Cost Explorer region; its clusters' first region tells which.
   const first = group[0].ctx;
-  const profile = group[0].cluster.awsProfile ?? run.o.billingProfile;
+  const { profile, roleArn } = credentialsOf(run, group[0].cluster);
   let client: CostExplorerClient | null = null;
   return {
     name: 'cost-explorer',
@@ -77,7 +90,11 @@ function accountStage(run: CollectContext, group: readonly ClusterMember[]): Sta
         if (facts) run.checkCurrency(facts);
         client ??= run.keep(
           run.counter.attach(
-            createCostExplorerClient({ region: facts?.costExplorer.region, ...(profile != null ? { profile } : {}) }),
+            createCostExplorerClient({
+              region: facts?.costExplorer.region,
+              ...(profile !== undefined ? { profile } : {}),
+              ...(roleArn !== undefined ? { roleArn } : {}),
+            }),
             'ce',
           ),
         );

@@ -29,6 +29,8 @@ export function costExplorerStage(
      * else the default chain.
      */
     profile?: string;
+    /** A clusters file entry's `roleArn`: the bill is read as that role (AssumeRole, the source credentials `profile`'s). */
+    roleArn?: string;
     /** A progress bar on stderr (off while other accounts' stages run beside this one: one line redrawn in place). */
     progress?: boolean;
   } = {},
@@ -36,6 +38,7 @@ export function costExplorerStage(
   const cadence = every(CE_REFRESH_MS);
   let client: CostExplorerClient | null = null;
   const profile = opts.profile ?? ctx.o.billingProfile;
+  const roleArn = opts.roleArn;
 
   /**
    * The Cost Explorer client where the partition keeps the bill: us-east-1 (aws), cn-northwest-1 (aws-cn), the
@@ -44,7 +47,11 @@ export function costExplorerStage(
    */
   const ce = (facts: RegionFacts | null): CostExplorerClient => {
     if (client) return client;
-    const created = createCostExplorerClient({ region: facts?.costExplorer.region, ...(profile !== undefined ? { profile } : {}) });
+    const created = createCostExplorerClient({
+      region: facts?.costExplorer.region,
+      ...(profile !== undefined ? { profile } : {}),
+      ...(roleArn !== undefined ? { roleArn } : {}),
+    });
     client = ctx.keep(ctx.counter.attach(created, 'ce'));
     return client;
   };
@@ -56,7 +63,7 @@ export function costExplorerStage(
       cadence.ran(t);
       if (!ctx.stillHeld()) return;
       const facts = ctx.facts();
-      if (facts?.costExplorer.otherAccount === true && profile === undefined) {
+      if (facts?.costExplorer.otherAccount === true && profile === undefined && roleArn === undefined) {
         // Not a failure: the bill is in another account, which these credentials cannot read. Estimates go on.
         ctx.note(
           `! no bill read for ${facts.region}: ${facts.costExplorer.note}; pass --billing-profile <profile of that account> to read it (estimates are collected meanwhile)`,

@@ -14,6 +14,8 @@ export interface SigningScope {
   accessKeyId: string;
   region: string;
   service: string;
+  /** X-Amz-Security-Token: sent with the keys of a temporary session (AssumeRole's), absent for long-term keys. */
+  sessionToken?: string;
 }
 
 /** The SigV4 credential scope of a request; null for unsigned requests (curl), which are not checked. */
@@ -21,12 +23,15 @@ export function signingScope(req: SandboxRequest): SigningScope | null {
   const header = req.headers.authorization;
   const value = Array.isArray(header) ? header[0] : header;
   const m = /Credential=([^/,\s]+)\/\d{8}\/([^/]+)\/([^/]+)\/aws4_request/.exec(value ?? '');
-  return m ? { accessKeyId: m[1], region: m[2], service: m[3] } : null;
+  if (!m) return null;
+  const token = req.headers['x-amz-security-token'];
+  const sessionToken = Array.isArray(token) ? token[0] : token;
+  return { accessKeyId: m[1], region: m[2], service: m[3], ...(sessionToken !== undefined ? { sessionToken } : {}) };
 }
 
 /** The partition the account's credentials belong to: set per key by a test, else the scenario's region's. */
 export function credentialPartition(ctx: SandboxContext, accessKeyId: string): Partition {
-  return ctx.credentialPartitions?.[accessKeyId] ?? partitionOf(ctx.scenario.region);
+  return ctx.credentialPartitions?.[accessKeyId] ?? ctx.stsSessions?.get(accessKeyId)?.partition ?? partitionOf(ctx.scenario.region);
 }
 
 /** A refusal in the service's own words: [HTTP status, error code, message]. */
@@ -34,8 +39,23 @@ export type Refusal = [number, string, string];
 
 const INVALID_TOKEN = 'The security token included in the request is invalid.';
 
-/** Credentials of another partition than the endpoint's: AWS does not know them there. */
+/**
+ * Keys of a temporary session (ASIA…) are known only as AssumeRole issued them (sandbox/serve/sts.ts): with the
+ * session token issued beside them and until they expire; the account's then, as the role's. Long-term keys (AKIA…)
+ * are the account's whatever they are.
+ */
+export function sessionRefusal(ctx: SandboxContext, scope: SigningScope): Refusal | null {
+  if (!scope.accessKeyId.startsWith('ASIA')) return null;
+  const session = ctx.stsSessions?.get(scope.accessKeyId);
+  if (session === undefined || session.sessionToken !== scope.sessionToken) return [403, 'UnrecognizedClientException', INVALID_TOKEN];
+  if (Date.now() >= session.expiresAtMs) return [403, 'ExpiredTokenException', 'The security token included in the request is expired'];
+  return null;
+}
+
+/** Credentials of another partition than the endpoint's (or a session AWS never issued): AWS does not know them there. */
 export function crossPartition(ctx: SandboxContext, scope: SigningScope): Refusal | null {
+  const session = sessionRefusal(ctx, scope);
+  if (session) return session;
   if (!isRegionName(scope.region))
     return [400, 'InvalidSignatureException', `Credential should be scoped to a valid region, not '${scope.region}'.`];
   const endpoint = partitionOf(scope.region);
@@ -82,6 +102,8 @@ export function checkPricing(ctx: SandboxContext, req: SandboxRequest): Refusal 
 export function checkCostExplorer(ctx: SandboxContext, req: SandboxRequest): Refusal | null {
   const scope = signingScope(req);
   if (scope === null) return null;
+  const session = sessionRefusal(ctx, scope);
+  if (session) return session;
   const clusterPartition = partitionOf(ctx.scenario.region);
   const billedIn: Partition = clusterPartition === 'aws-us-gov' ? 'aws' : clusterPartition;
   if (!isRegionName(scope.region)) return crossPartition(ctx, scope);

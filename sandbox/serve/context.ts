@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Partition } from '../../core/partitions.js';
 import type { EpochMs, Scenario } from '../scenario/types.js';
+import type { StsSession } from './sts.js';
 
 /** The simulated "now": the seeding driver advances it; every API answers as of this time. */
 export class SandboxClock {
@@ -73,6 +74,8 @@ export interface SandboxContext {
    * standard account that pays a GovCloud account's bill); keys not listed belong to the scenario's partition.
    */
   credentialPartitions?: Record<string, Partition>;
+  /** The temporary sessions STS AssumeRole issued, by access key id (sandbox/serve/sts.ts). */
+  stsSessions?: Map<string, StsSession>;
 }
 
 /** A protocol adapter: answers the request, or returns null when it is not its protocol. */

@@ -9,7 +9,7 @@ import { costExplorerStages } from '../../cli/collect/cost-explorer-account.js';
 import { runDueStagesBounded } from '../../cli/collect/stage.js';
 import { HOUR_MS } from '../../core/time.js';
 import { openDb } from '../../db/open-db.js';
-import { createClustersRepository } from '../../db/repositories/clusters-repository.js';
+import { type ClusterDeclaration, createClustersRepository } from '../../db/repositories/clusters-repository.js';
 import { type RunningSandbox, startSandbox } from '../../sandbox/index.js';
 import { createCostExplorerClient } from '../../collectors/cost-explorer/client.js';
 import { collectAccountCostExplorer } from '../../collectors/cost-explorer/collect-account.js';
@@ -28,7 +28,7 @@ let dir: string;
 let end: number;
 const WEEK4 = 'ledger-demo';
 const STAGING = 'staging';
-const KEYS = { week4: 'AKIAWEEK4ACCOUNT0001', staging: 'AKIASTAGINGACCOUNT01' };
+const KEYS = { week4: 'AKIAWEEK4ACCOUNT0001', staging: 'AKIASTAGINGACCOUNT01', source: 'AKIAROLESOURCE000001' };
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'ledger-two-accounts-'));
@@ -37,12 +37,14 @@ beforeAll(async () => {
   for (const [k, v] of Object.entries(sandbox.awsEnv)) if (!k.startsWith('AWS_ACCESS') && !k.startsWith('AWS_SECRET')) vi.stubEnv(k, v);
   vi.stubEnv('AWS_ACCESS_KEY_ID', undefined);
   vi.stubEnv('AWS_SECRET_ACCESS_KEY', undefined);
-  // Each entry's profile names its account's credentials.
+  // Each entry's profile names its account's credentials; the default profile's are what a role entry's role is
+  // assumed with (the default chain).
   const credentials = join(dir, 'credentials');
   writeFileSync(
     credentials,
     `[ledger-week4]\naws_access_key_id = ${KEYS.week4}\naws_secret_access_key = week4-secret-not-a-real-key\n` +
-      `[ledger-staging]\naws_access_key_id = ${KEYS.staging}\naws_secret_access_key = staging-secret-not-a-real-key\n`,
+      `[ledger-staging]\naws_access_key_id = ${KEYS.staging}\naws_secret_access_key = staging-secret-not-a-real-key\n` +
+      `[default]\naws_access_key_id = ${KEYS.source}\naws_secret_access_key = source-secret-not-a-real-key\n`,
   );
   writeFileSync(join(dir, 'config'), '');
   vi.stubEnv('AWS_SHARED_CREDENTIALS_FILE', credentials);
@@ -61,7 +63,11 @@ afterAll(async () => {
  * The two accounts' Cost Explorer stages of one `collect --clusters` run, at most `atOnce` at a time, into a new
  * ledger: the run's summary with each cluster's merged in, as collectClustersOnce does.
  */
-async function collectBills(dbName: string, atOnce: number): Promise<CollectSummary> {
+async function collectBills(
+  dbName: string,
+  atOnce: number,
+  stagingBy: Pick<ClusterDeclaration, 'awsProfile' | 'roleArn'> = { awsProfile: 'ledger-staging', roleArn: null },
+): Promise<CollectSummary> {
   const db = openDb({ path: join(dir, dbName) });
   const o: CollectOptions = {
     cluster: `${WEEK4},${STAGING}`,
@@ -76,7 +82,7 @@ async function collectBills(dbName: string, atOnce: number): Promise<CollectSumm
   try {
     const repo = createClustersRepository(db);
     const week4 = { ...clusterDeclaration(WEEK4), awsProfile: 'ledger-week4' };
-    const staging = { ...clusterDeclaration(STAGING), awsProfile: 'ledger-staging' };
+    const staging = { ...clusterDeclaration(STAGING), ...stagingBy };
     repo.nameCollected(week4, end);
     const clusters = repo.declare([week4, staging], end);
     const members = clusters.map((cluster) => ({ cluster, ctx: clusterContext(run, cluster, undefined) }));
@@ -172,6 +178,31 @@ describe('collect --clusters: two accounts', () => {
     } finally {
       sandbox.ctx.credentialPartitions = undefined;
     }
+  }, 120_000);
+
+  it("reads an entry's account by its roleArn (AssumeRole with the default chain's keys): the same lines as by profile, to the cent", async () => {
+    const role = `arn:aws:iam::${sandbox.scenario.accountId}:role/ledger-read`;
+    const assumed = () => sandbox.ctx.requestLog.filter((r) => r.operation === 'sts:AssumeRole').length;
+    const before = assumed();
+    const summary = await collectBills('by-role.db', 2, { awsProfile: null, roleArn: role });
+    expect(summary.failures).toEqual([]);
+    expect(assumed()).toBe(before + 1); // one session for all of the account's requests
+    const staging = bill('by-role.db', STAGING);
+    expect(Object.keys(staging).length).toBeGreaterThan(0);
+    expect(staging).toEqual(bill('one-by-one.db', STAGING));
+    expect(bill('by-role.db', WEEK4)).toEqual(bill('one-by-one.db', WEEK4));
+    expect([...(sandbox.ctx.stsSessions?.values() ?? [])].map((x) => x.roleArn)).toContain(role);
+  }, 120_000);
+
+  it("a role refused leaves the other account's lines written, and the run names the refused role", async () => {
+    const role = 'arn:aws:iam::999999999999:role/ledger-read';
+    const summary = await collectBills('role-refused.db', 2, { awsProfile: null, roleArn: role });
+    expect(summary.ok).toBe(false);
+    expect(summary.failures).toEqual([
+      `${STAGING}: cost explorer: AccessDenied: assuming role ${role}: User: arn:aws:iam::${sandbox.scenario.accountId}:user/sandbox-ledger is not authorized to perform: sts:AssumeRole on resource: ${role}`,
+    ]);
+    expect(bill('role-refused.db', STAGING)).toEqual({});
+    expect(bill('role-refused.db', WEEK4)).toEqual(bill('one-by-one.db', WEEK4));
   }, 120_000);
 
   it("reads an account's clusters' own sequences a few at once after the first cluster's, the lines as one at a time", async () => {
