@@ -1,4 +1,4 @@
-import { lazy, Suspense, useState } from 'react';
+import { Suspense, useState } from 'react';
 import { PageHeader } from '../components/ui/page-header';
 import { Panel } from '../components/ui/panel';
 import { EmptyState, ErrorState, LoadingState } from '../components/ui/state-message';
@@ -6,8 +6,9 @@ import { useBudgets, useDeleteBudget } from '../features/budgets/api/use-budgets
 import { BudgetForm } from '../features/budgets/components/budget-form';
 import { BudgetTable } from '../features/budgets/components/budget-table';
 import { EMPTY_FORM, formFromBudget, type BudgetFormState } from '../features/budgets/utils/budget-form';
+import { lazyNow } from '../lib/lazy-now';
 
-const BudgetChart = lazy(() => import('../features/budgets/components/budget-chart'));
+const BudgetChart = lazyNow(() => import('../features/budgets/components/budget-chart'));
 
 /** Budgets: each one's spend and period-end forecast against its amount; create and edit those not declared in a file. */
 export default function BudgetsPage() {

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useEffect, useId, useRef, useState, type FormEvent } from 'react';
+import { Suspense, useEffect, useId, useRef, useState, type FormEvent } from 'react';
 import type { CompareRow } from '@schemas/consolidation';
 import type { NodeChangeSide } from '@schemas/node-aggregates';
 import { Panel } from '../../../components/ui/panel';
@@ -9,9 +9,10 @@ import { IDLE_WEIGHTING, idleRatesText } from '../../../lib/idle-weighting';
 import { useCompare, useNodeChanges } from '../api/use-consolidation';
 import { compareBars, focusRow, nodeChangesRange, WINDOWS, type CompareState, type WindowChoice } from '../utils/compare-state';
 import { reasonText } from '../utils/reasons';
+import { lazyNow } from '../../../lib/lazy-now';
 
 // Recharts is loaded with the chart, not with the page.
-const BeforeAfterChart = lazy(() => import('./before-after-chart'));
+const BeforeAfterChart = lazyNow(() => import('./before-after-chart'));
 
 interface ComparePanelProps {
   state: CompareState;

@@ -1,12 +1,13 @@
-import { lazy, Suspense, type ReactNode } from 'react';
+import { Suspense, type ReactNode } from 'react';
 import type { RangeQuery } from '@schemas/common';
 import { Panel } from '../../../components/ui/panel';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
 import { useTimeline } from '../api/use-timeline';
 import { ReasonLegend } from './reason-legend';
+import { lazyNow } from '../../../lib/lazy-now';
 
 // Recharts is loaded with the chart, not with the page.
-const TimelineChart = lazy(() => import('./timeline-chart'));
+const TimelineChart = lazyNow(() => import('./timeline-chart'));
 
 interface TimelinePanelProps {
   query: RangeQuery | undefined;

@@ -1,4 +1,4 @@
-import { lazy, Suspense, useMemo, useState } from 'react';
+import { Suspense, useMemo, useState } from 'react';
 import type { DailyCostQuery } from '@schemas/cost';
 import { Panel } from '../../../components/ui/panel';
 import { Segmented } from '../../../components/ui/segmented';
@@ -8,9 +8,10 @@ import { currencyCode, formatSignedFraction, formatUsd } from '../../../lib/form
 import { useDailyCost } from '../api/use-daily-cost';
 import { toDailyStacks } from '../utils/daily-stacks';
 import type { CostMetric } from './cost-chart';
+import { lazyNow } from '../../../lib/lazy-now';
 
 // Recharts is loaded with the chart, not with the page.
-const CostChart = lazy(() => import('./cost-chart'));
+const CostChart = lazyNow(() => import('./cost-chart'));
 
 const METRICS: readonly { value: CostMetric; label: string }[] = [
   { value: 'bill', label: 'Bill' },

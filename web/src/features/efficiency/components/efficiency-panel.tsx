@@ -1,4 +1,4 @@
-import { lazy, Suspense, useState } from 'react';
+import { Suspense, useState } from 'react';
 import type { EfficiencySeries } from '@schemas/efficiency';
 import type { RangeQuery } from '@schemas/common';
 import { Panel } from '../../../components/ui/panel';
@@ -9,9 +9,10 @@ import { currencyCode, formatPercent, nodePoolLabel } from '../../../lib/format'
 import { useEfficiency } from '../api/use-efficiency';
 import { meanPercent } from '../utils/efficiency-lines';
 import type { ResourceChoice } from './efficiency-chart';
+import { lazyNow } from '../../../lib/lazy-now';
 
 // Recharts is loaded with the chart, not with the page.
-const EfficiencyChart = lazy(() => import('./efficiency-chart'));
+const EfficiencyChart = lazyNow(() => import('./efficiency-chart'));
 
 const RESOURCES: readonly { value: ResourceChoice; label: string }[] = [
   { value: 'both', label: 'CPU & memory' },

@@ -1,13 +1,14 @@
-import { lazy, Suspense } from 'react';
+import { Suspense } from 'react';
 import type { RangeQuery } from '@schemas/common';
 import { Panel } from '../../../components/ui/panel';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
 import { colorOf, type NodePoolColors } from '../../../lib/colors';
 import { currencyCode, formatFraction, formatUsd, nodePoolLabel } from '../../../lib/format';
 import { useNodePoolCompare } from '../api/use-nodepool-data';
+import { lazyNow } from '../../../lib/lazy-now';
 
 // Recharts is loaded with the chart, not with the page.
-const CompareChart = lazy(() => import('./compare-chart'));
+const CompareChart = lazyNow(() => import('./compare-chart'));
 
 interface ComparePanelProps {
   query: RangeQuery | undefined;

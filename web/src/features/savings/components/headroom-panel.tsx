@@ -1,4 +1,4 @@
-import { lazy, Suspense, useMemo, useState } from 'react';
+import { Suspense, useMemo, useState } from 'react';
 import { Panel } from '../../../components/ui/panel';
 import { ErrorState, LoadingState } from '../../../components/ui/state-message';
 import { onCluster, ToolClusterChoice, useToolCluster } from '../../../components/ui/tool-cluster';
@@ -8,8 +8,9 @@ import { savingsWaterfall, type TriedEdit } from '../utils/waterfall';
 import { BalancedResult } from './balanced-result';
 import { EditForm, type TriedEdit as TriedNodePoolEdit } from './edit-form';
 import { FootprintCell, mixText } from './footprint';
+import { lazyNow } from '../../../lib/lazy-now';
 
-const WaterfallChart = lazy(() => import('./waterfall-chart'));
+const WaterfallChart = lazyNow(() => import('./waterfall-chart'));
 
 type HeadroomRow = NonNullable<ReturnType<typeof useHeadroom>['data']>['rows'][number];
 

@@ -1,11 +1,12 @@
-import { lazy, Suspense } from 'react';
+import { Suspense } from 'react';
 import { Panel } from '../../../components/ui/panel';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
 import { useTeamCostSeries, type TeamCostParams } from '../api/use-team-cost';
 import { toTeamChart } from '../utils/team-series';
+import { lazyNow } from '../../../lib/lazy-now';
 
 // Recharts is loaded with the chart, not with the page.
-const TeamChart = lazy(() => import('./team-chart'));
+const TeamChart = lazyNow(() => import('./team-chart'));
 
 interface TeamChartPanelProps {
   /** The team-cost query of the whole range (the server cuts it into days or weeks); undefined while it is unknown. */

@@ -1,4 +1,4 @@
-import { lazy, Suspense } from 'react';
+import { Suspense } from 'react';
 import { Panel } from '../../../components/ui/panel';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
 import { apiUrl } from '../../../lib/api-client';
@@ -7,9 +7,10 @@ import { useTeamCur, type TeamCurParams } from '../api/use-team-cur';
 import { Segmented } from '../../../components/ui/segmented';
 import { toCurDiffChart, type CurBasis } from '../utils/team-cur';
 import { idleRowLabel, type TeamMethod } from '../utils/team-series';
+import { lazyNow } from '../../../lib/lazy-now';
 
 // Recharts is loaded with the chart, not with the page.
-const TeamCurChart = lazy(() => import('./team-cur-chart'));
+const TeamCurChart = lazyNow(() => import('./team-cur-chart'));
 
 const METHOD_NAMES: Record<TeamMethod, string> = { 'request-share': 'Request share', 'aws-split': 'AWS split', opencost: 'OpenCost' };
 const METHODS: readonly TeamMethod[] = ['request-share', 'aws-split', 'opencost'];
