@@ -11,6 +11,7 @@ import { STATUS_CODES } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Db } from '../db/open-db.js';
+import { API_PAGE_CACHE_MIB, sizePageCache } from '../db/page-cache.js';
 import { createDisruptionsRepository } from '../db/repositories/disruptions-repository.js';
 import { createKarpenterExplanationsRepository } from '../db/repositories/karpenter-explanations-repository.js';
 import { createAnalyticsPackingRepository } from '../db/repositories/analytics-packing-repository.js';
@@ -336,6 +337,7 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
   refuseNonFiniteNumbers(app);
   // ?cluster= on every /api route: declared before strictQueryStrings makes the query schemas strict.
   clusterQueryParam(app, createClustersRepository(options.db));
+  sizePageCache(options.db, API_PAGE_CACHE_MIB);
   strictQueryStrings(app);
   if (options.cacheResponses !== false) cacheApiResponses(app, options.db);
 

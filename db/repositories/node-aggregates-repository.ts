@@ -30,30 +30,58 @@ export interface SnapshotRef {
   takenAtMs: number;
 }
 
-// One side of a change: the nodes of snapshot @a (of one NodePool when @nodePool is not null) whose name snapshot @b
-// does not hold (all of them when @b is null), materialized once in node_id order (so TOTAL adds the prices in the
-// order it always has), then counted, summed and the first @limit listed by name in the same statement.
-//  - A row whose node_id @b also holds has a name @b holds: it is dropped on @b's keys alone, reading no node_dims row
-//    (snapshot_node_rows is clustered by snapshot, so @b's keys are a few contiguous pages).
-//  - Only the rest (the nodes that came or went, or changed what they are) is looked up by name, through node_dims_name
-//    into @b's keys (a node_name never NULL: NOT EXISTS is NOT IN over @b's names).
-// The NOT IN over @b's names it replaces read the node_dims row of every node of both snapshots, and did so in each of
-// its two statements (totals, list): at 5,000 nodes with 13 months of node_dims (400,000 rows, one snapshot's spread
-// over as many pages), 20,000 page reads a side through the 2 MB page cache (npm run bench, store-year:
-// `GET /api/nodes/changes` p50 366 ms at every range; docs/benchmarks.md).
-const MISSING = `
-  WITH m AS MATERIALIZED (
+// The nodes that went and came between snapshots @a and @b (either may be NULL: no snapshot, no nodes), both sides in
+// one statement, so each changed node's node_dims row is read once:
+//  - ra / rb: the rows of one snapshot whose node_id the other does not hold, with their dimensions, materialized in
+//    node_id order (so TOTAL adds the prices in the order it always has). A shared node_id is a node unchanged in name
+//    and what it is: dropped on the other snapshot's keys alone (snapshot_node_rows is clustered by snapshot, so they
+//    are a few contiguous pages), reading no node_dims row.
+//  - A row of ra whose name rb holds is a node whose dimensions changed (its nodepool label, say), not one that went.
+//    Within a snapshot names are unique, so a name of ra can be held by @b only through rb: the names are matched
+//    between the two small sets (an index built once per set) instead of through node_dims_name into @b for each node.
+//  - The NodePool filter applies to the side's own row after the match: a node whose label changed is in neither side.
+// Before, each side was its own statement looking each of its nodes up by name in node_dims_name and @b's keys: at
+// 5,000 nodes every one of them changed between snapshots 30 or 90 days apart, 12,000 node_dims rows and 12,000
+// name-index probes a request (npm run bench, store-year: `GET /api/nodes/changes` 90 d p50 158 ms to 1 d's 23 ms).
+const CHANGES = `
+  WITH ra AS MATERIALIZED (
     SELECT d.node_name, d.nodepool, d.instance_type, d.capacity_type, r.usd_per_hour
     FROM snapshot_node_rows r JOIN node_dims d ON d.id = r.node_id
-    WHERE r.snapshot_id = @a
-      AND r.node_id NOT IN (SELECT x.node_id FROM snapshot_node_rows x WHERE x.snapshot_id = @b)
-      AND (@nodePool IS NULL OR COALESCE(d.nodepool, '') = @nodePool)
-      AND NOT EXISTS (
-        SELECT 1 FROM node_dims o CROSS JOIN snapshot_node_rows y ON y.snapshot_id = @b AND y.node_id = o.id WHERE o.node_name = d.node_name)
-  )`;
+    WHERE r.snapshot_id = @a AND r.node_id NOT IN (SELECT x.node_id FROM snapshot_node_rows x WHERE x.snapshot_id = @b)
+  ),
+  rb AS MATERIALIZED (
+    SELECT d.node_name, d.nodepool, d.instance_type, d.capacity_type, r.usd_per_hour
+    FROM snapshot_node_rows r JOIN node_dims d ON d.id = r.node_id
+    WHERE r.snapshot_id = @b AND r.node_id NOT IN (SELECT x.node_id FROM snapshot_node_rows x WHERE x.snapshot_id = @a)
+  ),
+  removed AS MATERIALIZED (
+    SELECT * FROM ra
+    WHERE (@nodePool IS NULL OR COALESCE(nodepool, '') = @nodePool) AND node_name NOT IN (SELECT node_name FROM rb)
+  ),
+  added AS MATERIALIZED (
+    SELECT * FROM rb
+    WHERE (@nodePool IS NULL OR COALESCE(nodepool, '') = @nodePool) AND node_name NOT IN (SELECT node_name FROM ra)
+  )
+  ${['removed', 'added']
+    .map(
+      (side, i) => `
+  SELECT ${i} AS side, t.count, t.usdPerHour, l.* FROM (SELECT COUNT(*) AS count, TOTAL(usd_per_hour) AS usdPerHour FROM ${side}) t
+  LEFT JOIN (
+    SELECT x.node_name AS name, n.nodeclaim AS nodeClaim, COALESCE(x.nodepool, '') AS nodePool, x.instance_type AS instanceType,
+           x.capacity_type AS capacityType, x.usd_per_hour AS usdPerHour
+    FROM (SELECT * FROM ${side} ORDER BY node_name LIMIT @limit) x
+    LEFT JOIN nodes n ON n.name = x.node_name AND n.cluster_id = (SELECT cluster_id FROM snapshots WHERE id = ${i === 0 ? '@a' : '@b'})
+  ) l`,
+    )
+    .join('\n  UNION ALL')}
+  ORDER BY 1, 4`;
 
-/** A row of the side statement, raw: the totals, then the listed node's columns (NULL when none is listed). */
+/**
+ * A row of the changes statement, raw: the side (0 removed, 1 added), its totals, then the listed node's columns (NULL
+ * when none is listed).
+ */
 type SideRow = [
+  side: 0 | 1,
   count: number,
   usdPerHour: number,
   name: string | null,
@@ -63,6 +91,13 @@ type SideRow = [
   capacityType: string | null,
   nodeUsdPerHour: number | null,
 ];
+
+/** One side of a change: how many nodes, Σ their prices per hour (unknown counts 0), and the first few by name. */
+export interface ChangedNodes {
+  count: number;
+  usdPerHour: number;
+  nodes: ChangedNodeRow[];
+}
 
 export function createNodeAggregatesRepository(db: Db) {
   const atOrBefore = db.prepare(
@@ -77,20 +112,8 @@ export function createNodeAggregatesRepository(db: Db) {
     WHERE snapshot_id = @id AND (@nodePool IS NULL OR COALESCE(nodepool, '') = @nodePool)
     GROUP BY 1, 2
     ORDER BY 1, 3 DESC, 2`);
-  // One row per listed node (at least one: the totals with a NULL name when none is listed), each carrying the totals.
-  const side = db
-    .prepare(
-      `${MISSING},
-    t AS (SELECT COUNT(*) AS count, TOTAL(usd_per_hour) AS usdPerHour FROM m)
-    SELECT t.count, t.usdPerHour, l.* FROM t LEFT JOIN (
-      SELECT a.node_name AS name, n.nodeclaim AS nodeClaim, COALESCE(a.nodepool, '') AS nodePool, a.instance_type AS instanceType,
-             a.capacity_type AS capacityType, a.usd_per_hour AS usdPerHour
-      FROM (SELECT * FROM m ORDER BY node_name LIMIT @limit) a
-      LEFT JOIN nodes n ON n.name = a.node_name AND n.cluster_id = (SELECT cluster_id FROM snapshots WHERE id = @a)
-    ) l
-    ORDER BY l.name`,
-    )
-    .raw(true);
+  // Per side, one row per listed node (at least one: the totals with a NULL name when none is listed), each carrying the totals.
+  const changes = db.prepare(CHANGES).raw(true);
 
   return {
     /** The snapshot taken at or before `atMs` (default: the newest), or null. */
@@ -106,28 +129,34 @@ export function createNodeAggregatesRepository(db: Db) {
     },
 
     /**
-     * The nodes of snapshot `a` that snapshot `b` does not hold (all of them when `b` is null), of one NodePool when
-     * given: how many, Σ their prices per hour (unknown counts 0), and the first `limit` by name.
+     * The nodes of snapshot `a` that snapshot `b` does not hold by name (removed) and those of `b` that `a` does not
+     * (added); a null snapshot holds no nodes. Of one NodePool when given; each side's first `limit` by name.
      */
-    missingFrom(
-      a: number,
+    changes(
+      a: number | null,
       b: number | null,
       nodePool: string | undefined,
       limit: number,
-    ): { count: number; usdPerHour: number; nodes: ChangedNodeRow[] } {
-      const rows = side.all({ a, b, nodePool: nodePool ?? null, limit }) as SideRow[];
-      const [count, usdPerHour] = rows[0];
-      const nodes = rows
-        .filter((r) => r[2] !== null)
-        .map(([, , name, nodeClaim, nodePool, instanceType, capacityType, usd]) => ({
-          name: name as string,
-          nodeClaim,
-          nodePool: nodePool as string,
-          instanceType: instanceType as string,
-          capacityType: capacityType as string,
-          usdPerHour: usd,
-        }));
-      return { count, usdPerHour, nodes };
+    ): { removed: ChangedNodes; added: ChangedNodes } {
+      const rows = changes.all({ a, b, nodePool: nodePool ?? null, limit }) as SideRow[];
+      const side = (which: 0 | 1): ChangedNodes => {
+        const own = rows.filter((r) => r[0] === which);
+        return {
+          count: own[0][1],
+          usdPerHour: own[0][2],
+          nodes: own
+            .filter((r) => r[3] !== null)
+            .map(([, , , name, nodeClaim, nodePool, instanceType, capacityType, usd]) => ({
+              name: name as string,
+              nodeClaim,
+              nodePool: nodePool as string,
+              instanceType: instanceType as string,
+              capacityType: capacityType as string,
+              usdPerHour: usd,
+            })),
+        };
+      };
+      return { removed: side(0), added: side(1) };
     },
   };
 }

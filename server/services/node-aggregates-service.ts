@@ -53,8 +53,6 @@ export function createNodeAggregatesService(repo: NodeAggregatesRepository, ctx:
         usdPerHour: x.usdPerHour + y.usdPerHour,
         nodes: [...x.nodes, ...y.nodes].slice(0, limit),
       });
-      const side = (a: SnapshotRef | null, b: SnapshotRef | null): NodeChangeSide =>
-        a === null || a.id === b?.id ? NO_CHANGE : repo.missingFrom(a.id, b?.id ?? null, range.nodePool, limit);
       let removed = NO_CHANGE;
       let added = NO_CHANGE;
       const befores: (SnapshotRef | null)[] = [];
@@ -64,8 +62,10 @@ export function createNodeAggregatesService(repo: NodeAggregatesRepository, ctx:
         const after = repo.snapshotAtOrBefore(range.toMs - 1, id);
         befores.push(before);
         afters.push(after);
-        removed = add(removed, side(before, after));
-        added = add(added, side(after, before));
+        if (before?.id === after?.id) continue;
+        const changed = repo.changes(before?.id ?? null, after?.id ?? null, range.nodePool, limit);
+        removed = add(removed, changed.removed);
+        added = add(added, changed.added);
       }
       return { beforeAt: iso(newest(befores)), afterAt: iso(newest(afters)), removed, added };
     },

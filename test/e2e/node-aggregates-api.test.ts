@@ -136,3 +136,33 @@ describe('GET /api/nodes/changes', () => {
     await expect(get('/api/nodes/changes?from=2026-11-01T10:00:00Z&to=2026-11-01T10:00:00Z')).resolves.toMatchObject({ status: 400 });
   });
 });
+
+describe('GET /api/nodes/changes, a node relabelled', () => {
+  it('counts a node that moved to another NodePool under its name as neither gone nor come, whichever NodePool is asked', async () => {
+    const own = openDb({ path: ':memory:' });
+    const kube = createKubeRepository(own);
+    // node-h was launched in general and is labelled batch at 10:05 (a second node_dims row, the same node); node-i
+    // went from general, node-j came to batch.
+    const h = node('node-h', 'general', 'm5.xlarge', 'on-demand', 0.192);
+    const i = node('node-i', 'general', 'c5.large', 'spot', 0.035);
+    const j = node('node-j', 'batch', 'c5.large', 'spot', 0.03);
+    kube.writeSnapshot(snapshotWrite(T1, [h, i]));
+    kube.writeSnapshot(snapshotWrite(T2, [{ ...h, nodePool: 'batch' }, j]));
+    const ownApp = buildApp({ db: own, now: () => T2 + 60_000, cacheResponses: false });
+    try {
+      const range = 'from=2026-11-01T10:00:00.001Z&to=2026-11-01T10:05:00.001Z';
+      const names = async (q: string) => {
+        const body = (await ownApp.inject({ method: 'GET', url: `/api/nodes/changes?${range}${q}` })).json<NodeChangesResponse>();
+        return [body.removed.nodes.map((n) => n.name), body.added.nodes.map((n) => n.name), body.removed.usdPerHour, body.added.usdPerHour];
+      };
+      // i 0.035 gone, j 0.03 come; h in neither.
+      expect(await names('')).toEqual([['node-i'], ['node-j'], 0.035, 0.03]);
+      // general held h at 10:00 and batch holds it at 10:05: it is not general's loss nor batch's gain.
+      expect(await names('&nodepool=general')).toEqual([['node-i'], [], 0.035, 0]);
+      expect(await names('&nodepool=batch')).toEqual([[], ['node-j'], 0, 0.03]);
+    } finally {
+      await ownApp.close();
+      own.close();
+    }
+  });
+});
