@@ -164,7 +164,10 @@ export async function storeYearBench(ctx: BenchContext): Promise<BenchResult> {
   };
   const path = join(ctx.tmp, 'store-year.db');
   const details: Record<string, unknown> = { size };
-  const cache = benchCache<{ fillSeconds: number }>(`store-year-${size.nodes}`, size, ['db/migrations', 'db/repositories/retention-envelope-store.ts']);
+  const cache = benchCache<{ fillSeconds: number }>(`store-year-${size.nodes}`, size, [
+    'db/migrations',
+    'db/repositories/retention-envelope-store.ts',
+  ]);
   let fillSeconds: number;
   if (cache?.kept) {
     copyFileSync(join(cache.dir, 'store-year.db'), path);
