@@ -1,4 +1,4 @@
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { benchCache } from './cache.js';
@@ -23,8 +23,8 @@ export interface EnvelopeLedger {
   keptAt: string | null;
 }
 
-export async function envelopeLedgerFile(nodes: number, path: string): Promise<EnvelopeLedger> {
-  const cache = benchCache<Omit<EnvelopeLedger, 'keptAt'>>(`envelope-ledger-${nodes}`, { nodes }, [
+const ledgerCache = (nodes: number) =>
+  benchCache<Omit<EnvelopeLedger, 'keptAt'>>(`envelope-ledger-${nodes}`, { nodes }, [
     'bench/envelope-ledger.ts',
     'bench/envelope-ledger-file.ts',
     'bench/scale-history.ts',
@@ -32,6 +32,24 @@ export async function envelopeLedgerFile(nodes: number, path: string): Promise<E
     'db',
     'sandbox',
   ]);
+
+/**
+ * The ledger written into its cache entry unless it is kept already, nothing copied out (a run's preparation,
+ * bench/prepare.ts, ahead of the benches that copy it); through a scratch file in `scratchDir`.
+ */
+export async function keepEnvelopeLedger(nodes: number, scratchDir: string): Promise<void> {
+  const cache = ledgerCache(nodes);
+  if (cache === null || cache.kept !== null) return;
+  const scratch = join(scratchDir, `envelope-ledger-${nodes}-fill.db`);
+  try {
+    await envelopeLedgerFile(nodes, scratch);
+  } finally {
+    for (const f of [scratch, `${scratch}-wal`, `${scratch}-shm`]) rmSync(f, { force: true });
+  }
+}
+
+export async function envelopeLedgerFile(nodes: number, path: string): Promise<EnvelopeLedger> {
+  const cache = ledgerCache(nodes);
   if (cache?.kept) {
     copyFileSync(join(cache.dir, 'ledger.db'), path);
     return cache.kept;

@@ -1,4 +1,4 @@
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { HOUR_MS } from '../core/time.js';
 import { openDb } from '../db/open-db.js';
@@ -35,19 +35,46 @@ export interface EnvelopeStore {
  * `name` is the cache entry's (one kept per name, bench/cache.ts): benches sharing a store pass the same name and size,
  * a bench keeping two stores two names.
  */
+function envelopeCache(name: string, size: EnvelopeStoreSize) {
+  // Keyed by the size's fields in name order: two benches spelling the same size alike share the entry.
+  const key = Object.fromEntries(Object.entries(size).sort(([a], [b]) => a.localeCompare(b)));
+  return benchCache<Omit<EnvelopeStore, 'keptAt'>>(name, key, [
+    'db/migrations',
+    'db/repositories/retention-envelope-store.ts',
+    'bench/envelope-store.ts',
+  ]);
+}
+
+/** Whether the store is kept (or there is nowhere to keep it): nothing for a preparation to do. */
+export const envelopeStoreKept = (name: string, size: EnvelopeStoreSize): boolean => envelopeCache(name, size)?.kept !== null;
+
+/**
+ * The store filled into its cache entry unless it is kept already, nothing copied out (a run's preparation,
+ * bench/prepare.ts, ahead of the bench that copies it); written through a scratch file in `scratchDir`.
+ */
+export async function keepEnvelopeStore(
+  name: string,
+  size: EnvelopeStoreSize,
+  scratchDir: string,
+  log: (m: string) => void = () => {},
+): Promise<void> {
+  const cache = envelopeCache(name, size);
+  if (cache === null || cache.kept !== null) return;
+  const scratch = join(scratchDir, `${name}-fill.db`);
+  try {
+    await envelopeStore(name, scratch, size, log);
+  } finally {
+    for (const f of [scratch, `${scratch}-wal`, `${scratch}-shm`]) rmSync(f, { force: true });
+  }
+}
+
 export async function envelopeStore(
   name: string,
   path: string,
   size: EnvelopeStoreSize,
   log: (m: string) => void = () => {},
 ): Promise<EnvelopeStore> {
-  // Keyed by the size's fields in name order: two benches spelling the same size alike share the entry.
-  const key = Object.fromEntries(Object.entries(size).sort(([a], [b]) => a.localeCompare(b)));
-  const cache = benchCache<Omit<EnvelopeStore, 'keptAt'>>(name, key, [
-    'db/migrations',
-    'db/repositories/retention-envelope-store.ts',
-    'bench/envelope-store.ts',
-  ]);
+  const cache = envelopeCache(name, size);
   const file = (dir: string) => join(dir, 'store.db');
   if (cache?.kept) {
     copyFileSync(file(cache.dir), path);

@@ -122,6 +122,11 @@ async function builtDashboard(ctx: BenchContext): Promise<string> {
   return outDir;
 }
 
+/** --quick's preparation (bench/prepare.ts): the dashboard built into its cache entry unless it is kept already. */
+export async function prepareFirstRender(ctx: BenchContext): Promise<void> {
+  if (ctx.quick) await builtDashboard(ctx);
+}
+
 export async function firstRenderBench(ctx: BenchContext): Promise<BenchResult> {
   const nodes = ctx.quick ? 500 : 5000;
   const visits = ctx.quick ? 1 : 3;

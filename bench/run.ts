@@ -22,6 +22,8 @@ import { storeBench } from './store-bench.js';
 import { storeYearBench } from './store-year-bench.js';
 import { watchBench } from './watch-bench.js';
 import { stopSharedSandboxes } from './shared-sandbox.js';
+import { RUN_CACHE_ENV } from './cache.js';
+import { type EarlyResult, LOAD_FREE_BENCHES, prepareQuickRun } from './prepare.js';
 
 /**
  * `npm run bench [-- --quick] [-- --only snapshot,store]`: every figure beside a peer or a bound measured in the
@@ -44,6 +46,18 @@ function cpuSeconds(): number | null {
     return null;
   }
 }
+
+const didNotComplete = (name: string, message: string): BenchRow =>
+  figure({
+    bench: name,
+    figure: `${name}: did not complete`,
+    unit: '',
+    ours: null,
+    peerLabel: '-',
+    peer: null,
+    target: { kind: 'info' },
+    note: message.slice(0, 300),
+  });
 
 const BENCHES: Record<string, (ctx: BenchContext) => Promise<BenchResult>> = {
   snapshot: snapshotBench,
@@ -68,7 +82,11 @@ const HELP = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(BENCHES
   --quick     reduced scale, under 3 minutes in all (the full run takes about half an hour)
   --only      run only these benches (comma-separated)
   --no-cache  prepare every bench's data afresh (a generated CUR month, the quick store), not the copy kept
-              under node_modules/.cache/nodepool-ledger/bench/ (bench/cache.ts)`;
+              under node_modules/.cache/nodepool-ledger/bench/ (bench/cache.ts); what one bench prepares is
+              still shared with the others of the same run
+
+  --quick prepares what its benches need first, two tasks at a time, and runs the benches whose figures are
+  counts and bytes (${LOAD_FREE_BENCHES.join(', ')}) beside that (bench/prepare.ts)`;
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -101,8 +119,36 @@ async function main(): Promise<number> {
   const rows: BenchRow[] = [];
   const details: Record<string, Record<string, unknown> & { seconds: number; cpuSeconds: number | null }> = {};
   const load = loadSampler();
+  // With the cache off, what a bench prepares is kept for the other benches of this run only (bench/cache.ts).
+  process.env[RUN_CACHE_ENV] = join(tmp, 'prepared');
   try {
+    let early = new Map<string, EarlyResult>();
+    if (quick) {
+      // What the benches need, prepared first, two at a time, while nothing is measured (bench/prepare.ts).
+      const t0 = Date.now();
+      const cpu0 = cpuSeconds();
+      early = await prepareQuickRun({ quick, tmp, log }, only);
+      const cpu1 = cpuSeconds();
+      details.prepare = { seconds: (Date.now() - t0) / 1000, cpuSeconds: cpu0 === null || cpu1 === null ? null : cpu1 - cpu0 };
+      log(
+        `prepare: done in ${details.prepare.seconds.toFixed(1)} s, ${details.prepare.cpuSeconds?.toFixed(1) ?? '?'} CPU s (its threads' and children's included; ${[...early.keys()].join(', ') || 'no bench'} run beside it)`,
+      );
+    }
     for (const name of only) {
+      const ran = early.get(name);
+      if (ran !== undefined) {
+        // Run during the preparation (its figures are counts and bytes): its CPU is not told apart from it.
+        if (ran.result !== null) rows.push(...ran.result.rows);
+        else rows.push(didNotComplete(name, ran.error ?? 'no result'));
+        details[name] = {
+          ...(ran.result?.details ?? { error: ran.error }),
+          seconds: ran.seconds,
+          cpuSeconds: null,
+          duringPreparation: true,
+        };
+        log(`${name}: done in ${ran.seconds.toFixed(1)} s during the preparation${ran.error === null ? '' : `, failed: ${ran.error}`}`);
+        continue;
+      }
       const t0 = Date.now();
       const cpu0 = cpuSeconds();
       const spent = () => {
@@ -119,18 +165,7 @@ async function main(): Promise<number> {
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         log(`${name} failed: ${message}`);
-        rows.push(
-          figure({
-            bench: name,
-            figure: `${name}: did not complete`,
-            unit: '',
-            ours: null,
-            peerLabel: '-',
-            peer: null,
-            target: { kind: 'info' },
-            note: message.slice(0, 300),
-          }),
-        );
+        rows.push(didNotComplete(name, message));
         details[name] = { error: message, ...spent() };
       }
     }

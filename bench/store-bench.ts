@@ -1,10 +1,10 @@
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { openDb } from '../db/open-db.js';
 import { createDisruptionsRepository } from '../db/repositories/disruptions-repository.js';
 import { createKubeRepository } from '../db/repositories/kube-repository.js';
 import { buildApp } from '../server/app.js';
-import { benchCache } from './cache.js';
+import { type BenchCacheEntry, benchCache } from './cache.js';
 import type { BenchContext, BenchResult } from './context.js';
 import { type BenchRow, figure } from './report.js';
 import { fillStore, STEP_MS } from './store-fill.js';
@@ -57,41 +57,79 @@ async function timeOnce(url: string): Promise<number> {
   return performance.now() - t0;
 }
 
+/** The quick store's size: a month of 40 nodes' 5-minute snapshots (the full run's is 1,000 nodes). */
+const storeSize = (quick: boolean) => ({ nodes: quick ? 40 : 1000, podsPerNode: 30, days: 30 });
+
+interface KeptStore {
+  endMs: number;
+  fill: unknown;
+  bill: unknown;
+}
+
+/** Quick runs keep the filled store (a few hundred MB) between runs; the full one (gigabytes) fills it every time. */
+function storeCache(quick: boolean): BenchCacheEntry<KeptStore> | null {
+  if (!quick) return null;
+  const { nodes, podsPerNode, days } = storeSize(quick);
+  return benchCache<KeptStore>('store', { nodes, podsPerNode, days, stepMs: STEP_MS }, [
+    'bench/store-fill.ts',
+    'bench/scale-history.ts',
+    'core',
+    'db',
+    'collectors',
+    'sandbox',
+  ]);
+}
+
+/** The store filled in a scratch file of the run and kept in `cache`'s folder. */
+async function keepStore(ctx: BenchContext, cache: BenchCacheEntry<KeptStore>): Promise<KeptStore & { keptAt: string }> {
+  const scratch = join(ctx.tmp, 'store-fill.db');
+  const details: Record<string, unknown> = {};
+  // The simulation (about 250 MB of JavaScript objects at 1,000 nodes) lives only while the store is filled: the
+  // API is then timed in a process holding what `serve` holds, not a heap whose every major GC marks the scenario too.
+  const fillDb = openDb({ path: scratch });
+  try {
+    const endMs = await fillStore(ctx, fillDb, storeSize(ctx.quick), details);
+    await fillDb.backup(join(cache.dir, 'store.db'));
+    return cache.keep({ endMs, fill: details.fill, bill: details.bill });
+  } finally {
+    fillDb.close();
+    for (const f of [scratch, `${scratch}-wal`, `${scratch}-shm`]) rmSync(f, { force: true });
+  }
+}
+
+/**
+ * The quick store filled into its cache entry (bench/cache.ts) unless it is kept already: what the run's preparation
+ * (bench/prepare.ts) does ahead, beside other work, so that the bench only copies it.
+ */
+/** Whether the store is kept (or there is nowhere to keep it): nothing for a preparation to do. */
+export function storeKept(quick: boolean): boolean {
+  const cache = storeCache(quick);
+  return cache === null || cache.kept !== null;
+}
+
+export async function prepareStore(ctx: BenchContext): Promise<void> {
+  const cache = storeCache(ctx.quick);
+  if (cache !== null && cache.kept === null) await keepStore(ctx, cache);
+}
+
 export async function storeBench(ctx: BenchContext): Promise<BenchResult> {
-  const nodes = ctx.quick ? 40 : 1000;
-  const podsPerNode = 30;
-  const days = 30;
+  const { nodes, podsPerNode, days } = storeSize(ctx.quick);
   const path = join(ctx.tmp, 'store.db');
   const details: Record<string, unknown> = { nodes, podsPerNode, days, stepMinutes: STEP_MS / 60_000 };
-  // Quick runs keep the filled store (a few hundred MB) between runs; the full one (gigabytes) fills it every time.
-  const cache = ctx.quick
-    ? benchCache<{ endMs: number; fill: unknown; bill: unknown }>('store', { nodes, podsPerNode, days, stepMs: STEP_MS }, [
-        'bench/store-fill.ts',
-        'bench/scale-history.ts',
-        'core',
-        'db',
-        'collectors',
-        'sandbox',
-      ])
-    : null;
+  const cache = storeCache(ctx.quick);
   let endMs: number;
-  if (cache?.kept) {
+  if (cache) {
+    const kept = cache.kept ?? (await keepStore(ctx, cache));
     copyFileSync(join(cache.dir, 'store.db'), path);
-    endMs = cache.kept.endMs;
-    details.fill = cache.kept.fill;
-    details.bill = cache.kept.bill;
-    details.keptAt = cache.kept.keptAt;
-    ctx.log(`store: ${days} days of 5-minute snapshots of ${nodes} nodes kept from ${cache.kept.keptAt}; timing the API…`);
+    endMs = kept.endMs;
+    details.fill = kept.fill;
+    details.bill = kept.bill;
+    details.keptAt = kept.keptAt;
+    ctx.log(`store: ${days} days of 5-minute snapshots of ${nodes} nodes kept from ${kept.keptAt}; timing the API…`);
   } else {
-    // The simulation (about 250 MB of JavaScript objects at 1,000 nodes) lives only while the store is filled: the
-    // API is then timed in a process holding what `serve` holds, not a heap whose every major GC marks the scenario too.
     const fillDb = openDb({ path });
     try {
       endMs = await fillStore(ctx, fillDb, { nodes, podsPerNode, days }, details);
-      if (cache) {
-        await fillDb.backup(join(cache.dir, 'store.db'));
-        cache.keep({ endMs, fill: details.fill, bill: details.bill });
-      }
     } finally {
       fillDb.close();
     }
