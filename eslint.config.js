@@ -1,7 +1,7 @@
 // @ts-check
 // Lint: correctness rules and the import boundaries of the house rules (README, "Code layout"). Formatting is
 // Prettier's job (npm run format:check), so no stylistic rule is switched on here. `npm run lint` runs it; `npm test`
-// runs it (with tsc and Prettier) before any test.
+// runs it (with tsc and Prettier) beside the tests, and stops them when it fails.
 import js from '@eslint/js';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';

@@ -6,7 +6,7 @@
 //
 // `--no-check` emits without type-checking (tsc's --noCheck): the same JavaScript byte for byte (tsc emits whether
 // or not the types check; noEmitOnError is unset), in half the CPU (11 s instead of 22.6 s). For test/e2e/
-// compiled-image.test.ts, which `npm test` runs after `npm run check` has type-checked these same sources.
+// compiled-image.test.ts, which `npm test` runs beside `npm run check`, which type-checks these same sources.
 import { spawnSync } from 'node:child_process';
 import { cpSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';

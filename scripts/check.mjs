@@ -10,11 +10,23 @@
 // node_modules declarations) and the compiler options, and re-checks a file when it or anything it depends on
 // changed. ESLint runs without its cache: its type-aware rules (no-floating-promises, …) read other files' types,
 // which its per-file cache does not track, so a stale entry could hide an error.
+//
+// `--nice=N` (scripts/test.mjs, which runs the checks beside the tests) raises this process's nice value by N before
+// the checks start, so the three inherit it: they get a core when the tests leave one idle.
 import { createHash } from 'node:crypto';
 import { spawn } from 'node:child_process';
+import { getPriority, setPriority } from 'node:os';
 import { basename, join } from 'node:path';
 
 const useCache = !process.argv.includes('--no-cache') && process.env.LEDGER_CHECK_CACHE !== 'off';
+const nice = Number(process.argv.find((a) => a.startsWith('--nice='))?.slice('--nice='.length) ?? 0);
+if (Number.isInteger(nice) && nice > 0) {
+  try {
+    setPriority(Math.min(19, getPriority() + nice));
+  } catch {
+    // Not supported here: the checks run at the priority they were given.
+  }
+}
 // One folder per checkout (worktrees and scratch copies may share node_modules through a link): the folder's name,
 // then a hash of its full path.
 const root = process.cwd();

@@ -1,5 +1,17 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Scenario } from './types.js';
@@ -43,18 +55,35 @@ function sourceFingerprint(): string {
   return fingerprint;
 }
 
-/** `compute()`'s history, read from the cache folder when the same inputs were simulated before. */
-export function cachedSimulation(inputs: unknown, compute: () => Scenario, dir = process.env[SCENARIO_CACHE_ENV]): Scenario {
-  if (!dir) return compute();
-  const key = createHash('sha256').update(JSON.stringify(inputs)).update(sourceFingerprint()).digest('hex').slice(0, 32);
-  const path = join(dir, `${key}.json`);
-  if (existsSync(path)) {
-    try {
-      return JSON.parse(readFileSync(path, 'utf8')) as Scenario;
-    } catch {
-      // A file another worker left unreadable: simulate and write it again.
-    }
+/** How long a caller waits for another process's simulation of the same history before simulating it itself. */
+const LOCK_WAIT_MS = 300_000;
+
+/** Blocks the thread for `ms` (the simulation is synchronous, and so is waiting for another process's). */
+const sleepSync = (ms: number): void => {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+};
+
+const alive = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+};
+
+/** The history kept at `path`, or null when there is none or it is unreadable (another worker left it so). */
+function readKept(path: string): Scenario | null {
+  if (!existsSync(path)) return null;
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as Scenario;
+  } catch {
+    return null;
+  }
+}
+
+/** `compute()`'s history, kept at `path` for the next caller. */
+function simulateAndKeep(dir: string, path: string, compute: () => Scenario): Scenario {
   const scenario = compute();
   try {
     mkdirSync(dir, { recursive: true });
@@ -66,4 +95,47 @@ export function cachedSimulation(inputs: unknown, compute: () => Scenario, dir =
     // The cache only saves time: a read-only or full disk leaves the result as computed.
   }
   return scenario;
+}
+
+/**
+ * `compute()`'s history, read from the cache folder when the same inputs were simulated before.
+ * The simulation runs holding `<key>.json.lock` (the holder's pid in it): the suite runs two files side by side, and
+ * the first files of a tier often start the same sandbox at once, so the second waits for the first's file instead
+ * of simulating the same history beside it (13 s of CPU for week4). A lock whose process is gone, or held longer
+ * than LOCK_WAIT_MS, is not waited for; a folder that takes no lock only costs the sharing.
+ */
+export function cachedSimulation(inputs: unknown, compute: () => Scenario, dir = process.env[SCENARIO_CACHE_ENV]): Scenario {
+  if (!dir) return compute();
+  const key = createHash('sha256').update(JSON.stringify(inputs)).update(sourceFingerprint()).digest('hex').slice(0, 32);
+  const path = join(dir, `${key}.json`);
+  const lock = `${path}.lock`;
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    const kept = readKept(path);
+    if (kept !== null) return kept;
+    let fd: number;
+    try {
+      mkdirSync(dir, { recursive: true });
+      fd = openSync(lock, 'wx');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return simulateAndKeep(dir, path, compute);
+      let owner: number;
+      try {
+        owner = Number(readFileSync(lock, 'utf8')); // empty for a moment after its owner made it
+      } catch {
+        continue; // released meanwhile
+      }
+      if ((Number.isInteger(owner) && owner > 0 && !alive(owner)) || Date.now() > deadline) rmSync(lock, { force: true });
+      else sleepSync(100);
+      continue;
+    }
+    writeSync(fd, String(process.pid));
+    closeSync(fd);
+    try {
+      // Kept by another process between the read above and the lock.
+      return readKept(path) ?? simulateAndKeep(dir, path, compute);
+    } finally {
+      rmSync(lock, { force: true });
+    }
+  }
 }

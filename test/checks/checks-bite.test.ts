@@ -6,16 +6,18 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 
 /*
- * `npm test` runs the Prettier check, the type check and ESLint (with the import boundaries) side by side, prints
- * their outputs in that order, and stops before any test when one fails. This proves each of them bites: a scratch
- * copy of the configuration and a few real source files (with what they import; node_modules linked) gets three
- * files, each with one kind of defect, and `npm test` there fails, each check naming its file and what is wrong and
- * none blaming another's file. One run for all three: each run costs about 40 s of CPU (tsc and ESLint).
+ * `npm test` runs the Prettier check, the type check and ESLint (with the import boundaries) side by side, beside the
+ * tests (scripts/test.mjs), prints their outputs in that order, and stops the tests when one fails. This proves each
+ * of them bites: a scratch copy of the configuration and a few real source files (with what they import; node_modules
+ * linked) gets three files, each with one kind of defect, and `npm test` there fails, each check naming its file and
+ * what is wrong and none blaming another's file; the scratch copy's one test, which would pass after four minutes,
+ * is stopped. One run for all three: each run costs about 40 s of CPU (tsc and ESLint).
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CONFIG = [
   'package.json',
   'scripts/check.mjs',
+  'scripts/test.mjs',
   'tsconfig.json',
   'web/tsconfig.json',
   'eslint.config.js',
@@ -74,7 +76,8 @@ function scratchTree(): string {
 
 function npm(dir: string, script: string): Promise<{ code: number | null; output: string }> {
   return new Promise((done) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+    // The checks at the test's priority: here they are the test's own work, not a filler of the suite's idle time.
+    const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', LEDGER_CHECK_NICE: '0' };
     delete env.FORCE_COLOR; // some tools colour whenever it is set, even to 0
     const child = spawn('npm', ['run', script], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -110,6 +113,13 @@ const DEFECTS = [
   },
 ];
 
+/** A clean test file (Prettier, tsc and ESLint have nothing to say of it) that passes after four minutes. */
+const SLOW_TEST = 'core/scratch-slow.test.ts';
+const SLOW_TEST_TEXT = `import { it } from 'vitest';
+
+it('passes after four minutes', () => new Promise<void>((done) => setTimeout(done, 240_000)), 280_000);
+`;
+
 /** The part of `npm test`'s output under one check's `> name` header (scripts/check.mjs prints them in order). */
 function section(output: string, check: string): string {
   const start = output.indexOf(`\n> ${check}\n`);
@@ -118,13 +128,17 @@ function section(output: string, check: string): string {
   return next < 0 ? output.slice(start) : output.slice(start, start + 1 + next);
 }
 
-describe('the checks before the tests bite', () => {
+describe('the checks of npm test bite', () => {
   // One scratch copy holds all three defects and one `npm test` finds them: the checks run side by side, and each
   // reports on its own file only (a clean file is not blamed, a defect is not missed because another check failed).
   let run: { code: number | null; output: string; dir: string };
   beforeAll(async () => {
     const dir = scratchTree();
     for (const d of DEFECTS) writeFileSync(join(dir, d.file), `${d.lines.join('\n')}\n`);
+    // What the tests of the scratch copy are (its build has a page to build): one test that passes after four
+    // minutes, unless the failed checks stop it first.
+    writeFileSync(join(dir, 'index.html'), '<!doctype html>\n<title>scratch</title>\n');
+    writeFileSync(join(dir, SLOW_TEST), SLOW_TEST_TEXT);
     run = { ...(await npm(dir, 'test')), dir };
   }, 300_000);
 
@@ -134,7 +148,8 @@ describe('the checks before the tests bite', () => {
     const part = section(run.output, check);
     for (const s of says) expect(part).toMatch(s);
     for (const other of DEFECTS.filter((d) => d.file !== file)) expect(part).not.toContain(other.file);
-    // It stopped at the checks: the dashboard was not built, no test ran.
-    expect(existsSync(join(run.dir, 'dist'))).toBe(false);
+    // The failed checks stopped the tests: the slow one never passed.
+    expect(run.output).toContain('npm test: the checks failed, so the tests were stopped.');
+    expect(run.output).not.toMatch(/\b1 passed\b/);
   });
 });

@@ -180,7 +180,7 @@ beforeAll(async () => {
   // What the image's build stage runs: `npm run build` (the dashboard, unless `npm test` just built it, and the server).
   // The server is the integration run's compiled CLI (its setup builds it in the background; waited for here, or
   // built when missing): tsc over tsconfig.build.json without the type check (`--noCheck`: the same JavaScript, half
-  // the CPU), which `npm test` has just run over the same sources (`npm run check`), so not a second tsc run beside it.
+  // the CPU), which `npm test` runs over the same sources beside the tests (`npm run check`): not a second checking tsc run.
   if (!existsSync(join(ROOT, 'dist', 'web', 'index.html'))) execFileSync('npm', ['run', 'build:web'], { cwd: ROOT, stdio: 'inherit' });
   const compiled = await builtCompiledCli();
   work = mkdtempSync(join(tmpdir(), 'ledger-image-'));
