@@ -259,9 +259,6 @@ const resourceDayFrom = (r: RawResourceDay): CurResourceDay => ({
   commitmentArn: r.commitment_arn,
 });
 
-/** The page cache (KiB, a negative cache_size) while a period is replaced: at most 128 MiB, used as far as needed. */
-const REPLACE_CACHE_KIB = -131_072;
-
 /** Per billing period, the source imported last (ties: the greater source name, so the choice is stable). */
 const LATEST_SOURCE = `SELECT p.source, p.billing_period FROM cur_periods p
   WHERE NOT EXISTS (SELECT 1 FROM cur_periods q WHERE q.billing_period = p.billing_period
@@ -381,21 +378,7 @@ export function createCurRepository(db: Db) {
    */
   const beginPeriodReplace = (key: { source: string; billingPeriod: string }): CurPeriodReplace => {
     if (db.inTransaction) throw new Error('a CUR period is replaced in a transaction of its own');
-    // A period's resource lines land all over cur_resource_lines' key (resource, day) and its day index, a day of
-    // every resource at a time, so with the default 2 MB page cache most rows' pages have been pushed out since the
-    // row before. A larger cache for the transaction (used only as far as the period's pages need it), and the
-    // connection's own size back after it.
-    const cacheWas = db.pragma('main.cache_size', { simple: true }) as number;
-    db.pragma(`main.cache_size = ${REPLACE_CACHE_KIB}`);
-    const restoreCache = (): void => {
-      db.pragma(`main.cache_size = ${cacheWas}`);
-    };
-    try {
-      db.exec('BEGIN IMMEDIATE');
-    } catch (err) {
-      restoreCache();
-      throw err;
-    }
+    db.exec('BEGIN IMMEDIATE');
     let open = true;
     const inside = <T>(what: string, f: () => T): T => {
       if (!open) throw new Error(`CUR period ${key.billingPeriod} of ${key.source}: ${what} after the transaction ended`);
@@ -420,7 +403,6 @@ export function createCurRepository(db: Db) {
       });
     } catch (err) {
       db.exec('ROLLBACK');
-      restoreCache();
       throw err;
     }
     // Straight into 0031's narrow rows, the keys kept in maps for the import (the view's trigger did four lookups a row).
@@ -442,13 +424,11 @@ export function createCurRepository(db: Db) {
           for (const r of data.namespaceDays) insertNamespaceDay.run({ ...key, ...r });
           db.exec('COMMIT');
           open = false;
-          restoreCache();
         }),
       rollback: () => {
         if (!open) return;
         open = false;
         if (db.inTransaction) db.exec('ROLLBACK');
-        restoreCache();
       },
     };
   };
