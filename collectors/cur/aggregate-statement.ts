@@ -299,52 +299,61 @@ ORDER BY usage_day, row_kind, resource_id, line_item_type, usage_type, product_c
 }
 
 const num = (v: unknown, column: string): number => {
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
   if (v === null || v === undefined || v === '') return 0;
-  const n = typeof v === 'bigint' ? Number(v) : Number(v);
+  const n = Number(v);
   if (!Number.isFinite(n)) throw new Error(`CUR aggregate column ${column}: "${String(v)}" is not a number`);
   return n;
 };
-const str = (v: unknown): string => (v === null || v === undefined ? '' : String(v));
+const str = (v: unknown): string => (typeof v === 'string' ? v : v === null || v === undefined ? '' : String(v));
+const CATEGORIES: ReadonlySet<string> = new Set(CUR_COST_CATEGORIES);
+
+/**
+ * A result row as its values in CUR_AGGREGATE_COLUMNS order (DuckDB's chunk read column by column, no object per row
+ * in between) as a typed row. Throws naming the column on a value that is not what the statement returns.
+ */
+export function rowFromValues(v: readonly unknown[]): CurAggregateRow {
+  const kind = str(v[0]);
+  if (kind !== 'resource' && kind !== 'unresourced' && kind !== 'split') throw new Error(`CUR aggregate row_kind "${kind}" is unknown`);
+  const category = str(v[7]);
+  if (!CATEGORIES.has(category)) throw new Error(`CUR aggregate category "${category}" is unknown`);
+  return {
+    rowKind: kind,
+    usageDay: str(v[1]),
+    resourceId: str(v[2]),
+    lineItemType: str(v[3]),
+    usageType: str(v[4]),
+    productCode: str(v[5]),
+    operation: str(v[6]),
+    category: category as CurCostCategory,
+    cluster: str(v[8]),
+    nodePool: str(v[9]),
+    nodeClaim: str(v[10]),
+    namespace: str(v[11]),
+    commitmentArn: str(v[12]),
+    unblendedUsd: num(v[13], 'unblended_usd'),
+    amortizedUsd: num(v[14], 'amortized_usd'),
+    netUnblendedUsd: num(v[15], 'net_unblended_usd'),
+    netAmortizedUsd: num(v[16], 'net_amortized_usd'),
+    usageAmount: num(v[17], 'usage_amount'),
+    publicOnDemandUsd: num(v[18], 'public_on_demand_usd'),
+    splitCostUsd: num(v[19], 'split_cost_usd'),
+    unusedCostUsd: num(v[20], 'unused_cost_usd'),
+    netSplitCostUsd: num(v[21], 'net_split_cost_usd'),
+    netUnusedCostUsd: num(v[22], 'net_unused_cost_usd'),
+    publicOnDemandSplitCostUsd: num(v[23], 'public_on_demand_split_cost_usd'),
+    publicOnDemandUnusedCostUsd: num(v[24], 'public_on_demand_unused_cost_usd'),
+    vcpuHours: num(v[25], 'vcpu_hours'),
+    memoryGbHours: num(v[26], 'memory_gb_hours'),
+    podCount: num(v[27], 'pod_count'),
+    lineCount: num(v[28], 'line_count'),
+  };
+}
 
 /**
  * A result record (DuckDB's row object, or Athena's GetQueryResults row zipped with CUR_AGGREGATE_COLUMNS: every
  * value a string) as a typed row. Throws naming the column on a value that is not what the statement returns.
  */
 export function rowFromRecord(record: Readonly<Record<string, unknown>>): CurAggregateRow {
-  const kind = str(record.row_kind);
-  if (kind !== 'resource' && kind !== 'unresourced' && kind !== 'split') throw new Error(`CUR aggregate row_kind "${kind}" is unknown`);
-  const category = str(record.category);
-  if (!(CUR_COST_CATEGORIES as readonly string[]).includes(category)) throw new Error(`CUR aggregate category "${category}" is unknown`);
-  const n = (c: CurAggregateColumn): number => num(record[c], c);
-  return {
-    rowKind: kind,
-    usageDay: str(record.usage_day),
-    resourceId: str(record.resource_id),
-    lineItemType: str(record.line_item_type),
-    usageType: str(record.usage_type),
-    productCode: str(record.product_code),
-    operation: str(record.operation),
-    category: category as CurCostCategory,
-    cluster: str(record.cluster),
-    nodePool: str(record.nodepool),
-    nodeClaim: str(record.nodeclaim),
-    namespace: str(record.namespace),
-    commitmentArn: str(record.commitment_arn),
-    unblendedUsd: n('unblended_usd'),
-    amortizedUsd: n('amortized_usd'),
-    netUnblendedUsd: n('net_unblended_usd'),
-    netAmortizedUsd: n('net_amortized_usd'),
-    usageAmount: n('usage_amount'),
-    publicOnDemandUsd: n('public_on_demand_usd'),
-    splitCostUsd: n('split_cost_usd'),
-    unusedCostUsd: n('unused_cost_usd'),
-    netSplitCostUsd: n('net_split_cost_usd'),
-    netUnusedCostUsd: n('net_unused_cost_usd'),
-    publicOnDemandSplitCostUsd: n('public_on_demand_split_cost_usd'),
-    publicOnDemandUnusedCostUsd: n('public_on_demand_unused_cost_usd'),
-    vcpuHours: n('vcpu_hours'),
-    memoryGbHours: n('memory_gb_hours'),
-    podCount: n('pod_count'),
-    lineCount: n('line_count'),
-  };
+  return rowFromValues(CUR_AGGREGATE_COLUMNS.map((c) => record[c]));
 }

@@ -1,18 +1,24 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection, type DuckDBDataChunk } from '@duckdb/node-api';
 import { CUR_COLUMNS, type CurColumnType } from '../../core/cur/columns.js';
 import type { CurFileFormat } from '../../db/repositories/cur-repository.js';
-import { curAggregateStatement, rowFromRecord, type CurAggregateRow, type CurTagKeyOptions } from './aggregate-statement.js';
+import {
+  CUR_AGGREGATE_COLUMNS,
+  curAggregateStatement,
+  rowFromValues,
+  type CurAggregateRow,
+  type CurTagKeyOptions,
+} from './aggregate-statement.js';
 
 /**
  * The local engine for CUR files: DuckDB in this process (no server), reading Parquet and gzip CSV with SQL. Each
  * period becomes a view with every column we read at its documented type, so the shared statement runs on it as it
- * would on Athena's table, and its rows are streamed out a chunk (2,048 rows) at a time. DuckDB's own memory is
- * bounded (memory_limit; what does not fit spills to a temporary folder of its own, removed at close) and it may
- * return rows in any order where the statement does not fix one (preserve_insertion_order=false: the statement's
- * ORDER BY does). Errors come back as CurFileError naming the file (or the period's files).
+ * would on Athena's table, and its rows are streamed out a chunk (2,048 rows) at a time, read column by column.
+ * DuckDB's own memory is bounded (memory_limit; what does not fit spills to a temporary folder of its own, removed at
+ * close) and it may return rows in any order where the statement does not fix one (preserve_insertion_order=false:
+ * the statement's ORDER BY does). Errors come back as CurFileError naming the file (or the period's files).
  */
 
 /** DuckDB's memory for the import (its hash tables and sort; beyond it, it spills to disk). */
@@ -49,6 +55,21 @@ function typedColumn(name: string, type: CurColumnType, format: CurFileFormat, p
   if (format === 'parquet') return `CAST(${name} AS ${target}) AS ${name}`;
   if (type === 'map') return `CAST(CAST(NULLIF(${name}, '') AS JSON) AS ${target}) AS ${name}`;
   return `CAST(NULLIF(${name}, '') AS ${target}) AS ${name}`;
+}
+
+/**
+ * A chunk of the statement's result as typed rows, read column by column from DuckDB's vectors (strings, doubles and
+ * bigints as they are) rather than through a converted object per row, then a typed one.
+ */
+function rowsOfChunk(chunk: DuckDBDataChunk): CurAggregateRow[] {
+  const vectors = CUR_AGGREGATE_COLUMNS.map((_, i) => chunk.getColumnVector(i));
+  const rows: CurAggregateRow[] = new Array<CurAggregateRow>(chunk.rowCount);
+  const values: unknown[] = new Array<unknown>(vectors.length);
+  for (let row = 0; row < chunk.rowCount; row++) {
+    for (let column = 0; column < vectors.length; column++) values[column] = vectors[column]?.getItem(row);
+    rows[row] = rowFromValues(values);
+  }
+  return rows;
 }
 
 export class CurEngine {
@@ -126,10 +147,13 @@ export class CurEngine {
       const present = await this.columnsOf(format, paths);
       await this.connection.run(`CREATE OR REPLACE TEMP VIEW ${view} AS ${this.typedSelect(format, paths, present)}`);
       const result = await this.connection.stream(curAggregateStatement({ table: view, billingPeriod, tagKeys }));
-      for await (const chunk of result.yieldRowObjectJs()) {
+      const columns = result.columnNames();
+      if (columns.join(',') !== CUR_AGGREGATE_COLUMNS.join(','))
+        throw new Error(`the statement returned columns ${columns.join(', ')}, not ${CUR_AGGREGATE_COLUMNS.join(', ')}`);
+      for await (const chunk of result) {
         let typed: CurAggregateRow[];
         try {
-          typed = chunk.map((r) => rowFromRecord(r));
+          typed = rowsOfChunk(chunk);
         } catch (err) {
           throw new CurFileError(`billing period ${billingPeriod}, ${names}: ${message(err)}`);
         }

@@ -85,8 +85,15 @@ export class PeriodRowsBuilder {
 
   constructor(private readonly known: ReadonlyMap<string, KnownNodeClaim>) {}
 
+  /** Each day's start, parsed once (a period has 31 days and up to millions of rows). */
+  private readonly dayMs = new Map<string, number>();
+
   add(r: CurAggregateRow): CurResourceDay | null {
-    const dayMs = dayStartMs(r.usageDay);
+    let dayMs = this.dayMs.get(r.usageDay);
+    if (dayMs === undefined) {
+      dayMs = dayStartMs(r.usageDay);
+      this.dayMs.set(r.usageDay, dayMs);
+    }
     const out = this.out;
     this.curLines += r.lineCount;
     if (r.rowKind === 'split') {
@@ -175,7 +182,8 @@ export class PeriodRowsBuilder {
       },
     );
     if (r.rowKind !== 'resource') return null;
-    return fineNumbers<CurResourceDay>({
+    // Rounded field by field: no copy of the row and walk over its entries for each of a period's rows.
+    return {
       day: r.usageDay,
       dayMs,
       resourceId: r.resourceId,
@@ -189,14 +197,14 @@ export class PeriodRowsBuilder {
       nodeClaim,
       attributedBy,
       commitmentArn: r.commitmentArn,
-      unblendedUsd: r.unblendedUsd,
-      amortizedUsd: r.amortizedUsd,
-      netUnblendedUsd: r.netUnblendedUsd,
-      netAmortizedUsd: r.netAmortizedUsd,
-      usageAmount: r.usageAmount,
-      publicOnDemandUsd: r.publicOnDemandUsd,
-      lineCount: r.lineCount,
-    });
+      unblendedUsd: fine(r.unblendedUsd),
+      amortizedUsd: fine(r.amortizedUsd),
+      netUnblendedUsd: fine(r.netUnblendedUsd),
+      netAmortizedUsd: fine(r.netAmortizedUsd),
+      usageAmount: fine(r.usageAmount),
+      publicOnDemandUsd: fine(r.publicOnDemandUsd),
+      lineCount: fine(r.lineCount),
+    };
   }
 
   /** The NodePool and namespace days (by day, then key) and the period's totals, rounded. */
