@@ -132,6 +132,7 @@ describe('a snapshot and its disruptions', () => {
       count('SELECT COUNT(*) FROM events'),
       count('SELECT COUNT(*) FROM disruptions'),
     ]).toEqual([1, 0, 0]);
+    expect(count('SELECT COUNT(*) FROM disruption_quarters')).toBe(0);
     expect(count('SELECT COUNT(*) FROM nodeclaims WHERE deleted_at IS NOT NULL')).toBe(0);
     expect(createDisruptionsRepository(db).dirtyFromMs()).toBeNull();
 
@@ -148,6 +149,10 @@ describe('a snapshot and its disruptions', () => {
       action: 'Delete',
       nodeDeletedAtMs: T + 5 * MIN,
     });
+    // Counted in its quarter day (migration 0033) by the same rebuild: T is 10:00, its quarter 06:00.
+    expect(
+      db.prepare('SELECT bucket_ms, cluster_id, nodepool, reason, disruptions, first_at, last_at FROM disruption_quarters').raw().all(),
+    ).toEqual([[T - 4 * HOUR_MS, 1, 'general', 'Underutilized', 1, T, T]]);
     db.close();
   });
 

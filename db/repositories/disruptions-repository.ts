@@ -2,6 +2,7 @@ import type { Disruption, DisruptionPageQuery, MarkerGroup, MarkerSource } from 
 import { buildDisruptions, DISRUPTION_EDGE_MS } from '../../core/karpenter/disruptions.js';
 import type { Db } from '../open-db.js';
 import { createAnalyticsEventsRepository } from './analytics-events-repository.js';
+import { QUARTER_DAY_MS } from './range-pieces.js';
 import { WEEK_MS } from '../../core/time.js';
 
 /**
@@ -106,6 +107,20 @@ export function createDisruptionsRepository(db: Db) {
     )
     .raw(true);
 
+  // One disruption as a group of one, in [lo, hi): the partial quarters at the edges of a range read by quarters.
+  const RAW_MARKERS = (lo: string, hi: string) => `
+      SELECT CAST(at AS INTEGER) / CAST(@bucketMs AS INTEGER) AS b, cluster_id, nodepool, reason, 1 AS n, at AS first_at, at AS last_at
+      FROM disruptions
+      WHERE at >= CAST(${lo} AS INTEGER) AND at < CAST(${hi} AS INTEGER) AND blocked = 0 AND (@nodePool IS NULL OR nodepool = @nodePool)
+        AND (@clusterId IS NULL OR cluster_id = @clusterId)`;
+  // Each group's first disruption (the lowest seq at its earliest time), looked up by its time.
+  const FIRST_OF_GROUPS = `
+    SELECT f.id, g.first_at, g.nodepool, g.reason, f.action, g.cluster_id, g.n, g.last_at
+    FROM g JOIN disruptions f ON f.rowid = (
+      SELECT d.rowid FROM disruptions d
+      WHERE d.at = g.first_at AND d.blocked = 0 AND d.cluster_id = g.cluster_id AND d.nodepool = g.nodepool AND d.reason = g.reason
+      ORDER BY d.seq LIMIT 1)
+    ORDER BY g.first_at, f.seq`;
   // The same disruptions counted per bucket (aligned on the epoch) x cluster x NodePool x reason, each group with its
   // first row's id and action (the lowest seq at its earliest time) and its last time: what timelineMarkers() thins
   // when a range holds more than a timeline shows, without a JS object per disruption (a 90-day range at 5,000
@@ -120,14 +135,43 @@ export function createDisruptionsRepository(db: Db) {
         AND (@clusterId IS NULL OR cluster_id = @clusterId)
       GROUP BY b, cluster_id, nodepool, reason
     )
-    SELECT f.id, g.first_at, g.nodepool, g.reason, f.action, g.cluster_id, g.n, g.last_at
-    FROM g JOIN disruptions f ON f.rowid = (
-      SELECT d.rowid FROM disruptions d
-      WHERE d.at = g.first_at AND d.blocked = 0 AND d.cluster_id = g.cluster_id AND d.nodepool = g.nodepool AND d.reason = g.reason
-      ORDER BY d.seq LIMIT 1)
-    ORDER BY g.first_at, f.seq`,
+    ${FIRST_OF_GROUPS}`,
     )
     .raw(true);
+  // Buckets of whole quarter days (a 90-day timeline's 12 hours): the quarters' counts (migration 0033) inside
+  // [@qlo, @qhi), the disruptions themselves in the partial quarters at either edge.
+  const markerGroupsByQuarter = db
+    .prepare(
+      `
+    WITH g AS (
+      SELECT b, cluster_id, nodepool, reason, SUM(n) AS n, MIN(first_at) AS first_at, MAX(last_at) AS last_at
+      FROM (
+        ${RAW_MARKERS('@fromMs', '@qlo')}
+        UNION ALL
+        SELECT bucket_ms / CAST(@bucketMs AS INTEGER), cluster_id, nodepool, reason, disruptions, first_at, last_at
+        FROM disruption_quarters
+        WHERE bucket_ms >= CAST(@qlo AS INTEGER) AND bucket_ms < CAST(@qhi AS INTEGER) AND (@nodePool IS NULL OR nodepool = @nodePool)
+          AND (@clusterId IS NULL OR cluster_id = @clusterId)
+        UNION ALL
+        ${RAW_MARKERS('@qhi', '@toMs')}
+      )
+      GROUP BY b, cluster_id, nodepool, reason
+    )
+    ${FIRST_OF_GROUPS}`,
+    )
+    .raw(true);
+  // The quarters' counts from a quarter on, recounted from the kept disruptions (refresh() replaced them from inside it).
+  // A time is cast before it is cut: one written as a REAL (a bulk writer's arithmetic) lands in its quarter all the same.
+  const deleteQuartersFrom = db.prepare('DELETE FROM disruption_quarters WHERE bucket_ms >= CAST(? AS INTEGER)');
+  const countQuartersFrom = db.prepare(`
+    INSERT INTO disruption_quarters (bucket_ms, cluster_id, nodepool, reason, disruptions, first_at, last_at)
+    SELECT (CAST(at AS INTEGER) / ${QUARTER_DAY_MS}) * ${QUARTER_DAY_MS}, cluster_id, nodepool, reason, COUNT(*), MIN(at), MAX(at)
+    FROM disruptions WHERE at >= CAST(? AS INTEGER) AND blocked = 0 GROUP BY 1, 2, 3, 4`);
+  const recountQuarters = (fromMs: number): void => {
+    const quarter = Math.floor(fromMs / QUARTER_DAY_MS) * QUARTER_DAY_MS;
+    deleteQuartersFrom.run(quarter);
+    countQuartersFrom.run(quarter);
+  };
 
   return {
     /**
@@ -152,13 +196,13 @@ export function createDisruptionsRepository(db: Db) {
      */
     markerGroups(q: { fromMs: number; toMs: number; bucketMs: number; nodePool?: string; clusterId?: number | null }): MarkerGroup[] {
       if (!Number.isInteger(q.bucketMs) || q.bucketMs <= 0) throw new RangeError(`bucketMs must be a positive integer, got ${q.bucketMs}`);
-      const rows = markerGroups.all({
-        fromMs: q.fromMs,
-        toMs: q.toMs,
-        bucketMs: q.bucketMs,
-        nodePool: q.nodePool ?? null,
-        clusterId: q.clusterId ?? null,
-      }) as [string, number, string, string, string | null, number, number, number][];
+      const params = { fromMs: q.fromMs, toMs: q.toMs, bucketMs: q.bucketMs, nodePool: q.nodePool ?? null, clusterId: q.clusterId ?? null };
+      // The whole quarter days inside the range, when its buckets are made of them; none: every disruption read.
+      const qlo = Math.ceil(q.fromMs / QUARTER_DAY_MS) * QUARTER_DAY_MS;
+      const qhi = Math.floor(q.toMs / QUARTER_DAY_MS) * QUARTER_DAY_MS;
+      const rows = (
+        q.bucketMs % QUARTER_DAY_MS === 0 && qlo < qhi ? markerGroupsByQuarter.all({ ...params, qlo, qhi }) : markerGroups.all(params)
+      ) as [string, number, string, string, string | null, number, number, number][];
       return rows.map(([id, atMs, nodePool, reason, action, clusterId, count, lastAtMs]) => ({
         id,
         atMs,
@@ -170,6 +214,12 @@ export function createDisruptionsRepository(db: Db) {
         lastAtMs,
       }));
     },
+
+    /**
+     * Recounts the timeline's quarter-day marker counts (migration 0033) from the quarter holding `fromMs` on: refresh()
+     * does after it replaces the kept disruptions; a writer that writes them in bulk itself must too.
+     */
+    recountQuarters,
 
     /** The earliest time whose disruptions may be stale, or null when the kept ones are up to date. */
     dirtyFromMs: (): number | null => (dirty.get() as number | null | undefined) ?? null,
@@ -220,6 +270,7 @@ export function createDisruptionsRepository(db: Db) {
             seq,
           }),
         );
+        recountQuarters(fromMs);
         clean.run();
         return { rebuiltFromMs: fromMs, rows: rows.length, ms: performance.now() - t0 };
       });

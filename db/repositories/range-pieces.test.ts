@@ -3,7 +3,7 @@ import { coarsestFor, pieceParams, rangePieces } from './range-pieces.js';
 
 const T = (iso: string) => Date.parse(iso);
 const span = (a: string, b: string) => [T(a), T(b)];
-const none = { raw: [], hours: [], days: [], weeks: null };
+const none = { raw: [], hours: [], quarters: [], days: [], weeks: null };
 
 // Weeks are 7-day buckets aligned on the epoch (a Thursday): 2026-10-29, 2026-11-05, 2026-11-12, ...
 describe('rangePieces', () => {
@@ -31,6 +31,7 @@ describe('rangePieces', () => {
       {
         raw: [span('2026-11-01T21:40:00Z', '2026-11-01T22:00:00Z'), span('2026-11-20T02:00:00Z', '2026-11-20T02:10:00Z')],
         hours: [span('2026-11-01T22:00:00Z', '2026-11-02T00:00:00Z'), span('2026-11-20T00:00:00Z', '2026-11-20T02:00:00Z')],
+        quarters: [],
         days: [span('2026-11-02T00:00:00Z', '2026-11-05T00:00:00Z'), span('2026-11-19T00:00:00Z', '2026-11-20T00:00:00Z')],
         weeks: span('2026-11-05T00:00:00Z', '2026-11-19T00:00:00Z'),
       },
@@ -87,10 +88,41 @@ describe('rangePieces', () => {
     expect(rangePieces(from, to, 'none')).toEqual({ ...none, raw: [[from, to]] });
   });
 
+  // Quarter days start at 00:00, 06:00, 12:00 and 18:00 UTC; only buckets in which days do not nest ask for them.
+  it.each([
+    [
+      '90 days of 12-hour buckets: whole quarters, hours and minutes either side',
+      '2026-08-03T21:40:00Z',
+      '2026-11-01T09:10:00Z',
+      {
+        ...none,
+        raw: [span('2026-08-03T21:40:00Z', '2026-08-03T22:00:00Z'), span('2026-11-01T09:00:00Z', '2026-11-01T09:10:00Z')],
+        hours: [span('2026-08-03T22:00:00Z', '2026-08-04T00:00:00Z'), span('2026-11-01T06:00:00Z', '2026-11-01T09:00:00Z')],
+        quarters: [span('2026-08-04T00:00:00Z', '2026-11-01T06:00:00Z')],
+      },
+    ],
+    [
+      'whole quarters only',
+      '2026-11-01T06:00:00Z',
+      '2026-11-02T18:00:00Z',
+      { ...none, quarters: [span('2026-11-01T06:00:00Z', '2026-11-02T18:00:00Z')] },
+    ],
+    [
+      'no whole quarter: hours',
+      '2026-11-01T07:00:00Z',
+      '2026-11-01T12:00:00Z',
+      { ...none, hours: [span('2026-11-01T07:00:00Z', '2026-11-01T12:00:00Z')] },
+    ],
+  ])('quarter days: %s', (_name, from, to, expected) => {
+    expect(rangePieces(T(from), T(to), 'quarter')).toEqual(expected);
+  });
+
   it.each([
     [120_000, 'none'],
     [3_600_000, 'hour'],
-    [6 * 3_600_000, 'hour'],
+    [3 * 3_600_000, 'hour'],
+    [6 * 3_600_000, 'quarter'],
+    [12 * 3_600_000, 'quarter'],
     [86_400_000, 'day'],
     [2 * 86_400_000, 'day'],
     [7 * 86_400_000, 'week'],
@@ -103,6 +135,8 @@ describe('rangePieces', () => {
     [7 * 86_400_000, '2026-11-05T00:00:00Z', 'week'],
     [7 * 86_400_000, '2026-11-02T00:00:00Z', 'day'],
     [86_400_000, '2026-11-02T10:00:00Z', 'hour'],
+    [86_400_000, '2026-11-02T18:00:00Z', 'quarter'],
+    [12 * 3_600_000, '2026-11-02T10:00:00Z', 'hour'],
     [86_400_000, '2026-11-02T10:30:00Z', 'none'],
     [3_600_000, '2026-11-02T10:30:00Z', 'none'],
   ] as const)('bucket %d ms from %s nests %s rollups', (bucketMs, origin, coarsest) => {
@@ -119,6 +153,8 @@ describe('rangePieces', () => {
       h1hi: T('2026-11-01T13:00:00Z'),
       h2lo: 0,
       h2hi: 0,
+      qlo: 0,
+      qhi: 0,
       d1lo: 0,
       d1hi: 0,
       d2lo: 0,

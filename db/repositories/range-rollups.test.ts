@@ -193,7 +193,8 @@ describe('range rollups read like the snapshots themselves', () => {
     for (const r of got) expect(r.usd).toBeCloseTo(want.get(`${r.day_ms}|${r.nodepool}|${r.capacity_type}`) ?? NaN, 9);
   });
 
-  it.each([[2 * MINUTE_MS], [HOUR_MS], [3 * HOUR_MS], [DAY_MS], [7 * DAY_MS]])(
+  // 6 and 12 hours: the quarter-day rollups (migration 0033) with hours and snapshots at the edges.
+  it.each([[2 * MINUTE_MS], [HOUR_MS], [3 * HOUR_MS], [6 * HOUR_MS], [12 * HOUR_MS], [DAY_MS], [7 * DAY_MS]])(
     'hourly-or-coarser buckets split time at bucket boundaries (bucket %d ms)',
     (bucketMs) => {
       const [from, to] = [T0 + 37 * MINUTE_MS, T0 + 15 * DAY_MS + 2 * HOUR_MS + 11 * MINUTE_MS];
@@ -242,6 +243,8 @@ describe('range rollups read like the snapshots themselves', () => {
     ['weeks from a Monday', 7 * DAY_MS, Date.parse('2026-11-02T00:00:00Z'), Date.parse('2026-11-17T05:13:00Z'), 1],
     // Namespace data changes team at 2026-11-03T02:06 (i > 200): the first bucket keeps the old team.
     ['days from 22:00', DAY_MS, Date.parse('2026-11-01T22:00:00Z'), Date.parse('2026-11-08T22:00:00Z'), 2],
+    // Quarter days nest in 12-hour buckets from 06:00.
+    ['12 hours from 06:00', 12 * HOUR_MS, Date.parse('2026-11-02T06:00:00Z'), Date.parse('2026-11-06T09:20:00Z'), 2],
   ])('buckets from an origin read as the ranges of each bucket: %s', (_name, bucketMs, from, to, dataTeams) => {
     const reader = createRangeRollupReader(db);
     const cut = { fromMs: from, toMs: to, bucketMs, originMs: from };
@@ -265,7 +268,7 @@ describe('range rollups read like the snapshots themselves', () => {
     expect(new Set(namespaces.filter((r) => r.namespace === 'data').map((r) => r.team)).size).toBe(dataTeams);
   });
 
-  it.each([[2 * MINUTE_MS], [HOUR_MS], [DAY_MS], [7 * DAY_MS]])(
+  it.each([[2 * MINUTE_MS], [HOUR_MS], [6 * HOUR_MS], [12 * HOUR_MS], [DAY_MS], [7 * DAY_MS]])(
     'plain sums of the snapshots taken per bucket (bucket %d ms)',
     (bucketMs) => {
       const [from, to] = [T0 + 37 * MINUTE_MS, T0 + 15 * DAY_MS + 2 * HOUR_MS + 11 * MINUTE_MS];
@@ -318,7 +321,7 @@ describe('keeping the rollups', () => {
     shuffled.close();
   });
 
-  it('fills them from the snapshots already stored when migrations 0006, 0007 and 0023 run (0023: the relative-price sums, in SQL, equal the collector’s)', () => {
+  it('fills them from the snapshots already stored when migrations 0006, 0007, 0023 and 0033 run (0023: the relative-price sums, in SQL, equal the collector’s; 0033: the quarter days, from the hours)', () => {
     const path = join(dir, 'old.db');
     const old = new Database(path);
     migrate(
@@ -332,7 +335,7 @@ describe('keeping the rollups', () => {
       old.exec(`INSERT INTO main.${t} (${cols}) SELECT ${cols} FROM src.${t}`);
     }
     old.exec('DETACH src');
-    expect(migrate(old, loadMigrations())).toEqual(expect.arrayContaining([6, 7, 10]));
+    expect(migrate(old, loadMigrations())).toEqual(expect.arrayContaining([6, 7, 10, 33]));
     // What 0010 added cannot be backfilled (the pods per node were not kept): compared apart below.
     const ADDED_BY_0010 = [
       'aws_split_cost_usd',

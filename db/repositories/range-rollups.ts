@@ -1,18 +1,20 @@
 import type { Db } from '../open-db.js';
 import { INTERVAL_CAP_MS } from './analytics-intervals.js';
-import { type Coarsest, coarsestFor, pieceParams, rangePieces } from './range-pieces.js';
+import { type Coarsest, coarsestFor, pieceParams, QUARTER_DAY_MS, rangePieces } from './range-pieces.js';
 import { DAY_MS, HOUR_MS, WEEK_MS } from '../../core/time.js';
 
 /**
- * The hour, day and week rollups of migrations 0006 and 0007 (namespace columns added by 0010): kept in step with each snapshot written, and read for ranges, so a
- * range's cost is a few dozen rollup rows plus the snapshots of its partial edge hours, whatever its length.
+ * The hour, day and week rollups of migrations 0006 and 0007 (namespace columns added by 0010), and the quarter-day
+ * ones of 0033 (6 hours: what a 90-day chart's 6- and 12-hour buckets read instead of every hour): kept in step with
+ * each snapshot written, and read for ranges, so a range's cost is a few dozen rollup rows plus the snapshots of its
+ * partial edge hours, whatever its length.
  *
  * A snapshot stands for the time until the next one, capped at INTERVAL_CAP_MS; the newest stands for nothing
  * yet. Writing a snapshot therefore also settles the one before it (and, written out of order, takes back the
  * time that one had claimed up to the snapshot after).
  */
 
-const SPANS = [HOUR_MS, DAY_MS, WEEK_MS] as const;
+const SPANS = [HOUR_MS, QUARTER_DAY_MS, DAY_MS, WEEK_MS] as const;
 const CAP = INTERVAL_CAP_MS;
 
 /** Hours-weighted NodePool sums: column name and its value from a snapshot_nodepools row `p` standing `h` hours. */
@@ -105,7 +107,7 @@ export function createRangeRollupWriter(db: Db) {
       team = CASE WHEN excluded.newest_at >= newest_at THEN excluded.team ELSE team END,
       newest_at = MAX(newest_at, excluded.newest_at), ${adding(NAMESPACE_WEIGHTED)}`);
 
-  /** Adds (sign 1) or takes back (sign -1) the time [fromMs, toMs) of snapshot `id`, cut at hour and day boundaries. */
+  /** Adds (sign 1) or takes back (sign -1) the time [fromMs, toMs) of snapshot `id`, cut at each span's bucket boundaries. */
   const time = (id: number, takenAt: number, fromMs: number, toMs: number, sign: 1 | -1, clusterId: number): void => {
     for (const span of SPANS) {
       for (let a = fromMs; a < toMs;) {
@@ -167,11 +169,12 @@ const RAW_WEIGHTED = `
     FROM rw WHERE end_ms > start_ms
   )`;
 
-/** Rows of a rollup table in the hour, day and week pieces (absent pieces are empty ranges). */
+/** Rows of a rollup table in the hour, quarter-day, day and week pieces (absent pieces are empty ranges). */
 const inPieces = (table: string, cols: string) =>
   [
     [HOUR_MS, 'h1'],
     [HOUR_MS, 'h2'],
+    [QUARTER_DAY_MS, 'q'],
     [DAY_MS, 'd1'],
     [DAY_MS, 'd2'],
     [WEEK_MS, 'w'],

@@ -114,6 +114,34 @@ describe('the generated 13-month store', () => {
     }
   });
 
+  it('writes the quarter-day rollups and marker counts (migration 0033) as sums of the hours and counts of the disruptions', () => {
+    const db = openDb({ path: ':memory:' });
+    try {
+      // 11 days, so that nodes of 5 days are replaced (and disrupted) in it.
+      fillEnvelopeStore(db, { ...SIZE, days: 11 });
+      const count = (sql: string): number => db.prepare(sql).pluck().get() as number;
+      // 11 days: 44 quarters, each with a row for general on-demand (slots 0–4) and general spot (slots 5 and 6): 88.
+      expect(count(`SELECT COUNT(*) FROM rollup_nodepools WHERE span_ms = ${6 * HOUR_MS}`)).toBe(88);
+      expect(count(`SELECT COUNT(*) FROM rollup_spans WHERE span_ms = ${6 * HOUR_MS}`)).toBe(44);
+      // Each quarter is the sum of its six hours: the node-hours and snapshots match quarter by quarter.
+      const quarters = db
+        .prepare(
+          `SELECT q.bucket_ms, q.node_hours - (SELECT TOTAL(h.node_hours) FROM rollup_nodepools h WHERE h.span_ms = ${HOUR_MS}
+             AND h.bucket_ms >= q.bucket_ms AND h.bucket_ms < q.bucket_ms + ${6 * HOUR_MS} AND h.nodepool = q.nodepool AND h.capacity_type = q.capacity_type) AS gap
+           FROM rollup_nodepools q WHERE q.span_ms = ${6 * HOUR_MS}`,
+        )
+        .raw()
+        .all() as [number, number][];
+      for (const [, gap] of quarters) expect(Math.abs(gap)).toBeLessThan(1e-9);
+      expect(count('SELECT TOTAL(node_hours) FROM rollup_nodepools WHERE span_ms = 21600000')).toBeGreaterThan(0);
+      // Every kept disruption counted once in its quarter.
+      expect(count('SELECT TOTAL(disruptions) FROM disruption_quarters')).toBe(count('SELECT COUNT(*) FROM disruptions WHERE blocked = 0'));
+      expect(count('SELECT COUNT(*) FROM disruptions')).toBeGreaterThan(0);
+    } finally {
+      db.close();
+    }
+  });
+
   it('writes no usage with usage: false, as the collector without --usage leaves a store (the store bench’s month)', () => {
     const db = openDb({ path: ':memory:' });
     try {

@@ -1,6 +1,8 @@
 import type { Db } from '../open-db.js';
 import { DAY_MS, HOUR_MS, WEEK_MS } from '../../core/time.js';
 import { writeResourceDaysInBulk } from './cur-resource-lines.js';
+import { createDisruptionsRepository } from './disruptions-repository.js';
+import { QUARTER_DAY_MS } from './range-pieces.js';
 import { NAMESPACE_MEANS, POOL_MEANS } from './retention-fold-repository.js';
 
 /**
@@ -183,7 +185,8 @@ export function fillEnvelopeStore(db: Db, size: EnvelopeStoreSize, log: (m: stri
              FROM snapshot_nodepools GROUP BY snapshot_id, nodepool) p
        JOIN ns ON (ns.i < 2 OR p.nodepool = 'general')`,
     );
-    // The hour rollups from the snapshots (each stands for its fold_ms, a 5-minute one for 5 minutes), then days and weeks.
+    // The hour rollups from the snapshots (each stands for its fold_ms, a 5-minute one for 5 minutes), then quarter days
+    // (migration 0033), days and weeks.
     const h = `(COALESCE(s.fold_ms, ${STEP_MS}) / 3600000.0)`;
     const k = `COALESCE(s.fold_snapshots, 1)`;
     run(
@@ -212,9 +215,9 @@ export function fillEnvelopeStore(db: Db, size: EnvelopeStoreSize, log: (m: stri
          SUM(${h} * n.aws_unused_cost_usd_per_hour), SUM(${h} * n.opencost_usd_per_hour), SUM(${h} * n.pods), SUM(${h} * n.usage_pods)
        FROM snapshot_namespaces n JOIN snapshots s ON s.id = n.snapshot_id GROUP BY 2, 3, 4`,
     );
-    for (const span of [DAY_MS, WEEK_MS]) {
+    for (const span of [QUARTER_DAY_MS, DAY_MS, WEEK_MS]) {
       run(
-        `rollups of ${span / DAY_MS} day(s)`,
+        `rollups of ${span / HOUR_MS} hours`,
         `INSERT INTO rollup_spans (span_ms, bucket_ms, snapshots_taken, snapshots_weighted, hours)
          SELECT ${span}, (bucket_ms / ${span}) * ${span}, SUM(snapshots_taken), SUM(snapshots_weighted), SUM(hours) FROM rollup_spans WHERE span_ms = ${HOUR_MS} GROUP BY 2`,
       );
@@ -374,6 +377,7 @@ export function fillEnvelopeStore(db: Db, size: EnvelopeStoreSize, log: (m: stri
          g.ct, '[]', 'Disrupting Node: Underutilized', 0, ROW_NUMBER() OVER (ORDER BY g.died, g.s)
        FROM temp.gens g WHERE g.died < @end`,
     );
+    createDisruptionsRepository(db).recountQuarters(start);
     db.prepare('UPDATE disruptions_state SET dirty_from_ms = NULL WHERE id = 1').run();
     // The bill: Cost Explorer per day, NodePool and purchase type; CUR per month, day and instance; spot prices hourly.
     run(

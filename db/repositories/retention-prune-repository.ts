@@ -3,16 +3,17 @@ import { DAY_MS, HOUR_MS, WEEK_MS } from '../../core/time.js';
 import { createAlertPruneSteps } from './alert-prune-steps.js';
 import { CUR_RESOURCE_DELETES } from './cur-repository.js';
 import { OPEN_LAST_SEEN } from './pod-rows.js';
+import { QUARTER_DAY_MS } from './range-pieces.js';
 import { assertKnownSnapshotChildren, createSnapshotRowsDeleter, withoutForeignKeys } from './retention-snapshot-rows.js';
 
 /**
  * Deletes what is older than the retention's horizon (issue 24), a bounded batch per transaction so that no write
- * holds the file for long: hourly snapshots with their rows, the hour/day/week rollups, events, kept disruptions,
+ * holds the file for long: hourly snapshots with their rows, the hour/quarter-day/day/week rollups, events, kept disruptions,
  * Cost Explorer lines, CUR billing periods, prices superseded before the horizon, usage rollups and OOM kills, API
  * request counts, finished collection runs, the pods, nodes and NodeClaims last seen before it, and resolved alerts with
  * their finished deliveries (alert-prune-steps.ts).
  *
- * The horizon is a multiple of 7 days from the epoch (core/retention.ts horizonMs), so the hour, day and week rollups
+ * The horizon is a multiple of 7 days from the epoch (core/retention.ts horizonMs), so the hour, quarter, day and week rollups
  * end at one instant. Deleting events would mark the kept disruptions for a rebuild from the horizon (their trigger):
  * the mark is put back as it was, since what they hold after the horizon does not change.
  */
@@ -63,6 +64,7 @@ export function createRetentionPruneRepository(db: Db) {
   const rollup = (table: string) =>
     db.prepare(`
       DELETE FROM ${table} WHERE (span_ms = ${HOUR_MS} AND bucket_ms < @cut - ${HOUR_MS - 1})
+        OR (span_ms = ${QUARTER_DAY_MS} AND bucket_ms < @cut - ${QUARTER_DAY_MS - 1})
         OR (span_ms = ${DAY_MS} AND bucket_ms < @cut - ${DAY_MS - 1}) OR (span_ms = ${WEEK_MS} AND bucket_ms < @cut - ${WEEK_MS - 1})
       LIMIT @limit`);
 
@@ -167,6 +169,11 @@ export function createRetentionPruneRepository(db: Db) {
     simple('rollup_namespaces', rollup('rollup_namespaces')),
     { name: 'events', batch: events },
     simple('disruptions', db.prepare('DELETE FROM disruptions WHERE at < @cut LIMIT @limit')),
+    // Whole quarters before the cut (a multiple of 7 days: the quarters' counts end where the disruptions do).
+    simple(
+      'disruption_quarters',
+      db.prepare(`DELETE FROM disruption_quarters WHERE bucket_ms < @cut - ${QUARTER_DAY_MS - 1} LIMIT @limit`),
+    ),
     simple('cost_lines', db.prepare('DELETE FROM cost_lines WHERE period_start_ms < @cut LIMIT @limit')),
     { name: 'cur', batch: cur },
     simple('prices', prices),

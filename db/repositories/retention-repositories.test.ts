@@ -338,6 +338,8 @@ describe('a retention pass past the horizon', () => {
     expect(count(`SELECT COUNT(*) FROM rollup_nodepools WHERE bucket_ms < ${T0 + 4 * WEEK_MS}`)).toBe(0);
     expect(count('SELECT COUNT(*) FROM events')).toBe(0);
     expect(count('SELECT COUNT(*) FROM disruptions')).toBe(0);
+    // Their quarter-day counts (migration 0033) with them.
+    expect(count('SELECT COUNT(*) FROM disruption_quarters')).toBe(0);
     expect(db.prepare('SELECT unblended_usd FROM cost_lines').pluck().all()).toEqual([4.8]);
     expect(db.prepare('SELECT usd_per_hour FROM prices ORDER BY effective_at').pluck().all()).toEqual([0.08, 0.09]);
     expect(db.prepare('SELECT name FROM nodes ORDER BY name').pluck().all()).toEqual(['z']);
