@@ -26,6 +26,9 @@ const apps: FastifyInstance[] = [];
 let referenceBase: string;
 let migratedBase: string;
 
+/** 0033's quarter-day rollup span. */
+const QUARTER_DAY_MS = 6 * 3_600_000;
+
 /** A file with today's schema (every migration before 0029) holding every row of `source`, as today's release wrote them. */
 function fileOfTodaysSchema(source: Db, path: string): void {
   const old = new Database(path);
@@ -42,7 +45,10 @@ function fileOfTodaysSchema(source: Db, path: string): void {
     for (const t of tables) {
       const cols = (old.prepare(`SELECT name FROM pragma_table_info('${t}', 'main')`).pluck().all() as string[]).join(', ');
       // OR REPLACE: rows the migrations or the disruption triggers already wrote (disruptions_state) take the source's.
-      old.exec(`INSERT OR REPLACE INTO main.${t} (${cols}) SELECT ${cols} FROM src.${t}`);
+      // The quarter-day rollups (span 6 h) are 0033's, after 0029: a writer of that schema never wrote them, and 0033
+      // fills them from the hours.
+      const quarters = cols.split(', ').includes('span_ms') ? ` WHERE span_ms <> ${QUARTER_DAY_MS}` : '';
+      old.exec(`INSERT OR REPLACE INTO main.${t} (${cols}) SELECT ${cols} FROM src.${t}${quarters}`);
     }
   })();
   old.exec('DETACH DATABASE src');
