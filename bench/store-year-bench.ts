@@ -255,7 +255,7 @@ function fileRows(
     .join(', ');
   const measured = ctx.quick ? estimate : fileBytes;
   ctx.log(
-    `store-year: ${(fileBytes / GiB).toFixed(3)} GiB for ${size.nodes} nodes (filled in ${fillSeconds.toFixed(0)} s); at the envelope ${(estimate / GiB).toFixed(2)} GiB (${top} GiB); node rows ${nodeRows.raw.oldBytesPerRow.toFixed(1)} -> ${nodeRows.raw.newBytesPerRow.toFixed(1)} B (5-minute), ${nodeRows.hourly.oldBytesPerRow.toFixed(1)} -> ${nodeRows.hourly.newBytesPerRow.toFixed(1)} B (hourly); a pod ${pods.oldBytesPerRow.toFixed(1)} -> ${pods.newBytesPerRow.toFixed(1)} B`,
+    `store-year: ${(fileBytes / GiB).toFixed(3)} GiB for ${size.nodes} nodes (${Number.isNaN(fillSeconds) ? 'filled before, LEDGER_STORE_YEAR_DB' : `filled in ${fillSeconds.toFixed(0)} s`}); at the envelope ${(estimate / GiB).toFixed(2)} GiB (${top} GiB); node rows ${nodeRows.raw.oldBytesPerRow.toFixed(1)} -> ${nodeRows.raw.newBytesPerRow.toFixed(1)} B (5-minute), ${nodeRows.hourly.oldBytesPerRow.toFixed(1)} -> ${nodeRows.hourly.newBytesPerRow.toFixed(1)} B (hourly); a pod ${pods.oldBytesPerRow.toFixed(1)} -> ${pods.newBytesPerRow.toFixed(1)} B`,
   );
   return [
     figure({
