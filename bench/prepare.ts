@@ -1,8 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { eachBounded } from '../collectors/each-bounded.js';
+import { moduleWorker } from '../server/module-worker.js';
 import { bundleBench } from './bundle-bench.js';
 import { prepareClusters } from './clusters-bench.js';
 import type { BenchContext, BenchResult } from './context.js';
@@ -39,20 +36,9 @@ interface Task {
   run: () => Promise<BenchResult | null | void>;
 }
 
-/** tsx's `tsx/esm/api` (its `import` export), as a file path (as server/engine-pool/pool.ts finds it). */
-function tsxEsmApiPath(): string {
-  const require = createRequire(import.meta.url);
-  const manifest = require.resolve('tsx/package.json');
-  const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> };
-  return join(dirname(manifest), pkg.exports['./esm/api'].import.default);
-}
-
 /** `task` of bench/prepare-worker.ts in a worker thread (tsx's loader registered there: workers do not inherit it). */
 function inWorker(task: string, ctx: BenchContext): Promise<BenchResult | null> {
-  const tsx = pathToFileURL(tsxEsmApiPath()).href;
-  const entry = new URL('./prepare-worker.ts', import.meta.url).href;
-  const code = `import(${JSON.stringify(tsx)}).then((t) => { (t.register ?? t.default.register)(); return import(${JSON.stringify(entry)}); })`;
-  const worker = new Worker(code, { eval: true, workerData: { task, quick: ctx.quick, tmp: ctx.tmp } });
+  const worker = moduleWorker(import.meta.url, 'prepare-worker', { workerData: { task, quick: ctx.quick, tmp: ctx.tmp } });
   return new Promise((resolve, reject) => {
     worker.on('message', (m: { log?: string; result?: BenchResult | null }) => {
       if (m.log !== undefined) ctx.log(m.log);
@@ -65,16 +51,6 @@ function inWorker(task: string, ctx: BenchContext): Promise<BenchResult | null> 
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`the worker of ${task} stopped (exit code ${code}) before it answered`)));
   });
-}
-
-/** Runs `tasks` in order, `slots` at a time. */
-async function slotsOf(tasks: readonly Task[], slots: number, runOne: (t: Task) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: slots }, async () => {
-      while (next < tasks.length) await runOne(tasks[next++]);
-    }),
-  );
 }
 
 /**
@@ -106,7 +82,8 @@ export async function prepareQuickRun(ctx: BenchContext, only: readonly string[]
     ...(wants('bundle') ? [{ name: 'bundle', run: () => bundleBench(ctx) }] : []),
   ];
   const early = new Map<string, EarlyResult>();
-  await slotsOf(tasks, 2, async (task) => {
+  // Each task's failure is caught and logged below: eachBounded never rejects here.
+  await eachBounded(tasks, 2, async (task) => {
     const t0 = performance.now();
     const seconds = () => (performance.now() - t0) / 1000;
     const isBench = (LOAD_FREE_BENCHES as readonly string[]).includes(task.name);

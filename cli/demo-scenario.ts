@@ -1,9 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { primeScenario } from '../sandbox/index.js';
+import { moduleWorker } from '../server/module-worker.js';
 import type { Scenario } from '../sandbox/scenario/types.js';
 
 /*
@@ -13,23 +9,8 @@ import type { Scenario } from '../sandbox/scenario/types.js';
  * not simulate it again.
  */
 
-/** tsx's `tsx/esm/api` (its `import` export), as a file path. */
-function tsxEsmApiPath(): string {
-  const require = createRequire(import.meta.url);
-  const manifest = require.resolve('tsx/package.json');
-  const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> };
-  return join(dirname(manifest), pkg.exports['./esm/api'].import.default);
-}
-
-/** The compiled JavaScript beside this file, or the TypeScript source through tsx (a checkout), as engine-pool does. */
-function startWorker(workerData: unknown): Worker {
-  if (import.meta.url.endsWith('.js')) return new Worker(new URL('./demo-scenario-worker.js', import.meta.url), { workerData });
-  // Worker threads do not inherit tsx's loader hooks: the worker registers them itself, importing tsx's API by its file.
-  const tsx = pathToFileURL(tsxEsmApiPath()).href;
-  const entry = new URL('./demo-scenario-worker.ts', import.meta.url).href;
-  const code = `import(${JSON.stringify(tsx)}).then((t) => { (t.register ?? t.default.register)(); return import(${JSON.stringify(entry)}); })`;
-  return new Worker(code, { eval: true, workerData });
-}
+/** The compiled JavaScript beside this file, or the TypeScript source through tsx (a checkout). */
+const startWorker = (workerData: unknown) => moduleWorker(import.meta.url, 'demo-scenario-worker', { workerData });
 
 /** Simulates `name` in a worker thread and primes the sandbox's cache with it; resolves when startSandbox can use it. */
 export async function simulateOffThread(name: string, seed: number, karpenterVersion: string): Promise<Scenario> {

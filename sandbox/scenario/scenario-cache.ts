@@ -1,19 +1,8 @@
 import { createHash } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-  writeSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { releaseFileLock, tryFileLock } from '../file-lock.js';
 import type { Scenario } from './types.js';
 
 /**
@@ -63,15 +52,6 @@ const sleepSync = (ms: number): void => {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 };
 
-const alive = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
 /** The history kept at `path`, or null when there is none or it is unreadable (another worker left it so). */
 function readKept(path: string): Scenario | null {
   if (!existsSync(path)) return null;
@@ -113,29 +93,15 @@ export function cachedSimulation(inputs: unknown, compute: () => Scenario, dir =
   for (;;) {
     const kept = readKept(path);
     if (kept !== null) return kept;
-    let fd: number;
-    try {
-      mkdirSync(dir, { recursive: true });
-      fd = openSync(lock, 'wx');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') return simulateAndKeep(dir, path, compute);
-      let owner: number;
-      try {
-        owner = Number(readFileSync(lock, 'utf8')); // empty for a moment after its owner made it
-      } catch {
-        continue; // released meanwhile
-      }
-      if ((Number.isInteger(owner) && owner > 0 && !alive(owner)) || Date.now() > deadline) rmSync(lock, { force: true });
-      else sleepSync(100);
-      continue;
-    }
-    writeSync(fd, String(process.pid));
-    closeSync(fd);
+    const lockTry = tryFileLock(lock, deadline);
+    if (lockTry === 'none') return simulateAndKeep(dir, path, compute);
+    if (lockTry === 'wait') sleepSync(100);
+    if (lockTry !== 'held') continue;
     try {
       // Kept by another process between the read above and the lock.
       return readKept(path) ?? simulateAndKeep(dir, path, compute);
     } finally {
-      rmSync(lock, { force: true });
+      releaseFileLock(lock);
     }
   }
 }

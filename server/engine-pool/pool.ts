@@ -1,8 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { moduleWorker } from '../module-worker.js';
 import { EngineBusyError, EngineCancelledError, rebuiltError } from './engine-errors.js';
 import type { EngineCall } from './engine-services.js';
 import { keptAnswers } from './engine-answers.js';
@@ -88,24 +85,9 @@ interface Slot {
   affinity: string | null;
 }
 
-/** tsx's `tsx/esm/api` (its `import` export), as a file path. */
-function tsxEsmApiPath(): string {
-  const require = createRequire(import.meta.url);
-  const manifest = require.resolve('tsx/package.json');
-  const pkg = JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, { import: { default: string } }> };
-  return join(dirname(manifest), pkg.exports['./esm/api'].import.default);
-}
-
 /** The worker's entry: the compiled JavaScript beside this file, or the TypeScript source through tsx (a checkout). */
 function startWorker(dbPath: string): Worker {
-  const workerData = { dbPath };
-  if (import.meta.url.endsWith('.js')) return new Worker(new URL('./worker.js', import.meta.url), { workerData });
-  // Worker threads do not inherit the loader hooks tsx registered in this thread: the worker registers them itself,
-  // importing tsx's ESM API by its file (an eval'd worker resolves bare names from the working directory).
-  const tsx = pathToFileURL(tsxEsmApiPath()).href;
-  const entry = new URL('./worker.ts', import.meta.url).href;
-  const code = `import(${JSON.stringify(tsx)}).then((t) => { (t.register ?? t.default.register)(); return import(${JSON.stringify(entry)}); })`;
-  return new Worker(code, { eval: true, workerData });
+  return moduleWorker(import.meta.url, 'worker', { workerData: { dbPath } });
 }
 
 export interface EnginePool extends EngineRunner {
