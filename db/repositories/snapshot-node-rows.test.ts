@@ -10,7 +10,8 @@ import { createRetentionFoldRepository } from './retention-fold-repository.js';
 /*
  * Migration 0026 (narrow node rows): a file written before it reads the same rows, value for value and type for type,
  * through the snapshot_nodes and usage_nodes views after it; the old INSERT still writes a node row; and a fold whose
- * node changed its allocatable within the hour keeps the hour's mean, worked by hand here.
+ * node changed its allocatable within the hour keeps the hour's mean, worked by hand here. Migration 0034's list of the
+ * node_dims rows whose name another row holds, as the migration, the writer and the fold leave it.
  */
 
 const dir = mkdtempSync(join(tmpdir(), 'ledger-node-rows-'));
@@ -29,6 +30,9 @@ const readNodes = (db: Database.Database) =>
         .join(', ')} FROM snapshot_nodes ORDER BY snapshot_id, node_name`,
     )
     .all();
+/** The names of the node_dims rows listed in node_dims_shared_names, one per row. */
+const sharedNames = (db: Database.Database) =>
+  db.prepare('SELECT d.node_name FROM node_dims_shared_names s JOIN node_dims d ON d.id = s.node_id ORDER BY d.node_name, d.id').pluck().all();
 const readUsage = (db: Database.Database) =>
   db
     .prepare('SELECT snapshot_id, node_name, cpu_m, memory_b, measured_at, window_ms FROM usage_nodes ORDER BY snapshot_id, node_name')
@@ -173,6 +177,8 @@ describe('migration 0026: narrow node rows', () => {
       { node_name: 'ip-10-0-0-2', n: 1 },
       { node_name: 'ip-10-0-0-3', n: 2 },
     ]);
+    // Migration 0034 lists the rows of a name held twice: ip-10-0-0-3's two, no other.
+    expect(sharedNames(after)).toEqual(['ip-10-0-0-3', 'ip-10-0-0-3']);
     expect(after.pragma('foreign_key_check')).toEqual([]);
     after.close();
   });
@@ -193,6 +199,8 @@ describe('migration 0026: narrow node rows', () => {
     row.run(3, 8000, 2000);
     expect(db.prepare('SELECT DISTINCT price_currency FROM snapshot_nodes').pluck().all()).toEqual(['USD']);
     expect(db.prepare('SELECT COUNT(*) FROM node_dims').pluck().get()).toBe(2);
+    // n1's second row (8000 m) made its name shared: both rows listed (migration 0034's trigger).
+    expect(sharedNames(db)).toEqual(['n1', 'n1']);
 
     const fold = createRetentionFoldRepository(db);
     expect(fold.foldOne(H + HOUR_MS)?.becameHour).toBe(true); // 10:00 stands for 5 minutes (to 10:05)
@@ -209,6 +217,9 @@ describe('migration 0026: narrow node rows', () => {
     ]);
     expect(db.prepare('SELECT COUNT(*) FROM snapshot_node_rows WHERE snapshot_id = 2').pluck().get()).toBe(0);
     expect(db.prepare('SELECT COUNT(*) FROM snapshot_nodes').pluck().get()).toBe(2);
+    // The fold's row for the mean (7000 m) is n1's third node_dims row, and listed with the other two.
+    expect(db.prepare('SELECT COUNT(*) FROM node_dims').pluck().get()).toBe(3);
+    expect(sharedNames(db)).toEqual(['n1', 'n1', 'n1']);
     db.close();
   });
 });

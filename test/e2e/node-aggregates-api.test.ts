@@ -166,3 +166,86 @@ describe('GET /api/nodes/changes, a node relabelled', () => {
     }
   });
 });
+
+describe('GET /api/nodes/changes, nodes gone and back', () => {
+  // Only a node_dims row whose name another row holds (node_dims_shared_names, migration 0034) has its name matched;
+  // every other changed row is gone or come on its key alone. These nodes cross that line both ways.
+  const T3 = Date.parse('2026-11-01T10:10:00Z');
+  // h: general at 10:00, away at 10:05, back at 10:10 labelled batch (a second node_dims row, the same node).
+  // k: at 10:00, away at 10:05, back at 10:10 as it was (the same node_dims row). i: at 10:00 and 10:05, gone at 10:10.
+  // j: comes at 10:10.
+  const h = node('node-h', 'general', 'm5.xlarge', 'on-demand', 0.192);
+  const i = node('node-i', 'general', 'c5.large', 'spot', 0.035);
+  const j = node('node-j', 'batch', 'c5.large', 'spot', 0.03);
+  const k = node('node-k', 'general', 'c5.large', 'on-demand', 0.085);
+  let own: Db;
+  let ownApp: FastifyInstance;
+  beforeAll(() => {
+    own = openDb({ path: ':memory:' });
+    const kube = createKubeRepository(own);
+    kube.writeSnapshot(snapshotWrite(T1, [h, i, k]));
+    kube.writeSnapshot(snapshotWrite(T2, [i]));
+    kube.writeSnapshot(snapshotWrite(T3, [{ ...h, nodePool: 'batch' }, j, k]));
+    ownApp = buildApp({ db: own, now: () => T3 + 60_000, cacheResponses: false });
+  });
+  afterAll(async () => {
+    await ownApp?.close();
+    own?.close();
+  });
+  const changes = async (from: string, to: string, q = '') => {
+    const body = (await ownApp.inject({ method: 'GET', url: `/api/nodes/changes?from=${from}&to=${to}${q}` })).json<NodeChangesResponse>();
+    return {
+      between: [body.beforeAt, body.afterAt],
+      removed: [body.removed.count, body.removed.usdPerHour, body.removed.nodes.map((n) => `${n.name} ${n.nodePool}`)],
+      added: [body.added.count, body.added.usdPerHour, body.added.nodes.map((n) => `${n.name} ${n.nodePool}`)],
+    };
+  };
+
+  it('counts a node back under its name as neither gone nor come, relabelled while away or not', async () => {
+    // 10:00 -> 10:10: i went (0.035), j came (0.03); h (relabelled) and k (unchanged) are back.
+    expect(await changes('2026-11-01T10:00:00.001Z', '2026-11-01T10:10:00.001Z')).toEqual({
+      between: ['2026-11-01T10:00:00.000Z', '2026-11-01T10:10:00.000Z'],
+      removed: [1, 0.035, ['node-i general']],
+      added: [1, 0.03, ['node-j batch']],
+    });
+    // general held h at 10:00, batch holds it at 10:10: in neither NodePool's changes.
+    const general = await changes('2026-11-01T10:00:00.001Z', '2026-11-01T10:10:00.001Z', '&nodepool=general');
+    expect([general.removed, general.added]).toEqual([
+      [1, 0.035, ['node-i general']],
+      [0, 0, []],
+    ]);
+    const batch = await changes('2026-11-01T10:00:00.001Z', '2026-11-01T10:10:00.001Z', '&nodepool=batch');
+    expect([batch.removed, batch.added]).toEqual([
+      [0, 0, []],
+      [1, 0.03, ['node-j batch']],
+    ]);
+  });
+
+  it('counts a node away at one end as gone or come, its name shared with another row or not', async () => {
+    // 10:00 -> 10:05: h 0.192 and k 0.085 went: 0.277.
+    const out = await changes('2026-11-01T10:00:00.001Z', '2026-11-01T10:05:00.001Z');
+    expect([out.removed[0], out.removed[2], out.added]).toEqual([2, ['node-h general', 'node-k general'], [0, 0, []]]);
+    expect(out.removed[1]).toBeCloseTo(0.277, 12);
+    // 10:05 -> 10:10: h (its 10:10 row shares its name with its 10:00 row, which 10:05 does not hold), j and k came:
+    // 0.192 + 0.03 + 0.085 = 0.307; i went.
+    const back = await changes('2026-11-01T10:05:00.001Z', '2026-11-01T10:10:00.001Z');
+    expect([back.removed, back.added[0], back.added[2]]).toEqual([
+      [1, 0.035, ['node-i general']],
+      3,
+      ['node-h batch', 'node-j batch', 'node-k general'],
+    ]);
+    expect(back.added[1]).toBeCloseTo(0.307, 12);
+  });
+
+  it('takes the snapshot before `from` and the last before `to`: a boundary exactly on a snapshot leaves it out', async () => {
+    // from exactly 10:05: the snapshot before it is 10:00's, so 10:00 -> 10:10 as above.
+    expect((await changes('2026-11-01T10:05:00.000Z', '2026-11-01T10:10:00.001Z')).between).toEqual([
+      '2026-11-01T10:00:00.000Z',
+      '2026-11-01T10:10:00.000Z',
+    ]);
+    expect((await changes('2026-11-01T10:05:00.000Z', '2026-11-01T10:10:00.001Z')).removed).toEqual([1, 0.035, ['node-i general']]);
+    // to exactly 10:10: the last snapshot before it is 10:05's, so 10:00 -> 10:05 (h and k went, none came).
+    const early = await changes('2026-11-01T10:00:00.001Z', '2026-11-01T10:10:00.000Z');
+    expect([early.between, early.removed[0], early.added[0]]).toEqual([['2026-11-01T10:00:00.000Z', '2026-11-01T10:05:00.000Z'], 2, 0]);
+  });
+});
