@@ -32,7 +32,10 @@ const readNodes = (db: Database.Database) =>
     .all();
 /** The names of the node_dims rows listed in node_dims_shared_names, one per row. */
 const sharedNames = (db: Database.Database) =>
-  db.prepare('SELECT d.node_name FROM node_dims_shared_names s JOIN node_dims d ON d.id = s.node_id ORDER BY d.node_name, d.id').pluck().all();
+  db
+    .prepare('SELECT d.node_name FROM node_dims_shared_names s JOIN node_dims d ON d.id = s.node_id ORDER BY d.node_name, d.id')
+    .pluck()
+    .all();
 const readUsage = (db: Database.Database) =>
   db
     .prepare('SELECT snapshot_id, node_name, cpu_m, memory_b, measured_at, window_ms FROM usage_nodes ORDER BY snapshot_id, node_name')
