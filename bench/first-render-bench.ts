@@ -3,12 +3,12 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Request } from 'playwright-core';
 import { openDb } from '../db/open-db.js';
 import { engineOptionsFromEnv } from '../server/engine-pool/engine-options.js';
-import { ENGINE_WARM_URLS } from '../server/engine-pool/engine-warm.js';
 import { buildApp } from '../server/app.js';
 import { CHROMIUM, CHROMIUM_ARGS } from '../test/browser/harness.js';
 import { measure } from './child.js';
 import type { BenchContext, BenchResult } from './context.js';
 import { benchCache } from './cache.js';
+import { engineWarmed } from './engine-warmed.js';
 import { envelopeLedgerFile } from './envelope-ledger-file.js';
 import { figure, type BenchRow } from './report.js';
 
@@ -159,21 +159,7 @@ export async function firstRenderBench(ctx: BenchContext): Promise<BenchResult> 
       // took is its own row. Until it is done, a viewer of a page whose answer needs the engine (/savings, /workloads)
       // waits behind it on the pool's one worker (2 cores).
       const warmGiveUpMs = ctx.quick ? WARM_GIVE_UP_MS.quick : WARM_GIVE_UP_MS.full;
-      const warm: { path: string; status: number; asked: number }[] = [];
-      for (const url of ENGINE_WARM_URLS) {
-        let status = 0;
-        let asked = 0;
-        for (;;) {
-          const res = await fetch(`${base}${url}`);
-          await res.arrayBuffer();
-          status = res.status;
-          asked += 1;
-          if (status !== 503 || performance.now() - listening > warmGiveUpMs) break;
-          const retryAfterS = Number(res.headers.get('retry-after') ?? '1');
-          await new Promise((r) => setTimeout(r, 1000 * (Number.isFinite(retryAfterS) && retryAfterS > 0 ? retryAfterS : 1)));
-        }
-        warm.push({ path: url, status, asked });
-      }
+      const warm = await engineWarmed(base, listening + warmGiveUpMs);
       const warmMs = performance.now() - listening;
       const warmCpu = process.cpuUsage(cpu0);
       const warmCpuS = (warmCpu.user + warmCpu.system) / 1e6;
