@@ -1,13 +1,11 @@
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Request } from 'playwright-core';
 import { openDb } from '../db/open-db.js';
 import { engineOptionsFromEnv } from '../server/engine-pool/engine-options.js';
 import { buildApp } from '../server/app.js';
 import { CHROMIUM, CHROMIUM_ARGS } from '../test/browser/harness.js';
-import { measure } from './child.js';
 import type { BenchContext, BenchResult } from './context.js';
-import { benchCache } from './cache.js';
+import { dashboardBuild } from './dashboard-build.js';
 import { engineWarmed } from './engine-warmed.js';
 import { envelopeLedgerFile } from './envelope-ledger-file.js';
 import { figure, type BenchRow } from './report.js';
@@ -22,7 +20,6 @@ import { figure, type BenchRow } from './report.js';
  * cards), held for 300 ms. The median of the visits (3, 1 quick) beside the bound.
  */
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BOUND_MS = 2_000;
 /** Past this a page is written down as not rendered (its row fails) and not visited again; quick runs wait less. */
 const GIVE_UP_MS = { full: 60_000, quick: 10_000 };
@@ -108,23 +105,9 @@ const median = (xs: readonly number[]): number => {
   return s[Math.floor((s.length - 1) / 2)];
 };
 
-/** The dashboard built into a folder of this run (dist/web in use is left alone); quick runs keep it while web/ is unchanged. */
-async function builtDashboard(ctx: BenchContext): Promise<string> {
-  const cache = ctx.quick ? benchCache<{ built: true }>('first-render-web', {}, ['web', 'vite.config.ts', 'server/schemas']) : null;
-  if (cache?.kept) return join(cache.dir, 'web');
-  const outDir = join(cache?.dir ?? ctx.tmp, 'web');
-  const vite = join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
-  const build = await measure(process.execPath, [vite, 'build', '--outDir', outDir, '--emptyOutDir', '--logLevel', 'warn'], {
-    timeoutMs: 300_000,
-  });
-  if (build.code !== 0) throw new Error(`vite build failed (${build.code}): ${build.stderr.slice(-800)}`);
-  cache?.keep({ built: true });
-  return outDir;
-}
-
 /** --quick's preparation (bench/prepare.ts): the dashboard built into its cache entry unless it is kept already. */
 export async function prepareFirstRender(ctx: BenchContext): Promise<void> {
-  if (ctx.quick) await builtDashboard(ctx);
+  if (ctx.quick) await dashboardBuild(ctx);
 }
 
 export async function firstRenderBench(ctx: BenchContext): Promise<BenchResult> {
@@ -133,7 +116,7 @@ export async function firstRenderBench(ctx: BenchContext): Promise<BenchResult> 
   const giveUpMs = ctx.quick ? GIVE_UP_MS.quick : GIVE_UP_MS.full;
   const dbPath = join(ctx.tmp, 'first-render.db');
   const t0 = performance.now();
-  const [ledger, webRoot] = await Promise.all([envelopeLedgerFile(nodes, dbPath), builtDashboard(ctx)]);
+  const [ledger, { dir: webRoot }] = await Promise.all([envelopeLedgerFile(nodes, dbPath), dashboardBuild(ctx)]);
   ctx.log(
     `first-render: ledger of ${ledger.nodes} nodes, ${ledger.pods} pods and the dashboard ready in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
   );
