@@ -9,7 +9,6 @@ import { keepEnvelopeLedger } from './envelope-ledger-file.js';
 import { prepareFirstRender } from './first-render-bench.js';
 import { retentionKept } from './retention-bench.js';
 import { QUICK_SANDBOX, scaleSandbox } from './shared-sandbox.js';
-import { seedNeedsSimulating } from './seed-bench.js';
 import { storeKept } from './store-bench.js';
 import { watchBench } from './watch-bench.js';
 
@@ -17,8 +16,7 @@ import { watchBench } from './watch-bench.js';
  * A quick run's preparation (bench/run.ts): what its benches would otherwise prepare one after another, each while
  * one core idles — the snapshot rows' sandbox, the clusters' sandbox and api-engine's `serve` started (and its engine
  * warm-up answered), the stores, ledger, engine input and
- * dashboard build written into their cache entries (bench/cache.ts; with --no-cache the run's own folder), week4
- * simulated when the tests' scenario cache lacks it — done first, two tasks at a time on the machine's two cores, while nothing is
+ * dashboard build written into their cache entries (bench/cache.ts; with --no-cache the run's own folder) — done first, two tasks at a time on the machine's two cores, while nothing is
  * measured. Each bench then finds its part ready. Beside them run the benches whose figures do not depend on the
  * machine's load (request counts, bytes): cost-explorer, bundle and --quick's store-year, their rows the same as when
  * run alone; and the watch rows, whose collector mostly waits for its sandbox's clock and whose figures are its CPU
@@ -67,7 +65,6 @@ export async function prepareQuickRun(ctx: BenchContext, only: readonly string[]
   // Longest first (cold: the fills of the retention stores, the store's month and store-year's), so the two slots end
   // near together.
   const tasks: Task[] = [
-    ...(wants('seed') && seedNeedsSimulating() ? [{ name: 'seed: week4 simulated', run: () => inWorker('seed', ctx) }] : []),
     // Checked here first: a worker only to find the entry kept would cost a second of CPU to start.
     ...(wants('retention') && !retentionKept(ctx.quick)
       ? [{ name: 'retention: the stores kept', run: () => inWorker('retention', ctx) }]

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { seedFromSandbox } from '../cli/seed-sandbox.js';
 import { openDb } from '../db/open-db.js';
 import { createApiRequestsRepository } from '../db/repositories/api-requests-repository.js';
-import { isScenarioKept, loadScenario, startSandbox } from '../sandbox/index.js';
+import { startSandbox } from '../sandbox/index.js';
 import { SCENARIO_CACHE_ENV } from '../sandbox/scenario/scenario-cache.js';
 import type { BenchContext, BenchResult } from './context.js';
 import { figure } from './report.js';
@@ -21,22 +21,11 @@ const percentileOf = (sorted: readonly number[], p: number): number =>
 /** Where the test suite keeps simulated histories (vite.config.ts): week4's 14 days are simulated once, for both. */
 const SCENARIO_CACHE = fileURLToPath(new URL('../node_modules/.cache/nodepool-ledger/scenarios', import.meta.url));
 
-/**
- * --quick's preparation (bench/prepare.ts, in a worker thread) when the tests' cache does not hold week4 yet (a fresh
- * clone, or a change to what the simulation reads): simulated into it while nothing is measured. `--no-cache` leaves
- * it alone: it is the tests' cache, not the bench's.
- */
-export const seedNeedsSimulating = (): boolean => !isScenarioKept(SCENARIO_CACHE);
-
-export function prepareSeed(): void {
-  process.env[SCENARIO_CACHE_ENV] = SCENARIO_CACHE;
-  loadScenario();
-}
-
 export async function seedBench(ctx: BenchContext): Promise<BenchResult> {
   const saved = { ...process.env };
-  // The simulation is not what is measured (20 CPU s of week4's 14 days): read from the tests' cache. Set for this
-  // bench only: `npm start`'s bench must simulate as a fresh clone does.
+  // The simulation is not what is measured (20 CPU s of week4's 14 days): read from the tests' cache (simulated into it
+  // here when it lacks week4; `--no-cache` is about the bench's own cache, not this one). Set for this bench only:
+  // `npm start`'s bench must simulate as a fresh clone does.
   process.env[SCENARIO_CACHE_ENV] = SCENARIO_CACHE;
   const sb = await startSandbox({ dir: ctx.tmp }).catch((err: unknown) => {
     process.env = saved;

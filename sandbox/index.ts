@@ -6,7 +6,7 @@ import { ensureSandboxCurExport, type SandboxCurExport } from './cur-export-at-s
 import { writeKubeconfigContexts } from './kubeconfig.js';
 import { karpenterProfile } from './scenario/karpenter-profile.js';
 import { simulate } from './scenario/simulate.js';
-import { cachedSimulation, isSimulationKept } from './scenario/scenario-cache.js';
+import { cachedSimulation } from './scenario/scenario-cache.js';
 import { loadScenarioFile } from './scenario/scenario-file.js';
 import type { Scenario } from './scenario/types.js';
 import { sandboxCertificate } from './serve/certificate.js';
@@ -130,26 +130,16 @@ export function loadUsageModel(name = DEFAULT_SCENARIO, seed = DEFAULT_SEED): Us
  * the file's, else the current release). A version that is not a Karpenter v1 release throws KarpenterVersionError.
  */
 export function loadScenario(name = DEFAULT_SCENARIO, seed = DEFAULT_SEED, karpenterVersion?: string, days?: number): Scenario {
-  const { key, input } = simulationOf(name, seed, karpenterVersion, days);
+  const file = loadScenarioFile(name);
+  const version = karpenterProfile(karpenterVersion ?? file.karpenterVersion).version;
+  const key = `${name}|${seed}|${version}|${days ?? ''}`;
   let s = cache.get(key);
   if (!s) {
+    const input = { ...file, karpenterVersion: version, ...(days !== undefined ? { days } : {}) };
     s = cachedSimulation({ input, seed }, () => simulate(input, seed));
     cache.set(key, s);
   }
   return s;
-}
-
-/** What loadScenario simulates, and its key in this process's cache. */
-function simulationOf(name: string, seed: number, karpenterVersion?: string, days?: number) {
-  const file = loadScenarioFile(name);
-  const version = karpenterProfile(karpenterVersion ?? file.karpenterVersion).version;
-  const input = { ...file, karpenterVersion: version, ...(days !== undefined ? { days } : {}) };
-  return { key: `${name}|${seed}|${version}|${days ?? ''}`, input };
-}
-
-/** Whether loadScenario(name, seed) would read its history from the cache folder `dir` instead of simulating it. */
-export function isScenarioKept(dir: string, name = DEFAULT_SCENARIO, seed = DEFAULT_SEED): boolean {
-  return isSimulationKept({ input: simulationOf(name, seed).input, seed }, dir);
 }
 
 /**

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { describe, expect, it } from 'vitest';
-import { cachedSimulation, isSimulationKept } from './scenario-cache.js';
+import { cachedSimulation } from './scenario-cache.js';
 import type { Scenario } from './types.js';
 
 const history = (seed: number): Scenario =>
@@ -25,16 +25,6 @@ describe('cachedSimulation', () => {
     cachedSimulation({ file: 'tiny', seed: 2 }, compute(2), dir);
     expect(runs).toBe(2);
     expect(readdirSync(dir).filter((f) => f.endsWith('.json'))).toHaveLength(2);
-  });
-
-  it('says whether a history is kept without reading or simulating it (the bench simulates week4 ahead only when not)', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'scenario-cache-'));
-    expect(isSimulationKept({ file: 'tiny', seed: 4 }, dir)).toBe(false);
-    cachedSimulation({ file: 'tiny', seed: 4 }, () => history(4), dir);
-    expect(isSimulationKept({ file: 'tiny', seed: 4 }, dir)).toBe(true);
-    // Other inputs are another history: not kept.
-    expect(isSimulationKept({ file: 'tiny', seed: 5 }, dir)).toBe(false);
-    expect(isSimulationKept({ file: 'tiny', seed: 4 }, mkdtempSync(join(tmpdir(), 'scenario-cache-')))).toBe(false);
   });
 
   it('without a folder it always simulates; an unreadable file is simulated and written again', () => {

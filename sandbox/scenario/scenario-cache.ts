@@ -62,13 +62,6 @@ function readKept(path: string): Scenario | null {
   }
 }
 
-/** Where the history of `inputs` is kept in `dir`. */
-const keptPath = (inputs: unknown, dir: string): string =>
-  join(dir, `${createHash('sha256').update(JSON.stringify(inputs)).update(sourceFingerprint()).digest('hex').slice(0, 32)}.json`);
-
-/** Whether `cachedSimulation(inputs, …, dir)` would read the history from `dir` instead of simulating it. */
-export const isSimulationKept = (inputs: unknown, dir: string): boolean => existsSync(keptPath(inputs, dir));
-
 /** `compute()`'s history, kept at `path` for the next caller. */
 function simulateAndKeep(dir: string, path: string, compute: () => Scenario): Scenario {
   const scenario = compute();
@@ -93,7 +86,8 @@ function simulateAndKeep(dir: string, path: string, compute: () => Scenario): Sc
  */
 export function cachedSimulation(inputs: unknown, compute: () => Scenario, dir = process.env[SCENARIO_CACHE_ENV]): Scenario {
   if (!dir) return compute();
-  const path = keptPath(inputs, dir);
+  const key = createHash('sha256').update(JSON.stringify(inputs)).update(sourceFingerprint()).digest('hex').slice(0, 32);
+  const path = join(dir, `${key}.json`);
   const lock = `${path}.lock`;
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (;;) {
