@@ -14,14 +14,14 @@ import { watchBench } from './watch-bench.js';
 
 /**
  * A quick run's preparation (bench/run.ts): what its benches would otherwise prepare one after another, each while
- * one core idles — the snapshot rows' sandbox, the clusters' sandbox and api-engine's `serve` started (and its engine
- * warm-up answered), the stores, ledger, engine input and
- * dashboard build written into their cache entries (bench/cache.ts; with --no-cache the run's own folder) — done first, two tasks at a time on the machine's two cores, while nothing is
- * measured. Each bench then finds its part ready. Beside them run the benches whose figures do not depend on the
- * machine's load (request counts, bytes): cost-explorer, bundle and --quick's store-year, their rows the same as when
- * run alone; and the watch rows, whose collector mostly waits for its sandbox's clock and whose figures are its CPU
- * seconds (a busy machine stretches their wall time, not the CPU they take, beyond its caches' share), peak RSS and
- * bytes written.
+ * one core idles — the snapshot rows' and the clusters' sandboxes started; api-engine's `serve` and first-render's
+ * server started over the envelope ledger, their engine warm-ups answered (and Chromium started for the second); the
+ * stores, ledger, engine input and dashboard build written into their cache entries (bench/cache.ts; with --no-cache
+ * the run's own folder) — done first, two tasks at a time on the machine's two cores, while nothing is measured. Each
+ * bench then finds its part ready. Beside them run the benches whose figures do not depend on the machine's load
+ * (request counts, bytes): cost-explorer, bundle and --quick's store-year, their rows the same as when run alone; and
+ * the watch rows, whose collector mostly waits for its sandbox's clock and whose figures are its CPU seconds (a busy
+ * machine stretches their wall time, not the CPU they take, beyond its caches' share), peak RSS and bytes written.
  */
 
 /** The benches run during the preparation (see above): none of their figures is a wall time. */
@@ -62,6 +62,9 @@ function inWorker(task: string, ctx: BenchContext): Promise<BenchResult | null> 
  */
 export async function prepareQuickRun(ctx: BenchContext, only: readonly string[]): Promise<Map<string, EarlyResult>> {
   const wants = (...names: string[]) => names.some((n) => only.includes(n));
+  // The envelope ledger once, for the two servers over it (a kept entry is read, not written again).
+  let ledger: Promise<void> | null = null;
+  const ledgerKept = (): Promise<void> => (ledger ??= keepEnvelopeLedger(500, ctx.tmp));
   // Longest first (cold: the fills of the retention stores, the store's month and store-year's), so the two slots end
   // near together.
   const tasks: Task[] = [
@@ -73,14 +76,14 @@ export async function prepareQuickRun(ctx: BenchContext, only: readonly string[]
     ...(wants('store-year') ? [{ name: 'store-year', run: () => inWorker('store-year', ctx) }] : []),
     ...(wants('cost-explorer') ? [{ name: 'cost-explorer', run: () => inWorker('cost-explorer', ctx) }] : []),
     ...(wants('clusters') ? [{ name: 'clusters: the sandbox', run: () => prepareClusters(ctx) }] : []),
-    ...(wants('api-engine', 'first-render')
+    ...(wants('api-engine')
+      ? [{ name: 'api-engine: serve started, its engine warm-up answered', run: () => ledgerKept().then(() => prepareEnginePool(ctx)) }]
+      : []),
+    ...(wants('first-render')
       ? [
           {
-            name: wants('api-engine') ? "the envelope ledger, and api-engine's serve warmed over it" : 'the envelope ledger',
-            run: async () => {
-              await keepEnvelopeLedger(500, ctx.tmp);
-              if (wants('api-engine')) await prepareEnginePool(ctx);
-            },
+            name: 'first-render: served, Chromium started, the engine warm-up answered',
+            run: () => ledgerKept().then(() => prepareFirstRender(ctx)),
           },
         ]
       : []),
@@ -88,7 +91,6 @@ export async function prepareQuickRun(ctx: BenchContext, only: readonly string[]
       ? [{ name: "the snapshot rows' sandbox", run: async () => void (await scaleSandbox(QUICK_SANDBOX, 180_000, true)) }]
       : []),
     ...(wants('engine') ? [{ name: 'engine: the envelope input', run: () => prepareEngine(ctx) }] : []),
-    ...(wants('first-render') ? [{ name: 'first-render: the dashboard built', run: () => prepareFirstRender(ctx) }] : []),
     ...(wants('bundle') ? [{ name: 'bundle', run: () => bundleBench(ctx) }] : []),
   ];
   const early = new Map<string, EarlyResult>();
