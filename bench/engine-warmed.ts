@@ -16,18 +16,16 @@ export interface WarmAnswer {
 export async function engineWarmed(base: string, giveUpAt: number): Promise<WarmAnswer[]> {
   const answers: WarmAnswer[] = [];
   for (const path of ENGINE_WARM_URLS) {
-    let status = 0;
-    let asked = 0;
-    for (;;) {
+    for (let asked = 1; ; asked++) {
       const res = await fetch(`${base}${path}`);
       await res.arrayBuffer();
-      status = res.status;
-      asked += 1;
-      if (status !== 503 || performance.now() > giveUpAt) break;
+      if (res.status !== 503 || performance.now() > giveUpAt) {
+        answers.push({ path, status: res.status, asked });
+        break;
+      }
       const retryAfterS = Number(res.headers.get('retry-after') ?? '1');
       await new Promise((r) => setTimeout(r, 1000 * (Number.isFinite(retryAfterS) && retryAfterS > 0 ? retryAfterS : 1)));
     }
-    answers.push({ path, status, asked });
   }
   return answers;
 }

@@ -109,7 +109,7 @@ export async function prepareQuickRun(ctx: BenchContext, only: readonly string[]
     }
   };
   // The watch rows outside the two slots, from the start: their collector mostly waits for the sandbox's clock (about
-  // 10 CPU s over 30 s of wall time, its sandbox's start and the one-shot collect included), so in a slot of its own it
+  // 15 CPU s over 40 s of wall time, its sandbox's start and the one-shot collect included), so in a slot of its own it
   // would hold one of the two cores idle most of that time.
   const watching = wants('watch') ? settle('watch', () => watchBench(ctx)) : Promise.resolve();
   // Each task's failure is caught and logged by settle: eachBounded never rejects here.
