@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { envelopeLedgerFile } from './envelope-ledger-file.js';
+import { envelopeLedgerFile, type EnvelopeLedger } from './envelope-ledger-file.js';
 import type { BenchContext, BenchResult } from './context.js';
+import { engineWarmed, type WarmAnswer } from './engine-warmed.js';
 import { figure } from './report.js';
 
 /**
@@ -11,7 +12,9 @@ import { figure } from './report.js';
  * the cheap routes (status, NodePools, the efficiency summary, a page of nodes) over and over, first alone (idle),
  * then while four what-ifs run at once (headroom, why-not-consolidated, two NodePool edits): the p99 of the cheap
  * routes under load beside the same p99 idle. On the API's thread every cheap request would wait for the
- * simulations (seconds); in the pool they share the cores with them.
+ * simulations (seconds); in the pool they share the cores with them. The idle window starts once `serve`'s own engine
+ * warm-up (server/engine-pool/engine-warm.ts: the Savings page's what-ifs and the Workloads page's re-packs, computed
+ * when it is ready) has answered: before, that window was the warm-up's.
  */
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -72,16 +75,57 @@ async function cheapLoad(url: string, done: () => boolean): Promise<number[]> {
   return latencies;
 }
 
+type Serve = Awaited<ReturnType<typeof startServe>>;
+
+interface Served {
+  ledger: EnvelopeLedger;
+  server: Serve;
+  /** The engine warm-up's answers, and how long after `serve` printed its address they came. */
+  warm: WarmAnswer[];
+  warmMs: number;
+}
+
+/** `serve` over the envelope ledger (copied to the run's folder), once its engine warm-up has answered. */
+async function served(ctx: BenchContext): Promise<Served> {
+  const ledger = await envelopeLedgerFile(ctx.quick ? 500 : 5000, join(ctx.tmp, 'envelope-ledger.db'));
+  const server = await startServe(join(ctx.tmp, 'envelope-ledger.db'));
+  try {
+    const t0 = performance.now();
+    const warm = await engineWarmed(server.url, t0 + WARM_GIVE_UP_MS);
+    const failed = warm.filter((w) => w.status !== 200);
+    if (failed.length > 0) throw new Error(`serve's engine warm-up answered ${failed.map((w) => `${w.path} ${w.status}`).join(', ')}`);
+    return { ledger, server, warm, warmMs: performance.now() - t0 };
+  } catch (err) {
+    await server.stop();
+    throw err;
+  }
+}
+
+/** How long the bench waits for `serve`'s engine warm-up (the envelope's takes about 20 s on a quiet machine). */
+const WARM_GIVE_UP_MS = 900_000;
+
+/** `serve` started by the run's preparation (bench/prepare.ts), taken by the bench. */
+let startedAhead: Promise<Served> | null = null;
+
+/**
+ * --quick's preparation, once the envelope ledger is kept: `serve` started and its engine warm-up answered while nothing
+ * is measured (its CPU, in `serve`'s process, is the preparation's); the bench stops it.
+ */
+export async function prepareEnginePool(ctx: BenchContext): Promise<void> {
+  if (!ctx.quick) return;
+  startedAhead = served(ctx);
+  await startedAhead;
+}
+
 export async function enginePoolBench(ctx: BenchContext): Promise<BenchResult> {
-  const nodes = ctx.quick ? 500 : 5000;
-  const db = join(ctx.tmp, 'envelope-ledger.db');
-  // Kept between runs and shared with any bench serving the same ledger (bench/envelope-ledger-file.ts).
-  const ledger = await envelopeLedgerFile(nodes, db);
+  const ahead = startedAhead === null ? null : await startedAhead.catch(() => null);
+  startedAhead = null;
+  // The ledger kept between runs and shared with any bench serving the same one (bench/envelope-ledger-file.ts).
+  const { ledger, server, warm, warmMs } = ahead ?? (await served(ctx));
   ctx.log(
-    `api-engine: ledger of ${ledger.nodes} nodes, ${ledger.pods} pods ${ledger.keptAt === null ? `written in ${(ledger.ms / 1000).toFixed(1)} s` : `kept from ${ledger.keptAt}`}`,
+    `api-engine: ledger of ${ledger.nodes} nodes, ${ledger.pods} pods ${ledger.keptAt === null ? `written in ${(ledger.ms / 1000).toFixed(1)} s` : `kept from ${ledger.keptAt}`}; serve's engine warm-up answered ${(warmMs / 1000).toFixed(1)} s after it listened${ahead === null ? '' : ", during the run's preparation"} (${warm.map((w) => `${w.path}${w.asked > 1 ? ` asked ${w.asked} times` : ''}`).join(', ')})`,
   );
 
-  const server = await startServe(db);
   try {
     // Warm: every cheap route once (the first answers fill the response cache).
     await cheapLoad(
@@ -114,6 +158,7 @@ export async function enginePoolBench(ctx: BenchContext): Promise<BenchResult> {
       nodes: ledger.nodes,
       pods: ledger.pods,
       clients: CLIENTS,
+      engineWarmUp: { ms: warmMs, duringPreparation: ahead !== null, answers: warm },
       idle: { requests: idle.length, p50Ms: percentile(idle, 50), p99Ms: percentile(idle, 99), maxMs: Math.max(...idle) },
       loaded: {
         requests: loaded.length,

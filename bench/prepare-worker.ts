@@ -19,9 +19,6 @@ async function run(): Promise<BenchResult | null> {
     case 'retention':
       await (await import('./retention-bench.js')).prepareRetention(ctx);
       return null;
-    case 'seed':
-      (await import('./seed-bench.js')).prepareSeed();
-      return null;
     case 'cost-explorer':
       return (await import('./cost-explorer-bench.js')).costExplorerBench(ctx);
     case 'store-year':

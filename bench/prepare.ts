@@ -4,25 +4,28 @@ import { bundleBench } from './bundle-bench.js';
 import { prepareClusters } from './clusters-bench.js';
 import type { BenchContext, BenchResult } from './context.js';
 import { prepareEngine } from './engine-bench.js';
+import { prepareEnginePool } from './engine-pool-bench.js';
 import { keepEnvelopeLedger } from './envelope-ledger-file.js';
 import { prepareFirstRender } from './first-render-bench.js';
 import { retentionKept } from './retention-bench.js';
 import { QUICK_SANDBOX, scaleSandbox } from './shared-sandbox.js';
 import { storeKept } from './store-bench.js';
-import { prepareWatch } from './watch-bench.js';
+import { watchBench } from './watch-bench.js';
 
 /**
  * A quick run's preparation (bench/run.ts): what its benches would otherwise prepare one after another, each while
- * one core idles — the shared sandbox started and the watch's one-shot collect made, the clusters' sandbox started,
- * the stores, ledger, engine input and dashboard build written into their cache entries (bench/cache.ts; with
- * --no-cache the run's own folder), week4 simulated when the cache is off — done first, two tasks at a time on the
- * machine's two cores, while nothing is measured. Each bench then finds its part ready. Beside them run the benches
- * whose figures do not depend on the machine's load (request counts, bytes): cost-explorer, bundle and --quick's
- * store-year; their rows are the same as when run alone.
+ * one core idles — the snapshot rows' and the clusters' sandboxes started; api-engine's `serve` and first-render's
+ * server started over the envelope ledger, their engine warm-ups answered (and Chromium started for the second); the
+ * stores, ledger, engine input and dashboard build written into their cache entries (bench/cache.ts; with --no-cache
+ * the run's own folder) — done first, two tasks at a time on the machine's two cores, while nothing is measured. Each
+ * bench then finds its part ready. Beside them run the benches whose figures do not depend on the machine's load
+ * (request counts, bytes): cost-explorer, bundle and --quick's store-year, their rows the same as when run alone; and
+ * the watch rows, whose collector mostly waits for its sandbox's clock and whose figures are its CPU seconds (a busy
+ * machine stretches their wall time, not the CPU they take, beyond its caches' share), peak RSS and bytes written.
  */
 
-/** The benches run during the preparation: their figures are counts and bytes, not times. */
-export const LOAD_FREE_BENCHES = ['cost-explorer', 'bundle', 'store-year'] as const;
+/** The benches run during the preparation (see above): none of their figures is a wall time. */
+export const BESIDE_PREPARATION = ['cost-explorer', 'bundle', 'store-year', 'watch'] as const;
 
 export interface EarlyResult {
   result: BenchResult | null;
@@ -54,48 +57,63 @@ function inWorker(task: string, ctx: BenchContext): Promise<BenchResult | null> 
 }
 
 /**
- * Prepares what the benches in `only` need, and runs those of LOAD_FREE_BENCHES among them: their results by name.
+ * Prepares what the benches in `only` need, and runs those of BESIDE_PREPARATION among them: their results by name.
  * A preparation that fails is logged and left to its bench, which prepares again (and fails there, in its row).
  */
 export async function prepareQuickRun(ctx: BenchContext, only: readonly string[]): Promise<Map<string, EarlyResult>> {
   const wants = (...names: string[]) => names.some((n) => only.includes(n));
-  const cacheOff = process.env.LEDGER_BENCH_CACHE === 'off';
-  // Longest first (cold), so the two slots end near together.
+  // The envelope ledger once, for the two servers over it (a kept entry is read, not written again).
+  let ledger: Promise<void> | null = null;
+  const ledgerKept = (): Promise<void> => (ledger ??= keepEnvelopeLedger(500, ctx.tmp));
+  // Longest first (cold: the fills of the retention stores, the store's month and store-year's), so the two slots end
+  // near together.
   const tasks: Task[] = [
-    ...(wants('seed') && cacheOff ? [{ name: 'seed: week4 simulated', run: () => inWorker('seed', ctx) }] : []),
-    ...(wants('watch')
-      ? [{ name: 'the shared sandbox and the watch one-shot collect', run: () => prepareWatch(ctx) }]
-      : wants('snapshot')
-        ? [{ name: 'the shared sandbox', run: async () => void (await scaleSandbox(QUICK_SANDBOX, 180_000, true)) }]
-        : []),
     // Checked here first: a worker only to find the entry kept would cost a second of CPU to start.
-    ...(wants('store') && !storeKept(ctx.quick) ? [{ name: 'store: the month kept', run: () => inWorker('store', ctx) }] : []),
     ...(wants('retention') && !retentionKept(ctx.quick)
       ? [{ name: 'retention: the stores kept', run: () => inWorker('retention', ctx) }]
       : []),
+    ...(wants('store') && !storeKept(ctx.quick) ? [{ name: 'store: the month kept', run: () => inWorker('store', ctx) }] : []),
+    ...(wants('store-year') ? [{ name: 'store-year', run: () => inWorker('store-year', ctx) }] : []),
     ...(wants('cost-explorer') ? [{ name: 'cost-explorer', run: () => inWorker('cost-explorer', ctx) }] : []),
     ...(wants('clusters') ? [{ name: 'clusters: the sandbox', run: () => prepareClusters(ctx) }] : []),
-    ...(wants('store-year') ? [{ name: 'store-year', run: () => inWorker('store-year', ctx) }] : []),
-    ...(wants('api-engine', 'first-render') ? [{ name: 'the envelope ledger', run: () => keepEnvelopeLedger(500, ctx.tmp) }] : []),
-    ...(wants('first-render') ? [{ name: 'first-render: the dashboard built', run: () => prepareFirstRender(ctx) }] : []),
+    ...(wants('api-engine')
+      ? [{ name: 'api-engine: serve started, its engine warm-up answered', run: () => ledgerKept().then(() => prepareEnginePool(ctx)) }]
+      : []),
+    ...(wants('first-render')
+      ? [
+          {
+            name: 'first-render: served, Chromium started, the engine warm-up answered',
+            run: () => ledgerKept().then(() => prepareFirstRender(ctx)),
+          },
+        ]
+      : []),
+    ...(wants('snapshot')
+      ? [{ name: "the snapshot rows' sandbox", run: async () => void (await scaleSandbox(QUICK_SANDBOX, 180_000, true)) }]
+      : []),
     ...(wants('engine') ? [{ name: 'engine: the envelope input', run: () => prepareEngine(ctx) }] : []),
     ...(wants('bundle') ? [{ name: 'bundle', run: () => bundleBench(ctx) }] : []),
   ];
   const early = new Map<string, EarlyResult>();
-  // Each task's failure is caught and logged below: eachBounded never rejects here.
-  await eachBounded(tasks, 2, async (task) => {
+  const settle = async (name: string, run: () => Promise<BenchResult | null | void>): Promise<void> => {
     const t0 = performance.now();
     const seconds = () => (performance.now() - t0) / 1000;
-    const isBench = (LOAD_FREE_BENCHES as readonly string[]).includes(task.name);
+    const isBench = (BESIDE_PREPARATION as readonly string[]).includes(name);
     try {
-      const result = await task.run();
-      if (isBench) early.set(task.name, { result: result ?? null, error: null, seconds: seconds() });
-      else ctx.log(`prepare: ${task.name} in ${seconds().toFixed(1)} s`);
+      const result = await run();
+      if (isBench) early.set(name, { result: result ?? null, error: null, seconds: seconds() });
+      else ctx.log(`prepare: ${name} in ${seconds().toFixed(1)} s`);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      if (isBench) early.set(task.name, { result: null, error: message, seconds: seconds() });
-      else ctx.log(`prepare: ${task.name} failed (its bench prepares again): ${message.slice(0, 300)}`);
+      if (isBench) early.set(name, { result: null, error: message, seconds: seconds() });
+      else ctx.log(`prepare: ${name} failed (its bench prepares again): ${message.slice(0, 300)}`);
     }
-  });
+  };
+  // The watch rows outside the two slots, from the start: their collector mostly waits for the sandbox's clock (about
+  // 15 CPU s over 40 s of wall time, its sandbox's start and the one-shot collect included), so in a slot of its own it
+  // would hold one of the two cores idle most of that time.
+  const watching = wants('watch') ? settle('watch', () => watchBench(ctx)) : Promise.resolve();
+  // Each task's failure is caught and logged by settle: eachBounded never rejects here.
+  await eachBounded(tasks, 2, (task) => settle(task.name, task.run));
+  await watching;
   return early;
 }

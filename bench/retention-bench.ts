@@ -120,7 +120,10 @@ export function retentionKept(quick: boolean): boolean {
 export async function prepareRetention(ctx: BenchContext): Promise<void> {
   const { name, size } = storeOf(ctx.quick);
   await keepEnvelopeStore(name, size, ctx.tmp, (m) => ctx.log(`retention: ${m}`));
-  if (ctx.quick) await keepEnvelopeStore('retention-hour', hourStoreSize(size.endMs), ctx.tmp);
+  if (ctx.quick)
+    await keepEnvelopeStore('retention-hour', hourStoreSize(size.endMs), ctx.tmp, (m) =>
+      ctx.log(`retention, the hour at 5,000 nodes: ${m}`),
+    );
 }
 
 export async function retentionBench(ctx: BenchContext): Promise<BenchResult> {

@@ -23,7 +23,7 @@ import { storeYearBench } from './store-year-bench.js';
 import { watchBench } from './watch-bench.js';
 import { stopSharedSandboxes } from './shared-sandbox.js';
 import { RUN_CACHE_ENV } from './cache.js';
-import { type EarlyResult, LOAD_FREE_BENCHES, prepareQuickRun } from './prepare.js';
+import { type EarlyResult, BESIDE_PREPARATION, prepareQuickRun } from './prepare.js';
 
 /**
  * `npm run bench [-- --quick] [-- --only snapshot,store]`: every figure beside a peer or a bound measured in the
@@ -83,10 +83,11 @@ const HELP = `Usage: npm run bench [-- --quick] [-- --only ${Object.keys(BENCHES
   --only      run only these benches (comma-separated)
   --no-cache  prepare every bench's data afresh (a generated CUR month, the quick store), not the copy kept
               under node_modules/.cache/nodepool-ledger/bench/ (bench/cache.ts); what one bench prepares is
-              still shared with the others of the same run
+              still shared with the others of the same run. The tests' scenario cache, where the seed bench
+              reads week4's simulated history, is left as it is
 
   --quick prepares what its benches need first, two tasks at a time, and runs the benches whose figures are
-  counts and bytes (${LOAD_FREE_BENCHES.join(', ')}) beside that (bench/prepare.ts)`;
+  counts, bytes or CPU seconds, not wall times (${BESIDE_PREPARATION.join(', ')}), beside that (bench/prepare.ts)`;
 
 async function main(): Promise<number> {
   const { values } = parseArgs({

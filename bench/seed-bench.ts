@@ -3,9 +3,8 @@ import { fileURLToPath } from 'node:url';
 import { seedFromSandbox } from '../cli/seed-sandbox.js';
 import { openDb } from '../db/open-db.js';
 import { createApiRequestsRepository } from '../db/repositories/api-requests-repository.js';
-import { loadScenario, startSandbox } from '../sandbox/index.js';
+import { startSandbox } from '../sandbox/index.js';
 import { SCENARIO_CACHE_ENV } from '../sandbox/scenario/scenario-cache.js';
-import { cacheRoot } from './cache.js';
 import type { BenchContext, BenchResult } from './context.js';
 import { figure } from './report.js';
 import { DAY_MS } from '../core/time.js';
@@ -22,34 +21,12 @@ const percentileOf = (sorted: readonly number[], p: number): number =>
 /** Where the test suite keeps simulated histories (vite.config.ts): week4's 14 days are simulated once, for both. */
 const SCENARIO_CACHE = fileURLToPath(new URL('../node_modules/.cache/nodepool-ledger/scenarios', import.meta.url));
 
-/**
- * Where the seeding reads week4's simulated history: the tests' cache, or with the bench cache off the run's own
- * folder (bench/cache.ts), which the run's preparation fills (prepareSeed); null: simulated here.
- */
-function scenarioDir(): string | null {
-  if (process.env.LEDGER_BENCH_CACHE !== 'off') return SCENARIO_CACHE;
-  const root = cacheRoot();
-  return root === null ? null : join(root, 'scenarios');
-}
-
-/**
- * --quick's preparation with the cache off (bench/prepare.ts, in a worker thread): week4 simulated into the run's
- * folder while nothing is measured. With the cache on the tests' cache holds it (npm test simulates it), or the
- * bench simulates it once.
- */
-export function prepareSeed(): void {
-  const dir = scenarioDir();
-  if (process.env.LEDGER_BENCH_CACHE !== 'off' || dir === null) return;
-  process.env[SCENARIO_CACHE_ENV] = dir;
-  loadScenario();
-}
-
 export async function seedBench(ctx: BenchContext): Promise<BenchResult> {
   const saved = { ...process.env };
-  // The simulation is not what is measured (20 CPU s of week4's 14 days): read from the tests' cache (with the cache
-  // off, the run's folder). Set for this bench only: `npm start`'s bench must simulate as a fresh clone does.
-  const dir = scenarioDir();
-  if (dir !== null) process.env[SCENARIO_CACHE_ENV] = dir;
+  // The simulation is not what is measured (20 CPU s of week4's 14 days): read from the tests' cache (simulated into it
+  // here when it lacks week4; `--no-cache` is about the bench's own cache, not this one). Set for this bench only:
+  // `npm start`'s bench must simulate as a fresh clone does.
+  process.env[SCENARIO_CACHE_ENV] = SCENARIO_CACHE;
   const sb = await startSandbox({ dir: ctx.tmp }).catch((err: unknown) => {
     process.env = saved;
     throw err;

@@ -3,8 +3,9 @@ import { startHelper } from './child.js';
 
 /**
  * The scale sandbox (bench/sandbox-process.ts) kept running for every bench of a run that asks for the same one:
- * `--quick`'s snapshot rows and the watch rows read the same 100-node sandbox, started once (its build and warm-up
- * are seconds of CPU each time). The run stops them all at its end (stopSharedSandboxes, bench/run.ts).
+ * `--quick`'s snapshot rows read the 100-node sandbox its preparation started (bench/prepare.ts), its build and
+ * warm-up seconds of CPU. The run stops them all at its end (stopSharedSandboxes, bench/run.ts). The watch rows start
+ * one of their own (the clock they set moving would change what the snapshot rows list).
  */
 
 const SANDBOX = fileURLToPath(new URL('./sandbox-process.ts', import.meta.url));
@@ -69,7 +70,10 @@ export async function stopSharedSandboxes(): Promise<void> {
   await Promise.all(all.map((p) => p.then((s) => s.stop()).catch(() => {})));
 }
 
-/** `--quick`'s sandbox for the snapshot and watch rows: 100 nodes of 30 pods, six-hour node lives, 35 minutes to go. */
+/**
+ * `--quick`'s sandbox for the snapshot rows, and the shape of the watch rows' own: 100 nodes of 30 pods, six-hour node
+ * lives, 35 minutes to go.
+ */
 export const QUICK_SANDBOX: SandboxArgs = { nodes: 100, podsPerNode: 30, meanNodeLifetimeDays: 0.25, clockLeadMinutes: 35 };
 /**
  * The full run's envelope sandbox (5,000 nodes, 150,000 pods) in the watch rows' shape, for the snapshot rows too: the

@@ -53,7 +53,7 @@ const best = (runs: Run[]): Run => ({
 });
 
 async function withSandbox<T>(ctx: BenchContext, nodes: number, readyMs: number, body: (info: SandboxInfo) => Promise<T>): Promise<T> {
-  // The run's shared sandbox, --quick's or the envelope's (the watch rows read it too; bench/shared-sandbox.ts).
+  // The run's shared sandbox, --quick's (started by the run's preparation) or the envelope's (bench/shared-sandbox.ts).
   const same = ctx.quick ? QUICK_SANDBOX : ENVELOPE_SANDBOX;
   const shared = nodes === same.nodes;
   ctx.log(

@@ -73,30 +73,6 @@ interface WatchOutput {
   snapshotsAtRealMs: number[];
 }
 
-/**
- * The one-shot collect of --quick's watch rows into the run's watch.db, against the run's shared sandbox, made by the
- * run's preparation (bench/prepare.ts) while nothing is measured; the bench then starts the watch at once.
- */
-let oneShot: { db: string; made: Promise<void> } | null = null;
-
-/**
- * --quick's preparation: the shared sandbox started and the one-shot collect made. It is not measured: it runs
- * compiled (bench/compiled.ts), which spares tsx's start-up, and writes the file the tsx watch then reads.
- */
-export function prepareWatch(ctx: BenchContext): Promise<void> {
-  if (!ctx.quick || watchRuntime(ctx) !== 'tsx') return Promise.resolve();
-  const db = join(ctx.tmp, 'watch.db');
-  const made = (async () => {
-    const [sb, program] = await Promise.all([
-      scaleSandbox(QUICK_SANDBOX, 180_000, true),
-      compiledScript('bench/watch-process.ts', ctx.tmp),
-    ]);
-    await collectOnce(ctx, [program], sb.info, db);
-  })();
-  oneShot = { db, made };
-  return made;
-}
-
 const watchRuntime = (ctx: BenchContext): Runtime =>
   (process.env.LEDGER_BENCH_WATCH_RUNTIME as Runtime | undefined) ?? (ctx.quick ? 'tsx' : 'compiled');
 
@@ -130,31 +106,38 @@ async function collectOnce(ctx: BenchContext, program: string[], info: SandboxIn
 }
 
 export const watchBench = (ctx: BenchContext): Promise<BenchResult> =>
-  // Real seconds for the 30 simulated minutes: 15 s quick, 6 min at the envelope (a snapshot there takes seconds).
-  ctx.quick ? watchAt(ctx, QUICK_SANDBOX.nodes, 120) : watchAt(ctx, 5000, 5);
+  // Real seconds for the 30 simulated minutes: 30 s quick, 6 min at the envelope (a snapshot there takes seconds).
+  // --quick's run beside its preparation's two busy slots (bench/prepare.ts): at 120x (15 s) a snapshot cycle there
+  // took longer than its 2.5 s of wall time and the half hour held 2 snapshots (load 10, other work beside); at 60x
+  // each 5-minute interval is 5 s. The work per simulated minute is the same at either speed.
+  ctx.quick ? watchAt(ctx, QUICK_SANDBOX.nodes, 60) : watchAt(ctx, 5000, 5);
 
-/** The rows for `nodes` nodes, the sandbox clock at `speed` times the wall clock (--quick: the run's shared sandbox). */
+/**
+ * The rows for `nodes` nodes, the sandbox clock at `speed` times the wall clock, on a sandbox of their own: the clock
+ * they set moving would change what a bench reading the same sandbox after them lists. --quick's are measured beside
+ * the run's preparation (bench/prepare.ts: their figures are CPU seconds, bytes and peak RSS, not wall times; most of
+ * their 30 s of wall time the collector waits for the clock), on a sandbox of --quick's snapshot shape started for them.
+ */
 export async function watchAt(ctx: BenchContext, nodes: number, speed: number): Promise<BenchResult> {
-  const shared = ctx.quick && nodes === QUICK_SANDBOX.nodes;
   ctx.log(
-    `watch: ${shared ? 'the shared sandbox' : 'starting the sandbox'} with ${nodes} nodes x ${PODS_PER_NODE} pods, nodes living ${MEAN_NODE_LIFETIME_DAYS * 24} h on average; a one-shot collect first…`,
+    `watch: starting the sandbox with ${nodes} nodes x ${PODS_PER_NODE} pods, nodes living ${MEAN_NODE_LIFETIME_DAYS * 24} h on average; a one-shot collect first…`,
   );
+  const runtime = watchRuntime(ctx);
+  // The one-shot collect is not measured: under tsx --quick runs it compiled (bench/compiled.ts), sparing tsx's start-up.
+  const oneShotProgram = runtime === 'tsx' ? compiledScript('bench/watch-process.ts', ctx.tmp) : null;
+  oneShotProgram?.catch(() => undefined);
   const sb = await scaleSandbox(
-    shared
+    ctx.quick && nodes === QUICK_SANDBOX.nodes
       ? QUICK_SANDBOX
       : { nodes, podsPerNode: PODS_PER_NODE, meanNodeLifetimeDays: MEAN_NODE_LIFETIME_DAYS, clockLeadMinutes: MINUTES + 5 },
     ctx.quick ? 180_000 : 900_000,
-    shared,
+    false,
   );
-  const runtime = watchRuntime(ctx);
   const db = join(ctx.tmp, 'watch.db');
   let out: WatchOutput;
   try {
     const program = runtime === 'compiled' ? [compiledWatchProcess(ctx)] : ['--import', 'tsx', WATCH];
-    // Made ahead by the run's preparation when it could (the same sandbox, program and file), else here.
-    const ahead = shared && runtime === 'tsx' && oneShot?.db === db ? oneShot.made : null;
-    if (ahead === null || !(await ahead.then(() => true).catch(() => false))) await collectOnce(ctx, program, sb.info, db);
-    else ctx.log("watch: the one-shot collect was made by the run's preparation");
+    await collectOnce(ctx, oneShotProgram === null ? program : [await oneShotProgram], sb.info, db);
     ctx.log(`watch: collect --watch over ${MINUTES} simulated minutes at ${speed}x…`);
     const m = await measure(
       process.execPath,

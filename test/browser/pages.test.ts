@@ -58,11 +58,19 @@ const requested = (page: Page, path: string): Promise<string[]> =>
   );
 
 describe('every page with sandbox data', () => {
-  it.each(PAGES)('$name loads, shows its data, logs no error', async ({ name, path, ready }) => {
+  it.each(PAGES)('$name loads, shows its data, logs no error', async (p) => {
+    const { name, path, ready } = p;
     const { page, errors, close } = await openPage(d.browser);
     await page.goto(`${d.baseUrl}${path}`);
     // Lines can be flat (no height): "attached" rather than "visible".
     for (const selector of ready) await page.locator(selector).first().waitFor({ state: 'attached', timeout: 30_000 });
+    if ('belowTheFold' in p) {
+      // Not drawn while away from the viewport (its box waits, empty, the chart's height), drawn once scrolled near.
+      await expect.poll(() => page.locator('[data-in-view="away"]').count()).toBeGreaterThan(0);
+      for (const selector of p.belowTheFold.ready) await expect(page.locator(selector).count()).resolves.toBe(0);
+      await page.locator(p.belowTheFold.scrollTo).first().scrollIntoViewIfNeeded();
+      for (const selector of p.belowTheFold.ready) await page.locator(selector).first().waitFor({ state: 'attached', timeout: 30_000 });
+    }
     await expect(page.getByTestId('data-source-banner').innerText()).resolves.toMatch(
       /sandbox[\s\S]*Snapshots Nov 1 00:00 – Nov 3 23:55 UTC/i,
     );

@@ -1,5 +1,6 @@
 import { Suspense, useMemo, useState } from 'react';
 import type { DailyCostQuery } from '@schemas/cost';
+import { InView } from '../../../components/ui/in-view';
 import { Panel } from '../../../components/ui/panel';
 import { Segmented } from '../../../components/ui/segmented';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
@@ -99,9 +100,11 @@ export function CostPanel({ query, colors }: { query: DailyCostQuery | undefined
           storageNetworkUsd={cost.data?.totals.storageNetworkUsd ?? 0}
           metric={cost.data?.metric ?? 'unblended'}
         />
-        <Suspense fallback={<LoadingState label="Loading chart…" />}>
-          <CostChart stacks={stacks} metric={metric} colors={colors} />
-        </Suspense>
+        <InView minHeight={340}>
+          <Suspense fallback={<LoadingState label="Loading chart…" />}>
+            <CostChart stacks={stacks} metric={metric} colors={colors} />
+          </Suspense>
+        </InView>
       </>
     );
   })();

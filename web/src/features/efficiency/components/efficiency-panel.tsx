@@ -1,6 +1,7 @@
 import { Suspense, useState } from 'react';
 import type { EfficiencySeries } from '@schemas/efficiency';
 import type { RangeQuery } from '@schemas/common';
+import { InView } from '../../../components/ui/in-view';
 import { Panel } from '../../../components/ui/panel';
 import { Segmented } from '../../../components/ui/segmented';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
@@ -73,9 +74,11 @@ export function EfficiencyPanel({ query, colors }: { query: RangeQuery | undefin
     }
     return (
       <>
-        <Suspense fallback={<LoadingState label="Loading chart…" />}>
-          <EfficiencyChart data={eff.data} resource={resource} colors={colors} />
-        </Suspense>
+        <InView minHeight={340}>
+          <Suspense fallback={<LoadingState label="Loading chart…" />}>
+            <EfficiencyChart data={eff.data} resource={resource} colors={colors} />
+          </Suspense>
+        </InView>
         <AveragesTable series={eff.data.series} colors={colors} />
       </>
     );

@@ -1,5 +1,6 @@
 import { Suspense } from 'react';
 import type { RangeQuery } from '@schemas/common';
+import { InView } from '../../../components/ui/in-view';
 import { Panel } from '../../../components/ui/panel';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
 import { colorOf, type NodePoolColors } from '../../../lib/colors';
@@ -31,9 +32,11 @@ export function ComparePanel({ query, colors }: ComparePanelProps) {
       return <EmptyState title="No node-hours in this range.">Pick a range inside the data (the banner above shows it).</EmptyState>;
     return (
       <>
-        <Suspense fallback={<LoadingState label="Loading chart…" />}>
-          <CompareChart rows={rows} />
-        </Suspense>
+        <InView minHeight={Math.max(160, 40 + rows.length * 44)}>
+          <Suspense fallback={<LoadingState label="Loading chart…" />}>
+            <CompareChart rows={rows} />
+          </Suspense>
+        </InView>
         <div className="table-scroll">
           <table className="data-table" data-testid="compare-table">
             <caption className="visually-hidden">Cost per vCPU-hour and spot savings by NodePool and capacity type</caption>
