@@ -63,7 +63,7 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         // Type information for the promise rules below; files outside both tsconfigs get a default project.
-        projectService: { allowDefaultProject: ['*.js', 'bin/*.mjs', 'vite.config.ts'] },
+        projectService: { allowDefaultProject: ['*.js', 'bin/*.mjs'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

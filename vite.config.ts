@@ -56,12 +56,14 @@ export default defineConfig({
     root: '.',
     exclude: ['node_modules/**', 'dist/**'],
     testTimeout: 60_000,
-    hookTimeout: 120_000,
+    // A beforeAll that seeds a shared ledger cold, or waits for another file seeding it, with three files at a time.
+    hookTimeout: 240_000,
     pool: 'forks',
     // Vitest's default is one worker fewer than the cores: one on this 2-core machine, where the suite then used about
     // one core on average (its tests wait on sandboxes, servers and child processes much of the time): 747 s of
-    // Vitest wall time for 700 s of CPU. Two side by side use both cores.
-    maxWorkers: 2,
+    // Vitest wall time for 700 s of CPU. Two side by side still left the machine idle 22 % of the time (a cold
+    // `npm test` alone: 1,138 CPU s in 726 s on two cores, the niced checks included): three files at a time fill it.
+    maxWorkers: 3,
     reporters: ['default', './test/runner/skipped-tests-reporter.ts'],
     // Each test file is its own worker: a simulated history (seconds of CPU for week4) is kept on disk and read back
     // by the next worker that asks for the same one (sandbox/scenario/scenario-cache.ts; the key covers the sources).
