@@ -230,7 +230,7 @@ describe('cur import refuses a bad file by name and writes nothing of its period
     // The volume line (cost 0.27) is row 8 of 17: dealt to the second file (rows alternate).
     const second = files[1];
     if (second === undefined) throw new Error('no second file');
-    await spoil(second);
+    await Promise.resolve(spoil(second));
     const refused: unknown = await importCurFolder(db, written.exportRoot, { now: NOW }).catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(Error);
     // The bad file by name, and only it.
