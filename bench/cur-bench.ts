@@ -95,7 +95,7 @@ export async function curBench(ctx: BenchContext): Promise<BenchResult> {
       peerLabel: 'DuckDB, one bare query',
       peer: bareRun.wallMs,
       target: { kind: 'at-most', max: TIME_BOUND_X },
-      note: `each a fresh process, startup included; the import also checks every file, runs the shared statement (streamed) and writes ${imported.keptRows.toLocaleString('en-US')} SQLite rows`,
+      note: `each a fresh process, startup included; the import also fingerprints (sha256) and checks every file, runs the shared statement (DuckDB's dialect, streamed) and writes ${imported.keptRows.toLocaleString('en-US')} SQLite rows`,
     }),
     figure({
       bench: 'cur',

@@ -2,12 +2,15 @@ import { CUR_TAG_KEYS } from '../../core/cur/tag-keys.js';
 import { CUR_COST_CATEGORIES, type CurCostCategory } from '../../core/cur/columns.js';
 
 /**
- * The ONE statement that turns a billing period of CUR 2.0 lines into the rows NodePool Ledger keeps, run as is by
- * DuckDB over local Parquet/CSV (collectors/cur/import-folder.ts) and by Athena over the export in S3 (`cur athena`).
- * So it keeps to the SQL both engines accept: no `::` casts, no DuckDB-only functions, map values read as
- * `CASE WHEN contains(map_keys(m), k) THEN m[k] END` (Trino's `m[k]` fails on a missing key and DuckDB's element_at
- * returns a list, so neither bare form is portable), CAST(… AS DOUBLE|VARCHAR|DATE), COALESCE, CASE, LIKE,
- * split_part, COUNT(DISTINCT), UNION ALL with a row-kind column.
+ * The ONE statement that turns a billing period of CUR 2.0 lines into the rows NodePool Ledger keeps, run by DuckDB
+ * over local Parquet/CSV (collectors/cur/import-folder.ts) and by Athena over the export in S3 (`cur athena`).
+ * Its portable form (the default, what Athena runs) keeps to the SQL both engines accept: no `::` casts, no
+ * DuckDB-only functions, map values read as `CASE WHEN contains(map_keys(m), k) THEN m[k] END` (Trino's `m[k]` fails
+ * on a missing key and DuckDB's element_at returns a list, so neither bare form is portable), CAST(… AS
+ * DOUBLE|VARCHAR|DATE), COALESCE, CASE, LIKE, split_part, COUNT(DISTINCT), UNION ALL with a row-kind column. Its
+ * DuckDB form (dialect 'duckdb', for the in-process import) differs in one sub-expression only, DuckDB's cheaper read
+ * of a tag (CurStatementOptions.dialect); collectors/cur/statement-dialects.test.ts holds both to the same rows. The
+ * import runs it in its two parts (curAggregateParts), the split part beside the other.
  *
  * Rows (row_kind):
  * - 'resource':    lines with a line_item_resource_id (instance, volume, data transfer on an instance, a Savings Plan's
@@ -140,7 +143,16 @@ export interface CurStatementOptions {
    * filtered on, so Athena reads only that period's files (it bills by data scanned) instead of every period's.
    */
   partitionColumn?: string;
+  /**
+   * 'portable' (the default): SQL that Athena (Trino) and DuckDB both accept, for `cur athena`. 'duckdb': the same rows
+   * through DuckDB's own, cheaper form of one sub-expression, for the in-process import (duckdb-reader.ts): a tag read
+   * as map_extract_value(m, k) (NULL for a missing key) instead of a list of the map's keys made per line and key.
+   */
+  dialect?: CurSqlDialect;
 }
+
+/** Which engine the statement is written for (CurStatementOptions.dialect). */
+export type CurSqlDialect = 'portable' | 'duckdb';
 
 const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
 const BILLING_PERIOD = /^(\d{4})-(0[1-9]|1[0-2])$/;
@@ -155,10 +167,27 @@ function nextMonth(period: string): string {
   return month === 12 ? `${year + 1}-01-01` : `${year}-${String(month + 1).padStart(2, '0')}-01`;
 }
 
-const mapValue = (column: string, key: string): string => `CASE WHEN contains(map_keys(${column}), '${key}') THEN ${column}['${key}'] END`;
+const mapValue = (column: string, key: string, dialect: CurSqlDialect): string =>
+  dialect === 'duckdb'
+    ? `map_extract_value(${column}, '${key}')`
+    : `CASE WHEN contains(map_keys(${column}), '${key}') THEN ${column}['${key}'] END`;
 
 /** The statement for one billing period. Throws on a table name, period or tag key that is not plain. */
 export function curAggregateStatement(options: CurStatementOptions): string {
+  return statementParts(options).whole;
+}
+
+/**
+ * The statement in its two parts: the resource and unresourced rows (by resource, then day), and the split rows (in the
+ * statement's order). Together they are the statement's rows in another order, so the in-process import can run the
+ * split part, the heavier one for DuckDB and the lighter one to store, while it writes the other part's rows.
+ */
+export function curAggregateParts(options: CurStatementOptions): { notSplit: string; split: string } {
+  const { notSplit, split } = statementParts(options);
+  return { notSplit, split };
+}
+
+function statementParts(options: CurStatementOptions): { whole: string; notSplit: string; split: string } {
   const { table, billingPeriod } = options;
   const tags = options.tagKeys ?? DEFAULT_CUR_TAG_KEYS;
   if (!TABLE_NAME.test(table)) throw new Error(`table name "${table}" is not a plain SQL name`);
@@ -171,14 +200,18 @@ export function curAggregateStatement(options: CurStatementOptions): string {
   if (partition !== undefined && !/^[a-z_][a-z0-9_]*$/.test(partition))
     throw new Error(`partition column "${partition}" is not a plain lower-case SQL name`);
 
-  const tag = (key: string): string => mapValue('resource_tags', key);
+  const dialect = options.dialect ?? 'portable';
+  const tag = (key: string): string => mapValue('resource_tags', key, dialect);
   const clusterTag = `COALESCE(${tags.cluster.map(tag).join(', ')})`;
   const zero = 'CAST(0 AS DOUBLE)';
   const d = (column: string): string => `COALESCE(CAST(${column} AS DOUBLE), ${zero})`;
   const netOr = (net: string, gross: string): string => `COALESCE(CAST(${net} AS DOUBLE), CAST(${gross} AS DOUBLE), ${zero})`;
   const s = (column: string): string => `COALESCE(CAST(${column} AS VARCHAR), '')`;
 
+  // 'Usage' first, though the ELSE gives it the same: nearly every line is Usage (every pod line), so each WHEN after
+  // it is tried on the few others only.
   const amortized = `CASE line_item_line_item_type
+      WHEN 'Usage' THEN ${d('line_item_unblended_cost')}
       WHEN 'SavingsPlanCoveredUsage' THEN ${d('savings_plan_savings_plan_effective_cost')}
       WHEN 'SavingsPlanNegation' THEN ${zero}
       WHEN 'SavingsPlanRecurringFee' THEN ${d('savings_plan_total_commitment_to_date')} - ${d('savings_plan_used_commitment')}
@@ -188,6 +221,7 @@ export function curAggregateStatement(options: CurStatementOptions): string {
       WHEN 'Fee' THEN CASE WHEN ${s('reservation_reservation_a_r_n')} <> '' THEN ${zero} ELSE ${d('line_item_unblended_cost')} END
       ELSE ${d('line_item_unblended_cost')} END`;
   const netAmortized = `CASE line_item_line_item_type
+      WHEN 'Usage' THEN ${netOr('line_item_net_unblended_cost', 'line_item_unblended_cost')}
       WHEN 'SavingsPlanCoveredUsage' THEN ${netOr('savings_plan_net_savings_plan_effective_cost', 'savings_plan_savings_plan_effective_cost')}
       WHEN 'SavingsPlanNegation' THEN ${zero}
       WHEN 'SavingsPlanRecurringFee' THEN (${d('savings_plan_total_commitment_to_date')} - ${d('savings_plan_used_commitment')})
@@ -216,7 +250,8 @@ export function curAggregateStatement(options: CurStatementOptions): string {
   // with every column: gigabytes at the envelope, and the time to write them) and Trino inlines anyway.
   const linesOf = (kind: 'split' | 'not-split'): string => `(
     SELECT
-      CAST(CAST(line_item_usage_start_date AS DATE) AS VARCHAR) AS usage_day,
+      -- Grouped as a date, written as text once per row of the result rather than once per line.
+      CAST(line_item_usage_start_date AS DATE) AS usage_date,
       ${s('line_item_resource_id')} AS resource_id,
       ${s('line_item_line_item_type')} AS line_item_type,
       ${s('line_item_usage_type')} AS usage_type,
@@ -254,11 +289,17 @@ export function curAggregateStatement(options: CurStatementOptions): string {
       AND ${partition} = '${billingPeriod}'`
           : ''
       }
-      AND ${s('split_line_item_parent_resource_id')} ${kind === 'split' ? '<>' : '='} ''
+      AND ${
+        // The same as COALESCE(parent, '') <> '' (or = ''), as comparisons of the bare column, the form a scan can take
+        // as its own filter (Parquet statistics, rows filtered as they are read).
+        kind === 'split'
+          ? `split_line_item_parent_resource_id <> ''`
+          : `(split_line_item_parent_resource_id IS NULL OR split_line_item_parent_resource_id = '')`
+      }
   )`;
   // The NodePool of each instance that pods ran on: its tag on any of its lines of the period.
   const parents = `parents AS (
-    SELECT resource_id, MAX(nodepool) AS nodepool, MAX(cluster) AS cluster
+    SELECT resource_id, MAX(nodepool) AS nodepool
     FROM ${linesOf('not-split')} l WHERE resource_id LIKE 'i-%' AND nodepool <> ''
     GROUP BY resource_id
   )`;
@@ -268,34 +309,60 @@ export function curAggregateStatement(options: CurStatementOptions): string {
   const noSplit = `${zero} AS split_cost_usd, ${zero} AS unused_cost_usd, ${zero} AS net_split_cost_usd,
     ${zero} AS net_unused_cost_usd, ${zero} AS public_on_demand_split_cost_usd, ${zero} AS public_on_demand_unused_cost_usd,
     ${zero} AS vcpu_hours, ${zero} AS memory_gb_hours, CAST(0 AS BIGINT) AS pod_count`;
-  const splitParent = `CASE WHEN p.nodepool IS NULL THEN l.parent_resource_id ELSE '' END`;
+  // Resource and unresourced rows in one aggregation, so one read of the lines: the tags are part of the key only
+  // where there is no resource id (a resource's row takes the largest of its lines' tags, as it always did).
+  const notSplit = `not_split AS (
+    SELECT usage_date, resource_id, line_item_type, usage_type, product_code, operation, category, commitment_arn,
+      MAX(cluster) AS cluster, MAX(nodepool) AS nodepool, MAX(nodeclaim) AS nodeclaim, ${money}, COUNT(*) AS line_count
+    FROM ${linesOf('not-split')} l
+    GROUP BY usage_date, resource_id, line_item_type, usage_type, product_code, operation, category, commitment_arn,
+      CASE WHEN resource_id = '' THEN cluster END, CASE WHEN resource_id = '' THEN nodepool END,
+      CASE WHEN resource_id = '' THEN nodeclaim END
+  )`;
+  const notSplitRows = `SELECT CASE WHEN resource_id = '' THEN CAST('unresourced' AS VARCHAR) ELSE CAST('resource' AS VARCHAR) END
+    AS row_kind, CAST(usage_date AS VARCHAR) AS usage_day, resource_id, line_item_type, usage_type, product_code,
+    operation, category, cluster, nodepool, nodeclaim, CAST('' AS VARCHAR) AS namespace, commitment_arn, unblended_usd,
+    amortized_usd, net_unblended_usd, net_amortized_usd, usage_amount, public_on_demand_usd, ${noSplit}, line_count
+  FROM not_split`;
 
-  return `WITH ${parents}
-SELECT CAST('resource' AS VARCHAR) AS row_kind, usage_day, resource_id, line_item_type, usage_type, product_code,
-    operation, category, MAX(cluster) AS cluster, MAX(nodepool) AS nodepool, MAX(nodeclaim) AS nodeclaim,
-    CAST('' AS VARCHAR) AS namespace, commitment_arn, ${money}, ${noSplit}, COUNT(*) AS line_count
-  FROM ${linesOf('not-split')} l WHERE resource_id <> ''
-  GROUP BY usage_day, resource_id, line_item_type, usage_type, product_code, operation, category, commitment_arn
-UNION ALL
-SELECT CAST('unresourced' AS VARCHAR), usage_day, CAST('' AS VARCHAR), line_item_type, usage_type, product_code,
-    operation, category, cluster, nodepool, nodeclaim, CAST('' AS VARCHAR), commitment_arn, ${money}, ${noSplit},
-    COUNT(*)
-  FROM ${linesOf('not-split')} l WHERE resource_id = ''
-  GROUP BY usage_day, line_item_type, usage_type, product_code, operation, category, cluster, nodepool, nodeclaim,
-    commitment_arn
-UNION ALL
-SELECT CAST('split' AS VARCHAR), l.usage_day, ${splitParent}, CAST('' AS VARCHAR), CAST('' AS VARCHAR),
-    CAST('' AS VARCHAR), CAST('' AS VARCHAR), CAST('instances' AS VARCHAR), l.pod_cluster, COALESCE(p.nodepool, ''),
-    CAST('' AS VARCHAR), l.pod_namespace, CAST('' AS VARCHAR),
-    SUM(l.unblended_usd), SUM(l.amortized_usd), SUM(l.net_unblended_usd), SUM(l.net_amortized_usd),
-    SUM(l.usage_amount), SUM(l.public_on_demand_usd),
-    SUM(l.split_cost_usd), SUM(l.unused_cost_usd), SUM(l.net_split_cost_usd), SUM(l.net_unused_cost_usd),
-    SUM(l.public_on_demand_split_cost_usd), SUM(l.public_on_demand_unused_cost_usd), SUM(l.vcpu_hours),
-    SUM(l.memory_gb_hours), COUNT(DISTINCT l.resource_id), COUNT(*)
+  const splitParent = `CASE WHEN p.nodepool IS NULL THEN l.parent_resource_id ELSE '' END`;
+  const splitWith = [parents];
+  const splitRows = `SELECT CAST('split' AS VARCHAR) AS row_kind, CAST(l.usage_date AS VARCHAR) AS usage_day,
+    ${splitParent} AS resource_id,
+    CAST('' AS VARCHAR) AS line_item_type, CAST('' AS VARCHAR) AS usage_type, CAST('' AS VARCHAR) AS product_code,
+    CAST('' AS VARCHAR) AS operation, CAST('instances' AS VARCHAR) AS category, l.pod_cluster AS cluster,
+    COALESCE(p.nodepool, '') AS nodepool, CAST('' AS VARCHAR) AS nodeclaim, l.pod_namespace AS namespace,
+    CAST('' AS VARCHAR) AS commitment_arn,
+    SUM(l.unblended_usd) AS unblended_usd, SUM(l.amortized_usd) AS amortized_usd,
+    SUM(l.net_unblended_usd) AS net_unblended_usd, SUM(l.net_amortized_usd) AS net_amortized_usd,
+    SUM(l.usage_amount) AS usage_amount, SUM(l.public_on_demand_usd) AS public_on_demand_usd,
+    SUM(l.split_cost_usd) AS split_cost_usd, SUM(l.unused_cost_usd) AS unused_cost_usd,
+    SUM(l.net_split_cost_usd) AS net_split_cost_usd, SUM(l.net_unused_cost_usd) AS net_unused_cost_usd,
+    SUM(l.public_on_demand_split_cost_usd) AS public_on_demand_split_cost_usd,
+    SUM(l.public_on_demand_unused_cost_usd) AS public_on_demand_unused_cost_usd, SUM(l.vcpu_hours) AS vcpu_hours,
+    SUM(l.memory_gb_hours) AS memory_gb_hours, COUNT(DISTINCT l.resource_id) AS pod_count, COUNT(*) AS line_count
   FROM ${linesOf('split')} l LEFT JOIN parents p ON p.resource_id = l.parent_resource_id
-  GROUP BY l.usage_day, ${splitParent}, l.pod_cluster, COALESCE(p.nodepool, ''), l.pod_namespace
-ORDER BY usage_day, row_kind, resource_id, line_item_type, usage_type, product_code, operation, commitment_arn, cluster,
+  GROUP BY l.usage_date, ${splitParent}, l.pod_cluster, COALESCE(p.nodepool, ''), l.pod_namespace`;
+  const order = `ORDER BY usage_day, row_kind, resource_id, line_item_type, usage_type, product_code, operation, commitment_arn, cluster,
   nodepool, nodeclaim, namespace`;
+
+  return {
+    whole: `WITH ${[notSplit, ...splitWith].join(',\n')}
+${notSplitRows}
+UNION ALL
+${splitRows}
+${order}`,
+    // Resource by resource, each one's days together: the importer's SQLite rows are keyed by resource then day, so
+    // in this order each is written beside the one before (in the statement's, day by day, every row of a day lands
+    // somewhere else in the key and its page is seldom still in the page cache).
+    notSplit: `WITH ${notSplit}
+SELECT * FROM (${notSplitRows}) r
+ORDER BY resource_id, line_item_type, usage_type, product_code, operation, commitment_arn, row_kind, cluster, nodepool,
+  nodeclaim, usage_day`,
+    split: `WITH ${splitWith.join(',\n')}
+SELECT * FROM (${splitRows}) r
+${order}`,
+  };
 }
 
 const num = (v: unknown, column: string): number => {

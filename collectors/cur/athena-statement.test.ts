@@ -138,6 +138,7 @@ describe('the shared CUR statement through the sandbox Athena, as through DuckDB
   let folder: string;
   let server: SandboxServer;
   let direct: CurAggregateRow[];
+  let duckDialect: CurAggregateRow[];
 
   beforeAll(async () => {
     folder = mkdtempSync(join(tmpdir(), 'ledger-athena-stmt-'));
@@ -159,6 +160,9 @@ describe('the shared CUR statement through the sandbox Athena, as through DuckDB
     await c.run(`CREATE VIEW cur2 AS SELECT * FROM read_parquet([${files.map((f) => `'${f}'`).join(', ')}])`);
     const reader = await c.runAndReadAll(curAggregateStatement({ table: 'cur2', billingPeriod: '2026-11' }));
     direct = reader.getRowObjectsJson().map((r) => rowFromRecord(r));
+    // What the in-process import runs: DuckDB's dialect of the statement.
+    const duckReader = await c.runAndReadAll(curAggregateStatement({ table: 'cur2', billingPeriod: '2026-11', dialect: 'duckdb' }));
+    duckDialect = duckReader.getRowObjectsJson().map((r) => rowFromRecord(r));
     c.closeSync();
     duck.closeSync();
     const results = join(folder, 'results-bucket');
@@ -202,6 +206,8 @@ describe('the shared CUR statement through the sandbox Athena, as through DuckDB
     expect(sortRows(viaPages)).toEqual(sortRows(direct));
     // The statement orders its rows: the CSV comes in DuckDB's own order.
     expect(viaCsv).toEqual(direct);
+    // Athena's answer to the portable statement is the in-process import's to DuckDB's dialect of it.
+    expect(viaCsv).toEqual(duckDialect);
     const split = viaCsv.find((r) => r.rowKind === 'split');
     expect(split).toMatchObject({ namespace: 'web', nodePool: 'general', splitCostUsd: 0.0123456789, vcpuHours: 0.5 });
     const volume = viaCsv.find((r) => r.resourceId === 'vol-0aaa');

@@ -1,12 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection, type DuckDBDataChunk } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection, type DuckDBDataChunk, type DuckDBResult } from '@duckdb/node-api';
 import { CUR_COLUMNS, type CurColumnType } from '../../core/cur/columns.js';
 import type { CurFileFormat } from '../../db/repositories/cur-repository.js';
 import {
   CUR_AGGREGATE_COLUMNS,
-  curAggregateStatement,
+  curAggregateParts,
   rowFromValues,
   type CurAggregateRow,
   type CurTagKeyOptions,
@@ -39,6 +39,8 @@ const REQUIRED = ['bill_billing_period_start_date', 'line_item_usage_start_date'
 const quote = (s: string): string => `'${s.replace(/'/g, "''")}'`;
 const fileList = (paths: readonly string[]): string => `[${paths.map(quote).join(', ')}]`;
 const message = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+const fileError = (path: string, format: CurFileFormat, err: unknown): CurFileError =>
+  new CurFileError(`${path}: cannot be read as ${format === 'parquet' ? 'Parquet' : 'gzip CSV'} CUR 2.0 (${message(err)})`);
 
 function source(format: CurFileFormat, paths: readonly string[]): string {
   return format === 'parquet'
@@ -76,6 +78,8 @@ export class CurEngine {
   private constructor(
     private readonly instance: DuckDBInstance,
     private readonly connection: DuckDBConnection,
+    /** A second connection, for the statement's split part while the rest's rows are read on the first. */
+    private readonly side: DuckDBConnection,
     private readonly spillDir: string,
   ) {}
 
@@ -88,9 +92,10 @@ export class CurEngine {
         temp_directory: spill,
       });
       const connection = await instance.connect();
+      const side = await instance.connect();
       // CUR timestamps are UTC; a TIMESTAMPTZ column must not be shifted into this machine's zone.
-      await connection.run("SET TimeZone = 'UTC'");
-      return new CurEngine(instance, connection, spill);
+      for (const c of [connection, side]) await c.run("SET TimeZone = 'UTC'");
+      return new CurEngine(instance, connection, side, spill);
     } catch (err) {
       rmSync(spill, { recursive: true, force: true });
       throw err;
@@ -108,29 +113,54 @@ export class CurEngine {
   }
 
   /**
-   * Reads one file through the typed view (its row count and the columns every statement needs), so a truncated or
-   * malformed file is refused by name before anything of its period is written.
+   * One file's schema and row count, so a file that is not a CUR 2.0 export, or is cut short, is refused by name before
+   * anything of its period is written. A gzip CSV is read whole (its rows are counted, each cast to its type); of a
+   * Parquet file only the footer (schema, row count) and the typed view's casts are checked: its pages are read once,
+   * by the statement, and when that fails with several files each is then read whole to name the one at fault
+   * (fileAtFault), before anything is committed.
    */
   async checkFile(path: string, format: CurFileFormat): Promise<number> {
     try {
       const present = await this.columnsOf(format, [path]);
       const missing = REQUIRED.filter((c) => !present.has(c));
       if (missing.length > 0) throw new Error(`no ${missing.join(', ')} column: not a CUR 2.0 export`);
-      const reader = await this.connection.runAndReadAll(
-        `SELECT COUNT(*) AS n, MIN(line_item_usage_start_date) AS first, SUM(line_item_unblended_cost) AS total,
-           MIN(bill_billing_period_start_date) AS period, COUNT(resource_tags) AS tagged
-         FROM (${this.typedSelect(format, [path], present)})`,
-      );
-      const row = reader.getRowObjectsJS()[0];
-      return Number(row?.n ?? 0);
+      if (format === 'parquet') {
+        const reader = await this.connection.runAndReadAll(`SELECT COUNT(*) AS n FROM (${this.typedSelect(format, [path], present)})`);
+        return Number(reader.getRowObjectsJS()[0]?.n ?? 0);
+      }
+      return await this.readWhole(path, format, present);
     } catch (err) {
-      throw new CurFileError(`${path}: cannot be read as ${format === 'parquet' ? 'Parquet' : 'gzip CSV'} CUR 2.0 (${message(err)})`);
+      throw fileError(path, format, err);
     }
   }
 
+  /** Every column of the file through the typed view (each value read and cast); its row count. */
+  private async readWhole(path: string, format: CurFileFormat, present: Set<string>): Promise<number> {
+    const counts = Object.keys(CUR_COLUMNS).map((c, i) => `COUNT(${c}) AS c${i}`);
+    const reader = await this.connection.runAndReadAll(
+      `SELECT COUNT(*) AS n, ${counts.join(', ')} FROM (${this.typedSelect(format, [path], present)})`,
+    );
+    return Number(reader.getRowObjectsJS()[0]?.n ?? 0);
+  }
+
+  /** The one of a period's files that cannot be read alone, as its CurFileError; null when each can. */
+  private async fileAtFault(paths: readonly string[], format: CurFileFormat): Promise<CurFileError | null> {
+    for (const path of paths) {
+      try {
+        await this.readWhole(path, format, await this.columnsOf(format, [path]));
+      } catch (err) {
+        return fileError(path, format, err);
+      }
+    }
+    return null;
+  }
+
   /**
-   * The shared statement over a period's files, its typed rows handed to `onRows` a chunk at a time as DuckDB produces
-   * them (the next chunk is fetched once `onRows` returns). Resolves with the number of rows.
+   * The shared statement over a period's files, in DuckDB's dialect, its typed rows handed to `onRows` a chunk at a
+   * time as DuckDB produces them (the next chunk is fetched once `onRows` returns): first the resource and unresourced
+   * rows, then the split rows (curAggregateParts; each part in the statement's order). The split part, most of DuckDB's
+   * work and few rows, runs on the second connection while the first part's rows are handed over, so DuckDB's threads
+   * aggregate pod lines while this thread stores resource days. Resolves with the number of rows.
    */
   async aggregate(
     billingPeriod: string,
@@ -139,14 +169,13 @@ export class CurEngine {
     onRows: (rows: CurAggregateRow[]) => void,
     tagKeys?: CurTagKeyOptions,
   ): Promise<number> {
+    // A view of the database, not a temporary one: both connections read it.
     const view = 'cur_period';
     const names = paths.length === 1 ? (paths[0] ?? '') : `${paths.length} files (${paths.join(', ')})`;
     let rows = 0;
     let ours: unknown = null;
-    try {
-      const present = await this.columnsOf(format, paths);
-      await this.connection.run(`CREATE OR REPLACE TEMP VIEW ${view} AS ${this.typedSelect(format, paths, present)}`);
-      const result = await this.connection.stream(curAggregateStatement({ table: view, billingPeriod, tagKeys }));
+    let split: Promise<DuckDBResult> | null = null;
+    const drain = async (result: DuckDBResult): Promise<void> => {
       const columns = result.columnNames();
       if (columns.join(',') !== CUR_AGGREGATE_COLUMNS.join(','))
         throw new Error(`the statement returned columns ${columns.join(', ')}, not ${CUR_AGGREGATE_COLUMNS.join(', ')}`);
@@ -166,9 +195,28 @@ export class CurEngine {
         }
         rows += typed.length;
       }
+    };
+    try {
+      const present = await this.columnsOf(format, paths);
+      await this.connection.run(`CREATE OR REPLACE VIEW ${view} AS ${this.typedSelect(format, paths, present)}`);
+      const parts = curAggregateParts({ table: view, billingPeriod, tagKeys, dialect: 'duckdb' });
+      split = this.side.stream(parts.split);
+      // Settled below; until then a failure of it must not surface as an unhandled rejection.
+      split.catch(() => undefined);
+      await drain(await this.connection.stream(parts.notSplit));
+      await drain(await split);
+      split = null;
       return rows;
     } catch (err) {
-      if (err instanceof CurFileError || (ours !== null && err === ours)) throw err;
+      if (split !== null) {
+        this.side.interrupt();
+        await split.catch(() => undefined);
+      }
+      if (ours !== null && err === ours) throw err;
+      // The files' fault: with several files, the one that cannot be read alone is named.
+      const atFault = paths.length > 1 ? await this.fileAtFault(paths, format) : null;
+      if (atFault !== null) throw atFault;
+      if (err instanceof CurFileError) throw err;
       throw new CurFileError(`billing period ${billingPeriod}, ${names}: ${message(err)}`);
     } finally {
       await this.connection.run(`DROP VIEW IF EXISTS ${view}`).catch(() => undefined);
@@ -176,6 +224,7 @@ export class CurEngine {
   }
 
   close(): void {
+    this.side.closeSync();
     this.connection.closeSync();
     this.instance.closeSync();
     rmSync(this.spillDir, { recursive: true, force: true });

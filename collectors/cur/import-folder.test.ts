@@ -1,7 +1,8 @@
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb, type Db } from '../../db/open-db.js';
 import { createCurRepository, type CurNodePoolDay } from '../../db/repositories/cur-repository.js';
@@ -181,6 +182,18 @@ describe('cur import of a local CUR 2.0 export (Parquet and gzip CSV, real DuckD
 });
 
 describe('cur import refuses a bad file by name and writes nothing of its period', () => {
+  /** The Parquet file rewritten by DuckDB with `select` over its own rows. */
+  const rewriteParquet = async (path: string, select: string): Promise<void> => {
+    const duck = await DuckDBInstance.create(':memory:');
+    const c = await duck.connect();
+    try {
+      await c.run(`COPY (SELECT ${select} FROM read_parquet('${path}')) TO '${path}.new' (FORMAT parquet)`);
+    } finally {
+      c.closeSync();
+      duck.closeSync();
+    }
+    renameSync(`${path}.new`, path);
+  };
   /** The CSV's lines, one of them changed by `edit`, gzipped again. */
   const editCsv = (path: string, edit: (lines: string[]) => string[]): void => {
     const lines = gunzipSync(readFileSync(path)).toString().trimEnd().split('\n');
@@ -199,6 +212,13 @@ describe('cur import refuses a bad file by name and writes nothing of its period
       'csv.gz' as const,
       (f: string) => editCsv(f, (l) => [l[0] ?? '', ...l.slice(1).map((line) => line.replace(',0.27,', ',0.27 USD,'))]),
     ],
+    [
+      // Its footer and schema are sound, so it passes the check before the statement; the statement's cast fails, and
+      // the file that fails alone is named.
+      'a Parquet cost that is not a number (written as text)',
+      'parquet' as const,
+      (f: string) => rewriteParquet(f, `* REPLACE (CAST(line_item_unblended_cost AS VARCHAR) || ' USD' AS line_item_unblended_cost)`),
+    ],
   ])('%s', async (name, format, spoil) => {
     const db = freshDb(`bad-${name.replace(/\W+/g, '-')}`);
     const root = join(dir, `bad-${name.replace(/\W+/g, '-')}`);
@@ -210,8 +230,12 @@ describe('cur import refuses a bad file by name and writes nothing of its period
     // The volume line (cost 0.27) is row 8 of 17: dealt to the second file (rows alternate).
     const second = files[1];
     if (second === undefined) throw new Error('no second file');
-    spoil(second);
-    await expect(importCurFolder(db, written.exportRoot, { now: NOW })).rejects.toThrow(second);
+    await Promise.resolve(spoil(second));
+    const refused: unknown = await importCurFolder(db, written.exportRoot, { now: NOW }).catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(Error);
+    // The bad file by name, and only it.
+    expect(String(refused)).toContain(second);
+    expect(String(refused)).not.toContain(files[0] ?? 'the first file');
     expect(dump(db)).toBe(before);
     db.close();
   });

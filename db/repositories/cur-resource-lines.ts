@@ -45,6 +45,8 @@ export function createResourceLinesWriter(db: Db, key: { source: string; billing
   const kinds = new Map<string, number>();
   const resources = new Map<string, number>();
   const orNull = (value: number, usual: number): number | null => (value === usual ? null : value);
+  /** strftime('%Y-%m-%d', day_ms / 1000, 'unixepoch') of each day_ms seen (whole seconds, UTC): a period has ~31. */
+  const dates = new Map<number, string>();
 
   return (r: CurResourceDay): void => {
     // The view's NOT NULL columns, as the trigger checks them (one comparison each: this runs per row).
@@ -86,8 +88,11 @@ export function createResourceLinesWriter(db: Db, key: { source: string; billing
         Number(insertResource.run(periodId, r.resourceId, cluster, nodePool, nodeClaim, r.attributedBy).lastInsertRowid);
       resources.set(resourceKey, resource);
     }
-    // strftime('%Y-%m-%d', day_ms / 1000, 'unixepoch'): whole seconds, UTC.
-    const dateOfMs = new Date(Math.trunc(r.dayMs / 1000) * 1000).toISOString().slice(0, 10);
+    let dateOfMs = dates.get(r.dayMs);
+    if (dateOfMs === undefined) {
+      dateOfMs = new Date(Math.trunc(r.dayMs / 1000) * 1000).toISOString().slice(0, 10);
+      dates.set(r.dayMs, dateOfMs);
+    }
     insertLine.run(
       resource,
       r.dayMs,

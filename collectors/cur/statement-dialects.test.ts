@@ -1,0 +1,185 @@
+import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeCurMonth } from '../../bench/cur-generator.js';
+import { AWS_EKS_EXAMPLE } from '../../test/fixtures/aws-split-examples.js';
+import { awsExampleCurRows } from '../../test/fixtures/cur/aws-split-cur.js';
+import { CUR2_SAMPLE, type CurSampleRow } from '../../test/fixtures/cur/cur2-sample.js';
+import { loadCurTable } from '../../test/fixtures/cur/write-export.js';
+import {
+  curAggregateParts,
+  curAggregateStatement,
+  rowFromRecord,
+  type CurAggregateRow,
+  type CurSqlDialect,
+} from './aggregate-statement.js';
+
+/*
+ * The statement in DuckDB's dialect, and its two parts as `cur import` runs them in process, give the rows of the
+ * portable statement (what `cur athena` sends to Athena, and the sandbox's Athena runs with DuckDB): every text and
+ * count equal, every amount equal to a billionth (the import stores amounts rounded so; DuckDB may add a group's lines
+ * in another order from one plan to the other). Over AWS-shaped sample lines, AWS's split example, hand-made pod lines
+ * whose counts are worked out below, and a generated month with 30 pods a node.
+ */
+
+const scratch = mkdtempSync(join(tmpdir(), 'cur-dialects-'));
+let instance: DuckDBInstance;
+let c: DuckDBConnection;
+beforeAll(async () => {
+  instance = await DuckDBInstance.create(':memory:');
+  c = await instance.connect();
+  await c.run("SET TimeZone = 'UTC'");
+});
+afterAll(() => {
+  c.closeSync();
+  instance.closeSync();
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+const read = async (sql: string): Promise<CurAggregateRow[]> => (await c.runAndReadAll(sql)).getRowObjectsJS().map((r) => rowFromRecord(r));
+const rowsOf = (table: string, billingPeriod: string, dialect: CurSqlDialect): Promise<CurAggregateRow[]> =>
+  read(curAggregateStatement({ table, billingPeriod, dialect }));
+const fine = (n: number): number => Math.round(n * 1e9) / 1e9;
+const stored = (rows: CurAggregateRow[]) =>
+  rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, typeof v === 'number' ? fine(v) : v])));
+
+/** A resource and unresourced row's key in the order the import's first part returns them: by resource, then day. */
+const byResource = (r: CurAggregateRow): string =>
+  [
+    r.resourceId,
+    r.lineItemType,
+    r.usageType,
+    r.productCode,
+    r.operation,
+    r.commitmentArn,
+    r.rowKind,
+    r.cluster,
+    r.nodePool,
+    r.nodeClaim,
+    r.usageDay,
+  ].join('\u0000');
+
+/**
+ * Both dialects' rows over `table`: equal; and the DuckDB statement's two parts as the import runs them are the
+ * portable statement's rows of those kinds: the resource and unresourced rows by resource then day, then the split rows
+ * in the statement's order. Returned for the test's own figures.
+ */
+async function bothDialects(table: string, billingPeriod: string): Promise<CurAggregateRow[]> {
+  const portable = await rowsOf(table, billingPeriod, 'portable');
+  const duck = await rowsOf(table, billingPeriod, 'duckdb');
+  expect(stored(duck)).toEqual(stored(portable));
+  const parts = curAggregateParts({ table, billingPeriod, dialect: 'duckdb' });
+  const split = (r: CurAggregateRow): boolean => r.rowKind === 'split';
+  const notSplit = portable
+    .filter((r) => !split(r))
+    .sort((a, b) => (byResource(a) < byResource(b) ? -1 : byResource(a) > byResource(b) ? 1 : 0));
+  expect(stored(await read(parts.notSplit))).toEqual(stored(notSplit));
+  expect(stored(await read(parts.split))).toEqual(stored(portable.filter(split)));
+  return duck;
+}
+
+const DAY2 = { bill_billing_period_start_date: '2026-11-01T00:00:00Z', line_item_usage_start_date: '2026-11-02T00:00:00Z' };
+const DAY3 = { ...DAY2, line_item_usage_start_date: '2026-11-03T00:00:00Z' };
+const arn = (namespace: string, pod: string): string => `arn:aws:eks:us-east-2:111122223333:pod/prod/${namespace}/${pod}/uid-${pod}`;
+const instanceLine = (id: string, tags: Record<string, string>): CurSampleRow => ({
+  ...DAY2,
+  line_item_line_item_type: 'Usage',
+  line_item_usage_type: 'USE2-BoxUsage:m6i.large',
+  line_item_resource_id: id,
+  line_item_unblended_cost: 2.304,
+  resource_tags: tags,
+});
+const podLine = (
+  day: CurSampleRow,
+  parent: string,
+  resourceId: string | undefined,
+  usage: 'vCPU' | 'GB',
+  tags?: Record<string, string>,
+) => ({
+  ...day,
+  line_item_line_item_type: 'Usage',
+  line_item_usage_type: `USE2-EKS-EC2-${usage}-Hours`,
+  ...(resourceId !== undefined ? { line_item_resource_id: resourceId } : {}),
+  split_line_item_parent_resource_id: parent,
+  split_line_item_split_usage: 1,
+  split_line_item_split_cost: 0.01,
+  ...(tags !== undefined ? { resource_tags: tags } : {}),
+});
+const ns = (namespace: string) => ({ aws_eks_cluster_name: 'prod', aws_eks_namespace: namespace });
+
+/**
+ * i-a carries its NodePool tag, i-b is untagged, i-c has no line of its own. pod1: vCPU and GB on day 2; pod2: both on
+ * day 2 and vCPU on day 3; pod3 (on i-b): no tags, namespace and cluster from its ARN; pod4 (on i-c): an empty tag map;
+ * pod5: its vCPU line tagged web and its GB line api; pod6: vCPU on i-a, GB on i-b the same day; a line without a
+ * resource id ('' counts as one value, as COUNT(DISTINCT '') does); an October line of pod1 left out.
+ */
+const POD_LINES: CurSampleRow[] = [
+  instanceLine('i-a', { user_karpenter_sh_nodepool: 'general', user_eks_eks_cluster_name: 'prod' }),
+  instanceLine('i-b', { user_eks_eks_cluster_name: 'prod' }),
+  podLine(DAY2, 'i-a', arn('web', 'pod1'), 'vCPU', ns('web')),
+  podLine(DAY2, 'i-a', arn('web', 'pod1'), 'GB', ns('web')),
+  podLine(DAY2, 'i-a', arn('web', 'pod2'), 'vCPU', ns('web')),
+  podLine(DAY2, 'i-a', arn('web', 'pod2'), 'GB', ns('web')),
+  podLine(DAY3, 'i-a', arn('web', 'pod2'), 'vCPU', ns('web')),
+  podLine(DAY2, 'i-b', arn('batch', 'pod3'), 'vCPU'),
+  podLine(DAY2, 'i-b', arn('batch', 'pod3'), 'GB'),
+  podLine(DAY2, 'i-c', arn('web', 'pod4'), 'vCPU', {}),
+  podLine(DAY2, 'i-a', arn('web', 'pod5'), 'vCPU', ns('web')),
+  podLine(DAY2, 'i-a', arn('web', 'pod5'), 'GB', ns('api')),
+  podLine(DAY2, 'i-a', arn('web', 'pod6'), 'vCPU', ns('web')),
+  podLine(DAY2, 'i-b', arn('web', 'pod6'), 'GB', ns('web')),
+  podLine(DAY2, 'i-a', undefined, 'vCPU', ns('web')),
+  { ...podLine(DAY2, 'i-a', arn('web', 'pod1'), 'vCPU', ns('web')), bill_billing_period_start_date: '2026-10-01T00:00:00Z' },
+];
+
+describe('the statement in DuckDB’s dialect gives the portable statement’s rows', () => {
+  it('over the AWS-shaped sample lines (usage, Savings Plan, reservation, volume, credit, split lines)', async () => {
+    await loadCurTable(c, 'sample', CUR2_SAMPLE, scratch);
+    const rows = await bothDialects('sample', '2026-11');
+    expect(rows.some((r) => r.rowKind === 'split')).toBe(true);
+    expect(rows.some((r) => r.rowKind === 'unresourced')).toBe(true);
+  });
+
+  it("over AWS's split example (six pods on one instance, one namespace each)", async () => {
+    await loadCurTable(
+      c,
+      'aws_example',
+      awsExampleCurRows(AWS_EKS_EXAMPLE, (p) => p.name.toLowerCase()),
+      scratch,
+    );
+    const rows = await bothDialects('aws_example', '2026-10');
+    expect(rows.filter((r) => r.rowKind === 'split').map((r) => r.podCount)).toEqual(AWS_EKS_EXAMPLE.pods.map(() => 1));
+  });
+
+  it('counts each split row’s pods as worked out by hand: several groups a pod, untagged and unknown parents', async () => {
+    await loadCurTable(c, 'pods', POD_LINES, scratch);
+    const rows = await bothDialects('pods', '2026-11');
+    expect(
+      rows
+        .filter((r) => r.rowKind === 'split')
+        .map((r) => [r.usageDay, r.resourceId, r.cluster, r.nodePool, r.namespace, r.podCount, r.lineCount]),
+    ).toEqual([
+      // i-a's web on day 2: pod1 (2 lines), pod2 (2), pod5's vCPU, pod6's vCPU and the line without id: 5 pods, 7 lines.
+      ['2026-11-02', '', 'prod', 'general', 'api', 1, 1],
+      ['2026-11-02', '', 'prod', 'general', 'web', 5, 7],
+      // Untagged i-b: kept by id for the importer; pod3's namespace and cluster from its ARN.
+      ['2026-11-02', 'i-b', 'prod', '', 'batch', 1, 2],
+      ['2026-11-02', 'i-b', 'prod', '', 'web', 1, 1],
+      ['2026-11-02', 'i-c', 'prod', '', 'web', 1, 1],
+      ['2026-11-03', '', 'prod', 'general', 'web', 1, 1],
+    ]);
+  });
+
+  it('over a generated month: 10 nodes, 300 pods (30 a node, as at the envelope), a month of daily lines', async () => {
+    const month = await writeCurMonth(join(scratch, 'month'), { nodes: 10, pods: 300 });
+    await c.run(`CREATE OR REPLACE VIEW month AS SELECT * FROM read_parquet('${month.dataFile}')`);
+    const rows = await bothDialects('month', '2026-11');
+    // Pod p is on node p mod 10 in team-(p mod 40) and runs from day p mod 8 to day 30 - (7p mod 8): on day 1 (index
+    // 0) the pods p ≡ 0 mod 8 run, 38 of 300 (0, 8, …, 296); they are in teams 0, 8, 16, 24, 32 (p mod 40).
+    const day1 = rows.filter((r) => r.rowKind === 'split' && r.usageDay === '2026-11-01');
+    expect(day1.reduce((n, r) => n + r.podCount, 0)).toBe(38);
+    expect(new Set(day1.map((r) => r.namespace))).toEqual(new Set(['team-0', 'team-8', 'team-16', 'team-24', 'team-32']));
+  });
+});
