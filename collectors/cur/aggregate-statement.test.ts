@@ -1,25 +1,11 @@
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CurSampleRow } from '../../test/fixtures/cur/cur2-sample.js';
+import { duckDbPerFile } from '../../test/fixtures/cur/duckdb-per-file.js';
 import { loadCurTable } from '../../test/fixtures/cur/write-export.js';
 import { curAggregateStatement, rowFromRecord, type CurAggregateRow } from './aggregate-statement.js';
 
-const scratch = mkdtempSync(join(tmpdir(), 'cur-statement-'));
-let instance: DuckDBInstance;
-let c: DuckDBConnection;
-beforeAll(async () => {
-  instance = await DuckDBInstance.create(':memory:');
-  c = await instance.connect();
-  await c.run("SET TimeZone = 'UTC'");
-});
-afterAll(() => {
-  c.closeSync();
-  instance.closeSync();
-  rmSync(scratch, { recursive: true, force: true });
-});
+const duck = duckDbPerFile('cur-statement-');
+const { scratch } = duck;
 
 const PERIOD = { bill_billing_period_start_date: '2026-11-01T00:00:00Z', line_item_usage_start_date: '2026-11-02T05:00:00Z' };
 const SP = 'arn:aws:savingsplans::1:savingsplan/sp';
@@ -30,8 +16,8 @@ async function run(
   table = 'cur',
   tagKeys?: Parameters<typeof curAggregateStatement>[0]['tagKeys'],
 ): Promise<CurAggregateRow[]> {
-  await loadCurTable(c, table, rows, scratch);
-  const reader = await c.runAndReadAll(curAggregateStatement({ table, billingPeriod: '2026-11', tagKeys }));
+  await loadCurTable(duck.c, table, rows, scratch);
+  const reader = await duck.c.runAndReadAll(curAggregateStatement({ table, billingPeriod: '2026-11', tagKeys }));
   return reader.getRowObjectsJS().map((r) => rowFromRecord(r));
 }
 const r6 = (n: number): number => Math.round(n * 1e6) / 1e6;

@@ -1,12 +1,10 @@
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeCurMonth } from '../../bench/cur-generator.js';
 import { AWS_EKS_EXAMPLE } from '../../test/fixtures/aws-split-examples.js';
 import { awsExampleCurRows } from '../../test/fixtures/cur/aws-split-cur.js';
 import { CUR2_SAMPLE, type CurSampleRow } from '../../test/fixtures/cur/cur2-sample.js';
+import { duckDbPerFile } from '../../test/fixtures/cur/duckdb-per-file.js';
 import { loadCurTable } from '../../test/fixtures/cur/write-export.js';
 import {
   curAggregateParts,
@@ -24,21 +22,11 @@ import {
  * whose counts are worked out below, and a generated month with 30 pods a node.
  */
 
-const scratch = mkdtempSync(join(tmpdir(), 'cur-dialects-'));
-let instance: DuckDBInstance;
-let c: DuckDBConnection;
-beforeAll(async () => {
-  instance = await DuckDBInstance.create(':memory:');
-  c = await instance.connect();
-  await c.run("SET TimeZone = 'UTC'");
-});
-afterAll(() => {
-  c.closeSync();
-  instance.closeSync();
-  rmSync(scratch, { recursive: true, force: true });
-});
+const duck = duckDbPerFile('cur-dialects-');
+const { scratch } = duck;
 
-const read = async (sql: string): Promise<CurAggregateRow[]> => (await c.runAndReadAll(sql)).getRowObjectsJS().map((r) => rowFromRecord(r));
+const read = async (sql: string): Promise<CurAggregateRow[]> =>
+  (await duck.c.runAndReadAll(sql)).getRowObjectsJS().map((r) => rowFromRecord(r));
 const rowsOf = (table: string, billingPeriod: string, dialect: CurSqlDialect): Promise<CurAggregateRow[]> =>
   read(curAggregateStatement({ table, billingPeriod, dialect }));
 const fine = (n: number): number => Math.round(n * 1e9) / 1e9;
@@ -136,7 +124,7 @@ const POD_LINES: CurSampleRow[] = [
 
 describe('the statement in DuckDB’s dialect gives the portable statement’s rows', () => {
   it('over the AWS-shaped sample lines (usage, Savings Plan, reservation, volume, credit, split lines)', async () => {
-    await loadCurTable(c, 'sample', CUR2_SAMPLE, scratch);
+    await loadCurTable(duck.c, 'sample', CUR2_SAMPLE, scratch);
     const rows = await bothDialects('sample', '2026-11');
     expect(rows.some((r) => r.rowKind === 'split')).toBe(true);
     expect(rows.some((r) => r.rowKind === 'unresourced')).toBe(true);
@@ -144,7 +132,7 @@ describe('the statement in DuckDB’s dialect gives the portable statement’s r
 
   it("over AWS's split example (six pods on one instance, one namespace each)", async () => {
     await loadCurTable(
-      c,
+      duck.c,
       'aws_example',
       awsExampleCurRows(AWS_EKS_EXAMPLE, (p) => p.name.toLowerCase()),
       scratch,
@@ -154,7 +142,7 @@ describe('the statement in DuckDB’s dialect gives the portable statement’s r
   });
 
   it('counts each split row’s pods as worked out by hand: several groups a pod, untagged and unknown parents', async () => {
-    await loadCurTable(c, 'pods', POD_LINES, scratch);
+    await loadCurTable(duck.c, 'pods', POD_LINES, scratch);
     const rows = await bothDialects('pods', '2026-11');
     expect(
       rows
@@ -174,7 +162,7 @@ describe('the statement in DuckDB’s dialect gives the portable statement’s r
 
   it('over a generated month: 10 nodes, 300 pods (30 a node, as at the envelope), a month of daily lines', async () => {
     const month = await writeCurMonth(join(scratch, 'month'), { nodes: 10, pods: 300 });
-    await c.run(`CREATE OR REPLACE VIEW month AS SELECT * FROM read_parquet('${month.dataFile}')`);
+    await duck.c.run(`CREATE OR REPLACE VIEW month AS SELECT * FROM read_parquet('${month.dataFile}')`);
     const rows = await bothDialects('month', '2026-11');
     // Pod p is on node p mod 10 in team-(p mod 40) and runs from day p mod 8 to day 30 - (7p mod 8): on day 1 (index
     // 0) the pods p ≡ 0 mod 8 run, 38 of 300 (0, 8, …, 296); they are in teams 0, 8, 16, 24, 32 (p mod 40).
