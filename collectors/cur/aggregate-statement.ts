@@ -10,7 +10,9 @@ import { CUR_COST_CATEGORIES, type CurCostCategory } from '../../core/cur/column
  * DOUBLE|VARCHAR|DATE), COALESCE, CASE, LIKE, split_part, COUNT(DISTINCT), UNION ALL with a row-kind column. Its
  * DuckDB form (dialect 'duckdb', for the in-process import) differs in one sub-expression only, DuckDB's cheaper read
  * of a tag (CurStatementOptions.dialect); collectors/cur/statement-dialects.test.ts holds both to the same rows. The
- * import runs it in its two parts (curAggregateParts), the split part beside the other.
+ * import runs it in its two parts (curAggregateParts), the split part beside the other, and in DuckDB's dialect that
+ * part counts pods by hashed keys, failing (SPLIT_HASH_COLLISION) where a collision would change a count; its exact
+ * form (`splitExact`, the statement's own split rows) is then run instead.
  *
  * Rows (row_kind):
  * - 'resource':    lines with a line_item_resource_id (instance, volume, data transfer on an instance, a Savings Plan's
@@ -149,7 +151,19 @@ export interface CurStatementOptions {
    * as map_extract_value(m, k) (NULL for a missing key) instead of a list of the map's keys made per line and key.
    */
   dialect?: CurSqlDialect;
+  /**
+   * DuckDB's dialect only: the SQL of a 64-bit hash of the comma-separated expressions given, for the split part's
+   * compact keys (curAggregateParts' `split`). Default DuckDB's `hash(…)`; tests pass one that collides, to see a
+   * collision refused (SPLIT_HASH_COLLISION) and the exact form used instead.
+   */
+  keyHash?: (expressions: string) => string;
 }
+
+/**
+ * The message DuckDB's fast split part fails with when its hashed keys are not one-to-one over the period's pods or
+ * split groups (curAggregateParts' `split`): the caller then runs `splitExact`, which has no hashed key.
+ */
+export const SPLIT_HASH_COLLISION = 'CUR split rows: hashed keys collide';
 
 /** Which engine the statement is written for (CurStatementOptions.dialect). */
 export type CurSqlDialect = 'portable' | 'duckdb';
@@ -182,12 +196,12 @@ export function curAggregateStatement(options: CurStatementOptions): string {
  * statement's order). Together they are the statement's rows in another order, so the in-process import can run the
  * split part, the heavier one for DuckDB and the lighter one to store, while it writes the other part's rows.
  */
-export function curAggregateParts(options: CurStatementOptions): { notSplit: string; split: string } {
-  const { notSplit, split } = statementParts(options);
-  return { notSplit, split };
+export function curAggregateParts(options: CurStatementOptions): { notSplit: string; split: string; splitExact: string } {
+  const { notSplit, split, splitExact } = statementParts(options);
+  return { notSplit, split, splitExact };
 }
 
-function statementParts(options: CurStatementOptions): { whole: string; notSplit: string; split: string } {
+function statementParts(options: CurStatementOptions): { whole: string; notSplit: string; split: string; splitExact: string } {
   const { table, billingPeriod } = options;
   const tags = options.tagKeys ?? DEFAULT_CUR_TAG_KEYS;
   if (!TABLE_NAME.test(table)) throw new Error(`table name "${table}" is not a plain SQL name`);
@@ -343,6 +357,55 @@ function statementParts(options: CurStatementOptions): { whole: string; notSplit
     SUM(l.memory_gb_hours) AS memory_gb_hours, COUNT(DISTINCT l.resource_id) AS pod_count, COUNT(*) AS line_count
   FROM ${linesOf('split')} l LEFT JOIN parents p ON p.resource_id = l.parent_resource_id
   GROUP BY l.usage_date, ${splitParent}, l.pod_cluster, COALESCE(p.nodepool, ''), l.pod_namespace`;
+  // DuckDB's form of the split rows, the same rows for less work: its COUNT(DISTINCT pod ARN) per group of (day,
+  // parent, cluster, NodePool, namespace) kept every group's strings beside each of ~3.5 million (group, ARN) pairs
+  // at the envelope (most of the import's DuckDB time, and over its memory limit). Here the lines are grouped by day and
+  // a 64-bit hash of the group's four strings, and the pods counted by a hash of their ARN: a few integers per pair.
+  // Exact, or it fails: the strings of each group are read back as MIN and MAX, equal unless two groups' keys
+  // collided; and the period's pod ARNs are counted distinct both as text and as hashes, equal unless two ARNs
+  // collided. Either collision fails the statement with SPLIT_HASH_COLLISION (in the projection below the ORDER BY, so
+  // before any row is returned), and the importer runs splitExact.
+  const keyHash = options.keyHash ?? ((e: string): string => `hash(${e})`);
+  const splitNodePool = `COALESCE(p.nodepool, '')`;
+  const splitSums = [
+    'unblended_usd',
+    'amortized_usd',
+    'net_unblended_usd',
+    'net_amortized_usd',
+    'usage_amount',
+    'public_on_demand_usd',
+    'split_cost_usd',
+    'unused_cost_usd',
+    'net_split_cost_usd',
+    'net_unused_cost_usd',
+    'public_on_demand_split_cost_usd',
+    'public_on_demand_unused_cost_usd',
+    'vcpu_hours',
+    'memory_gb_hours',
+  ];
+  const hashedGroups = `split_groups AS (
+    SELECT l.usage_date, ${keyHash(`${splitParent}, l.pod_cluster, ${splitNodePool}, l.pod_namespace`)} AS group_hash,
+      MIN(${splitParent}) AS resource_id, MAX(${splitParent}) AS resource_id_max, MIN(l.pod_cluster) AS cluster,
+      MAX(l.pod_cluster) AS cluster_max, MIN(${splitNodePool}) AS nodepool, MAX(${splitNodePool}) AS nodepool_max,
+      MIN(l.pod_namespace) AS namespace, MAX(l.pod_namespace) AS namespace_max,
+      ${splitSums.map((c) => `SUM(l.${c}) AS ${c}`).join(', ')},
+      COUNT(DISTINCT ${keyHash('l.resource_id')}) AS pod_count, COUNT(*) AS line_count
+    FROM ${linesOf('split')} l LEFT JOIN parents p ON p.resource_id = l.parent_resource_id
+    GROUP BY l.usage_date, group_hash
+  ),
+  pod_hashes AS (
+    SELECT COUNT(DISTINCT l.resource_id) AS pods, COUNT(DISTINCT ${keyHash('l.resource_id')}) AS hashes FROM ${linesOf('split')} l
+  )`;
+  const collided = `g.resource_id <> g.resource_id_max OR g.cluster <> g.cluster_max OR g.nodepool <> g.nodepool_max
+      OR g.namespace <> g.namespace_max OR h.pods <> h.hashes`;
+  const hashedSplitRows = `SELECT CASE WHEN ${collided} THEN error('${SPLIT_HASH_COLLISION}') ELSE CAST('split' AS VARCHAR) END AS row_kind,
+    CAST(g.usage_date AS VARCHAR) AS usage_day, g.resource_id,
+    CAST('' AS VARCHAR) AS line_item_type, CAST('' AS VARCHAR) AS usage_type, CAST('' AS VARCHAR) AS product_code,
+    CAST('' AS VARCHAR) AS operation, CAST('instances' AS VARCHAR) AS category, g.cluster, g.nodepool,
+    CAST('' AS VARCHAR) AS nodeclaim, g.namespace, CAST('' AS VARCHAR) AS commitment_arn,
+    ${splitSums.map((c) => `g.${c}`).join(', ')}, g.pod_count, g.line_count
+  FROM split_groups g, pod_hashes h`;
+
   const order = `ORDER BY usage_day, row_kind, resource_id, line_item_type, usage_type, product_code, operation, commitment_arn, cluster,
   nodepool, nodeclaim, namespace`;
 
@@ -359,7 +422,15 @@ ${order}`,
 SELECT * FROM (${notSplitRows}) r
 ORDER BY resource_id, line_item_type, usage_type, product_code, operation, commitment_arn, row_kind, cluster, nodepool,
   nodeclaim, usage_day`,
-    split: `WITH ${splitWith.join(',\n')}
+    split:
+      dialect === 'duckdb'
+        ? `WITH ${[...splitWith, hashedGroups].join(',\n')}
+SELECT * FROM (${hashedSplitRows}) r
+${order}`
+        : `WITH ${splitWith.join(',\n')}
+SELECT * FROM (${splitRows}) r
+${order}`,
+    splitExact: `WITH ${splitWith.join(',\n')}
 SELECT * FROM (${splitRows}) r
 ${order}`,
   };

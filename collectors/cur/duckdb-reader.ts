@@ -8,7 +8,9 @@ import {
   CUR_AGGREGATE_COLUMNS,
   curAggregateParts,
   rowFromValues,
+  SPLIT_HASH_COLLISION,
   type CurAggregateRow,
+  type CurStatementOptions,
   type CurTagKeyOptions,
 } from './aggregate-statement.js';
 
@@ -81,9 +83,11 @@ export class CurEngine {
     /** A second connection, for the statement's split part while the rest's rows are read on the first. */
     private readonly side: DuckDBConnection,
     private readonly spillDir: string,
+    /** The split part's key hash (CurStatementOptions.keyHash): DuckDB's own unless a test forces collisions. */
+    private readonly keyHash: CurStatementOptions['keyHash'],
   ) {}
 
-  static async open(options: { memoryLimit?: string } = {}): Promise<CurEngine> {
+  static async open(options: { memoryLimit?: string; keyHash?: CurStatementOptions['keyHash'] } = {}): Promise<CurEngine> {
     const spill = mkdtempSync(join(tmpdir(), 'ledger-duckdb-'));
     try {
       const instance = await DuckDBInstance.create(':memory:', {
@@ -95,7 +99,7 @@ export class CurEngine {
       const side = await instance.connect();
       // CUR timestamps are UTC; a TIMESTAMPTZ column must not be shifted into this machine's zone.
       for (const c of [connection, side]) await c.run("SET TimeZone = 'UTC'");
-      return new CurEngine(instance, connection, side, spill);
+      return new CurEngine(instance, connection, side, spill, options.keyHash);
     } catch (err) {
       rmSync(spill, { recursive: true, force: true });
       throw err;
@@ -160,7 +164,9 @@ export class CurEngine {
    * time as DuckDB produces them (the next chunk is fetched once `onRows` returns): first the resource and unresourced
    * rows, then the split rows (curAggregateParts; each part in the statement's order). The split part, most of DuckDB's
    * work and few rows, runs on the second connection while the first part's rows are handed over, so DuckDB's threads
-   * aggregate pod lines while this thread stores resource days. Resolves with the number of rows.
+   * aggregate pod lines while this thread stores resource days. The split part counts pods by hashed keys and fails,
+   * before returning any row, when two of them collide (SPLIT_HASH_COLLISION): its exact form is then run instead.
+   * Resolves with the number of rows.
    */
   async aggregate(
     billingPeriod: string,
@@ -199,13 +205,22 @@ export class CurEngine {
     try {
       const present = await this.columnsOf(format, paths);
       await this.connection.run(`CREATE OR REPLACE VIEW ${view} AS ${this.typedSelect(format, paths, present)}`);
-      const parts = curAggregateParts({ table: view, billingPeriod, tagKeys, dialect: 'duckdb' });
+      const parts = curAggregateParts({ table: view, billingPeriod, tagKeys, dialect: 'duckdb', keyHash: this.keyHash });
       split = this.side.stream(parts.split);
       // Settled below; until then a failure of it must not surface as an unhandled rejection.
       split.catch(() => undefined);
       await drain(await this.connection.stream(parts.notSplit));
-      await drain(await split);
+      const hashed = split;
       split = null;
+      const before = rows;
+      try {
+        await drain(await hashed);
+      } catch (err) {
+        // Hashed keys collided: nothing of the split part was handed over (the statement fails below its ORDER BY, so
+        // before its first row); its exact form gives the rows.
+        if (err === ours || rows > before || !message(err).includes(SPLIT_HASH_COLLISION)) throw err;
+        await drain(await this.side.stream(parts.splitExact));
+      }
       return rows;
     } catch (err) {
       if (split !== null) {

@@ -97,26 +97,33 @@ export async function importCurFolder(db: Db, folder: string, options: CurImport
   try {
     for (const period of periods) {
       const source = options.source ?? period.exportRoot;
-      const fingerprints: Fingerprint[] = [];
-      for (const file of period.files) {
-        const etag = options.etagOf?.(file) ?? (await sha256OfFile(file.path));
-        fingerprints.push({ fileKey: file.fileKey, format: file.format, sizeBytes: file.sizeBytes, etag });
-        step('fingerprint', period.billingPeriod, file.fileKey);
-      }
+      const fingerprinting = (async (): Promise<Fingerprint[]> => {
+        const fingerprints: Fingerprint[] = [];
+        for (const file of period.files) {
+          const etag = options.etagOf?.(file) ?? (await sha256OfFile(file.path));
+          fingerprints.push({ fileKey: file.fileKey, format: file.format, sizeBytes: file.sizeBytes, etag });
+          step('fingerprint', period.billingPeriod, file.fileKey);
+        }
+        return fingerprints;
+      })();
+      // Awaited below (a failure fails the period); until then it must not surface as an unhandled rejection.
+      fingerprinting.catch(() => undefined);
       const before = repo.filesOf(source, period.billingPeriod);
-      if (before.length > 0 && sameFiles(before, fingerprints)) {
+      if (before.length > 0 && sameFiles(before, await fingerprinting)) {
         step('write', period.billingPeriod, 'unchanged', period.files.length + 2);
         results.push({ ...emptyResult(period, source), status: 'unchanged', curRows: before.reduce((n, f) => n + f.curRows, 0) });
         continue;
       }
+      // A period never imported is read whatever its fingerprints: its files are hashed while DuckDB reads them (this
+      // thread mostly waits on DuckDB then), not before, and their records are complete before the commit.
       const duck = (engine ??= await CurEngine.open());
-      const files: CurFileRecord[] = [];
-      for (const [i, file] of period.files.entries()) {
+      const counts: number[] = [];
+      for (const file of period.files) {
         const curRows = await duck.checkFile(file.path, file.format);
-        const fp = fingerprints[i];
-        if (fp !== undefined) files.push({ ...fp, curRows });
+        counts.push(curRows);
         step('read', period.billingPeriod, `${file.fileKey} (${curRows} rows)`);
       }
+      const files: CurFileRecord[] = [];
       const format = period.files[0]?.format ?? 'parquet';
       const paths = period.files.map((f) => f.path);
       const written = await storeCurPeriod(
@@ -132,6 +139,8 @@ export async function importCurFolder(db: Db, folder: string, options: CurImport
         },
         async (write) => {
           if (paths.length > 0) await duck.aggregate(period.billingPeriod, format, paths, write, options.tagKeys);
+          // storeCurPeriod reads `files` at its commit, once this resolves.
+          for (const [i, fp] of (await fingerprinting).entries()) files.push({ ...fp, curRows: counts[i] ?? 0 });
         },
       );
       step('aggregate', period.billingPeriod, `${written.statementRows} aggregate rows`);

@@ -152,7 +152,8 @@ export class PeriodRowsBuilder {
       out.unattributedLines += r.lineCount;
       out.unattributedUsd += r.unblendedUsd;
     }
-    const key = [r.usageDay, r.cluster, nodePool, r.category, attributedBy].join('\u0000');
+    // A template, not an array joined: this runs for each of a period's rows.
+    const key = `${r.usageDay}\u0000${r.cluster}\u0000${nodePool}\u0000${r.category}\u0000${attributedBy}`;
     addInto(
       this.nodePoolDays,
       key,

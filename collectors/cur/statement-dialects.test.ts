@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeCurMonth } from '../../bench/cur-generator.js';
+import { writeCurMonth, type CurMonthWritten } from '../../bench/cur-generator.js';
 import { AWS_EKS_EXAMPLE } from '../../test/fixtures/aws-split-examples.js';
 import { awsExampleCurRows } from '../../test/fixtures/cur/aws-split-cur.js';
 import { CUR2_SAMPLE, type CurSampleRow } from '../../test/fixtures/cur/cur2-sample.js';
@@ -10,9 +10,12 @@ import {
   curAggregateParts,
   curAggregateStatement,
   rowFromRecord,
+  SPLIT_HASH_COLLISION,
   type CurAggregateRow,
   type CurSqlDialect,
+  type CurStatementOptions,
 } from './aggregate-statement.js';
+import { CurEngine } from './duckdb-reader.js';
 
 /*
  * The statement in DuckDB's dialect, and its two parts as `cur import` runs them in process, give the rows of the
@@ -65,8 +68,31 @@ async function bothDialects(table: string, billingPeriod: string): Promise<CurAg
     .sort((a, b) => (byResource(a) < byResource(b) ? -1 : byResource(a) > byResource(b) ? 1 : 0));
   expect(stored(await read(parts.notSplit))).toEqual(stored(notSplit));
   expect(stored(await read(parts.split))).toEqual(stored(portable.filter(split)));
+  expect(stored(await read(parts.splitExact))).toEqual(stored(portable.filter(split)));
   return duck;
 }
+
+/**
+ * Key hashes that collide on purpose (CurStatementOptions.keyHash): every pod ARN to one value, every split group's
+ * key to one value, or both. The fast split part must refuse each (its counts would be wrong) rather than answer.
+ */
+const COLLIDING: readonly [string, NonNullable<CurStatementOptions['keyHash']>][] = [
+  ['pod ARNs', (e) => (e.includes(',') ? `hash(${e})` : 'CAST(0 AS UBIGINT)')],
+  ['split groups', (e) => (e.includes(',') ? 'CAST(0 AS UBIGINT)' : `hash(${e})`)],
+  ['both', () => 'CAST(0 AS UBIGINT)'],
+];
+
+/** The fast split part over `table` with each colliding hash: refused by name, never rows. */
+async function collisionsRefused(table: string, billingPeriod: string): Promise<void> {
+  for (const [, keyHash] of COLLIDING) {
+    const { split } = curAggregateParts({ table, billingPeriod, dialect: 'duckdb', keyHash });
+    await expect(read(split)).rejects.toThrow(SPLIT_HASH_COLLISION);
+  }
+}
+
+let month: Promise<CurMonthWritten> | undefined;
+/** A month of 10 nodes and 300 pods (bench/cur-generator.ts), written once for the tests that read it. */
+const generatedMonth = (): Promise<CurMonthWritten> => (month ??= writeCurMonth(join(scratch, 'month'), { nodes: 10, pods: 300 }));
 
 const DAY2 = { bill_billing_period_start_date: '2026-11-01T00:00:00Z', line_item_usage_start_date: '2026-11-02T00:00:00Z' };
 const DAY3 = { ...DAY2, line_item_usage_start_date: '2026-11-03T00:00:00Z' };
@@ -144,6 +170,7 @@ describe('the statement in DuckDB’s dialect gives the portable statement’s r
   it('counts each split row’s pods as worked out by hand: several groups a pod, untagged and unknown parents', async () => {
     await loadCurTable(duck.c, 'pods', POD_LINES, scratch);
     const rows = await bothDialects('pods', '2026-11');
+    await collisionsRefused('pods', '2026-11');
     expect(
       rows
         .filter((r) => r.rowKind === 'split')
@@ -161,13 +188,32 @@ describe('the statement in DuckDB’s dialect gives the portable statement’s r
   });
 
   it('over a generated month: 10 nodes, 300 pods (30 a node, as at the envelope), a month of daily lines', async () => {
-    const month = await writeCurMonth(join(scratch, 'month'), { nodes: 10, pods: 300 });
+    const month = await generatedMonth();
     await duck.c.run(`CREATE OR REPLACE VIEW month AS SELECT * FROM read_parquet('${month.dataFile}')`);
     const rows = await bothDialects('month', '2026-11');
+    await collisionsRefused('month', '2026-11');
     // Pod p is on node p mod 10 in team-(p mod 40) and runs from day p mod 8 to day 30 - (7p mod 8): on day 1 (index
     // 0) the pods p ≡ 0 mod 8 run, 38 of 300 (0, 8, …, 296); they are in teams 0, 8, 16, 24, 32 (p mod 40).
     const day1 = rows.filter((r) => r.rowKind === 'split' && r.usageDay === '2026-11-01');
     expect(day1.reduce((n, r) => n + r.podCount, 0)).toBe(38);
     expect(new Set(day1.map((r) => r.namespace))).toEqual(new Set(['team-0', 'team-8', 'team-16', 'team-24', 'team-32']));
+  });
+
+  it.each(COLLIDING)('the import’s engine, its hashed keys colliding (%s), gives the rows of the exact form', async (_, keyHash) => {
+    const { dataFile } = await generatedMonth();
+    const rowsOf = async (engine: CurEngine): Promise<CurAggregateRow[]> => {
+      const rows: CurAggregateRow[] = [];
+      try {
+        await engine.aggregate('2026-11', 'parquet', [dataFile], (chunk) => rows.push(...chunk));
+      } finally {
+        engine.close();
+      }
+      return rows;
+    };
+    const hashed = await rowsOf(await CurEngine.open());
+    const colliding = await rowsOf(await CurEngine.open({ keyHash }));
+    // 300 pods over 30 days: several split rows a day, so every colliding hash merges something.
+    expect(hashed.filter((r) => r.rowKind === 'split').length).toBeGreaterThan(30);
+    expect(stored(colliding)).toEqual(stored(hashed));
   });
 });

@@ -406,12 +406,9 @@ export function createCurRepository(db: Db) {
       throw err;
     }
     // Straight into 0031's narrow rows, the keys kept in maps for the import (the view's trigger did four lookups a row).
-    const writeResourceDay = createResourceLinesWriter(db, key);
+    const writeResourceDays = createResourceLinesWriter(db, key);
     return {
-      addResourceDays: (rows) =>
-        inside('rows added', () => {
-          for (const r of rows) writeResourceDay(r);
-        }),
+      addResourceDays: (rows) => inside('rows added', () => writeResourceDays(rows)),
       commit: (data) =>
         inside('commit', () => {
           if (data.summary.source !== key.source || data.summary.billingPeriod !== key.billingPeriod)

@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import type { Db } from '../open-db.js';
 import type { CurResourceDay } from './cur-repository.js';
 
@@ -14,7 +15,8 @@ export const FIND_RESOURCE_KEY = `SELECT id FROM cur_resource_keys WHERE resourc
  * each resource's attribution looked up (or made) once per import and kept in maps, then one cur_resource_lines row per
  * resource-day. It stores exactly what the cur_resource_daily view's INSERT trigger stores — a figure equal to the one
  * it usually equals as NULL, a day that is its day_ms's date as NULL — without the trigger's four lookups a row (at the
- * quick bench's 0.7 million rows the trigger made the import 18x DuckDB's bare query; the bound is 10x).
+ * quick bench's 0.7 million rows the trigger made the import 18x DuckDB's bare query; the bound is 10x). It writes a
+ * chunk of rows at a time, the lines by multi-row INSERTs.
  */
 export function createResourceLinesWriter(db: Db, key: { source: string; billingPeriod: string }) {
   db.prepare('INSERT INTO cur_period_keys (source, billing_period) VALUES (?, ?) ON CONFLICT DO NOTHING').run(
@@ -38,38 +40,38 @@ export function createResourceLinesWriter(db: Db, key: { source: string; billing
   const insertResource = db.prepare(
     'INSERT INTO cur_resource_keys (period_id, resource_id, cluster, nodepool, nodeclaim, attributed_by) VALUES (?, ?, ?, ?, ?, ?)',
   );
-  const insertLine = db.prepare(
-    `INSERT INTO cur_resource_lines (resource_key, day_ms, line_kind, day, unblended_usd, amortized_usd, net_unblended_usd,
-       net_amortized_usd, usage_amount, public_on_demand_usd, line_count) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  );
+  const insertLines = (rows: number): Statement =>
+    db.prepare(
+      `INSERT INTO cur_resource_lines (resource_key, day_ms, line_kind, day, unblended_usd, amortized_usd, net_unblended_usd,
+       net_amortized_usd, usage_amount, public_on_demand_usd, line_count) VALUES ${Array.from({ length: rows }, () => LINE_VALUES).join(', ')}`,
+    );
+  // Lines go in LINES_A_STATEMENT at a time (one statement's step for many rows: most of a row's cost was the call and
+  // the statement's step, not SQLite's insert), the rest of a chunk one by one.
+  const insertLine = insertLines(1);
+  const insertBatch = insertLines(LINES_A_STATEMENT);
+  const batch: unknown[] = [];
   const kinds = new Map<string, number>();
   const resources = new Map<string, number>();
   const orNull = (value: number, usual: number): number | null => (value === usual ? null : value);
   /** strftime('%Y-%m-%d', day_ms / 1000, 'unixepoch') of each day_ms seen (whole seconds, UTC): a period has ~31. */
   const dates = new Map<number, string>();
+  // The rows come by resource, then line kind, then day (collectors/cur/aggregate-statement.ts): most have the kind and
+  // resource key of the row before, compared field by field rather than looked up by a key made for each row.
+  let last: CurResourceDay | null = null;
+  let lastKind = 0;
+  let lastResource = 0;
 
-  return (r: CurResourceDay): void => {
-    // The view's NOT NULL columns, as the trigger checks them (one comparison each: this runs per row).
+  const kindOf = (r: CurResourceDay, operation: string, commitment: string): number => {
     if (
-      r.day == null ||
-      r.dayMs == null ||
-      r.resourceId == null ||
-      r.lineItemType == null ||
-      r.usageType == null ||
-      r.productCode == null ||
-      r.category == null ||
-      r.attributedBy == null ||
-      r.unblendedUsd == null ||
-      r.amortizedUsd == null ||
-      r.netUnblendedUsd == null ||
-      r.netAmortizedUsd == null ||
-      r.usageAmount == null ||
-      r.publicOnDemandUsd == null ||
-      r.lineCount == null
+      last !== null &&
+      r.lineItemType === last.lineItemType &&
+      r.usageType === last.usageType &&
+      r.productCode === last.productCode &&
+      operation === (last.operation ?? '') &&
+      r.category === last.category &&
+      commitment === (last.commitmentArn ?? '')
     )
-      throw new Error('NOT NULL constraint failed: cur_resource_daily');
-    const operation = r.operation ?? '';
-    const commitment = r.commitmentArn ?? '';
+      return lastKind;
     const kindKey = JSON.stringify([r.lineItemType, r.usageType, r.productCode, operation, r.category, commitment]);
     let kind = kinds.get(kindKey);
     if (kind === undefined) {
@@ -77,9 +79,18 @@ export function createResourceLinesWriter(db: Db, key: { source: string; billing
       kind = (findKind.get(...args) as number | undefined) ?? Number(insertKind.run(...args).lastInsertRowid);
       kinds.set(kindKey, kind);
     }
-    const cluster = r.cluster ?? '';
-    const nodePool = r.nodePool ?? '';
-    const nodeClaim = r.nodeClaim ?? '';
+    return kind;
+  };
+  const resourceOf = (r: CurResourceDay, cluster: string, nodePool: string, nodeClaim: string): number => {
+    if (
+      last !== null &&
+      r.resourceId === last.resourceId &&
+      cluster === (last.cluster ?? '') &&
+      nodePool === (last.nodePool ?? '') &&
+      nodeClaim === (last.nodeClaim ?? '') &&
+      r.attributedBy === last.attributedBy
+    )
+      return lastResource;
     const resourceKey = JSON.stringify([r.resourceId, cluster, nodePool, nodeClaim, r.attributedBy]);
     let resource = resources.get(resourceKey);
     if (resource === undefined) {
@@ -88,26 +99,67 @@ export function createResourceLinesWriter(db: Db, key: { source: string; billing
         Number(insertResource.run(periodId, r.resourceId, cluster, nodePool, nodeClaim, r.attributedBy).lastInsertRowid);
       resources.set(resourceKey, resource);
     }
-    let dateOfMs = dates.get(r.dayMs);
-    if (dateOfMs === undefined) {
-      dateOfMs = new Date(Math.trunc(r.dayMs / 1000) * 1000).toISOString().slice(0, 10);
-      dates.set(r.dayMs, dateOfMs);
+    return resource;
+  };
+
+  /** Writes a chunk of resource days (each line once its kind and resource key exist: the keys are written first). */
+  return (rows: readonly CurResourceDay[]): void => {
+    for (const r of rows) {
+      // The view's NOT NULL columns, as the trigger checks them (one comparison each: this runs per row).
+      if (
+        r.day == null ||
+        r.dayMs == null ||
+        r.resourceId == null ||
+        r.lineItemType == null ||
+        r.usageType == null ||
+        r.productCode == null ||
+        r.category == null ||
+        r.attributedBy == null ||
+        r.unblendedUsd == null ||
+        r.amortizedUsd == null ||
+        r.netUnblendedUsd == null ||
+        r.netAmortizedUsd == null ||
+        r.usageAmount == null ||
+        r.publicOnDemandUsd == null ||
+        r.lineCount == null
+      )
+        throw new Error('NOT NULL constraint failed: cur_resource_daily');
+      lastKind = kindOf(r, r.operation ?? '', r.commitmentArn ?? '');
+      lastResource = resourceOf(r, r.cluster ?? '', r.nodePool ?? '', r.nodeClaim ?? '');
+      last = r;
+      let dateOfMs = dates.get(r.dayMs);
+      if (dateOfMs === undefined) {
+        dateOfMs = new Date(Math.trunc(r.dayMs / 1000) * 1000).toISOString().slice(0, 10);
+        dates.set(r.dayMs, dateOfMs);
+      }
+      batch.push(
+        lastResource,
+        r.dayMs,
+        lastKind,
+        r.day === dateOfMs ? null : r.day,
+        r.unblendedUsd,
+        orNull(r.amortizedUsd, r.unblendedUsd),
+        orNull(r.netUnblendedUsd, r.unblendedUsd),
+        orNull(r.netAmortizedUsd, r.amortizedUsd),
+        r.usageAmount,
+        orNull(r.publicOnDemandUsd, r.unblendedUsd),
+        r.lineCount,
+      );
+      if (batch.length === LINE_VALUES_COUNT * LINES_A_STATEMENT) {
+        insertBatch.run(batch);
+        batch.length = 0;
+      }
     }
-    insertLine.run(
-      resource,
-      r.dayMs,
-      kind,
-      r.day === dateOfMs ? null : r.day,
-      r.unblendedUsd,
-      orNull(r.amortizedUsd, r.unblendedUsd),
-      orNull(r.netUnblendedUsd, r.unblendedUsd),
-      orNull(r.netAmortizedUsd, r.amortizedUsd),
-      r.usageAmount,
-      orNull(r.publicOnDemandUsd, r.unblendedUsd),
-      r.lineCount,
-    );
+    for (let i = 0; i < batch.length; i += LINE_VALUES_COUNT) insertLine.run(batch.slice(i, i + LINE_VALUES_COUNT));
+    batch.length = 0;
   };
 }
+
+/** A cur_resource_lines row's parameters. */
+const LINE_VALUES_COUNT = 11;
+const LINE_VALUES = `(${Array.from({ length: LINE_VALUES_COUNT }, () => '?').join(', ')})`;
+/** Lines a multi-row INSERT writes. */
+const LINES_A_STATEMENT = 64;
 
 /** cur_resource_daily's columns, in the view's order. */
 const DAY_COLUMNS = [
