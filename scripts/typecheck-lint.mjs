@@ -22,13 +22,18 @@ const cacheDir = process.argv.find((a) => a.startsWith('--cache-dir='))?.slice('
 const started = Date.now();
 const elapsed = () => (Date.now() - started) / 1000;
 // check.mjs gone (stopped): nobody is left to read the results.
-if (process.send) process.on('disconnect', () => process.exit(1));
+const orphaned = () => process.exit(1);
+if (process.send) process.on('disconnect', orphaned);
 /** Sends a check's result to check.mjs (printed when run on its own, for a look by hand). */
 const report = (result) =>
   new Promise((done) => {
     if (process.send) process.send(result, () => done());
     else {
-      process.stdout.write(`\n> ${result.name} (exit ${result.code}, ${result.seconds.toFixed(1)} s)\n${result.output}`);
+      const { user, system } = process.cpuUsage();
+      const cpu = ((user + system) / 1e6).toFixed(1);
+      process.stdout.write(
+        `\n> ${result.name} (exit ${result.code}, ${result.seconds.toFixed(1)} s, ${cpu} CPU s so far)\n${result.output}`,
+      );
       done();
     }
   });
@@ -136,4 +141,7 @@ try {
   lint = { code: 2, output: `Oops! Something went wrong! :(\n\n${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n` };
 }
 await report({ name: 'lint', ...lint, seconds: elapsed() });
-if (process.connected) process.disconnect();
+if (process.connected) {
+  process.off('disconnect', orphaned);
+  process.disconnect();
+}
