@@ -63,6 +63,8 @@ export default tseslint.config(
     languageOptions: {
       parserOptions: {
         // Type information for the promise rules below; files outside both tsconfigs get a default project.
+        // `npm run check` (scripts/typecheck-lint.mjs) sets `programs` instead for the TypeScript files: the type
+        // check's two programs, whose checker has already worked out the types these rules ask about.
         projectService: { allowDefaultProject: ['*.js', 'bin/*.mjs'] },
         tsconfigRootDir: import.meta.dirname,
       },

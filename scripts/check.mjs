@@ -1,7 +1,9 @@
-// `npm run check`: Prettier's check, the type check (the Node tree, then web/) and ESLint, side by side. Each is one
-// single-threaded process, so on two cores running them together takes the time of the longest (ESLint's) instead of
-// the sum. Their outputs are held and printed whole, in that order, under the npm-style `> command` line each would
-// print on its own; the exit code is 1 when any of them failed, and the summary names which.
+// `npm run check`: Prettier's check, the type check (the Node tree, then web/) and ESLint. Prettier runs in one process,
+// the type check and ESLint in another (scripts/typecheck-lint.mjs: ESLint's type-aware rules reuse the programs the
+// type check built and checked, instead of building and checking them again), side by side: on two cores that takes
+// about the time of the longer one instead of the sum. Their outputs are held and printed whole, in that order, under
+// the npm-style `> command` line each would print on its own; the exit code is 1 when any of them failed, and the
+// summary names which.
 //
 // Prettier and tsc keep what they learnt about unchanged files between runs, in a folder of node_modules/.cache per
 // checkout (a clean clone starts without it and checks everything; `--no-cache` or LEDGER_CHECK_CACHE=off ignores
@@ -12,9 +14,9 @@
 // which its per-file cache does not track, so a stale entry could hide an error.
 //
 // `--nice=N` (scripts/test.mjs, which runs the checks beside the tests) raises this process's nice value by N before
-// the checks start, so the three inherit it: they get a core when the tests leave one idle.
+// the checks start, so both processes inherit it: they get a core when the tests leave one idle.
 import { createHash } from 'node:crypto';
-import { spawn } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { getPriority, setPriority } from 'node:os';
 import { basename, join } from 'node:path';
 
@@ -37,16 +39,15 @@ const cacheDir = join(
 );
 /** A path as one word for the shell. */
 const quoted = (path) => `'${path.replaceAll("'", "'\\''")}'`;
-const tscCache = (name) => (useCache ? ` --incremental --tsBuildInfoFile ${quoted(join(cacheDir, `${name}.tsbuildinfo`))}` : '');
 
-const CHECKS = [
-  {
-    name: 'format:check',
-    command: `prettier --check .${useCache ? ` --cache --cache-strategy content --cache-location ${quoted(join(cacheDir, 'prettier.json'))}` : ''}`,
-  },
-  { name: 'typecheck', command: `tsc -p . --noEmit${tscCache('node')} && tsc -p web --noEmit${tscCache('web')}` },
-  { name: 'lint', command: 'eslint . --max-warnings 0' },
-];
+const PRETTIER = {
+  name: 'format:check',
+  command: `prettier --check .${useCache ? ` --cache --cache-strategy content --cache-location ${quoted(join(cacheDir, 'prettier.json'))}` : ''}`,
+};
+/** What scripts/typecheck-lint.mjs does, as the commands that would do it on their own (`npm run typecheck`, `npm run lint`). */
+const IN_ONE = 'in one process (scripts/typecheck-lint.mjs)';
+const TYPECHECK = `tsc -p . --noEmit && tsc -p web --noEmit, ${IN_ONE}${useCache ? ', build info in the cache' : ''}`;
+const LINT = `eslint . --max-warnings 0, ${IN_ONE}: the typed rules on the type check's programs`;
 
 /** Runs a shell command with node_modules/.bin on PATH (as npm does), its stdout and stderr in one buffer. */
 function run({ name, command }) {
@@ -61,7 +62,36 @@ function run({ name, command }) {
   });
 }
 
-const results = await Promise.all(CHECKS.map(run));
+/**
+ * Runs scripts/typecheck-lint.mjs: the type check's result, then the lint's, each as it is sent. Output it prints
+ * besides (a warning, a crash) goes with the lint's; a part it never sent (it died) fails, with that output.
+ */
+function typecheckAndLint() {
+  const started = Date.now();
+  const args = useCache ? [`--cache-dir=${cacheDir}`] : [];
+  const child = fork(join(root, 'scripts', 'typecheck-lint.mjs'), args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+  let stray = '';
+  child.stdout.on('data', (c) => (stray += c));
+  child.stderr.on('data', (c) => (stray += c));
+  const sent = new Map();
+  child.on('message', (m) => sent.set(m.name, m));
+  const ended = new Promise((done) => {
+    child.on('error', (e) => (stray += `${e.message}\n`));
+    child.on('close', (code, signal) => done({ code, signal }));
+  });
+  const part = (name, command) =>
+    ended.then(({ code, signal }) => {
+      const m = sent.get(name);
+      const seconds = m?.seconds ?? (Date.now() - started) / 1000;
+      const last = name === 'lint' || m === undefined;
+      let output = `${m?.output ?? ''}${last ? stray : ''}`;
+      if (m === undefined) output += `scripts/typecheck-lint.mjs ended (${signal ?? `exit ${code}`}) before the ${name} result.\n`;
+      return { name, command, code: m?.code ?? 1, output, seconds };
+    });
+  return [part('typecheck', TYPECHECK), part('lint', LINT)];
+}
+
+const results = await Promise.all([run(PRETTIER), ...typecheckAndLint()]);
 for (const r of results) {
   process.stdout.write(`\n> ${r.name}\n> ${r.command}\n\n${r.output}`);
   if (r.output !== '' && !r.output.endsWith('\n')) process.stdout.write('\n');

@@ -1,7 +1,8 @@
 // `npm test`: the checks (scripts/check.mjs: Prettier, tsc, ESLint) side by side with the dashboard's build and the
 // tests (`npm run build:web`, then `vitest run` with this script's arguments), instead of one after the other. The
 // tests leave a core idle for about a quarter of their run (they wait on sandboxes, servers, Chromium and child
-// processes), and the checks are about 230 CPU s of single-threaded work (cold): run at the lowest priority (nice +19: the
+// processes), and the checks are about 150 CPU s of single-threaded work in two processes (cold; 234 before the type
+// check and ESLint shared one, scripts/typecheck-lint.mjs): run at the lowest priority (nice +19: the
 // kernel gives them a core the tests leave idle, and about 1.5 % of a busy one), they fill that idle time instead of
 // holding the tests back for 96 s, and the tests' wall-clock bounds see the machine much as before.
 // LEDGER_CHECK_NICE sets how much lower (0: the tests' priority; test/checks/checks-bite.test.ts runs `npm test` in a

@@ -6,18 +6,21 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 
 /*
- * `npm test` runs the Prettier check, the type check and ESLint (with the import boundaries) side by side, beside the
- * tests (scripts/test.mjs), prints their outputs in that order, and stops the tests when one fails. This proves each
- * of them bites: a scratch copy of the configuration and a few real source files (with what they import; node_modules
- * linked) gets three files, each with one kind of defect, and `npm test` there fails, each check naming its file and
- * what is wrong and none blaming another's file; the scratch copy's one test, which would pass after four minutes,
- * is stopped. One run for all three: each run costs about 40 s of CPU (tsc and ESLint).
+ * `npm test` runs the Prettier check, the type check and ESLint (with the import boundaries) beside the tests
+ * (scripts/test.mjs; the type check and ESLint in one process, scripts/typecheck-lint.mjs, ESLint's type-aware rules
+ * reading the type check's programs), prints their outputs in that order, and stops the tests when one fails. This
+ * proves each of them bites: a scratch copy of the configuration and a few real source files (with what they import;
+ * node_modules linked) gets files each with one kind of defect — a type error in each program, each type-aware rule
+ * broken in a file of each program — and `npm test` there fails, each check naming its files and what is wrong and
+ * none blaming another check's file; the scratch copy's one test, which would pass after four minutes, is stopped. One
+ * run for all of them: each run costs about 40 s of CPU (tsc and ESLint).
  */
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CONFIG = [
   'package.json',
   'scripts/check.mjs',
   'scripts/test.mjs',
+  'scripts/typecheck-lint.mjs',
   'tsconfig.json',
   'web/tsconfig.json',
   'eslint.config.js',
@@ -87,6 +90,40 @@ function npm(dir: string, script: string): Promise<{ code: number | null; output
   });
 }
 
+/**
+ * Code breaking each of ESLint's type-aware rules once, and nothing else (Prettier, tsc and the untyped rules have
+ * nothing to say of it). The rules read the type checker of the file's program (scripts/typecheck-lint.mjs hands ESLint
+ * the type check's two programs), so it goes in a file of each: core/ (tsconfig.json) and web/src/ (web/tsconfig.json).
+ */
+const PROMISE_MISUSE = [
+  'const later = (): Promise<number> => Promise.resolve(1);',
+  '',
+  'export function scratchFloating(): void {',
+  '  later();',
+  '}',
+  '',
+  'export function scratchMisused(list: number[]): void {',
+  '  list.forEach(async () => {',
+  '    await later();',
+  '  });',
+  '}',
+  '',
+  'export async function scratchNotThenable(n: number): Promise<number> {',
+  '  return await n;',
+  '}',
+];
+/**
+ * Where each rule fires in PROMISE_MISUSE, line:column as the stylish report prints it (1-based): the bare call
+ * `later();` is line 4, indented 2 (column 3); the async callback of forEach, where a void return was expected, starts
+ * at `async` on line 8 after `  list.forEach(` (2 + 13 = 15 characters: column 16); `await n` is line 14, column 10
+ * after `  return ` (9 characters).
+ */
+const PROMISE_RULES = [
+  /\b4:3\s+error\b.*no-floating-promises/,
+  /\b8:16\s+error\b.*no-misused-promises/,
+  /\b14:10\s+error\b.*await-thenable/,
+];
+
 /** One defect per file, so each check's part of the output can be held to naming its own. */
 const DEFECTS = [
   {
@@ -101,7 +138,15 @@ const DEFECTS = [
     check: 'typecheck',
     file: 'core/scratch-types.ts',
     lines: ["export const scratchTypeError: number = 'not a number';"],
-    says: [/core\/scratch-types\.ts\(\d+,\d+\): error TS2322/],
+    says: [/core\/scratch-types\.ts\(1,14\): error TS2322/],
+  },
+  {
+    // `tsc -p . && tsc -p web` stopped at the Node tree's errors; both programs are checked now, and both reported.
+    kind: "a type error in web/ (the Node tree's error notwithstanding)",
+    check: 'typecheck',
+    file: 'web/src/scratch-types.ts',
+    lines: ['export const scratchWebTypeError: string = 42;'],
+    says: [/web\/src\/scratch-types\.ts\(1,14\): error TS2322/],
   },
   {
     // Both are ESLint's, which reports every problem it finds.
@@ -109,7 +154,21 @@ const DEFECTS = [
     check: 'lint',
     file: 'core/scratch-lint.ts',
     lines: ['export const scratchLintError = (x: any): unknown => x;', "export type { TeamCostRow } from '../server/schemas/teams.js';"],
-    says: [/core\/scratch-lint\.ts[\s\S]*Unexpected any[\s\S]*no-explicit-any/, /core\/ imports nothing of ours/],
+    says: [/Unexpected any[\s\S]*no-explicit-any/, /core\/ imports nothing of ours/],
+  },
+  {
+    kind: "each type-aware rule's violation in the Node tree's program",
+    check: 'lint',
+    file: 'core/scratch-promises.ts',
+    lines: PROMISE_MISUSE,
+    says: PROMISE_RULES,
+  },
+  {
+    kind: "each type-aware rule's violation in web/'s program",
+    check: 'lint',
+    file: 'web/src/scratch-promises.ts',
+    lines: PROMISE_MISUSE,
+    says: PROMISE_RULES,
   },
 ];
 
@@ -126,6 +185,20 @@ function section(output: string, check: string): string {
   if (start < 0) return '';
   const next = output.slice(start + 1).search(/\n> (format:check|typecheck|lint)\n|\ncheck (passed|failed)/);
   return next < 0 ? output.slice(start) : output.slice(start, start + 1 + next);
+}
+
+/**
+ * What a check says of one file: ESLint's stylish report has a block per file (its path on a line, then its problems,
+ * then a blank line); Prettier and tsc give a line per problem, each starting with the path.
+ */
+function fileReport(part: string, check: string, file: string): string {
+  if (check !== 'lint')
+    return part
+      .split('\n')
+      .filter((l) => l.includes(file))
+      .join('\n');
+  const start = part.search(new RegExp(`^.*${file.replaceAll('.', '\\.')}$`, 'm'));
+  return start < 0 ? '' : part.slice(start).split('\n\n')[0];
 }
 
 describe('the checks of npm test bite', () => {
@@ -146,8 +219,9 @@ describe('the checks of npm test bite', () => {
     expect(run.code).not.toBe(0);
     expect(run.output).toMatch(new RegExp(`check failed: .*\\b${check}\\b`));
     const part = section(run.output, check);
-    for (const s of says) expect(part).toMatch(s);
-    for (const other of DEFECTS.filter((d) => d.file !== file)) expect(part).not.toContain(other.file);
+    const own = fileReport(part, check, file);
+    for (const s of says) expect(own).toMatch(s);
+    for (const other of DEFECTS.filter((d) => d.check !== check)) expect(part).not.toContain(other.file);
     // The failed checks stopped the tests: the slow one never passed.
     expect(run.output).toContain('npm test: the checks failed, so the tests were stopped.');
     expect(run.output).not.toMatch(/\b1 passed\b/);
