@@ -216,7 +216,9 @@ describe('week4: NodePool by NodePool, the CUR agrees with the Cost Explorer bil
   // once per run for this file and e2e/cur-serve.test.ts (test/fixtures/sandbox-cur-export.ts).
   let written: Promise<{ exportRoot: string; periods: { billingPeriod: string; dataFile: string }[] }>;
   let fromCur: Promise<Map<string, PoolSums>>;
-  beforeAll(() => {
+  // Awaited in the hook (the config's hook timeout), not in the first test (60 s): a cold run writes it here, or waits
+  // for cur-serve's writing, which took over 60 s on main with the load average going from 11 to 21.
+  beforeAll(async () => {
     written = sandboxCurExportIn(folder).then(({ location, exported }) => {
       const periods = curExportDataFiles(location);
       // Every billing period the export says it wrote is there, and nothing else.
@@ -224,6 +226,7 @@ describe('week4: NodePool by NodePool, the CUR agrees with the Cost Explorer bil
       return { exportRoot: location.exportDir, periods };
     });
     fromCur = written.then((w) => poolSums(w.periods));
+    await fromCur;
   });
   /** The same from the records Cost Explorer answers from, over the whole history. */
   const fromCe = new Map<string, { amortized: number; unblended: number; otherAmortized: number }>();
