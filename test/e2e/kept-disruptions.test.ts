@@ -23,7 +23,9 @@ describe('kept disruptions', () => {
   beforeAll(async () => {
     s = await seededSandbox({ prefix: 'ledger-kept-', days: 3, usage: true });
     firstEndMs = s.endMs;
-  }); // the config's hook timeout: a cold run may seed the three days here, or wait for another file's seeding
+    // As node-intervals': a cold run may seed the three days with usage here, or wait for another file's seeding of
+    // them (over 240 s alone at load average 12 to 13).
+  }, 900_000);
   afterAll(async () => s?.close());
 
   /** Built whole from what is stored, for [fromMs, toMs), as a reader would have built them before. */
