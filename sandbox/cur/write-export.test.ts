@@ -9,7 +9,8 @@ import { CUR_COLUMNS, type CurColumnType } from '../../core/cur/columns.js';
 import type { CurFileFormat } from '../../db/repositories/cur-repository.js';
 import { TAG_NODEPOOL } from '../../core/labels.js';
 import { CUR_AS_OF, curScenario } from '../../test/fixtures/cur-scenario.js';
-import { loadScenario, loadUsageModel } from '../index.js';
+import { curExportDataFiles, sandboxCurExportIn } from '../../test/fixtures/sandbox-cur-export.js';
+import { loadScenario } from '../index.js';
 import { EC2_COMPUTE_SERVICE, usageRecords } from '../serve/ce-query.js';
 import { EC2_OTHER_SERVICE } from '../scenario/volumes-savings-plan.js';
 import { curHistory } from './cur-history.js';
@@ -186,9 +187,9 @@ interface PoolSums {
 }
 
 /** Per NodePool: what the import's statement makes of every period of the export. */
-async function poolSums(w: CurExportWritten): Promise<Map<string, PoolSums>> {
+async function poolSums(periods: { billingPeriod: string; dataFile: string }[]): Promise<Map<string, PoolSums>> {
   const out = new Map<string, PoolSums>();
-  for (const p of w.periods) {
+  for (const p of periods) {
     for (const r of await aggregate(p.dataFile, 'parquet', p.billingPeriod)) {
       if (r.rowKind === 'unresourced' || r.category === 'other') continue;
       const t = out.get(r.nodePool) ?? { amortized: 0, unblended: 0, otherAmortized: 0, negation: 0, split: 0 };
@@ -211,11 +212,21 @@ const cents = (usd: number): number => Math.round(usd * 100 + (usd >= 0 ? 1e-9 :
 describe('week4: NodePool by NodePool, the CUR agrees with the Cost Explorer bill to the cent', () => {
   const scenario = loadScenario();
   const folder = tempDir();
-  let written: Promise<CurExportWritten>;
+  // The export the sandbox serves (startSandbox({ curExport: true }): writeSandboxCurExport with its usage model), made
+  // once per run for this file and e2e/cur-serve.test.ts (test/fixtures/sandbox-cur-export.ts).
+  let written: Promise<{ exportRoot: string; periods: { billingPeriod: string; dataFile: string }[] }>;
   let fromCur: Promise<Map<string, PoolSums>>;
-  beforeAll(() => {
-    written = writeSandboxCurExport(scenario, folder, { format: 'parquet', exportName: 'week4', usage: loadUsageModel() });
-    fromCur = written.then(poolSums);
+  // Awaited in the hook (the config's hook timeout), not in the first test (60 s): a cold run writes it here, or waits
+  // for cur-serve's writing, which took over 60 s on main with the load average going from 11 to 21.
+  beforeAll(async () => {
+    written = sandboxCurExportIn(folder).then(({ location, exported }) => {
+      const periods = curExportDataFiles(location);
+      // Every billing period the export says it wrote is there, and nothing else.
+      expect(periods.map((p) => p.billingPeriod)).toEqual(exported.billingPeriods);
+      return { exportRoot: location.exportDir, periods };
+    });
+    fromCur = written.then((w) => poolSums(w.periods));
+    await fromCur;
   });
   /** The same from the records Cost Explorer answers from, over the whole history. */
   const fromCe = new Map<string, { amortized: number; unblended: number; otherAmortized: number }>();

@@ -12,11 +12,13 @@ import { type RunningSandbox, startSandbox } from '../../sandbox/index.js';
 import { computeBill } from '../../sandbox/scenario/bill.js';
 import { applySavingsPlan, otherLines } from '../../sandbox/scenario/volumes-savings-plan.js';
 import { sandboxBillModel } from '../../sandbox/serve/ce-query.js';
+import { sandboxCurExportIn } from '../fixtures/sandbox-cur-export.js';
 
 /*
  * The sandbox's Cost and Usage Report end to end, the way a user reaches a real one: written by the sandbox as a
  * Data Export, fetched over its S3 endpoint and imported with DuckDB, and aggregated by its Athena endpoint, both
- * through the real SDK clients into SQLite. Week4 comes from the scenario cache the suite shares.
+ * through the real SDK clients into SQLite. Week4 comes from the scenario cache the suite shares, its export from the
+ * copy sandbox/cur/write-export.test.ts reads too (test/fixtures/sandbox-cur-export.ts: written once per run).
  */
 
 const cents = (usd: number): number => Math.round(usd * 100 + (usd >= 0 ? 1e-9 : -1e-9)) / 100;
@@ -30,6 +32,7 @@ describe('sandbox CUR -> S3 -> import and sandbox CUR -> Athena -> import', () =
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ledger-cur-e2e-'));
+    await sandboxCurExportIn(dir);
     sandbox = await startSandbox({ dir, curExport: true });
     Object.assign(process.env, sandbox.awsEnv);
     viaS3 = openDb({ path: join(dir, 's3.db') });

@@ -5,14 +5,15 @@ import { openDb } from '../../db/open-db.js';
 import { createAnalyticsEventsRepository } from '../../db/repositories/analytics-events-repository.js';
 import { createDisruptionsRepository } from '../../db/repositories/disruptions-repository.js';
 import { createKubeRepository } from '../../db/repositories/kube-repository.js';
-import { type SeededSandbox, seedSandboxDb } from '../fixtures/seeded-api.js';
+import { type SeededSandbox, seededSandbox } from '../fixtures/seeded-api.js';
 import { DAY_MS, HOUR_MS } from '../../core/time.js';
 
 /**
  * Kept disruptions (migrations 0009, 0011): the collector keeps them current snapshot by snapshot, in the snapshot's
  * transaction. What it keeps must equal the disruptions built whole from the stored events and NodeClaims, on every
  * range, after more collection, and after events written late; a read-only reader never writes them. The sandbox's
- * first days through the real collectors.
+ * first three days through the real collectors, with usage: the seeded-database cache's copy of the ledger the
+ * browser pages and several e2e files read (seeded once for all of them), then more collected here beside a sandbox.
  */
 
 describe('kept disruptions', () => {
@@ -20,9 +21,11 @@ describe('kept disruptions', () => {
   let firstEndMs: number;
 
   beforeAll(async () => {
-    s = await seedSandboxDb({ prefix: 'ledger-kept-', days: 3, stepFactor: 3 });
+    s = await seededSandbox({ prefix: 'ledger-kept-', days: 3, usage: true });
     firstEndMs = s.endMs;
-  }, 120_000);
+    // As node-intervals': a cold run may seed the three days with usage here, or wait for another file's seeding of
+    // them (over 240 s alone at load average 12 to 13).
+  }, 900_000);
   afterAll(async () => s?.close());
 
   /** Built whole from what is stored, for [fromMs, toMs), as a reader would have built them before. */
