@@ -10,7 +10,8 @@ import { dashboardPerFile, openPage, screenshot, serveDashboard } from './harnes
  * Cost Explorer CSV imports and becomes the bill shown; practice mode hides the answers until asked.
  */
 
-const d = dashboardPerFile({ days: 3 });
+// The browser files' one ledger (three days with metrics-server usage), seeded once a run and copied.
+const d = dashboardPerFile({ days: 3, usage: true });
 
 const LINES = '[data-testid="bill-lines"] tbody tr:not(.detail-row)';
 
