@@ -151,7 +151,7 @@ describe('practice mode', () => {
 
 describe('practice mode on a server without the sandbox (serve)', () => {
   it('explains that practice bills need the demo instead of failing, and asks only once', async () => {
-    const served = await serveDashboard(d.db, d.endMs, { simulator: false });
+    const served = await serveDashboard(d.db, d.endMs, { simulator: false, browser: d.browser });
     try {
       const { page, close } = await openPage(served.browser);
       const asked: number[] = [];
