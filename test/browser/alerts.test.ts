@@ -10,7 +10,8 @@ import { dashboardPerFile, openPage, screenshot } from './harness.js';
  * the page and range that explain it.
  */
 
-const d = dashboardPerFile({ days: 3 });
+// The browser files' one ledger (three days with metrics-server usage), seeded once a run and copied.
+const d = dashboardPerFile({ days: 3, usage: true });
 const MIN = 60_000;
 
 describe('the Alerts page', () => {

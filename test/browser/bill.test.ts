@@ -10,7 +10,8 @@ import { dashboardPerFile, openPage, screenshot, serveDashboard } from './harnes
  * Cost Explorer CSV imports and becomes the bill shown; practice mode hides the answers until asked.
  */
 
-const d = dashboardPerFile({ days: 3 });
+// The browser files' one ledger (three days with metrics-server usage), seeded once a run and copied.
+const d = dashboardPerFile({ days: 3, usage: true });
 
 const LINES = '[data-testid="bill-lines"] tbody tr:not(.detail-row)';
 
@@ -150,7 +151,7 @@ describe('practice mode', () => {
 
 describe('practice mode on a server without the sandbox (serve)', () => {
   it('explains that practice bills need the demo instead of failing, and asks only once', async () => {
-    const served = await serveDashboard(d.db, d.endMs, { simulator: false });
+    const served = await serveDashboard(d.db, d.endMs, { simulator: false, browser: d.browser });
     try {
       const { page, close } = await openPage(served.browser);
       const asked: number[] = [];

@@ -440,6 +440,20 @@ describe('the dashboard over two clusters', () => {
     }
   });
 
+  it('Teams over a day collected without usage: AWS split and OpenCost say they were fed by requests only', async () => {
+    const { page, errors, close } = await open(`/teams?${RANGE}&method=aws-split`);
+    try {
+      const feed = page.getByTestId('team-method-feed');
+      await expect.poll(() => feed.innerText()).toContain('AWS split cost allocation fed by requests only (no usage collected)');
+      await expect(page.locator('.method-feed.is-requests-only').count()).resolves.toBe(1);
+      await page.getByRole('radiogroup', { name: 'Split method' }).getByRole('radio', { name: 'OpenCost' }).click();
+      await expect.poll(() => feed.innerText()).toContain('OpenCost fed by requests only (no usage collected)');
+      expect(errors).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
   it('the banner names the cluster whose usage source fails (staging without metrics-server), not the other', async () => {
     const { page, errors, close } = await open(`/?${RANGE}`);
     try {

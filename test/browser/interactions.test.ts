@@ -8,7 +8,8 @@ import { dashboardPerFile, openPage, screenshot } from './harness.js';
  * it), picks and sorts land in the URL, the keyboard reaches everything, and a laptop's first screen shows the filters.
  */
 
-const d = dashboardPerFile({ days: 3 });
+// The browser files' one ledger (three days with metrics-server usage), seeded once a run and copied.
+const d = dashboardPerFile({ days: 3, usage: true });
 
 describe('the cost metric switch', () => {
   it('chooses the metric of every bill figure, is kept in the URL, and the gap is split by cause', async () => {
@@ -226,7 +227,10 @@ describe('filters live in the URL', () => {
     await expect(aws.getAttribute('href')).resolves.toBe(
       'https://docs.aws.amazon.com/cur/latest/userguide/example-split-cost-allocation-data.html',
     );
-    await expect(page.getByTestId('team-method-feed').innerText()).resolves.toContain('fed by requests only (no usage collected)');
+    // Usage was collected with every snapshot of the three days: max(request, usage) fed every pod (the requests-only
+    // wording over a ledger without usage: clusters.test.ts).
+    await expect(page.getByTestId('team-method-feed').innerText()).resolves.toContain('Fed by max(request, usage) for every pod.');
+    await expect(page.locator('.method-feed.is-requests-only').count()).resolves.toBe(0);
     await expect.poll(() => table.locator('tbody th', { hasText: 'Idle (unused capacity)' }).count()).toBeGreaterThan(0);
 
     await switchTo('OpenCost', 'opencost');
@@ -234,7 +238,7 @@ describe('filters live in the URL', () => {
     await expect(note.getByRole('link', { name: /OpenCost Specification/ }).getAttribute('href')).resolves.toMatch(
       /^https:\/\/github\.com\/opencost\/opencost\/.*spec/,
     );
-    await expect(page.getByTestId('team-method-feed').innerText()).resolves.toContain('fed by requests only (no usage collected)');
+    await expect(page.getByTestId('team-method-feed').innerText()).resolves.toContain('Fed by max(request, usage) for every pod.');
     await expect.poll(() => table.locator('tbody th', { hasText: 'Idle (charged to no pod)' }).count()).toBeGreaterThan(0);
     await page.locator('[data-testid="team-chart"] .recharts-bar-rectangle path').first().waitFor();
     await expect.poll(() => page.getByTestId('team-chart').getByText('Idle (charged to no pod)').count()).toBe(1);

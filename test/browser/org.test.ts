@@ -61,7 +61,9 @@ beforeAll(async () => {
   await app.listen({ host: '127.0.0.1', port: 0 });
   baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
   browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-}, 240_000);
+  // The browser files' seeding of the ledger (or the wait for another file's), as dashboardPerFile allows it: a cold
+  // run of this file alone at load 19 went over 240 s.
+}, 300_000);
 
 afterAll(async () => {
   vi.unstubAllEnvs();

@@ -30,7 +30,8 @@ async function dashboardFor(region: string, prices: Record<string, number>, spot
   });
   expect(account.summary.failures).toEqual([]);
   const db = openDb({ path: account.dbPath, readonly: true });
-  const served = await serveDashboard(db, PARTITION_AT);
+  // One Chromium for the file: the second cluster's server is opened in the first one's.
+  const served = await serveDashboard(db, PARTITION_AT, { browser: opened[0]?.served.browser });
   opened.push({ db, served, account });
   return served;
 }

@@ -1,4 +1,4 @@
-import type { Browser, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screenshot, serveDashboard, type ServedDashboard } from '../browser/harness.js';
 import { HOSTILE_TAG_VALUES, hostileNodePool, hostileTeams, seedHostileDb, type HostileDb } from './fixtures/hostile-db.js';
@@ -14,7 +14,7 @@ import { HOSTILE_TAG_VALUES, hostileNodePool, hostileTeams, seedHostileDb, type 
  */
 let h: HostileDb;
 let served: ServedDashboard;
-let browser: Browser;
+let context: BrowserContext;
 let baseUrl: string;
 let range: string;
 
@@ -22,7 +22,10 @@ beforeAll(async () => {
   h = await seedHostileDb(3);
   range = `from=${new Date(h.startMs).toISOString().slice(0, 10)}&to=${new Date(h.endMs).toISOString().slice(0, 10)}`;
   served = await serveDashboard(h.db, h.endMs);
-  ({ browser, baseUrl } = served);
+  baseUrl = served.baseUrl;
+  // One context for the file's pages (the chunks fetched and compiled once, not once per page), with the
+  // Content-Security-Policy bypassed; each visit is a page of its own with its own dialog listener.
+  context = await served.browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 900 } });
 }, 300_000); // about 5 s idle; minutes on a loaded machine
 afterAll(async () => {
   await served?.close();
@@ -56,7 +59,6 @@ async function visit(
   path: string,
   shows: readonly string[] = [],
 ): Promise<{ page: Page; dialogs: string[]; injected: number; shown: number[] }> {
-  const context = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
   const dialogs: string[] = [];
   page.on('dialog', (d) => {
@@ -88,7 +90,7 @@ describe('the dashboard over hostile label and tag values', () => {
     expect(shown[0], `${pool} shown in the page's content`).toBeGreaterThan(0);
     const name = path === '/' ? 'overview' : path.slice(1);
     await screenshot(page, `hostile-${name}`);
-    await page.context().close();
+    await page.close();
   });
 
   it('/teams: no dialog, nothing injected, the team values shown literally', async () => {
@@ -106,14 +108,14 @@ describe('the dashboard over hostile label and tag values', () => {
       ]),
     );
     await screenshot(page, 'hostile-teams');
-    await page.context().close();
+    await page.close();
   });
 
   it('/teams with a hostile team chosen in the URL filter: no dialog, nothing injected', async () => {
     const { page, dialogs, injected } = await visit(`/teams?${range}&team=${encodeURIComponent('<img src=x onerror=alert(1)>')}`);
     expect(dialogs).toEqual([]);
     expect(injected).toBe(0);
-    await page.context().close();
+    await page.close();
   });
 
   it('/bill on the day of the hostile tag values: no dialog, nothing injected, the values shown literally', async () => {
@@ -122,6 +124,6 @@ describe('the dashboard over hostile label and tag values', () => {
     expect(dialogs).toEqual([]);
     expect(injected).toBe(0);
     expect(HOSTILE_TAG_VALUES.filter((_v, i) => shown[i] === 0)).toEqual([]);
-    await page.context().close();
+    await page.close();
   });
 });
