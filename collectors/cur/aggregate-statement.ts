@@ -367,22 +367,9 @@ function statementParts(options: CurStatementOptions): { whole: string; notSplit
   // before any row is returned), and the importer runs splitExact.
   const keyHash = options.keyHash ?? ((e: string): string => `hash(${e})`);
   const splitNodePool = `COALESCE(p.nodepool, '')`;
-  const splitSums = [
-    'unblended_usd',
-    'amortized_usd',
-    'net_unblended_usd',
-    'net_amortized_usd',
-    'usage_amount',
-    'public_on_demand_usd',
-    'split_cost_usd',
-    'unused_cost_usd',
-    'net_split_cost_usd',
-    'net_unused_cost_usd',
-    'public_on_demand_split_cost_usd',
-    'public_on_demand_unused_cost_usd',
-    'vcpu_hours',
-    'memory_gb_hours',
-  ];
+  // The summed figures: the statement's columns from unblended_usd to memory_gb_hours (the pod and line counts after
+  // them are counted).
+  const splitSums = CUR_AGGREGATE_COLUMNS.slice(CUR_AGGREGATE_COLUMNS.indexOf('unblended_usd'), CUR_AGGREGATE_COLUMNS.indexOf('pod_count'));
   const hashedGroups = `split_groups AS (
     SELECT l.usage_date, ${keyHash(`${splitParent}, l.pod_cluster, ${splitNodePool}, l.pod_namespace`)} AS group_hash,
       MIN(${splitParent}) AS resource_id, MAX(${splitParent}) AS resource_id_max, MIN(l.pod_cluster) AS cluster,
