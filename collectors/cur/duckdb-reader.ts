@@ -102,12 +102,12 @@ const finite = (v: unknown, column: string): number => {
 };
 
 /**
- * A chunk of the nested resource part (curAggregateParts' `notSplitNested`) as the typed rows of the flat part, in its
- * order: each group's texts read once (rowFromValues checks its row kind and category) and shared by its days' rows,
+ * A chunk of the nested resource part (curAggregateParts' `notSplitNested`), or its groups `from` to `to`, as the typed
+ * rows of the flat part, in its order: each group's texts read once (rowFromValues checks its row kind and category) and shared by its days' rows,
  * which are read from the list's struct fields and put in day order (a group's days are distinct: its key is the flat
  * part's row key without the day). The flat part's split columns are zero for these rows, so they do not cross.
  */
-export function rowsOfNestedChunk(chunk: DuckDBDataChunk): CurAggregateRow[] {
+export function rowsOfNestedChunk(chunk: DuckDBDataChunk, from = 0, to = chunk.rowCount): CurAggregateRow[] {
   const columns = CUR_NESTED_COLUMNS.length;
   const texts = Array.from({ length: columns - 1 }, (_, i) => chunk.getColumnVector(i));
   const days = chunk.getColumnVector(columns - 1);
@@ -135,7 +135,7 @@ export function rowsOfNestedChunk(chunk: DuckDBDataChunk): CurAggregateRow[] {
   const rows: CurAggregateRow[] = [];
   const order: number[] = [];
   const dayOf: number[] = [];
-  for (let g = 0; g < chunk.rowCount; g++) {
+  for (let g = from; g < to; g++) {
     for (let c = 0; c < texts.length; c++) values[NESTED_TO_FLAT[c] ?? 0] = texts[c]?.getItem(g);
     const t = rowFromValues(values);
     const offset = days.getEntryOffset(g);
@@ -188,6 +188,9 @@ export function rowsOfNestedChunk(chunk: DuckDBDataChunk): CurAggregateRow[] {
   }
   return rows;
 }
+
+/** Groups of a nested chunk handed over at once (a resource has a month's days at most: ~2,000 rows). */
+const NESTED_GROUPS_A_HANDOVER = 64;
 
 /** Each text column of the nested part: its index among CUR_AGGREGATE_COLUMNS. */
 const NESTED_TO_FLAT = CUR_NESTED_COLUMNS.slice(0, -1).map((c) => (CUR_AGGREGATE_COLUMNS as readonly string[]).indexOf(c));
@@ -303,20 +306,26 @@ export class CurEngine {
       if (columns.join(',') !== expected.join(','))
         throw new Error(`the statement returned columns ${columns.join(', ')}, not ${expected.join(', ')}`);
       for await (const chunk of result) {
-        let typed: CurAggregateRow[];
-        try {
-          typed = nested ? rowsOfNestedChunk(chunk) : rowsOfChunk(chunk);
-        } catch (err) {
-          throw new CurFileError(`billing period ${billingPeriod}, ${names}: ${message(err)}`);
+        // A nested chunk's groups are handed over a few at a time (about 2,000 rows), each piece's rows dropped once
+        // written: a whole chunk's (~60,000 rows at the envelope) outgrew the young generation, and the collector
+        // copied them on.
+        const step = nested ? NESTED_GROUPS_A_HANDOVER : chunk.rowCount;
+        for (let from = 0; from < chunk.rowCount; from += step) {
+          let typed: CurAggregateRow[];
+          try {
+            typed = nested ? rowsOfNestedChunk(chunk, from, Math.min(from + step, chunk.rowCount)) : rowsOfChunk(chunk);
+          } catch (err) {
+            throw new CurFileError(`billing period ${billingPeriod}, ${names}: ${message(err)}`);
+          }
+          try {
+            onRows(typed);
+          } catch (err) {
+            // Our own failure (the SQLite write, a stop) is passed on as it is, not as the files' fault.
+            ours = err;
+            throw err;
+          }
+          rows += typed.length;
         }
-        try {
-          onRows(typed);
-        } catch (err) {
-          // Our own failure (the SQLite write, a stop) is passed on as it is, not as the files' fault.
-          ours = err;
-          throw err;
-        }
-        rows += typed.length;
       }
     };
     try {
