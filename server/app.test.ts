@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -104,6 +105,9 @@ beforeAll(async () => {
   mkdirSync(join(webRoot, 'assets'), { recursive: true });
   writeFileSync(join(webRoot, 'index.html'), '<!doctype html><title>NodePool Ledger</title><div id="root"></div>');
   writeFileSync(join(webRoot, 'assets', 'index-abc123.js'), 'console.log(1);');
+  // A compressed copy beside it, as the build writes one (vite.config.ts); chart-def456.js has none.
+  writeFileSync(join(webRoot, 'assets', 'index-abc123.js.gz'), gzipSync('console.log(1);'));
+  writeFileSync(join(webRoot, 'assets', 'chart-def456.js'), 'console.log(2);');
 
   app = buildApp({ db, webRoot, now: () => at('2026-11-20T12:00:00Z') });
   await app.ready();
@@ -321,6 +325,21 @@ describe('HTTP behaviour', () => {
       const res = await app.inject({ url });
       expect([url, res.statusCode, res.body]).toEqual([url, 200, expect.stringContaining('<div id="root">')]); // SPA fallback, never a listing
     }
+  });
+
+  it("sends an asset's compressed copy to a browser that accepts it, and the file itself otherwise", async () => {
+    const gz = await app.inject({ url: '/assets/index-abc123.js', headers: { 'accept-encoding': 'gzip, deflate, br, zstd' } });
+    expect(gz.statusCode).toBe(200);
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gz.headers['content-type']).toContain('javascript');
+    expect(gz.headers['cache-control']).toContain('immutable');
+    expect(gz.headers.vary).toContain('accept-encoding');
+    expect(gunzipSync(gz.rawPayload).toString()).toBe('console.log(1);');
+    const plain = await app.inject({ url: '/assets/index-abc123.js', headers: { 'accept-encoding': 'identity' } });
+    expect([plain.headers['content-encoding'], plain.body]).toEqual([undefined, 'console.log(1);']);
+    // No compressed copy: the file as it is, whatever the browser accepts.
+    const bare = await app.inject({ url: '/assets/chart-def456.js', headers: { 'accept-encoding': 'gzip, br' } });
+    expect([bare.statusCode, bare.headers['content-encoding'], bare.body]).toEqual([200, undefined, 'console.log(2);']);
   });
 
   it('says how to build the web app when it is missing', async () => {
