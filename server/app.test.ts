@@ -356,7 +356,7 @@ describe('schemas compiled once per process', () => {
     const a = buildApp({ db, webRoot: join(dir, 'web'), now: () => at('2026-11-20T12:00:00Z') });
     const used = new Map<string, { query: unknown; ok: unknown }>();
     a.addHook('preHandler', async (req, reply) => {
-      used.set(req.routeOptions.url ?? '', { query: req.getValidationFunction('querystring'), ok: reply.getSerializationFunction(200) });
+      used.set(req.routeOptions.url ?? '', { query: req.getValidationFunction('querystring'), ok: reply.getSerializationFunction('200') });
     });
     return { app: a, used };
   }
