@@ -362,3 +362,47 @@ describe('HTTP behaviour', () => {
     await broken.close();
   });
 });
+
+/*
+ * Every app a process builds reuses the validators and serializers an earlier one compiled for the same schema
+ * (server/schema-compilers.ts): the test suite builds hundreds, and compiling the routes' schemas was most of what each
+ * cost. Kept by content, so that each app's own querystring object (cluster-param.ts, strict-query.ts make a new one
+ * per app) still finds it, and only schemas of the same content share a function.
+ */
+describe('schemas compiled once per process', () => {
+  /** An app that notes, per route, the querystring validator and the 200 serializer its requests used. */
+  function noting(): { app: FastifyInstance; used: Map<string, { query: unknown; ok: unknown }> } {
+    const a = buildApp({ db, webRoot: join(dir, 'web'), now: () => at('2026-11-20T12:00:00Z') });
+    const used = new Map<string, { query: unknown; ok: unknown }>();
+    a.addHook('preHandler', async (req, reply) => {
+      used.set(req.routeOptions.url ?? '', { query: req.getValidationFunction('querystring'), ok: reply.getSerializationFunction('200') });
+    });
+    return { app: a, used };
+  }
+
+  it("a second app's routes use the first app's compiled validator and serializer; another route's are its own", async () => {
+    const first = noting();
+    const second = noting();
+    try {
+      for (const a of [first.app, second.app]) expect((await a.inject({ url: '/api/nodepools' })).statusCode).toBe(200);
+      expect((await second.app.inject({ url: '/api/cost/nodepools/daily' })).statusCode).toBe(200);
+      const one = first.used.get('/api/nodepools');
+      const two = second.used.get('/api/nodepools');
+      expect(typeof one?.query).toBe('function');
+      expect(typeof one?.ok).toBe('function');
+      expect(two?.query).toBe(one?.query);
+      expect(two?.ok).toBe(one?.ok);
+      // A route of other schemas: its own functions, and the kept validator still refuses what it refused.
+      const cost = second.used.get('/api/cost/nodepools/daily');
+      expect(typeof cost?.query).toBe('function');
+      expect(cost?.query).not.toBe(one?.query);
+      expect(cost?.ok).not.toBe(one?.ok);
+      const bad = await second.app.inject({ url: '/api/nodepools?nodPool=x' });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json<ErrorResponse>().message).toContain('"nodPool"');
+    } finally {
+      await first.app.close();
+      await second.app.close();
+    }
+  });
+});

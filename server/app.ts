@@ -21,6 +21,7 @@ import { createUsageRepository } from '../db/repositories/usage-repository.js';
 import { redactToken, requireAccessToken } from './access-token.js';
 import { type DatabaseWriter, sameConnectionWriter } from './database-writer.js';
 import { refuseNonFiniteNumbers } from './finite-numbers.js';
+import { keptSchemaCompilers } from './schema-compilers.js';
 import { declaredQueryParams, strictQueryStrings, undeclaredQueryParams } from './strict-query.js';
 import { unknownQueryParamMessage } from './unknown-query-param.js';
 import { cacheApiResponses } from './response-cache.js';
@@ -324,7 +325,12 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
       ? { serializers: { req: (req: FastifyRequest) => ({ method: req.method, url: redactToken(req.url), host: req.host }) } }
       : false;
   // removeAdditional: false makes ajv refuse undeclared query parameters instead of dropping them (strict-query.ts).
-  const app = Fastify({ logger, ajv: { customOptions: { removeAdditional: false } } });
+  // Each route's schemas compiled once per process, however many apps it builds (schema-compilers.ts).
+  const app = Fastify({
+    logger,
+    ajv: { customOptions: { removeAdditional: false } },
+    schemaController: { compilersFactory: keptSchemaCompilers },
+  });
   const webRoot = resolve(options.webRoot ?? DEFAULT_WEB_ROOT);
   const indexHtml = join(webRoot, 'index.html');
 
