@@ -1,6 +1,34 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
+import type { Plugin } from 'vite';
 import { defineConfig } from 'vitest/config';
 import react from '@vitejs/plugin-react';
+
+/**
+ * Every script, style sheet and page of the build written beside itself brotli- and gzip-compressed (`.br`, `.gz`),
+ * which `serve` sends to a browser that accepts them (server/app.ts, @fastify/static's preCompressed): the first visit
+ * of a chart page downloads about 250 KB instead of 750 KB (Recharts' chunk 391 KB -> ~100 KB), and nothing is
+ * compressed per request. Built once, at the highest levels.
+ */
+function precompressed(): Plugin {
+  return {
+    name: 'nodepool-ledger:precompressed',
+    apply: 'build',
+    writeBundle(options, bundle) {
+      const dir = options.dir;
+      if (dir === undefined) return;
+      for (const name of Object.keys(bundle)) {
+        if (!/\.(js|css|html|svg)$/.test(name)) continue;
+        const file = join(dir, name);
+        const body = readFileSync(file);
+        writeFileSync(`${file}.gz`, gzipSync(body, { level: 9 }));
+        writeFileSync(`${file}.br`, brotliCompressSync(body, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11 } }));
+      }
+    },
+  };
+}
 
 /*
  * Test tiers (README, "Tests"). A file is in exactly one:
@@ -46,7 +74,7 @@ const ALL = ['**/*.test.ts', '**/*.test.tsx'];
 // One file configures the dashboard build (root web/, output dist/web) and the test runner.
 export default defineConfig({
   root: 'web',
-  plugins: [react()],
+  plugins: [react(), precompressed()],
   // web/ imports the API contract's types as @schemas/<module> (the same alias as web/tsconfig.json); types only, so
   // nothing of server/ reaches the bundle.
   resolve: { alias: { '@schemas': fileURLToPath(new URL('./server/schemas', import.meta.url)) } },

@@ -1,4 +1,5 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -104,6 +105,9 @@ beforeAll(async () => {
   mkdirSync(join(webRoot, 'assets'), { recursive: true });
   writeFileSync(join(webRoot, 'index.html'), '<!doctype html><title>NodePool Ledger</title><div id="root"></div>');
   writeFileSync(join(webRoot, 'assets', 'index-abc123.js'), 'console.log(1);');
+  // A compressed copy beside it, as the build writes one (vite.config.ts); chart-def456.js has none.
+  writeFileSync(join(webRoot, 'assets', 'index-abc123.js.gz'), gzipSync('console.log(1);'));
+  writeFileSync(join(webRoot, 'assets', 'chart-def456.js'), 'console.log(2);');
 
   app = buildApp({ db, webRoot, now: () => at('2026-11-20T12:00:00Z') });
   await app.ready();
@@ -323,6 +327,21 @@ describe('HTTP behaviour', () => {
     }
   });
 
+  it("sends an asset's compressed copy to a browser that accepts it, and the file itself otherwise", async () => {
+    const gz = await app.inject({ url: '/assets/index-abc123.js', headers: { 'accept-encoding': 'gzip, deflate, br, zstd' } });
+    expect(gz.statusCode).toBe(200);
+    expect(gz.headers['content-encoding']).toBe('gzip');
+    expect(gz.headers['content-type']).toContain('javascript');
+    expect(gz.headers['cache-control']).toContain('immutable');
+    expect(gz.headers.vary).toContain('accept-encoding');
+    expect(gunzipSync(gz.rawPayload).toString()).toBe('console.log(1);');
+    const plain = await app.inject({ url: '/assets/index-abc123.js', headers: { 'accept-encoding': 'identity' } });
+    expect([plain.headers['content-encoding'], plain.body]).toEqual([undefined, 'console.log(1);']);
+    // No compressed copy: the file as it is, whatever the browser accepts.
+    const bare = await app.inject({ url: '/assets/chart-def456.js', headers: { 'accept-encoding': 'gzip, br' } });
+    expect([bare.statusCode, bare.headers['content-encoding'], bare.body]).toEqual([200, undefined, 'console.log(2);']);
+  });
+
   it('says how to build the web app when it is missing', async () => {
     const bare = buildApp({ db, webRoot: join(dir, 'no-such-dir') });
     const res = await bare.inject({ url: '/' });
@@ -341,5 +360,49 @@ describe('HTTP behaviour', () => {
     expect(res.json<ErrorResponse>().message).toBe('The server could not answer this request; the cause is in its log.');
     expect(res.body).not.toContain('database');
     await broken.close();
+  });
+});
+
+/*
+ * Every app a process builds reuses the validators and serializers an earlier one compiled for the same schema
+ * (server/schema-compilers.ts): the test suite builds hundreds, and compiling the routes' schemas was most of what each
+ * cost. Kept by content, so that each app's own querystring object (cluster-param.ts, strict-query.ts make a new one
+ * per app) still finds it, and only schemas of the same content share a function.
+ */
+describe('schemas compiled once per process', () => {
+  /** An app that notes, per route, the querystring validator and the 200 serializer its requests used. */
+  function noting(): { app: FastifyInstance; used: Map<string, { query: unknown; ok: unknown }> } {
+    const a = buildApp({ db, webRoot: join(dir, 'web'), now: () => at('2026-11-20T12:00:00Z') });
+    const used = new Map<string, { query: unknown; ok: unknown }>();
+    a.addHook('preHandler', async (req, reply) => {
+      used.set(req.routeOptions.url ?? '', { query: req.getValidationFunction('querystring'), ok: reply.getSerializationFunction('200') });
+    });
+    return { app: a, used };
+  }
+
+  it("a second app's routes use the first app's compiled validator and serializer; another route's are its own", async () => {
+    const first = noting();
+    const second = noting();
+    try {
+      for (const a of [first.app, second.app]) expect((await a.inject({ url: '/api/nodepools' })).statusCode).toBe(200);
+      expect((await second.app.inject({ url: '/api/cost/nodepools/daily' })).statusCode).toBe(200);
+      const one = first.used.get('/api/nodepools');
+      const two = second.used.get('/api/nodepools');
+      expect(typeof one?.query).toBe('function');
+      expect(typeof one?.ok).toBe('function');
+      expect(two?.query).toBe(one?.query);
+      expect(two?.ok).toBe(one?.ok);
+      // A route of other schemas: its own functions, and the kept validator still refuses what it refused.
+      const cost = second.used.get('/api/cost/nodepools/daily');
+      expect(typeof cost?.query).toBe('function');
+      expect(cost?.query).not.toBe(one?.query);
+      expect(cost?.ok).not.toBe(one?.ok);
+      const bad = await second.app.inject({ url: '/api/nodepools?nodPool=x' });
+      expect(bad.statusCode).toBe(400);
+      expect(bad.json<ErrorResponse>().message).toContain('"nodPool"');
+    } finally {
+      await first.app.close();
+      await second.app.close();
+    }
   });
 });

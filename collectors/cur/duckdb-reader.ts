@@ -1,11 +1,20 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection, type DuckDBDataChunk, type DuckDBResult } from '@duckdb/node-api';
+import {
+  DuckDBInstance,
+  DuckDBListVector,
+  DuckDBStructVector,
+  type DuckDBConnection,
+  type DuckDBDataChunk,
+  type DuckDBResult,
+} from '@duckdb/node-api';
 import { CUR_COLUMNS, type CurColumnType } from '../../core/cur/columns.js';
 import type { CurFileFormat } from '../../db/repositories/cur-repository.js';
 import {
   CUR_AGGREGATE_COLUMNS,
+  CUR_NESTED_COLUMNS,
+  CUR_NESTED_DAY_FIELDS,
   curAggregateParts,
   rowFromValues,
   SPLIT_HASH_COLLISION,
@@ -75,6 +84,116 @@ function rowsOfChunk(chunk: DuckDBDataChunk): CurAggregateRow[] {
   }
   return rows;
 }
+
+/** A day number (days since 1970-01-01) as DuckDB writes the DATE (YYYY-MM-DD), each made once. */
+const dayTexts = new Map<number, string>();
+function dayText(day: number): string {
+  let text = dayTexts.get(day);
+  if (text === undefined) {
+    text = new Date(day * 86_400_000).toISOString().slice(0, 10);
+    dayTexts.set(day, text);
+  }
+  return text;
+}
+
+const finite = (v: unknown, column: string): number => {
+  if (typeof v === 'number' && Number.isFinite(v)) return v;
+  throw new Error(`CUR aggregate column ${column}: "${String(v)}" is not a number`);
+};
+
+/**
+ * A chunk of the nested resource part (curAggregateParts' `notSplitNested`), or its groups `from` to `to`, as the typed
+ * rows of the flat part, in its order: each group's texts read once (rowFromValues checks its row kind and category) and shared by its days' rows,
+ * which are read from the list's struct fields and put in day order (a group's days are distinct: its key is the flat
+ * part's row key without the day). The flat part's split columns are zero for these rows, so they do not cross.
+ */
+export function rowsOfNestedChunk(chunk: DuckDBDataChunk, from = 0, to = chunk.rowCount): CurAggregateRow[] {
+  const columns = CUR_NESTED_COLUMNS.length;
+  const texts = Array.from({ length: columns - 1 }, (_, i) => chunk.getColumnVector(i));
+  const days = chunk.getColumnVector(columns - 1);
+  if (!(days instanceof DuckDBListVector)) throw new Error('CUR nested column days is not a list');
+  const entries = days.childVector;
+  if (!(entries instanceof DuckDBStructVector)) throw new Error('CUR nested column days is not a list of structs');
+  const [day, unblended, amortized, netUnblended, netAmortized, usage, publicOnDemand, lineCount] = CUR_NESTED_DAY_FIELDS.map((_, i) =>
+    entries.entryVectorAt(i),
+  );
+  if (
+    day === undefined ||
+    unblended === undefined ||
+    amortized === undefined ||
+    netUnblended === undefined ||
+    netAmortized === undefined ||
+    usage === undefined ||
+    publicOnDemand === undefined ||
+    lineCount === undefined
+  )
+    throw new Error(`CUR nested column days has not the fields ${CUR_NESTED_DAY_FIELDS.join(', ')}`);
+  // The flat row's values (CUR_AGGREGATE_COLUMNS order) of a group, its numbers left 0 and its day ''.
+  const values: unknown[] = new Array<unknown>(CUR_AGGREGATE_COLUMNS.length).fill(0);
+  values[1] = '';
+  values[11] = '';
+  const rows: CurAggregateRow[] = [];
+  const order: number[] = [];
+  const dayOf: number[] = [];
+  for (let g = from; g < to; g++) {
+    for (let c = 0; c < texts.length; c++) values[NESTED_TO_FLAT[c] ?? 0] = texts[c]?.getItem(g);
+    const t = rowFromValues(values);
+    const offset = days.getEntryOffset(g);
+    const length = days.getEntryLength(g);
+    // The group's entries by day: insertion sort of a month's few days at most.
+    order.length = 0;
+    for (let e = offset; e < offset + length; e++) {
+      const d = finite(day.getItem(e), 'day');
+      dayOf[e - offset] = d;
+      let i = order.length;
+      while (i > 0 && (dayOf[(order[i - 1] ?? 0) - offset] ?? 0) > d) {
+        order[i] = order[i - 1] ?? 0;
+        i--;
+      }
+      order[i] = e;
+    }
+    for (const e of order) {
+      rows.push({
+        rowKind: t.rowKind,
+        usageDay: dayText(dayOf[e - offset] ?? 0),
+        resourceId: t.resourceId,
+        lineItemType: t.lineItemType,
+        usageType: t.usageType,
+        productCode: t.productCode,
+        operation: t.operation,
+        category: t.category,
+        cluster: t.cluster,
+        nodePool: t.nodePool,
+        nodeClaim: t.nodeClaim,
+        namespace: t.namespace,
+        commitmentArn: t.commitmentArn,
+        unblendedUsd: finite(unblended.getItem(e), 'unblended_usd'),
+        amortizedUsd: finite(amortized.getItem(e), 'amortized_usd'),
+        netUnblendedUsd: finite(netUnblended.getItem(e), 'net_unblended_usd'),
+        netAmortizedUsd: finite(netAmortized.getItem(e), 'net_amortized_usd'),
+        usageAmount: finite(usage.getItem(e), 'usage_amount'),
+        publicOnDemandUsd: finite(publicOnDemand.getItem(e), 'public_on_demand_usd'),
+        splitCostUsd: 0,
+        unusedCostUsd: 0,
+        netSplitCostUsd: 0,
+        netUnusedCostUsd: 0,
+        publicOnDemandSplitCostUsd: 0,
+        publicOnDemandUnusedCostUsd: 0,
+        vcpuHours: 0,
+        memoryGbHours: 0,
+        podCount: 0,
+        lineCount: finite(lineCount.getItem(e), 'line_count'),
+      });
+    }
+  }
+  return rows;
+}
+
+/** Groups of a nested chunk handed over at once (a resource has a month's days at most: ~2,000 rows). */
+const NESTED_GROUPS_A_HANDOVER = 64;
+
+/** Each text column of the nested part: its index among CUR_AGGREGATE_COLUMNS. */
+const NESTED_TO_FLAT = CUR_NESTED_COLUMNS.slice(0, -1).map((c) => (CUR_AGGREGATE_COLUMNS as readonly string[]).indexOf(c));
 
 export class CurEngine {
   private constructor(
@@ -181,25 +300,32 @@ export class CurEngine {
     let rows = 0;
     let ours: unknown = null;
     let split: Promise<DuckDBResult> | null = null;
-    const drain = async (result: DuckDBResult): Promise<void> => {
+    const drain = async (result: DuckDBResult, nested = false): Promise<void> => {
       const columns = result.columnNames();
-      if (columns.join(',') !== CUR_AGGREGATE_COLUMNS.join(','))
-        throw new Error(`the statement returned columns ${columns.join(', ')}, not ${CUR_AGGREGATE_COLUMNS.join(', ')}`);
+      const expected: readonly string[] = nested ? CUR_NESTED_COLUMNS : CUR_AGGREGATE_COLUMNS;
+      if (columns.join(',') !== expected.join(','))
+        throw new Error(`the statement returned columns ${columns.join(', ')}, not ${expected.join(', ')}`);
       for await (const chunk of result) {
-        let typed: CurAggregateRow[];
-        try {
-          typed = rowsOfChunk(chunk);
-        } catch (err) {
-          throw new CurFileError(`billing period ${billingPeriod}, ${names}: ${message(err)}`);
+        // A nested chunk's groups are handed over a few at a time (about 2,000 rows), each piece's rows dropped once
+        // written: a whole chunk's (~60,000 rows at the envelope) outgrew the young generation, and the collector
+        // copied them on.
+        const step = nested ? NESTED_GROUPS_A_HANDOVER : chunk.rowCount;
+        for (let from = 0; from < chunk.rowCount; from += step) {
+          let typed: CurAggregateRow[];
+          try {
+            typed = nested ? rowsOfNestedChunk(chunk, from, Math.min(from + step, chunk.rowCount)) : rowsOfChunk(chunk);
+          } catch (err) {
+            throw new CurFileError(`billing period ${billingPeriod}, ${names}: ${message(err)}`);
+          }
+          try {
+            onRows(typed);
+          } catch (err) {
+            // Our own failure (the SQLite write, a stop) is passed on as it is, not as the files' fault.
+            ours = err;
+            throw err;
+          }
+          rows += typed.length;
         }
-        try {
-          onRows(typed);
-        } catch (err) {
-          // Our own failure (the SQLite write, a stop) is passed on as it is, not as the files' fault.
-          ours = err;
-          throw err;
-        }
-        rows += typed.length;
       }
     };
     try {
@@ -209,7 +335,7 @@ export class CurEngine {
       split = this.side.stream(parts.split);
       // Settled below; until then a failure of it must not surface as an unhandled rejection.
       split.catch(() => undefined);
-      await drain(await this.connection.stream(parts.notSplit));
+      await drain(await this.connection.stream(parts.notSplitNested), true);
       const hashed = split;
       split = null;
       const before = rows;

@@ -151,7 +151,8 @@ export function findCurPeriods(folder: string): CurExportPeriod[] {
 export function sha256OfFile(path: string): Promise<string> {
   return new Promise((done, fail) => {
     const hash = createHash('sha256');
-    createReadStream(path)
+    // Read a MiB at a time (the default 64 KiB: about a third more CPU over the envelope's 267 MB file).
+    createReadStream(path, { highWaterMark: 1024 * 1024 })
       .on('data', (chunk) => hash.update(chunk))
       .on('error', fail)
       .on('end', () => done(hash.digest('hex')));

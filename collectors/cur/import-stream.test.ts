@@ -11,7 +11,7 @@ import { importCurFolder, type CurImportProgress } from './import-folder.js';
 
 /*
  * The import streams the statement's rows from DuckDB into SQLite a chunk (2,048 rows) at a time. Over a month of
- * 40 nodes and 400 pods (bench/cur-generator.ts: ~23,000 CUR lines, ~5,000 statement rows, so several chunks) the
+ * 40 nodes and 400 pods (bench/cur-generator.ts: ~23,000 CUR lines, ~5,000 statement rows, several chunks) the
  * stored rows are what the statement gives when read whole, and what the generator's rules give worked by hand; a
  * stop part-way leaves the tables as they were.
  */
@@ -47,7 +47,8 @@ describe('cur import streams the statement into SQLite, chunk by chunk', () => {
     const result = await importCurFolder(db, month.exportRoot, { onProgress: (p) => p.phase === 'write' && writes.push(p) });
     const [period] = result.periods;
     expect(period?.curRows).toBe(month.rows);
-    // More than one chunk reached SQLite before the commit.
+    // Several chunks reached SQLite before the commit: the resource part's (one chunk of DuckDB's holds up to 2,048
+    // resources' days, nested, handed over 64 resources at a time: 123 and more here) and the split part's.
     expect(writes.filter((p) => p.note.endsWith('CUR lines written')).length).toBeGreaterThanOrEqual(3);
 
     // Resource days: per day, each node's instance line (3 nodes covered by the Savings Plan: covered + negation),

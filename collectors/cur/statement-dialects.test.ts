@@ -15,7 +15,7 @@ import {
   type CurSqlDialect,
   type CurStatementOptions,
 } from './aggregate-statement.js';
-import { CurEngine } from './duckdb-reader.js';
+import { CurEngine, rowsOfNestedChunk } from './duckdb-reader.js';
 
 /*
  * The statement in DuckDB's dialect, and its two parts as `cur import` runs them in process, give the rows of the
@@ -30,6 +30,17 @@ const { scratch } = duck;
 
 const read = async (sql: string): Promise<CurAggregateRow[]> =>
   (await duck.c.runAndReadAll(sql)).getRowObjectsJS().map((r) => rowFromRecord(r));
+/** The resource part's nested form (`notSplitNested`) read as the import reads it, chunk by chunk; and its chunks. */
+async function readNested(sql: string): Promise<{ rows: CurAggregateRow[]; chunks: number }> {
+  const rows: CurAggregateRow[] = [];
+  let chunks = 0;
+  for await (const chunk of await duck.c.stream(sql)) {
+    if (chunk.rowCount === 0) continue;
+    chunks++;
+    rows.push(...rowsOfNestedChunk(chunk));
+  }
+  return { rows, chunks };
+}
 const rowsOf = (table: string, billingPeriod: string, dialect: CurSqlDialect): Promise<CurAggregateRow[]> =>
   read(curAggregateStatement({ table, billingPeriod, dialect }));
 const fine = (n: number): number => Math.round(n * 1e9) / 1e9;
@@ -67,6 +78,8 @@ async function bothDialects(table: string, billingPeriod: string): Promise<CurAg
     .filter((r) => !split(r))
     .sort((a, b) => (byResource(a) < byResource(b) ? -1 : byResource(a) > byResource(b) ? 1 : 0));
   expect(stored(await read(parts.notSplit))).toEqual(stored(notSplit));
+  // Nested as the import reads it: the same rows in the same order (by resource, then day).
+  expect(stored((await readNested(parts.notSplitNested)).rows)).toEqual(stored(notSplit));
   expect(stored(await read(parts.split))).toEqual(stored(portable.filter(split)));
   expect(stored(await read(parts.splitExact))).toEqual(stored(portable.filter(split)));
   return duck;
@@ -197,6 +210,28 @@ describe('the statement in DuckDB’s dialect gives the portable statement’s r
     const day1 = rows.filter((r) => r.rowKind === 'split' && r.usageDay === '2026-11-01');
     expect(day1.reduce((n, r) => n + r.podCount, 0)).toBe(38);
     expect(new Set(day1.map((r) => r.namespace))).toEqual(new Set(['team-0', 'team-8', 'team-16', 'team-24', 'team-32']));
+  });
+
+  it('nested over several of DuckDB’s chunks, each resource’s days stored newest first: the flat part’s rows', async () => {
+    // The sample's lines (2026-11-01 and 02) and the same again a day later, for 300 copies of each resource
+    // (more groups than DuckDB's 2,048 rows a chunk; its unresourced lines once), stored newest day first so that a
+    // group's days come out of list() in no useful order unless the reader puts them in order.
+    await loadCurTable(duck.c, 'sample_one', CUR2_SAMPLE, scratch);
+    await duck.c.run(`CREATE OR REPLACE TABLE sample_many AS
+      SELECT * REPLACE (CASE WHEN line_item_resource_id IS NULL OR line_item_resource_id = '' THEN line_item_resource_id
+        ELSE line_item_resource_id || '-' || CAST(i AS VARCHAR) END AS line_item_resource_id,
+        line_item_usage_start_date + to_days(CAST(shift AS INTEGER)) AS line_item_usage_start_date)
+      FROM sample_one, range(300) t(i), range(2) d(shift)
+      WHERE i = 0 OR (line_item_resource_id IS NOT NULL AND line_item_resource_id <> '')
+      ORDER BY line_item_usage_start_date + to_days(CAST(shift AS INTEGER)) DESC, i`);
+    const parts = curAggregateParts({ table: 'sample_many', billingPeriod: '2026-11', dialect: 'duckdb' });
+    const flat = await read(parts.notSplit);
+    const nested = await readNested(parts.notSplitNested);
+    expect(nested.chunks).toBeGreaterThan(1);
+    // Some resource has several days, so their order is seen.
+    expect(flat.some((r, i) => i > 0 && flat[i - 1]?.resourceId === r.resourceId && flat[i - 1]?.usageDay !== r.usageDay)).toBe(true);
+    expect(nested.rows.length).toBe(flat.length);
+    expect(stored(nested.rows)).toEqual(stored(flat));
   });
 
   it.each(COLLIDING)('the import’s engine, its hashed keys colliding (%s), gives the rows of the exact form', async (_, keyHash) => {

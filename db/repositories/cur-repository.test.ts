@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDb, type Db } from '../open-db.js';
-import { createCurRepository, type CurNamespaceDay, type CurNodePoolDay } from './cur-repository.js';
+import { createCurRepository, type CurNamespaceDay, type CurNodePoolDay, type CurResourceDay } from './cur-repository.js';
 
 /*
  * Which source a day is read from: per billing period the source imported last (ties: the greater name), or the one
@@ -105,5 +105,82 @@ describe('CUR days by source', () => {
       ['2026-11-01', 'web', 2.5],
     ]);
     expect(cur.nodePoolDays({ ...range, source: 'a-older' }).map((r) => [r.day, r.unblendedUsd])).toEqual([['2026-11-01', 90]]);
+  });
+});
+
+/**
+ * The resource lines' day index (migration 0031): a period replaced while no other period holds a line is written
+ * without it and the index built at the commit (collectors' import of a first CUR); with other lines stored it is kept
+ * throughout. Either way the schema afterwards is the migration's, the index is used for a day's lines, and a replace
+ * rolled back leaves it.
+ */
+describe('the resource lines’ day index around a period replaced', () => {
+  const resourceDay = (dayMs: number, resourceId: string): CurResourceDay => ({
+    ...poolDay(dayMs, 1.25),
+    resourceId,
+    lineItemType: 'Usage',
+    usageType: 'USE2-BoxUsage:m6i.large',
+    productCode: 'AmazonEC2',
+    operation: 'RunInstances',
+    nodeClaim: '',
+    commitmentArn: '',
+  });
+  const indexSql = (d: Db): unknown => d.prepare("SELECT sql FROM sqlite_master WHERE name = 'cur_resource_lines_day'").pluck().get();
+  const dayPlan = (d: Db): string =>
+    (d.prepare('EXPLAIN QUERY PLAN SELECT line_count FROM cur_resource_lines WHERE day_ms = ?').all(NOV_1) as { detail: string }[])
+      .map((r) => r.detail)
+      .join('; ');
+  const november = (source: string) => period(source, '2026-11', NOV_2, { ns: [], pools: [] });
+  const lines = [resourceDay(NOV_1, 'i-0a'), resourceDay(NOV_2, 'i-0a'), resourceDay(NOV_1, 'i-0b')];
+
+  it('a first period: written without the index, which is the migration’s again after the commit', () => {
+    const fresh = openDb({ path: ':memory:' });
+    try {
+      const migrated = indexSql(fresh);
+      expect(migrated).toBe('CREATE INDEX cur_resource_lines_day ON cur_resource_lines (day_ms)');
+      const replace = createCurRepository(fresh).beginPeriodReplace({ source: 'first', billingPeriod: '2026-11' });
+      replace.addResourceDays(lines);
+      expect(indexSql(fresh)).toBeUndefined();
+      replace.commit(november('first'));
+      expect(indexSql(fresh)).toBe(migrated);
+      expect(dayPlan(fresh)).toContain('cur_resource_lines_day');
+      expect(
+        createCurRepository(fresh)
+          .resourceDays({ fromMs: NOV_1, toMs: NOV_2 })
+          .map((r) => r.resourceId),
+      ).toEqual(['i-0a', 'i-0b']);
+    } finally {
+      fresh.close();
+    }
+  });
+
+  it('rolled back: the index is there again, with no line', () => {
+    const fresh = openDb({ path: ':memory:' });
+    try {
+      const migrated = indexSql(fresh);
+      const replace = createCurRepository(fresh).beginPeriodReplace({ source: 'first', billingPeriod: '2026-11' });
+      replace.addResourceDays(lines);
+      replace.rollback();
+      expect(indexSql(fresh)).toBe(migrated);
+      expect(fresh.prepare('SELECT COUNT(*) FROM cur_resource_lines').pluck().get()).toBe(0);
+    } finally {
+      fresh.close();
+    }
+  });
+
+  it('other periods’ lines stored: the index is kept while a period is replaced', () => {
+    const fresh = openDb({ path: ':memory:' });
+    try {
+      const cur = createCurRepository(fresh);
+      cur.replacePeriod({ ...november('first'), resourceDays: lines });
+      const replace = cur.beginPeriodReplace({ source: 'second', billingPeriod: '2026-11' });
+      expect(indexSql(fresh)).toBeDefined();
+      replace.addResourceDays(lines);
+      replace.commit(november('second'));
+      expect(dayPlan(fresh)).toContain('cur_resource_lines_day');
+      expect(fresh.prepare('SELECT COUNT(*) FROM cur_resource_lines').pluck().get()).toBe(6);
+    } finally {
+      fresh.close();
+    }
   });
 });

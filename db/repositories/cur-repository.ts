@@ -286,6 +286,12 @@ export const CUR_RESOURCE_DELETES = [
   'DELETE FROM cur_period_keys WHERE source = @source AND billing_period = @period LIMIT @limit',
 ] as const;
 
+/**
+ * Migration 0031's day index of the resource lines, as it creates it (the same text, so the schema reads the same after
+ * an import rebuilt it).
+ */
+export const CUR_RESOURCE_LINES_DAY_INDEX = 'CREATE INDEX cur_resource_lines_day ON cur_resource_lines (day_ms)';
+
 export function createCurRepository(db: Db) {
   const deletePeriod = db.prepare('DELETE FROM cur_periods WHERE source = ? AND billing_period = ?');
   // Resource days (migration 0031: cur_resource_daily is a view) from their tables: lines, resource keys, the period's key.
@@ -320,6 +326,7 @@ export function createCurRepository(db: Db) {
     VALUES (@source, @billingPeriod, @day, @dayMs, @cluster, @nodePool, @namespace, @splitCostUsd, @unusedCostUsd,
       @netSplitCostUsd, @netUnusedCostUsd, @publicOnDemandSplitCostUsd, @publicOnDemandUnusedCostUsd, @vcpuHours,
       @memoryGbHours, @podCount, @lineCount)`);
+  const anyLine = db.prepare('SELECT 1 FROM cur_resource_lines LIMIT 1').pluck();
   const listPeriods = db.prepare<[], RawPeriod>('SELECT * FROM cur_periods ORDER BY billing_period, source');
   const filesOf = db.prepare<[string, string], RawFile>(
     'SELECT file_key, format, size_bytes, etag, cur_rows FROM cur_files WHERE source = ? AND billing_period = ? ORDER BY file_key',
@@ -380,6 +387,7 @@ export function createCurRepository(db: Db) {
     if (db.inTransaction) throw new Error('a CUR period is replaced in a transaction of its own');
     db.exec('BEGIN IMMEDIATE');
     let open = true;
+    let dayIndexDropped = false;
     const inside = <T>(what: string, f: () => T): T => {
       if (!open) throw new Error(`CUR period ${key.billingPeriod} of ${key.source}: ${what} after the transaction ended`);
       return f();
@@ -401,6 +409,15 @@ export function createCurRepository(db: Db) {
         splitLines: 0,
         manifestExecutionId: null,
       });
+      // When no other period holds a resource line (the first import of a CUR), the day index is dropped here and built
+      // again at the commit, in this transaction: built once over the sorted lines it cost a tenth of keeping it up to
+      // date line by line as they come by resource, each day's entries elsewhere in it (at the envelope's 460,050
+      // lines, about 2 CPU s and the page cache's spills; docs/benchmarks.md). A rollback or a crash restores it with
+      // the rest. With other periods' lines stored it is kept, as rebuilding it would read all of theirs.
+      if (anyLine.get() === undefined) {
+        db.exec('DROP INDEX cur_resource_lines_day');
+        dayIndexDropped = true;
+      }
     } catch (err) {
       db.exec('ROLLBACK');
       throw err;
@@ -419,6 +436,7 @@ export function createCurRepository(db: Db) {
           for (const f of data.files) insertFile.run({ ...key, ...f });
           for (const r of data.nodePoolDays) insertNodePoolDay.run({ ...key, ...r });
           for (const r of data.namespaceDays) insertNamespaceDay.run({ ...key, ...r });
+          if (dayIndexDropped) db.exec(CUR_RESOURCE_LINES_DAY_INDEX);
           db.exec('COMMIT');
           open = false;
         }),

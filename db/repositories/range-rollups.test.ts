@@ -365,3 +365,21 @@ describe('keeping the rollups', () => {
     old.close();
   });
 });
+
+describe('one reader per connection', () => {
+  it('every caller on a connection reads through the same reader (its statements prepared once); another connection has its own', () => {
+    const other = openDb({ path: join(dir, 'in-order.db') });
+    try {
+      const reader = createRangeRollupReader(db);
+      expect(createRangeRollupReader(db)).toBe(reader);
+      const own = createRangeRollupReader(other);
+      expect(own).not.toBe(reader);
+      // Both read the same file alike.
+      const range = { fromMs: T0, toMs: T0 + DAY_MS };
+      expect(own.coverage(range)).toEqual(reader.coverage(range));
+      expect(reader.coverage(range).snapshots).toBeGreaterThan(0);
+    } finally {
+      other.close();
+    }
+  });
+});

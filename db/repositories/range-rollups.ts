@@ -351,7 +351,23 @@ export interface RawNamespaceSums {
 }
 
 /** Range reads over the rollups (plus the snapshots of partial edge hours), in the row shapes the repositories map. */
-export function createRangeRollupReader(db: Db) {
+/**
+ * One reader per connection: its statements are prepared once, however many repositories and services read through
+ * it (reports, packing and teams each make one; budget statuses and alert evaluation make theirs at every call, after
+ * every snapshot a collector takes). Preparing its dozen statements cost more than most of the reads.
+ */
+const readers = new WeakMap<Db, RangeRollupReader>();
+
+export function createRangeRollupReader(db: Db): RangeRollupReader {
+  let reader = readers.get(db);
+  if (reader === undefined) {
+    reader = prepareRangeRollupReader(db);
+    readers.set(db, reader);
+  }
+  return reader;
+}
+
+function prepareRangeRollupReader(db: Db) {
   const poolPieces = (bucket: boolean) => `
     pieces AS (
       SELECT ${bucket ? `${BUCKET('w.start_ms')} AS bucket_ms, ` : ''}p.nodepool, p.capacity_type, ${POOL_WEIGHTED.map(([c, e]) => `${e('w.hours')} AS ${c}`).join(', ')}
@@ -515,4 +531,4 @@ export function createRangeRollupReader(db: Db) {
   };
 }
 
-export type RangeRollupReader = ReturnType<typeof createRangeRollupReader>;
+export type RangeRollupReader = ReturnType<typeof prepareRangeRollupReader>;

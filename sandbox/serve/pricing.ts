@@ -99,7 +99,19 @@ function checkFormat(input: Record<string, unknown>): void {
   if (input.FormatVersion !== undefined && input.FormatVersion !== 'aws_v1') throw invalidParameter('FormatVersion must be aws_v1');
 }
 
-function getProducts(options: PricingOptions, input: Record<string, unknown>, ctx: SandboxContext): Record<string, unknown> {
+/**
+ * The products a query selects, per catalogue and query (its fingerprint), kept by each handler (whose unlisted types
+ * are fixed): a collector pages through hundreds of products 100 at a time, and filtering the whole catalogue again
+ * for every page was most of the sandbox's work in a collect (a file collecting a dozen ledgers: ~10 CPU s).
+ */
+type Selections = WeakMap<CatalogueProduct[], Map<string, CatalogueProduct[]>>;
+
+function getProducts(
+  options: PricingOptions,
+  selections: Selections,
+  input: Record<string, unknown>,
+  ctx: SandboxContext,
+): Record<string, unknown> {
   if (typeof input.ServiceCode !== 'string' || input.ServiceCode === '') throw invalidParameter('ServiceCode is required');
   checkFormat(input);
   const filters = parseFilters(input.Filters);
@@ -109,10 +121,19 @@ function getProducts(options: PricingOptions, input: Record<string, unknown>, ct
   const fingerprint = fingerprintOf(input);
   const offset = readToken(input.NextToken, fingerprint);
   // Only EC2 is simulated; other services have no products here.
-  const unlisted = new Set(options.unlistedTypes ?? []);
-  const all =
-    input.ServiceCode === 'AmazonEC2' ? pricingCatalogue(ctx.scenario).filter((p) => !unlisted.has(p.attributes.instanceType)) : [];
-  const wanted = all.filter((p) => filters.every((f) => matches(p, f)));
+  const catalogue = pricingCatalogue(ctx.scenario);
+  let selected = selections.get(catalogue);
+  if (selected === undefined) {
+    selected = new Map();
+    selections.set(catalogue, selected);
+  }
+  let wanted = selected.get(fingerprint);
+  if (wanted === undefined) {
+    const unlisted = new Set(options.unlistedTypes ?? []);
+    const all = input.ServiceCode === 'AmazonEC2' ? catalogue.filter((p) => !unlisted.has(p.attributes.instanceType)) : [];
+    wanted = all.filter((p) => filters.every((f) => matches(p, f)));
+    selected.set(fingerprint, wanted);
+  }
   const out: Record<string, unknown> = { FormatVersion: 'aws_v1', PriceList: wanted.slice(offset, offset + max).map(productDocument) };
   if (offset + max < wanted.length) out.NextToken = Buffer.from(JSON.stringify({ o: offset + max, f: fingerprint })).toString('base64url');
   return out;
@@ -127,8 +148,9 @@ function describeServices(input: Record<string, unknown>): Record<string, unknow
 }
 
 export function createPricingHandler(options: PricingOptions = {}): SandboxHandler {
+  const selections: Selections = new WeakMap();
   const operations = {
-    GetProducts: (input: Record<string, unknown>, ctx: SandboxContext) => getProducts(options, input, ctx),
+    GetProducts: (input: Record<string, unknown>, ctx: SandboxContext) => getProducts(options, selections, input, ctx),
     DescribeServices: describeServices,
   };
   return (req, ctx) => serveAwsJson(req, ctx, 'AWSPriceListService', 'pricing', operations, checkPricing);

@@ -9,9 +9,9 @@ import {
   createBillContextRepository,
   type BillNodeRow,
 } from '../../db/repositories/bill-context-repository.js';
-import { ALLOCATION_TAGS_SETTING, createRunsRepository } from '../../db/repositories/runs-repository.js';
+import { ALLOCATION_TAGS_SETTING, createRunsRepository, type RunsRepository } from '../../db/repositories/runs-repository.js';
 import { DISRUPTION_EDGE_MS } from '../../core/karpenter/disruptions.js';
-import { createDisruptionsRepository } from '../../db/repositories/disruptions-repository.js';
+import { createDisruptionsRepository, type DisruptionsRepository } from '../../db/repositories/disruptions-repository.js';
 import type { ExplainContext, LaunchFact, NodeFact, NodePoolFact, TagStatus } from '../explain/facts.js';
 import type { PricePoint } from '../explain/price-timeline.js';
 
@@ -92,8 +92,28 @@ function priceLookup(repo: BillContextRepository, regions: readonly string[], in
   };
 }
 
-function tagStatus(db: Db): TagStatus {
-  const stored = createRunsRepository(db).getSetting(ALLOCATION_TAGS_SETTING);
+interface ExplainRepositories {
+  context: BillContextRepository;
+  disruptions: DisruptionsRepository;
+  runs: RunsRepository;
+}
+
+/**
+ * The repositories an explanation reads, made once per database: each prepares its statements when made, which cost
+ * more than the reads of one line's window (a page explaining its lines asks once per line).
+ */
+const repositoriesOf = new WeakMap<Db, ExplainRepositories>();
+function repositories(db: Db): ExplainRepositories {
+  let repos = repositoriesOf.get(db);
+  if (repos === undefined) {
+    repos = { context: createBillContextRepository(db), disruptions: createDisruptionsRepository(db), runs: createRunsRepository(db) };
+    repositoriesOf.set(db, repos);
+  }
+  return repos;
+}
+
+function tagStatus(runs: RunsRepository): TagStatus {
+  const stored = runs.getSetting(ALLOCATION_TAGS_SETTING);
   if (stored === null) return 'unknown';
   const status = parseJson<{ active?: string[]; inactive?: string[] }>(stored, {});
   if (status.inactive?.includes(TAG_NODEPOOL)) return 'inactive';
@@ -106,7 +126,7 @@ function tagStatus(db: Db): TagStatus {
  * NodePool and NodeClaims (`clusterId`; 1 is a one-cluster ledger's).
  */
 export function loadExplainContext(db: Db, fromMs: number, toMs: number, clusterId: number): ExplainContext {
-  const repo = createBillContextRepository(db);
+  const { context: repo, disruptions: disruptionsRepo, runs } = repositories(db);
   const nodes = repo.nodesOverlapping(fromMs, toMs, clusterId).map(toNodeFact);
   const nodePools = new Map<string, NodePoolFact>(
     repo.nodePools(clusterId).map((p) => [
@@ -150,7 +170,7 @@ export function loadExplainContext(db: Db, fromMs: number, toMs: number, cluster
   const events = repo
     .lifecycleEvents(aroundFrom, aroundTo, clusterId)
     .map((e) => ({ atMs: e.at, reason: e.reason, message: e.message, kind: e.kind, name: e.name }));
-  const disruptions = createDisruptionsRepository(db).inRange({ fromMs: aroundFrom, toMs: aroundTo + 1, clusterId });
+  const disruptions = disruptionsRepo.inRange({ fromMs: aroundFrom, toMs: aroundTo + 1, clusterId });
 
   const cov = repo.snapshotCoverage(clusterId);
   const snapshotIntervalMs =
@@ -168,6 +188,6 @@ export function loadExplainContext(db: Db, fromMs: number, toMs: number, cluster
     prices: priceLookup(repo, regions, [...new Set(nodes.map((n) => n.instanceType))].sort()),
     catalog: loadInstanceCatalog(),
     coverage: { firstSnapshotMs: cov.firstMs, lastSnapshotMs: cov.lastMs, snapshotIntervalMs },
-    nodePoolTag: tagStatus(db),
+    nodePoolTag: tagStatus(runs),
   };
 }

@@ -4,8 +4,9 @@ import { dashboardPerFile, openPage } from './harness.js';
 
 /*
  * Issue 24 item 4, first render: what a first visit waits for runs side by side, not one after the other. A page
- * asks for the data's range (/api/status) and the clusters before its own code, and for its charts' code before its
- * data has arrived; a chart whose code is here when its data arrives is drawn without a loading step.
+ * asks for the data's range (/api/status) and the clusters before its own code, for its first screen's charts' code
+ * together with its own code (not once that code has run), and for its charts' code before its data has arrived; a
+ * chart whose code is here when its data arrives is drawn without a loading step.
  */
 
 // The same seeded days as the other browser files (test/fixtures' seeded database is shared, not seeded again).
@@ -75,6 +76,23 @@ describe('a first visit', () => {
     }
   });
 
+  it("asks for its first screen's chart code together with the page's own code, not after it", async () => {
+    const { page, errors, close } = await openPage(d.browser, { isolated: true });
+    try {
+      // The Overview's code is held until the cost chart's code has been asked for. Asked only once the page's module
+      // runs (which needs the held chunk), the chart's code would wait for the page's: the hold would time out.
+      const asked = watchAsked(page, '/assets/cost-chart-');
+      const held = await holdUntil(page, '/assets/overview-', () => asked.next());
+      await page.goto(`${d.baseUrl}/`);
+      await page.locator('[data-testid="cost-chart"]').waitFor({ timeout: 20_000 });
+      expect(held.held).toBe(1);
+      expect(held.metWhileHeld).toEqual([true]);
+      expect(errors).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
   it("asks for a chart's code while the chart's data is still on its way, and draws it with no loading step once both are here", async () => {
     const { page, errors, close } = await openPage(d.browser, { isolated: true });
     try {
@@ -93,23 +111,24 @@ describe('a first visit', () => {
           chartCode.push(r.response().then(async (res) => void (await res?.finished())));
       });
       const asked = watchAsked(page, '/assets/timeline-chart-');
-      // The packing timeline's data is held until its chart's code was asked for and has arrived, and a moment more
-      // for the module to run (its chunk's imports arrive with it).
+      // The Consolidation page's timeline (in its first screen: the Overview's is below the fold, drawn once scrolled
+      // to) has its data held until its chart's code was asked for and has arrived, and a moment more for the module
+      // to run (its chunk's imports arrive with it).
       const held = await holdUntil(page, '/api/consolidation/timeline', async () => {
         const seen = await asked.next();
         await Promise.all(chartCode);
         await page.waitForTimeout(500);
         return seen;
       });
-      await page.goto(`${d.baseUrl}/`);
-      const chart = page.locator('.panel', { hasText: 'Cluster packing over time' }).locator('.recharts-wrapper');
+      await page.goto(`${d.baseUrl}/consolidation`);
+      const chart = page.getByRole('region', { name: 'Timeline', exact: true }).locator('.recharts-wrapper');
       await chart.waitFor({ timeout: 20_000 });
       expect(held.held).toBeGreaterThanOrEqual(1);
       expect(held.metWhileHeld.every((m) => m)).toBe(true);
       const shown = await page.evaluate(() => [...(window as unknown as { shown: Set<string> }).shown]);
       // The panel's own "Loading the timeline…" while its data is held, but never its chart's "Loading chart…".
-      const timeline = shown.filter((s) => s.startsWith('Cluster packing over time: '));
-      expect(timeline).toEqual(['Cluster packing over time: Loading the timeline…']);
+      const timeline = shown.filter((s) => s.startsWith('Timeline: '));
+      expect(timeline).toEqual(['Timeline: Loading the timeline…']);
       expect(errors).toEqual([]);
     } finally {
       await close();

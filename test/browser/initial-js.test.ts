@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, WEB_ROOT } from './harness.js';
 import { measureInitialJs } from './initial-js.js';
@@ -16,6 +17,21 @@ describe('the production bundle', () => {
     const initial = measureInitialJs(WEB_ROOT);
     expect(initial.files.length).toBeGreaterThan(0);
     expect(initial.gzipBytes).toBeLessThanOrEqual(250 * 1024);
+  });
+
+  it('has a brotli and a gzip copy beside every script and style sheet, each the file itself once inflated', () => {
+    // What `serve` sends a browser that accepts them (server/app.ts): Recharts' chunk is about a quarter of its size.
+    const assets = join(WEB_ROOT, 'assets');
+    const files = readdirSync(assets).filter((f) => /\.(js|css)$/.test(f));
+    expect(files.length).toBeGreaterThan(0);
+    for (const f of files) {
+      const body = readFileSync(join(assets, f));
+      const br = join(assets, `${f}.br`);
+      const gz = join(assets, `${f}.gz`);
+      expect({ f, br: existsSync(br), gz: existsSync(gz) }).toEqual({ f, br: true, gz: true });
+      expect(brotliDecompressSync(readFileSync(br)).equals(body)).toBe(true);
+      expect(gunzipSync(readFileSync(gz)).equals(body)).toBe(true);
+    }
   });
 
   it('keeps Recharts out of the initial JavaScript', () => {

@@ -60,6 +60,8 @@ describe('filters live in the URL', () => {
     const { page, errors, close } = await openPage(d.browser);
     await page.goto(`${d.baseUrl}/`);
     await page.locator(COST_BARS).first().waitFor();
+    // The packing timeline is below the fold, drawn once scrolled near; it stays drawn as the filters change.
+    await page.locator('[aria-label="Cluster packing over time"] [data-in-view]').scrollIntoViewIfNeeded();
     await page.locator(TIMELINE_LINES).first().waitFor({ state: 'attached' });
     const allBars = await page.locator(COST_BARS).count();
     const allLine = await page.locator(TIMELINE_LINES).first().getAttribute('d');

@@ -1,5 +1,6 @@
 import { Suspense, type ReactNode } from 'react';
 import type { RangeQuery } from '@schemas/common';
+import { InView } from '../../../components/ui/in-view';
 import { Panel } from '../../../components/ui/panel';
 import { EmptyState, ErrorState, LoadingState } from '../../../components/ui/state-message';
 import { useTimeline } from '../api/use-timeline';
@@ -18,10 +19,18 @@ interface TimelinePanelProps {
   onPick?: (tMs: number) => void;
   /** Under the chart (a hint, a link). */
   footer?: ReactNode;
+  /**
+   * Draw the chart only once it is scrolled near (InView): where the panel is below the page's first screen (the
+   * Overview's, at 1280 × 900), so its Recharts render does not hold up the first screen's.
+   */
+  whenNear?: boolean;
 }
 
+/** The chart's height, px: the box kept for it until drawn has the same. */
+const CHART_HEIGHT_PX = 320;
+
 /** Packing and cost per hour over time, disruptions marked. */
-export function TimelinePanel({ query, nodePool, title, subtitle, selectedMs, onPick, footer }: TimelinePanelProps) {
+export function TimelinePanel({ query, nodePool, title, subtitle, selectedMs, onPick, footer, whenNear = false }: TimelinePanelProps) {
   const timeline = useTimeline(query);
   const body = (() => {
     if (query === undefined || timeline.isPending) return <LoadingState label="Loading the timeline…" />;
@@ -34,11 +43,14 @@ export function TimelinePanel({ query, nodePool, title, subtitle, selectedMs, on
         </EmptyState>
       );
     }
+    const chart = (
+      <Suspense fallback={<LoadingState label="Loading chart…" />}>
+        <TimelineChart data={timeline.data} nodePool={nodePool} selectedMs={selectedMs} onPick={onPick} height={CHART_HEIGHT_PX} />
+      </Suspense>
+    );
     return (
       <>
-        <Suspense fallback={<LoadingState label="Loading chart…" />}>
-          <TimelineChart data={timeline.data} nodePool={nodePool} selectedMs={selectedMs} onPick={onPick} />
-        </Suspense>
+        {whenNear ? <InView minHeight={CHART_HEIGHT_PX}>{chart}</InView> : chart}
         <ReasonLegend events={timeline.data.events} />
         {footer}
       </>
