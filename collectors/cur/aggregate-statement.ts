@@ -120,25 +120,16 @@ export const CUR_AGGREGATE_COLUMNS = [
 ] as const;
 export type CurAggregateColumn = (typeof CUR_AGGREGATE_COLUMNS)[number];
 
+/** The texts of the nested form: CUR_AGGREGATE_COLUMNS' up to its first figure, without the day and the namespace. */
+const NESTED_TEXTS = CUR_AGGREGATE_COLUMNS.slice(0, CUR_AGGREGATE_COLUMNS.indexOf('unblended_usd')).filter(
+  (c) => c !== 'usage_day' && c !== 'namespace',
+);
 /**
  * The columns of the resource part's nested form (curAggregateParts' `notSplitNested`, DuckDB's SQL): a row per
  * resource and line kind (the flat part's key without the day), its texts once, and `days`, a list of one struct per
  * day with CUR_NESTED_DAY_FIELDS.
  */
-export const CUR_NESTED_COLUMNS = [
-  'row_kind',
-  'resource_id',
-  'line_item_type',
-  'usage_type',
-  'product_code',
-  'operation',
-  'category',
-  'cluster',
-  'nodepool',
-  'nodeclaim',
-  'commitment_arn',
-  'days',
-] as const;
+export const CUR_NESTED_COLUMNS: readonly string[] = [...NESTED_TEXTS, 'days'];
 /** A day's fields in the nested form's `days` (day: days since 1970-01-01; line_count as a double). */
 export const CUR_NESTED_DAY_FIELDS = [
   'day',
@@ -445,6 +436,9 @@ function statementParts(options: CurStatementOptions): {
         : `'${f}': ${f}`,
   ).join(', ');
 
+  // Its group key: the nested form's texts but the row kind (worked out from the resource id).
+  const nestedKeys = NESTED_TEXTS.filter((c) => c !== 'row_kind').join(', ');
+
   const order = `ORDER BY usage_day, row_kind, resource_id, line_item_type, usage_type, product_code, operation, commitment_arn, cluster,
   nodepool, nodeclaim, namespace`;
 
@@ -467,10 +461,9 @@ ORDER BY resource_id, line_item_type, usage_type, product_code, operation, commi
     // ran out of memory_limit at the envelope): the reader puts each group's days in order.
     notSplitNested: `WITH ${notSplit}
 SELECT CASE WHEN resource_id = '' THEN CAST('unresourced' AS VARCHAR) ELSE CAST('resource' AS VARCHAR) END AS row_kind,
-  resource_id, line_item_type, usage_type, product_code, operation, category, cluster, nodepool, nodeclaim, commitment_arn,
-  list({${nestedDay}}) AS days
+  ${nestedKeys}, list({${nestedDay}}) AS days
 FROM not_split
-GROUP BY resource_id, line_item_type, usage_type, product_code, operation, category, cluster, nodepool, nodeclaim, commitment_arn
+GROUP BY ${nestedKeys}
 ORDER BY resource_id, line_item_type, usage_type, product_code, operation, commitment_arn, row_kind, cluster, nodepool,
   nodeclaim`,
     split:

@@ -130,8 +130,8 @@ export function rowsOfNestedChunk(chunk: DuckDBDataChunk, from = 0, to = chunk.r
     throw new Error(`CUR nested column days has not the fields ${CUR_NESTED_DAY_FIELDS.join(', ')}`);
   // The flat row's values (CUR_AGGREGATE_COLUMNS order) of a group, its numbers left 0 and its day ''.
   const values: unknown[] = new Array<unknown>(CUR_AGGREGATE_COLUMNS.length).fill(0);
-  values[1] = '';
-  values[11] = '';
+  values[CUR_AGGREGATE_COLUMNS.indexOf('usage_day')] = '';
+  values[CUR_AGGREGATE_COLUMNS.indexOf('namespace')] = '';
   const rows: CurAggregateRow[] = [];
   const order: number[] = [];
   const dayOf: number[] = [];
