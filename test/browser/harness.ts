@@ -181,8 +181,10 @@ export async function openPage(
   const own = context;
   const close = async (): Promise<void> => {
     if (isolated) return own.close();
-    // The test's listeners (and the error record above) go with it; the page waits, idle, for the next test's goto.
+    // The test's listeners (and the error record above) and its request routes go with it; the page waits, idle, for
+    // the next test's goto. (An init script cannot be taken off a page: a test that adds one opens an isolated page.)
     page.removeAllListeners();
+    await page.unrouteAll({ behavior: 'ignoreErrors' });
     const pages = spare.get(own) ?? [];
     spare.set(own, pages);
     pages.push(page);
