@@ -350,8 +350,8 @@ export interface RawNamespaceSums {
   usage_pod_hours: number;
 }
 
-/** Range reads over the rollups (plus the snapshots of partial edge hours), in the row shapes the repositories map. */
 /**
+ * Range reads over the rollups (plus the snapshots of partial edge hours), in the row shapes the repositories map.
  * One reader per connection: its statements are prepared once, however many repositories and services read through
  * it (reports, packing and teams each make one; budget statuses and alert evaluation make theirs at every call, after
  * every snapshot a collector takes). Preparing its dozen statements cost more than most of the reads.
