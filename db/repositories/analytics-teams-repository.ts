@@ -1,6 +1,6 @@
 import type { Db } from '../open-db.js';
 import type { AnalyticsRange } from './analytics-packing-repository.js';
-import { createRangeRollupReader, type RawNamespaceSums, withBucketStart } from './range-rollups.js';
+import { createRangeRollupReader, type NamespaceSumsArray, withBucketStart } from './range-rollups.js';
 
 /**
  * Read SQL behind team attribution: the per-namespace rollup summed over a range (hours-weighted, with the
@@ -37,21 +37,29 @@ export interface BucketNamespaceSumsRow extends NamespaceSumsRow {
   bucketStartMs: number;
 }
 
-const mapNamespaceSums = (r: RawNamespaceSums): NamespaceSumsRow => ({
-  namespace: r.namespace,
-  nodePool: r.nodepool,
-  team: r.team,
-  requestShareUsd: r.request_share_usd,
-  cpuShareUsd: r.cpu_share_usd,
-  memoryShareUsd: r.memory_share_usd,
-  legacyRequestShareUsd: r.legacy_usd,
-  awsSplitCostUsd: r.aws_split_cost_usd,
-  awsUnusedCostUsd: r.aws_unused_cost_usd,
-  openCostUsd: r.opencost_usd,
-  legacyMethodsUsd: r.legacy_methods_usd,
-  podHours: r.pod_hours,
-  usagePodHours: r.usage_pod_hours,
-});
+/**
+ * A namespace-sums row of the rollup reader's arrays, its columns from `at` (0, or 1 after a bucket's start): namespace,
+ * nodepool, team, newest, then the NAMESPACE_WEIGHTED columns in order. Mapped once from the array: through the
+ * reader's row objects each row of a 90-day series was made three times.
+ */
+const namespaceSumsRow = (a: NamespaceSumsArray, at: number): NamespaceSumsRow => {
+  const n = (i: number): number => a[at + 4 + i] as number;
+  return {
+    namespace: a[at] as string,
+    nodePool: a[at + 1] as string,
+    team: a[at + 2] as string | null,
+    requestShareUsd: n(0),
+    cpuShareUsd: n(1),
+    memoryShareUsd: n(2),
+    legacyRequestShareUsd: n(3),
+    awsSplitCostUsd: n(4),
+    awsUnusedCostUsd: n(5),
+    openCostUsd: n(6),
+    legacyMethodsUsd: n(7),
+    podHours: n(8),
+    usagePodHours: n(9),
+  };
+};
 
 export function createAnalyticsTeamsRepository(db: Db) {
   // Hour and day rollups (plus the snapshots of partial edge hours): a namespace's team is the one recorded at its
@@ -63,7 +71,7 @@ export function createAnalyticsTeamsRepository(db: Db) {
   return {
     /** Per namespace x NodePool over [fromMs, toMs). */
     namespaceSums(range: AnalyticsRange): NamespaceSumsRow[] {
-      return rollups.namespaceSums(range).map(mapNamespaceSums);
+      return rollups.namespaceSumArrays(range).map((a) => namespaceSumsRow(a, 0));
     },
 
     /**
@@ -71,7 +79,7 @@ export function createAnalyticsTeamsRepository(db: Db) {
      * over that bucket's part of the range; one query for the whole range.
      */
     bucketNamespaceSums(range: AnalyticsRange & { bucketMs: number; originMs?: number }): BucketNamespaceSumsRow[] {
-      return rollups.bucketNamespaceSums(range).map((r) => withBucketStart(mapNamespaceSums(r), r.bucket_ms));
+      return rollups.bucketNamespaceSumArrays(range).map((a) => withBucketStart(namespaceSumsRow(a, 1), a[0] as number));
     },
 
     /** Labels of every namespace seen (unparseable JSON reads as no labels). */

@@ -94,14 +94,22 @@ export function compareTeamsWithCur(
   for (const day of days) {
     const cur = curByDay.get(day);
     const keys = new Map<string, { kind: 'team' | 'idle'; team: string | null }>();
-    for (const f of [...(cur ?? []), ...TEAM_METHOD_IDS.flatMap((m) => oursByDay[m].get(day) ?? [])]) {
-      keys.set(keyOf(f.kind, f.team), { kind: f.kind, team: f.team });
-    }
-    const lookup = (figures: readonly TeamFigure[] | undefined, k: string): number =>
-      figures?.find((f) => keyOf(f.kind, f.team) === k)?.usd ?? 0;
+    // Each series' figures of the day by key, the first of a key as a search would find it (a day's lookups by
+    // search were teams x figures key strings a series, 90 days of them per request).
+    const indexed = (figures: readonly TeamFigure[] | undefined): Map<string, number> => {
+      const out = new Map<string, number>();
+      for (const f of figures ?? []) {
+        const k = keyOf(f.kind, f.team);
+        if (!keys.has(k)) keys.set(k, { kind: f.kind, team: f.team });
+        if (!out.has(k)) out.set(k, f.usd);
+      }
+      return out;
+    };
+    const curAt = indexed(cur);
+    const oursAt = perMethod((m) => indexed(oursByDay[m].get(day)));
     const dayRows: TeamCurRow[] = [...keys].map(([k, { kind, team }]) => {
-      const ours = perMethod((m) => lookup(oursByDay[m].get(day), k));
-      const curUsd = cur === undefined ? null : lookup(cur, k);
+      const ours = perMethod((m) => oursAt[m].get(k) ?? 0);
+      const curUsd = cur === undefined ? null : (curAt.get(k) ?? 0);
       return {
         day,
         kind,

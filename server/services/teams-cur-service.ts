@@ -1,7 +1,7 @@
 import type { AnalyticsPackingRepository } from '../../db/repositories/analytics-packing-repository.js';
 import type { AnalyticsTeamsRepository } from '../../db/repositories/analytics-teams-repository.js';
 import type { ClustersRepository } from '../../db/repositories/clusters-repository.js';
-import type { CurNamespaceDay, CurRepository } from '../../db/repositories/cur-repository.js';
+import type { CurRepository, CurSplitFigure } from '../../db/repositories/cur-repository.js';
 import { DEFAULT_TEAM_LABEL } from '../../core/labels.js';
 import { DAY_MS } from '../../core/time.js';
 import { curSourceInfo, newestPerPeriod } from '../analytics/cur-source.js';
@@ -25,25 +25,18 @@ import { rangeOf, type RangeContext } from './analytics-range.js';
 import { teamRule } from './teams-service.js';
 
 /**
- * The CUR's split figure of a namespace-day: AWS splits the amortized cost, so of the metric only net vs gross applies;
- * or the split of the instances' public on-demand cost, the basis our methods price at (for on-demand nodes).
+ * Which of a namespace-day's split figures the CUR series reads: AWS splits the amortized cost, so of the metric only
+ * net vs gross applies; or the split of the instances' public on-demand cost, the basis our methods price at (for
+ * on-demand nodes).
  */
-function splitIn(r: CurNamespaceDay, metric: CostMetric, basis: 'billed' | 'public-on-demand'): CurSplitDay {
-  const net = metric === 'net-unblended' || metric === 'net-amortized';
-  const [splitUsd, unusedUsd] =
-    basis === 'public-on-demand'
-      ? [r.publicOnDemandSplitCostUsd, r.publicOnDemandUnusedCostUsd]
-      : net
-        ? [r.netSplitCostUsd, r.netUnusedCostUsd]
-        : [r.splitCostUsd, r.unusedCostUsd];
-  return { day: r.day, namespace: r.namespace, nodePool: r.nodePool, splitUsd, unusedUsd };
-}
+const splitFigure = (metric: CostMetric, basis: 'billed' | 'public-on-demand'): CurSplitFigure =>
+  basis === 'public-on-demand' ? 'public-on-demand' : metric === 'net-unblended' || metric === 'net-amortized' ? 'net-split' : 'split';
 
 /** AWS's split from the CUR per team and day beside our three methods (GET /api/teams/cur). */
 export function createTeamsCurService(
   teams: AnalyticsTeamsRepository,
   packing: AnalyticsPackingRepository,
-  cur: Pick<CurRepository, 'namespaceDays' | 'periods'>,
+  cur: Pick<CurRepository, 'splitDays' | 'periods'>,
   ctx: RangeContext,
   clusterList?: Pick<ClustersRepository, 'list'>,
 ) {
@@ -87,15 +80,16 @@ export function createTeamsCurService(
         teamOf({ namespace, team: collected.get(namespace) ?? labels?.get(namespace)?.[DEFAULT_TEAM_LABEL] ?? null });
       const clusterName = clusterId === null ? null : (clusterList?.list().find((c) => c.id === clusterId)?.name ?? null);
       const rows = cur
-        .namespaceDays({ fromMs, toMs })
-        .filter((r) => range.nodePool === undefined || r.nodePool === range.nodePool)
-        .filter((r) => clusterId === null || r.cluster === clusterName);
+        .splitDays({ fromMs, toMs }, splitFigure(metric, basis))
+        .filter(
+          (r) => (range.nodePool === undefined || r.nodePool === range.nodePool) && (clusterId === null || r.cluster === clusterName),
+        );
       const byDay = new Map<string, CurSplitDay[]>();
       // Appended in place: copying the day's list for every row was quadratic in the rows of a day.
       for (const r of rows) {
         const list = byDay.get(r.day);
-        if (list === undefined) byDay.set(r.day, [splitIn(r, metric, basis)]);
-        else list.push(splitIn(r, metric, basis));
+        if (list === undefined) byDay.set(r.day, [r]);
+        else list.push(r);
       }
       const curByDay = new Map([...byDay].map(([day, list]) => [day, curTeamFigures(list, nsTeam, idle)]));
 
