@@ -183,12 +183,14 @@ describe('the Savings and Workloads pages answers computed ahead of their first 
       } finally {
         clearInterval(writing);
       }
-      await until('the answers asked for again once the data held still', () => s.warmAsked.length === 2 * warmedAtReady, 10_000);
+      // Asked again within a few checks; each answer is computed afresh for the new data version (seconds under load).
+      await until('the first answer asked for again once the data held still', () => s.warmAsked.length > warmedAtReady, 10_000);
+      await until('all three asked for again', () => s.warmAsked.length >= 2 * warmedAtReady, 90_000);
       await new Promise((r) => setTimeout(r, 500));
       expect(s.warmAsked.slice(warmedAtReady)).toEqual(s.warmAsked.slice(0, warmedAtReady));
     } finally {
       s.app.server.closeAllConnections();
       await s.app.close();
     }
-  }, 120_000);
+  }, 240_000);
 });
