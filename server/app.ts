@@ -113,9 +113,9 @@ export interface BuildAppOptions {
   engine?: EngineOptions | EngineRunner;
   /**
    * With the engine in its pool: compute the Savings page's default answers when the server is ready and after each
-   * change of the data (engine-warm.ts). Default true.
+   * change of the data (engine-warm.ts), looking at the data every `checkEveryMs` (default 15 s). Default true.
    */
-  warmEngine?: boolean;
+  warmEngine?: boolean | { checkEveryMs: number };
   /** What `demo` still fills in behind the dashboard (GET /api/status `fill`, the banner). Default: nothing (`serve`). */
   fill?: () => FillStatus | null;
   /**
@@ -355,7 +355,7 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
   if (engine.kind === 'pool' && options.warmEngine !== false) {
     warmEngineAnswers(app, {
       version: createDataVersionRepository(options.db).current,
-      checkEveryMs: WARM_CHECK_MS,
+      checkEveryMs: typeof options.warmEngine === 'object' ? options.warmEngine.checkEveryMs : WARM_CHECK_MS,
       ...(options.accessToken === undefined ? {} : { headers: { authorization: `Bearer ${options.accessToken}` } }),
     });
   }

@@ -117,10 +117,18 @@ export function createBillContextRepository(db: Db) {
     `SELECT MIN(taken_at) AS firstMs, MAX(taken_at) AS lastMs, CAST(TOTAL(COALESCE(fold_snapshots, 1)) AS INTEGER) AS count FROM snapshots
      WHERE cluster_id = ?`,
   );
+  // Per market, the points a span in [@fromMs, @toMs) can be priced at (server/explain/price-timeline.ts): the one in
+  // effect at @fromMs (the last at or before it; else the market's first, which a span before the history pays), then
+  // every later one before @toMs. Not the whole history: a year of spot prices for one day's line.
   const prices = db.prepare(`
-    SELECT kind, instance_type AS instanceType, zone, effective_at AS effectiveAt, usd_per_hour AS usdPerHour, source FROM prices
-    WHERE region = @region AND instance_type IN (SELECT value FROM json_each(@types))
-    ORDER BY kind, instance_type, zone, effective_at`);
+    WITH market AS (
+      SELECT kind, instance_type, zone, COALESCE(MAX(CASE WHEN effective_at <= @fromMs THEN effective_at END), MIN(effective_at)) AS anchor_at
+      FROM prices WHERE region = @region AND instance_type IN (SELECT value FROM json_each(@types))
+      GROUP BY kind, instance_type, zone)
+    SELECT p.kind, p.instance_type AS instanceType, p.zone, p.effective_at AS effectiveAt, p.usd_per_hour AS usdPerHour, p.source
+    FROM market m JOIN prices p ON p.kind = m.kind AND p.region = @region AND p.instance_type = m.instance_type AND p.zone = m.zone
+      AND p.effective_at >= m.anchor_at AND p.effective_at < MAX(@toMs, m.anchor_at + 1)
+    ORDER BY p.kind, p.instance_type, p.zone, p.effective_at`);
 
   // Every read is of one cluster (`clusterId`): its nodes, NodeClaims, NodePools, events and snapshots, never joined
   // by name to another cluster's (two clusters may both have a NodePool `default` or a node `ip-10-0-1-5…`).
@@ -143,9 +151,12 @@ export function createBillContextRepository(db: Db) {
     lifecycleEvents: (fromMs: number, toMs: number, clusterId: number): BillEventRow[] =>
       events.all({ fromMs, toMs, clusterId }) as BillEventRow[],
     snapshotCoverage: (clusterId: number): SnapshotCoverage => coverage.get(clusterId) as SnapshotCoverage,
-    /** Price history of a region for these instance types only (all zones), sorted by time per market. */
-    priceRows: (region: string, instanceTypes: readonly string[]): BillPriceRow[] =>
-      prices.all({ region, types: JSON.stringify(instanceTypes) }) as BillPriceRow[],
+    /**
+     * Price history of a region for these instance types only (all zones), sorted by time per market, as far as it
+     * prices [fromMs, toMs): from the point in effect at fromMs (else the market's first) to the last before toMs.
+     */
+    priceRows: (region: string, instanceTypes: readonly string[], fromMs: number, toMs: number): BillPriceRow[] =>
+      prices.all({ region, types: JSON.stringify(instanceTypes), fromMs, toMs }) as BillPriceRow[],
   };
 }
 

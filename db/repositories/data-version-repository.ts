@@ -10,3 +10,4 @@ export function createDataVersionRepository(db: Db) {
     current: (): string => `${db.pragma('data_version', { simple: true }) as number}:${ownChanges.get() as number}`,
   };
 }
+export type DataVersionRepository = ReturnType<typeof createDataVersionRepository>;

@@ -8,6 +8,11 @@ import type { FastifyInstance } from 'fastify';
  * at 500 nodes waited for /api/whatif/headroom and /why-not, /workloads at 5,000 for
  * /api/workloads/recommendations). A viewer arriving while they run shares the running
  * task. Only with the pool (worker threads): the engine on the API's own thread would block the API meanwhile.
+ *
+ * After a change, only once the data has held still for a check (the same version at two checks in a row): a file
+ * written without pause (the demo filling in its snapshots, a backfill) is not warmed, three simulations in a worker
+ * beside the writing, at every check for a version no viewer would read; a collector writing every few minutes is
+ * warmed one check later than before.
  */
 
 /** What the Savings page asks first (web/src/features/savings: useHeadroom({}), useWhyNot({})). */
@@ -35,11 +40,15 @@ export interface EngineWarmOptions {
 
 export function warmEngineAnswers(app: FastifyInstance, o: EngineWarmOptions): void {
   let warmedFor: string | null = null;
+  /** The version the last check saw (null: none yet, so the check at ready warms at once). */
+  let seen: string | null = null;
   let running = false;
   let timer: NodeJS.Timeout | null = null;
   const warm = async (): Promise<void> => {
     const version = o.version();
-    if (running || version === warmedFor) return;
+    const held = seen === null || seen === version;
+    seen = version;
+    if (running || version === warmedFor || !held) return;
     running = true;
     try {
       // One after the other: the pool's workers stay free for viewers' other simulations meanwhile.

@@ -95,7 +95,10 @@ export interface ExplainContext {
    * why each NodeClaim went, what replaced it, what it replaced. Sorted by time.
    */
   disruptions: Disruption[];
-  /** Price history of a node's market, sorted by time (spot: its zone; on-demand and reserved: the type). */
+  /**
+   * Price history of a node's market, sorted by time (spot: its zone; on-demand and reserved: the type), as far as
+   * it prices the context's window: from the point in effect at its start (else the market's first) to its end.
+   */
   prices: (node: Pick<NodeFact, 'capacityType' | 'instanceType' | 'zone'>) => PricePoint[];
   /**
    * Reference instance types (labels and allocatable), to name the next smaller type a NodePool admits, and the

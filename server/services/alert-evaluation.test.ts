@@ -1,13 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openDb, type Db } from '../../db/open-db.js';
 import { createAlertRepository } from '../../db/repositories/alert-repository.js';
 import { createKubeRepository } from '../../db/repositories/kube-repository.js';
 import { declareClusters } from '../../test/fixtures/cluster-declaration.js';
 import { nodePoolRecord, snapshotWrite, type NodeSpec } from '../../test/fixtures/snapshots.js';
 import { evaluateAlerts } from './alert-evaluation.js';
+import { budgetStatusesAt } from './budget-service.js';
 
 /**
  * The evaluation over a real SQLite file, as the collector runs it after each snapshot, with the collector restarted
@@ -194,5 +195,30 @@ describe('evaluateAlerts over the database, across a collector restart', () => {
     });
     // gamma's general ran one on-demand and three spot nodes throughout (25 %): nothing, though alpha's general fell back.
     expect(of(gamma)).toEqual([]);
+  });
+});
+
+describe('the repositories an evaluation reads', () => {
+  it('are made once per connection: evaluating again prepares no statement; the file opened again makes its own', () => {
+    const evaluate = (t: number) => evaluateAlerts(db, { atMs: t, targets: [target], budgetStatuses: budgetStatusesAt });
+    createKubeRepository(db).writeSnapshot(snapshotWrite(T0, nodesAt(T0), [general]));
+    evaluate(T0);
+    createKubeRepository(db).writeSnapshot(snapshotWrite(T0 + 5 * MIN, nodesAt(T0 + 5 * MIN), [general]));
+    const again = vi.spyOn(db, 'prepare');
+    try {
+      evaluate(T0 + 5 * MIN);
+      expect(again).not.toHaveBeenCalled();
+    } finally {
+      again.mockRestore();
+    }
+    db.close();
+    db = openDb({ path });
+    const reopened = vi.spyOn(db, 'prepare');
+    try {
+      evaluate(T0 + 10 * MIN);
+      expect(reopened).toHaveBeenCalled();
+    } finally {
+      reopened.mockRestore();
+    }
   });
 });

@@ -69,9 +69,38 @@ export interface EvaluateAlertsResult {
   ms: number;
 }
 
+/**
+ * The repositories an evaluation reads, made once per database: each prepares its statements when made (198 of them
+ * an evaluation when made per call), and the collector evaluates after every snapshot (the demo replays hundreds).
+ */
+interface EvaluationRepositories {
+  alerts: ReturnType<typeof createAlertRepository>;
+  reports: ReturnType<typeof createReportsRepository>;
+  packing: ReturnType<typeof createAnalyticsPackingRepository>;
+  disruptions: ReturnType<typeof createDisruptionsRepository>;
+  nodePoolSettings: ReturnType<typeof createNodePoolSettingsRepository>;
+  runs: ReturnType<typeof createRunsRepository>;
+}
+const repositoriesOf = new WeakMap<Db, EvaluationRepositories>();
+function repositories(db: Db): EvaluationRepositories {
+  let repos = repositoriesOf.get(db);
+  if (repos === undefined) {
+    repos = {
+      alerts: createAlertRepository(db),
+      reports: createReportsRepository(db),
+      packing: createAnalyticsPackingRepository(db),
+      disruptions: createDisruptionsRepository(db),
+      nodePoolSettings: createNodePoolSettingsRepository(db),
+      runs: createRunsRepository(db),
+    };
+    repositoriesOf.set(db, repos);
+  }
+  return repos;
+}
+
 /** The stored alert settings over the defaults. */
 export function loadAlertSettings(db: Db): { settings: AlertSettings; problems: string[] } {
-  const json = createAlertRepository(db).settingsJson();
+  const json = repositories(db).alerts.settingsJson();
   let parsed: unknown = {};
   if (json !== null) {
     try {
@@ -90,7 +119,7 @@ export function loadAlertSettings(db: Db): { settings: AlertSettings; problems: 
  */
 export function evaluateAlerts(db: Db, o: EvaluateAlertsOptions): EvaluateAlertsResult {
   const t0 = performance.now();
-  const repo = createAlertRepository(db);
+  const repo = repositories(db).alerts;
   const loaded = loadAlertSettings(db);
   // Time runs forward: an evaluation before the newest one (a stale caller) would reopen what has resolved since.
   if (o.atMs < (repo.evaluatedAtMs() ?? -Infinity))
@@ -136,9 +165,9 @@ export function evaluateAlerts(db: Db, o: EvaluateAlertsOptions): EvaluateAlerts
 const LEDGER_WIDE_RULES: ReadonlySet<AlertRule> = new Set<AlertRule>(['budget-threshold', 'nodepool-tag-inactive']);
 
 /**
- * What every group of one evaluation judges with: the repositories and services (their statements prepared once per
- * evaluation, not once per cluster) and the ledger-wide facts (the currency, the newest bill day), which no group's
- * step changes (a step writes alerts only). Nothing of one cluster is kept here: each group reads its own rows.
+ * What every group of one evaluation judges with: the repositories (their statements prepared once per database) and
+ * the services over them, and the ledger-wide facts (the currency, the newest bill day), which no group's step changes
+ * (a step writes alerts only). Nothing of one cluster is kept here: each group reads its own rows.
  */
 interface EvaluationWorld {
   db: Db;
@@ -156,18 +185,17 @@ interface EvaluationWorld {
 }
 
 function evaluationWorld(db: Db, atMs: number, alerts: ReturnType<typeof createAlertRepository>): EvaluationWorld {
-  const reportsRepo = createReportsRepository(db);
-  const packing = createAnalyticsPackingRepository(db);
+  const { reports: reportsRepo, packing, disruptions, nodePoolSettings, runs } = repositories(db);
   const lastCostDayMs = reportsRepo.dataRange().lastCostDayMs;
   return {
     db,
     packing,
     reports: createReportsService(reportsRepo, () => atMs),
     efficiency: createEfficiencyService(packing, { extent: () => reportsRepo.dataRange(), now: () => atMs }),
-    disruptions: createDisruptionsRepository(db),
-    nodePoolSettings: createNodePoolSettingsRepository(db),
+    disruptions,
+    nodePoolSettings,
     alerts,
-    runs: createRunsRepository(db),
+    runs,
     currency: pricingStatus(reportsRepo).currency,
     lastCostDay: lastCostDayMs === null ? null : utcDay(lastCostDayMs),
   };

@@ -12,6 +12,7 @@ import {
 import { ALLOCATION_TAGS_SETTING, createRunsRepository, type RunsRepository } from '../../db/repositories/runs-repository.js';
 import { DISRUPTION_EDGE_MS } from '../../core/karpenter/disruptions.js';
 import { createDisruptionsRepository, type DisruptionsRepository } from '../../db/repositories/disruptions-repository.js';
+import { createDataVersionRepository, type DataVersionRepository } from '../../db/repositories/data-version-repository.js';
 import type { ExplainContext, LaunchFact, NodeFact, NodePoolFact, TagStatus } from '../explain/facts.js';
 import type { PricePoint } from '../explain/price-timeline.js';
 
@@ -56,16 +57,23 @@ function toNodeFact(r: BillNodeRow): NodeFact {
 }
 
 /**
- * Price histories per market from the prices table, on-demand falling back to Karpenter's static table (the
- * region's, else its partition's, named in the source as `static-table (us-east-1)`).
+ * Price histories per market from the prices table, as far as they price [fromMs, toMs) (from the point in effect at
+ * fromMs), on-demand falling back to Karpenter's static table (the region's, else its partition's, named in the
+ * source as `static-table (us-east-1)`).
  */
-function priceLookup(repo: BillContextRepository, regions: readonly string[], instanceTypes: readonly string[]): ExplainContext['prices'] {
+function priceLookup(
+  repo: BillContextRepository,
+  regions: readonly string[],
+  instanceTypes: readonly string[],
+  fromMs: number,
+  toMs: number,
+): ExplainContext['prices'] {
   const onDemand = new Map<string, PricePoint[]>();
   const spot = new Map<string, PricePoint[]>();
   const statics = new Map<string, StaticTable | null>();
   for (const region of regions) {
     statics.set(region, isRegionName(region) ? staticTableFor(region) : null);
-    for (const row of repo.priceRows(region, instanceTypes)) {
+    for (const row of repo.priceRows(region, instanceTypes, fromMs, toMs)) {
       const map = row.kind === 'spot' ? spot : onDemand;
       const key = row.kind === 'spot' ? `${row.instanceType} ${row.zone}` : `${region} ${row.instanceType}`;
       const point = { atMs: row.effectiveAt, usdPerHour: row.usdPerHour, source: row.source };
@@ -96,7 +104,13 @@ interface ExplainRepositories {
   context: BillContextRepository;
   disruptions: DisruptionsRepository;
   runs: RunsRepository;
+  dataVersion: DataVersionRepository;
+  /** The contexts loaded last (by window and cluster, oldest first), and the data version they were read under. */
+  kept: { version: string; contexts: Map<string, ExplainContext> };
 }
+
+/** How many windows' contexts are kept per database (a page's lines are of a few periods). */
+const CONTEXTS_KEPT = 4;
 
 /**
  * The repositories an explanation reads, made once per database: each prepares its statements when made, which cost
@@ -106,7 +120,13 @@ const repositoriesOf = new WeakMap<Db, ExplainRepositories>();
 function repositories(db: Db): ExplainRepositories {
   let repos = repositoriesOf.get(db);
   if (repos === undefined) {
-    repos = { context: createBillContextRepository(db), disruptions: createDisruptionsRepository(db), runs: createRunsRepository(db) };
+    repos = {
+      context: createBillContextRepository(db),
+      disruptions: createDisruptionsRepository(db),
+      runs: createRunsRepository(db),
+      dataVersion: createDataVersionRepository(db),
+      kept: { version: '', contexts: new Map() },
+    };
     repositoriesOf.set(db, repos);
   }
   return repos;
@@ -124,9 +144,26 @@ function tagStatus(runs: RunsRepository): TagStatus {
 /**
  * Everything about [fromMs, toMs) in one cluster the explainer may read: a line is explained by its own cluster's
  * NodePool and NodeClaims (`clusterId`; 1 is a one-cluster ledger's).
+ * The same object again while the database is unchanged (SQLite's data_version for another connection's commits,
+ * total_changes() for this one's writes, as the API's response cache): each line is explained by a request of its
+ * own, and every line of a period (with its siblings) read the same window's nodes, launches, events and prices
+ * again. The explainer only reads a context.
  */
 export function loadExplainContext(db: Db, fromMs: number, toMs: number, clusterId: number): ExplainContext {
-  const { context: repo, disruptions: disruptionsRepo, runs } = repositories(db);
+  const repos = repositories(db);
+  const version = repos.dataVersion.current();
+  if (repos.kept.version !== version) repos.kept = { version, contexts: new Map() };
+  const key = `${fromMs} ${toMs} ${clusterId}`;
+  const kept = repos.kept.contexts.get(key);
+  if (kept !== undefined) return kept;
+  const ctx = readExplainContext(repos, fromMs, toMs, clusterId);
+  repos.kept.contexts.set(key, ctx);
+  if (repos.kept.contexts.size > CONTEXTS_KEPT) repos.kept.contexts.delete(repos.kept.contexts.keys().next().value as string);
+  return ctx;
+}
+
+function readExplainContext(repos: ExplainRepositories, fromMs: number, toMs: number, clusterId: number): ExplainContext {
+  const { context: repo, disruptions: disruptionsRepo, runs } = repos;
   const nodes = repo.nodesOverlapping(fromMs, toMs, clusterId).map(toNodeFact);
   const nodePools = new Map<string, NodePoolFact>(
     repo.nodePools(clusterId).map((p) => [
@@ -185,7 +222,7 @@ export function loadExplainContext(db: Db, fromMs: number, toMs: number, cluster
     launches,
     events,
     disruptions,
-    prices: priceLookup(repo, regions, [...new Set(nodes.map((n) => n.instanceType))].sort()),
+    prices: priceLookup(repo, regions, [...new Set(nodes.map((n) => n.instanceType))].sort(), fromMs, toMs),
     catalog: loadInstanceCatalog(),
     coverage: { firstSnapshotMs: cov.firstMs, lastSnapshotMs: cov.lastMs, snapshotIntervalMs },
     nodePoolTag: tagStatus(runs),

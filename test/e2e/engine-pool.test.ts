@@ -42,13 +42,18 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function serve(o: { timeoutMs: number; warmEngine?: boolean }) {
+async function serve(o: { timeoutMs: number; warmEngine?: boolean | { checkEveryMs: number } }) {
   const version = createDataVersionRepository(db);
   const pool = createEnginePool({ dbPath: db.name, size: 1, timeoutMs: o.timeoutMs, version: () => version.current() });
   // Off unless asked: these tests count the pool's tasks, which the Savings warm-up would add to.
   const app: FastifyInstance = buildApp({ db, webRoot: join(dir, 'no-web'), engine: pool, warmEngine: o.warmEngine ?? false });
+  // The warm-up's requests (app.inject, light-my-request's user agent; the tests ask over HTTP with fetch's).
+  const warmAsked: string[] = [];
+  app.addHook('onRequest', async (req) => {
+    if (req.headers['user-agent'] === 'lightMyRequest') warmAsked.push(req.url);
+  });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
-  return { pool, app, url };
+  return { pool, app, url, warmAsked };
 }
 
 const until = async (what: string, ok: () => boolean, withinMs: number): Promise<number> => {
@@ -151,7 +156,7 @@ describe('the time bound', () => {
 
 describe('the Savings and Workloads pages answers computed ahead of their first viewer (engine-warm.ts)', () => {
   it('once ready, the pool computes /api/whatif/headroom, /why-not and the Workloads recommendations, and the viewer then reads them without a simulation', async () => {
-    const s = await serve({ timeoutMs: 60_000, warmEngine: true });
+    const s = await serve({ timeoutMs: 60_000, warmEngine: { checkEveryMs: 100 } });
     try {
       await until('the three default answers kept', () => s.pool.stats().completed === 3 && s.pool.stats().cached === 3, 90_000);
       for (const path of ['/api/whatif/headroom', '/api/whatif/why-not']) {
@@ -164,9 +169,28 @@ describe('the Savings and Workloads pages answers computed ahead of their first 
       expect(rec.status).toBe(200);
       // Read from the kept answers: no simulation ran for the viewer.
       expect(s.pool.stats().completed).toBe(3);
+
+      // A file written without pause (the demo filling in its snapshots): the data changes between every two checks
+      // (100 ms apart) for 1.5 s, and nothing is warmed for the versions it passes through; once it holds still for a
+      // check, the answers are asked for again, once.
+      const warmedAtReady = s.warmAsked.length;
+      expect(s.warmAsked).toEqual(['/api/whatif/headroom', '/api/whatif/why-not', '/api/workloads/recommendations?window=14d']);
+      const runs = createRunsRepository(db);
+      const writing = setInterval(() => runs.setSetting('test.engine-warm', String(Date.now())), 20);
+      try {
+        await new Promise((r) => setTimeout(r, 1_500));
+        expect(s.warmAsked.length).toBe(warmedAtReady);
+      } finally {
+        clearInterval(writing);
+      }
+      // Asked again within a few checks; each answer is computed afresh for the new data version (seconds under load).
+      await until('the first answer asked for again once the data held still', () => s.warmAsked.length > warmedAtReady, 10_000);
+      await until('all three asked for again', () => s.warmAsked.length >= 2 * warmedAtReady, 90_000);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(s.warmAsked.slice(warmedAtReady)).toEqual(s.warmAsked.slice(0, warmedAtReady));
     } finally {
       s.app.server.closeAllConnections();
       await s.app.close();
     }
-  }, 120_000);
+  }, 240_000);
 });
