@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type RunningSandbox, startSandbox } from '../sandbox/index.js';
+import { cliProcess } from '../test/reliability/fixtures/cli.js';
 
 /**
  * `nodepool-ledger collect --watch` as a process, against the running sandbox: SIGTERM ends it after the snapshot
@@ -35,12 +36,12 @@ async function until(what: string, check: () => boolean, timeoutMs: number): Pro
 it('ends on SIGTERM as a process: the summary printed, exit code 0', async () => {
   sb.ctx.clock.set(Date.now());
   const dbPath = join(dir, 'signal.db');
+  // The command line as the other process tests start it (compiled when the integration run has built it).
+  const cli = cliProcess([], { ...process.env, ...sb.awsEnv, KUBECONFIG: '' });
   child = spawn(
     process.execPath,
     [
-      '--import',
-      'tsx',
-      'cli/run.ts',
+      ...cli.argv,
       'collect',
       '--cluster',
       sb.scenario.clusterName,
@@ -55,7 +56,7 @@ it('ends on SIGTERM as a process: the summary printed, exit code 0', async () =>
       dbPath,
     ],
     {
-      env: { ...process.env, ...sb.awsEnv, KUBECONFIG: '' },
+      env: cli.env,
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

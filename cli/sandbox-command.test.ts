@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeClients } from '../collectors/kubernetes/client.js';
+import { cliProcess } from '../test/reliability/fixtures/cli.js';
 
 /*
  * `nodepool-ledger sandbox` as a process, read with the real kubectl, curl and @kubernetes/client-node through the
@@ -38,7 +39,9 @@ interface Kubeconfig {
 
 /** Starts `sandbox <args>` and waits for the kubeconfig line; stop with `child.kill`. */
 async function startSandboxCli(args: string[], dir: string): Promise<{ child: ChildProcess; output: () => string; kubeconfig: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/run.ts', 'sandbox', '--port', '0', '--dir', dir, ...args], {
+  const cli = cliProcess();
+  const child = spawn(process.execPath, [...cli.argv, 'sandbox', '--port', '0', '--dir', dir, ...args], {
+    env: cli.env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { cliProcess } from '../test/reliability/fixtures/cli.js';
 import { GETTING_STARTED_LIST_YAML, INFLATE_DEPLOYMENT_YAML, ZONE_SPREAD_DEPLOYMENT_YAML } from '../test/fixtures/kubectl-objects.js';
 
 /**
@@ -11,7 +12,8 @@ import { GETTING_STARTED_LIST_YAML, INFLATE_DEPLOYMENT_YAML, ZONE_SPREAD_DEPLOYM
 
 function runCli(args: string[], stdin: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'cli/run.ts', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const cli = cliProcess();
+    const child = spawn(process.execPath, [...cli.argv, ...args], { env: cli.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

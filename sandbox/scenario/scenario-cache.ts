@@ -15,8 +15,15 @@ import type { Scenario } from './types.js';
  */
 
 export const SCENARIO_CACHE_ENV = 'LEDGER_SCENARIO_CACHE';
+/**
+ * The checkout whose sources the key covers, for the compiled command line the tests start
+ * (test/runner/compiled-cli.ts): its JavaScript is compiled from that checkout's TypeScript, so it simulates what the
+ * sources simulate and shares their kept histories (else it would hash its own .js files, miss every one and
+ * simulate afresh). Test-only, like the cache; default: the folder this file is in.
+ */
+export const SCENARIO_SOURCES_ENV = 'LEDGER_SCENARIO_SOURCES';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const ROOT = process.env[SCENARIO_SOURCES_ENV] ?? resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** Folders whose files can change what `simulate` returns. */
 const SOURCES = ['core', 'sandbox/scenario', 'sandbox/scenarios', 'data'];
 

@@ -9,6 +9,7 @@ import { openDb, type Db } from '../../db/open-db.js';
 import { createLockRepository, type LockHolder } from '../../db/repositories/lock-repository.js';
 import { createReportsRepository } from '../../db/repositories/reports-repository.js';
 import { createRunsRepository } from '../../db/repositories/runs-repository.js';
+import { childProcessArgs } from '../runner/compiled-cli.js';
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'lock-child.ts');
 const tmpDb = (): string => join(mkdtempSync(join(tmpdir(), 'ledger-lock-')), 'ledger.db');
@@ -182,7 +183,7 @@ describe('the collector lock', () => {
       const startAt = Date.now() + 1_500;
       const run = (command: string) =>
         new Promise<{ won: boolean; pid: number; message?: string }>((resolve, reject) => {
-          const child = spawn(process.execPath, ['--import', 'tsx', CHILD, path, command, '800', String(startAt)], {
+          const child = spawn(process.execPath, [...childProcessArgs(CHILD), path, command, '800', String(startAt)], {
             stdio: ['ignore', 'pipe', 'pipe'],
           });
           let out = '';

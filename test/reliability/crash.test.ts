@@ -11,6 +11,7 @@ import { createLockRepository } from '../../db/repositories/lock-repository.js';
 import { createReportsRepository } from '../../db/repositories/reports-repository.js';
 import { estimatedUsd, incompleteSnapshots, integrity, keptDisruptions, rollups, snapshotTimes } from './fixtures/db-checks.js';
 import { sandboxPerFile, seedWindow } from './fixtures/sandbox.js';
+import { childProcessArgs } from '../runner/compiled-cli.js';
 
 /*
  * kill -9 of the collector mid-run: the collector is a separate process (the seeding loop, writing a snapshot per
@@ -43,7 +44,7 @@ function storedCount(path: string): number {
 describe('kill -9 of the collector mid-snapshot', () => {
   it('leaves a clean file with whole snapshots only; the next run takes over the lock and fills the gap', async () => {
     const path = join(dir, 'killed.db');
-    const child = spawn(process.execPath, ['--import', 'tsx', CHILD, JSON.stringify({ ...window(), dbPath: path })], {
+    const child = spawn(process.execPath, [...childProcessArgs(CHILD), JSON.stringify({ ...window(), dbPath: path })], {
       stdio: ['ignore', 'pipe', 'pipe'],
       env: process.env,
     });

@@ -10,6 +10,7 @@ import { buildApp } from '../../server/app.js';
 import { DAY_MS, HOUR_MS } from '../../core/time.js';
 import { seededDb, type SeededDb } from '../fixtures/seeded-api.js';
 import { integrity } from './fixtures/db-checks.js';
+import { childProcessArgs } from '../runner/compiled-cli.js';
 
 /*
  * A fold is many short transactions in the collector's process; this one is a real child process (the retention
@@ -100,7 +101,7 @@ describe('kill -9 of the collector mid-fold, with readers reading', () => {
     await seeded.db.backup(straightPath);
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', CHILD, JSON.stringify({ dbPath: path, nowMs: seeded.endMs, raw: RAW, keep: KEEP, budgetMs: 20, pauseMs: 30 })],
+      [...childProcessArgs(CHILD), JSON.stringify({ dbPath: path, nowMs: seeded.endMs, raw: RAW, keep: KEEP, budgetMs: 20, pauseMs: 30 })],
       { stdio: ['ignore', 'pipe', 'pipe'], env: process.env },
     );
     let folded = 0;

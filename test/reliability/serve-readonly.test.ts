@@ -12,18 +12,18 @@ import { sandboxPracticeBills } from '../../sandbox/practice-bills.js';
 import { buildApp } from '../../server/app.js';
 import { lockingWriter } from '../../server/database-writer.js';
 import { getEveryRoute } from '../fixtures/every-get-route.js';
-import { type SeededSandbox, seedSandboxDb } from '../fixtures/seeded-api.js';
+import { type SeededDb, seededDb } from '../fixtures/seeded-api.js';
 import { startCli, type RunningCli } from './fixtures/cli.js';
 
 /*
- * Reads never write. A day of the sandbox through the real collectors, then the server over it: every GET route
+ * Reads never write. A day of the sandbox through the real collectors (usage too), then the server over it: every GET route
  * answers while another process holds the database's write lock (so none needs it), the file is byte for byte the
  * same afterwards and no lock row was taken; `serve` on a file chmod 444 answers every GET route too. The one user
  * action that writes, a bill CSV import, takes the collector lock: refused (409, naming the holder) while a collector
  * holds it, refused (503) when the file cannot be written, stored otherwise.
  */
 
-let s: SeededSandbox;
+let s: SeededDb;
 let path: string;
 const sha = (p: string): string => createHash('sha256').update(readFileSync(p)).digest('hex');
 const walBytes = (p: string): number => (existsSync(`${p}-wal`) ? statSync(`${p}-wal`).size : 0);
@@ -32,12 +32,14 @@ const postCsv = (base: string, name: string) =>
   fetch(`${base}/api/bill/import?name=${name}`, { method: 'POST', headers: { 'content-type': 'text/csv' }, body: CSV });
 
 beforeAll(async () => {
-  s = await seedSandboxDb({ prefix: 'ledger-serve-ro-', days: 1, stepFactor: 3 });
+  // A copy of the day that other files seed too (test/e2e/table-routes-csv.test.ts): seeded once per run, through the
+  // sandbox and the real collectors, usage included. The config's hook timeout: a cold run may seed it here.
+  s = await seededDb({ prefix: 'ledger-serve-ro-', days: 1, usage: true });
   // As `demo` records it, so that practice bills answer too (where the app is given the sandbox's, as demo gives it).
-  createRunsRepository(s.db).setSetting('demo.seeded', `${s.sandbox.scenario.name}|${s.sandbox.scenario.seed}|v1`);
+  createRunsRepository(s.db).setSetting('demo.seeded', `${s.scenario.name}|${s.scenario.seed}|v1`);
   s.db.pragma('wal_checkpoint(TRUNCATE)');
   path = s.db.name;
-}, 120_000);
+});
 afterAll(async () => s?.close());
 
 describe('reads never write', () => {

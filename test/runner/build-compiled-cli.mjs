@@ -21,6 +21,20 @@ if (built.status !== 0) {
   rmSync(`${target}.building`, { force: true });
   process.exit(1);
 }
+// The reliability tests' child processes (compiled-cli.ts, CHILD_FIXTURES) beside the CLI, so that they start compiled
+// too: each transpiled on its own, as tsc would emit it (they import only the sources compiled above, by relative
+// paths that hold in this tree).
+const ts = createRequire(import.meta.url)('typescript');
+const { CHILD_FIXTURES } = JSON.parse(readFileSync(join(ROOT, 'test', 'runner', 'child-fixtures.json'), 'utf8'));
+for (const file of CHILD_FIXTURES) {
+  const out = ts.transpileModule(readFileSync(join(ROOT, file), 'utf8'), {
+    fileName: file,
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  });
+  const js = join(staging, file.replace(/\.ts$/, '.js'));
+  mkdirSync(dirname(js), { recursive: true });
+  writeFileSync(js, out.outputText);
+}
 // As scripts/build-server.mjs lays them out (its list), and the dashboard where the compiled server looks for it (../web).
 const { runtimeFiles } = JSON.parse(readFileSync(join(ROOT, 'scripts', 'server-layout.json'), 'utf8'));
 for (const [link, to] of [...runtimeFiles.map((path) => [path, path]), ['web', 'dist/web']])
