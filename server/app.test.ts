@@ -406,3 +406,48 @@ describe('schemas compiled once per process', () => {
     }
   });
 });
+
+describe("the Overview's routes answered once the server is ready (overview-warm.ts)", () => {
+  /** An app whose answers are noted as path and status, from before it is ready. */
+  function noting(engine?: { workers: number }): { app: FastifyInstance; answered: string[] } {
+    // warmEngine off: the Savings warm-up would start the pool's worker, which this does not need.
+    const a = buildApp({
+      db,
+      webRoot: join(dir, 'web'),
+      now: () => at('2026-11-20T12:00:00Z'),
+      warmEngine: false,
+      ...(engine ? { engine } : {}),
+    });
+    const answered: string[] = [];
+    a.addHook('onResponse', async (req, reply) => void answered.push(`${req.url} ${reply.statusCode}`));
+    return { app: a, answered };
+  }
+
+  it('with the engine in its pool (serve, demo), each route of the Overview is asked once, before any viewer; on the API thread (tests), none', async () => {
+    const pooled = noting({ workers: 1 });
+    const inline = noting();
+    try {
+      await Promise.all([pooled.app.ready(), inline.app.ready()]);
+      // What the Overview's panels ask for (web/src/routes/overview-queries.ts), over the server's default range: the
+      // status and the clusters (asked by every page), the NodePools (the colours), the daily cost and the efficiency
+      // summary (period and cost panels), the reconciliation (gap panel), the CUR's days, the packing timeline: 8.
+      const overview = [
+        '/api/status 200',
+        '/api/clusters 200',
+        '/api/nodepools 200',
+        '/api/cost/nodepools/daily 200',
+        '/api/efficiency/summary 200',
+        '/api/reconciliation/daily 200',
+        '/api/cost/cur/daily 200',
+        '/api/consolidation/timeline 200',
+      ];
+      for (let waited = 0; pooled.answered.length < overview.length && waited < 10_000; waited += 20)
+        await new Promise((r) => setTimeout(r, 20));
+      expect([...pooled.answered].sort()).toEqual([...overview].sort());
+      expect(inline.answered).toEqual([]);
+    } finally {
+      await pooled.app.close();
+      await inline.app.close();
+    }
+  });
+});

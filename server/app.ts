@@ -52,6 +52,7 @@ import { EngineBusyError, EngineCancelledError } from './engine-pool/engine-erro
 import { engineFor, type EngineOptions } from './engine-pool/engine-options.js';
 import type { EngineRunner } from './engine-pool/engine-runner.js';
 import { warmEngineAnswers } from './engine-pool/engine-warm.js';
+import { warmOverviewRoutes } from './overview-warm.js';
 import { createDataVersionRepository } from '../db/repositories/data-version-repository.js';
 import { QUERY_PARAM_HINTS, QUERY_PARAM_ROUTE_HINTS, type ErrorResponse } from './schemas/common.js';
 import type { FillStatus } from './schemas/status.js';
@@ -116,6 +117,11 @@ export interface BuildAppOptions {
    * change of the data (engine-warm.ts), looking at the data every `checkEveryMs` (default 15 s). Default true.
    */
   warmEngine?: boolean | { checkEveryMs: number };
+  /**
+   * With the engine in its pool (`serve`, `demo`): answer the Overview's routes once when the server is ready, so its
+   * first viewer does not pay each route's first-use cost in this process (overview-warm.ts). Default true.
+   */
+  warmOverview?: boolean;
   /** What `demo` still fills in behind the dashboard (GET /api/status `fill`, the banner). Default: nothing (`serve`). */
   fill?: () => FillStatus | null;
   /**
@@ -359,6 +365,8 @@ export function buildApp(options: BuildAppOptions): FastifyInstance {
       ...(options.accessToken === undefined ? {} : { headers: { authorization: `Bearer ${options.accessToken}` } }),
     });
   }
+  if (engine.kind === 'pool' && options.warmOverview !== false)
+    warmOverviewRoutes(app, options.accessToken === undefined ? {} : { authorization: `Bearer ${options.accessToken}` });
   registerApiRoutes(
     app,
     options.db,

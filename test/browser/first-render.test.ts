@@ -93,6 +93,54 @@ describe('a first visit', () => {
     }
   });
 
+  it("asks for the Overview's data while the page's code is still on its way, each request once", async () => {
+    const { page, errors, close } = await openPage(d.browser, { isolated: true });
+    try {
+      // What the Overview's panels ask for over the default 7 days (from and to vary with the seeded days, so they are
+      // left out here): the NodePools (the charts' colours); the period panel's daily cost and efficiency summary for
+      // this week and the week before (4); the reconciliation and the CUR's days for the gap and CUR panels (2); the
+      // packing timeline (1). The cost panel's daily cost is the period panel's request for this week: 1 + 4 + 2 + 1 = 8.
+      const dataPaths = [
+        '/api/nodepools',
+        '/api/cost/nodepools/daily',
+        '/api/cost/nodepools/daily',
+        '/api/efficiency/summary',
+        '/api/efficiency/summary',
+        '/api/reconciliation/daily',
+        '/api/cost/cur/daily',
+        '/api/consolidation/timeline',
+      ];
+      const asked: string[] = [];
+      let allAsked: () => void = () => undefined;
+      const everyDataRequest = new Promise<void>((resolve) => (allAsked = resolve));
+      page.on('request', (r) => {
+        const u = new URL(r.url());
+        if (!u.pathname.startsWith('/api/')) return;
+        asked.push(`${u.pathname}${u.search}`);
+        const paths = asked.map((a) => a.replace(/\?.*$/, ''));
+        const count = (xs: readonly string[], p: string) => xs.filter((x) => x === p).length;
+        if (dataPaths.every((p) => count(paths, p) >= count(dataPaths, p))) allAsked();
+      });
+      // The page's code is held until every one of its data requests has been asked: asked by the panels themselves
+      // (once that code has run), none could be, and the hold would time out.
+      const held = await holdUntil(page, '/assets/overview-', () =>
+        Promise.race([everyDataRequest.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), HOLD_MS))]),
+      );
+      await page.goto(`${d.baseUrl}/`);
+      await page.locator('[data-testid="cost-chart"]').waitFor({ timeout: 20_000 });
+      await page.waitForFunction(() => document.querySelector('.state-loading, .spinner') === null, undefined, { timeout: 20_000 });
+      expect(held.held).toBe(1);
+      expect(held.metWhileHeld).toEqual([true]);
+      // Each asked once (asked ahead with another query than the panel's, it would be asked a second time): the status,
+      // the clusters and the 8 above.
+      expect(new Set(asked).size).toBe(asked.length);
+      expect(asked.map((a) => a.replace(/\?.*$/, '')).sort()).toEqual(['/api/clusters', '/api/status', ...dataPaths].sort());
+      expect(errors).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
   it("asks for a chart's code while the chart's data is still on its way, and draws it with no loading step once both are here", async () => {
     const { page, errors, close } = await openPage(d.browser, { isolated: true });
     try {

@@ -9,20 +9,18 @@ import { TimelinePanel } from '../features/consolidation/components/timeline-pan
 import { useNodePoolColors } from '../features/filters/api/use-nodepool-colors';
 import { FilterBar } from '../features/filters/components/filter-bar';
 import { useUrlFilters } from '../features/filters/hooks/use-url-filters';
-import { FILTER_KEYS, previousRange, rangeDays, rangeQuery, resolveRange, withMetric } from '../features/filters/utils/url-filters';
+import { FILTER_KEYS, rangeDays } from '../features/filters/utils/url-filters';
 import { PeriodPanel } from '../features/period/components/period-panel';
 import { useStatus } from '../features/status/api/use-status';
+import { overviewRanges } from './overview-queries';
 
 /** Overview: cost per day, packing over time with disruptions, this period against the previous. Composes only. */
 export default function OverviewPage() {
   const status = useStatus();
   const { filters, params, update } = useUrlFilters();
   const colors = useNodePoolColors();
-  const query = rangeQuery(filters, status);
-  const resolved = resolveRange(filters.range, status.data?.defaultRange.to);
-  const previous = resolved === undefined ? undefined : { ...previousRange(resolved), nodepool: filters.nodePool };
+  const { query, resolved, previous, billQuery } = overviewRanges(filters, status);
   const days = resolved === undefined ? 0 : rangeDays(resolved);
-  const billQuery = withMetric(query, filters.metric);
   const metricInEffect = useDailyCost(billQuery ?? {}).data?.metric;
 
   return (

@@ -4,15 +4,21 @@ import type { CostMetric } from '@schemas/cost';
 import { jsonQuery } from '../../../lib/json-query';
 
 /**
- * Daily cost (in the chosen bill metric) and the efficiency summary for one range (the same requests, so the same
- * cache entries, as the panels that show them).
+ * The two requests of one range, daily cost (in the chosen bill metric) and the efficiency summary: the same
+ * requests, so the same cache entries, as the panels that show them (and asked ahead, web/src/app/pages.ts).
  */
+export const periodQueries = (query: RangeQuery, metric?: CostMetric) => ({
+  cost: jsonQuery('/api/cost/nodepools/daily', metric === undefined ? query : { ...query, metric }),
+  summary: jsonQuery('/api/efficiency/summary', query),
+});
+
+/** Daily cost and the efficiency summary for one range (periodQueries), once the range is known. */
 export function usePeriod(query: RangeQuery | undefined, metric?: CostMetric) {
-  const q = query ?? {};
+  const asked = periodQueries(query ?? {}, metric);
   const [cost, summary] = useQueries({
     queries: [
-      { ...jsonQuery('/api/cost/nodepools/daily', metric === undefined ? q : { ...q, metric }), enabled: query !== undefined },
-      { ...jsonQuery('/api/efficiency/summary', q), enabled: query !== undefined },
+      { ...asked.cost, enabled: query !== undefined },
+      { ...asked.summary, enabled: query !== undefined },
     ],
   });
   return { cost, summary };
