@@ -38,7 +38,8 @@ function precompressed(): Plugin {
  *   setup file makes starting a server or a process throw, so a test that does belongs in INTEGRATION; its files
  *   share one module cache per worker, so a unit test restores what it changes (env, spies, module state).
  */
-const BROWSER = ['test/browser/**/*.test.ts'];
+// hostile-dashboard: every page in Chromium over hostile names (a security test, in the worker's Chromium as these).
+const BROWSER = ['test/browser/**/*.test.ts', 'test/security/hostile-dashboard.test.ts'];
 const INTEGRATION = [
   'test/**/*.test.ts',
   // cli/simulate*.test.ts call main() in-process on files (unit tier), except its one real-process run below
@@ -138,9 +139,12 @@ export default defineConfig({
           name: 'browser',
           include: BROWSER,
           // One worker process runs file after file without loading the server, the collectors and Playwright again
-          // (2–4 s of CPU a file): each file starts its own server and Chromium and closes them in afterAll, and
-          // restores what it stubs, so nothing of one is left for the next (shared-worker-guard.ts makes sure).
+          // (2–4 s of CPU a file): each file starts its own server and closes it in afterAll, and restores what it
+          // stubs, so nothing of one is left for the next (shared-worker-guard.ts makes sure). Chromium is the
+          // worker's: launched by its first file, each file's pages closed by the harness as the file ends, and
+          // closed by this environment as the worker ends (test/browser/worker-chromium.ts).
           setupFiles: ['./test/runner/shared-worker-guard.ts'],
+          environment: './test/runner/browser-environment.ts',
           isolate: false,
         },
       },

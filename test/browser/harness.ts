@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import type { Db } from '../../db/open-db.js';
 import { createRunsRepository } from '../../db/repositories/runs-repository.js';
@@ -12,6 +12,9 @@ import { sandboxPracticeBills } from '../../sandbox/practice-bills.js';
 import { buildApp } from '../../server/app.js';
 import { DEMO_SEEDED_SETTING } from '../../server/services/bill-practice.js';
 import { seededDb } from '../fixtures/seeded-api.js';
+import { workerChromium, workerState } from './worker-chromium.js';
+
+export { CHROMIUM, CHROMIUM_ARGS, launchChromium, workerChromium } from './worker-chromium.js';
 
 /*
  * What the browser tests run against: the server `npm start` runs (buildApp over a database seeded from the
@@ -21,21 +24,13 @@ import { seededDb } from '../fixtures/seeded-api.js';
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const WEB_ROOT = join(ROOT, 'dist', 'web');
 export const SCREENSHOTS = join(ROOT, 'test', 'screenshots');
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--no-first-run',
-  '--disable-sync',
-  '--disable-quic',
-];
+
+const { shared, spare } = workerState;
+
 export interface ServedDashboard {
   baseUrl: string;
   browser: Browser;
-  /** Closes Chromium and the server (not the database). */
+  /** Closes the server (not the database) and what the file opened in Chromium; the worker's Chromium stays. */
   close: () => Promise<void>;
 }
 
@@ -50,19 +45,45 @@ export interface Dashboard extends ServedDashboard {
 }
 
 /**
+ * What a file leaves in the worker's Chromium (test/browser/worker-chromium.ts) when it ends: every context it opened
+ * is closed (an isolated one a test did not close, hostile-dashboard's CSP-bypassing one) but the shared one, whose
+ * pages are closed but one: that one, its listeners and routes taken off, waits on about:blank for the next file's
+ * first test. Not left on this file's page: the dashboard asks /api/status and /api/alerts again every minute, and
+ * such a request to this file's closed server would fail into the next test's record of errors.
+ */
+export async function endOfFile(browser: Browser): Promise<void> {
+  const keep = shared.get(browser);
+  for (const context of browser.contexts()) if (context !== keep) await context.close();
+  if (keep === undefined) return;
+  const [page, ...rest] = keep.pages();
+  for (const p of rest) await p.close();
+  spare.set(keep, []);
+  if (page === undefined) return;
+  page.removeAllListeners();
+  await page.unrouteAll({ behavior: 'ignoreErrors' });
+  // A page that cannot go there (crashed, say) is closed instead: the next file opens a new one.
+  const blank = await page.goto('about:blank').then(
+    () => true,
+    () => false,
+  );
+  if (blank) spare.set(keep, [page]);
+  else await page.close();
+}
+
+/**
  * The server `npm start` runs (buildApp over `db`, serving the built dist/web, with the clock at `nowMs`) on a free
- * loopback port, and Chromium. Builds the web first when dist/web is missing; says so when Chromium is.
- * `simulator: false` serves it as `serve` does, without the sandbox's practice bills. `browser`: a Chromium the file
- * already has, used instead of launching another (about 1.9 CPU s a launch) and left open by `close`.
+ * loopback port, in the worker's Chromium. Builds the web first when dist/web is missing; says so when Chromium is
+ * missing. `simulator: false` serves it as `serve` does, without the sandbox's practice bills. `browser`: a Chromium
+ * the file already has (a second server of the file), used as it is and left as it is by `close`.
  */
 export async function serveDashboard(
   db: Db,
   nowMs: number,
   { simulator = true, browser: given }: { simulator?: boolean; browser?: Browser } = {},
 ): Promise<ServedDashboard> {
-  if (!existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: apt-get install chromium, or set CHROMIUM_PATH`);
   if (!existsSync(join(WEB_ROOT, 'index.html')))
     execFileSync('npx', ['vite', 'build', '--logLevel', 'warn'], { cwd: ROOT, stdio: 'inherit' });
+  const browser = given ?? (await workerChromium());
   const app: FastifyInstance = buildApp({
     db,
     webRoot: WEB_ROOT,
@@ -71,12 +92,11 @@ export async function serveDashboard(
   });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  const browser = given ?? (await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS }));
   return {
     baseUrl,
     browser,
     close: async () => {
-      if (given === undefined) await browser.close();
+      if (given === undefined) await endOfFile(browser);
       await app.close();
     },
   };
@@ -137,15 +157,12 @@ export interface PageOptions {
   width?: number;
   height?: number;
   /**
-   * A context of its own (empty cache and storage). By default pages share one context per browser, so the
-   * chunks are fetched and compiled once per test file rather than once per page.
+   * A context of its own (empty cache and storage). By default pages share one context per browser (the worker's
+   * Chromium's lasts from file to file; each file's server has a port, so an origin, of its own), so the chunks are
+   * fetched once per test file rather than once per page, and compiled in a renderer already started.
    */
   isolated?: boolean;
 }
-
-const shared = new WeakMap<Browser, BrowserContext>();
-/** Pages of a shared context that a test has closed, handed to the next test instead of a new one. */
-const spare = new WeakMap<BrowserContext, Page[]>();
 
 /** A page (1280 × 900, light, unless told) that records console errors, uncaught exceptions and HTTP errors. */
 export async function openPage(

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { execFileSync } from 'node:child_process';
 import type { FastifyInstance } from 'fastify';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { exportLedger } from '../../cli/export.js';
 import { createAthenaClient } from '../../collectors/cur/athena-client.js';
@@ -17,7 +17,7 @@ import { ORG_BUCKET, ORG_PREFIX } from '../../sandbox/serve/org-endpoints.js';
 import { buildApp } from '../../server/app.js';
 import { seededDb, type SeededDb } from '../fixtures/seeded-api.js';
 import { COST_BARS } from './dashboard-pages.js';
-import { CHROMIUM, CHROMIUM_ARGS, openPage, ROOT, screenshot, WEB_ROOT } from './harness.js';
+import { endOfFile, openPage, ROOT, screenshot, WEB_ROOT, workerChromium } from './harness.js';
 
 /*
  * The dashboard under `serve --org`: the Organisation page's Overview and Teams of every exported cluster, answered
@@ -60,14 +60,14 @@ beforeAll(async () => {
   app = buildApp({ db: seeded.db, org, webRoot: WEB_ROOT, now: () => seeded.endMs + 2 * DAY_MS });
   await app.listen({ host: '127.0.0.1', port: 0 });
   baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await workerChromium();
   // The browser files' seeding of the ledger (or the wait for another file's), as dashboardPerFile allows it: a cold
   // run of this file alone at load 19 went over 240 s.
 }, 300_000);
 
 afterAll(async () => {
   vi.unstubAllEnvs();
-  await browser?.close();
+  if (browser !== undefined) await endOfFile(browser);
   await app?.close();
   await sb?.close();
   await seeded?.close();

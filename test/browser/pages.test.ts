@@ -287,13 +287,20 @@ describe('dark theme', () => {
   });
 
   it('the theme toggle overrides the system and survives a reload', async () => {
-    const { page, close } = await openPage(d.browser, { colorScheme: 'light', isolated: true });
-    await page.goto(`${d.baseUrl}/nodes`);
-    await page.getByRole('radio', { name: 'Dark' }).click();
-    await expect.poll(() => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)).toBe('rgb(18, 22, 29)');
-    await page.reload();
-    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
-    await close();
+    // In the file's shared context (no new context's chunks compiled again): the page starts on the system's theme, and
+    // the choice is taken out of this server's localStorage after, so no other test of the file sees it.
+    const { page, close } = await openPage(d.browser, { colorScheme: 'light' });
+    try {
+      await page.goto(`${d.baseUrl}/nodes`);
+      await expect(page.evaluate(() => document.documentElement.dataset.theme)).resolves.toBeUndefined();
+      await page.getByRole('radio', { name: 'Dark' }).click();
+      await expect.poll(() => page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor)).toBe('rgb(18, 22, 29)');
+      await page.reload();
+      await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    } finally {
+      await page.evaluate(() => window.localStorage.clear());
+      await close();
+    }
   });
 });
 

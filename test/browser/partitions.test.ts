@@ -43,7 +43,7 @@ describe('a China cluster', () => {
   }, 150_000);
 
   it('shows CNY everywhere on the Nodes page, never $', async () => {
-    const { page, errors, close } = await openPage(served.browser, { isolated: true });
+    const { page, errors, close } = await openPage(served.browser);
     await page.goto(`${served.baseUrl}/nodes`);
     const table = page.getByTestId('nodes-table');
     await table.locator('tbody tr').first().waitFor();
@@ -69,7 +69,7 @@ describe('a eu-west-1 cluster whose type the Pricing API does not list', () => {
   }, 150_000);
 
   it("says the node was priced from Karpenter's us-east-1 table", async () => {
-    const { page, errors, close } = await openPage(served.browser, { isolated: true });
+    const { page, errors, close } = await openPage(served.browser);
     await page.goto(`${served.baseUrl}/nodes`);
     const table = page.getByTestId('nodes-table');
     await table.locator('tbody tr').first().waitFor();
