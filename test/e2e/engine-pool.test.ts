@@ -45,8 +45,15 @@ afterAll(() => {
 async function serve(o: { timeoutMs: number; warmEngine?: boolean | { checkEveryMs: number } }) {
   const version = createDataVersionRepository(db);
   const pool = createEnginePool({ dbPath: db.name, size: 1, timeoutMs: o.timeoutMs, version: () => version.current() });
-  // Off unless asked: these tests count the pool's tasks, which the Savings warm-up would add to.
-  const app: FastifyInstance = buildApp({ db, webRoot: join(dir, 'no-web'), engine: pool, warmEngine: o.warmEngine ?? false });
+  // Off unless asked: these tests count the pool's tasks, which the Savings warm-up would add to. The Overview's
+  // warm-up (its own app.inject requests, counted below with the Savings ones) is server/app.test.ts's.
+  const app: FastifyInstance = buildApp({
+    db,
+    webRoot: join(dir, 'no-web'),
+    engine: pool,
+    warmEngine: o.warmEngine ?? false,
+    warmOverview: false,
+  });
   // The warm-up's requests (app.inject, light-my-request's user agent; the tests ask over HTTP with fetch's).
   const warmAsked: string[] = [];
   app.addHook('onRequest', async (req) => {
