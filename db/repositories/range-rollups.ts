@@ -1,4 +1,5 @@
 import type { Db } from '../open-db.js';
+import { perConnection } from '../per-connection.js';
 import { INTERVAL_CAP_MS } from './analytics-intervals.js';
 import { type Coarsest, coarsestFor, pieceParams, QUARTER_DAY_MS, rangePieces } from './range-pieces.js';
 import { DAY_MS, HOUR_MS, WEEK_MS } from '../../core/time.js';
@@ -353,19 +354,9 @@ export interface RawNamespaceSums {
 /**
  * Range reads over the rollups (plus the snapshots of partial edge hours), in the row shapes the repositories map.
  * One reader per connection: its statements are prepared once, however many repositories and services read through
- * it (reports, packing and teams each make one; budget statuses and alert evaluation make theirs at every call, after
- * every snapshot a collector takes). Preparing its dozen statements cost more than most of the reads.
+ * it (reports, packing and teams each make one). Preparing its dozen statements cost more than most of the reads.
  */
-const readers = new WeakMap<Db, RangeRollupReader>();
-
-export function createRangeRollupReader(db: Db): RangeRollupReader {
-  let reader = readers.get(db);
-  if (reader === undefined) {
-    reader = prepareRangeRollupReader(db);
-    readers.set(db, reader);
-  }
-  return reader;
-}
+export const createRangeRollupReader: (db: Db) => RangeRollupReader = perConnection((db) => prepareRangeRollupReader(db));
 
 function prepareRangeRollupReader(db: Db) {
   const poolPieces = (bucket: boolean) => `

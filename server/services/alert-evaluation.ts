@@ -1,3 +1,4 @@
+import { perConnection } from '../../db/per-connection.js';
 import {
   ALERT_RULES,
   type AlertRule,
@@ -81,22 +82,14 @@ interface EvaluationRepositories {
   nodePoolSettings: ReturnType<typeof createNodePoolSettingsRepository>;
   runs: ReturnType<typeof createRunsRepository>;
 }
-const repositoriesOf = new WeakMap<Db, EvaluationRepositories>();
-function repositories(db: Db): EvaluationRepositories {
-  let repos = repositoriesOf.get(db);
-  if (repos === undefined) {
-    repos = {
-      alerts: createAlertRepository(db),
-      reports: createReportsRepository(db),
-      packing: createAnalyticsPackingRepository(db),
-      disruptions: createDisruptionsRepository(db),
-      nodePoolSettings: createNodePoolSettingsRepository(db),
-      runs: createRunsRepository(db),
-    };
-    repositoriesOf.set(db, repos);
-  }
-  return repos;
-}
+const repositories = perConnection((db): EvaluationRepositories => ({
+  alerts: createAlertRepository(db),
+  reports: createReportsRepository(db),
+  packing: createAnalyticsPackingRepository(db),
+  disruptions: createDisruptionsRepository(db),
+  nodePoolSettings: createNodePoolSettingsRepository(db),
+  runs: createRunsRepository(db),
+}));
 
 /** The stored alert settings over the defaults. */
 export function loadAlertSettings(db: Db): { settings: AlertSettings; problems: string[] } {

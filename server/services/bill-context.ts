@@ -1,3 +1,4 @@
+import { perConnection } from '../../db/per-connection.js';
 import { loadInstanceCatalog } from '../../core/instance-catalog.js';
 import { requirementsFromJson } from '../../core/karpenter/requirements.js';
 import { TAG_NODEPOOL } from '../../core/labels.js';
@@ -116,21 +117,13 @@ const CONTEXTS_KEPT = 4;
  * The repositories an explanation reads, made once per database: each prepares its statements when made, which cost
  * more than the reads of one line's window (a page explaining its lines asks once per line).
  */
-const repositoriesOf = new WeakMap<Db, ExplainRepositories>();
-function repositories(db: Db): ExplainRepositories {
-  let repos = repositoriesOf.get(db);
-  if (repos === undefined) {
-    repos = {
-      context: createBillContextRepository(db),
-      disruptions: createDisruptionsRepository(db),
-      runs: createRunsRepository(db),
-      dataVersion: createDataVersionRepository(db),
-      kept: { version: '', contexts: new Map() },
-    };
-    repositoriesOf.set(db, repos);
-  }
-  return repos;
-}
+const repositories = perConnection((db): ExplainRepositories => ({
+  context: createBillContextRepository(db),
+  disruptions: createDisruptionsRepository(db),
+  runs: createRunsRepository(db),
+  dataVersion: createDataVersionRepository(db),
+  kept: { version: '', contexts: new Map() },
+}));
 
 function tagStatus(runs: RunsRepository): TagStatus {
   const stored = runs.getSetting(ALLOCATION_TAGS_SETTING);

@@ -1,3 +1,4 @@
+import { perConnection } from '../../db/per-connection.js';
 import { forecastBudget, nodesBeforeLimit } from '../../core/budget-forecast.js';
 import type { Budget, BudgetStatus } from '../../core/budget-model.js';
 import { budgetPeriodAt } from '../../core/budget-period.js';
@@ -56,20 +57,12 @@ interface Readers {
  * The repositories a budget's standing reads, made once per database: each prepares its statements when made (37 a
  * call when made per call), and the alert evaluation asks for every budget's standing after every snapshot.
  */
-const readersOf = new WeakMap<Db, Readers>();
-function readers(db: Db): Readers {
-  let r = readersOf.get(db);
-  if (r === undefined) {
-    r = {
-      budgets: createBudgetRepository(db),
-      reports: createReportsRepository(db),
-      teams: createAnalyticsTeamsRepository(db),
-      packing: createAnalyticsPackingRepository(db),
-    };
-    readersOf.set(db, r);
-  }
-  return r;
-}
+const readers = perConnection((db): Readers => ({
+  budgets: createBudgetRepository(db),
+  reports: createReportsRepository(db),
+  teams: createAnalyticsTeamsRepository(db),
+  packing: createAnalyticsPackingRepository(db),
+}));
 
 /** The scope's whole days from `fromMs` and today until `atMs`, and its cost per hour over the last hours. */
 /**
